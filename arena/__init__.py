@@ -1,0 +1,1 @@
+"""The arena: bot processes, watchdog, matches and the command line (the only I/O)."""

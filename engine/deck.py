@@ -1,0 +1,119 @@
+"""A deck of cards shuffled only by a ``random.Random`` that the caller passes in.
+
+The shuffle is our own Fisher-Yates over ``getrandbits`` with rejection sampling, so the
+order depends only on the generator's bit stream (stable across platforms and Python
+versions), not on the implementation details of ``random.shuffle``.
+
+>>> import random
+>>> deck = Deck.shuffled(random.Random(7))
+>>> first = deck.deal(2)
+>>> first == Deck.shuffled(random.Random(7)).deal(2)
+True
+>>> Deck.stacked("As Kd").deal(2)
+[Card('As'), Card('Kd')]
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+
+from engine.cards import FULL_DECK, Card, CardParseError, parse_cards
+
+__all__ = ["Deck", "DeckExhaustedError", "shuffle_in_place"]
+
+
+class DeckExhaustedError(RuntimeError):
+    """More cards were asked for than the deck holds (a dealer bug, never a bot's)."""
+
+    code = "deck_exhausted"
+
+
+def _below(rng: random.Random, bound: int) -> int:
+    """A uniform integer in ``0..bound-1`` from raw bits (rejection sampling)."""
+    bits = bound.bit_length()
+    while True:
+        value = rng.getrandbits(bits)
+        if value < bound:
+            return value
+
+
+def shuffle_in_place(items: list[Card], rng: random.Random) -> None:
+    """Fisher-Yates shuffle of ``items`` driven only by ``rng``."""
+    for i in range(len(items) - 1, 0, -1):
+        j = _below(rng, i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
+class Deck:
+    """An ordered stub of cards; ``deal`` takes from the top, ``burn`` discards one."""
+
+    __slots__ = ("_burned", "_cards", "_position")
+
+    def __init__(self, cards: Sequence[Card]) -> None:
+        if len(set(cards)) != len(cards):
+            raise CardParseError(f"deck has duplicate cards: {[str(c) for c in cards]}")
+        self._cards: list[Card] = list(cards)
+        self._position = 0
+        self._burned: list[Card] = []
+
+    @classmethod
+    def shuffled(cls, rng: random.Random) -> Deck:
+        """A full 52-card deck in the order given by ``rng``."""
+        cards = list(FULL_DECK)
+        shuffle_in_place(cards, rng)
+        return cls(cards)
+
+    @classmethod
+    def stacked(cls, top: str | Iterable[str | Card], *, fill: bool = True) -> Deck:
+        """A deck whose top cards are ``top`` (in dealing order), for tests and replays.
+
+        With ``fill`` the remaining cards follow in index order, so the deck has 52 cards.
+        """
+        if isinstance(top, str):
+            head = parse_cards(top)
+        else:
+            head = [c if isinstance(c, Card) else Card.parse(c) for c in top]
+        if fill:
+            present = set(head)
+            head += [c for c in FULL_DECK if c not in present]
+        return cls(head)
+
+    @property
+    def order(self) -> tuple[Card, ...]:
+        """Every card in the deck in its original order (for hand histories)."""
+        return tuple(self._cards)
+
+    @property
+    def remaining_count(self) -> int:
+        """How many cards are left in the stub."""
+        return len(self._cards) - self._position
+
+    @property
+    def burned(self) -> tuple[Card, ...]:
+        """The burn cards so far, in order."""
+        return tuple(self._burned)
+
+    def deal(self, count: int = 1) -> list[Card]:
+        """Take ``count`` cards from the top."""
+        if count < 0 or count > self.remaining_count:
+            raise DeckExhaustedError(
+                f"cannot deal {count} cards, {self.remaining_count} left",
+            )
+        start = self._position
+        self._position += count
+        return self._cards[start : self._position]
+
+    def deal_one(self) -> Card:
+        """Take the top card."""
+        return self.deal(1)[0]
+
+    def burn(self) -> Card:
+        """Discard the top card face down (before the flop, turn and river)."""
+        card = self.deal_one()
+        self._burned.append(card)
+        return card
+
+    def replace_stub(self, cards: Sequence[Card]) -> None:
+        """Make ``cards`` the new stub (five-card draw reshuffles discards when it runs out)."""
+        self._cards = self._cards[: self._position] + list(cards)

@@ -1,0 +1,1 @@
+"""The wire contract between the arena and bots: pure, no I/O."""
