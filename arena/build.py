@@ -1,0 +1,140 @@
+"""Running a bot's build command: no shell, its own time limit, its whole tree killed.
+
+A manifest's ``build`` (e.g. ``["make", "--silent"]``) runs in the bot's working
+directory, in its own session, with the manifest's environment. Its output (stdout and
+stderr together) is kept in a capped log. If it runs past ``build_timeout_s`` its whole
+process tree is killed and the build fails; the result says why in one sentence.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+
+from arena.faults import describe_exit
+from arena.launcher import DirectLauncher, Launcher
+from arena.manifest import BotManifest
+from arena.process import kill_process_tree
+from arena.stderr_log import CappedLog
+
+__all__ = ["BuildError", "BuildResult", "build_bot", "run_build"]
+
+_OUTPUT_CAP_BYTES = 64 * 1024
+
+
+class BuildError(RuntimeError):
+    """A bot's build failed; the message says how (exit code, timeout, missing program)."""
+
+    def __init__(self, result: BuildResult) -> None:
+        super().__init__(result.reason)
+        self.result = result
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    """How a build went. ``has_run`` is False when the manifest has no build step."""
+
+    bot_name: str
+    has_run: bool
+    is_ok: bool
+    reason: str
+    exit_code: int | None = None
+    signal: int | None = None
+    duration_s: float = 0.0
+    output: str = ""
+    is_timed_out: bool = False
+
+
+def run_build(
+    manifest: BotManifest,
+    *,
+    launcher: Launcher | None = None,
+    timeout_s: float | None = None,
+) -> BuildResult:
+    """Run ``manifest.build`` (if any) and report; never raises for a failing build.
+
+    ``timeout_s`` overrides the manifest's ``build_timeout_s``.
+    """
+    spec = (launcher or DirectLauncher()).prepare_build(manifest)
+    if spec is None:
+        return BuildResult(manifest.name, has_run=False, is_ok=True, reason="no build step")
+    limit = manifest.build_timeout_s if timeout_s is None else timeout_s
+    started = time.monotonic()
+    try:
+        process = subprocess.Popen(
+            list(spec.argv),
+            cwd=spec.cwd,
+            env=dict(spec.env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        reason = f"cannot run the build command {spec.argv[0]!r}: {exc.strerror or exc}"
+        return BuildResult(manifest.name, has_run=True, is_ok=False, reason=reason)
+    output = CappedLog(_OUTPUT_CAP_BYTES)
+    assert process.stdout is not None
+    reader = threading.Thread(target=_drain, args=(process.stdout.fileno(), output), daemon=True)
+    reader.start()
+    is_timed_out = False
+    try:
+        returncode = process.wait(timeout=limit)
+    except subprocess.TimeoutExpired:
+        is_timed_out = True
+        # The group first (compilers fork), then what left it; the leader is not reaped yet.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        kill_process_tree(process.pid)
+        returncode = process.wait()
+    reader.join(timeout=1.0)
+    process.stdout.close()
+    duration = time.monotonic() - started
+    exit_code, signal_number = (None, -returncode) if returncode < 0 else (returncode, None)
+    command = " ".join(spec.argv)
+    if is_timed_out:
+        reason = f"build {command!r} took longer than {limit:g} s and was killed"
+    elif returncode != 0:
+        reason = f"build {command!r} failed ({describe_exit(exit_code, signal_number)})"
+    else:
+        reason = f"build {command!r} succeeded in {duration:.2f} s"
+    return BuildResult(
+        manifest.name,
+        has_run=True,
+        is_ok=returncode == 0 and not is_timed_out,
+        reason=reason,
+        exit_code=exit_code,
+        signal=signal_number,
+        duration_s=duration,
+        output=output.text(),
+        is_timed_out=is_timed_out,
+    )
+
+
+def build_bot(
+    manifest: BotManifest,
+    *,
+    launcher: Launcher | None = None,
+    timeout_s: float | None = None,
+) -> BuildResult:
+    """Like :func:`run_build` but raise :class:`BuildError` when the build fails."""
+    result = run_build(manifest, launcher=launcher, timeout_s=timeout_s)
+    if not result.is_ok:
+        raise BuildError(result)
+    return result
+
+
+def _drain(fd: int, log: CappedLog) -> None:
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            return
+        if not data:
+            return
+        log.write(data)

@@ -1,0 +1,500 @@
+"""``arena check-bot``: a scripted conversation that tells a bot author what works.
+
+The bot is built (if its manifest says so), started, and taken through a short heads-up
+match against a scripted opponent that only checks and calls, using the real dealer
+(:class:`engine.hand.Hand`) and the real messages:
+
+==================  ============================================================
+step                passes when
+==================  ============================================================
+manifest            the manifest loads
+build               the build step (if any) succeeds in its time limit
+start               the program can be executed
+handshake           a valid ``ready`` with the ``hello``'s seq, within the limit
+hand_start          the bot takes ``hand_start`` without answering or dying
+first_decision      a legal ``action`` (or ``discard``) with the right seq, in time
+error_reprompt      after an ``error`` for that reply (sent on purpose), the bot
+                    answers the new request, with the new seq, and not the old one
+play_hand           every further decision of the hand is answered legally in time
+hand_end            the bot takes ``hand_end``
+facing_all_in       in a second hand the opponent moves all-in: the bot answers
+                    with one of the few legal actions left (no raise)
+quiet               the bot wrote nothing while nothing was asked
+match_end_exit      after ``match_end`` the bot exits by itself, with exit code 0
+==================  ============================================================
+
+Once the bot dies or a step cannot go on, the remaining steps are reported as not run.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.build import run_build
+from arena.launcher import Launcher
+from arena.manifest import BotManifest, ManifestError, load_manifest
+from arena.process import ProcessTransport
+from arena.session import TimeLimits
+from arena.transport import BotStartError, Clock, Transport, TransportClosedError
+from engine.actions import Action, AllIn, Call, Check, Discard
+from engine.config import GameConfig, Variant
+from engine.deck import Deck
+from engine.hand import Hand, SeatSetup
+from protocol.codec import decode, encode
+from protocol.errors import BotFaultError, BotReplyError
+from protocol.messages import (
+    Standing,
+    act_request,
+    draw_request,
+    error_message,
+    hand_end,
+    hand_start,
+    hello,
+    match_end,
+)
+from protocol.messages import TimeLimits as WireTimeLimits
+from protocol.replies import parse_action, parse_discard, parse_ready
+
+__all__ = ["STEP_NAMES", "CheckReport", "CheckStep", "check_bot"]
+
+#: Every step, in order.
+STEP_NAMES = (
+    "manifest",
+    "build",
+    "start",
+    "handshake",
+    "hand_start",
+    "first_decision",
+    "error_reprompt",
+    "play_hand",
+    "hand_end",
+    "facing_all_in",
+    "quiet",
+    "match_end_exit",
+)
+
+_BOT, _SCRIPT = 0, 1  # seat indexes: the bot, and the scripted opponent on the button
+_PLAYER_IDS = {_BOT: "bot", _SCRIPT: "checker"}
+_STACK = 200
+_MAX_DECISIONS = 40  # a hand of heads-up check/call has far fewer bot decisions
+
+
+@dataclass(frozen=True, slots=True)
+class CheckStep:
+    """One step of the check: its name, whether it passed, and why."""
+
+    name: str
+    passed: bool
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """Every step's result; ``passed`` only when all of them passed."""
+
+    manifest_path: str
+    bot_name: str
+    steps: tuple[CheckStep, ...]
+    stderr_tail: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """True when every step passed."""
+        return bool(self.steps) and all(step.passed for step in self.steps)
+
+    def step(self, name: str) -> CheckStep:
+        """The step called ``name`` (KeyError if there is none)."""
+        for step in self.steps:
+            if step.name == name:
+                return step
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "manifest": self.manifest_path,
+            "bot": self.bot_name,
+            "passed": self.passed,
+            "steps": [{"name": s.name, "passed": s.passed, "reason": s.reason} for s in self.steps],
+            "stderr_tail": self.stderr_tail,
+        }
+
+    def format(self) -> str:
+        """Readable text, one line per step, for the command line."""
+        lines = [f"check-bot {self.bot_name or '?'} ({self.manifest_path})"]
+        for step in self.steps:
+            lines.append(f"  {'PASS' if step.passed else 'FAIL'}  {step.name}: {step.reason}")
+        lines.append("result: " + ("PASSED" if self.passed else "FAILED"))
+        if self.stderr_tail.strip() and not self.passed:
+            lines.append("the bot's stderr ends with:")
+            lines.extend("  | " + line for line in self.stderr_tail.strip().splitlines()[-15:])
+        return "\n".join(lines)
+
+
+class _StepFailed(Exception):
+    """The current step failed; the conversation cannot go on sensibly."""
+
+
+class _BotGone(Exception):
+    """The bot exited or closed its pipes."""
+
+
+@dataclass
+class _Checker:
+    transport: Transport
+    limits: TimeLimits
+    clock: Clock
+    config: GameConfig
+    steps: list[CheckStep] = field(default_factory=list)
+    stray_lines: list[str] = field(default_factory=list)
+    seq: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+
+    def passed(self, name: str, reason: str) -> None:
+        self.steps.append(CheckStep(name, True, reason))
+
+    def failed(self, name: str, reason: str) -> None:
+        self.steps.append(CheckStep(name, False, reason))
+
+    # -- wire ----------------------------------------------------------------------------
+
+    def next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def send(self, message: dict[str, Any]) -> None:
+        try:
+            self.transport.send(encode(message))
+        except TransportClosedError as exc:
+            raise _BotGone(str(exc)) from exc
+
+    def drain(self) -> None:
+        """Note every line that came while nothing was asked."""
+        while True:
+            try:
+                line = self.transport.read_line(self.clock())
+            except TransportClosedError as exc:
+                raise _BotGone(str(exc)) from exc
+            except BotFaultError as exc:
+                self.stray_lines.append(str(exc))
+                continue
+            if line is None:
+                return
+            self.stray_lines.append(repr(line[:120]))
+
+    def reply(self, timeout_s: float, what: str, reply_type: str) -> tuple[dict[str, Any], float]:
+        """The reply, decoded; raise _StepFailed if none comes or it is not JSON.
+
+        As in a match, a line without ``seq`` that is not of ``reply_type`` is no reply
+        (a chat line written for an earlier notification): it is noted and skipped.
+        """
+        started = self.clock()
+        deadline = started + timeout_s + self.limits.grace_s
+        while True:
+            try:
+                line = self.transport.read_line(deadline)
+            except TransportClosedError as exc:
+                raise _BotGone(str(exc)) from exc
+            except BotFaultError as exc:
+                raise _StepFailed(f"the {what} is not valid: {exc}") from exc
+            latency_ms = (self.clock() - started) * 1000
+            if line is None:
+                raise _StepFailed(f"no {what} within {round(timeout_s * 1000)} ms")
+            try:
+                obj = decode(line)
+            except BotFaultError as exc:
+                raise _StepFailed(f"the {what} is not valid: {exc}") from exc
+            if "seq" not in obj and obj.get("type") != reply_type:
+                self.stray_lines.append(repr(line[:120]))
+                continue
+            return obj, latency_ms
+
+    # -- one decision ----------------------------------------------------------------------
+
+    def ask(
+        self,
+        hand: Hand,
+        hand_id: str,
+        *,
+        attempt: int = 1,
+        is_drained: bool = True,
+    ) -> tuple[Action, int, float]:
+        """Send the bot its decision; return its (legal) action, the seq and the latency."""
+        if is_drained:
+            self.drain()
+        view = hand.view(_BOT)
+        legal = view.legal_actions
+        assert legal is not None
+        seq = self.next_seq()
+        build = draw_request if legal.can_draw else act_request
+        time_limit_ms = round(self.limits.decision_s * 1000)
+        request = build(
+            view, seq=seq, hand_id=hand_id, time_limit_ms=time_limit_ms, attempt=attempt
+        )
+        self.send(request)
+        what = "discard" if legal.can_draw else "action"
+        obj, latency_ms = self.reply(self.limits.decision_s, f"{what} for request {seq}", what)
+        try:
+            if legal.can_draw:
+                action: Action = parse_discard(obj, seq, legal, view.hole_cards)
+            else:
+                action = parse_action(obj, seq, legal)
+        except BotReplyError as exc:
+            raise _StepFailed(f"reply to request {seq} rejected: {exc}") from exc
+        self.latencies_ms.append(latency_ms)
+        return action, seq, latency_ms
+
+    def play_script(self, hand: Hand) -> None:
+        """The scripted opponent's turns: stand pat, check, or call."""
+        while not hand.is_over and hand.actor_index == _SCRIPT:
+            legal = hand.legal_actions()
+            assert legal is not None
+            hand.act(Discard(()) if legal.can_draw else Check() if legal.can_check else Call())
+
+    # -- the script ------------------------------------------------------------------------
+
+    def run(self) -> None:
+        self.handshake()
+        rng = random.Random(2024)
+        hand_id = "check-1"
+        hand = self.new_hand(1, rng)
+        self.run_step("hand_start", lambda: self.notify_start(hand, hand_id))
+        first: list[tuple[Action, int, float]] = []
+        self.run_step("first_decision", lambda: self.first_decision(hand, hand_id, first))
+        self.run_step("error_reprompt", lambda: self.error_reprompt(hand, hand_id, first[0][1]))
+        self.run_step("play_hand", lambda: self.play_hand(hand, hand_id))
+        self.run_step("hand_end", lambda: self.notify_end(hand, hand_id))
+        self.run_step("facing_all_in", lambda: self.facing_all_in(rng))
+        self.drain()
+        if self.stray_lines:
+            shown = "; ".join(self.stray_lines[:3])
+            self.failed(
+                "quiet",
+                f"{len(self.stray_lines)} line(s) written while nothing was asked: {shown}",
+            )
+        else:
+            self.passed("quiet", "nothing was written while nothing was asked")
+
+    def run_step(self, name: str, body: Callable[[], str]) -> None:
+        try:
+            reason = body()
+        except _StepFailed as exc:
+            self.failed(name, str(exc))
+            raise
+        self.passed(name, reason)
+
+    def handshake(self) -> None:
+        seq = self.next_seq()
+        wire_limits = WireTimeLimits(**self.limits.to_wire())
+        self.send(
+            hello(
+                seq=seq,
+                player_id=_PLAYER_IDS[_BOT],
+                seat_index=_BOT,
+                config=self.config,
+                seat_count=2,
+                starting_stack=_STACK,
+                hand_count=2,
+                time_limits=wire_limits,
+            ),
+        )
+        try:
+            obj, latency_ms = self.reply(self.limits.startup_s, f"ready for hello {seq}", "ready")
+            ready = parse_ready(obj, seq)
+        except (_StepFailed, BotReplyError) as exc:
+            self.failed("handshake", str(exc))
+            raise _StepFailed(str(exc)) from exc
+        version = f" {ready.version}" if ready.version else ""
+        self.passed(
+            "handshake",
+            f"ready as {ready.name!r}{version} (protocol {ready.protocol_version}) "
+            f"in {latency_ms:.0f} ms",
+        )
+
+    def new_hand(self, number: int, rng: random.Random) -> Hand:
+        seats = [SeatSetup(_BOT, _PLAYER_IDS[_BOT], _STACK), SeatSetup(1, _PLAYER_IDS[1], _STACK)]
+        # The opponent has the button: heads-up it posts the small blind and acts first
+        # before the flop, so the bot acts first on every later round.
+        return Hand.start(
+            self.config,
+            seats,
+            button_index=_SCRIPT,
+            deck=Deck.shuffled(rng),
+            hand_number=number,
+        )
+
+    def notify_start(self, hand: Hand, hand_id: str) -> str:
+        self.send(hand_start(hand.view(_BOT), hand_id=hand_id))
+        return "hand_start sent"
+
+    def notify_end(self, hand: Hand, hand_id: str) -> str:
+        result = hand.result
+        assert result is not None
+        self.send(hand_end(result, hand_id=hand_id, player_ids=_PLAYER_IDS))
+        return f"hand_end sent ({result.ended_reason})"
+
+    def first_decision(self, hand: Hand, hand_id: str, out: list[tuple[Action, int, float]]) -> str:
+        self.play_script(hand)
+        decision = self.ask(hand, hand_id)
+        out.append(decision)
+        action, seq, latency_ms = decision
+        return f"answered request {seq} with {action} in {latency_ms:.0f} ms"
+
+    def error_reprompt(self, hand: Hand, hand_id: str, rejected_seq: int) -> str:
+        # Reject a valid reply on purpose: the bot must take the error and answer the
+        # new request (a new seq), not repeat its answer to the old one.
+        notice = BotReplyError(
+            "check_bot_retry",
+            "check-bot rejects this reply on purpose; answer the next request",
+        )
+        self.send(error_message(notice, in_reply_to=rejected_seq, attempts_left=2))
+        try:
+            # Not drained first: a repeated answer to the old request must be seen here.
+            action, seq, _latency = self.ask(hand, hand_id, attempt=2, is_drained=False)
+        except _StepFailed as exc:
+            text = str(exc)
+            if f"seq {rejected_seq} is older" in text:
+                text = f"answered the rejected request {rejected_seq} again instead of the new one"
+            raise _StepFailed(text) from exc
+        hand.act(action)
+        return f"after the error, answered the new request {seq} with {action}"
+
+    def play_hand(self, hand: Hand, hand_id: str) -> str:
+        count = 0
+        for _ in range(_MAX_DECISIONS):
+            self.play_script(hand)
+            if hand.is_over:
+                break
+            action, _seq, _latency = self.ask(hand, hand_id)
+            hand.act(action)
+            count += 1
+        else:  # pragma: no cover - the engine ends every hand long before this
+            raise _StepFailed(f"the hand did not end after {_MAX_DECISIONS} decisions")
+        slowest = max(self.latencies_ms)
+        return f"{count} more decision(s) answered; slowest reply {slowest:.0f} ms"
+
+    def facing_all_in(self, rng: random.Random) -> str:
+        hand_id = "check-2"
+        hand = self.new_hand(2, rng)
+        self.notify_start(hand, hand_id)
+        legal = hand.legal_actions()
+        assert legal is not None and hand.actor_index == _SCRIPT
+        hand.act(AllIn())
+        action, seq, _latency = self.ask(hand, hand_id)
+        hand.act(action)
+        while not hand.is_over:  # all-in and called: the rest is dealt out, or draws remain
+            self.play_script(hand)
+            if not hand.is_over:
+                next_action, _seq, _lat = self.ask(hand, hand_id)
+                hand.act(next_action)
+        self.notify_end(hand, hand_id)
+        return f"facing an all-in, answered request {seq} with {action}"
+
+
+def check_bot(
+    manifest_path: str | Path,
+    *,
+    limits: TimeLimits | None = None,
+    launcher: Launcher | None = None,
+    variant: Variant | str = Variant.HOLDEM,
+    clock: Clock = time.monotonic,
+) -> CheckReport:
+    """Run the scripted conversation against the bot of ``manifest_path``.
+
+    ``limits`` are the time limits of a match (default: those of :class:`TimeLimits`);
+    ``variant`` ``"five_card_draw"`` also checks ``draw`` requests. Never raises for the
+    bot's faults: every problem is a failed step in the report.
+    """
+    limits = limits or TimeLimits()
+    steps: list[CheckStep] = []
+    path_text = str(manifest_path)
+    try:
+        manifest = load_manifest(manifest_path)
+    except ManifestError as exc:
+        steps.append(CheckStep("manifest", False, str(exc)))
+        return _report(path_text, "", steps, "")
+    steps.append(CheckStep("manifest", True, f"{manifest.name!r}: {' '.join(manifest.command)}"))
+    build = run_build(manifest, launcher=launcher)
+    if not build.is_ok:
+        output = build.output.strip()[-500:]
+        steps.append(CheckStep("build", False, build.reason + (f": {output}" if output else "")))
+        return _report(path_text, manifest.name, steps, "")
+    steps.append(CheckStep("build", True, build.reason))
+    return _converse(manifest, path_text, steps, limits, launcher, Variant(variant), clock)
+
+
+def _converse(
+    manifest: BotManifest,
+    path_text: str,
+    steps: list[CheckStep],
+    limits: TimeLimits,
+    launcher: Launcher | None,
+    variant: Variant,
+    clock: Clock,
+) -> CheckReport:
+    try:
+        transport = ProcessTransport.start(manifest, launcher=launcher, clock=clock)
+    except BotStartError as exc:
+        steps.append(CheckStep("start", False, str(exc)))
+        return _report(path_text, manifest.name, steps, "")
+    steps.append(CheckStep("start", True, f"started as pid {transport.pid}"))
+    config = GameConfig(small_blind=1, big_blind=2, variant=variant)
+    checker = _Checker(transport, limits, clock, config)
+    try:
+        try:
+            checker.run()
+        except _StepFailed:
+            pass
+        except _BotGone as exc:
+            checker.failed(_next_step(steps, checker.steps), f"the bot is gone: {exc}")
+        else:
+            _match_end(checker)
+    finally:
+        info = transport.close(0.0)
+    steps.extend(checker.steps)
+    return _report(path_text, manifest.name, steps, info.stderr_tail)
+
+
+def _match_end(checker: _Checker) -> None:
+    transport = checker.transport
+    standings = [
+        Standing(_PLAYER_IDS[_BOT], "bot", _STACK, 0, 1),
+        Standing(_PLAYER_IDS[_SCRIPT], "checker", _STACK, 0, 2),
+    ]
+    try:
+        checker.send(match_end(standings, hands_played=2))
+    except _BotGone as exc:
+        checker.failed("match_end_exit", f"the bot was gone before match_end: {exc}")
+        return
+    info = transport.close(checker.limits.match_end_grace_s)
+    grace = f"{checker.limits.match_end_grace_s:g} s"
+    if info.is_killed:
+        checker.failed("match_end_exit", f"still running {grace} after match_end; killed")
+    elif info.exit_code != 0:
+        checker.failed("match_end_exit", f"exited after match_end with {info.describe()}")
+    else:
+        checker.passed("match_end_exit", "exited with code 0 after match_end")
+
+
+def _next_step(done_before: list[CheckStep], done: list[CheckStep]) -> str:
+    names = {step.name for step in (*done_before, *done)}
+    return next((name for name in STEP_NAMES if name not in names), STEP_NAMES[-1])
+
+
+def _report(
+    path_text: str,
+    bot_name: str,
+    steps: list[CheckStep],
+    stderr_tail: str,
+) -> CheckReport:
+    names = {step.name for step in steps}
+    failed = next((step.name for step in steps if not step.passed), None)
+    for name in STEP_NAMES:
+        if name not in names:
+            steps.append(CheckStep(name, False, f"not run: step {failed!r} failed"))
+    return CheckReport(path_text, bot_name, tuple(steps), stderr_tail)

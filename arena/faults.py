@@ -1,0 +1,220 @@
+"""The fault ledger: every way a bot misbehaved in a match, one ledger per seat.
+
+A bot's crash, hang or garbage is a recorded fact of the match, never an exception that
+stops it (seed 002, section 4). The ledger keeps each :class:`Fault` with what was
+measured (latency, exit code, signal, dropped bytes) and the latency of every reply, and
+summarises them as counts and p50/p99/max latency.
+
+A flooding bot could produce millions of dropped lines, so only the first
+``max_entries_per_kind`` faults of each kind are stored; all of them are counted.
+
+>>> ledger = FaultLedger(player_id="p1", seat_index=1)
+>>> ledger.record(Fault(FaultKind.TIMEOUT, hand_number=3, code="timeout", latency_ms=5000.0))
+>>> for ms in (10.0, 20.0, 30.0):
+...     ledger.add_latency(ms)
+>>> ledger.counts()[FaultKind.TIMEOUT], ledger.latency_stats().p50_ms
+(1, 20.0)
+"""
+
+from __future__ import annotations
+
+import math
+import signal as signal_module
+from collections import Counter
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+__all__ = [
+    "DETAIL_MAX_CHARS",
+    "Fault",
+    "FaultKind",
+    "FaultLedger",
+    "LatencyStats",
+    "describe_exit",
+    "percentile",
+]
+
+#: Longest detail text kept per fault (a garbage line is cut to this).
+DETAIL_MAX_CHARS = 300
+
+
+class FaultKind(StrEnum):
+    """What went wrong (the ``kind`` of a :class:`Fault`)."""
+
+    TIMEOUT = "timeout"  # no reply within the decision limit (and time bank)
+    INVALID_REPLY = "invalid_reply"  # bad JSON, schema violation, illegal action or amount
+    CRASH = "crash"  # the process exited or closed its pipes
+    RESTART = "restart"  # the arena restarted the bot between hands
+    STARTUP_FAILURE = "startup_failure"  # no valid ``ready`` (cannot run, timeout, bad reply)
+    STALE_REPLY = "stale_reply"  # a reply to an earlier request (late), dropped
+    UNSOLICITED_LINE = "unsolicited_line"  # a line when nothing was asked, dropped
+    DROPPED_OUTPUT = "dropped_output"  # stdout/stderr bytes the arena did not keep
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One recorded fault. Only the fields that apply are set.
+
+    >>> Fault(FaultKind.CRASH, hand_number=2, code="exited", signal=9).to_dict()["signal"]
+    9
+    """
+
+    kind: FaultKind
+    hand_number: int | None = None
+    code: str = ""
+    detail: str = ""
+    latency_ms: float | None = None
+    exit_code: int | None = None
+    signal: int | None = None
+    seq: int | None = None
+    dropped_bytes: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form without the fields that do not apply."""
+        out: dict[str, Any] = {"kind": str(self.kind), "hand_number": self.hand_number}
+        if self.code:
+            out["code"] = self.code
+        if self.detail:
+            out["detail"] = self.detail
+        for key in ("latency_ms", "exit_code", "signal", "seq", "dropped_bytes"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = round(value, 3) if isinstance(value, float) else value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class LatencyStats:
+    """Reply latency summary in milliseconds (all zero when there were no replies)."""
+
+    count: int
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+    mean_ms: float
+
+    def to_dict(self) -> dict[str, float | int]:
+        """JSON-ready form, rounded to microseconds."""
+        return {
+            "count": self.count,
+            "p50_ms": round(self.p50_ms, 3),
+            "p99_ms": round(self.p99_ms, 3),
+            "max_ms": round(self.max_ms, 3),
+            "mean_ms": round(self.mean_ms, 3),
+        }
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    """Nearest-rank percentile of already sorted values (0.0 when empty).
+
+    >>> percentile([1.0, 2.0, 3.0, 4.0], 0.5), percentile([1.0, 2.0, 3.0, 4.0], 0.99)
+    (2.0, 4.0)
+    """
+    if not sorted_values:
+        return 0.0
+    rank = max(1, math.ceil(fraction * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def describe_exit(exit_code: int | None, signal: int | None) -> str:
+    """Readable form of how a process ended.
+
+    >>> describe_exit(3, None), describe_exit(None, 9)
+    ('exit code 3', 'killed by signal 9 (SIGKILL)')
+    """
+    if signal is not None:
+        try:
+            name = signal_module.Signals(signal).name
+        except ValueError:
+            name = "unknown"
+        return f"killed by signal {signal} ({name})"
+    if exit_code is not None:
+        return f"exit code {exit_code}"
+    return "exit status unknown"
+
+
+class FaultLedger:
+    """All faults and reply latencies of one seat in one match."""
+
+    def __init__(
+        self,
+        *,
+        player_id: str = "",
+        seat_index: int | None = None,
+        max_entries_per_kind: int = 200,
+    ) -> None:
+        self.player_id = player_id
+        self.seat_index = seat_index
+        self.max_entries_per_kind = max_entries_per_kind
+        self._faults: list[Fault] = []
+        self._counts: Counter[FaultKind] = Counter()
+        self._latencies_ms: list[float] = []
+        self._dropped_output_bytes = 0
+
+    def record(self, fault: Fault) -> None:
+        """Add a fault (the detail is cut to :data:`DETAIL_MAX_CHARS`)."""
+        self._counts[fault.kind] += 1
+        if fault.dropped_bytes:
+            self._dropped_output_bytes += fault.dropped_bytes
+        if self._counts[fault.kind] > self.max_entries_per_kind:
+            return
+        if len(fault.detail) > DETAIL_MAX_CHARS:
+            fault = replace(fault, detail=fault.detail[: DETAIL_MAX_CHARS - 3] + "...")
+        self._faults.append(fault)
+
+    def add_latency(self, latency_ms: float) -> None:
+        """Record how long one reply took."""
+        self._latencies_ms.append(latency_ms)
+
+    @property
+    def faults(self) -> tuple[Fault, ...]:
+        """The stored faults in the order they happened."""
+        return tuple(self._faults)
+
+    @property
+    def latencies_ms(self) -> tuple[float, ...]:
+        """Every recorded reply latency."""
+        return tuple(self._latencies_ms)
+
+    @property
+    def dropped_output_bytes(self) -> int:
+        """Bytes of stdout and stderr the arena did not keep."""
+        return self._dropped_output_bytes
+
+    def counts(self) -> dict[FaultKind, int]:
+        """How many faults of each kind (every kind present, zero included)."""
+        return {kind: self._counts[kind] for kind in FaultKind}
+
+    def count(self, kind: FaultKind) -> int:
+        """How many faults of ``kind``."""
+        return self._counts[kind]
+
+    def of_kind(self, kind: FaultKind) -> list[Fault]:
+        """The stored faults of ``kind``."""
+        return [fault for fault in self._faults if fault.kind is kind]
+
+    def latency_stats(self) -> LatencyStats:
+        """p50, p99, max and mean of the reply latencies."""
+        values = sorted(self._latencies_ms)
+        if not values:
+            return LatencyStats(0, 0.0, 0.0, 0.0, 0.0)
+        return LatencyStats(
+            count=len(values),
+            p50_ms=percentile(values, 0.50),
+            p99_ms=percentile(values, 0.99),
+            max_ms=values[-1],
+            mean_ms=sum(values) / len(values),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: counts, latency summary, dropped bytes and the faults."""
+        return {
+            "player_id": self.player_id,
+            "seat_index": self.seat_index,
+            "counts": {str(kind): n for kind, n in self.counts().items()},
+            "latency": self.latency_stats().to_dict(),
+            "dropped_output_bytes": self._dropped_output_bytes,
+            "faults": [fault.to_dict() for fault in self._faults],
+            "faults_not_stored": sum(self._counts.values()) - len(self._faults),
+        }

@@ -1,0 +1,178 @@
+"""A bot's manifest: a small TOML file saying how to build and run it.
+
+A manifest lives next to the bot (``bot.toml``)::
+
+    name = "calling station"
+    command = ["{python}", "bot.py"]     # an argument list, never run through a shell
+    working_dir = "."                     # optional, relative to this file (default ".")
+    build = ["gcc", "-O2", "-o", "build/bot", "bot.c"]   # optional
+    build_timeout_s = 60                  # optional, default 120
+    [env]                                 # optional extra environment variables
+    BOT_LEVEL = "3"
+
+Two placeholders may appear inside ``command`` and ``build`` arguments; the launcher
+replaces them (see :mod:`arena.launcher`):
+
+* ``{python}``: the Python interpreter running the arena (``sys.executable``), so a Python
+  bot runs under the same interpreter whatever ``python3`` is on the ``PATH``;
+* ``{bot_dir}``: the absolute path of the bot's working directory.
+
+Any language works: the arena only needs a program that reads and writes JSON lines.
+A bad manifest raises :class:`ManifestError`, whose message names the file, the key and
+the bad value.
+
+>>> m = parse_manifest({"name": "x", "command": ["{python}", "bot.py"]}, path=Path("/b/bot.toml"))
+>>> m.name, m.command, str(m.working_dir)
+('x', ('{python}', 'bot.py'), '/b')
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "DEFAULT_BUILD_TIMEOUT_S",
+    "MANIFEST_KEYS",
+    "BotManifest",
+    "ManifestError",
+    "load_manifest",
+    "parse_manifest",
+]
+
+#: How long a build command may run unless the manifest says otherwise.
+DEFAULT_BUILD_TIMEOUT_S = 120.0
+
+#: Every key a manifest may have; anything else is a typo worth reporting.
+MANIFEST_KEYS = ("name", "command", "working_dir", "build", "build_timeout_s", "env")
+
+
+class ManifestError(ValueError):
+    """A manifest that cannot be used; the message names the file, the key and the value."""
+
+    code = "bad_manifest"
+
+    def __init__(self, path: Path | str, key: str | None, message: str) -> None:
+        self.path = Path(path)
+        self.key = key
+        where = f"{self.path}" + (f": key {key!r}" if key else "")
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class BotManifest:
+    """How to build and run one bot (see the module docstring for the TOML form).
+
+    ``working_dir`` is absolute. ``command`` and ``build`` keep their placeholders; the
+    launcher expands them.
+    """
+
+    name: str
+    command: tuple[str, ...]
+    working_dir: Path
+    build: tuple[str, ...] | None = None
+    build_timeout_s: float = DEFAULT_BUILD_TIMEOUT_S
+    env: Mapping[str, str] = field(default_factory=dict, hash=False)
+    path: Path | None = None  # the manifest file it came from, if any
+
+    @property
+    def label(self) -> str:
+        """The name with the manifest file, for messages: ``'random' (bots/x/bot.toml)``."""
+        return f"{self.name!r}" + (f" ({self.path})" if self.path else "")
+
+
+def load_manifest(path: str | Path) -> BotManifest:
+    """Read and check the manifest at ``path``; raise :class:`ManifestError` if it is bad."""
+    file_path = Path(path)
+    try:
+        raw = file_path.read_bytes()
+    except OSError as exc:
+        raise ManifestError(file_path, None, f"cannot read the manifest: {exc.strerror}") from exc
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ManifestError(file_path, None, f"not UTF-8 text: {exc.reason}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(file_path, None, f"not valid TOML: {exc}") from exc
+    manifest = parse_manifest(data, path=file_path.resolve())
+    if not manifest.working_dir.is_dir():
+        raise ManifestError(
+            file_path,
+            "working_dir",
+            f"{str(manifest.working_dir)!r} is not a directory",
+        )
+    return manifest
+
+
+def parse_manifest(data: Mapping[str, Any], *, path: Path) -> BotManifest:
+    """Check a manifest already parsed from TOML; ``path`` locates relative directories.
+
+    Unlike :func:`load_manifest` this does not look at the file system, so a manifest can
+    be built for a bot that is not there yet.
+    """
+    unknown = sorted(set(data) - set(MANIFEST_KEYS))
+    if unknown:
+        raise ManifestError(
+            path,
+            unknown[0],
+            f"unknown key (allowed: {', '.join(MANIFEST_KEYS)})",
+        )
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ManifestError(path, "name", f"must be a non-empty string, got {name!r}")
+    if "command" not in data:
+        raise ManifestError(path, "command", 'is missing (an argument list, e.g. ["./bot"])')
+    command = _argv(path, "command", data["command"])
+    build = _argv(path, "build", data["build"]) if "build" in data else None
+    working_dir = data.get("working_dir", ".")
+    if not isinstance(working_dir, str) or not working_dir:
+        raise ManifestError(path, "working_dir", f"must be a non-empty string, got {working_dir!r}")
+    timeout = data.get("build_timeout_s", DEFAULT_BUILD_TIMEOUT_S)
+    if (
+        not isinstance(timeout, int | float)
+        or isinstance(timeout, bool)
+        or not math.isfinite(timeout)
+        or timeout <= 0
+    ):
+        raise ManifestError(path, "build_timeout_s", f"must be a positive number, got {timeout!r}")
+    env = data.get("env", {})
+    if not isinstance(env, Mapping):
+        raise ManifestError(path, "env", f"must be a table of strings, got {env!r}")
+    for key, value in env.items():
+        if not isinstance(value, str):
+            raise ManifestError(path, f"env.{key}", f"must be a string, got {value!r}")
+        if not key or "=" in key or "\0" in key or "\0" in value:
+            raise ManifestError(path, f"env.{key}", "is not a valid environment variable")
+    return BotManifest(
+        name=name.strip(),
+        command=command,
+        working_dir=(path.parent / working_dir).resolve(),
+        build=build,
+        build_timeout_s=float(timeout),
+        env=dict(env),
+        path=path,
+    )
+
+
+def _argv(path: Path, key: str, value: object) -> tuple[str, ...]:
+    # A string would be split by a shell; we never use one, so only lists are accepted.
+    if isinstance(value, str):
+        raise ManifestError(
+            path,
+            key,
+            f'must be an argument list like ["./bot", "--fast"], not the string {value!r}',
+        )
+    if not isinstance(value, list) or not value:
+        raise ManifestError(path, key, f"must be a non-empty list of strings, got {value!r}")
+    for index, item in enumerate(value):
+        if not isinstance(item, str) or (index == 0 and not item):
+            raise ManifestError(
+                path, f"{key}[{index}]", f"must be a non-empty string, got {item!r}"
+            )
+        if "\0" in item:
+            raise ManifestError(path, f"{key}[{index}]", f"contains a NUL byte: {item!r}")
+    return tuple(value)

@@ -1,0 +1,662 @@
+"""The watchdog: one bot seen through one :class:`BotSession` (seed 002's fault table).
+
+Theory of operation. A session owns one transport at a time (a process, or a function in
+tests) and every conversation with it. It never raises for a bot's fault; every fault
+becomes an entry of the seat's :class:`~arena.faults.FaultLedger` and a default action:
+
+==================================  ==================================================
+what the bot did                    what the session does
+==================================  ==================================================
+no ``ready`` within ``startup_s``   startup failure recorded; the bot is not running
+no reply within ``decision_s``      timeout recorded with its latency; an ``error``
+(+ time bank, + transport grace)    (code ``timeout``) tells the bot; the seat folds,
+                                    or checks when it is free and ``check_when_free``
+an invalid reply (bad JSON, bad     invalid reply recorded with its code; an ``error``
+schema, illegal action or amount)   with the reason and ``attempts_left`` is sent and
+                                    the request is asked again with a new ``seq``;
+                                    after ``max_invalid_attempts`` the seat folds
+exits or closes its pipes           crash recorded (exit code or signal, stderr tail);
+                                    the process tree is killed; the seat folds now and
+                                    in every later decision until :meth:`restart`
+a reply with an older ``seq``       stale reply recorded and dropped; never applied
+a line when nothing was asked,      unsolicited line recorded and dropped; it uses
+or one without ``seq`` that is not  no attempt (a line written for a notification can
+the expected reply type             be read only after the next request was sent)
+==================================  ==================================================
+
+A fold in a five-card-draw discard decision is not possible, so there the default is to
+stand pat (discard nothing). Chips already committed stay in the pot in every case.
+
+Restarts: between hands the match calls :meth:`BotSession.restart` for a bot that is not
+running. Each restart uses one unit of the restart budget (default 3 per match); once the
+budget is spent :attr:`BotSession.is_sitting_out` is true and the match folds the seat
+every hand (it still posts blinds and antes, so chips are conserved).
+
+Time: every wait has a deadline on the injected monotonic ``clock``. A decision's deadline
+is ``send time + decision_s + time bank left + grace_s`` (python-chess's "budget plus
+grace": the grace covers pipe latency and is not the bot's to use). Time beyond
+``decision_s`` is taken from the bank.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.faults import Fault, FaultKind, FaultLedger
+from arena.transport import BotStartError, Clock, ExitInfo, Transport, TransportClosedError
+from engine.actions import Action, Call, Check, Discard, Fold, LegalActions
+from engine.view import SeatView
+from protocol.codec import decode, encode
+from protocol.errors import BotFaultError, ErrorCode, StaleReplyError
+from protocol.messages import act_request, draw_request, error_message
+from protocol.replies import parse_action, parse_discard, parse_ready
+
+__all__ = [
+    "BotSession",
+    "DecisionOutcome",
+    "ReadyInfo",
+    "TimeLimits",
+    "default_action",
+]
+
+logger = logging.getLogger("arena.bots")
+
+#: Most stray lines read (and recorded) before one request: a bot that writes without end
+#: must not keep the arena draining forever.
+MAX_DRAINED_LINES = 10_000
+
+DEFAULT_RESTART_BUDGET = 3
+
+
+@dataclass(frozen=True, slots=True)
+class TimeLimits:
+    """How long a bot may take, in seconds.
+
+    >>> TimeLimits(decision_s=0.5).to_wire()
+    {'startup_ms': 10000, 'decision_ms': 500, 'time_bank_ms': 0}
+    """
+
+    decision_s: float = 5.0
+    startup_s: float = 10.0
+    time_bank_s: float = 0.0  # extra time for the whole match, used when a decision runs over
+    match_end_grace_s: float = 2.0  # after match_end, time to exit before being killed
+    grace_s: float = 0.05  # transport slack on every deadline (not told to the bot)
+
+    def __post_init__(self) -> None:
+        for name in ("decision_s", "startup_s", "time_bank_s", "match_end_grace_s", "grace_s"):
+            value = getattr(self, name)
+            if not value >= 0:  # also rejects NaN
+                raise ValueError(f"{name} must be a non-negative number of seconds, got {value!r}")
+
+    def to_wire(self) -> dict[str, int]:
+        """The ``time_limits`` object of ``hello`` (milliseconds)."""
+        return {
+            "startup_ms": round(self.startup_s * 1000),
+            "decision_ms": round(self.decision_s * 1000),
+            "time_bank_ms": round(self.time_bank_s * 1000),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ReadyInfo:
+    """What the bot said in its ``ready`` and how long it took to say it."""
+
+    name: str
+    version: str | None
+    protocol_version: int
+    latency_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionOutcome:
+    """The action to apply for one decision and how it was reached.
+
+    ``fault`` is None when the bot's own reply gave the action, else why the default was
+    applied: ``"timeout"``, ``"invalid_reply"``, ``"crash"`` or ``"not_running"`` (the bot
+    was down or sitting out). ``replies`` are the decoded replies to this decision's
+    requests, valid or not, for the hand history.
+    """
+
+    action: Action
+    replies: list[dict[str, Any]] = field(default_factory=list)
+    fault: str | None = None
+    latency_ms: float | None = None
+    attempt_count: int = 0
+
+    @property
+    def is_default(self) -> bool:
+        """True when the arena chose the action, not the bot."""
+        return self.fault is not None
+
+
+def default_action(legal: LegalActions, *, check_when_free: bool = False) -> Action:
+    """The action a seat gets when its bot gives none (seed 002: fold).
+
+    With ``check_when_free`` a free check is taken instead of a fold. In a discard decision
+    the seat stands pat, as it cannot fold there.
+
+    >>> legal = LegalActions(seat_index=0, stack=10, current_bet=2, committed=2,
+    ...     can_fold=True, can_check=True, can_call=False, call_amount=0, can_raise=False,
+    ...     min_raise_to=0, max_raise_to=0)
+    >>> default_action(legal), default_action(legal, check_when_free=True)
+    (Fold(), Check())
+    """
+    if legal.can_draw:
+        return Discard(())
+    if check_when_free and legal.can_check:
+        return Check()
+    if legal.can_fold:
+        return Fold()
+    return Check() if legal.can_check else Call()
+
+
+class BotSession:
+    """The watchdog for one seat's bot (see the module docstring).
+
+    ``transport_factory`` starts the bot (again, on restarts); for processes use
+    :func:`arena.process.process_factory`, for tests ``lambda: InMemoryTransport(bot)``.
+    """
+
+    def __init__(
+        self,
+        transport_factory: Callable[[], Transport],
+        *,
+        player_id: str,
+        seat_index: int,
+        clock: Clock = time.monotonic,
+        limits: TimeLimits | None = None,
+        max_invalid_attempts: int = 3,
+        check_when_free: bool = False,
+        restart_budget: int = DEFAULT_RESTART_BUDGET,
+        ledger: FaultLedger | None = None,
+        name: str | None = None,
+    ) -> None:
+        if max_invalid_attempts < 1:
+            raise ValueError(f"max_invalid_attempts must be at least 1, got {max_invalid_attempts}")
+        self.transport_factory = transport_factory
+        self.player_id = player_id
+        self.seat_index = seat_index
+        self.clock = clock
+        self.limits = limits or TimeLimits()
+        self.max_invalid_attempts = max_invalid_attempts
+        self.check_when_free = check_when_free
+        self.restart_budget = restart_budget
+        self.ledger = ledger or FaultLedger(player_id=player_id, seat_index=seat_index)
+        self.name = name or player_id
+        self.ready: ReadyInfo | None = None
+        self.restart_count = 0
+        self.time_bank_left_s = self.limits.time_bank_s
+        self.exit_infos: list[ExitInfo] = []  # how each process of this seat ended
+        self._transport: Transport | None = None
+        self._hello_fields: dict[str, Any] = {}
+        self._seq = 0
+        self._hand_number: int | None = None
+
+    # -- state ---------------------------------------------------------------------------
+
+    @property
+    def transport(self) -> Transport | None:
+        """The running bot's transport, if any."""
+        return self._transport
+
+    @property
+    def is_alive(self) -> bool:
+        """True while the bot is running and answering is possible."""
+        return self._transport is not None and self._transport.is_alive
+
+    @property
+    def is_sitting_out(self) -> bool:
+        """True when the bot is down and the restart budget is spent (fold every hand)."""
+        return not self.is_alive and self.restart_count >= self.restart_budget
+
+    @property
+    def last_seq(self) -> int:
+        """The seq of the last request sent (0 before any)."""
+        return self._seq
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def start(self, hello_fields: Mapping[str, Any]) -> ReadyInfo | None:
+        """Start the bot, send ``hello`` and wait for ``ready``; None if that failed.
+
+        ``hello_fields`` is the ``hello`` message (e.g. from ``protocol.messages.hello``);
+        the session sets its ``type`` and ``seq`` and, if absent, ``time_limits``. The
+        fields are kept for restarts. A failure is recorded as a startup failure.
+        """
+        self._hello_fields = dict(hello_fields)
+        return self._launch()
+
+    def restart(self) -> bool:
+        """Between hands: start a bot that is down again, within the restart budget.
+
+        Returns True when the bot is running afterwards. A crash nobody noticed yet is
+        recorded first. Each attempt uses one unit of the budget, successful or not.
+        """
+        if self.is_alive:
+            return True
+        self._bury()
+        if self.restart_count >= self.restart_budget:
+            return False
+        self.restart_count += 1
+        self._record(
+            Fault(
+                FaultKind.RESTART,
+                self._hand_number,
+                code="restart",
+                detail=f"restart {self.restart_count} of {self.restart_budget}",
+            ),
+        )
+        return self._launch() is not None
+
+    def finish(self, standings_message: Mapping[str, Any] | None = None) -> ExitInfo | None:
+        """Send ``match_end`` (if given), let the bot exit within the grace, kill its tree.
+
+        Returns how the process ended, or None if no bot was running. A bot found dead
+        here (it died after its last message) is recorded as crashed.
+        """
+        transport = self._transport
+        if transport is None:
+            return None
+        if not transport.is_alive:
+            self._bury()
+            return self.exit_infos[-1]
+        if standings_message is not None and transport.is_alive:
+            with contextlib.suppress(TransportClosedError):  # it is ending anyway
+                transport.send(encode(standings_message))
+        return self._close(self.limits.match_end_grace_s)
+
+    def close(self) -> ExitInfo | None:
+        """Kill the bot now, without a ``match_end`` (an aborted match)."""
+        return self._close(0.0) if self._transport is not None else None
+
+    # -- conversation --------------------------------------------------------------------
+
+    def notify(self, message: Mapping[str, Any]) -> None:
+        """Send a message that expects no reply (``hand_start``, ``hand_end``, ...).
+
+        A bot found dead is recorded as crashed; nothing is raised.
+        """
+        hand_number = message.get("hand_number")
+        if isinstance(hand_number, int):
+            self._hand_number = hand_number
+        transport = self._transport
+        if transport is None:
+            return
+        try:
+            transport.send(encode(message))
+        except TransportClosedError as exc:
+            self._crashed(exc)
+
+    def decide(self, view: SeatView, *, hand_id: str) -> DecisionOutcome:
+        """Ask the bot for the decision ``view`` shows it; never raises for its faults."""
+        legal = view.legal_actions
+        if legal is None:
+            raise ValueError(f"seat {view.seat_index} is not to act: no legal actions")
+        self._hand_number = view.hand_number
+        if self._transport is not None and not self._drain():
+            return DecisionOutcome(default_action(legal), fault=FaultKind.CRASH.value)
+        if self._transport is None or not self._transport.is_alive:
+            return DecisionOutcome(default_action(legal), fault="not_running")
+        replies: list[dict[str, Any]] = []
+        build = draw_request if legal.can_draw else act_request
+        for attempt in range(1, self.max_invalid_attempts + 1):
+            seq = self._next_seq()
+            request = build(
+                view,
+                seq=seq,
+                hand_id=hand_id,
+                time_limit_ms=round(self.limits.decision_s * 1000),
+                attempt=attempt,
+                max_attempts=self.max_invalid_attempts,
+            )
+            outcome = self._ask(request, seq, view, legal, replies, attempt)
+            if outcome is not None:
+                return outcome
+        raise AssertionError("unreachable: the last attempt always returns")  # pragma: no cover
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _ask(
+        self,
+        request: dict[str, Any],
+        seq: int,
+        view: SeatView,
+        legal: LegalActions,
+        replies: list[dict[str, Any]],
+        attempt: int,
+    ) -> DecisionOutcome | None:
+        """One request and its reply; None means "ask again"."""
+        transport = self._transport
+        assert transport is not None
+        sent_at = self.clock()
+        try:
+            transport.send(encode(request))
+        except TransportClosedError as exc:
+            self._crashed(exc)
+            return DecisionOutcome(default_action(legal), replies, "crash", None, attempt)
+        deadline = sent_at + self.limits.decision_s + self.time_bank_left_s + self.limits.grace_s
+        expected_type = "discard" if legal.can_draw else "action"
+        while True:
+            try:
+                line = transport.read_line(deadline)
+            except TransportClosedError as exc:
+                self._crashed(exc)
+                return DecisionOutcome(default_action(legal), replies, "crash", None, attempt)
+            except BotFaultError as exc:  # a line too long
+                fault: BotFaultError = exc
+                obj: dict[str, Any] | None = None
+            else:
+                if line is None:
+                    return self._timed_out(seq, sent_at, legal, replies, attempt)
+                obj = None
+                try:
+                    obj = decode(line)
+                    if "seq" not in obj and obj.get("type") != expected_type:
+                        # Not a reply at all (a chat or log line, often written for an
+                        # earlier notification and read only now): dropped, no attempt lost.
+                        self._dropped(
+                            FaultKind.UNSOLICITED_LINE,
+                            "unsolicited",
+                            f"not a reply to request {seq}: {line[:200]!r}",
+                        )
+                        continue
+                    if legal.can_draw:
+                        action: Action = parse_discard(obj, seq, legal, view.hole_cards)
+                    else:
+                        action = parse_action(obj, seq, legal)
+                except StaleReplyError as exc:
+                    self._dropped(FaultKind.STALE_REPLY, exc.code, str(exc), exc.seq)
+                    continue
+                except BotFaultError as exc:
+                    fault = exc
+                else:
+                    latency_ms = self._latency_ms(sent_at)
+                    replies.append(obj)
+                    self.ledger.add_latency(latency_ms)
+                    self._spend_bank(sent_at)
+                    return DecisionOutcome(action, replies, None, latency_ms, attempt)
+            # The reply was invalid: say why, then ask again or give up.
+            latency_ms = self._latency_ms(sent_at)
+            self.ledger.add_latency(latency_ms)
+            self._spend_bank(sent_at)
+            if obj is not None:
+                replies.append(obj)
+            attempts_left = self.max_invalid_attempts - attempt
+            self._record(
+                Fault(
+                    FaultKind.INVALID_REPLY,
+                    self._hand_number,
+                    code=fault.code,
+                    detail=fault.message,
+                    latency_ms=latency_ms,
+                    seq=seq,
+                ),
+                f"invalid reply ({fault}), {attempts_left} attempts left",
+            )
+            try:
+                transport.send(
+                    encode(error_message(fault, in_reply_to=seq, attempts_left=attempts_left))
+                )
+            except TransportClosedError as exc:
+                self._crashed(exc)
+                return DecisionOutcome(default_action(legal), replies, "crash", None, attempt)
+            if attempts_left == 0:
+                return DecisionOutcome(
+                    default_action(legal), replies, "invalid_reply", latency_ms, attempt
+                )
+            return None
+
+    def _timed_out(
+        self,
+        seq: int,
+        sent_at: float,
+        legal: LegalActions,
+        replies: list[dict[str, Any]],
+        attempt: int,
+    ) -> DecisionOutcome:
+        latency_ms = self._latency_ms(sent_at)
+        self.time_bank_left_s = 0.0
+        action = default_action(legal, check_when_free=self.check_when_free)
+        limit_ms = round(self.limits.decision_s * 1000)
+        self._record(
+            Fault(
+                FaultKind.TIMEOUT,
+                self._hand_number,
+                code=ErrorCode.TIMEOUT.value,
+                detail=f"no reply within {limit_ms} ms; {action} applied",
+                latency_ms=latency_ms,
+                seq=seq,
+            ),
+            f"timeout after {latency_ms:.0f} ms, {action} applied",
+        )
+        notice = BotFaultError(
+            ErrorCode.TIMEOUT,
+            f"no reply to request {seq} within {limit_ms} ms; {action} was applied",
+        )
+        assert self._transport is not None
+        try:
+            self._transport.send(encode(error_message(notice, in_reply_to=seq, attempts_left=0)))
+        except TransportClosedError as exc:
+            self._crashed(exc)
+        return DecisionOutcome(action, replies, "timeout", latency_ms, attempt)
+
+    def _launch(self) -> ReadyInfo | None:
+        """Start a transport, hello, wait for ready; on failure record it and clean up."""
+        self.ready = None
+        try:
+            transport = self.transport_factory()
+        except BotStartError as exc:
+            self._record(
+                Fault(FaultKind.STARTUP_FAILURE, self._hand_number, "cannot_start", str(exc)),
+                f"cannot start: {exc}",
+            )
+            return None
+        self._transport = transport
+        seq = self._next_seq()
+        hello = dict(self._hello_fields)
+        hello.setdefault("time_limits", self.limits.to_wire())
+        hello.update(type="hello", seq=seq)
+        started = self.clock()
+        deadline = started + self.limits.startup_s + self.limits.grace_s
+        try:
+            transport.send(encode(hello))
+            while True:
+                line = transport.read_line(deadline)
+                if line is None:
+                    self._startup_failed(
+                        "startup_timeout",
+                        f"no ready within {round(self.limits.startup_s * 1000)} ms",
+                        latency_ms=self._latency_ms(started),
+                    )
+                    return None
+                try:
+                    obj = decode(line)
+                    if obj.get("type") != "ready":
+                        # A banner or a log line before ready: tolerated, but recorded.
+                        self._dropped(
+                            FaultKind.UNSOLICITED_LINE, "not_ready", f"before ready: {obj!r}"
+                        )
+                        continue
+                    ready = parse_ready(obj, seq)
+                except StaleReplyError as exc:
+                    self._dropped(FaultKind.STALE_REPLY, exc.code, str(exc), exc.seq)
+                    continue
+                except BotFaultError as exc:
+                    if exc.code in (ErrorCode.INVALID_JSON, ErrorCode.INVALID_UTF8):
+                        self._dropped(FaultKind.UNSOLICITED_LINE, exc.code, f"before ready: {exc}")
+                        continue
+                    self._startup_failed(exc.code, f"bad ready: {exc.message}")
+                    return None
+                self.ready = ReadyInfo(
+                    name=ready.name,
+                    version=ready.version,
+                    protocol_version=ready.protocol_version,
+                    latency_ms=self._latency_ms(started),
+                )
+                logger.debug(
+                    "%s (seat %d): ready as %r in %.1f ms",
+                    self.player_id,
+                    self.seat_index,
+                    ready.name,
+                    self.ready.latency_ms,
+                )
+                return self.ready
+        except BotFaultError as exc:  # a line too long
+            self._startup_failed(exc.code, f"bad ready: {exc.message}")
+        except TransportClosedError as exc:
+            self._startup_failed(
+                "exited",
+                str(exc),
+                exit_code=exc.exit_code,
+                signal=exc.signal,
+            )
+        return None
+
+    def _startup_failed(
+        self,
+        code: str,
+        detail: str,
+        *,
+        latency_ms: float | None = None,
+        exit_code: int | None = None,
+        signal: int | None = None,
+    ) -> None:
+        info = self._close(0.0)
+        if info is not None and info.stderr_tail.strip() and exit_code is None and signal is None:
+            detail += f"; its stderr ends with: {info.stderr_tail.strip()[-300:]!r}"
+        self._record(
+            Fault(
+                FaultKind.STARTUP_FAILURE,
+                self._hand_number,
+                code=code,
+                detail=detail,
+                latency_ms=latency_ms,
+                exit_code=exit_code,
+                signal=signal,
+            ),
+            f"startup failure: {detail}",
+        )
+        return None
+
+    def _drain(self) -> bool:
+        """Drop the lines that arrived while nothing was asked; False if the bot died."""
+        transport = self._transport
+        assert transport is not None
+        for _ in range(MAX_DRAINED_LINES):
+            try:
+                line = transport.read_line(self.clock())
+            except TransportClosedError as exc:
+                self._crashed(exc)
+                return False
+            except BotFaultError as exc:
+                self._dropped(FaultKind.UNSOLICITED_LINE, exc.code, str(exc))
+                continue
+            if line is None:
+                return True
+            seq = _seq_of(line)
+            if seq is not None and seq <= self._seq:
+                self._dropped(
+                    FaultKind.STALE_REPLY,
+                    ErrorCode.STALE_SEQ.value,
+                    f"late reply to request {seq}: {line[:200]!r}",
+                    seq,
+                )
+            else:
+                self._dropped(
+                    FaultKind.UNSOLICITED_LINE, "unsolicited", f"nothing was asked: {line[:200]!r}"
+                )
+        return True
+
+    def _crashed(self, exc: TransportClosedError) -> None:
+        """Record a crash and kill what is left of the bot."""
+        info = self._close(0.0)
+        tail = info.stderr_tail.strip()[-300:] if info is not None else ""
+        exit_code = exc.exit_code
+        signal = exc.signal
+        if exit_code is None and signal is None and info is not None and not info.is_killed:
+            exit_code, signal = info.exit_code, info.signal
+        detail = str(exc)
+        if tail and "stderr" not in detail:
+            detail += f"; its stderr ends with: {tail!r}"
+        self._record(
+            Fault(
+                FaultKind.CRASH,
+                self._hand_number,
+                code="crash",
+                detail=detail,
+                exit_code=exit_code,
+                signal=signal,
+            ),
+            f"crashed: {detail}",
+        )
+
+    def _bury(self) -> None:
+        """A transport whose bot died without anyone noticing: record the crash."""
+        transport = self._transport
+        if transport is None or transport.is_alive:
+            return
+        self._crashed(TransportClosedError(f"bot {self.name!r} exited between hands"))
+
+    def _close(self, grace_s: float) -> ExitInfo | None:
+        transport = self._transport
+        if transport is None:
+            return None
+        self._transport = None
+        info = transport.close(grace_s)
+        self.exit_infos.append(info)
+        if info.dropped_bytes:
+            self._record(
+                Fault(
+                    FaultKind.DROPPED_OUTPUT,
+                    self._hand_number,
+                    code="output_dropped",
+                    detail=(
+                        f"{info.stdout_dropped_bytes} stdout bytes and "
+                        f"{info.stderr_dropped_bytes} stderr bytes not kept"
+                    ),
+                    dropped_bytes=info.dropped_bytes,
+                ),
+            )
+        return info
+
+    def _dropped(self, kind: FaultKind, code: str, detail: str, seq: int | None = None) -> None:
+        self.ledger.record(Fault(kind, self._hand_number, code=code, detail=detail, seq=seq))
+        logger.info("%s (seat %d): dropped a line: %s", self.player_id, self.seat_index, detail)
+
+    def _record(self, fault: Fault, message: str | None = None) -> None:
+        self.ledger.record(fault)
+        if message is not None:
+            # WARNING, not ERROR: a misbehaving bot is an expected event of a match.
+            logger.warning(
+                "%s (seat %d, hand %s): %s",
+                self.player_id,
+                self.seat_index,
+                self._hand_number,
+                message,
+            )
+
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def _latency_ms(self, since: float) -> float:
+        return (self.clock() - since) * 1000.0
+
+    def _spend_bank(self, sent_at: float) -> None:
+        over = self.clock() - sent_at - self.limits.decision_s
+        if over > 0:
+            self.time_bank_left_s = max(0.0, self.time_bank_left_s - over)
+
+
+def _seq_of(line: bytes) -> int | None:
+    """The integer ``seq`` of a line, if it is a JSON object with one."""
+    try:
+        seq = decode(line).get("seq")
+    except BotFaultError:
+        return None
+    return seq if type(seq) is int else None

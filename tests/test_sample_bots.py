@@ -1,0 +1,175 @@
+"""The starter bots: each passes ``check-bot``, draws sensibly, and stays a short,
+stand-alone program (the import rule is in test_architecture.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import random
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from arena.build import build_bot
+from arena.checkbot import check_bot
+from arena.manifest import load_manifest
+from arena.process import ProcessTransport
+from arena.session import TimeLimits
+from engine.actions import Discard, LegalActions
+from engine.cards import parse_cards
+from engine.config import GameConfig
+from engine.deck import Deck
+from engine.hand import Hand, SeatSetup
+from protocol.codec import encode
+from protocol.messages import draw_request
+from protocol.replies import parse_discard
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_bots"
+LIMITS = TimeLimits(decision_s=2.0, startup_s=10.0, match_end_grace_s=2.0)
+
+NEEDS = {"js_tight": ("node",), "c": ("make", "gcc")}
+HAND = tuple(parse_cards("As 7c Ad 5h 2s"))
+BOT_DIRS = ["python_random", "python_calling_station", "python_hand_strength", "js_tight", "c"]
+
+
+def needs_tools(name: str) -> None:
+    missing = [tool for tool in NEEDS.get(name, ()) if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed")
+
+
+def test_every_sample_bot_folder_has_a_manifest_and_is_listed() -> None:
+    folders = sorted(p.name for p in SAMPLES.iterdir() if p.is_dir() and p.name != "build")
+    assert folders == sorted(BOT_DIRS)
+    names = {load_manifest(SAMPLES / folder / "bot.toml").name for folder in folders}
+    assert len(names) == len(folders)  # names tell the bots apart in results
+    readme = (SAMPLES / "README.md").read_text()
+    assert all(f"`{folder}/`" in readme for folder in folders)
+
+
+@pytest.mark.parametrize("name", BOT_DIRS)
+def test_each_sample_bot_passes_check_bot(name: str) -> None:
+    needs_tools(name)
+    report = check_bot(SAMPLES / name / "bot.toml", limits=LIMITS)
+    assert report.passed, report.format()
+
+
+@pytest.fixture
+def transports() -> Iterator[list[ProcessTransport]]:
+    started: list[ProcessTransport] = []
+    yield started
+    for transport in started:
+        transport.close(0.0)
+
+
+def draw_case() -> tuple[dict[str, Any], LegalActions]:
+    """A five-card-draw ``draw`` request for A A 7 5 2 with up to 3 discards."""
+    hand = Hand.start(
+        GameConfig(small_blind=1, big_blind=2),
+        [SeatSetup(0, "bot", 200), SeatSetup(1, "other", 200)],
+        button_index=0,
+        deck=Deck.shuffled(random.Random(1)),
+    )
+    view = hand.view(0)
+    assert view.legal_actions is not None
+    legal = dataclasses.replace(view.legal_actions, can_draw=True, max_discard_count=3)
+    view = dataclasses.replace(view, hole_cards=HAND, legal_actions=legal, phase="DRAW")
+    return draw_request(view, seq=2, hand_id="d1", time_limit_ms=2000), legal
+
+
+@pytest.mark.parametrize("name", BOT_DIRS)
+def test_each_sample_bot_discards_the_cards_that_pair_nothing(
+    name: str, transports: list[ProcessTransport]
+) -> None:
+    needs_tools(name)
+    manifest = load_manifest(SAMPLES / name / "bot.toml")
+    build_bot(manifest)
+    transport = ProcessTransport.start(manifest)
+    transports.append(transport)
+    message, legal = draw_case()
+    transport.send(encode({"type": "hello", "seq": 1, "protocol_version": 1}))
+    transport.send(encode({"type": "something_new", "seq": 99}))  # unknown: ignored
+    transport.send(encode(message))
+    soon = time.monotonic() + 5.0
+    ready = json.loads(transport.read_line(soon) or b"{}")
+    assert ready["type"] == "ready"
+    reply = json.loads(transport.read_line(soon) or b"{}")
+    assert parse_discard(reply, 2, legal, HAND) == Discard(tuple(parse_cards("2s 5h 7c")))
+    # Every bot leaves at the end of its input, and cleanly.
+    assert transport.close(grace_s=5.0).exit_code == 0
+
+
+# -- the hand-strength bot's arithmetic ------------------------------------------------------
+
+
+def load_bot(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"sample_{name}", SAMPLES / name / "bot.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def wire(text: str) -> list[dict[str, str]]:
+    return [card.to_wire() for card in parse_cards(text)]
+
+
+@pytest.mark.parametrize(
+    ("cards", "score"),
+    [("As Ah", 20), ("As Ks", 12), ("Ks Qd", 8), ("7c 2d", -1), ("5h 5d", 5), ("Ts 9s", 8)],
+)
+def test_chen_scores_match_the_published_examples(cards: str, score: int) -> None:
+    bot = load_bot("python_hand_strength")
+    first, second = wire(cards)
+    assert bot.chen_score(first, second) == score
+
+
+@pytest.mark.parametrize(
+    ("cards", "category"),
+    [
+        ("As Kd 9h 7c 3s", 0),
+        ("As Ad 9h 7c 3s", 1),
+        ("As Ad 9h 9c 3s", 2),
+        ("As Ad Ah 9c 3s", 3),
+        ("As 2d 3h 4c 5s", 4),
+        ("2s 7s 9s Js Ks", 5),
+        ("As Ad Ah 9c 9s", 6),
+        ("As Ad Ah Ac 3s", 7),
+        ("9s Ts Js Qs Ks 2d 2h", 8),
+    ],
+)
+def test_the_made_hand_categories(cards: str, category: int) -> None:
+    assert load_bot("python_hand_strength").category(wire(cards)) == category
+
+
+def test_the_hand_strength_bot_raises_strong_hands_and_folds_bad_prices() -> None:
+    bot = load_bot("python_hand_strength")
+    request: dict[str, Any] = {
+        "seq": 5,
+        "legal_actions": ["FOLD", "CALL", "RAISE", "ALL_IN"],
+        "hole_cards": wire("As Ah"),
+        "community_cards": [],
+        "to_call": 1,
+        "pot_total": 3,
+        "current_bet": 2,
+        "min_raise_to": 4,
+        "max_raise_to": 200,
+    }
+    assert bot.choose_action(request) == {
+        "type": "action",
+        "seq": 5,
+        "action": "RAISE",
+        "amount": 5,
+    }
+    request.update(hole_cards=wire("7c 2d"), to_call=50, pot_total=60)
+    assert bot.choose_action(request)["action"] == "FOLD"
+    # A pair that is all on the board is nobody's strength.
+    request.update(hole_cards=wire("7c 2d"), community_cards=wire("Ks Kd 9h"), to_call=30)
+    assert bot.win_chance(request) == pytest.approx(0.15)
