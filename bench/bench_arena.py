@@ -1,0 +1,210 @@
+"""How fast the arena runs a match, next to a raw JSON-lines round trip between two processes.
+
+Run: ``.venv/bin/python bench/bench_arena.py --hands 2000``
+
+1. A heads-up match between two ``python_calling_station`` bots (real processes, the real
+   loop, history written): hands/s, decisions/s, the whole decision (match wall time per
+   decision, everything included: engine, views, messages, watchdog, pipes, the bot, hand
+   history) and the decision latency the watchdog measured (send to reply).
+2. A raw round trip: this process writes the *same* ``act`` lines (the recorded messages
+   of the match, replayed byte for byte) to a minimal Python echo process that parses each
+   line and answers with a reply of the same size as the bots'; blocking pipes, no
+   threads, no parsing on our side. This is the floor any arena pays.
+3. The arena's cost per decision (whole decision minus raw round trip) and the ratio
+   (target: at most 2.5x).
+4. Time from launching a bot to its ``ready``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.hand_log import dumps_line, read_hand_log  # noqa: E402
+from arena.manifest import load_manifest  # noqa: E402
+from arena.match import MatchConfig, open_sessions, run_match  # noqa: E402
+from arena.process import measure_startup  # noqa: E402
+from engine.config import GameConfig  # noqa: E402
+from engine.hand import Hand, SeatSetup  # noqa: E402
+from engine.history import hand_to_history  # noqa: E402
+from engine.table import hand_rng  # noqa: E402
+from protocol.codec import decode, encode  # noqa: E402
+from protocol.messages import act_request, hand_end, hand_start  # noqa: E402
+from protocol.replies import parse_action  # noqa: E402
+
+BOT = ROOT / "sample_bots" / "python_calling_station" / "bot.toml"
+STEPS = (
+    "engine: seat view",
+    "engine: deal, act",
+    "protocol: build act",
+    "protocol: encode act",
+    "protocol: decode+parse reply",
+    "hand_start, hand_end",
+    "hand history",
+)
+
+# The echo peer: what a minimal bot does per line (parse, answer), nothing else.
+ECHO_SOURCE = r"""
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    sys.stdout.write(json.dumps({"type": "action", "seq": message["seq"], "action": "CALL"}) + "\n")
+    sys.stdout.flush()
+"""
+
+
+def in_process_costs(hand_count: int, seed: int) -> tuple[list[bytes], dict[str, float], int]:
+    """Play the heads-up check/call match in-process, timing each step of a decision.
+
+    Returns the encoded ``act`` lines (the raw round trip replays them, so it has the
+    match's message sizes), seconds spent per step, and the number of decisions.
+    """
+    costs = dict.fromkeys(STEPS, 0.0)
+    lines = []
+    config = GameConfig(small_blind=1, big_blind=2)
+    seq = 0
+    clock = time.perf_counter
+    for number in range(1, hand_count + 1):
+        seats = [SeatSetup(0, "p0", 200), SeatSetup(1, "p1", 200)]
+        started = clock()
+        hand = Hand.start(
+            config,
+            seats,
+            button_index=(number - 1) % 2,
+            rng=hand_rng(seed, number),
+            hand_number=number,
+        )
+        costs["engine: deal, act"] += clock() - started
+        started = clock()
+        for seat in (0, 1):
+            encode(hand_start(hand.view(seat), hand_id=f"b-{number}"))
+        costs["hand_start, hand_end"] += clock() - started
+        while not hand.is_over:
+            actor = hand.actor_index
+            assert actor is not None
+            seq += 1
+            started = clock()
+            view = hand.view(actor)
+            costs["engine: seat view"] += clock() - started
+            started = clock()
+            request = act_request(view, seq=seq, hand_id=f"b-{number}", time_limit_ms=5000)
+            costs["protocol: build act"] += clock() - started
+            started = clock()
+            line = encode(request)
+            costs["protocol: encode act"] += clock() - started
+            lines.append(line)
+            legal = hand.legal_actions()
+            assert legal is not None
+            name = "CHECK" if legal.can_check else "CALL"
+            reply = json.dumps({"type": "action", "seq": seq, "action": name}).encode()
+            started = clock()
+            action = parse_action(decode(reply), seq, legal)
+            costs["protocol: decode+parse reply"] += clock() - started
+            started = clock()
+            hand.act(action)
+            costs["engine: deal, act"] += clock() - started
+        started = clock()
+        assert hand.result is not None
+        encode(hand_end(hand.result, hand_id=f"b-{number}", player_ids={0: "p0", 1: "p1"}))
+        costs["hand_start, hand_end"] += clock() - started
+        started = clock()
+        dumps_line({"history": hand_to_history(hand, seed=f"{seed}:{number}")})
+        costs["hand history"] += clock() - started
+    return lines, costs, seq
+
+
+def raw_round_trip_s(lines: list[bytes]) -> tuple[float, list[float]]:
+    """Seconds per round trip (mean) and the samples, for ``lines`` through an echo process."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", ECHO_SOURCE],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        bufsize=0,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    samples = []
+    try:
+        # Warm up (imports, page faults) before timing.
+        for line in lines[:50]:
+            process.stdin.write(line)
+            process.stdout.readline()
+        started = time.perf_counter()
+        for line in lines:
+            sent = time.perf_counter()
+            process.stdin.write(line)
+            process.stdout.readline()
+            samples.append(time.perf_counter() - sent)
+        total = time.perf_counter() - started
+    finally:
+        process.stdin.close()
+        process.wait(timeout=10)
+    return total / len(lines), samples
+
+
+def main() -> None:
+    """Run the benchmark and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=2000, help="hands in the match (2000)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--starts", type=int, default=10, help="bot starts to time (10)")
+    args = parser.parse_args()
+
+    manifest = load_manifest(BOT)
+    config = MatchConfig(hand_count=args.hands, seed=args.seed)
+    with tempfile.TemporaryDirectory() as out:
+        out_dir = Path(out)
+        started = time.perf_counter()
+        result = run_match(config, open_sessions([manifest, manifest], config), out_dir)
+        match_s = time.perf_counter() - started
+        history_bytes = (out_dir / "hands.jsonl").stat().st_size
+        hand_count = len(read_hand_log(out_dir / "hands.jsonl").hands)
+    decisions = result.decision_count
+    whole_decision_s = match_s / decisions
+    latency_p50 = statistics.median(player.faults["latency"]["p50_ms"] for player in result.players)
+
+    lines, costs, step_decisions = in_process_costs(args.hands, args.seed)
+    mean_line = sum(len(line) for line in lines) / len(lines)
+    raw_s, raw_samples = raw_round_trip_s(lines)
+    raw_p50_ms = statistics.median(raw_samples) * 1000
+
+    timing = measure_startup(manifest, repeats=args.starts)
+
+    print(f"heads-up match, 2 x {manifest.name}, {hand_count} hands, seed {args.seed}")
+    print(f"  wall time            {match_s:8.2f} s (bots started and stopped included)")
+    print(f"  hands/s              {hand_count / match_s:8.0f}")
+    print(f"  decisions/s          {decisions / match_s:8.0f}  ({decisions} decisions)")
+    print(f"  whole decision       {whole_decision_s * 1e6:8.1f} us  (wall time / decisions)")
+    print(f"  watchdog latency p50 {latency_p50 * 1000:8.1f} us  (act sent -> reply parsed)")
+    print(f"  hand history         {history_bytes / hand_count:8.0f} bytes/hand")
+    print(f"raw JSON-lines round trip, same {len(lines)} act lines (mean {mean_line:.0f} bytes)")
+    print(f"  mean                 {raw_s * 1e6:8.1f} us")
+    print(f"  p50                  {raw_p50_ms * 1000:8.1f} us")
+    print("arena")
+    print(f"  cost per decision    {(whole_decision_s - raw_s) * 1e6:8.1f} us  (whole - raw)")
+    print(
+        f"  of which watchdog    {(latency_p50 - raw_p50_ms) * 1000:8.1f} us"
+        "  (latency p50 - raw p50: threads, queues, deadlines)"
+    )
+    print("  in-process steps per decision (same hands, no processes):")
+    for step in STEPS:
+        print(f"    {step:28s} {costs[step] / step_decisions * 1e6:7.1f} us")
+    print(f"    {'total':28s} {sum(costs.values()) / step_decisions * 1e6:7.1f} us")
+    ratio = whole_decision_s / raw_s
+    verdict = "within" if ratio <= 2.5 else "OVER"
+    print(f"  whole / raw          {ratio:8.2f} x  ({verdict} the 2.5x target)")
+    print(f"bot start to ready ({timing.bot_name}, {len(timing.samples_s)} starts)")
+    print(f"  median               {timing.median_s * 1000:8.1f} ms")
+    print(f"  max                  {timing.max_s * 1000:8.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

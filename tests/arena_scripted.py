@@ -1,0 +1,154 @@
+"""Scripted in-memory bots and session helpers for the match, replay and CLI tests.
+
+Each bot is a function ``message -> reply`` run by :class:`arena.transport.InMemoryTransport`
+on a :class:`arena.transport.FakeClock`, so timeouts cost no real time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.match import MatchConfig, run_match
+from arena.results import MatchResult
+from arena.session import BotSession
+from arena.transport import BotExit, BotOutput, Delayed, FakeClock, InMemoryTransport
+
+Bot = Callable[[dict[str, Any]], BotOutput]
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE_BOTS = REPO / "sample_bots"
+HOSTILE_BOTS = REPO / "tests" / "bots"
+
+
+def ready(message: dict[str, Any], name: str) -> dict[str, Any]:
+    """The ``ready`` reply to ``hello``."""
+    return {"type": "ready", "seq": message["seq"], "name": name, "protocol_version": 1}
+
+
+def passive(message: dict[str, Any]) -> dict[str, Any]:
+    """Check when free, else call (a calling station's move)."""
+    action = "CHECK" if "CHECK" in message["legal_actions"] else "CALL"
+    return {"type": "action", "seq": message["seq"], "action": action}
+
+
+def calling_station(message: dict[str, Any]) -> BotOutput:
+    """Checks when it can, calls otherwise; stands pat in a draw."""
+    kind = message["type"]
+    if kind == "hello":
+        return ready(message, "station")
+    if kind == "act":
+        return passive(message)
+    if kind == "draw":
+        return {"type": "discard", "seq": message["seq"], "cards": []}
+    return None
+
+
+def min_raiser(message: dict[str, Any]) -> BotOutput:
+    """Raises the minimum whenever it may, else checks or calls."""
+    if message["type"] == "hello":
+        return ready(message, "raiser")
+    if message["type"] == "act" and "RAISE" in message["legal_actions"]:
+        return {
+            "type": "action",
+            "seq": message["seq"],
+            "action": "RAISE",
+            "amount": message["min_raise_to"],
+        }
+    return calling_station(message)
+
+
+def shover(message: dict[str, Any]) -> BotOutput:
+    """Goes all-in whenever it may (busts someone quickly)."""
+    if message["type"] == "hello":
+        return ready(message, "shover")
+    if message["type"] == "act" and "ALL_IN" in message["legal_actions"]:
+        return {"type": "action", "seq": message["seq"], "action": "ALL_IN"}
+    return calling_station(message)
+
+
+def folder(message: dict[str, Any]) -> BotOutput:
+    """Folds whenever it may, else checks."""
+    if message["type"] == "hello":
+        return ready(message, "folder")
+    if message["type"] == "act":
+        action = "FOLD" if "FOLD" in message["legal_actions"] else "CHECK"
+        return {"type": "action", "seq": message["seq"], "action": action}
+    return None
+
+
+def sleeper(seconds: float) -> Bot:
+    """Answers every ``act`` after ``seconds`` (on the fake clock)."""
+
+    def bot(message: dict[str, Any]) -> BotOutput:
+        if message["type"] == "act":
+            return Delayed(seconds, passive(message))
+        return calling_station(message)
+
+    return bot
+
+
+def garbage(message: dict[str, Any]) -> BotOutput:
+    """Answers every ``act`` with text that is not JSON."""
+    if message["type"] == "act":
+        return b"I fold, I think?\n"
+    return calling_station(message)
+
+
+def crasher(*, on: str = "act", exit_code: int = 3) -> Bot:
+    """Exits when it receives the first message of type ``on`` (each process anew)."""
+
+    def bot(message: dict[str, Any]) -> BotOutput:
+        if message["type"] == on:
+            raise BotExit(exit_code)
+        return calling_station(message)
+
+    return bot
+
+
+def never_ready(message: dict[str, Any]) -> BotOutput:
+    """Never answers ``hello``: a startup failure every time."""
+    return None
+
+
+def sessions(
+    bots: Sequence[Bot],
+    config: MatchConfig,
+    clock: FakeClock,
+) -> list[tuple[str, BotSession]]:
+    """One in-memory session per bot, with the config's limits and policy."""
+
+    def factory(bot: Bot) -> Callable[[], InMemoryTransport]:
+        return lambda: InMemoryTransport(bot, clock=clock)
+
+    out = []
+    for index, bot in enumerate(bots):
+        session = BotSession(
+            factory(bot),
+            player_id=f"p{index}",
+            seat_index=index,
+            clock=clock,
+            limits=config.time_limits(),
+            max_invalid_attempts=config.max_invalid_attempts,
+            check_when_free=config.check_on_timeout,
+            restart_budget=config.restart_budget,
+        )
+        out.append(("", session))
+    return out
+
+
+def play(
+    bots: Sequence[Bot],
+    config: MatchConfig,
+    out_dir: Path | None = None,
+) -> MatchResult:
+    """Run a match between in-memory bots on a fake clock."""
+    clock = FakeClock()
+    return run_match(config, sessions(bots, config, clock), out_dir, clock=clock)
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """Every JSON line of a hand history."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]

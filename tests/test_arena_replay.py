@@ -1,0 +1,188 @@
+"""``arena replay``: a match re-run from its recorded replies comes out identical."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from arena_scripted import (
+    calling_station,
+    crasher,
+    folder,
+    garbage,
+    min_raiser,
+    play,
+    read_records,
+    shover,
+    sleeper,
+)
+
+from arena.hand_log import dumps_line
+from arena.match import MatchConfig, StackPolicy
+from arena.replay import HandCheck, ReplayReport, replay_file
+from engine.schedule import BlindSchedule
+
+Record = dict[str, Any]
+
+
+def _history(tmp_path: Path, config: MatchConfig | None = None, bots: Any = None) -> Path:
+    play(
+        bots or [min_raiser, calling_station, folder],
+        config or MatchConfig(hand_count=6, seed=21),
+        tmp_path,
+    )
+    return tmp_path / "hands.jsonl"
+
+
+def _rewrite(path: Path, change: Callable[[list[Record]], None]) -> None:
+    records = read_records(path)
+    change(records)
+    path.write_text("".join(dumps_line(record) for record in records), encoding="utf-8")
+
+
+def _bot_decision(records: list[Record], *, hand_index: int = 0, action: str = "RAISE") -> Record:
+    hands = [r for r in records if r["type"] == "hand"]
+    return next(
+        d
+        for d in hands[hand_index]["decisions"]
+        if d["by"] == "bot" and d["action"]["action"] == action
+    )
+
+
+def test_replay_of_an_untouched_history_is_identical(tmp_path: Path) -> None:
+    report = replay_file(_history(tmp_path))
+    assert report.is_ok, report.format()
+    assert [check.hand_number for check in report.checks] == [1, 2, 3, 4, 5, 6]
+    assert "6 hands replayed, 0 mismatched: identical" in report.format()
+    assert "hand 3: OK" in report.format(verbose=True)
+    assert "hand 3" not in report.format(verbose=False)
+
+
+def test_replay_reproduces_faults_timeouts_and_restarts(tmp_path: Path) -> None:
+    config = MatchConfig(hand_count=5, seed=2, decision_timeout_s=0.5, restart_budget=1)
+    bots = [garbage, sleeper(1.0), crasher(on="act"), min_raiser]
+    report = replay_file(_history(tmp_path, config, bots))
+    assert report.is_ok, report.format()
+
+
+def test_replay_applies_check_on_timeout_as_the_match_did(tmp_path: Path) -> None:
+    config = MatchConfig(hand_count=4, seed=3, decision_timeout_s=0.5, check_on_timeout=True)
+    report = replay_file(_history(tmp_path, config, [calling_station, sleeper(1.0)]))
+    assert report.is_ok, report.format()
+
+
+def test_replay_of_a_freezeout_with_a_schedule(tmp_path: Path) -> None:
+    config = MatchConfig(
+        hand_count=None,
+        seed=5,
+        starting_stack=60,
+        stack_policy=StackPolicy.FREEZEOUT,
+        schedule=BlindSchedule.doubling(1, 2, every_hands=3),
+    )
+    report = replay_file(_history(tmp_path, config, [shover, calling_station, min_raiser]))
+    assert report.is_ok, report.format()
+
+
+def test_a_tampered_reply_is_reported_as_a_mismatch_of_that_hand_only(tmp_path: Path) -> None:
+    path = _history(tmp_path)
+
+    def raise_more(records: list[Record]) -> None:
+        decision = _bot_decision(records)
+        decision["replies"][-1]["amount"] += 2
+
+    _rewrite(path, raise_more)
+    report = replay_file(path)
+    assert not report.is_ok
+    first = report.checks[0]
+    assert (first.hand_number, first.is_ok) == (1, False)
+    assert "/decisions/" in first.reason and "/action/amount" in first.reason
+    assert all(check.is_ok for check in report.checks[1:])  # stacks reset: only hand 1
+    assert "1 mismatched: NOT identical" in report.format(verbose=False)
+
+
+def test_a_reply_that_is_now_illegal_is_reported(tmp_path: Path) -> None:
+    path = _history(tmp_path)
+
+    def raise_too_little(records: list[Record]) -> None:
+        _bot_decision(records)["replies"][-1]["amount"] = 1
+
+    _rewrite(path, raise_too_little)
+    report = replay_file(path)
+    assert "rejected now: raise_below_minimum" in report.checks[0].reason
+
+
+def test_a_tampered_deck_is_reported(tmp_path: Path) -> None:
+    path = _history(tmp_path)
+
+    def swap_cards(records: list[Record]) -> None:
+        deck = records[2]["history"]["deck"]
+        deck[0], deck[1] = deck[1], deck[0]
+
+    _rewrite(path, swap_cards)
+    report = replay_file(path)
+    assert not report.checks[1].is_ok and "/history/deck/0" in report.checks[1].reason
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda d: d.update(replies=[]), "a bot decision without any reply"),
+        (lambda d: d["replies"][-1].pop("seq"), "the decisive reply has no seq"),
+        (lambda d: d.update(by="magic"), "unexpected decision kind 'magic'"),
+        (lambda d: d.update(seat_index=9), "the record has seat 9's"),
+    ],
+)
+def test_broken_decision_records_are_reported(
+    tmp_path: Path, change: Callable[[Record], None], reason: str
+) -> None:
+    path = _history(tmp_path)
+    _rewrite(path, lambda records: change(_bot_decision(records)))
+    report = replay_file(path)
+    assert reason in report.checks[0].reason
+
+
+def test_missing_decisions_are_reported(tmp_path: Path) -> None:
+    path = _history(tmp_path)
+
+    def drop_last(records: list[Record]) -> None:
+        records[1]["decisions"].pop()
+
+    _rewrite(path, drop_last)
+    report = replay_file(path)
+    assert "was not recorded" in report.checks[0].reason
+
+
+def test_an_interrupted_match_is_replayed_as_far_as_it_went(tmp_path: Path) -> None:
+    path = _history(tmp_path)
+
+    def cut_after_hand_3(records: list[Record]) -> None:
+        del records[4:]  # header and hands 1-3; no match_end
+
+    _rewrite(path, cut_after_hand_3)
+    report = replay_file(path)
+    assert report.is_ok, report.format()
+    assert len(report.checks) == 3
+    assert "did not finish" in report.format()
+
+
+def test_hands_missing_or_extra_and_changed_standings_are_reported(tmp_path: Path) -> None:
+    path = _history(tmp_path)
+
+    def mangle(records: list[Record]) -> None:
+        records[3]["hand_number"] = 99  # hand 3 is "missing", hand 99 is extra
+        records[-1]["standings"][0]["chips"] += 1
+
+    _rewrite(path, mangle)
+    report = replay_file(path)
+    assert not report.is_ok
+    assert report.checks[2] == HandCheck(3, False, "the hand is not in the history")
+    text = report.format(verbose=False)
+    assert "the replay did not deal: 99" in text
+    assert "match_end standings differ" in text
+
+
+def test_report_without_hands() -> None:
+    report = ReplayReport(path="x", match_id="m", checks=())
+    assert report.is_ok and report.mismatch_count == 0

@@ -1,0 +1,265 @@
+"""The ``arena`` command line, in-process through ``main(argv)`` and once as a real program."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from arena_scripted import (
+    HOSTILE_BOTS,
+    SAMPLE_BOTS,
+    calling_station,
+    min_raiser,
+    play,
+)
+
+from arena import cli
+from arena.cli import main, parse_duration, parse_schedule
+from arena.match import MatchConfig
+from engine.schedule import BlindLevel, ScheduleError
+
+STATION = str(SAMPLE_BOTS / "python_calling_station" / "bot.toml")
+STRENGTH = str(SAMPLE_BOTS / "python_hand_strength" / "bot.toml")
+
+
+def _exit_code(argv: list[str]) -> int:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    code = info.value.code
+    assert isinstance(code, int)
+    return code
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["match", STATION, STATION, "--hands", "x"], "argument --hands: 'x' is not a whole"),
+        (["match", STATION, STATION, "--hands", "0"], "'0' must be at least 1"),
+        (["match", STATION, STATION, "--stack", "-5"], "'-5' must be at least 1"),
+        (["match", STATION, STATION, "--ante", "-1"], "'-1' must not be negative"),
+        (["match", STATION, STATION, "--seed", "abc"], "'abc' is not an integer seed"),
+        (["match", STATION, STATION, "--decision-timeout", "soon"], "'soon' is not a duration"),
+        (["match", STATION, STATION, "--time-bank=-1s"], "'-1s' is not a duration"),
+        (["match", STATION, STATION, "--startup-timeout", "0"], "'0' must be a positive"),
+        (["match", STATION, STATION, "--variant", "omaha"], "invalid choice: 'omaha'"),
+        (["match", STATION, STATION, "--log-level", "loud"], "invalid choice: 'loud'"),
+        (["match", STATION, STATION, "--small-blind", "5"], "small_blind 5 is larger than big"),
+        (["match", STATION, STATION, "--schedule", "1/2"], "schedule '1/2' has no '@PERIOD'"),
+        (["match", STATION, STATION, "--schedule", "1-2@5"], "level '1-2' is not SB/BB"),
+        (["match", STATION, STATION, "--schedule", "1/2@x"], "period 'x' is not a positive"),
+        (["match", STATION, STATION, "--schedule", "2/4,1/2@5"], "does not increase"),
+        (["match", STATION, "nowhere/bot.toml"], "nowhere/bot.toml: cannot read the manifest"),
+        (["match", STATION], "a match needs 2 to 10 manifests, got 1"),
+        (["match", *[STATION] * 11], "a match needs 2 to 10 manifests, got 11"),
+        (["replay", "missing.jsonl"], "cannot replay 'missing.jsonl'"),
+        (["check-bot", "missing.toml"], "manifest 'missing.toml' is not a file"),
+        (["dance"], "invalid choice: 'dance'"),
+    ],
+)
+def test_bad_arguments_exit_2_naming_the_bad_value(
+    argv: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _exit_code(argv) == 2
+    err = capsys.readouterr().err
+    assert named in err
+    assert "Traceback" not in err
+    assert err.splitlines()[0].startswith("usage: arena")
+
+
+def test_a_bad_manifest_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bot.toml"
+    bad.write_text('name = "x"\ncommand = "python bot.py"\n')
+    assert _exit_code(["match", STATION, str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: key 'command'" in err and "not the string 'python bot.py'" in err
+
+
+def test_parse_duration_units() -> None:
+    assert parse_duration("1.5s") == 1.5
+    assert parse_duration("20ms") == pytest.approx(0.02)
+    with pytest.raises(ValueError, match="'0ms' must be a positive duration"):
+        parse_duration("0ms")
+
+
+def test_parse_schedule_forms(tmp_path: Path) -> None:
+    minutes = parse_schedule("1/2,2/4@10m", small_blind=1, big_blind=2, ante=0)
+    assert minutes.every_seconds == 600.0
+    hands = parse_schedule("1/2,2/4/1@25hands", small_blind=1, big_blind=2, ante=0)
+    assert hands.every_hands == 25 and hands.levels[1] == BlindLevel(2, 4, 1)
+    doubling = parse_schedule("double@90s", small_blind=5, big_blind=10, ante=1)
+    assert doubling.keeps_doubling and doubling.level(1) == BlindLevel(10, 20, 2)
+    path = tmp_path / "schedule.json"
+    path.write_text(json.dumps(hands.to_dict()))
+    assert parse_schedule(str(path), small_blind=1, big_blind=2, ante=0) == hands
+    path.write_text("[1]")
+    with pytest.raises(ValueError, match="does not hold a JSON object"):
+        parse_schedule(str(path), small_blind=1, big_blind=2, ante=0)
+    with pytest.raises(ValueError, match=r"cannot read schedule file 'none\.json'"):
+        parse_schedule("none.json", small_blind=1, big_blind=2, ante=0)
+    path.write_text('{"levels": 3}')
+    with pytest.raises(ScheduleError):
+        parse_schedule(str(path), small_blind=1, big_blind=2, ante=0)
+
+
+def test_replay_command_reports_ok_and_mismatch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    play([min_raiser, calling_station], MatchConfig(hand_count=4, seed=6), tmp_path)
+    history = tmp_path / "hands.jsonl"
+    assert main(["replay", str(history)]) == 0
+    out = capsys.readouterr().out
+    assert "hand 4: OK" in out and "identical" in out
+    text = history.read_text()
+    history.write_text(
+        text.replace('"seat_index":0,"player_id":"p0"', '"seat_index":1,"player_id":"p0"', 1)
+    )
+    assert main(["replay", "--quiet", str(history)]) == 1
+    out = capsys.readouterr().out
+    assert "MISMATCH" in out and "NOT identical" in out
+    history.write_text('{"type": "match", "format": 1}\n')
+    assert _exit_code(["replay", str(history)]) == 2
+    assert "cannot replay" in capsys.readouterr().err
+
+
+def test_match_command_plays_and_writes_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = tmp_path / "run"
+    log_file = tmp_path / "match.log"
+    argv = ["match", STATION, STRENGTH, "--hands", "6", "--seed", "3", "--out", str(out_dir)]
+    argv += ["--log-level", "info", "--log-file", str(log_file), "--decision-timeout", "2s"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "python calling station" in captured.out and "bb/100" in captured.out
+    assert "hand 6/6 (100%)" in captured.err  # plain progress lines: stderr is not a TTY
+    results = json.loads((out_dir / "results.json").read_text())
+    assert results["hands_played"] == 6 and results["seed"] == 3
+    assert sum(player["chips_won"] for player in results["players"]) == 0
+    assert "HAND_START | Hand: 1, Players: 2" in log_file.read_text()
+
+
+def test_match_command_freezeout_with_schedule_and_default_out_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    argv = ["match", STATION, STATION, "--freezeout", "--stack", "20", "--schedule", "double@2"]
+    assert main([*argv, "--no-progress", "--seed", "8", "--log-level", "off"]) == 0
+    out = capsys.readouterr().out
+    assert "freezeout" in out
+    (run,) = (tmp_path / "runs").iterdir()
+    assert run.name.startswith("seed8-")
+    assert json.loads((run / "results.json").read_text())["ended_reason"] == "one_player_left"
+
+
+def test_no_reset_match_without_seed_picks_and_records_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["match", STATION, STATION, "--no-reset", "--hands", "2", "--no-progress"]
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["mode"] == "carry" and isinstance(results["seed"], int)
+
+
+def test_a_bot_whose_build_fails_still_lets_the_match_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot_dir = tmp_path / "bot"
+    bot_dir.mkdir()
+    (bot_dir / "bot.toml").write_text(
+        'name = "broken"\ncommand = ["./missing"]\nbuild = ["false"]\n',
+    )
+    argv = ["match", STATION, str(bot_dir / "bot.toml"), "--hands", "2", "--no-progress"]
+    assert main([*argv, "--out", str(tmp_path / "run"), "--log-level", "off"]) == 0
+    out = capsys.readouterr().out
+    assert "note: building 'broken'" in out
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert results["players"][1]["faults"]["counts"]["startup_failure"] >= 1
+
+
+def test_check_bot_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check-bot", STATION]) == 0
+    out = capsys.readouterr().out
+    assert "PASS  handshake" in out and "result: PASSED" in out
+    garbage = str(HOSTILE_BOTS / "garbage" / "bot.toml")
+    assert main(["check-bot", garbage, "--decision-timeout", "300ms"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  first_decision" in out and "result: FAILED" in out
+
+
+def test_demo_skips_bots_whose_tools_are_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real_which = shutil.which
+    monkeypatch.setattr(
+        shutil, "which", lambda name: None if name in ("node", "make") else real_which(name)
+    )
+    argv = ["demo", "--hands", "3", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "note: skipping 'js tight'" in out and "'node' is not installed" in out
+    assert "note: skipping 'c pairs'" in out
+    assert "demo: 3 starter bots, 3 hands, seed 2024" in out
+
+
+def test_demo_skips_a_bot_whose_build_fails_and_needs_two_bots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "bot.toml").write_text('name = "bad"\ncommand = ["./x"]\nbuild = ["false"]\n')
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bot.toml").write_text("name = \n")
+    monkeypatch.setattr(
+        cli, "sample_bot_manifests", lambda: [bad / "bot.toml", broken / "bot.toml"]
+    )
+    assert main(["demo", "--out", str(tmp_path / "run")]) == 1
+    out = capsys.readouterr().out
+    assert "its build failed" in out and f"skipping {broken / 'bot.toml'}" in out
+    assert "only 0 starter bot(s) can run here" in out
+
+
+def test_sample_bot_manifests_lists_every_starter_bot() -> None:
+    names = [path.parent.name for path in cli.sample_bot_manifests()]
+    assert {"python_random", "python_calling_station", "js_tight", "c"} <= set(names)
+
+
+def test_the_installed_arena_program_runs_and_rejects_bad_flags(tmp_path: Path) -> None:
+    program = Path(sys.executable).parent / "arena"
+    if not program.exists():
+        pytest.skip("the arena entry point is not installed in this environment")
+    argv = [str(program), "match", STATION, STATION, "--hands", "2", "--seed", "1"]
+    done = subprocess.run(
+        [*argv, "--out", str(tmp_path), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "hand history:" in done.stdout
+    bad = subprocess.run(
+        [str(program), "match", STATION, STATION, "--hands", "many"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert bad.returncode == 2
+    assert "'many' is not a whole number" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_ctrl_c_stops_the_match_and_says_where_the_hands_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "run_match", interrupted)
+    argv = ["match", STATION, STATION, "--hands", "2", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 130
+    assert f"interrupted: the hands played so far are in {tmp_path}" in capsys.readouterr().out
