@@ -150,3 +150,14 @@ class LegalActions:
     def all_in_to(self) -> int:
         """The round total this player reaches by going all-in."""
         return self.committed + self.stack
+
+    @property
+    def can_all_in(self) -> bool:
+        """True when ``AllIn`` is legal now: a call for the whole stack, or a bet or raise
+        when the structure allows the whole stack (never above a pot-limit maximum)."""
+        if self.can_draw or self.stack <= 0:
+            return False
+        total = self.committed + self.stack
+        if total <= self.current_bet:
+            return self.can_call
+        return self.can_raise and self.max_raise_to == total

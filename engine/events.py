@@ -1,0 +1,261 @@
+"""Events: past-tense facts that every change of a hand returns and keeps (seed 001).
+
+Each event is a frozen, slotted dataclass with ``to_dict()`` giving plain JSON
+(``{"type": "blind_posted", ...}``; cards as text such as ``"As"``). Private events
+(``HoleCardsDealt``, ``CardsDrawn``) carry their owner in ``seat_index`` and name their
+secret fields in ``private_fields``; :func:`public_dict` (from ``engine.redaction``, the
+one place where redaction happens) blanks them for everyone else.
+
+>>> BlindPosted(seat_index=2, blind="big_blind", amount=10, is_all_in=False).to_dict()
+{'type': 'blind_posted', 'seat_index': 2, 'blind': 'big_blind', 'amount': 10, 'is_all_in': False}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from enum import Enum
+from typing import Any, ClassVar
+
+from engine.actions import ActionKind
+from engine.cards import Card
+from engine.phases import Phase
+from engine.redaction import public_dict
+
+__all__ = [
+    "ActionTaken",
+    "AntePosted",
+    "BettingRoundComplete",
+    "BlindPosted",
+    "CardsDrawn",
+    "Event",
+    "HandEnded",
+    "HandMucked",
+    "HandShown",
+    "HandStarted",
+    "HandVoided",
+    "HoleCardsDealt",
+    "PotAwarded",
+    "ShowdownResolved",
+    "StreetDealt",
+    "UncalledBetReturned",
+    "public_dict",
+]
+
+
+def _plain(value: Any) -> Any:
+    """Convert cards, enums and tuples to JSON-ready values."""
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return [_plain(item) for item in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of all events; ``type`` is the snake_case name used in ``to_dict()``."""
+
+    type: ClassVar[str] = "event"
+    private_fields: ClassVar[tuple[str, ...]] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form with a ``type`` key."""
+        data: dict[str, Any] = {"type": self.type}
+        for item in fields(self):
+            data[item.name] = _plain(getattr(self, item.name))
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class HandStarted(Event):
+    """A hand began: who is dealt in, where the button and the blinds are."""
+
+    type: ClassVar[str] = "hand_started"
+    hand_number: int
+    variant: str
+    structure: str
+    small_blind: int
+    big_blind: int
+    ante: int
+    button_index: int
+    small_blind_index: int | None
+    big_blind_index: int | None
+    seats: tuple[tuple[int, str, int], ...]  # (seat_index, player_id, stack) dealt in
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain form; ``seats`` as a list of objects."""
+        data = Event.to_dict(self)
+        data["seats"] = [{"seat_index": s, "player_id": p, "stack": st} for s, p, st in self.seats]
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class AntePosted(Event):
+    """A player posted an ante (all-in for less when the stack was shorter)."""
+
+    type: ClassVar[str] = "ante_posted"
+    seat_index: int
+    amount: int
+    is_all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BlindPosted(Event):
+    """A player posted the ``small_blind`` or ``big_blind`` (all-in for less if short)."""
+
+    type: ClassVar[str] = "blind_posted"
+    seat_index: int
+    blind: str
+    amount: int
+    is_all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HoleCardsDealt(Event):
+    """Private: ``seat_index`` received these hole cards."""
+
+    type: ClassVar[str] = "hole_cards_dealt"
+    private_fields: ClassVar[tuple[str, ...]] = ("cards",)
+    seat_index: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StreetDealt(Event):
+    """Community cards were dealt (after a burn card); ``board`` is the whole board now."""
+
+    type: ClassVar[str] = "street_dealt"
+    phase: Phase
+    cards: tuple[Card, ...]
+    board: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ActionTaken(Event):
+    """A player acted. ``kind`` is what the action amounted to (FOLD, CHECK, CALL, RAISE).
+
+    ``amount`` is the chips this action added, ``total`` the player's commitment on this
+    betting round afterwards. ``is_bet`` marks the first bet of a round, ``is_raise`` a
+    raise of an earlier bet, ``is_all_in`` that the stack is now empty (a call, bet or raise
+    for the whole stack). ``is_full_raise`` is false for an all-in bet or raise smaller than a
+    full one, which does not reopen the betting (WSOP Rule 96).
+    """
+
+    type: ClassVar[str] = "action_taken"
+    seat_index: int
+    phase: Phase
+    kind: ActionKind
+    amount: int
+    total: int
+    is_bet: bool
+    is_raise: bool
+    is_call: bool
+    is_all_in: bool
+    is_full_raise: bool
+
+
+@dataclass(frozen=True, slots=True)
+class UncalledBetReturned(Event):
+    """The part of a bet nobody called went back to the bettor."""
+
+    type: ClassVar[str] = "uncalled_bet_returned"
+    seat_index: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class BettingRoundComplete(Event):
+    """A betting round ended; ``pot_total`` is everything committed in the hand so far."""
+
+    type: ClassVar[str] = "betting_round_complete"
+    phase: Phase
+    pot_total: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardsDrawn(Event):
+    """Five-card draw: a player discarded and drew. The count is public, the cards private."""
+
+    type: ClassVar[str] = "cards_drawn"
+    private_fields: ClassVar[tuple[str, ...]] = ("discarded", "drawn")
+    seat_index: int
+    discard_count: int
+    discarded: tuple[Card, ...]
+    drawn: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandShown(Event):
+    """A player's hole cards were shown at showdown."""
+
+    type: ClassVar[str] = "hand_shown"
+    seat_index: int
+    cards: tuple[Card, ...]
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandMucked(Event):
+    """A player's hand could not win and was mucked unseen."""
+
+    type: ClassVar[str] = "hand_mucked"
+    seat_index: int
+
+
+@dataclass(frozen=True, slots=True)
+class PotAwarded(Event):
+    """A pot (0 = main) went to ``shares`` ((seat_index, chips), odd chip first)."""
+
+    type: ClassVar[str] = "pot_awarded"
+    pot_index: int
+    amount: int
+    eligible_seat_indexes: tuple[int, ...]
+    shares: tuple[tuple[int, int], ...]
+    description: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain form; ``shares`` as a list of objects."""
+        data = Event.to_dict(self)
+        data["shares"] = [{"seat_index": s, "amount": a} for s, a in self.shares]
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class ShowdownResolved(Event):
+    """Winners are known (also when everyone else folded: then ``is_showdown`` is false)."""
+
+    type: ClassVar[str] = "showdown_resolved"
+    winner_seat_indexes: tuple[int, ...]
+    is_showdown: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HandVoided(Event):
+    """The hand was aborted (seed 002: "hand void, pots returned"); refunds per seat."""
+
+    type: ClassVar[str] = "hand_voided"
+    reason: str
+    refunds: tuple[tuple[int, int], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain form; ``refunds`` as a list of objects."""
+        data = Event.to_dict(self)
+        data["refunds"] = [{"seat_index": s, "amount": a} for s, a in self.refunds]
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnded(Event):
+    """The hand is over: ``reason`` is ``FOLD``, ``SHOWDOWN`` or ``VOID``."""
+
+    type: ClassVar[str] = "hand_ended"
+    reason: str
+    final_stacks: tuple[tuple[int, int], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain form; ``final_stacks`` as a list of objects."""
+        data = Event.to_dict(self)
+        data["final_stacks"] = [{"seat_index": s, "stack": a} for s, a in self.final_stacks]
+        return data

@@ -1,0 +1,130 @@
+"""Showdown: who shows, who mucks, and who wins each pot.
+
+Rules applied here:
+
+* Showdown order: the last player to bet or raise on the final betting round shows first;
+  if nobody did (or no betting round was possible on the last street), the first player
+  still in the hand left of the button shows first; then clockwise (TDA Rule 16).
+* Mucking: a player whose hand is beaten, in every pot they are eligible for, by a hand
+  already shown mucks it unseen (the engine decides for them, since it can never help them
+  to show). A player who is all-in always shows (TDA Rule 16: all hands are tabled when a
+  player is all-in). The first player to show always shows.
+* Each pot is won by the best hand among the players eligible for it (seed 000); a tie
+  splits it evenly and the odd chip goes to the first winner clockwise from the button,
+  pot by pot (TDA Rule 18 for flop games).
+* Ranks come from ``engine.evaluator.rank_class`` (lower is better); a description only
+  for hands that are shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from engine.cards import Card
+from engine.evaluator import evaluate, rank_class
+from engine.pots import Pot, build_pots, split_pot
+
+__all__ = ["PotOutcome", "ShowdownOutcome", "describe", "resolve_showdown"]
+
+# A hand's description ("two pair, kings and nines") depends only on its class number, so
+# each of the 7,462 descriptions is worked out once (evaluate() is far slower than
+# rank_class(), and the arena plays many hands).
+_DESCRIPTIONS: dict[int, str] = {}
+
+
+def describe(cards: Sequence[Card], class_number: int) -> str:
+    """The description of ``cards``, whose class number is ``class_number`` (cached)."""
+    description = _DESCRIPTIONS.get(class_number)
+    if description is None:
+        description = evaluate(cards).description
+        _DESCRIPTIONS[class_number] = description
+    return description
+
+
+@dataclass(frozen=True, slots=True)
+class PotOutcome:
+    """One pot's winners (positions, odd chip first) and their shares."""
+
+    pot: Pot
+    shares: tuple[tuple[int, int], ...]
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class ShowdownOutcome:
+    """The showdown in order: (position, cards shown or None if mucked, description),
+    and the pots."""
+
+    reveals: tuple[tuple[int, tuple[Card, ...] | None, str], ...]
+    pots: tuple[PotOutcome, ...]
+
+
+def resolve_showdown(
+    *,
+    holes: Sequence[Sequence[Card]],
+    board: Sequence[Card],
+    contributions: Sequence[int],
+    live: Sequence[bool],
+    all_in: Sequence[bool],
+    button: int,
+    first_to_show: int | None,
+    rank: Callable[[Sequence[int]], int] = rank_class,
+) -> ShowdownOutcome:
+    """Resolve a showdown among the ``live`` positions (indexes into every sequence).
+
+    ``button`` is the position whose left neighbour gets the odd chip first and, when
+    ``first_to_show`` is None, shows first.
+    """
+    count = len(live)
+    ranks: dict[int, int] = {}
+    board_list = list(board)
+    for position in range(count):
+        if live[position]:
+            ranks[position] = rank([*holes[position], *board_list])
+    # Clockwise from the player left of the button.
+    clockwise = [(button + 1 + step) % count for step in range(count)]
+    in_order = [p for p in clockwise if live[p]]
+    pots = build_pots(contributions, live)
+
+    start = first_to_show if first_to_show is not None else in_order[0]
+    offset = in_order.index(start)
+    show_order = in_order[offset:] + in_order[:offset]
+    eligible_sets = [frozenset(pot.eligible) for pot in pots]
+    # The best (lowest) rank shown so far among each pot's eligible players.
+    best_shown: list[int | None] = [None] * len(pots)
+    reveals: list[tuple[int, tuple[Card, ...] | None, str]] = []
+    descriptions: dict[int, str] = {}
+    for position in show_order:
+        own = ranks[position]
+        # All-in hands are always tabled; the first hand is shown; any other is shown
+        # only while it can still win or tie a pot it is eligible for.
+        must_show = all_in[position] or not reveals
+        if not must_show:
+            for number, members in enumerate(eligible_sets):
+                if position in members:
+                    best = best_shown[number]
+                    if best is None or own <= best:
+                        must_show = True
+                        break
+        if must_show:
+            for number, members in enumerate(eligible_sets):
+                if position in members:
+                    best = best_shown[number]
+                    if best is None or own < best:
+                        best_shown[number] = own
+            cards = tuple(holes[position])
+            description = describe([*cards, *board_list], own)
+            descriptions[position] = description
+            reveals.append((position, cards, description))
+        else:
+            reveals.append((position, None, ""))
+
+    outcomes = []
+    for pot in pots:
+        best = min(ranks[p] for p in pot.eligible)
+        winners = [p for p in in_order if p in pot.eligible and ranks[p] == best]
+        shares = tuple(split_pot(pot.amount, winners))
+        description = descriptions.get(winners[0], "")
+        outcomes.append(PotOutcome(pot, shares, description))
+    return ShowdownOutcome(tuple(reveals), tuple(outcomes))

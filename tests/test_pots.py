@@ -1,0 +1,81 @@
+"""Main and side pots from contributions; odd chips."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.pots import Pot, build_pots, split_pot
+
+
+def test_seed_000_side_pot_example() -> None:
+    # A is all-in for 100, B and C bet 200 each.
+    assert build_pots([100, 200, 200], [True, True, True]) == [
+        Pot(300, (0, 1, 2)),
+        Pot(200, (1, 2)),
+    ]
+
+
+def test_folded_players_chips_stay_in_the_pots_they_reached() -> None:
+    # X folded after putting in 70; Y is all-in for 50; Z put in 100.
+    assert build_pots([70, 50, 100], [False, True, True]) == [
+        Pot(150, (1, 2)),
+        Pot(70, (2,)),
+    ]
+
+
+def test_each_pot_is_won_only_by_players_who_contributed_to_it() -> None:
+    pots = build_pots([10, 20, 30, 30], [True, True, True, True])
+    assert [(p.amount, p.eligible) for p in pots] == [
+        (40, (0, 1, 2, 3)),
+        (30, (1, 2, 3)),
+        (20, (2, 3)),
+    ]
+
+
+def test_chips_above_the_top_live_contribution_join_the_top_pot() -> None:
+    assert build_pots([50, 80], [True, False]) == [Pot(130, (0,))]
+
+
+def test_during_a_round_only_all_in_players_split_the_pot() -> None:
+    contributions = [10, 4, 30]
+    live = [True, True, True]
+    assert build_pots(contributions, live, [False, True, False]) == [
+        Pot(12, (0, 1, 2)),
+        Pot(32, (0, 2)),
+    ]
+    assert build_pots([0, 0], [True, True], [False, False]) == []
+
+
+def test_split_pot_odd_chips_go_to_the_first_winners_in_order() -> None:
+    assert split_pot(10, [5, 1, 3]) == [(5, 4), (1, 3), (3, 3)]
+    assert split_pot(9, [2, 0]) == [(2, 5), (0, 4)]
+    assert split_pot(8, [4]) == [(4, 8)]
+
+
+@given(
+    st.lists(st.integers(0, 500), min_size=2, max_size=10),
+    st.lists(st.booleans(), min_size=10, max_size=10),
+)
+def test_pots_hold_every_chip_and_never_repeat_the_same_players(
+    contributions: list[int],
+    alive: list[bool],
+) -> None:
+    live = alive[: len(contributions)]
+    live[0] = True
+    pots = build_pots(contributions, live)
+    if any(c > 0 for c, a in zip(contributions, live, strict=True) if a):
+        assert sum(p.amount for p in pots) == sum(contributions)
+    for before, after in itertools.pairwise(pots):
+        assert set(after.eligible) < set(before.eligible)
+    for pot in pots:
+        assert all(live[i] for i in pot.eligible)
+
+
+@given(st.integers(0, 10_000), st.integers(1, 10))
+def test_split_pot_shares_add_up_and_differ_by_at_most_one(amount: int, count: int) -> None:
+    shares = [chips for _, chips in split_pot(amount, list(range(count)))]
+    assert sum(shares) == amount and max(shares) - min(shares) <= 1
+    assert shares == sorted(shares, reverse=True)
