@@ -39,9 +39,18 @@ def _below(rng: random.Random, bound: int) -> int:
 
 
 def shuffle_in_place(items: list[Card], rng: random.Random) -> None:
-    """Fisher-Yates shuffle of ``items`` driven only by ``rng``."""
+    """Fisher-Yates shuffle of ``items`` driven only by ``rng``.
+
+    The rejection loop of :func:`_below` is inlined: shuffling is on the dealer's hot path
+    (one shuffle per hand), and this keeps exactly the same bit stream, hence the same order.
+    """
+    getrandbits = rng.getrandbits
     for i in range(len(items) - 1, 0, -1):
-        j = _below(rng, i + 1)
+        bound = i + 1
+        bits = bound.bit_length()
+        j = getrandbits(bits)
+        while j >= bound:
+            j = getrandbits(bits)
         items[i], items[j] = items[j], items[i]
 
 
@@ -62,7 +71,12 @@ class Deck:
         """A full 52-card deck in the order given by ``rng``."""
         cards = list(FULL_DECK)
         shuffle_in_place(cards, rng)
-        return cls(cards)
+        # A permutation of FULL_DECK cannot hold duplicates: skip the check in __init__.
+        deck = cls.__new__(cls)
+        deck._cards = cards
+        deck._position = 0
+        deck._burned = []
+        return deck
 
     @classmethod
     def stacked(cls, top: str | Iterable[str | Card], *, fill: bool = True) -> Deck:
