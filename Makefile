@@ -29,7 +29,7 @@ demo: $(STAMP)
 	$(BIN)/arena demo
 
 bench: $(STAMP)
-	$(BIN)/python bench/bench_evaluator.py
+	for b in bench/bench_*.py; do $(BIN)/python $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) build *.egg-info .coverage
