@@ -7,20 +7,38 @@ applied here:
   arena does not reach it and the whole process group can be killed at once;
 * its stderr is drained all the time by a thread, into a :class:`CappedLog` (head and tail
   kept, the rest counted), so a chatty bot never blocks on a full pipe;
-* its stdout is read by one thread through :class:`protocol.framing.LineReader`: a line
-  over ``max_line_bytes`` is the bot's fault, and at most ``max_pending_bytes`` of unread
-  lines are held (the budget of one turn), further lines are dropped and counted;
-* input is written by a thread, so a bot that stops reading cannot block the arena;
 * every wait has a deadline, and how the process ended becomes a readable error
   (``exit code 3``, ``killed by signal 11 (SIGSEGV)``).
 
-At the end, :meth:`ProcessTransport.close` closes the bot's stdin, waits ``grace_s`` for it
-to exit, then kills its process group and every descendant psutil can see. Until that kill
-the exited leader is not reaped (``waitid(WNOWAIT)``), so its pid, which is also the group
-id, cannot have been reused by an unrelated process when the group is killed. A descendant
-that left the group (``setsid``) and was orphaned when the bot exited is no descendant
-any more; it is found by the environment variable :data:`TOKEN_VARIABLE`, which every
-bot process gets with a value of its own and its children inherit.
+Theory of operation of the two conversation pipes. Both are non-blocking and both are
+served by the thread that calls :meth:`~ProcessTransport.send` and
+:meth:`~ProcessTransport.read_line` (the match loop), so a decision costs no hand-off
+between threads, only a ``write``, a ``poll`` and a ``read``:
+
+* stdout is read only when the arena wants a line: ``poll`` with the time left until the
+  deadline, then one ``os.read`` of at most 64 KiB into a
+  :class:`protocol.framing.LineReader`. A line over ``max_line_bytes`` is the bot's fault.
+  At most ``max_pending_bytes`` of complete lines are held unread (the budget of one turn);
+  further lines of the same read are dropped and counted. Output the arena has not read
+  yet stays in the pipe: a bot that writes faster than the arena reads waits on its full
+  pipe, and the arena's memory stays bounded whatever the bot writes.
+* stdin takes what the pipe accepts at once; the rest waits in a backlog that is written
+  whenever the arena sends again or waits for output. A bot that stops reading thus never
+  blocks the arena; once more than ``max_input_backlog_bytes`` wait, it counts as gone
+  (:class:`~arena.transport.TransportClosedError`, "stopped reading its input").
+* liveness is asked of the kernel (``waitid``) only when reading meets the end of output,
+  writing meets a closed pipe, or a read finds no line by its deadline (an exited bot whose
+  pipes a descendant keeps open never sends EOF): at most once per decision.
+
+At the end, :meth:`ProcessTransport.close` writes what is left of the backlog and closes
+the bot's stdin, waits ``grace_s`` for it to exit (reading and discarding its output
+meanwhile, so it cannot block on it), then kills its process group and every descendant
+psutil can see. Until that kill the exited leader is not reaped (``waitid(WNOWAIT)``), so
+its pid, which is also the group id, cannot have been reused by an unrelated process when
+the group is killed. A descendant that left the group (``setsid``) and was orphaned when
+the bot exited is no descendant any more; it is found by the environment variable
+:data:`TOKEN_VARIABLE`, which every bot process gets with a value of its own and its
+children inherit.
 
 :func:`measure_startup` times how long a bot takes from ``exec`` to its ``ready``.
 """
@@ -31,13 +49,14 @@ import contextlib
 import enum
 import logging
 import os
-import queue
 import secrets
+import select
 import signal
 import statistics
 import subprocess
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,7 +83,7 @@ __all__ = [
 
 logger = logging.getLogger("arena.bots")
 
-#: Unread stdout held for one bot (one turn's budget); more is dropped and counted.
+#: Unread stdout lines held for one bot (one turn's budget); more is dropped and counted.
 DEFAULT_MAX_PENDING_BYTES = 1024 * 1024
 
 #: Messages not yet taken by a bot that has stopped reading its stdin; beyond this the bot
@@ -77,18 +96,22 @@ TOKEN_VARIABLE = "POKER_ARENA_BOT_TOKEN"
 _CHUNK = 64 * 1024
 _EOF_EXIT_WAIT_S = 0.25  # after end of output, how long to wait for the exit status
 _POLL_S = 0.005
+_MAX_POLL_MS = 3_600_000.0  # one poll waits at most an hour (poll takes a C int of ms)
 
 
 class _Marker(enum.Enum):
     TOO_LONG = "too_long"
-    EOF = "eof"
 
 
 _Item = bytes | _Marker
 
 
 class ProcessTransport:
-    """One running bot process (see the module docstring); use :meth:`start`."""
+    """One running bot process (see the module docstring); use :meth:`start`.
+
+    Not thread-safe: one thread sends and reads (the match loop); only the stderr drain
+    runs on a thread of its own.
+    """
 
     def __init__(
         self,
@@ -102,6 +125,9 @@ class ProcessTransport:
         stderr_cap_bytes: int = DEFAULT_STDERR_CAP_BYTES,
         clock: Clock = time.monotonic,
     ) -> None:
+        stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
+        assert stdin is not None and stdout is not None and stderr is not None, "pipes needed"
+        self._streams = (stdin, stdout, stderr)
         self.process = process
         self.pid = process.pid
         self.token = token
@@ -114,23 +140,32 @@ class ProcessTransport:
         self.stderr_log = CappedLog(stderr_cap_bytes)
         self.max_pending_bytes = max_pending_bytes
         self.max_input_backlog_bytes = max_input_backlog_bytes
+        self._stdin_fd = stdin.fileno()
+        self._stdout_fd = stdout.fileno()
+        # Only this side of each pipe turns non-blocking: the bot's ends are other open
+        # file descriptions and keep their own flags.
+        os.set_blocking(self._stdin_fd, False)
+        os.set_blocking(self._stdout_fd, False)
+        self._poller = select.poll()
+        self._poller.register(self._stdout_fd, select.POLLIN)
+        # stdout: complete lines read and not yet taken (with an over-long line's marker
+        # where it was), their size, and whether the end of output was read.
         self._line_reader = LineReader(max_line_bytes)
-        self._lines: queue.Queue[_Item] = queue.Queue()
-        self._lock = threading.Lock()
-        self._pending_bytes = 0
+        self._lines: deque[_Item] = deque()
+        self._held_bytes = 0
         self._stdout_dropped_bytes = 0
         self._is_eof = False
-        self._inputs: queue.Queue[bytes | None] = queue.Queue()
-        self._input_backlog = 0
-        self._is_stdin_broken = False
+        # stdin: what the pipe did not take yet. The stdin fd is registered with the poller
+        # exactly while this is not empty.
+        self._backlog: deque[bytes | memoryview] = deque()
+        self._backlog_bytes = 0
+        self._input_failure: str | None = None  # why nothing more can be sent
+        self._status: int | None = None  # the exit status, once seen (it never changes)
         self._exit_info: ExitInfo | None = None
-        self._threads = [
-            threading.Thread(target=self._read_stdout, name=f"{name}-stdout", daemon=True),
-            threading.Thread(target=self._drain_stderr, name=f"{name}-stderr", daemon=True),
-            threading.Thread(target=self._write_stdin, name=f"{name}-stdin", daemon=True),
-        ]
-        for thread in self._threads:
-            thread.start()
+        self._stderr_thread = threading.Thread(
+            target=self._drain_stderr, name=f"{name}-stderr", daemon=True
+        )
+        self._stderr_thread.start()
 
     @classmethod
     def start(
@@ -207,43 +242,63 @@ class ProcessTransport:
         return self._exit_info is None and self._exit_status() is None
 
     def send(self, data: bytes) -> None:
-        """Queue ``data`` for the writer thread; raise if the bot is known to be gone."""
+        """Write ``data`` as far as the pipe takes it now and keep the rest; never blocks.
+
+        Raises :class:`TransportClosedError` when the bot is known to be gone, has closed
+        its stdin, or has left more than ``max_input_backlog_bytes`` untaken.
+        """
         if self._exit_info is not None:
             raise TransportClosedError(f"bot {self.name!r} was closed")
-        status = self._exit_status()
-        if status is not None:
-            raise self._closed_error("exited", status)
-        if self._is_stdin_broken:
-            raise self._closed_error("closed its stdin", status)
-        with self._lock:
-            if self._input_backlog + len(data) > self.max_input_backlog_bytes:
-                raise TransportClosedError(
-                    f"bot {self.name!r} stopped reading its input "
-                    f"({self._input_backlog} bytes not taken)",
-                )
-            self._input_backlog += len(data)
-        self._inputs.put(data)
+        if self._backlog:
+            self._flush_input()
+        if self._input_failure is not None or self._status is not None:
+            raise self._input_error()
+        rest: bytes | memoryview = data
+        if not self._backlog:
+            try:
+                written = os.write(self._stdin_fd, data)
+            except BlockingIOError:
+                written = 0
+            except OSError:  # EPIPE: the bot closed its stdin or died
+                self._input_broken()
+                raise self._input_error() from None
+            if written == len(data):
+                return
+            rest = memoryview(data)[written:]
+        if self._backlog_bytes + len(rest) > self.max_input_backlog_bytes:
+            self._input_failure = (
+                f"stopped reading its input ({self._backlog_bytes} bytes not taken)"
+            )
+            self._drop_backlog()
+            raise self._input_error()
+        if not self._backlog:
+            self._poller.register(self._stdin_fd, select.POLLOUT)
+        self._backlog.append(rest)
+        self._backlog_bytes += len(rest)
 
     def read_line(self, deadline: float) -> bytes | None:
         """The next line before ``deadline`` (a ``clock`` value), else None."""
-        timeout = deadline - self.clock()
-        try:
-            item = self._lines.get(timeout=timeout) if timeout > 0 else self._lines.get_nowait()
-        except queue.Empty:
-            # An exited bot whose pipes a descendant keeps open never sends EOF.
-            status = self._exit_status()
-            if status is not None:
-                raise self._closed_error("exited", status) from None
-            return None
+        if self._exit_info is not None:
+            raise TransportClosedError(f"bot {self.name!r} was closed")
+        lines = self._lines
+        while not lines:
+            if self._is_eof:
+                # The end of output stays the end: every later read says so again.
+                status = self._wait_exit_status(_EOF_EXIT_WAIT_S)
+                what = "closed its output" if status is None else "exited"
+                raise self._closed_error(what, status)
+            if not self._wait_for_output(deadline):
+                # An exited bot whose pipes a descendant keeps open never sends EOF.
+                status = self._exit_status()
+                if status is not None:
+                    raise self._closed_error("exited", status)
+                return None
+            self._read_output()
+        item = lines.popleft()
         if isinstance(item, bytes):
-            with self._lock:
-                self._pending_bytes -= len(item)
+            self._held_bytes -= len(item)
             return item
-        if item is _Marker.TOO_LONG:
-            raise LineTooLongError(self._line_reader.max_line_bytes)
-        self._lines.put(_Marker.EOF)  # the end of output stays the end
-        status = self._wait_exit_status(_EOF_EXIT_WAIT_S)
-        raise self._closed_error("closed its output" if status is None else "exited", status)
+        raise LineTooLongError(self._line_reader.max_line_bytes)
 
     def close(self, grace_s: float) -> ExitInfo:
         """Close stdin, wait up to ``grace_s`` for the exit, then kill the process tree."""
@@ -252,8 +307,7 @@ class ProcessTransport:
         # Who belongs to the bot, seen while it still runs: its children are orphaned
         # (and no longer its descendants) once it exits.
         descendants = _descendants(self.pid)
-        self._inputs.put(None)  # the writer closes stdin: a polite bot exits on EOF
-        status = self._wait_exit_status(grace_s)
+        status = self._let_exit(time.monotonic() + grace_s)
         is_killed = status is None
         descendants = _unique([*descendants, *_descendants(self.pid), *self._tagged()])
         # The leader is not reaped yet, so its pid is still this group's id.
@@ -261,10 +315,9 @@ class ProcessTransport:
             os.killpg(self.pid, signal.SIGKILL)
         kill_process_tree(self.pid, descendants)
         returncode = self.process.wait()
-        for thread in self._threads:
-            thread.join(timeout=1.0)
-        for stream in (self.process.stdout, self.process.stderr):
-            if stream is not None:
+        self._stderr_thread.join(timeout=1.0)
+        for stream in self._streams:
+            with contextlib.suppress(OSError):
                 stream.close()
         exit_code, signal_number = _split_returncode(returncode)
         self._exit_info = ExitInfo(
@@ -283,48 +336,70 @@ class ProcessTransport:
     @property
     def stdout_dropped_bytes(self) -> int:
         """Bytes of stdout lines dropped because too much output was unread."""
-        with self._lock:
-            return self._stdout_dropped_bytes
+        return self._stdout_dropped_bytes
 
-    # -- threads -------------------------------------------------------------------------
+    @property
+    def input_backlog_bytes(self) -> int:
+        """Bytes sent that the bot has not taken from its stdin yet."""
+        return self._backlog_bytes
 
-    def _read_stdout(self) -> None:
-        stream = self.process.stdout
-        assert stream is not None
-        fd = stream.fileno()
-        data = b"x"
-        while data:
-            try:
-                data = os.read(fd, _CHUNK)
-            except OSError:
-                data = b""
-            self._take(data)
-        self._lines.put(_Marker.EOF)
+    # -- stdout ----------------------------------------------------------------------------
 
-    def _take(self, data: bytes) -> None:
+    def _wait_for_output(self, deadline: float) -> bool:
+        """Wait until stdout can be read (True) or ``deadline`` passes (False).
+
+        Meanwhile the input backlog is written as the bot takes it.
+        """
+        poll = self._poller.poll
+        stdout_fd = self._stdout_fd
+        while True:
+            timeout_ms = min(max(0.0, (deadline - self.clock()) * 1000.0), _MAX_POLL_MS)
+            events = poll(timeout_ms)
+            if not events:
+                if timeout_ms < _MAX_POLL_MS:
+                    return False
+                continue  # pragma: no cover - a deadline over an hour away
+            is_readable = False
+            for fd, _ in events:
+                if fd == stdout_fd:
+                    is_readable = True
+                else:
+                    self._flush_input()
+            if is_readable:
+                return True
+
+    def _read_output(self) -> None:
+        """One read of stdout into the line reader (or the end of output)."""
+        try:
+            data = os.read(self._stdout_fd, _CHUNK)
+        except BlockingIOError:  # pragma: no cover - poll said readable; nothing after all
+            return
+        except OSError:  # pragma: no cover - EIO and the like: no more output
+            data = b""
+        if not data:
+            self._is_eof = True
+            self._poller.unregister(self._stdout_fd)
+            return
         while True:
             try:
                 self._keep(self._line_reader.feed(data))
                 return
             except LineTooLongError as exc:
                 self._keep(exc.lines)
-                self._lines.put(_Marker.TOO_LONG)
+                self._lines.append(_Marker.TOO_LONG)
                 # The reader kept what followed the long line: get it out before more data.
                 data = b""
 
     def _keep(self, lines: list[bytes]) -> None:
         for line in lines:
-            with self._lock:
-                if self._pending_bytes + len(line) > self.max_pending_bytes:
-                    self._stdout_dropped_bytes += len(line) + 1
-                    continue
-                self._pending_bytes += len(line)
-            self._lines.put(line)
+            if self._held_bytes + len(line) > self.max_pending_bytes:
+                self._stdout_dropped_bytes += len(line) + 1
+                continue
+            self._held_bytes += len(line)
+            self._lines.append(line)
 
     def _drain_stderr(self) -> None:
-        stream = self.process.stderr
-        assert stream is not None
-        fd = stream.fileno()
+        fd = self._streams[2].fileno()
         while True:
             try:
                 data = os.read(fd, _CHUNK)
@@ -334,41 +409,102 @@ class ProcessTransport:
                 return
             self.stderr_log.write(data)
 
-    def _write_stdin(self) -> None:
-        stream = self.process.stdin
-        assert stream is not None
-        fd = stream.fileno()
+    # -- stdin -----------------------------------------------------------------------------
+
+    def _flush_input(self) -> None:
+        """Write as much of the backlog as the pipe takes now."""
+        backlog = self._backlog
         try:
-            while (data := self._inputs.get()) is not None:
-                view = memoryview(data)
-                while view:
-                    written = os.write(fd, view)
-                    view = view[written:]
-                with self._lock:
-                    self._input_backlog -= len(data)
+            while backlog:
+                chunk = backlog[0]
+                written = os.write(self._stdin_fd, chunk)
+                self._backlog_bytes -= written
+                if written < len(chunk):
+                    backlog[0] = memoryview(chunk)[written:]
+                    return
+                backlog.popleft()
+        except BlockingIOError:
+            return
         except OSError:  # EPIPE: the bot closed its stdin or died
-            self._is_stdin_broken = True
-        finally:
-            with contextlib.suppress(OSError):
-                stream.close()
+            self._input_broken()
+            return
+        self._poller.unregister(self._stdin_fd)  # nothing is left to write
+
+    def _input_broken(self) -> None:
+        self._input_failure = "closed its stdin"
+        self._drop_backlog()
+        # Closed its stdin, or died? A dying process closes its files a moment before its
+        # exit status can be seen.
+        self._wait_exit_status(_EOF_EXIT_WAIT_S)
+
+    def _drop_backlog(self) -> None:
+        if self._backlog:
+            self._backlog.clear()
+            self._backlog_bytes = 0
+            self._poller.unregister(self._stdin_fd)
+
+    def _input_error(self) -> TransportClosedError:
+        if self._status is not None:
+            return self._closed_error("exited", self._status)
+        return self._closed_error(self._input_failure or "closed its stdin", None)
+
+    # -- the end -----------------------------------------------------------------------------
+
+    def _let_exit(self, deadline: float) -> int | None:
+        """Write the rest of the input, close stdin and wait for the exit until ``deadline``.
+
+        The bot's output is read and thrown away meanwhile, so that a bot saying goodbye
+        on a full pipe can still exit. Returns the exit status, None if still running.
+        """
+        poller = self._poller
+        is_stdin_open = True
+        while True:
+            if is_stdin_open and not self._backlog:
+                is_stdin_open = False
+                with contextlib.suppress(OSError):
+                    self._streams[0].close()  # a polite bot exits at the end of its input
+            status = self._exit_status()
+            remaining = deadline - time.monotonic()
+            if status is not None or remaining <= 0:
+                if is_stdin_open:
+                    self._drop_backlog()
+                return status
+            for fd, _ in poller.poll(min(remaining, _POLL_S) * 1000.0):
+                if fd == self._stdout_fd:
+                    self._discard_output()
+                else:
+                    self._flush_input()
+
+    def _discard_output(self) -> None:
+        try:
+            data = os.read(self._stdout_fd, _CHUNK)
+        except OSError:  # pragma: no cover - EAGAIN or EIO: nothing to throw away now
+            return
+        if not data:
+            self._is_eof = True
+            self._poller.unregister(self._stdout_fd)
 
     # -- exit status without reaping ----------------------------------------------------
 
     def _exit_status(self) -> int | None:
         """The returncode (negative for a signal) if the process exited, without reaping."""
-        if self.process.returncode is not None:
-            return self.process.returncode
+        if self._status is not None:
+            return self._status
         if not hasattr(os, "waitid"):  # pragma: no cover - macOS: reap, a tiny pid-reuse risk
-            return self.process.poll()
+            self._status = self.process.poll()
+            return self._status
         try:
             result = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
         except ChildProcessError:  # pragma: no cover - reaped elsewhere
-            return self.process.poll()
+            self._status = self.process.poll()
+            return self._status
         if result is None:
             return None
         if result.si_code == os.CLD_EXITED:
-            return result.si_status
-        return -result.si_status
+            self._status = result.si_status
+        else:
+            self._status = -result.si_status
+        return self._status
 
     def _wait_exit_status(self, timeout_s: float) -> int | None:
         deadline = time.monotonic() + timeout_s

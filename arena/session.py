@@ -212,7 +212,7 @@ class BotSession:
     @property
     def is_sitting_out(self) -> bool:
         """True when the bot is down and the restart budget is spent (fold every hand)."""
-        return not self.is_alive and self.restart_count >= self.restart_budget
+        return self.restart_count >= self.restart_budget and not self.is_alive
 
     @property
     def last_seq(self) -> int:
@@ -298,10 +298,12 @@ class BotSession:
         if legal is None:
             raise ValueError(f"seat {view.seat_index} is not to act: no legal actions")
         self._hand_number = view.hand_number
-        if self._transport is not None and not self._drain():
-            return DecisionOutcome(default_action(legal), fault=FaultKind.CRASH.value)
-        if self._transport is None or not self._transport.is_alive:
+        if self._transport is None:
             return DecisionOutcome(default_action(legal), fault="not_running")
+        # Draining also checks that the bot still runs: a transport's read_line raises at
+        # the end of output and when the process has exited, so no separate is_alive here.
+        if not self._drain():
+            return DecisionOutcome(default_action(legal), fault=FaultKind.CRASH.value)
         replies: list[dict[str, Any]] = []
         build = draw_request if legal.can_draw else act_request
         for attempt in range(1, self.max_invalid_attempts + 1):
@@ -333,9 +335,10 @@ class BotSession:
         """One request and its reply; None means "ask again"."""
         transport = self._transport
         assert transport is not None
-        sent_at = self.clock()
+        data = encode(request)
+        sent_at = self.clock()  # the bot's time starts when the request is on its way
         try:
-            transport.send(encode(request))
+            transport.send(data)
         except TransportClosedError as exc:
             self._crashed(exc)
             return DecisionOutcome(default_action(legal), replies, "crash", None, attempt)

@@ -84,6 +84,8 @@ def test_a_sample_bot_answers_hello_and_exits_after_match_end(
     assert transport.close(0.0) is info  # idempotent
     with pytest.raises(TransportClosedError, match="was closed"):
         transport.send(HELLO)
+    with pytest.raises(TransportClosedError, match="was closed"):
+        transport.read_line(soon())
 
 
 def test_read_line_returns_none_at_the_deadline_and_close_kills_a_hanging_bot(
@@ -175,18 +177,38 @@ def test_an_over_long_line_is_an_error_and_reading_carries_on(
 def test_unread_output_beyond_the_turn_budget_is_dropped_and_counted(
     started: list[ProcessTransport], tmp_path: Path
 ) -> None:
-    code = "import sys\nfor i in range(200): print('x' * 999)\nprint('end', flush=True)"
+    # 50 lines of 999 bytes and "end" in one write, all in the pipe before the first read.
+    code = "import os\nos.write(1, b''.join(b'x' * 999 + b'\\n' for _ in range(50)) + b'end\\n')\n"
     transport = start(started, script_manifest(code, tmp_path), max_pending_bytes=10_000)
-    time.sleep(0.3)  # let the whole flood arrive before reading anything
+    deadline = soon()
+    while transport.is_alive and time.monotonic() < deadline:  # it exits once written
+        time.sleep(0.01)
     lines = []
     with pytest.raises(TransportClosedError, match="exit code 0"):
         while (line := transport.read_line(time.monotonic() + 0.2)) is not None:
             lines.append(line)
-    assert 5 <= len(lines) <= 11
-    assert transport.stdout_dropped_bytes >= 180_000
+    # 10 lines (9,990 bytes) fit the budget, the other 40 do not; "end" still fits.
+    assert lines == [b"x" * 999] * 10 + [b"end"]
+    assert transport.stdout_dropped_bytes == 40 * 1000
     info = transport.close(0.0)
     assert info.stdout_dropped_bytes == transport.stdout_dropped_bytes
-    assert info.dropped_bytes >= 180_000
+    assert info.dropped_bytes == 40_000
+
+
+def test_output_beyond_what_the_pipe_holds_waits_for_the_arena_and_is_not_lost(
+    started: list[ProcessTransport], tmp_path: Path
+) -> None:
+    # 400 KB: the bot waits on its full pipe until the arena reads (memory stays bounded).
+    code = "import sys\nfor i in range(400): print(str(i).rjust(999, 'x'))\nprint('end')"
+    transport = start(started, script_manifest(code, tmp_path))
+    time.sleep(0.15)
+    assert transport.is_alive  # blocked on its full stdout, not finished
+    lines = []
+    with pytest.raises(TransportClosedError, match="exit code 0"):
+        while (line := transport.read_line(soon())) is not None:
+            lines.append(line)
+    assert lines == [str(i).rjust(999, "x").encode() for i in range(400)] + [b"end"]
+    assert transport.stdout_dropped_bytes == 0
 
 
 def test_a_flood_of_stderr_never_blocks_the_bot_and_is_kept_head_and_tail(
@@ -218,6 +240,75 @@ def test_a_bot_that_stops_reading_its_input_never_blocks_the_arena(
         for _ in range(100):  # 1 MB: far more than a pipe holds
             transport.send(message)
     assert time.monotonic() - began < 2.0
+    assert transport.close(0.0).is_killed
+
+
+def test_input_the_pipe_cannot_take_yet_is_written_while_the_arena_waits(
+    started: list[ProcessTransport], tmp_path: Path
+) -> None:
+    # A slow reader: it starts reading late and pauses after each "done".
+    code = (
+        "import sys, time\n"
+        "time.sleep(0.15)\n"
+        "total = 0\n"
+        "for line in sys.stdin.buffer:\n"
+        "    if line == b'done\\n':\n"
+        "        print(total, flush=True)\n"
+        "        time.sleep(0.15)\n"
+        "    else:\n"
+        "        total += len(line)\n"
+        "sys.stderr.write(f'total {total}\\n')\n"
+        "sys.stderr.flush()\n"
+        "for _ in range(2000):\n"  # a goodbye longer than the pipe holds
+        "    print('bye' * 100)\n"
+    )
+    transport = start(started, script_manifest(code, tmp_path))
+    message = b"x" * 9_999 + b"\n"
+    began = time.monotonic()
+    for _ in range(30):  # 300 KB: far more than the pipe holds; sending never waits
+        transport.send(message)
+    transport.send(b"done\n")
+    assert time.monotonic() - began < 0.2
+    assert transport.input_backlog_bytes > 200_000
+    assert transport.read_line(soon()) == b"300000"  # the backlog went out meanwhile
+    assert transport.input_backlog_bytes == 0
+    for _ in range(30):
+        transport.send(message)
+    assert transport.input_backlog_bytes > 0
+    # close writes the rest before closing stdin, and reads the goodbye away.
+    info = transport.close(grace_s=5.0)
+    assert (info.exit_code, info.is_killed) == (0, False)
+    assert "total 600000" in info.stderr_tail
+
+
+def test_close_gives_up_on_input_a_deaf_bot_does_not_take(
+    started: list[ProcessTransport],
+) -> None:
+    transport = start(started, hostile("hang", "deaf"))
+    transport.send(HELLO)
+    assert transport.read_line(soon()) is not None
+    transport.send(b"x" * 65_535 + b"\n")  # exactly what a Linux pipe holds
+    for _ in range(20):
+        transport.send(b'{"type":"hand_start","pad":"' + b"x" * 10_000 + b'"}\n')
+    assert transport.input_backlog_bytes > 200_000
+    began = time.monotonic()
+    info = transport.close(grace_s=0.2)
+    assert 0.15 < time.monotonic() - began < 2.0
+    assert info.is_killed and transport.input_backlog_bytes == 0
+
+
+def test_a_bot_that_closes_its_stdin_with_input_waiting_is_reported(
+    started: list[ProcessTransport], tmp_path: Path
+) -> None:
+    code = "import os, time\ntime.sleep(0.2)\nos.close(0)\nprint('closed', flush=True)\n"
+    code += "time.sleep(60)"
+    transport = start(started, script_manifest(code, tmp_path))
+    for _ in range(20):
+        transport.send(b"x" * 9_999 + b"\n")
+    assert transport.read_line(soon()) == b"closed"
+    with pytest.raises(TransportClosedError, match="closed its stdin"):
+        transport.send(HELLO)
+    assert transport.input_backlog_bytes == 0
     assert transport.close(0.0).is_killed
 
 
