@@ -1,0 +1,501 @@
+"""A table of 2 to 10 seats that deals one hand after another.
+
+Theory of operation: between hands players join, leave, sit out and sit in; a hand starts
+only when at least two seated players have chips. ``start_hand`` picks the button, takes
+the blinds from the blind schedule (if any), deals a :class:`~engine.hand.Hand` and keeps
+it as the hand in progress; the caller plays it to the end (``hand.act``) and hands it back
+to ``finish_hand``, which copies the final stacks to the seats and eliminates every player
+left without chips, recording the hand they busted in. The table never plays a hand itself
+and never reads a clock of its own: a timed blind schedule reads the clock function the
+caller passed in.
+
+Sitting out is only a flag passed on as ``SeatSetup.is_sitting_out``: the hand engine
+still deals that player in and the arena folds for them (the tournament rule: an absent
+player is blinded away), so sitting out changes neither the button nor who posts blinds.
+
+Button rule (a simplified "moving button"): the first hand's button is the seat given as
+``first_button_index`` (or, if that seat is empty, the next occupied seat clockwise), by
+default the first occupied seat in seat order. For every later hand the button moves to
+the next occupied seat clockwise after the previous button (every seated player has chips:
+busted players leave their seats). The small and big blinds are the next two players left
+of the button (heads-up, the button posts the small blind). Unlike the TDA "dead button"
+rule, the button never stays on an empty seat, so when a player busts somebody may skip or
+repeat a blind; that is the usual simplification for online and bot tables.
+
+>>> from engine.actions import Fold
+>>> from engine.config import GameConfig
+>>> table = Table(GameConfig(small_blind=1, big_blind=2), seat_count=6)
+>>> table.join("alice", 200), table.join("bob", 200, seat_index=3)
+(0, 3)
+>>> table.can_start_hand, table.next_button_index()
+(True, 0)
+>>> hand = table.start_hand(hand_rng("match-1", table.next_hand_number))
+>>> hand.hand_number, hand.button_index
+(1, 0)
+>>> _ = hand.act(Fold())  # heads-up the button posts the small blind and acts first
+>>> table.finish_hand(hand), table.stacks
+((), {'alice': 199, 'bob': 201})
+>>> table.next_button_index()
+3
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from engine.config import GameConfig
+from engine.deck import Deck
+from engine.errors import EngineError, InvariantError
+from engine.hand import Hand, SeatSetup
+from engine.schedule import BlindLevel, BlindSchedule
+
+__all__ = [
+    "MAX_SEAT_COUNT",
+    "MIN_SEAT_COUNT",
+    "Elimination",
+    "SeatedPlayer",
+    "Table",
+    "TableError",
+    "hand_rng",
+    "hand_seed",
+]
+
+MIN_SEAT_COUNT = 2
+MAX_SEAT_COUNT = 10
+
+
+class TableError(EngineError, ValueError):
+    """A table operation that is not allowed now; the message names the bad value.
+
+    ``code`` is stable: ``bad_seat_count``, ``bad_seat_index``, ``bad_player_id``,
+    ``bad_stack``, ``duplicate_player``, ``table_full``, ``seat_taken``,
+    ``unknown_player``, ``hand_in_progress``, ``no_hand_in_progress``, ``wrong_hand``,
+    ``hand_not_over``, ``not_enough_players``, ``no_shuffle``, ``no_clock``,
+    ``bad_hand_number``.
+    """
+
+
+def hand_seed(match_seed: int | str, hand_number: int) -> str:
+    """The seed of hand ``hand_number`` of a match, derived from the match seed.
+
+    >>> hand_seed(42, 7)
+    '42:7'
+    """
+    return f"{match_seed}:{hand_number}"
+
+
+def hand_rng(match_seed: int | str, hand_number: int) -> random.Random:
+    """A generator for one hand, derived only from the match seed and the hand number.
+
+    Seeding with a string hashes it with SHA-512 (not Python's salted ``hash``), so the
+    same match seed deals the same cards in every process and on every platform, and a
+    single hand can be dealt again without replaying the hands before it.
+
+    >>> hand_rng(42, 7).random() == hand_rng(42, 7).random()
+    True
+    """
+    return random.Random(hand_seed(match_seed, hand_number))
+
+
+@dataclass(frozen=True, slots=True)
+class SeatedPlayer:
+    """A player in a seat between hands (stacks are as of the last finished hand)."""
+
+    seat_index: int
+    player_id: str
+    stack: int
+    is_sitting_out: bool = False
+
+    @property
+    def is_dealt_in(self) -> bool:
+        """True when the next hand deals this player cards (sitting out or not)."""
+        return self.stack > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Elimination:
+    """A player who lost every chip: in which hand, from which seat, with what start stack.
+
+    ``starting_stack`` (chips at the start of that hand) orders players who bust in the
+    same hand: the one who started it with more chips finishes higher.
+    """
+
+    player_id: str
+    seat_index: int
+    hand_number: int
+    starting_stack: int
+
+
+def _is_chip_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+class Table:
+    """Seats, stacks, the button, the hand counter and the blind level of one table.
+
+    ``config`` gives the game; a ``schedule`` overrides its blinds and ante hand by hand
+    (``dataclasses.replace`` on the config). A timed schedule needs ``clock``, a function
+    returning seconds (monotonic); the schedule's time starts at the first ``start_hand``
+    unless ``started_at`` is given.
+    """
+
+    __slots__ = (
+        "_button_index",
+        "_clock",
+        "_config",
+        "_current_hand",
+        "_current_hand_number",
+        "_eliminations",
+        "_first_button_index",
+        "_hands_played",
+        "_last_config",
+        "_next_hand_number",
+        "_schedule",
+        "_seat_count",
+        "_seats",
+        "_started_at",
+        "_starting_stacks",
+    )
+
+    def __init__(
+        self,
+        config: GameConfig,
+        *,
+        seat_count: int,
+        schedule: BlindSchedule | None = None,
+        clock: Callable[[], float] | None = None,
+        started_at: float | None = None,
+        first_button_index: int | None = None,
+        first_hand_number: int = 1,
+    ) -> None:
+        if (
+            not isinstance(seat_count, int)
+            or isinstance(seat_count, bool)
+            or not MIN_SEAT_COUNT <= seat_count <= MAX_SEAT_COUNT
+        ):
+            raise TableError(
+                "bad_seat_count",
+                f"seat_count must be {MIN_SEAT_COUNT}..{MAX_SEAT_COUNT}, got {seat_count!r}",
+            )
+        if schedule is not None and schedule.is_timed and clock is None:
+            raise TableError(
+                "no_clock", "a timed blind schedule needs a clock function (clock=...)"
+            )
+        if first_button_index is not None:
+            self._check_seat_index(first_button_index, seat_count)
+        if not _is_chip_count(first_hand_number) or first_hand_number < 1:
+            raise TableError(
+                "bad_hand_number",
+                f"first_hand_number must be a positive integer, got {first_hand_number!r}",
+            )
+        self._config = config
+        self._seat_count = seat_count
+        self._schedule = schedule
+        self._clock = clock
+        self._started_at = started_at
+        self._first_button_index = first_button_index
+        self._seats: dict[int, SeatedPlayer] = {}
+        self._button_index: int | None = None
+        self._next_hand_number = first_hand_number
+        self._hands_played = 0
+        self._current_hand: Hand | None = None
+        self._current_hand_number = 0
+        self._starting_stacks: dict[int, int] = {}
+        self._eliminations: list[Elimination] = []
+        self._last_config: GameConfig | None = None
+
+    # ----------------------------------------------------------------- properties
+
+    @property
+    def config(self) -> GameConfig:
+        """The table's game before the blind schedule is applied."""
+        return self._config
+
+    @property
+    def seat_count(self) -> int:
+        """How many seats the table has (2..10)."""
+        return self._seat_count
+
+    @property
+    def schedule(self) -> BlindSchedule | None:
+        """The blind schedule, if the blinds change over time."""
+        return self._schedule
+
+    @property
+    def seats(self) -> tuple[SeatedPlayer, ...]:
+        """The occupied seats in seat order."""
+        return tuple(self._seats[index] for index in sorted(self._seats))
+
+    @property
+    def player_ids(self) -> tuple[str, ...]:
+        """The seated players in seat order."""
+        return tuple(seat.player_id for seat in self.seats)
+
+    @property
+    def stacks(self) -> dict[str, int]:
+        """Chips per seated player, as of the last finished hand."""
+        return {seat.player_id: seat.stack for seat in self.seats}
+
+    @property
+    def button_index(self) -> int | None:
+        """The button seat of the latest hand started (None before the first hand)."""
+        return self._button_index
+
+    @property
+    def hands_played(self) -> int:
+        """How many hands this table has started (drives a schedule counted in hands)."""
+        return self._hands_played
+
+    @property
+    def next_hand_number(self) -> int:
+        """The number the next hand will get."""
+        return self._next_hand_number
+
+    @property
+    def current_hand(self) -> Hand | None:
+        """The hand in progress (started and not yet finished), if any."""
+        return self._current_hand
+
+    @property
+    def current_hand_number(self) -> int | None:
+        """The number of the hand in progress, if any."""
+        return self._current_hand_number if self._current_hand is not None else None
+
+    @property
+    def last_config(self) -> GameConfig | None:
+        """The config (blinds included) of the latest hand started."""
+        return self._last_config
+
+    @property
+    def eliminations(self) -> tuple[Elimination, ...]:
+        """Every player busted at this table, in the order they busted."""
+        return tuple(self._eliminations)
+
+    @property
+    def dealt_in_count(self) -> int:
+        """How many seated players the next hand would deal in."""
+        return sum(1 for seat in self._seats.values() if seat.is_dealt_in)
+
+    @property
+    def can_start_hand(self) -> bool:
+        """True when no hand is in progress and two or more seated players have chips."""
+        return self._current_hand is None and self.dealt_in_count >= 2
+
+    def seat_of(self, player_id: str) -> SeatedPlayer:
+        """The seat of ``player_id``; an unknown player raises ``TableError``."""
+        for seat in self._seats.values():
+            if seat.player_id == player_id:
+                return seat
+        raise TableError("unknown_player", f"player {player_id!r} is not seated at this table")
+
+    # ------------------------------------------------------------ seat management
+
+    def join(self, player_id: str, stack: int, seat_index: int | None = None) -> int:
+        """Seat ``player_id`` with ``stack`` chips; returns the seat index.
+
+        Without ``seat_index`` the player takes the lowest free seat. Joining is allowed
+        only between hands (a player who arrives mid-hand waits for the next one).
+        """
+        self._require_between_hands("join", player_id)
+        if not isinstance(player_id, str) or not player_id:
+            raise TableError(
+                "bad_player_id", f"player id must be a non-empty string, got {player_id!r}"
+            )
+        if not _is_chip_count(stack) or stack == 0:
+            raise TableError(
+                "bad_stack", f"stack for {player_id!r} must be a positive integer, got {stack!r}"
+            )
+        if any(seat.player_id == player_id for seat in self._seats.values()):
+            raise TableError("duplicate_player", f"player {player_id!r} is already seated")
+        if len(self._seats) >= self._seat_count:
+            raise TableError(
+                "table_full",
+                f"cannot seat {player_id!r}: all {self._seat_count} seats are taken",
+            )
+        if seat_index is None:
+            seat_index = min(set(range(self._seat_count)) - set(self._seats))
+        else:
+            self._check_seat_index(seat_index, self._seat_count)
+            if seat_index in self._seats:
+                raise TableError(
+                    "seat_taken",
+                    f"seat {seat_index} is taken by {self._seats[seat_index].player_id!r}",
+                )
+        self._seats[seat_index] = SeatedPlayer(seat_index, player_id, stack)
+        return seat_index
+
+    def leave(self, player_id: str) -> SeatedPlayer:
+        """Remove ``player_id`` (between hands only); returns the seat as it was left."""
+        self._require_between_hands("leave", player_id)
+        seat = self.seat_of(player_id)
+        del self._seats[seat.seat_index]
+        return seat
+
+    def sit_out(self, player_id: str) -> None:
+        """Mark ``player_id`` as sitting out from the next hand on (still dealt in: the
+        hand engine records the flag and the arena acts for the absent player)."""
+        seat = self.seat_of(player_id)
+        self._seats[seat.seat_index] = replace(seat, is_sitting_out=True)
+
+    def sit_in(self, player_id: str) -> None:
+        """Clear the sitting-out flag from the next hand on."""
+        seat = self.seat_of(player_id)
+        self._seats[seat.seat_index] = replace(seat, is_sitting_out=False)
+
+    # ------------------------------------------------------------------- hands
+
+    def next_button_index(self) -> int | None:
+        """The seat the next hand's button goes to (None if nobody is seated)."""
+        dealt_in = sorted(index for index, seat in self._seats.items() if seat.is_dealt_in)
+        if not dealt_in:
+            return None
+        if self._button_index is None:
+            # First hand: the chosen seat, or the first occupied seat clockwise from it.
+            start = 0 if self._first_button_index is None else self._first_button_index
+            return _first_at_or_after(dealt_in, start)
+        # Later hands: strictly after the previous button, wrapping around the table.
+        return _first_at_or_after(dealt_in, self._button_index + 1)
+
+    def next_level(self) -> BlindLevel | None:
+        """The blind level the next hand will use (None without a schedule).
+
+        A timed schedule reads the clock here; before the first hand the elapsed time is 0.
+        """
+        if self._schedule is None:
+            return None
+        elapsed = 0.0
+        if self._schedule.is_timed and self._started_at is not None:
+            assert self._clock is not None  # checked in __init__
+            elapsed = self._clock() - self._started_at
+        return self._schedule.level_for(hands_played=self._hands_played, elapsed_seconds=elapsed)
+
+    def start_hand(self, rng: random.Random | None = None, *, deck: Deck | None = None) -> Hand:
+        """Deal the next hand and keep it as the hand in progress.
+
+        Give ``rng`` (a seeded generator; see :func:`hand_rng`) or a ``deck`` (stacked,
+        for tests and replays). The hand number is the table's counter; the button moves
+        as described in the module docstring; the blinds come from the schedule.
+        """
+        if self._current_hand is not None:
+            raise TableError(
+                "hand_in_progress",
+                f"hand {self._current_hand_number} is still in progress; finish it first",
+            )
+        if rng is None and deck is None:
+            # The engine never falls back to a global or time-seeded shuffle.
+            raise TableError("no_shuffle", "start_hand needs a seeded rng or a deck")
+        if self.dealt_in_count < 2:
+            raise TableError(
+                "not_enough_players",
+                f"a hand needs at least two players with chips, found {self.dealt_in_count}",
+            )
+        if self._schedule is not None and self._schedule.is_timed and self._started_at is None:
+            assert self._clock is not None
+            self._started_at = self._clock()
+        level = self.next_level()
+        config = self._config if level is None else level.apply(self._config)
+        button_index = self.next_button_index()
+        assert button_index is not None  # at least two seats are dealt in
+        setups = [
+            SeatSetup(
+                seat_index=seat.seat_index,
+                player_id=seat.player_id,
+                stack=seat.stack,
+                is_sitting_out=seat.is_sitting_out,
+            )
+            for seat in self.seats
+        ]
+        hand_number = self._next_hand_number
+        hand = Hand.start(
+            config,
+            setups,
+            button_index=button_index,
+            rng=rng,
+            deck=deck,
+            hand_number=hand_number,
+        )
+        # Only after Hand.start succeeded: a failed start leaves the table unchanged.
+        self._current_hand = hand
+        self._current_hand_number = hand_number
+        self._button_index = button_index
+        self._last_config = config
+        self._starting_stacks = {seat.seat_index: seat.stack for seat in setups}
+        self._next_hand_number += 1
+        self._hands_played += 1
+        return hand
+
+    def finish_hand(self, hand: Hand) -> tuple[Elimination, ...]:
+        """Apply the final stacks of the finished ``hand``; returns the players it busted.
+
+        Busted players (no chips left) leave their seats and are recorded as eliminated
+        in this hand, ordered best first: more chips at the start of the hand first, then
+        by seat index.
+        """
+        if self._current_hand is None:
+            raise TableError("no_hand_in_progress", "no hand is in progress to finish")
+        if hand is not self._current_hand:
+            raise TableError(
+                "wrong_hand",
+                f"this is not the hand in progress (hand {self._current_hand_number})",
+            )
+        if not hand.is_over:
+            raise TableError(
+                "hand_not_over",
+                f"hand {self._current_hand_number} is not over (phase {hand.phase})",
+            )
+        final = hand.stacks
+        before = sum(self._starting_stacks.values())
+        after = sum(final.get(index, 0) for index in self._starting_stacks)
+        if set(final) - set(self._starting_stacks) or before != after:
+            # The hand engine broke chip conservation: our bug, stop loudly.
+            raise InvariantError(
+                "chips_not_conserved",
+                f"hand {self._current_hand_number} ended with stacks {final} from "
+                f"{self._starting_stacks}: {before} chips before, {after} after",
+            )
+        busted: list[Elimination] = []
+        for index, start in self._starting_stacks.items():
+            seat = self._seats[index]
+            stack = final.get(index, start)
+            if stack == 0:
+                busted.append(Elimination(seat.player_id, index, self._current_hand_number, start))
+                del self._seats[index]
+            else:
+                self._seats[index] = replace(seat, stack=stack)
+        busted.sort(key=lambda e: (-e.starting_stack, e.seat_index))
+        self._eliminations.extend(busted)
+        self._current_hand = None
+        self._starting_stacks = {}
+        return tuple(busted)
+
+    # ----------------------------------------------------------------- helpers
+
+    def _require_between_hands(self, operation: str, player_id: object) -> None:
+        if self._current_hand is not None:
+            raise TableError(
+                "hand_in_progress",
+                f"cannot {operation} {player_id!r} during hand {self._current_hand_number}; "
+                "wait until it is finished",
+            )
+
+    @staticmethod
+    def _check_seat_index(seat_index: object, seat_count: int) -> None:
+        if (
+            not isinstance(seat_index, int)
+            or isinstance(seat_index, bool)
+            or not 0 <= seat_index < seat_count
+        ):
+            raise TableError(
+                "bad_seat_index",
+                f"seat index must be 0..{seat_count - 1}, got {seat_index!r}",
+            )
+
+
+def _first_at_or_after(sorted_indexes: list[int], start: int) -> int:
+    """The first index >= ``start`` in ``sorted_indexes``, wrapping around to the lowest."""
+    for index in sorted_indexes:
+        if index >= start:
+            return index
+    return sorted_indexes[0]
