@@ -37,6 +37,7 @@ __all__ = [
     "PotAwarded",
     "ShowdownResolved",
     "StreetDealt",
+    "StubReshuffled",
     "UncalledBetReturned",
     "public_dict",
 ]
@@ -184,6 +185,16 @@ class CardsDrawn(Event):
     discard_count: int
     discarded: tuple[Card, ...]
     drawn: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StubReshuffled(Event):
+    """Five-card draw: the stub ran out, so the muck (burn card, discards of players who
+    already drew, folded hands) was shuffled into a new stub of ``card_count`` cards
+    (Robert's Rules of Poker). Which cards is never shown."""
+
+    type: ClassVar[str] = "stub_reshuffled"
+    card_count: int
 
 
 @dataclass(frozen=True, slots=True)

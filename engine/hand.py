@@ -21,8 +21,8 @@ they put in. The phase table and the theory of operation are in ``engine.transit
 
 Modules: ``engine.seating`` (seat setups, where the blinds go), ``engine.betting`` (one
 betting round's rules and structures), ``engine.settlement`` (folds, showdown, payouts,
-voiding), ``engine.showdown`` and ``engine.pots`` (who wins what), ``engine.redaction``
-(views), ``engine.transitions`` (the phase table).
+voiding), ``engine.showdown`` and ``engine.pots`` (who wins what), ``engine.draw`` (five-card
+draw's draw round), ``engine.redaction`` (views), ``engine.transitions`` (the phase table).
 
 Choices (documented for the issue notes; see also ``engine.seating`` and
 ``engine.showdown``):
@@ -35,6 +35,8 @@ Choices (documented for the issue notes; see also ``engine.seating`` and
 * A player may fold even when they could check (the fold is binding).
 * When at most one player can still bet, no one is asked to act: a player whose every
   opponent is all-in and who has matched the bet is not asked to check.
+* A game with antes only (no blinds) has no blind seats (``small_blind_index`` and
+  ``big_blind_index`` are None) and its first betting round starts left of the button.
 """
 
 from __future__ import annotations
@@ -47,16 +49,19 @@ from engine.betting import Move, RoundState
 from engine.cards import Card
 from engine.config import AnteMode, BettingStructure, GameConfig
 from engine.deck import Deck
+from engine.draw import DrawRoundState
 from engine.errors import IllegalActionError, InvariantError
 from engine.events import (
     ActionTaken,
     AntePosted,
     BettingRoundComplete,
     BlindPosted,
+    CardsDrawn,
     Event,
     HandStarted,
     HoleCardsDealt,
     StreetDealt,
+    StubReshuffled,
     UncalledBetReturned,
 )
 from engine.phases import Phase, PlayerStatus
@@ -87,6 +92,8 @@ class Hand(Settlement):
         "_button_pos",
         "_committed",
         "_deck",
+        "_deck_order",
+        "_draw",
         "_events",
         "_final_aggressor",
         "_holes",
@@ -126,6 +133,9 @@ class Hand(Settlement):
         validate_seats(seats, button_index)
         self._plan: tuple[Step, ...] = PLANS[config.variant]
         self._deck = deck
+        # The original order: a five-card-draw reshuffle replaces the stub in the deck.
+        self._deck_order = deck.order
+        self._draw: DrawRoundState | None = None
         count = len(seats)
         self._stacks = [s.stack for s in seats]
         self._starting = list(self._stacks)
@@ -164,7 +174,10 @@ class Hand(Settlement):
         """Start a hand: post antes and blinds, deal, and run until the first decision.
 
         ``seats`` are in clockwise order; ``button_index`` is a seat index among them. The
-        cards come from ``deck`` if given, else from ``Deck.shuffled(rng)``.
+        cards come from ``deck`` if given, else from ``Deck.shuffled(rng)``. ``rng`` only
+        shuffles the deck: a five-card-draw reshuffle of the muck is seeded from the deck
+        order (``engine.draw.reshuffle_rng``), so a stacked deck without ``rng`` - a test,
+        or a replay from a hand history - reshuffles exactly as the original hand did.
         """
         if deck is None:
             if rng is None:
@@ -215,7 +228,7 @@ class Hand(Settlement):
     @property
     def deck_order(self) -> tuple[Card, ...]:
         """The deck's whole original order (for hand histories and replays)."""
-        return self._deck.order
+        return self._deck_order
 
     @property
     def board(self) -> tuple[Card, ...]:
@@ -229,20 +242,27 @@ class Hand(Settlement):
 
     @property
     def small_blind_index(self) -> int | None:
-        """The seat that posted (or was due to post) the small blind."""
-        return self._seat_indexes[self._sb_pos]
+        """The seat that posted (or was due to post) the small blind; None in a game
+        without one (antes only)."""
+        return self._seat_indexes[self._sb_pos] if self.config.small_blind else None
 
     @property
     def big_blind_index(self) -> int | None:
-        """The seat that posted (or was due to post) the big blind."""
-        return self._seat_indexes[self._bb_pos]
+        """The seat that posted (or was due to post) the big blind; None in a game without
+        blinds (antes only)."""
+        return self._seat_indexes[self._bb_pos] if self.config.big_blind else None
 
     @property
     def positions(self) -> dict[int, str]:
         """Seed 000's position names: ``button``, ``small_blind``, ``big_blind``."""
-        names = {self._seat_indexes[self._bb_pos]: "big_blind"}
-        names[self._seat_indexes[self._sb_pos]] = "small_blind"
-        names[self.button_index] = "button"
+        names: dict[int, str] = {}
+        for seat_index, name in (
+            (self.big_blind_index, "big_blind"),
+            (self.small_blind_index, "small_blind"),
+            (self.button_index, "button"),
+        ):
+            if seat_index is not None:
+                names[seat_index] = name
         return names
 
     @property
@@ -275,6 +295,7 @@ class Hand(Settlement):
                 street_committed=self._street[p],
                 hand_committed=self._committed[p],
                 is_sitting_out=setup.is_sitting_out,
+                discard_count=None if self._draw is None else self._draw.discard_counts.get(p),
             )
             for p, setup in enumerate(self._setups)
         )
@@ -311,9 +332,14 @@ class Hand(Settlement):
     def legal_actions(self) -> LegalActions | None:
         """What the player to act may do now (None when nobody is to act)."""
         legal = self._legal
-        if legal is None and self._actor is not None and self._round is not None:
-            actor = self._actor
-            legal = self._round.legal(actor, self._seat_indexes[actor], self._pot_total)
+        actor = self._actor
+        if legal is None and actor is not None:
+            seat_index = self._seat_indexes[actor]
+            if self._round is not None:
+                legal = self._round.legal(actor, seat_index, self._pot_total)
+            else:
+                assert self._draw is not None  # outside a betting round a player draws
+                legal = self._draw.legal(actor, seat_index, self._stacks[actor])
             self._legal = legal
         return legal
 
@@ -336,7 +362,10 @@ class Hand(Settlement):
         With ``seat_index``, also check that this seat is the one to act. Raises
         ``IllegalActionError`` (and changes nothing) if the action is not legal now.
         """
-        move = self._resolve(action, seat_index)
+        resolved = self._resolve(action, seat_index)
+        if isinstance(resolved, tuple):
+            return self._act_draw(resolved)
+        move = resolved
         actor = self._actor
         assert actor is not None and self._round is not None
         # Checked; from here on the hand changes.
@@ -379,17 +408,44 @@ class Hand(Settlement):
             self._void(str(error))
         return self._events[start:]
 
+    def _act_draw(self, discards: tuple[Card, ...]) -> list[Event]:
+        """Five-card draw: throw away the validated ``discards`` and deal the replacements
+        (``engine.draw``). How many cards a player drew is public, which ones private."""
+        actor = self._actor
+        draw = self._draw
+        assert actor is not None and draw is not None
+        start = len(self._events)
+        self._legal = None
+        try:
+            outcome = draw.apply(actor, discards)
+            for card_count in outcome.reshuffled_counts:
+                self._events.append(StubReshuffled(card_count))
+            seat_index = self._seat_indexes[actor]
+            self._events.append(
+                CardsDrawn(seat_index, len(discards), outcome.discarded, outcome.drawn),
+            )
+            self._actor = draw.actor
+            if self._actor is None:
+                self._run()  # everyone has drawn: the last betting round
+            self._verify()
+        except InvariantError as error:
+            self._void(str(error))
+        return self._events[start:]
+
     # -- the machine ----------------------------------------------------------------------
 
-    def _resolve(self, action: Action, seat_index: int | None) -> Move:
-        """Check everything about ``action``; change nothing (check first, then change)."""
+    def _resolve(self, action: Action, seat_index: int | None) -> Move | tuple[Card, ...]:
+        """Check everything about ``action``; change nothing (check first, then change).
+
+        Returns the validated move of a betting round, or the discards of a draw.
+        """
         if self._result is not None:
             raise IllegalActionError(
                 "hand_is_over",
                 f"{action} after the hand ended (hand {self.hand_number}, {self._phase})",
             )
         actor = self._actor
-        if actor is None or self._round is None:  # pragma: no cover - only in draw rounds
+        if actor is None:  # pragma: no cover - a hand that is not over has a player to act
             raise IllegalActionError("not_your_turn", f"nobody is to act ({self._phase})")
         if seat_index is not None and seat_index != self._seat_indexes[actor]:
             raise IllegalActionError(
@@ -399,6 +455,9 @@ class Hand(Settlement):
             )
         legal = self.legal_actions()
         assert legal is not None
+        if self._round is None:
+            assert self._draw is not None
+            return self._draw.resolve(actor, action, legal, self._phase)
         return self._round.resolve(actor, action, legal, self._phase)
 
     def _position(self, seat_index: int) -> int:
@@ -422,8 +481,8 @@ class Hand(Settlement):
                     config.big_blind,
                     config.ante,
                     self.button_index,
-                    seat_of[self._sb_pos],
-                    seat_of[self._bb_pos],
+                    self.small_blind_index,
+                    self.big_blind_index,
                     tuple((seat_of[p], self._setups[p].player_id, self._stacks[p]) for p in dealt),
                 ),
             )
@@ -516,7 +575,19 @@ class Hand(Settlement):
         self._events.append(StreetDealt(step.phase, tuple(cards), tuple(self._board)))
 
     def _begin_draw(self, step: DrawRound) -> None:
-        raise NotImplementedError("the draw round of five-card draw is not implemented yet")
+        """Five-card draw: everyone still in draws in turn from left of the button (the
+        rules are in ``engine.draw``)."""
+        self._set_phase(step.phase)
+        draw = DrawRoundState(
+            config=self.config,
+            deck=self._deck,
+            deck_order=self._deck_order,
+            holes=self._holes,
+            statuses=self._statuses,
+            button=self._button_pos,
+        )
+        self._draw = draw
+        self._actor = draw.actor
 
     def _begin_betting(self, step: BettingRound) -> None:
         self._set_phase(step.phase)
@@ -538,7 +609,9 @@ class Hand(Settlement):
         self._final_aggressor = None
         # Pre-flop action starts left of the big blind; later with the first active player
         # left of the button (heads-up: the big blind, since the button is the small blind).
-        first = (self._bb_pos if step.is_first else self._button_pos) + 1
+        # With antes only (no blinds) the first round also starts left of the button.
+        has_blinds = config.big_blind > 0
+        first = (self._bb_pos if step.is_first and has_blinds else self._button_pos) + 1
         self._actor = round_state.next_actor(first % len(self._statuses))
         if self._actor is None:
             # No betting is possible (at most one player has chips): the street passes

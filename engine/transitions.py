@@ -13,13 +13,16 @@ else moves a hand, so the phase changes below are the only ones that can happen.
 
 Streets are entered in plan order and never skipped: when no more betting is possible
 (everyone but at most one player is all-in) the remaining streets are still entered one by
-one, just without betting, which deals the rest of the board at once. A hand leaves the
-betting streets in one of three ways: everyone else folded (``POT_DISTRIBUTION`` straight
-away, no showdown), the last betting round ended (``SHOWDOWN``, then ``POT_DISTRIBUTION``),
-or an invariant failed (``HAND_COMPLETE`` with a ``HandVoided`` event, every contribution
-refunded; seed 002's "hand void, pots returned"). ``HAND_COMPLETE`` is final: the next hand
-is a new ``Hand`` object (seed 002's ``HAND_COMPLETE -> BLINDS_POSTED`` arrow is the table
-starting the next hand).
+one, just without betting, which deals the rest of the board at once. Five-card draw's
+``DRAW`` is played even then: it stops the machine once for each player still in the hand,
+all-in players included (a ``Discard`` each; the rules are in ``engine.draw``); nobody
+folds in it, so it always leads to ``POST_DRAW_BET``. A hand leaves the betting streets in
+one of three ways: everyone else folded (``POT_DISTRIBUTION`` straight away, no showdown),
+the last betting round ended (``SHOWDOWN``, then ``POT_DISTRIBUTION``), or an invariant
+failed (``HAND_COMPLETE`` with a ``HandVoided`` event, every contribution refunded; seed
+002's "hand void, pots returned"). ``HAND_COMPLETE`` is final: the next hand is a new
+``Hand`` object (seed 002's ``HAND_COMPLETE -> BLINDS_POSTED`` arrow is the table starting
+the next hand).
 
 Any change not in :data:`TRANSITIONS` is a dealer bug and raises ``InvariantError``.
 """
