@@ -485,10 +485,7 @@ def test_five_card_draw_is_played_by_the_same_loop(tmp_path: Path) -> None:
     from engine.config import Variant
 
     config = MatchConfig(hand_count=4, seed=2, game=GameConfig(variant=Variant.FIVE_CARD_DRAW))
-    try:
-        result = play([calling_station, min_raiser, calling_station], config, tmp_path)
-    except NotImplementedError as exc:  # pragma: no cover - until the engine deals draw
-        pytest.skip(f"the engine does not play five-card draw yet: {exc}")
+    result = play([calling_station, min_raiser, calling_station], config, tmp_path)
     _assert_conserved(result)
     phases = {d["phase"] for r in _hands(tmp_path) for d in r["decisions"]}
     assert "DRAW" in phases

@@ -163,12 +163,9 @@ def test_the_default_limits_are_the_match_defaults() -> None:
 
 
 def test_a_good_bot_passes_in_five_card_draw_too() -> None:
-    try:
-        report = check_bot(
-            ROOT / "sample_bots/python_hand_strength/bot.toml",
-            limits=LIMITS,
-            variant="five_card_draw",
-        )
-    except NotImplementedError as exc:  # the engine's draw round is still being written
-        pytest.skip(str(exc))
+    report = check_bot(
+        ROOT / "sample_bots/python_hand_strength/bot.toml",
+        limits=LIMITS,
+        variant="five_card_draw",
+    )
     assert report.passed, report.format()
