@@ -1,1 +1,17 @@
-"""The wire contract between the arena and bots: pure, no I/O."""
+"""The wire contract between the arena and bots: pure, no I/O, no clock.
+
+Bots in any language talk to the arena in JSON lines; ``protocol/PROTOCOL.md`` is the contract
+for bot authors and ``protocol/schemas/*.json`` its machine-readable form. The modules, from
+bytes up:
+
+* :mod:`protocol.framing` - ``LineReader``: bytes in, complete lines out, capped length.
+* :mod:`protocol.codec` - ``encode`` (message to line) and ``decode`` (line to object; raises
+  only protocol errors, whatever the bytes).
+* :mod:`protocol.schema` - the JSON Schemas, loaded and compiled once; ``validate_outgoing``.
+* :mod:`protocol.messages` - builders of the arena's messages from engine views and results.
+* :mod:`protocol.replies` - parsers of bots' replies into engine actions, with seq rules and
+  legality checks against ``LegalActions``.
+* :mod:`protocol.errors` - whose fault: ``BotFaultError`` (stable codes) or ``ArenaBugError``.
+* :mod:`protocol.version`, :mod:`protocol.cards`, :mod:`protocol.legal` - versions, wire cards,
+  the legal-action list.
+"""

@@ -1,0 +1,49 @@
+"""Cards on the wire: seed 000's ``{"rank": "A", "suit": "hearts"}`` (a ten is ``"10"``).
+
+The conversions are table look-ups over the 52 interned cards, so they cost next to
+nothing on the hot path.
+
+>>> from engine.cards import parse_cards
+>>> cards_to_wire(parse_cards("Th 2c"))
+[{'rank': '10', 'suit': 'hearts'}, {'rank': '2', 'suit': 'clubs'}]
+>>> card_from_wire({"rank": "10", "suit": "hearts"})
+Card('Th')
+>>> card_from_wire({"rank": "T", "suit": "hearts"}) is None
+True
+>>> text_cards_to_wire(["As"])
+[{'rank': 'A', 'suit': 'spades'}]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from engine.cards import FULL_DECK, Card
+
+__all__ = ["card_from_wire", "cards_to_wire", "text_cards_to_wire"]
+
+_BY_WIRE: dict[tuple[object, object], Card] = {
+    (wire["rank"], wire["suit"]): card for card in FULL_DECK for wire in (card.to_wire(),)
+}
+_BY_TEXT: dict[str, Card] = {str(card): card for card in FULL_DECK}
+
+
+def cards_to_wire(cards: Iterable[Card]) -> list[dict[str, str]]:
+    """Each card in wire form (fresh dicts, safe to change)."""
+    return [card.to_wire() for card in cards]
+
+
+def card_from_wire(obj: Any) -> Card | None:
+    """The card a wire object names, or ``None`` if it names none."""
+    if type(obj) is not dict:
+        return None
+    rank, suit = obj.get("rank"), obj.get("suit")
+    if type(rank) is not str or type(suit) is not str:
+        return None
+    return _BY_WIRE.get((rank, suit))
+
+
+def text_cards_to_wire(texts: Iterable[str]) -> list[dict[str, str]]:
+    """Engine event cards (``"As"``) in wire form; a non-card is an engine bug (KeyError)."""
+    return [_BY_TEXT[text].to_wire() for text in texts]

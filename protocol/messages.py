@@ -1,0 +1,390 @@
+"""Builders of the arena's messages, from engine values only (views, results, legal actions).
+
+Every builder returns a plain ``dict`` ready for :func:`protocol.codec.encode`. What a bot
+learns about a hand comes from the :class:`~engine.view.SeatView` the engine built for its
+seat (redaction happens there, and only there) or from the public
+:class:`~engine.result.HandResult`; the builders add nothing hidden. A builder given
+inconsistent input (an ``act`` for a seat that is not to act) raises
+:class:`~protocol.errors.ArenaBugError`.
+
+>>> error_message(
+...     BotFaultError("raise_below_minimum", "raise to 3 below minimum 4", "/amount"),
+...     in_reply_to=7,
+...     attempts_left=2,
+... )["code"]
+'raise_below_minimum'
+>>> match_end([Standing("p0", "calling station", 400, 200, 1)], hands_played=12)["standings"][0]
+{'player_id': 'p0', 'name': 'calling station', 'chips': 400, 'net': 200, 'place': 1}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.actions import LegalActions
+from engine.cards import Card
+from engine.config import GameConfig
+from engine.evaluator import InvalidHandError, evaluate
+from engine.result import HandResult
+from engine.view import SeatPublicView, SeatView
+from protocol.cards import cards_to_wire, text_cards_to_wire
+from protocol.errors import ArenaBugError, BotFaultError
+from protocol.framing import DEFAULT_MAX_LINE_BYTES
+from protocol.legal import legal_action_names
+from protocol.version import PROTOCOL_VERSION, SUPPORTED_VERSIONS
+
+__all__ = [
+    "DEFAULT_MAX_ATTEMPTS",
+    "REPLY_TYPES",
+    "Standing",
+    "TimeLimits",
+    "act_request",
+    "draw_request",
+    "error_message",
+    "hand_end",
+    "hand_start",
+    "hello",
+    "match_end",
+]
+
+#: Invalid replies allowed per decision before the arena applies the default (fold).
+DEFAULT_MAX_ATTEMPTS = 3
+
+#: The reply type each request expects; other messages expect none.
+REPLY_TYPES: Mapping[str, str] = {"hello": "ready", "act": "action", "draw": "discard"}
+
+# Fields of engine events that hold cards as text ("As"); on the wire they are objects.
+_EVENT_CARD_FIELDS = ("cards", "board", "discarded", "drawn")
+
+
+@dataclass(frozen=True, slots=True)
+class TimeLimits:
+    """The clock a bot plays under, in milliseconds (sent in ``hello``).
+
+    >>> TimeLimits().to_wire()
+    {'startup_ms': 10000, 'decision_ms': 5000, 'time_bank_ms': 0}
+    """
+
+    startup_ms: int = 10_000
+    decision_ms: int = 5_000
+    time_bank_ms: int = 0
+
+    def to_wire(self) -> dict[str, int]:
+        """The ``time_limits`` object of ``hello``."""
+        return {
+            "startup_ms": self.startup_ms,
+            "decision_ms": self.decision_ms,
+            "time_bank_ms": self.time_bank_ms,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One line of the final standings in ``match_end``; ``place`` 1 is the winner."""
+
+    player_id: str
+    name: str
+    chips: int
+    net: int
+    place: int
+
+
+def hello(
+    *,
+    seq: int,
+    player_id: str,
+    seat_index: int,
+    config: GameConfig,
+    seat_count: int,
+    starting_stack: int,
+    hand_count: int | None,
+    time_limits: TimeLimits = TimeLimits(),
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    protocol_version: int = PROTOCOL_VERSION,
+    supported_versions: Sequence[int] = SUPPORTED_VERSIONS,
+) -> dict[str, Any]:
+    """The handshake; ``hand_count`` is ``None`` when the match plays until one is left."""
+    game = config.to_dict()
+    game.update(seat_count=seat_count, starting_stack=starting_stack, hand_count=hand_count)
+    return {
+        "type": "hello",
+        "seq": seq,
+        "protocol_version": protocol_version,
+        "supported_versions": list(supported_versions),
+        "player_id": player_id,
+        "seat_index": seat_index,
+        "game": game,
+        "time_limits": time_limits.to_wire(),
+        "max_attempts": max_attempts,
+        "max_line_bytes": max_line_bytes,
+    }
+
+
+def act_request(
+    view: SeatView,
+    *,
+    seq: int,
+    hand_id: str,
+    time_limit_ms: int,
+    attempt: int = 1,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+) -> dict[str, Any]:
+    """Ask the seat of ``view`` (which must be the actor) for a betting action."""
+    legal = _actor_legal(view)
+    if legal.can_draw:
+        raise ArenaBugError(f"seat {legal.seat_index} is to draw, not to bet: use draw_request")
+    decision = {
+        "current_bet": legal.current_bet,
+        "to_call": legal.call_amount,
+        "min_raise_to": legal.min_raise_to if legal.can_raise else None,
+        "max_raise_to": legal.max_raise_to if legal.can_raise else None,
+        "legal_actions": legal_action_names(legal),
+    }
+    return _context(
+        view, "act", seq, hand_id, legal, decision, time_limit_ms, attempt, max_attempts
+    )
+
+
+def draw_request(
+    view: SeatView,
+    *,
+    seq: int,
+    hand_id: str,
+    time_limit_ms: int,
+    attempt: int = 1,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+) -> dict[str, Any]:
+    """Ask the seat of ``view`` (the actor, in a draw phase) which cards it discards."""
+    legal = _actor_legal(view)
+    if not legal.can_draw:
+        raise ArenaBugError(f"seat {legal.seat_index} is to bet, not to draw: use act_request")
+    decision = {"current_bet": legal.current_bet, "max_discards": legal.max_discard_count}
+    return _context(
+        view, "draw", seq, hand_id, legal, decision, time_limit_ms, attempt, max_attempts
+    )
+
+
+def error_message(
+    fault: BotFaultError,
+    *,
+    in_reply_to: int | None,
+    attempts_left: int,
+) -> dict[str, Any]:
+    """Tell a bot why its reply to request ``in_reply_to`` was rejected (no reply expected)."""
+    return {
+        "type": "error",
+        "in_reply_to": in_reply_to,
+        "code": fault.code,
+        "message": fault.message,
+        "path": fault.path,
+        "attempts_left": attempts_left,
+    }
+
+
+def hand_start(view: SeatView, *, hand_id: str) -> dict[str, Any]:
+    """A new hand for the seat of ``view``: its own hole cards and the table."""
+    own = _own_seat(view)
+    return {
+        "type": "hand_start",
+        "hand_id": hand_id,
+        "hand_number": view.hand_number,
+        "player_id": own.player_id,
+        "seat_index": own.seat_index,
+        "hole_cards": cards_to_wire(view.hole_cards),
+        "button_seat": view.button_index,
+        "small_blind_seat": view.small_blind_index,
+        "big_blind_seat": view.big_blind_index,
+        "small_blind": view.small_blind,
+        "big_blind": view.big_blind,
+        "ante": view.ante,
+        "table_state": _table_state(view),
+    }
+
+
+def hand_end(
+    result: HandResult,
+    *,
+    hand_id: str,
+    player_ids: Mapping[int, str],
+) -> dict[str, Any]:
+    """The public end of a hand: board, hands shown at showdown, pots, new stacks.
+
+    Only hands in ``result.shown_cards`` are shown; a mucked or uncontested hand stays
+    hidden. ``player_ids`` maps every seat index of the hand to its player id.
+    """
+    ids = _PlayerIds(player_ids)
+    shown_hands = [
+        {
+            "seat_index": seat_index,
+            "player_id": ids[seat_index],
+            "cards": cards_to_wire(cards),
+            "description": _describe_hand(cards, result.board),
+        }
+        for seat_index, cards in sorted(result.shown_cards.items())
+    ]
+    pots = [
+        {
+            "pot_index": award.pot_index,
+            "amount": award.amount,
+            "eligible_seats": list(award.eligible_seat_indexes),
+            "winners": [
+                {"seat_index": seat_index, "player_id": ids[seat_index], "amount": amount}
+                for seat_index, amount in award.shares
+            ],
+            "description": award.hand_description,
+        }
+        for award in result.awards
+    ]
+    net = result.net_chips
+    stacks = [
+        {
+            "seat_index": seat_index,
+            "player_id": ids[seat_index],
+            "stack": stack,
+            "net": net[seat_index],
+        }
+        for seat_index, stack in sorted(result.final_stacks.items())
+    ]
+    return {
+        "type": "hand_end",
+        "hand_id": hand_id,
+        "hand_number": result.hand_number,
+        "reason": result.ended_reason,
+        "board": cards_to_wire(result.board),
+        "shown_hands": shown_hands,
+        "pots": pots,
+        "stacks": stacks,
+    }
+
+
+def match_end(standings: Iterable[Standing], *, hands_played: int) -> dict[str, Any]:
+    """The match is over: final standings, best first. The bot should exit."""
+    return {
+        "type": "match_end",
+        "hands_played": hands_played,
+        "standings": [
+            {
+                "player_id": s.player_id,
+                "name": s.name,
+                "chips": s.chips,
+                "net": s.net,
+                "place": s.place,
+            }
+            for s in standings
+        ],
+    }
+
+
+class _PlayerIds:
+    """``player_ids[seat]`` that reports a missing seat as our bug."""
+
+    __slots__ = ("_ids",)
+
+    def __init__(self, ids: Mapping[int, str]) -> None:
+        self._ids = ids
+
+    def __getitem__(self, seat_index: int) -> str:
+        try:
+            return self._ids[seat_index]
+        except KeyError:
+            raise ArenaBugError(f"no player id for seat {seat_index}") from None
+
+
+def _describe_hand(cards: Sequence[Card], board: Sequence[Card]) -> str:
+    try:
+        return evaluate((*cards, *board)).description
+    except InvalidHandError as exc:
+        raise ArenaBugError(
+            f"shown hand {cards} with board {board} cannot be ranked: {exc}"
+        ) from exc
+
+
+def _own_seat(view: SeatView) -> SeatPublicView:
+    for seat in view.seats:
+        if seat.seat_index == view.seat_index:
+            return seat
+    raise ArenaBugError(f"the view's seat {view.seat_index!r} is not at the table")
+
+
+def _actor_legal(view: SeatView) -> LegalActions:
+    legal = view.legal_actions
+    if legal is None or view.seat_index is None or legal.seat_index != view.seat_index:
+        raise ArenaBugError(
+            f"seat {view.seat_index!r} is not to act (actor {view.actor_index!r})",
+        )
+    return legal
+
+
+def _context(
+    view: SeatView,
+    message_type: str,
+    seq: int,
+    hand_id: str,
+    legal: LegalActions,
+    decision: dict[str, Any],
+    time_limit_ms: int,
+    attempt: int,
+    max_attempts: int,
+) -> dict[str, Any]:
+    """An ``act`` or ``draw`` request: seed 000's fields, the decision, the context."""
+    if not 1 <= attempt <= max_attempts:
+        raise ArenaBugError(f"attempt {attempt} is outside 1..{max_attempts}")
+    own = _own_seat(view)
+    return {
+        "type": message_type,
+        "seq": seq,
+        "hand_id": hand_id,
+        "hand_number": view.hand_number,
+        "player_id": own.player_id,
+        "seat_index": own.seat_index,
+        "game_state": view.phase,
+        "hole_cards": cards_to_wire(view.hole_cards),
+        "community_cards": cards_to_wire(view.board),
+        **decision,
+        "player_stack": legal.stack,
+        "pot_total": view.pot_total,
+        "pots": [
+            {"amount": pot.amount, "eligible_seats": list(pot.eligible_seat_indexes)}
+            for pot in view.pots
+        ],
+        "table_state": _table_state(view),
+        "button_seat": view.button_index,
+        "small_blind_seat": view.small_blind_index,
+        "big_blind_seat": view.big_blind_index,
+        "small_blind": view.small_blind,
+        "big_blind": view.big_blind,
+        "ante": view.ante,
+        "history": [_wire_event(event) for event in view.history],
+        "time_limit_ms": time_limit_ms,
+        "attempt": attempt,
+        "attempts_left": max_attempts - attempt + 1,
+    }
+
+
+def _table_state(view: SeatView) -> list[dict[str, Any]]:
+    return [
+        {
+            "player_id": seat.player_id,
+            "seat_index": seat.seat_index,
+            "position": seat.position,
+            "stack": seat.stack,
+            "status": seat.status,
+            "current_bet": seat.street_committed,
+            "hand_committed": seat.hand_committed,
+            "discard_count": seat.discard_count,
+        }
+        for seat in view.seats
+    ]
+
+
+def _wire_event(event: Mapping[str, Any]) -> dict[str, Any]:
+    """An engine event dict with its text cards (``"As"``) turned into wire cards."""
+    data = dict(event)
+    for name in _EVENT_CARD_FIELDS:
+        value = data.get(name)
+        if isinstance(value, list):
+            data[name] = text_cards_to_wire(value)
+    return data

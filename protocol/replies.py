@@ -1,0 +1,392 @@
+"""Parse a bot's replies into engine values, or say precisely why they are rejected.
+
+Each ``parse_*`` takes the decoded object, the ``seq`` of the request outstanding and the
+engine's :class:`~engine.actions.LegalActions`, and returns an engine action or raises
+:class:`~protocol.errors.BotReplyError` (stable ``code``, a message naming the bad value,
+the JSON ``path``). The checks, in order:
+
+1. ``seq``: an integer older than the outstanding request is a late answer to a request
+   that already timed out: :class:`~protocol.errors.StaleReplyError`, which the arena
+   drops and logs without using up an attempt, whatever else is wrong with the reply.
+2. shape: a fast hand-written check of the reply's schema; only when it fails does the
+   precise (slow) jsonschema validator run, to name the field. The two agree (tested).
+3. ``seq`` newer than any request sent: ``unknown_seq``.
+4. legality against ``LegalActions``, with the engine's codes, so that the action handed
+   to the engine is one it accepts.
+
+>>> from engine.actions import LegalActions
+>>> legal = LegalActions(
+...     seat_index=1, stack=98, current_bet=2, committed=2, can_fold=True, can_check=True,
+...     can_call=False, call_amount=0, can_raise=True, min_raise_to=4, max_raise_to=100,
+... )
+>>> parse_action({"type": "action", "seq": 9, "action": "RAISE", "amount": 6}, 9, legal)
+RaiseTo(amount=6)
+>>> parse_action({"type": "action", "seq": 9, "action": "CALL"}, 9, legal)
+Check()
+>>> parse_action({"type": "action", "seq": 9, "action": "RAISE", "amount": 3}, 9, legal)
+Traceback (most recent call last):
+...
+protocol.errors.BotReplyError: raise_below_minimum at /amount: raise to 3 below minimum 4 (seat 1)
+>>> classify_seq({"seq": 8}, 9)
+<SeqStatus.STALE: 'stale'>
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from engine.actions import Action, AllIn, Call, Check, Discard, Fold, LegalActions, RaiseTo
+from engine.cards import Card
+from engine.config import DrawLimit
+from protocol.cards import card_from_wire
+from protocol.errors import ArenaBugError, BotReplyError, ErrorCode, StaleReplyError
+from protocol.legal import all_in_is_legal, legal_action_names
+from protocol.schema import find_issue
+from protocol.version import PROTOCOL_VERSION, SUPPORTED_VERSIONS, negotiate
+
+__all__ = [
+    "Ready",
+    "SeqStatus",
+    "action_from_reply",
+    "action_shape_is_valid",
+    "classify_seq",
+    "discard_shape_is_valid",
+    "parse_action",
+    "parse_discard",
+    "parse_ready",
+]
+
+_ACTION_NAMES = frozenset({"CHECK", "CALL", "FOLD", "RAISE", "ALL_IN"})
+_RANKS = frozenset({"2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"})
+_SUITS = frozenset({"clubs", "diamonds", "hearts", "spades"})
+_MAX_SHOWN = 60  # characters of a bad value quoted in a message
+_DISCARDS_WITH_ACE = 4  # three_or_four_with_ace: four cards only when keeping an ace
+
+
+class SeqStatus(StrEnum):
+    """How a reply's ``seq`` relates to the request outstanding."""
+
+    MATCHING = "matching"  # the answer to the outstanding request
+    STALE = "stale"  # an older request's (late) answer: drop and log it
+    FUTURE = "future"  # a request never sent: a fault
+    MISSING = "missing"  # no integer seq at all: a schema fault
+    UNSOLICITED = "unsolicited"  # nothing is outstanding: drop and log the line
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """A bot's accepted ``ready``: its name, its own version text, the negotiated version."""
+
+    name: str
+    version: str | None
+    protocol_version: int
+
+
+def classify_seq(obj: object, expected_seq: int | None) -> SeqStatus:
+    """Classify a decoded reply by its ``seq``; ``expected_seq`` None: nothing was asked."""
+    if expected_seq is None:
+        return SeqStatus.UNSOLICITED
+    seq = _integer(obj.get("seq")) if type(obj) is dict else None
+    if seq is None:
+        return SeqStatus.MISSING
+    if seq == expected_seq:
+        return SeqStatus.MATCHING
+    return SeqStatus.STALE if seq < expected_seq else SeqStatus.FUTURE
+
+
+def parse_ready(
+    obj: object,
+    expected_seq: int,
+    *,
+    supported_versions: Sequence[int] = SUPPORTED_VERSIONS,
+    preferred_version: int = PROTOCOL_VERSION,
+) -> Ready:
+    """The bot's reply to ``hello``, with the protocol version negotiated."""
+    _reject_stale(obj, expected_seq)
+    _reject_bad_shape(obj, "ready")
+    assert type(obj) is dict  # the schema guarantees it; tells the type checker
+    _reject_unknown_seq(obj, expected_seq)
+    version = negotiate(
+        _integer(obj.get("protocol_version")),
+        supported_versions,
+        preferred=preferred_version,
+    )
+    return Ready(obj["name"], obj.get("version"), version)
+
+
+def parse_action(obj: object, expected_seq: int, legal: LegalActions) -> Action:
+    """The engine action for the bot's reply to ``act`` (checked against ``legal``)."""
+    _reject_stale(obj, expected_seq)
+    if not action_shape_is_valid(obj):
+        _reject_bad_shape(obj, "action")
+    assert type(obj) is dict
+    _reject_unknown_seq(obj, expected_seq)
+    return action_from_reply(obj["action"], _integer(obj.get("amount")), legal)
+
+
+def parse_discard(
+    obj: object,
+    expected_seq: int,
+    legal: LegalActions,
+    hole_cards: Sequence[Card],
+    *,
+    draw_limit: DrawLimit = DrawLimit.ANY,
+) -> Discard:
+    """The engine ``Discard`` for the bot's reply to ``draw``.
+
+    ``hole_cards`` is the seat's hand; ``draw_limit`` the game's rule (with the house rule
+    ``three_or_four_with_ace`` a fourth card may go only when the card kept is an ace).
+    """
+    _reject_stale(obj, expected_seq)
+    if not discard_shape_is_valid(obj):
+        _reject_bad_shape(obj, "discard")
+    assert type(obj) is dict
+    _reject_unknown_seq(obj, expected_seq)
+    if not legal.can_draw:
+        raise ArenaBugError(f"seat {legal.seat_index} is not to draw; parse_discard misused")
+    seat = f"(seat {legal.seat_index})"
+    cards: list[Card] = []
+    for index, wire in enumerate(obj["cards"]):
+        card = card_from_wire(wire)
+        assert card is not None  # the shape check guarantees a card
+        path = f"/cards/{index}"
+        if card in cards:
+            raise BotReplyError(
+                ErrorCode.DUPLICATE_DISCARD,
+                f"card {card} is discarded twice {seat}",
+                path,
+            )
+        if card not in hole_cards:
+            held = " ".join(str(c) for c in hole_cards)
+            raise BotReplyError(
+                ErrorCode.CARD_NOT_IN_HAND,
+                f"card {card} is not in the hand {held} {seat}",
+                path,
+            )
+        cards.append(card)
+    if len(cards) > legal.max_discard_count:
+        raise BotReplyError(
+            ErrorCode.TOO_MANY_DISCARDS,
+            f"{len(cards)} cards discarded, at most {legal.max_discard_count} allowed {seat}",
+            "/cards",
+        )
+    kept = [card for card in hole_cards if card not in cards]
+    if (
+        draw_limit is DrawLimit.THREE_OR_FOUR_WITH_ACE
+        and len(cards) == _DISCARDS_WITH_ACE
+        and not all(card.rank == "A" for card in kept)
+    ):
+        # House rule: a fourth card may be drawn only when the card kept is an ace.
+        raise BotReplyError(
+            ErrorCode.TOO_MANY_DISCARDS,
+            f"4 cards discarded but the card kept, {' '.join(str(c) for c in kept)}, is not "
+            f"an ace: at most 3 without an ace {seat}",
+            "/cards",
+        )
+    return Discard(tuple(cards))
+
+
+def action_from_reply(name: str, amount: int | None, legal: LegalActions) -> Action:
+    """Map a wire action name and amount to an engine action, or reject it (legality only).
+
+    RAISE's amount is the raise-to total for this round. CALL's amount, if given, must be
+    ``current_bet``; a CALL with nothing to call is a CHECK (seed 000). FOLD and CHECK
+    ignore the amount; ALL_IN's amount, if given, must not exceed the stack (seed 000).
+    """
+    if legal.can_draw:
+        raise ArenaBugError(f"seat {legal.seat_index} is to draw; parse_action misused")
+    seat = f"(seat {legal.seat_index})"
+    if name == "CHECK":
+        if legal.can_check:
+            return Check()
+        raise BotReplyError(
+            ErrorCode.CANNOT_CHECK,
+            f"cannot check: {legal.call_amount} to call, current bet {legal.current_bet} {seat}",
+            "/action",
+        )
+    if name == "CALL":
+        if amount is not None and amount != legal.current_bet:
+            raise BotReplyError(
+                ErrorCode.CALL_AMOUNT_MISMATCH,
+                f"CALL amount {amount} must equal current_bet {legal.current_bet} "
+                f"(the round total; to_call is {legal.call_amount}) or be left out {seat}",
+                "/amount",
+            )
+        if legal.can_call and legal.call_amount > 0:
+            return Call()
+        if legal.can_check:  # seed 000: a call with nothing to call is a check
+            return Check()
+        raise BotReplyError(ErrorCode.CANNOT_CALL, f"cannot call now {seat}", "/action")
+    if name == "FOLD":
+        if legal.can_fold:
+            return Fold()
+        raise BotReplyError(ErrorCode.CANNOT_FOLD, f"cannot fold now {seat}", "/action")
+    if name == "RAISE":
+        return RaiseTo(_checked_raise_to(amount, legal, seat))
+    if name == "ALL_IN":
+        return _checked_all_in(amount, legal, seat)
+    raise BotReplyError(
+        ErrorCode.UNKNOWN_ACTION,
+        f"unknown action {_shown(name)}; expected one of CHECK, CALL, FOLD, RAISE, ALL_IN",
+        "/action",
+    )
+
+
+def action_shape_is_valid(obj: object) -> bool:
+    """Fast structural check of an ``action`` reply; agrees with its JSON Schema."""
+    if type(obj) is not dict or obj.get("type") != "action":
+        return False
+    if not _is_count(obj.get("seq"), 1):
+        return False
+    action = obj.get("action")
+    if type(action) is not str or action not in _ACTION_NAMES:
+        return False
+    amount = obj.get("amount")
+    if amount is None:
+        # A RAISE needs an integer amount; null is allowed for the others.
+        return action != "RAISE"
+    return _is_count(amount, 0)
+
+
+def discard_shape_is_valid(obj: object) -> bool:
+    """Fast structural check of a ``discard`` reply; agrees with its JSON Schema."""
+    if type(obj) is not dict or obj.get("type") != "discard":
+        return False
+    if not _is_count(obj.get("seq"), 1):
+        return False
+    cards = obj.get("cards")
+    if type(cards) is not list or len(cards) > 5:
+        return False
+    for card in cards:
+        if type(card) is not dict:
+            return False
+        rank, suit = card.get("rank"), card.get("suit")
+        if type(rank) is not str or rank not in _RANKS:
+            return False
+        if type(suit) is not str or suit not in _SUITS:
+            return False
+    return True
+
+
+def _checked_raise_to(amount: int | None, legal: LegalActions, seat: str) -> int:
+    if amount is None:  # the schema requires it; keep the engine safe anyway
+        raise BotReplyError(ErrorCode.SCHEMA_VIOLATION, "RAISE needs an amount", "/amount")
+    if not legal.can_raise:
+        raise BotReplyError(
+            ErrorCode.RAISING_NOT_ALLOWED,
+            f"raise to {amount} not allowed: raising is closed now, legal actions are "
+            f"{', '.join(legal_action_names(legal))} {seat}",
+            "/action",
+        )
+    if amount > legal.all_in_to:
+        raise BotReplyError(
+            ErrorCode.AMOUNT_ABOVE_STACK,
+            f"raise to {amount} needs {amount - legal.committed} chips, stack is "
+            f"{legal.stack} (all-in is raise to {legal.all_in_to}) {seat}",
+            "/amount",
+        )
+    if amount > legal.max_raise_to:
+        raise BotReplyError(
+            ErrorCode.RAISE_ABOVE_MAXIMUM,
+            f"raise to {amount} above maximum {legal.max_raise_to} {seat}",
+            "/amount",
+        )
+    if amount < legal.min_raise_to:
+        raise BotReplyError(
+            ErrorCode.RAISE_BELOW_MINIMUM,
+            f"raise to {amount} below minimum {legal.min_raise_to} {seat}",
+            "/amount",
+        )
+    return amount
+
+
+def _checked_all_in(amount: int | None, legal: LegalActions, seat: str) -> AllIn:
+    if amount is not None and amount > legal.stack:
+        raise BotReplyError(
+            ErrorCode.AMOUNT_ABOVE_STACK,
+            f"ALL_IN amount {amount} is above the stack {legal.stack} {seat}",
+            "/amount",
+        )
+    if all_in_is_legal(legal):
+        return AllIn()
+    total = legal.all_in_to
+    if legal.can_raise and total > legal.max_raise_to:
+        raise BotReplyError(
+            ErrorCode.RAISE_ABOVE_MAXIMUM,
+            f"all-in would raise to {total}, above maximum {legal.max_raise_to} {seat}",
+            "/action",
+        )
+    if legal.can_raise:  # below the minimum: cannot happen with the engine's LegalActions
+        raise BotReplyError(
+            ErrorCode.RAISE_BELOW_MINIMUM,
+            f"all-in would raise to {total}, below minimum {legal.min_raise_to} {seat}",
+            "/action",
+        )
+    raise BotReplyError(
+        ErrorCode.RAISING_NOT_ALLOWED,
+        f"all-in would raise to {total} but raising is closed now, legal actions are "
+        f"{', '.join(legal_action_names(legal))} {seat}",
+        "/action",
+    )
+
+
+def _integer(value: object) -> int | None:
+    """The value if it is a JSON Schema ``integer`` (an int, or a float with no fraction)."""
+    if type(value) is int:
+        return value
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return None
+
+
+def _is_count(value: object, minimum: int) -> bool:
+    """Whether the value is a JSON Schema ``integer`` of at least ``minimum``."""
+    number = _integer(value)
+    return number is not None and number >= minimum
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
+
+
+def _reject_stale(obj: object, expected_seq: int) -> None:
+    if type(obj) is dict:
+        seq = _integer(obj.get("seq"))
+        if seq is not None and seq < expected_seq:
+            raise StaleReplyError(seq, expected_seq)
+
+
+def _reject_unknown_seq(obj: dict[str, Any], expected_seq: int) -> None:
+    seq = int(obj["seq"])
+    if seq != expected_seq:
+        raise BotReplyError(
+            ErrorCode.UNKNOWN_SEQ,
+            f"seq {seq} was never sent; the outstanding request is {expected_seq}",
+            "/seq",
+        )
+
+
+def _reject_bad_shape(obj: object, message_type: str) -> None:
+    if type(obj) is dict and obj.get("type") != message_type:
+        # The wrong kind of message altogether: say so rather than list missing fields.
+        got = _shown(obj.get("type"))
+        raise BotReplyError(
+            ErrorCode.SCHEMA_VIOLATION,
+            f"expected a {message_type!r} reply, got type {got}",
+            "/type",
+        )
+    issue = find_issue(obj, message_type)
+    if issue is None:
+        return
+    if issue.path == "/action" and issue.keyword == "enum":
+        raise BotReplyError(
+            ErrorCode.UNKNOWN_ACTION,
+            f"unknown action {_shown(obj['action'])}; expected one of "  # type: ignore[index]
+            "CHECK, CALL, FOLD, RAISE, ALL_IN (upper case)",
+            issue.path,
+        )
+    raise BotReplyError(ErrorCode.SCHEMA_VIOLATION, issue.message, issue.path)

@@ -1,0 +1,157 @@
+"""Encoding our messages and decoding whatever a bot writes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.cards import Card
+from protocol.codec import decode, encode
+from protocol.errors import ArenaBugError, BotFaultError, DecodeError, ErrorCode, ProtocolError
+
+
+def test_encode_is_compact_utf8_json_with_one_newline() -> None:
+    line = encode({"type": "ready", "seq": 1, "name": "Zoë"})
+    assert line == '{"type":"ready","seq":1,"name":"Zoë"}\n'.encode()
+    assert line.count(b"\n") == 1
+
+
+def test_encoded_newlines_inside_strings_are_escaped() -> None:
+    line = encode({"type": "error", "message": "two\nlines"})
+    assert line.count(b"\n") == 1
+    assert decode(line)["message"] == "two\nlines"
+
+
+def test_encode_of_something_not_json_is_our_bug() -> None:
+    with pytest.raises(ArenaBugError, match="'act' message"):
+        encode({"type": "act", "when": object()})
+
+
+def test_encode_refuses_nan_as_our_bug() -> None:
+    with pytest.raises(ArenaBugError):
+        encode({"type": "act", "pot_total": float("nan")})
+
+
+def test_encode_of_a_lone_surrogate_is_our_bug() -> None:
+    with pytest.raises(ArenaBugError):
+        encode({"type": "ready", "name": "\ud800"})
+
+
+def test_encode_of_a_non_mapping_is_our_bug() -> None:
+    with pytest.raises(ArenaBugError, match="list"):
+        encode([1, 2])  # type: ignore[arg-type]
+
+
+def test_strict_encode_validates_against_the_schema() -> None:
+    good = {"type": "match_end", "hands_played": 3, "standings": []}
+    assert encode(good, strict=True) == encode(good)
+    with pytest.raises(ArenaBugError, match="hands_played"):
+        encode({"type": "match_end", "standings": []}, strict=True)
+
+
+def test_strict_encode_catches_a_raw_card_sneaking_in_as_a_number() -> None:
+    # Card is an int subclass: json would silently send 51 instead of a card object.
+    message = {"type": "match_end", "hands_played": 1, "standings": [], "card": Card.parse("As")}
+    with pytest.raises(ArenaBugError):
+        encode(message, strict=True)
+
+
+def test_decode_returns_the_object_and_tolerates_the_terminator() -> None:
+    assert decode(b'{"type":"action","seq":2}\r\n') == {"type": "action", "seq": 2}
+    assert decode(bytearray(b'{"a": [1, 2.5, null]}')) == {"a": [1, 2.5, None]}
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        (b"", ErrorCode.INVALID_JSON),
+        (b"hello", ErrorCode.INVALID_JSON),
+        (b'{"type": "action",}', ErrorCode.INVALID_JSON),
+        (b'{"a": NaN}', ErrorCode.INVALID_JSON),
+        (b'{"a": Infinity}', ErrorCode.INVALID_JSON),
+        (b'{"a": -Infinity}', ErrorCode.INVALID_JSON),
+        (b"\xff\xfe{}", ErrorCode.INVALID_UTF8),
+        (b'{"name": "\xc3"}', ErrorCode.INVALID_UTF8),
+        (b"[]", ErrorCode.NOT_AN_OBJECT),
+        (b"42", ErrorCode.NOT_AN_OBJECT),
+        (b'"text"', ErrorCode.NOT_AN_OBJECT),
+        (b"null", ErrorCode.NOT_AN_OBJECT),
+        (b"true", ErrorCode.NOT_AN_OBJECT),
+        (b"[" * 100_000, ErrorCode.INVALID_JSON),
+        (b'{"n": ' + b"9" * 5000 + b"}", ErrorCode.INVALID_JSON),
+    ],
+)
+def test_decode_of_garbage_is_a_bot_fault_with_a_stable_code(line: bytes, code: str) -> None:
+    with pytest.raises(DecodeError) as info:
+        decode(line)
+    assert isinstance(info.value, BotFaultError)
+    assert info.value.code == code
+
+
+def test_fault_text_names_code_path_and_message() -> None:
+    assert str(BotFaultError("invalid_json", "oops")) == "invalid_json: oops"
+    assert (
+        str(BotFaultError("duplicate_discard", "twice", "/cards/1"))
+        == "duplicate_discard at /cards/1: twice"
+    )
+
+
+def test_decode_error_quotes_the_bad_line_briefly() -> None:
+    with pytest.raises(DecodeError) as info:
+        decode(b"not json " * 100)
+    assert "b'not json not json" in info.value.message
+    assert info.value.message.endswith("...")
+    assert len(info.value.message) < 200
+
+
+def test_decode_of_deeply_nested_arrays_is_invalid_json_not_a_crash() -> None:
+    deep = b"[" * 5000 + b"]" * 5000
+    with pytest.raises(DecodeError):
+        decode(deep)
+
+
+def test_decode_of_something_not_bytes_is_our_bug() -> None:
+    with pytest.raises(ArenaBugError, match="not int"):
+        decode(12)  # type: ignore[arg-type]
+
+
+@given(st.binary(max_size=300))
+def test_decode_of_random_bytes_raises_only_protocol_errors(data: bytes) -> None:
+    try:
+        result = decode(data)
+    except ProtocolError as error:
+        assert isinstance(error, BotFaultError)
+        assert error.code in {"invalid_utf8", "invalid_json", "not_an_object"}
+    else:
+        assert isinstance(result, dict)
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(), _JSON, max_size=5))
+def test_encode_then_decode_round_trips_any_json_object(obj: dict[str, object]) -> None:
+    assert decode(encode(obj)) == json.loads(json.dumps(obj))
+
+
+@given(st.dictionaries(st.text(), _JSON, max_size=5), st.binary(max_size=8))
+def test_decode_of_mangled_valid_lines_raises_only_protocol_errors(
+    obj: dict[str, object],
+    junk: bytes,
+) -> None:
+    line = encode(obj)
+    mangled = line[: len(line) // 2] + junk + line[len(line) // 2 :]
+    with contextlib.suppress(ProtocolError):
+        decode(mangled)
