@@ -43,6 +43,12 @@ __all__ = [
 ]
 
 
+# Values that are JSON-ready as they are (``type()`` is exact: a Card is an int subclass).
+_AS_IS = frozenset({int, str, bool, type(None)})
+# Each event class's field names, looked up once (``dataclasses.fields`` is slow).
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _plain(value: Any) -> Any:
     """Convert cards, enums and tuples to JSON-ready values."""
     if isinstance(value, Card):
@@ -63,9 +69,13 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form with a ``type`` key."""
+        names = _FIELD_NAMES.get(type(self))
+        if names is None:
+            names = _FIELD_NAMES[type(self)] = tuple(item.name for item in fields(self))
         data: dict[str, Any] = {"type": self.type}
-        for item in fields(self):
-            data[item.name] = _plain(getattr(self, item.name))
+        for name in names:
+            value = getattr(self, name)
+            data[name] = value if type(value) in _AS_IS else _plain(value)
         return data
 
 

@@ -28,8 +28,10 @@ Choices (documented for the issue notes; see also ``engine.seating`` and
 ``engine.showdown``):
 
 * Antes are posted before the blinds (each player's ante, or in ``big_blind`` mode one
-  ante of ``config.ante`` by the big blind after the blind itself, TDA's big blind ante).
-  A stack shorter than a blind or ante posts all-in for less.
+  ante of ``config.ante`` by the big blind, TDA's big blind ante). A stack shorter than a
+  blind or ante posts all-in for less; a big blind who cannot cover both posts the ante
+  first (TDA 2019 on, and pokerkit). The big blind ante is dead money in the main pot: it
+  makes no side pot (``engine.pots``).
 * The bet to call pre-flop is the largest blind actually posted; a raise must still be at
   least a big blind more.
 * A player may fold even when they could check (the fold is binding).
@@ -43,6 +45,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 from engine.actions import Action, ActionKind, LegalActions
 from engine.betting import Move, RoundState
@@ -66,7 +69,7 @@ from engine.events import (
 )
 from engine.phases import Phase, PlayerStatus
 from engine.pots import Pot, build_pots
-from engine.redaction import build_view
+from engine.redaction import ViewCache, build_view
 from engine.result import HandResult
 from engine.seating import SeatSetup, SeatState, SetupError, blind_positions, validate_seats
 from engine.settlement import Settlement
@@ -109,6 +112,7 @@ class Hand(Settlement):
         "_step",
         "_street",
         "_total_chips",
+        "_view_cache",
         "button_index",
         "config",
         "hand_number",
@@ -155,6 +159,7 @@ class Hand(Settlement):
         self._final_aggressor: int | None = None
         self._result: HandResult | None = None
         self._shown: dict[int, tuple[Card, ...]] = {}
+        self._view_cache = ViewCache()  # event dicts and shared view parts (redaction)
         self._sb_pos, self._bb_pos, self._button_pos = blind_positions(
             [status is not _OUT for status in self._statuses],
             self._pos_of[button_index],
@@ -300,6 +305,19 @@ class Hand(Settlement):
             for p, setup in enumerate(self._setups)
         )
 
+    def seat_rows(self) -> list[tuple[int, PlayerStatus, int, int, int | None]]:
+        """What changes of each seat, in seat order, as plain tuples: ``(stack, status,
+        street_committed, hand_committed, discard_count)`` (the cheap form of
+        :meth:`seat_states` that views compare)."""
+        draw = self._draw
+        counts = {} if draw is None else draw.discard_counts
+        return [
+            (stack, status, street, committed, counts.get(p))
+            for p, (stack, status, street, committed) in enumerate(
+                zip(self._stacks, self._statuses, self._street, self._committed, strict=True)
+            )
+        ]
+
     def gathered_pots(self) -> list[Pot]:
         """Pots from the betting rounds already finished (eligible as seat indexes)."""
         gathered = [c - s for c, s in zip(self._committed, self._street, strict=True)]
@@ -309,7 +327,7 @@ class Hand(Settlement):
         seat_of = self._seat_indexes
         return [
             Pot(pot.amount, tuple(seat_of[p] for p in pot.eligible))
-            for pot in build_pots(gathered, live, all_in)
+            for pot in build_pots(gathered, live, all_in, dead_money=self._dead_money())
         ]
 
     def pots(self) -> list[Pot]:
@@ -326,7 +344,7 @@ class Hand(Settlement):
         seat_of = self._seat_indexes
         return [
             Pot(pot.amount, tuple(seat_of[p] for p in pot.eligible))
-            for pot in build_pots(self._committed, live, all_in)
+            for pot in build_pots(self._committed, live, all_in, dead_money=self._dead_money())
         ]
 
     def legal_actions(self) -> LegalActions | None:
@@ -347,7 +365,12 @@ class Hand(Settlement):
         """The hand as ``seat_index`` may see it (``None``: a spectator)."""
         if seat_index is not None:
             self._position(seat_index)
-        return build_view(self, seat_index)
+        return build_view(self, seat_index, self._view_cache)
+
+    def event_dicts(self) -> list[dict[str, Any]]:
+        """``[event.to_dict() for event in hand.events]``, each dict made once per event
+        (shared with views and histories: do not mutate)."""
+        return self._view_cache.event_dicts(self._events)
 
     # -- acting ---------------------------------------------------------------------------
 
@@ -489,11 +512,11 @@ class Hand(Settlement):
             if config.ante and config.ante_mode is AnteMode.EVERY_PLAYER:
                 for position in dealt:
                     self._post(position, config.ante, None)
+            if config.ante and config.ante_mode is AnteMode.BIG_BLIND:
+                # TDA big blind ante: the ante is posted first when the stack is short.
+                self._post(self._bb_pos, config.ante, None)
             self._post(self._sb_pos, config.small_blind, "small_blind")
             self._post(self._bb_pos, config.big_blind, "big_blind")
-            if config.ante and config.ante_mode is AnteMode.BIG_BLIND:
-                # TDA big blind ante: the blind is posted first when the stack is short.
-                self._post(self._bb_pos, config.ante, None)
             self._set_phase(Phase.BLINDS_POSTED)
             self._run()
             self._verify()

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from engine.actions import Action, ActionKind, Call, Check, Discard, Fold, RaiseTo
-from engine.cards import Card, CardParseError
+from engine.cards import FULL_DECK, Card, CardParseError
 from engine.config import ConfigError, GameConfig
 from engine.deck import Deck
 from engine.errors import EngineError, IllegalActionError
@@ -139,6 +140,16 @@ def _seat_to_dict(seat: SeatSetup) -> dict[str, Any]:
     }
 
 
+# A card's text by its number (``str(card)`` for a whole deck is slow), and each config's
+# dict made once (``GameConfig.to_dict`` deep-copies): the arena writes a history per hand.
+_CARD_TEXT = tuple(str(card) for card in FULL_DECK)
+
+
+@lru_cache(maxsize=64)
+def _config_dict(config: GameConfig) -> dict[str, Any]:
+    return config.to_dict()
+
+
 def hand_to_history(hand: Hand, *, seed: int | str | None = None) -> dict[str, Any]:
     """The JSON-ready history document of ``hand`` (finished or not).
 
@@ -151,14 +162,15 @@ def hand_to_history(hand: Hand, *, seed: int | str | None = None) -> dict[str, A
         "version": HISTORY_VERSION,
         "hand_number": hand.hand_number,
         "seed": seed,
-        "config": hand.config.to_dict(),
+        "config": dict(_config_dict(hand.config)),  # a copy: values are plain
         "button_index": hand.button_index,
         "seats": [_seat_to_dict(seat) for seat in hand.seats],
-        "deck": [str(card) for card in hand.deck_order],
+        "deck": [_CARD_TEXT[card] for card in hand.deck_order],
         "actions": [action_to_dict(seat, action) for seat, action in hand_actions(hand)],
         # ``to_dict`` already gives JSON values (lists, str keys): the document equals
-        # the document read back from its JSON text.
-        "events": [event.to_dict() for event in hand.events],
+        # the document read back from its JSON text. The dicts are the hand's cached ones
+        # (made once per event, shared with its views).
+        "events": hand.event_dicts(),
         "result": None if result is None else result.to_dict(),
     }
 

@@ -4,6 +4,9 @@ A pot is a layer of contributions: every player who put in at least the layer's 
 win it, so a player all-in for less cannot win more than they matched (seed 000). Folded
 players' chips stay in the layers they reached, but folded players win nothing.
 
+Dead money (the TDA big blind ante) makes no layer: it goes into the main pot, which every
+player still in the hand may win, also one all-in for the ante alone.
+
 >>> build_pots([100, 200, 200], [True, True, True])
 [Pot(amount=300, eligible=(0, 1, 2)), Pot(amount=200, eligible=(1, 2))]
 >>> split_pot(10, [2, 0, 1])
@@ -30,6 +33,8 @@ def build_pots(
     contributions: Sequence[int],
     live: Sequence[bool],
     all_in: Sequence[bool] | None = None,
+    *,
+    dead_money: Sequence[int] | None = None,
 ) -> list[Pot]:
     """Layer ``contributions`` (by player index) into the main pot and side pots.
 
@@ -42,9 +47,26 @@ def build_pots(
     pot exists because someone cannot put in more) and players who can still call stay
     eligible for every layer. At a showdown both ways give the same pots.
 
+    ``dead_money[i]`` is the part of ``contributions[i]`` that is dead money (TDA's big
+    blind ante): it is added to the main pot, open to every live player, and is not part of
+    any layer; so a big blind all-in for less wins the whole ante but only as much of each
+    bet as it matched.
+
     >>> build_pots([1, 2, 0], [True, True, True], [False, False, False])
     [Pot(amount=3, eligible=(0, 1, 2))]
+    >>> build_pots([10, 10, 5], [True, True, True], dead_money=[0, 0, 3])  # ante 3 of 5
+    [Pot(amount=9, eligible=(0, 1, 2)), Pot(amount=16, eligible=(0, 1))]
     """
+    if dead_money is not None and any(dead_money):
+        layered = [c - d for c, d in zip(contributions, dead_money, strict=True)]
+        layers = build_pots(layered, live, all_in)
+        dead = sum(dead_money)
+        everyone = tuple(i for i, alive in enumerate(live) if alive)
+        if layers and layers[0].eligible == everyone:
+            layers[0] = Pot(layers[0].amount + dead, everyone)
+        else:  # some live player put in nothing but dead money
+            layers.insert(0, Pot(dead, everyone))
+        return layers
     if all_in is None:
         levels = sorted(
             {c for c, alive in zip(contributions, live, strict=True) if alive and c > 0}

@@ -13,6 +13,7 @@ from engine import showdown as _showdown
 from engine.actions import LegalActions
 from engine.betting import RoundState
 from engine.cards import Card
+from engine.config import AnteMode, GameConfig
 from engine.errors import InvariantError
 from engine.events import (
     Event,
@@ -41,8 +42,10 @@ class Settlement:
     __slots__ = ("_actor", "_legal", "_phase", "_pot_total", "_result", "_round")
 
     # The hand's state, shared with Hand.
+    config: GameConfig
     hand_number: int
     _actor: int | None
+    _bb_pos: int
     _board: list[Card]
     _button_pos: int
     _committed: list[int]
@@ -64,6 +67,17 @@ class Settlement:
 
     def _end_round(self, *, played: bool) -> None:
         raise NotImplementedError  # Hand's
+
+    def _dead_money(self) -> list[int] | None:
+        """The big blind ante by position, if any: dead money for the main pot (TDA's big
+        blind ante; pokerkit agrees). It is posted before the blind, so it is the whole
+        ante or, for a shorter stack, the whole stack."""
+        config = self.config
+        if not config.ante or config.ante_mode is not AnteMode.BIG_BLIND:
+            return None
+        dead = [0] * len(self._starting)
+        dead[self._bb_pos] = min(config.ante, self._starting[self._bb_pos])
+        return dead
 
     def _set_phase(self, phase: Phase) -> None:
         if phase is not self._phase:
@@ -96,6 +110,7 @@ class Settlement:
             all_in=[s is _ALL_IN for s in statuses],
             button=self._button_pos,
             first_to_show=self._final_aggressor,
+            dead_money=self._dead_money(),
         )
         seat_of = self._seat_indexes
         for position, cards, description in outcome.reveals:

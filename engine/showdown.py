@@ -5,13 +5,17 @@ Rules applied here:
 * Showdown order: the last player to bet or raise on the final betting round shows first;
   if nobody did (or no betting round was possible on the last street), the first player
   still in the hand left of the button shows first; then clockwise (TDA Rule 16).
-* Mucking: a player whose hand is beaten, in every pot they are eligible for, by a hand
-  already shown mucks it unseen (the engine decides for them, since it can never help them
-  to show). A player who is all-in always shows (TDA Rule 16: all hands are tabled when a
-  player is all-in). The first player to show always shows.
+* All-in showdowns: when any player still in the hand is all-in, every hand still in is
+  tabled and nobody may muck (TDA Rule 16, "Face Up for All-Ins": all cards are turned
+  face up once a player is all-in and all betting is complete). This includes a covering
+  player whose uncalled bet came back, who is no longer all-in.
+* Mucking, otherwise: a player whose hand is beaten, in every pot they are eligible for, by
+  a hand already shown mucks it unseen (the engine decides for them, since it can never
+  help them to show). The first player to show always shows.
 * Each pot is won by the best hand among the players eligible for it (seed 000); a tie
   splits it evenly and the odd chip goes to the first winner clockwise from the button,
-  pot by pot (TDA Rule 18 for flop games).
+  pot by pot (TDA Rule 18 for flop games). Dead money (the big blind ante) is in the main
+  pot (``engine.pots``).
 * Ranks come from ``engine.evaluator.rank_class`` (lower is better); a description only
   for hands that are shown.
 """
@@ -70,11 +74,13 @@ def resolve_showdown(
     button: int,
     first_to_show: int | None,
     rank: Callable[[Sequence[int]], int] = rank_class,
+    dead_money: Sequence[int] | None = None,
 ) -> ShowdownOutcome:
     """Resolve a showdown among the ``live`` positions (indexes into every sequence).
 
     ``button`` is the position whose left neighbour gets the odd chip first and, when
-    ``first_to_show`` is None, shows first.
+    ``first_to_show`` is None, shows first. ``dead_money`` is the part of each
+    contribution that goes to the main pot without making a layer (the big blind ante).
     """
     count = len(live)
     ranks: dict[int, int] = {}
@@ -85,7 +91,7 @@ def resolve_showdown(
     # Clockwise from the player left of the button.
     clockwise = [(button + 1 + step) % count for step in range(count)]
     in_order = [p for p in clockwise if live[p]]
-    pots = build_pots(contributions, live)
+    pots = build_pots(contributions, live, dead_money=dead_money)
 
     start = first_to_show if first_to_show is not None else in_order[0]
     offset = in_order.index(start)
@@ -95,18 +101,21 @@ def resolve_showdown(
     best_shown: list[int | None] = [None] * len(pots)
     reveals: list[tuple[int, tuple[Card, ...] | None, str]] = []
     descriptions: dict[int, str] = {}
+    # TDA Rule 16: with a player all-in, every hand still in is tabled.
+    is_all_in_showdown = any(all_in[p] for p in in_order)
     for position in show_order:
         own = ranks[position]
-        # All-in hands are always tabled; the first hand is shown; any other is shown
-        # only while it can still win or tie a pot it is eligible for.
-        must_show = all_in[position] or not reveals
-        if not must_show:
-            for number, members in enumerate(eligible_sets):
-                if position in members:
-                    best = best_shown[number]
-                    if best is None or own <= best:
-                        must_show = True
-                        break
+        # The first hand is shown; any other only while it can still win or tie a pot it
+        # is eligible for (unless everyone shows).
+        must_show = (
+            is_all_in_showdown
+            or not reveals
+            or any(
+                best is None or own <= best
+                for best, members in zip(best_shown, eligible_sets, strict=True)
+                if position in members
+            )
+        )
         if must_show:
             for number, members in enumerate(eligible_sets):
                 if position in members:

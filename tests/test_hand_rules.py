@@ -155,14 +155,15 @@ def test_ante_shorter_than_stack_posts_all_in_for_less() -> None:
     assert hand.pot_total == 15
 
 
-def test_big_blind_ante_is_posted_by_the_big_blind_after_the_blind() -> None:
+def test_big_blind_ante_is_posted_first_when_the_big_blind_is_short_tda() -> None:
+    # TDA (2019 on, and pokerkit): a big blind who cannot cover both posts the ante first.
     config = GameConfig(small_blind=1, big_blind=2, ante=2, ante_mode=AnteMode.BIG_BLIND)
     hand = start([100, 100, 3], button=0, config=config)
     posts = [e for e in hand.events if isinstance(e, BlindPosted | AntePosted)]
-    assert [(type(p).__name__, p.seat_index, p.amount) for p in posts] == [
-        ("BlindPosted", 1, 1),
-        ("BlindPosted", 2, 2),
-        ("AntePosted", 2, 1),  # short: the blind takes priority over the ante (TDA)
+    assert [(type(p).__name__, p.seat_index, p.amount, p.is_all_in) for p in posts] == [
+        ("AntePosted", 2, 2, False),
+        ("BlindPosted", 1, 1, False),
+        ("BlindPosted", 2, 1, True),  # the rest of the stack: a big blind for less
     ]
 
 

@@ -8,7 +8,6 @@ module docstring of ``engine.phh`` and the issue notes):
   of folded players into the pots a little differently (the totals agree, but an odd chip
   can move to another pot). So when a split pot has a remainder, the stacks may differ by
   at most those odd chips, with the same total.
-* Big-blind antes: pokerkit keeps the ante out of the big blind's side-pot layer.
 * Fixed limit: we lift the raise cap heads-up and let an all-in of half a bet reopen the
   betting (TDA); pokerkit does neither.
 """
@@ -25,9 +24,10 @@ from pokerkit import HandHistory
 
 from engine.actions import AllIn, Call, Check, Fold, RaiseTo
 from engine.config import AnteMode, BettingStructure, GameConfig, Variant
-from engine.events import ActionTaken
+from engine.events import ActionTaken, HandMucked, HandShown
 from engine.hand import Hand, SeatSetup
 from engine.phh import PhhError, dumps_phh, hand_to_phh, phh_fields
+from engine.phh import _actions as phh_actions
 from engine.tournament import random_policy
 
 
@@ -46,6 +46,8 @@ def _random_hand(seed: int, structure: BettingStructure) -> Hand:
         small_blind=big_blind // 2,
         big_blind=big_blind,
         ante=rng.choice([0, 0, 2]),
+        # The big blind ante is dead money in the main pot, as in pokerkit.
+        ante_mode=rng.choice([AnteMode.EVERY_PLAYER, AnteMode.BIG_BLIND]),
         structure=structure,
     )
     seat_indexes = sorted(rng.sample(range(10), count))
@@ -169,33 +171,46 @@ def test_all_in_hands_are_shown_before_the_rest_of_the_board() -> None:
     assert _compare(hand) in {"equal", "odd"}
 
 
-def test_a_hand_mucked_at_an_all_in_showdown_stays_face_down_until_the_end() -> None:
-    # Search a few seeds for the case: the short big blind calls all-in and shows first;
-    # the covering button (who got the uncalled part back, so is not all-in) is beaten
-    # and mucks.
-    found = 0
-    for seed in range(40):
+def test_the_covering_players_hand_is_shown_at_an_all_in_showdown_tda_16() -> None:
+    # The short big blind calls all-in; the covering button gets its uncalled bet back (so
+    # it is not all-in) but may not muck: every hand is tabled before the board (TDA 16).
+    for seed in range(10):
         rng = random.Random(seed)
         seats = [SeatSetup(0, "deep", 200), SeatSetup(1, "short", 40)]
         hand = Hand.start(GameConfig(), seats, button_index=0, rng=rng)
         hand.act(AllIn())
         hand.act(Call())
         actions = phh_fields(hand)["actions"]
-        if actions[-1] == "p2 sm":
-            found += 1
-            assert actions[4:] == [
-                actions[4],  # the big blind shows first
-                "p2 sm ????",
-                actions[6],  # the flop
-                "p2 sm ????",
-                actions[8],  # the turn
-                "p2 sm ????",
-                actions[10],  # the river
-                "p2 sm",
-            ]
-            assert actions[4].startswith("p1 sm ") and actions[6].startswith("d db ")
-            assert _compare(hand) == "equal"
-    assert found
+        assert actions[4].startswith("p1 sm ") and actions[5].startswith("p2 sm ")
+        assert actions[6].startswith("d db ") and "??" not in "".join(actions)
+        assert not any(a in {"p1 sm", "p2 sm"} for a in actions)
+        assert _compare(hand) == "equal"
+
+
+def test_a_hand_mucked_at_an_all_in_showdown_stays_face_down_until_the_end() -> None:
+    # Our showdown tables every hand when a player is all-in (TDA 16), but the export still
+    # writes a muck at a run-out the way PHH expects: the events of such a hand, with the
+    # covering button's hand mucked instead of shown.
+    seats = [SeatSetup(0, "deep", 200), SeatSetup(1, "short", 40)]
+    hand = Hand.start(GameConfig(), seats, button_index=0, rng=random.Random(0))
+    hand.act(AllIn())
+    hand.act(Call())
+    events = [
+        HandMucked(e.seat_index) if isinstance(e, HandShown) and e.seat_index == 0 else e
+        for e in hand.events
+    ]
+    actions = phh_actions(events, {1: "p1", 0: "p2"})
+    assert actions[4:] == [
+        actions[4],  # the big blind shows first
+        "p2 sm ????",
+        actions[6],  # the flop
+        "p2 sm ????",
+        actions[8],  # the turn
+        "p2 sm ????",
+        actions[10],  # the river
+        "p2 sm",
+    ]
+    assert actions[4].startswith("p1 sm ") and actions[6].startswith("d db ")
 
 
 def test_check_and_call_and_all_in_call_are_cc() -> None:

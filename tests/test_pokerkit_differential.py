@@ -33,8 +33,10 @@ Where pokerkit knowingly differs from our rules, we normalise, and only there:
   a bet count as a full raise. When the menus differ only in "may raise" and one of these
   explains it, the driver picks a non-raising action and goes on.
 
-Antes are used only with stacks that cover them (pokerkit without ante trimming puts all
-antes in the main pot, which is the same thing when every ante is posted in full).
+Every-player antes are used only with stacks that cover them (pokerkit without ante
+trimming puts all antes in the main pot, which is the same thing when every ante is posted
+in full). The big blind ante is used with any stack: in both engines it is posted before
+the blind and is dead money in the main pot (TDA).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from pokerkit.games import PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHol
 
 from engine.actions import Action, AllIn, Call, Check, Fold, LegalActions, RaiseTo
 from engine.cards import Card, parse_cards
-from engine.config import BettingStructure, GameConfig
+from engine.config import AnteMode, BettingStructure, GameConfig
 from engine.deck import Deck
 from engine.events import ActionTaken, BettingRoundComplete, BlindPosted, StreetDealt
 from engine.hand import Hand, SeatSetup
@@ -83,8 +85,11 @@ class Deal:
 def random_deal(rng: random.Random, structure: BettingStructure) -> Deal:
     count = rng.randint(2, 9)
     ante = rng.choice([0, 0, 0, 1, 2])
-    config = GameConfig(small_blind=1, big_blind=2, ante=ante, structure=structure)
-    low = ante + 1
+    ante_mode = rng.choice(list(AnteMode))
+    config = GameConfig(
+        small_blind=1, big_blind=2, ante=ante, ante_mode=ante_mode, structure=structure
+    )
+    low = ante + 1 if ante_mode is AnteMode.EVERY_PLAYER else 1
     stacks = [
         rng.choice([rng.randint(low, low + 6), rng.randint(low, 40), 100, 200])
         for _ in range(count)
@@ -105,11 +110,16 @@ def pokerkit_state(deal: Deal, order: Sequence[int]) -> State:
     config = deal.config
     stacks = tuple(deal.stacks[seat] for seat in order)
     count = len(order)
+    # pokerkit's second player is the big blind (it swaps the first two heads-up, as it
+    # does for the blinds).
+    antes: int | dict[int, int] = config.ante
+    if config.ante_mode is AnteMode.BIG_BLIND:
+        antes = {1: config.ante}
     if config.structure is BettingStructure.FIXED_LIMIT:
         return FixedLimitTexasHoldem.create_state(
             AUTOMATIONS,
             False,
-            config.ante,
+            antes,
             (config.small_blind, config.big_blind),
             config.small_bet,
             config.big_bet,
@@ -120,14 +130,14 @@ def pokerkit_state(deal: Deal, order: Sequence[int]) -> State:
         return PotLimitTexasHoldem(
             AUTOMATIONS,
             False,
-            config.ante,
+            antes,
             (config.small_blind, config.big_blind),
             config.big_blind,
         )(stacks, count)
     return NoLimitTexasHoldem.create_state(
         AUTOMATIONS,
         False,
-        config.ante,
+        antes,
         (config.small_blind, config.big_blind),
         config.big_blind,
         stacks,

@@ -49,6 +49,54 @@ def test_during_a_round_only_all_in_players_split_the_pot() -> None:
     assert build_pots([0, 0], [True, True], [False, False]) == []
 
 
+def test_big_blind_ante_is_dead_money_in_the_main_pot_not_a_side_pot() -> None:
+    # Seat 2 (the big blind) put in 250: a 100 ante and a 150 call all-in of seat 0's
+    # 150; seat 1 folded its 50. The ante joins the main pot (450) instead of making a
+    # 100 side pot that gave the big blind its own ante back (a main pot of 350).
+    assert build_pots([150, 50, 250], [True, False, True], dead_money=[0, 0, 100]) == [
+        Pot(450, (0, 2)),
+    ]
+    assert build_pots([150, 50, 250], [True, False, True]) == [Pot(350, (0, 2)), Pot(100, (2,))]
+
+
+def test_a_player_in_for_dead_money_alone_may_win_only_the_dead_money() -> None:
+    expected = [Pot(100, (0, 1, 2)), Pot(400, (0, 1))]
+    assert build_pots([200, 200, 100], [True] * 3, dead_money=[0, 0, 100]) == expected
+    during_round = build_pots(
+        [200, 200, 100], [True] * 3, [False, False, True], dead_money=[0, 0, 100]
+    )
+    assert during_round == expected
+    assert build_pots([5, 0], [True, True], dead_money=[5, 0]) == [Pot(5, (0, 1))]
+    assert build_pots([9, 9], [True, True], dead_money=[0, 0]) == [Pot(18, (0, 1))]
+
+
+@given(
+    st.lists(st.integers(0, 500), min_size=2, max_size=10),
+    st.lists(st.booleans(), min_size=10, max_size=10),
+    st.integers(0, 9),
+    st.integers(0, 100),
+)
+def test_dead_money_is_in_the_main_pot_open_to_every_live_player(
+    contributions: list[int],
+    alive: list[bool],
+    poster: int,
+    ante: int,
+) -> None:
+    live = alive[: len(contributions)]
+    live[0] = True
+    poster %= len(contributions)
+    contributions[poster] += ante
+    dead = [0] * len(contributions)
+    dead[poster] = ante
+    pots = build_pots(contributions, live, dead_money=dead)
+    layered = build_pots([c - d for c, d in zip(contributions, dead, strict=True)], live)
+    assert sum(p.amount for p in pots) == sum(p.amount for p in layered) + ante
+    if ante:
+        assert pots[0].eligible == tuple(i for i, a in enumerate(live) if a)
+    for before, after in itertools.pairwise(pots):
+        assert set(after.eligible) < set(before.eligible)
+
+
 def test_split_pot_odd_chips_go_to_the_first_winners_in_order() -> None:
     assert split_pot(10, [5, 1, 3]) == [(5, 4), (1, 3), (3, 3)]
     assert split_pot(9, [2, 0]) == [(2, 5), (0, 4)]
