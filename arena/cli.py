@@ -244,7 +244,7 @@ def _add_match_options(parser: argparse.ArgumentParser, *, hands_default: int | 
     limits.add_argument(
         "--check-on-timeout",
         action="store_true",
-        help="after a timeout or crash, check when checking is free instead of folding",
+        help="after a timeout, check when checking is free instead of folding",
     )
     output = parser.add_argument_group("output")
     output.add_argument(

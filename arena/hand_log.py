@@ -47,6 +47,11 @@ HISTORY_FORMAT = 1
 HISTORY_FILE_NAME = "hands.jsonl"
 
 
+# Made once (json.dumps with options builds an encoder per call); records are trees, so
+# the cycle check is skipped (a cycle would still fail, as a RecursionError).
+_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
+
+
 class HandLogError(ValueError):
     """A hand history file that cannot be read; the message names the file and line."""
 
@@ -59,7 +64,7 @@ def dumps_line(record: dict[str, Any]) -> str:
     >>> dumps_line({"type": "hand", "hand_number": 1})
     '{"type":"hand","hand_number":1}\\n'
     """
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
+    return _encoder.encode(record) + "\n"
 
 
 class HandLogWriter:

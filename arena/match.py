@@ -66,6 +66,7 @@ from engine.schedule import BlindSchedule
 from engine.table import Table, hand_rng, hand_seed
 from engine.tournament import Freezeout, Standing
 from protocol import messages
+from protocol.codec import encode
 
 __all__ = [
     "RESULTS_FILE_NAME",
@@ -477,7 +478,15 @@ class MatchRunner:
             in_hand,
             sitting_out,
             lambda seat: messages.hand_start(hand.view(seat.seat_index), hand_id=hand_id),
+            hold=True,
         )
+        # The first to act gets its hand_start with its first request (one write and one
+        # wake-up of the bot instead of two); everyone else gets what was held now, the
+        # last hand's hand_end included.
+        first_actor = hand.actor_index
+        for seat in self.seats:
+            if seat.session is not None and seat.seat_index != first_actor:
+                seat.session.flush()
         decisions: list[dict[str, Any]] = []
         dead: set[int] = set()
         while not hand.is_over:
@@ -537,7 +546,12 @@ class MatchRunner:
         """Ask the seat's bot (through its session) and record what came back."""
         session = seat.session
         assert session is not None  # is_seat_alive checked it
-        outcome = session.decide(hand.view(seat.seat_index), hand_id=hand_id)
+        outcome = session.decide(
+            hand.view(seat.seat_index),
+            hand_id=hand_id,
+            check=hand.check_action,
+            draw_limit=hand.config.draw_limit,
+        )
         record: dict[str, Any] = {
             **base,
             "by": "bot" if outcome.fault is None else "policy",
@@ -594,7 +608,8 @@ class MatchRunner:
         )
         player_ids = {seat.seat_index: seat.player_id for seat in in_hand}
         end_message = messages.hand_end(result, hand_id=hand_id, player_ids=player_ids)
-        self._notify(in_hand, sitting_out, lambda seat: end_message)
+        # Held: it goes out with the next hand's hand_start (or match_end), in one write.
+        self._notify(in_hand, sitting_out, lambda seat: end_message, is_shared=True, hold=True)
         if self._freezeout is not None:
             for standing in self._freezeout.finish_hand(hand):
                 self._seat_of(standing.player_id).eliminated_in_hand = hand_number
@@ -630,7 +645,12 @@ class MatchRunner:
         in_hand: Sequence[MatchSeat],
         sitting_out: Sequence[int],
         build: Callable[[MatchSeat], dict[str, Any]],
+        *,
+        is_shared: bool = False,
+        hold: bool = False,
     ) -> None:
+        """Tell every running bot of the hand; ``is_shared``: one message for all, encoded once."""
+        data: bytes | None = None
         for seat in in_hand:
             session = seat.session
             if (
@@ -638,7 +658,10 @@ class MatchRunner:
                 and seat.seat_index not in sitting_out
                 and session.transport is not None
             ):
-                session.notify(build(seat))
+                message = build(seat)
+                if is_shared and data is None:
+                    data = encode(message)
+                session.notify(message, data=data, hold=hold)
 
     def _seat_of(self, player_id: str) -> MatchSeat:
         for seat in self.seats:

@@ -12,8 +12,8 @@ no reply within ``decision_s``      timeout recorded with its latency; an ``erro
 (+ time bank, + transport grace)    (code ``timeout``) tells the bot; the seat folds,
                                     or checks when it is free and ``check_when_free``
 an invalid reply (bad JSON, bad     invalid reply recorded with its code; an ``error``
-schema, illegal action or amount)   with the reason and ``attempts_left`` is sent and
-                                    the request is asked again with a new ``seq``;
+schema, an action or amount that    with the reason and ``attempts_left`` is sent and
+the protocol or engine rejects)     the request is asked again with a new ``seq``;
                                     after ``max_invalid_attempts`` the seat folds
 exits or closes its pipes           crash recorded (exit code or signal, stderr tail);
                                     the process tree is killed; the seat folds now and
@@ -31,6 +31,14 @@ Restarts: between hands the match calls :meth:`BotSession.restart` for a bot tha
 running. Each restart uses one unit of the restart budget (default 3 per match); once the
 budget is spent :attr:`BotSession.is_sitting_out` is true and the match folds the seat
 every hand (it still posts blinds and antes, so chips are conserved).
+
+The action a session returns is always one the engine accepts: with the match's
+``check`` (``Hand.check_action``, a dry run), an action the protocol's own checks let
+through but the engine rejects is an invalid reply like any other, with the engine's code.
+
+Writes: a notification sent with ``hold`` (the match holds ``hand_end`` and the first
+actor's ``hand_start``) waits for the next line to the same bot and goes out with it in
+one write, in the same order, which spares a system call and a wake-up of the bot.
 
 Time: every wait has a deadline on the injected monotonic ``clock``. A decision's deadline
 is ``send time + decision_s + time bank left + grace_s`` (python-chess's "budget plus
@@ -50,10 +58,12 @@ from typing import Any
 from arena.faults import Fault, FaultKind, FaultLedger
 from arena.transport import BotStartError, Clock, ExitInfo, Transport, TransportClosedError
 from engine.actions import Action, Call, Check, Discard, Fold, LegalActions
+from engine.config import DrawLimit
+from engine.errors import IllegalActionError
 from engine.view import SeatView
 from protocol.codec import decode, encode
-from protocol.errors import BotFaultError, ErrorCode, StaleReplyError
-from protocol.messages import act_request, draw_request, error_message
+from protocol.errors import BotFaultError, BotReplyError, ErrorCode, StaleReplyError
+from protocol.messages import RequestEncoder, error_message
 from protocol.replies import parse_action, parse_discard, parse_ready
 
 __all__ = [
@@ -196,6 +206,8 @@ class BotSession:
         self._hello_fields: dict[str, Any] = {}
         self._seq = 0
         self._hand_number: int | None = None
+        self._requests = RequestEncoder()  # act/draw lines, the history encoded once
+        self._held: list[bytes] = []  # notifications to send with the next line
 
     # -- state ---------------------------------------------------------------------------
 
@@ -265,9 +277,10 @@ class BotSession:
         if not transport.is_alive:
             self._bury()
             return self.exit_infos[-1]
-        if standings_message is not None and transport.is_alive:
+        data = b"" if standings_message is None else encode(standings_message)
+        if data or self._held:
             with contextlib.suppress(TransportClosedError):  # it is ending anyway
-                transport.send(encode(standings_message))
+                self._send(transport, data)
         return self._close(self.limits.match_end_grace_s)
 
     def close(self) -> ExitInfo | None:
@@ -276,10 +289,20 @@ class BotSession:
 
     # -- conversation --------------------------------------------------------------------
 
-    def notify(self, message: Mapping[str, Any]) -> None:
+    def notify(
+        self,
+        message: Mapping[str, Any],
+        *,
+        data: bytes | None = None,
+        hold: bool = False,
+    ) -> None:
         """Send a message that expects no reply (``hand_start``, ``hand_end``, ...).
 
-        A bot found dead is recorded as crashed; nothing is raised.
+        ``data`` is ``message`` already encoded (a message for every seat is encoded once).
+        With ``hold`` the line is kept and goes out with the next line sent to this bot (a
+        request, a notification, ``match_end``) or at :meth:`flush`: one write and one
+        wake-up of the bot instead of two, in the same order. A bot found dead is recorded
+        as crashed; nothing is raised.
         """
         hand_number = message.get("hand_number")
         if isinstance(hand_number, int):
@@ -287,13 +310,40 @@ class BotSession:
         transport = self._transport
         if transport is None:
             return
+        line = encode(message) if data is None else data
+        if hold:
+            self._held.append(line)
+            return
         try:
-            transport.send(encode(message))
+            self._send(transport, line)
         except TransportClosedError as exc:
             self._crashed(exc)
 
-    def decide(self, view: SeatView, *, hand_id: str) -> DecisionOutcome:
-        """Ask the bot for the decision ``view`` shows it; never raises for its faults."""
+    def flush(self) -> None:
+        """Send the notifications held by :meth:`notify` now (a crash is recorded)."""
+        transport = self._transport
+        if transport is None or not self._held:
+            return
+        try:
+            self._send(transport, b"")
+        except TransportClosedError as exc:
+            self._crashed(exc)
+
+    def decide(
+        self,
+        view: SeatView,
+        *,
+        hand_id: str,
+        check: Callable[[Action], None] | None = None,
+        draw_limit: DrawLimit = DrawLimit.ANY,
+    ) -> DecisionOutcome:
+        """Ask the bot for the decision ``view`` shows it; never raises for its faults.
+
+        ``check`` is the engine's dry run of an action (``Hand.check_action``): a reply the
+        protocol accepts but the engine would reject (``IllegalActionError``) is an invalid
+        reply with the engine's code, so the action returned is always one the engine
+        takes. ``draw_limit`` is the game's five-card-draw rule, checked when parsing.
+        """
         legal = view.legal_actions
         if legal is None:
             raise ValueError(f"seat {view.seat_index} is not to act: no legal actions")
@@ -305,10 +355,9 @@ class BotSession:
         if not self._drain():
             return DecisionOutcome(default_action(legal), fault=FaultKind.CRASH.value)
         replies: list[dict[str, Any]] = []
-        build = draw_request if legal.can_draw else act_request
         for attempt in range(1, self.max_invalid_attempts + 1):
             seq = self._next_seq()
-            request = build(
+            data = self._requests.request(
                 view,
                 seq=seq,
                 hand_id=hand_id,
@@ -316,7 +365,7 @@ class BotSession:
                 attempt=attempt,
                 max_attempts=self.max_invalid_attempts,
             )
-            outcome = self._ask(request, seq, view, legal, replies, attempt)
+            outcome = self._ask(data, seq, view, legal, replies, attempt, check, draw_limit)
             if outcome is not None:
                 return outcome
         raise AssertionError("unreachable: the last attempt always returns")  # pragma: no cover
@@ -325,20 +374,21 @@ class BotSession:
 
     def _ask(
         self,
-        request: dict[str, Any],
+        data: bytes,
         seq: int,
         view: SeatView,
         legal: LegalActions,
         replies: list[dict[str, Any]],
         attempt: int,
+        check: Callable[[Action], None] | None,
+        draw_limit: DrawLimit,
     ) -> DecisionOutcome | None:
-        """One request and its reply; None means "ask again"."""
+        """One request (the encoded ``data``) and its reply; None means "ask again"."""
         transport = self._transport
         assert transport is not None
-        data = encode(request)
         sent_at = self.clock()  # the bot's time starts when the request is on its way
         try:
-            transport.send(data)
+            self._send(transport, data)
         except TransportClosedError as exc:
             self._crashed(exc)
             return DecisionOutcome(default_action(legal), replies, "crash", None, attempt)
@@ -369,9 +419,13 @@ class BotSession:
                         )
                         continue
                     if legal.can_draw:
-                        action: Action = parse_discard(obj, seq, legal, view.hole_cards)
+                        action: Action = parse_discard(
+                            obj, seq, legal, view.hole_cards, draw_limit=draw_limit
+                        )
                     else:
                         action = parse_action(obj, seq, legal)
+                    if check is not None:
+                        _check_with_engine(check, action, legal)
                 except StaleReplyError as exc:
                     self._dropped(FaultKind.STALE_REPLY, exc.code, str(exc), exc.seq)
                     continue
@@ -605,11 +659,20 @@ class BotSession:
             return
         self._crashed(TransportClosedError(f"bot {self.name!r} exited between hands"))
 
+    def _send(self, transport: Transport, data: bytes) -> None:
+        """Send ``data`` after the held notifications, in one write."""
+        if self._held:
+            self._held.append(data)
+            data = b"".join(self._held)
+            self._held.clear()
+        transport.send(data)
+
     def _close(self, grace_s: float) -> ExitInfo | None:
         transport = self._transport
         if transport is None:
             return None
         self._transport = None
+        self._held.clear()  # for a bot that is gone
         info = transport.close(grace_s)
         self.exit_infos.append(info)
         if info.dropped_bytes:
@@ -654,6 +717,18 @@ class BotSession:
         over = self.clock() - sent_at - self.limits.decision_s
         if over > 0:
             self.time_bank_left_s = max(0.0, self.time_bank_left_s - over)
+
+
+def _check_with_engine(
+    check: Callable[[Action], None], action: Action, legal: LegalActions
+) -> None:
+    """Run the engine's dry run of ``action``; its rejection is the bot's invalid reply."""
+    try:
+        check(action)
+    except IllegalActionError as exc:
+        # The protocol's own checks should have caught it (they mirror the engine's rules);
+        # whatever slips through is still the bot's reply, never an action for the match.
+        raise BotReplyError(exc.code, exc.message, "/cards" if legal.can_draw else None) from exc
 
 
 def _seq_of(line: bytes) -> int | None:

@@ -19,17 +19,19 @@ inconsistent input (an ``act`` for a seat that is not to act) raises
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from engine.actions import LegalActions
-from engine.cards import Card
+from engine.cards import FULL_DECK, Card
 from engine.config import GameConfig
 from engine.evaluator import InvalidHandError, evaluate
 from engine.result import HandResult
-from engine.view import SeatPublicView, SeatView
+from engine.view import PotView, SeatPublicView, SeatView
 from protocol.cards import cards_to_wire, text_cards_to_wire
+from protocol.codec import RawJSON, encode_with_raw, json_text
 from protocol.errors import ArenaBugError, BotFaultError
 from protocol.framing import DEFAULT_MAX_LINE_BYTES
 from protocol.legal import legal_action_names
@@ -38,6 +40,7 @@ from protocol.version import PROTOCOL_VERSION, SUPPORTED_VERSIONS
 __all__ = [
     "DEFAULT_MAX_ATTEMPTS",
     "REPLY_TYPES",
+    "RequestEncoder",
     "Standing",
     "TimeLimits",
     "act_request",
@@ -55,8 +58,15 @@ DEFAULT_MAX_ATTEMPTS = 3
 #: The reply type each request expects; other messages expect none.
 REPLY_TYPES: Mapping[str, str] = {"hello": "ready", "act": "action", "draw": "discard"}
 
+# Each card's wire JSON text, for RequestEncoder.
+_CARD_TEXTS: dict[Card, str] = {card: json_text(card.to_wire()) for card in FULL_DECK}
+
+# The wire JSON text of each list of legal action names met so far (at most 2**5).
+_ACTION_NAME_TEXTS: dict[tuple[str, ...], RawJSON] = {}
+
 # Fields of engine events that hold cards as text ("As"); on the wire they are objects.
 _EVENT_CARD_FIELDS = ("cards", "board", "discarded", "drawn")
+_EVENT_CARD_FIELD_SET = frozenset(_EVENT_CARD_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,15 +146,8 @@ def act_request(
     legal = _actor_legal(view)
     if legal.can_draw:
         raise ArenaBugError(f"seat {legal.seat_index} is to draw, not to bet: use draw_request")
-    decision = {
-        "current_bet": legal.current_bet,
-        "to_call": legal.call_amount,
-        "min_raise_to": legal.min_raise_to if legal.can_raise else None,
-        "max_raise_to": legal.max_raise_to if legal.can_raise else None,
-        "legal_actions": legal_action_names(legal),
-    }
-    return _context(
-        view, "act", seq, hand_id, legal, decision, time_limit_ms, attempt, max_attempts
+    return _request(
+        view, "act", seq, hand_id, legal, time_limit_ms, attempt, max_attempts, _PLAIN_PARTS
     )
 
 
@@ -161,10 +164,135 @@ def draw_request(
     legal = _actor_legal(view)
     if not legal.can_draw:
         raise ArenaBugError(f"seat {legal.seat_index} is to bet, not to draw: use act_request")
-    decision = {"current_bet": legal.current_bet, "max_discards": legal.max_discard_count}
-    return _context(
-        view, "draw", seq, hand_id, legal, decision, time_limit_ms, attempt, max_attempts
+    return _request(
+        view, "draw", seq, hand_id, legal, time_limit_ms, attempt, max_attempts, _PLAIN_PARTS
     )
+
+
+class RequestEncoder:
+    """One seat's ``act`` and ``draw`` requests as lines, made for speed.
+
+    The line is byte for byte ``encode(act_request(...))`` (or ``draw_request``), built from
+    the same layout, but the bulky fields go in as JSON text that is reused
+    (:class:`~protocol.codec.RawJSON`): a decision's history is the previous decision's plus
+    a few events, and the engine hands out the same event dicts every time (shared, never
+    mutated), so only the new events are encoded; a seat whose :class:`SeatPublicView` is
+    the same object as last time keeps its ``table_state`` text; cards are looked up. The
+    memos are keyed by object identity and keep the objects alive, so an identity cannot
+    be reused by another object. A history that does not begin with the dicts seen before
+    (a new hand) starts afresh. Use one encoder per seat: what a seat sees of private
+    events differs from seat to seat.
+    """
+
+    __slots__ = ("_events", "_history", "_pots", "_seats")
+
+    def __init__(self) -> None:
+        self._events: list[Mapping[str, Any]] = []  # the history encoded so far
+        self._history = ""  # its wire JSON, comma-separated, without the brackets
+        self._seats: dict[int, tuple[SeatPublicView, str]] = {}  # seat index: view, text
+        self._pots: tuple[tuple[PotView, ...], RawJSON] = ((), RawJSON("[]"))  # the last
+
+    def request(
+        self,
+        view: SeatView,
+        *,
+        seq: int,
+        hand_id: str,
+        time_limit_ms: int,
+        attempt: int = 1,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    ) -> bytes:
+        """The line asking the seat of ``view`` to act (or, when it is to draw, to draw)."""
+        legal = _actor_legal(view)
+        message_type = "draw" if legal.can_draw else "act"
+        message = _request(
+            view, message_type, seq, hand_id, legal, time_limit_ms, attempt, max_attempts, self
+        )
+        return encode_with_raw(message)
+
+    # The bulky parts of a request as RawJSON (see _PlainParts for their plain form).
+
+    def cards(self, cards: Sequence[Card]) -> RawJSON:
+        """A list of wire cards."""
+        return RawJSON("[" + ",".join([_CARD_TEXTS[card] for card in cards]) + "]")
+
+    def action_names(self, legal: LegalActions) -> RawJSON:
+        """The legal betting actions (a few combinations, each encoded once)."""
+        names = tuple(legal_action_names(legal))
+        text = _ACTION_NAME_TEXTS.get(names)
+        if text is None:
+            text = _ACTION_NAME_TEXTS[names] = RawJSON(json_text(names))
+        return text
+
+    def pots(self, view: SeatView) -> RawJSON:
+        """The gathered pots (they change only when a betting round ends)."""
+        pots = view.pots
+        if pots != self._pots[0]:
+            self._pots = (pots, RawJSON(json_text(_pots(view))))
+        return self._pots[1]
+
+    def table_state(self, view: SeatView) -> RawJSON:
+        """Every seat's public state."""
+        known = self._seats
+        texts = []
+        for seat in view.seats:
+            cached = known.get(seat.seat_index)
+            if cached is not None and cached[0] is seat:
+                texts.append(cached[1])
+            else:
+                text = json_text(_seat_state(seat))
+                known[seat.seat_index] = (seat, text)
+                texts.append(text)
+        return RawJSON("[" + ",".join(texts) + "]")
+
+    def history(self, history: Sequence[Mapping[str, Any]]) -> RawJSON:
+        """The public events so far, in wire form; only new events are encoded."""
+        events = self._events
+        known = len(events)
+        if known > len(history) or not all(map(operator.is_, events, history)):
+            events.clear()
+            self._history = ""
+            known = 0
+        if len(history) > known:
+            added = history[known:]
+            # One encoder call for all the new events (each call has a fixed cost); an
+            # event without cards is already in wire form, and encoding changes nothing.
+            card_fields = _EVENT_CARD_FIELD_SET
+            wire = [_wire_event(e) if card_fields & e.keys() else e for e in added]
+            text = json_text(wire)[1:-1]
+            self._history = f"{self._history},{text}" if known else text
+            events.extend(added)
+        return RawJSON(f"[{self._history}]")
+
+
+class _PlainParts:
+    """The bulky parts of a request as plain values (fresh lists and dicts)."""
+
+    def action_names(self, legal: LegalActions) -> list[str]:
+        return legal_action_names(legal)
+
+    def cards(self, cards: Sequence[Card]) -> list[dict[str, str]]:
+        return cards_to_wire(cards)
+
+    def pots(self, view: SeatView) -> list[dict[str, Any]]:
+        return _pots(view)
+
+    def table_state(self, view: SeatView) -> list[dict[str, Any]]:
+        return _table_state(view)
+
+    def history(self, history: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return _wire_history(history)
+
+
+_PLAIN_PARTS = _PlainParts()
+
+
+class _Parts(Protocol):
+    def action_names(self, legal: LegalActions, /) -> Any: ...
+    def cards(self, cards: Sequence[Card], /) -> Any: ...
+    def pots(self, view: SeatView, /) -> Any: ...
+    def table_state(self, view: SeatView, /) -> Any: ...
+    def history(self, history: Sequence[Mapping[str, Any]], /) -> Any: ...
 
 
 def error_message(
@@ -318,22 +446,26 @@ def _actor_legal(view: SeatView) -> LegalActions:
     return legal
 
 
-def _context(
+def _request(
     view: SeatView,
     message_type: str,
     seq: int,
     hand_id: str,
     legal: LegalActions,
-    decision: dict[str, Any],
     time_limit_ms: int,
     attempt: int,
     max_attempts: int,
+    parts: _Parts,
 ) -> dict[str, Any]:
-    """An ``act`` or ``draw`` request: seed 000's fields, the decision, the context."""
+    """An ``act`` or ``draw`` request: seed 000's fields, the decision, the context.
+
+    The one layout of both requests; ``parts`` makes the bulky values (plain, or as
+    reusable JSON text for :class:`RequestEncoder`).
+    """
     if not 1 <= attempt <= max_attempts:
         raise ArenaBugError(f"attempt {attempt} is outside 1..{max_attempts}")
     own = _own_seat(view)
-    return {
+    message: dict[str, Any] = {
         "type": message_type,
         "seq": seq,
         "hand_id": hand_id,
@@ -341,43 +473,62 @@ def _context(
         "player_id": own.player_id,
         "seat_index": own.seat_index,
         "game_state": view.phase,
-        "hole_cards": cards_to_wire(view.hole_cards),
-        "community_cards": cards_to_wire(view.board),
-        **decision,
-        "player_stack": legal.stack,
-        "pot_total": view.pot_total,
-        "pots": [
-            {"amount": pot.amount, "eligible_seats": list(pot.eligible_seat_indexes)}
-            for pot in view.pots
-        ],
-        "table_state": _table_state(view),
-        "button_seat": view.button_index,
-        "small_blind_seat": view.small_blind_index,
-        "big_blind_seat": view.big_blind_index,
-        "small_blind": view.small_blind,
-        "big_blind": view.big_blind,
-        "ante": view.ante,
-        "history": [_wire_event(event) for event in view.history],
-        "time_limit_ms": time_limit_ms,
-        "attempt": attempt,
-        "attempts_left": max_attempts - attempt + 1,
+        "hole_cards": parts.cards(view.hole_cards),
+        "community_cards": parts.cards(view.board),
+        "current_bet": legal.current_bet,
     }
+    if message_type == "draw":
+        message["max_discards"] = legal.max_discard_count
+    else:
+        message["to_call"] = legal.call_amount
+        message["min_raise_to"] = legal.min_raise_to if legal.can_raise else None
+        message["max_raise_to"] = legal.max_raise_to if legal.can_raise else None
+        message["legal_actions"] = parts.action_names(legal)
+    message.update(
+        player_stack=legal.stack,
+        pot_total=view.pot_total,
+        pots=parts.pots(view),
+        table_state=parts.table_state(view),
+        button_seat=view.button_index,
+        small_blind_seat=view.small_blind_index,
+        big_blind_seat=view.big_blind_index,
+        small_blind=view.small_blind,
+        big_blind=view.big_blind,
+        ante=view.ante,
+        history=parts.history(view.history),
+        time_limit_ms=time_limit_ms,
+        attempt=attempt,
+        attempts_left=max_attempts - attempt + 1,
+    )
+    return message
+
+
+def _pots(view: SeatView) -> list[dict[str, Any]]:
+    return [
+        {"amount": pot.amount, "eligible_seats": list(pot.eligible_seat_indexes)}
+        for pot in view.pots
+    ]
 
 
 def _table_state(view: SeatView) -> list[dict[str, Any]]:
-    return [
-        {
-            "player_id": seat.player_id,
-            "seat_index": seat.seat_index,
-            "position": seat.position,
-            "stack": seat.stack,
-            "status": seat.status,
-            "current_bet": seat.street_committed,
-            "hand_committed": seat.hand_committed,
-            "discard_count": seat.discard_count,
-        }
-        for seat in view.seats
-    ]
+    return [_seat_state(seat) for seat in view.seats]
+
+
+def _seat_state(seat: SeatPublicView) -> dict[str, Any]:
+    return {
+        "player_id": seat.player_id,
+        "seat_index": seat.seat_index,
+        "position": seat.position,
+        "stack": seat.stack,
+        "status": seat.status,
+        "current_bet": seat.street_committed,
+        "hand_committed": seat.hand_committed,
+        "discard_count": seat.discard_count,
+    }
+
+
+def _wire_history(history: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    return [_wire_event(event) for event in history]
 
 
 def _wire_event(event: Mapping[str, Any]) -> dict[str, Any]:

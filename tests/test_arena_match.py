@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import logging
 from dataclasses import replace
 from pathlib import Path
@@ -39,9 +40,9 @@ from arena.progress import Progress
 from arena.results import MatchResult, PlayerResult
 from arena.session import BotSession, DecisionOutcome
 from arena.table_report import fault_summary, format_results_table, latency_ms
-from arena.transport import FakeClock
-from engine.actions import Discard, RaiseTo
-from engine.config import GameConfig
+from arena.transport import BotOutput, FakeClock
+from engine.actions import Call, Discard, RaiseTo
+from engine.config import DrawLimit, GameConfig, Variant
 from engine.schedule import BlindSchedule
 
 
@@ -228,7 +229,7 @@ def test_bot_that_never_starts_sits_out_the_whole_match() -> None:
 def test_an_illegal_action_from_our_own_code_stops_the_match_loudly(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def broken_decide(self: BotSession, view: Any, *, hand_id: str) -> DecisionOutcome:
+    def broken_decide(self: BotSession, view: Any, *, hand_id: str, **_: Any) -> DecisionOutcome:
         return DecisionOutcome(RaiseTo(10_000))
 
     monkeypatch.setattr(BotSession, "decide", broken_decide)
@@ -489,3 +490,117 @@ def test_five_card_draw_is_played_by_the_same_loop(tmp_path: Path) -> None:
     _assert_conserved(result)
     phases = {d["phase"] for r in _hands(tmp_path) for d in r["decisions"]}
     assert "DRAW" in phases
+
+
+def ace_dumper(message: dict[str, Any]) -> BotOutput:
+    """In a draw, first throws away four cards including its ace (the house rule forbids
+    it: only the ace may be kept when drawing four), then stands pat when told why."""
+    if message["type"] == "draw":
+        cards = message["hole_cards"]
+        aces = [card for card in cards if card["rank"] == "A"]
+        if aces and message["attempt"] == 1 and message["max_discards"] == 4:
+            kept = next(card for card in cards if card["rank"] != "A")
+            thrown = [card for card in cards if card is not kept]
+            return {"type": "discard", "seq": message["seq"], "cards": thrown}
+        return {"type": "discard", "seq": message["seq"], "cards": []}
+    return calling_station(message)
+
+
+def test_a_discard_the_house_rule_forbids_is_an_invalid_reply_and_asked_again(
+    tmp_path: Path,
+) -> None:
+    game = GameConfig(variant=Variant.FIVE_CARD_DRAW, draw_limit=DrawLimit.THREE_OR_FOUR_WITH_ACE)
+    config = MatchConfig(hand_count=30, seed=1, game=game)
+    clock = FakeClock()
+    seats = sessions([ace_dumper, ace_dumper], config, clock)
+    errors: list[dict[str, Any]] = []
+    for _, session in seats:
+        real_factory = session.transport_factory
+
+        def factory(real: Any = real_factory) -> Any:
+            transport = real()
+            real_send = transport.send
+
+            def send(data: bytes) -> None:
+                errors.extend(m for m in map(json.loads, data.splitlines()) if m["type"] == "error")
+                real_send(data)
+
+            transport.send = send
+            return transport
+
+        session.transport_factory = factory
+    result = run_match(config, seats, tmp_path, clock=clock)
+    assert result.hands_played == 30
+    _assert_conserved(result)
+    assert errors, "no seat ever held an ace in a draw: pick another seed"
+    assert {error["code"] for error in errors} == {"too_many_discards"}
+    assert all(error["attempts_left"] == 2 for error in errors)
+    assert sum(p.faults["counts"]["invalid_reply"] for p in result.players) == len(errors)
+    # Each rejected discard was asked again and the second answer (stand pat) applied.
+    draws = [d for r in _hands(tmp_path) for d in r["decisions"] if len(d.get("replies", [])) == 2]
+    assert len(draws) == len(errors)
+    assert all(
+        d["by"] == "bot" and d["action"] == {"action": "DISCARD", "cards": []} for d in draws
+    )
+
+
+def test_an_action_the_engine_rejects_is_never_handed_to_the_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Should the protocol's checks ever let through what the engine rejects, the session
+    # asks the engine first: the bot gets an error with the engine's code and a new ask.
+    from engine.errors import IllegalActionError
+    from engine.hand import Hand
+
+    real_check = Hand.check_action
+    rejected: list[Any] = []
+
+    def strict_check(self: Hand, action: Any, **kwargs: Any) -> None:
+        if action == Call() and not rejected:
+            rejected.append(action)
+            raise IllegalActionError("not_your_turn", "a rule the protocol does not know")
+        real_check(self, action, **kwargs)
+
+    monkeypatch.setattr(Hand, "check_action", strict_check)
+    config = MatchConfig(hand_count=3, seed=1)
+    result = play([calling_station, calling_station], config)
+    _assert_conserved(result)
+    assert rejected == [Call()]
+    counts = [p.faults["counts"]["invalid_reply"] for p in result.players]
+    assert sorted(counts) == [0, 1]
+
+
+def test_notifications_ride_along_with_the_next_line_in_order(tmp_path: Path) -> None:
+    config = MatchConfig(hand_count=4, seed=6)
+    clock = FakeClock()
+    seats = sessions([calling_station, calling_station], config, clock)
+    writes: dict[int, list[list[str]]] = {0: [], 1: []}
+    for index, (_, session) in enumerate(seats):
+        real_factory = session.transport_factory
+
+        def factory(real: Any = real_factory, index: int = index) -> Any:
+            transport = real()
+            real_send = transport.send
+
+            def send(data: bytes) -> None:
+                writes[index].append([json.loads(line)["type"] for line in data.splitlines()])
+                real_send(data)
+
+            transport.send = send
+            return transport
+
+        session.transport_factory = factory
+    run_match(config, seats, tmp_path, clock=clock)
+    for index in (0, 1):
+        batches = writes[index]
+        types = [kind for batch in batches for kind in batch]
+        # Every bot sees every hand start, its requests, the hand end, in that order.
+        assert types[0] == "hello" and types[-1] == "match_end"
+        hands = " ".join(types[1:-1]).split("hand_start")[1:]
+        assert len(hands) == 4
+        assert all(hand.strip().endswith("hand_end") for hand in hands)
+        # No write carries a hand_end alone: it goes with the next hand_start or match_end.
+        assert ["hand_end"] not in batches
+        assert batches[-1] == ["hand_end", "match_end"]
+    # The first to act got its hand_start in the same write as its first request.
+    assert any(batch[-2:] == ["hand_start", "act"] for i in (0, 1) for batch in writes[i])

@@ -7,6 +7,7 @@ No process and no sleep: :class:`InMemoryTransport` runs a function as the bot a
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import signal
 from collections.abc import Callable
@@ -33,8 +34,9 @@ from arena.transport import (
 )
 from engine.actions import Call, Check, Discard, Fold, LegalActions, RaiseTo
 from engine.cards import parse_cards
-from engine.config import GameConfig
+from engine.config import DrawLimit, GameConfig
 from engine.deck import Deck
+from engine.errors import IllegalActionError
 from engine.hand import Hand, SeatSetup
 from engine.view import SeatView
 
@@ -811,3 +813,132 @@ def test_the_fake_clock_and_a_custom_sleep() -> None:
     transport = InMemoryTransport(lambda m: None, clock=clock, sleep=slept.append)
     transport.send(b'{"type":"x"}\n')
     assert transport.read_line(3.0) is None and slept == [1.5]
+
+
+# -- the engine's word on an action, and the house draw rule --------------------------------
+
+
+def test_an_action_the_engine_rejects_is_an_invalid_reply_with_the_engines_code() -> None:
+    harness = Harness(script(lambda m: reply(m, "CALL" if m["attempt"] == 1 else "FOLD")))
+    session = harness.start()
+    checked: list[Any] = []
+
+    def check(action: Any) -> None:
+        checked.append(action)
+        if action == Call():
+            raise IllegalActionError("amount_above_stack", "call of 1 needs 1 chips, stack is 0")
+
+    outcome = session.decide(facing_bet_view(), hand_id="h1", check=check)
+    assert (outcome.action, outcome.fault, outcome.attempt_count) == (Fold(), None, 2)
+    assert checked == [Call(), Fold()]
+    (error,) = harness.sent_of("error")
+    assert error["code"] == "amount_above_stack" and error["path"] is None
+    assert error["message"] == "call of 1 needs 1 chips, stack is 0"
+    assert error["attempts_left"] == 2
+    (fault,) = session.ledger.of_kind(FaultKind.INVALID_REPLY)
+    assert fault.code == "amount_above_stack"
+
+
+def test_a_discard_the_engine_rejects_names_the_cards() -> None:
+    harness = Harness(
+        script(lambda m: {"type": "discard", "seq": m["seq"], "cards": m["hole_cards"][:1]}),
+        max_invalid_attempts=1,
+    )
+    session = harness.start()
+
+    def check(action: Any) -> None:
+        raise IllegalActionError("bad_discard", "no")
+
+    outcome = session.decide(draw_view(), hand_id="h1", check=check)
+    assert (outcome.action, outcome.fault) == (Discard(()), "invalid_reply")
+    (error,) = harness.sent_of("error")
+    assert (error["code"], error["path"]) == ("bad_discard", "/cards")
+
+
+def test_four_discards_keeping_no_ace_break_the_house_rule() -> None:
+    # As Ad 7c 5h 2s: four may go only when the card kept is an ace; here 2s is kept.
+    four = [card for card in draw_view().hole_cards if str(card) != "2s"]
+    assert len(four) == 4
+
+    def on_draw(message: dict[str, Any]) -> BotOutput:
+        cards = [c.to_wire() for c in four] if message["attempt"] == 1 else []
+        return {"type": "discard", "seq": message["seq"], "cards": cards}
+
+    view = draw_view()
+    assert view.legal_actions is not None
+    legal = dataclasses.replace(view.legal_actions, max_discard_count=4)
+    view = dataclasses.replace(view, legal_actions=legal)
+    harness = Harness(script(on_draw))
+    session = harness.start()
+    outcome = session.decide(view, hand_id="h1", draw_limit=DrawLimit.THREE_OR_FOUR_WITH_ACE)
+    assert (outcome.action, outcome.fault) == (Discard(()), None)
+    (error,) = harness.sent_of("error")
+    assert (error["code"], error["path"]) == ("too_many_discards", "/cards")
+    assert "not an ace" in error["message"]
+
+
+# -- notifications held for the next line ------------------------------------------------------
+
+
+def test_held_notifications_go_out_with_the_next_request_in_one_write() -> None:
+    transport = StubTransport([READY, None, b'{"type":"action","seq":2,"action":"CALL"}'])
+    session = stub_session(transport)
+    session.start(HELLO)
+    session.notify({"type": "hand_end", "hand_number": 1}, hold=True)
+    session.notify({"type": "hand_start", "hand_number": 2}, data=b'{"type":"x"}\n', hold=True)
+    assert len(transport.sent) == 1  # only hello so far
+    assert session.decide(facing_bet_view(), hand_id="h2").action == Call()
+    lines = transport.sent[1].splitlines()
+    assert [json.loads(line)["type"] for line in lines] == ["hand_end", "x", "act"]
+
+
+def test_flush_sends_what_is_held_and_nothing_when_nothing_is() -> None:
+    transport = StubTransport([READY])
+    session = stub_session(transport)
+    session.start(HELLO)
+    session.flush()
+    assert len(transport.sent) == 1
+    session.notify({"type": "hand_end", "hand_number": 1}, hold=True)
+    session.flush()
+    assert transport.sent[1] == b'{"type":"hand_end","hand_number":1}\n'
+    session.flush()
+    assert len(transport.sent) == 2
+
+
+def test_a_flush_into_a_broken_pipe_is_a_crash() -> None:
+    transport = StubTransport([READY], fail_send_at=2)
+    session = stub_session(transport)
+    session.start(HELLO)
+    session.notify({"type": "hand_end", "hand_number": 4}, hold=True)
+    session.flush()
+    (crash,) = session.ledger.of_kind(FaultKind.CRASH)
+    assert crash.hand_number == 4 and not session.is_alive
+    session.flush()  # nobody to tell: a no-op
+
+
+def test_finish_sends_held_notifications_before_match_end() -> None:
+    transport = StubTransport([READY])
+    session = stub_session(transport)
+    session.start(HELLO)
+    session.notify({"type": "hand_end", "hand_number": 1}, hold=True)
+    session.finish()
+    assert transport.sent[1] == b'{"type":"hand_end","hand_number":1}\n'
+    transport = StubTransport([READY])
+    session = stub_session(transport)
+    session.start(HELLO)
+    session.notify({"type": "hand_end", "hand_number": 1}, hold=True)
+    session.finish({"type": "match_end"})
+    assert transport.sent[1].splitlines()[1] == b'{"type":"match_end"}'
+
+
+def test_a_bot_that_is_gone_loses_what_was_held_for_it() -> None:
+    transport = StubTransport([READY])
+    session = stub_session(transport)
+    session.start(HELLO)
+    session.notify({"type": "hand_end", "hand_number": 1}, hold=True)
+    session.close()
+    second = StubTransport([b'{"type":"ready","seq":2,"name":"stub"}'])
+    session.transport_factory = lambda: second
+    assert session.restart()
+    session.flush()
+    assert len(second.sent) == 1  # hello only: the old hand_end went with the old bot
