@@ -107,7 +107,13 @@ def replay_action(
             raise _Divergence(f"the decisive reply has no seq: {reply!r}")
         try:
             if legal.can_draw:
-                return parse_discard(reply, seq, legal, hand.hole_cards(legal.seat_index))
+                return parse_discard(
+                    reply,
+                    seq,
+                    legal,
+                    hand.hole_cards(legal.seat_index),
+                    draw_limit=hand.config.draw_limit,
+                )
             return parse_action(reply, seq, legal)
         except BotFaultError as exc:
             raise _Divergence(f"the recorded reply is rejected now: {exc}") from exc
