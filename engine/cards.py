@@ -55,11 +55,10 @@ class Card(int):
     _instances: tuple[Card, ...] = ()
 
     def __new__(cls, index: int) -> Card:
-        if cls._instances:
-            if not 0 <= index < 52:
-                raise CardParseError(f"card index {index!r} is not in 0..51")
-            return cls._instances[index]
-        return super().__new__(cls, index)
+        # Every card exists once (built below with int.__new__); this only looks it up.
+        if not 0 <= index < 52:
+            raise CardParseError(f"card index {index!r} is not in 0..51")
+        return cls._instances[index]
 
     @classmethod
     def of(cls, rank_index: int, suit_index: int) -> Card:

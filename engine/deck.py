@@ -29,20 +29,11 @@ class DeckExhaustedError(RuntimeError):
     code = "deck_exhausted"
 
 
-def _below(rng: random.Random, bound: int) -> int:
-    """A uniform integer in ``0..bound-1`` from raw bits (rejection sampling)."""
-    bits = bound.bit_length()
-    while True:
-        value = rng.getrandbits(bits)
-        if value < bound:
-            return value
-
-
 def shuffle_in_place(items: list[Card], rng: random.Random) -> None:
     """Fisher-Yates shuffle of ``items`` driven only by ``rng``.
 
-    The rejection loop of :func:`_below` is inlined: shuffling is on the dealer's hot path
-    (one shuffle per hand), and this keeps exactly the same bit stream, hence the same order.
+    Each index is drawn by rejection sampling (``bit_length`` bits until below the bound),
+    inlined because shuffling is on the dealer's hot path (one shuffle per hand).
     """
     getrandbits = rng.getrandbits
     for i in range(len(items) - 1, 0, -1):
