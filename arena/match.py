@@ -37,11 +37,24 @@ Policy lives here, never in the engine:
 * An illegal action coming out of a session, a broken chip count or any other exception
   from our own code is a bug and stops the match loudly (:class:`MatchError`), after the
   bot processes have been stopped.
+
+Speed: a bot's think time is time this process would spend waiting, and the machine has
+another core. So what nothing sent to a bot depends on waits for the next request to be
+on its way (the session's ``while_waiting``): the hand-history record of the hand before
+(``hand_to_history`` and the write) and the ``hand_start`` of the seats that do not act
+first (each bot still gets its lines in the same order). Whatever was put off is done
+before any other request goes out, before the ``match_end`` record, and before
+:meth:`MatchRunner.play_hand` returns unless :meth:`MatchRunner.run` asked it to defer.
+The session applies the bot's action with ``Hand.act`` as it accepts it (one validation,
+not a dry run and then the real one).
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -249,10 +262,15 @@ class MatchSeat:
 
 @dataclass(frozen=True, slots=True)
 class SeatDecision:
-    """One decision: the action for the engine and its hand-history record."""
+    """One decision: the action for the engine and its hand-history record.
+
+    ``events`` are the engine's events when the action was already applied (the session
+    applies a bot's action as it accepts it); None: the loop applies ``action``.
+    """
 
     action: Action
     record: dict[str, Any]
+    events: list[Event] | None = None
 
 
 class MatchRunner:
@@ -289,6 +307,10 @@ class MatchRunner:
         self.hands_played = 0
         self._writer: HandLogWriter | None = None
         self._freezeout: Freezeout | None = None
+        # Put off until a bot is thinking (see the module docstring): the notifications
+        # of the other seats at the start of a hand, and our own records, in order.
+        self._notice: Callable[[], None] | None = None
+        self._pending: deque[Callable[[], None]] = deque()
         if config.stack_policy is StackPolicy.RESET:
             self.table = Table(
                 config.game,
@@ -331,9 +353,10 @@ class MatchRunner:
             self.start_sessions()
             self._write(self.header())
             while not self.is_over:
-                self.play_hand()
+                self.play_hand(defer=True)
                 if self.progress is not None:
                     self.progress.update(self.hands_played, self._progress_note())
+            self.catch_up()
             standings = self.standings()
             self._write(
                 {
@@ -344,6 +367,11 @@ class MatchRunner:
             )
             self.finish_sessions(standings)
             result = self.result(standings, duration_s=self.clock() - started)
+        except BaseException:
+            # The hands already played still go on disk, for inspection and replay.
+            with contextlib.suppress(Exception):
+                self.catch_up()
+            raise
         finally:
             # Whatever happened (our bug, Ctrl-C), no bot process outlives the match.
             self.close_sessions()
@@ -372,6 +400,30 @@ class MatchRunner:
     def _write(self, record: dict[str, Any]) -> None:
         if self._writer is not None:
             self._writer.write(record)
+
+    def catch_up(self) -> None:
+        """Do the bookkeeping put off until a bot was thinking, now, in order."""
+        self._send_notice()
+        pending = self._pending
+        while pending:
+            pending.popleft()()
+
+    def _send_notice(self) -> None:
+        notice = self._notice
+        if notice is not None:
+            self._notice = None
+            notice()
+
+    def _while_waiting(self) -> None:
+        """One wait's share: the notifications, else one record task.
+
+        A bot's think time is short (~0.1 ms for a trivial bot), so the work is spread
+        over the hand's waits; running past the bot's reply would delay the match.
+        """
+        if self._notice is not None:
+            self._send_notice()
+        elif self._pending:
+            self._pending.popleft()()
 
     def _progress_note(self) -> str:
         if self._freezeout is None:
@@ -459,49 +511,70 @@ class MatchRunner:
             self.table.join(seat.player_id, self.config.starting_stack, seat_index=seat.seat_index)
         return self.table.start_hand(hand_rng(self.config.seed, self.table.next_hand_number))
 
-    def play_hand(self) -> dict[str, Any]:
-        """Deal, play and record one hand; returns its hand-history record."""
+    def play_hand(self, *, defer: bool = False) -> dict[str, Any]:
+        """Deal, play and record one hand; returns its hand-history record.
+
+        With ``defer`` (:meth:`run`), the record's ``history`` and its write are left for
+        the next hand's first wait on a bot (see :meth:`catch_up`).
+        """
         hand_number = self.table.next_hand_number
         sitting_out = self.prepare_hand(hand_number)
         hand = self._deal()
         hand_id = f"{self.config.match_id}-{hand_number}"
         in_hand = [self.seats[seat.seat_index] for seat in hand.seats]
-        self.log.hand_start(
-            hand_number,
-            player_count=len(in_hand),
-            small_blind=hand.config.small_blind,
-            big_blind=hand.config.big_blind,
-            ante=hand.config.ante,
-            button_seat=hand.button_index,
-        )
-        self._notify(
-            in_hand,
-            sitting_out,
-            lambda seat: messages.hand_start(hand.view(seat.seat_index), hand_id=hand_id),
-            hold=True,
-        )
+        if self.log.is_enabled(logging.INFO):
+            self.log.hand_start(
+                hand_number,
+                player_count=len(in_hand),
+                small_blind=hand.config.small_blind,
+                big_blind=hand.config.big_blind,
+                ante=hand.config.ante,
+                button_seat=hand.button_index,
+            )
         # The first to act gets its hand_start with its first request (one write and one
-        # wake-up of the bot instead of two); everyone else gets what was held now, the
-        # last hand's hand_end included.
+        # wake-up of the bot instead of two); everyone else gets theirs, after what was
+        # held (the last hand's hand_end), once that request is on its way.
         first_actor = hand.actor_index
-        for seat in self.seats:
-            if seat.session is not None and seat.seat_index != first_actor:
-                seat.session.flush()
+        first = [seat for seat in in_hand if seat.seat_index == first_actor]
+        others = [seat for seat in in_hand if seat.seat_index != first_actor]
+        self._notify(first, sitting_out, lambda seat: _hand_start(hand, seat, hand_id), hold=True)
+
+        def tell_the_others() -> None:
+            self._notify(others, sitting_out, lambda seat: _hand_start(hand, seat, hand_id))
+            for seat in self.seats:
+                if seat.session is not None and seat.seat_index != first_actor:
+                    seat.session.flush()
+
+        # Put off only when a request is about to go out (to a running bot of this match).
+        first_session = None if first_actor is None else self.seats[first_actor].session
+        if (
+            first_session is not None
+            and first_session.transport is not None
+            and first_actor not in sitting_out
+        ):
+            self._notice = tell_the_others
+        else:
+            tell_the_others()  # no request is sure to go out first
         decisions: list[dict[str, Any]] = []
         dead: set[int] = set()
         while not hand.is_over:
             decision = self._decision(hand, hand_id, sitting_out, dead)
             decisions.append(decision.record)
             self.decision_count += 1
-            try:
-                events = hand.act(decision.action)
-            except IllegalActionError as exc:
-                raise MatchError(
-                    f"hand {hand_id}: the arena chose the illegal action {decision.action} "
-                    f"for seat {decision.record['seat_index']}: {exc}",
-                ) from exc
+            events = decision.events
+            if events is None:
+                try:
+                    events = hand.act(decision.action)
+                except IllegalActionError as exc:
+                    raise MatchError(
+                        f"hand {hand_id}: the arena chose the illegal action {decision.action} "
+                        f"for seat {decision.record['seat_index']}: {exc}",
+                    ) from exc
             self._log_events(hand, events)
-        return self._finish_hand(hand, hand_id, in_hand, sitting_out, decisions)
+        record = self._finish_hand(hand, hand_id, in_hand, sitting_out, decisions)
+        if not defer:
+            self.catch_up()
+        return record
 
     def _decision(
         self, hand: Hand, hand_id: str, sitting_out: Sequence[int], dead: set[int]
@@ -549,9 +622,13 @@ class MatchRunner:
         outcome = session.decide(
             hand.view(seat.seat_index),
             hand_id=hand_id,
-            check=hand.check_action,
+            apply=hand.act,
             draw_limit=hand.config.draw_limit,
+            while_waiting=self._while_waiting if self._notice or self._pending else None,
         )
+        # No notification may wait past this point: the next request could go to a bot
+        # whose hand_start is still held (this bot died before it was asked).
+        self._send_notice()
         record: dict[str, Any] = {
             **base,
             "by": "bot" if outcome.fault is None else "policy",
@@ -561,9 +638,11 @@ class MatchRunner:
         if outcome.fault is not None:
             record["fault"] = outcome.fault
             self.log.error(hand.hand_number, seat.player_id, outcome.fault, _last_fault(session))
-        return SeatDecision(outcome.action, record)
+        return SeatDecision(outcome.action, record, outcome.events)
 
     def _log_events(self, hand: Hand, events: Iterable[Event]) -> None:
+        if not self.log.is_enabled(logging.DEBUG):
+            return  # both kinds of line are DEBUG: usually nothing to build
         for event in events:
             if isinstance(event, ActionTaken):
                 name = "ALL_IN" if event.is_all_in else str(event.kind)
@@ -575,7 +654,7 @@ class MatchRunner:
                     name,
                     amount,
                 )
-            elif isinstance(event, BettingRoundComplete) and self.log.is_enabled(10):
+            elif isinstance(event, BettingRoundComplete):
                 pots = [pot.amount for pot in hand.gathered_pots()] or [event.pot_total]
                 self.log.pot_update(hand.hand_number, pots)
 
@@ -597,15 +676,16 @@ class MatchRunner:
             raise MatchError(
                 f"hand {hand_id}: chips not conserved, {starting} at the start, {final} at the end",
             )
-        winnings: dict[int, int] = {}
-        for award in result.awards:
-            for seat_index, amount in award.shares:
-                winnings[seat_index] = winnings.get(seat_index, 0) + amount
-        self.log.hand_complete(
-            hand_number,
-            [(self.seats[s].player_id, amount) for s, amount in sorted(winnings.items())],
-            reason=result.ended_reason,
-        )
+        if self.log.is_enabled(logging.INFO):
+            winnings: dict[int, int] = {}
+            for award in result.awards:
+                for seat_index, amount in award.shares:
+                    winnings[seat_index] = winnings.get(seat_index, 0) + amount
+            self.log.hand_complete(
+                hand_number,
+                [(self.seats[s].player_id, amount) for s, amount in sorted(winnings.items())],
+                reason=result.ended_reason,
+            )
         player_ids = {seat.seat_index: seat.player_id for seat in in_hand}
         end_message = messages.hand_end(result, hand_id=hand_id, player_ids=player_ids)
         # Held: it goes out with the next hand's hand_start (or match_end), in one write.
@@ -635,9 +715,14 @@ class MatchRunner:
             "hand_id": hand_id,
             "sitting_out": list(sitting_out),
             "decisions": decisions,
-            "history": hand_to_history(hand, seed=hand_seed(self.config.seed, hand_number)),
         }
-        self._write(record)
+
+        def add_history() -> None:
+            # "history" is the record's last key either way: the same bytes.
+            record["history"] = hand_to_history(hand, seed=hand_seed(self.config.seed, hand_number))
+
+        self._pending.append(add_history)
+        self._pending.append(lambda: self._write(record))
         return record
 
     def _notify(
@@ -737,6 +822,10 @@ class MatchRunner:
             ended_reason=ended,
             history_path=None if self.out_dir is None else str(self.out_dir / HISTORY_FILE_NAME),
         )
+
+
+def _hand_start(hand: Hand, seat: MatchSeat, hand_id: str) -> dict[str, Any]:
+    return messages.hand_start(hand.view(seat.seat_index), hand_id=hand_id)
 
 
 def _last_fault(session: BotSession) -> str:

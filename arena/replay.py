@@ -227,8 +227,9 @@ class ReplayRunner(MatchRunner):
             record["fault"] = decision["fault"]
         return SeatDecision(action, record)
 
-    def play_hand(self) -> dict[str, Any]:
-        """Replay one hand and compare it with the record."""
+    def play_hand(self, *, defer: bool = False) -> dict[str, Any]:
+        """Replay one hand and compare it with the record (never deferred: the comparison
+        needs the whole record)."""
         replayed = super().play_hand()
         hand_number = replayed["hand_number"]
         if self._divergence:

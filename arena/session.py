@@ -33,8 +33,18 @@ budget is spent :attr:`BotSession.is_sitting_out` is true and the match folds th
 every hand (it still posts blinds and antes, so chips are conserved).
 
 The action a session returns is always one the engine accepts: with the match's
-``check`` (``Hand.check_action``, a dry run), an action the protocol's own checks let
-through but the engine rejects is an invalid reply like any other, with the engine's code.
+``apply`` (``Hand.act``) or ``check`` (``Hand.check_action``, a dry run), an action the
+protocol's own checks let through but the engine rejects is an invalid reply like any
+other, with the engine's code. With ``apply`` the engine validates the action once and
+applies it at once (it changes nothing when it rejects one: check first, then change);
+the outcome then carries the events, and only a default action is left to the caller.
+
+While the bot thinks: ``decide``'s ``while_waiting`` is called once, right after the
+first request is on its way and before the wait for the reply, so the match's
+bookkeeping (hand-history records, the other bots' notifications) runs on this core
+while the bot runs on another. It must stay short (the match does a fraction of a
+millisecond per wait): the bot's clock is running, and a reply that came in meanwhile
+is timed when it is read, so a bot faster than that work is measured as slow as it.
 
 Writes: a notification sent with ``hold`` (the match holds ``hand_end`` and the first
 actor's ``hand_start``) waits for the next line to the same bot and goes out with it in
@@ -60,6 +70,7 @@ from arena.transport import BotStartError, Clock, ExitInfo, Transport, Transport
 from engine.actions import Action, Call, Check, Discard, Fold, LegalActions
 from engine.config import DrawLimit
 from engine.errors import IllegalActionError
+from engine.events import Event
 from engine.view import SeatView
 from protocol.codec import decode, encode
 from protocol.errors import BotFaultError, BotReplyError, ErrorCode, StaleReplyError
@@ -129,7 +140,9 @@ class DecisionOutcome:
     ``fault`` is None when the bot's own reply gave the action, else why the default was
     applied: ``"timeout"``, ``"invalid_reply"``, ``"crash"`` or ``"not_running"`` (the bot
     was down or sitting out). ``replies`` are the decoded replies to this decision's
-    requests, valid or not, for the hand history.
+    requests, valid or not, for the hand history. ``events`` are what ``decide``'s
+    ``apply`` returned when it applied the bot's action; None when nothing was applied
+    (no ``apply``, or a default action, which the caller applies).
     """
 
     action: Action
@@ -137,6 +150,7 @@ class DecisionOutcome:
     fault: str | None = None
     latency_ms: float | None = None
     attempt_count: int = 0
+    events: list[Event] | None = None
 
     @property
     def is_default(self) -> bool:
@@ -335,14 +349,20 @@ class BotSession:
         *,
         hand_id: str,
         check: Callable[[Action], None] | None = None,
+        apply: Callable[[Action], list[Event]] | None = None,
         draw_limit: DrawLimit = DrawLimit.ANY,
+        while_waiting: Callable[[], None] | None = None,
     ) -> DecisionOutcome:
         """Ask the bot for the decision ``view`` shows it; never raises for its faults.
 
         ``check`` is the engine's dry run of an action (``Hand.check_action``): a reply the
         protocol accepts but the engine would reject (``IllegalActionError``) is an invalid
         reply with the engine's code, so the action returned is always one the engine
-        takes. ``draw_limit`` is the game's five-card-draw rule, checked when parsing.
+        takes. ``apply`` (``Hand.act``) does the same and applies the action at once: one
+        validation instead of two; the events it returned are in the outcome. The engine
+        must change nothing when it rejects an action. ``draw_limit`` is the game's
+        five-card-draw rule, checked when parsing. ``while_waiting`` runs once, after the
+        first request was sent and before its reply is awaited (see the module docstring).
         """
         legal = view.legal_actions
         if legal is None:
@@ -365,7 +385,10 @@ class BotSession:
                 attempt=attempt,
                 max_attempts=self.max_invalid_attempts,
             )
-            outcome = self._ask(data, seq, view, legal, replies, attempt, check, draw_limit)
+            outcome = self._ask(
+                data, seq, view, legal, replies, attempt, check, apply, draw_limit, while_waiting
+            )
+            while_waiting = None  # once: only the first request leaves time to spare
             if outcome is not None:
                 return outcome
         raise AssertionError("unreachable: the last attempt always returns")  # pragma: no cover
@@ -381,7 +404,9 @@ class BotSession:
         replies: list[dict[str, Any]],
         attempt: int,
         check: Callable[[Action], None] | None,
+        apply: Callable[[Action], list[Event]] | None,
         draw_limit: DrawLimit,
+        while_waiting: Callable[[], None] | None,
     ) -> DecisionOutcome | None:
         """One request (the encoded ``data``) and its reply; None means "ask again"."""
         transport = self._transport
@@ -393,6 +418,8 @@ class BotSession:
             self._crashed(exc)
             return DecisionOutcome(default_action(legal), replies, "crash", None, attempt)
         deadline = sent_at + self.limits.decision_s + self.time_bank_left_s + self.limits.grace_s
+        if while_waiting is not None:
+            while_waiting()
         expected_type = "discard" if legal.can_draw else "action"
         while True:
             try:
@@ -424,7 +451,12 @@ class BotSession:
                         )
                     else:
                         action = parse_action(obj, seq, legal)
-                    if check is not None:
+                    # The bot's time ends with its reply parsed, before the engine runs.
+                    latency_ms = self._latency_ms(sent_at)
+                    events = None
+                    if apply is not None:
+                        events = _check_with_engine(apply, action, legal)
+                    elif check is not None:
                         _check_with_engine(check, action, legal)
                 except StaleReplyError as exc:
                     self._dropped(FaultKind.STALE_REPLY, exc.code, str(exc), exc.seq)
@@ -432,11 +464,10 @@ class BotSession:
                 except BotFaultError as exc:
                     fault = exc
                 else:
-                    latency_ms = self._latency_ms(sent_at)
                     replies.append(obj)
                     self.ledger.add_latency(latency_ms)
                     self._spend_bank(sent_at)
-                    return DecisionOutcome(action, replies, None, latency_ms, attempt)
+                    return DecisionOutcome(action, replies, None, latency_ms, attempt, events)
             # The reply was invalid: say why, then ask again or give up.
             latency_ms = self._latency_ms(sent_at)
             self.ledger.add_latency(latency_ms)
@@ -720,11 +751,12 @@ class BotSession:
 
 
 def _check_with_engine(
-    check: Callable[[Action], None], action: Action, legal: LegalActions
-) -> None:
-    """Run the engine's dry run of ``action``; its rejection is the bot's invalid reply."""
+    check: Callable[[Action], list[Event] | None], action: Action, legal: LegalActions
+) -> list[Event] | None:
+    """Run the engine on ``action`` (a dry run, or applying it); its rejection is the bot's
+    invalid reply."""
     try:
-        check(action)
+        return check(action)
     except IllegalActionError as exc:
         # The protocol's own checks should have caught it (they mirror the engine's rules);
         # whatever slips through is still the bot's reply, never an action for the match.

@@ -241,6 +241,28 @@ def test_an_illegal_action_from_our_own_code_stops_the_match_loudly(
     assert not any(session.is_alive for _, session in seats)
 
 
+def test_hands_played_before_our_bug_are_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A hand's record is written while the next hand's first bot thinks; when the match
+    # stops on our bug before that, the record is still written on the way out.
+    real_finish = MatchRunner._finish_hand
+
+    def finish_then_break(self: MatchRunner, hand: Any, *args: Any) -> dict[str, Any]:
+        record = real_finish(self, hand, *args)
+        if hand.hand_number == 3:
+            raise MatchError("our bug after hand 3")
+        return record
+
+    monkeypatch.setattr(MatchRunner, "_finish_hand", finish_then_break)
+    config = MatchConfig(hand_count=5, seed=2)
+    clock = FakeClock()
+    seats = sessions([calling_station, calling_station], config, clock)
+    with pytest.raises(MatchError, match="our bug after hand 3"):
+        run_match(config, seats, tmp_path, clock=clock)
+    assert [record["hand_number"] for record in _hands(tmp_path)] == [1, 2, 3]
+
+
 def test_every_hand_conserves_chips_or_the_match_stops(monkeypatch: pytest.MonkeyPatch) -> None:
     from engine.hand import Hand
 
@@ -548,20 +570,21 @@ def test_an_action_the_engine_rejects_is_never_handed_to_the_match(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Should the protocol's checks ever let through what the engine rejects, the session
-    # asks the engine first: the bot gets an error with the engine's code and a new ask.
+    # hands it to the engine first (which applies it or changes nothing): the bot gets an
+    # error with the engine's code and a new ask.
     from engine.errors import IllegalActionError
     from engine.hand import Hand
 
-    real_check = Hand.check_action
+    real_act = Hand.act
     rejected: list[Any] = []
 
-    def strict_check(self: Hand, action: Any, **kwargs: Any) -> None:
+    def strict_act(self: Hand, action: Any, **kwargs: Any) -> Any:
         if action == Call() and not rejected:
             rejected.append(action)
             raise IllegalActionError("not_your_turn", "a rule the protocol does not know")
-        real_check(self, action, **kwargs)
+        return real_act(self, action, **kwargs)
 
-    monkeypatch.setattr(Hand, "check_action", strict_check)
+    monkeypatch.setattr(Hand, "act", strict_act)
     config = MatchConfig(hand_count=3, seed=1)
     result = play([calling_station, calling_station], config)
     _assert_conserved(result)

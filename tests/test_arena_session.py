@@ -839,6 +839,56 @@ def test_an_action_the_engine_rejects_is_an_invalid_reply_with_the_engines_code(
     assert fault.code == "amount_above_stack"
 
 
+def test_apply_runs_the_engine_once_and_the_outcome_carries_its_events() -> None:
+    # With apply (Hand.act) the engine validates and applies in one go; a rejected action
+    # leaves the hand unchanged, so the retry is applied to the same hand.
+    harness = Harness(script(lambda m: reply(m, "RAISE", amount=1 if m["attempt"] == 1 else 6)))
+    session = harness.start()
+    hand = new_hand()
+    applied: list[Any] = []
+
+    def apply(action: Any) -> Any:
+        applied.append(action)
+        if action == RaiseTo(1):  # the protocol's checks catch this; pretend they did not
+            raise IllegalActionError("raise_below_minimum", "raise to 1 below minimum 4")
+        return hand.act(action)
+
+    outcome = session.decide(hand.view(0), hand_id="h1", apply=apply)
+    assert (outcome.action, outcome.fault, outcome.attempt_count) == (RaiseTo(6), None, 2)
+    assert outcome.events is not None and outcome.events[0].to_dict()["total"] == 6
+    assert hand.actor_index == 1 and hand.current_bet == 6
+    (error,) = harness.sent_of("error")
+    assert error["code"] == "raise_below_minimum"
+
+
+def test_a_default_action_is_left_for_the_caller_to_apply() -> None:
+    harness = Harness(script(lambda m: None))
+    session = harness.start()
+    hand = new_hand()
+    outcome = session.decide(hand.view(0), hand_id="h1", apply=hand.act)
+    assert (outcome.action, outcome.fault, outcome.events) == (Fold(), "timeout", None)
+    assert hand.actor_index == 0  # nothing was applied
+
+
+def test_while_waiting_runs_once_after_the_first_request_is_sent() -> None:
+    harness = Harness(script(lambda m: reply(m, "CALL" if m["attempt"] == 1 else "FOLD")))
+    session = harness.start()
+    seen: list[list[str]] = []
+
+    def check(action: Any) -> None:
+        if action == Call():
+            raise IllegalActionError("amount_above_stack", "no chips")
+
+    def while_waiting() -> None:
+        seen.append([message["type"] for message in harness.transports[-1].sent])
+
+    outcome = session.decide(
+        facing_bet_view(), hand_id="h1", check=check, while_waiting=while_waiting
+    )
+    assert outcome.attempt_count == 2
+    assert seen == [["hello", "act"]]  # once, with the request already on its way
+
+
 def test_a_discard_the_engine_rejects_names_the_cards() -> None:
     harness = Harness(
         script(lambda m: {"type": "discard", "seq": m["seq"], "cards": m["hole_cards"][:1]}),
