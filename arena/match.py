@@ -75,6 +75,7 @@ from engine.errors import IllegalActionError
 from engine.events import ActionTaken, BettingRoundComplete, Event
 from engine.hand import Hand
 from engine.history import hand_to_history
+from engine.phases import PlayerStatus
 from engine.schedule import BlindSchedule
 from engine.table import Table, hand_rng, hand_seed
 from engine.tournament import Freezeout, Standing
@@ -414,8 +415,10 @@ class MatchRunner:
             self._notice = None
             notice()
 
-    def _while_waiting(self) -> None:
-        """One wait's share: the notifications, else one record task.
+    def _while_thinking(self, hand: Hand, actor_index: int) -> None:
+        """One wait's share, while seat ``actor_index``'s bot thinks: the notifications,
+        else one record task; then the request of the next seat likely to act, encoded as
+        far as it is known already (the history so far, the seats, the pots).
 
         A bot's think time is short (~0.1 ms for a trivial bot), so the work is spread
         over the hand's waits; running past the bot's reply would delay the match.
@@ -424,6 +427,17 @@ class MatchRunner:
             self._send_notice()
         elif self._pending:
             self._pending.popleft()()
+        rows = hand.seat_rows()
+        setups = hand.seats
+        count = len(setups)
+        position = next(p for p, setup in enumerate(setups) if setup.seat_index == actor_index)
+        for step in range(1, count):
+            other = (position + step) % count
+            if rows[other][1] is PlayerStatus.ACTIVE:
+                session = self.seats[setups[other].seat_index].session
+                if session is not None and session.transport is not None:
+                    session.prepare(hand.view(setups[other].seat_index))
+                return
 
     def _progress_note(self) -> str:
         if self._freezeout is None:
@@ -505,10 +519,9 @@ class MatchRunner:
             return self._freezeout.next_hand()
         # Stacks reset: every seat starts the hand with the starting stack again. Rejoining
         # at the same seat keeps the button moving as before (the table tracks seat indexes).
-        for seat in self.seats:
-            if seat.player_id in self.table.player_ids:
-                self.table.leave(seat.player_id)
-            self.table.join(seat.player_id, self.config.starting_stack, seat_index=seat.seat_index)
+        self.table.reset_stacks(
+            [(seat.seat_index, seat.player_id) for seat in self.seats], self.config.starting_stack
+        )
         return self.table.start_hand(hand_rng(self.config.seed, self.table.next_hand_number))
 
     def play_hand(self, *, defer: bool = False) -> dict[str, Any]:
@@ -537,10 +550,10 @@ class MatchRunner:
         first_actor = hand.actor_index
         first = [seat for seat in in_hand if seat.seat_index == first_actor]
         others = [seat for seat in in_hand if seat.seat_index != first_actor]
-        self._notify(first, sitting_out, lambda seat: _hand_start(hand, seat, hand_id), hold=True)
+        self._notify_start(first, sitting_out, hand, hand_id, hold=True)
 
         def tell_the_others() -> None:
-            self._notify(others, sitting_out, lambda seat: _hand_start(hand, seat, hand_id))
+            self._notify_start(others, sitting_out, hand, hand_id)
             for seat in self.seats:
                 if seat.session is not None and seat.seat_index != first_actor:
                     seat.session.flush()
@@ -624,7 +637,7 @@ class MatchRunner:
             hand_id=hand_id,
             apply=hand.act,
             draw_limit=hand.config.draw_limit,
-            while_waiting=self._while_waiting if self._notice or self._pending else None,
+            while_waiting=lambda: self._while_thinking(hand, seat.seat_index),
         )
         # No notification may wait past this point: the next request could go to a bot
         # whose hand_start is still held (this bot died before it was asked).
@@ -748,6 +761,25 @@ class MatchRunner:
                     data = encode(message)
                 session.notify(message, data=data, hold=hold)
 
+    def _notify_start(
+        self,
+        in_hand: Sequence[MatchSeat],
+        sitting_out: Sequence[int],
+        hand: Hand,
+        hand_id: str,
+        *,
+        hold: bool = False,
+    ) -> None:
+        """Send ``hand_start`` to every running bot of the hand (as :meth:`_notify`)."""
+        for seat in in_hand:
+            session = seat.session
+            if (
+                session is not None
+                and seat.seat_index not in sitting_out
+                and session.transport is not None
+            ):
+                session.hand_start(hand.view(seat.seat_index), hand_id=hand_id, hold=hold)
+
     def _seat_of(self, player_id: str) -> MatchSeat:
         for seat in self.seats:
             if seat.player_id == player_id:
@@ -822,10 +854,6 @@ class MatchRunner:
             ended_reason=ended,
             history_path=None if self.out_dir is None else str(self.out_dir / HISTORY_FILE_NAME),
         )
-
-
-def _hand_start(hand: Hand, seat: MatchSeat, hand_id: str) -> dict[str, Any]:
-    return messages.hand_start(hand.view(seat.seat_index), hand_id=hand_id)
 
 
 def _last_fault(session: BotSession) -> str:

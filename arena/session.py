@@ -321,10 +321,21 @@ class BotSession:
         hand_number = message.get("hand_number")
         if isinstance(hand_number, int):
             self._hand_number = hand_number
-        transport = self._transport
-        if transport is None:
+        if self._transport is None:
             return
-        line = encode(message) if data is None else data
+        self._notify_line(encode(message) if data is None else data, hold)
+
+    def hand_start(self, view: SeatView, *, hand_id: str, hold: bool = False) -> None:
+        """Send ``hand_start`` for ``view`` (this seat's), as :meth:`notify` would; it is
+        encoded by the seat's request encoder, whose text of the seats the requests reuse."""
+        self._hand_number = view.hand_number
+        if self._transport is None:
+            return
+        self._notify_line(self._requests.hand_start(view, hand_id=hand_id), hold)
+
+    def _notify_line(self, line: bytes, hold: bool) -> None:
+        transport = self._transport
+        assert transport is not None
         if hold:
             self._held.append(line)
             return
@@ -342,6 +353,12 @@ class BotSession:
             self._send(transport, b"")
         except TransportClosedError as exc:
             self._crashed(exc)
+
+    def prepare(self, view: SeatView) -> None:
+        """Encode ahead of time what of ``view`` this seat's next request will reuse (see
+        :meth:`protocol.messages.RequestEncoder.prepare`); for ``while_waiting``."""
+        if self._transport is not None:
+            self._requests.prepare(view)
 
     def decide(
         self,

@@ -42,7 +42,7 @@ repeat a blind; that is the usual simplification for online and bot tables.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from engine.config import GameConfig
@@ -332,6 +332,33 @@ class Table:
         seat = self.seat_of(player_id)
         del self._seats[seat.seat_index]
         return seat
+
+    def reset_stacks(self, players: Sequence[tuple[int, str]], stack: int) -> None:
+        """Between hands: seat exactly ``players`` (``(seat_index, player_id)`` pairs in
+        seat order), each with ``stack`` chips and sitting in.
+
+        The same as every seated player leaving and each of ``players`` joining again in
+        that order (a match whose stacks reset every hand), without the checks of a new
+        arrival when the same players still sit in the same seats.
+
+        >>> table = Table(GameConfig(small_blind=1, big_blind=2), seat_count=2)
+        >>> _ = table.join("a", 50, seat_index=0); _ = table.join("b", 150, seat_index=1)
+        >>> table.reset_stacks([(0, "a"), (1, "b")], 100)
+        >>> table.stacks
+        {'a': 100, 'b': 100}
+        """
+        self._require_between_hands("reset the stacks of", [p for _, p in players])
+        if not _is_chip_count(stack) or stack == 0:
+            raise TableError("bad_stack", f"stack must be a positive integer, got {stack!r}")
+        seats = self._seats
+        if [(s.seat_index, s.player_id) for s in seats.values()] == list(players):
+            for seat_index, player_id in players:
+                seats[seat_index] = SeatedPlayer(seat_index, player_id, stack)
+            return
+        for seat in list(seats.values()):
+            self.leave(seat.player_id)
+        for seat_index, player_id in players:
+            self.join(player_id, stack, seat_index=seat_index)
 
     def sit_out(self, player_id: str) -> None:
         """Mark ``player_id`` as sitting out from the next hand on (still dealt in: the

@@ -27,8 +27,9 @@ from typing import Any, Protocol
 from engine.actions import LegalActions
 from engine.cards import FULL_DECK, Card
 from engine.config import GameConfig
-from engine.evaluator import InvalidHandError, evaluate
+from engine.evaluator import InvalidHandError, rank_class
 from engine.result import HandResult
+from engine.showdown import describe
 from engine.view import PotView, SeatPublicView, SeatView
 from protocol.cards import cards_to_wire, text_cards_to_wire
 from protocol.codec import RawJSON, encode_with_raw, json_text
@@ -67,6 +68,12 @@ _ACTION_NAME_TEXTS: dict[tuple[str, ...], RawJSON] = {}
 # Fields of engine events that hold cards as text ("As"); on the wire they are objects.
 _EVENT_CARD_FIELDS = ("cards", "board", "discarded", "drawn")
 _EVENT_CARD_FIELD_SET = frozenset(_EVENT_CARD_FIELDS)
+
+# Each event dict's wire JSON text, shared by every seat's RequestEncoder: id(dict) ->
+# (dict, text). The dict is kept alive, so its id cannot be reused while it is here; the
+# memo is emptied when full (a text is then merely encoded again).
+_EVENT_TEXTS: dict[int, tuple[Mapping[str, Any], str]] = {}
+_MAX_EVENT_TEXTS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +217,22 @@ class RequestEncoder:
         )
         return encode_with_raw(message)
 
+    def hand_start(self, view: SeatView, *, hand_id: str) -> bytes:
+        """The line of :func:`hand_start` for the seat of ``view`` (byte for byte
+        ``encode(hand_start(...))``); the seats' text is kept for the requests after it."""
+        return encode_with_raw(_hand_start(view, hand_id, self))
+
+    def prepare(self, view: SeatView) -> None:
+        """Encode ahead of time what of ``view`` this seat's next request will reuse.
+
+        The arena calls this while another bot thinks: the history so far, the seats and
+        the pots are then already text when this seat is asked, and only what changed
+        since is encoded. The next request's bytes are the same either way.
+        """
+        self.history(view.history)
+        self.table_state(view)
+        self.pots(view)
+
     # The bulky parts of a request as RawJSON (see _PlainParts for their plain form).
 
     def cards(self, cards: Sequence[Card]) -> RawJSON:
@@ -255,11 +278,22 @@ class RequestEncoder:
             known = 0
         if len(history) > known:
             added = history[known:]
-            # One encoder call for all the new events (each call has a fixed cost); an
-            # event without cards is already in wire form, and encoding changes nothing.
-            card_fields = _EVENT_CARD_FIELD_SET
-            wire = [_wire_event(e) if card_fields & e.keys() else e for e in added]
-            text = json_text(wire)[1:-1]
+            texts = _EVENT_TEXTS
+            if len(texts) + len(added) > _MAX_EVENT_TEXTS:
+                texts.clear()
+            parts = []
+            for event in added:
+                # Another seat's encoder may have encoded this very dict already: a public
+                # event is one dict shared by every viewer (a private event's owner and the
+                # others get different dicts, so a text never crosses that line).
+                hit = texts.get(id(event))
+                if hit is not None and hit[0] is event:
+                    parts.append(hit[1])
+                else:
+                    text = json_text(_wire_event(event) if _has_cards(event) else event)
+                    texts[id(event)] = (event, text)
+                    parts.append(text)
+            text = ",".join(parts)
             self._history = f"{self._history},{text}" if known else text
             events.extend(added)
         return RawJSON(f"[{self._history}]")
@@ -314,6 +348,11 @@ def error_message(
 
 def hand_start(view: SeatView, *, hand_id: str) -> dict[str, Any]:
     """A new hand for the seat of ``view``: its own hole cards and the table."""
+    return _hand_start(view, hand_id, _PLAIN_PARTS)
+
+
+def _hand_start(view: SeatView, hand_id: str, parts: _Parts) -> dict[str, Any]:
+    """The one layout of ``hand_start`` (``parts`` as in :func:`_request`)."""
     own = _own_seat(view)
     return {
         "type": "hand_start",
@@ -321,14 +360,14 @@ def hand_start(view: SeatView, *, hand_id: str) -> dict[str, Any]:
         "hand_number": view.hand_number,
         "player_id": own.player_id,
         "seat_index": own.seat_index,
-        "hole_cards": cards_to_wire(view.hole_cards),
+        "hole_cards": parts.cards(view.hole_cards),
         "button_seat": view.button_index,
         "small_blind_seat": view.small_blind_index,
         "big_blind_seat": view.big_blind_index,
         "small_blind": view.small_blind,
         "big_blind": view.big_blind,
         "ante": view.ante,
-        "table_state": _table_state(view),
+        "table_state": parts.table_state(view),
     }
 
 
@@ -422,8 +461,10 @@ class _PlayerIds:
 
 
 def _describe_hand(cards: Sequence[Card], board: Sequence[Card]) -> str:
+    hand = (*cards, *board)
     try:
-        return evaluate((*cards, *board)).description
+        # The engine's cached description (it depends only on the class number).
+        return describe(hand, rank_class(hand))
     except InvalidHandError as exc:
         raise ArenaBugError(
             f"shown hand {cards} with board {board} cannot be ranked: {exc}"
@@ -529,6 +570,11 @@ def _seat_state(seat: SeatPublicView) -> dict[str, Any]:
 
 def _wire_history(history: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [_wire_event(event) for event in history]
+
+
+def _has_cards(event: Mapping[str, Any]) -> bool:
+    """True when ``event`` has a card field (an event without one is already in wire form)."""
+    return not _EVENT_CARD_FIELD_SET.isdisjoint(event.keys())
 
 
 def _wire_event(event: Mapping[str, Any]) -> dict[str, Any]:

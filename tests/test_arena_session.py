@@ -39,6 +39,8 @@ from engine.deck import Deck
 from engine.errors import IllegalActionError
 from engine.hand import Hand, SeatSetup
 from engine.view import SeatView
+from protocol.codec import encode
+from protocol.messages import act_request, hand_start
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -469,8 +471,23 @@ def test_a_crash_while_notifying_is_recorded_with_its_exit_code() -> None:
     (crash,) = session.ledger.of_kind(FaultKind.CRASH)
     assert (crash.exit_code, crash.hand_number) == (3, 7)
     session.notify({"type": "hand_start", "hand_number": 8})  # nobody to tell: a no-op
+    session.hand_start(facing_bet_view(), hand_id="h8")  # the same
+    session.prepare(facing_bet_view())
     assert session.decide(facing_bet_view(), hand_id="h1").fault == "not_running"
     assert session.ledger.count(FaultKind.CRASH) == 1
+
+
+def test_hand_start_goes_out_with_the_next_request_as_the_plain_message() -> None:
+    harness = Harness(script(reply))
+    session = harness.start()
+    view = facing_bet_view()
+    session.prepare(view)  # encoded ahead: the request's bytes do not change
+    session.hand_start(view, hand_id="h1", hold=True)
+    assert harness.sent_of("hand_start") == []
+    assert session.decide(view, hand_id="h1").fault is None
+    assert harness.sent_of("hand_start") == [json.loads(encode(hand_start(view, hand_id="h1")))]
+    (request,) = harness.sent_of("act")
+    assert request == act_request(view, seq=request["seq"], hand_id="h1", time_limit_ms=5000)
 
 
 def test_a_crash_found_while_draining_folds() -> None:

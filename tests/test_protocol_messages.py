@@ -14,6 +14,7 @@ from engine.config import BettingStructure, DrawLimit, GameConfig, Variant
 from engine.hand import Hand, SeatSetup
 from engine.result import HandResult, PotAward
 from engine.view import PotView, SeatPublicView, SeatView
+from protocol import messages
 from protocol.cards import card_from_wire
 from protocol.codec import decode, encode
 from protocol.errors import ArenaBugError, BotReplyError, ErrorCode
@@ -327,6 +328,10 @@ def _play_and_compare(config: GameConfig, seat_count: int, hand_count: int, seed
         hand = Hand.start(
             config, seats, button_index=number % seat_count, rng=rng, hand_number=number
         )
+        for seat_index, encoder in enumerate(encoders):
+            view = hand.view(seat_index)
+            expected = encode(hand_start(view, hand_id=f"m-{number}"))
+            assert encoder.hand_start(view, hand_id=f"m-{number}") == expected
         while not hand.is_over:
             actor = hand.actor_index
             legal = hand.legal_actions()
@@ -341,6 +346,9 @@ def _play_and_compare(config: GameConfig, seat_count: int, hand_count: int, seed
             line = encoders[actor].request(view, attempt=attempt, **fields)
             assert line == _expected_line(view, attempt=attempt, **fields)
             compared += 1
+            # While the actor thinks, the arena encodes ahead for another seat.
+            other = rng.randrange(seat_count)
+            encoders[other].prepare(hand.view(other))
             hand.act(_random_action(rng, legal, view))
     return compared
 
@@ -377,6 +385,14 @@ def test_request_encoder_lines_are_byte_for_byte_the_plain_messages(
     config: GameConfig, seat_count: int
 ) -> None:
     assert _play_and_compare(config, seat_count, hand_count=20, seed=seat_count) > 30
+
+
+def test_request_encoders_share_event_texts_and_forget_them_when_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(messages, "_MAX_EVENT_TEXTS", 3)
+    messages._EVENT_TEXTS.clear()
+    assert _play_and_compare(GameConfig(), 3, hand_count=3, seed=7) > 5
 
 
 def test_request_encoder_starts_afresh_when_the_history_is_not_the_one_it_knows() -> None:

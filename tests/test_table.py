@@ -425,3 +425,26 @@ def test_hand_seeds_derive_from_the_match_seed_and_hand_number() -> None:
     assert first == [hand_rng(7, n).random() for n in range(1, 4)]
     assert len(set(first)) == 3
     assert hand_rng(7, 1).random() != hand_rng(8, 1).random()
+
+
+def test_reset_stacks_seats_exactly_the_players_given_as_leave_and_join_would() -> None:
+    table = Table(GameConfig(small_blind=1, big_blind=2), seat_count=3)
+    table.join("a", 10, seat_index=0)
+    table.join("c", 30, seat_index=2)
+    table.sit_out("a")
+    table.reset_stacks([(0, "a"), (2, "c")], 50)  # the same seats: stacks reset, sitting in
+    assert table.stacks == {"a": 50, "c": 50}
+    assert not any(seat.is_sitting_out for seat in table.seats)
+    table.leave("c")  # busted and gone: it joins again
+    table.reset_stacks([(0, "a"), (1, "b"), (2, "c")], 40)
+    assert [(s.seat_index, s.player_id, s.stack) for s in table.seats] == [
+        (0, "a", 40),
+        (1, "b", 40),
+        (2, "c", 40),
+    ]
+    with pytest.raises(TableError, match="positive integer"):
+        table.reset_stacks([(0, "a"), (1, "b"), (2, "c")], 0)
+    hand = table.start_hand(hand_rng(1, 1))
+    with pytest.raises(TableError, match="during hand"):
+        table.reset_stacks([(0, "a")], 40)
+    assert not hand.is_over
