@@ -20,6 +20,7 @@ from enum import StrEnum
 from typing import ClassVar
 
 from engine.cards import Card
+from engine.fastinit import fast_init
 
 __all__ = [
     "Action",
@@ -161,3 +162,6 @@ class LegalActions:
         if total <= self.current_bet:
             return self.can_call
         return self.can_raise and self.max_raise_to == total
+
+
+fast_init(LegalActions)  # one is built per decision

@@ -36,13 +36,21 @@ def shuffle_in_place(items: list[Card], rng: random.Random) -> None:
     inlined because shuffling is on the dealer's hot path (one shuffle per hand).
     """
     getrandbits = rng.getrandbits
-    for i in range(len(items) - 1, 0, -1):
-        bound = i + 1
-        bits = bound.bit_length()
+    count = len(items)
+    steps = _FULL_DECK_STEPS if count == len(FULL_DECK) else _steps(count)
+    for i, bound, bits in steps:
         j = getrandbits(bits)
         while j >= bound:
             j = getrandbits(bits)
         items[i], items[j] = items[j], items[i]
+
+
+def _steps(count: int) -> tuple[tuple[int, int, int], ...]:
+    """Fisher-Yates steps for ``count`` items: (index, bound, bits of the bound)."""
+    return tuple((i, i + 1, (i + 1).bit_length()) for i in range(count - 1, 0, -1))
+
+
+_FULL_DECK_STEPS = _steps(len(FULL_DECK))  # worked out once: every hand shuffles 52 cards
 
 
 class Deck:

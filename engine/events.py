@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from engine.actions import ActionKind
 from engine.cards import Card
+from engine.fastinit import fast_init
 from engine.phases import Phase
 from engine.redaction import public_dict
 
@@ -280,3 +281,25 @@ class HandEnded(Event):
         data = Event.to_dict(self)
         data["final_stacks"] = [{"seat_index": s, "stack": a} for s, a in self.final_stacks]
         return data
+
+
+# Events are built on every change of a hand: the faster constructor (engine.fastinit).
+for _event_class in (
+    HandStarted,
+    AntePosted,
+    BlindPosted,
+    HoleCardsDealt,
+    StreetDealt,
+    ActionTaken,
+    UncalledBetReturned,
+    BettingRoundComplete,
+    CardsDrawn,
+    StubReshuffled,
+    HandShown,
+    HandMucked,
+    PotAwarded,
+    ShowdownResolved,
+    HandVoided,
+    HandEnded,
+):
+    fast_init(_event_class)

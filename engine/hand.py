@@ -394,17 +394,20 @@ class Hand(Settlement):
         # Checked; from here on the hand changes.
         start = len(self._events)
         self._legal = None
+        stacks = self._stacks
+        committed = self._committed
         add = move.add
         if add:
-            self._stacks[actor] -= add
+            stacks[actor] -= add
             self._street[actor] += add
-            self._committed[actor] += add
+            committed[actor] += add
             self._pot_total += add
         kind = move.kind
+        statuses = self._statuses
         if kind is _FOLD:
-            self._statuses[actor] = _FOLDED
-        elif self._stacks[actor] == 0:
-            self._statuses[actor] = _ALL_IN
+            statuses[actor] = _FOLDED
+        elif stacks[actor] == 0:
+            statuses[actor] = _ALL_IN
         is_bet, is_full = self._round.apply(actor, move)
         self._events.append(
             ActionTaken(
@@ -423,8 +426,10 @@ class Hand(Settlement):
         try:
             next_actor = self._round.next_actor(actor + 1)
             self._actor = next_actor
-            statuses = self._statuses
-            if next_actor is None or statuses.count(_ACTIVE) + statuses.count(_ALL_IN) <= 1:
+            # Only a fold can leave a single player in the hand.
+            if next_actor is None or (
+                kind is _FOLD and statuses.count(_ACTIVE) + statuses.count(_ALL_IN) <= 1
+            ):
                 self._run()  # the round or the hand is over: run the plan on
             self._verify()
         except InvariantError as error:
@@ -476,7 +481,7 @@ class Hand(Settlement):
                 f"seat {seat_index} acted but seat {self._seat_indexes[actor]} is to act "
                 f"({self._phase})",
             )
-        legal = self.legal_actions()
+        legal = self._legal or self.legal_actions()
         assert legal is not None
         if self._round is None:
             assert self._draw is not None
