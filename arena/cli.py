@@ -68,24 +68,22 @@ SAMPLE_BOTS_DIR = Path(__file__).resolve().parent.parent / "sample_bots"
 # ---------------------------------------------------------------- value parsers
 
 
-def _positive_int(text: str) -> int:
+def _whole_number(text: str, minimum: int, below_minimum: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"{text!r} {below_minimum}")
     return value
+
+
+def _positive_int(text: str) -> int:
+    return _whole_number(text, 1, "must be at least 1")
 
 
 def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
-    return value
+    return _whole_number(text, 0, "must not be negative")
 
 
 def _seed(text: str) -> int:

@@ -55,7 +55,7 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -749,17 +749,11 @@ class MatchRunner:
     ) -> None:
         """Tell every running bot of the hand; ``is_shared``: one message for all, encoded once."""
         data: bytes | None = None
-        for seat in in_hand:
-            session = seat.session
-            if (
-                session is not None
-                and seat.seat_index not in sitting_out
-                and session.transport is not None
-            ):
-                message = build(seat)
-                if is_shared and data is None:
-                    data = encode(message)
-                session.notify(message, data=data, hold=hold)
+        for seat, session in _running(in_hand, sitting_out):
+            message = build(seat)
+            if is_shared and data is None:
+                data = encode(message)
+            session.notify(message, data=data, hold=hold)
 
     def _notify_start(
         self,
@@ -771,14 +765,8 @@ class MatchRunner:
         hold: bool = False,
     ) -> None:
         """Send ``hand_start`` to every running bot of the hand (as :meth:`_notify`)."""
-        for seat in in_hand:
-            session = seat.session
-            if (
-                session is not None
-                and seat.seat_index not in sitting_out
-                and session.transport is not None
-            ):
-                session.hand_start(hand.view(seat.seat_index), hand_id=hand_id, hold=hold)
+        for seat, session in _running(in_hand, sitting_out):
+            session.hand_start(hand.view(seat.seat_index), hand_id=hand_id, hold=hold)
 
     def _seat_of(self, player_id: str) -> MatchSeat:
         for seat in self.seats:
@@ -908,3 +896,17 @@ def run_match(
     """
     runner = MatchRunner(config, list(sessions), out_dir=out_dir, progress=progress, clock=clock)
     return runner.run()
+
+
+def _running(
+    in_hand: Sequence[MatchSeat], sitting_out: Sequence[int]
+) -> Iterator[tuple[MatchSeat, BotSession]]:
+    """The seats of the hand whose bot runs and plays (sitting-out seats are told nothing)."""
+    for seat in in_hand:
+        session = seat.session
+        if (
+            session is not None
+            and seat.seat_index not in sitting_out
+            and session.transport is not None
+        ):
+            yield seat, session

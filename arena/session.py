@@ -33,11 +33,11 @@ budget is spent :attr:`BotSession.is_sitting_out` is true and the match folds th
 every hand (it still posts blinds and antes, so chips are conserved).
 
 The action a session returns is always one the engine accepts: with the match's
-``apply`` (``Hand.act``) or ``check`` (``Hand.check_action``, a dry run), an action the
-protocol's own checks let through but the engine rejects is an invalid reply like any
-other, with the engine's code. With ``apply`` the engine validates the action once and
-applies it at once (it changes nothing when it rejects one: check first, then change);
-the outcome then carries the events, and only a default action is left to the caller.
+``apply`` (``Hand.act``), an action the protocol's own checks let through but the engine
+rejects is an invalid reply like any other, with the engine's code. The engine validates
+the action once and applies it at once (it changes nothing when it rejects one: check
+first, then change); the outcome then carries the events, and only a default action is
+left to the caller.
 
 While the bot thinks: ``decide``'s ``while_waiting`` is called once, right after the
 first request is on its way and before the wait for the reply, so the match's
@@ -365,21 +365,19 @@ class BotSession:
         view: SeatView,
         *,
         hand_id: str,
-        check: Callable[[Action], None] | None = None,
-        apply: Callable[[Action], list[Event]] | None = None,
+        apply: Callable[[Action], list[Event] | None] | None = None,
         draw_limit: DrawLimit = DrawLimit.ANY,
         while_waiting: Callable[[], None] | None = None,
     ) -> DecisionOutcome:
         """Ask the bot for the decision ``view`` shows it; never raises for its faults.
 
-        ``check`` is the engine's dry run of an action (``Hand.check_action``): a reply the
-        protocol accepts but the engine would reject (``IllegalActionError``) is an invalid
-        reply with the engine's code, so the action returned is always one the engine
-        takes. ``apply`` (``Hand.act``) does the same and applies the action at once: one
-        validation instead of two; the events it returned are in the outcome. The engine
-        must change nothing when it rejects an action. ``draw_limit`` is the game's
-        five-card-draw rule, checked when parsing. ``while_waiting`` runs once, after the
-        first request was sent and before its reply is awaited (see the module docstring).
+        ``apply`` is the engine's ``Hand.act``: a reply the protocol accepts but the engine
+        rejects (``IllegalActionError``) is an invalid reply with the engine's code, so the
+        action returned is always one the engine took; the events it returned are in the
+        outcome. The engine must change nothing when it rejects an action. ``draw_limit``
+        is the game's five-card-draw rule, checked when parsing. ``while_waiting`` runs
+        once, after the first request was sent and before its reply is awaited (see the
+        module docstring).
         """
         legal = view.legal_actions
         if legal is None:
@@ -403,7 +401,7 @@ class BotSession:
                 max_attempts=self.max_invalid_attempts,
             )
             outcome = self._ask(
-                data, seq, view, legal, replies, attempt, check, apply, draw_limit, while_waiting
+                data, seq, view, legal, replies, attempt, apply, draw_limit, while_waiting
             )
             while_waiting = None  # once: only the first request leaves time to spare
             if outcome is not None:
@@ -420,8 +418,7 @@ class BotSession:
         legal: LegalActions,
         replies: list[dict[str, Any]],
         attempt: int,
-        check: Callable[[Action], None] | None,
-        apply: Callable[[Action], list[Event]] | None,
+        apply: Callable[[Action], list[Event] | None] | None,
         draw_limit: DrawLimit,
         while_waiting: Callable[[], None] | None,
     ) -> DecisionOutcome | None:
@@ -472,9 +469,7 @@ class BotSession:
                     latency_ms = self._latency_ms(sent_at)
                     events = None
                     if apply is not None:
-                        events = _check_with_engine(apply, action, legal)
-                    elif check is not None:
-                        _check_with_engine(check, action, legal)
+                        events = _apply_with_engine(apply, action, legal)
                 except StaleReplyError as exc:
                     self._dropped(FaultKind.STALE_REPLY, exc.code, str(exc), exc.seq)
                     continue
@@ -767,13 +762,12 @@ class BotSession:
             self.time_bank_left_s = max(0.0, self.time_bank_left_s - over)
 
 
-def _check_with_engine(
-    check: Callable[[Action], list[Event] | None], action: Action, legal: LegalActions
+def _apply_with_engine(
+    apply: Callable[[Action], list[Event] | None], action: Action, legal: LegalActions
 ) -> list[Event] | None:
-    """Run the engine on ``action`` (a dry run, or applying it); its rejection is the bot's
-    invalid reply."""
+    """Apply ``action`` with the engine; its rejection is the bot's invalid reply."""
     try:
-        return check(action)
+        return apply(action)
     except IllegalActionError as exc:
         # The protocol's own checks should have caught it (they mirror the engine's rules);
         # whatever slips through is still the bot's reply, never an action for the match.

@@ -845,7 +845,7 @@ def test_an_action_the_engine_rejects_is_an_invalid_reply_with_the_engines_code(
         if action == Call():
             raise IllegalActionError("amount_above_stack", "call of 1 needs 1 chips, stack is 0")
 
-    outcome = session.decide(facing_bet_view(), hand_id="h1", check=check)
+    outcome = session.decide(facing_bet_view(), hand_id="h1", apply=check)
     assert (outcome.action, outcome.fault, outcome.attempt_count) == (Fold(), None, 2)
     assert checked == [Call(), Fold()]
     (error,) = harness.sent_of("error")
@@ -900,7 +900,7 @@ def test_while_waiting_runs_once_after_the_first_request_is_sent() -> None:
         seen.append([message["type"] for message in harness.transports[-1].sent])
 
     outcome = session.decide(
-        facing_bet_view(), hand_id="h1", check=check, while_waiting=while_waiting
+        facing_bet_view(), hand_id="h1", apply=check, while_waiting=while_waiting
     )
     assert outcome.attempt_count == 2
     assert seen == [["hello", "act"]]  # once, with the request already on its way
@@ -916,7 +916,7 @@ def test_a_discard_the_engine_rejects_names_the_cards() -> None:
     def check(action: Any) -> None:
         raise IllegalActionError("bad_discard", "no")
 
-    outcome = session.decide(draw_view(), hand_id="h1", check=check)
+    outcome = session.decide(draw_view(), hand_id="h1", apply=check)
     assert (outcome.action, outcome.fault) == (Discard(()), "invalid_reply")
     (error,) = harness.sent_of("error")
     assert (error["code"], error["path"]) == ("bad_discard", "/cards")
