@@ -312,6 +312,10 @@ class MatchRunner:
         # of the other seats at the start of a hand, and our own records, in order.
         self._notice: Callable[[], None] | None = None
         self._pending: deque[Callable[[], None]] = deque()
+        # Stacks reset: the next hand, dealt while a bot thinks, and the seats whose
+        # hand_start for it is still to be prepared (see _while_thinking).
+        self._ahead: Hand | None = None
+        self._ahead_seats: deque[int] = deque()
         if config.stack_policy is StackPolicy.RESET:
             self.table = Table(
                 config.game,
@@ -417,8 +421,9 @@ class MatchRunner:
 
     def _while_thinking(self, hand: Hand, actor_index: int) -> None:
         """One wait's share, while seat ``actor_index``'s bot thinks: the notifications,
-        else one record task; then the request of the next seat likely to act, encoded as
-        far as it is known already (the history so far, the seats, the pots).
+        else one record task, else (stacks reset) dealing the next hand; then the request
+        of the next seat likely to act, encoded as far as it is known already (the
+        history so far, the seats, the pots).
 
         A bot's think time is short (~0.1 ms for a trivial bot), so the work is spread
         over the hand's waits; running past the bot's reply would delay the match.
@@ -427,6 +432,21 @@ class MatchRunner:
             self._send_notice()
         elif self._pending:
             self._pending.popleft()()
+        elif self._ahead is None and self._can_deal_ahead():
+            # With stacks reset, nothing this hand does changes the next deal; the table
+            # checks that when the hand is due (Table.is_next_hand) and deals again if not.
+            number = self.table.next_hand_number
+            self._ahead = self.table.deal_ahead(hand_rng(self.config.seed, number))
+            self._ahead_seats.extend(setup.seat_index for setup in self._ahead.seats)
+        elif self._ahead is not None and self._ahead_seats:
+            # One seat per wait: its hand_start line and first request's parts, encoded
+            # (the session uses them only if the hand_start it is asked for is the same).
+            ahead = self._ahead
+            seat_index = self._ahead_seats.popleft()
+            session = self.seats[seat_index].session
+            if session is not None and session.transport is not None:
+                hand_id = f"{self.config.match_id}-{ahead.hand_number}"
+                session.prepare_hand_start(ahead.view(seat_index), hand_id=hand_id)
         rows = hand.seat_rows()
         setups = hand.seats
         count = len(setups)
@@ -438,6 +458,16 @@ class MatchRunner:
                 if session is not None and session.transport is not None:
                     session.prepare(hand.view(setups[other].seat_index))
                 return
+
+    def _can_deal_ahead(self) -> bool:
+        """True when the hand after this one can be dealt now: stacks reset, another hand
+        is to come, and no timed blind schedule (its level is read when a hand starts)."""
+        if self._freezeout is not None or self.config.hand_count is None:
+            return False
+        schedule = self.config.schedule
+        if schedule is not None and schedule.is_timed:
+            return False
+        return self.hands_played + 1 < self.config.hand_count
 
     def _progress_note(self) -> str:
         if self._freezeout is None:
@@ -522,6 +552,10 @@ class MatchRunner:
         self.table.reset_stacks(
             [(seat.seat_index, seat.player_id) for seat in self.seats], self.config.starting_stack
         )
+        ahead, self._ahead = self._ahead, None
+        self._ahead_seats.clear()
+        if ahead is not None and self.table.is_next_hand(ahead):
+            return self.table.start_hand(dealt=ahead)
         return self.table.start_hand(hand_rng(self.config.seed, self.table.next_hand_number))
 
     def play_hand(self, *, defer: bool = False) -> dict[str, Any]:

@@ -222,6 +222,9 @@ class BotSession:
         self._hand_number: int | None = None
         self._requests = RequestEncoder()  # act/draw lines, the history encoded once
         self._held: list[bytes] = []  # notifications to send with the next line
+        # A hand_start encoded ahead (prepare_hand_start): its view and hand id, the
+        # encoder that made it (its caches hold that hand) and the line.
+        self._next_start: tuple[SeatView, str, RequestEncoder, bytes] | None = None
 
     # -- state ---------------------------------------------------------------------------
 
@@ -329,9 +332,30 @@ class BotSession:
         """Send ``hand_start`` for ``view`` (this seat's), as :meth:`notify` would; it is
         encoded by the seat's request encoder, whose text of the seats the requests reuse."""
         self._hand_number = view.hand_number
+        prepared, self._next_start = self._next_start, None
         if self._transport is None:
             return
-        self._notify_line(self._requests.hand_start(view, hand_id=hand_id), hold)
+        # The line is a function of the view and the hand id: equal ones, equal bytes.
+        if prepared is not None and prepared[1] == hand_id and prepared[0] == view:
+            self._requests = prepared[2]
+            line = prepared[3]
+        else:
+            line = self._requests.hand_start(view, hand_id=hand_id)
+        self._notify_line(line, hold)
+
+    def prepare_hand_start(self, view: SeatView, *, hand_id: str) -> None:
+        """Encode the ``hand_start`` of a hand dealt ahead, and what of ``view`` its first
+        request will reuse, while another bot thinks (for ``while_waiting``).
+
+        :meth:`hand_start` sends the line made here if it is asked for the same view and
+        hand id, and otherwise encodes one as usual; either way the bytes are the same.
+        """
+        if self._transport is None:
+            return
+        encoder = RequestEncoder()
+        line = encoder.hand_start(view, hand_id=hand_id)
+        encoder.prepare(view)
+        self._next_start = (view, hand_id, encoder, line)
 
     def _notify_line(self, line: bytes, hold: bool) -> None:
         transport = self._transport

@@ -62,6 +62,7 @@ __all__ = [
     "category_of",
     "compare_hands",
     "evaluate",
+    "hand_description",
     "rank_class",
 ]
 
@@ -225,6 +226,48 @@ def evaluate(cards: Iterable[int]) -> HandRank:
     )
 
 
+def hand_description(cards: Sequence[int], class_number: int) -> str:
+    """``evaluate(cards).description`` for 5, 6 or 7 valid cards whose ``rank_class`` is
+    ``class_number``, without looking for the best five cards.
+
+    A description names the category and one or two ranks, which the class number (for
+    straights) or the cards' rank counts give directly.
+
+    >>> from engine.cards import parse_cards
+    >>> cards = parse_cards("Qs Qh 4c Qd 4s 2d 9h")
+    >>> hand_description(cards, rank_class(cards))
+    'full house, queens full of fours'
+    """
+    category = category_of(class_number)
+    if category is HandCategory.STRAIGHT_FLUSH or category is HandCategory.STRAIGHT:
+        if class_number == 1:
+            return "royal flush"
+        # Ten classes each, the ace-high one first and the wheel (five high) last.
+        first = 1 if category is HandCategory.STRAIGHT_FLUSH else _FIRST_STRAIGHT_CLASS
+        return f"{_LABELS[category]}, {_SINGULAR[12 - (class_number - first)]} high"
+    if category is HandCategory.FLUSH:
+        suits = [card & 3 for card in cards]
+        suit = max(range(4), key=suits.count)  # the suit of five cards or more
+        top = max(card >> 2 for card in cards if card & 3 == suit)
+        return f"flush, {_SINGULAR[top]} high"
+    if category is HandCategory.HIGH_CARD:
+        return f"high card, {_SINGULAR[max(cards) >> 2]}"
+    counts = [0] * 13
+    for card in cards:
+        counts[card >> 2] += 1
+    # Ranks from the ace down: the groups that play are the highest ones.
+    if category is HandCategory.FULL_HOUSE:
+        trips = next(rank for rank in _RANKS_DOWN if counts[rank] >= 3)
+        pair = next(rank for rank in _RANKS_DOWN if counts[rank] >= 2 and rank != trips)
+        return f"full house, {_PLURAL[trips]} full of {_PLURAL[pair]}"
+    if category is HandCategory.TWO_PAIR:
+        high, low = [rank for rank in _RANKS_DOWN if counts[rank] == 2][:2]
+        return f"two pair, {_PLURAL[high]} and {_PLURAL[low]}"
+    size = _GROUP_SIZES[category]
+    top = next(rank for rank in _RANKS_DOWN if counts[rank] == size)
+    return f"{_LABELS[category]}, {_PLURAL[top]}"
+
+
 def category_of(class_number: int) -> HandCategory:
     """The category of a class number: ``category_of(1)`` is a straight flush."""
     if not 1 <= class_number <= WORST_CLASS:
@@ -325,3 +368,14 @@ def _describe(five: tuple[Card, ...], category: HandCategory, class_number: int)
     else:
         detail = _PLURAL[top]
     return f"{category.label}, {detail}"
+
+
+_LABELS = {category: category.label for category in HandCategory}
+_RANKS_DOWN = range(12, -1, -1)
+# The first straight's class number: the one after the last flush.
+_FIRST_STRAIGHT_CLASS = CATEGORY_WORST_CLASSES[HandCategory.STRAIGHT_FLUSH - HandCategory.FLUSH] + 1
+_GROUP_SIZES = {
+    HandCategory.FOUR_OF_A_KIND: 4,
+    HandCategory.THREE_OF_A_KIND: 3,
+    HandCategory.ONE_PAIR: 2,
+}

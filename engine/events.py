@@ -4,7 +4,9 @@ Each event is a frozen, slotted dataclass with ``to_dict()`` giving plain JSON
 (``{"type": "blind_posted", ...}``; cards as text such as ``"As"``). Private events
 (``HoleCardsDealt``, ``CardsDrawn``) carry their owner in ``seat_index`` and name their
 secret fields in ``private_fields``; :func:`public_dict` (from ``engine.redaction``, the
-one place where redaction happens) blanks them for everyone else.
+one place where redaction happens) blanks them for everyone else. Each class's
+``to_dict`` is generated once from its fields (:func:`compile_to_dict`), since every event
+of every hand is turned into a dict.
 
 >>> BlindPosted(seat_index=2, blind="big_blind", amount=10, is_all_in=False).to_dict()
 {'type': 'blind_posted', 'seat_index': 2, 'blind': 'big_blind', 'amount': 10, 'is_all_in': False}
@@ -12,12 +14,13 @@ one place where redaction happens) blanks them for everyone else.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any, ClassVar
 
 from engine.actions import ActionKind
-from engine.cards import Card
+from engine.cards import FULL_DECK, Card
 from engine.fastinit import fast_init
 from engine.phases import Phase
 from engine.redaction import public_dict
@@ -40,14 +43,15 @@ __all__ = [
     "StreetDealt",
     "StubReshuffled",
     "UncalledBetReturned",
+    "compile_to_dict",
     "public_dict",
 ]
 
 
 # Values that are JSON-ready as they are (``type()`` is exact: a Card is an int subclass).
 _AS_IS = frozenset({int, str, bool, type(None)})
-# Each event class's field names, looked up once (``dataclasses.fields`` is slow).
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+# Each card's text, looked up instead of calling ``Card.__str__``.
+_CARD_TEXT: dict[Card, str] = {card: str(card) for card in FULL_DECK}
 
 
 def _plain(value: Any) -> Any:
@@ -63,21 +67,84 @@ def _plain(value: Any) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """Base of all events; ``type`` is the snake_case name used in ``to_dict()``."""
+    """Base of all events; ``type`` is the snake_case name used in ``to_dict()``.
+
+    ``record_fields`` names the fields that hold tuples of records (``seats``, ``shares``,
+    ...) and the keys of each record's object in ``to_dict()``.
+    """
 
     type: ClassVar[str] = "event"
     private_fields: ClassVar[tuple[str, ...]] = ()
+    record_fields: ClassVar[dict[str, tuple[str, ...]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A new event class first gets the generic to_dict below, which compiles its own
+        # (a subclass must not inherit a parent's compiled to_dict: it has more fields).
+        super(Event, cls).__init_subclass__(**kwargs)  # (zero-argument super fails with slots)
+        if "to_dict" not in cls.__dict__:
+            cls.to_dict = _COMPILING_TO_DICT  # type: ignore[method-assign]
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form with a ``type`` key."""
-        names = _FIELD_NAMES.get(type(self))
-        if names is None:
-            names = _FIELD_NAMES[type(self)] = tuple(item.name for item in fields(self))
-        data: dict[str, Any] = {"type": self.type}
-        for name in names:
-            value = getattr(self, name)
-            data[name] = value if type(value) in _AS_IS else _plain(value)
-        return data
+        # The first call compiles the class's own to_dict, which then replaces this one.
+        return compile_to_dict(type(self))(self)
+
+
+_COMPILING_TO_DICT = Event.to_dict
+
+
+# How a field becomes JSON, by its annotation (the module uses postponed annotations, so
+# these are the annotations' text); any other annotation goes through _plain at run time.
+_AS_IS_TYPES = frozenset({"int", "str", "bool", "int | None", "str | None"})
+_CONVERSIONS = {
+    "tuple[Card, ...]": "[_card_text[card] for card in {}]",
+    "tuple[int, ...]": "list({})",
+}
+
+
+def compile_to_dict(cls: type[Event]) -> Callable[[Event], dict[str, Any]]:
+    """Give the event class ``cls`` a ``to_dict`` made for its fields; return it.
+
+    Like the ``__init__`` that dataclasses generate, it is built once from the fields: a
+    flat event becomes one dict literal (``{"type": ..., "seat_index": self.seat_index,
+    ...}``), with the same keys in the same order and the same values as the generic
+    conversion (:func:`_plain` of each field): cards as text, tuples as lists, enums as
+    their values, records as objects.
+    """
+    namespace: dict[str, Any] = {"_card_text": _CARD_TEXT, "_convert": _convert}
+    entries = [f"{'type'!r}: {cls.type!r}"]
+    for item in fields(cls):
+        name = item.name
+        annotation = str(item.type)
+        value = f"self.{name}"
+        keys = cls.record_fields.get(name)
+        if keys is not None:
+            names = [f"_{number}" for number in range(len(keys))]
+            record = ", ".join(f"{key!r}: {part}" for key, part in zip(keys, names, strict=True))
+            value = f"[{{{record}}} for {', '.join(names)} in {value}]"
+        elif _is_enum(annotation):
+            value += "._value_"  # what Enum.value returns, without the descriptor's call
+        elif annotation in _CONVERSIONS:
+            value = _CONVERSIONS[annotation].format(value)
+        elif annotation not in _AS_IS_TYPES:
+            value = f"_convert({value})"
+        entries.append(f"{name!r}: {value}")
+    source = "def to_dict(self):\n    return {" + ", ".join(entries) + "}"
+    exec(source, namespace)  # built from the dataclass's own field names and annotations
+    function: Callable[[Event], dict[str, Any]] = namespace["to_dict"]
+    function.__qualname__ = f"{cls.__qualname__}.to_dict"
+    function.__doc__ = Event.to_dict.__doc__
+    cls.to_dict = function  # type: ignore[assignment,method-assign]
+    return function
+
+
+def _convert(value: Any) -> Any:
+    return value if type(value) in _AS_IS else _plain(value)
+
+
+def _is_enum(annotation: str) -> bool:
+    named = globals().get(annotation)
+    return isinstance(named, type) and issubclass(named, Enum)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +152,9 @@ class HandStarted(Event):
     """A hand began: who is dealt in, where the button and the blinds are."""
 
     type: ClassVar[str] = "hand_started"
+    record_fields: ClassVar[dict[str, tuple[str, ...]]] = {
+        "seats": ("seat_index", "player_id", "stack"),
+    }
     hand_number: int
     variant: str
     structure: str
@@ -95,12 +165,6 @@ class HandStarted(Event):
     small_blind_index: int | None
     big_blind_index: int | None
     seats: tuple[tuple[int, str, int], ...]  # (seat_index, player_id, stack) dealt in
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain form; ``seats`` as a list of objects."""
-        data = Event.to_dict(self)
-        data["seats"] = [{"seat_index": s, "player_id": p, "stack": st} for s, p, st in self.seats]
-        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,17 +295,12 @@ class PotAwarded(Event):
     """A pot (0 = main) went to ``shares`` ((seat_index, chips), odd chip first)."""
 
     type: ClassVar[str] = "pot_awarded"
+    record_fields: ClassVar[dict[str, tuple[str, ...]]] = {"shares": ("seat_index", "amount")}
     pot_index: int
     amount: int
     eligible_seat_indexes: tuple[int, ...]
     shares: tuple[tuple[int, int], ...]
     description: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain form; ``shares`` as a list of objects."""
-        data = Event.to_dict(self)
-        data["shares"] = [{"seat_index": s, "amount": a} for s, a in self.shares]
-        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,14 +317,9 @@ class HandVoided(Event):
     """The hand was aborted (seed 002: "hand void, pots returned"); refunds per seat."""
 
     type: ClassVar[str] = "hand_voided"
+    record_fields: ClassVar[dict[str, tuple[str, ...]]] = {"refunds": ("seat_index", "amount")}
     reason: str
     refunds: tuple[tuple[int, int], ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain form; ``refunds`` as a list of objects."""
-        data = Event.to_dict(self)
-        data["refunds"] = [{"seat_index": s, "amount": a} for s, a in self.refunds]
-        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,17 +327,13 @@ class HandEnded(Event):
     """The hand is over: ``reason`` is ``FOLD``, ``SHOWDOWN`` or ``VOID``."""
 
     type: ClassVar[str] = "hand_ended"
+    record_fields: ClassVar[dict[str, tuple[str, ...]]] = {"final_stacks": ("seat_index", "stack")}
     reason: str
     final_stacks: tuple[tuple[int, int], ...]
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain form; ``final_stacks`` as a list of objects."""
-        data = Event.to_dict(self)
-        data["final_stacks"] = [{"seat_index": s, "stack": a} for s, a in self.final_stacks]
-        return data
 
-
-# Events are built on every change of a hand: the faster constructor (engine.fastinit).
+# Events are built on every change of a hand and each is turned into a dict once: the
+# faster constructor (engine.fastinit) and a to_dict compiled for each class.
 for _event_class in (
     HandStarted,
     AntePosted,
@@ -303,3 +353,4 @@ for _event_class in (
     HandEnded,
 ):
     fast_init(_event_class)
+    compile_to_dict(_event_class)

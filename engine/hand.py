@@ -69,7 +69,7 @@ from engine.events import (
 )
 from engine.phases import Phase, PlayerStatus
 from engine.pots import Pot, build_pots
-from engine.redaction import ViewCache, build_view
+from engine.redaction import ViewCache
 from engine.result import HandResult
 from engine.seating import SeatSetup, SeatState, SetupError, blind_positions, validate_seats
 from engine.settlement import Settlement
@@ -309,14 +309,16 @@ class Hand(Settlement):
         """What changes of each seat, in seat order, as plain tuples: ``(stack, status,
         street_committed, hand_committed, discard_count)`` (the cheap form of
         :meth:`seat_states` that views compare)."""
+        stacks = self._stacks
         draw = self._draw
-        counts = {} if draw is None else draw.discard_counts
-        return [
-            (stack, status, street, committed, counts.get(p))
-            for p, (stack, status, street, committed) in enumerate(
-                zip(self._stacks, self._statuses, self._street, self._committed, strict=True)
-            )
-        ]
+        # Built by zip in C: a view is built after every change.
+        if draw is None:
+            discard_counts: list[int | None] = [None] * len(stacks)
+        else:
+            discard_counts = [draw.discard_counts.get(p) for p in range(len(stacks))]
+        return list(
+            zip(stacks, self._statuses, self._street, self._committed, discard_counts, strict=True)
+        )
 
     def gathered_pots(self) -> list[Pot]:
         """Pots from the betting rounds already finished (eligible as seat indexes)."""
@@ -363,9 +365,9 @@ class Hand(Settlement):
 
     def view(self, seat_index: int | None) -> SeatView:
         """The hand as ``seat_index`` may see it (``None``: a spectator)."""
-        if seat_index is not None:
-            self._position(seat_index)
-        return build_view(self, seat_index, self._view_cache)
+        # build_view(self, seat_index, cache) without copying the events; an unknown seat
+        # raises SetupError (from hole_cards) before anything is built.
+        return self._view_cache.view(self, seat_index, self._events)
 
     def event_dicts(self) -> list[dict[str, Any]]:
         """``[event.to_dict() for event in hand.events]``, each dict made once per event

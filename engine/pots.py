@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.fastinit import fast_init
+
 __all__ = ["Pot", "build_pots", "split_pot"]
 
 
@@ -27,6 +29,9 @@ class Pot:
 
     amount: int
     eligible: tuple[int, ...]
+
+
+fast_init(Pot)  # pots are gathered for every view that follows a change
 
 
 def build_pots(
@@ -71,6 +76,10 @@ def build_pots(
         levels = sorted(
             {c for c, alive in zip(contributions, live, strict=True) if alive and c > 0}
         )
+    elif True not in all_in:
+        # Nobody is all-in (the usual case during a round): at most the one layer below.
+        top_level = max(contributions, default=0)
+        levels = [top_level] if top_level > 0 else []
     else:
         levels = sorted(
             {c for c, alive, out in zip(contributions, live, all_in, strict=True) if alive and out}
@@ -79,6 +88,17 @@ def build_pots(
         if not levels or levels[-1] < top_level:
             levels.append(top_level)
         levels = [level for level in levels if level > 0]
+    if len(levels) == 1:
+        # One layer (the usual case): it holds every chip put in.
+        level = levels[0]
+        eligible = tuple(
+            [
+                i
+                for i, c in enumerate(contributions)
+                if live[i] and (c >= level or (all_in is not None and not all_in[i]))
+            ]
+        )
+        return [Pot(sum([c for c in contributions if c > 0]), eligible)]
     pots: list[Pot] = []
     previous = 0
     count = len(levels)

@@ -11,9 +11,12 @@ Speed: the arena asks for a view before every decision, so each hand keeps a
 :class:`ViewCache`. Events are frozen and only ever appended, so each event is turned into
 its dict once (``to_dict()``, and once more redacted if it is private); a viewer's history
 is the public dicts with that viewer's own private events in full. The parts every viewer
-shares (seats, pots) are rebuilt only when the hand changed, which it does only in
-``Hand.start`` and ``Hand.act``, each of which appends events: the event count is the key.
-The cached dicts are shared between views and histories and must not be mutated.
+shares (phase, board, seats, pots, bets, the actor) are read again only when the hand
+changed, which it does only in ``Hand.start`` and ``Hand.act``, each of which appends
+events: the event count is the key; the seats and pots are rebuilt only when the seats'
+chips or statuses changed. What no action changes (variant, structure, blinds, button) is
+read once per hand. The cached dicts are shared between views and histories and must not
+be mutated.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ from typing import TYPE_CHECKING, Any
 from engine.view import PotView, SeatPublicView, SeatView
 
 if TYPE_CHECKING:
+    from engine.cards import Card
     from engine.events import Event
     from engine.hand import Hand
+    from engine.phases import PlayerStatus
 
 __all__ = ["ViewCache", "build_view", "public_dict"]
 
@@ -68,29 +73,44 @@ class ViewCache:
     """
 
     __slots__ = (
+        "_fixed",
         "_full",
         "_histories",
+        "_owned",
         "_positions",
         "_pots",
         "_pots_key",
         "_public",
+        "_rows",
+        "_seat_views",
         "_seats",
-        "_shared",
-        "_shared_key",
+        "_shown",
+        "_state",
+        "_state_key",
     )
 
     def __init__(self) -> None:
         self._full: list[dict[str, Any]] = []  # every event's to_dict(), secrets included
         self._public: list[dict[str, Any]] = []  # what anyone but an event's owner sees
+        # Per owner (a private event's seat_index): the indexes of its private events.
+        self._owned: dict[int | None, list[int]] = {}
         self._histories: dict[int | None, tuple[dict[str, Any], ...]] = {}
-        self._shared_key = -1
-        self._shared: tuple[tuple[SeatPublicView, ...], tuple[PotView, ...]] = ((), ())
+        # What no action changes: hand number, variant, structure, button and blinds.
+        self._fixed: tuple[Any, ...] | None = None
+        # What every viewer sees alike, and the event count it was built at.
+        self._state_key = -1
+        self._state: tuple[Any, ...] = ()
+        # What the seats were built from (the rows of Hand.seat_rows and the shown cards),
+        # and the seats.
+        self._rows: list[tuple[Any, ...]] = []
+        self._shown: dict[int, tuple[Card, ...]] = {}
+        self._seat_views: tuple[SeatPublicView, ...] = ()
         # Per seat: what its view was built from, and the view (most seats do not change
         # between two decisions).
         self._seats: dict[int, tuple[tuple[Any, ...], SeatPublicView]] = {}
         self._positions: dict[int, str] | None = None  # fixed for the whole hand
         # The gathered pots change only when a round ends or a player folds or is all-in.
-        self._pots_key: tuple[Any, ...] = ()
+        self._pots_key: list[tuple[int, PlayerStatus]] = []
         self._pots: tuple[PotView, ...] = ()
 
     def _sync(self, events: Sequence[Event]) -> None:
@@ -98,8 +118,13 @@ class ViewCache:
         public = self._public
         for event in events[len(full) :]:
             data = event.to_dict()
+            if event.private_fields:
+                owner = getattr(event, "seat_index", None)
+                self._owned.setdefault(owner, []).append(len(full))
+                public.append(_blank_private(event, dict(data)))
+            else:
+                public.append(data)
             full.append(data)
-            public.append(_blank_private(event, dict(data)) if event.private_fields else data)
 
     def event_dicts(self, events: Sequence[Event]) -> list[dict[str, Any]]:
         """``[event.to_dict() for event in events]``, each dict made once per event."""
@@ -110,40 +135,101 @@ class ViewCache:
         """``tuple(public_dict(event, viewer) for event in events)``, built incrementally."""
         count = len(events)
         known = self._histories.get(viewer, ())
-        if len(known) == count:
+        start = len(known)
+        if start == count:
             return known
         self._sync(events)
-        full = self._full
-        public = self._public
-        added = []
-        for index in range(len(known), count):
-            data = public[index]
-            # Only a private event has a separate public dict; its owner sees it in full.
-            if data is not full[index] and getattr(events[index], "seat_index", None) == viewer:
-                data = full[index]
-            added.append(data)
+        added = self._public[start:count]
+        # Only a private event has a separate public dict; its owner sees it in full.
+        for index in self._owned.get(viewer, ()):
+            if index >= start:
+                added[index - start] = self._full[index]
         known += tuple(added)
         self._histories[viewer] = known
         return known
+
+    def view(self, hand: Hand, seat_index: int | None, events: Sequence[Event]) -> SeatView:
+        """What :func:`build_view` returns, from ``hand``'s ``events`` (its own list)."""
+        own: tuple[Card, ...] = ()
+        if seat_index is not None:
+            own = hand.hole_cards(seat_index)  # also rejects a seat not in the hand
+        fixed = self._fixed
+        if fixed is None:
+            fixed = self._fixed = _fixed_parts(hand)
+        count = len(events)
+        if count != self._state_key:
+            self._state = self._shared_state(hand)
+            self._state_key = count
+        phase, board, seats, pots, pot_total, current_bet, actor_index, is_over = self._state
+        # Only the player to act sees the legal actions.
+        legal = None
+        if seat_index is not None and seat_index == actor_index:
+            legal = hand.legal_actions()
+        number, variant, structure, button, small_index, big_index, small, big, ante = fixed
+        return SeatView(
+            number,
+            variant,
+            structure,
+            phase,
+            seat_index,
+            own,
+            board,
+            button,
+            small_index,
+            big_index,
+            small,
+            big,
+            ante,
+            seats,
+            pots,
+            pot_total,
+            current_bet,
+            actor_index,
+            legal,
+            self.history(events, seat_index),
+            is_over,
+        )
 
     def shared(
         self, hand: Hand, event_count: int
     ) -> tuple[tuple[SeatPublicView, ...], tuple[PotView, ...]]:
         """The seats and gathered pots of ``hand`` (the same for every viewer)."""
-        if event_count != self._shared_key:
-            rows = hand.seat_rows()
-            pots_key = tuple((row[3] - row[2], row[1]) for row in rows)
+        if event_count != self._state_key:
+            self._state = self._shared_state(hand)
+            self._state_key = event_count
+        return self._state[2], self._state[3]
+
+    def _shared_state(self, hand: Hand) -> tuple[Any, ...]:
+        """The parts of a view that every viewer sees alike (they change only with events)."""
+        rows = hand.seat_rows()
+        shown = hand.shown_cards
+        if rows != self._rows or shown != self._shown:
+            # The seats changed (a check, for one, changes none of them). The gathered pots
+            # change only when a round ends or a player folds or is all-in.
+            pots_key = [(row[3] - row[2], row[1]) for row in rows]
             if pots_key != self._pots_key:
                 self._pots = _pot_views(hand)
                 self._pots_key = pots_key
-            self._shared = (self._public_seats(hand, rows), self._pots)
-            self._shared_key = event_count
-        return self._shared
+            self._seat_views = self._public_seats(hand, rows, shown)
+            self._rows = rows
+            self._shown = shown
+        return (
+            str(hand.phase),
+            hand.board,
+            self._seat_views,
+            self._pots,
+            hand.pot_total,
+            hand.current_bet,
+            hand.actor_index,
+            hand.is_over,
+        )
 
     def _public_seats(
-        self, hand: Hand, rows: Sequence[tuple[Any, ...]]
+        self,
+        hand: Hand,
+        rows: Sequence[tuple[Any, ...]],
+        shown: dict[int, tuple[Card, ...]],
     ) -> tuple[SeatPublicView, ...]:
-        shown = hand.shown_cards
         positions = self._positions
         if positions is None:
             positions = self._positions = hand.positions
@@ -156,37 +242,35 @@ class ViewCache:
             if cached is not None and cached[0] == key:
                 seats.append(cached[1])
             else:
-                view = _seat_view(setup.seat_index, setup.player_id, key)
+                stack, status, street, committed, discard_count, position, cards = key
+                view = SeatPublicView(
+                    seat_index,
+                    setup.player_id,
+                    stack,
+                    str(status),
+                    street,
+                    committed,
+                    position,
+                    cards,
+                    discard_count,
+                )
                 known[seat_index] = (key, view)
                 seats.append(view)
         return tuple(seats)
 
 
-def _seat_view(seat_index: int, player_id: str, key: tuple[Any, ...]) -> SeatPublicView:
-    stack, status, street, committed, discard_count, position, shown = key
-    return SeatPublicView(
-        seat_index=seat_index,
-        player_id=player_id,
-        stack=stack,
-        status=str(status),
-        street_committed=street,
-        hand_committed=committed,
-        position=position,
-        shown_cards=shown,
-        discard_count=discard_count,
-    )
-
-
-def _public_seats(hand: Hand) -> tuple[SeatPublicView, ...]:
-    shown = hand.shown_cards
-    positions = hand.positions
-    return tuple(
-        _seat_view(
-            setup.seat_index,
-            setup.player_id,
-            (*row, positions.get(setup.seat_index, ""), shown.get(setup.seat_index)),
-        )
-        for setup, row in zip(hand.seats, hand.seat_rows(), strict=True)
+def _fixed_parts(hand: Hand) -> tuple[Any, ...]:
+    config = hand.config
+    return (
+        hand.hand_number,
+        str(config.variant),
+        str(config.structure),
+        hand.button_index,
+        hand.small_blind_index,
+        hand.big_blind_index,
+        config.small_blind,
+        config.big_blind,
+        config.ante,
     )
 
 
@@ -200,39 +284,4 @@ def build_view(hand: Hand, seat_index: int | None, cache: ViewCache | None = Non
     With the hand's ``cache`` the event dicts, seats and pots are reused (see the module
     docstring); without it everything is built afresh.
     """
-    events = hand.events
-    if cache is None:
-        seats, pots = _public_seats(hand), _pot_views(hand)
-        history = tuple(public_dict(event, seat_index) for event in events)
-    else:
-        seats, pots = cache.shared(hand, len(events))
-        history = cache.history(events, seat_index)
-    own: tuple[Any, ...] = ()
-    if seat_index is not None:
-        own = hand.hole_cards(seat_index)
-    legal = hand.legal_actions() if seat_index is not None else None
-    if legal is not None and legal.seat_index != seat_index:
-        legal = None
-    return SeatView(
-        hand_number=hand.hand_number,
-        variant=str(hand.config.variant),
-        structure=str(hand.config.structure),
-        phase=str(hand.phase),
-        seat_index=seat_index,
-        hole_cards=own,
-        board=hand.board,
-        button_index=hand.button_index,
-        small_blind_index=hand.small_blind_index,
-        big_blind_index=hand.big_blind_index,
-        small_blind=hand.config.small_blind,
-        big_blind=hand.config.big_blind,
-        ante=hand.config.ante,
-        seats=seats,
-        pots=pots,
-        pot_total=hand.pot_total,
-        current_bet=hand.current_bet,
-        actor_index=hand.actor_index,
-        legal_actions=legal,
-        history=history,
-        is_over=hand.is_over,
-    )
+    return (cache or ViewCache()).view(hand, seat_index, hand.events)

@@ -140,13 +140,15 @@ class Settlement:
     def _complete(self, reason: str, awards: tuple[PotAward, ...], pots: list[int]) -> None:
         """Check the end-of-hand invariants, then end the hand."""
         problems = pot_violations(pots, self._committed)
-        problems += violations(
-            stacks=self._stacks,
-            committed=[0] * len(self._stacks),
-            statuses=[_ALL_IN] * len(self._stacks),
-            total_chips=self._total_chips,
-        )
-        if problems:
+        stacks = self._stacks
+        # The common case is checked with fast built-ins; the full check names the problem.
+        if problems or sum(stacks) != self._total_chips or min(stacks) < 0:
+            problems += violations(
+                stacks=stacks,
+                committed=[0] * len(stacks),
+                statuses=[_ALL_IN] * len(stacks),
+                total_chips=self._total_chips,
+            )
             raise InvariantError("invariant_failed", "; ".join(problems))
         self._pot_total = 0
         self._end(reason, awards)

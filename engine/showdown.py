@@ -26,14 +26,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine.cards import Card
-from engine.evaluator import evaluate, rank_class
+from engine.evaluator import hand_description, rank_class
+from engine.fastinit import fast_init
 from engine.pots import Pot, build_pots, split_pot
 
 __all__ = ["PotOutcome", "ShowdownOutcome", "describe", "resolve_showdown"]
 
 # A hand's description ("two pair, kings and nines") depends only on its class number, so
-# each of the 7,462 descriptions is worked out once (evaluate() is far slower than
-# rank_class(), and the arena plays many hands).
+# each of the 7,462 descriptions is worked out once (the arena plays many hands).
 _DESCRIPTIONS: dict[int, str] = {}
 
 
@@ -41,7 +41,7 @@ def describe(cards: Sequence[Card], class_number: int) -> str:
     """The description of ``cards``, whose class number is ``class_number`` (cached)."""
     description = _DESCRIPTIONS.get(class_number)
     if description is None:
-        description = evaluate(cards).description
+        description = hand_description(cards, class_number)
         _DESCRIPTIONS[class_number] = description
     return description
 
@@ -64,6 +64,10 @@ class ShowdownOutcome:
     pots: tuple[PotOutcome, ...]
 
 
+fast_init(PotOutcome)
+fast_init(ShowdownOutcome)
+
+
 def resolve_showdown(
     *,
     holes: Sequence[Sequence[Card]],
@@ -83,14 +87,10 @@ def resolve_showdown(
     contribution that goes to the main pot without making a layer (the big blind ante).
     """
     count = len(live)
-    ranks: dict[int, int] = {}
     board_list = list(board)
-    for position in range(count):
-        if live[position]:
-            ranks[position] = rank([*holes[position], *board_list])
     # Clockwise from the player left of the button.
-    clockwise = [(button + 1 + step) % count for step in range(count)]
-    in_order = [p for p in clockwise if live[p]]
+    in_order = [p for p in (*range(button + 1, count), *range(button + 1)) if live[p]]
+    ranks = {p: rank([*holes[p], *board_list]) for p in in_order}
     pots = build_pots(contributions, live, dead_money=dead_money)
 
     start = first_to_show if first_to_show is not None else in_order[0]
@@ -102,20 +102,17 @@ def resolve_showdown(
     reveals: list[tuple[int, tuple[Card, ...] | None, str]] = []
     descriptions: dict[int, str] = {}
     # TDA Rule 16: with a player all-in, every hand still in is tabled.
-    is_all_in_showdown = any(all_in[p] for p in in_order)
+    is_all_in_showdown = any([all_in[p] for p in in_order])
     for position in show_order:
         own = ranks[position]
         # The first hand is shown; any other only while it can still win or tie a pot it
         # is eligible for (unless everyone shows).
-        must_show = (
-            is_all_in_showdown
-            or not reveals
-            or any(
-                best is None or own <= best
-                for best, members in zip(best_shown, eligible_sets, strict=True)
-                if position in members
-            )
-        )
+        must_show = is_all_in_showdown or not reveals
+        if not must_show:
+            for best, members in zip(best_shown, eligible_sets, strict=True):
+                if position in members and (best is None or own <= best):
+                    must_show = True
+                    break
         if must_show:
             for number, members in enumerate(eligible_sets):
                 if position in members:
@@ -130,10 +127,9 @@ def resolve_showdown(
             reveals.append((position, None, ""))
 
     outcomes = []
-    for pot in pots:
-        best = min(ranks[p] for p in pot.eligible)
-        winners = [p for p in in_order if p in pot.eligible and ranks[p] == best]
+    for pot, members in zip(pots, eligible_sets, strict=True):
+        best = min([ranks[p] for p in pot.eligible])
+        winners = [p for p in in_order if p in members and ranks[p] == best]
         shares = tuple(split_pot(pot.amount, winners))
-        description = descriptions.get(winners[0], "")
-        outcomes.append(PotOutcome(pot, shares, description))
+        outcomes.append(PotOutcome(pot, shares, descriptions.get(winners[0], "")))
     return ShowdownOutcome(tuple(reveals), tuple(outcomes))

@@ -398,34 +398,91 @@ class Table:
             elapsed = self._clock() - self._started_at
         return self._schedule.level_for(hands_played=self._hands_played, elapsed_seconds=elapsed)
 
-    def start_hand(self, rng: random.Random | None = None, *, deck: Deck | None = None) -> Hand:
+    def start_hand(
+        self,
+        rng: random.Random | None = None,
+        *,
+        deck: Deck | None = None,
+        dealt: Hand | None = None,
+    ) -> Hand:
         """Deal the next hand and keep it as the hand in progress.
 
         Give ``rng`` (a seeded generator; see :func:`hand_rng`) or a ``deck`` (stacked,
         for tests and replays). The hand number is the table's counter; the button moves
         as described in the module docstring; the blinds come from the schedule.
+
+        ``dealt`` is a hand from :meth:`deal_ahead`: it becomes the hand in progress as it
+        is, without dealing, when :meth:`is_next_hand` says it is exactly the hand due now
+        (otherwise ``TableError`` ``stale_hand``; ``rng`` and ``deck`` are not used).
         """
         if self._current_hand is not None:
             raise TableError(
                 "hand_in_progress",
                 f"hand {self._current_hand_number} is still in progress; finish it first",
             )
+        if dealt is not None:
+            if not self.is_next_hand(dealt):
+                raise TableError(
+                    "stale_hand",
+                    f"hand {dealt.hand_number} was dealt ahead for another table state "
+                    f"(seats, button or blinds changed since)",
+                )
+            hand = dealt
+        else:
+            if rng is None and deck is None:
+                # The engine never falls back to a global or time-seeded shuffle.
+                raise TableError("no_shuffle", "start_hand needs a seeded rng or a deck")
+            timed = self._schedule is not None and self._schedule.is_timed
+            if timed and self._started_at is None and self.dealt_in_count >= 2:
+                # A timed schedule's clock starts with the first hand dealt.
+                assert self._clock is not None
+                self._started_at = self._clock()
+            hand = self._deal(rng, deck)
+        # Only after the deal succeeded: a failed start leaves the table unchanged.
+        self._current_hand = hand
+        self._current_hand_number = hand.hand_number
+        self._button_index = hand.button_index
+        self._last_config = hand.config
+        self._starting_stacks = {seat.seat_index: seat.stack for seat in hand.seats}
+        self._next_hand_number += 1
+        self._hands_played += 1
+        return hand
+
+    def deal_ahead(self, rng: random.Random | None = None, *, deck: Deck | None = None) -> Hand:
+        """Deal the hand :meth:`start_hand` would deal next, without starting it.
+
+        Callable while a hand is in progress: the hand dealt is then the one that follows
+        it if every seat keeps its seat and its stack at the start of that hand, which is
+        how a match whose stacks are reset every hand goes on (the arena deals its next
+        hand while a bot thinks). The table does not change. Pass the hand to
+        :meth:`start_hand` as ``dealt``; if anything changed meanwhile (a player left or
+        busted, a stack or a timed blind level), :meth:`is_next_hand` is False and the
+        hand must be dealt again.
+        """
         if rng is None and deck is None:
-            # The engine never falls back to a global or time-seeded shuffle.
-            raise TableError("no_shuffle", "start_hand needs a seeded rng or a deck")
-        if self.dealt_in_count < 2:
-            raise TableError(
-                "not_enough_players",
-                f"a hand needs at least two players with chips, found {self.dealt_in_count}",
-            )
-        if self._schedule is not None and self._schedule.is_timed and self._started_at is None:
-            assert self._clock is not None
-            self._started_at = self._clock()
+            raise TableError("no_shuffle", "deal_ahead needs a seeded rng or a deck")
+        return self._deal(rng, deck)
+
+    def is_next_hand(self, hand: Hand) -> bool:
+        """True when ``hand`` (from :meth:`deal_ahead`, not acted on) is exactly the hand
+        the table would deal now: no hand in progress, and the same number, seats and
+        stacks, button and blinds.
+
+        (The cards are the caller's business, as with ``rng`` in :meth:`start_hand`.)
+        """
+        if self._current_hand is not None or self.dealt_in_count < 2:
+            return False
         level = self.next_level()
         config = self._config if level is None else level.apply(self._config)
-        button_index = self.next_button_index()
-        assert button_index is not None  # at least two seats are dealt in
-        setups = [
+        return (
+            hand.hand_number == self._next_hand_number
+            and hand.button_index == self.next_button_index()
+            and hand.config == config
+            and hand.seats == self._setups()
+        )
+
+    def _setups(self) -> tuple[SeatSetup, ...]:
+        return tuple(
             SeatSetup(
                 seat_index=seat.seat_index,
                 player_id=seat.player_id,
@@ -433,25 +490,27 @@ class Table:
                 is_sitting_out=seat.is_sitting_out,
             )
             for seat in self.seats
-        ]
-        hand_number = self._next_hand_number
-        hand = Hand.start(
+        )
+
+    def _deal(self, rng: random.Random | None, deck: Deck | None) -> Hand:
+        """The next hand from the table as it is now (``start_hand`` and ``deal_ahead``)."""
+        if self.dealt_in_count < 2:
+            raise TableError(
+                "not_enough_players",
+                f"a hand needs at least two players with chips, found {self.dealt_in_count}",
+            )
+        level = self.next_level()
+        config = self._config if level is None else level.apply(self._config)
+        button_index = self.next_button_index()
+        assert button_index is not None  # at least two seats are dealt in
+        return Hand.start(
             config,
-            setups,
+            self._setups(),
             button_index=button_index,
             rng=rng,
             deck=deck,
-            hand_number=hand_number,
+            hand_number=self._next_hand_number,
         )
-        # Only after Hand.start succeeded: a failed start leaves the table unchanged.
-        self._current_hand = hand
-        self._current_hand_number = hand_number
-        self._button_index = button_index
-        self._last_config = config
-        self._starting_stacks = {seat.seat_index: seat.stack for seat in setups}
-        self._next_hand_number += 1
-        self._hands_played += 1
-        return hand
 
     def finish_hand(self, hand: Hand) -> tuple[Elimination, ...]:
         """Apply the final stacks of the finished ``hand``; returns the players it busted.
@@ -489,8 +548,11 @@ class Table:
             if stack == 0:
                 busted.append(Elimination(seat.player_id, index, self._current_hand_number, start))
                 del self._seats[index]
-            else:
-                self._seats[index] = replace(seat, stack=stack)
+            elif stack != seat.stack:
+                # (The constructor, not dataclasses.replace: this runs after every hand.)
+                self._seats[index] = SeatedPlayer(
+                    seat.seat_index, seat.player_id, stack, seat.is_sitting_out
+                )
         busted.sort(key=lambda e: (-e.starting_stack, e.seat_index))
         self._eliminations.extend(busted)
         self._current_hand = None

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.actions import LegalActions
 from engine.cards import Card
+from engine.fastinit import fast_init
 
 __all__ = ["PotView", "SeatPublicView", "SeatView"]
 
@@ -65,3 +66,8 @@ class SeatView:
     legal_actions: LegalActions | None  # only when ``seat_index`` is the actor
     history: tuple[dict[str, Any], ...]  # public events so far, as plain dicts
     is_over: bool
+
+
+# Views are built before every decision: the faster constructor (engine.fastinit).
+for _view_class in (SeatPublicView, PotView, SeatView):
+    fast_init(_view_class)

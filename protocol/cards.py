@@ -23,15 +23,19 @@ from engine.cards import FULL_DECK, Card
 
 __all__ = ["card_from_wire", "cards_to_wire", "text_cards_to_wire"]
 
-_BY_WIRE: dict[tuple[object, object], Card] = {
-    (wire["rank"], wire["suit"]): card for card in FULL_DECK for wire in (card.to_wire(),)
+# Each card's (rank, suit) on the wire, by card and by the engine's text ("As"), and back.
+_WIRE_PAIRS: dict[Card, tuple[str, str]] = {
+    card: (wire["rank"], wire["suit"]) for card in FULL_DECK for wire in (card.to_wire(),)
 }
-_BY_TEXT: dict[str, Card] = {str(card): card for card in FULL_DECK}
+_WIRE_PAIRS_BY_TEXT: dict[str, tuple[str, str]] = {
+    str(card): pair for card, pair in _WIRE_PAIRS.items()
+}
+_BY_WIRE: dict[tuple[object, object], Card] = {pair: card for card, pair in _WIRE_PAIRS.items()}
 
 
 def cards_to_wire(cards: Iterable[Card]) -> list[dict[str, str]]:
     """Each card in wire form (fresh dicts, safe to change)."""
-    return [card.to_wire() for card in cards]
+    return [{"rank": rank, "suit": suit} for rank, suit in map(_WIRE_PAIRS.__getitem__, cards)]
 
 
 def card_from_wire(obj: Any) -> Card | None:
@@ -46,4 +50,5 @@ def card_from_wire(obj: Any) -> Card | None:
 
 def text_cards_to_wire(texts: Iterable[str]) -> list[dict[str, str]]:
     """Engine event cards (``"As"``) in wire form; a non-card is an engine bug (KeyError)."""
-    return [_BY_TEXT[text].to_wire() for text in texts]
+    pairs = map(_WIRE_PAIRS_BY_TEXT.__getitem__, texts)
+    return [{"rank": rank, "suit": suit} for rank, suit in pairs]

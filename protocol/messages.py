@@ -22,7 +22,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from engine.actions import LegalActions
 from engine.cards import FULL_DECK, Card
@@ -32,7 +32,7 @@ from engine.result import HandResult
 from engine.showdown import describe
 from engine.view import PotView, SeatPublicView, SeatView
 from protocol.cards import cards_to_wire, text_cards_to_wire
-from protocol.codec import RawJSON, encode_with_raw, json_text
+from protocol.codec import RawJSON, json_text, scalar_text
 from protocol.errors import ArenaBugError, BotFaultError
 from protocol.framing import DEFAULT_MAX_LINE_BYTES
 from protocol.legal import legal_action_names
@@ -59,8 +59,9 @@ DEFAULT_MAX_ATTEMPTS = 3
 #: The reply type each request expects; other messages expect none.
 REPLY_TYPES: Mapping[str, str] = {"hello": "ready", "act": "action", "draw": "discard"}
 
-# Each card's wire JSON text, for RequestEncoder.
+# Each card's wire JSON text, for RequestEncoder, by card and by the engine's text ("As").
 _CARD_TEXTS: dict[Card, str] = {card: json_text(card.to_wire()) for card in FULL_DECK}
+_TEXT_CARD_TEXTS: dict[str, str] = {str(card): text for card, text in _CARD_TEXTS.items()}
 
 # The wire JSON text of each list of legal action names met so far (at most 2**5).
 _ACTION_NAME_TEXTS: dict[tuple[str, ...], RawJSON] = {}
@@ -74,6 +75,12 @@ _EVENT_CARD_FIELD_SET = frozenset(_EVENT_CARD_FIELDS)
 # memo is emptied when full (a text is then merely encoded again).
 _EVENT_TEXTS: dict[int, tuple[Mapping[str, Any], str]] = {}
 _MAX_EVENT_TEXTS = 4096
+
+# For _event_text: each event key's JSON text with its colon ('"amount":') and each string
+# value's JSON text (both bounded: emptied when full).
+_EVENT_KEY_TEXTS: dict[str, str] = {}
+_EVENT_STRING_TEXTS: dict[str, str] = {}
+_MAX_EVENT_MEMO_COUNT = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,9 +160,7 @@ def act_request(
     legal = _actor_legal(view)
     if legal.can_draw:
         raise ArenaBugError(f"seat {legal.seat_index} is to draw, not to bet: use draw_request")
-    return _request(
-        view, "act", seq, hand_id, legal, time_limit_ms, attempt, max_attempts, _PLAIN_PARTS
-    )
+    return _request(view, "act", seq, hand_id, legal, time_limit_ms, attempt, max_attempts)
 
 
 def draw_request(
@@ -171,33 +176,54 @@ def draw_request(
     legal = _actor_legal(view)
     if not legal.can_draw:
         raise ArenaBugError(f"seat {legal.seat_index} is to bet, not to draw: use act_request")
-    return _request(
-        view, "draw", seq, hand_id, legal, time_limit_ms, attempt, max_attempts, _PLAIN_PARTS
-    )
+    return _request(view, "draw", seq, hand_id, legal, time_limit_ms, attempt, max_attempts)
 
 
 class RequestEncoder:
-    """One seat's ``act`` and ``draw`` requests as lines, made for speed.
+    """One seat's ``act`` and ``draw`` requests (and its ``hand_start``) as lines, made for
+    speed.
 
-    The line is byte for byte ``encode(act_request(...))`` (or ``draw_request``), built from
-    the same layout, but the bulky fields go in as JSON text that is reused
-    (:class:`~protocol.codec.RawJSON`): a decision's history is the previous decision's plus
-    a few events, and the engine hands out the same event dicts every time (shared, never
-    mutated), so only the new events are encoded; a seat whose :class:`SeatPublicView` is
-    the same object as last time keeps its ``table_state`` text; cards are looked up. The
-    memos are keyed by object identity and keep the objects alive, so an identity cannot
-    be reused by another object. A history that does not begin with the dicts seen before
-    (a new hand) starts afresh. Use one encoder per seat: what a seat sees of private
-    events differs from seat to seat.
+    The line is byte for byte ``encode(act_request(...))`` (or ``draw_request``, or
+    ``hand_start``): the same keys in the same order, written straight as JSON text from
+    fragments that are reused. What does not change within a hand (the hand, the seat,
+    the button and the blinds) is written once per hand; a decision's history is the
+    previous decision's plus a few events, and the engine hands out the same event dicts
+    every time (shared, never mutated), so only the new events are encoded, by a writer
+    for flat dicts that gives the JSON encoder's bytes; a seat whose
+    :class:`SeatPublicView` is the same object as last time keeps its ``table_state``
+    text; cards are looked up. The memos are keyed by object identity and keep the
+    objects alive, so an identity cannot be reused by another object. A history that does
+    not begin with the dicts seen before (a new hand) starts afresh. Use one encoder per
+    seat: what a seat sees of private events differs from seat to seat.
+
+    The fragments are keyed by the values they were made from, compared with ``==``: the
+    view's fields are the engine's ``int`` and ``str`` values (never a ``bool``, which
+    would equal an ``int`` and share its text).
     """
 
-    __slots__ = ("_events", "_history", "_pots", "_seats")
+    __slots__ = (
+        "_board",
+        "_events",
+        "_head",
+        "_history",
+        "_hole",
+        "_pots",
+        "_seats",
+        "_table",
+        "_tail",
+    )
 
     def __init__(self) -> None:
         self._events: list[Mapping[str, Any]] = []  # the history encoded so far
         self._history = ""  # its wire JSON, comma-separated, without the brackets
         self._seats: dict[int, tuple[SeatPublicView, str]] = {}  # seat index: view, text
-        self._pots: tuple[tuple[PotView, ...], RawJSON] = ((), RawJSON("[]"))  # the last
+        self._table: tuple[tuple[SeatPublicView, ...], str] = ((), "[]")  # the last
+        self._pots: tuple[tuple[PotView, ...], str] = ((), "[]")  # the last
+        self._hole: tuple[tuple[Card, ...], str] = ((), "[]")  # the last hole cards
+        self._board: tuple[tuple[Card, ...], str] = ((), "[]")  # the last board
+        # The fragments of a request around "seq" and "history" (see _head and _tail).
+        self._head: tuple[tuple[object, ...], str, str] = ((), "", "")
+        self._tail: tuple[tuple[object, ...], str] = ((), "")
 
     def request(
         self,
@@ -211,16 +237,74 @@ class RequestEncoder:
     ) -> bytes:
         """The line asking the seat of ``view`` to act (or, when it is to draw, to draw)."""
         legal = _actor_legal(view)
-        message_type = "draw" if legal.can_draw else "act"
-        message = _request(
-            view, message_type, seq, hand_id, legal, time_limit_ms, attempt, max_attempts, self
+        if not 1 <= attempt <= max_attempts:
+            raise ArenaBugError(f"attempt {attempt} is outside 1..{max_attempts}")
+        is_draw = legal.can_draw
+        own = _own_seat(view)
+        # The layout of _request, written as text.
+        key = (is_draw, hand_id, view.hand_number, own.player_id, own.seat_index)
+        head = self._head
+        if key != head[0]:
+            head = self._head = (
+                key,
+                '{"type":"draw","seq":' if is_draw else '{"type":"act","seq":',
+                f',"hand_id":{scalar_text(hand_id)}'
+                f',"hand_number":{scalar_text(view.hand_number)}'
+                f',"player_id":{scalar_text(own.player_id)}'
+                f',"seat_index":{scalar_text(own.seat_index)}'
+                ',"game_state":',
+            )
+        if is_draw:
+            decision = f',"max_discards":{scalar_text(legal.max_discard_count)}'
+        elif legal.can_raise:
+            decision = (
+                f',"to_call":{scalar_text(legal.call_amount)}'
+                f',"min_raise_to":{scalar_text(legal.min_raise_to)}'
+                f',"max_raise_to":{scalar_text(legal.max_raise_to)}'
+                f',"legal_actions":{self.action_names(legal)}'
+            )
+        else:
+            decision = (
+                f',"to_call":{scalar_text(legal.call_amount)}'
+                ',"min_raise_to":null,"max_raise_to":null'
+                f',"legal_actions":{self.action_names(legal)}'
+            )
+        text = (
+            f"{head[1]}{scalar_text(seq)}{head[2]}{scalar_text(view.phase)}"
+            f',"hole_cards":{self._hole_text(view.hole_cards)}'
+            f',"community_cards":{self._board_text(view.board)}'
+            f',"current_bet":{scalar_text(legal.current_bet)}{decision}'
+            f',"player_stack":{scalar_text(legal.stack)}'
+            f',"pot_total":{scalar_text(view.pot_total)}'
+            f',"pots":{self._pots_text(view.pots)}'
+            f',"table_state":{self._table_text(view.seats)}'
+            f"{self._tail_text(view)}[{self._history_text(view.history)}]"
+            f',"time_limit_ms":{scalar_text(time_limit_ms)}'
+            f',"attempt":{scalar_text(attempt)}'
+            f',"attempts_left":{scalar_text(max_attempts - attempt + 1)}}}\n'
         )
-        return encode_with_raw(message)
+        return _line(text, "draw" if is_draw else "act")
 
     def hand_start(self, view: SeatView, *, hand_id: str) -> bytes:
         """The line of :func:`hand_start` for the seat of ``view`` (byte for byte
         ``encode(hand_start(...))``); the seats' text is kept for the requests after it."""
-        return encode_with_raw(_hand_start(view, hand_id, self))
+        own = _own_seat(view)
+        # The layout of _hand_start, written as text.
+        text = (
+            f'{{"type":"hand_start","hand_id":{scalar_text(hand_id)}'
+            f',"hand_number":{scalar_text(view.hand_number)}'
+            f',"player_id":{scalar_text(own.player_id)}'
+            f',"seat_index":{scalar_text(own.seat_index)}'
+            f',"hole_cards":{self._hole_text(view.hole_cards)}'
+            f',"button_seat":{scalar_text(view.button_index)}'
+            f',"small_blind_seat":{scalar_text(view.small_blind_index)}'
+            f',"big_blind_seat":{scalar_text(view.big_blind_index)}'
+            f',"small_blind":{scalar_text(view.small_blind)}'
+            f',"big_blind":{scalar_text(view.big_blind)}'
+            f',"ante":{scalar_text(view.ante)}'
+            f',"table_state":{self._table_text(view.seats)}}}\n'
+        )
+        return _line(text, "hand_start")
 
     def prepare(self, view: SeatView) -> None:
         """Encode ahead of time what of ``view`` this seat's next request will reuse.
@@ -229,15 +313,16 @@ class RequestEncoder:
         the pots are then already text when this seat is asked, and only what changed
         since is encoded. The next request's bytes are the same either way.
         """
-        self.history(view.history)
-        self.table_state(view)
-        self.pots(view)
+        self._history_text(view.history)
+        self._table_text(view.seats)
+        self._pots_text(view.pots)
+        self._board_text(view.board)
 
-    # The bulky parts of a request as RawJSON (see _PlainParts for their plain form).
+    # The bulky parts of a request as RawJSON (the plain builders' values, as JSON).
 
     def cards(self, cards: Sequence[Card]) -> RawJSON:
         """A list of wire cards."""
-        return RawJSON("[" + ",".join([_CARD_TEXTS[card] for card in cards]) + "]")
+        return RawJSON(_cards_text(cards))
 
     def action_names(self, legal: LegalActions) -> RawJSON:
         """The legal betting actions (a few combinations, each encoded once)."""
@@ -249,27 +334,78 @@ class RequestEncoder:
 
     def pots(self, view: SeatView) -> RawJSON:
         """The gathered pots (they change only when a betting round ends)."""
-        pots = view.pots
-        if pots != self._pots[0]:
-            self._pots = (pots, RawJSON(json_text(_pots(view))))
-        return self._pots[1]
+        return RawJSON(self._pots_text(view.pots))
 
     def table_state(self, view: SeatView) -> RawJSON:
         """Every seat's public state."""
+        return RawJSON(self._table_text(view.seats))
+
+    def history(self, history: Sequence[Mapping[str, Any]]) -> RawJSON:
+        """The public events so far, in wire form; only new events are encoded."""
+        return RawJSON(f"[{self._history_text(history)}]")
+
+    # The same as text (a RawJSON is a copy of its text).
+
+    def _hole_text(self, cards: tuple[Card, ...]) -> str:
+        last = self._hole
+        if cards != last[0]:
+            last = self._hole = (cards, _cards_text(cards))
+        return last[1]
+
+    def _board_text(self, cards: tuple[Card, ...]) -> str:
+        last = self._board
+        if cards != last[0]:
+            last = self._board = (cards, _cards_text(cards))
+        return last[1]
+
+    def _pots_text(self, pots: tuple[PotView, ...]) -> str:
+        last = self._pots
+        if pots is not last[0] and pots != last[0]:
+            last = self._pots = (pots, _pots_text(pots))
+        return last[1]
+
+    def _table_text(self, seats: tuple[SeatPublicView, ...]) -> str:
+        last = self._table
+        if len(seats) == len(last[0]) and all(map(operator.is_, seats, last[0])):
+            return last[1]
         known = self._seats
         texts = []
-        for seat in view.seats:
+        for seat in seats:
             cached = known.get(seat.seat_index)
             if cached is not None and cached[0] is seat:
                 texts.append(cached[1])
             else:
-                text = json_text(_seat_state(seat))
+                text = _seat_text(seat)
                 known[seat.seat_index] = (seat, text)
                 texts.append(text)
-        return RawJSON("[" + ",".join(texts) + "]")
+        self._table = (seats, "[" + ",".join(texts) + "]")
+        return self._table[1]
 
-    def history(self, history: Sequence[Mapping[str, Any]]) -> RawJSON:
-        """The public events so far, in wire form; only new events are encoded."""
+    def _tail_text(self, view: SeatView) -> str:
+        """The fields between ``table_state`` and ``history`` (the same all hand long)."""
+        key = (
+            view.button_index,
+            view.small_blind_index,
+            view.big_blind_index,
+            view.small_blind,
+            view.big_blind,
+            view.ante,
+        )
+        tail = self._tail
+        if key != tail[0]:
+            tail = self._tail = (
+                key,
+                f',"button_seat":{scalar_text(view.button_index)}'
+                f',"small_blind_seat":{scalar_text(view.small_blind_index)}'
+                f',"big_blind_seat":{scalar_text(view.big_blind_index)}'
+                f',"small_blind":{scalar_text(view.small_blind)}'
+                f',"big_blind":{scalar_text(view.big_blind)}'
+                f',"ante":{scalar_text(view.ante)}'
+                ',"history":',
+            )
+        return tail[1]
+
+    def _history_text(self, history: Sequence[Mapping[str, Any]]) -> str:
         events = self._events
         known = len(events)
         if known > len(history) or not all(map(operator.is_, events, history)):
@@ -290,43 +426,13 @@ class RequestEncoder:
                 if hit is not None and hit[0] is event:
                     parts.append(hit[1])
                 else:
-                    text = json_text(_wire_event(event) if _has_cards(event) else event)
+                    text = _event_text(event)
                     texts[id(event)] = (event, text)
                     parts.append(text)
             text = ",".join(parts)
             self._history = f"{self._history},{text}" if known else text
             events.extend(added)
-        return RawJSON(f"[{self._history}]")
-
-
-class _PlainParts:
-    """The bulky parts of a request as plain values (fresh lists and dicts)."""
-
-    def action_names(self, legal: LegalActions) -> list[str]:
-        return legal_action_names(legal)
-
-    def cards(self, cards: Sequence[Card]) -> list[dict[str, str]]:
-        return cards_to_wire(cards)
-
-    def pots(self, view: SeatView) -> list[dict[str, Any]]:
-        return _pots(view)
-
-    def table_state(self, view: SeatView) -> list[dict[str, Any]]:
-        return _table_state(view)
-
-    def history(self, history: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return _wire_history(history)
-
-
-_PLAIN_PARTS = _PlainParts()
-
-
-class _Parts(Protocol):
-    def action_names(self, legal: LegalActions, /) -> Any: ...
-    def cards(self, cards: Sequence[Card], /) -> Any: ...
-    def pots(self, view: SeatView, /) -> Any: ...
-    def table_state(self, view: SeatView, /) -> Any: ...
-    def history(self, history: Sequence[Mapping[str, Any]], /) -> Any: ...
+        return self._history
 
 
 def error_message(
@@ -348,11 +454,7 @@ def error_message(
 
 def hand_start(view: SeatView, *, hand_id: str) -> dict[str, Any]:
     """A new hand for the seat of ``view``: its own hole cards and the table."""
-    return _hand_start(view, hand_id, _PLAIN_PARTS)
-
-
-def _hand_start(view: SeatView, hand_id: str, parts: _Parts) -> dict[str, Any]:
-    """The one layout of ``hand_start`` (``parts`` as in :func:`_request`)."""
+    # RequestEncoder.hand_start writes the same layout as text.
     own = _own_seat(view)
     return {
         "type": "hand_start",
@@ -360,14 +462,14 @@ def _hand_start(view: SeatView, hand_id: str, parts: _Parts) -> dict[str, Any]:
         "hand_number": view.hand_number,
         "player_id": own.player_id,
         "seat_index": own.seat_index,
-        "hole_cards": parts.cards(view.hole_cards),
+        "hole_cards": cards_to_wire(view.hole_cards),
         "button_seat": view.button_index,
         "small_blind_seat": view.small_blind_index,
         "big_blind_seat": view.big_blind_index,
         "small_blind": view.small_blind,
         "big_blind": view.big_blind,
         "ante": view.ante,
-        "table_state": parts.table_state(view),
+        "table_state": _table_state(view),
     }
 
 
@@ -496,12 +598,11 @@ def _request(
     time_limit_ms: int,
     attempt: int,
     max_attempts: int,
-    parts: _Parts,
 ) -> dict[str, Any]:
     """An ``act`` or ``draw`` request: seed 000's fields, the decision, the context.
 
-    The one layout of both requests; ``parts`` makes the bulky values (plain, or as
-    reusable JSON text for :class:`RequestEncoder`).
+    The one layout of both requests (:meth:`RequestEncoder.request` writes the same
+    layout as text; the tests hold the two to the same bytes).
     """
     if not 1 <= attempt <= max_attempts:
         raise ArenaBugError(f"attempt {attempt} is outside 1..{max_attempts}")
@@ -514,8 +615,8 @@ def _request(
         "player_id": own.player_id,
         "seat_index": own.seat_index,
         "game_state": view.phase,
-        "hole_cards": parts.cards(view.hole_cards),
-        "community_cards": parts.cards(view.board),
+        "hole_cards": cards_to_wire(view.hole_cards),
+        "community_cards": cards_to_wire(view.board),
         "current_bet": legal.current_bet,
     }
     if message_type == "draw":
@@ -524,19 +625,19 @@ def _request(
         message["to_call"] = legal.call_amount
         message["min_raise_to"] = legal.min_raise_to if legal.can_raise else None
         message["max_raise_to"] = legal.max_raise_to if legal.can_raise else None
-        message["legal_actions"] = parts.action_names(legal)
+        message["legal_actions"] = legal_action_names(legal)
     message.update(
         player_stack=legal.stack,
         pot_total=view.pot_total,
-        pots=parts.pots(view),
-        table_state=parts.table_state(view),
+        pots=_pots(view),
+        table_state=_table_state(view),
         button_seat=view.button_index,
         small_blind_seat=view.small_blind_index,
         big_blind_seat=view.big_blind_index,
         small_blind=view.small_blind,
         big_blind=view.big_blind,
         ante=view.ante,
-        history=parts.history(view.history),
+        history=_wire_history(view.history),
         time_limit_ms=time_limit_ms,
         attempt=attempt,
         attempts_left=max_attempts - attempt + 1,
@@ -572,11 +673,6 @@ def _wire_history(history: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [_wire_event(event) for event in history]
 
 
-def _has_cards(event: Mapping[str, Any]) -> bool:
-    """True when ``event`` has a card field (an event without one is already in wire form)."""
-    return not _EVENT_CARD_FIELD_SET.isdisjoint(event.keys())
-
-
 def _wire_event(event: Mapping[str, Any]) -> dict[str, Any]:
     """An engine event dict with its text cards (``"As"``) turned into wire cards."""
     data = dict(event)
@@ -585,3 +681,86 @@ def _wire_event(event: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(value, list):
             data[name] = text_cards_to_wire(value)
     return data
+
+
+# -- the text writers of RequestEncoder ------------------------------------------------------
+
+
+def _line(text: str, message_type: str) -> bytes:
+    """``text`` as a line, as :func:`~protocol.codec.encode` fails on it."""
+    try:
+        # A lone surrogate in a string cannot be UTF-8: UnicodeEncodeError.
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ArenaBugError(f"cannot encode {message_type!r} message as JSON: {exc}") from exc
+
+
+def _cards_text(cards: Iterable[Card]) -> str:
+    return "[" + ",".join([_CARD_TEXTS[card] for card in cards]) + "]"
+
+
+def _pots_text(pots: Iterable[PotView]) -> str:
+    """``json_text(_pots(view))``."""
+    texts = [
+        f'{{"amount":{scalar_text(pot.amount)},"eligible_seats":'
+        f"[{','.join([scalar_text(seat) for seat in pot.eligible_seat_indexes])}]}}"
+        for pot in pots
+    ]
+    return "[" + ",".join(texts) + "]"
+
+
+def _seat_text(seat: SeatPublicView) -> str:
+    """``json_text(_seat_state(seat))``."""
+    return (
+        f'{{"player_id":{scalar_text(seat.player_id)}'
+        f',"seat_index":{scalar_text(seat.seat_index)}'
+        f',"position":{scalar_text(seat.position)}'
+        f',"stack":{scalar_text(seat.stack)}'
+        f',"status":{scalar_text(seat.status)}'
+        f',"current_bet":{scalar_text(seat.street_committed)}'
+        f',"hand_committed":{scalar_text(seat.hand_committed)}'
+        f',"discard_count":{scalar_text(seat.discard_count)}}}'
+    )
+
+
+def _event_text(event: Mapping[str, Any]) -> str:
+    """``json_text(_wire_event(event))``, written here for the flat events of a history.
+
+    Integers, strings, booleans, ``None`` and card lists are written directly (as
+    :func:`~protocol.codec.scalar_text` does, but inline: this runs for every value of
+    every event); any other value (a list of objects) goes through the JSON encoder, and so
+    does the whole event when a key is not a string (the encoder's rules apply then).
+    """
+    keys = _EVENT_KEY_TEXTS
+    strings = _EVENT_STRING_TEXTS
+    parts = []
+    for key, value in event.items():
+        key_text = keys.get(key)
+        if key_text is None:
+            if type(key) is not str:
+                return json_text(_wire_event(event))
+            if len(keys) >= _MAX_EVENT_MEMO_COUNT:
+                keys.clear()
+            key_text = keys[key] = json_text(key) + ":"
+        kind = type(value)
+        if kind is int:
+            parts.append(key_text + int.__repr__(value))
+        elif kind is str:
+            text = strings.get(value)
+            if text is None:
+                if len(strings) >= _MAX_EVENT_MEMO_COUNT:
+                    strings.clear()
+                text = strings[value] = json_text(value)
+            parts.append(key_text + text)
+        elif kind is bool:
+            parts.append(key_text + ("true" if value else "false"))
+        elif value is None:
+            parts.append(key_text + "null")
+        elif key in _EVENT_CARD_FIELD_SET and isinstance(value, list):
+            # What text_cards_to_wire makes of it; a non-card is an engine bug (KeyError).
+            parts.append(
+                key_text + "[" + ",".join([_TEXT_CARD_TEXTS[card] for card in value]) + "]"
+            )
+        else:
+            parts.append(key_text + json_text(value))
+    return "{" + ",".join(parts) + "}"

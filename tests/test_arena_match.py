@@ -71,6 +71,50 @@ def test_reset_policy_starts_every_hand_from_the_starting_stack(tmp_path: Path) 
     assert MatchResult.read_json(tmp_path / "results.json").to_dict() == result.to_dict()
 
 
+def test_hands_dealt_ahead_change_nothing_in_the_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With stacks reset, the match deals hand n+1 while a bot thinks in hand n. The hand
+    # history must be byte for byte what dealing each hand when it is due gives.
+    from engine.table import Table
+
+    config = MatchConfig(hand_count=30, seed=11)
+    bots = [calling_station, min_raiser, shover]
+    adopted: list[bool] = []
+    start_hand = Table.start_hand
+
+    def spy(table: Table, *args: Any, **kwargs: Any) -> Any:
+        adopted.append(kwargs.get("dealt") is not None)
+        return start_hand(table, *args, **kwargs)
+
+    monkeypatch.setattr(Table, "start_hand", spy)
+    play(bots, config, tmp_path / "ahead")
+    assert len(adopted) == 30 and sum(adopted) >= 20  # most hands were dealt ahead
+    monkeypatch.setattr(MatchRunner, "_can_deal_ahead", lambda self: False)
+    play(bots, config, tmp_path / "plain")
+    monkeypatch.undo()
+    monkeypatch.setattr(Table, "is_next_hand", lambda self, hand: False)  # always stale
+    play(bots, config, tmp_path / "stale")
+    expected = (tmp_path / "plain" / "hands.jsonl").read_bytes()
+    assert (tmp_path / "ahead" / "hands.jsonl").read_bytes() == expected
+    assert (tmp_path / "stale" / "hands.jsonl").read_bytes() == expected
+
+
+def test_no_hand_is_dealt_ahead_with_carried_stacks_or_a_timed_schedule() -> None:
+    def runner(config: MatchConfig) -> MatchRunner:
+        return MatchRunner(config, sessions([folder] * 2, config, FakeClock()), clock=FakeClock())
+
+    carried = runner(MatchConfig(stack_policy=StackPolicy.CARRY))
+    timed = runner(MatchConfig(schedule=BlindSchedule.doubling(1, 2, every_seconds=60)))
+    by_hands = runner(
+        MatchConfig(hand_count=2, schedule=BlindSchedule.doubling(1, 2, every_hands=1))
+    )
+    assert not carried._can_deal_ahead() and not timed._can_deal_ahead()
+    assert by_hands._can_deal_ahead()
+    by_hands.hands_played = 1  # the last hand is being played: nothing comes after it
+    assert not by_hands._can_deal_ahead()
+
+
 def test_results_measure_big_blinds_per_100_hands() -> None:
     config = MatchConfig(hand_count=10, seed=5, game=GameConfig(small_blind=5, big_blind=10))
     result = play([folder, min_raiser], config)

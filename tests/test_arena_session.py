@@ -490,6 +490,51 @@ def test_hand_start_goes_out_with_the_next_request_as_the_plain_message() -> Non
     assert request == act_request(view, seq=request["seq"], hand_id="h1", time_limit_ms=5000)
 
 
+def test_a_hand_start_encoded_ahead_is_sent_only_for_the_same_view_and_hand_id() -> None:
+    # The match encodes the next hand's hand_start while a bot thinks; the line sent must
+    # be the one encode() gives for the hand_start actually asked for, whatever was prepared.
+    harness = Harness(script(reply))
+    session = harness.start()
+    lines: list[bytes] = []
+    transport = harness.transports[0]
+    send = transport.send
+
+    def spy(data: bytes) -> None:
+        lines.append(data)
+        send(data)
+
+    transport.send = spy  # type: ignore[method-assign]
+    view, other_view = facing_bet_view(), free_check_view()
+    for prepared, asked in (
+        ((view, "h1"), (view, "h1")),
+        ((view, "h1"), (view, "h2")),  # another hand id
+        ((view, "h1"), (other_view, "h1")),  # another view (e.g. a hand dealt again)
+    ):
+        lines.clear()
+        session.prepare_hand_start(prepared[0], hand_id=prepared[1])
+        session.hand_start(asked[0], hand_id=asked[1])
+        assert lines == [encode(hand_start(asked[0], hand_id=asked[1]))]
+    # A prepared line is used once; the request after it is the plain act request.
+    session.prepare_hand_start(view, hand_id="h3")
+    session.hand_start(view, hand_id="h3", hold=True)
+    session.hand_start(view, hand_id="h3", hold=True)
+    assert session.decide(view, hand_id="h3").fault is None
+    assert (
+        harness.sent_of("hand_start")[-2:]
+        == [json.loads(encode(hand_start(view, hand_id="h3")))] * 2
+    )
+    request = harness.sent_of("act")[-1]
+    assert request == act_request(view, seq=request["seq"], hand_id="h3", time_limit_ms=5000)
+
+
+def test_preparing_a_hand_start_for_a_bot_that_is_down_does_nothing() -> None:
+    harness = Harness(script(reply))
+    session = harness.session  # never started
+    session.prepare_hand_start(facing_bet_view(), hand_id="h1")
+    session.hand_start(facing_bet_view(), hand_id="h1")
+    assert harness.sent == []
+
+
 def test_a_crash_found_while_draining_folds() -> None:
     state = {"acts": 0}
 

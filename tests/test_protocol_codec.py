@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine.cards import Card
 from protocol import codec
-from protocol.codec import RawJSON, decode, encode, encode_with_raw, json_text
+from protocol.codec import RawJSON, decode, encode, encode_with_raw, json_text, scalar_text
 from protocol.errors import ArenaBugError, BotFaultError, DecodeError, ErrorCode, ProtocolError
 
 
@@ -213,3 +213,30 @@ def test_encode_with_raw_of_something_not_json_is_our_bug() -> None:
         encode_with_raw({"type": "ready", "name": "\ud800"})
     with pytest.raises(ArenaBugError):
         encode_with_raw({"type": "act", "pot_total": float("nan")})
+
+
+@given(_JSON)
+def test_json_text_is_what_json_dumps_writes_with_the_wire_settings(value: object) -> None:
+    expected = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    assert json_text(value) == expected
+    assert scalar_text(value) == expected
+
+
+def test_without_a_c_encoder_the_python_encoder_writes_the_same_text() -> None:
+    python_iterencode = codec._reused_iterencode(None)
+    message = {"type": "ready", "name": "Zoë\n", "n": [1, 2.5, None, True], "x": {"y": -3}}
+    assert "".join(python_iterencode(message, 0)) == json_text(message)
+
+
+def test_scalar_text_writes_ints_bools_null_and_strings_as_json_text_does() -> None:
+    values = [0, -7, 2**70, Card.parse("As"), True, False, None, "ALL_IN", "Zoë\t", "x" * 500]
+    assert [scalar_text(value) for value in values] == [json_text(value) for value in values]
+    with pytest.raises(ArenaBugError):
+        scalar_text(float("nan"))
+
+
+def test_scalar_text_keeps_its_string_memo_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(codec, "_MAX_MEMO_COUNT", 3)
+    monkeypatch.setattr(codec, "_STRING_TEXTS", {})
+    assert [scalar_text(f"value{index}") for index in range(10)][-1] == '"value9"'
+    assert len(codec._STRING_TEXTS) <= 3

@@ -448,3 +448,80 @@ def test_reset_stacks_seats_exactly_the_players_given_as_leave_and_join_would() 
     with pytest.raises(TableError, match="during hand"):
         table.reset_stacks([(0, "a")], 40)
     assert not hand.is_over
+
+
+# ------------------------------------------------------------- dealing ahead
+
+
+def _events(hand: Hand) -> list[dict[str, object]]:
+    return [event.to_dict() for event in hand.events]
+
+
+def test_deal_ahead_mid_hand_is_the_next_hand_when_stacks_reset() -> None:
+    # A reset-stack match deals hand n+1 while hand n is played: the same hand as
+    # dealing it after hand n, because nothing hand n does changes the next deal.
+    players = [(0, "a"), (1, "b"), (2, "c")]
+    ahead_table, plain_table = _table(3), _table(3)
+    for table in (ahead_table, plain_table):
+        table.reset_stacks(players, 100)
+    for number in range(1, 6):
+        plain = plain_table.start_hand(hand_rng("m", number))
+        current = ahead_table.current_hand or ahead_table.start_hand(hand_rng("m", number))
+        assert _events(current) == _events(plain)
+        ahead = ahead_table.deal_ahead(hand_rng("m", number + 1))
+        assert ahead_table.current_hand is current  # the table did not change
+        assert not ahead_table.is_next_hand(ahead)  # hand `number` is still in progress...
+        for table, hand in ((ahead_table, current), (plain_table, plain)):
+            _play_random(hand, seed=number)
+            table.finish_hand(hand)
+            table.reset_stacks(players, 100)
+        assert ahead_table.is_next_hand(ahead)  # ...and now it is the hand due
+        assert ahead_table.start_hand(dealt=ahead) is ahead
+        assert ahead_table.current_hand is ahead and ahead_table.hands_played == number + 1
+        assert ahead.hand_number == number + 1 == ahead_table.current_hand_number
+
+
+def test_hand_dealt_ahead_is_stale_when_stacks_carry() -> None:
+    table = _table(3)
+    for player in "abc":
+        table.join(player, 100)
+    hand = table.start_hand(hand_rng("m", 1))
+    ahead = table.deal_ahead(hand_rng("m", 2))
+    _shove_and_call(hand)
+    table.finish_hand(hand)  # stacks changed (and somebody may have busted)
+    assert not table.is_next_hand(ahead)
+    with pytest.raises(TableError, match="dealt ahead") as caught:
+        table.start_hand(dealt=ahead)
+    assert caught.value.code == "stale_hand"
+    assert table.current_hand is None and table.next_hand_number == 2  # nothing changed
+
+
+def test_hand_dealt_ahead_is_stale_after_a_timed_level_change() -> None:
+    now = [0.0]
+    table = _table(3, schedule=BlindSchedule.doubling(1, 2, every_seconds=60), clock=lambda: now[0])
+    table.reset_stacks([(0, "a"), (1, "b")], 100)
+    hand = table.start_hand(hand_rng("m", 1))
+    ahead = table.deal_ahead(hand_rng("m", 2))
+    _fold_to_the_blinds(hand)
+    table.finish_hand(hand)
+    table.reset_stacks([(0, "a"), (1, "b")], 100)
+    assert table.is_next_hand(ahead)
+    now[0] = 61.0  # the next level begins before the hand dealt ahead starts
+    assert not table.is_next_hand(ahead)
+    assert table.start_hand(hand_rng("m", 2)).config.big_blind == 4
+
+
+def test_deal_ahead_needs_a_shuffle_and_two_players() -> None:
+    table = _table(3)
+    table.join("a", 100)
+    with pytest.raises(TableError) as caught:
+        table.deal_ahead(hand_rng("m", 1))
+    assert caught.value.code == "not_enough_players"
+    table.join("b", 100)
+    with pytest.raises(TableError) as caught:
+        table.deal_ahead()
+    assert caught.value.code == "no_shuffle"
+    ahead = table.deal_ahead(deck=Deck.shuffled(random.Random(1)))
+    assert table.is_next_hand(ahead)
+    table.leave("b")
+    assert not table.is_next_hand(ahead)  # one player left: no hand is due at all

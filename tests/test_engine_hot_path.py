@@ -1,0 +1,366 @@
+"""The engine's per-decision hot path gives exactly what the plain algorithms give.
+
+Event dicts come from a ``to_dict`` compiled per event class, views from a per-hand cache,
+descriptions straight from the class number and the rank counts, and single pots from a
+short cut. Each is compared here with the straightforward algorithm it replaced (written
+out again below) over thousands of random hands - Hold'em and five-card draw, every
+betting structure and ante mode - with values compared by type as well, so the JSON bytes
+are the same.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from enum import Enum
+from itertools import combinations_with_replacement
+from typing import Any, ClassVar
+
+from engine.actions import Action, AllIn, Call, Check, Discard, Fold, LegalActions, RaiseTo
+from engine.cards import FULL_DECK, Card, parse_cards
+from engine.config import AnteMode, BettingStructure, GameConfig, Variant
+from engine.evaluator import evaluate, hand_description, rank_class
+from engine.events import (
+    Event,
+    HandEnded,
+    HandStarted,
+    HandVoided,
+    PotAwarded,
+    StubReshuffled,
+)
+from engine.hand import Hand, SeatSetup
+from engine.phases import Phase
+from engine.pots import Pot, build_pots
+from engine.redaction import ViewCache, build_view
+from engine.view import PotView, SeatPublicView, SeatView
+
+# -- the plain algorithms, as they were ---------------------------------------------------
+
+_AS_IS = frozenset({int, str, bool, type(None)})
+
+
+def plain(value: Any) -> Any:
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return [plain(item) for item in value]
+    return value
+
+
+def reference_dict(event: Event) -> dict[str, Any]:
+    """The generic to_dict: every field through ``plain``, then the record lists."""
+    data: dict[str, Any] = {"type": event.type}
+    for item in dataclasses.fields(event):
+        value = getattr(event, item.name)
+        data[item.name] = value if type(value) in _AS_IS else plain(value)
+    if isinstance(event, HandStarted):
+        data["seats"] = [{"seat_index": s, "player_id": p, "stack": st} for s, p, st in event.seats]
+    if isinstance(event, PotAwarded):
+        data["shares"] = [{"seat_index": s, "amount": a} for s, a in event.shares]
+    if isinstance(event, HandVoided):
+        data["refunds"] = [{"seat_index": s, "amount": a} for s, a in event.refunds]
+    if isinstance(event, HandEnded):
+        data["final_stacks"] = [{"seat_index": s, "stack": a} for s, a in event.final_stacks]
+    return data
+
+
+def reference_public_dict(event: Event, viewer: int | None) -> dict[str, Any]:
+    data = reference_dict(event)
+    if event.private_fields and viewer != getattr(event, "seat_index", None):
+        for name in event.private_fields:
+            data[name + "_count"] = len(data[name])
+            data[name] = None
+    return data
+
+
+def reference_view(hand: Hand, seat_index: int | None) -> SeatView:
+    """The view built field by field from the hand's public queries."""
+    shown = hand.shown_cards
+    positions = hand.positions
+    seats = tuple(
+        SeatPublicView(
+            seat_index=state.seat_index,
+            player_id=state.player_id,
+            stack=state.stack,
+            status=str(state.status),
+            street_committed=state.street_committed,
+            hand_committed=state.hand_committed,
+            position=positions.get(state.seat_index, ""),
+            shown_cards=shown.get(state.seat_index),
+            discard_count=state.discard_count,
+        )
+        for state in hand.seat_states()
+    )
+    legal = hand.legal_actions() if seat_index is not None else None
+    if legal is not None and legal.seat_index != seat_index:
+        legal = None
+    return SeatView(
+        hand_number=hand.hand_number,
+        variant=str(hand.config.variant),
+        structure=str(hand.config.structure),
+        phase=str(hand.phase),
+        seat_index=seat_index,
+        hole_cards=() if seat_index is None else hand.hole_cards(seat_index),
+        board=hand.board,
+        button_index=hand.button_index,
+        small_blind_index=hand.small_blind_index,
+        big_blind_index=hand.big_blind_index,
+        small_blind=hand.config.small_blind,
+        big_blind=hand.config.big_blind,
+        ante=hand.config.ante,
+        seats=seats,
+        pots=tuple(PotView(pot.amount, pot.eligible) for pot in hand.gathered_pots()),
+        pot_total=hand.pot_total,
+        current_bet=hand.current_bet,
+        actor_index=hand.actor_index,
+        legal_actions=legal,
+        history=tuple(reference_public_dict(event, seat_index) for event in hand.events),
+        is_over=hand.is_over,
+    )
+
+
+def reference_pots(
+    contributions: list[int], live: list[bool], all_in: list[bool] | None
+) -> list[Pot]:
+    """build_pots's layering without its short cuts (no dead money)."""
+    if all_in is None:
+        levels = sorted(
+            {c for c, alive in zip(contributions, live, strict=True) if alive and c > 0}
+        )
+    else:
+        levels = sorted(
+            {c for c, alive, out in zip(contributions, live, all_in, strict=True) if alive and out}
+        )
+        top_level = max(contributions, default=0)
+        if not levels or levels[-1] < top_level:
+            levels.append(top_level)
+        levels = [level for level in levels if level > 0]
+    pots = []
+    previous = 0
+    for number, level in enumerate(levels, start=1):
+        top = number == len(levels)
+        amount = 0
+        for c in contributions:
+            upper = c if top else min(c, level)
+            if upper > previous:
+                amount += upper - previous
+        eligible = tuple(
+            i
+            for i, c in enumerate(contributions)
+            if live[i] and (c >= level or (all_in is not None and not all_in[i]))
+        )
+        pots.append(Pot(amount, eligible))
+        previous = level
+    return pots
+
+
+def assert_same(new: Any, old: Any) -> None:
+    """Equal, with the same types all the way down and dict keys in the same order."""
+    assert type(new) is type(old), (new, old)
+    if isinstance(new, dict):
+        assert list(new) == list(old)
+        for key in new:
+            assert_same(new[key], old[key])
+    elif isinstance(new, list | tuple):
+        assert len(new) == len(old)
+        for a, b in zip(new, old, strict=True):
+            assert_same(a, b)
+    else:
+        assert new == old
+
+
+# -- random play --------------------------------------------------------------------------
+
+
+def random_config(rng: random.Random) -> GameConfig:
+    big_blind = rng.choice([2, 2, 4, 10])
+    small_blind = big_blind // 2
+    ante = rng.choice([0, 0, 1, big_blind // 2, big_blind])
+    if rng.random() < 0.1:  # antes only: no blind seats
+        small_blind = big_blind = 0
+        ante = max(ante, 1)
+    return GameConfig(
+        small_blind=small_blind,
+        big_blind=big_blind,
+        ante=ante,
+        ante_mode=rng.choice(list(AnteMode)),
+        structure=rng.choice(list(BettingStructure)),
+        variant=rng.choice(list(Variant)),
+    )
+
+
+def random_hand(rng: random.Random, hand_number: int) -> Hand:
+    config = random_config(rng)
+    count = rng.randint(2, 7 if config.variant is Variant.FIVE_CARD_DRAW else 10)
+    big_blind = max(config.big_blind, 2)
+    stacks = [
+        rng.choice([0, 1, big_blind, 3 * big_blind, rng.randint(1, 400), 200]) for _ in range(count)
+    ]
+    if sum(1 for s in stacks if s > 0) < 2:
+        stacks[0] = stacks[-1] = 100
+    seat_indexes = sorted(rng.sample(range(10), count))
+    seats = [SeatSetup(s, f"p{s}", stack) for s, stack in zip(seat_indexes, stacks, strict=True)]
+    return Hand.start(
+        config,
+        seats,
+        button_index=rng.choice(seat_indexes),
+        rng=random.Random(rng.randrange(2**32)),
+        hand_number=hand_number,
+    )
+
+
+def random_action(hand: Hand, legal: LegalActions, rng: random.Random) -> Action:
+    if legal.can_draw:
+        hole = list(hand.hole_cards(legal.seat_index))
+        rng.shuffle(hole)
+        return Discard(tuple(hole[: rng.randint(0, legal.max_discard_count)]))
+    choices: list[Action] = [
+        Call() if legal.can_call else Check(),
+        Check() if legal.can_check else Fold(),
+    ]
+    if legal.can_raise:
+        choices += [
+            RaiseTo(legal.min_raise_to),
+            RaiseTo(rng.randint(legal.min_raise_to, legal.max_raise_to)),
+        ]
+    if legal.can_all_in:
+        choices.append(AllIn())
+    return rng.choice(choices)
+
+
+def play(hand: Hand, rng: random.Random, *, check_views: bool) -> None:
+    viewers: list[int | None] = [None, *(setup.seat_index for setup in hand.seats)]
+    while True:
+        if check_views:
+            for viewer in rng.sample(viewers, len(viewers)):
+                assert_same(_fields(hand.view(viewer)), _fields(reference_view(hand, viewer)))
+        legal = hand.legal_actions()
+        if legal is None:
+            break
+        hand.act(random_action(hand, legal, rng))
+
+
+def _fields(view: SeatView) -> dict[str, Any]:
+    """The view's fields as a dict (so assert_same also compares their types)."""
+    return {item.name: getattr(view, item.name) for item in dataclasses.fields(view)}
+
+
+# -- tests ----------------------------------------------------------------------------------
+
+
+def test_compiled_event_dicts_equal_the_generic_algorithm_over_random_hands() -> None:
+    rng = random.Random(20240601)
+    seen: set[str] = set()
+    for number in range(1, 2001):
+        hand = random_hand(rng, number)
+        play(hand, rng, check_views=False)
+        dicts = hand.event_dicts()
+        for event, data in zip(hand.events, dicts, strict=True):
+            seen.add(event.type)
+            expected = reference_dict(event)
+            assert_same(event.to_dict(), expected)
+            assert_same(data, expected)
+            assert json.dumps(data) == json.dumps(expected)
+    assert len(seen) >= 15  # every event type but hand_voided (below) was produced
+
+
+def test_compiled_event_dicts_of_rare_events() -> None:
+    voided = HandVoided("invariant failed", ((0, 5), (3, 10)))
+    reshuffled = StubReshuffled(7)
+    for event in (voided, reshuffled):
+        assert_same(event.to_dict(), reference_dict(event))
+    assert_same(Event().to_dict(), {"type": "event"})
+
+
+def test_a_new_event_class_gets_its_own_compiled_to_dict() -> None:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class CardsPeeked(PotAwarded):
+        type: ClassVar[str] = "cards_peeked"
+        cards: tuple[Card, ...] = ()
+        weights: list[int] = dataclasses.field(default_factory=list)
+        extra: Any = None  # converted at run time: cards, enums and tuples inside
+
+    extra = (Card.parse("Kh"), Phase.FLOP, [Variant.HOLDEM, 4])
+    event = CardsPeeked(0, 10, (1, 2), ((1, 10),), "", tuple(parse_cards("As 2d")), [3], extra)
+    expected = {**reference_dict(event), "shares": [{"seat_index": 1, "amount": 10}]}
+    assert_same(event.to_dict(), expected)
+    assert_same(event.to_dict(), expected)  # the compiled one, installed by the first call
+    assert "cards" not in PotAwarded(0, 10, (1,), ((1, 10),), "").to_dict()
+
+
+def test_cached_views_equal_views_built_field_by_field() -> None:
+    rng = random.Random(77)
+    for number in range(1, 201):
+        hand = random_hand(rng, number)
+        play(hand, rng, check_views=True)
+
+
+def test_views_without_a_cache_and_the_shared_parts_agree_with_the_cached_view() -> None:
+    rng = random.Random(5)
+    hand = random_hand(rng, 1)
+    while not hand.is_over:
+        seat = hand.actor_index
+        view = hand.view(seat)
+        assert build_view(hand, seat) == view
+        cache = ViewCache()
+        assert cache.shared(hand, len(hand.events)) == (view.seats, view.pots)
+        assert cache.shared(hand, len(hand.events)) == (view.seats, view.pots)
+        legal = hand.legal_actions()
+        assert legal is not None
+        hand.act(random_action(hand, legal, rng))
+
+
+def test_descriptions_from_rank_counts_equal_evaluate_for_every_class() -> None:
+    classes = set()
+    for ranks in combinations_with_replacement(range(13), 5):
+        if max(ranks.count(rank) for rank in ranks) > 4:
+            continue
+        # Each repeat of a rank in the next suit: never a flush unless all ranks differ.
+        suits = [ranks[:k].count(rank) for k, rank in enumerate(ranks)]
+        if len(set(ranks)) == 5:
+            suits[0] = 1
+        hands = [[Card.of(rank, suit) for rank, suit in zip(ranks, suits, strict=True)]]
+        if len(set(ranks)) == 5:
+            hands.append([Card.of(rank, 2) for rank in ranks])  # the flush (or straight flush)
+        for cards in hands:
+            class_number = rank_class(cards)
+            classes.add(class_number)
+            assert hand_description(cards, class_number) == evaluate(cards).description
+    assert len(classes) == 7462
+
+
+def test_descriptions_of_six_and_seven_cards_equal_evaluate() -> None:
+    rng = random.Random(3)
+    tricky = [
+        "As Ks Qs Js Ts 9s 8s",  # royal flush among seven suited cards
+        "9h 8h 7h 6h 5h 4h Ah",  # straight flush, nine high, with a seventh heart
+        "5d 4d 3d 2d Ad Kc Qc",  # steel wheel
+        "Ac 2d 3h 4s 5c 6d 9h",  # six-high straight
+        "Ac 2d 3h 4s 5c Kd 9h",  # wheel
+        "Kc Kd Kh 7s 7c 7d 2h",  # two sets of trips: kings full of sevens
+        "Qc Qd Qh 8s 8c 3d 3h",  # trips and two pairs: queens full of eights
+        "9c 9d 5h 5s 2c 2d Ah",  # three pairs
+        "Ac Kc 9c 7c 4c 2c 3h",  # six-card flush
+        "Tc Td Th Ts 9c 9d 9h",  # quads and trips
+    ]
+    hands = [parse_cards(text) for text in tricky]
+    hands += [rng.sample(FULL_DECK, rng.choice((5, 6, 7))) for _ in range(20000)]
+    for cards in hands:
+        assert hand_description(cards, rank_class(cards)) == evaluate(cards).description
+
+
+def test_pots_with_the_single_layer_short_cut_equal_the_plain_layering() -> None:
+    rng = random.Random(11)
+    for _ in range(5000):
+        count = rng.randint(2, 6)
+        contributions = [
+            rng.choice([0, 1, 5, 10, 10, 20, rng.randint(0, 50)]) for _ in range(count)
+        ]
+        live = [rng.random() < 0.8 for _ in range(count)]
+        all_in = rng.choice([None, [rng.random() < 0.3 for _ in range(count)], [False] * count])
+        assert build_pots(contributions, live, all_in) == reference_pots(
+            contributions, live, all_in
+        )

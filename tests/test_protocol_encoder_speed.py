@@ -1,0 +1,271 @@
+"""RequestEncoder writes its lines as text for speed: they must stay the plain messages' bytes.
+
+Random hands of every variant, structure and table size, with odd player ids and hand ids,
+compare each fast line with ``encode`` of the plain builder; the unit tests below reach
+the writer's rare paths (values the engine's events seldom or never hold).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from engine.actions import Action, AllIn, Call, Check, Discard, Fold, LegalActions, RaiseTo
+from engine.cards import FULL_DECK, parse_cards
+from engine.config import AnteMode, BettingStructure, DrawLimit, GameConfig, Variant
+from engine.hand import Hand, SeatSetup
+from engine.view import PotView, SeatPublicView, SeatView
+from protocol import messages
+from protocol.cards import cards_to_wire, text_cards_to_wire
+from protocol.codec import encode, json_text
+from protocol.errors import ArenaBugError
+from protocol.legal import legal_action_names
+from protocol.messages import RequestEncoder, act_request, draw_request, hand_end, hand_start
+
+# Player ids a bot may be given: plain, non-ASCII (written as UTF-8, not escaped), and
+# with characters JSON escapes.
+PLAYER_IDS = ("p", "joueur-é", "玩家", 'quote"d', "back\\slash", "tab\tbed", "emoji-🂡")
+CONFIGS = [
+    GameConfig(),
+    GameConfig(small_blind=50, big_blind=100, ante=10, structure=BettingStructure.POT_LIMIT),
+    GameConfig(small_blind=5, big_blind=10, ante=2, ante_mode=AnteMode.BIG_BLIND),
+    GameConfig(structure=BettingStructure.FIXED_LIMIT),
+    GameConfig(variant=Variant.FIVE_CARD_DRAW),
+    GameConfig(
+        variant=Variant.FIVE_CARD_DRAW,
+        structure=BettingStructure.FIXED_LIMIT,
+        draw_limit=DrawLimit.THREE_OR_FOUR_WITH_ACE,
+        ante=1,
+    ),
+]
+
+
+def _plain_request(view: SeatView, **fields: Any) -> bytes:
+    legal = view.legal_actions
+    assert legal is not None
+    return encode((draw_request if legal.can_draw else act_request)(view, **fields))
+
+
+def _random_action(rng: random.Random, legal: LegalActions, view: SeatView) -> Action:
+    if legal.can_draw:
+        count = rng.randint(0, min(3, legal.max_discard_count))  # the house rule allows 3
+        return Discard(tuple(rng.sample(view.hole_cards, count)))
+    options: list[Action] = [Fold()] if legal.can_fold else []
+    options += [Check()] * 3 if legal.can_check else []
+    options += [Call()] * 3 if legal.can_call else []
+    if legal.can_raise:
+        assert legal.min_raise_to is not None and legal.max_raise_to is not None
+        options += [
+            RaiseTo(legal.min_raise_to),
+            RaiseTo(rng.randint(legal.min_raise_to, legal.max_raise_to)),
+        ]
+    if legal.can_all_in:
+        options.append(AllIn())
+    return rng.choice(options)
+
+
+def _play(config: GameConfig, hand_count: int, seed: int) -> int:
+    """Random hands at random tables; every fast line must be the plain line. The seats'
+    encoders live across hands (as in a match) and prepare at random moments."""
+    rng = random.Random(seed)
+    compared = 0
+    for number in range(1, hand_count + 1):
+        if number % 25 == 1:  # a new table now and then
+            seat_indexes = sorted(rng.sample(range(10), rng.randint(2, 6)))
+            ids = {s: f"{rng.choice(PLAYER_IDS)}{s}" for s in seat_indexes}
+            encoders = {s: RequestEncoder() for s in seat_indexes}
+        stacks = {s: rng.choice((3, 20, 200, 1000, 123_456)) for s in seat_indexes}
+        setups = [SeatSetup(s, ids[s], stacks[s]) for s in seat_indexes]
+        button = rng.choice(seat_indexes)
+        hand = Hand.start(config, setups, button_index=button, rng=rng, hand_number=number)
+        hand_id = rng.choice((f"m1-{number}", f'odd "hand" {number}', f"hånd-{number}"))
+        for seat_index, encoder in encoders.items():
+            view = hand.view(seat_index)
+            expected = encode(hand_start(view, hand_id=hand_id))
+            assert encoder.hand_start(view, hand_id=hand_id) == expected
+        while not hand.is_over:
+            actor, legal = hand.actor_index, hand.legal_actions()
+            assert actor is not None and legal is not None
+            view = hand.view(actor)
+            max_attempts = rng.choice((1, 3, 5))
+            fields: dict[str, Any] = {
+                "seq": rng.choice((compared + 1, 10**6 + compared)),
+                "hand_id": hand_id,
+                "time_limit_ms": rng.choice((900, 5000, 123_456)),
+                "max_attempts": max_attempts,
+            }
+            for attempt in range(1, rng.randint(1, max_attempts) + 1):
+                line = encoders[actor].request(view, attempt=attempt, **fields)
+                assert line == _plain_request(view, attempt=attempt, **fields)
+                compared += 1
+            if rng.random() < 0.7:  # the arena encodes ahead while the actor thinks
+                other = rng.choice(seat_indexes)
+                encoders[other].prepare(hand.view(other))
+            hand.act(_random_action(rng, legal, view))
+        result = hand.result
+        assert result is not None
+        message = hand_end(result, hand_id=hand_id, player_ids=ids)
+        assert message["board"] == [card.to_wire() for card in result.board]
+    return compared
+
+
+@pytest.mark.parametrize("seed", range(len(CONFIGS)))
+def test_fast_request_lines_are_the_plain_lines_over_hundreds_of_random_hands(seed: int) -> None:
+    assert _play(CONFIGS[seed], hand_count=350, seed=seed) > 1000
+
+
+def test_a_prepared_request_encodes_only_the_events_that_came_after(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    encoded: list[str] = []
+    event_text = messages._event_text
+
+    def counted(event: dict[str, Any]) -> str:
+        encoded.append(event["type"])
+        return event_text(event)
+
+    monkeypatch.setattr(messages, "_event_text", counted)
+    messages._EVENT_TEXTS.clear()
+    seats = [SeatSetup(0, "p0", 200), SeatSetup(1, "p1", 200)]
+    hand = Hand.start(GameConfig(), seats, button_index=0, rng=random.Random(1))
+    first, second = RequestEncoder(), RequestEncoder()
+    actor = hand.actor_index
+    assert actor is not None
+    first.request(hand.view(actor), seq=1, hand_id="h", time_limit_ms=10)
+    second.prepare(hand.view(1 - actor))  # shares the public events' texts
+    assert encoded.count("hand_started") == 1 and encoded.count("blind_posted") == 2
+    encoded.clear()
+    hand.act(Call())
+    view = hand.view(1 - actor)
+    line = second.request(view, seq=2, hand_id="h", time_limit_ms=10)
+    assert line == _plain_request(view, seq=2, hand_id="h", time_limit_ms=10)
+    assert encoded == ["action_taken"]
+
+
+def test_cards_in_wire_form_are_fresh_dicts_equal_to_the_engines() -> None:
+    assert cards_to_wire(FULL_DECK) == [card.to_wire() for card in FULL_DECK]
+    assert text_cards_to_wire([str(card) for card in FULL_DECK]) == cards_to_wire(FULL_DECK)
+    first, second = cards_to_wire(FULL_DECK[:1]), cards_to_wire(FULL_DECK[:1])
+    assert first == second and first[0] is not second[0]
+
+
+# -- the writer's rare paths ---------------------------------------------------------------
+
+LEGAL = LegalActions(
+    seat_index=0,
+    stack=199,
+    current_bet=2,
+    committed=1,
+    can_fold=True,
+    can_check=False,
+    can_call=True,
+    call_amount=1,
+    can_raise=True,
+    min_raise_to=4,
+    max_raise_to=200,
+)
+SEATS = (
+    SeatPublicView(0, "p0", 199, "ACTIVE", 1, 1, "button", None),
+    SeatPublicView(1, "p1", 198, "ACTIVE", 2, 2, "big_blind", None),
+)
+VIEW = SeatView(
+    hand_number=3,
+    variant="holdem",
+    structure="no_limit",
+    phase="PRE_FLOP",
+    seat_index=0,
+    hole_cards=tuple(parse_cards("Ah Ks")),
+    board=(),
+    button_index=0,
+    small_blind_index=0,
+    big_blind_index=1,
+    small_blind=1,
+    big_blind=2,
+    ante=0,
+    seats=SEATS,
+    pots=(),
+    pot_total=3,
+    current_bet=2,
+    actor_index=0,
+    legal_actions=LEGAL,
+    history=({"type": "blind_posted", "seat_index": 0, "amount": 1},),
+    is_over=False,
+)
+FIELDS: dict[str, Any] = {"seq": 4, "hand_id": "h", "time_limit_ms": 10}
+
+
+def _same_line(encoder: RequestEncoder, view: SeatView) -> None:
+    assert encoder.request(view, **FIELDS) == _plain_request(view, **FIELDS)
+
+
+def test_events_with_rare_values_are_written_as_the_json_encoder_writes_them() -> None:
+    odd_keys: dict[Any, Any] = {"type": "odd", 7: "an integer key", None: "a null key"}
+    history = (
+        {"type": "cards_drawn", "seat_index": 0, "discarded": ["Ah"], "drawn": ["2c"]},
+        {"type": "pot_awarded", "eligible_seat_indexes": [0, 1], "shares": [{"amount": 3}]},
+        {"type": "odd", "ratio": 0.5, "cards": None, "is_shown": True, "text": "é\n\u2028"},
+        {"type": "odd", "cards": ("As",), "board": "As", "big": 2**70, "nested": {"a": [1]}},
+        odd_keys,
+    )
+    _same_line(RequestEncoder(), replace(VIEW, history=history))
+
+
+def test_an_event_with_a_non_card_in_a_card_field_is_an_engine_bug() -> None:
+    view = replace(VIEW, history=({"type": "street_dealt", "cards": ["Xx"]},))
+    with pytest.raises(KeyError):
+        RequestEncoder().request(view, **FIELDS)
+    with pytest.raises(KeyError):
+        act_request(view, **FIELDS)
+
+
+def test_event_memos_are_emptied_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(messages, "_MAX_EVENT_MEMO_COUNT", 2)
+    monkeypatch.setattr(messages, "_EVENT_KEY_TEXTS", {})
+    monkeypatch.setattr(messages, "_EVENT_STRING_TEXTS", {})
+    history = tuple({"type": f"t{n}", f"key{n}": f"value{n}"} for n in range(5))
+    _same_line(RequestEncoder(), replace(VIEW, history=history))
+    assert len(messages._EVENT_KEY_TEXTS) <= 2 and len(messages._EVENT_STRING_TEXTS) <= 2
+
+
+def test_a_line_that_cannot_be_utf8_is_our_bug_as_with_encode() -> None:
+    seats = (replace(SEATS[0], player_id="p\ud800"), SEATS[1])
+    view = replace(VIEW, seats=seats)
+    with pytest.raises(ArenaBugError, match="'act' message"):
+        RequestEncoder().request(view, **FIELDS)
+    with pytest.raises(ArenaBugError, match="'act' message"):
+        encode(act_request(view, **FIELDS))
+    with pytest.raises(ArenaBugError, match="'hand_start' message"):
+        RequestEncoder().hand_start(view, hand_id="h")
+
+
+def test_what_changes_within_a_hand_is_written_anew_and_the_rest_reused() -> None:
+    encoder = RequestEncoder()
+    _same_line(encoder, VIEW)
+    _same_line(encoder, replace(VIEW, legal_actions=replace(LEGAL, can_raise=False)))
+    # The same seats as new (equal, not identical) objects; one seat fewer; other pots.
+    _same_line(encoder, replace(VIEW, seats=tuple(replace(seat) for seat in SEATS)))
+    three = (*SEATS, replace(SEATS[1], seat_index=4, player_id="p4"))
+    _same_line(encoder, replace(VIEW, seats=three))
+    _same_line(encoder, replace(VIEW, pots=(PotView(4, (0, 1)),)))
+    _same_line(encoder, replace(VIEW, pots=(PotView(4, (0, 1)),)))  # equal, not identical
+    # The next hand: another button, blinds and hole cards; then a draw.
+    _same_line(encoder, replace(VIEW, hand_number=4, button_index=1, small_blind=2, ante=1))
+    draw_legal = replace(LEGAL, can_draw=True, can_raise=False, max_discard_count=3)
+    draw = replace(VIEW, hole_cards=tuple(parse_cards("Ah Ks 7c 7d 2s")), legal_actions=draw_legal)
+    _same_line(encoder, draw)
+    _same_line(encoder, replace(draw, board=tuple(parse_cards("2c 3c 4c"))))
+
+
+def test_the_parts_of_a_request_are_the_plain_values_as_json() -> None:
+    encoder = RequestEncoder()
+    view = replace(VIEW, pots=(PotView(4, (0, 1)), PotView(2, (1,))))
+    assert encoder.cards(view.hole_cards) == json_text(cards_to_wire(view.hole_cards))
+    assert encoder.action_names(LEGAL) == json_text(legal_action_names(LEGAL))
+    assert json.loads(encoder.pots(view)) == act_request(view, **FIELDS)["pots"]
+    assert json.loads(encoder.table_state(view)) == act_request(view, **FIELDS)["table_state"]
+    history = act_request(view, **FIELDS)["history"]
+    assert json.loads(encoder.history(view.history)) == history
