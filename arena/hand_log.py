@@ -37,6 +37,7 @@ __all__ = [
     "HandLogError",
     "HandLogWriter",
     "dumps_line",
+    "dumps_value",
     "read_hand_log",
 ]
 
@@ -67,6 +68,15 @@ def dumps_line(record: dict[str, Any]) -> str:
     return _encoder.encode(record) + "\n"
 
 
+def dumps_value(value: Any) -> str:
+    """A record's value as the JSON text :func:`dumps_line` writes for it.
+
+    >>> dumps_value({"seed": "1:2", "name": "café"})
+    '{"seed":"1:2","name":"café"}'
+    """
+    return _encoder.encode(value)
+
+
 class HandLogWriter:
     """Appends records to a hand history file, flushing at least every ``flush_interval_s``.
 
@@ -90,9 +100,19 @@ class HandLogWriter:
         self._clock = clock
         self._last_flush = clock()
 
-    def write(self, record: dict[str, Any]) -> None:
-        """Write one record (flushed if the last flush is ``flush_interval_s`` old)."""
-        self._file.write(dumps_line(record))
+    def write(self, record: dict[str, Any], *, last_text: str | None = None) -> None:
+        """Write one record (flushed if the last flush is ``flush_interval_s`` old).
+
+        ``last_text``: the record's last value already encoded (:func:`dumps_value`), so a big
+        record can be encoded in two steps; the line is the same as without it.
+        """
+        if last_text is None:
+            line = dumps_line(record)
+        else:
+            *keys, last_key = record
+            head = _encoder.encode({key: record[key] for key in keys})
+            line = f"{head[:-1]},{_encoder.encode(last_key)}:{last_text}}}\n"
+        self._file.write(line)
         now = self._clock()
         if now - self._last_flush >= self._flush_interval_s:
             self._file.flush()

@@ -40,11 +40,15 @@ Policy lives here, never in the engine:
 
 Speed: a bot's think time is time this process would spend waiting, and the machine has
 another core. So what nothing sent to a bot depends on waits for the next request to be
-on its way (the session's ``while_waiting``): the hand-history record of the hand before
+on its way (the session's ``while_waiting``, one short step at a time for as long as the
+bot has not answered): the hand-history record of the hand before
 (``hand_to_history`` and the write) and the ``hand_start`` of the seats that do not act
 first (each bot still gets its lines in the same order). Whatever was put off is done
 before any other request goes out, before the ``match_end`` record, and before
 :meth:`MatchRunner.play_hand` returns unless :meth:`MatchRunner.run` asked it to defer.
+When stacks reset, the next hand does not depend on this one: it is dealt in a wait too,
+and each seat's ``hand_start`` for it encoded, so that between two hands only the end of
+the last one (its ``hand_end``) stands between a bot's last reply and the next request.
 The session applies the bot's action with ``Hand.act`` as it accepts it (one validation,
 not a dry run and then the real one).
 """
@@ -61,7 +65,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from arena.hand_log import HISTORY_FILE_NAME, HISTORY_FORMAT, HandLogWriter
+from arena.hand_log import HISTORY_FILE_NAME, HISTORY_FORMAT, HandLogWriter, dumps_value
 from arena.launcher import Launcher
 from arena.logs import GameLog
 from arena.manifest import BotManifest
@@ -77,7 +81,7 @@ from engine.hand import Hand
 from engine.history import hand_to_history
 from engine.phases import PlayerStatus
 from engine.schedule import BlindSchedule
-from engine.table import Table, hand_rng, hand_seed
+from engine.table import Table, TableError, hand_rng, hand_seed
 from engine.tournament import Freezeout, Standing
 from protocol import messages
 from protocol.codec import encode
@@ -98,6 +102,10 @@ __all__ = [
 
 #: The results file inside a match's output directory.
 RESULTS_FILE_NAME = "results.json"
+
+#: Record tasks (hand histories) put off at most; beyond this they go before the next
+#: hand's preparation in the waits on bots.
+_MAX_PENDING_TASKS = 30
 
 
 class MatchError(RuntimeError):
@@ -419,34 +427,37 @@ class MatchRunner:
             self._notice = None
             notice()
 
-    def _while_thinking(self, hand: Hand, actor_index: int) -> None:
-        """One wait's share, while seat ``actor_index``'s bot thinks: the notifications,
-        else one record task, else (stacks reset) dealing the next hand; then the request
-        of the next seat likely to act, encoded as far as it is known already (the
-        history so far, the seats, the pots).
+    def _while_thinking(self, hand: Hand, actor_index: int) -> Callable[[], bool]:
+        """The work to do while seat ``actor_index``'s bot thinks, one step per call (the
+        session's ``while_waiting``; a step returns False when nothing is left).
 
-        A bot's think time is short (~0.1 ms for a trivial bot), so the work is spread
-        over the hand's waits; running past the bot's reply would delay the match.
+        In order: the notifications put off (they must go out before the next request);
+        the request of the next seat likely to act, encoded as far as it is known already
+        (the history so far, the seats, the pots); one step of preparing the next hand
+        (:meth:`_work_ahead`); one record task. Records go first when too many wait.
         """
-        if self._notice is not None:
-            self._send_notice()
-        elif self._pending:
-            self._pending.popleft()()
-        elif self._ahead is None and self._can_deal_ahead():
-            # With stacks reset, nothing this hand does changes the next deal; the table
-            # checks that when the hand is due (Table.is_next_hand) and deals again if not.
-            number = self.table.next_hand_number
-            self._ahead = self.table.deal_ahead(hand_rng(self.config.seed, number))
-            self._ahead_seats.extend(setup.seat_index for setup in self._ahead.seats)
-        elif self._ahead is not None and self._ahead_seats:
-            # One seat per wait: its hand_start line and first request's parts, encoded
-            # (the session uses them only if the hand_start it is asked for is the same).
-            ahead = self._ahead
-            seat_index = self._ahead_seats.popleft()
-            session = self.seats[seat_index].session
-            if session is not None and session.transport is not None:
-                hand_id = f"{self.config.match_id}-{ahead.hand_number}"
-                session.prepare_hand_start(ahead.view(seat_index), hand_id=hand_id)
+        is_next_prepared = False
+
+        def step() -> bool:
+            nonlocal is_next_prepared
+            if self._notice is not None:
+                self._send_notice()
+            elif not is_next_prepared:
+                is_next_prepared = True
+                self._prepare_next_request(hand, actor_index)
+            elif len(self._pending) > _MAX_PENDING_TASKS or not self._work_ahead():
+                # The records have no deadline but the end of the match; the next hand's
+                # preparation is worth most before this hand ends. (Bounded: a match of
+                # short hands still writes its records as it goes.)
+                if not self._pending:
+                    return False
+                self._pending.popleft()()
+            return True
+
+        return step
+
+    def _prepare_next_request(self, hand: Hand, actor_index: int) -> None:
+        """Encode ahead what the next active seat after ``actor_index`` will be sent."""
         rows = hand.seat_rows()
         setups = hand.seats
         count = len(setups)
@@ -458,6 +469,31 @@ class MatchRunner:
                 if session is not None and session.transport is not None:
                     session.prepare(hand.view(setups[other].seat_index))
                 return
+
+    def _work_ahead(self) -> bool:
+        """One step of preparing the next hand (stacks reset); False if none is left.
+
+        First the hand itself (nothing this hand does changes the next deal, and the table
+        checks that when the hand is due: ``Table.is_next_hand``, else it deals again),
+        then one seat per step: its ``hand_start`` line and its first request's parts
+        (used only if the ``hand_start`` asked for is the same).
+        """
+        ahead = self._ahead
+        if ahead is None:
+            if not self._can_deal_ahead():
+                return False
+            number = self.table.next_hand_number
+            self._ahead = self.table.deal_ahead(hand_rng(self.config.seed, number))
+            self._ahead_seats.extend(setup.seat_index for setup in self._ahead.seats)
+            return True
+        if not self._ahead_seats:
+            return False
+        seat_index = self._ahead_seats.popleft()
+        session = self.seats[seat_index].session
+        if session is not None and session.transport is not None:
+            hand_id = f"{self.config.match_id}-{ahead.hand_number}"
+            session.prepare_hand_start(ahead.view(seat_index), hand_id=hand_id)
+        return True
 
     def _can_deal_ahead(self) -> bool:
         """True when the hand after this one can be dealt now: stacks reset, another hand
@@ -554,8 +590,12 @@ class MatchRunner:
         )
         ahead, self._ahead = self._ahead, None
         self._ahead_seats.clear()
-        if ahead is not None and self.table.is_next_hand(ahead):
-            return self.table.start_hand(dealt=ahead)
+        if ahead is not None:
+            try:
+                return self.table.start_hand(dealt=ahead)
+            except TableError as exc:
+                if exc.code != "stale_hand":
+                    raise
         return self.table.start_hand(hand_rng(self.config.seed, self.table.next_hand_number))
 
     def play_hand(self, *, defer: bool = False) -> dict[str, Any]:
@@ -564,6 +604,9 @@ class MatchRunner:
         With ``defer`` (:meth:`run`), the record's ``history`` and its write are left for
         the next hand's first wait on a bot (see :meth:`catch_up`).
         """
+        if len(self._pending) > _MAX_PENDING_TASKS:
+            # Bots that answer before any step can run: write the records as we go anyway.
+            self.catch_up()
         hand_number = self.table.next_hand_number
         sitting_out = self.prepare_hand(hand_number)
         hand = self._deal()
@@ -671,7 +714,7 @@ class MatchRunner:
             hand_id=hand_id,
             apply=hand.act,
             draw_limit=hand.config.draw_limit,
-            while_waiting=lambda: self._while_thinking(hand, seat.seat_index),
+            while_waiting=self._while_thinking(hand, seat.seat_index),
         )
         # No notification may wait past this point: the next request could go to a bot
         # whose hand_start is still held (this bot died before it was asked).
@@ -764,12 +807,21 @@ class MatchRunner:
             "decisions": decisions,
         }
 
+        history_text: list[str] = []
+
         def add_history() -> None:
             # "history" is the record's last key either way: the same bytes.
             record["history"] = hand_to_history(hand, seed=hand_seed(self.config.seed, hand_number))
 
-        self._pending.append(add_history)
-        self._pending.append(lambda: self._write(record))
+        def encode_history() -> None:
+            history_text.append(dumps_value(record["history"]))
+
+        def write() -> None:
+            if self._writer is not None:
+                self._writer.write(record, last_text=history_text[0] if history_text else None)
+
+        # Three steps, one per wait on a bot: each must end before the bot answers.
+        self._pending.extend((add_history, encode_history, write))
         return record
 
     def _notify(

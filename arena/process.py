@@ -276,6 +276,13 @@ class ProcessTransport:
         self._backlog.append(rest)
         self._backlog_bytes += len(rest)
 
+    def has_output(self) -> bool:
+        """True when a line, or the end of output, can be read without waiting."""
+        if self._lines or self._is_eof:
+            return True
+        stdout_fd = self._stdout_fd
+        return any(fd == stdout_fd for fd, _ in self._poller.poll(0))
+
     def read_line(self, deadline: float) -> bytes | None:
         """The next line before ``deadline`` (a ``clock`` value), else None."""
         if self._exit_info is not None:

@@ -39,12 +39,14 @@ the action once and applies it at once (it changes nothing when it rejects one: 
 first, then change); the outcome then carries the events, and only a default action is
 left to the caller.
 
-While the bot thinks: ``decide``'s ``while_waiting`` is called once, right after the
-first request is on its way and before the wait for the reply, so the match's
-bookkeeping (hand-history records, the other bots' notifications) runs on this core
-while the bot runs on another. It must stay short (the match does a fraction of a
-millisecond per wait): the bot's clock is running, and a reply that came in meanwhile
-is timed when it is read, so a bot faster than that work is measured as slow as it.
+While the bot thinks: once the first request is on its way, ``decide`` calls its
+``while_waiting`` again and again, one short step of work each time, for as long as the
+bot's reply has not arrived (``Transport.has_output``) and the step says there is more
+to do (it returns True). So the match's bookkeeping (hand-history records, the other
+bots' notifications, the next hand) runs on this core while the bot runs on another,
+and stops when the reply is there. Each step must stay short (a few tens of
+microseconds): the bot's clock is running, and a reply that came in during a step is
+timed when it is read, so a step's length is the most a bot can be measured slower.
 
 Writes: a notification sent with ``hold`` (the match holds ``hand_end`` and the first
 actor's ``hand_start``) waits for the next line to the same bot and goes out with it in
@@ -391,7 +393,7 @@ class BotSession:
         hand_id: str,
         apply: Callable[[Action], list[Event] | None] | None = None,
         draw_limit: DrawLimit = DrawLimit.ANY,
-        while_waiting: Callable[[], None] | None = None,
+        while_waiting: Callable[[], bool] | None = None,
     ) -> DecisionOutcome:
         """Ask the bot for the decision ``view`` shows it; never raises for its faults.
 
@@ -399,9 +401,9 @@ class BotSession:
         rejects (``IllegalActionError``) is an invalid reply with the engine's code, so the
         action returned is always one the engine took; the events it returned are in the
         outcome. The engine must change nothing when it rejects an action. ``draw_limit``
-        is the game's five-card-draw rule, checked when parsing. ``while_waiting`` runs
-        once, after the first request was sent and before its reply is awaited (see the
-        module docstring).
+        is the game's five-card-draw rule, checked when parsing. ``while_waiting`` does one
+        step of other work per call and returns whether more is left; it is called after
+        the first request was sent, until the reply is there (see the module docstring).
         """
         legal = view.legal_actions
         if legal is None:
@@ -427,7 +429,7 @@ class BotSession:
             outcome = self._ask(
                 data, seq, view, legal, replies, attempt, apply, draw_limit, while_waiting
             )
-            while_waiting = None  # once: only the first request leaves time to spare
+            while_waiting = None  # the first request only: that wait leaves time to spare
             if outcome is not None:
                 return outcome
         raise AssertionError("unreachable: the last attempt always returns")  # pragma: no cover
@@ -444,7 +446,7 @@ class BotSession:
         attempt: int,
         apply: Callable[[Action], list[Event] | None] | None,
         draw_limit: DrawLimit,
-        while_waiting: Callable[[], None] | None,
+        while_waiting: Callable[[], bool] | None,
     ) -> DecisionOutcome | None:
         """One request (the encoded ``data``) and its reply; None means "ask again"."""
         transport = self._transport
@@ -457,7 +459,8 @@ class BotSession:
             return DecisionOutcome(default_action(legal), replies, "crash", None, attempt)
         deadline = sent_at + self.limits.decision_s + self.time_bank_left_s + self.limits.grace_s
         if while_waiting is not None:
-            while_waiting()
+            while not transport.has_output() and while_waiting():
+                pass  # one step of the caller's work per round, until the reply is there
         expected_type = "discard" if legal.can_draw else "action"
         while True:
             try:

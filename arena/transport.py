@@ -114,6 +114,12 @@ class Transport(Protocol):
         """
         ...
 
+    def has_output(self) -> bool:
+        """True when :meth:`read_line` would not wait: a line (or the end of output) is
+        there already. Never blocks; the session asks it between steps of work it does
+        while the bot thinks."""
+        ...
+
     def close(self, grace_s: float) -> ExitInfo:
         """Let the bot exit within ``grace_s`` seconds, then kill it; idempotent."""
         ...
@@ -229,6 +235,12 @@ class InMemoryTransport:
         else:
             for item in output:
                 self._queue(item, at)
+
+    def has_output(self) -> bool:
+        """True when a line (or the bot's exit) has arrived by now."""
+        if not self._pending:
+            return not self.is_alive
+        return self._pending[0][0] <= self.clock()
 
     def read_line(self, deadline: float) -> bytes | None:
         """The next line that arrives by ``deadline``; waiting moves the clock."""

@@ -470,16 +470,19 @@ class Table:
 
         (The cards are the caller's business, as with ``rng`` in :meth:`start_hand`.)
         """
-        if self._current_hand is not None or self.dealt_in_count < 2:
+        if self._current_hand is not None or hand.hand_number != self._next_hand_number:
+            return False
+        seats = self.seats
+        if len(hand.seats) != len(seats) or any(
+            (setup.seat_index, setup.player_id, setup.stack, setup.is_sitting_out)
+            != (seat.seat_index, seat.player_id, seat.stack, seat.is_sitting_out)
+            for setup, seat in zip(hand.seats, seats, strict=False)
+        ):
+            return False
+        if self.dealt_in_count < 2 or hand.button_index != self.next_button_index():
             return False
         level = self.next_level()
-        config = self._config if level is None else level.apply(self._config)
-        return (
-            hand.hand_number == self._next_hand_number
-            and hand.button_index == self.next_button_index()
-            and hand.config == config
-            and hand.seats == self._setups()
-        )
+        return hand.config == (self._config if level is None else level.apply(self._config))
 
     def _setups(self) -> tuple[SeatSetup, ...]:
         return tuple(

@@ -781,6 +781,9 @@ class StubTransport:
     def read_line(self, deadline: float) -> bytes | None:
         return self.lines.pop(0) if self.lines else None
 
+    def has_output(self) -> bool:
+        return bool(self.lines)
+
     def close(self, grace_s: float) -> ExitInfo:
         self.is_alive = False
         return self.exit_info
@@ -932,23 +935,40 @@ def test_a_default_action_is_left_for_the_caller_to_apply() -> None:
     assert hand.actor_index == 0  # nothing was applied
 
 
-def test_while_waiting_runs_once_after_the_first_request_is_sent() -> None:
-    harness = Harness(script(lambda m: reply(m, "CALL" if m["attempt"] == 1 else "FOLD")))
+def test_while_waiting_steps_run_after_the_first_request_until_the_reply_is_there() -> None:
+    # The bot answers 1 s after each request (fake clock); each step takes 0.3 s.
+    clock_steps: list[float] = []
+    harness = Harness(
+        script(lambda m: Delayed(1.0, reply(m, "CALL" if m["attempt"] == 1 else "FOLD")))
+    )
     session = harness.start()
-    seen: list[list[str]] = []
 
     def check(action: Any) -> None:
         if action == Call():
             raise IllegalActionError("amount_above_stack", "no chips")
 
-    def while_waiting() -> None:
-        seen.append([message["type"] for message in harness.transports[-1].sent])
+    def step() -> bool:
+        assert [message["type"] for message in harness.transports[-1].sent] == ["hello", "act"]
+        clock_steps.append(harness.clock())
+        harness.clock.sleep(0.3)
+        return True  # always more to do: only the reply stops the steps
 
-    outcome = session.decide(
-        facing_bet_view(), hand_id="h1", apply=check, while_waiting=while_waiting
-    )
-    assert outcome.attempt_count == 2
-    assert seen == [["hello", "act"]]  # once, with the request already on its way
+    outcome = session.decide(facing_bet_view(), hand_id="h1", apply=check, while_waiting=step)
+    assert outcome.attempt_count == 2  # the re-ask ran no step
+    assert len(clock_steps) == 4  # at 0, 0.3, 0.6, 0.9 s after the request; then the reply
+
+
+def test_while_waiting_stops_when_no_work_is_left() -> None:
+    harness = Harness(script(lambda m: Delayed(1.0, reply(m))))
+    session = harness.start()
+    calls: list[int] = []
+
+    def step() -> bool:
+        calls.append(1)
+        return len(calls) < 2
+
+    outcome = session.decide(facing_bet_view(), hand_id="h1", while_waiting=step)
+    assert outcome.fault is None and calls == [1, 1]
 
 
 def test_a_discard_the_engine_rejects_names_the_cards() -> None:
