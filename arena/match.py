@@ -81,7 +81,7 @@ from engine.hand import Hand
 from engine.history import hand_to_history
 from engine.phases import PlayerStatus
 from engine.schedule import BlindSchedule
-from engine.table import Table, TableError, hand_rng, hand_seed
+from engine.table import Table, hand_rng, hand_seed
 from engine.tournament import Freezeout, Standing
 from protocol import messages
 from protocol.codec import encode
@@ -590,12 +590,8 @@ class MatchRunner:
         )
         ahead, self._ahead = self._ahead, None
         self._ahead_seats.clear()
-        if ahead is not None:
-            try:
-                return self.table.start_hand(dealt=ahead)
-            except TableError as exc:
-                if exc.code != "stale_hand":
-                    raise
+        if ahead is not None and self.table.is_next_hand(ahead):
+            return self.table.start_hand(dealt=ahead)
         return self.table.start_hand(hand_rng(self.config.seed, self.table.next_hand_number))
 
     def play_hand(self, *, defer: bool = False) -> dict[str, Any]:

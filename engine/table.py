@@ -479,10 +479,10 @@ class Table:
             for setup, seat in zip(hand.seats, seats, strict=False)
         ):
             return False
-        if self.dealt_in_count < 2 or hand.button_index != self.next_button_index():
-            return False
+        # (Equal seats hold the hand's two or more players with chips.)
         level = self.next_level()
-        return hand.config == (self._config if level is None else level.apply(self._config))
+        config = self._config if level is None else level.apply(self._config)
+        return hand.button_index == self.next_button_index() and hand.config == config
 
     def _setups(self) -> tuple[SeatSetup, ...]:
         return tuple(

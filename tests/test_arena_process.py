@@ -88,6 +88,30 @@ def test_a_sample_bot_answers_hello_and_exits_after_match_end(
         transport.read_line(soon())
 
 
+def test_has_output_says_whether_a_read_would_wait(
+    started: list[ProcessTransport], tmp_path: Path
+) -> None:
+    code = (
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    sys.stdout.write('one\\ntwo\\n'); sys.stdout.flush()\n"
+    )
+    transport = start(started, script_manifest(code, tmp_path))
+    assert not transport.has_output()  # the bot has written nothing yet
+    transport.send(b"go\n")
+    assert transport.read_line(soon()) == b"one"  # both lines were read in one go...
+    assert transport.has_output()  # ...so the second is there without a poll
+    assert transport.read_line(soon()) == b"two"
+    assert not transport.has_output()
+    transport.process.stdin.close()  # type: ignore[union-attr]
+    deadline = soon()
+    while not transport.has_output() and time.monotonic() < deadline:
+        time.sleep(0.01)  # the end of output is output too: read_line would not wait
+    with pytest.raises(TransportClosedError):
+        transport.read_line(soon())
+    assert transport.has_output()
+
+
 def test_read_line_returns_none_at_the_deadline_and_close_kills_a_hanging_bot(
     started: list[ProcessTransport],
 ) -> None:

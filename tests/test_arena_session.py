@@ -1074,3 +1074,24 @@ def test_a_bot_that_is_gone_loses_what_was_held_for_it() -> None:
     assert session.restart()
     session.flush()
     assert len(second.sent) == 1  # hello only: the old hand_end went with the old bot
+
+
+def test_in_memory_output_is_there_once_the_clock_reaches_it_or_the_bot_exited() -> None:
+    clock = FakeClock()
+
+    def bot(message: dict[str, Any]) -> BotOutput:
+        if message["type"] == "bye":
+            raise BotExit(exit_code=0)
+        return Delayed(1.0, {"type": "pong"})
+
+    transport = InMemoryTransport(bot, clock=clock)
+    assert not transport.has_output()  # nothing written yet
+    transport.send(b'{"type":"ping"}\n')
+    assert not transport.has_output()
+    clock.sleep(1.0)
+    assert transport.has_output()
+    assert transport.read_line(clock()) == b'{"type":"pong"}'
+    transport.send(b'{"type":"bye"}\n')
+    assert transport.has_output()  # the end of output: read_line would not wait
+    transport.close(0.0)
+    assert transport.has_output()  # closed: read_line raises at once
