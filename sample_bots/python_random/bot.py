@@ -1,5 +1,9 @@
 """A starter bot that plays a random legal action. Standard library only.
 
+Usage: ``bot.py [SEED]``. With a seed (an integer) the bot plays the same way every time
+it sees the same requests, so a match with it can be repeated exactly; without one it
+draws a fresh seed.
+
 Protocol: one JSON object per line on stdin; reply on stdout with one JSON line to every
 message that has a "seq" (hello, act, draw), echoing that seq, and flush each line.
 """
@@ -51,7 +55,8 @@ def cards_to_discard(request: dict[str, Any]) -> list[dict[str, str]]:
 
 def main() -> None:
     """Answer the arena until match_end or the end of input."""
-    rng = random.Random()
+    seed = int(sys.argv[1]) if len(sys.argv) > 1 else None
+    rng = random.Random(seed)
     for line in sys.stdin:
         try:
             message = json.loads(line)
