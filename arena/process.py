@@ -277,11 +277,20 @@ class ProcessTransport:
         self._backlog_bytes += len(rest)
 
     def has_output(self) -> bool:
-        """True when a line, or the end of output, can be read without waiting."""
+        """True when a line, or the end of output, can be read without waiting.
+
+        Input still waiting for the pipe is written meanwhile, as while waiting for output.
+        """
         if self._lines or self._is_eof:
             return True
         stdout_fd = self._stdout_fd
-        return any(fd == stdout_fd for fd, _ in self._poller.poll(0))
+        is_readable = False
+        for fd, _ in self._poller.poll(0):
+            if fd == stdout_fd:
+                is_readable = True
+            else:
+                self._flush_input()
+        return is_readable
 
     def read_line(self, deadline: float) -> bytes | None:
         """The next line before ``deadline`` (a ``clock`` value), else None."""

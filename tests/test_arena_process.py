@@ -305,6 +305,31 @@ def test_input_the_pipe_cannot_take_yet_is_written_while_the_arena_waits(
     assert "total 600000" in info.stderr_tail
 
 
+def test_input_waiting_for_the_pipe_goes_out_while_the_arena_asks_for_output(
+    started: list[ProcessTransport], tmp_path: Path
+) -> None:
+    # The arena works between has_output() calls while a bot thinks: those calls write
+    # the input backlog too, so a long message is not held back until the arena waits.
+    code = (
+        "import sys\n"
+        "total = 0\n"
+        "for line in sys.stdin.buffer:\n"
+        "    if line == b'done\\n':\n"
+        "        print(total, flush=True)\n"
+        "    total += len(line)\n"
+    )
+    transport = start(started, script_manifest(code, tmp_path))
+    for _ in range(30):
+        transport.send(b"x" * 9_999 + b"\n")
+    transport.send(b"done\n")
+    assert transport.input_backlog_bytes > 0
+    deadline = soon()
+    while not transport.has_output() and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert transport.input_backlog_bytes == 0
+    assert transport.read_line(soon()) == b"300000"
+
+
 def test_close_gives_up_on_input_a_deaf_bot_does_not_take(
     started: list[ProcessTransport],
 ) -> None:
