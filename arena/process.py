@@ -26,6 +26,9 @@ between threads, only a ``write``, a ``poll`` and a ``read``:
   whenever the arena sends again or waits for output. A bot that stops reading thus never
   blocks the arena; once more than ``max_input_backlog_bytes`` wait, it counts as gone
   (:class:`~arena.transport.TransportClosedError`, "stopped reading its input").
+* ``has_output`` says with one ``poll(0)`` whether a line (or the end of output) is there,
+  writing waiting input meanwhile: the session asks it between the steps of work it does
+  while the bot thinks, and stops working when the reply is in;
 * liveness is asked of the kernel (``waitid``) only when reading meets the end of output,
   writing meets a closed pipe, or a read finds no line by its deadline (an exited bot whose
   pipes a descendant keeps open never sends EOF): at most once per decision.
