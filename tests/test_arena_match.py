@@ -71,18 +71,19 @@ def test_reset_policy_starts_every_hand_from_the_starting_stack(tmp_path: Path) 
     assert MatchResult.read_json(tmp_path / "results.json").to_dict() == result.to_dict()
 
 
+@pytest.mark.parametrize("variant", [Variant.HOLDEM, Variant.FIVE_CARD_DRAW])
 def test_hands_dealt_ahead_change_nothing_in_the_history(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: Variant
 ) -> None:
     # With stacks reset, the match deals hand n+1 while a bot thinks in hand n. The hand
     # history must be byte for byte what dealing each hand when it is due gives.
     from engine.table import Table
 
-    config = MatchConfig(hand_count=30, seed=11)
+    config = MatchConfig(hand_count=30, seed=11, game=GameConfig(variant=variant))
 
     def thinking(bot: Any) -> Any:
         # Replies 1 ms after each request (fake clock): the match works while it waits.
-        return lambda m: Delayed(0.001, bot(m)) if m["type"] == "act" else bot(m)
+        return lambda m: Delayed(0.001, bot(m)) if m["type"] in ("act", "draw") else bot(m)
 
     bots = [thinking(calling_station), thinking(min_raiser), thinking(shover)]
     adopted: list[bool] = []
