@@ -19,6 +19,12 @@ Run: ``.venv/bin/python bench/bench_arena.py --hands 2000 --rounds 3``
    noise moves single rounds by 10% and more). Also the same match loop in-process, with
    bots that answer at once: the arena's own CPU per decision.
 4. Time from launching a bot to its ``ready``.
+
+Read the ratio with the machine's load in mind (the load average is printed). On an idle
+machine the raw round trip is mostly two wake-ups from idle (about 80 us on a small VM);
+when other processes keep the CPUs busy the same round trip takes about 35 us, while the
+arena's decision does not get faster, so the ratio is then about 6x. The in-process loop
+line is the arena's own CPU per decision, whatever the load.
 """
 
 from __future__ import annotations
@@ -287,7 +293,9 @@ def main() -> None:
     lines, costs, step_decisions = in_process_costs(args.hands, args.seed)
     loop_s = in_process_loop_s(config)
     mean_line = sum(len(line) for line in lines) / len(lines)
+    load_before = os.getloadavg()[0]
     rounds = [play_round(manifest, config, lines) for _ in range(args.rounds)]
+    load_after = os.getloadavg()[0]
     timing = measure_startup(manifest, repeats=args.starts)
 
     # The round with the median ratio speaks for the run; every round is shown.
@@ -297,6 +305,7 @@ def main() -> None:
         f"heads-up match, 2 x {manifest.name}, {typical.hands} hands, seed {args.seed}, "
         f"{len(rounds)} rounds (raw round trip, match, raw round trip)"
     )
+    print(f"  load average (1 min) {load_before:.2f} before, {load_after:.2f} after")
     print("  round   whole decision   raw round trip (before, after)   whole / raw")
     for number, r in enumerate(rounds, 1):
         print(
