@@ -472,12 +472,7 @@ class Table:
         """
         if self._current_hand is not None or hand.hand_number != self._next_hand_number:
             return False
-        seats = self.seats
-        if len(hand.seats) != len(seats) or any(
-            (setup.seat_index, setup.player_id, setup.stack, setup.is_sitting_out)
-            != (seat.seat_index, seat.player_id, seat.stack, seat.is_sitting_out)
-            for setup, seat in zip(hand.seats, seats, strict=False)
-        ):
+        if hand.seats != self._setups():
             return False
         # (Equal seats hold the hand's two or more players with chips.)
         level = self.next_level()

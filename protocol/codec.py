@@ -145,7 +145,6 @@ def encode_with_raw(message: Mapping[str, Any]) -> bytes:
     fields, are written here without a call to the JSON encoder (each call has a fixed cost).
     """
     keys = _KEY_TEXTS
-    strings = _STRING_TEXTS
     parts = []
     for key, value in message.items():
         key_text = keys.get(key)
@@ -155,22 +154,7 @@ def encode_with_raw(message: Mapping[str, Any]) -> bytes:
             if len(keys) >= _MAX_MEMO_COUNT:
                 keys.clear()
             key_text = keys[key] = json_text(key) + ":"
-        kind = type(value)
-        if kind is int:
-            parts.append(key_text + int.__repr__(value))  # what the JSON encoder writes
-        elif value is None:
-            parts.append(key_text + "null")
-        elif kind is RawJSON:
-            parts.append(key_text + value)
-        elif kind is str and len(value) <= _MAX_MEMO_LENGTH:
-            text = strings.get(value)
-            if text is None:
-                if len(strings) >= _MAX_MEMO_COUNT:
-                    strings.clear()
-                text = strings[value] = json_text(value)
-            parts.append(key_text + text)
-        else:
-            parts.append(key_text + json_text(value))
+        parts.append(key_text + (value if type(value) is RawJSON else scalar_text(value)))
     try:
         # A lone surrogate in a string cannot be UTF-8: UnicodeEncodeError.
         return ("{" + ",".join(parts) + "}\n").encode("utf-8")

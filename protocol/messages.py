@@ -202,6 +202,7 @@ class RequestEncoder:
     """
 
     __slots__ = (
+        "_blinds",
         "_board",
         "_events",
         "_head",
@@ -210,7 +211,6 @@ class RequestEncoder:
         "_pots",
         "_seats",
         "_table",
-        "_tail",
     )
 
     def __init__(self) -> None:
@@ -221,9 +221,10 @@ class RequestEncoder:
         self._pots: tuple[tuple[PotView, ...], str] = ((), "[]")  # the last
         self._hole: tuple[tuple[Card, ...], str] = ((), "[]")  # the last hole cards
         self._board: tuple[tuple[Card, ...], str] = ((), "[]")  # the last board
-        # The fragments of a request around "seq" and "history" (see _head and _tail).
+        # Fragments the same all hand long: around "seq" (_head), and the button and
+        # blinds (_blinds_text, in requests and hand_start alike).
         self._head: tuple[tuple[object, ...], str, str] = ((), "", "")
-        self._tail: tuple[tuple[object, ...], str] = ((), "")
+        self._blinds: tuple[tuple[object, ...], str] = ((), "")
 
     def request(
         self,
@@ -278,7 +279,7 @@ class RequestEncoder:
             f',"pot_total":{scalar_text(view.pot_total)}'
             f',"pots":{self._pots_text(view.pots)}'
             f',"table_state":{self._table_text(view.seats)}'
-            f"{self._tail_text(view)}[{self._history_text(view.history)}]"
+            f'{self._blinds_text(view)},"history":[{self._history_text(view.history)}]'
             f',"time_limit_ms":{scalar_text(time_limit_ms)}'
             f',"attempt":{scalar_text(attempt)}'
             f',"attempts_left":{scalar_text(max_attempts - attempt + 1)}}}\n'
@@ -296,12 +297,7 @@ class RequestEncoder:
             f',"player_id":{scalar_text(own.player_id)}'
             f',"seat_index":{scalar_text(own.seat_index)}'
             f',"hole_cards":{self._hole_text(view.hole_cards)}'
-            f',"button_seat":{scalar_text(view.button_index)}'
-            f',"small_blind_seat":{scalar_text(view.small_blind_index)}'
-            f',"big_blind_seat":{scalar_text(view.big_blind_index)}'
-            f',"small_blind":{scalar_text(view.small_blind)}'
-            f',"big_blind":{scalar_text(view.big_blind)}'
-            f',"ante":{scalar_text(view.ante)}'
+            f"{self._blinds_text(view)}"
             f',"table_state":{self._table_text(view.seats)}}}\n'
         )
         return _line(text, "hand_start")
@@ -381,8 +377,8 @@ class RequestEncoder:
         self._table = (seats, "[" + ",".join(texts) + "]")
         return self._table[1]
 
-    def _tail_text(self, view: SeatView) -> str:
-        """The fields between ``table_state`` and ``history`` (the same all hand long)."""
+    def _blinds_text(self, view: SeatView) -> str:
+        """The fields from ``button_seat`` to ``ante`` (the same all hand long)."""
         key = (
             view.button_index,
             view.small_blind_index,
@@ -391,19 +387,18 @@ class RequestEncoder:
             view.big_blind,
             view.ante,
         )
-        tail = self._tail
-        if key != tail[0]:
-            tail = self._tail = (
+        blinds = self._blinds
+        if key != blinds[0]:
+            blinds = self._blinds = (
                 key,
                 f',"button_seat":{scalar_text(view.button_index)}'
                 f',"small_blind_seat":{scalar_text(view.small_blind_index)}'
                 f',"big_blind_seat":{scalar_text(view.big_blind_index)}'
                 f',"small_blind":{scalar_text(view.small_blind)}'
                 f',"big_blind":{scalar_text(view.big_blind)}'
-                f',"ante":{scalar_text(view.ante)}'
-                ',"history":',
+                f',"ante":{scalar_text(view.ante)}',
             )
-        return tail[1]
+        return blinds[1]
 
     def _history_text(self, history: Sequence[Mapping[str, Any]]) -> str:
         events = self._events

@@ -17,7 +17,6 @@ from enum import Enum
 from itertools import combinations_with_replacement
 from typing import Any, ClassVar
 
-from engine.actions import Action, AllIn, Call, Check, Discard, Fold, LegalActions, RaiseTo
 from engine.cards import FULL_DECK, Card, parse_cards
 from engine.config import AnteMode, BettingStructure, GameConfig, Variant
 from engine.evaluator import evaluate, hand_description, rank_class
@@ -33,6 +32,7 @@ from engine.hand import Hand, SeatSetup
 from engine.phases import Phase
 from engine.pots import Pot, build_pots
 from engine.redaction import ViewCache, build_view
+from engine.tournament import random_policy
 from engine.view import PotView, SeatPublicView, SeatView
 
 # -- the plain algorithms, as they were ---------------------------------------------------
@@ -212,27 +212,9 @@ def random_hand(rng: random.Random, hand_number: int) -> Hand:
     )
 
 
-def random_action(hand: Hand, legal: LegalActions, rng: random.Random) -> Action:
-    if legal.can_draw:
-        hole = list(hand.hole_cards(legal.seat_index))
-        rng.shuffle(hole)
-        return Discard(tuple(hole[: rng.randint(0, legal.max_discard_count)]))
-    choices: list[Action] = [
-        Call() if legal.can_call else Check(),
-        Check() if legal.can_check else Fold(),
-    ]
-    if legal.can_raise:
-        choices += [
-            RaiseTo(legal.min_raise_to),
-            RaiseTo(rng.randint(legal.min_raise_to, legal.max_raise_to)),
-        ]
-    if legal.can_all_in:
-        choices.append(AllIn())
-    return rng.choice(choices)
-
-
 def play(hand: Hand, rng: random.Random, *, check_views: bool) -> None:
     viewers: list[int | None] = [None, *(setup.seat_index for setup in hand.seats)]
+    policy = random_policy(rng)
     while True:
         if check_views:
             for viewer in rng.sample(viewers, len(viewers)):
@@ -240,7 +222,7 @@ def play(hand: Hand, rng: random.Random, *, check_views: bool) -> None:
         legal = hand.legal_actions()
         if legal is None:
             break
-        hand.act(random_action(hand, legal, rng))
+        hand.act(policy(hand))
 
 
 def _fields(view: SeatView) -> dict[str, Any]:
@@ -301,6 +283,7 @@ def test_cached_views_equal_views_built_field_by_field() -> None:
 def test_views_without_a_cache_and_the_shared_parts_agree_with_the_cached_view() -> None:
     rng = random.Random(5)
     hand = random_hand(rng, 1)
+    policy = random_policy(rng)
     while not hand.is_over:
         seat = hand.actor_index
         view = hand.view(seat)
@@ -308,9 +291,7 @@ def test_views_without_a_cache_and_the_shared_parts_agree_with_the_cached_view()
         cache = ViewCache()
         assert cache.shared(hand, len(hand.events)) == (view.seats, view.pots)
         assert cache.shared(hand, len(hand.events)) == (view.seats, view.pots)
-        legal = hand.legal_actions()
-        assert legal is not None
-        hand.act(random_action(hand, legal, rng))
+        hand.act(policy(hand))
 
 
 def test_descriptions_from_rank_counts_equal_evaluate_for_every_class() -> None:

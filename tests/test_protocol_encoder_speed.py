@@ -13,12 +13,14 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from test_protocol_messages import LEGAL, VIEW
 
-from engine.actions import Action, AllIn, Call, Check, Discard, Fold, LegalActions, RaiseTo
+from engine.actions import Call
 from engine.cards import FULL_DECK, parse_cards
 from engine.config import AnteMode, BettingStructure, DrawLimit, GameConfig, Variant
 from engine.hand import Hand, SeatSetup
-from engine.view import PotView, SeatPublicView, SeatView
+from engine.tournament import random_policy
+from engine.view import PotView, SeatView
 from protocol import messages
 from protocol.cards import cards_to_wire, text_cards_to_wire
 from protocol.codec import encode, json_text
@@ -50,28 +52,11 @@ def _plain_request(view: SeatView, **fields: Any) -> bytes:
     return encode((draw_request if legal.can_draw else act_request)(view, **fields))
 
 
-def _random_action(rng: random.Random, legal: LegalActions, view: SeatView) -> Action:
-    if legal.can_draw:
-        count = rng.randint(0, min(3, legal.max_discard_count))  # the house rule allows 3
-        return Discard(tuple(rng.sample(view.hole_cards, count)))
-    options: list[Action] = [Fold()] if legal.can_fold else []
-    options += [Check()] * 3 if legal.can_check else []
-    options += [Call()] * 3 if legal.can_call else []
-    if legal.can_raise:
-        assert legal.min_raise_to is not None and legal.max_raise_to is not None
-        options += [
-            RaiseTo(legal.min_raise_to),
-            RaiseTo(rng.randint(legal.min_raise_to, legal.max_raise_to)),
-        ]
-    if legal.can_all_in:
-        options.append(AllIn())
-    return rng.choice(options)
-
-
 def _play(config: GameConfig, hand_count: int, seed: int) -> int:
     """Random hands at random tables; every fast line must be the plain line. The seats'
     encoders live across hands (as in a match) and prepare at random moments."""
     rng = random.Random(seed)
+    policy = random_policy(rng)
     compared = 0
     for number in range(1, hand_count + 1):
         if number % 25 == 1:  # a new table now and then
@@ -105,7 +90,7 @@ def _play(config: GameConfig, hand_count: int, seed: int) -> int:
             if rng.random() < 0.7:  # the arena encodes ahead while the actor thinks
                 other = rng.choice(seat_indexes)
                 encoders[other].prepare(hand.view(other))
-            hand.act(_random_action(rng, legal, view))
+            hand.act(policy(hand))
         result = hand.result
         assert result is not None
         message = hand_end(result, hand_id=hand_id, player_ids=ids)
@@ -155,46 +140,7 @@ def test_cards_in_wire_form_are_fresh_dicts_equal_to_the_engines() -> None:
 
 # -- the writer's rare paths ---------------------------------------------------------------
 
-LEGAL = LegalActions(
-    seat_index=0,
-    stack=199,
-    current_bet=2,
-    committed=1,
-    can_fold=True,
-    can_check=False,
-    can_call=True,
-    call_amount=1,
-    can_raise=True,
-    min_raise_to=4,
-    max_raise_to=200,
-)
-SEATS = (
-    SeatPublicView(0, "p0", 199, "ACTIVE", 1, 1, "button", None),
-    SeatPublicView(1, "p1", 198, "ACTIVE", 2, 2, "big_blind", None),
-)
-VIEW = SeatView(
-    hand_number=3,
-    variant="holdem",
-    structure="no_limit",
-    phase="PRE_FLOP",
-    seat_index=0,
-    hole_cards=tuple(parse_cards("Ah Ks")),
-    board=(),
-    button_index=0,
-    small_blind_index=0,
-    big_blind_index=1,
-    small_blind=1,
-    big_blind=2,
-    ante=0,
-    seats=SEATS,
-    pots=(),
-    pot_total=3,
-    current_bet=2,
-    actor_index=0,
-    legal_actions=LEGAL,
-    history=({"type": "blind_posted", "seat_index": 0, "amount": 1},),
-    is_over=False,
-)
+SEATS = VIEW.seats
 FIELDS: dict[str, Any] = {"seq": 4, "hand_id": "h", "time_limit_ms": 10}
 
 
