@@ -5,12 +5,18 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from arena_scripted import SAMPLE_BOTS, calling_station, folder, min_raiser, play, read_records
-
 from arena.manifest import load_manifest
 from arena.match import MatchConfig, StackPolicy, open_sessions, run_match
 from engine.deck import Deck
 from engine.table import hand_rng
+from tests.arena.scripted import (
+    SAMPLE_BOTS,
+    calling_station,
+    folder,
+    min_raiser,
+    play,
+    read_records,
+)
 
 
 def _in_memory_history(out_dir: Path, seed: int) -> bytes:

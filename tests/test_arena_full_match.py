@@ -12,13 +12,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from arena_scripted import HOSTILE_BOTS, SAMPLE_BOTS, read_records
 
 from arena.cli import main
 from arena.manifest import BotManifest, load_manifest
 from arena.match import MatchConfig, open_sessions, run_match
 from arena.replay import replay_file
 from arena.results import MatchResult
+from tests.arena.scripted import HOSTILE_BOTS, SAMPLE_BOTS, read_records
 
 
 def _bot(folder: str, *args: str) -> BotManifest:

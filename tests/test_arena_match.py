@@ -10,19 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_scripted import (
-    calling_station,
-    crasher,
-    folder,
-    garbage,
-    min_raiser,
-    never_ready,
-    play,
-    read_records,
-    sessions,
-    shover,
-    sleeper,
-)
 
 from arena.hand_log import HandLogError, read_hand_log
 from arena.logs import GameLog, SeedFormatter, configure_logging, parse_level
@@ -44,6 +31,19 @@ from arena.transport import BotOutput, Delayed, FakeClock
 from engine.actions import Call, Discard, RaiseTo
 from engine.config import DrawLimit, GameConfig, Variant
 from engine.schedule import BlindSchedule
+from tests.arena.scripted import (
+    calling_station,
+    crasher,
+    folder,
+    garbage,
+    min_raiser,
+    never_ready,
+    play,
+    read_records,
+    sessions,
+    shover,
+    sleeper,
+)
 
 
 def _hands(path: Path) -> list[dict[str, Any]]:
@@ -373,9 +373,8 @@ def test_a_match_needs_two_to_ten_bots(count: int) -> None:
 
 
 def test_open_sessions_makes_one_unstarted_session_per_manifest() -> None:
-    from arena_scripted import SAMPLE_BOTS
-
     from arena.manifest import load_manifest
+    from tests.arena.scripted import SAMPLE_BOTS
 
     manifest = load_manifest(SAMPLE_BOTS / "python_calling_station" / "bot.toml")
     config = MatchConfig(decision_timeout_s=0.25, restart_budget=1)

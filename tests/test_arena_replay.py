@@ -7,7 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arena_scripted import (
+
+from arena.hand_log import dumps_line
+from arena.match import MatchConfig, StackPolicy
+from arena.replay import HandCheck, ReplayReport, replay_file
+from engine.schedule import BlindSchedule
+from tests.arena.scripted import (
     calling_station,
     crasher,
     folder,
@@ -18,11 +23,6 @@ from arena_scripted import (
     shover,
     sleeper,
 )
-
-from arena.hand_log import dumps_line
-from arena.match import MatchConfig, StackPolicy
-from arena.replay import HandCheck, ReplayReport, replay_file
-from engine.schedule import BlindSchedule
 
 Record = dict[str, Any]
 

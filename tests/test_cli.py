@@ -9,18 +9,18 @@ import sys
 from pathlib import Path
 
 import pytest
-from arena_scripted import (
+
+from arena import cli
+from arena.cli import main, parse_duration, parse_schedule
+from arena.match import MatchConfig
+from engine.schedule import BlindLevel, ScheduleError
+from tests.arena.scripted import (
     HOSTILE_BOTS,
     SAMPLE_BOTS,
     calling_station,
     min_raiser,
     play,
 )
-
-from arena import cli
-from arena.cli import main, parse_duration, parse_schedule
-from arena.match import MatchConfig
-from engine.schedule import BlindLevel, ScheduleError
 
 STATION = str(SAMPLE_BOTS / "python_calling_station" / "bot.toml")
 STRENGTH = str(SAMPLE_BOTS / "python_hand_strength" / "bot.toml")

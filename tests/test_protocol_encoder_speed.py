@@ -13,7 +13,6 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from test_protocol_messages import LEGAL, VIEW
 
 from engine.actions import Call
 from engine.cards import FULL_DECK, parse_cards
@@ -27,6 +26,7 @@ from protocol.codec import encode, json_text
 from protocol.errors import ArenaBugError
 from protocol.legal import legal_action_names
 from protocol.messages import RequestEncoder, act_request, draw_request, hand_end, hand_start
+from tests.test_protocol_messages import LEGAL, VIEW
 
 # Player ids a bot may be given: plain, non-ASCII (written as UTF-8, not escaped), and
 # with characters JSON escapes.

@@ -15,10 +15,11 @@ from arena.match import MatchConfig, run_match
 from arena.results import MatchResult
 from arena.session import BotSession
 from arena.transport import BotExit, BotOutput, Delayed, FakeClock, InMemoryTransport
+from tests import REPO_ROOT
 
 Bot = Callable[[dict[str, Any]], BotOutput]
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = REPO_ROOT
 SAMPLE_BOTS = REPO / "sample_bots"
 HOSTILE_BOTS = REPO / "tests" / "bots"
 
