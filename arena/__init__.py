@@ -1,1 +1,7 @@
-"""The arena: bot processes, watchdog, matches and the command line (the only I/O)."""
+"""The arena: the only package with I/O. It runs bot processes under a watchdog, plays
+matches with the engine and the protocol, stores their records and offers the ``arena``
+command line.
+
+Imports point one way: ``cli -> tools -> match -> session -> bots -> protocol -> engine``;
+``store`` reads only the match's record types.
+"""

@@ -29,12 +29,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from arena.build import run_build
-from arena.checkbot import check_bot
-from arena.hand_log import HISTORY_FILE_NAME, HandLogError
-from arena.logs import LOG_LEVELS, configure_logging
-from arena.manifest import BotManifest, ManifestError, load_manifest
-from arena.match import (
+from arena.bots.build import run_build
+from arena.bots.manifest import BotManifest, ManifestError, load_manifest
+from arena.match.log import LOG_LEVELS, configure_logging
+from arena.match.loop import (
     RESULTS_FILE_NAME,
     MatchConfig,
     MatchConfigError,
@@ -42,10 +40,12 @@ from arena.match import (
     open_sessions,
     run_match,
 )
-from arena.progress import Progress
-from arena.replay import replay_file
-from arena.session import TimeLimits
-from arena.table_report import format_results_table
+from arena.match.progress import Progress
+from arena.session.watchdog import TimeLimits
+from arena.store.jsonl import HISTORY_FILE_NAME, HandLogError
+from arena.tools.checkbot import check_bot
+from arena.tools.replay import replay_file
+from arena.tools.results_table import format_results_table
 from engine.config import BettingStructure, ConfigError, GameConfig, Variant
 from engine.schedule import BlindLevel, BlindSchedule, ScheduleError
 

@@ -45,12 +45,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.hand_log import dumps_line, read_hand_log  # noqa: E402
-from arena.manifest import BotManifest, load_manifest  # noqa: E402
-from arena.match import MatchConfig, open_sessions, run_match  # noqa: E402
-from arena.process import measure_startup  # noqa: E402
-from arena.session import BotSession  # noqa: E402
-from arena.transport import ExitInfo  # noqa: E402
+from arena.bots.manifest import BotManifest, load_manifest  # noqa: E402
+from arena.bots.process import measure_startup  # noqa: E402
+from arena.bots.transport import ExitInfo  # noqa: E402
+from arena.match.loop import MatchConfig, open_sessions, run_match  # noqa: E402
+from arena.session.watchdog import BotSession  # noqa: E402
+from arena.store.jsonl import dumps_line, read_hand_log  # noqa: E402
 from engine.config import GameConfig  # noqa: E402
 from engine.hand import Hand, SeatSetup  # noqa: E402
 from engine.history import hand_to_history  # noqa: E402

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from arena.manifest import load_manifest
-from arena.match import MatchConfig, StackPolicy, open_sessions, run_match
+from arena.bots.manifest import load_manifest
+from arena.match.loop import MatchConfig, StackPolicy, open_sessions, run_match
 from engine.deck import Deck
 from engine.table import hand_rng
 from tests.arena.scripted import (

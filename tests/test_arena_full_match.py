@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.manifest import BotManifest, load_manifest
 from arena.cli import main
-from arena.manifest import BotManifest, load_manifest
-from arena.match import MatchConfig, open_sessions, run_match
-from arena.replay import replay_file
-from arena.results import MatchResult
+from arena.match.loop import MatchConfig, open_sessions, run_match
+from arena.match.results import MatchResult
+from arena.tools.replay import replay_file
 from tests.arena.scripted import HOSTILE_BOTS, SAMPLE_BOTS, read_records
 
 

@@ -19,11 +19,11 @@ from typing import Any
 import psutil
 import pytest
 
-from arena.faults import FaultKind
-from arena.manifest import BotManifest, load_manifest
-from arena.process import ProcessTransport, process_factory
-from arena.session import BotSession, TimeLimits
-from arena.transport import BotOutput, InMemoryTransport
+from arena.bots.manifest import BotManifest, load_manifest
+from arena.bots.process import ProcessTransport, process_factory
+from arena.bots.transport import BotOutput, InMemoryTransport
+from arena.session.faults import FaultKind
+from arena.session.watchdog import BotSession, TimeLimits
 from engine.config import GameConfig
 from engine.hand import Hand, SeatSetup
 from protocol.messages import hand_end, hand_start, match_end

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.launcher import DirectLauncher, expand_placeholders
-from arena.manifest import (
+from arena.bots.launcher import DirectLauncher, expand_placeholders
+from arena.bots.manifest import (
     DEFAULT_BUILD_TIMEOUT_S,
     BotManifest,
     ManifestError,

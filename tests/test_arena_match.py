@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from arena.hand_log import HandLogError, read_hand_log
-from arena.logs import GameLog, SeedFormatter, configure_logging, parse_level
-from arena.match import (
+from arena.bots.transport import BotOutput, Delayed, FakeClock
+from arena.match.log import GameLog, SeedFormatter, configure_logging, parse_level
+from arena.match.loop import (
     MatchConfig,
     MatchConfigError,
     MatchError,
@@ -23,11 +23,11 @@ from arena.match import (
     open_sessions,
     run_match,
 )
-from arena.progress import Progress
-from arena.results import MatchResult, PlayerResult
-from arena.session import BotSession, DecisionOutcome
-from arena.table_report import fault_summary, format_results_table, latency_ms
-from arena.transport import BotOutput, Delayed, FakeClock
+from arena.match.progress import Progress
+from arena.match.results import MatchResult, PlayerResult
+from arena.session.watchdog import BotSession, DecisionOutcome
+from arena.store.jsonl import HandLogError, read_hand_log
+from arena.tools.results_table import fault_summary, format_results_table, latency_ms
 from engine.actions import Call, Discard, RaiseTo
 from engine.config import DrawLimit, GameConfig, Variant
 from engine.schedule import BlindSchedule
@@ -373,7 +373,7 @@ def test_a_match_needs_two_to_ten_bots(count: int) -> None:
 
 
 def test_open_sessions_makes_one_unstarted_session_per_manifest() -> None:
-    from arena.manifest import load_manifest
+    from arena.bots.manifest import load_manifest
     from tests.arena.scripted import SAMPLE_BOTS
 
     manifest = load_manifest(SAMPLE_BOTS / "python_calling_station" / "bot.toml")

@@ -16,12 +16,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from arena.build import BuildError, build_bot, run_build
-from arena.launcher import DirectLauncher, LaunchSpec
-from arena.manifest import BotManifest, load_manifest
-from arena.process import ProcessTransport, kill_process_tree, measure_startup, process_factory
-from arena.stderr_log import CappedLog
-from arena.transport import BotStartError, ExitInfo, TransportClosedError
+from arena.bots.build import BuildError, build_bot, run_build
+from arena.bots.launcher import DirectLauncher, LaunchSpec
+from arena.bots.manifest import BotManifest, load_manifest
+from arena.bots.process import ProcessTransport, kill_process_tree, measure_startup, process_factory
+from arena.bots.stderr_log import CappedLog
+from arena.bots.transport import BotStartError, ExitInfo, TransportClosedError
 from protocol.errors import LineTooLongError
 
 ROOT = Path(__file__).resolve().parent.parent

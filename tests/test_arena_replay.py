@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from arena.hand_log import dumps_line
-from arena.match import MatchConfig, StackPolicy
-from arena.replay import HandCheck, ReplayReport, replay_file
+from arena.match.loop import MatchConfig, StackPolicy
+from arena.store.jsonl import dumps_line
+from arena.tools.replay import HandCheck, ReplayReport, replay_file
 from engine.schedule import BlindSchedule
 from tests.arena.scripted import (
     calling_station,

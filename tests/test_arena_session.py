@@ -15,14 +15,7 @@ from typing import Any
 
 import pytest
 
-from arena.faults import DETAIL_MAX_CHARS, Fault, FaultKind, FaultLedger, describe_exit, percentile
-from arena.session import (
-    MAX_DRAINED_LINES,
-    BotSession,
-    TimeLimits,
-    default_action,
-)
-from arena.transport import (
+from arena.bots.transport import (
     BotExit,
     BotOutput,
     BotStartError,
@@ -31,6 +24,14 @@ from arena.transport import (
     FakeClock,
     InMemoryTransport,
     TransportClosedError,
+    describe_exit,
+)
+from arena.session.faults import DETAIL_MAX_CHARS, Fault, FaultKind, FaultLedger, percentile
+from arena.session.watchdog import (
+    MAX_DRAINED_LINES,
+    BotSession,
+    TimeLimits,
+    default_action,
 )
 from engine.actions import Call, Check, Discard, Fold, LegalActions, RaiseTo
 from engine.cards import parse_cards

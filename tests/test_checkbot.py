@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.checkbot import STEP_NAMES, CheckReport, CheckStep, check_bot
-from arena.session import TimeLimits
+from arena.session.watchdog import TimeLimits
+from arena.tools.checkbot import STEP_NAMES, CheckReport, CheckStep, check_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots"

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from arena.build import build_bot
-from arena.checkbot import check_bot
-from arena.manifest import load_manifest
-from arena.process import ProcessTransport
-from arena.session import TimeLimits
+from arena.bots.build import build_bot
+from arena.bots.manifest import load_manifest
+from arena.bots.process import ProcessTransport
+from arena.session.watchdog import TimeLimits
+from arena.tools.checkbot import check_bot
 from engine.actions import Discard, LegalActions
 from engine.cards import parse_cards
 from engine.config import GameConfig

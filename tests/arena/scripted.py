@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.match import MatchConfig, run_match
-from arena.results import MatchResult
-from arena.session import BotSession
-from arena.transport import BotExit, BotOutput, Delayed, FakeClock, InMemoryTransport
+from arena.bots.transport import BotExit, BotOutput, Delayed, FakeClock, InMemoryTransport
+from arena.match.loop import MatchConfig, run_match
+from arena.match.results import MatchResult
+from arena.session.watchdog import BotSession
 from tests import REPO_ROOT
 
 Bot = Callable[[dict[str, Any]], BotOutput]

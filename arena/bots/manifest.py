@@ -11,7 +11,7 @@ A manifest lives next to the bot (``bot.toml``)::
     BOT_LEVEL = "3"
 
 Two placeholders may appear inside ``command`` and ``build`` arguments; the launcher
-replaces them (see :mod:`arena.launcher`):
+replaces them (see :mod:`arena.bots.launcher`):
 
 * ``{python}``: the Python interpreter running the arena (``sys.executable``), so a Python
   bot runs under the same interpreter whatever ``python3`` is on the ``PATH``;

@@ -1,6 +1,6 @@
 """The results table printed at the end of a match (plain text, fixed-width columns).
 
->>> from arena.results import MatchResult, PlayerResult
+>>> from arena.match.results import MatchResult, PlayerResult
 >>> result = MatchResult(
 ...     match_id="seed7", seed=7, mode="hands", hands_played=100,
 ...     players=(
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.results import MatchResult, PlayerResult
+from arena.match.results import MatchResult, PlayerResult
 
 __all__ = ["fault_summary", "format_results_table", "latency_ms"]
 

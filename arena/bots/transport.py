@@ -25,14 +25,13 @@ later on the clock. Raising :class:`BotExit` makes the bot "exit".
 from __future__ import annotations
 
 import json
-import signal
+import signal as signal_module
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias
 
-from arena.faults import describe_exit
 from protocol.framing import DEFAULT_MAX_LINE_BYTES, LineTooLongError
 
 __all__ = [
@@ -50,6 +49,23 @@ __all__ = [
 ]
 
 Clock: TypeAlias = Callable[[], float]
+
+
+def describe_exit(exit_code: int | None, signal: int | None) -> str:
+    """Readable form of how a process ended.
+
+    >>> describe_exit(3, None), describe_exit(None, 9)
+    ('exit code 3', 'killed by signal 9 (SIGKILL)')
+    """
+    if signal is not None:
+        try:
+            name = signal_module.Signals(signal).name
+        except ValueError:
+            name = "unknown"
+        return f"killed by signal {signal} ({name})"
+    if exit_code is not None:
+        return f"exit code {exit_code}"
+    return "exit status unknown"
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +289,7 @@ class InMemoryTransport:
         self._pending.clear()
         if self._exit is not None:
             return ExitInfo(exit_code=self._exit.exit_code, signal=self._exit.signal)
-        return ExitInfo(exit_code=None, signal=int(signal.SIGKILL), is_killed=True)
+        return ExitInfo(exit_code=None, signal=int(signal_module.SIGKILL), is_killed=True)
 
     def _closed_error(self) -> TransportClosedError:
         if self._exit is None:

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.hand_log import HandLog, read_hand_log
-from arena.match import MatchConfig, MatchRunner, MatchSeat, SeatDecision, action_to_dict
-from arena.session import default_action
+from arena.match.loop import MatchConfig, MatchRunner, MatchSeat, SeatDecision, action_to_dict
+from arena.session.watchdog import default_action
+from arena.store.jsonl import HandLog, read_hand_log
 from engine.actions import Action, LegalActions
 from engine.hand import Hand
 from protocol.errors import BotFaultError

@@ -16,11 +16,11 @@ import threading
 import time
 from dataclasses import dataclass
 
-from arena.faults import describe_exit
-from arena.launcher import DirectLauncher, Launcher
-from arena.manifest import BotManifest
-from arena.process import kill_process_tree
-from arena.stderr_log import CappedLog
+from arena.bots.launcher import DirectLauncher, Launcher
+from arena.bots.manifest import BotManifest
+from arena.bots.process import kill_process_tree
+from arena.bots.stderr_log import CappedLog
+from arena.bots.transport import describe_exit
 
 __all__ = ["BuildError", "BuildResult", "build_bot", "run_build"]
 

@@ -4,7 +4,7 @@
 limits): it receives a manifest and returns a :class:`LaunchSpec`; the process code runs
 whatever spec it gets. :class:`DirectLauncher`, the default, runs the bot as it is.
 
-Placeholders in ``command`` and ``build`` arguments (documented in :mod:`arena.manifest`):
+Placeholders in ``command`` and ``build`` arguments (documented in :mod:`arena.bots.manifest`):
 ``{python}`` becomes the arena's own interpreter, ``{bot_dir}`` the bot's directory.
 
 >>> expand_placeholders(["{python}", "{bot_dir}/bot.py"], python="/usr/bin/python3",
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from arena.manifest import BotManifest
+from arena.bots.manifest import BotManifest
 
 __all__ = [
     "PLACEHOLDERS",

@@ -65,14 +65,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from arena.hand_log import HISTORY_FILE_NAME, HISTORY_FORMAT, HandLogWriter, dumps_value
-from arena.launcher import Launcher
-from arena.logs import GameLog
-from arena.manifest import BotManifest
-from arena.process import process_factory
-from arena.progress import Progress
-from arena.results import MatchResult, PlayerResult
-from arena.session import BotSession, TimeLimits, default_action
+from arena.bots.launcher import Launcher
+from arena.bots.manifest import BotManifest
+from arena.bots.process import process_factory
+from arena.match.log import GameLog
+from arena.match.progress import Progress
+from arena.match.results import MatchResult, PlayerResult
+from arena.session.watchdog import BotSession, TimeLimits, default_action
+from arena.store.jsonl import HISTORY_FILE_NAME, HISTORY_FORMAT, HandLogWriter, dumps_value
 from engine.actions import Action, Discard, LegalActions, RaiseTo
 from engine.config import GameConfig
 from engine.errors import IllegalActionError
@@ -286,7 +286,7 @@ class MatchRunner:
     """Plays one match; :func:`run_match` is the usual entry point.
 
     ``seats`` are ``(name, session)`` pairs in seat order. :meth:`decide`,
-    :meth:`prepare_hand` and :meth:`is_seat_alive` are the seams :mod:`arena.replay`
+    :meth:`prepare_hand` and :meth:`is_seat_alive` are the seams :mod:`arena.tools.replay`
     overrides to re-run a match from recorded replies instead of live bots; everything else
     (table, decks, stacks, policy, history, results) is this same code.
     """

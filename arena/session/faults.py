@@ -19,7 +19,6 @@ A flooding bot could produce millions of dropped lines, so only the first
 from __future__ import annotations
 
 import math
-import signal as signal_module
 from collections import Counter
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -31,7 +30,6 @@ __all__ = [
     "FaultKind",
     "FaultLedger",
     "LatencyStats",
-    "describe_exit",
     "percentile",
 ]
 
@@ -115,23 +113,6 @@ def percentile(sorted_values: list[float], fraction: float) -> float:
         return 0.0
     rank = max(1, math.ceil(fraction * len(sorted_values)))
     return sorted_values[rank - 1]
-
-
-def describe_exit(exit_code: int | None, signal: int | None) -> str:
-    """Readable form of how a process ended.
-
-    >>> describe_exit(3, None), describe_exit(None, 9)
-    ('exit code 3', 'killed by signal 9 (SIGKILL)')
-    """
-    if signal is not None:
-        try:
-            name = signal_module.Signals(signal).name
-        except ValueError:
-            name = "unknown"
-        return f"killed by signal {signal} ({name})"
-    if exit_code is not None:
-        return f"exit code {exit_code}"
-    return "exit status unknown"
 
 
 class FaultLedger:

@@ -67,10 +67,10 @@ from typing import Any
 
 import psutil
 
-from arena.launcher import DirectLauncher, Launcher, LaunchSpec
-from arena.manifest import BotManifest
-from arena.stderr_log import DEFAULT_STDERR_CAP_BYTES, CappedLog
-from arena.transport import BotStartError, Clock, ExitInfo, TransportClosedError
+from arena.bots.launcher import DirectLauncher, Launcher, LaunchSpec
+from arena.bots.manifest import BotManifest
+from arena.bots.stderr_log import DEFAULT_STDERR_CAP_BYTES, CappedLog
+from arena.bots.transport import BotStartError, Clock, ExitInfo, TransportClosedError
 from protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLongError
 
 __all__ = [
@@ -679,7 +679,7 @@ def measure_startup(
     closed (and killed if needed) before the next start. Raises ``RuntimeError`` when a
     start gives no ``ready`` within ``timeout_s``.
     """
-    from arena.manifest import load_manifest
+    from arena.bots.manifest import load_manifest
     from protocol.codec import decode, encode
 
     if not isinstance(manifest, BotManifest):

@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.build import run_build
-from arena.launcher import Launcher
-from arena.manifest import BotManifest, ManifestError, load_manifest
-from arena.process import ProcessTransport
-from arena.session import TimeLimits
-from arena.transport import BotStartError, Clock, Transport, TransportClosedError
+from arena.bots.build import run_build
+from arena.bots.launcher import Launcher
+from arena.bots.manifest import BotManifest, ManifestError, load_manifest
+from arena.bots.process import ProcessTransport
+from arena.bots.transport import BotStartError, Clock, Transport, TransportClosedError
+from arena.session.watchdog import TimeLimits
 from engine.actions import Action, AllIn, Call, Check, Discard
 from engine.config import GameConfig, Variant
 from engine.deck import Deck

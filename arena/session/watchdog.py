@@ -67,8 +67,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.faults import Fault, FaultKind, FaultLedger
-from arena.transport import BotStartError, Clock, ExitInfo, Transport, TransportClosedError
+from arena.bots.transport import BotStartError, Clock, ExitInfo, Transport, TransportClosedError
+from arena.session.faults import Fault, FaultKind, FaultLedger
 from engine.actions import Action, Call, Check, Discard, Fold, LegalActions
 from engine.config import DrawLimit
 from engine.errors import IllegalActionError

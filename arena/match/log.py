@@ -47,7 +47,7 @@ __all__ = [
 #: The logger every match line goes to; handlers are attached by :func:`configure_logging`.
 LOGGER_NAME = "arena.game"
 
-#: The watchdog's logger (:mod:`arena.session`), routed with ours at debug level.
+#: The watchdog's logger (:mod:`arena.session.watchdog`), routed with ours at debug level.
 BOTS_LOGGER_NAME = "arena.bots"
 
 #: Names accepted by ``--log-level``.
