@@ -19,9 +19,9 @@ from typing import Any
 import psutil
 import pytest
 
+from arena.bots.in_memory import BotOutput, InMemoryTransport
 from arena.bots.manifest import BotManifest, load_manifest
 from arena.bots.process import ProcessTransport, process_factory
-from arena.bots.transport import BotOutput, InMemoryTransport
 from arena.session.faults import FaultKind
 from arena.session.watchdog import BotSession, TimeLimits
 from engine.config import GameConfig

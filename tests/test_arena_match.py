@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from arena.bots.transport import BotOutput, Delayed, FakeClock
+from arena.bots.in_memory import BotOutput, Delayed, FakeClock
 from arena.match.log import GameLog, SeedFormatter, configure_logging, parse_level
 from arena.match.loop import (
     MatchConfig,

@@ -15,17 +15,8 @@ from typing import Any
 
 import pytest
 
-from arena.bots.transport import (
-    BotExit,
-    BotOutput,
-    BotStartError,
-    Delayed,
-    ExitInfo,
-    FakeClock,
-    InMemoryTransport,
-    TransportClosedError,
-    describe_exit,
-)
+from arena.bots.in_memory import BotExit, BotOutput, Delayed, FakeClock, InMemoryTransport
+from arena.bots.transport import BotStartError, ExitInfo, TransportClosedError, describe_exit
 from arena.session.faults import DETAIL_MAX_CHARS, Fault, FaultKind, FaultLedger, percentile
 from arena.session.watchdog import (
     MAX_DRAINED_LINES,

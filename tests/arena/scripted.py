@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.bots.transport import BotExit, BotOutput, Delayed, FakeClock, InMemoryTransport
+from arena.bots.in_memory import BotExit, BotOutput, Delayed, FakeClock, InMemoryTransport
 from arena.match.loop import MatchConfig, run_match
 from arena.match.results import MatchResult
 from arena.session.watchdog import BotSession
