@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,8 +26,9 @@ from protocol.errors import BotReplyError, ErrorCode
 from protocol.messages import act_request, draw_request, error_message, hand_end, hand_start, hello
 from protocol.replies import parse_action, parse_discard, parse_ready
 from protocol.schema import ARENA_TO_BOT, MESSAGE_TYPES, direction_of, find_issue, load_schema
+from tests import REPO_ROOT
 
-DOC = Path(__file__).resolve().parent.parent / "protocol" / "PROTOCOL.md"
+DOC = REPO_ROOT / "protocol" / "PROTOCOL.md"
 TEXT = DOC.read_text(encoding="utf-8")
 FENCE = re.compile(r"^```json(?P<tag>[^\n]*)\n(?P<body>.*?)^```$", re.M | re.S)
 

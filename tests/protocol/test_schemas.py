@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import tomllib
-from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -22,9 +21,9 @@ from protocol.schema import (
     load_schema,
     validator_for,
 )
+from tests import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-SCHEMA_FOLDER = ROOT / "protocol" / "schemas"
+SCHEMA_FOLDER = REPO_ROOT / "protocol" / "schemas"
 
 
 @pytest.mark.parametrize("name", SCHEMA_NAMES)
@@ -43,7 +42,7 @@ def test_the_schema_folder_holds_exactly_one_file_per_message_type_plus_defs() -
 
 
 def test_schemas_are_shipped_as_package_data() -> None:
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert "schemas/*.json" in config["tool"]["setuptools"]["package-data"]["protocol"]
 
 

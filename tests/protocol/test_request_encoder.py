@@ -26,7 +26,7 @@ from protocol.codec import encode, json_text
 from protocol.errors import ArenaBugError
 from protocol.legal import legal_action_names
 from protocol.messages import RequestEncoder, act_request, draw_request, hand_end, hand_start
-from tests.test_protocol_messages import LEGAL, VIEW
+from tests.protocol.test_messages import LEGAL, VIEW
 
 # Player ids a bot may be given: plain, non-ASCII (written as UTF-8, not escaped), and
 # with characters JSON escapes.
