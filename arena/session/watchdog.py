@@ -1,4 +1,5 @@
-"""The watchdog: one bot seen through one :class:`BotSession` (seed 002's fault table).
+"""The watchdog: one bot seen through one :class:`BotSession` (docs/faults.md says the same
+for bot authors).
 
 Theory of operation. A session owns one transport at a time (a process, or a function in
 tests) and every conversation with it. It never raises for a bot's fault; every fault
@@ -48,9 +49,9 @@ and stops when the reply is there. Each step must stay short (a few tens of
 microseconds): the bot's clock is running, and a reply that came in during a step is
 timed when it is read, so a step's length is the most a bot can be measured slower.
 
-Writes: a notification sent with ``hold`` (the match holds ``hand_end`` and the first
-actor's ``hand_start``) waits for the next line to the same bot and goes out with it in
-one write, in the same order, which spares a system call and a wake-up of the bot.
+Writes: a notification sent with ``hold`` waits in the seat's :class:`Channel` for the
+next line to the same bot and goes out with it in one write, in the same order, which
+spares a system call and a wake-up of the bot.
 
 Time: every wait has a deadline on the injected monotonic ``clock``. A decision's deadline
 is ``send time + decision_s + time bank left + grace_s`` (python-chess's "budget plus
@@ -68,61 +69,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.bots.transport import BotStartError, Clock, ExitInfo, Transport, TransportClosedError
+from arena.session.channel import Channel
 from arena.session.faults import Fault, FaultKind, FaultLedger
-from engine.actions import Action, Call, Check, Discard, Fold, LegalActions
+from arena.session.policy import DEFAULT_RESTART_BUDGET, TimeLimits, default_action
+from arena.session.reading import expected_reply_type, parse_decision, read_reply
+from engine.actions import Action, LegalActions
 from engine.config import DrawLimit
 from engine.errors import IllegalActionError
 from engine.events import Event
 from engine.view import SeatView
 from protocol.codec import decode, encode
 from protocol.errors import BotFaultError, BotReplyError, ErrorCode, StaleReplyError
-from protocol.messages import RequestEncoder, error_message
-from protocol.replies import parse_action, parse_discard, parse_ready
+from protocol.messages import error_message
+from protocol.replies import parse_ready
 
-__all__ = [
-    "BotSession",
-    "DecisionOutcome",
-    "ReadyInfo",
-    "TimeLimits",
-    "default_action",
-]
+__all__ = ["BotSession", "DecisionOutcome", "ReadyInfo"]
 
 logger = logging.getLogger("arena.bots")
 
 #: Most stray lines read (and recorded) before one request: a bot that writes without end
 #: must not keep the arena draining forever.
 MAX_DRAINED_LINES = 10_000
-
-DEFAULT_RESTART_BUDGET = 3
-
-
-@dataclass(frozen=True, slots=True)
-class TimeLimits:
-    """How long a bot may take, in seconds.
-
-    >>> TimeLimits(decision_s=0.5).to_wire()
-    {'startup_ms': 10000, 'decision_ms': 500, 'time_bank_ms': 0}
-    """
-
-    decision_s: float = 5.0
-    startup_s: float = 10.0
-    time_bank_s: float = 0.0  # extra time for the whole match, used when a decision runs over
-    match_end_grace_s: float = 2.0  # after match_end, time to exit before being killed
-    grace_s: float = 0.05  # transport slack on every deadline (not told to the bot)
-
-    def __post_init__(self) -> None:
-        for name in ("decision_s", "startup_s", "time_bank_s", "match_end_grace_s", "grace_s"):
-            value = getattr(self, name)
-            if not value >= 0:  # also rejects NaN
-                raise ValueError(f"{name} must be a non-negative number of seconds, got {value!r}")
-
-    def to_wire(self) -> dict[str, int]:
-        """The ``time_limits`` object of ``hello`` (milliseconds)."""
-        return {
-            "startup_ms": round(self.startup_s * 1000),
-            "decision_ms": round(self.decision_s * 1000),
-            "time_bank_ms": round(self.time_bank_s * 1000),
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,27 +125,6 @@ class DecisionOutcome:
     def is_default(self) -> bool:
         """True when the arena chose the action, not the bot."""
         return self.fault is not None
-
-
-def default_action(legal: LegalActions, *, check_when_free: bool = False) -> Action:
-    """The action a seat gets when its bot gives none (seed 002: fold).
-
-    With ``check_when_free`` a free check is taken instead of a fold. In a discard decision
-    the seat stands pat, as it cannot fold there.
-
-    >>> legal = LegalActions(seat_index=0, stack=10, current_bet=2, committed=2,
-    ...     can_fold=True, can_check=True, can_call=False, call_amount=0, can_raise=False,
-    ...     min_raise_to=0, max_raise_to=0)
-    >>> default_action(legal), default_action(legal, check_when_free=True)
-    (Fold(), Check())
-    """
-    if legal.can_draw:
-        return Discard(())
-    if check_when_free and legal.can_check:
-        return Check()
-    if legal.can_fold:
-        return Fold()
-    return Check() if legal.can_check else Call()
 
 
 class BotSession:
@@ -222,11 +168,7 @@ class BotSession:
         self._hello_fields: dict[str, Any] = {}
         self._seq = 0
         self._hand_number: int | None = None
-        self._requests = RequestEncoder()  # act/draw lines, the history encoded once
-        self._held: list[bytes] = []  # notifications to send with the next line
-        # A hand_start encoded ahead (prepare_hand_start): its view and hand id, the
-        # encoder that made it (its caches hold that hand) and the line.
-        self._next_start: tuple[SeatView, str, RequestEncoder, bytes] | None = None
+        self._channel = Channel()  # held lines and the request encoder
 
     # -- state ---------------------------------------------------------------------------
 
@@ -297,7 +239,7 @@ class BotSession:
             self._bury()
             return self.exit_infos[-1]
         data = b"" if standings_message is None else encode(standings_message)
-        if data or self._held:
+        if data or self._channel.has_held_lines:
             with contextlib.suppress(TransportClosedError):  # it is ending anyway
                 self._send(transport, data)
         return self._close(self.limits.match_end_grace_s)
@@ -334,16 +276,9 @@ class BotSession:
         """Send ``hand_start`` for ``view`` (this seat's), as :meth:`notify` would; it is
         encoded by the seat's request encoder, whose text of the seats the requests reuse."""
         self._hand_number = view.hand_number
-        prepared, self._next_start = self._next_start, None
         if self._transport is None:
             return
-        # The line is a function of the view and the hand id: equal ones, equal bytes.
-        if prepared is not None and prepared[1] == hand_id and prepared[0] == view:
-            self._requests = prepared[2]
-            line = prepared[3]
-        else:
-            line = self._requests.hand_start(view, hand_id=hand_id)
-        self._notify_line(line, hold)
+        self._notify_line(self._channel.hand_start(view, hand_id=hand_id), hold)
 
     def prepare_hand_start(self, view: SeatView, *, hand_id: str) -> None:
         """Encode the ``hand_start`` of a hand dealt ahead, and what of ``view`` its first
@@ -352,18 +287,14 @@ class BotSession:
         :meth:`hand_start` sends the line made here if it is asked for the same view and
         hand id, and otherwise encodes one as usual; either way the bytes are the same.
         """
-        if self._transport is None:
-            return
-        encoder = RequestEncoder()
-        line = encoder.hand_start(view, hand_id=hand_id)
-        encoder.prepare(view)
-        self._next_start = (view, hand_id, encoder, line)
+        if self._transport is not None:
+            self._channel.prepare_hand_start(view, hand_id=hand_id)
 
     def _notify_line(self, line: bytes, hold: bool) -> None:
         transport = self._transport
         assert transport is not None
         if hold:
-            self._held.append(line)
+            self._channel.hold(line)
             return
         try:
             self._send(transport, line)
@@ -373,7 +304,7 @@ class BotSession:
     def flush(self) -> None:
         """Send the notifications held by :meth:`notify` now (a crash is recorded)."""
         transport = self._transport
-        if transport is None or not self._held:
+        if transport is None or not self._channel.has_held_lines:
             return
         try:
             self._send(transport, b"")
@@ -384,7 +315,7 @@ class BotSession:
         """Encode ahead of time what of ``view`` this seat's next request will reuse (see
         :meth:`protocol.messages.RequestEncoder.prepare`); for ``while_waiting``."""
         if self._transport is not None:
-            self._requests.prepare(view)
+            self._channel.prepare(view)
 
     def decide(
         self,
@@ -418,7 +349,7 @@ class BotSession:
         replies: list[dict[str, Any]] = []
         for attempt in range(1, self.max_invalid_attempts + 1):
             seq = self._next_seq()
-            data = self._requests.request(
+            data = self._channel.request(
                 view,
                 seq=seq,
                 hand_id=hand_id,
@@ -461,37 +392,30 @@ class BotSession:
         if while_waiting is not None:
             while not transport.has_output() and while_waiting():
                 pass  # one step of the caller's work per round, until the reply is there
-        expected_type = "discard" if legal.can_draw else "action"
+        expected_type = expected_reply_type(legal)
+
+        def stray(line: bytes) -> None:
+            # Not a reply at all (see arena.session.reading): dropped, no attempt lost.
+            self._dropped(
+                FaultKind.UNSOLICITED_LINE,
+                "unsolicited",
+                f"not a reply to request {seq}: {line[:200]!r}",
+            )
+
         while True:
             try:
-                line = transport.read_line(deadline)
+                obj = read_reply(transport, deadline, expected_type, stray)
             except TransportClosedError as exc:
                 self._crashed(exc)
                 return DecisionOutcome(default_action(legal), replies, "crash", None, attempt)
-            except BotFaultError as exc:  # a line too long
+            except BotFaultError as exc:  # a line too long, or not a JSON object
                 fault: BotFaultError = exc
-                obj: dict[str, Any] | None = None
-            else:
-                if line is None:
-                    return self._timed_out(seq, sent_at, legal, replies, attempt)
                 obj = None
+            else:
+                if obj is None:
+                    return self._timed_out(seq, sent_at, legal, replies, attempt)
                 try:
-                    obj = decode(line)
-                    if "seq" not in obj and obj.get("type") != expected_type:
-                        # Not a reply at all (a chat or log line, often written for an
-                        # earlier notification and read only now): dropped, no attempt lost.
-                        self._dropped(
-                            FaultKind.UNSOLICITED_LINE,
-                            "unsolicited",
-                            f"not a reply to request {seq}: {line[:200]!r}",
-                        )
-                        continue
-                    if legal.can_draw:
-                        action: Action = parse_discard(
-                            obj, seq, legal, view.hole_cards, draw_limit=draw_limit
-                        )
-                    else:
-                        action = parse_action(obj, seq, legal)
+                    action = parse_decision(obj, seq, legal, view.hole_cards, draw_limit=draw_limit)
                     # The bot's time ends with its reply parsed, before the engine runs.
                     latency_ms = self._latency_ms(sent_at)
                     events = None
@@ -731,18 +655,14 @@ class BotSession:
 
     def _send(self, transport: Transport, data: bytes) -> None:
         """Send ``data`` after the held notifications, in one write."""
-        if self._held:
-            self._held.append(data)
-            data = b"".join(self._held)
-            self._held.clear()
-        transport.send(data)
+        transport.send(self._channel.take(data))
 
     def _close(self, grace_s: float) -> ExitInfo | None:
         transport = self._transport
         if transport is None:
             return None
         self._transport = None
-        self._held.clear()  # for a bot that is gone
+        self._channel.clear()  # for a bot that is gone
         info = transport.close(grace_s)
         self.exit_infos.append(info)
         if info.dropped_bytes:

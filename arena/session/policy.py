@@ -1,0 +1,64 @@
+"""The watchdog's policy values: how long a bot may take and what a seat does when its
+bot gives no action (fold, or check when it is free and the match says so; stand pat in a
+draw, where folding is not possible)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.actions import Action, Call, Check, Discard, Fold, LegalActions
+
+__all__ = ["DEFAULT_RESTART_BUDGET", "TimeLimits", "default_action"]
+
+#: Restarts of a crashed bot allowed per match before its seat sits out.
+DEFAULT_RESTART_BUDGET = 3
+
+
+@dataclass(frozen=True, slots=True)
+class TimeLimits:
+    """How long a bot may take, in seconds.
+
+    >>> TimeLimits(decision_s=0.5).to_wire()
+    {'startup_ms': 10000, 'decision_ms': 500, 'time_bank_ms': 0}
+    """
+
+    decision_s: float = 5.0
+    startup_s: float = 10.0
+    time_bank_s: float = 0.0  # extra time for the whole match, used when a decision runs over
+    match_end_grace_s: float = 2.0  # after match_end, time to exit before being killed
+    grace_s: float = 0.05  # transport slack on every deadline (not told to the bot)
+
+    def __post_init__(self) -> None:
+        for name in ("decision_s", "startup_s", "time_bank_s", "match_end_grace_s", "grace_s"):
+            value = getattr(self, name)
+            if not value >= 0:  # also rejects NaN
+                raise ValueError(f"{name} must be a non-negative number of seconds, got {value!r}")
+
+    def to_wire(self) -> dict[str, int]:
+        """The ``time_limits`` object of ``hello`` (milliseconds)."""
+        return {
+            "startup_ms": round(self.startup_s * 1000),
+            "decision_ms": round(self.decision_s * 1000),
+            "time_bank_ms": round(self.time_bank_s * 1000),
+        }
+
+
+def default_action(legal: LegalActions, *, check_when_free: bool = False) -> Action:
+    """The action a seat gets when its bot gives none .
+
+    With ``check_when_free`` a free check is taken instead of a fold. In a discard decision
+    the seat stands pat, as it cannot fold there.
+
+    >>> legal = LegalActions(seat_index=0, stack=10, current_bet=2, committed=2,
+    ...     can_fold=True, can_check=True, can_call=False, call_amount=0, can_raise=False,
+    ...     min_raise_to=0, max_raise_to=0)
+    >>> default_action(legal), default_action(legal, check_when_free=True)
+    (Fold(), Check())
+    """
+    if legal.can_draw:
+        return Discard(())
+    if check_when_free and legal.can_check:
+        return Check()
+    if legal.can_fold:
+        return Fold()
+    return Check() if legal.can_check else Call()
