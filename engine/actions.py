@@ -20,7 +20,7 @@ from enum import StrEnum
 from typing import ClassVar
 
 from engine.cards import Card
-from engine.fastinit import fast_init
+from engine.speed.dataclass_init import fast_init
 
 __all__ = [
     "Action",

@@ -1,12 +1,13 @@
-"""Events: past-tense facts that every change of a hand returns and keeps (seed 001).
+"""Events: past-tense facts that every change of a hand returns and keeps.
 
 Each event is a frozen, slotted dataclass with ``to_dict()`` giving plain JSON
 (``{"type": "blind_posted", ...}``; cards as text such as ``"As"``). Private events
 (``HoleCardsDealt``, ``CardsDrawn``) carry their owner in ``seat_index`` and name their
 secret fields in ``private_fields``; :func:`public_dict` (from ``engine.redaction``, the
 one place where redaction happens) blanks them for everyone else. Each class's
-``to_dict`` is generated once from its fields (:func:`compile_to_dict`), since every event
-of every hand is turned into a dict.
+``to_dict`` is generated once from its fields (``compile_to_dict``, a speed helper of
+``engine.speed``), since every event of every hand is turned into a dict;
+:func:`plain_to_dict` is the generic conversion it must agree with.
 
 >>> BlindPosted(seat_index=2, blind="big_blind", amount=10, is_all_in=False).to_dict()
 {'type': 'blind_posted', 'seat_index': 2, 'blind': 'big_blind', 'amount': 10, 'is_all_in': False}
@@ -14,16 +15,15 @@ of every hand is turned into a dict.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, fields
-from enum import Enum
 from typing import Any, ClassVar
 
 from engine.actions import ActionKind
-from engine.cards import FULL_DECK, Card
-from engine.fastinit import fast_init
+from engine.cards import Card
 from engine.phases import Phase
 from engine.redaction import public_dict
+from engine.speed.dataclass_init import fast_init
+from engine.speed.event_dicts import compile_to_dict, plain_value
 
 __all__ = [
     "ActionTaken",
@@ -44,25 +44,9 @@ __all__ = [
     "StubReshuffled",
     "UncalledBetReturned",
     "compile_to_dict",
+    "plain_to_dict",
     "public_dict",
 ]
-
-
-# Values that are JSON-ready as they are (``type()`` is exact: a Card is an int subclass).
-_AS_IS = frozenset({int, str, bool, type(None)})
-# Each card's text, looked up instead of calling ``Card.__str__``.
-_CARD_TEXT: dict[Card, str] = {card: str(card) for card in FULL_DECK}
-
-
-def _plain(value: Any) -> Any:
-    """Convert cards, enums and tuples to JSON-ready values."""
-    if isinstance(value, Card):
-        return str(value)
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, tuple | list):
-        return [_plain(item) for item in value]
-    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,58 +77,22 @@ class Event:
 _COMPILING_TO_DICT = Event.to_dict
 
 
-# How a field becomes JSON, by its annotation (the module uses postponed annotations, so
-# these are the annotations' text); any other annotation goes through _plain at run time.
-_AS_IS_TYPES = frozenset({"int", "str", "bool", "int | None", "str | None"})
-_CONVERSIONS = {
-    "tuple[Card, ...]": "[_card_text[card] for card in {}]",
-    "tuple[int, ...]": "list({})",
-}
+def plain_to_dict(event: Event) -> dict[str, Any]:
+    """The generic ``to_dict`` (the plain counterpart of :func:`compile_to_dict`): every
+    field through :func:`~engine.speed.event_dicts.plain_value`, records as objects.
 
-
-def compile_to_dict(cls: type[Event]) -> Callable[[Event], dict[str, Any]]:
-    """Give the event class ``cls`` a ``to_dict`` made for its fields; return it.
-
-    Like the ``__init__`` that dataclasses generate, it is built once from the fields: a
-    flat event becomes one dict literal (``{"type": ..., "seat_index": self.seat_index,
-    ...}``), with the same keys in the same order and the same values as the generic
-    conversion (:func:`_plain` of each field): cards as text, tuples as lists, enums as
-    their values, records as objects.
+    >>> plain_to_dict(StubReshuffled(card_count=7))
+    {'type': 'stub_reshuffled', 'card_count': 7}
     """
-    namespace: dict[str, Any] = {"_card_text": _CARD_TEXT, "_convert": _convert}
-    entries = [f"{'type'!r}: {cls.type!r}"]
-    for item in fields(cls):
-        name = item.name
-        annotation = str(item.type)
-        value = f"self.{name}"
-        keys = cls.record_fields.get(name)
-        if keys is not None:
-            names = [f"_{number}" for number in range(len(keys))]
-            record = ", ".join(f"{key!r}: {part}" for key, part in zip(keys, names, strict=True))
-            value = f"[{{{record}}} for {', '.join(names)} in {value}]"
-        elif _is_enum(annotation):
-            value += "._value_"  # what Enum.value returns, without the descriptor's call
-        elif annotation in _CONVERSIONS:
-            value = _CONVERSIONS[annotation].format(value)
-        elif annotation not in _AS_IS_TYPES:
-            value = f"_convert({value})"
-        entries.append(f"{name!r}: {value}")
-    source = "def to_dict(self):\n    return {" + ", ".join(entries) + "}"
-    exec(source, namespace)  # built from the dataclass's own field names and annotations
-    function: Callable[[Event], dict[str, Any]] = namespace["to_dict"]
-    function.__qualname__ = f"{cls.__qualname__}.to_dict"
-    function.__doc__ = Event.to_dict.__doc__
-    cls.to_dict = function  # type: ignore[assignment,method-assign]
-    return function
-
-
-def _convert(value: Any) -> Any:
-    return value if type(value) in _AS_IS else _plain(value)
-
-
-def _is_enum(annotation: str) -> bool:
-    named = globals().get(annotation)
-    return isinstance(named, type) and issubclass(named, Enum)
+    data: dict[str, Any] = {"type": event.type}
+    for item in fields(event):
+        value = getattr(event, item.name)
+        keys = event.record_fields.get(item.name)
+        if keys is None:
+            data[item.name] = plain_value(value)
+        else:
+            data[item.name] = [dict(zip(keys, record, strict=True)) for record in value]
+    return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,7 +262,7 @@ class ShowdownResolved(Event):
 
 @dataclass(frozen=True, slots=True)
 class HandVoided(Event):
-    """The hand was aborted (seed 002: "hand void, pots returned"); refunds per seat."""
+    """The hand was aborted (an invariant failed) and every contribution refunded, per seat."""
 
     type: ClassVar[str] = "hand_voided"
     record_fields: ClassVar[dict[str, tuple[str, ...]]] = {"refunds": ("seat_index", "amount")}
@@ -333,7 +281,7 @@ class HandEnded(Event):
 
 
 # Events are built on every change of a hand and each is turned into a dict once: the
-# faster constructor (engine.fastinit) and a to_dict compiled for each class.
+# faster constructor and a to_dict compiled for each class (engine.speed).
 for _event_class in (
     HandStarted,
     AntePosted,

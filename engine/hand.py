@@ -19,35 +19,22 @@ plan on. Every change appends events (``engine.events``) and is followed by the 
 checks of ``engine.invariants``; if one fails the hand is voided and everyone gets back what
 they put in. The phase table and the theory of operation are in ``engine.transitions``.
 
-Modules: ``engine.seating`` (seat setups, where the blinds go), ``engine.betting`` (one
-betting round's rules and structures), ``engine.settlement`` (folds, showdown, payouts,
-voiding), ``engine.showdown`` and ``engine.pots`` (who wins what), ``engine.draw`` (five-card
-draw's draw round), ``engine.redaction`` (views), ``engine.transitions`` (the phase table).
-
-Choices (documented for the issue notes; see also ``engine.seating`` and
-``engine.showdown``):
-
-* Antes are posted before the blinds (each player's ante, or in ``big_blind`` mode one
-  ante of ``config.ante`` by the big blind, TDA's big blind ante). A stack shorter than a
-  blind or ante posts all-in for less; a big blind who cannot cover both posts the ante
-  first (TDA 2019 on, and pokerkit). The big blind ante is dead money in the main pot: it
-  makes no side pot (``engine.pots``).
-* The bet to call pre-flop is the largest blind actually posted; a raise must still be at
-  least a big blind more.
-* A player may fold even when they could check (the fold is binding).
-* When at most one player can still bet, no one is asked to act: a player whose every
-  opponent is all-in and who has matched the bet is not asked to check.
-* A game with antes only (no blinds) has no blind seats (``small_blind_index`` and
-  ``big_blind_index`` are None) and its first betting round starts left of the button.
+Modules: ``engine.hand_state`` (the state a hand keeps and every read-only query of it,
+the rules chosen for setting a hand up), ``engine.seating`` (seat setups, where the
+blinds go), ``engine.betting`` (one betting round's rules and structures),
+``engine.settlement`` (paying the pots, closing and voiding a hand, as functions),
+``engine.showdown`` and ``engine.pots`` (who wins what), ``engine.draw`` (five-card draw's
+draw round), ``engine.redaction`` (views), ``engine.transitions`` (the phase table),
+``engine.speed`` (the hot-path helpers).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
 
-from engine.actions import Action, ActionKind, LegalActions
+from engine import invariants, settlement
+from engine.actions import Action, ActionKind
 from engine.betting import Move, RoundState
 from engine.cards import Card
 from engine.config import AnteMode, BettingStructure, GameConfig
@@ -67,14 +54,12 @@ from engine.events import (
     StubReshuffled,
     UncalledBetReturned,
 )
+from engine.hand_state import HandState
 from engine.phases import Phase, PlayerStatus
-from engine.pots import Pot, build_pots
-from engine.redaction import ViewCache
-from engine.result import HandResult
-from engine.seating import SeatSetup, SeatState, SetupError, blind_positions, validate_seats
-from engine.settlement import Settlement
-from engine.variants import PLANS, BettingRound, DealBoard, DealHoleCards, DrawRound, Step
-from engine.view import SeatView
+from engine.result import PotAward
+from engine.seating import SeatSetup, SeatState, SetupError
+from engine.transitions import check_transition
+from engine.variants import BettingRound, DealBoard, DealHoleCards, DrawRound
 
 __all__ = ["Hand", "SeatSetup", "SeatState", "SetupError"]
 
@@ -86,84 +71,10 @@ _RAISE = ActionKind.RAISE
 _FOLD = ActionKind.FOLD
 
 
-class Hand(Settlement):
+class Hand(HandState):
     """One deal, from the blinds to the pot distribution. Create it with :meth:`start`."""
 
-    __slots__ = (
-        "_bb_pos",
-        "_board",
-        "_button_pos",
-        "_committed",
-        "_deck",
-        "_deck_order",
-        "_draw",
-        "_events",
-        "_final_aggressor",
-        "_holes",
-        "_plan",
-        "_pos_of",
-        "_sb_pos",
-        "_seat_indexes",
-        "_setups",
-        "_shown",
-        "_stacks",
-        "_starting",
-        "_statuses",
-        "_step",
-        "_street",
-        "_total_chips",
-        "_view_cache",
-        "button_index",
-        "config",
-        "hand_number",
-    )
-
-    def __init__(
-        self,
-        config: GameConfig,
-        seats: Sequence[SeatSetup],
-        *,
-        button_index: int,
-        deck: Deck,
-        hand_number: int,
-    ) -> None:
-        """Set up the state; use :meth:`start`, which also posts and deals."""
-        self.config = config
-        self.hand_number = hand_number
-        self.button_index = button_index
-        self._setups = tuple(seats)
-        self._seat_indexes = [s.seat_index for s in seats]
-        self._pos_of = {s: p for p, s in enumerate(self._seat_indexes)}
-        validate_seats(seats, button_index)
-        self._plan: tuple[Step, ...] = PLANS[config.variant]
-        self._deck = deck
-        # The original order: a five-card-draw reshuffle replaces the stub in the deck.
-        self._deck_order = deck.order
-        self._draw: DrawRoundState | None = None
-        count = len(seats)
-        self._stacks = [s.stack for s in seats]
-        self._starting = list(self._stacks)
-        self._total_chips = sum(self._stacks)
-        self._street = [0] * count
-        self._committed = [0] * count
-        self._statuses = [_ACTIVE if s.stack > 0 else _OUT for s in seats]
-        self._holes: list[list[Card]] = [[] for _ in seats]
-        self._board: list[Card] = []
-        self._phase = Phase.WAITING_FOR_PLAYERS
-        self._events: list[Event] = []
-        self._step = -1
-        self._round: RoundState | None = None
-        self._actor: int | None = None
-        self._legal: LegalActions | None = None
-        self._pot_total = 0
-        self._final_aggressor: int | None = None
-        self._result: HandResult | None = None
-        self._shown: dict[int, tuple[Card, ...]] = {}
-        self._view_cache = ViewCache()  # event dicts and shared view parts (redaction)
-        self._sb_pos, self._bb_pos, self._button_pos = blind_positions(
-            [status is not _OUT for status in self._statuses],
-            self._pos_of[button_index],
-        )
+    __slots__ = ()
 
     @classmethod
     def start(
@@ -191,188 +102,6 @@ class Hand(Settlement):
         hand = cls(config, seats, button_index=button_index, deck=deck, hand_number=hand_number)
         hand._begin()
         return hand
-
-    # -- public queries -------------------------------------------------------------------
-
-    @property
-    def phase(self) -> Phase:
-        """Where the hand is now."""
-        return self._phase
-
-    @property
-    def is_over(self) -> bool:
-        """True once the hand is complete (its ``result`` is set)."""
-        return self._result is not None
-
-    @property
-    def actor_index(self) -> int | None:
-        """The seat index of the player who must act now, if any."""
-        actor = self._actor
-        return None if actor is None else self._seat_indexes[actor]
-
-    @property
-    def events(self) -> tuple[Event, ...]:
-        """Every event of the hand so far, in order."""
-        return tuple(self._events)
-
-    @property
-    def result(self) -> HandResult | None:
-        """How the hand ended, once it is over."""
-        return self._result
-
-    @property
-    def stacks(self) -> dict[int, int]:
-        """Current stacks (chips not committed) by seat index."""
-        return dict(zip(self._seat_indexes, self._stacks, strict=True))
-
-    @property
-    def starting_stacks(self) -> dict[int, int]:
-        """Stacks at the start of the hand by seat index."""
-        return dict(zip(self._seat_indexes, self._starting, strict=True))
-
-    @property
-    def deck_order(self) -> tuple[Card, ...]:
-        """The deck's whole original order (for hand histories and replays)."""
-        return self._deck_order
-
-    @property
-    def board(self) -> tuple[Card, ...]:
-        """The community cards dealt so far."""
-        return tuple(self._board)
-
-    @property
-    def seats(self) -> tuple[SeatSetup, ...]:
-        """The seats as they were set up."""
-        return self._setups
-
-    @property
-    def small_blind_index(self) -> int | None:
-        """The seat that posted (or was due to post) the small blind; None in a game
-        without one (antes only)."""
-        return self._seat_indexes[self._sb_pos] if self.config.small_blind else None
-
-    @property
-    def big_blind_index(self) -> int | None:
-        """The seat that posted (or was due to post) the big blind; None in a game without
-        blinds (antes only)."""
-        return self._seat_indexes[self._bb_pos] if self.config.big_blind else None
-
-    @property
-    def positions(self) -> dict[int, str]:
-        """Seed 000's position names: ``button``, ``small_blind``, ``big_blind``."""
-        names: dict[int, str] = {}
-        for seat_index, name in (
-            (self.big_blind_index, "big_blind"),
-            (self.small_blind_index, "small_blind"),
-            (self.button_index, "button"),
-        ):
-            if seat_index is not None:
-                names[seat_index] = name
-        return names
-
-    @property
-    def pot_total(self) -> int:
-        """Every chip committed in the hand (until the pots are paid out)."""
-        return self._pot_total
-
-    @property
-    def current_bet(self) -> int:
-        """The highest commitment on the current betting round (0 between rounds)."""
-        return 0 if self._round is None else self._round.current_bet
-
-    @property
-    def shown_cards(self) -> dict[int, tuple[Card, ...]]:
-        """Hole cards shown at showdown, by seat index."""
-        return dict(self._shown)
-
-    def hole_cards(self, seat_index: int) -> tuple[Card, ...]:
-        """The hole cards of one seat (server side: not redacted; views use this per seat)."""
-        return tuple(self._holes[self._position(seat_index)])
-
-    def seat_states(self) -> tuple[SeatState, ...]:
-        """A snapshot of every seat."""
-        return tuple(
-            SeatState(
-                seat_index=setup.seat_index,
-                player_id=setup.player_id,
-                stack=self._stacks[p],
-                status=self._statuses[p],
-                street_committed=self._street[p],
-                hand_committed=self._committed[p],
-                is_sitting_out=setup.is_sitting_out,
-                discard_count=None if self._draw is None else self._draw.discard_counts.get(p),
-            )
-            for p, setup in enumerate(self._setups)
-        )
-
-    def seat_rows(self) -> list[tuple[int, PlayerStatus, int, int, int | None]]:
-        """What changes of each seat, in seat order, as plain tuples: ``(stack, status,
-        street_committed, hand_committed, discard_count)`` (the cheap form of
-        :meth:`seat_states` that views compare)."""
-        stacks = self._stacks
-        draw = self._draw
-        # Built by zip in C: a view is built after every change.
-        if draw is None:
-            discard_counts: list[int | None] = [None] * len(stacks)
-        else:
-            discard_counts = [draw.discard_counts.get(p) for p in range(len(stacks))]
-        return list(
-            zip(stacks, self._statuses, self._street, self._committed, discard_counts, strict=True)
-        )
-
-    def gathered_pots(self) -> list[Pot]:
-        """Pots from the betting rounds already finished (eligible as seat indexes)."""
-        gathered = [c - s for c, s in zip(self._committed, self._street, strict=True)]
-        statuses = self._statuses
-        live = [s is _ACTIVE or s is _ALL_IN for s in statuses]
-        all_in = [s is _ALL_IN for s in statuses]
-        seat_of = self._seat_indexes
-        return [
-            Pot(pot.amount, tuple(seat_of[p] for p in pot.eligible))
-            for pot in build_pots(gathered, live, all_in, dead_money=self._dead_money())
-        ]
-
-    def pots(self) -> list[Pot]:
-        """Every chip committed so far as main pot and side pots (eligible seat indexes).
-
-        Before the pots are paid out this includes the current round's bets, so the top
-        layer may still hold a bet nobody has called yet.
-        """
-        if self._result is not None:
-            return []
-        statuses = self._statuses
-        live = [s is _ACTIVE or s is _ALL_IN for s in statuses]
-        all_in = [s is _ALL_IN for s in statuses]
-        seat_of = self._seat_indexes
-        return [
-            Pot(pot.amount, tuple(seat_of[p] for p in pot.eligible))
-            for pot in build_pots(self._committed, live, all_in, dead_money=self._dead_money())
-        ]
-
-    def legal_actions(self) -> LegalActions | None:
-        """What the player to act may do now (None when nobody is to act)."""
-        legal = self._legal
-        actor = self._actor
-        if legal is None and actor is not None:
-            seat_index = self._seat_indexes[actor]
-            if self._round is not None:
-                legal = self._round.legal(actor, seat_index, self._pot_total)
-            else:
-                assert self._draw is not None  # outside a betting round a player draws
-                legal = self._draw.legal(actor, seat_index, self._stacks[actor])
-            self._legal = legal
-        return legal
-
-    def view(self, seat_index: int | None) -> SeatView:
-        """The hand as ``seat_index`` may see it (``None``: a spectator)."""
-        # build_view(self, seat_index, cache) without copying the events; an unknown seat
-        # raises SetupError (from hole_cards) before anything is built.
-        return self._view_cache.view(self, seat_index, self._events)
-
-    def event_dicts(self) -> list[dict[str, Any]]:
-        """``[event.to_dict() for event in hand.events]``, each dict made once per event
-        (shared with views and histories: do not mutate)."""
-        return self._view_cache.event_dicts(self._events)
 
     # -- acting ---------------------------------------------------------------------------
 
@@ -490,12 +219,6 @@ class Hand(Settlement):
             return self._draw.resolve(actor, action, legal, self._phase)
         return self._round.resolve(actor, action, legal, self._phase)
 
-    def _position(self, seat_index: int) -> int:
-        try:
-            return self._pos_of[seat_index]
-        except KeyError:
-            raise SetupError("unknown_seat", f"no seat {seat_index} in this hand") from None
-
     def _begin(self) -> None:
         try:
             self._set_phase(Phase.GAME_STARTED)
@@ -521,9 +244,9 @@ class Hand(Settlement):
                     self._post(position, config.ante, None)
             if config.ante and config.ante_mode is AnteMode.BIG_BLIND:
                 # TDA big blind ante: the ante is posted first when the stack is short.
-                self._post(self._bb_pos, config.ante, None)
-            self._post(self._sb_pos, config.small_blind, "small_blind")
-            self._post(self._bb_pos, config.big_blind, "big_blind")
+                self._post(self._big_blind_position, config.ante, None)
+            self._post(self._small_blind_position, config.small_blind, "small_blind")
+            self._post(self._big_blind_position, config.big_blind, "big_blind")
             self._set_phase(Phase.BLINDS_POSTED)
             self._run()
             self._verify()
@@ -532,7 +255,7 @@ class Hand(Settlement):
 
     def _dealing_order(self) -> list[int]:
         count = len(self._statuses)
-        button = self._button_pos
+        button = self._button_position
         return [
             (button + step) % count
             for step in range(1, count + 1)
@@ -614,7 +337,7 @@ class Hand(Settlement):
             deck_order=self._deck_order,
             holes=self._holes,
             statuses=self._statuses,
-            button=self._button_pos,
+            button=self._button_position,
         )
         self._draw = draw
         self._actor = draw.actor
@@ -641,7 +364,9 @@ class Hand(Settlement):
         # left of the button (heads-up: the big blind, since the button is the small blind).
         # With antes only (no blinds) the first round also starts left of the button.
         has_blinds = config.big_blind > 0
-        first = (self._bb_pos if step.is_first and has_blinds else self._button_pos) + 1
+        first = (
+            self._big_blind_position if step.is_first and has_blinds else self._button_position
+        ) + 1
         self._actor = round_state.next_actor(first % len(self._statuses))
         if self._actor is None:
             # No betting is possible (at most one player has chips): the street passes
@@ -678,3 +403,96 @@ class Hand(Settlement):
         self._round = None
         self._actor = None
         self._legal = None
+
+    # -- the end of the hand (the rules are in engine.settlement) ------------------------
+
+    def _set_phase(self, phase: Phase) -> None:
+        if phase is not self._phase:
+            check_transition(self._phase, phase)
+            self._phase = phase
+
+    def _finish_uncontested(self) -> None:
+        """Everyone else folded: the last player wins every pot and shows nothing."""
+        self._end_round(played=False)  # a fold ends the hand during a betting round
+        self._set_phase(Phase.POT_DISTRIBUTION)
+        payout = settlement.pay_uncontested(self._statuses, self._seat_indexes, self._pot_total)
+        self._pay(payout, "FOLD")
+
+    def _finish_showdown(self) -> None:
+        self._set_phase(Phase.SHOWDOWN)
+        payout = settlement.pay_showdown(
+            holes=self._holes,
+            board=self._board,
+            committed=self._committed,
+            statuses=self._statuses,
+            seat_indexes=self._seat_indexes,
+            button_position=self._button_position,
+            first_to_show=self._final_aggressor,
+            dead=self._dead_money(),
+        )
+        self._set_phase(Phase.POT_DISTRIBUTION)
+        self._pay(payout, "SHOWDOWN")
+
+    def _pay(self, payout: settlement.Payout, reason: str) -> None:
+        """Apply ``payout``, check the end-of-hand invariants, then end the hand."""
+        stacks = self._stacks
+        for position, chips in payout.winnings:
+            stacks[position] += chips
+        self._shown.update(payout.shown)
+        self._events.extend(payout.events)
+        invariants.check_payout(payout.pot_amounts, self._committed, stacks, self._total_chips)
+        self._pot_total = 0
+        self._end(reason, payout.awards)
+
+    def _end(self, reason: str, awards: tuple[PotAward, ...]) -> None:
+        ended, result = settlement.closing(
+            reason=reason,
+            awards=awards,
+            hand_number=self.hand_number,
+            seat_indexes=self._seat_indexes,
+            stacks=self._stacks,
+            starting_stacks=self._starting,
+            board=self._board,
+            shown=self._shown,
+        )
+        self._events.append(ended)
+        self._phase = Phase.HAND_COMPLETE
+        self._actor = None
+        self._round = None
+        self._legal = None
+        self._result = result
+
+    def _verify(self) -> None:
+        """Check the invariants after a transition (``engine.invariants``)."""
+        if self._result is not None:
+            return  # checked by _pay before the hand ended
+        stacks = self._stacks
+        committed = self._committed
+        if (
+            sum(stacks) + sum(committed) == self._total_chips
+            and min(stacks) >= 0
+            and min(committed) >= 0
+            and (0 not in stacks or self._no_idle_zero_stack())
+        ):
+            return  # the common case, checked with fast built-ins
+        invariants.check_chips(
+            stacks=stacks,
+            committed=committed,
+            statuses=self._statuses,
+            total_chips=self._total_chips,
+        )
+
+    def _no_idle_zero_stack(self) -> bool:
+        statuses = self._statuses
+        return all(statuses[p] is not _ACTIVE for p, s in enumerate(self._stacks) if s == 0)
+
+    def _void(self, reason: str) -> None:
+        """Abort the hand and give everyone back what they put in."""
+        voided = settlement.void_event(reason, self._committed, self._seat_indexes)
+        self._stacks[:] = self._starting
+        self._committed[:] = [0] * len(self._committed)
+        self._street[:] = [0] * len(self._street)
+        self._pot_total = 0
+        self._shown.clear()
+        self._events.append(voided)
+        self._end("VOID", ())

@@ -1,21 +1,23 @@
-"""State invariants checked after every transition (seed 001).
+"""State invariants checked after every transition of a hand.
 
 * No negative stack, no negative commitment.
 * Chips are conserved: stacks plus chips committed equal what the players brought.
 * A player still in the hand with an empty stack is ALL_IN (an ACTIVE player has chips).
 * At the end, the pots hold exactly what was committed and every chip was paid out.
 
-``violations`` returns readable messages (empty when all is well); the hand voids itself
-when there is any (seed 002: "hand void, pots returned").
+``violations`` returns readable messages (empty when all is well); ``check_chips`` and
+``check_payout`` raise ``InvariantError`` with them. The hand voids itself when any
+invariant fails: the hand is called off and every player gets back what they put in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engine.errors import InvariantError
 from engine.phases import PlayerStatus
 
-__all__ = ["pot_violations", "violations"]
+__all__ = ["check_chips", "check_payout", "pot_violations", "violations"]
 
 _ACTIVE = PlayerStatus.ACTIVE
 
@@ -53,7 +55,7 @@ def violations(
 
 
 def pot_violations(pot_amounts: Sequence[int], committed: Sequence[int]) -> list[str]:
-    """At the end of a hand the pots must hold exactly what was committed (seed 001).
+    """At the end of a hand the pots must hold exactly what was committed.
 
     >>> pot_violations([30, 10], [20, 20])
     []
@@ -61,3 +63,41 @@ def pot_violations(pot_amounts: Sequence[int], committed: Sequence[int]) -> list
     if sum(pot_amounts) != sum(committed):
         return [f"pots hold {sum(pot_amounts)} but {sum(committed)} chips were committed"]
     return []
+
+
+def check_chips(
+    *,
+    stacks: Sequence[int],
+    committed: Sequence[int],
+    statuses: Sequence[PlayerStatus],
+    total_chips: int,
+) -> None:
+    """Raise ``InvariantError`` naming every invariant that fails (the hand's fast check
+    failed, so the full one says what is wrong)."""
+    problems = violations(
+        stacks=stacks, committed=committed, statuses=statuses, total_chips=total_chips
+    )
+    raise InvariantError("invariant_failed", "; ".join(problems) or "invariants failed")
+
+
+def check_payout(
+    pot_amounts: Sequence[int],
+    committed: Sequence[int],
+    stacks: Sequence[int],
+    total_chips: int,
+) -> None:
+    """After the pots are paid: they held exactly what was committed, and every chip is
+    in a stack again. Raises ``InvariantError`` otherwise.
+
+    >>> check_payout([30], [20, 10], [45, 5], 50)
+    """
+    problems = pot_violations(pot_amounts, committed)
+    # The common case is checked with fast built-ins; the full check names the problem.
+    if problems or sum(stacks) != total_chips or min(stacks) < 0:
+        problems += violations(
+            stacks=stacks,
+            committed=[0] * len(stacks),
+            statuses=[PlayerStatus.ALL_IN] * len(stacks),
+            total_chips=total_chips,
+        )
+        raise InvariantError("invariant_failed", "; ".join(problems))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.fastinit import fast_init
+from engine.speed.dataclass_init import fast_init
 
 __all__ = ["Pot", "build_pots", "split_pot"]
 

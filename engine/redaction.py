@@ -7,35 +7,140 @@ number of cards stays visible, as it is at a real table). Other seats' hole card
 in a view only once they were shown at showdown; the deck, the burn cards and mucked
 hands never appear.
 
-Speed: the arena asks for a view before every decision, so each hand keeps a
-:class:`ViewCache`. Events are frozen and only ever appended, so each event is turned into
-its dict once (``to_dict()``, and once more redacted if it is private); a viewer's history
-is the public dicts with that viewer's own private events in full. The parts every viewer
-shares (phase, board, seats, pots, bets, the actor) are read again only when the hand
-changed, which it does only in ``Hand.start`` and ``Hand.act``, each of which appends
-events: the event count is the key; the seats and pots are rebuilt only when the seats'
-chips or statuses changed. What no action changes (variant, structure, blinds, button) is
-read once per hand. The cached dicts are shared between views and histories and must not
-be mutated.
+Redaction reads a hand only through :class:`HandReader`, a read-only protocol with just
+what a view shows, and an event only through :class:`RedactableEvent`; it imports neither
+``engine.hand`` nor ``engine.events``. :func:`build_view` builds a view from scratch; a
+hand's own ``Hand.view`` gives the same view from its cache
+(:class:`engine.speed.view_cache.ViewCache`), which the tests compare.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from engine.view import PotView, SeatPublicView, SeatView
 
 if TYPE_CHECKING:
+    from engine.actions import LegalActions
     from engine.cards import Card
-    from engine.events import Event
-    from engine.hand import Hand
-    from engine.phases import PlayerStatus
+    from engine.config import GameConfig
+    from engine.phases import Phase, PlayerStatus
+    from engine.pots import Pot
+    from engine.seating import SeatSetup
 
-__all__ = ["ViewCache", "build_view", "public_dict"]
+__all__ = ["HandReader", "RedactableEvent", "blank_private", "build_view", "public_dict"]
 
 
-def public_dict(event: Event, viewer: int | None) -> dict[str, Any]:
+class RedactableEvent(Protocol):
+    """What redaction reads of an event (``engine.events.Event`` is one).
+
+    A private event also has a ``seat_index``: its owner, who sees it in full.
+    """
+
+    private_fields: ClassVar[tuple[str, ...]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form with a ``type`` key."""
+        ...  # pragma: no cover - a protocol
+
+
+class HandReader(Protocol):
+    """The read-only parts of a hand that a view shows (``engine.hand.Hand`` is one)."""
+
+    @property
+    def config(self) -> GameConfig:
+        """The game being played."""
+        ...  # pragma: no cover - a protocol
+
+    @property
+    def hand_number(self) -> int:
+        """The hand's number in its match."""
+        ...  # pragma: no cover - a protocol
+
+    @property
+    def button_index(self) -> int:
+        """The button's seat index."""
+        ...  # pragma: no cover - a protocol
+
+    @property
+    def small_blind_index(self) -> int | None:
+        """The small blind's seat index, if the game has one."""
+        ...  # pragma: no cover - a protocol
+
+    @property
+    def big_blind_index(self) -> int | None:
+        """The big blind's seat index, if the game has one."""
+        ...  # pragma: no cover - a protocol
+
+    @property
+    def positions(self) -> dict[int, str]:
+        """Position names (``button``, ``small_blind``, ``big_blind``) by seat index."""
+        ...  # pragma: no cover - a protocol
+
+    @property
+    def seats(self) -> tuple[SeatSetup, ...]:
+        """The seats as they were set up, in seat order."""
+        ...  # pragma: no cover - a protocol
+
+    @property
+    def phase(self) -> Phase:
+        """Where the hand is now."""
+        ...  # pragma: no cover - a protocol
+
+    @property
+    def board(self) -> tuple[Card, ...]:
+        """The community cards dealt so far."""
+        ...  # pragma: no cover - a protocol
+
+    @property
+    def pot_total(self) -> int:
+        """Every chip committed in the hand."""
+        ...  # pragma: no cover - a protocol
+
+    @property
+    def current_bet(self) -> int:
+        """The highest commitment on the current betting round."""
+        ...  # pragma: no cover - a protocol
+
+    @property
+    def actor_index(self) -> int | None:
+        """The seat index of the player to act, if any."""
+        ...  # pragma: no cover - a protocol
+
+    @property
+    def is_over(self) -> bool:
+        """True once the hand is complete."""
+        ...  # pragma: no cover - a protocol
+
+    @property
+    def shown_cards(self) -> dict[int, tuple[Card, ...]]:
+        """Hole cards shown at showdown, by seat index."""
+        ...  # pragma: no cover - a protocol
+
+    @property
+    def events(self) -> Sequence[RedactableEvent]:
+        """Every event of the hand so far, in order."""
+        ...  # pragma: no cover - a protocol
+
+    def hole_cards(self, seat_index: int) -> tuple[Card, ...]:
+        """One seat's hole cards (an unknown seat raises ``SetupError``)."""
+        ...  # pragma: no cover - a protocol
+
+    def seat_rows(self) -> list[tuple[int, PlayerStatus, int, int, int | None]]:
+        """Per seat: stack, status, street and hand commitment, discard count."""
+        ...  # pragma: no cover - a protocol
+
+    def gathered_pots(self) -> list[Pot]:
+        """Pots from the betting rounds already finished."""
+        ...  # pragma: no cover - a protocol
+
+    def legal_actions(self) -> LegalActions | None:
+        """What the player to act may do now."""
+        ...  # pragma: no cover - a protocol
+
+
+def public_dict(event: RedactableEvent, viewer: int | None) -> dict[str, Any]:
     """The plain-JSON form of ``event`` that seat ``viewer`` may see (None: a spectator).
 
     >>> from engine.cards import parse_cards
@@ -46,242 +151,68 @@ def public_dict(event: Event, viewer: int | None) -> dict[str, Any]:
     """
     data = event.to_dict()
     if event.private_fields and viewer != getattr(event, "seat_index", None):
-        _blank_private(event, data)
+        blank_private(event, data)
     return data
 
 
-def _blank_private(event: Event, data: dict[str, Any]) -> dict[str, Any]:
-    """Blank ``event``'s private fields in its dict ``data`` (in place)."""
+def blank_private(event: RedactableEvent, data: dict[str, Any]) -> dict[str, Any]:
+    """Blank ``event``'s private fields in its dict ``data`` (in place); return ``data``."""
     for name in event.private_fields:
         data[name + "_count"] = len(data[name])  # how many cards is public
         data[name] = None
     return data
 
 
-class ViewCache:
-    """One hand's memo of event dicts and of the parts of a view every viewer shares.
-
-    >>> from engine.cards import parse_cards
-    >>> from engine.events import HoleCardsDealt
-    >>> events = [HoleCardsDealt(0, tuple(parse_cards("AsKd"))),
-    ...           HoleCardsDealt(1, tuple(parse_cards("2c2d")))]
-    >>> cache = ViewCache()
-    >>> [event["cards"] for event in cache.history(events, 1)]
-    [None, ['2c', '2d']]
-    >>> [event["cards"] for event in cache.event_dicts(events)]
-    [['As', 'Kd'], ['2c', '2d']]
-    """
-
-    __slots__ = (
-        "_fixed",
-        "_full",
-        "_histories",
-        "_owned",
-        "_positions",
-        "_pots",
-        "_pots_key",
-        "_public",
-        "_rows",
-        "_seat_views",
-        "_seats",
-        "_shown",
-        "_state",
-        "_state_key",
-    )
-
-    def __init__(self) -> None:
-        self._full: list[dict[str, Any]] = []  # every event's to_dict(), secrets included
-        self._public: list[dict[str, Any]] = []  # what anyone but an event's owner sees
-        # Per owner (a private event's seat_index): the indexes of its private events.
-        self._owned: dict[int | None, list[int]] = {}
-        self._histories: dict[int | None, tuple[dict[str, Any], ...]] = {}
-        # What no action changes: hand number, variant, structure, button and blinds.
-        self._fixed: tuple[Any, ...] | None = None
-        # What every viewer sees alike, and the event count it was built at.
-        self._state_key = -1
-        self._state: tuple[Any, ...] = ()
-        # What the seats were built from (the rows of Hand.seat_rows and the shown cards),
-        # and the seats.
-        self._rows: list[tuple[Any, ...]] = []
-        self._shown: dict[int, tuple[Card, ...]] = {}
-        self._seat_views: tuple[SeatPublicView, ...] = ()
-        # Per seat: what its view was built from, and the view (most seats do not change
-        # between two decisions).
-        self._seats: dict[int, tuple[tuple[Any, ...], SeatPublicView]] = {}
-        self._positions: dict[int, str] | None = None  # fixed for the whole hand
-        # The gathered pots change only when a round ends or a player folds or is all-in.
-        self._pots_key: list[tuple[int, PlayerStatus]] = []
-        self._pots: tuple[PotView, ...] = ()
-
-    def _sync(self, events: Sequence[Event]) -> None:
-        full = self._full
-        public = self._public
-        for event in events[len(full) :]:
-            data = event.to_dict()
-            if event.private_fields:
-                owner = getattr(event, "seat_index", None)
-                self._owned.setdefault(owner, []).append(len(full))
-                public.append(_blank_private(event, dict(data)))
-            else:
-                public.append(data)
-            full.append(data)
-
-    def event_dicts(self, events: Sequence[Event]) -> list[dict[str, Any]]:
-        """``[event.to_dict() for event in events]``, each dict made once per event."""
-        self._sync(events)
-        return list(self._full)
-
-    def history(self, events: Sequence[Event], viewer: int | None) -> tuple[dict[str, Any], ...]:
-        """``tuple(public_dict(event, viewer) for event in events)``, built incrementally."""
-        count = len(events)
-        known = self._histories.get(viewer, ())
-        start = len(known)
-        if start == count:
-            return known
-        self._sync(events)
-        added = self._public[start:count]
-        # Only a private event has a separate public dict; its owner sees it in full.
-        for index in self._owned.get(viewer, ()):
-            if index >= start:
-                added[index - start] = self._full[index]
-        known += tuple(added)
-        self._histories[viewer] = known
-        return known
-
-    def view(self, hand: Hand, seat_index: int | None, events: Sequence[Event]) -> SeatView:
-        """What :func:`build_view` returns, from ``hand``'s ``events`` (its own list)."""
-        own: tuple[Card, ...] = ()
-        if seat_index is not None:
-            own = hand.hole_cards(seat_index)  # also rejects a seat not in the hand
-        fixed = self._fixed
-        if fixed is None:
-            fixed = self._fixed = _fixed_parts(hand)
-        count = len(events)
-        if count != self._state_key:
-            self._state = self._shared_state(hand)
-            self._state_key = count
-        phase, board, seats, pots, pot_total, current_bet, actor_index, is_over = self._state
-        # Only the player to act sees the legal actions.
-        legal = None
-        if seat_index is not None and seat_index == actor_index:
-            legal = hand.legal_actions()
-        number, variant, structure, button, small_index, big_index, small, big, ante = fixed
-        return SeatView(
-            number,
-            variant,
-            structure,
-            phase,
-            seat_index,
-            own,
-            board,
-            button,
-            small_index,
-            big_index,
-            small,
-            big,
-            ante,
-            seats,
-            pots,
-            pot_total,
-            current_bet,
-            actor_index,
-            legal,
-            self.history(events, seat_index),
-            is_over,
-        )
-
-    def shared(
-        self, hand: Hand, event_count: int
-    ) -> tuple[tuple[SeatPublicView, ...], tuple[PotView, ...]]:
-        """The seats and gathered pots of ``hand`` (the same for every viewer)."""
-        if event_count != self._state_key:
-            self._state = self._shared_state(hand)
-            self._state_key = event_count
-        return self._state[2], self._state[3]
-
-    def _shared_state(self, hand: Hand) -> tuple[Any, ...]:
-        """The parts of a view that every viewer sees alike (they change only with events)."""
-        rows = hand.seat_rows()
-        shown = hand.shown_cards
-        if rows != self._rows or shown != self._shown:
-            # The seats changed (a check, for one, changes none of them). The gathered pots
-            # change only when a round ends or a player folds or is all-in.
-            pots_key = [(row[3] - row[2], row[1]) for row in rows]
-            if pots_key != self._pots_key:
-                self._pots = _pot_views(hand)
-                self._pots_key = pots_key
-            self._seat_views = self._public_seats(hand, rows, shown)
-            self._rows = rows
-            self._shown = shown
-        return (
-            str(hand.phase),
-            hand.board,
-            self._seat_views,
-            self._pots,
-            hand.pot_total,
-            hand.current_bet,
-            hand.actor_index,
-            hand.is_over,
-        )
-
-    def _public_seats(
-        self,
-        hand: Hand,
-        rows: Sequence[tuple[Any, ...]],
-        shown: dict[int, tuple[Card, ...]],
-    ) -> tuple[SeatPublicView, ...]:
-        positions = self._positions
-        if positions is None:
-            positions = self._positions = hand.positions
-        known = self._seats
-        seats = []
-        for setup, row in zip(hand.seats, rows, strict=True):
-            seat_index = setup.seat_index
-            key = (*row, positions.get(seat_index, ""), shown.get(seat_index))
-            cached = known.get(seat_index)
-            if cached is not None and cached[0] == key:
-                seats.append(cached[1])
-            else:
-                stack, status, street, committed, discard_count, position, cards = key
-                view = SeatPublicView(
-                    seat_index,
-                    setup.player_id,
-                    stack,
-                    str(status),
-                    street,
-                    committed,
-                    position,
-                    cards,
-                    discard_count,
-                )
-                known[seat_index] = (key, view)
-                seats.append(view)
-        return tuple(seats)
-
-
-def _fixed_parts(hand: Hand) -> tuple[Any, ...]:
+def build_view(hand: HandReader, seat_index: int | None) -> SeatView:
+    """The hand as seen from ``seat_index`` (``None``: a spectator who sees no hole cards),
+    built from scratch: the plain counterpart of ``Hand.view``."""
+    own: tuple[Card, ...] = ()
+    if seat_index is not None:
+        own = hand.hole_cards(seat_index)  # also rejects a seat not in the hand
     config = hand.config
-    return (
+    positions = hand.positions
+    shown = hand.shown_cards
+    seats = tuple(
+        SeatPublicView(
+            setup.seat_index,
+            setup.player_id,
+            stack,
+            str(status),
+            street,
+            committed,
+            positions.get(setup.seat_index, ""),
+            shown.get(setup.seat_index),
+            discard_count,
+        )
+        for setup, (stack, status, street, committed, discard_count) in zip(
+            hand.seats, hand.seat_rows(), strict=True
+        )
+    )
+    actor_index = hand.actor_index
+    # Only the player to act sees the legal actions.
+    legal = None
+    if seat_index is not None and seat_index == actor_index:
+        legal = hand.legal_actions()
+    return SeatView(
         hand.hand_number,
         str(config.variant),
         str(config.structure),
+        str(hand.phase),
+        seat_index,
+        own,
+        hand.board,
         hand.button_index,
         hand.small_blind_index,
         hand.big_blind_index,
         config.small_blind,
         config.big_blind,
         config.ante,
+        seats,
+        tuple(PotView(pot.amount, pot.eligible) for pot in hand.gathered_pots()),
+        hand.pot_total,
+        hand.current_bet,
+        actor_index,
+        legal,
+        tuple(public_dict(event, seat_index) for event in hand.events),
+        hand.is_over,
     )
-
-
-def _pot_views(hand: Hand) -> tuple[PotView, ...]:
-    return tuple(PotView(p.amount, p.eligible) for p in hand.gathered_pots())
-
-
-def build_view(hand: Hand, seat_index: int | None, cache: ViewCache | None = None) -> SeatView:
-    """The hand as seen from ``seat_index`` (``None``: a spectator who sees no hole cards).
-
-    With the hand's ``cache`` the event dicts, seats and pots are reused (see the module
-    docstring); without it everything is built afresh.
-    """
-    return (cache or ViewCache()).view(hand, seat_index, hand.events)

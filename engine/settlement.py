@@ -1,20 +1,23 @@
-"""The end of a hand: everyone else folded, or a showdown; and voiding a broken hand.
+"""The end of a hand, as functions over explicit state: paying the pots, closing, voiding.
 
-A mixin of :class:`engine.hand.Hand`, kept apart so that each module stays small. It pays
-out the pots (``engine.showdown`` decides who shows and who wins), checks the end-of-hand
-invariants (the pots hold exactly what was committed, every chip is paid out) and builds
-the :class:`~engine.result.HandResult`. ``_void`` aborts a hand whose invariants failed and
-gives every player back what they brought (seed 002: "hand void, pots returned").
+Everyone else folded (:func:`pay_uncontested`) or there is a showdown
+(:func:`pay_showdown`; ``engine.showdown`` decides who shows and who wins): each returns a
+:class:`Payout` - the events to record, the chips each position wins, the awards - and
+changes nothing; ``engine.hand`` applies it, checks the end-of-hand invariants
+(``engine.invariants.check_payout``) and closes the hand (:func:`closing`). A hand whose
+invariants failed is voided: every player gets back what they put in
+(:func:`void_event`). Positions are indexes into the hand's seat list; events and results
+name seat indexes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from engine import showdown as _showdown
-from engine.actions import LegalActions
-from engine.betting import RoundState
 from engine.cards import Card
 from engine.config import AnteMode, GameConfig
-from engine.errors import InvariantError
 from engine.events import (
     Event,
     HandEnded,
@@ -24,187 +27,150 @@ from engine.events import (
     PotAwarded,
     ShowdownResolved,
 )
-from engine.invariants import pot_violations, violations
-from engine.phases import Phase, PlayerStatus
+from engine.phases import PlayerStatus
 from engine.result import HandResult, PotAward
-from engine.transitions import check_transition
 
-__all__ = ["Settlement"]
+__all__ = [
+    "Payout",
+    "closing",
+    "dead_money",
+    "pay_showdown",
+    "pay_uncontested",
+    "void_event",
+]
 
 _ACTIVE = PlayerStatus.ACTIVE
 _ALL_IN = PlayerStatus.ALL_IN
 
 
-class Settlement:
-    """Ending a hand, over the state that :class:`engine.hand.Hand` keeps."""
+@dataclass(frozen=True, slots=True)
+class Payout:
+    """How the pots go: ``events`` to record in order, ``winnings`` as (position, chips),
+    the ``awards`` for the result, each pot's amount, and the cards shown by seat index."""
 
-    # The state this class assigns; Hand declares the rest of its slots.
-    __slots__ = ("_actor", "_legal", "_phase", "_pot_total", "_result", "_round")
+    events: tuple[Event, ...]
+    winnings: tuple[tuple[int, int], ...]
+    awards: tuple[PotAward, ...]
+    pot_amounts: tuple[int, ...]
+    shown: dict[int, tuple[Card, ...]]
 
-    # The hand's state, shared with Hand.
-    config: GameConfig
-    hand_number: int
-    _actor: int | None
-    _bb_pos: int
-    _board: list[Card]
-    _button_pos: int
-    _committed: list[int]
-    _events: list[Event]
-    _final_aggressor: int | None
-    _holes: list[list[Card]]
-    _legal: LegalActions | None
-    _phase: Phase
-    _pot_total: int
-    _result: HandResult | None
-    _round: RoundState | None
-    _seat_indexes: list[int]
-    _shown: dict[int, tuple[Card, ...]]
-    _stacks: list[int]
-    _starting: list[int]
-    _statuses: list[PlayerStatus]
-    _street: list[int]
-    _total_chips: int
 
-    def _end_round(self, *, played: bool) -> None:
-        raise NotImplementedError  # Hand's
+def dead_money(
+    config: GameConfig, starting_stacks: Sequence[int], big_blind_position: int
+) -> list[int] | None:
+    """The big blind ante by position, if any: dead money for the main pot (TDA's big
+    blind ante; pokerkit agrees). It is posted before the blind, so it is the whole ante
+    or, for a shorter stack, the whole stack.
 
-    def _dead_money(self) -> list[int] | None:
-        """The big blind ante by position, if any: dead money for the main pot (TDA's big
-        blind ante; pokerkit agrees). It is posted before the blind, so it is the whole
-        ante or, for a shorter stack, the whole stack."""
-        config = self.config
-        if not config.ante or config.ante_mode is not AnteMode.BIG_BLIND:
-            return None
-        dead = [0] * len(self._starting)
-        dead[self._bb_pos] = min(config.ante, self._starting[self._bb_pos])
-        return dead
+    >>> dead_money(GameConfig(ante=2, ante_mode=AnteMode.BIG_BLIND), [50, 1, 50], 1)
+    [0, 1, 0]
+    """
+    if not config.ante or config.ante_mode is not AnteMode.BIG_BLIND:
+        return None
+    dead = [0] * len(starting_stacks)
+    dead[big_blind_position] = min(config.ante, starting_stacks[big_blind_position])
+    return dead
 
-    def _set_phase(self, phase: Phase) -> None:
-        if phase is not self._phase:
-            check_transition(self._phase, phase)
-            self._phase = phase
 
-    def _finish_uncontested(self) -> None:
-        """Everyone else folded: the last player wins every pot and shows nothing."""
-        self._end_round(played=False)  # a fold ends the hand during a betting round
-        self._set_phase(Phase.POT_DISTRIBUTION)
-        winner = next(p for p, s in enumerate(self._statuses) if s is _ACTIVE or s is _ALL_IN)
-        seat = self._seat_indexes[winner]
-        amount = self._pot_total
-        self._stacks[winner] += amount
-        eligible = (seat,)
-        award = PotAward(0, amount, eligible, ((seat, amount),))
-        self._events.append(PotAwarded(0, amount, eligible, ((seat, amount),), ""))
-        self._events.append(ShowdownResolved((seat,), False))
-        self._complete("FOLD", (award,), [amount])
+def pay_uncontested(
+    statuses: Sequence[PlayerStatus], seat_indexes: Sequence[int], pot_total: int
+) -> Payout:
+    """Everyone else folded: the last player wins every pot and shows nothing."""
+    winner = next(p for p, s in enumerate(statuses) if s is _ACTIVE or s is _ALL_IN)
+    seat = seat_indexes[winner]
+    shares = ((seat, pot_total),)
+    return Payout(
+        events=(
+            PotAwarded(0, pot_total, (seat,), shares, ""),
+            ShowdownResolved((seat,), False),
+        ),
+        winnings=((winner, pot_total),),
+        awards=(PotAward(0, pot_total, (seat,), shares),),
+        pot_amounts=(pot_total,),
+        shown={},
+    )
 
-    def _finish_showdown(self) -> None:
-        self._set_phase(Phase.SHOWDOWN)
-        statuses = self._statuses
-        live = [s is _ACTIVE or s is _ALL_IN for s in statuses]
-        outcome = _showdown.resolve_showdown(
-            holes=self._holes,
-            board=self._board,
-            contributions=self._committed,
-            live=live,
-            all_in=[s is _ALL_IN for s in statuses],
-            button=self._button_pos,
-            first_to_show=self._final_aggressor,
-            dead_money=self._dead_money(),
-        )
-        seat_of = self._seat_indexes
-        for position, cards, description in outcome.reveals:
-            if cards is None:
-                self._events.append(HandMucked(seat_of[position]))
-            else:
-                self._shown[seat_of[position]] = cards
-                self._events.append(HandShown(seat_of[position], cards, description))
-        self._set_phase(Phase.POT_DISTRIBUTION)
-        awards = []
-        winners: list[int] = []
-        for number, pot_outcome in enumerate(outcome.pots):
-            shares = tuple((seat_of[p], chips) for p, chips in pot_outcome.shares)
-            eligible = tuple(seat_of[p] for p in pot_outcome.pot.eligible)
-            amount = pot_outcome.pot.amount
-            for position, chips in pot_outcome.shares:
-                self._stacks[position] += chips
-                if seat_of[position] not in winners:
-                    winners.append(seat_of[position])
-            awards.append(PotAward(number, amount, eligible, shares, pot_outcome.description))
-            self._events.append(
-                PotAwarded(number, amount, eligible, shares, pot_outcome.description),
-            )
-        self._events.append(ShowdownResolved(tuple(winners), True))
-        self._complete("SHOWDOWN", tuple(awards), [p.pot.amount for p in outcome.pots])
 
-    def _complete(self, reason: str, awards: tuple[PotAward, ...], pots: list[int]) -> None:
-        """Check the end-of-hand invariants, then end the hand."""
-        problems = pot_violations(pots, self._committed)
-        stacks = self._stacks
-        # The common case is checked with fast built-ins; the full check names the problem.
-        if problems or sum(stacks) != self._total_chips or min(stacks) < 0:
-            problems += violations(
-                stacks=stacks,
-                committed=[0] * len(stacks),
-                statuses=[_ALL_IN] * len(stacks),
-                total_chips=self._total_chips,
-            )
-            raise InvariantError("invariant_failed", "; ".join(problems))
-        self._pot_total = 0
-        self._end(reason, awards)
+def pay_showdown(
+    *,
+    holes: Sequence[Sequence[Card]],
+    board: Sequence[Card],
+    committed: Sequence[int],
+    statuses: Sequence[PlayerStatus],
+    seat_indexes: Sequence[int],
+    button_position: int,
+    first_to_show: int | None,
+    dead: list[int] | None,
+) -> Payout:
+    """The last betting round ended with two or more players: show, then pay each pot."""
+    outcome = _showdown.resolve_showdown(
+        holes=holes,
+        board=board,
+        contributions=committed,
+        live=[s is _ACTIVE or s is _ALL_IN for s in statuses],
+        all_in=[s is _ALL_IN for s in statuses],
+        button=button_position,
+        first_to_show=first_to_show,
+        dead_money=dead,
+    )
+    events: list[Event] = []
+    shown: dict[int, tuple[Card, ...]] = {}
+    for position, cards, description in outcome.reveals:
+        seat = seat_indexes[position]
+        if cards is None:
+            events.append(HandMucked(seat))
+        else:
+            shown[seat] = cards
+            events.append(HandShown(seat, cards, description))
+    awards = []
+    winnings: list[tuple[int, int]] = []
+    winners: list[int] = []
+    for number, pot_outcome in enumerate(outcome.pots):
+        shares = tuple((seat_indexes[p], chips) for p, chips in pot_outcome.shares)
+        eligible = tuple(seat_indexes[p] for p in pot_outcome.pot.eligible)
+        amount = pot_outcome.pot.amount
+        for position, chips in pot_outcome.shares:
+            winnings.append((position, chips))
+            if seat_indexes[position] not in winners:
+                winners.append(seat_indexes[position])
+        awards.append(PotAward(number, amount, eligible, shares, pot_outcome.description))
+        events.append(PotAwarded(number, amount, eligible, shares, pot_outcome.description))
+    events.append(ShowdownResolved(tuple(winners), True))
+    return Payout(
+        events=tuple(events),
+        winnings=tuple(winnings),
+        awards=tuple(awards),
+        pot_amounts=tuple(p.pot.amount for p in outcome.pots),
+        shown=shown,
+    )
 
-    def _end(self, reason: str, awards: tuple[PotAward, ...]) -> None:
-        seat_of = self._seat_indexes
-        final = tuple(zip(seat_of, self._stacks, strict=True))
-        self._events.append(HandEnded(reason, final))
-        self._phase = Phase.HAND_COMPLETE
-        self._actor = None
-        self._round = None
-        self._legal = None
-        self._result = HandResult(
-            hand_number=self.hand_number,
-            ended_reason=reason,
-            board=tuple(self._board),
-            shown_cards=dict(self._shown),
-            awards=awards,
-            starting_stacks=dict(zip(seat_of, self._starting, strict=True)),
-            final_stacks=dict(final),
-        )
 
-    def _verify(self) -> None:
-        """Check the invariants after a transition (seed 001)."""
-        if self._result is not None:
-            return  # checked by _complete before the hand ended
-        stacks = self._stacks
-        committed = self._committed
-        if (
-            sum(stacks) + sum(committed) == self._total_chips
-            and min(stacks) >= 0
-            and min(committed) >= 0
-            and (0 not in stacks or self._no_idle_zero_stack())
-        ):
-            return  # the common case, checked with fast built-ins
-        problems = violations(
-            stacks=self._stacks,
-            committed=self._committed,
-            statuses=self._statuses,
-            total_chips=self._total_chips,
-        )
-        # The fast check failed, so the full one names what is wrong.
-        raise InvariantError("invariant_failed", "; ".join(problems) or "invariants failed")
+def closing(
+    *,
+    reason: str,
+    awards: tuple[PotAward, ...],
+    hand_number: int,
+    seat_indexes: Sequence[int],
+    stacks: Sequence[int],
+    starting_stacks: Sequence[int],
+    board: Sequence[Card],
+    shown: dict[int, tuple[Card, ...]],
+) -> tuple[HandEnded, HandResult]:
+    """The last event of a hand and its result (``reason``: FOLD, SHOWDOWN or VOID)."""
+    final = tuple(zip(seat_indexes, stacks, strict=True))
+    result = HandResult(
+        hand_number=hand_number,
+        ended_reason=reason,
+        board=tuple(board),
+        shown_cards=dict(shown),
+        awards=awards,
+        starting_stacks=dict(zip(seat_indexes, starting_stacks, strict=True)),
+        final_stacks=dict(final),
+    )
+    return HandEnded(reason, final), result
 
-    def _no_idle_zero_stack(self) -> bool:
-        statuses = self._statuses
-        return all(statuses[p] is not _ACTIVE for p, s in enumerate(self._stacks) if s == 0)
 
-    def _void(self, reason: str) -> None:
-        """Abort the hand and give everyone back what they put in (seed 002)."""
-        seat_of = self._seat_indexes
-        refunds = tuple((seat_of[p], c) for p, c in enumerate(self._committed) if c > 0)
-        self._stacks[:] = self._starting
-        self._committed[:] = [0] * len(self._committed)
-        self._street[:] = [0] * len(self._street)
-        self._pot_total = 0
-        self._shown.clear()
-        self._events.append(HandVoided(reason, refunds))
-        self._end("VOID", ())
+def void_event(reason: str, committed: Sequence[int], seat_indexes: Sequence[int]) -> HandVoided:
+    """The hand is aborted: everyone gets back what they put in (``committed``)."""
+    refunds = tuple((seat_indexes[p], c) for p, c in enumerate(committed) if c > 0)
+    return HandVoided(reason, refunds)

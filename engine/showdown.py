@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from engine.cards import Card
 from engine.evaluator import hand_description, rank_class
-from engine.fastinit import fast_init
 from engine.pots import Pot, build_pots, split_pot
+from engine.speed.dataclass_init import fast_init
 
 __all__ = ["PotOutcome", "ShowdownOutcome", "describe", "resolve_showdown"]
 

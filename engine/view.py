@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.actions import LegalActions
 from engine.cards import Card
-from engine.fastinit import fast_init
+from engine.speed.dataclass_init import fast_init
 
 __all__ = ["PotView", "SeatPublicView", "SeatView"]
 
@@ -68,6 +68,6 @@ class SeatView:
     is_over: bool
 
 
-# Views are built before every decision: the faster constructor (engine.fastinit).
+# Views are built before every decision: the faster constructor (engine.speed).
 for _view_class in (SeatPublicView, PotView, SeatView):
     fast_init(_view_class)

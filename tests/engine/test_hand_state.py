@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engine import settlement as settlement_module
+from engine import invariants as invariants_module
 from engine.actions import Call, Fold
 from engine.config import GameConfig
 from engine.deck import Deck
@@ -77,7 +77,7 @@ def test_pots_during_a_round_only_split_at_all_in_players() -> None:
 
 
 def test_invariant_failure_at_the_start_voids_the_hand(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(settlement_module, "violations", lambda **_: ["injected failure"])
+    monkeypatch.setattr(invariants_module, "violations", lambda **_: ["injected failure"])
     stacks = seats(10, 0, 10)
     # Make the fast path fail too: a stack that does not add up.
     original = Hand._begin
@@ -98,7 +98,7 @@ def test_invariant_failure_at_the_start_voids_the_hand(monkeypatch: pytest.Monke
 def test_pots_not_matching_commitments_at_the_end_void_the_hand(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(settlement_module, "pot_violations", lambda *_: ["pots hold 1 but 3"])
+    monkeypatch.setattr(invariants_module, "pot_violations", lambda *_: ["pots hold 1 but 3"])
     hand = Hand.start(NL, seats(10, 10), button_index=0, deck=Deck.stacked([]))
     events = hand.act(Fold())
     assert [e.type for e in events][-2:] == ["hand_voided", "hand_ended"]

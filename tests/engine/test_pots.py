@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -127,3 +128,52 @@ def test_split_pot_shares_add_up_and_differ_by_at_most_one(amount: int, count: i
     shares = [chips for _, chips in split_pot(amount, list(range(count)))]
     assert sum(shares) == amount and max(shares) - min(shares) <= 1
     assert shares == sorted(shares, reverse=True)
+
+
+def reference_pots(
+    contributions: list[int], live: list[bool], all_in: list[bool] | None
+) -> list[Pot]:
+    """build_pots's layering without its short cuts (no dead money)."""
+    if all_in is None:
+        levels = sorted(
+            {c for c, alive in zip(contributions, live, strict=True) if alive and c > 0}
+        )
+    else:
+        levels = sorted(
+            {c for c, alive, out in zip(contributions, live, all_in, strict=True) if alive and out}
+        )
+        top_level = max(contributions, default=0)
+        if not levels or levels[-1] < top_level:
+            levels.append(top_level)
+        levels = [level for level in levels if level > 0]
+    pots = []
+    previous = 0
+    for number, level in enumerate(levels, start=1):
+        top = number == len(levels)
+        amount = 0
+        for c in contributions:
+            upper = c if top else min(c, level)
+            if upper > previous:
+                amount += upper - previous
+        eligible = tuple(
+            i
+            for i, c in enumerate(contributions)
+            if live[i] and (c >= level or (all_in is not None and not all_in[i]))
+        )
+        pots.append(Pot(amount, eligible))
+        previous = level
+    return pots
+
+
+def test_pots_with_the_single_layer_short_cut_equal_the_plain_layering() -> None:
+    rng = random.Random(11)
+    for _ in range(5000):
+        count = rng.randint(2, 6)
+        contributions = [
+            rng.choice([0, 1, 5, 10, 10, 20, rng.randint(0, 50)]) for _ in range(count)
+        ]
+        live = [rng.random() < 0.8 for _ in range(count)]
+        all_in = rng.choice([None, [rng.random() < 0.3 for _ in range(count)], [False] * count])
+        assert build_pots(contributions, live, all_in) == reference_pots(
+            contributions, live, all_in
+        )

@@ -6,7 +6,7 @@ import operator
 import random
 import re
 from collections.abc import Sequence
-from itertools import combinations
+from itertools import combinations, combinations_with_replacement
 
 import pytest
 from treys import Card as TreysCard
@@ -22,6 +22,7 @@ from engine.evaluator import (
     category_of,
     compare_hands,
     evaluate,
+    hand_description,
     rank_class,
 )
 
@@ -374,3 +375,42 @@ def test_agrees_with_treys_on_flushes() -> None:
             hand = suited_cards + rng.sample(others, card_count - suited)
             rng.shuffle(hand)
             assert rank_class(hand) == treys_class(hand)
+
+
+def test_descriptions_from_rank_counts_equal_evaluate_for_every_class() -> None:
+    classes = set()
+    for ranks in combinations_with_replacement(range(13), 5):
+        if max(ranks.count(rank) for rank in ranks) > 4:
+            continue
+        # Each repeat of a rank in the next suit: never a flush unless all ranks differ.
+        suits = [ranks[:k].count(rank) for k, rank in enumerate(ranks)]
+        if len(set(ranks)) == 5:
+            suits[0] = 1
+        hands = [[Card.of(rank, suit) for rank, suit in zip(ranks, suits, strict=True)]]
+        if len(set(ranks)) == 5:
+            hands.append([Card.of(rank, 2) for rank in ranks])  # the flush (or straight flush)
+        for cards in hands:
+            class_number = rank_class(cards)
+            classes.add(class_number)
+            assert hand_description(cards, class_number) == evaluate(cards).description
+    assert len(classes) == 7462
+
+
+def test_descriptions_of_six_and_seven_cards_equal_evaluate() -> None:
+    rng = random.Random(3)
+    tricky = [
+        "As Ks Qs Js Ts 9s 8s",  # royal flush among seven suited cards
+        "9h 8h 7h 6h 5h 4h Ah",  # straight flush, nine high, with a seventh heart
+        "5d 4d 3d 2d Ad Kc Qc",  # steel wheel
+        "Ac 2d 3h 4s 5c 6d 9h",  # six-high straight
+        "Ac 2d 3h 4s 5c Kd 9h",  # wheel
+        "Kc Kd Kh 7s 7c 7d 2h",  # two sets of trips: kings full of sevens
+        "Qc Qd Qh 8s 8c 3d 3h",  # trips and two pairs: queens full of eights
+        "9c 9d 5h 5s 2c 2d Ah",  # three pairs
+        "Ac Kc 9c 7c 4c 2c 3h",  # six-card flush
+        "Tc Td Th Ts 9c 9d 9h",  # quads and trips
+    ]
+    hands = [parse_cards(text) for text in tricky]
+    hands += [rng.sample(FULL_DECK, rng.choice((5, 6, 7))) for _ in range(20000)]
+    for cards in hands:
+        assert hand_description(cards, rank_class(cards)) == evaluate(cards).description

@@ -6,11 +6,11 @@ import importlib.util
 from collections import Counter
 from itertools import combinations
 from math import comb
-from pathlib import Path
 from types import ModuleType
 
 from engine.cards import FULL_DECK
 from engine.evaluator import HandCategory, category_of, rank_class
+from tests import REPO_ROOT
 
 FIVE_CARD_COUNTS = {
     HandCategory.STRAIGHT_FLUSH: 40,
@@ -24,7 +24,7 @@ FIVE_CARD_COUNTS = {
     HandCategory.HIGH_CARD: 1_302_540,
 }
 
-_SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "seven_card_counts.py"
+_SCRIPT = REPO_ROOT / "bench" / "seven_card_counts.py"
 
 
 def load_seven_card_script() -> ModuleType:

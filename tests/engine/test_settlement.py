@@ -1,20 +1,16 @@
-"""Rule tests for the big blind ante and all-in showdowns, and the view cache's exactness."""
+"""Settling a hand: the big blind ante as dead money, and who must show at an all-in showdown."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 from engine.actions import AllIn, Call, Check, RaiseTo
 from engine.cards import FULL_DECK, Card, parse_cards
-from engine.config import AnteMode, BettingStructure, GameConfig, Variant
+from engine.config import AnteMode, GameConfig
 from engine.deck import Deck
-from engine.events import AntePosted, BlindPosted, HandMucked, HandShown, public_dict
+from engine.events import AntePosted, BlindPosted, HandMucked, HandShown
 from engine.hand import Hand, SeatSetup
-from engine.history import hand_to_history
 from engine.pots import Pot
-from engine.redaction import build_view
-from engine.tournament import random_policy
 from engine.view import PotView
 
 BIG_BLIND_ANTE = GameConfig(small_blind=50, big_blind=100, ante=100, ante_mode=AnteMode.BIG_BLIND)
@@ -163,54 +159,3 @@ def test_every_hand_still_in_is_tabled_when_one_player_is_all_in_tda_16() -> Non
         ("HandShown", 2),
         ("HandShown", 0),
     ]
-
-
-# -- the view cache is exact -----------------------------------------------------------------
-
-
-def random_table(rng: random.Random) -> tuple[GameConfig, list[SeatSetup], int]:
-    count = rng.randint(2, 10)
-    variant = rng.choice(list(Variant))
-    big_blind = rng.choice([0, 2, 10]) if variant is Variant.FIVE_CARD_DRAW else 2
-    config = GameConfig(
-        small_blind=big_blind // 2,
-        big_blind=big_blind,
-        ante=rng.choice([0, 1, 5]) if big_blind else 2,
-        ante_mode=rng.choice(list(AnteMode)),
-        structure=rng.choice(list(BettingStructure)),
-        variant=variant,
-    )
-    seats = [SeatSetup(i, f"p{i}", rng.choice([0, 3, 12, 60, 200])) for i in range(count - 2)] + [
-        SeatSetup(count - 2, "x", 100),
-        SeatSetup(count - 1, "y", 50),
-    ]
-    return config, seats, rng.randrange(count)
-
-
-def check_view_is_exact(hand: Hand, viewer: int | None) -> None:
-    """The cached view equals one built from scratch, event dicts included."""
-    view = hand.view(viewer)
-    assert view == build_view(hand, viewer)
-    assert view.history == tuple(public_dict(event, viewer) for event in hand.events)
-
-
-def test_cached_views_and_histories_equal_views_built_from_scratch() -> None:
-    rng = random.Random(20250101)
-    for number in range(150):
-        config, seats, button = random_table(rng)
-        hand = Hand.start(config, seats, button_index=button, rng=rng, hand_number=number)
-        policy = random_policy(rng)
-        viewers: list[int | None] = [None, *hand.stacks]
-        while True:
-            # Sometimes skip a few transitions, so the cache catches up on several events.
-            if rng.random() < 0.6:
-                for viewer in rng.sample(viewers, min(3, len(viewers))):
-                    check_view_is_exact(hand, viewer)
-                    check_view_is_exact(hand, viewer)  # the same state again: a cache hit
-            if hand.is_over:
-                break
-            hand.act(policy(hand))
-        assert hand.event_dicts() == [event.to_dict() for event in hand.events]
-        assert hand_to_history(hand)["events"] == [event.to_dict() for event in hand.events]
-        for viewer in viewers:
-            check_view_is_exact(hand, viewer)

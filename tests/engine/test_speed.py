@@ -1,37 +1,44 @@
-"""The engine's per-decision hot path gives exactly what the plain algorithms give.
+"""The speed helpers (``engine.speed``) give exactly what the plain algorithms give.
 
 Event dicts come from a ``to_dict`` compiled per event class, views from a per-hand cache,
-descriptions straight from the class number and the rank counts, and single pots from a
-short cut. Each is compared here with the straightforward algorithm it replaced (written
-out again below) over thousands of random hands - Hold'em and five-card draw, every
-betting structure and ante mode - with values compared by type as well, so the JSON bytes
-are the same.
+events and other hot values from a faster dataclass constructor. Each is compared with the
+plain algorithm it replaced (``plain_to_dict``, ``build_view``, the generated ``__init__``,
+and the algorithms written out again below) over many random hands - Hold'em and
+five-card draw, every betting structure and ante mode - with values compared by type as
+well, so the JSON bytes are the same.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import random
 from enum import Enum
-from itertools import combinations_with_replacement
 from typing import Any, ClassVar
 
-from engine.cards import FULL_DECK, Card, parse_cards
+import pytest
+
+from engine.actions import LegalActions
+from engine.cards import Card, parse_cards
 from engine.config import AnteMode, BettingStructure, GameConfig, Variant
-from engine.evaluator import evaluate, hand_description, rank_class
 from engine.events import (
+    ActionTaken,
     Event,
     HandEnded,
     HandStarted,
     HandVoided,
     PotAwarded,
     StubReshuffled,
+    plain_to_dict,
+    public_dict,
 )
 from engine.hand import Hand, SeatSetup
+from engine.history import hand_to_history
 from engine.phases import Phase
-from engine.pots import Pot, build_pots
-from engine.redaction import ViewCache, build_view
+from engine.redaction import build_view
+from engine.speed.dataclass_init import fast_init
+from engine.speed.view_cache import ViewCache
 from engine.tournament import random_policy
 from engine.view import PotView, SeatPublicView, SeatView
 
@@ -120,41 +127,6 @@ def reference_view(hand: Hand, seat_index: int | None) -> SeatView:
         history=tuple(reference_public_dict(event, seat_index) for event in hand.events),
         is_over=hand.is_over,
     )
-
-
-def reference_pots(
-    contributions: list[int], live: list[bool], all_in: list[bool] | None
-) -> list[Pot]:
-    """build_pots's layering without its short cuts (no dead money)."""
-    if all_in is None:
-        levels = sorted(
-            {c for c, alive in zip(contributions, live, strict=True) if alive and c > 0}
-        )
-    else:
-        levels = sorted(
-            {c for c, alive, out in zip(contributions, live, all_in, strict=True) if alive and out}
-        )
-        top_level = max(contributions, default=0)
-        if not levels or levels[-1] < top_level:
-            levels.append(top_level)
-        levels = [level for level in levels if level > 0]
-    pots = []
-    previous = 0
-    for number, level in enumerate(levels, start=1):
-        top = number == len(levels)
-        amount = 0
-        for c in contributions:
-            upper = c if top else min(c, level)
-            if upper > previous:
-                amount += upper - previous
-        eligible = tuple(
-            i
-            for i, c in enumerate(contributions)
-            if live[i] and (c >= level or (all_in is not None and not all_in[i]))
-        )
-        pots.append(Pot(amount, eligible))
-        previous = level
-    return pots
 
 
 def assert_same(new: Any, old: Any) -> None:
@@ -294,54 +266,92 @@ def test_views_without_a_cache_and_the_shared_parts_agree_with_the_cached_view()
         hand.act(policy(hand))
 
 
-def test_descriptions_from_rank_counts_equal_evaluate_for_every_class() -> None:
-    classes = set()
-    for ranks in combinations_with_replacement(range(13), 5):
-        if max(ranks.count(rank) for rank in ranks) > 4:
-            continue
-        # Each repeat of a rank in the next suit: never a flush unless all ranks differ.
-        suits = [ranks[:k].count(rank) for k, rank in enumerate(ranks)]
-        if len(set(ranks)) == 5:
-            suits[0] = 1
-        hands = [[Card.of(rank, suit) for rank, suit in zip(ranks, suits, strict=True)]]
-        if len(set(ranks)) == 5:
-            hands.append([Card.of(rank, 2) for rank in ranks])  # the flush (or straight flush)
-        for cards in hands:
-            class_number = rank_class(cards)
-            classes.add(class_number)
-            assert hand_description(cards, class_number) == evaluate(cards).description
-    assert len(classes) == 7462
+def test_plain_to_dict_equals_the_compiled_to_dict_over_random_hands() -> None:
+    rng = random.Random(404)
+    for number in range(1, 201):
+        hand = random_hand(rng, number)
+        play(hand, rng, check_views=False)
+        for event in hand.events:
+            assert_same(plain_to_dict(event), event.to_dict())
 
 
-def test_descriptions_of_six_and_seven_cards_equal_evaluate() -> None:
-    rng = random.Random(3)
-    tricky = [
-        "As Ks Qs Js Ts 9s 8s",  # royal flush among seven suited cards
-        "9h 8h 7h 6h 5h 4h Ah",  # straight flush, nine high, with a seventh heart
-        "5d 4d 3d 2d Ad Kc Qc",  # steel wheel
-        "Ac 2d 3h 4s 5c 6d 9h",  # six-high straight
-        "Ac 2d 3h 4s 5c Kd 9h",  # wheel
-        "Kc Kd Kh 7s 7c 7d 2h",  # two sets of trips: kings full of sevens
-        "Qc Qd Qh 8s 8c 3d 3h",  # trips and two pairs: queens full of eights
-        "9c 9d 5h 5s 2c 2d Ah",  # three pairs
-        "Ac Kc 9c 7c 4c 2c 3h",  # six-card flush
-        "Tc Td Th Ts 9c 9d 9h",  # quads and trips
+def test_fast_init_keeps_the_signature_defaults_and_frozenness() -> None:
+    legal = LegalActions(0, 10, 2, 1, True, False, True, 1, True, 4, 11)
+    assert legal.can_draw is False and legal.max_discard_count == 0
+    assert dataclasses.replace(legal, can_raise=False).can_raise is False
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        legal.stack = 5  # type: ignore[misc]
+    parameters = inspect.signature(LegalActions).parameters
+    assert list(parameters) == [item.name for item in dataclasses.fields(LegalActions)]
+    assert parameters["can_draw"].default is False
+    assert Event() == Event()
+    assert "ActionTaken.__init__" in ActionTaken.__init__.__qualname__
+
+
+def test_fast_init_refuses_what_it_cannot_build() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Unslotted:
+        amount: int
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class WithFactory:
+        cards: list[int] = dataclasses.field(default_factory=list)
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class WithPostInit:
+        amount: int
+
+        def __post_init__(self) -> None:
+            pass
+
+    for cls in (Unslotted, WithFactory, WithPostInit):
+        with pytest.raises(TypeError):
+            fast_init(cls)
+
+
+def random_table(rng: random.Random) -> tuple[GameConfig, list[SeatSetup], int]:
+    count = rng.randint(2, 10)
+    variant = rng.choice(list(Variant))
+    big_blind = rng.choice([0, 2, 10]) if variant is Variant.FIVE_CARD_DRAW else 2
+    config = GameConfig(
+        small_blind=big_blind // 2,
+        big_blind=big_blind,
+        ante=rng.choice([0, 1, 5]) if big_blind else 2,
+        ante_mode=rng.choice(list(AnteMode)),
+        structure=rng.choice(list(BettingStructure)),
+        variant=variant,
+    )
+    seats = [SeatSetup(i, f"p{i}", rng.choice([0, 3, 12, 60, 200])) for i in range(count - 2)] + [
+        SeatSetup(count - 2, "x", 100),
+        SeatSetup(count - 1, "y", 50),
     ]
-    hands = [parse_cards(text) for text in tricky]
-    hands += [rng.sample(FULL_DECK, rng.choice((5, 6, 7))) for _ in range(20000)]
-    for cards in hands:
-        assert hand_description(cards, rank_class(cards)) == evaluate(cards).description
+    return config, seats, rng.randrange(count)
 
 
-def test_pots_with_the_single_layer_short_cut_equal_the_plain_layering() -> None:
-    rng = random.Random(11)
-    for _ in range(5000):
-        count = rng.randint(2, 6)
-        contributions = [
-            rng.choice([0, 1, 5, 10, 10, 20, rng.randint(0, 50)]) for _ in range(count)
-        ]
-        live = [rng.random() < 0.8 for _ in range(count)]
-        all_in = rng.choice([None, [rng.random() < 0.3 for _ in range(count)], [False] * count])
-        assert build_pots(contributions, live, all_in) == reference_pots(
-            contributions, live, all_in
-        )
+def check_view_is_exact(hand: Hand, viewer: int | None) -> None:
+    """The cached view equals one built from scratch, event dicts included."""
+    view = hand.view(viewer)
+    assert view == build_view(hand, viewer)
+    assert view.history == tuple(public_dict(event, viewer) for event in hand.events)
+
+
+def test_cached_views_and_histories_equal_views_built_from_scratch() -> None:
+    rng = random.Random(20250101)
+    for number in range(150):
+        config, seats, button = random_table(rng)
+        hand = Hand.start(config, seats, button_index=button, rng=rng, hand_number=number)
+        policy = random_policy(rng)
+        viewers: list[int | None] = [None, *hand.stacks]
+        while True:
+            # Sometimes skip a few transitions, so the cache catches up on several events.
+            if rng.random() < 0.6:
+                for viewer in rng.sample(viewers, min(3, len(viewers))):
+                    check_view_is_exact(hand, viewer)
+                    check_view_is_exact(hand, viewer)  # the same state again: a cache hit
+            if hand.is_over:
+                break
+            hand.act(policy(hand))
+        assert hand.event_dicts() == [event.to_dict() for event in hand.events]
+        assert hand_to_history(hand)["events"] == [event.to_dict() for event in hand.events]
+        for viewer in viewers:
+            check_view_is_exact(hand, viewer)
