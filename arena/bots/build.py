@@ -8,9 +8,6 @@ process tree is killed and the build fails; the result says why in one sentence.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import subprocess
 import threading
 import time
@@ -18,9 +15,9 @@ from dataclasses import dataclass
 
 from arena.bots.launcher import DirectLauncher, Launcher
 from arena.bots.manifest import BotManifest
-from arena.bots.process import kill_process_tree
+from arena.bots.process_tree import kill_session
 from arena.bots.stderr_log import CappedLog
-from arena.bots.transport import describe_exit
+from arena.bots.transport import describe_exit, split_returncode
 
 __all__ = ["BuildError", "BuildResult", "build_bot", "run_build"]
 
@@ -80,22 +77,20 @@ def run_build(
         return BuildResult(manifest.name, has_run=True, is_ok=False, reason=reason)
     output = CappedLog(_OUTPUT_CAP_BYTES)
     assert process.stdout is not None
-    reader = threading.Thread(target=_drain, args=(process.stdout.fileno(), output), daemon=True)
+    reader = threading.Thread(target=output.capture, args=(process.stdout.fileno(),), daemon=True)
     reader.start()
     is_timed_out = False
     try:
         returncode = process.wait(timeout=limit)
     except subprocess.TimeoutExpired:
         is_timed_out = True
-        # The group first (compilers fork), then what left it; the leader is not reaped yet.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-        kill_process_tree(process.pid)
+        # The group (compilers fork) and what left it; the leader is not reaped yet.
+        kill_session(process.pid)
         returncode = process.wait()
     reader.join(timeout=1.0)
     process.stdout.close()
     duration = time.monotonic() - started
-    exit_code, signal_number = (None, -returncode) if returncode < 0 else (returncode, None)
+    exit_code, signal_number = split_returncode(returncode)
     command = " ".join(spec.argv)
     if is_timed_out:
         reason = f"build {command!r} took longer than {limit:g} s and was killed"
@@ -127,14 +122,3 @@ def build_bot(
     if not result.is_ok:
         raise BuildError(result)
     return result
-
-
-def _drain(fd: int, log: CappedLog) -> None:
-    while True:
-        try:
-            data = os.read(fd, 65536)
-        except OSError:
-            return
-        if not data:
-            return
-        log.write(data)

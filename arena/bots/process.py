@@ -35,15 +35,13 @@ between threads, only a ``write``, a ``poll`` and a ``read``:
 
 At the end, :meth:`ProcessTransport.close` writes what is left of the backlog and closes
 the bot's stdin, waits ``grace_s`` for it to exit (reading and discarding its output
-meanwhile, so it cannot block on it), then kills its process group and every descendant
-psutil can see. Until that kill the exited leader is not reaped (``waitid(WNOWAIT)``), so
-its pid, which is also the group id, cannot have been reused by an unrelated process when
-the group is killed. A descendant that left the group (``setsid``) and was orphaned when
-the bot exited is no descendant any more; it is found by the environment variable
-:data:`TOKEN_VARIABLE`, which every bot process gets with a value of its own and its
-children inherit.
+meanwhile, so it cannot block on it), then kills its process group, every descendant
+psutil can see and every process tagged with its :data:`TOKEN_VARIABLE` (how they are
+found, and why the exited bot is not reaped before the kill: :mod:`arena.bots.process_tree`).
 
-:func:`measure_startup` times how long a bot takes from ``exec`` to its ``ready``.
+:func:`process_factory` makes a factory of bot processes for the session.
+:func:`kill_process_tree`, :func:`measure_startup` and :class:`StartupTiming` are
+re-exported from :mod:`arena.bots.process_tree` and :mod:`arena.bots.startup`.
 """
 
 from __future__ import annotations
@@ -54,23 +52,29 @@ import logging
 import os
 import secrets
 import select
-import signal
-import statistics
 import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-
-import psutil
+from collections.abc import Callable
 
 from arena.bots.launcher import DirectLauncher, Launcher, LaunchSpec
 from arena.bots.manifest import BotManifest
+from arena.bots.process_tree import (
+    TOKEN_VARIABLE,
+    ProcessTree,
+    kill_process_tree,
+    peek_returncode,
+)
+from arena.bots.startup import StartupTiming, measure_startup
 from arena.bots.stderr_log import DEFAULT_STDERR_CAP_BYTES, CappedLog
-from arena.bots.transport import BotStartError, Clock, ExitInfo, TransportClosedError
+from arena.bots.transport import (
+    BotStartError,
+    Clock,
+    ExitInfo,
+    TransportClosedError,
+    split_returncode,
+)
 from protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLongError
 
 __all__ = [
@@ -93,20 +97,19 @@ DEFAULT_MAX_PENDING_BYTES = 1024 * 1024
 #: counts as gone (a sane bot reads every message as it comes).
 DEFAULT_MAX_INPUT_BACKLOG_BYTES = 16 * 1024 * 1024
 
-#: Set in every bot process's environment to a value of its own, to find its descendants.
-TOKEN_VARIABLE = "POKER_ARENA_BOT_TOKEN"
-
-_CHUNK = 64 * 1024
+_READ_SIZE_BYTES = 64 * 1024
 _EOF_EXIT_WAIT_S = 0.25  # after end of output, how long to wait for the exit status
-_POLL_S = 0.005
+_POLL_INTERVAL_S = 0.005
 _MAX_POLL_MS = 3_600_000.0  # one poll waits at most an hour (poll takes a C int of ms)
 
 
-class _Marker(enum.Enum):
+class _LineMarker(enum.Enum):
+    """Stands in the queue of unread lines where an over-long line was."""
+
     TOO_LONG = "too_long"
 
 
-_Item = bytes | _Marker
+_UnreadLine = bytes | _LineMarker
 
 
 class ProcessTransport:
@@ -134,10 +137,7 @@ class ProcessTransport:
         self.process = process
         self.pid = process.pid
         self.token = token
-        try:
-            self._created = psutil.Process(process.pid).create_time()
-        except psutil.Error:  # pragma: no cover - gone already; the token scan needs no bound
-            self._created = 0.0
+        self._tree = ProcessTree(process.pid, token)
         self.name = name
         self.clock = clock
         self.stderr_log = CappedLog(stderr_cap_bytes)
@@ -154,7 +154,7 @@ class ProcessTransport:
         # stdout: complete lines read and not yet taken (with an over-long line's marker
         # where it was), their size, and whether the end of output was read.
         self._line_reader = LineReader(max_line_bytes)
-        self._lines: deque[_Item] = deque()
+        self._lines: deque[_UnreadLine] = deque()
         self._held_bytes = 0
         self._stdout_dropped_bytes = 0
         self._is_eof = False
@@ -166,7 +166,10 @@ class ProcessTransport:
         self._status: int | None = None  # the exit status, once seen (it never changes)
         self._exit_info: ExitInfo | None = None
         self._stderr_thread = threading.Thread(
-            target=self._drain_stderr, name=f"{name}-stderr", daemon=True
+            target=self.stderr_log.capture,
+            args=(stderr.fileno(),),
+            name=f"{name}-stderr",
+            daemon=True,
         )
         self._stderr_thread.start()
 
@@ -325,20 +328,17 @@ class ProcessTransport:
             return self._exit_info
         # Who belongs to the bot, seen while it still runs: its children are orphaned
         # (and no longer its descendants) once it exits.
-        descendants = _descendants(self.pid)
+        self._tree.note_descendants()
         status = self._let_exit(time.monotonic() + grace_s)
         is_killed = status is None
-        descendants = _unique([*descendants, *_descendants(self.pid), *self._tagged()])
-        # The leader is not reaped yet, so its pid is still this group's id.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, signal.SIGKILL)
-        kill_process_tree(self.pid, descendants)
+        # The leader is not reaped yet, so its pid is still its group's id.
+        self._tree.kill()
         returncode = self.process.wait()
         self._stderr_thread.join(timeout=1.0)
         for stream in self._streams:
             with contextlib.suppress(OSError):
                 stream.close()
-        exit_code, signal_number = _split_returncode(returncode)
+        exit_code, signal_number = split_returncode(returncode)
         self._exit_info = ExitInfo(
             exit_code=exit_code,
             signal=signal_number,
@@ -390,7 +390,7 @@ class ProcessTransport:
     def _read_output(self) -> None:
         """One read of stdout into the line reader (or the end of output)."""
         try:
-            data = os.read(self._stdout_fd, _CHUNK)
+            data = os.read(self._stdout_fd, _READ_SIZE_BYTES)
         except BlockingIOError:  # pragma: no cover - poll said readable; nothing after all
             return
         except OSError:  # pragma: no cover - EIO and the like: no more output
@@ -405,7 +405,7 @@ class ProcessTransport:
                 return
             except LineTooLongError as exc:
                 self._keep(exc.lines)
-                self._lines.append(_Marker.TOO_LONG)
+                self._lines.append(_LineMarker.TOO_LONG)
                 # The reader kept what followed the long line: get it out before more data.
                 data = b""
 
@@ -416,17 +416,6 @@ class ProcessTransport:
                 continue
             self._held_bytes += len(line)
             self._lines.append(line)
-
-    def _drain_stderr(self) -> None:
-        fd = self._streams[2].fileno()
-        while True:
-            try:
-                data = os.read(fd, _CHUNK)
-            except OSError:
-                return
-            if not data:
-                return
-            self.stderr_log.write(data)
 
     # -- stdin -----------------------------------------------------------------------------
 
@@ -488,7 +477,7 @@ class ProcessTransport:
                 if is_stdin_open:
                     self._drop_backlog()
                 return status
-            for fd, _ in poller.poll(min(remaining, _POLL_S) * 1000.0):
+            for fd, _ in poller.poll(min(remaining, _POLL_INTERVAL_S) * 1000.0):
                 if fd == self._stdout_fd:
                     self._discard_output()
                 else:
@@ -496,7 +485,7 @@ class ProcessTransport:
 
     def _discard_output(self) -> None:
         try:
-            data = os.read(self._stdout_fd, _CHUNK)
+            data = os.read(self._stdout_fd, _READ_SIZE_BYTES)
         except OSError:  # pragma: no cover - EAGAIN or EIO: nothing to throw away now
             return
         if not data:
@@ -507,32 +496,18 @@ class ProcessTransport:
 
     def _exit_status(self) -> int | None:
         """The returncode (negative for a signal) if the process exited, without reaping."""
-        if self._status is not None:
-            return self._status
-        if not hasattr(os, "waitid"):  # pragma: no cover - macOS: reap, a tiny pid-reuse risk
-            self._status = self.process.poll()
-            return self._status
-        try:
-            result = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        except ChildProcessError:  # pragma: no cover - reaped elsewhere
-            self._status = self.process.poll()
-            return self._status
-        if result is None:
-            return None
-        if result.si_code == os.CLD_EXITED:
-            self._status = result.si_status
-        else:
-            self._status = -result.si_status
+        if self._status is None:
+            self._status = peek_returncode(self.process)
         return self._status
 
     def _wait_exit_status(self, timeout_s: float) -> int | None:
         deadline = time.monotonic() + timeout_s
         while (status := self._exit_status()) is None and time.monotonic() < deadline:
-            time.sleep(_POLL_S)
+            time.sleep(_POLL_INTERVAL_S)
         return status
 
     def _closed_error(self, what: str, status: int | None) -> TransportClosedError:
-        exit_code, signal_number = (None, None) if status is None else _split_returncode(status)
+        exit_code, signal_number = (None, None) if status is None else split_returncode(status)
         info = ExitInfo(exit_code=exit_code, signal=signal_number)
         how = "" if status is None else f" ({info.describe()})"
         tail = self.stderr_log.tail_text(300).strip()
@@ -542,70 +517,6 @@ class ProcessTransport:
             exit_code=exit_code,
             signal=signal_number,
         )
-
-    def _tagged(self) -> list[psutil.Process]:
-        """Processes carrying this bot's token, started no earlier than the bot."""
-        if self.token is None:
-            return []
-        found = []
-        for proc in psutil.process_iter(["create_time"]):
-            # Reading an environment is the costly part: skip what is older than the bot.
-            created = proc.info.get("create_time")
-            if proc.pid == self.pid or created is None or created < self._created - 1.0:
-                continue
-            try:
-                if proc.environ().get(TOKEN_VARIABLE) == self.token:
-                    found.append(proc)
-            except psutil.Error:
-                continue
-        return found
-
-
-def _unique(processes: list[psutil.Process]) -> list[psutil.Process]:
-    return list({proc.pid: proc for proc in processes}.values())
-
-
-def _split_returncode(returncode: int) -> tuple[int | None, int | None]:
-    return (None, -returncode) if returncode < 0 else (returncode, None)
-
-
-def _descendants(pid: int) -> list[psutil.Process]:
-    try:
-        return psutil.Process(pid).children(recursive=True)
-    except psutil.Error:
-        return []
-
-
-def kill_process_tree(pid: int, descendants: list[psutil.Process] | None = None) -> None:
-    """SIGKILL ``pid`` and its descendants (a snapshot taken first), then wait for them.
-
-    Only processes the arena started are touched: the pid of a bot and what psutil lists
-    as its descendants. Descendants that left the bot's process group (``setsid``) are
-    caught here; those still in it are also caught by the caller's ``killpg``.
-    """
-    if descendants is None:
-        descendants = _descendants(pid)
-    targets = list(descendants)
-    with contextlib.suppress(psutil.Error):
-        targets.insert(0, psutil.Process(pid))
-    for proc in targets:
-        with contextlib.suppress(psutil.Error):
-            proc.kill()
-    # Wait for the descendants only (the bot itself is reaped by its Popen). A zombie is
-    # dead enough: reaping it is its new parent's job, which may never happen in a container.
-    deadline = time.monotonic() + 1.0
-    waiting = list(descendants)
-    while waiting and time.monotonic() < deadline:
-        waiting = [proc for proc in waiting if _is_running(proc)]
-        if waiting:
-            time.sleep(_POLL_S)
-
-
-def _is_running(proc: psutil.Process) -> bool:
-    try:
-        return proc.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
 
 
 def process_factory(
@@ -635,94 +546,3 @@ def process_factory(
         return transport
 
     return start
-
-
-@dataclass(frozen=True, slots=True)
-class StartupTiming:
-    """How long a bot took from launch to its ``ready``, over several starts (seconds)."""
-
-    bot_name: str
-    samples_s: tuple[float, ...]
-
-    @property
-    def median_s(self) -> float:
-        """The median start-up time."""
-        return statistics.median(self.samples_s)
-
-    @property
-    def max_s(self) -> float:
-        """The slowest start-up."""
-        return max(self.samples_s)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form in milliseconds."""
-        return {
-            "bot": self.bot_name,
-            "starts": len(self.samples_s),
-            "median_ms": round(self.median_s * 1000, 3),
-            "min_ms": round(min(self.samples_s) * 1000, 3),
-            "max_ms": round(self.max_s * 1000, 3),
-        }
-
-
-def measure_startup(
-    manifest: BotManifest | str | Path,
-    *,
-    repeats: int = 5,
-    launcher: Launcher | None = None,
-    timeout_s: float = 10.0,
-    hello_fields: Mapping[str, Any] | None = None,
-) -> StartupTiming:
-    """Start the bot ``repeats`` times and time exec-to-``ready`` each time.
-
-    Each start sends a ``hello`` and waits for a line that is a ``ready``; the process is
-    closed (and killed if needed) before the next start. Raises ``RuntimeError`` when a
-    start gives no ``ready`` within ``timeout_s``.
-    """
-    from arena.bots.manifest import load_manifest
-    from protocol.codec import decode, encode
-
-    if not isinstance(manifest, BotManifest):
-        manifest = load_manifest(manifest)
-    hello: dict[str, Any] = {
-        "type": "hello",
-        "seq": 1,
-        "protocol_version": 1,
-        "supported_versions": [1],
-        "player_id": "p0",
-        "seat_index": 0,
-        "game": {
-            "variant": "holdem",
-            "structure": "no_limit",
-            "small_blind": 1,
-            "big_blind": 2,
-            "ante": 0,
-            "seat_count": 2,
-            "starting_stack": 200,
-            "hand_count": 1,
-        },
-        "time_limits": {
-            "startup_ms": int(timeout_s * 1000),
-            "decision_ms": 5000,
-            "time_bank_ms": 0,
-        },
-        **(hello_fields or {}),
-    }
-    samples: list[float] = []
-    for _ in range(repeats):
-        started = time.monotonic()
-        transport = ProcessTransport.start(manifest, launcher=launcher)
-        try:
-            transport.send(encode(hello))
-            deadline = started + timeout_s
-            while True:
-                line = transport.read_line(deadline)
-                if line is None:
-                    raise RuntimeError(f"bot {manifest.name!r} sent no ready in {timeout_s} s")
-                with contextlib.suppress(Exception):
-                    if decode(line).get("type") == "ready":
-                        break
-            samples.append(time.monotonic() - started)
-        finally:
-            transport.close(grace_s=1.0)
-    return StartupTiming(manifest.name, tuple(samples))

@@ -15,6 +15,7 @@ what the bot is, the end why it died. What falls in between is counted, not stor
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -22,6 +23,8 @@ __all__ = ["DEFAULT_STDERR_CAP_BYTES", "CappedLog"]
 
 #: How much of a bot's stderr is kept per process by default (head plus tail).
 DEFAULT_STDERR_CAP_BYTES = 256 * 1024
+
+_READ_SIZE_BYTES = 64 * 1024
 
 
 class CappedLog:
@@ -54,6 +57,17 @@ class CappedLog:
                 excess = len(self._tail) - self._tail_cap
                 if excess > 0:
                     del self._tail[:excess]
+
+    def capture(self, fd: int) -> None:
+        """Write what is read from ``fd`` until its end (or an error); a thread's target."""
+        while True:
+            try:
+                data = os.read(fd, _READ_SIZE_BYTES)
+            except OSError:
+                return
+            if not data:
+                return
+            self.write(data)
 
     @property
     def total_bytes(self) -> int:

@@ -25,6 +25,7 @@ __all__ = [
     "TransportClosedError",
     "TransportError",
     "describe_exit",
+    "split_returncode",
 ]
 
 Clock: TypeAlias = Callable[[], float]
@@ -45,6 +46,15 @@ def describe_exit(exit_code: int | None, signal: int | None) -> str:
     if exit_code is not None:
         return f"exit code {exit_code}"
     return "exit status unknown"
+
+
+def split_returncode(returncode: int) -> tuple[int | None, int | None]:
+    """A :class:`subprocess.Popen` returncode as ``(exit_code, signal)``, one of them None.
+
+    >>> split_returncode(3), split_returncode(-9)
+    ((3, None), (None, 9))
+    """
+    return (None, -returncode) if returncode < 0 else (returncode, None)
 
 
 @dataclass(frozen=True, slots=True)
