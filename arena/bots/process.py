@@ -1,10 +1,12 @@
-"""A bot as an operating-system process: its own session, bounded pipes, a tree kill.
+"""Talking to a bot process over its pipes: :class:`ProcessTransport`, the real
+:class:`~arena.bots.transport.Transport`.
 
 What python-chess's ``chess/engine.py`` taught about driving engines over a line protocol,
 applied here:
 
-* the bot runs in its own session (``start_new_session=True``), so a Ctrl-C meant for the
-  arena does not reach it and the whole process group can be killed at once;
+* the bot runs in its own session and everything it started is killed at the end
+  (:mod:`arena.bots.process_tree`), so a Ctrl-C meant for the arena does not reach it and
+  nothing it started outlives it;
 * its stderr is drained all the time by a thread, into a :class:`CappedLog` (head and tail
   kept, the rest counted), so a chatty bot never blocks on a full pipe;
 * every wait has a deadline, and how the process ended becomes a readable error
@@ -25,7 +27,7 @@ between threads, only a ``write``, a ``poll`` and a ``read``:
 * stdin takes what the pipe accepts at once; the rest waits in a backlog that is written
   whenever the arena sends again or waits for output. A bot that stops reading thus never
   blocks the arena; once more than ``max_input_backlog_bytes`` wait, it counts as gone
-  (:class:`~arena.transport.TransportClosedError`, "stopped reading its input").
+  (:class:`~arena.bots.transport.TransportClosedError`, "stopped reading its input").
 * ``has_output`` says with one ``poll(0)`` whether a line (or the end of output) is there,
   writing waiting input meanwhile: the session asks it between the steps of work it does
   while the bot thinks, and stops working when the reply is in;
@@ -35,13 +37,13 @@ between threads, only a ``write``, a ``poll`` and a ``read``:
 
 At the end, :meth:`ProcessTransport.close` writes what is left of the backlog and closes
 the bot's stdin, waits ``grace_s`` for it to exit (reading and discarding its output
-meanwhile, so it cannot block on it), then kills its process group, every descendant
-psutil can see and every process tagged with its :data:`TOKEN_VARIABLE` (how they are
-found, and why the exited bot is not reaped before the kill: :mod:`arena.bots.process_tree`).
+meanwhile, so it cannot block on it), then kills its
+:class:`~arena.bots.process_tree.ProcessTree`.
 
-:func:`process_factory` makes a factory of bot processes for the session.
-:func:`kill_process_tree`, :func:`measure_startup` and :class:`StartupTiming` are
-re-exported from :mod:`arena.bots.process_tree` and :mod:`arena.bots.startup`.
+:func:`process_factory` makes the session's factory of bot processes. For the callers
+that import them from here, :data:`TOKEN_VARIABLE` and :func:`kill_process_tree` are
+re-exported from :mod:`arena.bots.process_tree`, :func:`measure_startup` and
+:class:`StartupTiming` from :mod:`arena.bots.startup`.
 """
 
 from __future__ import annotations
@@ -50,7 +52,6 @@ import contextlib
 import enum
 import logging
 import os
-import secrets
 import select
 import subprocess
 import threading
@@ -65,6 +66,7 @@ from arena.bots.process_tree import (
     ProcessTree,
     kill_process_tree,
     peek_returncode,
+    start_bot_process,
 )
 from arena.bots.startup import StartupTiming, measure_startup
 from arena.bots.stderr_log import DEFAULT_STDERR_CAP_BYTES, CappedLog
@@ -210,19 +212,8 @@ class ProcessTransport:
         clock: Clock = time.monotonic,
     ) -> ProcessTransport:
         """Launch exactly ``spec`` (no shell), tagged with a fresh :data:`TOKEN_VARIABLE`."""
-        token = secrets.token_hex(8)
         try:
-            process = subprocess.Popen(
-                list(spec.argv),
-                cwd=spec.cwd,
-                env={**spec.env, TOKEN_VARIABLE: token},
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                bufsize=0,
-                close_fds=True,
-                start_new_session=True,
-            )
+            process, token = start_bot_process(spec)
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise BotStartError(
@@ -507,16 +498,7 @@ class ProcessTransport:
         return status
 
     def _closed_error(self, what: str, status: int | None) -> TransportClosedError:
-        exit_code, signal_number = (None, None) if status is None else split_returncode(status)
-        info = ExitInfo(exit_code=exit_code, signal=signal_number)
-        how = "" if status is None else f" ({info.describe()})"
-        tail = self.stderr_log.tail_text(300).strip()
-        said = f"; its stderr ends with: {tail!r}" if tail else ""
-        return TransportClosedError(
-            f"bot {self.name!r} {what}{how}{said}",
-            exit_code=exit_code,
-            signal=signal_number,
-        )
+        return TransportClosedError.of_bot(self.name, what, status, self.stderr_log.tail_text(300))
 
 
 def process_factory(

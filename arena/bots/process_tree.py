@@ -1,16 +1,19 @@
-"""Finding and killing everything a bot process started, without reaping the bot too early.
+"""A bot's processes: started in a session of their own with a token, found, and killed
+without reaping the bot too early.
+
+:func:`start_bot_process` runs a bot in a session of its own (so a Ctrl-C meant for the
+arena does not reach it, and its pid is also the id of its process group) with
+:data:`TOKEN_VARIABLE` set to a fresh value in its environment.
 
 A bot may fork, and a child may even leave the bot's process group (``setsid``). To kill
 all of it, :class:`ProcessTree` combines three views of what belongs to the bot:
 
-* its process group (:func:`kill_session`): a bot runs in a session of its own, so its
-  pid is also the id of its group;
+* its process group (:func:`kill_session`);
 * its descendants as psutil sees them (:func:`find_descendants`), also taken while the bot
   still runs, because its children are orphaned (and no longer its descendants) once it
   exits;
-* every process carrying the bot's token (:func:`find_tagged`): each bot process gets
-  :data:`TOKEN_VARIABLE` in its environment with a value of its own, and children inherit
-  it, so an orphan that left the group is still found.
+* every process carrying the bot's token (:func:`find_tagged`): children inherit the
+  environment, so an orphan that left the group is still found.
 
 The bot itself is not reaped before the kill (:func:`peek_returncode` reads its exit
 status with ``waitid(WNOWAIT)``), so its pid, which is also the group id, cannot have been
@@ -22,11 +25,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import subprocess
 import time
 
 import psutil
+
+from arena.bots.launcher import LaunchSpec
 
 __all__ = [
     "TOKEN_VARIABLE",
@@ -36,6 +42,7 @@ __all__ = [
     "kill_process_tree",
     "kill_session",
     "peek_returncode",
+    "start_bot_process",
     "unique_processes",
 ]
 
@@ -46,6 +53,27 @@ _POLL_INTERVAL_S = 0.005
 _KILL_WAIT_S = 1.0  # how long to wait for killed descendants to die
 # psutil's creation times are derived from clock ticks since boot: allow for their rounding.
 _CREATE_TIME_MARGIN_S = 1.0
+
+
+def start_bot_process(spec: LaunchSpec) -> tuple[subprocess.Popen[bytes], str]:
+    """Execute exactly ``spec`` (no shell) in a session of its own, with unbuffered pipes
+    for its three standard streams and a fresh :data:`TOKEN_VARIABLE`.
+
+    Returns the process and its token; raises :class:`OSError` if it cannot be executed.
+    """
+    token = secrets.token_hex(8)
+    process = subprocess.Popen(
+        list(spec.argv),
+        cwd=spec.cwd,
+        env={**spec.env, TOKEN_VARIABLE: token},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+        close_fds=True,
+        start_new_session=True,
+    )
+    return process, token
 
 
 class ProcessTree:

@@ -94,6 +94,22 @@ class TransportClosedError(TransportError):
         self.exit_code = exit_code
         self.signal = signal
 
+    @classmethod
+    def of_bot(
+        cls, name: str, what: str, returncode: int | None, stderr_tail: str = ""
+    ) -> TransportClosedError:
+        """The error for bot ``name`` that did ``what``, with how it ended if it did
+        (``returncode``, negative for a signal) and the end of its stderr.
+
+        >>> str(TransportClosedError.of_bot("x", "exited", -11, "segfault\\n"))
+        "bot 'x' exited (killed by signal 11 (SIGSEGV)); its stderr ends with: 'segfault'"
+        """
+        exit_code, signal = (None, None) if returncode is None else split_returncode(returncode)
+        how = "" if returncode is None else f" ({describe_exit(exit_code, signal)})"
+        tail = stderr_tail.strip()
+        said = f"; its stderr ends with: {tail!r}" if tail else ""
+        return cls(f"bot {name!r} {what}{how}{said}", exit_code=exit_code, signal=signal)
+
 
 class BotStartError(TransportError):
     """The bot's program could not be executed at all (missing, not executable, ...)."""
