@@ -1,7 +1,8 @@
-"""Bot processes: own session, bounded pipes, exit codes, tree kill, builds.
+"""The process transport: a conversation over non-blocking pipes, bounded reading and
+writing, exits reported with their code or signal, clear start errors.
 
-Real subprocesses with short limits; the autouse fixture of conftest.py fails any test
-that leaves a child process behind.
+Real subprocesses with short limits; the autouse fixture of tests/conftest.py fails any
+test that leaves a child process behind.
 """
 
 from __future__ import annotations
@@ -10,61 +11,17 @@ import json
 import signal
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import psutil
 import pytest
 
-from arena.bots.build import BuildError, build_bot, run_build
-from arena.bots.launcher import DirectLauncher, LaunchSpec
+from arena.bots.launcher import LaunchSpec
 from arena.bots.manifest import BotManifest, load_manifest
-from arena.bots.process import ProcessTransport, kill_process_tree, measure_startup, process_factory
-from arena.bots.stderr_log import CappedLog
+from arena.bots.process import ProcessTransport, process_factory
 from arena.bots.transport import BotStartError, ExitInfo, TransportClosedError
 from protocol.errors import LineTooLongError
-
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests" / "bots"
-HELLO = b'{"type":"hello","seq":1}\n'
-
-
-def script_manifest(code: str, tmp_path: Path, name: str = "script") -> BotManifest:
-    """A bot that is a few lines of Python run with ``-c``."""
-    return BotManifest(name=name, command=("{python}", "-c", code), working_dir=tmp_path)
-
-
-def hostile(name: str, *args: str) -> BotManifest:
-    manifest = load_manifest(BOTS / name / "bot.toml")
-    if args:
-        manifest = BotManifest(
-            name=manifest.name,
-            command=(*manifest.command[:2], *args),
-            working_dir=manifest.working_dir,
-        )
-    return manifest
-
-
-@pytest.fixture
-def started() -> Iterator[list[ProcessTransport]]:
-    """Transports the test started; closed at the end whatever happens."""
-    transports: list[ProcessTransport] = []
-    yield transports
-    for transport in transports:
-        transport.close(0.0)
-
-
-def start(
-    started: list[ProcessTransport], manifest: BotManifest, **options: int
-) -> ProcessTransport:
-    transport = ProcessTransport.start(manifest, **options)  # type: ignore[arg-type]
-    started.append(transport)
-    return transport
-
-
-def soon(seconds: float = 5.0) -> float:
-    return time.monotonic() + seconds
-
+from tests import REPO_ROOT
+from tests.arena.bots.programs import HELLO, hostile, script_manifest, soon, start
 
 # -- conversation ---------------------------------------------------------------------------
 
@@ -72,7 +29,9 @@ def soon(seconds: float = 5.0) -> float:
 def test_a_sample_bot_answers_hello_and_exits_after_match_end(
     started: list[ProcessTransport],
 ) -> None:
-    transport = start(started, load_manifest(ROOT / "sample_bots/python_calling_station/bot.toml"))
+    transport = start(
+        started, load_manifest(REPO_ROOT / "sample_bots/python_calling_station/bot.toml")
+    )
     transport.send(HELLO)
     ready = json.loads(transport.read_line(soon()) or b"null")
     assert ready["type"] == "ready" and ready["seq"] == 1
@@ -374,51 +333,6 @@ def test_a_bot_that_closes_its_stdin_is_reported_at_the_next_send(
             time.sleep(0.01)
 
 
-# -- process trees --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("mode", ["group", "setsid"])
-def test_close_kills_grandchildren_in_and_out_of_the_process_group(
-    started: list[ProcessTransport], mode: str
-) -> None:
-    transport = start(started, hostile("forker", mode))
-    deadline = soon()
-    while "grandchild" not in transport.stderr_log.text() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    grandchild = int(transport.stderr_log.text().split()[1])
-    assert psutil.pid_exists(grandchild)
-    transport.close(0.0)
-    gone = not psutil.pid_exists(grandchild)
-    assert gone or psutil.Process(grandchild).status() == psutil.STATUS_ZOMBIE
-
-
-def test_an_orphan_that_left_the_group_is_found_by_its_token(
-    started: list[ProcessTransport], tmp_path: Path
-) -> None:
-    code = (
-        "import subprocess, sys\n"
-        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'],\n"
-        "    start_new_session=True, stdout=subprocess.DEVNULL)\n"
-        "print(child.pid, flush=True)\n"
-    )
-    transport = start(started, script_manifest(code, tmp_path))
-    orphan = int(transport.read_line(soon()) or b"0")
-    with pytest.raises(TransportClosedError, match="exit code 0"):
-        transport.read_line(soon())
-    assert psutil.pid_exists(orphan)  # the bot is gone; its child lives on, in its own session
-    transport.close(0.0)
-    assert not psutil.pid_exists(orphan) or psutil.Process(orphan).status() == "zombie"
-
-
-def test_kill_process_tree_kills_a_process_and_ignores_a_dead_one() -> None:
-    import subprocess
-
-    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    kill_process_tree(process.pid)
-    assert process.wait(timeout=5) == -signal.SIGKILL
-    kill_process_tree(process.pid)  # already gone: nothing to do, nothing raised
-
-
 # -- start-up -------------------------------------------------------------------------------
 
 
@@ -461,109 +375,3 @@ def test_the_launcher_spec_is_run_exactly(started: list[ProcessTransport], tmp_p
     transport = ProcessTransport.from_spec(spec, name="spec")
     started.append(transport)
     assert transport.read_line(soon()) == f"{tmp_path} 42".encode()
-
-
-def test_measure_startup_times_exec_to_ready() -> None:
-    timing = measure_startup(ROOT / "sample_bots/python_random/bot.toml", repeats=2)
-    assert timing.bot_name == "python random" and len(timing.samples_s) == 2
-    assert 0 < timing.median_s <= timing.max_s < 10
-    assert timing.to_dict()["starts"] == 2
-
-
-def test_measure_startup_skips_lines_before_ready(tmp_path: Path) -> None:
-    code = (
-        "import json, sys\n"
-        "print('banner', flush=True)\n"
-        "seq = json.loads(sys.stdin.readline())['seq']\n"
-        "print(json.dumps({'type': 'ready', 'seq': seq, 'name': 'x'}), flush=True)\n"
-    )
-    timing = measure_startup(script_manifest(code, tmp_path), repeats=1)
-    assert len(timing.samples_s) == 1
-
-
-def test_measure_startup_fails_clearly_without_ready() -> None:
-    with pytest.raises(RuntimeError, match="sent no ready"):
-        measure_startup(hostile("hang", "startup"), repeats=1, timeout_s=0.2)
-
-
-# -- builds ---------------------------------------------------------------------------------
-
-
-def build_manifest(tmp_path: Path, code: str, timeout_s: float = 30.0) -> BotManifest:
-    return BotManifest(
-        name="built",
-        command=("./bot",),
-        working_dir=tmp_path,
-        build=("{python}", "-c", code),
-        build_timeout_s=timeout_s,
-        env={"GREETING": "hi"},
-    )
-
-
-def test_a_build_runs_in_the_bot_dir_with_its_environment(tmp_path: Path) -> None:
-    code = "import os; open('out.txt', 'w').write(os.environ['GREETING']); print('built!')"
-    result = build_bot(build_manifest(tmp_path, code))
-    assert result.is_ok and result.has_run and result.exit_code == 0
-    assert "succeeded" in result.reason and "built!" in result.output
-    assert (tmp_path / "out.txt").read_text() == "hi"
-
-
-def test_a_failing_build_says_how_it_failed(tmp_path: Path) -> None:
-    code = "import sys; print('error: bot.c:3: missing ;'); sys.exit(2)"
-    result = run_build(build_manifest(tmp_path, code))
-    assert not result.is_ok and result.exit_code == 2
-    assert "failed (exit code 2)" in result.reason and "missing ;" in result.output
-    with pytest.raises(BuildError, match="exit code 2") as caught:
-        build_bot(build_manifest(tmp_path, code))
-    assert caught.value.result.exit_code == 2
-
-
-def test_a_build_past_its_time_limit_is_killed(tmp_path: Path) -> None:
-    code = "import time; time.sleep(60)"
-    began = time.monotonic()
-    result = run_build(build_manifest(tmp_path, code, timeout_s=30.0), timeout_s=0.3)
-    assert time.monotonic() - began < 5.0
-    assert not result.is_ok and result.is_timed_out and result.signal == signal.SIGKILL
-    assert "longer than 0.3 s" in result.reason
-
-
-def test_a_build_program_that_is_missing_fails_clearly(tmp_path: Path) -> None:
-    manifest = BotManifest(
-        name="b", command=("./bot",), working_dir=tmp_path, build=("no-such-compiler",)
-    )
-    result = run_build(manifest)
-    assert not result.is_ok and "cannot run the build command 'no-such-compiler'" in result.reason
-
-
-def test_a_bot_without_build_step_needs_no_build(tmp_path: Path) -> None:
-    result = run_build(BotManifest(name="b", command=("./bot",), working_dir=tmp_path))
-    assert result.is_ok and not result.has_run
-
-
-def test_the_c_sample_bot_builds_with_make() -> None:
-    result = run_build(load_manifest(ROOT / "sample_bots/c/bot.toml"), launcher=DirectLauncher())
-    assert result.is_ok, result.output
-    assert (ROOT / "sample_bots/c/build/bot").exists()
-
-
-# -- the capped log -------------------------------------------------------------------------
-
-
-def test_capped_log_keeps_everything_under_the_cap_and_saves(tmp_path: Path) -> None:
-    log = CappedLog(cap_bytes=100)
-    log.write(b"hello ")
-    log.write("wörld".encode())
-    assert (log.text(), log.dropped_bytes, log.total_bytes) == ("hello wörld", 0, 12)
-    path = log.save(tmp_path / "logs" / "bot.stderr")
-    assert path.read_bytes() == "hello wörld".encode()
-    assert log.tail_text(3) == "rld"
-
-
-def test_capped_log_counts_what_falls_between_head_and_tail() -> None:
-    log = CappedLog(cap_bytes=10)
-    for _ in range(100):
-        log.write(b"0123456789")
-    assert log.total_bytes == 1000 and log.dropped_bytes == 990
-    assert log.data() == b"01234\n[... 990 bytes dropped ...]\n56789"
-    with pytest.raises(ValueError, match="at least 2"):
-        CappedLog(cap_bytes=1)

@@ -1,14 +1,11 @@
-"""Bot manifests: good ones load; a bad one names the file, the key and the bad value.
-The launcher turns a manifest into the exact argv, directory and environment."""
+"""Bot manifests: good ones load; a bad one names the file, the key and the bad value."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from arena.bots.launcher import DirectLauncher, expand_placeholders
 from arena.bots.manifest import (
     DEFAULT_BUILD_TIMEOUT_S,
     BotManifest,
@@ -16,8 +13,7 @@ from arena.bots.manifest import (
     load_manifest,
     parse_manifest,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests import REPO_ROOT, TEST_BOTS
 
 
 def write(tmp_path: Path, text: str, name: str = "bot.toml") -> Path:
@@ -60,14 +56,14 @@ def test_defaults_for_the_optional_keys(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    sorted(str(p.relative_to(ROOT)) for p in (*ROOT.glob("sample_bots/*/bot.toml"),)),
+    sorted(str(p.relative_to(REPO_ROOT)) for p in REPO_ROOT.glob("sample_bots/*/bot.toml")),
 )
 def test_every_sample_manifest_loads(path: str) -> None:
-    assert load_manifest(ROOT / path).command
+    assert load_manifest(REPO_ROOT / path).command
 
 
 def test_every_hostile_manifest_loads_and_uses_the_python_placeholder() -> None:
-    paths = sorted((ROOT / "tests/bots").glob("*/bot.toml"))
+    paths = sorted(TEST_BOTS.glob("*/bot.toml"))
     assert len(paths) >= 8
     for path in paths:
         manifest = load_manifest(path)
@@ -133,47 +129,3 @@ def test_parse_manifest_does_not_touch_the_file_system() -> None:
         path=Path("/nowhere/bots/bot.toml"),
     )
     assert manifest.working_dir == Path("/nowhere/elsewhere")
-
-
-# -- the launcher ---------------------------------------------------------------------------
-
-
-def test_placeholders_are_expanded_inside_arguments() -> None:
-    argv = expand_placeholders(
-        ["{python}", "-u", "--dir={bot_dir}", "plain"], python="/py", bot_dir=Path("/b")
-    )
-    assert argv == ("/py", "-u", "--dir=/b", "plain")
-
-
-def test_the_direct_launcher_runs_python_bots_with_the_arenas_interpreter(tmp_path: Path) -> None:
-    manifest = BotManifest(
-        name="x",
-        command=("{python}", "bot.py"),
-        working_dir=tmp_path,
-        env={"LEVEL": "2", "HOME": "/bot-home"},
-    )
-    spec = DirectLauncher(base_env={"HOME": "/home/arena", "PATH": "/bin"}).prepare(manifest)
-    assert spec.argv == (sys.executable, "bot.py")
-    assert spec.cwd == tmp_path
-    # The manifest wins over the arena's environment; Python bots are unbuffered.
-    assert spec.env == {"HOME": "/bot-home", "PATH": "/bin", "LEVEL": "2", "PYTHONUNBUFFERED": "1"}
-
-
-def test_a_relative_program_path_is_made_absolute_in_the_bot_dir(tmp_path: Path) -> None:
-    manifest = BotManifest(name="x", command=("build/bot", "x/y"), working_dir=tmp_path)
-    spec = DirectLauncher(python="/py").prepare(manifest)
-    assert spec.argv == (str(tmp_path / "build/bot"), "x/y")
-    # A bare program name is looked up on the PATH, as usual.
-    bare = BotManifest(name="x", command=("node", "bot.js"), working_dir=tmp_path)
-    assert DirectLauncher().prepare(bare).argv == ("node", "bot.js")
-
-
-def test_the_build_spec_uses_the_same_rules(tmp_path: Path) -> None:
-    launcher = DirectLauncher(python="/py", base_env={})
-    without = BotManifest(name="x", command=("./bot",), working_dir=tmp_path)
-    assert launcher.prepare_build(without) is None
-    manifest = BotManifest(
-        name="x", command=("./bot",), working_dir=tmp_path, build=("{python}", "setup.py")
-    )
-    spec = launcher.prepare_build(manifest)
-    assert spec is not None and spec.argv == ("/py", "setup.py") and spec.cwd == tmp_path

@@ -1,0 +1,1 @@
+"""Tests of :mod:`arena.bots`, one file per module."""
