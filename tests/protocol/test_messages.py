@@ -14,7 +14,6 @@ from engine.config import BettingStructure, DrawLimit, GameConfig, Variant
 from engine.hand import Hand, SeatSetup
 from engine.result import HandResult, PotAward
 from engine.view import PotView, SeatPublicView, SeatView
-from protocol import messages
 from protocol.cards import card_from_wire
 from protocol.codec import decode, encode
 from protocol.errors import ArenaBugError, BotReplyError, ErrorCode
@@ -31,6 +30,7 @@ from protocol.messages import (
     hello,
     match_end,
 )
+from protocol.request_encoder import EventTextCache
 from protocol.schema import find_issue, validate_outgoing
 
 LEGAL = LegalActions(
@@ -140,7 +140,7 @@ def test_hello_carries_version_seat_game_and_limits() -> None:
     assert message["max_attempts"] == 3 and message["max_line_bytes"] == 65536
 
 
-def test_act_request_has_seed_000_fields_and_what_a_bot_needs_to_act() -> None:
+def test_act_request_has_the_core_fields_and_what_a_bot_needs_to_act() -> None:
     message = _valid(act_request(VIEW, seq=7, hand_id="m1-3", time_limit_ms=5000))
     assert message["player_id"] == "p0" and message["game_state"] == "PRE_FLOP"
     assert message["hole_cards"] == [
@@ -317,10 +317,16 @@ def _expected_line(view: SeatView, **fields: Any) -> bytes:
     return encode(build(view, **fields))
 
 
-def _play_and_compare(config: GameConfig, seat_count: int, hand_count: int, seed: int) -> int:
+def _play_and_compare(
+    config: GameConfig,
+    seat_count: int,
+    hand_count: int,
+    seed: int,
+    event_texts: EventTextCache | None = None,
+) -> int:
     """Random play; every request line of RequestEncoder must equal encode(act_request)."""
     rng = random.Random(seed)
-    encoders = [RequestEncoder() for _ in range(seat_count)]
+    encoders = [RequestEncoder(event_texts) for _ in range(seat_count)]
     stacks = [rng.choice((20, 60, 200)) for _ in range(seat_count)]  # side pots happen
     compared = 0
     for number in range(1, hand_count + 1):
@@ -387,11 +393,9 @@ def test_request_encoder_lines_are_byte_for_byte_the_plain_messages(
     assert _play_and_compare(config, seat_count, hand_count=20, seed=seat_count) > 30
 
 
-def test_request_encoders_share_event_texts_and_forget_them_when_full(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(messages, "_MAX_EVENT_TEXTS", 3)
-    messages._EVENT_TEXTS.clear()
+def test_request_encoders_sharing_one_event_text_cache_write_the_same_lines() -> None:
+    shared = EventTextCache()
+    assert _play_and_compare(GameConfig(), 3, hand_count=3, seed=7, event_texts=shared) > 5
     assert _play_and_compare(GameConfig(), 3, hand_count=3, seed=7) > 5
 
 

@@ -1,14 +1,16 @@
-"""RequestEncoder writes its lines as text for speed: they must stay the plain messages' bytes.
+"""The fast request encoder writes its lines as text: they must stay the plain messages' bytes.
 
 Random hands of every variant, structure and table size, with odd player ids and hand ids,
-compare each fast line with ``encode`` of the plain builder; the unit tests below reach
-the writer's rare paths (values the engine's events seldom or never hold).
+compare each fast line with ``encode`` of the plain builder and with the plain encoder; the
+unit tests below reach the writer's rare paths (values the engine's events seldom or never
+hold) and the generated layout's own checks.
 """
 
 from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -20,12 +22,19 @@ from engine.config import AnteMode, BettingStructure, DrawLimit, GameConfig, Var
 from engine.hand import Hand, SeatSetup
 from engine.tournament import random_policy
 from engine.view import PotView, SeatView
-from protocol import messages
+from protocol import layout
 from protocol.cards import cards_to_wire, text_cards_to_wire
 from protocol.codec import encode, json_text
 from protocol.errors import ArenaBugError
 from protocol.legal import legal_action_names
 from protocol.messages import RequestEncoder, act_request, draw_request, hand_end, hand_start
+from protocol.request_encoder import (
+    EventTextCache,
+    FastRequestEncoder,
+    PlainRequestEncoder,
+    RequestLineEncoder,
+    request_encoder,
+)
 from tests.protocol.test_messages import LEGAL, VIEW
 
 # Player ids a bot may be given: plain, non-ASCII (written as UTF-8, not escaped), and
@@ -54,15 +63,18 @@ def _plain_request(view: SeatView, **fields: Any) -> bytes:
 
 def _play(config: GameConfig, hand_count: int, seed: int) -> int:
     """Random hands at random tables; every fast line must be the plain line. The seats'
-    encoders live across hands (as in a match) and prepare at random moments."""
+    encoders live across hands (as in a match) and prepare at random moments; at some
+    tables they share one event text cache, at others each has its own."""
     rng = random.Random(seed)
     policy = random_policy(rng)
+    plain = PlainRequestEncoder()
     compared = 0
     for number in range(1, hand_count + 1):
         if number % 25 == 1:  # a new table now and then
             seat_indexes = sorted(rng.sample(range(10), rng.randint(2, 6)))
             ids = {s: f"{rng.choice(PLAYER_IDS)}{s}" for s in seat_indexes}
-            encoders = {s: RequestEncoder() for s in seat_indexes}
+            shared = EventTextCache() if rng.random() < 0.5 else None
+            encoders = {s: RequestEncoder(shared) for s in seat_indexes}
         stacks = {s: rng.choice((3, 20, 200, 1000, 123_456)) for s in seat_indexes}
         setups = [SeatSetup(s, ids[s], stacks[s]) for s in seat_indexes]
         button = rng.choice(seat_indexes)
@@ -72,6 +84,7 @@ def _play(config: GameConfig, hand_count: int, seed: int) -> int:
             view = hand.view(seat_index)
             expected = encode(hand_start(view, hand_id=hand_id))
             assert encoder.hand_start(view, hand_id=hand_id) == expected
+            assert plain.hand_start(view, hand_id=hand_id) == expected
         while not hand.is_over:
             actor, legal = hand.actor_index, hand.legal_actions()
             assert actor is not None and legal is not None
@@ -86,6 +99,7 @@ def _play(config: GameConfig, hand_count: int, seed: int) -> int:
             for attempt in range(1, rng.randint(1, max_attempts) + 1):
                 line = encoders[actor].request(view, attempt=attempt, **fields)
                 assert line == _plain_request(view, attempt=attempt, **fields)
+                assert line == plain.request(view, attempt=attempt, **fields)
                 compared += 1
             if rng.random() < 0.7:  # the arena encodes ahead while the actor thinks
                 other = rng.choice(seat_indexes)
@@ -103,21 +117,24 @@ def test_fast_request_lines_are_the_plain_lines_over_hundreds_of_random_hands(se
     assert _play(CONFIGS[seed], hand_count=350, seed=seed) > 1000
 
 
-def test_a_prepared_request_encodes_only_the_events_that_came_after(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    encoded: list[str] = []
-    event_text = messages._event_text
+class _CountingCache(EventTextCache):
+    """An event text cache that lists the types of the events it encodes."""
 
-    def counted(event: dict[str, Any]) -> str:
-        encoded.append(event["type"])
-        return event_text(event)
+    def __init__(self) -> None:
+        super().__init__()
+        self.encoded: list[str] = []
 
-    monkeypatch.setattr(messages, "_event_text", counted)
-    messages._EVENT_TEXTS.clear()
+    def event_text(self, event: Mapping[str, Any]) -> str:
+        self.encoded.append(event["type"])
+        return super().event_text(event)
+
+
+def test_a_prepared_request_encodes_only_the_events_that_came_after() -> None:
+    cache = _CountingCache()
+    encoded = cache.encoded
     seats = [SeatSetup(0, "p0", 200), SeatSetup(1, "p1", 200)]
     hand = Hand.start(GameConfig(), seats, button_index=0, rng=random.Random(1))
-    first, second = RequestEncoder(), RequestEncoder()
+    first, second = RequestEncoder(cache), RequestEncoder(cache)
     actor = hand.actor_index
     assert actor is not None
     first.request(hand.view(actor), seq=1, hand_id="h", time_limit_ms=10)
@@ -129,6 +146,25 @@ def test_a_prepared_request_encodes_only_the_events_that_came_after(
     line = second.request(view, seq=2, hand_id="h", time_limit_ms=10)
     assert line == _plain_request(view, seq=2, hand_id="h", time_limit_ms=10)
     assert encoded == ["action_taken"]
+
+
+def test_an_event_text_cache_holds_one_event_per_place_and_the_next_hand_overwrites_it() -> None:
+    cache = _CountingCache()
+    first, second = {"type": "a", "amount": 1}, {"type": "b", "amount": 1}
+    assert cache.text(0, first) == cache.text(0, first) == '{"type":"a","amount":1}'
+    assert cache.text(0, second) == '{"type":"b","amount":1}'  # another hand's first event
+    assert cache.text(0, second) == '{"type":"b","amount":1}'
+    assert cache.encoded == ["a", "b"]
+    # A place past the end (an encoder given the cache mid-hand) is encoded, not kept.
+    assert cache.text(5, first) == cache.text(5, first)
+    assert cache.encoded == ["a", "b", "a", "a"]
+
+
+def test_encoders_without_a_shared_cache_keep_their_event_texts_apart() -> None:
+    first, second = _CountingCache(), _CountingCache()
+    _same_line(RequestEncoder(first), VIEW)
+    _same_line(RequestEncoder(second), VIEW)
+    assert first.encoded == second.encoded == [event["type"] for event in VIEW.history]
 
 
 def test_cards_in_wire_form_are_fresh_dicts_equal_to_the_engines() -> None:
@@ -169,12 +205,11 @@ def test_an_event_with_a_non_card_in_a_card_field_is_an_engine_bug() -> None:
 
 
 def test_event_memos_are_emptied_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(messages, "_MAX_EVENT_MEMO_COUNT", 2)
-    monkeypatch.setattr(messages, "_EVENT_KEY_TEXTS", {})
-    monkeypatch.setattr(messages, "_EVENT_STRING_TEXTS", {})
+    monkeypatch.setattr(EventTextCache, "MAX_MEMO_COUNT", 2)
+    cache = EventTextCache()
     history = tuple({"type": f"t{n}", f"key{n}": f"value{n}"} for n in range(5))
-    _same_line(RequestEncoder(), replace(VIEW, history=history))
-    assert len(messages._EVENT_KEY_TEXTS) <= 2 and len(messages._EVENT_STRING_TEXTS) <= 2
+    _same_line(RequestEncoder(cache), replace(VIEW, history=history))
+    assert len(cache._key_texts) <= 2 and len(cache._string_texts) <= 2
 
 
 def test_a_line_that_cannot_be_utf8_is_our_bug_as_with_encode() -> None:
@@ -215,3 +250,54 @@ def test_the_parts_of_a_request_are_the_plain_values_as_json() -> None:
     assert json.loads(encoder.table_state(view)) == act_request(view, **FIELDS)["table_state"]
     history = act_request(view, **FIELDS)["history"]
     assert json.loads(encoder.history(view.history)) == history
+
+
+# -- one interface, two encoders; the layout both are made from -----------------------------
+
+
+def test_the_encoder_switch_gives_the_fast_or_the_plain_encoder_with_the_same_bytes() -> None:
+    fast, plain = request_encoder(), request_encoder(fast=False)
+    assert isinstance(fast, FastRequestEncoder) and isinstance(plain, PlainRequestEncoder)
+    assert RequestEncoder is FastRequestEncoder
+    encoders: list[RequestLineEncoder] = [fast, plain]
+    for encoder in encoders:
+        encoder.prepare(VIEW)
+    assert fast.hand_start(VIEW, hand_id="h") == plain.hand_start(VIEW, hand_id="h")
+    assert fast.request(VIEW, **FIELDS) == plain.request(VIEW, **FIELDS)
+    draw_legal = replace(LEGAL, can_draw=True, can_raise=False, max_discard_count=3)
+    draw = replace(VIEW, legal_actions=draw_legal)
+    assert fast.request(draw, **FIELDS) == plain.request(draw, **FIELDS)
+
+
+def test_the_plain_encoder_reports_our_mistakes_like_the_builders() -> None:
+    plain = PlainRequestEncoder()
+    with pytest.raises(ArenaBugError, match="not to act"):
+        plain.request(replace(VIEW, legal_actions=None), **FIELDS)
+    with pytest.raises(ArenaBugError, match="attempt 0"):
+        plain.request(VIEW, attempt=0, **FIELDS)
+
+
+def test_nested_layouts_write_what_their_builders_build() -> None:
+    for seat in SEATS:
+        assert layout.SEAT_STATE.text(seat) == json_text(layout.SEAT_STATE.build(seat))
+    pot = PotView(40, (0, 1, 3))
+    assert layout.POT_STATE.text(pot) == json_text(layout.POT_STATE.build(pot))
+    assert layout.POT_STATE.build(pot) == {"amount": 40, "eligible_seats": [0, 1, 3]}
+
+
+def test_every_layout_lists_its_keys_once_in_wire_order() -> None:
+    for message in (layout.ACT_REQUEST, layout.DRAW_REQUEST, layout.HAND_START):
+        keys = message.keys()
+        assert len(set(keys)) == len(keys) and keys[0] == "type"
+        assert message.name in repr(message)
+    built = act_request(VIEW, **FIELDS)
+    assert tuple(built) == layout.ACT_REQUEST.keys()
+    assert tuple(hand_start(VIEW, hand_id="h")) == layout.HAND_START.keys()
+
+
+def test_a_layout_expression_that_would_break_the_generated_code_is_refused() -> None:
+    with pytest.raises(ArenaBugError, match="must not quote"):
+        layout.Layout("bad", ["view"], [layout.Field("name", "view.get('x')")])
+    non_scalar = layout.Field("hole_cards", "view.hole_cards", layout.Kind.HOLE_CARDS)
+    with pytest.raises(ArenaBugError, match="not a scalar"):
+        layout.Group("cards", (non_scalar,))
