@@ -126,8 +126,8 @@ def parse_manifest(data: Mapping[str, Any], *, path: Path) -> BotManifest:
         raise ManifestError(path, "name", f"must be a non-empty string, got {name!r}")
     if "command" not in data:
         raise ManifestError(path, "command", 'is missing (an argument list, e.g. ["./bot"])')
-    command = _argv(path, "command", data["command"])
-    build = _argv(path, "build", data["build"]) if "build" in data else None
+    command = _argument_list(path, "command", data["command"])
+    build = _argument_list(path, "build", data["build"]) if "build" in data else None
     working_dir = data.get("working_dir", ".")
     if not isinstance(working_dir, str) or not working_dir:
         raise ManifestError(path, "working_dir", f"must be a non-empty string, got {working_dir!r}")
@@ -158,7 +158,7 @@ def parse_manifest(data: Mapping[str, Any], *, path: Path) -> BotManifest:
     )
 
 
-def _argv(path: Path, key: str, value: object) -> tuple[str, ...]:
+def _argument_list(path: Path, key: str, value: object) -> tuple[str, ...]:
     # A string would be split by a shell; we never use one, so only lists are accepted.
     if isinstance(value, str):
         raise ManifestError(
