@@ -36,7 +36,7 @@ __all__ = [
 
 
 class ActionKind(StrEnum):
-    """The action names used by seed 000 and on the wire."""
+    """The action names, as used on the wire."""
 
     FOLD = "FOLD"
     CHECK = "CHECK"
@@ -70,7 +70,8 @@ class Check:
 class Call:
     """Match the current bet (or put in the whole stack if it is shorter).
 
-    Seed 000's leniency: a call when nothing is to be called is treated as a check.
+    Leniency: a call when nothing is to be called is treated as a check (the player
+    meant to stay in).
     """
 
     kind: ClassVar[ActionKind] = ActionKind.CALL

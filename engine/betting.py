@@ -3,7 +3,7 @@
 The rules (each cited where it is applied):
 
 * Minimum opening bet is the big blind; the minimum raise is the size of the last full bet
-  or raise of the round (TDA Rule 40/41, seed 000 "Raise Minimum").
+  or raise of the round (TDA Rules 40 and 41).
 * An all-in for less than a full raise does not reopen the betting for players who already
   acted (WSOP 2024 Rule 96); several consecutive short all-ins that add up to a full raise
   do (Rule 96a). We implement both at once: a player who already acted may raise again only
@@ -17,8 +17,9 @@ The rules (each cited where it is applied):
   betting (the common limit rule); smaller ones do not, and only full raises count towards
   the cap.
 * Raising is not allowed when no opponent could call more (all others are all-in or folded).
-* A call when nothing is to be called is a check (seed 000's leniency); ``RaiseTo`` the whole
-  stack is all-in and always allowed when a bet or call is (an all-in may be for less).
+* A call when nothing is to be called is a check (lenient: the player meant to stay in);
+  ``RaiseTo`` the whole stack is all-in and always allowed when a bet or call is (an all-in
+  may be for less).
 
 The round works on the hand's per-position lists (stacks, round commitments, statuses),
 which it shares by reference: no copies per action.
@@ -223,7 +224,7 @@ class RoundState:
         if kind is ActionKind.FOLD:
             return Move(ActionKind.FOLD, 0, committed, False)
         if kind is ActionKind.CHECK or (kind is ActionKind.CALL and legal.can_check):
-            # Seed 000: a call when nothing is to be called is a check.
+            # A call when nothing is to be called is a check: the player meant to stay in.
             if not legal.can_check:
                 raise IllegalActionError(
                     "cannot_check",

@@ -32,7 +32,7 @@ SUITS = "cdhs"
 
 _SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 _SUIT_BY_NAME = {name: letter for letter, name in _SUIT_NAMES.items()}
-# On the wire a ten is "10" (seed 000's card form); in text it is "T".
+# On the wire a ten is "10" (the wire's card form); in text it is "T".
 _WIRE_RANK = {rank: ("10" if rank == "T" else rank) for rank in RANKS}
 _RANK_BY_WIRE = {wire: rank for rank, wire in _WIRE_RANK.items()}
 
@@ -79,7 +79,7 @@ class Card(int):
 
     @classmethod
     def from_wire(cls, obj: Mapping[str, Any]) -> Card:
-        """Convert seed 000's wire form ``{"rank": "10", "suit": "hearts"}``."""
+        """Convert the wire form ``{"rank": "10", "suit": "hearts"}``."""
         try:
             rank = _RANK_BY_WIRE[obj["rank"]]
             suit = _SUIT_BY_NAME[obj["suit"]]
@@ -108,7 +108,7 @@ class Card(int):
         return SUITS[int(self) & 3]
 
     def to_wire(self) -> dict[str, str]:
-        """Seed 000's wire form: ``{"rank": "A", "suit": "hearts"}``, ten as ``"10"``."""
+        """The wire form: ``{"rank": "A", "suit": "hearts"}``, ten as ``"10"``."""
         return {"rank": _WIRE_RANK[self.rank], "suit": _SUIT_NAMES[self.suit]}
 
     def __str__(self) -> str:

@@ -1,6 +1,6 @@
-"""Seed 000's ``DealerEngine``: its method names over the hand state machine and a table.
+"""The ``DealerEngine`` facade: the classic dealer API's names over the hand and a table.
 
-This is a thin facade for callers who think in seed 000's terms. Everything real happens in
+This is a thin facade for callers who think in that API's terms. Everything real happens in
 :class:`engine.hand.Hand` (one deal as a state machine) and :class:`engine.table.Table`
 (seats, button, blind levels, eliminations). How each method maps:
 
@@ -8,7 +8,7 @@ This is a thin facade for callers who think in seed 000's terms. Everything real
 ``start_game()``            seats the players at a ``Table`` (phase ``GAME_STARTED``)
 ``start_hand()``            ``Table.start_hand(rng)``: button, antes, blinds, hole cards
 ``request_player_action``   the seed-000 request dict for the player to act (only them)
-``process_action``          ``Hand.act`` with seed 000's action names; returns the events
+``process_action``          ``Hand.act`` with the dealer API's action names; returns the events
 ``validate_action``         ``Hand.check_action``: the same checks, nothing changes
 ``reveal_community_card``   dealing is automatic (burn + flop/turn/river when a round
                             ends, the rest at once when nobody can bet); returns the board
@@ -17,8 +17,8 @@ This is a thin facade for callers who think in seed 000's terms. Everything real
 ``determine_winners``       the winners of the finished hand (``HandResult.awards``)
 ``distribute_pot``          the pot awards; chips were paid when the hand ended
 ``end_hand()``              ``Table.finish_hand``: stacks back to the seats, busts removed
-``get_game_state()``        seed 000's GameState dict: phase, players, main and side pots
-``get_player_state(id)``    seed 000's PlayerStatus dict: id, position, stack, status, bet
+``get_game_state()``        the dealer API's GameState dict: phase, players, main and side pots
+``get_player_state(id)``    the dealer API's PlayerStatus dict: id, position, stack, status, bet
 =========================== ===============================================================
 
 Each hand's shuffle comes from ``engine.table.hand_rng(seed, hand_number)``, so the same
@@ -54,7 +54,7 @@ __all__ = ["DealerEngine"]
 
 
 class DealerEngine:
-    """Seed 000's dealer API for one table.
+    """The classic dealer API for one table.
 
     ``players`` are ``(player_id, stack)`` pairs (or a mapping), seated in order.
     ``blind_levels`` are ``(small_blind, big_blind)`` or ``(small_blind, big_blind, ante)``
@@ -121,7 +121,7 @@ class DealerEngine:
     # -- actions --------------------------------------------------------------------------
 
     def request_player_action(self, player_id: str) -> dict[str, Any]:
-        """Seed 000's request to the player to act: what they may see and do."""
+        """The request to the player to act: what they may see and do."""
         hand = self._hand()
         seat = self._seat_index(player_id)
         if hand.actor_index != seat:
@@ -153,7 +153,7 @@ class DealerEngine:
         }
 
     def process_action(self, player_id: str, action: str, amount: int = 0) -> list[Event]:
-        """Apply seed 000's ``{"action": ..., "amount": ...}``; returns the new events."""
+        """Apply the dealer API's ``{"action": ..., "amount": ...}``; returns the new events."""
         hand = self._hand()
         seat = self._seat_index(player_id)
         return hand.act(self._action(hand, action, amount), seat_index=seat)
@@ -203,7 +203,7 @@ class DealerEngine:
     # -- state ----------------------------------------------------------------------------
 
     def get_game_state(self) -> dict[str, Any]:
-        """Seed 000's GameState: phase, players, main pot and side pots."""
+        """The dealer API's GameState: phase, players, main pot and side pots."""
         hand = self.hand
         if hand is None:
             return {
@@ -226,7 +226,7 @@ class DealerEngine:
         }
 
     def get_player_state(self, player_id: str) -> dict[str, Any]:
-        """Seed 000's PlayerStatus: id, position, stack, status, bet (this round)."""
+        """The dealer API's PlayerStatus: id, position, stack, status, bet (this round)."""
         seat = self._seat_index(player_id)
         hand = self.hand
         if hand is None:
@@ -251,11 +251,12 @@ class DealerEngine:
         name = str(action).upper()
         legal = hand.legal_actions()
         if name == "FOLD":
-            return Fold()  # seed 000: the amount is ignored
+            return Fold()  # a fold has no amount: one given is ignored
         if name == "CHECK":
             return Check()
         if name == "CALL":
-            # Seed 000: a CALL amount, if given, must equal the current bet.
+            # A CALL amount, if given, must equal the current bet (what the caller thinks they
+            # are calling).
             if amount and legal is not None and amount != legal.current_bet:
                 raise IllegalActionError(
                     "bad_amount",

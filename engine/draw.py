@@ -10,7 +10,7 @@ The rules, each cited where it is applied:
 
 * Draw order: every player still in the hand draws once - not folded; an all-in player
   draws too, since their hand still plays for the pots - in turn clockwise from the first
-  such player left of the button (seed 002's draw phase; Robert's Rules of Poker, draw).
+  such player left of the button (Robert's Rules of Poker, draw).
 * Discards: 0 to ``config.max_discard_count`` cards (default 5; 0 is standing pat). With
   the house rule ``DrawLimit.THREE_OR_FOUR_WITH_ACE`` at most three, or four when the one
   card kept is an ace (the engine knows the hand, so the ace is not shown).

@@ -1,4 +1,4 @@
-"""Phases of a hand and statuses of a player, with the names the seeds use.
+"""Phases of a hand and statuses of a player, with the names used on the wire.
 
 The allowed phase transitions are a table in ``engine.transitions`` (added with the hand
 state machine).
@@ -12,7 +12,7 @@ __all__ = ["Phase", "PlayerStatus"]
 
 
 class Phase(StrEnum):
-    """Where a hand is (seed 000 and, for five-card draw, seed 002)."""
+    """Where a hand is (Hold'em's streets or five-card draw's betting and draw rounds)."""
 
     WAITING_FOR_PLAYERS = "WAITING_FOR_PLAYERS"
     GAME_STARTED = "GAME_STARTED"
@@ -30,7 +30,7 @@ class Phase(StrEnum):
 
 
 class PlayerStatus(StrEnum):
-    """A player's status in the current hand (seed 000, seed 001's OUT)."""
+    """A player's status in the current hand."""
 
     ACTIVE = "ACTIVE"
     FOLDED = "FOLDED"

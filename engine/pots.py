@@ -1,7 +1,7 @@
 """Main pot and side pots from what each player put in, and how a pot is split.
 
 A pot is a layer of contributions: every player who put in at least the layer's top may
-win it, so a player all-in for less cannot win more than they matched (seed 000). Folded
+win it, so a player all-in for less cannot win more than they matched. Folded
 players' chips stay in the layers they reached, but folded players win nothing.
 
 Dead money (the TDA big blind ante) makes no layer: it goes into the main pot, which every

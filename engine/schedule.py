@@ -169,7 +169,7 @@ class BlindSchedule:
         every_hands: int | None = None,
         every_seconds: float | None = None,
     ) -> BlindSchedule:
-        """Seed 003's schedule: the blinds (and ante) double after every period, forever."""
+        """The doubling schedule: the blinds (and ante) double after every period, forever."""
         return cls(
             [BlindLevel(start_small, start_big, ante)],
             every_hands=every_hands,

@@ -29,6 +29,7 @@ from engine.events import (
 )
 from engine.phases import PlayerStatus
 from engine.result import HandResult, PotAward
+from engine.speed.dataclass_init import fast_init
 
 __all__ = [
     "Payout",
@@ -53,6 +54,9 @@ class Payout:
     awards: tuple[PotAward, ...]
     pot_amounts: tuple[int, ...]
     shown: dict[int, tuple[Card, ...]]
+
+
+fast_init(Payout)  # one per hand, built on the hot path of every fold
 
 
 def dead_money(

@@ -12,7 +12,7 @@ Rules applied here:
 * Mucking, otherwise: a player whose hand is beaten, in every pot they are eligible for, by
   a hand already shown mucks it unseen (the engine decides for them, since it can never
   help them to show). The first player to show always shows.
-* Each pot is won by the best hand among the players eligible for it (seed 000); a tie
+* Each pot is won by the best hand among the players eligible for it; a tie
   splits it evenly and the odd chip goes to the first winner clockwise from the button,
   pot by pot (TDA Rule 18 for flop games). Dead money (the big blind ante) is in the main
   pot (``engine.pots``).

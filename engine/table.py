@@ -43,13 +43,24 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from engine.config import GameConfig
 from engine.deck import Deck
-from engine.errors import EngineError, InvariantError
+from engine.errors import InvariantError
 from engine.hand import Hand, SeatSetup
 from engine.schedule import BlindLevel, BlindSchedule
+from engine.seeds import hand_rng, hand_seed
+from engine.table_seats import (
+    MAX_SEAT_COUNT,
+    MIN_SEAT_COUNT,
+    Elimination,
+    SeatedPlayer,
+    TableError,
+    check_seat_index,
+    first_at_or_after,
+    is_chip_count,
+)
 
 __all__ = [
     "MAX_SEAT_COUNT",
@@ -61,75 +72,6 @@ __all__ = [
     "hand_rng",
     "hand_seed",
 ]
-
-MIN_SEAT_COUNT = 2
-MAX_SEAT_COUNT = 10
-
-
-class TableError(EngineError, ValueError):
-    """A table operation that is not allowed now; the message names the bad value.
-
-    ``code`` is stable: ``bad_seat_count``, ``bad_seat_index``, ``bad_player_id``,
-    ``bad_stack``, ``duplicate_player``, ``table_full``, ``seat_taken``,
-    ``unknown_player``, ``hand_in_progress``, ``no_hand_in_progress``, ``wrong_hand``,
-    ``hand_not_over``, ``not_enough_players``, ``no_shuffle``, ``no_clock``,
-    ``bad_hand_number``.
-    """
-
-
-def hand_seed(match_seed: int | str, hand_number: int) -> str:
-    """The seed of hand ``hand_number`` of a match, derived from the match seed.
-
-    >>> hand_seed(42, 7)
-    '42:7'
-    """
-    return f"{match_seed}:{hand_number}"
-
-
-def hand_rng(match_seed: int | str, hand_number: int) -> random.Random:
-    """A generator for one hand, derived only from the match seed and the hand number.
-
-    Seeding with a string hashes it with SHA-512 (not Python's salted ``hash``), so the
-    same match seed deals the same cards in every process and on every platform, and a
-    single hand can be dealt again without replaying the hands before it.
-
-    >>> hand_rng(42, 7).random() == hand_rng(42, 7).random()
-    True
-    """
-    return random.Random(hand_seed(match_seed, hand_number))
-
-
-@dataclass(frozen=True, slots=True)
-class SeatedPlayer:
-    """A player in a seat between hands (stacks are as of the last finished hand)."""
-
-    seat_index: int
-    player_id: str
-    stack: int
-    is_sitting_out: bool = False
-
-    @property
-    def is_dealt_in(self) -> bool:
-        """True when the next hand deals this player cards (sitting out or not)."""
-        return self.stack > 0
-
-
-@dataclass(frozen=True, slots=True)
-class Elimination:
-    """A player who lost every chip: in which hand, from which seat, with what start stack.
-
-    ``starting_stack`` (chips at the start of that hand) orders players who bust in the
-    same hand: the one who started it with more chips finishes higher.
-    """
-
-    player_id: str
-    seat_index: int
-    hand_number: int
-    starting_stack: int
-
-
-def _is_chip_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 class Table:
@@ -184,8 +126,8 @@ class Table:
                 "no_clock", "a timed blind schedule needs a clock function (clock=...)"
             )
         if first_button_index is not None:
-            self._check_seat_index(first_button_index, seat_count)
-        if not _is_chip_count(first_hand_number) or first_hand_number < 1:
+            check_seat_index(first_button_index, seat_count)
+        if not is_chip_count(first_hand_number) or first_hand_number < 1:
             raise TableError(
                 "bad_hand_number",
                 f"first_hand_number must be a positive integer, got {first_hand_number!r}",
@@ -303,7 +245,7 @@ class Table:
             raise TableError(
                 "bad_player_id", f"player id must be a non-empty string, got {player_id!r}"
             )
-        if not _is_chip_count(stack) or stack == 0:
+        if not is_chip_count(stack) or stack == 0:
             raise TableError(
                 "bad_stack", f"stack for {player_id!r} must be a positive integer, got {stack!r}"
             )
@@ -317,7 +259,7 @@ class Table:
         if seat_index is None:
             seat_index = min(set(range(self._seat_count)) - set(self._seats))
         else:
-            self._check_seat_index(seat_index, self._seat_count)
+            check_seat_index(seat_index, self._seat_count)
             if seat_index in self._seats:
                 raise TableError(
                     "seat_taken",
@@ -348,7 +290,7 @@ class Table:
         {'a': 100, 'b': 100}
         """
         self._require_between_hands("reset the stacks of", [p for _, p in players])
-        if not _is_chip_count(stack) or stack == 0:
+        if not is_chip_count(stack) or stack == 0:
             raise TableError("bad_stack", f"stack must be a positive integer, got {stack!r}")
         seats = self._seats
         if [(s.seat_index, s.player_id) for s in seats.values()] == list(players):
@@ -381,9 +323,9 @@ class Table:
         if self._button_index is None:
             # First hand: the chosen seat, or the first occupied seat clockwise from it.
             start = 0 if self._first_button_index is None else self._first_button_index
-            return _first_at_or_after(dealt_in, start)
+            return first_at_or_after(dealt_in, start)
         # Later hands: strictly after the previous button, wrapping around the table.
-        return _first_at_or_after(dealt_in, self._button_index + 1)
+        return first_at_or_after(dealt_in, self._button_index + 1)
 
     def next_level(self) -> BlindLevel | None:
         """The blind level the next hand will use (None without a schedule).
@@ -566,23 +508,3 @@ class Table:
                 f"cannot {operation} {player_id!r} during hand {self._current_hand_number}; "
                 "wait until it is finished",
             )
-
-    @staticmethod
-    def _check_seat_index(seat_index: object, seat_count: int) -> None:
-        if (
-            not isinstance(seat_index, int)
-            or isinstance(seat_index, bool)
-            or not 0 <= seat_index < seat_count
-        ):
-            raise TableError(
-                "bad_seat_index",
-                f"seat index must be 0..{seat_count - 1}, got {seat_index!r}",
-            )
-
-
-def _first_at_or_after(sorted_indexes: list[int], start: int) -> int:
-    """The first index >= ``start`` in ``sorted_indexes``, wrapping around to the lowest."""
-    for index in sorted_indexes:
-        if index >= start:
-            return index
-    return sorted_indexes[0]

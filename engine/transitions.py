@@ -2,7 +2,8 @@
 
 Theory of operation
 -------------------
-A :class:`~engine.hand.Hand` is one deal. It is created in ``WAITING_FOR_PLAYERS`` and
+A :class:`~engine.hand.Hand` is one deal (its state is kept by ``engine.hand_state``, its
+ending is paid out by ``engine.settlement``). It is created in ``WAITING_FOR_PLAYERS`` and
 ``Hand.start`` moves it at once to ``GAME_STARTED`` (``HandStarted``), posts antes and
 blinds (``BLINDS_POSTED``), deals hole cards and then follows the variant's *plan*
 (``engine.variants``): a tuple of steps such as "betting round PRE_FLOP", "deal the flop",
@@ -19,10 +20,10 @@ all-in players included (a ``Discard`` each; the rules are in ``engine.draw``); 
 folds in it, so it always leads to ``POST_DRAW_BET``. A hand leaves the betting streets in
 one of three ways: everyone else folded (``POT_DISTRIBUTION`` straight away, no showdown),
 the last betting round ended (``SHOWDOWN``, then ``POT_DISTRIBUTION``), or an invariant
-failed (``HAND_COMPLETE`` with a ``HandVoided`` event, every contribution refunded; seed
-002's "hand void, pots returned"). ``HAND_COMPLETE`` is final: the next hand is a new
-``Hand`` object (seed 002's ``HAND_COMPLETE -> BLINDS_POSTED`` arrow is the table starting
-the next hand).
+failed (``HAND_COMPLETE`` with a ``HandVoided`` event: the hand is called off and every
+contribution refunded). ``HAND_COMPLETE`` is final: the next hand is a new ``Hand`` object
+(going from one hand's ``HAND_COMPLETE`` to the next hand's ``BLINDS_POSTED`` is the table
+starting the next hand).
 
 Any change not in :data:`TRANSITIONS` is a dealer bug and raises ``InvariantError``.
 """

@@ -28,7 +28,7 @@ class SeatPublicView:
     status: str  # a PlayerStatus value: ACTIVE, FOLDED, ALL_IN, OUT, ...
     street_committed: int  # chips put in on the current betting round ("current_bet")
     hand_committed: int  # chips put in during the whole hand, blinds and antes included
-    position: str  # "button", "small_blind", "big_blind" or "" (seed 000's "position")
+    position: str  # "button", "small_blind", "big_blind" or ""
     shown_cards: tuple[Card, ...] | None  # hole cards shown at showdown, else None
     discard_count: int | None = None  # five-card draw: how many cards it drew (public)
 

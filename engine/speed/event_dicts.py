@@ -39,6 +39,8 @@ def plain_value(value: Any) -> Any:
 
     >>> plain_value((Card.parse("As"), 3))
     ['As', 3]
+    >>> plain_value({"seat_index": 2})  # anything else is left as it is
+    {'seat_index': 2}
     """
     if type(value) in _AS_IS:
         return value

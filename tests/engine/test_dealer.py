@@ -1,4 +1,4 @@
-"""Seed 000's DealerEngine facade: normal, edge and error cases for each method."""
+"""The DealerEngine facade (the classic dealer API): normal, edge and error cases per method."""
 
 from __future__ import annotations
 

@@ -73,7 +73,7 @@ def random_legal_action(legal: LegalActions, rng: random.Random) -> Action:
     """Any action the menu allows, boundary amounts included."""
     choices: list[Action] = [Fold(), Call() if legal.can_call else Check()]
     if legal.can_check:
-        choices.append(Call())  # seed 000 leniency: a call with nothing to call checks
+        choices.append(Call())  # leniency: a call with nothing to call checks
     if legal.can_raise:
         choices += [
             RaiseTo(legal.min_raise_to),

@@ -105,6 +105,7 @@ def test_big_blind_ante_is_dead_money_when_everyone_checks_in_an_ante_only_game(
     check_down(hand)
     assert hand.result is not None
     assert hand.result.final_stacks == {0: 105, 1: 100, 2: 95}
+    assert hand.result.net_chips == {0: 5, 1: 0, 2: -5}
 
 
 def test_every_player_antes_still_make_layers_when_short() -> None:
