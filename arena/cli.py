@@ -31,18 +31,12 @@ from typing import NoReturn, TextIO
 
 from arena.bots.build import run_build
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
+from arena.match.config import MatchConfig, MatchConfigError, StackPolicy
 from arena.match.log import LOG_LEVELS, configure_logging
-from arena.match.loop import (
-    RESULTS_FILE_NAME,
-    MatchConfig,
-    MatchConfigError,
-    StackPolicy,
-    open_sessions,
-    run_match,
-)
 from arena.match.progress import Progress
-from arena.session.watchdog import TimeLimits
-from arena.store.jsonl import HISTORY_FILE_NAME, HandLogError
+from arena.match.run import open_sessions, run_match
+from arena.session.policy import TimeLimits
+from arena.store.jsonl import HISTORY_FILE_NAME, RESULTS_FILE_NAME, HandLogError
 from arena.tools.checkbot import check_bot
 from arena.tools.replay import replay_file
 from arena.tools.results_table import format_results_table

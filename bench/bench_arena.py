@@ -48,9 +48,10 @@ sys.path.insert(0, str(ROOT))
 from arena.bots.manifest import BotManifest, load_manifest  # noqa: E402
 from arena.bots.process import measure_startup  # noqa: E402
 from arena.bots.transport import ExitInfo  # noqa: E402
-from arena.match.loop import MatchConfig, open_sessions, run_match  # noqa: E402
+from arena.match.config import MatchConfig  # noqa: E402
+from arena.match.run import open_sessions, run_match  # noqa: E402
 from arena.session.watchdog import BotSession  # noqa: E402
-from arena.store.jsonl import dumps_line, read_hand_log  # noqa: E402
+from arena.store.jsonl import read_hand_log  # noqa: E402
 from engine.config import GameConfig  # noqa: E402
 from engine.hand import Hand, SeatSetup  # noqa: E402
 from engine.history import hand_to_history  # noqa: E402
@@ -133,7 +134,7 @@ def in_process_costs(hand_count: int, seed: int) -> tuple[list[bytes], dict[str,
         encode(hand_end(hand.result, hand_id=f"b-{number}", player_ids={0: "p0", 1: "p1"}))
         costs["hand_start, hand_end"] += clock() - started
         started = clock()
-        dumps_line({"history": hand_to_history(hand, seed=f"{seed}:{number}")})
+        _json_line({"history": hand_to_history(hand, seed=f"{seed}:{number}")})
         costs["hand history"] += clock() - started
     return lines, costs, seq
 
@@ -355,3 +356,8 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _json_line(record: object) -> str:
+    """A record as the hand history writes it: compact JSON and a newline."""
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"

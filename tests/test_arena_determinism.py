@@ -6,7 +6,8 @@ import shutil
 from pathlib import Path
 
 from arena.bots.manifest import load_manifest
-from arena.match.loop import MatchConfig, StackPolicy, open_sessions, run_match
+from arena.match.config import MatchConfig, StackPolicy
+from arena.match.run import open_sessions, run_match
 from engine.deck import Deck
 from engine.table import hand_rng
 from tests.arena.scripted import (

@@ -15,8 +15,9 @@ import pytest
 
 from arena.bots.manifest import BotManifest, load_manifest
 from arena.cli import main
-from arena.match.loop import MatchConfig, open_sessions, run_match
+from arena.match.config import MatchConfig
 from arena.match.results import MatchResult
+from arena.match.run import open_sessions, run_match
 from arena.tools.replay import replay_file
 from tests.arena.scripted import HOSTILE_BOTS, SAMPLE_BOTS, read_records
 

@@ -23,7 +23,8 @@ from arena.bots.in_memory import BotOutput, InMemoryTransport
 from arena.bots.manifest import BotManifest, load_manifest
 from arena.bots.process import ProcessTransport, process_factory
 from arena.session.faults import FaultKind
-from arena.session.watchdog import BotSession, TimeLimits
+from arena.session.policy import TimeLimits
+from arena.session.watchdog import BotSession
 from engine.config import GameConfig
 from engine.hand import Hand, SeatSetup
 from protocol.messages import hand_end, hand_start, match_end

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import logging
@@ -12,24 +13,20 @@ from typing import Any
 import pytest
 
 from arena.bots.in_memory import BotOutput, Delayed, FakeClock
+from arena.match.config import MatchConfig, MatchConfigError, MatchError, StackPolicy
+from arena.match.formats import ResetStacks, format_for
 from arena.match.log import GameLog, SeedFormatter, configure_logging, parse_level
-from arena.match.loop import (
-    MatchConfig,
-    MatchConfigError,
-    MatchError,
-    MatchRunner,
-    StackPolicy,
-    action_to_dict,
-    open_sessions,
-    run_match,
-)
+from arena.match.loop import MatchRunner
 from arena.match.progress import Progress
+from arena.match.records import action_to_dict
 from arena.match.results import MatchResult, PlayerResult
+from arena.match.run import live_match, open_sessions, run_match
 from arena.session.watchdog import BotSession, DecisionOutcome
 from arena.store.jsonl import HandLogError, read_hand_log
 from arena.tools.results_table import fault_summary, format_results_table, latency_ms
 from engine.actions import Call, Discard, RaiseTo
 from engine.config import DrawLimit, GameConfig, Variant
+from engine.hand import Hand
 from engine.schedule import BlindSchedule
 from tests.arena.scripted import (
     calling_station,
@@ -96,7 +93,7 @@ def test_hands_dealt_ahead_change_nothing_in_the_history(
     monkeypatch.setattr(Table, "start_hand", spy)
     play(bots, config, tmp_path / "ahead")
     assert len(adopted) == 30 and sum(adopted) == 29  # each but the first hand
-    monkeypatch.setattr(MatchRunner, "_can_deal_ahead", lambda self: False)
+    monkeypatch.setattr(ResetStacks, "deal_ahead", lambda self, *, after: None)
     play(bots, config, tmp_path / "plain")
     monkeypatch.undo()
     monkeypatch.setattr(Table, "is_next_hand", lambda self, hand: False)  # always stale
@@ -107,18 +104,17 @@ def test_hands_dealt_ahead_change_nothing_in_the_history(
 
 
 def test_no_hand_is_dealt_ahead_with_carried_stacks_or_a_timed_schedule() -> None:
-    def runner(config: MatchConfig) -> MatchRunner:
-        return MatchRunner(config, sessions([folder] * 2, config, FakeClock()), clock=FakeClock())
+    def ahead_of_the_first_hand(config: MatchConfig) -> Hand | None:
+        stack_format = format_for(config, ["p0", "p1"], clock=FakeClock())
+        return stack_format.deal_ahead(after=stack_format.deal())
 
-    carried = runner(MatchConfig(stack_policy=StackPolicy.CARRY))
-    timed = runner(MatchConfig(schedule=BlindSchedule.doubling(1, 2, every_seconds=60)))
-    by_hands = runner(
-        MatchConfig(hand_count=2, schedule=BlindSchedule.doubling(1, 2, every_hands=1))
-    )
-    assert not carried._can_deal_ahead() and not timed._can_deal_ahead()
-    assert by_hands._can_deal_ahead()
-    by_hands.hands_played = 1  # the last hand is being played: nothing comes after it
-    assert not by_hands._can_deal_ahead()
+    counted = BlindSchedule.doubling(1, 2, every_hands=1)
+    assert ahead_of_the_first_hand(MatchConfig(stack_policy=StackPolicy.CARRY)) is None
+    timed = MatchConfig(schedule=BlindSchedule.doubling(1, 2, every_seconds=60))
+    assert ahead_of_the_first_hand(timed) is None
+    assert ahead_of_the_first_hand(MatchConfig(hand_count=2, schedule=counted)) is not None
+    # The last hand is being played: nothing comes after it.
+    assert ahead_of_the_first_hand(MatchConfig(hand_count=1, schedule=counted)) is None
 
 
 def test_results_measure_big_blinds_per_100_hands() -> None:
@@ -298,11 +294,10 @@ def test_hands_played_before_our_bug_are_on_disk(
     # stops on our bug before that, the record is still written on the way out.
     real_finish = MatchRunner._finish_hand
 
-    def finish_then_break(self: MatchRunner, hand: Any, *args: Any) -> dict[str, Any]:
-        record = real_finish(self, hand, *args)
+    def finish_then_break(self: MatchRunner, hand: Any, *args: Any) -> None:
+        real_finish(self, hand, *args)
         if hand.hand_number == 3:
             raise MatchError("our bug after hand 3")
-        return record
 
     monkeypatch.setattr(MatchRunner, "_finish_hand", finish_then_break)
     config = MatchConfig(hand_count=5, seed=2)
@@ -316,7 +311,7 @@ def test_hands_played_before_our_bug_are_on_disk(
 def test_every_hand_conserves_chips_or_the_match_stops(monkeypatch: pytest.MonkeyPatch) -> None:
     from engine.hand import Hand
 
-    real_result = Hand.__dict__["result"].fget
+    real_result = inspect.getattr_static(Hand, "result").fget
 
     def leaking_result(hand: Hand) -> Any:
         result = real_result(hand)
@@ -369,7 +364,7 @@ def test_match_config_round_trips_through_json_form() -> None:
 def test_a_match_needs_two_to_ten_bots(count: int) -> None:
     config = MatchConfig()
     with pytest.raises(MatchConfigError, match=f"2 to 10 bots, got {count}"):
-        MatchRunner(config, [("", None)] * count)
+        live_match(config, [("", None)] * count)
 
 
 def test_open_sessions_makes_one_unstarted_session_per_manifest() -> None:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from arena.match.loop import MatchConfig, StackPolicy
-from arena.store.jsonl import dumps_line
+from arena.match.config import MatchConfig, StackPolicy
 from arena.tools.replay import HandCheck, ReplayReport, replay_file
 from engine.schedule import BlindSchedule
 from tests.arena.scripted import (
@@ -39,7 +39,7 @@ def _history(tmp_path: Path, config: MatchConfig | None = None, bots: Any = None
 def _rewrite(path: Path, change: Callable[[list[Record]], None]) -> None:
     records = read_records(path)
     change(records)
-    path.write_text("".join(dumps_line(record) for record in records), encoding="utf-8")
+    path.write_text("".join(_json_line(record) for record in records), encoding="utf-8")
 
 
 def _bot_decision(records: list[Record], *, hand_index: int = 0, action: str = "RAISE") -> Record:
@@ -186,3 +186,8 @@ def test_hands_missing_or_extra_and_changed_standings_are_reported(tmp_path: Pat
 def test_report_without_hands() -> None:
     report = ReplayReport(path="x", match_id="m", checks=())
     assert report.is_ok and report.mismatch_count == 0
+
+
+def _json_line(record: object) -> str:
+    """A record as the hand history writes it: compact JSON and a newline."""
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.session.watchdog import TimeLimits
+from arena.session.policy import TimeLimits
 from arena.tools.checkbot import STEP_NAMES, CheckReport, CheckStep, check_bot
 
 ROOT = Path(__file__).resolve().parent.parent

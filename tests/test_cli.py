@@ -12,7 +12,7 @@ import pytest
 
 from arena import cli
 from arena.cli import main, parse_duration, parse_schedule
-from arena.match.loop import MatchConfig
+from arena.match.config import MatchConfig
 from engine.schedule import BlindLevel, ScheduleError
 from tests.arena.scripted import (
     HOSTILE_BOTS,

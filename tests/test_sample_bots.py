@@ -19,7 +19,7 @@ import pytest
 from arena.bots.build import build_bot
 from arena.bots.manifest import load_manifest
 from arena.bots.process import ProcessTransport
-from arena.session.watchdog import TimeLimits
+from arena.session.policy import TimeLimits
 from arena.tools.checkbot import check_bot
 from engine.actions import Discard, LegalActions
 from engine.cards import parse_cards

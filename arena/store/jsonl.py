@@ -1,23 +1,10 @@
-"""The match's hand history: one JSON object per line, ``hands.jsonl``.
+"""``hands.jsonl`` and ``results.json``: the match's files, written and read back.
 
-Layout (``HISTORY_FORMAT`` 1)::
-
-    {"type": "match", "format": 1, "match_id": ..., "seed": ..., "config": {...},
-     "players": [{"player_id": "p0", "seat_index": 0, "name": "..."}, ...]}
-    {"type": "hand", "hand_number": 1, "hand_id": "...", "history": {engine document},
-     "sitting_out": [seat_index, ...], "decisions": [decision, ...]}
-    ...
-    {"type": "match_end", "hands_played": N, "standings": [...]}
-
-``history`` is :func:`engine.history.hand_to_history` of the hand (deck, seats, every
-event), so a hand can be dealt again by the engine alone. ``decisions`` holds, for every
-decision in order, the raw replies the bot sent (what ``arena replay`` re-parses), the
-action applied and who chose it: ``"bot"`` (its reply), ``"policy"`` (the arena's default
-after a timeout, a crash or too many invalid replies), ``"sitting_out"`` or ``"dead"``
-(the bot was not asked).
-
-Nothing time-dependent is written (no timestamps, no latencies: those are in
-``results.json``), so with deterministic bots the same seed gives a byte-identical file.
+The layout of ``hands.jsonl`` and the encoding of its records are
+:mod:`arena.match.records`; this module puts the lines in a file (flushed often enough
+that an interrupted match keeps its finished hands) and reads a file back for
+``arena replay``. :class:`JsonLinesStore` is the :class:`~arena.store.base.ResultStore`
+a match writes through.
 """
 
 from __future__ import annotations
@@ -30,51 +17,38 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
 
+from arena.match.records import (
+    HISTORY_FORMAT,
+    HandRecord,
+    MatchEndRecord,
+    MatchHeader,
+    encode_record,
+)
+from arena.match.results import MatchResult
+
 __all__ = [
     "HISTORY_FILE_NAME",
     "HISTORY_FORMAT",
+    "RESULTS_FILE_NAME",
     "HandLog",
     "HandLogError",
     "HandLogWriter",
-    "dumps_line",
-    "dumps_value",
+    "JsonLinesStore",
     "read_hand_log",
 ]
 
-#: Version of the layout described above.
-HISTORY_FORMAT = 1
 
-#: The file name inside a match's output directory.
+#: The hand history's file name inside a match's output directory.
 HISTORY_FILE_NAME = "hands.jsonl"
 
-
-# Made once (json.dumps with options builds an encoder per call); records are trees, so
-# the cycle check is skipped (a cycle would still fail, as a RecursionError).
-_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
+#: The results file inside a match's output directory.
+RESULTS_FILE_NAME = "results.json"
 
 
 class HandLogError(ValueError):
     """A hand history file that cannot be read; the message names the file and line."""
 
     code = "bad_hand_history"
-
-
-def dumps_line(record: dict[str, Any]) -> str:
-    """One record as compact JSON plus newline (key order as built: deterministic).
-
-    >>> dumps_line({"type": "hand", "hand_number": 1})
-    '{"type":"hand","hand_number":1}\\n'
-    """
-    return _encoder.encode(record) + "\n"
-
-
-def dumps_value(value: Any) -> str:
-    """A record's value as the JSON text :func:`dumps_line` writes for it.
-
-    >>> dumps_value({"seed": "1:2", "name": "café"})
-    '{"seed":"1:2","name":"café"}'
-    """
-    return _encoder.encode(value)
 
 
 class HandLogWriter:
@@ -100,18 +74,8 @@ class HandLogWriter:
         self._clock = clock
         self._last_flush = clock()
 
-    def write(self, record: dict[str, Any], *, last_text: str | None = None) -> None:
-        """Write one record (flushed if the last flush is ``flush_interval_s`` old).
-
-        ``last_text``: the record's last value already encoded (:func:`dumps_value`), so a big
-        record can be encoded in two steps; the line is the same as without it.
-        """
-        if last_text is None:
-            line = dumps_line(record)
-        else:
-            *keys, last_key = record
-            head = _encoder.encode({key: record[key] for key in keys})
-            line = f"{head[:-1]},{_encoder.encode(last_key)}:{last_text}}}\n"
+    def write_line(self, line: str) -> None:
+        """Write one line (flushed if the last flush is ``flush_interval_s`` old)."""
         self._file.write(line)
         now = self._clock()
         if now - self._last_flush >= self._flush_interval_s:
@@ -185,3 +149,44 @@ def read_hand_log(path: Path) -> HandLog:
             f"{path}: hand history format {header.get('format')!r} is not {HISTORY_FORMAT}",
         )
     return HandLog(header=header, hands=tuple(hands), footer=footer, path=path)
+
+
+class JsonLinesStore:
+    """A match's records in ``out_dir``: ``hands.jsonl`` as the match goes, and
+    ``results.json`` at the end (the :class:`~arena.store.base.ResultStore` of today)."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir = out_dir
+        self._writer: HandLogWriter | None = None
+
+    @property
+    def history_path(self) -> Path:
+        """Where the hand history is written."""
+        return self.out_dir / HISTORY_FILE_NAME
+
+    def begin(self, header: MatchHeader) -> None:
+        """Create the hand history and write its header."""
+        self._writer = HandLogWriter(self.history_path)
+        self._writer.write_line(encode_record(header))
+
+    def add_hand(self, record: HandRecord) -> None:
+        """Append one hand."""
+        self._write(encode_record(record))
+
+    def end(self, record: MatchEndRecord) -> None:
+        """Write the end record."""
+        self._write(encode_record(record))
+
+    def save_result(self, result: MatchResult) -> None:
+        """Write ``results.json``."""
+        result.write_json(self.out_dir / RESULTS_FILE_NAME)
+
+    def close(self) -> None:
+        """Close the hand history (idempotent); what was written stays on disk."""
+        if self._writer is not None:
+            self._writer.close()
+
+    def _write(self, line: str) -> None:
+        if self._writer is None:
+            raise RuntimeError("JsonLinesStore.begin() was not called")
+        self._writer.write_line(line)

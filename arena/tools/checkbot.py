@@ -40,7 +40,7 @@ from arena.bots.launcher import Launcher
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
 from arena.bots.process import ProcessTransport
 from arena.bots.transport import BotStartError, Clock, Transport, TransportClosedError
-from arena.session.watchdog import TimeLimits
+from arena.session.policy import TimeLimits
 from engine.actions import Action, AllIn, Call, Check, Discard
 from engine.config import GameConfig, Variant
 from engine.deck import Deck

@@ -1,7 +1,8 @@
 """``arena replay``: re-run a match from its hand history, without starting any bot.
 
-The replay is the match loop itself (:class:`arena.match.MatchRunner`) with the bots
-replaced by their recorded replies. The table, the decks (from the match seed), the stack
+The replay is the match loop itself (:class:`arena.match.loop.MatchRunner`) with a
+:class:`RecordedDecider` in place of the live bots and a :class:`ReplayCheck` in place of
+the result store: nothing is subclassed. The table, the decks (from the match seed), the stack
 policy, the sitting-out and dead-bot policy and the history documents are all computed
 again; only what the bots said is taken from the file. For every decision:
 
@@ -23,19 +24,36 @@ usual (with carried stacks a difference naturally carries over).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.match.loop import MatchConfig, MatchRunner, MatchSeat, SeatDecision, action_to_dict
-from arena.session.watchdog import default_action
+from arena.match.config import MatchConfig
+from arena.match.loop import MatchRunner
+from arena.match.players import Decision, HelloInfo
+from arena.match.records import (
+    HandRecord,
+    MatchEndRecord,
+    MatchHeader,
+    StandingEntry,
+)
+from arena.match.results import MatchResult
+from arena.session.policy import default_action
 from arena.store.jsonl import HandLog, read_hand_log
 from engine.actions import Action, LegalActions
 from engine.hand import Hand
 from protocol.errors import BotFaultError
 from protocol.replies import parse_action, parse_discard
 
-__all__ = ["HandCheck", "ReplayReport", "ReplayRunner", "replay_action", "replay_file"]
+__all__ = [
+    "HandCheck",
+    "RecordedDecider",
+    "ReplayCheck",
+    "ReplayReport",
+    "replay_action",
+    "replay_file",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,34 +163,91 @@ def _first_difference(recorded: Any, replayed: Any, path: str = "") -> str:
     return f"at {path or '/'}: recorded {shown_recorded}, replayed {shown_replayed}"
 
 
-class ReplayRunner(MatchRunner):
-    """The match loop fed from a hand history instead of live bots."""
+class RecordedDecider:
+    """The :class:`~arena.match.players.Decider` of a replay: the recorded replies.
 
-    def __init__(self, log: HandLog) -> None:
-        header = log.header
-        config = MatchConfig.from_dict(header["config"])
-        seats: list[tuple[str, Any]] = [(player["name"], None) for player in header["players"]]
-        super().__init__(config, seats)
-        self.history = log
+    Nobody is started or restarted: the recorded sitting-out seats sit out, a seat the
+    match found dead is dead here too, and every other decision is parsed again from its
+    recorded reply (or its policy applied again) under the legal actions of now.
+    """
+
+    def __init__(self, log: HandLog, config: MatchConfig) -> None:
+        self._config = config
+        self._names = {player["seat_index"]: player["name"] for player in log.header["players"]}
         self._records = {record["hand_number"]: record for record in log.hands}
         self._current: dict[str, Any] = {}
-        self._first_decision = 0
-        self._divergence = ""
-        self.checks: list[HandCheck] = []
+        self._index = 0
+        self._sitting_out: set[int] = set()
+        self._dead: set[int] = set()
+        self.divergence = ""
 
-    # -- the seams of MatchRunner ---------------------------------------------------------
+    def start(self, hello: HelloInfo) -> dict[int, str]:
+        """The recorded names."""
+        return dict(self._names)
 
-    def prepare_hand(self, hand_number: int) -> list[int]:
-        """The recorded sitting-out seats (nobody is restarted: there are no bots)."""
+    def prepare_hand(self, hand_number: int, seats_left: Sequence[int]) -> list[int]:
+        """The recorded sitting-out seats of the hand."""
         self._current = self._records.get(hand_number, {})
-        self._first_decision = self.decision_count
-        self._divergence = "" if self._current else "the hand is not in the history"
-        sitting_out = self._current.get("sitting_out", [])
-        return [int(seat) for seat in sitting_out]
+        self._index = 0
+        self._dead.clear()
+        self.divergence = "" if self._current else "the hand is not in the history"
+        self._sitting_out = {int(seat) for seat in self._current.get("sitting_out", [])}
+        return sorted(self._sitting_out)
 
-    def _recorded(self, seat_index: int) -> dict[str, Any] | None:
+    def hand_started(self, hand: Hand, hand_id: str, sitting_out: Sequence[int]) -> None:
+        """Nobody to tell."""
+
+    def decide(
+        self,
+        hand: Hand,
+        hand_id: str,
+        seat_index: int,
+        legal: LegalActions,
+        while_waiting: Callable[[], bool] | None,
+    ) -> Decision:
+        """Parse the recorded reply again (or apply the policy again) under ``legal``."""
+        index = self._index
+        self._index += 1
+        if seat_index in self._sitting_out:
+            return Decision(default_action(legal), "sitting_out")
+        if seat_index in self._dead:
+            return Decision(default_action(legal), "dead")
+        decision = self._recorded(index, seat_index)
+        if decision is None:
+            return Decision(default_action(legal), "diverged")
+        by = decision.get("by")
+        if by == "dead":
+            self._dead.add(seat_index)
+            return Decision(default_action(legal), "dead")
+        try:
+            action = replay_action(
+                decision, legal, hand, check_on_timeout=self._config.check_on_timeout
+            )
+        except _Divergence as exc:
+            self._diverge(f"decision {index} (seat {seat_index}): {exc}")
+            action = default_action(legal)
+        replies = decision.get("replies", [])
+        return Decision(action, str(by), tuple(replies), decision.get("fault"))
+
+    def hand_ended(self, hand: Hand, hand_id: str, sitting_out: Sequence[int]) -> None:
+        """Nobody to tell."""
+
+    def finish(self, standings: Sequence[StandingEntry], hands_played: int) -> None:
+        """Nobody to tell."""
+
+    def close(self) -> None:
+        """Nothing runs."""
+
+    def seat_summary(self, seat_index: int) -> tuple[bool, dict[str, Any]]:
+        """Nothing to report."""
+        return False, {}
+
+    def recorded_hand(self) -> dict[str, Any]:
+        """The record of the hand being replayed (empty if it is not in the history)."""
+        return self._current
+
+    def _recorded(self, index: int, seat_index: int) -> dict[str, Any] | None:
         decisions = self._current.get("decisions", [])
-        index = self.decision_count - self._first_decision
         if index >= len(decisions):
             self._diverge(f"decision {index} was not recorded")
             return None
@@ -186,95 +261,85 @@ class ReplayRunner(MatchRunner):
         return decision
 
     def _diverge(self, reason: str) -> None:
-        if not self._divergence:
-            self._divergence = reason
+        if not self.divergence:
+            self.divergence = reason
 
-    def is_seat_alive(self, seat: MatchSeat) -> bool:
-        """As recorded: a seat the match found dead is dead here too."""
-        decision = self._recorded(seat.seat_index)
-        return decision is None or decision.get("by") != "dead"
 
-    def decide(
-        self,
-        seat: MatchSeat,
-        hand: Hand,
-        hand_id: str,
-        legal: LegalActions,
-        base: dict[str, Any],
-    ) -> SeatDecision:
-        """Re-parse the recorded reply (or re-apply the policy) under today's legal actions."""
-        decision = self._recorded(seat.seat_index)
-        if decision is None:
-            action = default_action(legal)
-            return SeatDecision(
-                action, {**base, "by": "diverged", "action": action_to_dict(action)}
-            )
-        try:
-            action = replay_action(
-                decision, legal, hand, check_on_timeout=self.config.check_on_timeout
-            )
-        except _Divergence as exc:
-            index = self.decision_count - self._first_decision
-            self._diverge(f"decision {index} (seat {seat.seat_index}): {exc}")
-            action = default_action(legal)
-        record: dict[str, Any] = {
-            **base,
-            "by": decision.get("by"),
-            "action": action_to_dict(action),
-            "replies": decision.get("replies", []),
-        }
-        if "fault" in decision:
-            record["fault"] = decision["fault"]
-        return SeatDecision(action, record)
+class ReplayCheck:
+    """The :class:`~arena.store.base.ResultStore` of a replay: it compares each replayed
+    record with the recorded one instead of keeping it."""
 
-    def play_hand(self, *, defer: bool = False) -> dict[str, Any]:
-        """Replay one hand and compare it with the record (never deferred: the comparison
-        needs the whole record)."""
-        replayed = super().play_hand()
-        hand_number = replayed["hand_number"]
-        if self._divergence:
-            self.checks.append(HandCheck(hand_number, False, self._divergence))
-        elif _plain(replayed) != self._current:
-            reason = _first_difference(self._current, _plain(replayed))
-            self.checks.append(HandCheck(hand_number, False, reason))
+    history_path: Path | None = None
+
+    def __init__(self, log: HandLog, decider: RecordedDecider) -> None:
+        self._footer = log.footer
+        self._decider = decider
+        self.checks: list[HandCheck] = []
+        self.problems: list[str] = []
+
+    def begin(self, header: MatchHeader) -> None:
+        """Nothing to compare: the header gave the replay its config."""
+
+    def add_hand(self, record: HandRecord) -> None:
+        """Compare the replayed hand with the recorded one."""
+        replayed = _plain(record.to_dict())
+        recorded = self._decider.recorded_hand()
+        if self._decider.divergence:
+            self.checks.append(HandCheck(record.hand_number, False, self._decider.divergence))
+        elif replayed != recorded:
+            reason = _first_difference(recorded, replayed)
+            self.checks.append(HandCheck(record.hand_number, False, reason))
         else:
-            self.checks.append(HandCheck(hand_number, True))
-        return replayed
+            self.checks.append(HandCheck(record.hand_number, True))
+
+    def end(self, record: MatchEndRecord) -> None:
+        """Compare the replayed standings with the recorded ones."""
+        if self._footer is None:
+            return
+        standings = _plain(record.to_dict()["standings"])
+        if standings != self._footer.get("standings"):
+            self.problems.append(
+                "match_end standings differ: "
+                + _first_difference(self._footer.get("standings"), standings),
+            )
+
+    def save_result(self, result: MatchResult) -> None:
+        """Nothing to keep."""
+
+    def close(self) -> None:
+        """Nothing to close."""
 
 
 def replay_file(path: Path) -> ReplayReport:
     """Replay the hand history at ``path`` (``HandLogError`` if it cannot be read)."""
     log = read_hand_log(path)
-    runner = ReplayRunner(log)
-    problems: list[str] = []
+    config = MatchConfig.from_dict(log.header["config"])
+    names = [player["name"] for player in log.header["players"]]
+    decider = RecordedDecider(log, config)
+    check = ReplayCheck(log, decider)
+    runner = MatchRunner(config, names, decider, store=check)
     notes: list[str] = []
     recorded_numbers = [record["hand_number"] for record in log.hands]
-    is_complete = log.footer is not None
-    if is_complete:
+    if log.footer is not None:
         runner.run()
     else:
         # An interrupted match: replay the hands that were written.
         notes.append(f"the match did not finish; its {len(recorded_numbers)} hands are checked")
-        while len(runner.checks) < len(recorded_numbers) and not runner.is_over:
+        while len(check.checks) < len(recorded_numbers) and not runner.is_over:
             runner.play_hand()
-    replayed_numbers = [check.hand_number for check in runner.checks]
+    replayed_numbers = [hand_check.hand_number for hand_check in check.checks]
     extra = [number for number in recorded_numbers if number not in replayed_numbers]
+    problems: list[str] = []
     if extra:
         problems.append(
             f"the history has {len(extra)} hand(s) the replay did not deal: "
             f"{', '.join(map(str, extra[:10]))}",
         )
-    if is_complete and log.footer is not None:
-        standings = [runner.standing_dict(s) for s in runner.standings()]
-        if _plain(standings) != log.footer.get("standings"):
-            problems.append(
-                "match_end standings differ: "
-                + _first_difference(log.footer.get("standings"), _plain(standings)),
-            )
+    problems.extend(check.problems)
     return ReplayReport(
         path=str(path),
         match_id=str(log.header.get("match_id", "")),
-        checks=tuple(runner.checks),
+        checks=tuple(check.checks),
         problems=tuple(problems),
         notes=tuple(notes),
     )

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots.in_memory import BotExit, BotOutput, Delayed, FakeClock, InMemoryTransport
-from arena.match.loop import MatchConfig, run_match
+from arena.match.config import MatchConfig
 from arena.match.results import MatchResult
+from arena.match.run import run_match
 from arena.session.watchdog import BotSession
 from tests import REPO_ROOT
 

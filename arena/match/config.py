@@ -1,0 +1,170 @@
+"""A match's configuration: everything that decides how it is played, bots aside.
+
+Every field is checked when the config is built, and a bad value raises
+:class:`MatchConfigError` naming it; the command line and the config files build their
+configs here, so they report the same errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from arena.session.policy import TimeLimits
+from engine.config import GameConfig
+from engine.schedule import BlindSchedule
+
+__all__ = [
+    "MAX_SEATS",
+    "MIN_SEATS",
+    "MatchConfig",
+    "MatchConfigError",
+    "MatchError",
+    "StackPolicy",
+    "require_seat_count",
+]
+
+#: How many bots a match seats.
+MIN_SEATS, MAX_SEATS = 2, 10
+
+
+class MatchError(RuntimeError):
+    """Our own bug stopped the match (never a bot's fault): the message says what broke."""
+
+
+class MatchConfigError(ValueError):
+    """A match configuration that cannot be played; the message names the bad value."""
+
+    code = "bad_match_config"
+
+
+class StackPolicy(StrEnum):
+    """What happens to the stacks between hands (one format of :mod:`arena.match.formats`
+    each): ``reset`` every hand, ``carry`` from hand to hand, or a ``freezeout``."""
+
+    RESET = "reset"
+    CARRY = "carry"
+    FREEZEOUT = "freezeout"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchConfig:
+    """Everything that decides how a match is played (bots and processes aside).
+
+    ``hand_count`` is the number of hands (``reset``, ``carry``) or the cap on hands
+    (``freezeout``, where ``None`` means play until one bot has every chip). The time limits
+    are what the sessions enforce and what the ``hello`` message announces.
+    ``prefetch`` switches the work done while bots think on or off (the same bytes either
+    way; see :mod:`arena.match.prefetch`).
+    """
+
+    game: GameConfig = field(default_factory=GameConfig)
+    hand_count: int | None = 100
+    seed: int = 0
+    starting_stack: int = 200
+    stack_policy: StackPolicy = StackPolicy.RESET
+    schedule: BlindSchedule | None = None
+    match_id: str = ""
+    decision_timeout_s: float = 5.0
+    startup_timeout_s: float = 10.0
+    time_bank_s: float = 0.0
+    check_on_timeout: bool = False
+    max_invalid_attempts: int = 3
+    restart_budget: int = 3
+    # Work done while bots think (arena.match.prefetch): a speed switch only. It changes
+    # nothing a bot receives or the history records, so it is not written in to_dict.
+    prefetch: bool = True
+
+    def __post_init__(self) -> None:
+        def is_int(value: object) -> bool:
+            return isinstance(value, int) and not isinstance(value, bool)
+
+        if self.hand_count is None:
+            if self.stack_policy is not StackPolicy.FREEZEOUT:
+                raise MatchConfigError(
+                    f"hand_count is required with stack policy {self.stack_policy.value!r}",
+                )
+        elif not is_int(self.hand_count) or self.hand_count < 1:
+            raise MatchConfigError(
+                f"hand_count must be a positive integer, got {self.hand_count!r}"
+            )
+        if not is_int(self.seed):
+            raise MatchConfigError(f"seed must be an integer, got {self.seed!r}")
+        if not is_int(self.starting_stack) or self.starting_stack < 1:
+            raise MatchConfigError(
+                f"starting_stack must be a positive integer, got {self.starting_stack!r}",
+            )
+        for name in ("decision_timeout_s", "startup_timeout_s"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or not value > 0:
+                raise MatchConfigError(f"{name} must be a positive number, got {value!r}")
+        if not isinstance(self.time_bank_s, int | float) or not self.time_bank_s >= 0:
+            raise MatchConfigError(
+                f"time_bank_s must be a non-negative number, got {self.time_bank_s!r}",
+            )
+        if not is_int(self.max_invalid_attempts) or self.max_invalid_attempts < 1:
+            raise MatchConfigError(
+                f"max_invalid_attempts must be at least 1, got {self.max_invalid_attempts!r}",
+            )
+        if not is_int(self.restart_budget) or self.restart_budget < 0:
+            raise MatchConfigError(
+                f"restart_budget must be a non-negative integer, got {self.restart_budget!r}",
+            )
+        if not isinstance(self.prefetch, bool):
+            raise MatchConfigError(f"prefetch must be true or false, got {self.prefetch!r}")
+        if not self.match_id:
+            object.__setattr__(self, "match_id", f"seed{self.seed}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form (written in the hand history header and results)."""
+        return {
+            "match_id": self.match_id,
+            "seed": self.seed,
+            "game": self.game.to_dict(),
+            "hand_count": self.hand_count,
+            "starting_stack": self.starting_stack,
+            "stack_policy": self.stack_policy.value,
+            "schedule": None if self.schedule is None else self.schedule.to_dict(),
+            "decision_timeout_s": self.decision_timeout_s,
+            "startup_timeout_s": self.startup_timeout_s,
+            "time_bank_s": self.time_bank_s,
+            "check_on_timeout": self.check_on_timeout,
+            "max_invalid_attempts": self.max_invalid_attempts,
+            "restart_budget": self.restart_budget,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MatchConfig:
+        """Inverse of :meth:`to_dict`."""
+        schedule = data.get("schedule")
+        return cls(
+            game=GameConfig.from_dict(dict(data["game"])),
+            hand_count=data["hand_count"],
+            seed=data["seed"],
+            starting_stack=data["starting_stack"],
+            stack_policy=StackPolicy(data["stack_policy"]),
+            schedule=None if schedule is None else BlindSchedule.from_dict(schedule),
+            match_id=data.get("match_id", ""),
+            decision_timeout_s=data["decision_timeout_s"],
+            startup_timeout_s=data["startup_timeout_s"],
+            time_bank_s=data["time_bank_s"],
+            check_on_timeout=data["check_on_timeout"],
+            max_invalid_attempts=data["max_invalid_attempts"],
+            restart_budget=data["restart_budget"],
+        )
+
+    def time_limits(self) -> TimeLimits:
+        """The sessions' time limits for this match."""
+        return TimeLimits(
+            decision_s=self.decision_timeout_s,
+            startup_s=self.startup_timeout_s,
+            time_bank_s=self.time_bank_s,
+        )
+
+
+def require_seat_count(count: int) -> None:
+    """Raise :class:`MatchConfigError` unless ``count`` bots fit at one table."""
+    if not MIN_SEATS <= count <= MAX_SEATS:
+        raise MatchConfigError(f"a match needs {MIN_SEATS} to {MAX_SEATS} bots, got {count}")

@@ -1,0 +1,289 @@
+"""Who chooses the actions of a match's seats: the :class:`Decider` seam and live bots.
+
+The match loop deals and applies; a :class:`Decider` is asked for every decision and
+told what the seats must hear. :class:`LiveBots` is the decider of a real match: one
+:class:`~arena.session.watchdog.BotSession` per seat, with the arena's seat policy:
+
+* A dead bot is restarted between hands (``session.restart()``); until then, and for the
+  rest of the hand it died in, its seat is folded without asking.
+* A bot whose restart budget is spent sits out: it is still dealt in and posts its
+  blinds (the table does not change because of a bot's fault) and is folded whenever it
+  must act. A sitting-out bot is told nothing.
+* A bot's timeout, crash or invalid replies are handled by its session (a default action
+  and a fault in its ledger); here they are logged at ERROR in the match log.
+
+``arena replay`` supplies another decider that reads the recorded replies
+(:mod:`arena.tools.replay`); the loop is the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from arena.match.log import GameLog
+from arena.match.records import StandingEntry
+from arena.session.policy import default_action
+from arena.session.watchdog import BotSession
+from engine.actions import Action, LegalActions
+from engine.config import GameConfig
+from engine.events import Event
+from engine.hand import Hand
+from protocol import messages
+from protocol.codec import encode
+
+__all__ = ["Decider", "Decision", "HelloInfo", "LiveBots"]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One seat's action and how it was chosen.
+
+    ``by`` is who chose (``bot``, ``policy``, ``sitting_out``, ``dead``); ``replies`` the
+    bot's decoded replies when it was asked (None when not); ``fault`` why the policy
+    chose. ``events`` are the engine's events when the decider already applied the
+    action (a session applies a bot's action as it accepts it); None: the loop applies it.
+    """
+
+    action: Action
+    by: str
+    replies: tuple[dict[str, Any], ...] | None = None
+    fault: str | None = None
+    events: list[Event] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HelloInfo:
+    """What every bot is told about the match in ``hello``."""
+
+    game: GameConfig
+    seat_count: int
+    starting_stack: int
+    hand_count: int | None
+    time_limits: messages.TimeLimits
+    max_attempts: int
+
+
+class Decider(Protocol):
+    """Chooses every seat's actions and hears what the seats are told."""
+
+    def start(self, hello: HelloInfo) -> dict[int, str]:
+        """Before the first hand; returns the names the deciders gave the seats."""
+        ...
+
+    def prepare_hand(self, hand_number: int, seats_left: Sequence[int]) -> list[int]:
+        """Between hands; returns the seats (of ``seats_left``, those still in the match)
+        that sit this hand out."""
+        ...
+
+    def hand_started(self, hand: Hand, hand_id: str, sitting_out: Sequence[int]) -> None:
+        """The hand is dealt (``hand_start`` for every playing seat)."""
+        ...
+
+    def decide(
+        self,
+        hand: Hand,
+        hand_id: str,
+        seat_index: int,
+        legal: LegalActions,
+        while_waiting: Callable[[], bool] | None,
+    ) -> Decision:
+        """The action of ``seat_index``, the seat to act; ``while_waiting`` is work to do
+        while a bot thinks (see :mod:`arena.match.prefetch`)."""
+        ...
+
+    def hand_ended(self, hand: Hand, hand_id: str, sitting_out: Sequence[int]) -> None:
+        """The hand is over (``hand_end`` for every playing seat)."""
+        ...
+
+    def finish(self, standings: Sequence[StandingEntry], hands_played: int) -> None:
+        """The match is over (``match_end``); the bots exit."""
+        ...
+
+    def close(self) -> None:
+        """Stop everything still running (idempotent; after :meth:`finish`, a no-op)."""
+        ...
+
+    def seat_summary(self, seat_index: int) -> tuple[bool, dict[str, Any]]:
+        """For the results: whether the seat sits out, and its fault ledger."""
+        ...
+
+
+class LiveBots:
+    """The decider of a real match: one session per seat (see the module docstring).
+
+    ``hold_notifications``: hold each ``hand_start``/``hand_end`` in the seat's channel
+    until the next line to that bot (a request, or a flush while another bot thinks), so
+    each bot gets one write instead of two; the bytes and their order are the same.
+    """
+
+    def __init__(
+        self,
+        sessions: Sequence[BotSession | None],
+        player_ids: Sequence[str],
+        log: GameLog,
+        *,
+        hold_notifications: bool = False,
+    ) -> None:
+        self._sessions = list(sessions)
+        self._player_ids = list(player_ids)
+        self._log = log
+        self._hold = hold_notifications
+        self._sitting_out: set[int] = set()
+        self._dead: set[int] = set()  # seats whose bot died during this hand
+
+    def session(self, seat_index: int) -> BotSession | None:
+        """The seat's session when its bot runs and plays this hand, else None."""
+        session = self._sessions[seat_index]
+        if session is None or session.transport is None or seat_index in self._sitting_out:
+            return None
+        return session
+
+    def flush(self, *, except_seat: int | None = None) -> None:
+        """Send every held line now (but ``except_seat``'s, which goes with its request)."""
+        for seat_index, session in enumerate(self._sessions):
+            if session is not None and seat_index != except_seat:
+                session.flush()
+
+    # -- Decider -------------------------------------------------------------------------
+
+    def start(self, hello: HelloInfo) -> dict[int, str]:
+        """Send ``hello`` to every bot and wait for its ``ready`` (failures are faults)."""
+        names: dict[int, str] = {}
+        for seat_index, session in enumerate(self._sessions):
+            if session is None:
+                continue
+            message = messages.hello(
+                seq=0,  # the session numbers its requests
+                player_id=self._player_ids[seat_index],
+                seat_index=seat_index,
+                config=hello.game,
+                seat_count=hello.seat_count,
+                starting_stack=hello.starting_stack,
+                hand_count=hello.hand_count,
+                time_limits=hello.time_limits,
+                max_attempts=hello.max_attempts,
+            )
+            ready = session.start(message)
+            if ready is None:
+                self._log.error(
+                    None, self._player_ids[seat_index], "startup_failure", _last_fault(session)
+                )
+            else:
+                names[seat_index] = ready.name
+        return names
+
+    def prepare_hand(self, hand_number: int, seats_left: Sequence[int]) -> list[int]:
+        """Restart the bots that are down; returns the seats that sit out this hand."""
+        self._dead.clear()
+        self._sitting_out.clear()
+        for seat_index in seats_left:
+            session = self._sessions[seat_index]
+            if session is None:
+                continue
+            if not session.is_sitting_out and not session.is_alive:
+                is_restarted = session.restart()
+                detail = "restarted" if is_restarted else f"restart failed: {_last_fault(session)}"
+                self._log.error(hand_number, self._player_ids[seat_index], "restart", detail)
+            if session.is_sitting_out:
+                self._sitting_out.add(seat_index)
+        return sorted(self._sitting_out)
+
+    def hand_started(self, hand: Hand, hand_id: str, sitting_out: Sequence[int]) -> None:
+        """``hand_start`` to every running bot of the hand, each with its own view."""
+        for setup in hand.seats:
+            session = self.session(setup.seat_index)
+            if session is not None:
+                session.hand_start(hand.view(setup.seat_index), hand_id=hand_id, hold=self._hold)
+
+    def decide(
+        self,
+        hand: Hand,
+        hand_id: str,
+        seat_index: int,
+        legal: LegalActions,
+        while_waiting: Callable[[], bool] | None,
+    ) -> Decision:
+        """Ask the seat's bot through its session, or fold a seat that cannot be asked."""
+        session = self._sessions[seat_index]
+        if seat_index in self._sitting_out:
+            return Decision(default_action(legal), "sitting_out")
+        if seat_index in self._dead or session is None or session.transport is None:
+            # It died since the hand began (or never started): the rest of this hand is
+            # played for it without asking; it is restarted before the next hand. (The
+            # transport, not is_alive, is looked at: a session drops it when it records
+            # a crash, and a bot that died unnoticed is found when asked.)
+            self._dead.add(seat_index)
+            return Decision(default_action(legal), "dead")
+        outcome = session.decide(
+            hand.view(seat_index),
+            hand_id=hand_id,
+            apply=hand.act,
+            draw_limit=hand.config.draw_limit,
+            while_waiting=while_waiting,
+        )
+        if outcome.fault is not None:
+            player_id = self._player_ids[seat_index]
+            self._log.error(hand.hand_number, player_id, outcome.fault, _last_fault(session))
+        return Decision(
+            outcome.action,
+            "bot" if outcome.fault is None else "policy",
+            tuple(outcome.replies),
+            outcome.fault,
+            outcome.events,
+        )
+
+    def hand_ended(self, hand: Hand, hand_id: str, sitting_out: Sequence[int]) -> None:
+        """``hand_end`` to every running bot of the hand: one message, encoded once."""
+        result = hand.result
+        assert result is not None  # the loop checked it
+        player_ids = {setup.seat_index: setup.player_id for setup in hand.seats}
+        message = messages.hand_end(result, hand_id=hand_id, player_ids=player_ids)
+        data: bytes | None = None
+        for setup in hand.seats:
+            session = self.session(setup.seat_index)
+            if session is not None:
+                data = data or encode(message)
+                session.notify(message, data=data, hold=self._hold)
+
+    def finish(self, standings: Sequence[StandingEntry], hands_played: int) -> None:
+        """Send ``match_end`` with the standings to every bot and let it exit."""
+        message = messages.match_end(
+            [
+                messages.Standing(
+                    player_id=entry.player_id,
+                    name=entry.name,
+                    chips=entry.chips,
+                    net=entry.net,
+                    place=entry.place,
+                )
+                for entry in standings
+            ],
+            hands_played=hands_played,
+        )
+        for session in self._sessions:
+            if session is not None:
+                session.finish(message)
+
+    def close(self) -> None:
+        """Kill every bot that is still running."""
+        for session in self._sessions:
+            if session is not None:
+                session.close()
+
+    def seat_summary(self, seat_index: int) -> tuple[bool, dict[str, Any]]:
+        """Whether the seat's bot sits out, and its fault ledger."""
+        session = self._sessions[seat_index]
+        if session is None:
+            return False, {}
+        return session.is_sitting_out, session.ledger.to_dict()
+
+
+def _last_fault(session: BotSession) -> str:
+    """The detail of the seat's latest recorded fault, for the log line."""
+    faults = session.ledger.faults
+    if not faults:
+        return ""
+    last = faults[-1]
+    return last.detail or last.code

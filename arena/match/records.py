@@ -1,0 +1,218 @@
+"""The records of a match's hand history, as typed values with one encoder.
+
+``hands.jsonl`` holds one JSON object per line (layout ``HISTORY_FORMAT`` 1)::
+
+    {"type": "match", "format": 1, "match_id": ..., "seed": ..., "config": {...},
+     "players": [{"player_id": "p0", "seat_index": 0, "name": "..."}, ...]}
+    {"type": "hand", "hand_number": 1, "hand_id": "...", "sitting_out": [seat_index, ...],
+     "decisions": [decision, ...], "history": {engine document}}
+    ...
+    {"type": "match_end", "hands_played": N, "standings": [...]}
+
+``history`` is :func:`engine.history.hand_to_history` of the hand (deck, seats, every
+event), so a hand can be dealt again by the engine alone. ``decisions`` holds, for every
+decision in order, the raw replies the bot sent (what ``arena replay`` parses again), the
+action applied and who chose it: ``"bot"`` (its reply), ``"policy"`` (the arena's default
+after a timeout, a crash or too many invalid replies), ``"sitting_out"`` or ``"dead"``
+(the bot was not asked).
+
+Nothing time-dependent is written (no timestamps, no latencies: those are in
+``results.json``), so with deterministic bots the same seed gives a byte-identical file.
+Each record's ``to_dict`` gives the keys in the order they are written, and
+:func:`encode_record` is the one place a record becomes a line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from engine.actions import Action, Discard, RaiseTo
+from engine.tournament import Standing
+
+__all__ = [
+    "HISTORY_FORMAT",
+    "DecisionRecord",
+    "HandRecord",
+    "MatchEndRecord",
+    "MatchHeader",
+    "PlayerEntry",
+    "Record",
+    "StandingEntry",
+    "action_to_dict",
+    "encode_record",
+]
+
+#: Version of the layout described above.
+HISTORY_FORMAT = 1
+
+#: Who chose a decision's action.
+ChosenBy = Literal["bot", "policy", "sitting_out", "dead", "diverged"]
+
+# Made once (json.dumps with options builds an encoder per call); records are trees, so
+# the cycle check is skipped (a cycle would still fail, as a RecursionError).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
+
+
+def action_to_dict(action: Action) -> dict[str, Any]:
+    """The action as recorded in the hand history (wire names, raise-to amounts).
+
+    >>> from engine.actions import Fold
+    >>> action_to_dict(RaiseTo(40)), action_to_dict(Fold())
+    ({'action': 'RAISE', 'amount': 40}, {'action': 'FOLD'})
+    """
+    if isinstance(action, RaiseTo):
+        return {"action": action.kind.value, "amount": action.amount}
+    if isinstance(action, Discard):
+        return {"action": action.kind.value, "cards": [str(card) for card in action.cards]}
+    return {"action": action.kind.value}
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerEntry:
+    """A bot at the table, as the header lists it."""
+
+    player_id: str
+    seat_index: int
+    name: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The header's ``players`` entry."""
+        return {"player_id": self.player_id, "seat_index": self.seat_index, "name": self.name}
+
+
+@dataclass(frozen=True, slots=True)
+class MatchHeader:
+    """The first record: the match's id, seed, configuration and players."""
+
+    match_id: str
+    seed: int
+    config: dict[str, Any]
+    players: tuple[PlayerEntry, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as written."""
+        return {
+            "type": "match",
+            "format": HISTORY_FORMAT,
+            "match_id": self.match_id,
+            "seed": self.seed,
+            "config": self.config,
+            "players": [player.to_dict() for player in self.players],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRecord:
+    """One decision of a hand: who chose the action, and the bot's replies if it was asked.
+
+    ``replies`` is None when the bot was not asked (sitting out, dead); ``fault`` names
+    why the arena chose (``timeout``, ``invalid_reply``, ``crash``, ...).
+    """
+
+    seat_index: int
+    player_id: str
+    phase: str
+    by: str
+    action: Action
+    replies: tuple[dict[str, Any], ...] | None = None
+    fault: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as written."""
+        data: dict[str, Any] = {
+            "seat_index": self.seat_index,
+            "player_id": self.player_id,
+            "phase": self.phase,
+            "by": self.by,
+            "action": action_to_dict(self.action),
+        }
+        if self.replies is not None:
+            data["replies"] = list(self.replies)
+        if self.fault is not None:
+            data["fault"] = self.fault
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """One hand: the seats sitting out, every decision, and the engine's history document."""
+
+    hand_number: int
+    hand_id: str
+    sitting_out: tuple[int, ...]
+    decisions: tuple[DecisionRecord, ...]
+    history: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as written (``history`` last: the biggest value)."""
+        return {
+            "type": "hand",
+            "hand_number": self.hand_number,
+            "hand_id": self.hand_id,
+            "sitting_out": list(self.sitting_out),
+            "decisions": [decision.to_dict() for decision in self.decisions],
+            "history": self.history,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StandingEntry:
+    """A final place as ``match_end`` lists it; ``net`` is the chips won in the match."""
+
+    player_id: str
+    name: str
+    chips: int
+    net: int
+    place: int
+
+    @classmethod
+    def of(cls, standing: Standing, *, name: str, net: int) -> StandingEntry:
+        """The entry for one of the engine's standings."""
+        return cls(standing.player_id, name, standing.chips, net, standing.place)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The entry as written (and as the ``match_end`` message sends it)."""
+        return {
+            "player_id": self.player_id,
+            "name": self.name,
+            "chips": self.chips,
+            "net": self.net,
+            "place": self.place,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEndRecord:
+    """The last record: how many hands were played and the final standings."""
+
+    hands_played: int
+    standings: tuple[StandingEntry, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as written."""
+        return {
+            "type": "match_end",
+            "hands_played": self.hands_played,
+            "standings": [entry.to_dict() for entry in self.standings],
+        }
+
+
+#: Any record of the hand history.
+Record = MatchHeader | HandRecord | MatchEndRecord
+
+
+def encode_record(record: Record) -> str:
+    """The record's line: compact JSON, keys in the written order, and a newline.
+
+    >>> encode_record(MatchEndRecord(3, ()))
+    '{"type":"match_end","hands_played":3,"standings":[]}\\n'
+    """
+    return _ENCODER.encode(record.to_dict()) + "\n"
+
+
+def standings_dicts(entries: Sequence[StandingEntry]) -> list[dict[str, Any]]:
+    """The standings as plain dicts (for comparing with a file read back)."""
+    return [entry.to_dict() for entry in entries]

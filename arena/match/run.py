@@ -1,0 +1,108 @@
+"""A match with live bots: sessions for manifests, the deciders, the store and the
+prefetch wired to :class:`~arena.match.loop.MatchRunner`.
+
+This is where the concrete pieces meet; the loop itself knows only their interfaces.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from arena.bots.launcher import Launcher
+from arena.bots.manifest import BotManifest
+from arena.bots.process import process_factory
+from arena.match.config import MatchConfig, require_seat_count
+from arena.match.formats import format_for
+from arena.match.log import GameLog
+from arena.match.loop import MatchRunner
+from arena.match.players import LiveBots
+from arena.match.prefetch import NoPrefetch, Prefetch, WorkAhead
+from arena.match.progress import Progress
+from arena.match.results import MatchResult
+from arena.session.watchdog import BotSession
+from arena.store.base import NullStore, ResultStore
+from arena.store.jsonl import JsonLinesStore
+
+__all__ = ["live_match", "open_sessions", "run_match"]
+
+
+def open_sessions(
+    manifests: Sequence[BotManifest],
+    config: MatchConfig,
+    *,
+    launcher: Launcher | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> list[tuple[str, BotSession]]:
+    """One :class:`BotSession` per manifest (seat order), not started yet."""
+    limits = config.time_limits()
+    return [
+        (
+            manifest.name,
+            BotSession(
+                process_factory(manifest, launcher=launcher),
+                player_id=f"p{index}",
+                seat_index=index,
+                clock=clock,
+                limits=limits,
+                max_invalid_attempts=config.max_invalid_attempts,
+                check_when_free=config.check_on_timeout,
+                restart_budget=config.restart_budget,
+                name=manifest.name,
+            ),
+        )
+        for index, manifest in enumerate(manifests)
+    ]
+
+
+def live_match(
+    config: MatchConfig,
+    sessions: Sequence[tuple[str, BotSession | None]],
+    *,
+    store: ResultStore | None = None,
+    progress: Progress | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> MatchRunner:
+    """A :class:`MatchRunner` for ``sessions`` (``(name, session)`` in seat order), with
+    the prefetch on or off as ``config.prefetch`` says."""
+    require_seat_count(len(sessions))
+    player_ids = [f"p{index}" for index in range(len(sessions))]
+    stack_format = format_for(config, player_ids, clock=clock)
+    bots = LiveBots(
+        [session for _name, session in sessions],
+        player_ids,
+        GameLog(config.match_id),
+        hold_notifications=config.prefetch,
+    )
+    work_ahead: WorkAhead = (
+        Prefetch(bots, stack_format, match_id=config.match_id) if config.prefetch else NoPrefetch()
+    )
+    return MatchRunner(
+        config,
+        [name for name, _session in sessions],
+        bots,
+        store=store,
+        work_ahead=work_ahead,
+        stack_format=stack_format,
+        progress=progress,
+        clock=clock,
+    )
+
+
+def run_match(
+    config: MatchConfig,
+    sessions: Sequence[tuple[str, BotSession]],
+    out_dir: Path | None = None,
+    *,
+    progress: Progress | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> MatchResult:
+    """Play a match between ``sessions`` (``(name, session)`` in seat order).
+
+    Writes ``hands.jsonl`` and ``results.json`` into ``out_dir`` when given. The sessions
+    are finished (``match_end``, processes stopped) when this returns or raises.
+    """
+    store: ResultStore = NullStore() if out_dir is None else JsonLinesStore(out_dir)
+    runner = live_match(config, sessions, store=store, progress=progress, clock=clock)
+    return runner.run()
