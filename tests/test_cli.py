@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena import cli
+from arena.commands import play as play_command
 from arena.cli import main, parse_duration, parse_schedule
 from arena.match.config import MatchConfig
 from engine.schedule import BlindLevel, ScheduleError
@@ -215,7 +216,7 @@ def test_demo_skips_a_bot_whose_build_fails_and_needs_two_bots(
     broken.mkdir()
     (broken / "bot.toml").write_text("name = \n")
     monkeypatch.setattr(
-        cli, "sample_bot_manifests", lambda: [bad / "bot.toml", broken / "bot.toml"]
+        play_command, "sample_bot_manifests", lambda: [bad / "bot.toml", broken / "bot.toml"]
     )
     assert main(["demo", "--out", str(tmp_path / "run")]) == 1
     out = capsys.readouterr().out
@@ -258,7 +259,7 @@ def test_ctrl_c_stops_the_match_and_says_where_the_hands_are(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "run_match", interrupted)
+    monkeypatch.setattr(play_command, "run_match", interrupted)
     argv = ["match", STATION, STATION, "--hands", "2", "--out", str(tmp_path), "--no-progress"]
     assert main(argv) == 130
     assert f"interrupted: the hands played so far are in {tmp_path}" in capsys.readouterr().out

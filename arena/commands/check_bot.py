@@ -1,0 +1,21 @@
+"""``arena check-bot``: take one bot through the scripted conformance check."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from arena.commands.values import fail
+from arena.session.policy import TimeLimits
+from arena.tools.checkbot import check_bot
+
+__all__ = ["run_check_bot"]
+
+
+def run_check_bot(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+    if not args.manifest.is_file():
+        fail(parser, "check-bot", f"manifest {str(args.manifest)!r} is not a file")
+    limits = TimeLimits(decision_s=args.decision_timeout, startup_s=args.startup_timeout)
+    report = check_bot(args.manifest, limits=limits, variant=args.variant)
+    out.write(report.format() + "\n")
+    return 0 if report.passed else 1

@@ -1,0 +1,216 @@
+"""``arena match`` and ``arena demo``: build the bots, play a match, print its results."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from arena.bots.build import run_build
+from arena.bots.manifest import BotManifest, ManifestError, load_manifest
+from arena.commands.values import fail, parse_schedule
+from arena.match.config import MAX_SEATS, MIN_SEATS, MatchConfig, MatchConfigError, StackPolicy
+from arena.match.log import configure_logging
+from arena.match.progress import Progress
+from arena.match.run import open_sessions, run_match
+from arena.store.jsonl import HISTORY_FILE_NAME, RESULTS_FILE_NAME
+from arena.tools.results_table import format_results_table
+from engine.config import BettingStructure, ConfigError, GameConfig, Variant
+from engine.schedule import BlindSchedule, ScheduleError
+
+__all__ = [
+    "DEFAULT_HAND_COUNT",
+    "DEMO_SEED",
+    "run_demo",
+    "run_match_command",
+    "sample_bot_manifests",
+]
+
+#: Hands of a match when --hands is not given (and it is not a freezeout).
+DEFAULT_HAND_COUNT = 100
+#: The demo's seed when --seed is not given: the same demo every time.
+DEMO_SEED = 2024
+#: The starter bots that ``arena demo`` plays.
+SAMPLE_BOTS_DIR = Path(__file__).resolve().parent.parent.parent / "sample_bots"
+
+
+def load_manifests(paths: Sequence[Path]) -> list[BotManifest]:
+    """Load every manifest; the first bad one raises ``ManifestError`` naming it."""
+    return [load_manifest(path) for path in paths]
+
+
+def _default_out_dir(seed: int) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path("runs") / f"seed{seed}-{stamp}"
+
+
+def _game_config(args: argparse.Namespace, parser: argparse.ArgumentParser) -> GameConfig:
+    try:
+        return GameConfig(
+            small_blind=args.small_blind,
+            big_blind=args.big_blind,
+            ante=args.ante,
+            variant=Variant(args.variant),
+            structure=BettingStructure(args.structure),
+        )
+    except ConfigError as exc:
+        fail(parser, args.command, str(exc))
+
+
+def _schedule(args: argparse.Namespace, parser: argparse.ArgumentParser) -> BlindSchedule | None:
+    if args.schedule is None:
+        return None
+    try:
+        return parse_schedule(
+            args.schedule,
+            small_blind=args.small_blind,
+            big_blind=args.big_blind,
+            ante=args.ante,
+        )
+    except (ValueError, ScheduleError) as exc:
+        fail(parser, args.command, f"argument --schedule: {exc}")
+
+
+def _match_config(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, *, match_id: str = ""
+) -> MatchConfig:
+    game = _game_config(args, parser)
+    schedule = _schedule(args, parser)
+    if args.freezeout:
+        policy = StackPolicy.FREEZEOUT
+        hand_count = args.hands  # a cap; None plays until one bot has every chip
+    else:
+        policy = StackPolicy.CARRY if args.no_reset else StackPolicy.RESET
+        hand_count = args.hands if args.hands is not None else DEFAULT_HAND_COUNT
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    try:
+        return MatchConfig(
+            game=game,
+            hand_count=hand_count,
+            seed=seed,
+            starting_stack=args.stack,
+            stack_policy=policy,
+            schedule=schedule,
+            match_id=match_id,
+            decision_timeout_s=args.decision_timeout,
+            startup_timeout_s=args.startup_timeout,
+            time_bank_s=args.time_bank,
+            check_on_timeout=args.check_on_timeout,
+            prefetch=not args.no_prefetch,
+        )
+    except MatchConfigError as exc:
+        fail(parser, args.command, str(exc))
+
+
+def _play(
+    args: argparse.Namespace,
+    config: MatchConfig,
+    manifests: Sequence[BotManifest],
+    out: TextIO,
+    *,
+    default_out: Path,
+    is_build_needed: bool = True,
+) -> int:
+    """Build, run and report a match (the shared part of ``match`` and ``demo``)."""
+    built: set[Path | None] = set()
+    for manifest in manifests:
+        if not is_build_needed or manifest.path in built:
+            continue
+        built.add(manifest.path)
+        build = run_build(manifest)
+        if not build.is_ok:
+            # The bot's fault, not the command's: it will fail to start and sit out,
+            # which the results show.
+            out.write(f"note: building {manifest.label} failed: {build.reason}\n")
+    out_dir: Path = args.out if args.out is not None else default_out
+    remove_logging = configure_logging(
+        args.log_level, log_file=args.log_file, game_id=config.match_id
+    )
+    progress = None if args.no_progress else Progress(config.hand_count)
+    try:
+        sessions = open_sessions(manifests, config)
+        result = run_match(config, sessions, out_dir, progress=progress)
+    except KeyboardInterrupt:
+        # The bots are already stopped (run_match's finally); the hands so far are kept.
+        out.write(f"\ninterrupted: the hands played so far are in {out_dir / HISTORY_FILE_NAME}\n")
+        return 130
+    finally:
+        remove_logging()
+    out.write(format_results_table(result) + "\n")
+    out.write(
+        f"{result.hands_played} hands in {result.duration_s:.1f} s "
+        f"({result.hands_per_second:.0f} hands/s, {result.decision_count} decisions)\n",
+    )
+    out.write(f"hand history: {out_dir / HISTORY_FILE_NAME}\n")
+    out.write(f"results:      {out_dir / RESULTS_FILE_NAME}\n")
+    return 0
+
+
+def run_match_command(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO
+) -> int:
+    count = len(args.manifests)
+    if not MIN_SEATS <= count <= MAX_SEATS:
+        fail(parser, "match", f"a match needs {MIN_SEATS} to {MAX_SEATS} manifests, got {count}")
+    try:
+        manifests = load_manifests(args.manifests)
+    except ManifestError as exc:
+        fail(parser, "match", f"bad manifest: {exc}")
+    config = _match_config(args, parser)
+    return _play(args, config, manifests, out, default_out=_default_out_dir(config.seed))
+
+
+def _missing_program(manifest: BotManifest) -> str | None:
+    """The first program the bot needs that is not installed (e.g. ``node``), if any."""
+    for argv in (manifest.build, manifest.command):
+        if not argv:
+            continue
+        program = argv[0]
+        # "{python}" is the arena's own interpreter; "build/bot" is made by the build.
+        if program.startswith("{") or "/" in program or os.sep in program:
+            continue
+        if shutil.which(program) is None:
+            return program
+    return None
+
+
+def sample_bot_manifests(root: Path = SAMPLE_BOTS_DIR) -> list[Path]:
+    """Every starter bot's ``bot.toml``, in folder-name order."""
+    return sorted(root.glob("*/bot.toml"))
+
+
+def run_demo(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+    manifests = []
+    for path in sample_bot_manifests():
+        try:
+            manifest = load_manifest(path)
+        except ManifestError as exc:
+            out.write(f"note: skipping {path}: {exc}\n")
+            continue
+        missing = _missing_program(manifest)
+        if missing is not None:
+            out.write(f"note: skipping {manifest.label}: {missing!r} is not installed\n")
+            continue
+        build = run_build(manifest)
+        if not build.is_ok:
+            out.write(f"note: skipping {manifest.label}: its build failed: {build.reason}\n")
+            continue
+        manifests.append(manifest)
+    if len(manifests) < MIN_SEATS:
+        out.write(f"demo: only {len(manifests)} starter bot(s) can run here; a match needs 2\n")
+        return 1
+    if args.seed is None:
+        args.seed = DEMO_SEED
+    config = _match_config(args, parser, match_id=f"demo-seed{args.seed}")
+    out.write(
+        f"demo: {len(manifests)} starter bots, {config.hand_count} hands, seed {config.seed}: "
+        + ", ".join(manifest.name for manifest in manifests)
+        + "\n",
+    )
+    default_out = Path("runs") / f"demo-seed{config.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    return _play(args, config, manifests, out, default_out=default_out, is_build_needed=False)
