@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from arena import cli
-from arena.commands import play as play_command
 from arena.cli import main, parse_duration, parse_schedule
+from arena.commands import play as play_command
 from arena.match.config import MatchConfig
 from engine.schedule import BlindLevel, ScheduleError
 from tests.arena.scripted import (
