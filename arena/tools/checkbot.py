@@ -41,11 +41,12 @@ from arena.bots.manifest import BotManifest, ManifestError, load_manifest
 from arena.bots.process import ProcessTransport
 from arena.bots.transport import BotStartError, Clock, Transport, TransportClosedError
 from arena.session.policy import TimeLimits
+from arena.session.reading import expected_reply_type, parse_decision, read_reply
 from engine.actions import Action, AllIn, Call, Check, Discard
 from engine.config import GameConfig, Variant
 from engine.deck import Deck
 from engine.hand import Hand, SeatSetup
-from protocol.codec import decode, encode
+from protocol.codec import encode
 from protocol.errors import BotFaultError, BotReplyError
 from protocol.messages import (
     Standing,
@@ -58,7 +59,7 @@ from protocol.messages import (
     match_end,
 )
 from protocol.messages import TimeLimits as WireTimeLimits
-from protocol.replies import parse_action, parse_discard, parse_ready
+from protocol.replies import parse_ready
 
 __all__ = ["STEP_NAMES", "CheckReport", "CheckStep", "check_bot"]
 
@@ -190,29 +191,25 @@ class _Checker:
     def reply(self, timeout_s: float, what: str, reply_type: str) -> tuple[dict[str, Any], float]:
         """The reply, decoded; raise _StepFailed if none comes or it is not JSON.
 
-        As in a match, a line without ``seq`` that is not of ``reply_type`` is no reply
-        (a chat line written for an earlier notification): it is noted and skipped.
+        The watchdog's rules (:mod:`arena.session.reading`): a line without ``seq`` that is
+        not of ``reply_type`` is no reply (a chat line written for an earlier
+        notification); it is noted and skipped.
         """
         started = self.clock()
         deadline = started + timeout_s + self.limits.grace_s
-        while True:
-            try:
-                line = self.transport.read_line(deadline)
-            except TransportClosedError as exc:
-                raise _BotGone(str(exc)) from exc
-            except BotFaultError as exc:
-                raise _StepFailed(f"the {what} is not valid: {exc}") from exc
-            latency_ms = (self.clock() - started) * 1000
-            if line is None:
-                raise _StepFailed(f"no {what} within {round(timeout_s * 1000)} ms")
-            try:
-                obj = decode(line)
-            except BotFaultError as exc:
-                raise _StepFailed(f"the {what} is not valid: {exc}") from exc
-            if "seq" not in obj and obj.get("type") != reply_type:
-                self.stray_lines.append(repr(line[:120]))
-                continue
-            return obj, latency_ms
+
+        def stray(line: bytes) -> None:
+            self.stray_lines.append(repr(line[:120]))
+
+        try:
+            obj = read_reply(self.transport, deadline, reply_type, stray)
+        except TransportClosedError as exc:
+            raise _BotGone(str(exc)) from exc
+        except BotFaultError as exc:
+            raise _StepFailed(f"the {what} is not valid: {exc}") from exc
+        if obj is None:
+            raise _StepFailed(f"no {what} within {round(timeout_s * 1000)} ms")
+        return obj, (self.clock() - started) * 1000
 
     # -- one decision ----------------------------------------------------------------------
 
@@ -237,13 +234,10 @@ class _Checker:
             view, seq=seq, hand_id=hand_id, time_limit_ms=time_limit_ms, attempt=attempt
         )
         self.send(request)
-        what = "discard" if legal.can_draw else "action"
+        what = expected_reply_type(legal)
         obj, latency_ms = self.reply(self.limits.decision_s, f"{what} for request {seq}", what)
         try:
-            if legal.can_draw:
-                action: Action = parse_discard(obj, seq, legal, view.hole_cards)
-            else:
-                action = parse_action(obj, seq, legal)
+            action = parse_decision(obj, seq, legal, view.hole_cards)
         except BotReplyError as exc:
             raise _StepFailed(f"reply to request {seq} rejected: {exc}") from exc
         self.latencies_ms.append(latency_ms)
