@@ -19,7 +19,8 @@ from arena.bots.in_memory import BotExit, BotOutput, Delayed, FakeClock, InMemor
 from arena.bots.transport import BotStartError, ExitInfo, TransportClosedError, describe_exit
 from arena.session.faults import DETAIL_MAX_CHARS, Fault, FaultKind, FaultLedger, percentile
 from arena.session.policy import TimeLimits, default_action
-from arena.session.watchdog import MAX_DRAINED_LINES, BotSession
+from arena.session.reading import MAX_DRAINED_LINES
+from arena.session.watchdog import BotSession
 from engine.actions import Call, Check, Discard, Fold, LegalActions, RaiseTo
 from engine.cards import parse_cards
 from engine.config import DrawLimit, GameConfig

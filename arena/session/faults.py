@@ -1,7 +1,7 @@
 """The fault ledger: every way a bot misbehaved in a match, one ledger per seat.
 
 A bot's crash, hang or garbage is a recorded fact of the match, never an exception that
-stops it (seed 002, section 4). The ledger keeps each :class:`Fault` with what was
+stops it (docs/faults.md has the whole table). The ledger keeps each :class:`Fault` with what was
 measured (latency, exit code, signal, dropped bytes) and the latency of every reply, and
 summarises them as counts and p50/p99/max latency.
 
@@ -18,20 +18,26 @@ A flooding bot could produce millions of dropped lines, so only the first
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import Counter
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
+from arena.bots.transport import ExitInfo, TransportClosedError
+
 __all__ = [
     "DETAIL_MAX_CHARS",
     "Fault",
     "FaultKind",
     "FaultLedger",
+    "FaultRecorder",
     "LatencyStats",
     "percentile",
 ]
+
+logger = logging.getLogger("arena.bots")
 
 #: Longest detail text kept per fault (a garbage line is cut to this).
 DETAIL_MAX_CHARS = 300
@@ -199,3 +205,98 @@ class FaultLedger:
             "faults": [fault.to_dict() for fault in self._faults],
             "faults_not_stored": sum(self._counts.values()) - len(self._faults),
         }
+
+
+class FaultRecorder:
+    """Records one seat's faults in its ledger and says so in the ``arena.bots`` log.
+
+    ``hand_number`` is the hand the seat is in (None before the first), stamped on every
+    fault. Faults are logged at WARNING, not ERROR: a misbehaving bot is an expected event
+    of a match; a dropped line is logged at INFO.
+    """
+
+    def __init__(self, ledger: FaultLedger, *, player_id: str, seat_index: int) -> None:
+        self.ledger = ledger
+        self.player_id = player_id
+        self.seat_index = seat_index
+        self.hand_number: int | None = None
+
+    def record(self, fault: Fault, message: str | None = None) -> None:
+        """Add ``fault``; log ``message`` when given."""
+        self.ledger.record(fault)
+        if message is not None:
+            logger.warning(
+                "%s (seat %d, hand %s): %s",
+                self.player_id,
+                self.seat_index,
+                self.hand_number,
+                message,
+            )
+
+    def dropped(self, kind: FaultKind, code: str, detail: str, seq: int | None = None) -> None:
+        """A line that was read and dropped (stale, unsolicited)."""
+        self.ledger.record(Fault(kind, self.hand_number, code=code, detail=detail, seq=seq))
+        logger.info("%s (seat %d): dropped a line: %s", self.player_id, self.seat_index, detail)
+
+    def crash(self, exc: TransportClosedError, info: ExitInfo | None) -> None:
+        """The bot exited or closed its pipes (``info``: how its process ended)."""
+        tail = info.stderr_tail.strip()[-300:] if info is not None else ""
+        exit_code = exc.exit_code
+        signal = exc.signal
+        if exit_code is None and signal is None and info is not None and not info.is_killed:
+            exit_code, signal = info.exit_code, info.signal
+        detail = str(exc)
+        if tail and "stderr" not in detail:
+            detail += f"; its stderr ends with: {tail!r}"
+        self.record(
+            Fault(
+                FaultKind.CRASH,
+                self.hand_number,
+                code="crash",
+                detail=detail,
+                exit_code=exit_code,
+                signal=signal,
+            ),
+            f"crashed: {detail}",
+        )
+
+    def startup_failure(
+        self,
+        code: str,
+        detail: str,
+        info: ExitInfo | None,
+        *,
+        latency_ms: float | None = None,
+        exit_code: int | None = None,
+        signal: int | None = None,
+    ) -> None:
+        """The bot did not get as far as ``ready``."""
+        if info is not None and info.stderr_tail.strip() and exit_code is None and signal is None:
+            detail += f"; its stderr ends with: {info.stderr_tail.strip()[-300:]!r}"
+        self.record(
+            Fault(
+                FaultKind.STARTUP_FAILURE,
+                self.hand_number,
+                code=code,
+                detail=detail,
+                latency_ms=latency_ms,
+                exit_code=exit_code,
+                signal=signal,
+            ),
+            f"startup failure: {detail}",
+        )
+
+    def dropped_output(self, info: ExitInfo) -> None:
+        """Output the transport could not keep (a bot that wrote too much)."""
+        self.record(
+            Fault(
+                FaultKind.DROPPED_OUTPUT,
+                self.hand_number,
+                code="output_dropped",
+                detail=(
+                    f"{info.stdout_dropped_bytes} stdout bytes and "
+                    f"{info.stderr_dropped_bytes} stderr bytes not kept"
+                ),
+                dropped_bytes=info.dropped_bytes,
+            ),
+        )

@@ -14,13 +14,28 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.bots.transport import Transport
+from arena.session.faults import FaultKind
 from engine.actions import Action, LegalActions
 from engine.cards import Card
 from engine.config import DrawLimit
 from protocol.codec import decode
+from protocol.errors import BotFaultError, ErrorCode
 from protocol.replies import parse_action, parse_discard
 
-__all__ = ["expected_reply_type", "parse_decision", "read_reply"]
+__all__ = [
+    "MAX_DRAINED_LINES",
+    "drain_stray_lines",
+    "expected_reply_type",
+    "parse_decision",
+    "read_reply",
+]
+
+#: Most stray lines read (and recorded) before one request: a bot that writes without end
+#: must not keep the arena draining forever.
+MAX_DRAINED_LINES = 10_000
+
+#: ``on_dropped(kind, code, detail, seq)``: a line that was read and dropped.
+OnDropped = Callable[[FaultKind, str, str, int | None], None]
 
 
 def expected_reply_type(legal: LegalActions) -> str:
@@ -67,3 +82,38 @@ def parse_decision(
     if legal.can_draw:
         return parse_discard(obj, seq, legal, hole_cards, draw_limit=draw_limit)
     return parse_action(obj, seq, legal)
+
+
+def drain_stray_lines(
+    transport: Transport, now: float, last_seq: int, on_dropped: OnDropped
+) -> None:
+    """Read and drop what the bot wrote while nothing was asked, before a new request.
+
+    A line with an old ``seq`` (at most ``last_seq``) is a late reply to an earlier
+    request (stale); anything else is unsolicited. At most :data:`MAX_DRAINED_LINES` are
+    read. Raises :class:`~arena.bots.transport.TransportClosedError` when the bot is gone.
+    """
+    for _ in range(MAX_DRAINED_LINES):
+        try:
+            line = transport.read_line(now)
+        except BotFaultError as exc:
+            on_dropped(FaultKind.UNSOLICITED_LINE, exc.code, str(exc), None)
+            continue
+        if line is None:
+            return
+        seq = _seq_of(line)
+        if seq is not None and seq <= last_seq:
+            detail = f"late reply to request {seq}: {line[:200]!r}"
+            on_dropped(FaultKind.STALE_REPLY, ErrorCode.STALE_SEQ.value, detail, seq)
+        else:
+            detail = f"nothing was asked: {line[:200]!r}"
+            on_dropped(FaultKind.UNSOLICITED_LINE, "unsolicited", detail, None)
+
+
+def _seq_of(line: bytes) -> int | None:
+    """The integer ``seq`` of a line, if it is a JSON object with one."""
+    try:
+        seq = decode(line).get("seq")
+    except BotFaultError:
+        return None
+    return seq if type(seq) is int else None

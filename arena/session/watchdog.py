@@ -70,36 +70,27 @@ from typing import Any
 
 from arena.bots.transport import BotStartError, Clock, ExitInfo, Transport, TransportClosedError
 from arena.session.channel import Channel
-from arena.session.faults import Fault, FaultKind, FaultLedger
+from arena.session.faults import Fault, FaultKind, FaultLedger, FaultRecorder
+from arena.session.handshake import ReadyInfo, StartupFailure, await_ready
 from arena.session.policy import DEFAULT_RESTART_BUDGET, TimeLimits, default_action
-from arena.session.reading import expected_reply_type, parse_decision, read_reply
+from arena.session.reading import (
+    drain_stray_lines,
+    expected_reply_type,
+    parse_decision,
+    read_reply,
+)
 from engine.actions import Action, LegalActions
 from engine.config import DrawLimit
 from engine.errors import IllegalActionError
 from engine.events import Event
 from engine.view import SeatView
-from protocol.codec import decode, encode
+from protocol.codec import encode
 from protocol.errors import BotFaultError, BotReplyError, ErrorCode, StaleReplyError
 from protocol.messages import error_message
-from protocol.replies import parse_ready
 
-__all__ = ["BotSession", "DecisionOutcome", "ReadyInfo"]
+__all__ = ["BotSession", "DecisionOutcome", "ReadyInfo"]  # ReadyInfo: from handshake
 
 logger = logging.getLogger("arena.bots")
-
-#: Most stray lines read (and recorded) before one request: a bot that writes without end
-#: must not keep the arena draining forever.
-MAX_DRAINED_LINES = 10_000
-
-
-@dataclass(frozen=True, slots=True)
-class ReadyInfo:
-    """What the bot said in its ``ready`` and how long it took to say it."""
-
-    name: str
-    version: str | None
-    protocol_version: int
-    latency_ms: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +149,11 @@ class BotSession:
         self.max_invalid_attempts = max_invalid_attempts
         self.check_when_free = check_when_free
         self.restart_budget = restart_budget
-        self.ledger = ledger or FaultLedger(player_id=player_id, seat_index=seat_index)
+        self._faults = FaultRecorder(
+            ledger or FaultLedger(player_id=player_id, seat_index=seat_index),
+            player_id=player_id,
+            seat_index=seat_index,
+        )
         self.name = name or player_id
         self.ready: ReadyInfo | None = None
         self.restart_count = 0
@@ -167,7 +162,6 @@ class BotSession:
         self._transport: Transport | None = None
         self._hello_fields: dict[str, Any] = {}
         self._seq = 0
-        self._hand_number: int | None = None
         self._channel = Channel()  # held lines and the request encoder
 
     # -- state ---------------------------------------------------------------------------
@@ -176,6 +170,11 @@ class BotSession:
     def transport(self) -> Transport | None:
         """The running bot's transport, if any."""
         return self._transport
+
+    @property
+    def ledger(self) -> FaultLedger:
+        """The seat's faults and reply latencies."""
+        return self._faults.ledger
 
     @property
     def is_alive(self) -> bool:
@@ -216,10 +215,10 @@ class BotSession:
         if self.restart_count >= self.restart_budget:
             return False
         self.restart_count += 1
-        self._record(
+        self._faults.record(
             Fault(
                 FaultKind.RESTART,
-                self._hand_number,
+                self._faults.hand_number,
                 code="restart",
                 detail=f"restart {self.restart_count} of {self.restart_budget}",
             ),
@@ -267,7 +266,7 @@ class BotSession:
         """
         hand_number = message.get("hand_number")
         if isinstance(hand_number, int):
-            self._hand_number = hand_number
+            self._faults.hand_number = hand_number
         if self._transport is None:
             return
         self._notify_line(encode(message) if data is None else data, hold)
@@ -275,7 +274,7 @@ class BotSession:
     def hand_start(self, view: SeatView, *, hand_id: str, hold: bool = False) -> None:
         """Send ``hand_start`` for ``view`` (this seat's), as :meth:`notify` would; it is
         encoded by the seat's request encoder, whose text of the seats the requests reuse."""
-        self._hand_number = view.hand_number
+        self._faults.hand_number = view.hand_number
         if self._transport is None:
             return
         self._notify_line(self._channel.hand_start(view, hand_id=hand_id), hold)
@@ -339,7 +338,7 @@ class BotSession:
         legal = view.legal_actions
         if legal is None:
             raise ValueError(f"seat {view.seat_index} is not to act: no legal actions")
-        self._hand_number = view.hand_number
+        self._faults.hand_number = view.hand_number
         if self._transport is None:
             return DecisionOutcome(default_action(legal), fault="not_running")
         # Draining also checks that the bot still runs: a transport's read_line raises at
@@ -396,7 +395,7 @@ class BotSession:
 
         def stray(line: bytes) -> None:
             # Not a reply at all (see arena.session.reading): dropped, no attempt lost.
-            self._dropped(
+            self._faults.dropped(
                 FaultKind.UNSOLICITED_LINE,
                 "unsolicited",
                 f"not a reply to request {seq}: {line[:200]!r}",
@@ -422,7 +421,7 @@ class BotSession:
                     if apply is not None:
                         events = _apply_with_engine(apply, action, legal)
                 except StaleReplyError as exc:
-                    self._dropped(FaultKind.STALE_REPLY, exc.code, str(exc), exc.seq)
+                    self._faults.dropped(FaultKind.STALE_REPLY, exc.code, str(exc), exc.seq)
                     continue
                 except BotFaultError as exc:
                     fault = exc
@@ -438,10 +437,10 @@ class BotSession:
             if obj is not None:
                 replies.append(obj)
             attempts_left = self.max_invalid_attempts - attempt
-            self._record(
+            self._faults.record(
                 Fault(
                     FaultKind.INVALID_REPLY,
-                    self._hand_number,
+                    self._faults.hand_number,
                     code=fault.code,
                     detail=fault.message,
                     latency_ms=latency_ms,
@@ -474,10 +473,10 @@ class BotSession:
         self.time_bank_left_s = 0.0
         action = default_action(legal, check_when_free=self.check_when_free)
         limit_ms = round(self.limits.decision_s * 1000)
-        self._record(
+        self._faults.record(
             Fault(
                 FaultKind.TIMEOUT,
-                self._hand_number,
+                self._faults.hand_number,
                 code=ErrorCode.TIMEOUT.value,
                 detail=f"no reply within {limit_ms} ms; {action} applied",
                 latency_ms=latency_ms,
@@ -502,8 +501,10 @@ class BotSession:
         try:
             transport = self.transport_factory()
         except BotStartError as exc:
-            self._record(
-                Fault(FaultKind.STARTUP_FAILURE, self._hand_number, "cannot_start", str(exc)),
+            self._faults.record(
+                Fault(
+                    FaultKind.STARTUP_FAILURE, self._faults.hand_number, "cannot_start", str(exc)
+                ),
                 f"cannot start: {exc}",
             )
             return None
@@ -512,139 +513,48 @@ class BotSession:
         hello = dict(self._hello_fields)
         hello.setdefault("time_limits", self.limits.to_wire())
         hello.update(type="hello", seq=seq)
-        started = self.clock()
-        deadline = started + self.limits.startup_s + self.limits.grace_s
-        try:
-            transport.send(encode(hello))
-            while True:
-                line = transport.read_line(deadline)
-                if line is None:
-                    self._startup_failed(
-                        "startup_timeout",
-                        f"no ready within {round(self.limits.startup_s * 1000)} ms",
-                        latency_ms=self._latency_ms(started),
-                    )
-                    return None
-                try:
-                    obj = decode(line)
-                    if obj.get("type") != "ready":
-                        # A banner or a log line before ready: tolerated, but recorded.
-                        self._dropped(
-                            FaultKind.UNSOLICITED_LINE, "not_ready", f"before ready: {obj!r}"
-                        )
-                        continue
-                    ready = parse_ready(obj, seq)
-                except StaleReplyError as exc:
-                    self._dropped(FaultKind.STALE_REPLY, exc.code, str(exc), exc.seq)
-                    continue
-                except BotFaultError as exc:
-                    if exc.code in (ErrorCode.INVALID_JSON, ErrorCode.INVALID_UTF8):
-                        self._dropped(FaultKind.UNSOLICITED_LINE, exc.code, f"before ready: {exc}")
-                        continue
-                    self._startup_failed(exc.code, f"bad ready: {exc.message}")
-                    return None
-                self.ready = ReadyInfo(
-                    name=ready.name,
-                    version=ready.version,
-                    protocol_version=ready.protocol_version,
-                    latency_ms=self._latency_ms(started),
-                )
-                logger.debug(
-                    "%s (seat %d): ready as %r in %.1f ms",
-                    self.player_id,
-                    self.seat_index,
-                    ready.name,
-                    self.ready.latency_ms,
-                )
-                return self.ready
-        except BotFaultError as exc:  # a line too long
-            self._startup_failed(exc.code, f"bad ready: {exc.message}")
-        except TransportClosedError as exc:
-            self._startup_failed(
-                "exited",
-                str(exc),
-                exit_code=exc.exit_code,
-                signal=exc.signal,
-            )
-        return None
-
-    def _startup_failed(
-        self,
-        code: str,
-        detail: str,
-        *,
-        latency_ms: float | None = None,
-        exit_code: int | None = None,
-        signal: int | None = None,
-    ) -> None:
-        info = self._close(0.0)
-        if info is not None and info.stderr_tail.strip() and exit_code is None and signal is None:
-            detail += f"; its stderr ends with: {info.stderr_tail.strip()[-300:]!r}"
-        self._record(
-            Fault(
-                FaultKind.STARTUP_FAILURE,
-                self._hand_number,
-                code=code,
-                detail=detail,
-                latency_ms=latency_ms,
-                exit_code=exit_code,
-                signal=signal,
-            ),
-            f"startup failure: {detail}",
+        outcome = await_ready(
+            transport,
+            hello,
+            seq=seq,
+            limits=self.limits,
+            clock=self.clock,
+            on_dropped=self._faults.dropped,
         )
-        return None
+        if isinstance(outcome, StartupFailure):
+            info = self._close(0.0)
+            self._faults.startup_failure(
+                outcome.code,
+                outcome.detail,
+                info,
+                latency_ms=outcome.latency_ms,
+                exit_code=outcome.exit_code,
+                signal=outcome.signal,
+            )
+            return None
+        self.ready = outcome
+        logger.debug(
+            "%s (seat %d): ready as %r in %.1f ms",
+            self.player_id,
+            self.seat_index,
+            outcome.name,
+            outcome.latency_ms,
+        )
+        return outcome
 
     def _drain(self) -> bool:
         """Drop the lines that arrived while nothing was asked; False if the bot died."""
-        transport = self._transport
-        assert transport is not None
-        for _ in range(MAX_DRAINED_LINES):
-            try:
-                line = transport.read_line(self.clock())
-            except TransportClosedError as exc:
-                self._crashed(exc)
-                return False
-            except BotFaultError as exc:
-                self._dropped(FaultKind.UNSOLICITED_LINE, exc.code, str(exc))
-                continue
-            if line is None:
-                return True
-            seq = _seq_of(line)
-            if seq is not None and seq <= self._seq:
-                self._dropped(
-                    FaultKind.STALE_REPLY,
-                    ErrorCode.STALE_SEQ.value,
-                    f"late reply to request {seq}: {line[:200]!r}",
-                    seq,
-                )
-            else:
-                self._dropped(
-                    FaultKind.UNSOLICITED_LINE, "unsolicited", f"nothing was asked: {line[:200]!r}"
-                )
+        assert self._transport is not None
+        try:
+            drain_stray_lines(self._transport, self.clock(), self._seq, self._faults.dropped)
+        except TransportClosedError as exc:
+            self._crashed(exc)
+            return False
         return True
 
     def _crashed(self, exc: TransportClosedError) -> None:
         """Record a crash and kill what is left of the bot."""
-        info = self._close(0.0)
-        tail = info.stderr_tail.strip()[-300:] if info is not None else ""
-        exit_code = exc.exit_code
-        signal = exc.signal
-        if exit_code is None and signal is None and info is not None and not info.is_killed:
-            exit_code, signal = info.exit_code, info.signal
-        detail = str(exc)
-        if tail and "stderr" not in detail:
-            detail += f"; its stderr ends with: {tail!r}"
-        self._record(
-            Fault(
-                FaultKind.CRASH,
-                self._hand_number,
-                code="crash",
-                detail=detail,
-                exit_code=exit_code,
-                signal=signal,
-            ),
-            f"crashed: {detail}",
-        )
+        self._faults.crash(exc, self._close(0.0))
 
     def _bury(self) -> None:
         """A transport whose bot died without anyone noticing: record the crash."""
@@ -666,35 +576,8 @@ class BotSession:
         info = transport.close(grace_s)
         self.exit_infos.append(info)
         if info.dropped_bytes:
-            self._record(
-                Fault(
-                    FaultKind.DROPPED_OUTPUT,
-                    self._hand_number,
-                    code="output_dropped",
-                    detail=(
-                        f"{info.stdout_dropped_bytes} stdout bytes and "
-                        f"{info.stderr_dropped_bytes} stderr bytes not kept"
-                    ),
-                    dropped_bytes=info.dropped_bytes,
-                ),
-            )
+            self._faults.dropped_output(info)
         return info
-
-    def _dropped(self, kind: FaultKind, code: str, detail: str, seq: int | None = None) -> None:
-        self.ledger.record(Fault(kind, self._hand_number, code=code, detail=detail, seq=seq))
-        logger.info("%s (seat %d): dropped a line: %s", self.player_id, self.seat_index, detail)
-
-    def _record(self, fault: Fault, message: str | None = None) -> None:
-        self.ledger.record(fault)
-        if message is not None:
-            # WARNING, not ERROR: a misbehaving bot is an expected event of a match.
-            logger.warning(
-                "%s (seat %d, hand %s): %s",
-                self.player_id,
-                self.seat_index,
-                self._hand_number,
-                message,
-            )
 
     def _next_seq(self) -> int:
         self._seq += 1
@@ -719,12 +602,3 @@ def _apply_with_engine(
         # The protocol's own checks should have caught it (they mirror the engine's rules);
         # whatever slips through is still the bot's reply, never an action for the match.
         raise BotReplyError(exc.code, exc.message, "/cards" if legal.can_draw else None) from exc
-
-
-def _seq_of(line: bytes) -> int | None:
-    """The integer ``seq`` of a line, if it is a JSON object with one."""
-    try:
-        seq = decode(line).get("seq")
-    except BotFaultError:
-        return None
-    return seq if type(seq) is int else None
