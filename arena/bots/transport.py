@@ -3,7 +3,7 @@ bot process ended (:class:`ExitInfo`) and the errors of a closed or unstartable 
 
 A :class:`Transport` moves bytes: ``send`` one encoded message, ``read_line`` the next
 complete line before a deadline, ``close`` the bot. It knows nothing of poker or of the
-watchdog's policy; :class:`arena.session.BotSession` does. Deadlines are values of the
+watchdog's policy; :class:`arena.session.watchdog.BotSession` does. Deadlines are values of the
 session's clock, so a test can run the whole watchdog on a :class:`FakeClock` without
 sleeping.
 

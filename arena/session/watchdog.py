@@ -3,7 +3,7 @@ for bot authors).
 
 Theory of operation. A session owns one transport at a time (a process, or a function in
 tests) and every conversation with it. It never raises for a bot's fault; every fault
-becomes an entry of the seat's :class:`~arena.faults.FaultLedger` and a default action:
+becomes an entry of the seat's :class:`~arena.session.faults.FaultLedger` and a default action:
 
 ==================================  ==================================================
 what the bot did                    what the session does
@@ -25,33 +25,20 @@ or one without ``seq`` that is not  no attempt (a line written for a notificatio
 the expected reply type             be read only after the next request was sent)
 ==================================  ==================================================
 
-A fold in a five-card-draw discard decision is not possible, so there the default is to
-stand pat (discard nothing). Chips already committed stay in the pot in every case.
+In a five-card-draw discard decision the default is to stand pat (folding is not
+possible there). Chips already committed stay in the pot in every case. Starting,
+restarting (within the budget) and stopping the bot is :mod:`arena.session.lifecycle`;
+the lines of a reply are read by the rules of :mod:`arena.session.reading`.
 
-Restarts: between hands the match calls :meth:`BotSession.restart` for a bot that is not
-running. Each restart uses one unit of the restart budget (default 3 per match); once the
-budget is spent :attr:`BotSession.is_sitting_out` is true and the match folds the seat
-every hand (it still posts blinds and antes, so chips are conserved).
+The action a session returns is always one the engine accepts: a reply the protocol lets
+through but the engine's ``apply`` (``Hand.act``) rejects is an invalid reply like any
+other, with the engine's code. The engine validates and applies the action at once (a
+rejected action changes nothing); the outcome carries its events.
 
-The action a session returns is always one the engine accepts: with the match's
-``apply`` (``Hand.act``), an action the protocol's own checks let through but the engine
-rejects is an invalid reply like any other, with the engine's code. The engine validates
-the action once and applies it at once (it changes nothing when it rejects one: check
-first, then change); the outcome then carries the events, and only a default action is
-left to the caller.
-
-While the bot thinks: once the first request is on its way, ``decide`` calls its
-``while_waiting`` again and again, one short step of work each time, for as long as the
-bot's reply has not arrived (``Transport.has_output``) and the step says there is more
-to do (it returns True). So the match's bookkeeping (hand-history records, the other
-bots' notifications, the next hand) runs on this core while the bot runs on another,
-and stops when the reply is there. Each step must stay short (a few tens of
-microseconds): the bot's clock is running, and a reply that came in during a step is
-timed when it is read, so a step's length is the most a bot can be measured slower.
-
-Writes: a notification sent with ``hold`` waits in the seat's :class:`Channel` for the
-next line to the same bot and goes out with it in one write, in the same order, which
-spares a system call and a wake-up of the bot.
+While the bot thinks, ``decide`` calls its ``while_waiting`` one short step at a time
+until the reply is there (see :mod:`arena.match.prefetch`). A notification sent with
+``hold`` waits in the seat's :class:`~arena.session.channel.Channel` and goes out with
+the next line to the bot, in one write.
 
 Time: every wait has a deadline on the injected monotonic ``clock``. A decision's deadline
 is ``send time + decision_s + time bank left + grace_s`` (python-chess's "budget plus
@@ -61,17 +48,17 @@ grace": the grace covers pipe latency and is not the bot's to use). Time beyond
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.bots.transport import BotStartError, Clock, ExitInfo, Transport, TransportClosedError
+from arena.bots.transport import Clock, ExitInfo, Transport, TransportClosedError
 from arena.session.channel import Channel
 from arena.session.faults import Fault, FaultKind, FaultLedger, FaultRecorder
-from arena.session.handshake import ReadyInfo, StartupFailure, await_ready
+from arena.session.handshake import ReadyInfo
+from arena.session.lifecycle import BotLifecycle
 from arena.session.policy import DEFAULT_RESTART_BUDGET, TimeLimits, default_action
 from arena.session.reading import (
     drain_stray_lines,
@@ -122,7 +109,7 @@ class BotSession:
     """The watchdog for one seat's bot (see the module docstring).
 
     ``transport_factory`` starts the bot (again, on restarts); for processes use
-    :func:`arena.process.process_factory`, for tests ``lambda: InMemoryTransport(bot)``.
+    :func:`arena.bots.process.process_factory`, for tests ``lambda: InMemoryTransport(bot)``.
     """
 
     def __init__(
@@ -141,35 +128,67 @@ class BotSession:
     ) -> None:
         if max_invalid_attempts < 1:
             raise ValueError(f"max_invalid_attempts must be at least 1, got {max_invalid_attempts}")
-        self.transport_factory = transport_factory
         self.player_id = player_id
         self.seat_index = seat_index
         self.clock = clock
         self.limits = limits or TimeLimits()
         self.max_invalid_attempts = max_invalid_attempts
         self.check_when_free = check_when_free
-        self.restart_budget = restart_budget
         self._faults = FaultRecorder(
             ledger or FaultLedger(player_id=player_id, seat_index=seat_index),
             player_id=player_id,
             seat_index=seat_index,
         )
         self.name = name or player_id
-        self.ready: ReadyInfo | None = None
-        self.restart_count = 0
         self.time_bank_left_s = self.limits.time_bank_s
-        self.exit_infos: list[ExitInfo] = []  # how each process of this seat ended
-        self._transport: Transport | None = None
-        self._hello_fields: dict[str, Any] = {}
         self._seq = 0
         self._channel = Channel()  # held lines and the request encoder
+        self._life = BotLifecycle(
+            transport_factory,
+            faults=self._faults,
+            channel=self._channel,
+            limits=self.limits,
+            clock=clock,
+            restart_budget=restart_budget,
+            name=self.name,
+            next_seq=self._next_seq,
+        )
 
     # -- state ---------------------------------------------------------------------------
 
     @property
     def transport(self) -> Transport | None:
         """The running bot's transport, if any."""
-        return self._transport
+        return self._life.transport
+
+    @property
+    def transport_factory(self) -> Callable[[], Transport]:
+        """What starts the bot (again, on restarts)."""
+        return self._life.transport_factory
+
+    @transport_factory.setter
+    def transport_factory(self, factory: Callable[[], Transport]) -> None:
+        self._life.transport_factory = factory
+
+    @property
+    def ready(self) -> ReadyInfo | None:
+        """What the running bot said in its ``ready`` (None while none runs)."""
+        return self._life.ready
+
+    @property
+    def restart_count(self) -> int:
+        """Restarts tried so far."""
+        return self._life.restart_count
+
+    @property
+    def restart_budget(self) -> int:
+        """Restarts allowed in the match."""
+        return self._life.restart_budget
+
+    @property
+    def exit_infos(self) -> list[ExitInfo]:
+        """How each process of this seat ended, in order."""
+        return self._life.exit_infos
 
     @property
     def ledger(self) -> FaultLedger:
@@ -179,12 +198,12 @@ class BotSession:
     @property
     def is_alive(self) -> bool:
         """True while the bot is running and answering is possible."""
-        return self._transport is not None and self._transport.is_alive
+        return self._life.is_alive
 
     @property
     def is_sitting_out(self) -> bool:
         """True when the bot is down and the restart budget is spent (fold every hand)."""
-        return self.restart_count >= self.restart_budget and not self.is_alive
+        return self._life.is_sitting_out
 
     @property
     def last_seq(self) -> int:
@@ -200,8 +219,7 @@ class BotSession:
         the session sets its ``type`` and ``seq`` and, if absent, ``time_limits``. The
         fields are kept for restarts. A failure is recorded as a startup failure.
         """
-        self._hello_fields = dict(hello_fields)
-        return self._launch()
+        return self._life.start(hello_fields)
 
     def restart(self) -> bool:
         """Between hands: start a bot that is down again, within the restart budget.
@@ -209,21 +227,7 @@ class BotSession:
         Returns True when the bot is running afterwards. A crash nobody noticed yet is
         recorded first. Each attempt uses one unit of the budget, successful or not.
         """
-        if self.is_alive:
-            return True
-        self._bury()
-        if self.restart_count >= self.restart_budget:
-            return False
-        self.restart_count += 1
-        self._faults.record(
-            Fault(
-                FaultKind.RESTART,
-                self._faults.hand_number,
-                code="restart",
-                detail=f"restart {self.restart_count} of {self.restart_budget}",
-            ),
-        )
-        return self._launch() is not None
+        return self._life.restart()
 
     def finish(self, standings_message: Mapping[str, Any] | None = None) -> ExitInfo | None:
         """Send ``match_end`` (if given), let the bot exit within the grace, kill its tree.
@@ -231,21 +235,11 @@ class BotSession:
         Returns how the process ended, or None if no bot was running. A bot found dead
         here (it died after its last message) is recorded as crashed.
         """
-        transport = self._transport
-        if transport is None:
-            return None
-        if not transport.is_alive:
-            self._bury()
-            return self.exit_infos[-1]
-        data = b"" if standings_message is None else encode(standings_message)
-        if data or self._channel.has_held_lines:
-            with contextlib.suppress(TransportClosedError):  # it is ending anyway
-                self._send(transport, data)
-        return self._close(self.limits.match_end_grace_s)
+        return self._life.finish(b"" if standings_message is None else encode(standings_message))
 
     def close(self) -> ExitInfo | None:
         """Kill the bot now, without a ``match_end`` (an aborted match)."""
-        return self._close(0.0) if self._transport is not None else None
+        return self._life.close()
 
     # -- conversation --------------------------------------------------------------------
 
@@ -267,7 +261,7 @@ class BotSession:
         hand_number = message.get("hand_number")
         if isinstance(hand_number, int):
             self._faults.hand_number = hand_number
-        if self._transport is None:
+        if self._life.transport is None:
             return
         self._notify_line(encode(message) if data is None else data, hold)
 
@@ -275,7 +269,7 @@ class BotSession:
         """Send ``hand_start`` for ``view`` (this seat's), as :meth:`notify` would; it is
         encoded by the seat's request encoder, whose text of the seats the requests reuse."""
         self._faults.hand_number = view.hand_number
-        if self._transport is None:
+        if self._life.transport is None:
             return
         self._notify_line(self._channel.hand_start(view, hand_id=hand_id), hold)
 
@@ -286,11 +280,11 @@ class BotSession:
         :meth:`hand_start` sends the line made here if it is asked for the same view and
         hand id, and otherwise encodes one as usual; either way the bytes are the same.
         """
-        if self._transport is not None:
+        if self._life.transport is not None:
             self._channel.prepare_hand_start(view, hand_id=hand_id)
 
     def _notify_line(self, line: bytes, hold: bool) -> None:
-        transport = self._transport
+        transport = self._life.transport
         assert transport is not None
         if hold:
             self._channel.hold(line)
@@ -298,22 +292,22 @@ class BotSession:
         try:
             self._send(transport, line)
         except TransportClosedError as exc:
-            self._crashed(exc)
+            self._life.crashed(exc)
 
     def flush(self) -> None:
         """Send the notifications held by :meth:`notify` now (a crash is recorded)."""
-        transport = self._transport
+        transport = self._life.transport
         if transport is None or not self._channel.has_held_lines:
             return
         try:
             self._send(transport, b"")
         except TransportClosedError as exc:
-            self._crashed(exc)
+            self._life.crashed(exc)
 
     def prepare(self, view: SeatView) -> None:
         """Encode ahead of time what of ``view`` this seat's next request will reuse (see
         :meth:`protocol.messages.RequestEncoder.prepare`); for ``while_waiting``."""
-        if self._transport is not None:
+        if self._life.transport is not None:
             self._channel.prepare(view)
 
     def decide(
@@ -339,7 +333,7 @@ class BotSession:
         if legal is None:
             raise ValueError(f"seat {view.seat_index} is not to act: no legal actions")
         self._faults.hand_number = view.hand_number
-        if self._transport is None:
+        if self._life.transport is None:
             return DecisionOutcome(default_action(legal), fault="not_running")
         # Draining also checks that the bot still runs: a transport's read_line raises at
         # the end of output and when the process has exited, so no separate is_alive here.
@@ -379,13 +373,13 @@ class BotSession:
         while_waiting: Callable[[], bool] | None,
     ) -> DecisionOutcome | None:
         """One request (the encoded ``data``) and its reply; None means "ask again"."""
-        transport = self._transport
+        transport = self._life.transport
         assert transport is not None
         sent_at = self.clock()  # the bot's time starts when the request is on its way
         try:
             self._send(transport, data)
         except TransportClosedError as exc:
-            self._crashed(exc)
+            self._life.crashed(exc)
             return DecisionOutcome(default_action(legal), replies, "crash", None, attempt)
         deadline = sent_at + self.limits.decision_s + self.time_bank_left_s + self.limits.grace_s
         if while_waiting is not None:
@@ -405,7 +399,7 @@ class BotSession:
             try:
                 obj = read_reply(transport, deadline, expected_type, stray)
             except TransportClosedError as exc:
-                self._crashed(exc)
+                self._life.crashed(exc)
                 return DecisionOutcome(default_action(legal), replies, "crash", None, attempt)
             except BotFaultError as exc:  # a line too long, or not a JSON object
                 fault: BotFaultError = exc
@@ -453,7 +447,7 @@ class BotSession:
                     encode(error_message(fault, in_reply_to=seq, attempts_left=attempts_left))
                 )
             except TransportClosedError as exc:
-                self._crashed(exc)
+                self._life.crashed(exc)
                 return DecisionOutcome(default_action(legal), replies, "crash", None, attempt)
             if attempts_left == 0:
                 return DecisionOutcome(
@@ -488,96 +482,28 @@ class BotSession:
             ErrorCode.TIMEOUT,
             f"no reply to request {seq} within {limit_ms} ms; {action} was applied",
         )
-        assert self._transport is not None
+        transport = self._life.transport
+        assert transport is not None
         try:
-            self._transport.send(encode(error_message(notice, in_reply_to=seq, attempts_left=0)))
+            transport.send(encode(error_message(notice, in_reply_to=seq, attempts_left=0)))
         except TransportClosedError as exc:
-            self._crashed(exc)
+            self._life.crashed(exc)
         return DecisionOutcome(action, replies, "timeout", latency_ms, attempt)
-
-    def _launch(self) -> ReadyInfo | None:
-        """Start a transport, hello, wait for ready; on failure record it and clean up."""
-        self.ready = None
-        try:
-            transport = self.transport_factory()
-        except BotStartError as exc:
-            self._faults.record(
-                Fault(
-                    FaultKind.STARTUP_FAILURE, self._faults.hand_number, "cannot_start", str(exc)
-                ),
-                f"cannot start: {exc}",
-            )
-            return None
-        self._transport = transport
-        seq = self._next_seq()
-        hello = dict(self._hello_fields)
-        hello.setdefault("time_limits", self.limits.to_wire())
-        hello.update(type="hello", seq=seq)
-        outcome = await_ready(
-            transport,
-            hello,
-            seq=seq,
-            limits=self.limits,
-            clock=self.clock,
-            on_dropped=self._faults.dropped,
-        )
-        if isinstance(outcome, StartupFailure):
-            info = self._close(0.0)
-            self._faults.startup_failure(
-                outcome.code,
-                outcome.detail,
-                info,
-                latency_ms=outcome.latency_ms,
-                exit_code=outcome.exit_code,
-                signal=outcome.signal,
-            )
-            return None
-        self.ready = outcome
-        logger.debug(
-            "%s (seat %d): ready as %r in %.1f ms",
-            self.player_id,
-            self.seat_index,
-            outcome.name,
-            outcome.latency_ms,
-        )
-        return outcome
 
     def _drain(self) -> bool:
         """Drop the lines that arrived while nothing was asked; False if the bot died."""
-        assert self._transport is not None
+        transport = self._life.transport
+        assert transport is not None
         try:
-            drain_stray_lines(self._transport, self.clock(), self._seq, self._faults.dropped)
+            drain_stray_lines(transport, self.clock(), self._seq, self._faults.dropped)
         except TransportClosedError as exc:
-            self._crashed(exc)
+            self._life.crashed(exc)
             return False
         return True
-
-    def _crashed(self, exc: TransportClosedError) -> None:
-        """Record a crash and kill what is left of the bot."""
-        self._faults.crash(exc, self._close(0.0))
-
-    def _bury(self) -> None:
-        """A transport whose bot died without anyone noticing: record the crash."""
-        transport = self._transport
-        if transport is None or transport.is_alive:
-            return
-        self._crashed(TransportClosedError(f"bot {self.name!r} exited between hands"))
 
     def _send(self, transport: Transport, data: bytes) -> None:
         """Send ``data`` after the held notifications, in one write."""
         transport.send(self._channel.take(data))
-
-    def _close(self, grace_s: float) -> ExitInfo | None:
-        transport = self._transport
-        if transport is None:
-            return None
-        self._transport = None
-        self._channel.clear()  # for a bot that is gone
-        info = transport.close(grace_s)
-        self.exit_infos.append(info)
-        if info.dropped_bytes:
-            self._faults.dropped_output(info)
-        return info
 
     def _next_seq(self) -> int:
         self._seq += 1

@@ -45,7 +45,7 @@ def fault_summary(faults: Mapping[str, Any]) -> str:
 def latency_ms(faults: Mapping[str, Any], key: str) -> float | None:
     """The latency statistic ``key`` (``"p50"``, ``"p99"``, ``"max"``) in ms, if recorded.
 
-    Reads the ``latency`` summary of :meth:`arena.faults.FaultLedger.to_dict`; None when
+    Reads the ``latency`` summary of :meth:`arena.session.faults.FaultLedger.to_dict`; None when
     the bot never replied (no samples).
     """
     latency = faults.get("latency")
