@@ -15,7 +15,7 @@ import pytest
 from arena.bots.in_memory import BotOutput, Delayed, FakeClock
 from arena.match.config import MatchConfig, MatchConfigError, MatchError, StackPolicy
 from arena.match.formats import ResetStacks, format_for
-from arena.match.log import GameLog, SeedFormatter, configure_logging, parse_level
+from arena.match.log import GameLog, MatchLogFormatter, configure_logging, parse_level
 from arena.match.loop import MatchRunner
 from arena.match.progress import Progress
 from arena.match.records import action_to_dict
@@ -439,7 +439,7 @@ def test_log_helpers() -> None:
         "[g] HAND_START | Hand: 4, Players: 2, Blinds: 1/2, Ante: 1, Button: 0",
     ]
     record = logging.LogRecord("x", logging.INFO, __file__, 1, "hi", None, None)
-    assert SeedFormatter(timestamps=False, default_game_id="m").format(record) == "[m] BOT | hi"
+    assert MatchLogFormatter(timestamps=False, default_game_id="m").format(record) == "[m] BOT | hi"
 
 
 def test_action_log_line_notes_who_chose() -> None:

@@ -93,8 +93,8 @@ _PERIOD = re.compile(r"^(\d+)(h|hands|s|m)?$")
 def parse_schedule(text: str, *, small_blind: int, big_blind: int, ante: int) -> BlindSchedule:
     """A blind schedule from ``LEVELS@PERIOD``.
 
-    ``LEVELS`` is ``SB/BB[/ANTE]`` levels separated by commas, or ``double`` for seed 003's
-    schedule (start at the given blinds and double forever). ``PERIOD`` is a number of hands
+    ``LEVELS`` is ``SB/BB[/ANTE]`` levels separated by commas, or ``double`` for a
+    tournament schedule (start at the given blinds and double forever). ``PERIOD`` is a number of hands
     (``50`` or ``50h``), seconds (``90s``) or minutes (``10m``). A ``.json`` file in
     :meth:`BlindSchedule.to_dict` form is accepted too.
 

@@ -1,6 +1,6 @@
-"""Match log lines in seed 002's format: ``[TIMESTAMP] [GAME_ID] ACTION | DETAILS``.
+"""Match log lines: ``[TIMESTAMP] [GAME_ID] ACTION | DETAILS``, one event per line.
 
-The five kinds of line (seed 002, section 4.3) and the logging level each one uses:
+The five kinds of line and the logging level each one uses:
 
 =============  ========  ====================================================
 kind           level     when
@@ -12,8 +12,8 @@ POT_UPDATE     DEBUG     a betting round closed (main pot and side pots)
 HAND_COMPLETE  INFO      the pots were awarded
 =============  ========  ====================================================
 
-A bot's fault is logged at WARNING, not ERROR, although its line says ``ERROR`` as seed
-002 asks: a misbehaving bot is an expected, recorded event of a match, while the logging
+A bot's fault is logged at WARNING, not ERROR, although its line says ``ERROR`` (the
+line's kind, which tools that read the log look for): a misbehaving bot is an expected, recorded event of a match, while the logging
 level ERROR is kept for our own bugs (the test suite fails on any ERROR record).
 
 >>> import io, logging
@@ -39,7 +39,7 @@ __all__ = [
     "LOGGER_NAME",
     "LOG_LEVELS",
     "GameLog",
-    "SeedFormatter",
+    "MatchLogFormatter",
     "configure_logging",
     "parse_level",
 ]
@@ -77,7 +77,7 @@ def parse_level(name: str) -> int:
         ) from None
 
 
-class SeedFormatter(logging.Formatter):
+class MatchLogFormatter(logging.Formatter):
     """Formats a record as ``[2026-02-20 15:30:45.123] [GAME_001] ACTION | DETAILS``.
 
     A record from another logger (the watchdog's ``arena.bots`` details, shown at debug
@@ -97,7 +97,7 @@ class SeedFormatter(logging.Formatter):
             text = f"[{game_id}] {record.getMessage()}"
         if not self._timestamps:
             return text
-        # Local wall-clock time with milliseconds, the seed's example format.
+        # Local wall-clock time with milliseconds: 2026-01-01 12:00:00.123.
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.created))
         return f"[{stamp}.{int(record.msecs):03d}] {text}"
 
@@ -124,7 +124,7 @@ def configure_logging(
         handler = logging.FileHandler(log_file, encoding="utf-8")
     else:
         handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
-    handler.setFormatter(SeedFormatter(timestamps=timestamps, default_game_id=game_id))
+    handler.setFormatter(MatchLogFormatter(timestamps=timestamps, default_game_id=game_id))
     handler.setLevel(numeric)
     bots_level = logging.DEBUG if numeric <= logging.DEBUG else _LEVELS["off"]
     loggers = [
@@ -150,7 +150,7 @@ def configure_logging(
 
 
 class GameLog:
-    """Writes the seed-002 lines of one match (``game_id`` is the match id)."""
+    """Writes the log lines of one match (``game_id`` is the match id)."""
 
     def __init__(self, game_id: str, logger: logging.Logger | None = None) -> None:
         self.game_id = game_id
