@@ -510,7 +510,8 @@ def process_factory(
     stderr_cap_bytes: int = DEFAULT_STDERR_CAP_BYTES,
     on_start: Callable[[ProcessTransport], None] | None = None,
 ) -> Callable[[], ProcessTransport]:
-    """A ``transport_factory`` for :class:`arena.session.watchdog.BotSession`: each call starts the bot.
+    """A ``transport_factory`` for a :class:`~arena.session.watchdog.BotSession`: each call
+    starts the bot.
 
     ``on_start`` sees every new process (e.g. to save its stderr log at the end).
     """

@@ -94,8 +94,8 @@ def parse_schedule(text: str, *, small_blind: int, big_blind: int, ante: int) ->
     """A blind schedule from ``LEVELS@PERIOD``.
 
     ``LEVELS`` is ``SB/BB[/ANTE]`` levels separated by commas, or ``double`` for a
-    tournament schedule (start at the given blinds and double forever). ``PERIOD`` is a number of hands
-    (``50`` or ``50h``), seconds (``90s``) or minutes (``10m``). A ``.json`` file in
+    tournament schedule (start at the given blinds and double forever). ``PERIOD`` is a
+    number of hands (``50`` or ``50h``), seconds (``90s``) or minutes (``10m``). A ``.json`` file in
     :meth:`BlindSchedule.to_dict` form is accepted too.
 
     >>> parse_schedule("double@50", small_blind=1, big_blind=2, ante=0).level_for(

@@ -13,8 +13,9 @@ HAND_COMPLETE  INFO      the pots were awarded
 =============  ========  ====================================================
 
 A bot's fault is logged at WARNING, not ERROR, although its line says ``ERROR`` (the
-line's kind, which tools that read the log look for): a misbehaving bot is an expected, recorded event of a match, while the logging
-level ERROR is kept for our own bugs (the test suite fails on any ERROR record).
+line's kind, which tools that read the log look for): a misbehaving bot is an expected,
+recorded event of a match, while the logging level ERROR is kept for our own bugs (the
+test suite fails on any ERROR record).
 
 >>> import io, logging
 >>> stream = io.StringIO()
