@@ -1,6 +1,7 @@
 """How fast the arena runs a match, next to a raw JSON-lines round trip between two processes.
 
-Run: ``.venv/bin/python bench/bench_arena.py --hands 2000 --rounds 3``
+Run: ``.venv/bin/python bench/bench_arena.py --hands 2000 --rounds 3`` (add
+``--no-prefetch`` to measure the loop without its work-while-waiting).
 
 1. A heads-up match between two ``python_calling_station`` bots (real processes, the real
    loop, history written): hands/s, decisions/s, the whole decision (match wall time per
@@ -46,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.bots.manifest import BotManifest, load_manifest  # noqa: E402
-from arena.bots.process import measure_startup  # noqa: E402
+from arena.bots.startup import measure_startup  # noqa: E402
 from arena.bots.transport import ExitInfo  # noqa: E402
 from arena.match.config import MatchConfig  # noqa: E402
 from arena.match.run import open_sessions, run_match  # noqa: E402
@@ -287,10 +288,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="match rounds (3)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--starts", type=int, default=10, help="bot starts to time (10)")
+    parser.add_argument(
+        "--no-prefetch",
+        action="store_true",
+        help="the match without work done while bots think (arena.match.prefetch)",
+    )
     args = parser.parse_args()
 
     manifest = load_manifest(BOT)
-    config = MatchConfig(hand_count=args.hands, seed=args.seed)
+    config = MatchConfig(hand_count=args.hands, seed=args.seed, prefetch=not args.no_prefetch)
     lines, costs, step_decisions = in_process_costs(args.hands, args.seed)
     loop_s = in_process_loop_s(config)
     mean_line = sum(len(line) for line in lines) / len(lines)
