@@ -31,9 +31,13 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
+
+from engine.events import ActionTaken, BettingRoundComplete, Event
+from engine.hand import Hand
+from engine.result import HandResult
 
 __all__ = [
     "BOTS_LOGGER_NAME",
@@ -244,4 +248,46 @@ class GameLog:
             logging.INFO,
             "HAND_COMPLETE",
             f"Hand: {hand_number}, {text}, Reason: {reason}",
+        )
+
+    # -- the lines of a hand, from the engine's values --------------------------------
+
+    def hand_dealt(self, hand: Hand) -> None:
+        """The ``HAND_START`` line of ``hand``."""
+        if self.is_enabled(logging.INFO):
+            self.hand_start(
+                hand.hand_number,
+                player_count=len(hand.seats),
+                small_blind=hand.config.small_blind,
+                big_blind=hand.config.big_blind,
+                ante=hand.config.ante,
+                button_seat=hand.button_index,
+            )
+
+    def events(self, hand: Hand, events: Iterable[Event], player_ids: Sequence[str]) -> None:
+        """``ACTION`` and ``POT_UPDATE`` lines for the engine's ``events``."""
+        if not self.is_enabled(logging.DEBUG):
+            return  # both kinds of line are DEBUG: usually nothing to build
+        for event in events:
+            if isinstance(event, ActionTaken):
+                name = "ALL_IN" if event.is_all_in else str(event.kind)
+                amount = event.total if event.kind == "RAISE" else event.amount or None
+                player_id = player_ids[event.seat_index]
+                self.action(hand.hand_number, player_id, event.seat_index, name, amount)
+            elif isinstance(event, BettingRoundComplete):
+                pots = [pot.amount for pot in hand.gathered_pots()] or [event.pot_total]
+                self.pot_update(hand.hand_number, pots)
+
+    def hand_settled(self, hand_number: int, result: HandResult, player_ids: Sequence[str]) -> None:
+        """The ``HAND_COMPLETE`` line: who won how much, and why the hand ended."""
+        if not self.is_enabled(logging.INFO):
+            return
+        winnings: dict[int, int] = {}
+        for award in result.awards:
+            for seat_index, amount in award.shares:
+                winnings[seat_index] = winnings.get(seat_index, 0) + amount
+        self.hand_complete(
+            hand_number,
+            [(player_ids[s], amount) for s, amount in sorted(winnings.items())],
+            reason=result.ended_reason,
         )

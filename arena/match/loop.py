@@ -29,9 +29,8 @@ timeout (and a blind schedule counted in seconds) makes a match depend on time.
 from __future__ import annotations
 
 import contextlib
-import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arena.match.config import MatchConfig, MatchError, require_seat_count
@@ -51,7 +50,6 @@ from arena.match.records import (
 from arena.match.results import MatchResult, PlayerResult
 from arena.store.base import NullStore, ResultStore
 from engine.errors import IllegalActionError
-from engine.events import ActionTaken, BettingRoundComplete, Event
 from engine.hand import Hand
 from engine.history import hand_to_history
 from engine.result import HandResult
@@ -110,6 +108,7 @@ class MatchRunner:
         self.progress = progress
         self.clock = clock
         self.log = GameLog(config.match_id)
+        self._player_ids = [seat.player_id for seat in self.seats]
         self.decision_count = 0
         self.hands_played = 0
 
@@ -186,7 +185,7 @@ class MatchRunner:
         sitting_out = self.decider.prepare_hand(hand_number, seats_left)
         hand = self.format.deal(dealt_ahead=self.work_ahead.take_hand_dealt_ahead())
         hand_id = f"{self.config.match_id}-{hand.hand_number}"
-        self._log_hand_start(hand)
+        self.log.hand_dealt(hand)
         self.decider.hand_started(hand, hand_id, sitting_out)
         decisions: list[DecisionRecord] = []
         while not hand.is_over:
@@ -217,7 +216,7 @@ class MatchRunner:
                     f"for seat {seat_index}: {exc}",
                 ) from exc
         self.decision_count += 1
-        self._log_events(hand, events)
+        self.log.events(hand, events, self._player_ids)
         return DecisionRecord(
             seat_index=seat_index,
             player_id=self.seats[seat_index].player_id,
@@ -245,7 +244,7 @@ class MatchRunner:
             raise MatchError(
                 f"hand {hand_id}: chips not conserved, {starting} at the start, {final} at the end",
             )
-        self._log_hand_complete(hand.hand_number, result)
+        self.log.hand_settled(hand.hand_number, result, self._player_ids)
         self.decider.hand_ended(hand, hand_id, sitting_out)
         for player_id in self.format.finish_hand(hand):
             self._seat_of(player_id).eliminated_in_hand = hand.hand_number
@@ -281,45 +280,6 @@ class MatchRunner:
             if seat.player_id == player_id:
                 return seat
         raise MatchError(f"unknown player {player_id!r}")
-
-    # -------------------------------------------------------------- the match log
-
-    def _log_hand_start(self, hand: Hand) -> None:
-        if self.log.is_enabled(logging.INFO):
-            self.log.hand_start(
-                hand.hand_number,
-                player_count=len(hand.seats),
-                small_blind=hand.config.small_blind,
-                big_blind=hand.config.big_blind,
-                ante=hand.config.ante,
-                button_seat=hand.button_index,
-            )
-
-    def _log_events(self, hand: Hand, events: Iterable[Event]) -> None:
-        if not self.log.is_enabled(logging.DEBUG):
-            return  # both kinds of line are DEBUG: usually nothing to build
-        for event in events:
-            if isinstance(event, ActionTaken):
-                name = "ALL_IN" if event.is_all_in else str(event.kind)
-                amount = event.total if event.kind == "RAISE" else event.amount or None
-                player_id = self.seats[event.seat_index].player_id
-                self.log.action(hand.hand_number, player_id, event.seat_index, name, amount)
-            elif isinstance(event, BettingRoundComplete):
-                pots = [pot.amount for pot in hand.gathered_pots()] or [event.pot_total]
-                self.log.pot_update(hand.hand_number, pots)
-
-    def _log_hand_complete(self, hand_number: int, result: HandResult) -> None:
-        if not self.log.is_enabled(logging.INFO):
-            return
-        winnings: dict[int, int] = {}
-        for award in result.awards:
-            for seat_index, amount in award.shares:
-                winnings[seat_index] = winnings.get(seat_index, 0) + amount
-        self.log.hand_complete(
-            hand_number,
-            [(self.seats[s].player_id, amount) for s, amount in sorted(winnings.items())],
-            reason=result.ended_reason,
-        )
 
     # -------------------------------------------------------------- results
 
