@@ -82,6 +82,11 @@ for line in sys.stdin:
 """
 
 
+def _json_line(record: object) -> str:
+    """A record as the hand history writes it: compact JSON and a newline."""
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
 def in_process_costs(hand_count: int, seed: int) -> tuple[list[bytes], dict[str, float], int]:
     """Play the heads-up check/call match in-process, timing each step of a decision.
 
@@ -362,8 +367,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-def _json_line(record: object) -> str:
-    """A record as the hand history writes it: compact JSON and a newline."""
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
