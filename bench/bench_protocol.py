@@ -2,7 +2,9 @@
 
 Builds a six-handed no-limit hold'em hand on the turn with the real engine, then times, per
 message: building the ``act`` from the seat's view, encoding it (plain and strict), decoding
-it on the bot's side, validating it with jsonschema; and for the reply: decoding it, the fast
+it on the bot's side, validating it with jsonschema; the arena's fast path, a seat's
+``RequestEncoder`` (``request`` with the history already encoded, ``hand_start``, ``prepare``)
+against the plain encoder (``encode`` of the builder); and for the reply: decoding it, the fast
 shape check, the full parse (seq, shape, legality against ``LegalActions``), the slow
 jsonschema path, and the rejection of an illegal raise. The figure that matters is reply
 decode + validation + legality check, which should stay under 50 microseconds. A benchmark,
@@ -24,8 +26,9 @@ from engine.deck import Deck
 from engine.hand import Hand, SeatSetup
 from protocol.codec import decode, encode
 from protocol.errors import BotReplyError
-from protocol.messages import act_request
+from protocol.messages import RequestEncoder, act_request
 from protocol.replies import action_shape_is_valid, parse_action
+from protocol.request_encoder import PlainRequestEncoder
 from protocol.schema import find_issue, validator_for
 
 TARGET_MICROSECONDS = 50.0
@@ -104,12 +107,26 @@ def main() -> None:
         return run
 
     action_validator = validator_for("action")
+    fast, plain = RequestEncoder(), PlainRequestEncoder()
+    assert fast.request(view, seq=seq, hand_id="h", time_limit_ms=1) == plain.request(
+        view, seq=seq, hand_id="h", time_limit_ms=1
+    )
     rows: list[tuple[str, Callable[[], object]]] = [
         (
             "act: build from SeatView",
             lambda: act_request(view, seq=seq, hand_id="h", time_limit_ms=1),
         ),
         ("act: encode", lambda: encode(act)),
+        (
+            "act: RequestEncoder.request  [hot path]",
+            lambda: fast.request(view, seq=seq, hand_id="h", time_limit_ms=1),
+        ),
+        (
+            "act: plain encoder (encode of the builder)",
+            lambda: plain.request(view, seq=seq, hand_id="h", time_limit_ms=1),
+        ),
+        ("hand_start: RequestEncoder.hand_start", lambda: fast.hand_start(view, hand_id="h")),
+        ("prepare: RequestEncoder.prepare", lambda: fast.prepare(view)),
         ("act: encode strict (jsonschema)", lambda: encode(act, strict=True)),
         ("act: decode (bot side)", lambda: decode(act_line)),
         ("act: jsonschema validation", lambda: find_issue(act, "act")),

@@ -86,8 +86,12 @@ class Field:
 
 class Group:
     """Scalar fields that stay the same all hand long; the fast writer keeps their text in
-    the encoder's attribute ``name`` and writes it anew (with ``text``, from the fields'
-    values in order) only when one of the values changes.
+    the encoder's attribute ``name`` (``(values, text)``, initially ``((), "")``) and
+    writes it anew (with ``text``, from the fields' values in order) only when one of the
+    values changes.
+
+    The values are compared with ``==``: the view's fields are the engine's ``int`` and
+    ``str`` values (never a ``bool``, which would equal an ``int`` and share its text).
     """
 
     __slots__ = ("fields", "name", "text")
@@ -165,14 +169,26 @@ def _builder_source(layout: Layout) -> str:
 
 def _writer_source(layout: Layout, end: str) -> str:
     """A function returning the message as one f-string: literal JSON around the fields'
-    text expressions."""
+    text expressions.
+
+    A group's text is kept in the encoder's attribute of the group's name, as ``(values,
+    text)``, and written anew when the values change (inline: this runs for every request).
+    """
+    lines: list[str] = []
     pieces: list[tuple[bool, str]] = [(False, "{")]
     for index, item in enumerate(layout.fields):
         if index:
             pieces.append((False, ","))
         if isinstance(item, Group):
+            name = item.name
             values = ", ".join(_checked(field.value) for field in item.fields)
-            pieces.append((True, f"enc.{item.name}.text(({values},), {item.name}.text)"))
+            lines += [
+                f"{name}_key = ({values},)",
+                f"{name}_last = enc.{name}",
+                f"if {name}_key != {name}_last[0]:",
+                f"    {name}_last = enc.{name} = ({name}_key, {name}.text(*{name}_key))",
+            ]
+            pieces.append((True, f"{name}_last[1]"))
         elif item.kind is Kind.CONSTANT:
             constant = json_text(ast.literal_eval(item.value))
             pieces.append((False, f"{json_text(item.key)}:{constant}"))
@@ -180,8 +196,10 @@ def _writer_source(layout: Layout, end: str) -> str:
             pieces.append((False, f"{json_text(item.key)}:"))
             pieces.append((True, _KINDS[item.kind][1].format(_checked(item.value))))
     pieces.append((False, end))
+    lines.append(f"return {_string_source(pieces)}")
     parameters = ("enc", *layout.inputs) if layout.needs_encoder else layout.inputs
-    return f"def generated({', '.join(parameters)}):\n    return {_string_source(pieces)}\n"
+    body = "".join(f"    {line}\n" for line in lines)
+    return f"def generated({', '.join(parameters)}):\n{body}"
 
 
 def _group_writer(group: Group) -> Callable[..., str]:

@@ -24,7 +24,7 @@ off without changing a byte.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from engine.cards import Card
@@ -57,6 +57,13 @@ __all__ = [
 ]
 
 _EVENT_CARD_FIELD_SET = frozenset(EVENT_CARD_FIELDS)
+
+# For EventTextCache.event_text: each event key's JSON text with its colon ('"amount":') and
+# each string value's JSON text. Keyed by value (a pure function's memo, shared by every
+# encoder, warm from one hand to the next) and bounded: emptied when full.
+_EVENT_KEY_TEXTS: dict[str, str] = {}
+_EVENT_STRING_TEXTS: dict[str, str] = {}
+_MAX_EVENT_MEMO_COUNT = 1024
 
 
 class RequestLineEncoder(Protocol):
@@ -129,15 +136,10 @@ class EventTextCache:
     of events; the next hand's overwrite them.
     """
 
-    __slots__ = ("_key_texts", "_slots", "_string_texts")
-
-    #: How many keys and string values the writer remembers the text of (then starts over).
-    MAX_MEMO_COUNT = 1024
+    __slots__ = ("_slots",)
 
     def __init__(self) -> None:
         self._slots: list[tuple[Mapping[str, Any], str]] = []
-        self._key_texts: dict[str, str] = {}  # '"amount":' by key
-        self._string_texts: dict[str, str] = {}  # each string value's JSON text
 
     def text(self, index: int, event: Mapping[str, Any]) -> str:
         """The text of ``event``, the ``index``-th of its history."""
@@ -163,15 +165,15 @@ class EventTextCache:
         and so does the whole event when a key is not a string (the encoder's rules apply
         then).
         """
-        keys = self._key_texts
-        strings = self._string_texts
+        keys = _EVENT_KEY_TEXTS
+        strings = _EVENT_STRING_TEXTS
         parts = []
         for key, value in event.items():
             key_text = keys.get(key)
             if key_text is None:
                 if type(key) is not str:
                     return json_text(wire_event(event))
-                if len(keys) >= self.MAX_MEMO_COUNT:
+                if len(keys) >= _MAX_EVENT_MEMO_COUNT:
                     keys.clear()
                 key_text = keys[key] = json_text(key) + ":"
             kind = type(value)
@@ -180,7 +182,7 @@ class EventTextCache:
             elif kind is str:
                 text = strings.get(value)
                 if text is None:
-                    if len(strings) >= self.MAX_MEMO_COUNT:
+                    if len(strings) >= _MAX_EVENT_MEMO_COUNT:
                         strings.clear()
                     text = strings[value] = json_text(value)
                 parts.append(key_text + text)
@@ -195,26 +197,6 @@ class EventTextCache:
             else:
                 parts.append(key_text + json_text(value))
         return "{" + ",".join(parts) + "}"
-
-
-class _LastText:
-    """The text of a group of fields, kept while the group's values stay the same.
-
-    The values are compared with ``==``: the view's fields are the engine's ``int`` and
-    ``str`` values (never a ``bool``, which would equal an ``int`` and share its text).
-    """
-
-    __slots__ = ("_key", "_text")
-
-    def __init__(self) -> None:
-        self._key: tuple[object, ...] = ()
-        self._text = ""
-
-    def text(self, key: tuple[object, ...], make: Callable[..., str]) -> str:
-        if key != self._key:
-            self._key = key
-            self._text = make(*key)
-        return self._text
 
 
 class FastRequestEncoder:
@@ -243,9 +225,9 @@ class FastRequestEncoder:
         self._pots: tuple[tuple[PotView, ...], str] = ((), "[]")  # the last
         self._hole: tuple[tuple[Card, ...], str] = ((), "[]")  # the last hole cards
         self._board: tuple[tuple[Card, ...], str] = ((), "[]")  # the last board
-        # The layout's groups (protocol.layout), named as there.
-        self.header = _LastText()
-        self.blinds = _LastText()
+        # The text of the layout's groups (protocol.layout), named as there: values, text.
+        self.header: tuple[tuple[object, ...], str] = ((), "")
+        self.blinds: tuple[tuple[object, ...], str] = ((), "")
 
     def request(
         self,
@@ -259,7 +241,8 @@ class FastRequestEncoder:
     ) -> bytes:
         """The line asking the seat of ``view`` to act (or, when it is to draw, to draw)."""
         legal = actor_legal(view)
-        _check_attempt(attempt, max_attempts)
+        if not 1 <= attempt <= max_attempts:  # _check_attempt, inline on the hot path
+            _check_attempt(attempt, max_attempts)
         layout = DRAW_REQUEST if legal.can_draw else ACT_REQUEST
         own = own_seat(view)
         text = layout.line(

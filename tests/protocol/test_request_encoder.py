@@ -23,6 +23,7 @@ from engine.hand import Hand, SeatSetup
 from engine.tournament import random_policy
 from engine.view import PotView, SeatView
 from protocol import layout
+from protocol import request_encoder as request_encoder_module
 from protocol.cards import cards_to_wire, text_cards_to_wire
 from protocol.codec import encode, json_text
 from protocol.errors import ArenaBugError
@@ -205,11 +206,13 @@ def test_an_event_with_a_non_card_in_a_card_field_is_an_engine_bug() -> None:
 
 
 def test_event_memos_are_emptied_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(EventTextCache, "MAX_MEMO_COUNT", 2)
-    cache = EventTextCache()
+    monkeypatch.setattr(request_encoder_module, "_MAX_EVENT_MEMO_COUNT", 2)
+    monkeypatch.setattr(request_encoder_module, "_EVENT_KEY_TEXTS", {})
+    monkeypatch.setattr(request_encoder_module, "_EVENT_STRING_TEXTS", {})
     history = tuple({"type": f"t{n}", f"key{n}": f"value{n}"} for n in range(5))
-    _same_line(RequestEncoder(cache), replace(VIEW, history=history))
-    assert len(cache._key_texts) <= 2 and len(cache._string_texts) <= 2
+    _same_line(RequestEncoder(), replace(VIEW, history=history))
+    assert len(request_encoder_module._EVENT_KEY_TEXTS) <= 2
+    assert len(request_encoder_module._EVENT_STRING_TEXTS) <= 2
 
 
 def test_a_line_that_cannot_be_utf8_is_our_bug_as_with_encode() -> None:
