@@ -1,4 +1,6 @@
-"""The wire contract between the arena and bots: pure, no I/O, no clock.
+"""The wire contract between the arena and bots, and nothing else: what goes on the wire,
+byte for byte, and what comes back. Pure: no I/O, no clock; it maps engine values to and
+from JSON lines and imports only :mod:`engine`.
 
 Bots in any language talk to the arena in JSON lines; ``protocol/PROTOCOL.md`` is the contract
 for bot authors and ``protocol/schemas/*.json`` its machine-readable form. The modules, from
@@ -8,7 +10,11 @@ bytes up:
 * :mod:`protocol.codec` - ``encode`` (message to line) and ``decode`` (line to object; raises
   only protocol errors, whatever the bytes).
 * :mod:`protocol.schema` - the JSON Schemas, loaded and compiled once; ``validate_outgoing``.
+* :mod:`protocol.layout` - the one layout of the messages made from a seat's view, from which
+  their builders and their fast text writers are generated.
 * :mod:`protocol.messages` - builders of the arena's messages from engine views and results.
+* :mod:`protocol.request_encoder` - one seat's request lines: the fast encoder the arena uses
+  and the plain one (``encode`` of the builders), the same bytes.
 * :mod:`protocol.replies` - parsers of bots' replies into engine actions, with seq rules and
   legality checks against ``LegalActions``.
 * :mod:`protocol.errors` - whose fault: ``BotFaultError`` (stable codes) or ``ArenaBugError``.

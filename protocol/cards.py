@@ -1,4 +1,4 @@
-"""Cards on the wire: seed 000's ``{"rank": "A", "suit": "hearts"}`` (a ten is ``"10"``).
+"""Cards on the wire: ``{"rank": "A", "suit": "hearts"}`` (a ten is ``"10"``), by rank and suit.
 
 The conversions are table look-ups over the 52 interned cards, so they cost next to
 nothing on the hot path.

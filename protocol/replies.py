@@ -193,8 +193,8 @@ def action_from_reply(name: str, amount: int | None, legal: LegalActions) -> Act
     """Map a wire action name and amount to an engine action, or reject it (legality only).
 
     RAISE's amount is the raise-to total for this round. CALL's amount, if given, must be
-    ``current_bet``; a CALL with nothing to call is a CHECK (seed 000). FOLD and CHECK
-    ignore the amount; ALL_IN's amount, if given, must not exceed the stack (seed 000).
+    ``current_bet``; a CALL with nothing to call is a CHECK (bots may say either). FOLD and
+    CHECK ignore the amount; ALL_IN's amount, if given, must not exceed the stack.
     """
     if legal.can_draw:
         raise ArenaBugError(f"seat {legal.seat_index} is to draw; parse_action misused")
@@ -217,7 +217,7 @@ def action_from_reply(name: str, amount: int | None, legal: LegalActions) -> Act
             )
         if legal.can_call and legal.call_amount > 0:
             return Call()
-        if legal.can_check:  # seed 000: a call with nothing to call is a check
+        if legal.can_check:  # a call with nothing to call is a check, not an error
             return Check()
         raise BotReplyError(ErrorCode.CANNOT_CALL, f"cannot call now {seat}", "/action")
     if name == "FOLD":
