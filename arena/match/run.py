@@ -24,6 +24,7 @@ from arena.match.results import MatchResult
 from arena.session.watchdog import BotSession
 from arena.store.base import NullStore, ResultStore
 from arena.store.jsonl import JsonLinesStore
+from protocol.request_encoder import EventTextCache
 
 __all__ = ["live_match", "open_sessions", "run_match"]
 
@@ -35,8 +36,10 @@ def open_sessions(
     launcher: Launcher | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> list[tuple[str, BotSession]]:
-    """One :class:`BotSession` per manifest (seat order), not started yet."""
+    """One :class:`BotSession` per manifest (seat order), not started yet; they share one
+    cache of event texts."""
     limits = config.time_limits()
+    event_texts = EventTextCache()
     return [
         (
             manifest.name,
@@ -50,6 +53,7 @@ def open_sessions(
                 check_when_free=config.check_on_timeout,
                 restart_budget=config.restart_budget,
                 name=manifest.name,
+                event_texts=event_texts,
             ),
         )
         for index, manifest in enumerate(manifests)

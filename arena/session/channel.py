@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.view import SeatView
-from protocol.messages import RequestEncoder
+from protocol.request_encoder import EventTextCache, RequestEncoder
 
 __all__ = ["Channel"]
 
@@ -37,11 +37,17 @@ class _PreparedStart:
 
 
 class Channel:
-    """Held lines and the request encoder of one seat (see the module docstring)."""
+    """Held lines and the request encoder of one seat (see the module docstring).
 
-    def __init__(self) -> None:
+    ``event_texts`` is the table's cache of event texts, shared by its seats' channels
+    (see :class:`protocol.request_encoder.EventTextCache`); None: a cache of its own.
+    """
+
+    def __init__(self, event_texts: EventTextCache | None = None) -> None:
         self._held: list[bytes] = []
-        self._requests = RequestEncoder()
+        # One cache for the seats of a table: a public event is encoded once for them all.
+        self._event_texts = EventTextCache() if event_texts is None else event_texts
+        self._requests = RequestEncoder(self._event_texts)
         self._prepared_start: _PreparedStart | None = None
 
     @property
@@ -79,7 +85,7 @@ class Channel:
     def prepare_hand_start(self, view: SeatView, *, hand_id: str) -> None:
         """Encode ahead the ``hand_start`` of a hand dealt early, and what of ``view`` its
         first request will reuse."""
-        encoder = RequestEncoder()
+        encoder = RequestEncoder(self._event_texts)
         line = encoder.hand_start(view, hand_id=hand_id)
         encoder.prepare(view)
         self._prepared_start = _PreparedStart(view, hand_id, encoder, line)

@@ -74,6 +74,7 @@ from engine.view import SeatView
 from protocol.codec import encode
 from protocol.errors import BotFaultError, BotReplyError, ErrorCode, StaleReplyError
 from protocol.messages import error_message
+from protocol.request_encoder import EventTextCache
 
 __all__ = ["BotSession", "DecisionOutcome", "ReadyInfo"]  # ReadyInfo: from handshake
 
@@ -108,7 +109,9 @@ class DecisionOutcome:
 class BotSession:
     """The watchdog for one seat's bot (see the module docstring).
 
-    ``transport_factory`` starts the bot (again, on restarts); for processes use
+    ``event_texts`` is shared by the sessions of one table (each public event is then
+    encoded once for all seats). ``transport_factory`` starts the bot (again, on
+    restarts); for processes use
     :func:`arena.bots.process.process_factory`, for tests ``lambda: InMemoryTransport(bot)``.
     """
 
@@ -125,6 +128,7 @@ class BotSession:
         restart_budget: int = DEFAULT_RESTART_BUDGET,
         ledger: FaultLedger | None = None,
         name: str | None = None,
+        event_texts: EventTextCache | None = None,
     ) -> None:
         if max_invalid_attempts < 1:
             raise ValueError(f"max_invalid_attempts must be at least 1, got {max_invalid_attempts}")
@@ -142,7 +146,7 @@ class BotSession:
         self.name = name or player_id
         self.time_bank_left_s = self.limits.time_bank_s
         self._seq = 0
-        self._channel = Channel()  # held lines and the request encoder
+        self._channel = Channel(event_texts)  # held lines and the request encoder
         self._life = BotLifecycle(
             transport_factory,
             faults=self._faults,
