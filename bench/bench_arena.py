@@ -60,6 +60,7 @@ from engine.table import hand_rng  # noqa: E402
 from protocol.codec import decode, encode  # noqa: E402
 from protocol.messages import RequestEncoder, hand_end, hand_start  # noqa: E402
 from protocol.replies import parse_action  # noqa: E402
+from protocol.request_encoder import EventTextCache  # noqa: E402
 
 BOT = ROOT / "sample_bots" / "python_calling_station" / "bot.toml"
 _SEQ = re.compile(rb'"seq":(\d+)')
@@ -174,8 +175,14 @@ class _InstantBot:
 
 def in_process_loop_s(config: MatchConfig) -> float:
     """Seconds per decision of the real match loop with :class:`_InstantBot` bots."""
+    event_texts = EventTextCache()  # shared by the seats, as open_sessions does
     sessions: list[tuple[str, BotSession]] = [
-        (f"instant {index}", BotSession(_InstantBot, player_id=f"p{index}", seat_index=index))
+        (
+            f"instant {index}",
+            BotSession(
+                _InstantBot, player_id=f"p{index}", seat_index=index, event_texts=event_texts
+            ),
+        )
         for index in range(2)
     ]
     with tempfile.TemporaryDirectory() as out:
