@@ -1,0 +1,52 @@
+"""Every benchmark still runs: each is started once with the smallest sizes and must end
+with exit code 0 and print its figures. (Speed itself is never asserted: the figures are
+read by people, next to the peers measured in the same run.)"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests import REPO_ROOT
+
+SMALL_RUNS = {
+    "bench_arena.py": ["--hands", "30", "--rounds", "1", "--starts", "1"],
+    "bench_engine.py": ["--hands", "20"],
+    "bench_evaluator.py": ["--count", "2000", "--repeat", "1"],
+    "bench_protocol.py": ["--repeat", "1", "--min-seconds", "0.01"],
+}
+
+
+@pytest.mark.parametrize("script", sorted(SMALL_RUNS))
+def test_benchmark_runs_with_small_sizes(script: str) -> None:
+    completed = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "bench" / script), *SMALL_RUNS[script]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO_ROOT,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert completed.stdout.strip(), f"{script} printed nothing"
+
+
+def test_every_benchmark_has_a_small_run() -> None:
+    scripts = {path.name for path in (REPO_ROOT / "bench").glob("bench_*.py")}
+    assert scripts == set(SMALL_RUNS)
+
+
+def test_the_arena_benchmark_runs_without_prefetch() -> None:
+    args = [*SMALL_RUNS["bench_arena.py"], "--no-prefetch"]
+    completed = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "bench" / "bench_arena.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO_ROOT,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert "whole / raw" in completed.stdout
