@@ -55,7 +55,7 @@ def test_start_game_twice_or_with_one_player_is_an_error() -> None:
     assert info.value.code == "not_enough_players"
 
 
-def test_duplicate_player_ids_are_rejected_seed_000() -> None:
+def test_duplicate_player_ids_are_rejected() -> None:
     engine = DealerEngine("holdem", [("a", 50), ("a", 60)], [(1, 2)])
     with pytest.raises(EngineError):
         engine.start_game()
@@ -99,7 +99,7 @@ def test_blind_levels_go_up_every_hands_per_level_hands() -> None:
 # -- request_player_action -----------------------------------------------------------------
 
 
-def test_request_player_action_gives_seed_000_fields_and_legal_actions() -> None:
+def test_request_player_action_gives_the_request_fields_and_legal_actions() -> None:
     engine = dealer()
     engine.start_hand()
     request = engine.request_player_action("p0")
@@ -132,7 +132,7 @@ def test_request_player_action_out_of_turn_or_unknown_is_an_error() -> None:
 # -- process_action / validate_action ------------------------------------------------------
 
 
-def test_process_action_maps_seed_000_action_names() -> None:
+def test_process_action_maps_the_classic_action_names() -> None:
     engine = dealer()
     engine.start_hand()
     engine.process_action("p0", "RAISE", 6)

@@ -447,7 +447,7 @@ def test_post_draw_betting_starts_with_first_active_player_left_of_button() -> N
     assert hand.actor_index == 2  # left of the button, skipping the folded small blind
 
 
-def test_phases_follow_seed_002() -> None:
+def test_draw_phases_follow_the_documented_transitions() -> None:
     hand = start([100] * 3)
     seen = [hand.phase]
     while not hand.is_over:

@@ -290,7 +290,7 @@ def test_all_in_below_the_bet_is_a_call_for_less() -> None:
     assert last.is_call and last.is_all_in and last.amount == 28
 
 
-def test_call_when_nothing_is_to_be_called_is_a_check_seed_000() -> None:
+def test_call_when_nothing_is_to_be_called_is_a_check() -> None:
     hand = start([100, 100], button=0)
     hand.act(Call())
     hand.act(Call())
@@ -397,7 +397,7 @@ def test_winner_by_fold_shows_nothing() -> None:
     assert not any(isinstance(e, HandShown | HandMucked) for e in hand.events)
 
 
-def test_side_pots_are_won_only_by_players_who_contributed_seed_000() -> None:
+def test_side_pots_are_won_only_by_players_who_contributed() -> None:
     # The classic side pot example: A all-in for 100, B and C bet 200.
     holes = {0: "AsAh", 1: "KsKh", 2: "QsQh"}
     hand = start([100, 500, 500], button=2, holes=holes, board="2c7d9hTcJd")

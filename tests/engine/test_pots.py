@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from engine.pots import Pot, build_pots, split_pot
 
 
-def test_seed_000_side_pot_example() -> None:
+def test_three_way_all_in_side_pot_example() -> None:
     # A is all-in for 100, B and C bet 200 each.
     assert build_pots([100, 200, 200], [True, True, True]) == [
         Pot(300, (0, 1, 2)),
