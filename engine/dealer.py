@@ -7,7 +7,8 @@ This is a thin facade for callers who think in that API's terms. Everything real
 =========================== ===============================================================
 ``start_game()``            seats the players at a ``Table`` (phase ``GAME_STARTED``)
 ``start_hand()``            ``Table.start_hand(rng)``: button, antes, blinds, hole cards
-``request_player_action``   the request dict (hole cards, board, pot, legal actions) for the player to act (only them)
+``request_player_action``   the request dict for the player to act (only them): hole
+                            cards, board, pot, legal actions
 ``process_action``          ``Hand.act`` with the dealer API's action names; returns the events
 ``validate_action``         ``Hand.check_action``: the same checks, nothing changes
 ``reveal_community_card``   dealing is automatic (burn + flop/turn/river when a round
