@@ -10,7 +10,6 @@ import random
 import shutil
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -29,9 +28,9 @@ from engine.hand import Hand, SeatSetup
 from protocol.codec import encode
 from protocol.messages import draw_request
 from protocol.replies import parse_discard
+from tests import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "sample_bots"
+SAMPLES = REPO_ROOT / "sample_bots"
 LIMITS = TimeLimits(decision_s=2.0, startup_s=10.0, match_end_grace_s=2.0)
 
 NEEDS = {"js_tight": ("node",), "c": ("make", "gcc")}

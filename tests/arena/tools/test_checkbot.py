@@ -11,9 +11,10 @@ import pytest
 
 from arena.session.policy import TimeLimits
 from arena.tools.checkbot import STEP_NAMES, CheckReport, CheckStep, check_bot
+from tests import REPO_ROOT, TEST_BOTS
 
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "tests" / "bots"
+ROOT = REPO_ROOT
+BOTS = TEST_BOTS
 LIMITS = TimeLimits(decision_s=0.3, startup_s=5.0, match_end_grace_s=0.3)
 
 

@@ -13,7 +13,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import psutil
@@ -28,8 +27,9 @@ from arena.session.watchdog import BotSession
 from engine.config import GameConfig
 from engine.hand import Hand, SeatSetup
 from protocol.messages import hand_end, hand_start, match_end
+from tests import TEST_BOTS
 
-BOTS = Path(__file__).resolve().parent / "bots"
+BOTS = TEST_BOTS
 CONFIG = GameConfig(small_blind=1, big_blind=2)
 LIMITS = TimeLimits(decision_s=0.3, startup_s=5.0, match_end_grace_s=0.5)
 PLAYER_IDS = {0: "hostile", 1: "station"}

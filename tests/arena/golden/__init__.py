@@ -1,0 +1,1 @@
+"""Golden matches: hand histories recorded once, replayed byte for byte by the tests."""

@@ -1,0 +1,1 @@
+"""Tests of :mod:`arena.match`, one file per module."""

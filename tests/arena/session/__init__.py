@@ -1,0 +1,1 @@
+"""Tests of :mod:`arena.session`, one file per module."""

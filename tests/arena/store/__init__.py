@@ -1,0 +1,1 @@
+"""Tests of :mod:`arena.store`, one file per module."""

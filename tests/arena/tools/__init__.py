@@ -1,0 +1,1 @@
+"""Tests of :mod:`arena.tools`, one file per module."""
