@@ -154,3 +154,13 @@ def play(
 def read_records(path: Path) -> list[dict[str, Any]]:
     """Every JSON line of a hand history."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def hand_records(out_dir: Path) -> list[dict[str, Any]]:
+    """The ``hand`` records of the hand history in ``out_dir``."""
+    return [r for r in read_records(out_dir / "hands.jsonl") if r["type"] == "hand"]
+
+
+def assert_chips_conserved(result: MatchResult) -> None:
+    """No chip was made or lost over the match."""
+    assert sum(player.chips_won for player in result.players) == 0

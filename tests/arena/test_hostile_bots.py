@@ -1,8 +1,10 @@
-"""Hostile bots as real processes against the watchdog, playing real hands.
+"""Hostile bots as real processes against the watchdog, playing real hands and whole matches.
 
-Each test seats one hostile bot (tests/bots/) as seat 0 against an in-memory calling
-station, with short limits, and checks the fault ledger, that the hand goes on, that
-chips are conserved, and (through conftest.py) that no process is left behind.
+Most tests seat one hostile bot (tests/bots/) as seat 0 against an in-memory calling
+station, with short limits, and check the fault ledger, that the hand goes on, that
+chips are conserved, and (through conftest.py) that no process is left behind. The last
+ones play whole matches of hostile bots with :func:`arena.match.run.run_match`, and replay
+their histories.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import psutil
@@ -21,13 +24,18 @@ import pytest
 from arena.bots.in_memory import BotOutput, InMemoryTransport
 from arena.bots.manifest import BotManifest, load_manifest
 from arena.bots.process import ProcessTransport, process_factory
+from arena.match.config import MatchConfig
+from arena.match.results import MatchResult
+from arena.match.run import open_sessions, run_match
 from arena.session.faults import FaultKind
 from arena.session.policy import TimeLimits
 from arena.session.watchdog import BotSession
+from arena.tools.replay import replay_file
 from engine.config import GameConfig
 from engine.hand import Hand, SeatSetup
 from protocol.messages import hand_end, hand_start, match_end
 from tests import TEST_BOTS
+from tests.arena.scripted import HOSTILE_BOTS, SAMPLE_BOTS, read_records
 
 BOTS = TEST_BOTS
 CONFIG = GameConfig(small_blind=1, big_blind=2)
@@ -342,3 +350,86 @@ def test_the_time_bank_lets_a_slow_bot_run_over_once() -> None:
         assert ledger.latency_stats().max_ms >= 450
         assert sessions[0].time_bank_left_s == 0.0
         assert hand.result is not None
+
+
+# -- whole matches --------------------------------------------------------------------------
+
+
+def _bot(folder: str, *args: str) -> BotManifest:
+    manifest = load_manifest(HOSTILE_BOTS / folder / "bot.toml")
+    if args:
+        manifest = replace(manifest, command=(*manifest.command[:2], *args))
+    return manifest
+
+
+def _station() -> BotManifest:
+    return load_manifest(SAMPLE_BOTS / "python_calling_station" / "bot.toml")
+
+
+def _play(manifests: list[BotManifest], config: MatchConfig, out_dir: Path) -> MatchResult:
+    result = run_match(config, open_sessions(manifests, config), out_dir)
+    assert result.hands_played == config.hand_count
+    assert sum(player.chips_won for player in result.players) == 0  # chips conserved
+    for record in read_records(out_dir / "hands.jsonl"):
+        if record["type"] == "hand":
+            history = record["history"]["result"]
+            start = sum(history["starting_stacks"].values())
+            assert (
+                sum(history["final_stacks"].values())
+                == start
+                == config.starting_stack * len(history["starting_stacks"])
+            )
+    return result
+
+
+def _counts(result: MatchResult, player_id: str) -> dict[str, int]:
+    counts: dict[str, int] = result.player(player_id).faults["counts"]
+    return counts
+
+
+def test_crashes_on_every_street_are_faults_and_the_match_completes(tmp_path: Path) -> None:
+    streets = ["hand_start", "PRE_FLOP", "FLOP", "TURN", "RIVER", "hand_end"]
+    manifests = [_station(), *(_bot("crasher", street, "exit") for street in streets)]
+    manifests.append(_bot("crasher", "PRE_FLOP", "signal"))
+    config = MatchConfig(hand_count=6, seed=7, decision_timeout_s=1.0, restart_budget=2)
+    result = _play(manifests, config, tmp_path)
+    for index in range(1, len(manifests)):
+        counts = _counts(result, f"p{index}")
+        assert counts["crash"] >= 1, (manifests[index].command, counts)
+        assert counts["restart"] <= 2
+    assert _counts(result, "p0")["crash"] == 0
+    # The pre-flop crasher died in every process it had: its budget is spent.
+    assert result.player("p2").is_sitting_out
+    assert replay_file(tmp_path / "hands.jsonl").is_ok
+
+
+def test_hanging_garbage_stale_and_flooding_bots_are_recorded(tmp_path: Path) -> None:
+    manifests = [
+        _station(),
+        _bot("hang", "act"),
+        _bot("garbage", "text"),
+        _bot("garbage", "illegal", "once"),
+        _bot("stale", "always"),
+        _bot("flood", "1", "0.1"),
+        _bot("unsolicited"),
+    ]
+    config = MatchConfig(hand_count=5, seed=3, decision_timeout_s=0.25, startup_timeout_s=5.0)
+    result = _play(manifests, config, tmp_path)
+    assert _counts(result, "p1")["timeout"] >= 1
+    assert _counts(result, "p2")["invalid_reply"] >= 3
+    assert _counts(result, "p3")["invalid_reply"] >= 1
+    stale = _counts(result, "p4")
+    assert stale["stale_reply"] >= 1 and stale["timeout"] >= 1
+    assert _counts(result, "p5")["stale_reply"] >= 1
+    assert _counts(result, "p6")["unsolicited_line"] >= 1
+    # 1 MB of stderr is over the 256 KiB log cap: the rest is counted, not kept.
+    assert result.player("p5").faults["dropped_output_bytes"] > 0
+    assert replay_file(tmp_path / "hands.jsonl").is_ok
+
+
+def test_a_bot_that_never_starts_sits_out_and_the_match_still_runs(tmp_path: Path) -> None:
+    manifests = [_station(), _bot("hang", "startup"), _station()]
+    config = MatchConfig(hand_count=3, seed=1, startup_timeout_s=0.3, restart_budget=1)
+    result = _play(manifests, config, tmp_path)
+    assert _counts(result, "p1")["startup_failure"] == 2  # the start and one restart
+    assert result.player("p1").is_sitting_out

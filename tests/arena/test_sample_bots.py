@@ -1,5 +1,6 @@
-"""The starter bots: each passes ``check-bot``, draws sensibly, and stays a short,
-stand-alone program (the import rule is in test_architecture.py)."""
+"""The starter bots end to end: each passes ``check-bot``, draws sensibly, and stays a
+short, stand-alone program (the import rule is in test_architecture.py); ``arena demo``
+plays them all, the same match every time."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import random
 import shutil
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -18,8 +20,10 @@ import pytest
 from arena.bots.build import build_bot
 from arena.bots.manifest import load_manifest
 from arena.bots.process import ProcessTransport
+from arena.cli import main
 from arena.session.policy import TimeLimits
 from arena.tools.checkbot import check_bot
+from arena.tools.replay import replay_file
 from engine.actions import Discard, LegalActions
 from engine.cards import parse_cards
 from engine.config import GameConfig
@@ -172,3 +176,36 @@ def test_the_hand_strength_bot_raises_strong_hands_and_folds_bad_prices() -> Non
     # A pair that is all on the board is nobody's strength.
     request.update(hole_cards=wire("7c 2d"), community_cards=wire("Ks Kd 9h"), to_call=30)
     assert bot.win_chance(request) == pytest.approx(0.15)
+
+
+def test_the_demo_plays_every_starter_bot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = {"python random", "python calling station", "python hand strength"}
+    if shutil.which("node"):
+        expected.add("js tight")
+    if shutil.which("make") and shutil.which("gcc"):
+        expected.add("c pairs")
+    assert main(["demo", "--hands", "30", "--out", str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "bb/100" in out
+    results = json.loads((tmp_path / "results.json").read_text())
+    names = {player["name"] for player in results["players"]}
+    assert names == expected
+    assert results["hands_played"] == 30
+    assert sum(player["chips_won"] for player in results["players"]) == 0
+    for player in results["players"]:
+        counts = player["faults"]["counts"]
+        assert counts["crash"] == counts["invalid_reply"] == counts["startup_failure"] == 0
+    assert replay_file(tmp_path / "hands.jsonl").is_ok
+
+
+def test_the_demo_is_the_same_match_every_time(tmp_path: Path) -> None:
+    # Every starter bot is deterministic (the random one is seeded in its manifest), so
+    # the demo's hand history is byte for byte the same from run to run.
+    histories = []
+    for run in ("first", "second"):
+        argv = ["demo", "--hands", "20", "--out", str(tmp_path / run), "--no-progress"]
+        assert main(argv) == 0
+        histories.append((tmp_path / run / "hands.jsonl").read_bytes())
+    assert histories[0] == histories[1]

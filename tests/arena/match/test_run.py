@@ -1,46 +1,17 @@
-"""Same seed, same deterministic bots: byte-identical hand histories."""
+"""A match with live bots (:mod:`arena.match.run`): sessions from manifests, and real
+deterministic bots giving byte-identical histories."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
+import pytest
+
 from arena.bots.manifest import load_manifest
-from arena.match.config import MatchConfig, StackPolicy
-from arena.match.run import open_sessions, run_match
-from engine.deck import Deck
-from engine.table import hand_rng
-from tests.arena.scripted import (
-    SAMPLE_BOTS,
-    calling_station,
-    folder,
-    min_raiser,
-    play,
-    read_records,
-)
-
-
-def _in_memory_history(out_dir: Path, seed: int) -> bytes:
-    config = MatchConfig(hand_count=25, seed=seed, stack_policy=StackPolicy.CARRY)
-    play([min_raiser, calling_station, folder, calling_station], config, out_dir)
-    return (out_dir / "hands.jsonl").read_bytes()
-
-
-def test_same_seed_gives_byte_identical_histories(tmp_path: Path) -> None:
-    first = _in_memory_history(tmp_path / "a", 77)
-    second = _in_memory_history(tmp_path / "b", 77)
-    assert first == second
-    assert _in_memory_history(tmp_path / "c", 78) != first
-
-
-def test_each_hand_is_dealt_from_the_match_seed_and_its_number(tmp_path: Path) -> None:
-    play([calling_station, folder], MatchConfig(hand_count=4, seed=12), tmp_path)
-    hands = [r for r in read_records(tmp_path / "hands.jsonl") if r["type"] == "hand"]
-    for record in hands:
-        number = record["hand_number"]
-        expected = [str(card) for card in Deck.shuffled(hand_rng(12, number)).order]
-        assert record["history"]["deck"] == expected
-        assert record["history"]["seed"] == f"12:{number}"
+from arena.match.config import MatchConfig, MatchConfigError
+from arena.match.run import live_match, open_sessions, run_match
+from tests.arena.scripted import SAMPLE_BOTS
 
 
 def test_real_deterministic_bots_give_byte_identical_histories(tmp_path: Path) -> None:
@@ -56,3 +27,20 @@ def test_real_deterministic_bots_give_byte_identical_histories(tmp_path: Path) -
         texts.append((out_dir / "hands.jsonl").read_bytes())
     assert texts[0] == texts[1]
     assert texts[0].count(b'"type":"hand"') == 12
+
+
+@pytest.mark.parametrize("count", [1, 11])
+def test_a_match_needs_two_to_ten_bots(count: int) -> None:
+    config = MatchConfig()
+    with pytest.raises(MatchConfigError, match=f"2 to 10 bots, got {count}"):
+        live_match(config, [("", None)] * count)
+
+
+def test_open_sessions_makes_one_unstarted_session_per_manifest() -> None:
+    manifest = load_manifest(SAMPLE_BOTS / "python_calling_station" / "bot.toml")
+    config = MatchConfig(decision_timeout_s=0.25, restart_budget=1)
+    opened = open_sessions([manifest, manifest], config)
+    assert [name for name, _ in opened] == [manifest.name, manifest.name]
+    session = opened[1][1]
+    assert (session.player_id, session.seat_index, session.restart_budget) == ("p1", 1, 1)
+    assert session.limits.decision_s == 0.25 and not session.is_alive
