@@ -7,6 +7,7 @@ on a :class:`arena.transport.FakeClock`, so timeouts cost no real time.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -106,6 +107,32 @@ def crasher(*, on: str = "act", exit_code: int = 3) -> Bot:
         if message["type"] == on:
             raise BotExit(exit_code)
         return calling_station(message)
+
+    return bot
+
+
+def chooser(seed: int) -> Bot:
+    """Picks a random legal action (a random raise size, a random discard) from its own
+    ``random.Random(seed)``: the same seed, the same choices."""
+    rng = random.Random(seed)
+
+    def bot(message: dict[str, Any]) -> BotOutput:
+        kind = message["type"]
+        if kind == "hello":
+            return ready(message, f"random{seed}")
+        if kind == "act":
+            legal = message["legal_actions"]
+            pick = rng.choice(legal)
+            reply = {"type": "action", "seq": message["seq"], "action": pick}
+            if pick == "RAISE":
+                reply["amount"] = rng.randint(message["min_raise_to"], message["max_raise_to"])
+            return reply
+        if kind == "draw":
+            cards = message.get("hole_cards", [])
+            keep = [c for c in cards if rng.random() < 0.6]
+            discard = [c for c in cards if c not in keep][:3]
+            return {"type": "discard", "seq": message["seq"], "cards": discard}
+        return None
 
     return bot
 
