@@ -1,14 +1,19 @@
-"""The stack formats (:mod:`arena.match.formats`) in whole matches: stacks reset every hand,
-carried with eliminations, or a freezeout until one bot has every chip."""
+"""The stack formats (:mod:`arena.match.formats`): stacks reset every hand, carried with
+eliminations, or a freezeout until one bot has every chip; in whole matches first, then
+each format on its own (deal, deal ahead, eliminations, the end, the standings)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from arena.bots.in_memory import FakeClock
-from arena.match.config import MatchConfig, StackPolicy
-from arena.match.formats import format_for
+from arena.match.config import MatchConfig, MatchError, StackPolicy
+from arena.match.formats import CarriedStacks, FreezeoutStacks, ResetStacks, format_for
 from arena.match.results import MatchResult
+from engine.actions import Action, AllIn, Call, Check, Fold
 from engine.hand import Hand
 from engine.schedule import BlindSchedule
 from tests.arena.scripted import (
@@ -99,3 +104,130 @@ def test_freezeout_capped_by_hand_count_places_survivors_by_chips() -> None:
     assert result.hands_played == 3
     assert result.ended_reason == "max_hands"
     assert result.ranked()[0].final_stack is not None
+
+
+# -- each format on its own -------------------------------------------------------------------
+
+
+def _play_out(hand: Hand, choose: Callable[[Hand], Action]) -> Hand:
+    while not hand.is_over:
+        hand.act(choose(hand))
+    return hand
+
+
+def _all_in_or_call(hand: Hand) -> Action:
+    legal = hand.legal_actions()
+    assert legal is not None
+    return AllIn() if legal.can_all_in else (Call() if legal.can_call else Check())
+
+
+def _fold_or_check(hand: Hand) -> Action:
+    legal = hand.legal_actions()
+    assert legal is not None
+    return Check() if legal.can_check else Fold()
+
+
+def test_format_for_gives_one_strategy_object_per_stack_policy() -> None:
+    kinds = {
+        policy: type(format_for(MatchConfig(stack_policy=policy), ["p0", "p1"]))
+        for policy in (StackPolicy.RESET, StackPolicy.CARRY)
+    }
+    freezeout = format_for(
+        MatchConfig(hand_count=None, stack_policy=StackPolicy.FREEZEOUT), ["a", "b"]
+    )
+    assert kinds == {StackPolicy.RESET: ResetStacks, StackPolicy.CARRY: CarriedStacks}
+    assert type(freezeout) is FreezeoutStacks
+    modes = [ResetStacks.result_mode, CarriedStacks.result_mode, FreezeoutStacks.result_mode]
+    assert modes == ["hands", "carry", "freezeout"]
+
+
+def test_reset_stacks_deal_every_hand_from_the_starting_stack_and_nobody_busts() -> None:
+    config = MatchConfig(hand_count=3, seed=4, starting_stack=50)
+    stacks = ResetStacks(config, ["p0", "p1"], clock=FakeClock())
+    assert not stacks.is_carried and stacks.progress_note() == ""
+    hand = _play_out(stacks.deal(), _all_in_or_call)
+    assert sorted(hand.stacks.values()) != [50, 50]  # somebody won chips
+    assert stacks.finish_hand(hand) == []
+    assert not stacks.is_over(1)
+    second = stacks.deal()
+    assert second.hand_number == 2
+    assert [setup.stack for setup in second.seats] == [50, 50]
+    assert stacks.is_over(3) and not stacks.is_over(2)
+    assert stacks.ended_reason() == "hand_count"
+
+
+def test_reset_stacks_use_a_hand_dealt_ahead_only_when_it_is_the_hand_due() -> None:
+    config = MatchConfig(hand_count=5, seed=4)
+    stacks = ResetStacks(config, ["p0", "p1", "p2"], clock=FakeClock())
+    first = stacks.deal()
+    ahead = stacks.deal_ahead(after=first)
+    assert ahead is not None and ahead.hand_number == 2
+    stacks.finish_hand(_play_out(first, _fold_or_check))
+    assert stacks.deal(dealt_ahead=ahead) is ahead
+    # A hand dealt ahead for another moment (here: hand 2 again, at hand 3) is not used;
+    # the hand due is dealt from the seed instead.
+    stacks.finish_hand(_play_out(ahead, _fold_or_check))
+    third = stacks.deal(dealt_ahead=ahead)
+    assert third is not ahead and third.hand_number == 3
+
+
+def test_reset_standings_rank_by_chips_won_and_share_equal_places() -> None:
+    config = MatchConfig(hand_count=1, starting_stack=100)
+    stacks = ResetStacks(config, ["p0", "p1", "p2", "p3"], clock=FakeClock())
+    standings = stacks.standings({"p0": -20, "p1": 10, "p2": 10, "p3": 0})
+    assert [(s.place, s.player_id, s.chips, s.is_shared) for s in standings] == [
+        (1, "p1", 110, True),
+        (1, "p2", 110, True),
+        (3, "p3", 100, False),
+        (4, "p0", 80, False),
+    ]
+    assert all(s.busted_hand_number is None for s in standings)
+
+
+def test_carried_stacks_eliminate_a_busted_player_and_end_with_one_left() -> None:
+    config = MatchConfig(hand_count=50, seed=3, starting_stack=40, stack_policy=StackPolicy.CARRY)
+    stacks = CarriedStacks(config, ["p0", "p1"], clock=FakeClock())
+    assert stacks.is_carried
+    hand = stacks.deal()
+    assert stacks.deal_ahead(after=hand) is None  # the next stacks depend on this hand
+    eliminated: list[str] = []
+    while not stacks.is_over(0):
+        eliminated += stacks.finish_hand(_play_out(hand, _all_in_or_call))
+        if not stacks.is_over(0):
+            hand = stacks.deal()
+    assert len(eliminated) == 1
+    assert stacks.ended_reason() == "one_player_left"
+    assert stacks.progress_note() == "1 left"
+    standings = stacks.standings({})
+    assert [s.place for s in standings] == [1, 2]
+    assert standings[0].chips == 80 and standings[1].player_id == eliminated[0]
+    assert standings[1].busted_hand_number == hand.hand_number
+
+
+@pytest.mark.parametrize(
+    ("policy", "reason"), [(StackPolicy.CARRY, "hand_count"), (StackPolicy.FREEZEOUT, "max_hands")]
+)
+def test_carried_stacks_cut_short_by_the_hand_count_say_why(
+    policy: StackPolicy, reason: str
+) -> None:
+    config = MatchConfig(hand_count=2, seed=3, stack_policy=policy)
+    stacks = format_for(config, ["p0", "p1", "p2"], clock=FakeClock())
+    for _ in range(2):
+        assert not stacks.is_over(0)
+        assert stacks.finish_hand(_play_out(stacks.deal(), _fold_or_check)) == []
+    assert stacks.is_over(2)
+    assert stacks.ended_reason() == reason
+    assert stacks.progress_note() == "3 left"
+    # Nobody busted: the survivors are placed by chips.
+    standings = stacks.standings({})
+    assert sorted(s.chips for s in standings) == sorted(stacks.table.stacks.values())
+    assert sum(s.chips for s in standings) == 600
+
+
+def test_carried_stacks_stop_the_match_when_chips_go_missing() -> None:
+    config = MatchConfig(hand_count=5, seed=3, stack_policy=StackPolicy.CARRY)
+    stacks = CarriedStacks(config, ["p0", "p1"], clock=FakeClock())
+    hand = _play_out(stacks.deal(), _fold_or_check)
+    stacks._total_chips += 1  # the table now holds one chip fewer than it should
+    with pytest.raises(MatchError, match="after hand 1 the table holds 400 chips, expected 401"):
+        stacks.finish_hand(hand)
