@@ -7,10 +7,13 @@ import json
 
 import pytest
 
+from arena.session.channel import Channel
 from arena.session.faults import FaultKind
 from engine.actions import Call
+from engine.view import SeatView
 from protocol.codec import encode
 from protocol.messages import act_request, hand_start
+from protocol.request_encoder import EventTextCache, RequestEncoder
 from tests.arena.session.harness import (
     HELLO,
     READY,
@@ -133,3 +136,100 @@ def test_preparing_a_hand_start_for_a_bot_that_is_down_does_nothing() -> None:
     session.prepare_hand_start(facing_bet_view(), hand_id="h1")
     session.hand_start(facing_bet_view(), hand_id="h1")
     assert harness.sent == []
+
+
+# -- the channel on its own --------------------------------------------------------------------
+
+
+def test_held_lines_go_out_in_order_in_front_of_the_next_line() -> None:
+    channel = Channel()
+    assert channel.take(b"a\n") == b"a\n"  # nothing held: the line alone
+    channel.hold(b"h1\n")
+    channel.hold(b"h2\n")
+    assert channel.has_held_lines
+    assert channel.take(b"req\n") == b"h1\nh2\nreq\n"
+    assert not channel.has_held_lines
+    assert channel.take(b"next\n") == b"next\n"
+    channel.hold(b"h3\n")
+    assert channel.take() == b"h3\n"  # a flush: the held lines only
+
+
+def test_clear_forgets_the_held_lines() -> None:
+    channel = Channel()
+    channel.hold(b"old\n")
+    channel.clear()
+    assert not channel.has_held_lines
+    assert channel.take(b"new\n") == b"new\n"
+
+
+class CountingEncoder:
+    """Counts how often a ``hand_start`` is encoded."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        real = RequestEncoder.hand_start
+
+        def counted(encoder: RequestEncoder, view: SeatView, *, hand_id: str) -> bytes:
+            self.count += 1
+            return real(encoder, view, hand_id=hand_id)
+
+        monkeypatch.setattr(RequestEncoder, "hand_start", counted)
+
+
+def test_a_prepared_hand_start_is_used_for_the_same_view_and_hand_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    encoder = CountingEncoder(monkeypatch)
+    channel = Channel()
+    view = facing_bet_view()
+    channel.prepare_hand_start(view, hand_id="h1")
+    assert encoder.count == 1
+    assert channel.hand_start(view, hand_id="h1") == encode(hand_start(view, hand_id="h1"))
+    assert encoder.count == 1  # the prepared line went out
+    # Used once: the next hand_start is encoded again.
+    assert channel.hand_start(view, hand_id="h1") == encode(hand_start(view, hand_id="h1"))
+    assert encoder.count == 2
+
+
+@pytest.mark.parametrize(
+    ("asked_view", "asked_id"),
+    [("same", "h2"), ("other", "h1")],
+    ids=["another_hand_id", "another_view"],
+)
+def test_a_prepared_hand_start_is_not_used_for_another_view_or_hand_id(
+    monkeypatch: pytest.MonkeyPatch, asked_view: str, asked_id: str
+) -> None:
+    encoder = CountingEncoder(monkeypatch)
+    channel = Channel()
+    view = facing_bet_view()
+    channel.prepare_hand_start(view, hand_id="h1")
+    asked = view if asked_view == "same" else free_check_view()
+    line = channel.hand_start(asked, hand_id=asked_id)
+    assert line == encode(hand_start(asked, hand_id=asked_id))
+    assert encoder.count == 2  # encoded again
+
+
+def test_clear_forgets_a_prepared_hand_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    encoder = CountingEncoder(monkeypatch)
+    channel = Channel()
+    view = facing_bet_view()
+    channel.prepare_hand_start(view, hand_id="h1")
+    channel.clear()
+    assert channel.hand_start(view, hand_id="h1") == encode(hand_start(view, hand_id="h1"))
+    assert encoder.count == 2
+
+
+def test_a_request_is_the_act_line_whether_or_not_it_was_prepared() -> None:
+    view = facing_bet_view()
+    expected = encode(
+        act_request(view, seq=4, hand_id="h1", time_limit_ms=900, attempt=2, max_attempts=3)
+    )
+    for prepare in (False, True):
+        channel = Channel(EventTextCache())
+        channel.hand_start(view, hand_id="h1")
+        if prepare:
+            channel.prepare(view)
+        line = channel.request(
+            view, seq=4, hand_id="h1", time_limit_ms=900, attempt=2, max_attempts=3
+        )
+        assert line == expected

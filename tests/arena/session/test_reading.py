@@ -3,15 +3,25 @@ recorded, stale and late replies are dropped by their ``seq``, draining is bound
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
-from arena.bots.in_memory import BotOutput, Delayed
+from arena.bots.in_memory import BotOutput, Delayed, FakeClock, InMemoryTransport
 from arena.session.faults import FaultKind
-from arena.session.reading import MAX_DRAINED_LINES
-from engine.actions import Call
-from tests.arena.session.harness import Harness, facing_bet_view, reply, script
+from arena.session.reading import (
+    MAX_DRAINED_LINES,
+    drain_stray_lines,
+    expected_reply_type,
+    parse_decision,
+    read_reply,
+)
+from engine.actions import Call, Discard
+from engine.cards import parse_cards
+from engine.config import DrawLimit
+from protocol.errors import BotFaultError, StaleReplyError
+from tests.arena.session.harness import Harness, draw_view, facing_bet_view, reply, script
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -108,3 +118,126 @@ def test_a_too_long_line_between_decisions_is_dropped_as_unsolicited() -> None:
     assert session.decide(facing_bet_view(), hand_id="h1").action == Call()
     (fault,) = session.ledger.of_kind(FaultKind.UNSOLICITED_LINE)
     assert fault.code == "line_too_long"
+
+
+# -- the reading rules on their own -------------------------------------------------------------
+
+
+def _transport(output: BotOutput) -> tuple[InMemoryTransport, FakeClock]:
+    """A bot that writes ``output`` when it gets its first line (which is sent here)."""
+    clock = FakeClock()
+    transport = InMemoryTransport(lambda message: output, clock=clock, max_line_bytes=200)
+    transport.send(b'{"type":"act","seq":3}\n')
+    return transport, clock
+
+
+def test_read_reply_skips_and_reports_lines_that_are_no_reply() -> None:
+    transport, _ = _transport(
+        [
+            {"type": "chat", "text": "hi"},
+            {"type": "log"},
+            {"type": "action", "seq": 3, "action": "CALL"},
+        ]
+    )
+    strays: list[bytes] = []
+    reply = read_reply(transport, 1.0, "action", strays.append)
+    assert reply == {"type": "action", "seq": 3, "action": "CALL"}
+    assert strays == [b'{"type":"chat","text":"hi"}', b'{"type":"log"}']
+
+
+def test_a_line_with_a_seq_or_of_the_expected_type_is_a_reply() -> None:
+    # Either mark makes it a reply (to be judged: a wrong seq or type is the bot's fault).
+    transport, _ = _transport([{"type": "ready", "seq": 1}, {"type": "discard"}])
+    strays: list[bytes] = []
+    assert read_reply(transport, 1.0, "discard", strays.append) == {"type": "ready", "seq": 1}
+    assert read_reply(transport, 1.0, "discard", strays.append) == {"type": "discard"}
+    assert strays == []
+
+
+def test_read_reply_gives_none_when_the_deadline_passes_first() -> None:
+    transport, clock = _transport(Delayed(5.0, {"type": "action", "seq": 3, "action": "CALL"}))
+    assert read_reply(transport, 2.0, "action", lambda line: None) is None
+    assert clock() == 2.0
+
+
+@pytest.mark.parametrize(
+    ("output", "code"),
+    [
+        (b"not json", "invalid_json"),
+        (b'{"type":"action","pad":"' + b"x" * 300 + b'"}', "line_too_long"),
+        (b"[3]", "not_an_object"),
+    ],
+)
+def test_a_line_that_is_too_long_or_not_a_json_object_raises_the_bots_fault(
+    output: bytes, code: str
+) -> None:
+    transport, _ = _transport(output)
+    with pytest.raises(BotFaultError) as info:
+        read_reply(transport, 1.0, "action", lambda line: None)
+    assert info.value.code == code
+
+
+def _wire(cards: str) -> list[dict[str, str]]:
+    return [card.to_wire() for card in parse_cards(cards)]
+
+
+def test_parse_decision_reads_a_discard_in_a_draw_and_an_action_otherwise() -> None:
+    draw = draw_view()
+    assert draw.legal_actions is not None
+    assert expected_reply_type(draw.legal_actions) == "discard"
+    discard = {"type": "discard", "seq": 5, "cards": _wire("7c 5h")}
+    action = parse_decision(discard, 5, draw.legal_actions, draw.hole_cards)
+    assert action == Discard(tuple(parse_cards("7c 5h")))
+    bet = facing_bet_view()
+    assert bet.legal_actions is not None
+    assert expected_reply_type(bet.legal_actions) == "action"
+    call = {"type": "action", "seq": 5, "action": "CALL"}
+    assert parse_decision(call, 5, bet.legal_actions, bet.hole_cards) == Call()
+    # An action where a discard is due (and the reverse) is the bot's fault.
+    with pytest.raises(BotFaultError):
+        parse_decision(call, 5, draw.legal_actions, draw.hole_cards)
+    with pytest.raises(BotFaultError):
+        parse_decision(discard, 5, bet.legal_actions, bet.hole_cards)
+
+
+def test_parse_decision_applies_the_draw_limit() -> None:
+    draw = draw_view()
+    assert draw.legal_actions is not None
+    legal = dataclasses.replace(draw.legal_actions, max_discard_count=4)
+    four = {"type": "discard", "seq": 5, "cards": _wire("As Ad 7c 5h")}
+    expected = Discard(tuple(parse_cards("As Ad 7c 5h")))
+    assert parse_decision(four, 5, legal, draw.hole_cards) == expected
+    with pytest.raises(BotFaultError) as info:
+        parse_decision(four, 5, legal, draw.hole_cards, draw_limit=DrawLimit.THREE_OR_FOUR_WITH_ACE)
+    assert info.value.code == "too_many_discards"
+
+
+def test_a_reply_to_an_older_request_is_stale() -> None:
+    bet = facing_bet_view()
+    assert bet.legal_actions is not None
+    with pytest.raises(StaleReplyError):
+        parse_decision({"type": "action", "seq": 4, "action": "CALL"}, 5, bet.legal_actions, ())
+
+
+def test_draining_sorts_late_replies_from_unsolicited_lines_and_bad_ones() -> None:
+    transport, _ = _transport(
+        [
+            {"type": "action", "seq": 2, "action": "CALL"},  # a late reply to request 2
+            {"type": "action", "seq": 3, "action": "CALL"},  # seq 3 was never asked
+            b"\xff",
+            b"y" * 300,
+            {"type": "chat"},
+        ]
+    )
+    dropped: list[tuple[FaultKind, str, int | None]] = []
+    drain_stray_lines(
+        transport, 0.0, 2, lambda kind, code, detail, seq: dropped.append((kind, code, seq))
+    )
+    assert dropped == [
+        (FaultKind.STALE_REPLY, "stale_seq", 2),
+        (FaultKind.UNSOLICITED_LINE, "unsolicited", None),
+        (FaultKind.UNSOLICITED_LINE, "unsolicited", None),
+        (FaultKind.UNSOLICITED_LINE, "line_too_long", None),
+        (FaultKind.UNSOLICITED_LINE, "unsolicited", None),
+    ]
+    assert not transport.has_output()  # all read
