@@ -1,5 +1,5 @@
-"""``hands.jsonl`` and ``results.json`` (:mod:`arena.store.jsonl`): written as the match goes, read
-back for replay."""
+"""``hands.jsonl`` and ``results.json`` (:mod:`arena.store.jsonl`): written as the match
+goes (flushed often enough that an interrupted match keeps its hands), read back for replay."""
 
 from __future__ import annotations
 
@@ -7,8 +7,25 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.in_memory import FakeClock
 from arena.match.config import MatchConfig
-from arena.store.jsonl import HandLogError, read_hand_log
+from arena.match.records import (
+    HandRecord,
+    MatchEndRecord,
+    MatchHeader,
+    PlayerEntry,
+    StandingEntry,
+    encode_record,
+)
+from arena.match.results import MatchResult, PlayerResult
+from arena.store.jsonl import (
+    HISTORY_FILE_NAME,
+    RESULTS_FILE_NAME,
+    HandLogError,
+    HandLogWriter,
+    JsonLinesStore,
+    read_hand_log,
+)
 from tests.arena.scripted import (
     calling_station,
     min_raiser,
@@ -45,3 +62,64 @@ def test_hand_log_is_flushed_hand_by_hand(tmp_path: Path) -> None:
     assert log.footer is not None and log.footer["hands_played"] == 3
     assert log.header["players"][1]["name"] == "raiser"
     assert result.history_path == str(tmp_path / "hands.jsonl")
+
+
+# -- the store on its own ----------------------------------------------------------------------
+
+PLAYERS = (PlayerEntry("p0", 0, "a"), PlayerEntry("p1", 1, "b"))
+HEADER = MatchHeader("m", 3, {"hand_count": 1}, PLAYERS)
+HAND = HandRecord(1, "m-1", (), (), {"deck": []})
+STANDINGS = (StandingEntry("p0", "a", 201, 1, 1), StandingEntry("p1", "b", 199, -1, 2))
+END = MatchEndRecord(1, STANDINGS)
+
+
+def test_the_store_writes_header_hands_and_end_then_results(tmp_path: Path) -> None:
+    store = JsonLinesStore(tmp_path / "run")
+    assert store.history_path == tmp_path / "run" / HISTORY_FILE_NAME
+    store.begin(HEADER)
+    store.add_hand(HAND)
+    store.end(END)
+    store.close()
+    store.close()  # idempotent
+    text = store.history_path.read_text(encoding="utf-8")
+    assert text == encode_record(HEADER) + encode_record(HAND) + encode_record(END)
+    log = read_hand_log(store.history_path)
+    assert log.header == HEADER.to_dict() and log.footer == END.to_dict()
+    assert list(log) == [HAND.to_dict()] and log.path == store.history_path
+    result = MatchResult("m", 3, "hands", 1, (PlayerResult("p0", "a", 0, 1, 1, 0.5),))
+    store.save_result(result)
+    assert MatchResult.read_json(tmp_path / "run" / RESULTS_FILE_NAME) == result
+
+
+def test_writing_to_the_store_before_begin_is_our_bug(tmp_path: Path) -> None:
+    store = JsonLinesStore(tmp_path)
+    with pytest.raises(RuntimeError, match=r"begin\(\) was not called"):
+        store.add_hand(HAND)
+    with pytest.raises(RuntimeError, match=r"begin\(\) was not called"):
+        store.end(END)
+    store.close()  # nothing opened: nothing to close
+    assert not store.history_path.exists()
+
+
+def test_an_interrupted_match_leaves_a_history_without_its_end(tmp_path: Path) -> None:
+    store = JsonLinesStore(tmp_path)
+    store.begin(HEADER)
+    store.add_hand(HAND)
+    store.close()
+    log = read_hand_log(store.history_path)
+    assert log.footer is None and len(log.hands) == 1
+
+
+def test_the_writer_flushes_when_the_last_flush_is_old_enough(tmp_path: Path) -> None:
+    clock = FakeClock()
+    path = tmp_path / "deep" / "h.jsonl"
+    with HandLogWriter(path, flush_interval_s=1.0, clock=clock) as writer:
+        writer.write_line("one\n")
+        assert path.read_text() == ""  # buffered
+        clock.advance(1.0)
+        writer.write_line("two\n")
+        assert path.read_text() == "one\ntwo\n"  # flushed: a crash now keeps both
+        writer.write_line("three\n")
+        assert path.read_text() == "one\ntwo\n"
+    assert path.read_text() == "one\ntwo\nthree\n"
+    writer.close()  # idempotent
