@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,7 @@ from arena import cli
 from arena.cli import main, parse_duration, parse_schedule
 from arena.commands import play as play_command
 from arena.match.config import MatchConfig
+from arena.match.run import run_match
 from engine.schedule import BlindLevel, ScheduleError
 from tests.arena.scripted import (
     HOSTILE_BOTS,
@@ -263,3 +265,23 @@ def test_ctrl_c_stops_the_match_and_says_where_the_hands_are(
     argv = ["match", STATION, STATION, "--hands", "2", "--out", str(tmp_path), "--no-progress"]
     assert main(argv) == 130
     assert f"interrupted: the hands played so far are in {tmp_path}" in capsys.readouterr().out
+
+
+def test_no_prefetch_plays_the_same_match_without_work_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen: list[bool] = []
+
+    def spy(config: MatchConfig, *args: Any, **kwargs: Any) -> Any:
+        seen.append(config.prefetch)
+        return run_match(config, *args, **kwargs)
+
+    monkeypatch.setattr(play_command, "run_match", spy)
+    argv = ["match", STATION, STRENGTH, "--hands", "8", "--seed", "5", "--no-progress"]
+    argv += ["--log-level", "off"]
+    assert main([*argv, "--out", str(tmp_path / "on")]) == 0
+    assert main([*argv, "--no-prefetch", "--out", str(tmp_path / "off")]) == 0
+    assert seen == [True, False]
+    history = (tmp_path / "on" / "hands.jsonl").read_bytes()
+    assert history.count(b'"type":"hand"') == 8
+    assert (tmp_path / "off" / "hands.jsonl").read_bytes() == history
