@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from arena.match.config import MatchConfig, StackPolicy
-from arena.tools.replay import HandCheck, ReplayReport, replay_file
+from arena.store.jsonl import HandLog
+from arena.tools.replay import HandCheck, RecordedDecider, ReplayReport, replay_file
+from engine.actions import Fold, LegalActions, RaiseTo
+from engine.config import GameConfig
+from engine.deck import Deck
+from engine.hand import Hand, SeatSetup
 from engine.schedule import BlindSchedule
 from tests.arena.scripted import (
     calling_station,
@@ -191,3 +197,89 @@ def test_report_without_hands() -> None:
 def _json_line(record: object) -> str:
     """A record as the hand history writes it: compact JSON and a newline."""
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+# -- the recorded-reply decider on its own -------------------------------------------------------
+
+
+def _decider(decisions: list[Record], *, sitting_out: list[int] | None = None) -> RecordedDecider:
+    header = {"players": [{"seat_index": 0, "name": "ann"}, {"seat_index": 1, "name": "bob"}]}
+    hand = {"hand_number": 1, "sitting_out": sitting_out or [], "decisions": decisions}
+    return RecordedDecider(HandLog(header=header, hands=(hand,)), MatchConfig(hand_count=2))
+
+
+def _heads_up() -> tuple[Hand, int, LegalActions]:
+    seats = [SeatSetup(0, "p0", 200), SeatSetup(1, "p1", 200)]
+    hand = Hand.start(GameConfig(), seats, button_index=0, deck=Deck.shuffled(random.Random(3)))
+    legal = hand.legal_actions()
+    assert hand.actor_index is not None and legal is not None
+    return hand, hand.actor_index, legal
+
+
+def test_the_decider_parses_the_recorded_reply_again() -> None:
+    hand, actor, legal = _heads_up()
+    reply = {"type": "action", "seq": 2, "action": "RAISE", "amount": 6}
+    decider = _decider([{"seat_index": actor, "by": "bot", "replies": [reply]}])
+    assert decider.start(cast(Any, None)) == {0: "ann", 1: "bob"}
+    assert decider.prepare_hand(1, [0, 1]) == []
+    decision = decider.decide(hand, "m-1", actor, legal, None)
+    assert (decision.action, decision.by, decision.replies) == (RaiseTo(6), "bot", (reply,))
+    assert decider.divergence == "" and decider.seat_summary(actor) == (False, {})
+
+
+def test_the_decider_reports_the_first_divergence_and_plays_on_with_defaults() -> None:
+    hand, actor, legal = _heads_up()
+    too_small = {"type": "action", "seq": 2, "action": "RAISE", "amount": 1}
+    decider = _decider([{"seat_index": actor, "by": "bot", "replies": [too_small]}])
+    decider.prepare_hand(1, [0, 1])
+    decision = decider.decide(hand, "m-1", actor, legal, None)
+    assert decision.action == Fold() and decision.by == "bot"  # the default, in its place
+    first = decider.divergence
+    assert first.startswith(f"decision 0 (seat {actor}): the recorded reply is rejected now")
+    # The next decision was never recorded: the seat is folded, the first reason stays.
+    later = decider.decide(hand, "m-1", actor, legal, None)
+    assert (later.action, later.by) == (Fold(), "diverged")
+    assert decider.divergence == first
+    # A new hand starts with a clean slate (and hand 2 is not in the history).
+    decider.prepare_hand(2, [0, 1])
+    assert decider.divergence == "the hand is not in the history"
+    assert decider.recorded_hand() == {}
+
+
+def test_a_decision_recorded_for_another_seat_is_a_divergence() -> None:
+    hand, actor, legal = _heads_up()
+    decider = _decider([{"seat_index": 1 - actor, "by": "policy", "fault": "timeout"}])
+    decider.prepare_hand(1, [0, 1])
+    decision = decider.decide(hand, "m-1", actor, legal, None)
+    assert (decision.action, decision.by) == (Fold(), "diverged")
+    assert decider.divergence == f"decision 0 is seat {actor}'s, the record has seat {1 - actor}'s"
+
+
+def test_a_seat_recorded_dead_stays_dead_for_the_rest_of_the_hand_only() -> None:
+    hand, actor, legal = _heads_up()
+    decider = _decider([{"seat_index": actor, "by": "dead"}])
+    decider.prepare_hand(1, [0, 1])
+    assert decider.decide(hand, "m-1", actor, legal, None).by == "dead"
+    # Asked again in the same hand: dead without reading the record (nothing to diverge).
+    assert decider.decide(hand, "m-1", actor, legal, None).by == "dead"
+    assert decider.divergence == ""
+    decider.prepare_hand(1, [0, 1])
+    assert decider.decide(hand, "m-1", actor, legal, None).by == "dead"  # from the record
+
+
+def test_recorded_sitting_out_seats_sit_out_in_the_replay() -> None:
+    hand, actor, legal = _heads_up()
+    decider = _decider([], sitting_out=[actor])
+    assert decider.prepare_hand(1, [0, 1]) == [actor]
+    decision = decider.decide(hand, "m-1", actor, legal, None)
+    assert (decision.action, decision.by) == (Fold(), "sitting_out")
+    assert decider.divergence == ""
+
+
+def test_a_replay_of_a_match_with_dead_seats_is_identical(tmp_path: Path) -> None:
+    config = MatchConfig(hand_count=4, seed=1, restart_budget=2, startup_timeout_s=0.5)
+    path = _history(tmp_path, config, [crasher(on="hello"), calling_station])
+    kinds = {d["by"] for r in read_records(path) if r["type"] == "hand" for d in r["decisions"]}
+    assert {"dead", "sitting_out"} <= kinds
+    report = replay_file(path)
+    assert report.is_ok, report.format()
