@@ -2,7 +2,9 @@
 
 ``engine`` imports nothing from the project but itself and uses only the standard library;
 ``protocol`` may use ``engine``; sample bots import nothing from the project, which proves
-that the protocol alone is enough to write a bot.
+that the protocol alone is enough to write a bot. Inside ``arena`` the subpackages are
+layered too: ``cli -> commands -> tools -> match -> session -> bots``, with ``store``
+beside ``match`` (it reads only the match's record and result types).
 """
 
 from __future__ import annotations
@@ -35,6 +37,178 @@ def _imported_top_levels(path: Path) -> set[str]:
 
 def _python_files(folder: str) -> list[Path]:
     return sorted((ROOT / folder).rglob("*.py"))
+
+
+# -- inside arena --------------------------------------------------------------------------------
+
+#: For each part of ``arena``, the parts it may import (itself included). ``cli`` is the
+#: top: it may import anything. ``commands`` holds one module per ``arena`` command, called
+#: only by ``cli``.
+ARENA_LAYERS: dict[str, frozenset[str]] = {
+    "bots": frozenset({"bots"}),
+    "session": frozenset({"session", "bots"}),
+    "match": frozenset({"match", "session", "bots"}),
+    "store": frozenset({"store"}),
+    "tools": frozenset({"tools", "match", "session", "bots", "store"}),
+    "commands": frozenset({"commands", "tools", "match", "session", "bots", "store"}),
+    "cli": frozenset({"cli", "commands", "tools", "match", "session", "bots", "store"}),
+}
+
+#: Single modules a part may import beyond its layer (the module, then what it may import).
+ARENA_EXCEPTIONS: dict[str, frozenset[str]] = {
+    # The loop hands its records to the store protocol; the concrete store is wired in run.py.
+    "arena/match/loop.py": frozenset({"arena.store.base"}),
+    "arena/match/run.py": frozenset({"arena.store.base", "arena.store.jsonl"}),
+    # The store knows only the match's record and result types.
+    "arena/store/base.py": frozenset({"arena.match.records", "arena.match.results"}),
+    "arena/store/jsonl.py": frozenset({"arena.match.records", "arena.match.results"}),
+}
+
+
+def _arena_part(module: str) -> str:
+    """``arena.match.loop`` -> ``match``; ``arena.cli`` -> ``cli``; ``arena`` -> ``""``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _module_name(relative: str) -> str:
+    """``arena/match/loop.py`` -> ``arena.match.loop`` (a package is its ``__init__``)."""
+    name = relative.removesuffix(".py").replace("/", ".")
+    return name.removesuffix(".__init__")
+
+
+def _arena_imports(relative: str, source: str) -> list[tuple[int, str]]:
+    """Every ``arena`` module imported by the file (line number, full module name),
+    ``from arena import x`` and relative imports resolved."""
+    package = _module_name(relative)
+    if not relative.endswith("__init__.py"):
+        package = package.rpartition(".")[0]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source, filename=relative)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, *([base] if base else [])])
+            if base == "arena":
+                found += [(node.lineno, f"arena.{alias.name}") for alias in node.names]
+            else:
+                found.append((node.lineno, base))
+    return [(line, name) for line, name in found if name.split(".")[0] == "arena"]
+
+
+def forbidden_arena_imports(relative: str, source: str) -> list[str]:
+    """What the file at ``relative`` (``arena/...``) imports against the arena's layering,
+    each as ``file:line imports module (why)``."""
+    part = _arena_part(_module_name(relative))
+    if part == "":  # arena/__init__.py: the package docstring only
+        allowed_parts: frozenset[str] = frozenset()
+    elif part not in ARENA_LAYERS:
+        return [f"{relative}: arena.{part} is not in ARENA_LAYERS: give it its place"]
+    else:
+        allowed_parts = ARENA_LAYERS[part]
+    exceptions = ARENA_EXCEPTIONS.get(relative, frozenset())
+    problems = []
+    for line, module in _arena_imports(relative, source):
+        if _arena_part(module) in allowed_parts or module in exceptions:
+            continue
+        may = ", ".join(f"arena.{name}" for name in sorted(allowed_parts)) or "nothing"
+        extra = f" and {', '.join(sorted(exceptions))}" if exceptions else ""
+        problems.append(
+            f"{relative}:{line} imports {module}: arena.{part} may import only {may}{extra}"
+        )
+    return problems
+
+
+def test_arena_parts_import_only_down_their_layers() -> None:
+    problems = []
+    for path in _python_files("arena"):
+        relative = path.relative_to(ROOT).as_posix()
+        problems += forbidden_arena_imports(relative, path.read_text(encoding="utf-8"))
+    assert not problems, "imports against the arena's layering:\n" + "\n".join(problems)
+
+
+def test_every_arena_part_has_its_place_in_the_layers() -> None:
+    parts = {
+        path.stem if path.is_file() else path.name
+        for path in (ROOT / "arena").iterdir()
+        if (path.is_dir() and (path / "__init__.py").exists())
+        or (path.suffix == ".py" and path.name != "__init__.py")
+    }
+    assert parts <= set(ARENA_LAYERS), f"not in ARENA_LAYERS: {sorted(parts - set(ARENA_LAYERS))}"
+
+
+@pytest.mark.parametrize(
+    ("relative", "source", "named"),
+    [
+        (
+            "arena/bots/process.py",
+            "from arena.session.faults import FaultKind\n",
+            "arena/bots/process.py:1 imports arena.session.faults: arena.bots may import only "
+            "arena.bots",
+        ),
+        (
+            "arena/session/watchdog.py",
+            "import json\nfrom arena.match import config\n",
+            "arena/session/watchdog.py:2 imports arena.match: arena.session may import only",
+        ),
+        (
+            "arena/match/loop.py",
+            "from arena.store.jsonl import JsonLinesStore\n",
+            "arena/match/loop.py:1 imports arena.store.jsonl: arena.match may import only "
+            "arena.bots, arena.match, arena.session and arena.store.base",
+        ),
+        (
+            "arena/match/formats.py",
+            "from arena.store.base import NullStore\n",
+            "arena/match/formats.py:1 imports arena.store.base",
+        ),
+        (
+            "arena/store/jsonl.py",
+            "from arena.match.loop import MatchRunner\n",
+            "arena/store/jsonl.py:1 imports arena.match.loop",
+        ),
+        (
+            "arena/tools/replay.py",
+            "from arena import cli\n",
+            "arena/tools/replay.py:1 imports arena.cli",
+        ),
+        (
+            "arena/match/players.py",
+            "from ..tools.checkbot import check_bot\n",
+            "arena/match/players.py:1 imports arena.tools.checkbot",
+        ),
+        (
+            "arena/session/policy.py",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import arena.match.config\n",
+            "arena/session/policy.py:3 imports arena.match.config",
+        ),
+        (
+            "arena/ladder/rating.py",
+            "import math\n",
+            "arena/ladder/rating.py: arena.ladder is not in ARENA_LAYERS",
+        ),
+    ],
+)
+def test_an_import_against_the_arena_layers_is_named_with_its_file_and_line(
+    relative: str, source: str, named: str
+) -> None:
+    problems = forbidden_arena_imports(relative, source)
+    assert len(problems) == 1 and problems[0].startswith(named), problems
+
+
+def test_imports_down_the_arena_layers_are_allowed() -> None:
+    allowed = {
+        "arena/match/run.py": "from arena.store.jsonl import JsonLinesStore\n",
+        "arena/store/base.py": "from arena.match.records import HandRecord\n",
+        "arena/tools/replay.py": "from arena.store.jsonl import read_hand_log\n",
+        "arena/cli.py": "from arena.commands import play\nfrom arena import tools\n",
+        "arena/session/reading.py": "from . import faults\nfrom ..bots import transport\n",
+    }
+    for relative, source in allowed.items():
+        assert forbidden_arena_imports(relative, source) == [], relative
 
 
 @pytest.mark.parametrize("package", sorted(ALLOWED))
