@@ -44,3 +44,14 @@ def test_match_config_round_trips_through_json_form() -> None:
 def test_replace_keeps_config_valid() -> None:
     config = replace(MatchConfig(), hand_count=7)
     assert config.hand_count == 7
+
+
+def test_prefetch_is_a_speed_switch_that_is_not_recorded() -> None:
+    with pytest.raises(MatchConfigError, match="prefetch must be true or false, got 'no'"):
+        MatchConfig(prefetch="no")  # type: ignore[arg-type]
+    off = MatchConfig(seed=4, prefetch=False)
+    # Nothing a bot receives or the history records depends on it: it is not in to_dict,
+    # so a match with it off is written (and replayed) exactly as with it on.
+    assert off.to_dict() == MatchConfig(seed=4).to_dict()
+    assert "prefetch" not in off.to_dict()
+    assert MatchConfig.from_dict(off.to_dict()).prefetch is True
