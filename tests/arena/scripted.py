@@ -1,7 +1,7 @@
 """Scripted in-memory bots and session helpers for the match, replay and CLI tests.
 
-Each bot is a function ``message -> reply`` run by :class:`arena.transport.InMemoryTransport`
-on a :class:`arena.transport.FakeClock`, so timeouts cost no real time.
+Each bot is a function ``message -> reply`` run by :class:`arena.bots.in_memory.InMemoryTransport`
+on a :class:`arena.bots.in_memory.FakeClock`, so timeouts cost no real time.
 """
 
 from __future__ import annotations
