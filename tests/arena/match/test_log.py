@@ -18,7 +18,7 @@ from tests.arena.scripted import (
 )
 
 
-def test_log_lines_follow_seed_002s_format() -> None:
+def test_log_lines_follow_the_timestamp_game_id_kind_details_format() -> None:
     stream = io.StringIO()
     remove = configure_logging("debug", stream=stream, game_id="seed1")
     try:
