@@ -2,6 +2,7 @@
 matches with the engine and the protocol, stores their records and offers the ``arena``
 command line.
 
-Imports point one way: ``cli -> tools -> match -> session -> bots -> protocol -> engine``;
-``store`` reads only the match's record types.
+Imports point one way: ``cli -> commands -> tools -> match -> session -> bots -> protocol
+-> engine``; ``store`` reads only the match's record types (``tests/test_architecture.py``
+holds the table of what may import what).
 """

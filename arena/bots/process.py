@@ -40,10 +40,7 @@ the bot's stdin, waits ``grace_s`` for it to exit (reading and discarding its ou
 meanwhile, so it cannot block on it), then kills its
 :class:`~arena.bots.process_tree.ProcessTree`.
 
-:func:`process_factory` makes the session's factory of bot processes. For the callers
-that import them from here, :data:`TOKEN_VARIABLE` and :func:`kill_process_tree` are
-re-exported from :mod:`arena.bots.process_tree`, :func:`measure_startup` and
-:class:`StartupTiming` from :mod:`arena.bots.startup`.
+:func:`process_factory` makes the session's factory of bot processes.
 """
 
 from __future__ import annotations
@@ -62,13 +59,10 @@ from collections.abc import Callable
 from arena.bots.launcher import DirectLauncher, Launcher, LaunchSpec
 from arena.bots.manifest import BotManifest
 from arena.bots.process_tree import (
-    TOKEN_VARIABLE,
     ProcessTree,
-    kill_process_tree,
     peek_returncode,
     start_bot_process,
 )
-from arena.bots.startup import StartupTiming, measure_startup
 from arena.bots.stderr_log import DEFAULT_STDERR_CAP_BYTES, CappedLog
 from arena.bots.transport import (
     BotStartError,
@@ -82,11 +76,7 @@ from protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLongErro
 __all__ = [
     "DEFAULT_MAX_INPUT_BACKLOG_BYTES",
     "DEFAULT_MAX_PENDING_BYTES",
-    "TOKEN_VARIABLE",
     "ProcessTransport",
-    "StartupTiming",
-    "kill_process_tree",
-    "measure_startup",
     "process_factory",
 ]
 

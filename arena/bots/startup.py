@@ -23,6 +23,8 @@ from typing import Any
 
 from arena.bots.launcher import Launcher
 from arena.bots.manifest import BotManifest, load_manifest
+from arena.bots.process import ProcessTransport
+from protocol.codec import decode, encode
 
 __all__ = ["StartupTiming", "measure_startup"]
 
@@ -69,11 +71,6 @@ def measure_startup(
     closed (and killed if needed) before the next start. Raises ``RuntimeError`` when a
     start gives no ``ready`` within ``timeout_s``.
     """
-    # Imported here: arena.bots.process re-exports this module's names, so a top-level
-    # import of it would be circular; the codec is only needed when timing is asked for.
-    from arena.bots.process import ProcessTransport
-    from protocol.codec import decode, encode
-
     if not isinstance(manifest, BotManifest):
         manifest = load_manifest(manifest)
     hello: dict[str, Any] = {
