@@ -17,6 +17,7 @@ from arena.match.config import MatchConfig
 from arena.match.results import MatchResult
 from arena.match.run import run_match
 from arena.session.watchdog import BotSession
+from protocol.request_encoder import EventTextCache
 from tests import REPO_ROOT
 
 Bot = Callable[[dict[str, Any]], BotOutput]
@@ -147,11 +148,13 @@ def sessions(
     config: MatchConfig,
     clock: FakeClock,
 ) -> list[tuple[str, BotSession]]:
-    """One in-memory session per bot, with the config's limits and policy."""
+    """One in-memory session per bot, with the config's limits and policy; they share one
+    cache of event texts, as the sessions of a real match do."""
 
     def factory(bot: Bot) -> Callable[[], InMemoryTransport]:
         return lambda: InMemoryTransport(bot, clock=clock)
 
+    event_texts = EventTextCache()
     out = []
     for index, bot in enumerate(bots):
         session = BotSession(
@@ -163,6 +166,7 @@ def sessions(
             max_invalid_attempts=config.max_invalid_attempts,
             check_when_free=config.check_on_timeout,
             restart_budget=config.restart_budget,
+            event_texts=event_texts,
         )
         out.append(("", session))
     return out
