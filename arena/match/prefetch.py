@@ -3,7 +3,8 @@
 A bot's think time is time the arena would spend waiting, and the machine has another
 core. So the work that nothing sent to a bot depends on waits for a request to be on its
 way, and is then done one short step at a time for as long as the bot has not answered
-(the session calls :meth:`Prefetch.step` through ``while_waiting``). In order, a step:
+(the session calls :meth:`Prefetch.step` through ``while_waiting``, which
+:meth:`Prefetch.while_bot_thinks` hands it for each decision). In order, a step:
 
 1. sends the lines held for the other bots (their ``hand_start`` and the last
    ``hand_end``, held so that each bot gets one write: see :class:`arena.match.players.LiveBots`);
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from enum import Enum
 from typing import Protocol
 
 from arena.match.formats import StackFormat
@@ -41,6 +43,14 @@ __all__ = ["MAX_PENDING_TASKS", "NoPrefetch", "Prefetch", "WorkAhead"]
 
 #: Tasks put off at most; beyond this they run before any work ahead.
 MAX_PENDING_TASKS = 30
+
+
+class _Stage(Enum):
+    """How far the steps of one decision have got."""
+
+    FLUSH = 1  # the other bots' held lines
+    NEXT_REQUEST = 2  # encode what the next seat to act will be sent
+    AHEAD_AND_TASKS = 3  # deal the next hand and prepare it, or run a task
 
 
 class WorkAhead(Protocol):
@@ -102,6 +112,10 @@ class Prefetch:
         self._ahead: Hand | None = None
         self._ahead_seats: deque[int] = deque()
         self._is_ahead_tried = False
+        # The decision being asked (while_bot_thinks) and how far its steps have got.
+        self._hand: Hand | None = None
+        self._actor_index = 0
+        self._stage = _Stage.FLUSH
 
     def later(self, task: Callable[[], None]) -> None:
         """Put ``task`` off until a bot thinks (run at once when too many wait)."""
@@ -111,28 +125,29 @@ class Prefetch:
             self._tasks.popleft()()
 
     def while_bot_thinks(self, hand: Hand, actor_index: int) -> Callable[[], bool]:
-        """One step of work per call while ``actor_index``'s bot thinks; a step returns
-        False when nothing is left."""
-        is_next_request_prepared = False
-        is_flushed = False
+        """:meth:`step`, for the decision of ``actor_index`` in ``hand`` now asked."""
+        self._hand = hand
+        self._actor_index = actor_index
+        self._stage = _Stage.FLUSH
+        return self.step
 
-        def step() -> bool:
-            nonlocal is_next_request_prepared, is_flushed
-            if not is_flushed:
-                is_flushed = True
-                self._bots.flush(except_seat=actor_index)
-            elif not is_next_request_prepared:
-                is_next_request_prepared = True
-                self._prepare_next_request(hand, actor_index)
-            elif len(self._tasks) > MAX_PENDING_TASKS or not self._work_ahead(hand):
-                # The records have no deadline but the end of the match; the next hand's
-                # preparation is worth most before this hand ends.
-                if not self._tasks:
-                    return False
-                self._tasks.popleft()()
-            return True
-
-        return step
+    def step(self) -> bool:
+        """One short piece of work (see the module docstring); False when none is left."""
+        hand = self._hand
+        assert hand is not None, "step() before while_bot_thinks()"
+        if self._stage is _Stage.FLUSH:
+            self._stage = _Stage.NEXT_REQUEST
+            self._bots.flush(except_seat=self._actor_index)
+        elif self._stage is _Stage.NEXT_REQUEST:
+            self._stage = _Stage.AHEAD_AND_TASKS
+            self._prepare_next_request(hand, self._actor_index)
+        elif len(self._tasks) > MAX_PENDING_TASKS or not self._work_ahead(hand):
+            # The records have no deadline but the end of the match; the next hand's
+            # preparation is worth most before this hand ends.
+            if not self._tasks:
+                return False
+            self._tasks.popleft()()
+        return True
 
     def take_hand_dealt_ahead(self) -> Hand | None:
         """The hand dealt during the last one (or None), for the format to check and use."""
