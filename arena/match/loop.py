@@ -32,6 +32,7 @@ import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from arena.match.config import MatchConfig, MatchError, require_seat_count
 from arena.match.formats import StackFormat, format_for
@@ -46,6 +47,7 @@ from arena.match.records import (
     MatchHeader,
     PlayerEntry,
     StandingEntry,
+    encode_value,
 )
 from arena.match.results import MatchResult, PlayerResult
 from arena.store.base import NullStore, ResultStore
@@ -250,21 +252,36 @@ class MatchRunner:
             self._seat_of(player_id).eliminated_in_hand = hand.hand_number
         self._tally(hand, result)
         self.hands_played += 1
+        self._record(hand, hand_id, sitting_out, decisions)
+
+    def _record(
+        self,
+        hand: Hand,
+        hand_id: str,
+        sitting_out: Sequence[int],
+        decisions: Sequence[DecisionRecord],
+    ) -> None:
+        """Send the hand's record to the store, in three steps put off one after the other
+        (each short enough to end before a bot's reply is likely back): the engine's history
+        document, its JSON text, then the store."""
         seed = hand_seed(self.config.seed, hand.hand_number)
 
-        def record_hand() -> None:
-            # Building the engine's history document is most of a record's cost; storing
-            # it (encoding and writing) is put off again, as its own step.
+        def build_history() -> None:
+            history = hand_to_history(hand, seed=seed)
+            self.work_ahead.later(lambda: encode_history(history))
+
+        def encode_history(history: dict[str, Any]) -> None:
             record = HandRecord(
                 hand_number=hand.hand_number,
                 hand_id=hand_id,
                 sitting_out=tuple(sitting_out),
                 decisions=tuple(decisions),
-                history=hand_to_history(hand, seed=seed),
+                history=history,
+                history_text=encode_value(history),
             )
             self.work_ahead.later(lambda: self.store.add_hand(record))
 
-        self.work_ahead.later(record_hand)
+        self.work_ahead.later(build_history)
 
     def _tally(self, hand: Hand, result: HandResult) -> None:
         # Each hand counts in its own big blind (a blind schedule changes it).

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from engine.actions import Action, Discard, RaiseTo
@@ -43,6 +43,7 @@ __all__ = [
     "StandingEntry",
     "action_to_dict",
     "encode_record",
+    "encode_value",
 ]
 
 #: Version of the layout described above.
@@ -138,13 +139,18 @@ class DecisionRecord:
 
 @dataclass(frozen=True, slots=True)
 class HandRecord:
-    """One hand: the seats sitting out, every decision, and the engine's history document."""
+    """One hand: the seats sitting out, every decision, and the engine's history document.
+
+    ``history_text`` is ``history`` already encoded (:func:`encode_value`), when it was
+    encoded in a step of its own; the line is the same either way.
+    """
 
     hand_number: int
     hand_id: str
     sitting_out: tuple[int, ...]
     decisions: tuple[DecisionRecord, ...]
     history: dict[str, Any]
+    history_text: str | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The record as written (``history`` last: the biggest value)."""
@@ -210,7 +216,22 @@ def encode_record(record: Record) -> str:
     >>> encode_record(MatchEndRecord(3, ()))
     '{"type":"match_end","hands_played":3,"standings":[]}\\n'
     """
-    return _ENCODER.encode(record.to_dict()) + "\n"
+    data = record.to_dict()
+    if isinstance(record, HandRecord) and record.history_text is not None:
+        # "history" is the last key: the head's text, then the history's, in one object.
+        del data["history"]
+        head = _ENCODER.encode(data)
+        return f'{head[:-1]},"history":{record.history_text}}}\n'
+    return _ENCODER.encode(data) + "\n"
+
+
+def encode_value(value: Any) -> str:
+    """A record's value as :func:`encode_record` writes it.
+
+    >>> encode_value({"seed": "1:2", "name": "café"})
+    '{"seed":"1:2","name":"café"}'
+    """
+    return _ENCODER.encode(value)
 
 
 def standings_dicts(entries: Sequence[StandingEntry]) -> list[dict[str, Any]]:

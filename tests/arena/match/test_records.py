@@ -15,6 +15,7 @@ from arena.match.records import (
     StandingEntry,
     action_to_dict,
     encode_record,
+    encode_value,
     standings_dicts,
 )
 from engine.actions import AllIn, Call, Check, Discard, Fold, RaiseTo
@@ -115,6 +116,21 @@ def test_a_hand_record_is_written_with_the_history_last() -> None:
         '"decisions":[{"seat_index":1,"player_id":"p1","phase":"FLOP","by":"dead",'
         '"action":{"action":"CHECK"}}],"history":{"deck":["As"]}}\n'
     )
+
+
+def test_a_history_encoded_in_its_own_step_gives_the_same_line() -> None:
+    history: dict[str, Any] = {"deck": ["As", "Kd"], "name": "café", "events": [{"x": 1.5}]}
+    plain = HandRecord(3, "m-3", (), (_decision(by="bot", action=Fold(), replies=()),), history)
+    split = HandRecord(
+        3,
+        "m-3",
+        (),
+        (_decision(by="bot", action=Fold(), replies=()),),
+        history,
+        history_text=encode_value(history),
+    )
+    assert split == plain  # the text is a cache, not part of the value
+    assert encode_record(split) == encode_record(plain)
 
 
 def test_a_match_end_record_lists_the_standings_in_order() -> None:
