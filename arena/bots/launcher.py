@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from arena.bots.manifest import BotManifest
+from arena.bots.sandbox.limits import ResourceLimits
 
 __all__ = [
     "PLACEHOLDERS",
@@ -37,11 +38,20 @@ PLACEHOLDERS = ("{python}", "{bot_dir}")
 
 @dataclass(frozen=True, slots=True)
 class LaunchSpec:
-    """Exactly what to execute: no shell, no further expansion."""
+    """Exactly what to execute: no shell, no further expansion.
+
+    ``limits``, when set, are watched by the process code while the bot runs (its tree's
+    memory, CPU time and process count; :mod:`arena.bots.sandbox.watch`).
+    ``private_dir`` is the bot's own temporary directory (its working copy, home and
+    temporary files): a wrapping layer makes it the bot's only writable place, and the
+    process code removes it when the bot is closed.
+    """
 
     argv: tuple[str, ...]
     cwd: Path
     env: Mapping[str, str] = field(hash=False)
+    limits: ResourceLimits | None = None
+    private_dir: Path | None = None
 
 
 class Launcher(Protocol):
