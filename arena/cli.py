@@ -11,6 +11,7 @@ Examples::
     arena match sample_bots/python_calling_station/bot.toml sample_bots/python_random/bot.toml \\
         --hands 500 --seed 7
     arena match a/bot.toml b/bot.toml c/bot.toml --freezeout --stack 500 --schedule double@50
+    arena match a/bot.toml b/bot.toml --sandbox limits --memory 512MiB --processes 16
     arena replay runs/seed7-20260101-120000/hands.jsonl
     arena check-bot sample_bots/python_random/bot.toml
     arena demo
@@ -24,6 +25,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from arena.bots.sandbox.limits import DEFAULT_LIMITS, format_size, parse_size
+from arena.bots.sandbox.select import SandboxLevel
 from arena.commands import check_bot, play, replay
 from arena.commands.play import sample_bot_manifests
 from arena.commands.values import (
@@ -47,6 +50,54 @@ __all__ = [
 ]
 
 # ---------------------------------------------------------------------- parser
+
+
+def _size(text: str) -> int:
+    """A size in bytes: ``1GiB``, ``512MiB``, ``64kB`` or a number of bytes."""
+    try:
+        value = parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1 byte")
+    return value
+
+
+def _add_sandbox_options(parser: argparse.ArgumentParser) -> None:
+    """``--sandbox`` and the resource limits; a limit flag that is given overrides the
+    same limit in a manifest's ``[limits]`` table (the host has the last word)."""
+    sandbox = parser.add_argument_group(
+        "sandbox",
+        "limits per bot; a manifest's [limits] table changes them for its bot, "
+        "and a flag given here overrides both",
+    )
+    sandbox.add_argument(
+        "--sandbox",
+        choices=[level.value for level in SandboxLevel],
+        default=None,
+        help="how bots are isolated (default: the strongest layer that works here)",
+    )
+    limits = DEFAULT_LIMITS
+    # (flag, limit key, is a size, what it limits), in the order of ResourceLimits.
+    flags = (
+        ("--memory", "memory_bytes", True, "memory of all the bot's processes"),
+        ("--cpu-seconds", "cpu_seconds", False, "CPU seconds per process"),
+        ("--processes", "processes", False, "processes of the bot"),
+        ("--file-size", "file_size_bytes", True, "largest file it writes"),
+        ("--open-files", "open_files", False, "open files per process"),
+        ("--tmp-size", "tmp_bytes", True, "its private /tmp (strict)"),
+    )
+    for flag, key, is_size, what in flags:
+        default = getattr(limits, key)
+        shown = format_size(default).replace(" ", "") if is_size else str(default)
+        sandbox.add_argument(
+            flag,
+            dest=key,
+            type=_size if is_size else positive_int,
+            default=None,
+            metavar="SIZE" if is_size else "N",
+            help=f"{what} (default {shown})",
+        )
 
 
 def _add_match_options(parser: argparse.ArgumentParser, *, hands_default: int | None) -> None:
@@ -126,6 +177,7 @@ def _add_match_options(parser: argparse.ArgumentParser, *, hands_default: int | 
         action="store_true",
         help="do no work ahead while bots think (the same results, a slower match)",
     )
+    _add_sandbox_options(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -160,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=[variant.value for variant in Variant],
         default=Variant.HOLDEM.value,
     )
+    _add_sandbox_options(check)
 
     demo = commands.add_parser("demo", help="a match between the starter bots of every language")
     _add_match_options(demo, hands_default=200)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
+from arena.commands.play import open_launcher
 from arena.commands.values import fail
 from arena.session.policy import TimeLimits
 from arena.tools.checkbot import check_bot
@@ -13,9 +14,14 @@ __all__ = ["run_check_bot"]
 
 
 def run_check_bot(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+    """Check the bot under the sandbox a match would use (``--sandbox``, the limit flags)."""
     if not args.manifest.is_file():
         fail(parser, "check-bot", f"manifest {str(args.manifest)!r} is not a file")
     limits = TimeLimits(decision_s=args.decision_timeout, startup_s=args.startup_timeout)
-    report = check_bot(args.manifest, limits=limits, variant=args.variant)
+    launcher = open_launcher(args, parser, out)
+    try:
+        report = check_bot(args.manifest, limits=limits, variant=args.variant, launcher=launcher)
+    finally:
+        launcher.close()
     out.write(report.format() + "\n")
     return 0 if report.passed else 1

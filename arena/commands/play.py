@@ -11,8 +11,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from arena.bots.build import run_build
+from arena.bots.build import BuildResult, run_build
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
+from arena.bots.sandbox.limits import LIMIT_KEYS, LimitsError
+from arena.bots.sandbox.select import (
+    SandboxLauncher,
+    SandboxLevel,
+    SandboxUnavailableError,
+    choose,
+    describe,
+    launcher_for,
+)
+from arena.bots.transport import BotStartError
 from arena.commands.values import fail, parse_schedule
 from arena.match.config import MAX_SEATS, MIN_SEATS, MatchConfig, MatchConfigError, StackPolicy
 from arena.match.log import configure_logging
@@ -26,6 +36,8 @@ from engine.schedule import BlindSchedule, ScheduleError
 __all__ = [
     "DEFAULT_HAND_COUNT",
     "DEMO_SEED",
+    "limit_overrides",
+    "open_launcher",
     "run_demo",
     "run_match_command",
     "sample_bot_manifests",
@@ -42,6 +54,41 @@ SAMPLE_BOTS_DIR = Path(__file__).resolve().parent.parent.parent / "sample_bots"
 def load_manifests(paths: Sequence[Path]) -> list[BotManifest]:
     """Load every manifest; the first bad one raises ``ManifestError`` naming it."""
     return [load_manifest(path) for path in paths]
+
+
+def limit_overrides(args: argparse.Namespace) -> dict[str, int]:
+    """The resource limits given on the command line, by key (those not given are left out,
+    so a manifest's ``[limits]`` still counts for them)."""
+    given = {key: getattr(args, key, None) for key in LIMIT_KEYS}
+    return {key: value for key, value in given.items() if value is not None}
+
+
+def open_launcher(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO
+) -> SandboxLauncher:
+    """The launcher of the sandbox layer ``--sandbox`` names (default: the strongest that
+    works here), after saying on ``out`` which layer is active and why no stronger one is.
+
+    A layer that does not work here is an error of the command (exit code 2), never a
+    quiet step down to a weaker one.
+    """
+    requested = None if args.sandbox is None else SandboxLevel(args.sandbox)
+    try:
+        level, reasons = choose(requested)
+        launcher = launcher_for(level, overrides=limit_overrides(args))
+    except (SandboxUnavailableError, LimitsError) as exc:
+        fail(parser, args.command, str(exc))
+    for line in describe(level, reasons):
+        out.write(line + "\n")
+    return launcher
+
+
+def _build(manifest: BotManifest, launcher: SandboxLauncher) -> BuildResult:
+    """Build under the sandbox; a build that cannot even be prepared is a failed build."""
+    try:
+        return run_build(manifest, launcher=launcher)
+    except BotStartError as exc:
+        return BuildResult(manifest.name, has_run=False, is_ok=False, reason=str(exc))
 
 
 def _default_out_dir(seed: int) -> Path:
@@ -113,6 +160,7 @@ def _play(
     manifests: Sequence[BotManifest],
     out: TextIO,
     *,
+    launcher: SandboxLauncher,
     default_out: Path,
     is_build_needed: bool = True,
 ) -> int:
@@ -122,7 +170,7 @@ def _play(
         if not is_build_needed or manifest.path in built:
             continue
         built.add(manifest.path)
-        build = run_build(manifest)
+        build = _build(manifest, launcher)
         if not build.is_ok:
             # The bot's fault, not the command's: it will fail to start and sit out,
             # which the results show.
@@ -133,7 +181,7 @@ def _play(
     )
     progress = None if args.no_progress else Progress(config.hand_count)
     try:
-        sessions = open_sessions(manifests, config)
+        sessions = open_sessions(manifests, config, launcher=launcher)
         result = run_match(config, sessions, out_dir, progress=progress)
     except KeyboardInterrupt:
         # The bots are already stopped (run_match's finally); the hands so far are kept.
@@ -162,7 +210,18 @@ def run_match_command(
     except ManifestError as exc:
         fail(parser, "match", f"bad manifest: {exc}")
     config = _match_config(args, parser)
-    return _play(args, config, manifests, out, default_out=_default_out_dir(config.seed))
+    launcher = open_launcher(args, parser, out)
+    try:
+        return _play(
+            args,
+            config,
+            manifests,
+            out,
+            launcher=launcher,
+            default_out=_default_out_dir(config.seed),
+        )
+    finally:
+        launcher.close()
 
 
 def _missing_program(manifest: BotManifest) -> str | None:
@@ -185,6 +244,19 @@ def sample_bot_manifests(root: Path = SAMPLE_BOTS_DIR) -> list[Path]:
 
 
 def run_demo(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+    launcher = open_launcher(args, parser, out)
+    try:
+        return _demo(args, parser, out, launcher)
+    finally:
+        launcher.close()
+
+
+def _demo(
+    args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
+    out: TextIO,
+    launcher: SandboxLauncher,
+) -> int:
     manifests = []
     for path in sample_bot_manifests():
         try:
@@ -196,7 +268,7 @@ def run_demo(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Tex
         if missing is not None:
             out.write(f"note: skipping {manifest.label}: {missing!r} is not installed\n")
             continue
-        build = run_build(manifest)
+        build = _build(manifest, launcher)
         if not build.is_ok:
             out.write(f"note: skipping {manifest.label}: its build failed: {build.reason}\n")
             continue
@@ -213,4 +285,12 @@ def run_demo(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Tex
         + "\n",
     )
     default_out = Path("runs") / f"demo-seed{config.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-    return _play(args, config, manifests, out, default_out=default_out, is_build_needed=False)
+    return _play(
+        args,
+        config,
+        manifests,
+        out,
+        launcher=launcher,
+        default_out=default_out,
+        is_build_needed=False,
+    )

@@ -198,7 +198,9 @@ def test_demo_skips_bots_whose_tools_are_missing(
 ) -> None:
     real_which = shutil.which
     monkeypatch.setattr(
-        shutil, "which", lambda name: None if name in ("node", "make") else real_which(name)
+        shutil,
+        "which",
+        lambda name, **options: None if name in ("node", "make") else real_which(name, **options),
     )
     argv = ["demo", "--hands", "3", "--out", str(tmp_path), "--no-progress"]
     assert main(argv) == 0

@@ -1,0 +1,343 @@
+"""The strict layer: the limits layer's supervisor and bot run inside bubblewrap (``bwrap``).
+
+:class:`StrictLauncher` takes the spec of the limits layer
+(:class:`~arena.bots.sandbox.limited.LimitsLauncher`: the supervisor that sets the resource
+limits and changes to the bot's own uid, then the bot, in a private copy of its directory)
+and runs it in a box:
+
+* its own PID namespace, with the supervisor as its first process (``--as-pid-1``): the
+  bot sees only its own processes in ``/proc`` and cannot signal, trace or read another
+  bot or the arena. When the supervisor dies the kernel kills everything in the box, and
+  ``--die-with-parent`` ties the box to the arena, so a ``kill -9`` of the arena leaves no
+  bot process behind;
+* its own network namespace, holding nothing but a loopback of its own: no connection
+  anywhere, not even to a port open on the machine's loopback;
+* its own IPC and UTS namespaces and a new terminal session (no ``TIOCSTI`` into the
+  arena's terminal);
+* a file system of read-only binds of what programs need (``/usr``, ``/etc``, the
+  ``/bin``-style links, the interpreter's and the bot program's installation when they
+  live elsewhere, the supervisor's one file), a ``/proc`` and ``/dev`` of its own, a
+  private ``/tmp`` of ``limits.tmp_bytes`` (``TMPDIR`` points there) and the bot's private
+  directory, its only writable place. Nothing else exists in the box: not the checkout,
+  not the other bots, not the match's output, whose hand history holds the seed. Binds are
+  ``nosuid`` and bwrap sets ``no_new_privs``, so no program in the box gains a privilege;
+* a user id of its own: run as root, the box keeps only ``CAP_SETUID``, ``CAP_SETGID``
+  and ``CAP_DAC_READ_SEARCH`` for the supervisor, which changes to the bot's fresh uid
+  (clearing all three) before the bot runs; the bot cannot signal its supervisor either.
+  Run as another user, bwrap's user namespace shows the bot as uid 65534, which is still
+  the arena's uid outside the box;
+* where :func:`~arena.bots.sandbox.cgroup.probe_cgroups` found a usable cgroup v2, a
+  cgroup of its own with ``memory.max`` and ``pids.max``, joined before ``bwrap`` runs
+  (:func:`~arena.bots.sandbox.cgroup.join_command`).
+
+Builds run in the same box: the limits layer keeps the build's private copy and later
+starts copy it. :meth:`StrictLauncher.close` removes those copies and the cgroups.
+
+bwrap reports a box whose first process died of signal N as exit code 128 + N.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from arena.bots.launcher import LaunchSpec
+from arena.bots.manifest import BotManifest
+from arena.bots.sandbox.cgroup import BotCgroup, CgroupError, CgroupParent, join_command
+from arena.bots.sandbox.limited import SUPERVISOR_PATH, LimitsLauncher
+from arena.bots.sandbox.limits import DEFAULT_LIMITS
+
+__all__ = [
+    "Box",
+    "StrictLauncher",
+    "StrictUnavailableError",
+    "check_box",
+    "find_box",
+    "visible_paths",
+]
+
+#: The uid a bot has inside the box when the arena is not root (bwrap's user namespace
+#: maps it to the arena's own uid outside).
+UNPRIVILEGED_UID = 65534
+
+#: Directories every program needs, bound read-only when they exist.
+SYSTEM_DIRS = (Path("/usr"), Path("/etc"))
+#: Top-level names that are links into /usr on most systems (merged /usr) and directories
+#: on some others; the box gets the same as the machine.
+_TOP_LEVEL_NAMES = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+#: What bwrap itself makes before the binds: never made again as a bare directory.
+_MADE_BY_BWRAP = (Path("/"), Path("/proc"), Path("/dev"), Path("/tmp"))
+
+_PROBE_TIMEOUT_S = 10.0
+
+
+class StrictUnavailableError(RuntimeError):
+    """The strict layer cannot run here; the message says why and what to install."""
+
+    code = "sandbox_unavailable"
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """The ``bwrap`` program, how privileged the arena is and what this bwrap can do."""
+
+    bwrap: str
+    is_root: bool  # the supervisor changes to the bot's uid inside the box
+    has_size_option: bool  # bwrap 0.7 and newer size a tmpfs with --size
+
+    def arguments(
+        self,
+        *,
+        private_dir: Path,
+        cwd: Path,
+        read_only: Iterable[Path],
+        tmp_bytes: int,
+    ) -> list[str]:
+        """bwrap's argv up to its ``--``, for a box whose only writable place is
+        ``private_dir``; the command follows."""
+        args = [
+            self.bwrap,
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--hostname",
+            "bot",
+            "--die-with-parent",
+            "--new-session",
+            "--as-pid-1",
+        ]
+        made = set(_MADE_BY_BWRAP)
+        for name in _TOP_LEVEL_NAMES:
+            host = Path("/") / name
+            if host.is_symlink():
+                args += ["--symlink", os.readlink(host), str(host)]
+                made.add(host)
+        args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777"]
+        if self.has_size_option:
+            args += ["--size", str(tmp_bytes)]
+        args += ["--tmpfs", "/tmp"]
+        for path in read_only:
+            if path.exists() and path not in made:
+                args += _parent_directories(path, made)
+                args += ["--ro-bind", str(path), str(path)]
+                made.add(path)
+        args += _parent_directories(private_dir, made)
+        args += ["--bind", str(private_dir), str(private_dir), "--chdir", str(cwd)]
+        if self.is_root:
+            # bwrap run by root keeps every capability unless told otherwise. The
+            # supervisor needs these three only: to enter the private directory, which
+            # belongs to the bot's uid, and to change to that uid, which clears all three;
+            # no_new_privs (always set by bwrap) keeps any from coming back.
+            args += ["--cap-drop", "ALL", "--cap-add", "CAP_DAC_READ_SEARCH"]
+            args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        else:
+            args += ["--unshare-user", "--uid", str(UNPRIVILEGED_UID)]
+            args += ["--gid", str(UNPRIVILEGED_UID)]
+        args.append("--")
+        return args
+
+
+def find_box(*, bwrap: str = "bwrap") -> Box:
+    """The ``bwrap`` on the ``PATH`` and what it can do; raises
+    :class:`StrictUnavailableError` naming what is missing."""
+    path = shutil.which(bwrap)
+    if path is None:
+        raise StrictUnavailableError(
+            f"{bwrap!r} (bubblewrap) is not installed (apt-get install bubblewrap)"
+        )
+    try:
+        help_text = subprocess.run(
+            [path, "--help"],
+            capture_output=True,
+            text=True,
+            timeout=_PROBE_TIMEOUT_S,
+            check=False,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise StrictUnavailableError(f"cannot run {path!r}: {exc}") from exc
+    for option in ("--perms", "--as-pid-1", "--die-with-parent"):
+        if option not in help_text:
+            raise StrictUnavailableError(
+                f"{path!r} is too old: it has no {option} (bubblewrap 0.5 or newer needed)"
+            )
+    return Box(path, is_root=os.geteuid() == 0, has_size_option="--size" in help_text)
+
+
+def check_box(box: Box, *, python: str = sys.executable) -> None:
+    """Run the interpreter once in a box made as a bot's is; raise
+    :class:`StrictUnavailableError` with bwrap's own words when that fails (no namespaces
+    in an unprivileged container, a kernel without user namespaces...)."""
+    interpreter = os.path.realpath(python)
+    with tempfile.TemporaryDirectory(prefix="arena-probe-") as work:
+        argv = box.arguments(
+            private_dir=Path(work),
+            cwd=Path(work),
+            read_only=visible_paths([interpreter]),
+            tmp_bytes=DEFAULT_LIMITS.tmp_bytes,
+        )
+        argv += [interpreter, "-I", "-S", "-c", "pass"]
+        try:
+            result = subprocess.run(
+                argv,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=_PROBE_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise StrictUnavailableError(f"cannot run {box.bwrap!r}: {exc}") from exc
+    if result.returncode != 0:
+        said = (result.stderr.strip().splitlines() or ["no message"])[-1]
+        raise StrictUnavailableError(
+            f"bwrap cannot make a box here (exit code {result.returncode}: {said})"
+        )
+
+
+def visible_paths(programs: Iterable[str], *, env_path: str | None = None) -> list[Path]:
+    """The read-only paths a box needs to run ``programs`` (names or paths): the system
+    directories, plus each program's installation when it lives elsewhere.
+
+    A program at ``<root>/bin/<name>`` brings ``<root>`` (a pyenv or nvm installation: the
+    interpreter with its library), any other program its own directory.
+    """
+    paths = [path for path in SYSTEM_DIRS if path.is_dir()]
+    for program in programs:
+        found = program if os.sep in program else shutil.which(program, path=env_path)
+        if found is None:
+            continue  # the bot will fail to start and say why; nothing to show it
+        real = Path(os.path.realpath(found))
+        if any(real.is_relative_to(path) for path in paths):
+            continue
+        home = real.parent.parent if real.parent.name == "bin" else real.parent
+        if home != Path("/"):  # never the whole machine
+            paths.append(home)
+    return _outermost(paths)
+
+
+class StrictLauncher:
+    """Runs the limits layer's specs inside a bwrap box (see the module docstring).
+
+    ``inner`` makes the specs (its supervisor and private directories); ``cgroups``, when
+    given, is where each bot gets a cgroup of its own. Call :meth:`close` after the match.
+    """
+
+    def __init__(
+        self,
+        inner: LimitsLauncher,
+        box: Box,
+        *,
+        cgroups: CgroupParent | None = None,
+    ) -> None:
+        self.inner = inner
+        self.box = box
+        self.cgroups = cgroups
+        self._cgroups: dict[Path, BotCgroup] = {}
+
+    def prepare(self, manifest: BotManifest) -> LaunchSpec:
+        """The bot's spec (from its built copy, if it was built here) in a box."""
+        return self._wrap(self.inner.prepare(manifest))
+
+    def prepare_build(self, manifest: BotManifest) -> LaunchSpec | None:
+        """The build's spec in a box: it writes only its private copy, which later starts
+        of the bot copy."""
+        spec = self.inner.prepare_build(manifest)
+        return None if spec is None else self._wrap(spec)
+
+    def limit_hit(self, spec: LaunchSpec) -> str | None:
+        """The cgroup limit that stopped the bot of ``spec`` (``"memory_limit"``,
+        ``"process_limit"``), when it has a cgroup and one did."""
+        cgroup = None if spec.private_dir is None else self._cgroups.get(spec.private_dir)
+        return None if cgroup is None else cgroup.limit_hit()
+
+    def close(self) -> None:
+        """Remove the built copies and every cgroup made (killing what is left in them)."""
+        self.inner.close()
+        for cgroup in self._cgroups.values():
+            with contextlib.suppress(CgroupError):
+                cgroup.close()
+        self._cgroups.clear()
+
+    def _wrap(self, spec: LaunchSpec) -> LaunchSpec:
+        private_dir = spec.private_dir
+        if private_dir is None:
+            raise StrictUnavailableError(
+                f"the inner launcher gave {spec.argv[0]!r} no private directory; the strict "
+                "layer binds only that one"
+            )
+        limits = spec.limits or DEFAULT_LIMITS
+        # The interpreter's own path (a virtualenv's python is a link into the checkout).
+        interpreter = os.path.realpath(spec.argv[0])
+        env_path = spec.env.get("PATH")
+        read_only = [
+            *visible_paths([interpreter, *_bot_program(spec.argv)], env_path=env_path),
+            SUPERVISOR_PATH,
+        ]
+        argv: tuple[str, ...] = (
+            *self.box.arguments(
+                private_dir=private_dir,
+                cwd=spec.cwd,
+                read_only=read_only,
+                tmp_bytes=limits.tmp_bytes,
+            ),
+            interpreter,
+            *spec.argv[1:],
+        )
+        if self.cgroups is not None:
+            cgroup = self.cgroups.create_bot(
+                memory_bytes=limits.memory_bytes, processes=limits.processes
+            )
+            self._cgroups[private_dir] = cgroup
+            argv = join_command(cgroup, argv)
+        # Temporary files go to the box's size-limited /tmp.
+        env = {**spec.env, "TMPDIR": "/tmp"}
+        return replace(spec, argv=argv, env=env)
+
+
+def _bot_program(argv: Sequence[str]) -> list[str]:
+    """The bot's program in a supervisor's argv: the first argument after its ``--``.
+
+    >>> _bot_program(["/py", "-I", "-S", "supervisor.py", "--cpu=5", "--", "node", "bot.js"])
+    ['node']
+    """
+    items = list(argv)
+    if "--" not in items:
+        return []
+    return items[items.index("--") + 1 :][:1]
+
+
+def _outermost(paths: Iterable[Path]) -> list[Path]:
+    """``paths`` without those inside another one, in order, each once.
+
+    >>> _outermost([Path("/usr"), Path("/usr/lib"), Path("/opt/x"), Path("/usr")])
+    [PosixPath('/usr'), PosixPath('/opt/x')]
+    """
+    unique = list(dict.fromkeys(paths))
+    return [
+        path
+        for path in unique
+        if not any(other != path and path.is_relative_to(other) for other in unique)
+    ]
+
+
+def _parent_directories(target: Path, made: set[Path]) -> list[str]:
+    """``--dir`` options with mode 0755 for ``target``'s ancestors not made yet.
+
+    bwrap would make a missing one with the mode of the machine's (``/root`` is 0700),
+    which the bot, another uid, could not pass through.
+    """
+    args: list[str] = []
+    for parent in reversed(target.parents):
+        if parent not in made:
+            args += ["--perms", "0755", "--dir", str(parent)]
+            made.add(parent)
+    return args
