@@ -21,9 +21,10 @@ and runs it in a box:
   directory, its only writable place. Nothing else exists in the box: not the checkout,
   not the other bots, not the match's output, whose hand history holds the seed. Binds are
   ``nosuid`` and bwrap sets ``no_new_privs``, so no program in the box gains a privilege;
-* a user id of its own: run as root, the box keeps only ``CAP_SETUID``, ``CAP_SETGID``
-  and ``CAP_DAC_READ_SEARCH`` for the supervisor, which changes to the bot's fresh uid
-  (clearing all three) before the bot runs; the bot cannot signal its supervisor either.
+* a user id of its own: run as root, the box keeps only ``CAP_SETUID``, ``CAP_SETGID``,
+  ``CAP_DAC_READ_SEARCH`` and ``CAP_KILL`` for the supervisor (pid 1 of the box, which sees
+  nothing outside it), which changes to the bot's fresh uid, clearing all four, before the
+  bot runs; the bot cannot signal its supervisor either.
   Run as another user, bwrap's user namespace shows the bot as uid 65534, which is still
   the arena's uid outside the box;
 * where :func:`~arena.bots.sandbox.cgroup.probe_cgroups` found a usable cgroup v2, a
@@ -134,11 +135,13 @@ class Box:
         args += ["--bind", str(private_dir), str(private_dir), "--chdir", str(cwd)]
         if self.is_root:
             # bwrap run by root keeps every capability unless told otherwise. The
-            # supervisor needs these three only: to enter the private directory, which
-            # belongs to the bot's uid, and to change to that uid, which clears all three;
-            # no_new_privs (always set by bwrap) keeps any from coming back.
+            # supervisor needs these four only: to enter the private directory, which
+            # belongs to the bot's uid, to change to that uid (which clears all four for
+            # the bot), and to kill the bot's processes, another uid's, at the end.
+            # no_new_privs (always set by bwrap) keeps the bot from getting any back.
             args += ["--cap-drop", "ALL", "--cap-add", "CAP_DAC_READ_SEARCH"]
             args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+            args += ["--cap-add", "CAP_KILL"]
         else:
             args += ["--unshare-user", "--uid", str(UNPRIVILEGED_UID)]
             args += ["--gid", str(UNPRIVILEGED_UID)]
@@ -203,20 +206,24 @@ def check_box(box: Box, *, python: str = sys.executable) -> None:
         )
 
 
-def visible_paths(programs: Iterable[str], *, env_path: str | None = None) -> list[Path]:
+def visible_paths(
+    programs: Iterable[str], *, env_path: str | None = None, shown: Iterable[Path] = ()
+) -> list[Path]:
     """The read-only paths a box needs to run ``programs`` (names or paths): the system
-    directories, plus each program's installation when it lives elsewhere.
+    directories, plus each program's installation when it lives elsewhere than there or in
+    the directories already ``shown`` (the bot's private directory).
 
     A program at ``<root>/bin/<name>`` brings ``<root>`` (a pyenv or nvm installation: the
     interpreter with its library), any other program its own directory.
     """
     paths = [path for path in SYSTEM_DIRS if path.is_dir()]
+    elsewhere = [Path(os.path.realpath(path)) for path in shown]
     for program in programs:
         found = program if os.sep in program else shutil.which(program, path=env_path)
         if found is None:
             continue  # the bot will fail to start and say why; nothing to show it
         real = Path(os.path.realpath(found))
-        if any(real.is_relative_to(path) for path in paths):
+        if any(real.is_relative_to(path) for path in [*paths, *elsewhere]):
             continue
         home = real.parent.parent if real.parent.name == "bin" else real.parent
         if home != Path("/"):  # never the whole machine
@@ -279,7 +286,9 @@ class StrictLauncher:
         interpreter = os.path.realpath(spec.argv[0])
         env_path = spec.env.get("PATH")
         read_only = [
-            *visible_paths([interpreter, *_bot_program(spec.argv)], env_path=env_path),
+            *visible_paths(
+                [interpreter, *_bot_program(spec.argv)], env_path=env_path, shown=[private_dir]
+            ),
             SUPERVISOR_PATH,
         ]
         argv: tuple[str, ...] = (
