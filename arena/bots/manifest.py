@@ -9,6 +9,13 @@ A manifest lives next to the bot (``bot.toml``)::
     build_timeout_s = 60                  # optional, default 120
     [env]                                 # optional extra environment variables
     BOT_LEVEL = "3"
+    [limits]                              # optional: this bot's sandbox limits
+    memory_bytes = "2GiB"
+
+The ``[limits]`` keys are those of :class:`arena.bots.sandbox.limits.ResourceLimits`
+(``memory_bytes``, ``cpu_seconds``, ``processes``, ``file_size_bytes``, ``open_files``,
+``tmp_bytes``); sizes may carry a unit (``"512MiB"``). They override the arena's defaults
+for this bot; limits given on the arena's command line override them in turn.
 
 Two placeholders may appear inside ``command`` and ``build`` arguments; the launcher
 replaces them (see :mod:`arena.bots.launcher`):
@@ -35,6 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.bots.sandbox.limits import DEFAULT_LIMITS, LimitsError
+
 __all__ = [
     "DEFAULT_BUILD_TIMEOUT_S",
     "MANIFEST_KEYS",
@@ -48,7 +57,7 @@ __all__ = [
 DEFAULT_BUILD_TIMEOUT_S = 120.0
 
 #: Every key a manifest may have; anything else is a typo worth reporting.
-MANIFEST_KEYS = ("name", "command", "working_dir", "build", "build_timeout_s", "env")
+MANIFEST_KEYS = ("name", "command", "working_dir", "build", "build_timeout_s", "env", "limits")
 
 
 class ManifestError(ValueError):
@@ -78,6 +87,8 @@ class BotManifest:
     build_timeout_s: float = DEFAULT_BUILD_TIMEOUT_S
     env: Mapping[str, str] = field(default_factory=dict, hash=False)
     path: Path | None = None  # the manifest file it came from, if any
+    #: The ``[limits]`` table, checked, as numbers (a sandbox launcher applies them).
+    limits: Mapping[str, int] = field(default_factory=dict, hash=False)
 
     @property
     def label(self) -> str:
@@ -147,6 +158,7 @@ def parse_manifest(data: Mapping[str, Any], *, path: Path) -> BotManifest:
             raise ManifestError(path, f"env.{key}", f"must be a string, got {value!r}")
         if not key or "=" in key or "\0" in key or "\0" in value:
             raise ManifestError(path, f"env.{key}", "is not a valid environment variable")
+    limits = _limits(path, data.get("limits", {}))
     return BotManifest(
         name=name.strip(),
         command=command,
@@ -155,7 +167,18 @@ def parse_manifest(data: Mapping[str, Any], *, path: Path) -> BotManifest:
         build_timeout_s=float(timeout),
         env=dict(env),
         path=path,
+        limits=limits,
     )
+
+
+def _limits(path: Path, table: object) -> dict[str, int]:
+    if not isinstance(table, Mapping):
+        raise ManifestError(path, "limits", f"must be a table of limits, got {table!r}")
+    try:
+        checked = DEFAULT_LIMITS.with_overrides(table, source=str(path))
+    except LimitsError as exc:
+        raise ManifestError(path, f"limits.{exc.key}", f"{exc.reason}, got {exc.value!r}") from None
+    return {key: getattr(checked, key) for key in table}
 
 
 def _argument_list(path: Path, key: str, value: object) -> tuple[str, ...]:

@@ -63,6 +63,7 @@ from arena.bots.process_tree import (
     peek_returncode,
     start_bot_process,
 )
+from arena.bots.sandbox.confinement import Confinement, remove_private_dir
 from arena.bots.stderr_log import DEFAULT_STDERR_CAP_BYTES, CappedLog
 from arena.bots.transport import (
     BotStartError,
@@ -91,6 +92,7 @@ DEFAULT_MAX_INPUT_BACKLOG_BYTES = 16 * 1024 * 1024
 
 _READ_SIZE_BYTES = 64 * 1024
 _EOF_EXIT_WAIT_S = 0.25  # after end of output, how long to wait for the exit status
+_SUPERVISOR_STOP_S = 1.0  # how long a sandbox's supervisor may take to kill its tree
 _POLL_INTERVAL_S = 0.005
 _MAX_POLL_MS = 3_600_000.0  # one poll waits at most an hour (poll takes a C int of ms)
 
@@ -122,6 +124,7 @@ class ProcessTransport:
         max_input_backlog_bytes: int = DEFAULT_MAX_INPUT_BACKLOG_BYTES,
         stderr_cap_bytes: int = DEFAULT_STDERR_CAP_BYTES,
         clock: Clock = time.monotonic,
+        confinement: Confinement | None = None,
     ) -> None:
         stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
         assert stdin is not None and stdout is not None and stderr is not None, "pipes needed"
@@ -130,6 +133,8 @@ class ProcessTransport:
         self.pid = process.pid
         self.token = token
         self._tree = ProcessTree(process.pid, token)
+        # A sandboxed bot's watch and private directory (None for a bot run as it is).
+        self._confinement = confinement
         self.name = name
         self.clock = clock
         self.stderr_log = CappedLog(stderr_cap_bytes)
@@ -201,10 +206,16 @@ class ProcessTransport:
         stderr_cap_bytes: int = DEFAULT_STDERR_CAP_BYTES,
         clock: Clock = time.monotonic,
     ) -> ProcessTransport:
-        """Launch exactly ``spec`` (no shell), tagged with a fresh :data:`TOKEN_VARIABLE`."""
+        """Launch exactly ``spec`` (no shell), tagged with a fresh :data:`TOKEN_VARIABLE`.
+
+        A sandboxed spec (``limits``, ``private_dir``) has its tree watched while it runs
+        and its private directory removed when it is closed.
+        """
         try:
             process, token = start_bot_process(spec)
         except OSError as exc:
+            if spec.private_dir is not None:
+                remove_private_dir(spec.private_dir)
             reason = exc.strerror or str(exc)
             raise BotStartError(
                 f"cannot run bot {name!r}: {spec.argv[0]!r} in {str(spec.cwd)!r}: {reason}",
@@ -219,6 +230,7 @@ class ProcessTransport:
             max_input_backlog_bytes=max_input_backlog_bytes,
             stderr_cap_bytes=stderr_cap_bytes,
             clock=clock,
+            confinement=Confinement.of_spec(process.pid, spec),
         )
 
     # -- the Transport protocol ----------------------------------------------------------
@@ -312,6 +324,11 @@ class ProcessTransport:
         self._tree.note_descendants()
         status = self._let_exit(time.monotonic() + grace_s)
         is_killed = status is None
+        confinement = self._confinement
+        if is_killed and confinement is not None:
+            # A supervisor takes the whole tree down, orphans included, before it exits.
+            confinement.ask_to_stop()
+            self._wait_exit_status(_SUPERVISOR_STOP_S)
         # The leader is not reaped yet, so its pid is still its group's id.
         self._tree.kill()
         returncode = self.process.wait()
@@ -320,6 +337,9 @@ class ProcessTransport:
             with contextlib.suppress(OSError):
                 stream.close()
         exit_code, signal_number = split_returncode(returncode)
+        limit_reason, limit_detail = (
+            (None, "") if confinement is None else confinement.release(signal_number)
+        )
         self._exit_info = ExitInfo(
             exit_code=exit_code,
             signal=signal_number,
@@ -327,6 +347,8 @@ class ProcessTransport:
             stderr_dropped_bytes=self.stderr_log.dropped_bytes,
             stderr_tail=self.stderr_log.tail_text(),
             is_killed=is_killed,
+            limit_reason=limit_reason,
+            limit_detail=limit_detail,
         )
         logger.debug("closed bot %r pid %d: %s", self.name, self.pid, self._exit_info.describe())
         return self._exit_info
@@ -488,6 +510,8 @@ class ProcessTransport:
         return status
 
     def _closed_error(self, what: str, status: int | None) -> TransportClosedError:
+        if self._confinement is not None:  # the watch may have stopped it
+            what += self._confinement.describe_breach()
         return TransportClosedError.of_bot(self.name, what, status, self.stderr_log.tail_text(300))
 
 

@@ -71,6 +71,11 @@ class ExitInfo:
     stderr_dropped_bytes: int = 0
     stderr_tail: str = ""
     is_killed: bool = False  # the arena had to kill it (it did not exit within the grace)
+    #: The sandbox stopped it for crossing a limit: ``"memory_limit"``, ``"cpu_limit"``,
+    #: ``"process_limit"`` or ``"file_size_limit"`` (see arena.bots.sandbox.limits), and what
+    #: was measured.
+    limit_reason: str | None = None
+    limit_detail: str = ""
 
     @property
     def dropped_bytes(self) -> int:

@@ -104,6 +104,7 @@ class LimitsError(ValueError):
         self.source = source
         self.key = key
         self.value = value
+        self.reason = message
         super().__init__(f"{source}: limit {key!r} = {value!r}: {message}")
 
 

@@ -1,0 +1,355 @@
+"""The limits layer: :class:`LimitsLauncher`, a launcher that needs no privilege.
+
+Each start of a bot gets:
+
+* a private temporary directory (:attr:`~arena.bots.launcher.LaunchSpec.private_dir`):
+  ``bot/`` is a copy of the bot's directory and its working directory (its files are
+  there to read; what it writes goes to the copy, never to the checkout), ``tmp/`` its
+  ``TMPDIR``, the directory itself its ``HOME``. The copy is capped
+  (:data:`DEFAULT_COPY_CAP_BYTES`); only regular files, directories and symbolic links are
+  copied. The process code removes the directory when the bot is closed;
+* a scrubbed environment: ``PATH``, ``LANG``, ``LC_*`` and ``TZ`` from the arena's, then
+  the manifest's ``[env]``, then ``HOME``, ``TMPDIR`` and ``PYTHONUNBUFFERED=1``;
+* the exec wrapper :mod:`arena.bots.sandbox.supervisor` in front of its command, which
+  sets the resource limits, dies with the arena and leaves nothing behind;
+* when the arena runs as root, a user and group id of its own (a fresh one per start, far
+  above any real account's): the bot cannot read other processes' ``/proc`` entries or
+  signal the arena, its supervisor or another bot, and ``RLIMIT_NPROC`` counts only its own
+  tasks. Without root this step is skipped and the bot runs as the arena's user; the
+  strict layer (``bwrap``) is what keeps such a bot from looking around.
+
+What this layer does not stop: the bot still sees the whole file system as its user does
+(the checkout too, when it is world-readable), the network, and, without root, the other
+processes of its user. The private directory is on the arena's temporary file system
+with no quota (``RLIMIT_FSIZE`` caps each file, not their sum).
+
+A build step (``prepare_build``) runs the same way in a private copy that the launcher
+keeps until :meth:`LimitsLauncher.close`; later starts of that bot copy the built tree,
+so the checkout is never written.
+
+The manifest's ``[limits]`` table overrides the launcher's limits for its bot, and the
+launcher's ``overrides`` (the command line's) are applied last: the host has the last word.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import stat
+import sys
+import tempfile
+import threading
+import weakref
+from collections.abc import Mapping
+from pathlib import Path
+
+from arena.bots.launcher import LaunchSpec, expand_placeholders
+from arena.bots.manifest import BotManifest
+from arena.bots.sandbox.confinement import remove_private_dir
+from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
+from arena.bots.transport import BotStartError
+
+__all__ = [
+    "DEFAULT_COPY_CAP_BYTES",
+    "DEFAULT_COPY_CAP_FILES",
+    "ENV_ALLOWED",
+    "SUPERVISOR_PATH",
+    "LimitsLauncher",
+    "PrivateDirError",
+    "address_space_backstop",
+    "copy_bot_dir",
+    "is_runnable_by_anyone",
+]
+
+#: The exec wrapper (a standalone script: a wrapping layer binds this one file).
+SUPERVISOR_PATH = Path(__file__).with_name("supervisor.py")
+
+#: The most a bot's directory may hold; it is copied at every start.
+DEFAULT_COPY_CAP_BYTES = 256 * 1024 * 1024
+
+#: The most files (directories and links included) a bot's directory may hold.
+DEFAULT_COPY_CAP_FILES = 20_000
+
+#: Variables of the arena's environment a bot gets (``LC_*`` too).
+ENV_ALLOWED = ("PATH", "LANG", "TZ")
+
+#: User ids for bots are drawn from here: far above any account, below the 32-bit top.
+_BOT_ID_BASE = 0x4000_0000
+_BOT_ID_SPAN = 1 << 24
+
+#: RLIMIT_NPROC counts threads too: room for a threaded runtime beside the processes.
+_TASKS_PER_PROCESS = 4
+
+_GIB = 1024**3
+
+
+class PrivateDirError(BotStartError):
+    """A bot's private directory could not be made (too big, unreadable file...)."""
+
+    code = "private_dir"
+
+
+def address_space_backstop(limits: ResourceLimits) -> int:
+    """``RLIMIT_AS``, a backstop far above the watched memory limit (16 times, at least
+    4 GiB): a JavaScript engine reserves much more address space than it uses."""
+    return max(16 * limits.memory_bytes, 4 * _GIB)
+
+
+def is_runnable_by_anyone(path: str | Path) -> bool:
+    """True when any user may execute ``path``: every directory on the way is searchable
+    and the file executable by others (an unprivileged bot must be able to run it)."""
+    try:
+        real = Path(os.path.realpath(path))
+        if not real.stat().st_mode & stat.S_IXOTH:
+            return False
+        return all(parent.stat().st_mode & stat.S_IXOTH for parent in real.parents)
+    except OSError:
+        return False
+
+
+class LimitsLauncher:
+    """Runs each bot under the supervisor, in a private copy, with a scrubbed environment.
+
+    ``limits`` are every bot's, before its manifest's ``[limits]``; ``overrides`` (the
+    command line's) come after the manifest's. ``python`` runs the supervisor and is
+    ``{python}`` in commands, except that a bot with a user id of its own gets
+    ``bot_python`` when the arena's interpreter is not executable by other users.
+    ``drop_privileges`` is whether bots get their own user id (default: when running as
+    root). ``temp_dir`` holds the private directories (default: the system's).
+    """
+
+    supervisor_path = SUPERVISOR_PATH
+
+    def __init__(
+        self,
+        limits: ResourceLimits = DEFAULT_LIMITS,
+        *,
+        python: str = sys.executable,
+        overrides: Mapping[str, object] | None = None,
+        drop_privileges: bool | None = None,
+        base_env: Mapping[str, str] | None = None,
+        temp_dir: Path | None = None,
+        copy_cap_bytes: int = DEFAULT_COPY_CAP_BYTES,
+        copy_cap_files: int = DEFAULT_COPY_CAP_FILES,
+    ) -> None:
+        self.limits = limits
+        self.python = python
+        self.overrides = dict(overrides or {})
+        limits.with_overrides(self.overrides, source="command line")  # fail early
+        self.drop_privileges = os.geteuid() == 0 if drop_privileges is None else drop_privileges
+        self.bot_python = python
+        if self.drop_privileges and not is_runnable_by_anyone(python):
+            fallback = shutil.which("python3", path=os.defpath)
+            if fallback is not None and is_runnable_by_anyone(fallback):
+                self.bot_python = fallback
+        self.base_env = dict(os.environ if base_env is None else base_env)
+        self.temp_dir = temp_dir
+        self.copy_cap_bytes = copy_cap_bytes
+        self.copy_cap_files = copy_cap_files
+        self._lock = threading.Lock()
+        self._build_dirs: dict[Path, Path] = {}
+        self._finalizer = weakref.finalize(self, _remove_all, self._build_dirs)
+
+    def limits_for(self, manifest: BotManifest) -> ResourceLimits:
+        """The launcher's limits, then the manifest's ``[limits]``, then ``overrides``."""
+        source = str(manifest.path or manifest.name)
+        limits = self.limits.with_overrides(manifest.limits, source=source)
+        return limits.with_overrides(self.overrides, source="command line")
+
+    def prepare(self, manifest: BotManifest) -> LaunchSpec:
+        """A fresh private copy of the bot (of its build, if this launcher built it)."""
+        with self._lock:
+            built = self._build_dirs.get(manifest.working_dir)
+        source = manifest.working_dir if built is None else built / "bot"
+        return self._spec(manifest, manifest.command, source)
+
+    def prepare_build(self, manifest: BotManifest) -> LaunchSpec | None:
+        """A private copy to build in, kept for the bot's later starts; None without a build."""
+        if manifest.build is None:
+            return None
+        spec = self._spec(manifest, manifest.build, manifest.working_dir)
+        assert spec.private_dir is not None
+        with self._lock:
+            previous = self._build_dirs.get(manifest.working_dir)
+            self._build_dirs[manifest.working_dir] = spec.private_dir
+        if previous is not None:
+            remove_private_dir(previous)
+        return spec
+
+    def close(self) -> None:
+        """Remove the build directories (also done when the launcher is collected)."""
+        self._finalizer()
+
+    def _spec(self, manifest: BotManifest, argv: tuple[str, ...], source: Path) -> LaunchSpec:
+        limits = self.limits_for(manifest)
+        user = _fresh_user_id() if self.drop_privileges else None
+        private = Path(tempfile.mkdtemp(prefix="arena-bot-", dir=self.temp_dir))
+        try:
+            work = private / "bot"
+            copy_bot_dir(
+                source,
+                work,
+                cap_bytes=self.copy_cap_bytes,
+                cap_files=self.copy_cap_files,
+                bot_name=manifest.name,
+                skip=private,
+            )
+            (private / "tmp").mkdir()
+            python = self.python if user is None else self.bot_python
+            command = list(expand_placeholders(argv, python=python, bot_dir=work))
+            env = self._environment(manifest, private)
+            command[0] = _resolve_program(
+                manifest.name, command[0], work, env["PATH"], is_unprivileged=user is not None
+            )
+            if user is not None:
+                _give_to(private, user)
+        except BaseException:
+            remove_private_dir(private)
+            raise
+        wrapper = [
+            self.python,
+            "-I",
+            "-S",
+            str(self.supervisor_path),
+            f"--cpu={limits.cpu_seconds}",
+            f"--fsize={limits.file_size_bytes}",
+            f"--nofile={limits.open_files}",
+            f"--as={address_space_backstop(limits)}",
+            f"--private-dir={private}",
+        ]
+        if user is not None:
+            wrapper += [
+                f"--nproc={limits.processes * _TASKS_PER_PROCESS}",
+                f"--uid={user}",
+                f"--gid={user}",
+            ]
+        return LaunchSpec(
+            argv=(*wrapper, "--", *command),
+            cwd=work,
+            env=env,
+            limits=limits,
+            private_dir=private,
+        )
+
+    def _environment(self, manifest: BotManifest, private: Path) -> dict[str, str]:
+        env = {
+            key: value
+            for key, value in self.base_env.items()
+            if key in ENV_ALLOWED or key.startswith("LC_")
+        }
+        env.setdefault("PATH", os.defpath)
+        env.update(manifest.env)
+        env.update(HOME=str(private), TMPDIR=str(private / "tmp"), PYTHONUNBUFFERED="1")
+        return env
+
+
+def copy_bot_dir(
+    source: Path,
+    target: Path,
+    *,
+    cap_bytes: int,
+    cap_files: int,
+    bot_name: str,
+    skip: Path | None = None,
+) -> None:
+    """Copy ``source`` to ``target`` (new): regular files, directories and symbolic links
+    (as links), nothing else; raise :class:`PrivateDirError` past either cap.
+
+    Files are opened without following links, so a link swapped in meanwhile is not read.
+    ``skip`` is left out (the private directory, should it lie inside the bot's own).
+    """
+    budget = [cap_bytes, cap_files]
+
+    def spend(size: int, path: Path) -> None:
+        budget[0] -= size
+        budget[1] -= 1
+        if budget[0] < 0 or budget[1] < 0:
+            raise PrivateDirError(
+                f"cannot start bot {bot_name!r}: its directory {str(source)!r} holds more than "
+                f"{cap_bytes} bytes or {cap_files} files (reached at {str(path)!r}); it is "
+                "copied at every start, so keep big data out of it"
+            )
+
+    def copy(from_dir: Path, to_dir: Path) -> None:
+        to_dir.mkdir(mode=0o700)
+        with os.scandir(from_dir) as entries:
+            for entry in entries:
+                from_path, to_path = Path(entry.path), to_dir / entry.name
+                if from_path == skip:
+                    continue
+                if entry.is_symlink():
+                    spend(0, from_path)
+                    os.symlink(os.readlink(from_path), to_path)
+                elif entry.is_dir(follow_symlinks=False):
+                    spend(0, from_path)
+                    copy(from_path, to_path)
+                elif entry.is_file(follow_symlinks=False):
+                    spend(entry.stat(follow_symlinks=False).st_size, from_path)
+                    _copy_file(from_path, to_path)
+        shutil.copymode(from_dir, to_dir)
+
+    try:
+        copy(source, target)
+    except PrivateDirError:
+        raise
+    except OSError as exc:
+        raise PrivateDirError(
+            f"cannot start bot {bot_name!r}: cannot copy its directory {str(source)!r}: "
+            f"{exc.strerror or exc} ({exc.filename!r})"
+        ) from exc
+
+
+def _copy_file(source: Path, target: Path) -> None:
+    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        mode = os.fstat(fd).st_mode
+        with open(fd, "rb", closefd=False) as reader, open(target, "xb") as writer:
+            shutil.copyfileobj(reader, writer)
+        os.chmod(target, stat.S_IMODE(mode) | stat.S_IRUSR | stat.S_IWUSR)
+    finally:
+        os.close(fd)
+
+
+def _resolve_program(
+    bot_name: str, program: str, work: Path, path: str, *, is_unprivileged: bool
+) -> str:
+    """The program to exec: a path with a directory in it is relative to the bot's copy;
+    a bare name is looked up on ``path``. Raise :class:`BotStartError` if it is not there,
+    or if an unprivileged bot could not run it."""
+    if os.sep in program:
+        resolved = program if os.path.isabs(program) else str(work / program)
+        found = resolved if os.path.isfile(resolved) and os.access(resolved, os.X_OK) else None
+    else:
+        resolved = program  # exec looks it up on the bot's PATH again
+        found = shutil.which(program, path=path)
+    if found is None:
+        where = "" if os.sep in program else f" on its PATH {path!r}"
+        raise BotStartError(f"cannot run bot {bot_name!r}: no executable {program!r}{where}")
+    is_own = Path(found).resolve().is_relative_to(work.resolve())
+    if is_unprivileged and not is_own and not is_runnable_by_anyone(found):
+        raise BotStartError(
+            f"cannot run bot {bot_name!r}: {found!r} cannot be run by the bot's own user "
+            "(it, or a directory on its way, is closed to other users)"
+        )
+    return resolved
+
+
+def _fresh_user_id() -> int:
+    return _BOT_ID_BASE + secrets.randbelow(_BOT_ID_SPAN)
+
+
+def _give_to(private: Path, user: int) -> None:
+    """Make ``private`` and everything in it belong to the bot's user (links themselves)."""
+    os.chown(private, user, user)
+    for root, dirs, files in os.walk(private):
+        for name in dirs + files:
+            os.chown(os.path.join(root, name), user, user, follow_symlinks=False)
+
+
+def _remove_all(directories: dict[Path, Path]) -> None:
+    for directory in list(directories.values()):
+        with contextlib.suppress(OSError):
+            remove_private_dir(directory)
+    directories.clear()

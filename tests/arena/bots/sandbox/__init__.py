@@ -1,0 +1,1 @@
+"""Tests of :mod:`arena.bots.sandbox`, one file per module, and sandboxed bots as processes."""
