@@ -239,20 +239,27 @@ class FaultRecorder:
         logger.info("%s (seat %d): dropped a line: %s", self.player_id, self.seat_index, detail)
 
     def crash(self, exc: TransportClosedError, info: ExitInfo | None) -> None:
-        """The bot exited or closed its pipes (``info``: how its process ended)."""
+        """The bot exited or closed its pipes (``info``: how its process ended).
+
+        The code is ``crash``, or the limit the sandbox stopped the bot for
+        (``memory_limit``, ``cpu_limit``, ``process_limit``, ``file_size_limit``).
+        """
         tail = info.stderr_tail.strip()[-300:] if info is not None else ""
         exit_code = exc.exit_code
         signal = exc.signal
         if exit_code is None and signal is None and info is not None and not info.is_killed:
             exit_code, signal = info.exit_code, info.signal
         detail = str(exc)
+        limit_reason = info.limit_reason if info is not None else None
+        if limit_reason is not None and info is not None and limit_reason not in detail:
+            detail += f"; stopped by the sandbox: {limit_reason}: {info.limit_detail}"
         if tail and "stderr" not in detail:
             detail += f"; its stderr ends with: {tail!r}"
         self.record(
             Fault(
                 FaultKind.CRASH,
                 self.hand_number,
-                code="crash",
+                code=limit_reason or "crash",
                 detail=detail,
                 exit_code=exit_code,
                 signal=signal,
