@@ -2,8 +2,9 @@
 
 ``crasher_bot.py WHEN [HOW]``: WHEN is ``startup``, ``hand_start``, ``hand_end``,
 ``draw`` or a betting round (``PRE_FLOP``, ``FLOP``, ``TURN``, ``RIVER``,
-``PRE_DRAW_BET``, ``POST_DRAW_BET``); HOW is ``exit`` (exit code 3), ``signal``
-(SIGKILL itself) or ``close`` (close stdout and keep running).
+``PRE_DRAW_BET``, ``POST_DRAW_BET``); HOW is ``exit`` (exit code 3), ``exit0`` (exit
+code 0, as if it had finished), ``signal`` (SIGKILL itself) or ``close`` (close stdout and
+keep running).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def crash(how: str, where: str) -> None:
     if how == "close":
         os.close(1)
         time.sleep(3600)
-    sys.exit(3)
+    sys.exit(0 if how == "exit0" else 3)
 
 
 def main() -> None:

@@ -22,8 +22,8 @@ def send(message: dict[str, Any]) -> None:
 
 
 def flood_stdout(megabytes: float) -> None:
-    """Lines that look like replies to a request long gone (seq 0)."""
-    line = json.dumps({"type": "action", "seq": 0, "action": "FOLD", "pad": "x" * 1000}) + "\n"
+    """Lines that look like late replies to a request long gone (seq 1, the hello's)."""
+    line = json.dumps({"type": "action", "seq": 1, "action": "FOLD", "pad": "x" * 1000}) + "\n"
     count = int(megabytes * MEGABYTE) // len(line)
     for _ in range(count):
         sys.stdout.write(line)

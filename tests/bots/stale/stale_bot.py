@@ -4,6 +4,7 @@
 and the decision times out). ``then_valid``: the previous seq, then the right one.
 ``future``: seq + 1 (a seq never asked for). ``repeat_on_error``: answers correctly, but
 after an ``error`` sends its last answer again (with the old seq) instead of waiting.
+``twice``: answers correctly, then sends the same answer again at once.
 """
 
 from __future__ import annotations
@@ -34,9 +35,11 @@ def main() -> None:
             legal = message["legal_actions"]
             action = "CHECK" if "CHECK" in legal else "CALL"
             seq = message["seq"]
-            if mode == "repeat_on_error":
+            if mode in ("repeat_on_error", "twice"):
                 last = {"type": "action", "seq": seq, "action": action}
                 send(last)
+                if mode == "twice":
+                    send(last)
                 continue
             send(
                 {

@@ -1,0 +1,61 @@
+"""Zoo bots that go after the machine: a fork bomb, a memory hog, a CPU spin, a 1 GiB file,
+a grandchild that escapes its session and environment. Each is bounded by its own
+arguments (200 processes, 2 GiB, 60 s, 1 GiB) so that a sandbox that failed could not
+harm the machine; under the default layer with small limits each is stopped with the
+limit's fault code, and nothing it started is left (checked by the match's marker, inside
+and outside the arena's process tree)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.arena.zoo.harness import LIMITS, bot, play, station
+
+
+def crash_codes(faults: list[dict[str, object]]) -> set[object]:
+    return {fault["code"] for fault in faults if fault["kind"] == "crash"}
+
+
+def test_a_fork_bomb_is_stopped_at_the_process_limit(tmp_path: Path) -> None:
+    played = play([bot("sandbox_forkbomb", "act", "200"), station("victim")], tmp_path, hands=2)
+    assert crash_codes(played.faults(0)) == {"process_limit"}, played.faults(0)
+    assert not played.codes(1)
+
+
+def test_a_memory_hog_is_stopped_at_the_memory_limit(tmp_path: Path) -> None:
+    played = play([bot("sandbox_hog", "act", "2048"), station("victim")], tmp_path, hands=2)
+    assert crash_codes(played.faults(0)) == {"memory_limit"}, played.faults(0)
+    assert not played.codes(1)
+
+
+def test_a_cpu_spin_is_stopped_at_the_cpu_limit(tmp_path: Path) -> None:
+    # A 1 s decision limit and a high hung rule: the CPU limit (2 s), not the hung rule,
+    # is what stops it.
+    played = play(
+        [bot("sandbox_spinner", "act", "60"), station("victim")],
+        tmp_path,
+        hands=4,
+        decision_timeout_s=1.0,
+        hung_after_timeouts=10,
+    )
+    assert crash_codes(played.faults(0)) == {"cpu_limit"}, played.faults(0)
+    assert played.counts(0)["timeout"] >= 1  # it was spinning when its time ran out
+    assert LIMITS.cpu_seconds == 2
+
+
+def test_a_1_gib_file_is_stopped_at_the_file_size_limit(tmp_path: Path) -> None:
+    played = play([bot("sandbox_writer", "act", "1024"), station("victim")], tmp_path, hands=2)
+    assert crash_codes(played.faults(0)) == {"file_size_limit"}, played.faults(0)
+    assert not played.codes(1)
+
+
+def test_a_grandchild_that_calls_setsid_with_an_empty_environment_does_not_survive(
+    tmp_path: Path,
+) -> None:
+    marker = "zoo-escaper-marker-for-this-test"
+    manifest = bot("sandbox_escaper", marker, "3")
+    # play() checks that nothing with the marker (in argv: the grandchild's environment is
+    # empty) is left once the match is over.
+    played = play([manifest, station("victim")], tmp_path, hands=2, marker=marker)
+    assert "grandchild" in played.stderr(0)
+    assert played.counts(0)["crash"] == 0
