@@ -45,6 +45,7 @@ class ErrorCode(StrEnum):
     # Shape of the reply (JSON Schema) and its sequence number.
     SCHEMA_VIOLATION = "schema_violation"
     UNKNOWN_ACTION = "unknown_action"
+    BAD_SEQ = "bad_seq"
     STALE_SEQ = "stale_seq"
     UNKNOWN_SEQ = "unknown_seq"
     UNSUPPORTED_VERSION = "unsupported_version"

@@ -5,13 +5,16 @@ engine's :class:`~engine.actions.LegalActions`, and returns an engine action or 
 :class:`~protocol.errors.BotReplyError` (stable ``code``, a message naming the bad value,
 the JSON ``path``). The checks, in order:
 
-1. ``seq``: an integer older than the outstanding request is a late answer to a request
-   that already timed out: :class:`~protocol.errors.StaleReplyError`, which the arena
-   drops and logs without using up an attempt, whatever else is wrong with the reply.
-2. shape: a fast hand-written check of the reply's schema; only when it fails does the
+1. ``seq`` must be a positive integer (requests are numbered from 1): a reply without one,
+   or with 0, -5, null, 1.5, ``"3"`` or true, is rejected as ``bad_seq``. It is a bad
+   reply, not a late one: nothing the arena sent could have carried that number.
+2. ``seq``: a positive integer older than the outstanding request is a late answer to a
+   request that already timed out: :class:`~protocol.errors.StaleReplyError`, which the
+   arena drops and logs without using up an attempt, whatever else is wrong with the reply.
+3. shape: a fast hand-written check of the reply's schema; only when it fails does the
    precise (slow) jsonschema validator run, to name the field. The two agree (tested).
-3. ``seq`` newer than any request sent: ``unknown_seq``.
-4. legality against ``LegalActions``, with the engine's codes, so that the action handed
+4. ``seq`` newer than any request sent: ``unknown_seq``.
+5. legality against ``LegalActions``, with the engine's codes, so that the action handed
    to the engine is one it accepts.
 
 >>> from engine.actions import LegalActions
@@ -27,8 +30,8 @@ Check()
 Traceback (most recent call last):
 ...
 protocol.errors.BotReplyError: raise_below_minimum at /amount: raise to 3 below minimum 4 (seat 1)
->>> classify_seq({"seq": 8}, 9)
-<SeqStatus.STALE: 'stale'>
+>>> classify_seq({"seq": 8}, 9), classify_seq({"seq": 0}, 9)
+(<SeqStatus.STALE: 'stale'>, <SeqStatus.BAD: 'bad'>)
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ __all__ = [
     "parse_action",
     "parse_discard",
     "parse_ready",
+    "reply_seq",
 ]
 
 _ACTION_NAMES = frozenset({"CHECK", "CALL", "FOLD", "RAISE", "ALL_IN"})
@@ -72,7 +76,7 @@ class SeqStatus(StrEnum):
     MATCHING = "matching"  # the answer to the outstanding request
     STALE = "stale"  # an older request's (late) answer: drop and log it
     FUTURE = "future"  # a request never sent: a fault
-    MISSING = "missing"  # no integer seq at all: a schema fault
+    BAD = "bad"  # no seq, or one that is not a positive integer: a bad_seq fault
     UNSOLICITED = "unsolicited"  # nothing is outstanding: drop and log the line
 
 
@@ -89,12 +93,29 @@ def classify_seq(obj: object, expected_seq: int | None) -> SeqStatus:
     """Classify a decoded reply by its ``seq``; ``expected_seq`` None: nothing was asked."""
     if expected_seq is None:
         return SeqStatus.UNSOLICITED
-    seq = _integer(obj.get("seq")) if type(obj) is dict else None
+    seq = reply_seq(obj)
     if seq is None:
-        return SeqStatus.MISSING
+        return SeqStatus.BAD
     if seq == expected_seq:
         return SeqStatus.MATCHING
     return SeqStatus.STALE if seq < expected_seq else SeqStatus.FUTURE
+
+
+def reply_seq(obj: object) -> int | None:
+    """The ``seq`` of a decoded reply when it is a positive integer, else None.
+
+    A JSON number with no fraction counts (``3.0`` is 3, as JSON Schema says); a boolean,
+    a string or a number below 1 does not.
+
+    >>> reply_seq({"seq": 3}), reply_seq({"seq": 3.0}), reply_seq({"seq": 0})
+    (3, 3, None)
+    >>> reply_seq({"seq": True}), reply_seq({"seq": "3"}), reply_seq({})
+    (None, None, None)
+    """
+    if type(obj) is not dict:
+        return None
+    seq = _integer(obj.get("seq"))
+    return seq if seq is not None and seq >= 1 else None
 
 
 def parse_ready(
@@ -105,7 +126,7 @@ def parse_ready(
     preferred_version: int = PROTOCOL_VERSION,
 ) -> Ready:
     """The bot's reply to ``hello``, with the protocol version negotiated."""
-    _reject_stale(obj, expected_seq)
+    _reject_bad_or_stale_seq(obj, expected_seq)
     _reject_bad_shape(obj, "ready")
     assert type(obj) is dict  # the schema guarantees it; tells the type checker
     _reject_unknown_seq(obj, expected_seq)
@@ -119,7 +140,7 @@ def parse_ready(
 
 def parse_action(obj: object, expected_seq: int, legal: LegalActions) -> Action:
     """The engine action for the bot's reply to ``act`` (checked against ``legal``)."""
-    _reject_stale(obj, expected_seq)
+    _reject_bad_or_stale_seq(obj, expected_seq)
     if not action_shape_is_valid(obj):
         _reject_bad_shape(obj, "action")
     assert type(obj) is dict
@@ -140,7 +161,7 @@ def parse_discard(
     ``hole_cards`` is the seat's hand; ``draw_limit`` the game's rule (with the house rule
     ``three_or_four_with_ace`` a fourth card may go only when the card kept is an ace).
     """
-    _reject_stale(obj, expected_seq)
+    _reject_bad_or_stale_seq(obj, expected_seq)
     if not discard_shape_is_valid(obj):
         _reject_bad_shape(obj, "discard")
     assert type(obj) is dict
@@ -353,11 +374,22 @@ def _shown(value: object) -> str:
     return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
 
 
-def _reject_stale(obj: object, expected_seq: int) -> None:
-    if type(obj) is dict:
-        seq = _integer(obj.get("seq"))
-        if seq is not None and seq < expected_seq:
-            raise StaleReplyError(seq, expected_seq)
+def _reject_bad_or_stale_seq(obj: object, expected_seq: int) -> None:
+    if type(obj) is not dict:
+        return  # not an object at all: the shape check says so
+    seq = reply_seq(obj)
+    if seq is None:
+        # No request ever carries such a number, so this cannot be a late answer: it is a
+        # bad reply (a strike), not a stale one left to wait for the timeout.
+        shown = _shown(obj.get("seq"))
+        what = f"{shown} is not a positive integer" if "seq" in obj else "is missing"
+        raise BotReplyError(
+            ErrorCode.BAD_SEQ,
+            f"seq {what}; echo the seq of the request, {expected_seq}",
+            "/seq",
+        )
+    if seq < expected_seq:
+        raise StaleReplyError(seq, expected_seq)
 
 
 def _reject_unknown_seq(obj: dict[str, Any], expected_seq: int) -> None:

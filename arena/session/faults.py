@@ -54,6 +54,8 @@ class FaultKind(StrEnum):
     STALE_REPLY = "stale_reply"  # a reply to an earlier request (late), dropped
     UNSOLICITED_LINE = "unsolicited_line"  # a line when nothing was asked, dropped
     DROPPED_OUTPUT = "dropped_output"  # stdout/stderr bytes the arena did not keep
+    HUNG = "hung"  # timed out on several decisions in a row: killed, restarted next hand
+    IGNORED_MATCH_END = "ignored_match_end"  # still running after the grace that follows it
 
 
 @dataclass(frozen=True, slots=True)

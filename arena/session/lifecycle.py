@@ -3,8 +3,10 @@
 A :class:`BotLifecycle` owns the seat's transport while a bot runs. It starts a bot
 (``hello``, wait for ``ready``), records how each process ended, restarts a bot that went
 down between hands (one unit of the budget per attempt, successful or not), and stops it:
-``match_end`` and a grace to exit, or killed at once when a match is aborted. Once the
-budget is spent and the bot is down, the seat sits out for the rest of the match.
+``match_end`` and a grace to exit, or killed at once when a match is aborted. A bot
+that is still running when the grace after ``match_end`` is over is killed and recorded
+(``ignored_match_end``): a well-behaved bot exits by itself. Once the budget is spent and
+the bot is down, the seat sits out for the rest of the match.
 """
 
 from __future__ import annotations
@@ -99,7 +101,8 @@ class BotLifecycle:
     def finish(self, data: bytes) -> ExitInfo | None:
         """Send ``data`` (``match_end``, may be empty) after what is held, let the bot exit
         within the grace, then kill its tree. None if no bot was running; a bot found dead
-        here (it died after its last message) is recorded as crashed."""
+        here (it died after its last message) is recorded as crashed, and one that had to
+        be killed after ``match_end`` as ``ignored_match_end``."""
         transport = self.transport
         if transport is None:
             return None
@@ -109,7 +112,24 @@ class BotLifecycle:
         if data or self._channel.has_held_lines:
             with contextlib.suppress(TransportClosedError):  # it is ending anyway
                 transport.send(self._channel.take(data))
-        return self.close(self._limits.match_end_grace_s)
+        grace_s = self._limits.match_end_grace_s
+        info = self.close(grace_s)
+        if data and info is not None and info.is_killed:
+            self._faults.record(
+                Fault(
+                    FaultKind.IGNORED_MATCH_END,
+                    self._faults.hand_number,
+                    code=FaultKind.IGNORED_MATCH_END.value,
+                    detail=(
+                        f"still running {round(grace_s * 1000)} ms after match_end; "
+                        "its process tree was killed"
+                    ),
+                    exit_code=info.exit_code,
+                    signal=info.signal,
+                ),
+                "ignored match_end: killed after the grace",
+            )
+        return info
 
     def close(self, grace_s: float = 0.0) -> ExitInfo | None:
         """Stop the bot (after ``grace_s`` to exit by itself); how it ended, or None."""

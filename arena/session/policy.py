@@ -8,10 +8,14 @@ from dataclasses import dataclass
 
 from engine.actions import Action, Call, Check, Discard, Fold, LegalActions
 
-__all__ = ["DEFAULT_RESTART_BUDGET", "TimeLimits", "default_action"]
+__all__ = ["DEFAULT_HUNG_AFTER_TIMEOUTS", "DEFAULT_RESTART_BUDGET", "TimeLimits", "default_action"]
 
 #: Restarts of a crashed bot allowed per match before its seat sits out.
 DEFAULT_RESTART_BUDGET = 3
+
+#: Timeouts in a row after which a bot counts as hung: its process tree is killed and it
+#: is restarted before the next hand, so a hung bot costs this many timeouts per restart.
+DEFAULT_HUNG_AFTER_TIMEOUTS = 3
 
 
 @dataclass(frozen=True, slots=True)

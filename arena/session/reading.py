@@ -20,7 +20,7 @@ from engine.cards import Card
 from engine.config import DrawLimit
 from protocol.codec import decode
 from protocol.errors import BotFaultError, ErrorCode
-from protocol.replies import parse_action, parse_discard
+from protocol.replies import parse_action, parse_discard, reply_seq
 
 __all__ = [
     "MAX_DRAINED_LINES",
@@ -89,9 +89,12 @@ def drain_stray_lines(
 ) -> None:
     """Read and drop what the bot wrote while nothing was asked, before a new request.
 
-    A line with an old ``seq`` (at most ``last_seq``) is a late reply to an earlier
-    request (stale); anything else is unsolicited. At most :data:`MAX_DRAINED_LINES` are
-    read. Raises :class:`~arena.bots.transport.TransportClosedError` when the bot is gone.
+    A line whose ``seq`` is a positive integer of at most ``last_seq`` is a late reply to
+    an earlier request (stale). A line with a ``seq`` that is not a positive integer
+    (0, -5, null, ``"3"``) was no reply to anything the arena sent: it is unsolicited,
+    with the code ``bad_seq``. Anything else is unsolicited. At most
+    :data:`MAX_DRAINED_LINES` are read. Raises
+    :class:`~arena.bots.transport.TransportClosedError` when the bot is gone.
     """
     for _ in range(MAX_DRAINED_LINES):
         try:
@@ -101,19 +104,23 @@ def drain_stray_lines(
             continue
         if line is None:
             return
-        seq = _seq_of(line)
+        has_seq, seq = _seq_of(line)
         if seq is not None and seq <= last_seq:
             detail = f"late reply to request {seq}: {line[:200]!r}"
             on_dropped(FaultKind.STALE_REPLY, ErrorCode.STALE_SEQ.value, detail, seq)
+        elif has_seq and seq is None:
+            detail = f"seq is not a positive integer, and nothing was asked: {line[:200]!r}"
+            on_dropped(FaultKind.UNSOLICITED_LINE, ErrorCode.BAD_SEQ.value, detail, None)
         else:
             detail = f"nothing was asked: {line[:200]!r}"
             on_dropped(FaultKind.UNSOLICITED_LINE, "unsolicited", detail, None)
 
 
-def _seq_of(line: bytes) -> int | None:
-    """The integer ``seq`` of a line, if it is a JSON object with one."""
+def _seq_of(line: bytes) -> tuple[bool, int | None]:
+    """Whether a line is a JSON object with a ``seq``, and that seq if it is a positive
+    integer (see :func:`protocol.replies.reply_seq`)."""
     try:
-        seq = decode(line).get("seq")
+        obj = decode(line)
     except BotFaultError:
-        return None
-    return seq if type(seq) is int else None
+        return False, None
+    return "seq" in obj, reply_seq(obj)

@@ -12,6 +12,10 @@ no ``ready`` within ``startup_s``   startup failure recorded; the bot is not run
 no reply within ``decision_s``      timeout recorded with its latency; an ``error``
 (+ time bank, + transport grace)    (code ``timeout``) tells the bot; the seat folds,
                                     or checks when it is free and ``check_when_free``
+``hung_after_timeouts`` timeouts    hung recorded; the process tree is killed at once
+in a row (no valid reply between)   (no ``error``); the seat folds as for a timeout and
+                                    in the rest of the hand; the match restarts the bot
+                                    before the next hand, within the restart budget
 an invalid reply (bad JSON, bad     invalid reply recorded with its code; an ``error``
 schema, an action or amount that    with the reason and ``attempts_left`` is sent and
 the protocol or engine rejects)     the request is asked again with a new ``seq``;
@@ -20,10 +24,17 @@ exits or closes its pipes           crash recorded (exit code or signal, stderr 
                                     the process tree is killed; the seat folds now and
                                     in every later decision until :meth:`restart`
 a reply with an older ``seq``       stale reply recorded and dropped; never applied
+a reply whose ``seq`` is missing    an invalid reply (code ``bad_seq``) like any other:
+or not a positive integer           it cannot be a late answer to anything sent
 a line when nothing was asked,      unsolicited line recorded and dropped; it uses
 or one without ``seq`` that is not  no attempt (a line written for a notification can
 the expected reply type             be read only after the next request was sent)
 ==================================  ==================================================
+
+Without the hung rule a bot that stopped answering would cost a full timeout at every
+decision for the rest of the match; with it, at most ``hung_after_timeouts`` timeouts per
+process it is given. Only a valid reply resets the count (invalid replies do not: a bot
+that alternates garbage and silence is as stuck), and so does a new process.
 
 In a five-card-draw discard decision the default is to stand pat (folding is not
 possible there). Chips already committed stay in the pot in every case. Starting,
@@ -59,7 +70,12 @@ from arena.session.channel import Channel
 from arena.session.faults import Fault, FaultKind, FaultLedger, FaultRecorder
 from arena.session.handshake import ReadyInfo
 from arena.session.lifecycle import BotLifecycle
-from arena.session.policy import DEFAULT_RESTART_BUDGET, TimeLimits, default_action
+from arena.session.policy import (
+    DEFAULT_HUNG_AFTER_TIMEOUTS,
+    DEFAULT_RESTART_BUDGET,
+    TimeLimits,
+    default_action,
+)
 from arena.session.reading import (
     drain_stray_lines,
     expected_reply_type,
@@ -126,12 +142,18 @@ class BotSession:
         max_invalid_attempts: int = 3,
         check_when_free: bool = False,
         restart_budget: int = DEFAULT_RESTART_BUDGET,
+        hung_after_timeouts: int = DEFAULT_HUNG_AFTER_TIMEOUTS,
         ledger: FaultLedger | None = None,
         name: str | None = None,
         event_texts: EventTextCache | None = None,
     ) -> None:
         if max_invalid_attempts < 1:
             raise ValueError(f"max_invalid_attempts must be at least 1, got {max_invalid_attempts}")
+        if hung_after_timeouts < 1:
+            raise ValueError(f"hung_after_timeouts must be at least 1, got {hung_after_timeouts}")
+        self.hung_after_timeouts = hung_after_timeouts
+        #: Timeouts since the last valid reply of the running bot (see the module docstring).
+        self.timeouts_in_a_row = 0
         self.player_id = player_id
         self.seat_index = seat_index
         self.clock = clock
@@ -223,6 +245,7 @@ class BotSession:
         the session sets its ``type`` and ``seq`` and, if absent, ``time_limits``. The
         fields are kept for restarts. A failure is recorded as a startup failure.
         """
+        self.timeouts_in_a_row = 0
         return self._life.start(hello_fields)
 
     def restart(self) -> bool:
@@ -231,6 +254,8 @@ class BotSession:
         Returns True when the bot is running afterwards. A crash nobody noticed yet is
         recorded first. Each attempt uses one unit of the budget, successful or not.
         """
+        if not self._life.is_alive:
+            self.timeouts_in_a_row = 0  # a new process gets a clean slate
         return self._life.restart()
 
     def finish(self, standings_message: Mapping[str, Any] | None = None) -> ExitInfo | None:
@@ -425,6 +450,7 @@ class BotSession:
                     fault = exc
                 else:
                     replies.append(obj)
+                    self.timeouts_in_a_row = 0
                     self.ledger.add_latency(latency_ms)
                     self._spend_bank(sent_at)
                     return DecisionOutcome(action, replies, None, latency_ms, attempt, events)
@@ -482,6 +508,10 @@ class BotSession:
             ),
             f"timeout after {latency_ms:.0f} ms, {action} applied",
         )
+        self.timeouts_in_a_row += 1
+        if self.timeouts_in_a_row >= self.hung_after_timeouts:
+            self._kill_hung(limit_ms)
+            return DecisionOutcome(action, replies, "timeout", latency_ms, attempt)
         notice = BotFaultError(
             ErrorCode.TIMEOUT,
             f"no reply to request {seq} within {limit_ms} ms; {action} was applied",
@@ -493,6 +523,28 @@ class BotSession:
         except TransportClosedError as exc:
             self._life.crashed(exc)
         return DecisionOutcome(action, replies, "timeout", latency_ms, attempt)
+
+    def _kill_hung(self, limit_ms: int) -> None:
+        """The bot timed out too often in a row: record it and kill its tree now.
+
+        No ``error`` is sent (nobody reads it); the match restarts the bot before the next
+        hand, as after a crash, and until then its seat is folded without being asked.
+        """
+        count = self.timeouts_in_a_row
+        self.timeouts_in_a_row = 0
+        self._faults.record(
+            Fault(
+                FaultKind.HUNG,
+                self._faults.hand_number,
+                code=FaultKind.HUNG.value,
+                detail=(
+                    f"{count} decisions in a row without a reply within {limit_ms} ms "
+                    f"(hung after {self.hung_after_timeouts}): its process tree was killed"
+                ),
+            ),
+            f"hung after {count} timeouts in a row; killed, to be restarted before the next hand",
+        )
+        self._life.close()
 
     def _drain(self) -> bool:
         """Drop the lines that arrived while nothing was asked; False if the bot died."""

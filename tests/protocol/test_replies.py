@@ -24,6 +24,7 @@ from protocol.replies import (
     parse_action,
     parse_discard,
     parse_ready,
+    reply_seq,
 )
 from protocol.schema import validator_for
 
@@ -98,15 +99,15 @@ def _rejected(reply: object, legal: LegalActions = FACING_BET, seq: int = 5) -> 
 # -- seq ------------------------------------------------------------------------------------
 
 
-def test_seq_classification_covers_matching_stale_future_missing_and_unsolicited() -> None:
+def test_seq_classification_covers_matching_stale_future_bad_and_unsolicited() -> None:
     assert classify_seq({"seq": 5}, 5) is SeqStatus.MATCHING
     assert classify_seq({"seq": 5.0}, 5) is SeqStatus.MATCHING
     assert classify_seq({"seq": 4}, 5) is SeqStatus.STALE
     assert classify_seq({"seq": 6}, 5) is SeqStatus.FUTURE
-    assert classify_seq({"seq": "5"}, 5) is SeqStatus.MISSING
-    assert classify_seq({"seq": True}, 5) is SeqStatus.MISSING
-    assert classify_seq({}, 5) is SeqStatus.MISSING
-    assert classify_seq([5], 5) is SeqStatus.MISSING
+    for bad in ("5", True, 0, -5, None, 1.5):
+        assert classify_seq({"seq": bad}, 5) is SeqStatus.BAD, bad
+    assert classify_seq({}, 5) is SeqStatus.BAD
+    assert classify_seq([5], 5) is SeqStatus.BAD
     assert classify_seq({"seq": 5}, None) is SeqStatus.UNSOLICITED
 
 
@@ -122,9 +123,50 @@ def test_stale_reply_is_stale_even_when_it_is_also_malformed() -> None:
     with pytest.raises(StaleReplyError):
         parse_action({"type": "action", "seq": 1, "action": "bogus"}, 5, FACING_BET)
     with pytest.raises(StaleReplyError):
-        parse_discard({"seq": 0}, 5, DRAW, HOLE)
+        parse_discard({"seq": 1}, 5, DRAW, HOLE)
     with pytest.raises(StaleReplyError):
-        parse_ready({"seq": 0}, 1)
+        parse_ready({"seq": 1}, 2)
+
+
+BAD_SEQS: list[object] = [0, -5, None, 1.5, "3", True, False, [5], {"n": 5}]
+
+
+@pytest.mark.parametrize("seq", BAD_SEQS, ids=repr)
+def test_a_seq_that_is_not_a_positive_integer_is_bad_seq_not_stale(seq: object) -> None:
+    error = _rejected(_action("FOLD", seq=seq))  # type: ignore[arg-type]
+    assert not isinstance(error, StaleReplyError)
+    assert (error.code, error.path) == ("bad_seq", "/seq") == (ErrorCode.BAD_SEQ.value, "/seq")
+    assert repr(seq)[:10] in error.message and "5" in error.message
+
+
+@pytest.mark.parametrize("seq", BAD_SEQS, ids=repr)
+def test_a_bad_seq_is_bad_seq_in_discards_and_ready_too(seq: object) -> None:
+    with pytest.raises(BotReplyError) as info:
+        parse_discard({"type": "discard", "seq": seq, "cards": []}, 5, DRAW, HOLE)
+    assert info.value.code == "bad_seq" and not isinstance(info.value, StaleReplyError)
+    with pytest.raises(BotReplyError) as info:
+        parse_ready({"type": "ready", "seq": seq, "name": "r"}, 1)
+    assert info.value.code == "bad_seq" and not isinstance(info.value, StaleReplyError)
+
+
+def test_a_bad_seq_is_bad_seq_even_when_the_reply_is_also_malformed() -> None:
+    error = _rejected({"type": "action", "seq": -5, "action": "bogus"})
+    assert error.code == "bad_seq"
+
+
+def test_a_typed_reply_without_seq_is_bad_seq() -> None:
+    error = _rejected({"type": "action", "action": "FOLD"})
+    assert (error.code, error.path) == ("bad_seq", "/seq")
+    assert "missing" in error.message
+    with pytest.raises(BotReplyError) as info:
+        parse_discard({"type": "discard", "cards": []}, 5, DRAW, HOLE)
+    assert info.value.code == "bad_seq"
+
+
+def test_reply_seq_is_the_positive_integer_seq_or_none() -> None:
+    assert [reply_seq({"seq": seq}) for seq in (1, 7, 7.0)] == [1, 7, 7]
+    assert [reply_seq({"seq": seq}) for seq in BAD_SEQS] == [None] * len(BAD_SEQS)
+    assert reply_seq({}) is None and reply_seq([1]) is None
 
 
 def test_reply_with_a_seq_never_sent_is_an_unknown_seq_fault() -> None:
@@ -137,11 +179,6 @@ def test_reply_that_is_not_an_object_is_a_schema_violation_of_the_whole_line() -
     error = _rejected(["FOLD"])
     assert (error.code, error.path) == ("schema_violation", "")
     assert str(error).startswith("schema_violation at : ")
-
-
-def test_reply_without_seq_is_a_schema_violation_at_seq() -> None:
-    error = _rejected({"type": "action", "action": "FOLD"})
-    assert (error.code, error.path) == ("schema_violation", "/seq")
 
 
 # -- shape ----------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from arena.bots.in_memory import BotOutput, FakeClock, InMemoryTransport
+from arena.bots.in_memory import BotExit, BotOutput, FakeClock, InMemoryTransport
 from arena.bots.transport import ExitInfo, TransportClosedError
 from arena.session.faults import FaultKind
 from arena.session.policy import TimeLimits
@@ -73,7 +73,8 @@ def reply(message: dict[str, Any], action: str = "CALL", **extra: Any) -> dict[s
 
 
 def script(on_act: Callable[[dict[str, Any]], BotOutput], **others: Bot) -> Bot:
-    """A bot: ready to hello, ``on_act`` for act/draw, ``others[type]`` for the rest."""
+    """A bot: ready to hello, ``on_act`` for act/draw, ``others[type]`` for the rest; it
+    exits at ``match_end`` unless ``others`` says otherwise."""
 
     def bot(message: dict[str, Any]) -> BotOutput:
         kind = message["type"]
@@ -83,6 +84,8 @@ def script(on_act: Callable[[dict[str, Any]], BotOutput], **others: Bot) -> Bot:
             return on_act(message)
         if kind in others:
             return others[kind](message)
+        if kind == "match_end":
+            raise BotExit(0)
         return None
 
     return bot

@@ -58,23 +58,34 @@ def test_a_bot_that_exits_before_ready_is_a_startup_failure_with_its_exit_code()
 
 def test_a_banner_and_a_stale_ready_before_ready_are_dropped_and_recorded() -> None:
     def bot(message: dict[str, Any]) -> BotOutput:
+        if message["seq"] == 1:
+            return {"type": "ready", "seq": 1, "name": "first"}
         return [
             b"my bot v2 starting",
             {"type": "log", "text": "hi"},
-            {"type": "ready", "seq": 0, "name": "old"},
+            {"type": "ready", "seq": message["seq"] - 1, "name": "old"},
             {"type": "ready", "seq": message["seq"], "name": "good"},
         ]
 
     harness = Harness(bot)
-    ready = harness.session.start(HELLO)
-    assert ready is not None and ready.name == "good"
-    assert harness.kinds() == {FaultKind.UNSOLICITED_LINE: 2, FaultKind.STALE_REPLY: 1}
+    harness.start()
+    harness.session.close()
+    assert harness.session.restart()  # its hello is numbered 2: a stale ready can exist
+    assert harness.session.ready is not None and harness.session.ready.name == "good"
+    assert harness.kinds() == {
+        FaultKind.RESTART: 1,
+        FaultKind.UNSOLICITED_LINE: 2,
+        FaultKind.STALE_REPLY: 1,
+    }
 
 
 @pytest.mark.parametrize(
     ("output", "code"),
     [
         ({"type": "ready", "seq": 7, "name": "x"}, "unknown_seq"),
+        ({"type": "ready", "seq": 0, "name": "x"}, "bad_seq"),
+        ({"type": "ready", "seq": None, "name": "x"}, "bad_seq"),
+        ({"type": "ready", "name": "x"}, "bad_seq"),
         ({"type": "ready", "seq": 1}, "schema_violation"),
         ({"type": "ready", "seq": 1, "name": "x", "protocol_version": 9}, "unsupported_version"),
         (b"[1]", "not_an_object"),

@@ -3,14 +3,20 @@ budget, sitting out once it is spent, and stopping (``match_end`` and a grace, o
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 from typing import Any
 
 import pytest
 
 from arena.bots.in_memory import BotExit, BotOutput
+from arena.bots.manifest import load_manifest
+from arena.bots.process import process_factory
 from arena.session.faults import FaultKind
+from arena.session.policy import TimeLimits
+from arena.session.watchdog import BotSession
 from engine.actions import Call, Fold
+from tests import REPO_ROOT, TEST_BOTS
 from tests.arena.session.harness import (
     HELLO,
     READY,
@@ -24,6 +30,8 @@ from tests.arena.session.harness import (
 )
 
 pytestmark = pytest.mark.filterwarnings("error")
+
+SAMPLE_BOTS = REPO_ROOT / "sample_bots"
 
 
 def crash_on_act(message: dict[str, Any]) -> BotOutput:
@@ -224,3 +232,65 @@ def test_a_bot_that_is_gone_loses_what_was_held_for_it() -> None:
     assert session.restart()
     session.flush()
     assert len(second.sent) == 1  # hello only: the old hand_end went with the old bot
+
+
+# -- match_end ignored ----------------------------------------------------------------------
+
+
+def test_a_bot_still_running_after_the_grace_that_follows_match_end_is_a_fault() -> None:
+    harness = Harness(script(reply, match_end=lambda m: None))  # reads it, keeps running
+    session = harness.start()
+    session.notify({"type": "hand_end", "hand_number": 7})
+    info = session.finish({"type": "match_end", "standings": []})
+    assert info is not None and info.is_killed and info.signal == int(signal.SIGKILL)
+    (fault,) = session.ledger.faults
+    assert (fault.kind, fault.code, fault.hand_number) == (
+        FaultKind.IGNORED_MATCH_END,
+        "ignored_match_end",
+        7,
+    )
+    assert "2000 ms after match_end" in fault.detail and fault.signal == int(signal.SIGKILL)
+    assert session.ledger.to_dict()["counts"]["ignored_match_end"] == 1
+
+
+def test_a_bot_that_exits_after_match_end_leaves_no_fault() -> None:
+    harness = Harness(script(reply))  # the harness's bots exit at match_end
+    session = harness.start()
+    info = session.finish({"type": "match_end", "standings": []})
+    assert info is not None and not info.is_killed and session.ledger.faults == ()
+
+
+def test_a_bot_killed_without_being_sent_match_end_ignored_nothing() -> None:
+    for stop in ("finish", "close"):
+        harness = Harness(script(reply, match_end=lambda m: None))
+        session = harness.start()
+        info = session.finish() if stop == "finish" else session.close()
+        assert info is not None and info.is_killed
+        assert session.ledger.faults == (), stop
+
+
+def test_a_real_process_that_ignores_match_end_is_killed_and_recorded() -> None:
+    manifest = load_manifest(TEST_BOTS / "hang" / "bot.toml")
+    manifest = dataclasses.replace(manifest, command=(*manifest.command[:2], "match_end"))
+    limits = TimeLimits(startup_s=5.0, match_end_grace_s=0.2)
+    session = BotSession(process_factory(manifest), player_id="p0", seat_index=0, limits=limits)
+    try:
+        assert session.start(HELLO) is not None
+        info = session.finish({"type": "match_end", "standings": []})
+        assert info is not None and info.is_killed
+        (fault,) = session.ledger.of_kind(FaultKind.IGNORED_MATCH_END)
+        assert fault.code == "ignored_match_end" and "200 ms" in fault.detail
+    finally:
+        session.close()
+
+
+def test_a_real_process_that_exits_at_match_end_is_no_fault() -> None:
+    manifest = load_manifest(SAMPLE_BOTS / "python_calling_station" / "bot.toml")
+    session = BotSession(process_factory(manifest), player_id="p0", seat_index=0)
+    try:
+        assert session.start(HELLO) is not None
+        info = session.finish({"type": "match_end", "standings": []})
+        assert info is not None and not info.is_killed
+        assert session.ledger.count(FaultKind.IGNORED_MATCH_END) == 0
+    finally:
+        session.close()

@@ -241,3 +241,14 @@ def test_draining_sorts_late_replies_from_unsolicited_lines_and_bad_ones() -> No
         (FaultKind.UNSOLICITED_LINE, "unsolicited", None),
     ]
     assert not transport.has_output()  # all read
+
+
+def test_draining_a_seq_that_is_not_a_positive_integer_is_bad_seq_not_stale() -> None:
+    bad_seqs: list[object] = [0, -5, None, 1.5, "1", True]
+    lines = [{"type": "action", "seq": seq, "action": "CALL"} for seq in bad_seqs]
+    transport, _ = _transport(lines)
+    dropped: list[tuple[FaultKind, str, int | None]] = []
+    drain_stray_lines(
+        transport, 0.0, 2, lambda kind, code, detail, seq: dropped.append((kind, code, seq))
+    )
+    assert dropped == [(FaultKind.UNSOLICITED_LINE, "bad_seq", None)] * len(bad_seqs)

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from arena.bots.in_memory import BotOutput, Delayed, InMemoryTransport
+from arena.bots.manifest import load_manifest
+from arena.bots.process import ProcessTransport, process_factory
 from arena.session.faults import FaultKind, FaultLedger
 from arena.session.policy import TimeLimits
 from arena.session.watchdog import BotSession
@@ -20,7 +22,9 @@ from engine.actions import Call, Check, Discard, Fold, RaiseTo
 from engine.cards import parse_cards
 from engine.config import DrawLimit
 from engine.errors import IllegalActionError
+from tests import TEST_BOTS
 from tests.arena.session.harness import (
+    HELLO,
     Harness,
     draw_view,
     facing_bet_view,
@@ -122,7 +126,14 @@ def test_an_invalid_reply_then_a_valid_one_is_accepted() -> None:
         (b"", "invalid_json"),
         (b"\xff\xfe", "invalid_utf8"),
         (b"[1, 2]", "not_an_object"),
-        ({"type": "action", "action": "CALL"}, "schema_violation"),
+        ({"type": "action", "action": "CALL"}, "bad_seq"),
+        ({"type": "action", "seq": 0, "action": "CALL"}, "bad_seq"),
+        ({"type": "action", "seq": -5, "action": "CALL"}, "bad_seq"),
+        ({"type": "action", "seq": None, "action": "CALL"}, "bad_seq"),
+        ({"type": "action", "seq": 1.5, "action": "CALL"}, "bad_seq"),
+        ({"type": "action", "seq": "2", "action": "CALL"}, "bad_seq"),
+        ({"type": "action", "seq": True, "action": "CALL"}, "bad_seq"),
+        ({"type": "action", "seq": 2, "action": "RAISE"}, "schema_violation"),
         ({"type": "action", "seq": 2, "action": "BLUFF"}, "unknown_action"),
         ({"type": "action", "seq": 99, "action": "CALL"}, "unknown_seq"),
         ({"type": "action", "seq": 2, "action": "CHECK"}, "cannot_check"),
@@ -332,3 +343,119 @@ def test_four_discards_keeping_no_ace_break_the_house_rule() -> None:
     (error,) = harness.sent_of("error")
     assert (error["code"], error["path"]) == ("too_many_discards", "/cards")
     assert "not an ace" in error["message"]
+
+
+# -- a hung bot -----------------------------------------------------------------------------
+
+
+def test_three_timeouts_in_a_row_mean_hung_and_the_process_tree_is_killed() -> None:
+    harness = Harness(script(lambda m: None))
+    session = harness.start()
+    for count in (1, 2):
+        assert session.decide(facing_bet_view(), hand_id="h1").fault == "timeout"
+        assert session.is_alive and session.timeouts_in_a_row == count
+    outcome = session.decide(facing_bet_view(), hand_id="h1")
+    assert (outcome.action, outcome.fault) == (Fold(), "timeout")
+    assert not session.is_alive and session.transport is None
+    assert harness.kinds() == {FaultKind.TIMEOUT: 3, FaultKind.HUNG: 1}
+    (hung,) = session.ledger.of_kind(FaultKind.HUNG)
+    assert hung.code == "hung"
+    assert "3 decisions in a row" in hung.detail and "5000 ms" in hung.detail
+    # The first two timeouts were told to the bot; the third one kills it instead.
+    assert [e["in_reply_to"] for e in harness.sent_of("error")] == [2, 3]
+    assert session.exit_infos[-1].is_killed
+    # Until the match restarts it, the seat is folded without being asked.
+    assert session.decide(facing_bet_view(), hand_id="h1").fault == "not_running"
+    assert len(harness.sent_of("act")) == 3
+
+
+def test_a_hung_bot_is_restarted_with_a_fresh_count_within_the_budget() -> None:
+    harness = Harness(script(lambda m: None), restart_budget=1)
+    session = harness.start()
+    for _ in range(3):
+        session.decide(facing_bet_view(), hand_id="h1")
+    assert session.restart() is True and session.restart_count == 1
+    assert session.timeouts_in_a_row == 0
+    for _ in range(2):
+        session.decide(facing_bet_view(), hand_id="h2")
+    assert session.is_alive  # two timeouts of the new process: not hung yet
+    session.decide(facing_bet_view(), hand_id="h2")
+    assert not session.is_alive and session.restart() is False
+    assert session.is_sitting_out
+    assert harness.kinds() == {FaultKind.TIMEOUT: 6, FaultKind.HUNG: 2, FaultKind.RESTART: 1}
+
+
+def test_a_valid_reply_resets_the_count_of_timeouts_in_a_row() -> None:
+    answers = iter([False, False, True] * 3)
+    harness = Harness(script(lambda m: reply(m) if next(answers) else None))
+    session = harness.start()
+    for _ in range(9):
+        session.decide(facing_bet_view(), hand_id="h1")
+    assert session.is_alive
+    assert harness.kinds() == {FaultKind.TIMEOUT: 6}
+
+
+def test_invalid_replies_do_not_reset_the_count_of_timeouts_in_a_row() -> None:
+    # Silence, garbage (a whole decision of it), silence, silence: stuck all the same.
+    outputs = iter([None, b"garbage", None, None])
+    harness = Harness(script(lambda m: next(outputs)), max_invalid_attempts=1)
+    session = harness.start()
+    faults = [session.decide(facing_bet_view(), hand_id="h1").fault for _ in range(4)]
+    assert faults == ["timeout", "invalid_reply", "timeout", "timeout"]
+    assert not session.is_alive
+    assert session.ledger.count(FaultKind.HUNG) == 1
+
+
+def test_hung_after_timeouts_is_configurable() -> None:
+    harness = Harness(script(lambda m: None), hung_after_timeouts=1)
+    session = harness.start()
+    assert session.decide(facing_bet_view(), hand_id="h1").fault == "timeout"
+    assert not session.is_alive and harness.kinds() == {FaultKind.TIMEOUT: 1, FaultKind.HUNG: 1}
+    (hung,) = session.ledger.of_kind(FaultKind.HUNG)
+    assert "1 decisions in a row" in hung.detail
+    with pytest.raises(ValueError, match="hung_after_timeouts must be at least 1, got 0"):
+        BotSession(
+            lambda: InMemoryTransport(reply), player_id="p", seat_index=0, hung_after_timeouts=0
+        )
+
+
+# -- seq numbers that are no seq numbers ----------------------------------------------------
+
+
+@pytest.mark.parametrize("seq", [0, -5, None, 1.5, "2", True], ids=repr)
+def test_a_seq_that_is_not_a_positive_integer_is_a_strike_not_a_wait(seq: object) -> None:
+    def on_act(message: dict[str, Any]) -> BotOutput:
+        if message["attempt"] == 1:
+            return {"type": "action", "seq": seq, "action": "CALL"}
+        return reply(message)
+
+    harness = Harness(script(on_act))
+    session = harness.start()
+    started = harness.clock()
+    outcome = session.decide(facing_bet_view(), hand_id="h1")
+    assert (outcome.action, outcome.fault, outcome.attempt_count) == (Call(), None, 2)
+    assert harness.clock() == started  # answered at once: no timeout was waited for
+    (fault,) = session.ledger.faults
+    assert (fault.kind, fault.code, fault.seq) == (FaultKind.INVALID_REPLY, "bad_seq", 2)
+    (error,) = harness.sent_of("error")
+    assert (error["code"], error["in_reply_to"], error["path"]) == ("bad_seq", 2, "/seq")
+
+
+def test_a_real_hung_process_is_killed_after_three_timeouts_and_restarted() -> None:
+    manifest = load_manifest(TEST_BOTS / "hang" / "bot.toml")  # never answers an act
+    started: list[ProcessTransport] = []
+    session = BotSession(
+        process_factory(manifest, on_start=started.append),
+        player_id="p0",
+        seat_index=0,
+        limits=TimeLimits(decision_s=0.1, startup_s=5.0),
+    )
+    try:
+        assert session.start(HELLO) is not None
+        faults = [session.decide(facing_bet_view(), hand_id="h1").fault for _ in range(3)]
+        assert faults == ["timeout"] * 3
+        assert not session.is_alive and session.ledger.count(FaultKind.HUNG) == 1
+        assert not started[0].is_alive and session.exit_infos[-1].is_killed
+        assert session.restart() is True and len(started) == 2 and session.is_alive
+    finally:
+        session.close()
