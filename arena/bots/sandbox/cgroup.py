@@ -24,7 +24,9 @@ Theory of operation:
   nothing can escape it by forking early, which moving the process after its start could
   not promise.
 * :meth:`BotCgroup.close` kills what is left (``cgroup.kill``, or a ``SIGKILL`` to each
-  pid where the kernel is older than 5.14) and removes the directory.
+  pid where the kernel is older than 5.14) and removes the directory. The cgroups of an
+  arena killed before it could do that are swept away by the next arena
+  (:meth:`CgroupParent.sweep`).
   :meth:`BotCgroup.limit_hit` reads ``memory.events`` and ``pids.events`` afterwards to say
   which limit stopped the bot.
 
@@ -217,6 +219,18 @@ class CgroupParent:
         except OSError as exc:
             raise CgroupError(f"cannot create the cgroup {self.path}: {exc.strerror}") from exc
         _hand_down(self.path)
+        self.sweep()
+
+    def sweep(self) -> None:
+        """Remove the empty cgroups of arenas that are gone (killed before they could
+        remove their own); those of a running arena, or holding a process, stay."""
+        with contextlib.suppress(OSError):
+            for entry in self.path.iterdir():
+                owner = _owner_pid(entry.name)
+                if owner is None or not entry.is_dir() or _is_running(owner):
+                    continue
+                with contextlib.suppress(OSError):
+                    entry.rmdir()  # refused while a process is still inside
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,6 +300,28 @@ def join_command(cgroup: BotCgroup, argv: tuple[str, ...]) -> tuple[str, ...]:
     """
     # $0 is the procs file, "$@" the command: no quoting of either is needed.
     return ("/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(cgroup.procs_file), *argv)
+
+
+def _owner_pid(name: str) -> int | None:
+    """The arena's pid in a bot cgroup's name ``<label>-<pid>-<random>``.
+
+    >>> _owner_pid("bot-4242-0a1b2c3d"), _owner_pid("something-else")
+    (4242, None)
+    """
+    parts = name.rsplit("-", 2)
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None
+    return int(parts[1])
+
+
+def _is_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it exists, as another user's process
+    return True
 
 
 def _hand_down(directory: Path) -> None:

@@ -120,6 +120,19 @@ def test_a_bot_cgroup_gets_its_limits_and_the_controllers_are_handed_down(tmp_pa
     assert (unlimited.path / "memory.max").read_text() == "max"
 
 
+def test_the_empty_cgroups_of_gone_arenas_are_swept(tmp_path: Path) -> None:
+    gone = subprocess.Popen(["/bin/true"])
+    gone.wait()  # its pid now names no process (barring a quick reuse)
+    parent = CgroupParent(tmp_path)
+    for name in (f"bot-{gone.pid}-00000000", f"bot-{os.getpid()}-00000000", "other"):
+        (tmp_path / name).mkdir()
+    parent.sweep()
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        f"bot-{os.getpid()}-00000000",
+        "other",
+    ]
+
+
 def test_a_cgroup_that_cannot_be_made_is_an_error_naming_it(tmp_path: Path) -> None:
     parent = CgroupParent(tmp_path / "missing" / "deeper" / ARENA_CGROUP_NAME)
     with pytest.raises(CgroupError, match="missing"):
