@@ -37,6 +37,7 @@ from arena.bots.sandbox.bwrap import (
     find_box,
     visible_paths,
 )
+from arena.bots.sandbox.cgroup import ARENA_CGROUP_NAME, BotCgroup, CgroupParent, join_command
 from arena.bots.sandbox.limited import SUPERVISOR_PATH, LimitsLauncher
 from arena.bots.sandbox.limits import DEFAULT_LIMITS
 from arena.bots.sandbox.select import probe
@@ -331,3 +332,31 @@ def test_a_build_writes_its_private_copy_and_later_starts_run_from_it(
         assert transport.read_line(time.monotonic() + DEADLINE_S) == b"built in the box"
     finally:
         transport.close(0.0)
+
+
+def test_with_cgroups_the_box_joins_its_cgroup_before_bwrap_runs(tmp_path: Path) -> None:
+    box = _box_or_skip()
+    # A fake cgroup tree: plain files, so only the launcher's side is checked here
+    # (test_cgroup checks the kernel's where a cgroup v2 is usable).
+    parent = CgroupParent(tmp_path / "cg" / ARENA_CGROUP_NAME)
+    parent.path.parent.mkdir()
+    inner = LimitsLauncher(SMALL, python=os.path.realpath(sys.executable), temp_dir=tmp_path)
+    launcher = StrictLauncher(inner, box, cgroups=parent)
+    try:
+        spec = launcher.prepare(_spy())
+        (cgroup_dir,) = [path for path in parent.path.iterdir() if path.is_dir()]
+        assert spec.argv[:5] == (*join_command(BotCgroup(cgroup_dir), ())[:4], box.bwrap)
+        assert (cgroup_dir / "memory.max").read_text() == str(SMALL.memory_bytes)
+        assert (cgroup_dir / "pids.max").read_text() == str(SMALL.processes)
+        transport = ProcessTransport.from_spec(spec, name="spy")
+        try:
+            assert transport.read_line(time.monotonic() + DEADLINE_S) is not None
+        finally:
+            transport.close(0.0)
+        assert (cgroup_dir / "cgroup.procs").read_text().split() == [str(transport.pid)]
+        assert launcher.limit_hit(spec) is None
+        for path in cgroup_dir.iterdir():
+            path.unlink()  # a real cgroup's files go with it; a fake one's must go first
+    finally:
+        launcher.close()
+    assert not any(path.is_dir() for path in parent.path.iterdir())
