@@ -145,14 +145,18 @@ def descendants(pid: int, proc: str = "/proc") -> list[int]:
     return found
 
 
-def _prctl(option: int, value: int) -> None:
+# What follows runs only in the supervisor's own process, where coverage does not follow;
+# tests/arena/bots/sandbox/test_supervisor.py runs it for real.
+
+
+def _prctl(option: int, value: int) -> None:  # pragma: no cover
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0) != 0:
         error = ctypes.get_errno()
         raise OSError(error, f"prctl({option}): {os.strerror(error)}")
 
 
-def _kill_tree() -> None:
+def _kill_tree() -> None:  # pragma: no cover
     """SIGKILL every descendant until none is left (orphans come back to us to be reaped)."""
     me = os.getpid()
     deadline = time.monotonic() + _KILL_DEADLINE_S
@@ -170,14 +174,14 @@ def _kill_tree() -> None:
         time.sleep(_KILL_PAUSE_S)
 
 
-def _exit_like(status: int) -> NoReturn:
+def _exit_like(status: int) -> NoReturn:  # pragma: no cover
     """End the way the bot ended (``status`` from ``waitpid``): the same code or signal."""
     if os.WIFSIGNALED(status):
         _die_by(os.WTERMSIG(status))
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
-def _die_by(number: int) -> NoReturn:
+def _die_by(number: int) -> NoReturn:  # pragma: no cover
     """Be killed by signal ``number`` (no core dump: the core limit is 0)."""
     try:
         signal.signal(number, signal.SIG_DFL)
@@ -188,7 +192,7 @@ def _die_by(number: int) -> NoReturn:
     os._exit(128 + number)  # a signal whose default is not to terminate
 
 
-def _on_stop_signal(number: int, _frame: object) -> None:
+def _on_stop_signal(number: int, _frame: object) -> None:  # pragma: no cover
     """The arena died (or asked us to stop): take the whole tree down, then go."""
     _kill_tree()
     if _private_dirs:
@@ -198,7 +202,9 @@ def _on_stop_signal(number: int, _frame: object) -> None:
     _die_by(number)
 
 
-def _become_bot(options: dict[str, int], command: list[str], supervisor: int) -> NoReturn:
+def _become_bot(
+    options: dict[str, int], command: list[str], supervisor: int
+) -> NoReturn:  # pragma: no cover
     """In the forked child: limits, user, death signal, then exec the bot's program."""
     try:
         for name in _RESTORED_SIGNALS:
@@ -232,7 +238,7 @@ def _become_bot(options: dict[str, int], command: list[str], supervisor: int) ->
     os._exit(_CANNOT_EXECUTE)
 
 
-def main(argv: Sequence[str]) -> NoReturn:
+def main(argv: Sequence[str]) -> NoReturn:  # pragma: no cover
     """Run the bot of ``argv`` (see the module docstring); never returns."""
     parent = os.getppid()
     try:
@@ -266,5 +272,5 @@ def main(argv: Sequence[str]) -> NoReturn:
     _exit_like(status)
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # pragma: no cover
     main(sys.argv[1:])

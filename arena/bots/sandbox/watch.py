@@ -37,6 +37,7 @@ __all__ = [
     "TreeWatch",
     "Watched",
     "breach_of",
+    "is_own_child",
     "kill_tree",
     "read_tree",
     "shared_watch",
@@ -135,7 +136,13 @@ def read_tree(root: int, proc: str = "/proc") -> tuple[list[int], TreeUsage]:
 
 def kill_tree(root: int, proc: str = "/proc") -> None:
     """SIGKILL everything below ``root`` until nothing is left (or rounds run out), then
-    ``root``: while the root lives, what a dying process leaves behind stays in the tree."""
+    ``root``: while the root lives, what a dying process leaves behind stays in the tree.
+
+    Only a child of this process (a bot the arena started) is a root this kills from:
+    anything else is left alone, so a wrong pid can never take down unrelated processes.
+    """
+    if not is_own_child(root, proc):
+        return
     for _ in range(_KILL_ROUNDS):
         pids, _ = read_tree(root, proc)
         below = pids[1:]
@@ -147,6 +154,17 @@ def kill_tree(root: int, proc: str = "/proc") -> None:
         time.sleep(_KILL_PAUSE_S)
     with contextlib.suppress(OSError):
         os.kill(root, signal.SIGKILL)
+
+
+def is_own_child(pid: int, proc: str = "/proc") -> bool:
+    """True when ``pid`` is a child of this process (even one that has exited)."""
+    try:
+        with open(f"{proc}/{pid}/stat", "rb") as file:
+            stat = file.read()
+    except OSError:
+        return False
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    return len(fields) > 1 and int(fields[1]) == os.getpid()
 
 
 class Watched:

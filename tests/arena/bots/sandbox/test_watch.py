@@ -15,6 +15,7 @@ from arena.bots.sandbox.watch import (
     TreeUsage,
     TreeWatch,
     breach_of,
+    is_own_child,
     kill_tree,
     read_tree,
 )
@@ -144,6 +145,21 @@ def test_read_tree_counts_the_processes_and_sums_their_memory() -> None:
         if process.stdout:
             process.stdout.close()
     assert read_tree(process.pid) == ([], TreeUsage(0, 0.0, 0))
+
+
+def test_kill_tree_leaves_what_is_not_a_child_of_this_process_alone() -> None:
+    process = _spawn_tree()
+    try:
+        child = read_tree(process.pid)[0][1]
+        assert is_own_child(process.pid) and not is_own_child(child)
+        assert not is_own_child(1) and not is_own_child(2**22 + 1)
+        kill_tree(child)  # a grandchild of the test: not a root kill_tree accepts
+        assert _is_running(child)
+    finally:
+        kill_tree(process.pid)
+        process.wait()
+        if process.stdout:
+            process.stdout.close()
 
 
 def test_kill_tree_kills_the_children_and_then_the_root() -> None:

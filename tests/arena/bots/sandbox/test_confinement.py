@@ -1,0 +1,86 @@
+"""The process side of a sandboxed bot: watched while it runs, its directory gone at the end,
+and how it ended read as a limit stop when it was one."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+from arena.bots.launcher import LaunchSpec
+from arena.bots.sandbox.confinement import Confinement, reason_of_signal, remove_private_dir
+from arena.bots.sandbox.limits import DEFAULT_LIMITS, LimitReason
+from arena.bots.sandbox.watch import TreeUsage, TreeWatch
+
+
+class OverMemory:
+    """A tree over any memory limit (or within all); kills are recorded, nothing touched."""
+
+    def __init__(self, *, is_over: bool = True) -> None:
+        self.killed: list[int] = []
+        self.memory_bytes = 2**40 if is_over else 1
+
+    def read(self, pid: int) -> tuple[list[int], TreeUsage]:
+        return [pid], TreeUsage(self.memory_bytes, cpu_seconds=0.0, process_count=1)
+
+    def kill(self, pid: int) -> None:
+        self.killed.append(pid)
+
+
+def spec(tmp_path: Path, *, with_limits: bool = True) -> LaunchSpec:
+    private = tmp_path / "private"
+    (private / "bot").mkdir(parents=True)
+    return LaunchSpec(
+        argv=("bot",),
+        cwd=private / "bot",
+        env={},
+        limits=DEFAULT_LIMITS if with_limits else None,
+        private_dir=private,
+    )
+
+
+def test_a_bot_run_as_it_is_has_no_confinement(tmp_path: Path) -> None:
+    assert Confinement.of_spec(4242, LaunchSpec(argv=("x",), cwd=tmp_path, env={})) is None
+    # Never the shared watch: pid 4242 is not a bot of this test.
+    trees = OverMemory(is_over=False)
+    watch = TreeWatch(interval_s=3600, reader=trees.read, killer=trees.kill)
+    confinement = Confinement.of_spec(4242, spec(tmp_path), watch=watch)
+    assert confinement is not None and watch.watched_count == 1
+    confinement.release(None)
+    assert watch.watched_count == 0 and trees.killed == []
+
+
+def test_a_breach_of_the_watch_is_the_reason_the_bot_ended(tmp_path: Path) -> None:
+    trees = OverMemory()
+    watch = TreeWatch(interval_s=3600, reader=trees.read, killer=trees.kill)
+    confinement = Confinement(4242, spec(tmp_path), watch=watch)
+    assert confinement.breach is None and confinement.describe_breach() == ""
+    watch.check_now()
+    assert trees.killed == [4242]
+    assert confinement.breach is not None
+    assert confinement.describe_breach().startswith("; stopped by the sandbox: memory_limit: ")
+    reason, detail = confinement.release(signal.SIGKILL)
+    assert reason == "memory_limit" and detail.startswith("resident memory")
+    assert watch.watched_count == 0
+    assert not (tmp_path / "private").exists()
+
+
+def test_a_death_by_sigxfsz_or_sigxcpu_is_a_limit_stop(tmp_path: Path) -> None:
+    assert reason_of_signal(signal.SIGXFSZ) is LimitReason.FILE_SIZE
+    assert reason_of_signal(signal.SIGXCPU) is LimitReason.CPU
+    assert reason_of_signal(signal.SIGKILL) is None and reason_of_signal(None) is None
+    confinement = Confinement(1, spec(tmp_path, with_limits=False))
+    assert confinement.release(signal.SIGXFSZ)[0] == "file_size_limit"
+    assert Confinement(1, spec(tmp_path / "2", with_limits=False)).release(None) == (None, "")
+
+
+def test_a_private_dir_is_removed_even_where_the_bot_closed_it(tmp_path: Path) -> None:
+    private = tmp_path / "private"
+    locked = private / "bot" / "locked"
+    locked.mkdir(parents=True)
+    (locked / "file").write_text("x")
+    (private / "bot" / "link").symlink_to(tmp_path)  # only the link goes
+    locked.chmod(0)
+    (private / "bot").chmod(0o500)
+    remove_private_dir(private)
+    assert not private.exists() and tmp_path.exists()
+    remove_private_dir(private)  # gone already: nothing to do

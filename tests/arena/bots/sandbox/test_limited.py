@@ -1,0 +1,218 @@
+"""The limits launcher's specs: the wrapper's arguments, the private copy, the environment."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.bots.manifest import BotManifest
+from arena.bots.sandbox.limited import (
+    SUPERVISOR_PATH,
+    LimitsLauncher,
+    PrivateDirError,
+    address_space_backstop,
+    is_runnable_by_anyone,
+)
+from arena.bots.sandbox.limits import DEFAULT_LIMITS, LimitsError, ResourceLimits
+from arena.bots.transport import BotStartError
+
+ENV = {"PATH": os.defpath, "LANG": "C.UTF-8", "LC_TIME": "C", "TZ": "UTC", "SECRET": "x"}
+
+
+def bot_dir(tmp_path: Path) -> Path:
+    """A small bot directory: a script, a data file in a folder, a link."""
+    folder = tmp_path / "bot"
+    (folder / "data").mkdir(parents=True)
+    (folder / "bot.py").write_text("print('hi')\n")
+    (folder / "data" / "book.txt").write_text("opening book\n")
+    (folder / "book").symlink_to("data/book.txt")
+    return folder
+
+
+def manifest_of(folder: Path, *command: str, **fields: object) -> BotManifest:
+    return BotManifest(
+        name="b",
+        command=command or ("{python}", "bot.py"),
+        working_dir=folder,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+@pytest.fixture
+def launcher(tmp_path: Path) -> LimitsLauncher:
+    return LimitsLauncher(base_env=ENV, temp_dir=tmp_path, drop_privileges=False)
+
+
+def test_the_spec_runs_the_bot_under_the_supervisor_in_a_private_copy(
+    launcher: LimitsLauncher, tmp_path: Path
+) -> None:
+    folder = bot_dir(tmp_path)
+    spec = launcher.prepare(manifest_of(folder, "{python}", "{bot_dir}/bot.py", "--fast"))
+    private = spec.private_dir
+    assert private is not None and private.parent == tmp_path
+    assert spec.cwd == private / "bot"
+    assert spec.argv[:4] == (sys.executable, "-I", "-S", str(SUPERVISOR_PATH))
+    separator = spec.argv.index("--")
+    assert spec.argv[separator + 1 :] == (sys.executable, str(private / "bot" / "bot.py"), "--fast")
+    options = spec.argv[4:separator]
+    assert f"--cpu={DEFAULT_LIMITS.cpu_seconds}" in options
+    assert f"--fsize={DEFAULT_LIMITS.file_size_bytes}" in options
+    assert f"--nofile={DEFAULT_LIMITS.open_files}" in options
+    assert f"--as={address_space_backstop(DEFAULT_LIMITS)}" in options
+    assert f"--private-dir={private}" in options
+    assert not any(option.startswith(("--uid", "--nproc")) for option in options)
+    assert spec.limits == DEFAULT_LIMITS
+    # The copy: files, folders and links (as links); the checkout is not where it runs.
+    assert (private / "bot" / "data" / "book.txt").read_text() == "opening book\n"
+    assert os.readlink(private / "bot" / "book") == "data/book.txt"
+    assert (private / "tmp").is_dir()
+
+
+def test_the_environment_is_a_short_allow_list_plus_the_manifest_s(
+    launcher: LimitsLauncher, tmp_path: Path
+) -> None:
+    manifest = manifest_of(bot_dir(tmp_path), env={"LEVEL": "3", "LANG": "fr_FR.UTF-8"})
+    spec = launcher.prepare(manifest)
+    assert spec.private_dir is not None
+    assert dict(spec.env) == {
+        "PATH": os.defpath,
+        "LANG": "fr_FR.UTF-8",
+        "LC_TIME": "C",
+        "TZ": "UTC",
+        "LEVEL": "3",
+        "HOME": str(spec.private_dir),
+        "TMPDIR": str(spec.private_dir / "tmp"),
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+def test_a_relative_program_is_the_one_in_the_copy(
+    launcher: LimitsLauncher, tmp_path: Path
+) -> None:
+    folder = bot_dir(tmp_path)
+    program = folder / "build" / "bot"
+    program.parent.mkdir()
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    spec = launcher.prepare(manifest_of(folder, "build/bot"))
+    assert spec.private_dir is not None
+    assert spec.argv[spec.argv.index("--") + 1] == str(spec.private_dir / "bot" / "build" / "bot")
+
+
+@pytest.mark.parametrize("program", ["no-such-program-anywhere", "build/missing", "bot.py"])
+def test_a_program_that_is_not_there_is_a_start_error_and_leaves_nothing(
+    launcher: LimitsLauncher, tmp_path: Path, program: str
+) -> None:
+    folder = bot_dir(tmp_path)  # bot.py is there, but not executable
+    with pytest.raises(BotStartError, match=f"no executable {program!r}"):
+        launcher.prepare(manifest_of(folder, program))
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bot"]
+
+
+def test_a_bot_directory_over_the_cap_is_refused_with_its_size(tmp_path: Path) -> None:
+    folder = bot_dir(tmp_path)
+    (folder / "big.bin").write_bytes(b"x" * 5000)
+    launcher = LimitsLauncher(temp_dir=tmp_path, drop_privileges=False, copy_cap_bytes=4000)
+    with pytest.raises(PrivateDirError) as caught:
+        launcher.prepare(manifest_of(folder))
+    assert str(folder) in str(caught.value) and "4000 bytes" in str(caught.value)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bot"]
+    few = LimitsLauncher(temp_dir=tmp_path, drop_privileges=False, copy_cap_files=3)
+    with pytest.raises(PrivateDirError, match="3 files"):
+        few.prepare(manifest_of(folder))
+
+
+def test_only_files_folders_and_links_are_copied(launcher: LimitsLauncher, tmp_path: Path) -> None:
+    folder = bot_dir(tmp_path)
+    os.mkfifo(folder / "pipe")  # reading it would block the copy forever
+    spec = launcher.prepare(manifest_of(folder))
+    assert spec.private_dir is not None
+    assert not (spec.private_dir / "bot" / "pipe").exists()
+    assert (spec.private_dir / "bot" / "bot.py").exists()
+
+
+def test_an_unreadable_file_is_a_clear_error(tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root reads every file")
+    folder = bot_dir(tmp_path)
+    (folder / "secret").write_text("x")
+    (folder / "secret").chmod(0)
+    launcher = LimitsLauncher(temp_dir=tmp_path, drop_privileges=False)
+    with pytest.raises(PrivateDirError, match="cannot copy its directory"):
+        launcher.prepare(manifest_of(folder))
+
+
+def test_the_manifest_s_limits_come_before_the_command_line_s(tmp_path: Path) -> None:
+    folder = bot_dir(tmp_path)
+    manifest = manifest_of(folder, limits={"processes": 8, "open_files": 99})
+    launcher = LimitsLauncher(
+        ResourceLimits(1024**3, 60, 10, 1024, 64, 1024),
+        overrides={"open_files": "32"},
+        temp_dir=tmp_path,
+        drop_privileges=False,
+    )
+    limits = launcher.limits_for(manifest)
+    assert (limits.processes, limits.open_files, limits.cpu_seconds) == (8, 32, 60)
+    assert launcher.prepare(manifest).limits == limits
+    with pytest.raises(LimitsError, match="command line: limit 'processes' = 'many'"):
+        LimitsLauncher(overrides={"processes": "many"})
+
+
+def test_with_its_own_user_the_bot_gets_a_fresh_id_and_a_process_limit(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root gives a bot a user of its own")
+    folder = bot_dir(tmp_path)
+    launcher = LimitsLauncher(base_env=ENV, temp_dir=tmp_path)
+    assert launcher.drop_privileges
+    assert is_runnable_by_anyone(launcher.bot_python)
+    specs = [launcher.prepare(manifest_of(folder)) for _ in range(2)]
+    users = []
+    for spec in specs:
+        assert spec.private_dir is not None
+        options = spec.argv[: spec.argv.index("--")]
+        uid = next(int(option[6:]) for option in options if option.startswith("--uid="))
+        assert f"--gid={uid}" in options
+        assert f"--nproc={DEFAULT_LIMITS.processes * 4}" in options
+        assert spec.private_dir.stat().st_uid == uid
+        assert (spec.private_dir / "bot" / "data" / "book.txt").stat().st_uid == uid
+        assert spec.argv[spec.argv.index("--") + 1] == launcher.bot_python
+        users.append(uid)
+    assert users[0] != users[1] and min(users) >= 0x4000_0000
+
+
+def test_runnable_by_anyone_needs_every_directory_open(tmp_path: Path) -> None:
+    closed = tmp_path / "closed"
+    closed.mkdir()
+    program = closed / "prog"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    closed.chmod(0o755)
+    tmp_path.chmod(0o755)
+    assert is_runnable_by_anyone(program) == all(
+        parent.stat().st_mode & stat.S_IXOTH for parent in tmp_path.parents
+    )
+    closed.chmod(0o700)
+    assert not is_runnable_by_anyone(program)
+    assert not is_runnable_by_anyone(tmp_path / "missing")
+
+
+def test_a_build_runs_in_a_kept_copy_that_later_starts_copy(tmp_path: Path) -> None:
+    folder = bot_dir(tmp_path)
+    manifest = manifest_of(folder, build=("{python}", "-c", "pass"))
+    launcher = LimitsLauncher(temp_dir=tmp_path, drop_privileges=False)
+    assert launcher.prepare_build(manifest_of(folder)) is None
+    build = launcher.prepare_build(manifest)
+    assert build is not None and build.private_dir is not None
+    (build.cwd / "built.txt").write_text("made by the build")
+    run = launcher.prepare(manifest)
+    assert run.private_dir is not None and run.private_dir != build.private_dir
+    assert (run.cwd / "built.txt").read_text() == "made by the build"
+    assert not (folder / "built.txt").exists()  # the checkout is never written
+    again = launcher.prepare_build(manifest)  # a new build replaces the old copy
+    assert again is not None and not build.private_dir.exists()
+    launcher.close()
+    assert again.private_dir is not None and not again.private_dir.exists()
