@@ -19,6 +19,7 @@ import random
 from collections.abc import Iterable, Sequence
 
 from engine.cards import FULL_DECK, Card, CardParseError, parse_cards
+from engine.seeds import StreamRandom
 
 __all__ = ["Deck", "DeckExhaustedError", "shuffle_in_place"]
 
@@ -32,25 +33,44 @@ class DeckExhaustedError(RuntimeError):
 def shuffle_in_place(items: list[Card], rng: random.Random) -> None:
     """Fisher-Yates shuffle of ``items`` driven only by ``rng``.
 
-    Each index is drawn by rejection sampling (``bit_length`` bits until below the bound),
-    inlined because shuffling is on the dealer's hot path (one shuffle per hand).
+    For ``i`` from the last index down to 1, an index ``j`` below ``i + 1`` is drawn by
+    rejection sampling (``getrandbits`` of ``(i + 1).bit_length()`` bits until the draw is
+    below ``i + 1``) and items ``i`` and ``j`` swap. Inlined because shuffling is on the
+    dealer's hot path (one shuffle per hand).
+
+    A :class:`~engine.seeds.StreamRandom` is read byte by byte through its C-level
+    ``next_byte``: the same draws as its ``getrandbits`` (a draw of at most 8 bits is the low
+    bits of the next byte), one call per draw instead of a Python method.
     """
-    getrandbits = rng.getrandbits
     count = len(items)
     steps = _FULL_DECK_STEPS if count == len(FULL_DECK) else _steps(count)
-    for i, bound, bits in steps:
+    if isinstance(rng, StreamRandom) and count <= _BYTE_DRAWS_UP_TO:
+        next_byte = rng.next_byte
+        for i, bound, _bits, mask in steps:
+            j = next_byte() & mask
+            while j >= bound:
+                j = next_byte() & mask
+            items[i], items[j] = items[j], items[i]
+        return
+    getrandbits = rng.getrandbits
+    for i, bound, bits, _mask in steps:
         j = getrandbits(bits)
         while j >= bound:
             j = getrandbits(bits)
         items[i], items[j] = items[j], items[i]
 
 
-def _steps(count: int) -> tuple[tuple[int, int, int], ...]:
-    """Fisher-Yates steps for ``count`` items: (index, bound, bits of the bound)."""
-    return tuple((i, i + 1, (i + 1).bit_length()) for i in range(count - 1, 0, -1))
+def _steps(count: int) -> tuple[tuple[int, int, int, int], ...]:
+    """Fisher-Yates steps for ``count`` items: (index, bound, bits of the bound, their mask)."""
+    return tuple(
+        (i, i + 1, (i + 1).bit_length(), (1 << (i + 1).bit_length()) - 1)
+        for i in range(count - 1, 0, -1)
+    )
 
 
 _FULL_DECK_STEPS = _steps(len(FULL_DECK))  # worked out once: every hand shuffles 52 cards
+# Up to 256 items every draw has at most 8 bits: one byte of a stream.
+_BYTE_DRAWS_UP_TO = 256
 
 
 class Deck:

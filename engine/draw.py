@@ -21,8 +21,8 @@ The rules, each cited where it is applied:
   and the hands folded before the draw - is shuffled to form a new stub. The discards of
   the player now drawing are never in it: they join the muck only once that player has
   all their cards, so nobody can get back what they just threw away.
-* The reshuffle's generator is derived from the deck's original order
-  (:func:`reshuffle_rng`), never from a global or time-seeded source. The deck order is
+* The reshuffle's generator is a cryptographic stream keyed by the deck's original order
+  (:func:`reshuffle_rng`), never a global or time-seeded source. The deck order is
   what a hand history records, so a replay reshuffles exactly as the hand did.
 * Cards available to the player drawing are the stub plus the muck: 52 less five for each
   player in the hand. Up to nine players that is at least seven, more than any draw; ten
@@ -42,8 +42,10 @@ from engine.config import DrawLimit, GameConfig
 from engine.deck import Deck, shuffle_in_place
 from engine.errors import IllegalActionError, InvariantError
 from engine.phases import PlayerStatus
+from engine.seeds import StreamRandom
 
 __all__ = [
+    "RESHUFFLE_DOMAIN",
     "DrawOutcome",
     "DrawRoundState",
     "check_discard",
@@ -60,21 +62,24 @@ _FOLDED = PlayerStatus.FOLDED
 _HOUSE_LIMIT = 3
 _HOUSE_LIMIT_WITH_ACE = 4
 
+#: The first bytes of the reshuffle's key (see :func:`reshuffle_rng`).
+RESHUFFLE_DOMAIN = b"poker-arena reshuffle v1|"
+
 
 def reshuffle_rng(deck_order: Sequence[Card]) -> random.Random:
     """The generator that reshuffles the muck into a new stub, derived from the deck order.
 
-    ``random.Random`` seeded with a string hashes it (SHA-512), so the result is the same
-    on every platform and Python version. The deck order comes from the hand's seeded
-    shuffle (or is the stacked deck of a test or a replay), so the reshuffle is as
-    reproducible as the deal.
+    A cryptographic stream as the deal's (:class:`~engine.seeds.StreamRandom`), keyed by
+    ``RESHUFFLE_DOMAIN`` and the deck order's text (``"As Kd ..."`` without spaces): the
+    deck order comes from the hand's secret shuffle (or is the stacked deck of a test or a
+    replay), so the reshuffle is as reproducible, and as unpredictable, as the deal.
 
     >>> from engine.cards import parse_cards
     >>> order = parse_cards("As Kd Qh")
     >>> reshuffle_rng(order).random() == reshuffle_rng(order).random()
     True
     """
-    return random.Random("five-card-draw reshuffle:" + "".join(str(c) for c in deck_order))
+    return StreamRandom(RESHUFFLE_DOMAIN + "".join(str(c) for c in deck_order).encode())
 
 
 def draw_order(statuses: Sequence[PlayerStatus], button: int) -> list[int]:

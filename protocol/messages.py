@@ -111,11 +111,17 @@ def hello(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     protocol_version: int = PROTOCOL_VERSION,
     supported_versions: Sequence[int] = SUPPORTED_VERSIONS,
+    deck_commitment: str | None = None,
 ) -> dict[str, Any]:
-    """The handshake; ``hand_count`` is ``None`` when the match plays until one is left."""
+    """The handshake; ``hand_count`` is ``None`` when the match plays until one is left.
+
+    ``deck_commitment`` (64 lower-case hex digits, SHA-256 of the salt and the seed) is
+    sent when the arena will reveal the seed at ``match_end``; a tool that plays no real
+    match (``arena check-bot``) may leave it out.
+    """
     game = config.to_dict()
     game.update(seat_count=seat_count, starting_stack=starting_stack, hand_count=hand_count)
-    return {
+    message: dict[str, Any] = {
         "type": "hello",
         "seq": seq,
         "protocol_version": protocol_version,
@@ -127,6 +133,11 @@ def hello(
         "max_attempts": max_attempts,
         "max_line_bytes": max_line_bytes,
     }
+    if deck_commitment is not None:
+        if not _is_hex(deck_commitment, _HASH_HEX_DIGITS):
+            raise ArenaBugError(f"deck_commitment {deck_commitment!r} is not a SHA-256 in hex")
+        message["deck_commitment"] = deck_commitment
+    return message
 
 
 def act_request(
@@ -243,9 +254,20 @@ def hand_end(
     }
 
 
-def match_end(standings: Iterable[Standing], *, hands_played: int) -> dict[str, Any]:
-    """The match is over: final standings, best first. The bot should exit."""
-    return {
+def match_end(
+    standings: Iterable[Standing],
+    *,
+    hands_played: int,
+    deck_seed: int | None = None,
+    deck_salt: bytes | None = None,
+) -> dict[str, Any]:
+    """The match is over: final standings, best first. The bot should exit.
+
+    ``deck_seed`` and ``deck_salt`` (both or neither) reveal what ``hello``'s
+    ``deck_commitment`` committed to: the seed as decimal text (a 256-bit number is not a
+    JSON number every language reads exactly) and the salt in lower-case hex.
+    """
+    message: dict[str, Any] = {
         "type": "match_end",
         "hands_played": hands_played,
         "standings": [
@@ -259,6 +281,27 @@ def match_end(standings: Iterable[Standing], *, hands_played: int) -> dict[str, 
             for s in standings
         ],
     }
+    if (deck_seed is None) != (deck_salt is None):
+        raise ArenaBugError(
+            f"match_end reveals the deck seed and salt together, got seed {deck_seed!r} "
+            f"and salt {deck_salt!r}"
+        )
+    if deck_seed is not None and deck_salt is not None:
+        if len(deck_salt) != _SALT_BYTES:
+            raise ArenaBugError(f"deck_salt {deck_salt!r} is not {_SALT_BYTES} bytes")
+        message["deck_seed"] = str(deck_seed)
+        message["deck_salt"] = deck_salt.hex()
+    return message
+
+
+#: A SHA-256 in hex: the commitment's length; the salt has as many bytes as the hash.
+_HASH_HEX_DIGITS = 64
+_SALT_BYTES = 32
+
+
+def _is_hex(text: str, digits: int) -> bool:
+    """Whether ``text`` is ``digits`` lower-case hexadecimal digits."""
+    return len(text) == digits and all(c in "0123456789abcdef" for c in text)
 
 
 class _PlayerIds:

@@ -7,6 +7,7 @@ configs here, so they report the same errors.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -17,17 +18,34 @@ from engine.config import GameConfig
 from engine.schedule import BlindSchedule
 
 __all__ = [
+    "DEFAULT_MATCH_ID",
     "MAX_SEATS",
     "MIN_SEATS",
     "MatchConfig",
     "MatchConfigError",
     "MatchError",
     "StackPolicy",
+    "new_secret_seed",
     "require_seat_count",
 ]
 
 #: How many bots a match seats.
 MIN_SEATS, MAX_SEATS = 2, 10
+
+#: The match id when none is given. A constant, never made from the seed: hand ids
+#: (``<match_id>-<n>``) go to the bots, and the seed must stay secret until the match ends.
+DEFAULT_MATCH_ID = "match"
+
+#: How many random bits a secret seed has.
+SECRET_SEED_BITS = 256
+
+
+def new_secret_seed() -> int:
+    """A seed nobody can guess: 256 bits from the operating system's generator (for a
+    match whose seed was not chosen). The seed decides every deck, so it stays secret until
+    ``match_end`` reveals it.
+    """
+    return int.from_bytes(os.urandom(SECRET_SEED_BITS // 8), "big")
 
 
 class MatchError(RuntimeError):
@@ -56,6 +74,10 @@ class MatchConfig:
     ``hand_count`` is the number of hands (``reset``, ``carry``) or the cap on hands
     (``freezeout``, where ``None`` means play until one bot has every chip). The time limits
     are what the sessions enforce and what the ``hello`` message announces.
+    ``seed`` decides every deck: it is secret until ``match_end`` reveals it (see
+    :mod:`arena.match.fairness`; :func:`new_secret_seed` makes one). ``match_id`` is in
+    every hand id the bots see, so it is never made from the seed (default
+    :data:`DEFAULT_MATCH_ID`).
     ``prefetch`` switches the work done while bots think on or off (the same bytes either
     way; see :mod:`arena.match.prefetch`).
     """
@@ -114,8 +136,10 @@ class MatchConfig:
             )
         if not isinstance(self.prefetch, bool):
             raise MatchConfigError(f"prefetch must be true or false, got {self.prefetch!r}")
+        if not isinstance(self.match_id, str):
+            raise MatchConfigError(f"match_id must be a string, got {self.match_id!r}")
         if not self.match_id:
-            object.__setattr__(self, "match_id", f"seed{self.seed}")
+            object.__setattr__(self, "match_id", DEFAULT_MATCH_ID)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form (written in the hand history header and results)."""

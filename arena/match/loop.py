@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.match.config import MatchConfig, MatchError, require_seat_count
+from arena.match.fairness import DeckCommitment
 from arena.match.formats import StackFormat, format_for
 from arena.match.log import GameLog
 from arena.match.players import Decider, HelloInfo
@@ -163,6 +164,9 @@ class MatchRunner:
             hand_count=self.config.hand_count,
             time_limits=messages.TimeLimits(**self.config.time_limits().to_wire()),
             max_attempts=self.config.max_invalid_attempts,
+            # A fresh salt for this match: the bots get the commitment now, the seed and
+            # the salt at match_end (arena.match.fairness).
+            deck=DeckCommitment(self.config.seed),
         )
         reported = self.decider.start(hello)
         for seat in self.seats:

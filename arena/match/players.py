@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from arena.match.fairness import DeckCommitment
 from arena.match.log import GameLog
 from arena.match.records import StandingEntry
 from arena.session.policy import default_action
@@ -55,7 +56,12 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class HelloInfo:
-    """What every bot is told about the match in ``hello``."""
+    """What every bot is told about the match in ``hello``.
+
+    ``deck`` is the secret seed with the salt of its commitment: ``hello`` carries the
+    commitment alone, ``match_end`` reveals the seed and the salt (see
+    :mod:`arena.match.fairness`).
+    """
 
     game: GameConfig
     seat_count: int
@@ -63,6 +69,7 @@ class HelloInfo:
     hand_count: int | None
     time_limits: messages.TimeLimits
     max_attempts: int
+    deck: DeckCommitment
 
 
 class Decider(Protocol):
@@ -132,6 +139,7 @@ class LiveBots:
         self._hold = hold_notifications
         self._sitting_out: set[int] = set()
         self._dead: set[int] = set()  # seats whose bot died during this hand
+        self._deck: DeckCommitment | None = None  # what match_end reveals, from start
 
     def session(self, seat_index: int) -> BotSession | None:
         """The seat's session when its bot runs and plays this hand, else None."""
@@ -149,7 +157,9 @@ class LiveBots:
     # -- Decider -------------------------------------------------------------------------
 
     def start(self, hello: HelloInfo) -> dict[int, str]:
-        """Send ``hello`` to every bot and wait for its ``ready`` (failures are faults)."""
+        """Send ``hello`` (with the deck commitment) to every bot and wait for its
+        ``ready`` (failures are faults)."""
+        self._deck = hello.deck
         names: dict[int, str] = {}
         for seat_index, session in enumerate(self._sessions):
             if session is None:
@@ -164,6 +174,7 @@ class LiveBots:
                 hand_count=hello.hand_count,
                 time_limits=hello.time_limits,
                 max_attempts=hello.max_attempts,
+                deck_commitment=hello.deck.commitment,
             )
             ready = session.start(message)
             if ready is None:
@@ -248,7 +259,9 @@ class LiveBots:
                 session.notify(message, data=data, hold=self._hold)
 
     def finish(self, standings: Sequence[StandingEntry], hands_played: int) -> None:
-        """Send ``match_end`` with the standings to every bot and let it exit."""
+        """Send ``match_end`` with the standings and the deck's seed and salt (the match is
+        over: the seed is no longer a secret) to every bot and let it exit."""
+        deck = self._deck
         message = messages.match_end(
             [
                 messages.Standing(
@@ -261,6 +274,8 @@ class LiveBots:
                 for entry in standings
             ],
             hands_played=hands_played,
+            deck_seed=None if deck is None else deck.seed,
+            deck_salt=None if deck is None else deck.salt,
         )
         for session in self._sessions:
             if session is not None:

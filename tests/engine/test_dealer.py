@@ -323,7 +323,8 @@ def test_request_player_action_when_raising_is_not_possible() -> None:
 
 
 def test_a_busted_player_is_still_known_to_the_finished_hand() -> None:
-    engine = DealerEngine("holdem", [("a", 2), ("b", 100)], [(1, 2)], seed=3)
+    # With seed 1, "a" loses its two chips all in on the first hand.
+    engine = DealerEngine("holdem", [("a", 2), ("b", 100)], [(1, 2)], seed=1)
     engine.start_game()
     engine.start_hand()
     while engine.get_game_state()["actor"] is not None:

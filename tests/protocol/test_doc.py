@@ -8,6 +8,7 @@ each reply (an ``error`` or the next request) is what ``protocol.replies`` decid
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -200,6 +201,9 @@ def test_the_example_hand_is_exactly_what_the_engine_and_the_builders_produce() 
     deck = Deck.stacked("Qh Ah Qd Kh 3c Th 7d 2s 3d Kc 3s 4h")
     hand = Hand.start(config, seats, button_index=0, deck=deck)
     opponent: Iterator[Action] = iter([Call(), Check(), Check(), Call(), Check()])
+    # The example's match_end reveals the seed and the salt its hello committed to.
+    reveal = next(m for _, t, bad, m, _ in EXAMPLES if t == "match_end" and not bad)
+    salt_and_seed = bytes.fromhex(reveal["deck_salt"]) + reveal["deck_seed"].encode()
     greeting = hello(
         seq=1,
         player_id="p0",
@@ -208,6 +212,7 @@ def test_the_example_hand_is_exactly_what_the_engine_and_the_builders_produce() 
         seat_count=2,
         starting_stack=200,
         hand_count=100,
+        deck_commitment=hashlib.sha256(salt_and_seed).hexdigest(),
     )
     assert next(messages) == _wire(greeting)
     assert parse_ready(next(messages), 1).name == "example-bot"
@@ -236,8 +241,9 @@ def test_the_example_hand_is_exactly_what_the_engine_and_the_builders_produce() 
     assert next(messages) == _wire(
         hand_end(hand.result, hand_id="m1-h1", player_ids={0: "p0", 1: "p1"})
     )
-    standings = next(messages)["standings"]
-    assert [row["chips"] for row in standings] == [hand.stacks[0], hand.stacks[1]]
+    end = next(messages)
+    assert [row["chips"] for row in end["standings"]] == [hand.stacks[0], hand.stacks[1]]
+    assert end == reveal
 
 
 def test_the_example_draw_is_exactly_what_the_engine_and_the_builders_produce() -> None:

@@ -274,6 +274,65 @@ def test_match_end_lists_the_standings() -> None:
     assert message["hands_played"] == 57
 
 
+COMMITMENT = "0123456789abcdef" * 4
+SALT = bytes(range(32))
+
+
+def _hello(**options: Any) -> dict[str, Any]:
+    return hello(
+        seq=1,
+        player_id="p0",
+        seat_index=0,
+        config=GameConfig(),
+        seat_count=2,
+        starting_stack=200,
+        hand_count=10,
+        **options,
+    )
+
+
+def test_hello_carries_the_deck_commitment_when_given() -> None:
+    assert _valid(_hello(deck_commitment=COMMITMENT))["deck_commitment"] == COMMITMENT
+    assert "deck_commitment" not in _valid(_hello())
+
+
+def test_a_hello_with_a_malformed_commitment_is_our_bug() -> None:
+    for bad in ("ABCDEF" * 10 + "abcd", COMMITMENT[:-1], COMMITMENT + "0", "g" * 64):
+        with pytest.raises(ArenaBugError, match="not a SHA-256 in hex"):
+            _hello(deck_commitment=bad)
+
+
+def test_match_end_reveals_the_seed_as_decimal_text_and_the_salt_in_hex() -> None:
+    seed = 2**256 - 1  # more digits than a JSON number keeps in every language
+    message = _valid(match_end([], hands_played=3, deck_seed=seed, deck_salt=SALT))
+    assert message["deck_seed"] == str(seed) and int(message["deck_seed"]) == seed
+    assert bytes.fromhex(message["deck_salt"]) == SALT
+    negative = _valid(match_end([], hands_played=3, deck_seed=-7, deck_salt=SALT))
+    assert negative["deck_seed"] == "-7"
+    assert "deck_seed" not in _valid(match_end([], hands_played=3))
+
+
+def test_match_end_reveals_the_seed_and_the_salt_together_or_not_at_all() -> None:
+    with pytest.raises(ArenaBugError, match="together, got seed 5 and salt None"):
+        match_end([], hands_played=1, deck_seed=5)
+    with pytest.raises(ArenaBugError, match="together, got seed None"):
+        match_end([], hands_played=1, deck_salt=SALT)
+    with pytest.raises(ArenaBugError, match="is not 32 bytes"):
+        match_end([], hands_played=1, deck_seed=5, deck_salt=b"short")
+
+
+def test_the_schemas_check_the_deck_fields() -> None:
+    revealed = match_end([], hands_played=1, deck_seed=5, deck_salt=SALT)
+    assert find_issue(revealed) is None
+    seed_only = {k: v for k, v in revealed.items() if k != "deck_salt"}
+    salt_only = {k: v for k, v in revealed.items() if k != "deck_seed"}
+    assert find_issue(seed_only) is not None and find_issue(salt_only) is not None
+    for field, bad in (("deck_seed", "5.0"), ("deck_seed", 5), ("deck_salt", "AB" * 32)):
+        assert find_issue(revealed | {field: bad}) is not None, (field, bad)
+    committed = _hello(deck_commitment=COMMITMENT)
+    assert find_issue(committed | {"deck_commitment": "ab"}) is not None
+
+
 def test_outgoing_validation_rejects_our_mistakes_loudly() -> None:
     message = act_request(VIEW, seq=7, hand_id="h", time_limit_ms=5000)
     with pytest.raises(ArenaBugError, match="/hole_cards/0"):

@@ -1,0 +1,74 @@
+"""The deck commitment: how every bot can check, once the match is over, that the decks it
+was dealt came from one seed fixed before the first hand.
+
+Theory of operation. The seed decides every deck (:func:`engine.seeds.hand_rng`), so it
+must stay secret while the match is played: a bot that knew it would know every card. But
+a secret seed asks the bots to trust the arena not to pick the cards. So at ``hello`` every
+bot gets a commitment, ``sha256(salt + seed text)`` in hexadecimal, where the salt is 32
+random bytes made for this match alone; at ``match_end`` the seed and the salt are told.
+A bot then checks that they hash to the commitment it got at the start (the arena could
+not have changed the seed since) and deals every hand again from the seed (the recipe is
+in ``protocol/PROTOCOL.md``, "Checking the deal").
+
+The salt is what keeps the commitment from giving the seed away: a seed chosen on the
+command line may be small (``--seed 7``), and without a salt a bot could hash every small
+number until one matched. The salt is not written in the hand history, so the same seed
+still gives the same bytes there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+
+__all__ = ["SALT_BYTES", "DeckCommitment", "commitment_of", "new_salt"]
+
+#: How many random bytes salt a commitment (as many as the hash has).
+SALT_BYTES = 32
+
+
+def new_salt() -> bytes:
+    """A fresh salt from the operating system's generator: one per match."""
+    return os.urandom(SALT_BYTES)
+
+
+def commitment_of(seed: int, salt: bytes) -> str:
+    """The commitment to ``seed``: SHA-256 of the salt then the seed's decimal text, in
+    lower-case hexadecimal (what ``hello`` carries as ``deck_commitment``).
+
+    >>> commitment_of(7, bytes(32)) == hashlib.sha256(bytes(32) + b"7").hexdigest()
+    True
+    """
+    return hashlib.sha256(salt + str(seed).encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class DeckCommitment:
+    """A match's seed with the salt of its commitment; the arena keeps it until
+    ``match_end`` reveals both. Its ``repr`` shows neither (it may end up in a log).
+
+    >>> deck = DeckCommitment(7, bytes(32))
+    >>> deck.commitment == commitment_of(7, bytes(32))
+    True
+    >>> deck
+    DeckCommitment(commitment=6e9be5fe...)
+    """
+
+    seed: int
+    # new_salt is looked up when a commitment is made, so a test can pin the salt.
+    salt: bytes = field(default_factory=lambda: new_salt())
+
+    def __post_init__(self) -> None:
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise TypeError(f"a deck seed must be an integer, got {self.seed!r}")
+        if not isinstance(self.salt, bytes) or len(self.salt) != SALT_BYTES:
+            raise ValueError(f"a deck salt must be {SALT_BYTES} bytes, got {self.salt!r}")
+
+    def __repr__(self) -> str:
+        return f"DeckCommitment(commitment={self.commitment[:8]}...)"
+
+    @property
+    def commitment(self) -> str:
+        """What every bot is told at ``hello``."""
+        return commitment_of(self.seed, self.salt)
