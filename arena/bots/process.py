@@ -38,7 +38,8 @@ between threads, only a ``write``, a ``poll`` and a ``read``:
 At the end, :meth:`ProcessTransport.close` writes what is left of the backlog and closes
 the bot's stdin, waits ``grace_s`` for it to exit (reading and discarding its output
 meanwhile, so it cannot block on it), then kills its
-:class:`~arena.bots.process_tree.ProcessTree`.
+:class:`~arena.bots.process_tree.ProcessTree`. A sandboxed bot (a spec with limits) is
+watched meanwhile by :class:`~arena.bots.sandbox.confinement.Confinement`, off this path.
 
 :func:`process_factory` makes the session's factory of bot processes.
 """
@@ -338,7 +339,7 @@ class ProcessTransport:
                 stream.close()
         exit_code, signal_number = split_returncode(returncode)
         limit_reason, limit_detail = (
-            (None, "") if confinement is None else confinement.release(signal_number)
+            (None, "") if confinement is None else confinement.release(signal_number, exit_code)
         )
         self._exit_info = ExitInfo(
             exit_code=exit_code,

@@ -8,7 +8,9 @@ and how it ended says whether a limit stopped it. :class:`~arena.bots.process.Pr
 holds one per sandboxed bot and asks it nothing on the per-message path.
 
 A death by ``SIGXFSZ`` is a file written past ``file_size_bytes``; by ``SIGXCPU``, a
-process past ``cpu_seconds``: both are limit stops, like what the watch kills.
+process past ``cpu_seconds``: both are limit stops, like what the watch kills. A
+supervisor that is the first process of a PID namespace (the strict layer) reports such a
+death as exit code 128 plus the signal, as shells do.
 
 >>> reason_of_signal(signal.SIGXFSZ), reason_of_signal(signal.SIGSEGV)
 (<LimitReason.FILE_SIZE: 'file_size_limit'>, None)
@@ -29,6 +31,8 @@ from arena.bots.sandbox.supervisor import DEATH_SIGNAL
 from arena.bots.sandbox.watch import LimitBreach, TreeWatch, Watched, shared_watch
 
 __all__ = ["Confinement", "reason_of_signal", "remove_private_dir"]
+
+_SHELL_SIGNAL_BASE = 128  # an exit code of 128 + n: killed by signal n
 
 _SIGNAL_REASONS = {
     int(signal.SIGXFSZ): (LimitReason.FILE_SIZE, "wrote a file past the file size limit"),
@@ -78,10 +82,13 @@ class Confinement:
         with contextlib.suppress(OSError):
             os.kill(self.pid, DEATH_SIGNAL)
 
-    def release(self, signal_number: int | None) -> tuple[str | None, str]:
+    def release(
+        self, signal_number: int | None, exit_code: int | None = None
+    ) -> tuple[str | None, str]:
         """Once the bot is dead: stop watching, remove the private directory, and return
-        the limit reason and detail (the watch's, or what a death by ``signal_number``
-        means)."""
+        the limit reason and detail: the watch's, or what a death by ``signal_number``
+        means (an ``exit_code`` of 128 plus that signal says the same: a supervisor that is
+        the first process of a PID namespace cannot die by a signal)."""
         if self._watched is not None:
             self._watched.cancel()
             self._watched = None
@@ -89,6 +96,8 @@ class Confinement:
             remove_private_dir(self.private_dir)
         if self._breach is not None:
             return str(self._breach.reason), self._breach.detail
+        if signal_number is None and exit_code is not None and exit_code > _SHELL_SIGNAL_BASE:
+            signal_number = exit_code - _SHELL_SIGNAL_BASE
         found = None if signal_number is None else _SIGNAL_REASONS.get(signal_number)
         if found is not None:
             return str(found[0]), found[1]

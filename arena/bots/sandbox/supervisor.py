@@ -26,7 +26,9 @@ visible. It does what ``preexec_fn`` cannot do safely in a threaded arena:
    output or input exactly as without a wrapper;
 5. it waits for the bot, reaping orphans meanwhile; when the bot has ended it kills
    whatever is left of the tree and exits the way the bot did: the same exit code, or
-   killed by the same signal, so the arena reports how the bot ended;
+   killed by the same signal, so the arena reports how the bot ended (as the first
+   process of a PID namespace, which cannot be killed from inside, it exits with 128 plus
+   the signal's number instead, as shells do);
 6. when it stops because the arena died, it also removes ``--private-dir`` (the bot's
    private directory), which the arena would have removed.
 
@@ -189,17 +191,20 @@ def _die_by(number: int) -> NoReturn:  # pragma: no cover
     except (OSError, ValueError):  # SIGKILL and SIGSTOP keep their action anyway
         pass
     os.kill(os.getpid(), number)
-    os._exit(128 + number)  # a signal whose default is not to terminate
+    # Still here: a signal whose default is not to terminate, or this is the first process
+    # of a PID namespace, which no signal of its own kills. Say it as shells do.
+    os._exit(128 + number)
 
 
 def _on_stop_signal(number: int, _frame: object) -> None:  # pragma: no cover
-    """The arena died (or asked us to stop): take the whole tree down, then go."""
+    """The arena died (or asked us to stop): take the whole tree down, then go, killed
+    by SIGKILL as the bot was (whatever ``number`` was)."""
     _kill_tree()
     if _private_dirs:
         import shutil  # only on this path: it costs start-up time
 
         shutil.rmtree(_private_dirs[0], ignore_errors=True)
-    _die_by(number)
+    _die_by(signal.SIGKILL)
 
 
 def _become_bot(

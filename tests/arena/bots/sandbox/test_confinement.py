@@ -71,6 +71,10 @@ def test_a_death_by_sigxfsz_or_sigxcpu_is_a_limit_stop(tmp_path: Path) -> None:
     confinement = Confinement(1, spec(tmp_path, with_limits=False))
     assert confinement.release(signal.SIGXFSZ)[0] == "file_size_limit"
     assert Confinement(1, spec(tmp_path / "2", with_limits=False)).release(None) == (None, "")
+    # The first process of a PID namespace says "killed by SIGXCPU" as exit code 128 + 24.
+    in_namespace = Confinement(1, spec(tmp_path / "3", with_limits=False))
+    assert in_namespace.release(None, 128 + signal.SIGXCPU)[0] == "cpu_limit"
+    assert Confinement(1, spec(tmp_path / "4", with_limits=False)).release(None, 3) == (None, "")
 
 
 def test_a_private_dir_is_removed_even_where_the_bot_closed_it(tmp_path: Path) -> None:

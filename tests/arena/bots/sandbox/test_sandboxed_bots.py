@@ -28,6 +28,7 @@ from arena.bots.process import ProcessTransport
 from arena.bots.sandbox.limited import LimitsLauncher
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.bots.sandbox.watch import DEFAULT_INTERVAL_S
+from arena.bots.startup import measure_startup
 from arena.bots.transport import BotStartError, ExitInfo, TransportClosedError
 from arena.tools.checkbot import check_bot
 from tests import REPO_ROOT, TEST_BOTS
@@ -113,6 +114,12 @@ def test_every_starter_bot_passes_the_check_under_the_limits_layer(
     failed = [(step.name, step.reason) for step in report.steps if not step.passed]
     assert report.passed, failed
     assert sorted(path.name for path in manifest.working_dir.iterdir()) == checkout
+
+
+def test_start_up_is_timed_under_the_limits_layer_as_without_it() -> None:
+    manifest = REPO_ROOT / "sample_bots" / "python_random" / "bot.toml"
+    timing = measure_startup(manifest, repeats=2, launcher=LimitsLauncher())
+    assert len(timing.samples_s) == 2 and 0.0 < timing.median_s < DEADLINE_S
 
 
 def test_a_bot_reads_its_data_file_and_writes_only_to_its_copy() -> None:
