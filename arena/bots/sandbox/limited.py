@@ -118,6 +118,9 @@ class LimitsLauncher:
     ``bot_python`` when the arena's interpreter is not executable by other users.
     ``drop_privileges`` is whether bots get their own user id (default: when running as
     root). ``temp_dir`` holds the private directories (default: the system's).
+
+    A bot dies with the *thread* that started it (that is how the kernel's death signal
+    works): start bots from a thread that lives as long as they do.
     """
 
     supervisor_path = SUPERVISOR_PATH
