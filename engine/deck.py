@@ -43,32 +43,36 @@ def shuffle_in_place(items: list[Card], rng: random.Random) -> None:
     bits of the next byte), one call per draw instead of a Python method.
     """
     count = len(items)
-    steps = _FULL_DECK_STEPS if count == len(FULL_DECK) else _steps(count)
+    is_full_deck = count == len(FULL_DECK)
     if isinstance(rng, StreamRandom) and count <= _BYTE_DRAWS_UP_TO:
         next_byte = rng.next_byte
-        for i, bound, _bits, mask in steps:
+        for i, bound, mask in _FULL_DECK_MASKS if is_full_deck else _masks(count):
             j = next_byte() & mask
             while j >= bound:
                 j = next_byte() & mask
             items[i], items[j] = items[j], items[i]
         return
     getrandbits = rng.getrandbits
-    for i, bound, bits, _mask in steps:
+    for i, bound, bits in _FULL_DECK_STEPS if is_full_deck else _steps(count):
         j = getrandbits(bits)
         while j >= bound:
             j = getrandbits(bits)
         items[i], items[j] = items[j], items[i]
 
 
-def _steps(count: int) -> tuple[tuple[int, int, int, int], ...]:
-    """Fisher-Yates steps for ``count`` items: (index, bound, bits of the bound, their mask)."""
-    return tuple(
-        (i, i + 1, (i + 1).bit_length(), (1 << (i + 1).bit_length()) - 1)
-        for i in range(count - 1, 0, -1)
-    )
+def _steps(count: int) -> tuple[tuple[int, int, int], ...]:
+    """Fisher-Yates steps for ``count`` items: (index, bound, bits of the bound)."""
+    return tuple((i, i + 1, (i + 1).bit_length()) for i in range(count - 1, 0, -1))
 
 
-_FULL_DECK_STEPS = _steps(len(FULL_DECK))  # worked out once: every hand shuffles 52 cards
+def _masks(count: int) -> tuple[tuple[int, int, int], ...]:
+    """The same steps with the mask of the bits instead of their number (byte draws)."""
+    return tuple((i, bound, (1 << bits) - 1) for i, bound, bits in _steps(count))
+
+
+# Worked out once: every hand shuffles 52 cards.
+_FULL_DECK_STEPS = _steps(len(FULL_DECK))
+_FULL_DECK_MASKS = _masks(len(FULL_DECK))
 # Up to 256 items every draw has at most 8 bits: one byte of a stream.
 _BYTE_DRAWS_UP_TO = 256
 

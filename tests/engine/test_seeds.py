@@ -80,6 +80,14 @@ def test_the_shuffle_reads_a_stream_byte_by_byte_as_its_getrandbits_does() -> No
         generic = list(FULL_DECK)
         shuffle_in_place(generic, GetrandbitsOnly(hand_rng(3, hand_number)))
         assert fast == generic
+    # A shorter list too (the five-card-draw reshuffle of the muck).
+    for size in (2, 9, 30):
+        fast = list(FULL_DECK[:size])
+        shuffle_in_place(fast, StreamRandom(b"muck"))
+        generic = list(FULL_DECK[:size])
+        shuffle_in_place(generic, GetrandbitsOnly(StreamRandom(b"muck")))
+        assert fast == generic
+    assert fast != list(FULL_DECK[:30])  # it did shuffle
 
 
 def test_more_than_256_items_take_wider_draws_from_the_stream() -> None:
