@@ -108,7 +108,13 @@ def _add_match_options(parser: argparse.ArgumentParser, *, hands_default: int | 
         default=hands_default,
         help="hands to play (with --freezeout: the most hands before placing by chips)",
     )
-    game.add_argument("--seed", type=seed_value, default=None, help="match seed (default: random)")
+    game.add_argument(
+        "--seed",
+        type=seed_value,
+        default=None,
+        help="match seed, for a match that can be played again exactly (default: a secret "
+        "256-bit seed from the operating system, revealed to the bots at match_end)",
+    )
     game.add_argument(
         "--freezeout",
         action="store_true",
@@ -171,6 +177,12 @@ def _add_match_options(parser: argparse.ArgumentParser, *, hands_default: int | 
     )
     output.add_argument("--log-file", type=Path, default=None, help="write log lines here")
     output.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--allow-absent",
+        action="store_true",
+        help="play on when a bot cannot be started at the beginning (it sits out, after "
+        "its restarts); default: stop before the first hand with exit code 2",
+    )
     speed = parser.add_argument_group("speed")
     speed.add_argument(
         "--no-prefetch",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import shutil
 import time
 from collections.abc import Sequence
@@ -24,9 +23,17 @@ from arena.bots.sandbox.select import (
 )
 from arena.bots.transport import BotStartError
 from arena.commands.values import fail, parse_schedule
-from arena.match.config import MAX_SEATS, MIN_SEATS, MatchConfig, MatchConfigError, StackPolicy
+from arena.match.config import (
+    MAX_SEATS,
+    MIN_SEATS,
+    MatchConfig,
+    MatchConfigError,
+    StackPolicy,
+    new_secret_seed,
+)
 from arena.match.log import configure_logging
 from arena.match.progress import Progress
+from arena.match.readiness import BotsNotReadyError
 from arena.match.run import open_sessions, run_match
 from arena.store.jsonl import HISTORY_FILE_NAME, RESULTS_FILE_NAME
 from arena.tools.results_table import format_results_table
@@ -91,9 +98,10 @@ def _build(manifest: BotManifest, launcher: SandboxLauncher) -> BuildResult:
         return BuildResult(manifest.name, has_run=False, is_ok=False, reason=str(exc))
 
 
-def _default_out_dir(seed: int) -> Path:
+def _default_out_dir(prefix: str) -> Path:
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    return Path("runs") / f"seed{seed}-{stamp}"
+    # Not named after the seed: a path is no place for a secret.
+    return Path("runs") / f"{prefix}-{stamp}"
 
 
 def _game_config(args: argparse.Namespace, parser: argparse.ArgumentParser) -> GameConfig:
@@ -134,7 +142,7 @@ def _match_config(
     else:
         policy = StackPolicy.CARRY if args.no_reset else StackPolicy.RESET
         hand_count = args.hands if args.hands is not None else DEFAULT_HAND_COUNT
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    seed = args.seed if args.seed is not None else new_secret_seed()
     try:
         return MatchConfig(
             game=game,
@@ -149,6 +157,7 @@ def _match_config(
             time_bank_s=args.time_bank,
             check_on_timeout=args.check_on_timeout,
             prefetch=not args.no_prefetch,
+            allow_absent_bots=args.allow_absent,
         )
     except MatchConfigError as exc:
         fail(parser, args.command, str(exc))
@@ -156,6 +165,7 @@ def _match_config(
 
 def _play(
     args: argparse.Namespace,
+    parser: argparse.ArgumentParser,
     config: MatchConfig,
     manifests: Sequence[BotManifest],
     out: TextIO,
@@ -183,6 +193,10 @@ def _play(
     try:
         sessions = open_sessions(manifests, config, launcher=launcher)
         result = run_match(config, sessions, out_dir, progress=progress)
+    except BotsNotReadyError as exc:
+        # Nearly always a mistake of the command (a wrong path, a missing build): no hand
+        # was played and the bots are stopped; the user may play on without them.
+        fail(parser, args.command, f"{exc}; fix the bot or pass --allow-absent to play on")
     except KeyboardInterrupt:
         # The bots are already stopped (run_match's finally); the hands so far are kept.
         out.write(f"\ninterrupted: the hands played so far are in {out_dir / HISTORY_FILE_NAME}\n")
@@ -214,11 +228,12 @@ def run_match_command(
     try:
         return _play(
             args,
+            parser,
             config,
             manifests,
             out,
             launcher=launcher,
-            default_out=_default_out_dir(config.seed),
+            default_out=_default_out_dir("match"),
         )
     finally:
         launcher.close()
@@ -278,15 +293,16 @@ def _demo(
         return 1
     if args.seed is None:
         args.seed = DEMO_SEED
-    config = _match_config(args, parser, match_id=f"demo-seed{args.seed}")
+    config = _match_config(args, parser, match_id="demo")
     out.write(
         f"demo: {len(manifests)} starter bots, {config.hand_count} hands, seed {config.seed}: "
         + ", ".join(manifest.name for manifest in manifests)
         + "\n",
     )
-    default_out = Path("runs") / f"demo-seed{config.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    default_out = _default_out_dir("demo")
     return _play(
         args,
+        parser,
         config,
         manifests,
         out,

@@ -166,7 +166,7 @@ def test_match_command_freezeout_with_schedule_and_default_out_dir(
     out = capsys.readouterr().out
     assert "freezeout" in out
     (run,) = (tmp_path / "runs").iterdir()
-    assert run.name.startswith("seed8-")
+    assert run.name.startswith("match-")  # never named after the (secret) seed
     assert json.loads((run / "results.json").read_text())["ended_reason"] == "one_player_left"
 
 
@@ -179,7 +179,27 @@ def test_no_reset_match_without_seed_picks_and_records_one(
     assert results["mode"] == "carry" and isinstance(results["seed"], int)
 
 
-def test_a_bot_whose_build_fails_still_lets_the_match_run(
+def test_a_bot_whose_build_fails_stops_the_match_with_exit_code_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A bot that cannot be started at all when the match begins is nearly always a mistake
+    # of whoever runs it: the match stops before its first hand, naming the bot and why.
+    bot_dir = tmp_path / "bot"
+    bot_dir.mkdir()
+    (bot_dir / "bot.toml").write_text(
+        'name = "broken"\ncommand = ["./missing"]\nbuild = ["false"]\n',
+    )
+    argv = ["match", STATION, str(bot_dir / "bot.toml"), "--hands", "2", "--no-progress"]
+    with pytest.raises(SystemExit) as stopped:
+        main([*argv, "--out", str(tmp_path / "run"), "--log-level", "off"])
+    assert stopped.value.code == 2
+    captured = capsys.readouterr()
+    assert "note: building 'broken'" in captured.out
+    assert "'broken' (seat 1)" in captured.err and "--allow-absent" in captured.err
+    assert not (tmp_path / "run" / "results.json").exists()
+
+
+def test_allow_absent_plays_on_without_a_bot_that_cannot_start(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bot_dir = tmp_path / "bot"
@@ -188,9 +208,9 @@ def test_a_bot_whose_build_fails_still_lets_the_match_run(
         'name = "broken"\ncommand = ["./missing"]\nbuild = ["false"]\n',
     )
     argv = ["match", STATION, str(bot_dir / "bot.toml"), "--hands", "2", "--no-progress"]
-    assert main([*argv, "--out", str(tmp_path / "run"), "--log-level", "off"]) == 0
-    out = capsys.readouterr().out
-    assert "note: building 'broken'" in out
+    argv += ["--allow-absent", "--out", str(tmp_path / "run"), "--log-level", "off"]
+    assert main(argv) == 0
+    assert "note: building 'broken'" in capsys.readouterr().out
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert results["players"][1]["faults"]["counts"]["startup_failure"] >= 1
 
