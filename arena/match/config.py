@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from arena.session.policy import TimeLimits
+from arena.session.policy import DEFAULT_HUNG_AFTER_TIMEOUTS, TimeLimits
 from engine.config import GameConfig
 from engine.schedule import BlindSchedule
 
@@ -79,7 +79,11 @@ class MatchConfig:
     every hand id the bots see, so it is never made from the seed (default
     :data:`DEFAULT_MATCH_ID`).
     ``prefetch`` switches the work done while bots think on or off (the same bytes either
-    way; see :mod:`arena.match.prefetch`).
+    way; see :mod:`arena.match.prefetch`). ``hung_after_timeouts``: a bot that times out
+    on that many decisions in a row is killed and restarted before the next hand (within
+    ``restart_budget``). ``allow_absent_bots``: a bot that cannot be started at all when
+    the match begins sits out instead of stopping the match before its first hand
+    (:class:`arena.match.readiness.BotsNotReadyError`).
     """
 
     game: GameConfig = field(default_factory=GameConfig)
@@ -95,6 +99,10 @@ class MatchConfig:
     check_on_timeout: bool = False
     max_invalid_attempts: int = 3
     restart_budget: int = 3
+    hung_after_timeouts: int = DEFAULT_HUNG_AFTER_TIMEOUTS
+    # Whether to play on without a bot that is not ready at the start: a choice made before
+    # the match, which decides whether it happens at all, so not written in to_dict either.
+    allow_absent_bots: bool = False
     # Work done while bots think (arena.match.prefetch): a speed switch only. It changes
     # nothing a bot receives or the history records, so it is not written in to_dict.
     prefetch: bool = True
@@ -134,6 +142,14 @@ class MatchConfig:
             raise MatchConfigError(
                 f"restart_budget must be a non-negative integer, got {self.restart_budget!r}",
             )
+        if not is_int(self.hung_after_timeouts) or self.hung_after_timeouts < 1:
+            raise MatchConfigError(
+                f"hung_after_timeouts must be a positive integer, got {self.hung_after_timeouts!r}",
+            )
+        if not isinstance(self.allow_absent_bots, bool):
+            raise MatchConfigError(
+                f"allow_absent_bots must be true or false, got {self.allow_absent_bots!r}",
+            )
         if not isinstance(self.prefetch, bool):
             raise MatchConfigError(f"prefetch must be true or false, got {self.prefetch!r}")
         if not isinstance(self.match_id, str):
@@ -157,6 +173,7 @@ class MatchConfig:
             "check_on_timeout": self.check_on_timeout,
             "max_invalid_attempts": self.max_invalid_attempts,
             "restart_budget": self.restart_budget,
+            "hung_after_timeouts": self.hung_after_timeouts,
         }
 
     @classmethod
@@ -177,6 +194,8 @@ class MatchConfig:
             check_on_timeout=data["check_on_timeout"],
             max_invalid_attempts=data["max_invalid_attempts"],
             restart_budget=data["restart_budget"],
+            # Absent from files written before the rule existed: the default applied then.
+            hung_after_timeouts=data.get("hung_after_timeouts", DEFAULT_HUNG_AFTER_TIMEOUTS),
         )
 
     def time_limits(self) -> TimeLimits:

@@ -2,8 +2,10 @@
 
 Theory of operation. :class:`MatchRunner` seats the players at seats 0..n-1 in the order
 given (``player_id`` ``p0``, ``p1``, ...), starts its :class:`~arena.match.players.Decider`
-(live bots say ``ready``), then plays hand after hand until the stack format says the
-match is over. Every hand is the same four steps:
+(live bots say ``ready``; a bot that cannot be started at all stops the match before its
+first hand unless the config allows absent bots, see :mod:`arena.match.readiness`), then
+plays hand after hand until the stack format says the match is over. Every hand is the
+same four steps:
 
 1. *deal*: the format deals the next hand at its engine table (each hand's deck comes
    from the match seed and the hand number, so a hand can be dealt again on its own);
@@ -41,6 +43,7 @@ from arena.match.log import GameLog
 from arena.match.players import Decider, HelloInfo
 from arena.match.prefetch import NoPrefetch, WorkAhead
 from arena.match.progress import Progress
+from arena.match.readiness import BotsNotReadyError, SeatName, absent_bots
 from arena.match.records import (
     DecisionRecord,
     HandRecord,
@@ -156,7 +159,11 @@ class MatchRunner:
         return result
 
     def start(self) -> None:
-        """Start the players (``hello``/``ready``) and write the header record."""
+        """Start the players (``hello``/``ready``) and write the header record.
+
+        Raises :class:`~arena.match.readiness.BotsNotReadyError` when a bot could not be
+        started and the config does not allow absent bots (the caller stops the others).
+        """
         hello = HelloInfo(
             game=self.config.game,
             seat_count=len(self.seats),
@@ -171,6 +178,11 @@ class MatchRunner:
         reported = self.decider.start(hello)
         for seat in self.seats:
             seat.name = seat.name or reported.get(seat.seat_index, "") or seat.player_id
+        if not self.config.allow_absent_bots:
+            seats = [SeatName(s.seat_index, s.player_id, s.name) for s in self.seats]
+            absent = absent_bots(seats, reported, self.decider.seat_summary)
+            if absent:
+                raise BotsNotReadyError(absent)
         self.store.begin(self.header())
 
     def header(self) -> MatchHeader:

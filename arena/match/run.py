@@ -52,6 +52,7 @@ def open_sessions(
                 max_invalid_attempts=config.max_invalid_attempts,
                 check_when_free=config.check_on_timeout,
                 restart_budget=config.restart_budget,
+                hung_after_timeouts=config.hung_after_timeouts,
                 name=manifest.name,
                 event_texts=event_texts,
             ),

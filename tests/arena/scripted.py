@@ -143,15 +143,32 @@ def never_ready(message: dict[str, Any]) -> BotOutput:
     return None
 
 
+def exits_on_match_end(bot: Bot) -> Bot:
+    """``bot``, exiting (code 0) when it gets ``match_end``, as a well-behaved process does;
+    an in-memory bot that does not is killed after the grace, an ``ignored_match_end``."""
+
+    def polite(message: dict[str, Any]) -> BotOutput:
+        if message["type"] == "match_end":
+            raise BotExit(0)
+        return bot(message)
+
+    return polite
+
+
 def sessions(
     bots: Sequence[Bot],
     config: MatchConfig,
     clock: FakeClock,
+    *,
+    exit_on_match_end: bool = True,
 ) -> list[tuple[str, BotSession]]:
     """One in-memory session per bot, with the config's limits and policy; they share one
-    cache of event texts, as the sessions of a real match do."""
+    cache of event texts, as the sessions of a real match do. With ``exit_on_match_end``
+    every bot exits at ``match_end`` (:func:`exits_on_match_end`)."""
 
     def factory(bot: Bot) -> Callable[[], InMemoryTransport]:
+        if exit_on_match_end:
+            bot = exits_on_match_end(bot)
         return lambda: InMemoryTransport(bot, clock=clock)
 
     event_texts = EventTextCache()
@@ -166,6 +183,7 @@ def sessions(
             max_invalid_attempts=config.max_invalid_attempts,
             check_when_free=config.check_on_timeout,
             restart_budget=config.restart_budget,
+            hung_after_timeouts=config.hung_after_timeouts,
             event_texts=event_texts,
         )
         out.append(("", session))

@@ -233,7 +233,7 @@ def test_a_crash_on_hand_start_is_found_and_recorded() -> None:
     [
         ("text", "invalid_json"),
         ("json_list", "not_an_object"),
-        ("no_seq", "schema_violation"),
+        ("no_seq", "bad_seq"),
         ("unknown_action", "unknown_action"),
         ("illegal", "raise_below_minimum"),
         ("bad_amount", "schema_violation"),
@@ -429,7 +429,9 @@ def test_hanging_garbage_stale_and_flooding_bots_are_recorded(tmp_path: Path) ->
 
 def test_a_bot_that_never_starts_sits_out_and_the_match_still_runs(tmp_path: Path) -> None:
     manifests = [_station(), _bot("hang", "startup"), _station()]
-    config = MatchConfig(hand_count=3, seed=1, startup_timeout_s=0.3, restart_budget=1)
+    config = MatchConfig(
+        hand_count=3, seed=1, startup_timeout_s=0.3, restart_budget=1, allow_absent_bots=True
+    )
     result = _play(manifests, config, tmp_path)
     assert _counts(result, "p1")["startup_failure"] == 2  # the start and one restart
     assert result.player("p1").is_sitting_out

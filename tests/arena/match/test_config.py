@@ -22,6 +22,10 @@ from engine.schedule import BlindSchedule
         ({"time_bank_s": -1}, "time_bank_s must be a non-negative number, got -1"),
         ({"max_invalid_attempts": 0}, "max_invalid_attempts must be at least 1, got 0"),
         ({"restart_budget": -1}, "restart_budget must be a non-negative integer, got -1"),
+        ({"hung_after_timeouts": 0}, "hung_after_timeouts must be a positive integer, got 0"),
+        ({"hung_after_timeouts": 2.5}, "hung_after_timeouts must be a positive integer, got 2.5"),
+        ({"hung_after_timeouts": True}, "hung_after_timeouts must be a positive integer, got True"),
+        ({"allow_absent_bots": "yes"}, "allow_absent_bots must be true or false, got 'yes'"),
     ],
 )
 def test_bad_match_config_names_the_bad_value(changes: dict[str, Any], message: str) -> None:
@@ -55,3 +59,21 @@ def test_prefetch_is_a_speed_switch_that_is_not_recorded() -> None:
     assert off.to_dict() == MatchConfig(seed=4).to_dict()
     assert "prefetch" not in off.to_dict()
     assert MatchConfig.from_dict(off.to_dict()).prefetch is True
+
+
+def test_hung_after_timeouts_is_recorded_and_defaults_to_three() -> None:
+    config = MatchConfig(hung_after_timeouts=5)
+    assert config.to_dict()["hung_after_timeouts"] == 5
+    assert MatchConfig.from_dict(config.to_dict()) == config
+    older = {k: v for k, v in config.to_dict().items() if k != "hung_after_timeouts"}
+    assert (
+        MatchConfig.from_dict(older).hung_after_timeouts == 3 == MatchConfig().hung_after_timeouts
+    )
+
+
+def test_allow_absent_bots_is_off_by_default_and_not_recorded() -> None:
+    # It decides whether a match may begin at all; once begun, it changes nothing recorded.
+    assert MatchConfig().allow_absent_bots is False
+    allowed = MatchConfig(seed=4, allow_absent_bots=True)
+    assert allowed.to_dict() == MatchConfig(seed=4).to_dict()
+    assert "allow_absent_bots" not in allowed.to_dict()

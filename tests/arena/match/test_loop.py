@@ -15,6 +15,7 @@ import pytest
 from arena.bots.in_memory import BotOutput, FakeClock
 from arena.match.config import MatchConfig, MatchError, StackPolicy
 from arena.match.loop import MatchRunner
+from arena.match.readiness import BotsNotReadyError
 from arena.match.run import run_match
 from arena.session.watchdog import BotSession, DecisionOutcome
 from engine.actions import Call, RaiseTo
@@ -25,10 +26,12 @@ from engine.table import hand_rng
 from tests.arena.scripted import (
     assert_chips_conserved,
     calling_station,
+    crasher,
     folder,
     garbage,
     hand_records,
     min_raiser,
+    never_ready,
     play,
     read_records,
     sessions,
@@ -233,3 +236,104 @@ def _in_memory_history(out_dir: Path, seed: int) -> bytes:
     config = MatchConfig(hand_count=25, seed=seed, stack_policy=StackPolicy.CARRY)
     play([min_raiser, calling_station, folder, calling_station], config, out_dir)
     return (out_dir / "hands.jsonl").read_bytes()
+
+
+# -- a hung bot -----------------------------------------------------------------------------
+
+
+def mute(message: dict[str, Any]) -> BotOutput:
+    """Says ready, then never answers a request: hung from the first decision."""
+    return calling_station(message) if message["type"] == "hello" else None
+
+
+def test_three_timeouts_in_a_row_mean_hung_and_a_restart(tmp_path: Path) -> None:
+    config = MatchConfig(hand_count=5, seed=3, decision_timeout_s=1.0)
+    result = play([mute, calling_station], config, tmp_path)
+    counts = result.player("p0").faults["counts"]
+    assert (counts["timeout"], counts["hung"], counts["restart"]) == (5, 1, 1)
+    (hung,) = [f for f in result.player("p0").faults["faults"] if f["kind"] == "hung"]
+    assert hung["hand_number"] == 3 and hung["code"] == "hung"
+    # Heads-up the mute bot acts once per hand (and folds): hands 1-3 time out, it is
+    # killed in hand 3, restarted before hand 4 and asked again there (not hung yet at 5).
+    decisions = [
+        next(d for d in hand["decisions"] if d["seat_index"] == 0)
+        for hand in hand_records(tmp_path)
+    ]
+    assert [(d["by"], d["fault"]) for d in decisions] == [("policy", "timeout")] * 5
+    assert not result.player("p0").is_sitting_out
+    assert_chips_conserved(result)
+
+
+def test_a_hung_bot_costs_at_most_k_timeouts_per_restart_then_sits_out(tmp_path: Path) -> None:
+    config = MatchConfig(hand_count=100, seed=8)  # 5 s per decision, 3 restarts, K = 3
+    clock = FakeClock()
+    result = run_match(
+        config, sessions([mute, calling_station], config, clock), tmp_path, clock=clock
+    )
+    assert result.hands_played == 100
+    player = result.player("p0")
+    counts = player.faults["counts"]
+    budget, k = config.restart_budget, config.hung_after_timeouts
+    assert counts["timeout"] == (budget + 1) * k == 12
+    assert (counts["hung"], counts["restart"]) == (budget + 1, budget)
+    assert player.is_sitting_out
+    # The whole match waited for those 12 timeouts and nothing else.
+    assert clock() <= (budget + 1) * k * (config.decision_timeout_s + 0.05) + 1e-6
+    sitting = [hand["sitting_out"] for hand in hand_records(tmp_path)]
+    assert sitting[: budget * k + k] == [[]] * 12 and sitting[12:] == [[0]] * 88
+    assert_chips_conserved(result)
+
+
+# -- bots that cannot be started ------------------------------------------------------------
+
+
+def test_a_bot_that_never_says_ready_stops_the_match_before_the_first_hand(
+    tmp_path: Path,
+) -> None:
+    config = MatchConfig(hand_count=3, seed=1, startup_timeout_s=0.5)
+    seats = sessions([calling_station, never_ready], config, FakeClock())
+    with pytest.raises(BotsNotReadyError) as info:
+        run_match(config, seats, tmp_path)
+    assert info.value.code == "bots_not_ready"
+    (absent,) = info.value.absent
+    assert (absent.seat_index, absent.player_id, absent.name, absent.code) == (
+        1,
+        "p1",
+        "p1",
+        "startup_timeout",
+    )
+    message = str(info.value)
+    assert (
+        "\n" not in message and "'p1' (seat 1): startup_timeout: no ready within 500 ms" in message
+    )
+    # No hand was dealt or written, and every bot was stopped, the ready one included.
+    assert not (tmp_path / "hands.jsonl").exists() and not (tmp_path / "results.json").exists()
+    assert all(session.transport is None for _, session in seats)
+
+
+def test_every_bot_that_cannot_be_started_is_named_with_its_reason() -> None:
+    config = MatchConfig(hand_count=3, seed=1, startup_timeout_s=0.5)
+    with pytest.raises(BotsNotReadyError) as info:
+        play([never_ready, calling_station, crasher(on="hello", exit_code=4)], config)
+    assert [(bot.seat_index, bot.code) for bot in info.value.absent] == [
+        (0, "startup_timeout"),
+        (2, "exited"),
+    ]
+    assert "exit code 4" in info.value.absent[1].detail
+    assert str(info.value).startswith("2 bots not ready at the start of the match: 'p0' (seat 0)")
+
+
+def test_with_absent_bots_allowed_the_match_plays_on_without_them(tmp_path: Path) -> None:
+    config = MatchConfig(
+        hand_count=3, seed=1, startup_timeout_s=0.5, restart_budget=0, allow_absent_bots=True
+    )
+    result = play([never_ready, calling_station], config, tmp_path)
+    assert result.hands_played == 3 and result.player("p0").is_sitting_out
+    assert result.player("p0").faults["counts"]["startup_failure"] == 1
+    assert_chips_conserved(result)
+
+
+def test_a_bot_that_fails_after_starting_never_stops_the_match() -> None:
+    config = MatchConfig(hand_count=3, seed=1, restart_budget=0)
+    result = play([crasher(on="hand_start"), calling_station], config)
+    assert result.hands_played == 3 and result.player("p0").is_sitting_out

@@ -42,7 +42,9 @@ def test_bot_dying_between_decisions_is_found_by_its_session(tmp_path: Path) -> 
 
 
 def test_bot_that_fails_to_restart_is_dead_until_its_budget_is_spent(tmp_path: Path) -> None:
-    config = MatchConfig(hand_count=4, seed=1, restart_budget=2, startup_timeout_s=0.5)
+    config = MatchConfig(
+        hand_count=4, seed=1, restart_budget=2, startup_timeout_s=0.5, allow_absent_bots=True
+    )
     result = play([crasher(on="hello"), calling_station], config, tmp_path)
     kinds = [
         next(d["by"] for d in hand["decisions"] if d["seat_index"] == 0)
@@ -75,7 +77,9 @@ def test_exhausted_restart_budget_sits_out_but_still_posts_blinds(tmp_path: Path
 
 
 def test_bot_that_never_starts_sits_out_the_whole_match() -> None:
-    config = MatchConfig(hand_count=3, seed=1, restart_budget=0, startup_timeout_s=0.5)
+    config = MatchConfig(
+        hand_count=3, seed=1, restart_budget=0, startup_timeout_s=0.5, allow_absent_bots=True
+    )
     result = play([never_ready, calling_station], config)
     player = result.player("p0")
     assert player.faults["counts"]["startup_failure"] == 1

@@ -277,7 +277,9 @@ def test_recorded_sitting_out_seats_sit_out_in_the_replay() -> None:
 
 
 def test_a_replay_of_a_match_with_dead_seats_is_identical(tmp_path: Path) -> None:
-    config = MatchConfig(hand_count=4, seed=1, restart_budget=2, startup_timeout_s=0.5)
+    config = MatchConfig(
+        hand_count=4, seed=1, restart_budget=2, startup_timeout_s=0.5, allow_absent_bots=True
+    )
     path = _history(tmp_path, config, [crasher(on="hello"), calling_station])
     kinds = {d["by"] for r in read_records(path) if r["type"] == "hand" for d in r["decisions"]}
     assert {"dead", "sitting_out"} <= kinds
