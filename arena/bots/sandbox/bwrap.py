@@ -35,6 +35,12 @@ Builds run in the same box: the limits layer keeps the build's private copy and 
 starts copy it. :meth:`StrictLauncher.close` removes those copies and the cgroups.
 
 bwrap reports a box whose first process died of signal N as exit code 128 + N.
+
+The bot's standard input and output reach the box as descriptors 3 and 4, not 0 and 1
+(:data:`HAND_OVER_STREAMS`): bwrap's monitor, the process that stays outside the box until
+it ends, keeps its own descriptors 0 to 2 open, so a bot that closed its output but ran on
+would never be seen to close it. bwrap closes every other descriptor in its monitor, and
+the supervisor moves 3 and 4 back onto 0 and 1 inside the box.
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ from arena.bots.sandbox.limited import SUPERVISOR_PATH, LimitsLauncher
 from arena.bots.sandbox.limits import DEFAULT_LIMITS
 
 __all__ = [
+    "HAND_OVER_STREAMS",
     "Box",
     "StrictLauncher",
     "StrictUnavailableError",
@@ -77,6 +84,25 @@ _TOP_LEVEL_NAMES = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _MADE_BY_BWRAP = (Path("/"), Path("/proc"), Path("/dev"), Path("/tmp"))
 
 _PROBE_TIMEOUT_S = 10.0
+
+#: A ``sh`` in front of bwrap: the bot's input and output move to descriptors 3 and 4,
+#: and bwrap's own 0 and 1 become ``/dev/null`` (its 2 stays: its own errors go there).
+#: Why not in the supervisor: bwrap's monitor, outside the box, holds what bwrap got as
+#: 0, 1 and 2 until the box ends, so the arena would read no end of file from a bot that
+#: closed its output and ran on; bwrap has no option to let them go, but its monitor closes
+#: every descriptor above 2 (they were handed to the box), so descriptors 3 and 4 belong
+#: to the box alone, and the end of the output is seen the moment the bot's tree lets go
+#: of it, with no cost while it runs. (Watching ``/proc`` for holders of the pipe from the
+#: supervisor would see it late, and spend time on it the whole match.) ``$0`` names the
+#: shell in its errors; ``"$@"`` is bwrap's argv.
+HAND_OVER_STREAMS = (
+    "/bin/sh",
+    "-c",
+    'exec 3<&0 4>&1 </dev/null >/dev/null && exec "$@"',
+    "arena-bwrap",
+)
+#: The supervisor's options that take the streams back from descriptors 3 and 4.
+_STREAM_OPTIONS = ("--stdin-fd=3", "--stdout-fd=4")
 
 
 class StrictUnavailableError(RuntimeError):
@@ -292,6 +318,7 @@ class StrictLauncher:
             SUPERVISOR_PATH,
         ]
         argv: tuple[str, ...] = (
+            *HAND_OVER_STREAMS,
             *self.box.arguments(
                 private_dir=private_dir,
                 cwd=spec.cwd,
@@ -299,7 +326,7 @@ class StrictLauncher:
                 tmp_bytes=limits.tmp_bytes,
             ),
             interpreter,
-            *spec.argv[1:],
+            *_with_stream_options(spec.argv[1:]),
         )
         if self.cgroups is not None:
             cgroup = self.cgroups.create_bot(
@@ -322,6 +349,22 @@ def _bot_program(argv: Sequence[str]) -> list[str]:
     if "--" not in items:
         return []
     return items[items.index("--") + 1 :][:1]
+
+
+def _with_stream_options(arguments: Sequence[str]) -> list[str]:
+    """The supervisor's ``arguments`` with the options that take the streams from
+    descriptors 3 and 4, before its ``--``.
+
+    >>> _with_stream_options(["-I", "supervisor.py", "--cpu=5", "--", "bot", "--"])
+    ['-I', 'supervisor.py', '--cpu=5', '--stdin-fd=3', '--stdout-fd=4', '--', 'bot', '--']
+    """
+    items = list(arguments)
+    if "--" not in items:
+        raise StrictUnavailableError(
+            f"the inner launcher's command {items!r} has no supervisor '--' before the bot's"
+        )
+    split = items.index("--")
+    return [*items[:split], *_STREAM_OPTIONS, *items[split:]]
 
 
 def _outermost(paths: Iterable[Path]) -> list[Path]:

@@ -4,11 +4,14 @@ This file is a standalone script that uses nothing but the standard library, run
 
     python -I -S supervisor.py [--cpu=S] [--fsize=B] [--nofile=N] [--as=B]
                                [--nproc=N] [--uid=U --gid=G] [--private-dir=PATH]
-                               -- program arg...
+                               [--stdin-fd=N --stdout-fd=M] -- program arg...
 
 so a wrapping layer (``bwrap``) needs to make only this one file and an interpreter
 visible. It does what ``preexec_fn`` cannot do safely in a threaded arena:
 
+0. given ``--stdin-fd``/``--stdout-fd``, it moves those descriptors onto its standard
+   input and output first (and closes the originals): a wrapping layer whose own process
+   must not hold the bot's pipes (bwrap's monitor) hands them over that way;
 1. it asks the kernel for a death signal (``PR_SET_PDEATHSIG``): when the arena dies, even
    by ``kill -9``, the supervisor gets :data:`DEATH_SIGNAL`, kills the bot's whole tree and
    exits. The signal comes when the *thread* that started the supervisor ends, so the arena
@@ -68,7 +71,12 @@ OPTIONS: dict[str, int | None] = {
     "nproc": resource.RLIMIT_NPROC,
     "uid": None,
     "gid": None,
+    "stdin-fd": None,
+    "stdout-fd": None,
 }
+
+#: The options that name a descriptor to take as standard input and output.
+_STREAM_OPTIONS = {"stdin-fd": 0, "stdout-fd": 1}
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -107,6 +115,12 @@ def parse_arguments(argv: Sequence[str]) -> Arguments:
                 raise SupervisorError("no command after '--'")
             if ("uid" in options) != ("gid" in options):
                 raise SupervisorError("--uid and --gid go together")
+            streams = [options[name] for name in _STREAM_OPTIONS if name in options]
+            if any(fd <= 2 for fd in streams) or len(set(streams)) != len(streams):
+                raise SupervisorError(
+                    f"--stdin-fd and --stdout-fd need two different descriptors above 2, "
+                    f"not {streams}"
+                )
             return options, private_dir, command
         name, equals, value = argument.removeprefix("--").partition("=")
         if name == "private-dir" and equals:
@@ -207,6 +221,16 @@ def _on_stop_signal(number: int, _frame: object) -> None:  # pragma: no cover
     _die_by(signal.SIGKILL)
 
 
+def _take_streams(options: dict[str, int]) -> None:  # pragma: no cover
+    """Move the descriptors of ``--stdin-fd``/``--stdout-fd`` onto 0 and 1 (and drop
+    those options: they are the supervisor's, not the bot's)."""
+    for name, target in _STREAM_OPTIONS.items():
+        fd = options.pop(name, None)
+        if fd is not None:
+            os.dup2(fd, target)
+            os.close(fd)
+
+
 def _become_bot(
     options: dict[str, int], command: list[str], supervisor: int
 ) -> NoReturn:  # pragma: no cover
@@ -250,6 +274,11 @@ def main(argv: Sequence[str]) -> NoReturn:  # pragma: no cover
         options, private_dir, command = parse_arguments(argv)
     except SupervisorError as exc:
         os.write(2, f"supervisor: {exc}\n".encode())
+        os._exit(_BAD_ARGUMENTS)
+    try:
+        _take_streams(options)
+    except OSError as exc:
+        os.write(2, f"supervisor: cannot take the bot's streams: {exc.strerror}\n".encode())
         os._exit(_BAD_ARGUMENTS)
     if private_dir is not None:
         _private_dirs.append(private_dir)

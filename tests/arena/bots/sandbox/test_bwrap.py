@@ -29,6 +29,7 @@ from arena.bots.launcher import DirectLauncher, LaunchSpec
 from arena.bots.manifest import BotManifest, load_manifest
 from arena.bots.process import ProcessTransport
 from arena.bots.sandbox.bwrap import (
+    HAND_OVER_STREAMS,
     SYSTEM_DIRS,
     Box,
     StrictLauncher,
@@ -41,6 +42,7 @@ from arena.bots.sandbox.cgroup import ARENA_CGROUP_NAME, BotCgroup, CgroupParent
 from arena.bots.sandbox.limited import SUPERVISOR_PATH, LimitsLauncher
 from arena.bots.sandbox.limits import DEFAULT_LIMITS
 from arena.bots.sandbox.select import probe
+from arena.bots.transport import TransportClosedError
 from arena.cli import main
 from tests import REPO_ROOT, TEST_BOTS
 
@@ -142,6 +144,25 @@ def test_a_bot_writes_only_to_its_copy_and_a_private_sized_tmp(launcher: StrictL
         "own_data.txt",
         "spy_bot.py",
     ]
+
+
+def test_a_bot_that_closes_its_output_and_runs_on_is_seen_to_close_it(
+    launcher: StrictLauncher,
+) -> None:
+    manifest = load_manifest(TEST_BOTS / "crasher" / "bot.toml")
+    manifest = replace(manifest, command=(*manifest.command[:2], "startup", "close"))
+    transport = ProcessTransport.start(manifest, launcher=launcher)
+    try:
+        # bwrap's monitor, outside the box, holds no copy of the bot's pipes: the end of
+        # its output arrives while it sleeps on, not when the box is taken down.
+        transport.send(HELLO)
+        with pytest.raises(TransportClosedError, match="closed its output"):
+            transport.read_line(time.monotonic() + DEADLINE_S)
+        assert transport.is_alive
+        monitor_streams = [os.readlink(f"/proc/{transport.pid}/fd/{fd}") for fd in (0, 1)]
+        assert monitor_streams == [os.devnull, os.devnull]
+    finally:
+        transport.close(0.0)
 
 
 # -- honest bots ----------------------------------------------------------------------------
@@ -345,7 +366,8 @@ def test_with_cgroups_the_box_joins_its_cgroup_before_bwrap_runs(tmp_path: Path)
     try:
         spec = launcher.prepare(_spy())
         (cgroup_dir,) = [path for path in parent.path.iterdir() if path.is_dir()]
-        assert spec.argv[:5] == (*join_command(BotCgroup(cgroup_dir), ())[:4], box.bwrap)
+        joining = join_command(BotCgroup(cgroup_dir), ())[:4]
+        assert spec.argv[:9] == (*joining, *HAND_OVER_STREAMS, box.bwrap)
         assert (cgroup_dir / "memory.max").read_text() == str(SMALL.memory_bytes)
         assert (cgroup_dir / "pids.max").read_text() == str(SMALL.processes)
         transport = ProcessTransport.from_spec(spec, name="spy")

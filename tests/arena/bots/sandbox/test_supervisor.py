@@ -64,6 +64,8 @@ def test_options_are_whole_numbers_up_to_the_double_dash() -> None:
         (["--cpu=5s", "--", "x"], "whole number"),
         (["--uid=5", "--", "x"], "go together"),
         (["--private-dir=tmp/x", "--", "x"], "absolute path"),
+        (["--stdin-fd=1", "--", "x"], "above 2"),
+        (["--stdin-fd=5", "--stdout-fd=5", "--", "x"], "two different"),
     ]:
         with pytest.raises(SupervisorError, match=words):
             parse_arguments(bad)
@@ -154,6 +156,32 @@ def test_it_lets_go_of_the_bot_s_output_so_a_closed_stdout_is_seen_at_once() -> 
         process.stdout.close() if process.stdout else None
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=DEADLINE_S)
+
+
+def test_it_gives_the_bot_the_streams_it_was_handed_as_other_descriptors() -> None:
+    # As bwrap's box gets them: the supervisor's own 0 and 1 are /dev/null.
+    in_read, in_write = os.pipe()
+    out_read, out_write = os.pipe()
+    streams = [f"--stdin-fd={in_read}", f"--stdout-fd={out_write}"]
+    code = "import os, sys; print(sys.stdin.readline().strip(), len(os.listdir('/dev/fd')))"
+    try:
+        process = subprocess.Popen(
+            [*WRAPPER, *streams, "--", sys.executable, "-c", code],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            pass_fds=(in_read, out_write),
+            start_new_session=True,
+        )
+    finally:
+        os.close(in_read)
+        os.close(out_write)
+    with open(in_write, "wb") as writer:
+        writer.write(b"handed-over\n")
+    with open(out_read, "rb") as reader:
+        said = reader.read()  # to the end: no copy of the pipe is left open anywhere
+    assert process.wait(timeout=DEADLINE_S) == 0
+    # 0, 1, 2 and the listing's own: the handed descriptors were moved, not copied.
+    assert said == b"handed-over 4\n"
 
 
 def test_its_stop_signal_takes_the_whole_tree_down(marker: str) -> None:
