@@ -23,6 +23,11 @@ What this layer does not stop: the bot still sees the whole file system as its u
 processes of its user. The private directory is on the arena's temporary file system
 with no quota (``RLIMIT_FSIZE`` caps each file, not their sum).
 
+The directory's name says whose it is: ``arena-bot-<pid>-<start>-<random>``, the arena's
+process id and start time. An arena killed by ``kill -9`` cannot remove its directories
+(nor can a strict layer's supervisor, which lacks the right to delete the bot's files), so
+each new launcher sweeps those of arenas that are gone (:func:`sweep_private_dirs`).
+
 A build step (``prepare_build``) runs the same way in a private copy that the launcher
 keeps until :meth:`LimitsLauncher.close`; later starts of that bot copy the built tree,
 so the checkout is never written.
@@ -61,6 +66,8 @@ __all__ = [
     "address_space_backstop",
     "copy_bot_dir",
     "is_runnable_by_anyone",
+    "private_dir_owner",
+    "sweep_private_dirs",
 ]
 
 #: The exec wrapper (a standalone script: a wrapping layer binds this one file).
@@ -83,6 +90,9 @@ _BOT_ID_SPAN = 1 << 24
 _TASKS_PER_PROCESS = 4
 
 _GIB = 1024**3
+
+#: Every private directory's name begins so (then the owner, see :func:`private_dir_owner`).
+_PRIVATE_PREFIX = "arena-bot-"
 
 
 class PrivateDirError(BotStartError):
@@ -154,6 +164,7 @@ class LimitsLauncher:
         self._lock = threading.Lock()
         self._build_dirs: dict[Path, Path] = {}
         self._finalizer = weakref.finalize(self, _remove_all, self._build_dirs)
+        sweep_private_dirs(Path(tempfile.gettempdir()) if temp_dir is None else temp_dir)
 
     def limits_for(self, manifest: BotManifest) -> ResourceLimits:
         """The launcher's limits, then the manifest's ``[limits]``, then ``overrides``."""
@@ -188,7 +199,7 @@ class LimitsLauncher:
     def _spec(self, manifest: BotManifest, argv: tuple[str, ...], source: Path) -> LaunchSpec:
         limits = self.limits_for(manifest)
         user = _fresh_user_id() if self.drop_privileges else None
-        private = Path(tempfile.mkdtemp(prefix="arena-bot-", dir=self.temp_dir))
+        private = Path(tempfile.mkdtemp(prefix=_owner_prefix(), dir=self.temp_dir))
         try:
             work = private / "bot"
             copy_bot_dir(
@@ -337,6 +348,87 @@ def _resolve_program(
             "(it, or a directory on its way, is closed to other users)"
         )
     return resolved
+
+
+def private_dir_owner(name: str) -> tuple[int, int] | None:
+    """The process id and start time (clock ticks after boot) of the arena that made the
+    private directory ``name``; None for a name it did not make.
+
+    >>> private_dir_owner("arena-bot-4242-987654-x1y2z3w4"), private_dir_owner("arena-bot-ab")
+    ((4242, 987654), None)
+    """
+    parts = name.removeprefix(_PRIVATE_PREFIX).split("-")
+    if not name.startswith(_PRIVATE_PREFIX) or len(parts) != 3:
+        return None
+    if not all(part.isascii() and part.isdigit() for part in parts[:2]):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def sweep_private_dirs(temp_dir: Path) -> list[Path]:
+    """Remove the private directories in ``temp_dir`` whose arena is gone; the removed.
+
+    Only what this launcher's naming made, as a real directory (not a link) of the arena's
+    user or a bot's: an owner whose process id is free, or taken by a process started at
+    another time (the id was reused), is gone. A name without an owner is left alone.
+    Never raises: a directory that cannot be removed now is left for the next sweep.
+    """
+    removed: list[Path] = []
+    try:
+        names = [name for name in os.listdir(temp_dir) if name.startswith(_PRIVATE_PREFIX)]
+    except OSError:
+        return removed
+    own_uid = os.geteuid()
+    for name in names:
+        owner = private_dir_owner(name)
+        if owner is None or _is_running(*owner):
+            continue
+        path = temp_dir / name
+        try:
+            status = path.lstat()
+        except OSError:
+            continue
+        is_ours = status.st_uid == own_uid or _is_bot_id(status.st_uid)
+        if stat.S_ISDIR(status.st_mode) and is_ours:
+            with contextlib.suppress(OSError):
+                remove_private_dir(path)
+                removed.append(path)
+    return removed
+
+
+def _owner_prefix() -> str:
+    """``arena-bot-<pid>-<start>-``: this process, which a sweep must not take for gone."""
+    pid = os.getpid()
+    return f"{_PRIVATE_PREFIX}{pid}-{_start_time(pid) or 0}-"
+
+
+def _start_time(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks after boot), None if it is not there."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            stat_line = file.read()
+    except OSError:
+        return None
+    # The name in parentheses may hold anything; the start time is field 22.
+    fields = stat_line[stat_line.rfind(b")") + 2 :].split()
+    return int(fields[19]) if len(fields) > 19 else None
+
+
+def _is_running(pid: int, start: int) -> bool:
+    """Whether the process that started at ``start`` as ``pid`` still runs (a start of 0:
+    not known, the id alone decides)."""
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it exists, as another user's process
+    now = _start_time(pid)
+    return start == 0 or now is None or now == start
+
+
+def _is_bot_id(user: int) -> bool:
+    return _BOT_ID_BASE <= user < _BOT_ID_BASE + _BOT_ID_SPAN
 
 
 def _fresh_user_id() -> int:

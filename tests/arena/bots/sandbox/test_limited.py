@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from arena.bots.sandbox.limited import (
     PrivateDirError,
     address_space_backstop,
     is_runnable_by_anyone,
+    private_dir_owner,
+    sweep_private_dirs,
 )
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, LimitsError, ResourceLimits
 from arena.bots.transport import BotStartError
@@ -216,3 +219,49 @@ def test_a_build_runs_in_a_kept_copy_that_later_starts_copy(tmp_path: Path) -> N
     assert again is not None and not build.private_dir.exists()
     launcher.close()
     assert again.private_dir is not None and not again.private_dir.exists()
+
+
+def _left_behind(temp_dir: Path, pid: int, start: int, word: str) -> Path:
+    """A private directory as an arena left it: its bot's files (the bot's own user's when
+    run as root), a folder closed to everyone."""
+    path = temp_dir / f"arena-bot-{pid}-{start}-{word}"
+    closed = path / "bot" / "closed"
+    closed.mkdir(parents=True)
+    (closed / "notes.txt").write_text("left behind\n")
+    if os.geteuid() == 0:
+        bot_user = 0x4000_0000 + 7
+        for item in (path, path / "bot", closed, closed / "notes.txt"):
+            os.chown(item, bot_user, bot_user)
+    closed.chmod(0)
+    return path
+
+
+def test_a_new_launcher_sweeps_the_private_dirs_of_arenas_that_are_gone(tmp_path: Path) -> None:
+    launcher = LimitsLauncher(base_env=ENV, temp_dir=tmp_path, drop_privileges=False)
+    spec = launcher.prepare(manifest_of(bot_dir(tmp_path)))
+    assert spec.private_dir is not None
+    owner = private_dir_owner(spec.private_dir.name)
+    assert owner is not None and owner[0] == os.getpid()
+    pid, start = owner
+    gone = int(subprocess.check_output([sys.executable, "-c", "import os; print(os.getpid())"]))
+    dead = _left_behind(tmp_path, gone, start, "deaddead")
+    reused = _left_behind(tmp_path, pid, start + 1, "reused00")  # another process, same id
+    alive = _left_behind(tmp_path, pid, start, "alive000")
+    unnamed = tmp_path / "arena-bot-k2j3h4g5"  # no owner in the name: not ours to judge
+    unnamed.mkdir()
+    link = tmp_path / f"arena-bot-{gone}-{start}-linklink"
+    link.symlink_to(alive)
+    try:
+        LimitsLauncher(base_env=ENV, temp_dir=tmp_path, drop_privileges=False)  # sweeps
+        assert not dead.exists() and not reused.exists()
+        assert spec.private_dir.is_dir() and alive.is_dir() and unnamed.is_dir()
+        assert link.is_symlink() and (alive / "bot").is_dir()
+        assert sweep_private_dirs(tmp_path) == []
+    finally:
+        (alive / "bot" / "closed").chmod(0o700)
+
+
+def test_private_dir_owner_reads_only_names_the_launcher_made() -> None:
+    assert private_dir_owner("arena-bot-12-345-abcdefgh") == (12, 345)
+    for name in ("arena-bot-abcdefgh", "arena-bot-1-x-abc", "other-1-2-abc", "arena-bot-1-2-a-b"):
+        assert private_dir_owner(name) is None, name
