@@ -61,6 +61,9 @@ def run_build(
     if spec is None:
         return BuildResult(manifest.name, has_run=False, is_ok=True, reason="no build step")
     limit = manifest.build_timeout_s if timeout_s is None else timeout_s
+    # Messages name the manifest's command as its author wrote it, not the argv a sandbox
+    # wrapped around it (bwrap's options, the supervisor's).
+    command = " ".join(manifest.build or spec.argv)
     started = time.monotonic()
     try:
         process = subprocess.Popen(
@@ -73,7 +76,9 @@ def run_build(
             start_new_session=True,
         )
     except OSError as exc:
-        reason = f"cannot run the build command {spec.argv[0]!r}: {exc.strerror or exc}"
+        program = spec.argv[0]
+        run_as = "" if manifest.build and program == manifest.build[0] else f" (as {program!r})"
+        reason = f"cannot run the build command {command!r}{run_as}: {exc.strerror or exc}"
         return BuildResult(manifest.name, has_run=True, is_ok=False, reason=reason)
     output = CappedLog(_OUTPUT_CAP_BYTES)
     assert process.stdout is not None
@@ -91,7 +96,6 @@ def run_build(
     process.stdout.close()
     duration = time.monotonic() - started
     exit_code, signal_number = split_returncode(returncode)
-    command = " ".join(spec.argv)
     if is_timed_out:
         reason = f"build {command!r} took longer than {limit:g} s and was killed"
     elif returncode != 0:

@@ -11,6 +11,7 @@ import pytest
 from arena.bots.build import BuildError, build_bot, run_build
 from arena.bots.launcher import DirectLauncher
 from arena.bots.manifest import BotManifest, load_manifest
+from arena.bots.sandbox.limited import SUPERVISOR_PATH, LimitsLauncher
 from tests import REPO_ROOT
 
 
@@ -71,3 +72,17 @@ def test_the_c_sample_bot_builds_with_make() -> None:
     )
     assert result.is_ok, result.output
     assert (REPO_ROOT / "sample_bots/c/build/bot").exists()
+
+
+def test_a_failing_build_under_a_sandbox_names_the_manifest_s_command(tmp_path: Path) -> None:
+    code = "import sys; sys.exit(4)"
+    manifest = build_manifest(tmp_path / "bot", code)
+    manifest.working_dir.mkdir()
+    launcher = LimitsLauncher(temp_dir=tmp_path, drop_privileges=False)
+    try:
+        result = run_build(manifest, launcher=launcher)
+    finally:
+        launcher.close()
+    assert not result.is_ok and result.exit_code == 4
+    assert result.reason == f"build '{{python}} -c {code}' failed (exit code 4)"
+    assert str(SUPERVISOR_PATH) not in result.reason
