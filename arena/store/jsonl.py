@@ -10,6 +10,7 @@ a match writes through.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -41,6 +42,9 @@ __all__ = [
 #: The hand history's file name inside a match's output directory.
 HISTORY_FILE_NAME = "hands.jsonl"
 
+#: The mode of the files a match writes: the arena's user only (they hold the seed).
+PRIVATE_FILE_MODE = 0o600
+
 #: The results file inside a match's output directory.
 RESULTS_FILE_NAME = "results.json"
 
@@ -69,7 +73,11 @@ class HandLogWriter:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         # newline="\n": the same bytes on every platform, for the determinism check.
-        self._file: TextIO = path.open("w", encoding="utf-8", newline="\n")
+        # Readable by the arena's user only: the header holds the match seed, which a bot
+        # running as another user (the sandbox's own uid) must not read while it plays.
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE_MODE)
+        os.fchmod(descriptor, PRIVATE_FILE_MODE)  # also when the file was there before
+        self._file: TextIO = open(descriptor, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
         self._flush_interval_s = flush_interval_s
         self._clock = clock
         self._last_flush = clock()
@@ -178,8 +186,10 @@ class JsonLinesStore:
         self._write(encode_record(record))
 
     def save_result(self, result: MatchResult) -> None:
-        """Write ``results.json``."""
-        result.write_json(self.out_dir / RESULTS_FILE_NAME)
+        """Write ``results.json`` (readable by the arena's user only, like the history)."""
+        path = self.out_dir / RESULTS_FILE_NAME
+        result.write_json(path)
+        path.chmod(PRIVATE_FILE_MODE)
 
     def close(self) -> None:
         """Close the hand history (idempotent); what was written stays on disk."""

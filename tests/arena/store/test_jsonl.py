@@ -3,6 +3,7 @@ goes (flushed often enough that an interrupted match keeps its hands), read back
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from arena.match.records import (
 from arena.match.results import MatchResult, PlayerResult
 from arena.store.jsonl import (
     HISTORY_FILE_NAME,
+    PRIVATE_FILE_MODE,
     RESULTS_FILE_NAME,
     HandLogError,
     HandLogWriter,
@@ -89,6 +91,21 @@ def test_the_store_writes_header_hands_and_end_then_results(tmp_path: Path) -> N
     result = MatchResult("m", 3, "hands", 1, (PlayerResult("p0", "a", 0, 1, 1, 0.5),))
     store.save_result(result)
     assert MatchResult.read_json(tmp_path / "run" / RESULTS_FILE_NAME) == result
+
+
+def test_the_match_files_are_readable_by_the_arenas_user_only(tmp_path: Path) -> None:
+    # Their header holds the match seed: a sandboxed bot running as another user must not
+    # read it while it plays (even when the folder and an old file were there before).
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / HISTORY_FILE_NAME).write_text("old", encoding="utf-8")
+    (out / HISTORY_FILE_NAME).chmod(0o644)
+    store = JsonLinesStore(out)
+    store.begin(HEADER)
+    store.close()
+    store.save_result(MatchResult("m", 3, "hands", 1, (PlayerResult("p0", "a", 0, 1, 1, 0.5),)))
+    assert stat.S_IMODE(store.history_path.stat().st_mode) == PRIVATE_FILE_MODE == 0o600
+    assert stat.S_IMODE((out / RESULTS_FILE_NAME).stat().st_mode) == 0o600
 
 
 def test_writing_to_the_store_before_begin_is_our_bug(tmp_path: Path) -> None:
