@@ -23,7 +23,16 @@ def test_a_fork_bomb_is_stopped_at_the_process_limit(tmp_path: Path) -> None:
 
 
 def test_a_memory_hog_is_stopped_at_the_memory_limit(tmp_path: Path) -> None:
-    played = play([bot("sandbox_hog", "act", "2048"), station("victim")], tmp_path, hands=2)
+    # A 1 s decision limit and a high hung rule, as for the CPU spin: on a loaded machine the
+    # hog may need more than a short decision to reach the limit, and the watch (a few
+    # polls a second) to see it; the memory limit, not a timeout, must be what stops it.
+    played = play(
+        [bot("sandbox_hog", "act", "2048"), station("victim")],
+        tmp_path,
+        hands=4,
+        decision_timeout_s=1.0,
+        hung_after_timeouts=10,
+    )
     assert crash_codes(played.faults(0)) == {"memory_limit"}, played.faults(0)
     assert not played.codes(1)
 
