@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from engine.actions import Call
+from engine.actions import Action, Call, Check, Discard, Fold, LegalActions, RaiseTo
 from engine.cards import FULL_DECK, parse_cards
 from engine.config import AnteMode, BettingStructure, DrawLimit, GameConfig, Variant
 from engine.hand import Hand, SeatSetup
@@ -36,7 +36,7 @@ from protocol.request_encoder import (
     RequestLineEncoder,
     request_encoder,
 )
-from tests.protocol.test_messages import LEGAL, VIEW
+from tests.protocol.test_messages import DRAW_VIEW, LEGAL, VIEW
 
 # Player ids a bot may be given: plain, non-ASCII (written as UTF-8, not escaped), and
 # with characters JSON escapes.
@@ -304,3 +304,124 @@ def test_a_layout_expression_that_would_break_the_generated_code_is_refused() ->
     non_scalar = layout.Field("hole_cards", "view.hole_cards", layout.Kind.HOLE_CARDS)
     with pytest.raises(ArenaBugError, match="not a scalar"):
         layout.Group("cards", (non_scalar,))
+
+
+# -- Random hands of every shape: the fast lines are the plain messages' bytes ---------------
+
+
+def _expected_line(view: SeatView, **fields: Any) -> bytes:
+    legal = view.legal_actions
+    assert legal is not None
+    build = draw_request if legal.can_draw else act_request
+    return encode(build(view, **fields))
+
+
+def _play_and_compare(
+    config: GameConfig,
+    seat_count: int,
+    hand_count: int,
+    seed: int,
+    event_texts: EventTextCache | None = None,
+) -> int:
+    """Random play; every request line of RequestEncoder must equal encode(act_request)."""
+    rng = random.Random(seed)
+    encoders = [RequestEncoder(event_texts) for _ in range(seat_count)]
+    stacks = [rng.choice((20, 60, 200)) for _ in range(seat_count)]  # side pots happen
+    compared = 0
+    for number in range(1, hand_count + 1):
+        seats = [SeatSetup(i, f"p{i}", stacks[i]) for i in range(seat_count)]
+        hand = Hand.start(
+            config, seats, button_index=number % seat_count, rng=rng, hand_number=number
+        )
+        for seat_index, encoder in enumerate(encoders):
+            view = hand.view(seat_index)
+            expected = encode(hand_start(view, hand_id=f"m-{number}"))
+            assert encoder.hand_start(view, hand_id=f"m-{number}") == expected
+        while not hand.is_over:
+            actor = hand.actor_index
+            legal = hand.legal_actions()
+            assert actor is not None and legal is not None
+            view = hand.view(actor)
+            attempt = rng.choice((1, 1, 2))
+            fields: dict[str, Any] = {
+                "seq": compared + 1,
+                "hand_id": f"m-{number}",
+                "time_limit_ms": 900,
+            }
+            line = encoders[actor].request(view, attempt=attempt, **fields)
+            assert line == _expected_line(view, attempt=attempt, **fields)
+            compared += 1
+            # While the actor thinks, the arena encodes ahead for another seat.
+            other = rng.randrange(seat_count)
+            encoders[other].prepare(hand.view(other))
+            hand.act(_random_action(rng, legal, view))
+    return compared
+
+
+def _random_action(rng: random.Random, legal: LegalActions, view: SeatView) -> Action:
+    if legal.can_draw:
+        count = rng.randint(0, min(3, legal.max_discard_count))
+        return Discard(tuple(rng.sample(view.hole_cards, count)))
+    options: list[Action] = []
+    if legal.can_check:
+        options += [Check(), Check()]
+    if legal.can_call:
+        options += [Call(), Call()]
+    if legal.can_fold:
+        options.append(Fold())
+    if legal.can_raise:
+        options += [RaiseTo(legal.min_raise_to), RaiseTo(legal.max_raise_to)]
+    return rng.choice(options)
+
+
+@pytest.mark.parametrize(
+    ("config", "seat_count"),
+    [
+        (GameConfig(), 2),
+        (GameConfig(small_blind=5, big_blind=10, ante=1), 6),
+        (GameConfig(structure=BettingStructure.FIXED_LIMIT), 3),
+        (
+            GameConfig(variant=Variant.FIVE_CARD_DRAW, draw_limit=DrawLimit.THREE_OR_FOUR_WITH_ACE),
+            4,
+        ),
+    ],
+)
+def test_request_encoder_lines_are_byte_for_byte_the_plain_messages(
+    config: GameConfig, seat_count: int
+) -> None:
+    assert _play_and_compare(config, seat_count, hand_count=20, seed=seat_count) > 30
+
+
+def test_request_encoders_sharing_one_event_text_cache_write_the_same_lines() -> None:
+    shared = EventTextCache()
+    assert _play_and_compare(GameConfig(), 3, hand_count=3, seed=7, event_texts=shared) > 5
+    assert _play_and_compare(GameConfig(), 3, hand_count=3, seed=7) > 5
+
+
+def test_request_encoder_starts_afresh_when_the_history_is_not_the_one_it_knows() -> None:
+    encoder = RequestEncoder()
+    fields: dict[str, Any] = {"seq": 4, "hand_id": "h", "time_limit_ms": 10}
+    assert encoder.request(VIEW, **fields) == encode(act_request(VIEW, **fields))
+    # Asked again (an invalid reply): nothing new to encode.
+    again = encode(act_request(VIEW, attempt=2, **fields))
+    assert encoder.request(VIEW, attempt=2, **fields) == again
+    # The same events as new (equal, not identical) dicts, one changed: encoded anew.
+    copied = tuple(dict(event) for event in VIEW.history)
+    copied[0]["amount"] = 2
+    view = replace(VIEW, history=copied)
+    assert encoder.request(view, **fields) == encode(act_request(view, **fields))
+    # A shorter history (a new hand) and a draw with pots.
+    view = replace(DRAW_VIEW, history=VIEW.history[:1])
+    assert encoder.request(view, **fields) == encode(draw_request(view, **fields))
+    # Pots and seats that changed since the last request.
+    seats = (replace(VIEW.seats[0], stack=150), VIEW.seats[1])
+    view = replace(DRAW_VIEW, pots=(PotView(8, (0, 1)), PotView(2, (1,))), seats=seats)
+    assert encoder.request(view, **fields) == encode(draw_request(view, **fields))
+
+
+def test_request_encoder_reports_our_mistakes_like_the_builders() -> None:
+    encoder = RequestEncoder()
+    with pytest.raises(ArenaBugError, match="not to act"):
+        encoder.request(replace(VIEW, legal_actions=None), seq=1, hand_id="h", time_limit_ms=1)
+    with pytest.raises(ArenaBugError, match="attempt 4"):
+        encoder.request(VIEW, seq=1, hand_id="h", time_limit_ms=1, attempt=4)
