@@ -26,6 +26,7 @@ from enum import StrEnum
 from typing import Any
 
 from arena.bots.transport import ExitInfo, TransportClosedError
+from protocol.errors import BotFaultError
 
 __all__ = [
     "DETAIL_MAX_CHARS",
@@ -308,4 +309,49 @@ class FaultRecorder:
                 ),
                 dropped_bytes=info.dropped_bytes,
             ),
+        )
+
+    def invalid_reply(
+        self, fault: BotFaultError, seq: int, latency_ms: float, attempts_left: int
+    ) -> None:
+        """A reply the protocol or the engine rejected (``fault`` says why)."""
+        self.record(
+            Fault(
+                FaultKind.INVALID_REPLY,
+                self.hand_number,
+                code=fault.code,
+                detail=fault.message,
+                latency_ms=latency_ms,
+                seq=seq,
+            ),
+            f"invalid reply ({fault}), {attempts_left} attempts left",
+        )
+
+    def timeout(self, seq: int, latency_ms: float, limit_ms: int, action: object) -> None:
+        """No reply to request ``seq`` within ``limit_ms``; ``action`` was applied."""
+        self.record(
+            Fault(
+                FaultKind.TIMEOUT,
+                self.hand_number,
+                code=FaultKind.TIMEOUT.value,
+                detail=f"no reply within {limit_ms} ms; {action} applied",
+                latency_ms=latency_ms,
+                seq=seq,
+            ),
+            f"timeout after {latency_ms:.0f} ms, {action} applied",
+        )
+
+    def hung(self, count: int, limit_ms: int, hung_after: int) -> None:
+        """``count`` timeouts in a row: the bot is hung and its tree is killed."""
+        self.record(
+            Fault(
+                FaultKind.HUNG,
+                self.hand_number,
+                code=FaultKind.HUNG.value,
+                detail=(
+                    f"{count} decisions in a row without a reply within {limit_ms} ms "
+                    f"(hung after {hung_after}): its process tree was killed"
+                ),
+            ),
+            f"hung after {count} timeouts in a row; killed, to be restarted before the next hand",
         )

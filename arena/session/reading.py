@@ -18,12 +18,15 @@ from arena.session.faults import FaultKind
 from engine.actions import Action, LegalActions
 from engine.cards import Card
 from engine.config import DrawLimit
+from engine.errors import IllegalActionError
+from engine.events import Event
 from protocol.codec import decode
-from protocol.errors import BotFaultError, ErrorCode
+from protocol.errors import BotFaultError, BotReplyError, ErrorCode
 from protocol.replies import parse_action, parse_discard, reply_seq
 
 __all__ = [
     "MAX_DRAINED_LINES",
+    "apply_reply",
     "drain_stray_lines",
     "expected_reply_type",
     "parse_decision",
@@ -124,3 +127,15 @@ def _seq_of(line: bytes) -> tuple[bool, int | None]:
     except BotFaultError:
         return False, None
     return "seq" in obj, reply_seq(obj)
+
+
+def apply_reply(
+    apply: Callable[[Action], list[Event] | None], action: Action, legal: LegalActions
+) -> list[Event] | None:
+    """Apply a reply's ``action`` with the engine; its rejection is the bot's invalid reply."""
+    try:
+        return apply(action)
+    except IllegalActionError as exc:
+        # The protocol's own checks should have caught it (they mirror the engine's rules);
+        # whatever slips through is still the bot's reply, never an action for the match.
+        raise BotReplyError(exc.code, exc.message, "/cards" if legal.can_draw else None) from exc

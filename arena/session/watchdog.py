@@ -67,7 +67,7 @@ from typing import Any
 
 from arena.bots.transport import Clock, ExitInfo, Transport, TransportClosedError
 from arena.session.channel import Channel
-from arena.session.faults import Fault, FaultKind, FaultLedger, FaultRecorder
+from arena.session.faults import FaultKind, FaultLedger, FaultRecorder
 from arena.session.handshake import ReadyInfo
 from arena.session.lifecycle import BotLifecycle
 from arena.session.policy import (
@@ -77,6 +77,7 @@ from arena.session.policy import (
     default_action,
 )
 from arena.session.reading import (
+    apply_reply,
     drain_stray_lines,
     expected_reply_type,
     parse_decision,
@@ -84,11 +85,10 @@ from arena.session.reading import (
 )
 from engine.actions import Action, LegalActions
 from engine.config import DrawLimit
-from engine.errors import IllegalActionError
 from engine.events import Event
 from engine.view import SeatView
 from protocol.codec import encode
-from protocol.errors import BotFaultError, BotReplyError, ErrorCode, StaleReplyError
+from protocol.errors import BotFaultError, ErrorCode, StaleReplyError
 from protocol.messages import error_message
 from protocol.request_encoder import EventTextCache
 
@@ -442,7 +442,7 @@ class BotSession:
                     latency_ms = self._latency_ms(sent_at)
                     events = None
                     if apply is not None:
-                        events = _apply_with_engine(apply, action, legal)
+                        events = apply_reply(apply, action, legal)
                 except StaleReplyError as exc:
                     self._faults.dropped(FaultKind.STALE_REPLY, exc.code, str(exc), exc.seq)
                     continue
@@ -461,17 +461,7 @@ class BotSession:
             if obj is not None:
                 replies.append(obj)
             attempts_left = self.max_invalid_attempts - attempt
-            self._faults.record(
-                Fault(
-                    FaultKind.INVALID_REPLY,
-                    self._faults.hand_number,
-                    code=fault.code,
-                    detail=fault.message,
-                    latency_ms=latency_ms,
-                    seq=seq,
-                ),
-                f"invalid reply ({fault}), {attempts_left} attempts left",
-            )
+            self._faults.invalid_reply(fault, seq, latency_ms, attempts_left)
             try:
                 transport.send(
                     encode(error_message(fault, in_reply_to=seq, attempts_left=attempts_left))
@@ -497,20 +487,15 @@ class BotSession:
         self.time_bank_left_s = 0.0
         action = default_action(legal, check_when_free=self.check_when_free)
         limit_ms = round(self.limits.decision_s * 1000)
-        self._faults.record(
-            Fault(
-                FaultKind.TIMEOUT,
-                self._faults.hand_number,
-                code=ErrorCode.TIMEOUT.value,
-                detail=f"no reply within {limit_ms} ms; {action} applied",
-                latency_ms=latency_ms,
-                seq=seq,
-            ),
-            f"timeout after {latency_ms:.0f} ms, {action} applied",
-        )
+        self._faults.timeout(seq, latency_ms, limit_ms, action)
         self.timeouts_in_a_row += 1
         if self.timeouts_in_a_row >= self.hung_after_timeouts:
-            self._kill_hung(limit_ms)
+            # Hung: no error is sent (nobody reads it); the tree is killed now, the match
+            # restarts the bot before the next hand, as after a crash, and until then its
+            # seat is folded without being asked.
+            count, self.timeouts_in_a_row = self.timeouts_in_a_row, 0
+            self._faults.hung(count, limit_ms, self.hung_after_timeouts)
+            self._life.close()
             return DecisionOutcome(action, replies, "timeout", latency_ms, attempt)
         notice = BotFaultError(
             ErrorCode.TIMEOUT,
@@ -523,28 +508,6 @@ class BotSession:
         except TransportClosedError as exc:
             self._life.crashed(exc)
         return DecisionOutcome(action, replies, "timeout", latency_ms, attempt)
-
-    def _kill_hung(self, limit_ms: int) -> None:
-        """The bot timed out too often in a row: record it and kill its tree now.
-
-        No ``error`` is sent (nobody reads it); the match restarts the bot before the next
-        hand, as after a crash, and until then its seat is folded without being asked.
-        """
-        count = self.timeouts_in_a_row
-        self.timeouts_in_a_row = 0
-        self._faults.record(
-            Fault(
-                FaultKind.HUNG,
-                self._faults.hand_number,
-                code=FaultKind.HUNG.value,
-                detail=(
-                    f"{count} decisions in a row without a reply within {limit_ms} ms "
-                    f"(hung after {self.hung_after_timeouts}): its process tree was killed"
-                ),
-            ),
-            f"hung after {count} timeouts in a row; killed, to be restarted before the next hand",
-        )
-        self._life.close()
 
     def _drain(self) -> bool:
         """Drop the lines that arrived while nothing was asked; False if the bot died."""
@@ -572,15 +535,3 @@ class BotSession:
         over = self.clock() - sent_at - self.limits.decision_s
         if over > 0:
             self.time_bank_left_s = max(0.0, self.time_bank_left_s - over)
-
-
-def _apply_with_engine(
-    apply: Callable[[Action], list[Event] | None], action: Action, legal: LegalActions
-) -> list[Event] | None:
-    """Apply ``action`` with the engine; its rejection is the bot's invalid reply."""
-    try:
-        return apply(action)
-    except IllegalActionError as exc:
-        # The protocol's own checks should have caught it (they mirror the engine's rules);
-        # whatever slips through is still the bot's reply, never an action for the match.
-        raise BotReplyError(exc.code, exc.message, "/cards" if legal.can_draw else None) from exc
