@@ -1,0 +1,1 @@
+"""Competitions: many matches between many bots, their results database and statistics."""
