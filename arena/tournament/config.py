@@ -1,0 +1,547 @@
+"""A tournament's configuration: :class:`TournamentConfig`, read from TOML and flags.
+
+A tournament file (every key but ``bots`` is optional; ``docs/tournament-config.md`` has
+the complete example and a table of every key with its type, default and meaning)::
+
+    name = "weekly"                 # the run folder is runs/<name> unless out is given
+    format = "round_robin"          # round_robin | gauntlet | ring | sit_and_go
+    bots = ["sample_bots/python_random/bot.toml", "sample_bots/c/bot.toml"]
+    deals = 200                     # per pair (ring: per group), in blocks of block_deals
+    block_deals = 100
+    seed = 7                        # absent: a secret 256-bit seed drawn at the start
+    concurrency = 2                 # absent: one match per CPU
+    sandbox = "strict"              # absent: the strongest layer that works here
+    [game]                          # variant, betting, small_blind, big_blind, ante,
+    variant = "holdem"              # starting_stack
+    [limits]                        # seconds or "250ms"; and a manifest's [limits] keys
+    decision_timeout = 5            # startup_timeout, time_bank, check_on_timeout
+    [sprt]                          # heads-up formats only: enabled, mbb0, mbb1, alpha, beta
+    enabled = true
+    [sit_and_go]                    # games, seats, double_every_hands, max_hands
+    [ring]                          # seats
+    seats = 6
+
+``bots`` may also be ``[[bots]]`` tables with ``manifest`` and an optional ``name`` (the
+default name is the manifest's). Paths in the file are relative to the file's folder.
+
+One validator reads both sources: :func:`build_config` takes the file and the command
+line's values (by dotted key, e.g. ``{"deals": 500, "sprt.enabled": True}``); a flag wins
+over the file. Every bad value raises :class:`TournamentConfigError`, whose message names
+the file (or ``command line``), the key and the value, and says what is allowed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, TypeVar
+
+from arena.bots.sandbox.limits import LIMIT_KEYS
+from arena.bots.sandbox.select import SandboxLevel
+from arena.stats.sprt import Sprt
+from arena.tournament.config_keys import (
+    DEFAULTS,
+    KEYS,
+    MAX_MATCHES,
+    TABLES,
+    BotEntry,
+    Format,
+    KeySpec,
+    TournamentConfigError,
+    ValueSource,
+    from_text,
+    load_bots,
+    suggestion,
+)
+from engine.config import BettingStructure, GameConfig, Variant
+
+__all__ = [
+    "DEFAULTS",
+    "DEFAULT_TABLE_SEATS",
+    "BotEntry",
+    "Format",
+    "GameSettings",
+    "KeySpec",
+    "SitAndGoSettings",
+    "SprtSettings",
+    "TimeSettings",
+    "TournamentConfig",
+    "TournamentConfigError",
+    "build_config",
+    "fingerprint",
+    "load_config",
+    "merge",
+]
+
+#: Seats of a ring or sit-and-go table when the key is absent and more than 10 bots play
+#: (with 10 or fewer, every bot sits at the one table).
+DEFAULT_TABLE_SEATS = 6
+#: Where the command line's values come from, in messages.
+COMMAND_LINE = "command line"
+
+
+@dataclass(frozen=True, slots=True)
+class GameSettings:
+    """The game every match plays (``[game]``)."""
+
+    variant: Variant = Variant.HOLDEM
+    betting: BettingStructure = BettingStructure.NO_LIMIT
+    small_blind: int = 1
+    big_blind: int = 2
+    ante: int = 0
+    starting_stack: int = 200
+
+    def game_config(self) -> GameConfig:
+        """The engine's rules for these settings (freezeouts start from them)."""
+        return GameConfig(
+            small_blind=self.small_blind,
+            big_blind=self.big_blind,
+            ante=self.ante,
+            variant=self.variant,
+            structure=self.betting,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TimeSettings:
+    """Every match's time limits in seconds (``[limits]``)."""
+
+    decision_timeout_s: float = 5.0
+    startup_timeout_s: float = 10.0
+    time_bank_s: float = 0.0
+    check_on_timeout: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SprtSettings:
+    """The sequential test that may stop a heads-up pair between blocks (``[sprt]``):
+    H0 "the pair's first bot wins ``mbb0`` milli-big-blinds per hand" against H1
+    "``mbb1``", with error rates ``alpha`` and ``beta``."""
+
+    enabled: bool = False
+    mbb0: float = 0.0
+    mbb1: float = 50.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class SitAndGoSettings:
+    """Freezeouts (``[sit_and_go]``); ``None`` means the default that depends on the bots
+    (see :attr:`TournamentConfig.seats` and :attr:`TournamentConfig.games`)."""
+
+    games: int | None = None
+    seats: int | None = None
+    double_every_hands: int = 10
+    max_hands: int = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentConfig:
+    """Every setting of a tournament. Build it with :func:`load_config`,
+    :func:`build_config` or :func:`merge`, which check every value.
+
+    Settings whose default depends on others are ``None`` here and resolved by the
+    properties: :attr:`seats`, :attr:`games`, :attr:`challenger_name`, :attr:`out_dir`,
+    :meth:`worker_count`. ``seed`` None means a secret seed drawn when the run starts;
+    ``sandbox`` None the strongest layer that works here (the runner decides).
+    ``resource_limits`` holds only the limits given; they override the manifests'.
+    ``source`` says where the values came from, for later messages.
+    """
+
+    bots: tuple[BotEntry, ...]
+    name: str = "tournament"
+    format: Format = Format.ROUND_ROBIN
+    challenger: str | None = None
+    deals: int = 200
+    block_deals: int = 100
+    game: GameSettings = field(default_factory=GameSettings)
+    limits: TimeSettings = field(default_factory=TimeSettings)
+    resource_limits: Mapping[str, int] = field(default_factory=dict, hash=False)
+    sprt: SprtSettings = field(default_factory=SprtSettings)
+    sit_and_go: SitAndGoSettings = field(default_factory=SitAndGoSettings)
+    ring_seats: int | None = None
+    seed: int | None = None
+    concurrency: int | None = None
+    sandbox: SandboxLevel | None = None
+    out: Path | None = None
+    source: str = field(default=COMMAND_LINE, compare=False)
+
+    @property
+    def bot_names(self) -> tuple[str, ...]:
+        """The bots' names, in the order they were listed."""
+        return tuple(bot.name for bot in self.bots)
+
+    @property
+    def challenger_name(self) -> str | None:
+        """The gauntlet's challenger (default: the first bot listed); None in other formats."""
+        if self.format is not Format.GAUNTLET:
+            return None
+        return self.challenger if self.challenger is not None else self.bots[0].name
+
+    @property
+    def seats(self) -> int:
+        """Bots per match: 2 heads-up; a ring's or a freezeout's table otherwise (default:
+        every bot when there are 10 or fewer, else :data:`DEFAULT_TABLE_SEATS`)."""
+        if self.format.is_heads_up:
+            return 2
+        given = self.ring_seats if self.format is Format.RING else self.sit_and_go.seats
+        if given is not None:
+            return given
+        return len(self.bots) if len(self.bots) <= 10 else DEFAULT_TABLE_SEATS
+
+    @property
+    def games(self) -> int:
+        """Freezeouts of a sit-and-go (default: twice the number of bots, so that with
+        every bot at the table each sits in every seat twice)."""
+        given = self.sit_and_go.games
+        return given if given is not None else 2 * len(self.bots)
+
+    @property
+    def out_dir(self) -> Path:
+        """The run folder: ``out``, or ``runs/<name>`` under the current folder."""
+        return self.out if self.out is not None else Path("runs") / self.name
+
+    def worker_count(self) -> int:
+        """Matches played at once: ``concurrency``, or the CPUs this process may use."""
+        if self.concurrency is not None:
+            return self.concurrency
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # pragma: no cover - not on Linux
+            return os.cpu_count() or 1
+
+    def block_sizes(self) -> tuple[int, ...]:
+        """Deals of each block of a pair or ring group (the last may be shorter); empty for
+        a sit-and-go, whose games are not split.
+
+        >>> TournamentConfig(bots=(), deals=250, block_deals=100).block_sizes()
+        (100, 100, 50)
+        """
+        if self.format is Format.SIT_AND_GO:
+            return ()
+        full, rest = divmod(self.deals, self.block_deals)
+        return (self.block_deals,) * full + ((rest,) if rest else ())
+
+    def group_count(self) -> int:
+        """Pairs (heads-up), ring groups (every combination of ``seats`` bots) or games."""
+        count = len(self.bots)
+        if self.format is Format.ROUND_ROBIN:
+            return math.comb(count, 2)
+        if self.format is Format.GAUNTLET:
+            return count - 1
+        if self.format is Format.RING:
+            return math.comb(count, self.seats)
+        return self.games
+
+    def match_count(self) -> int:
+        """Matches in the plan: groups x blocks x seatings (a sit-and-go: its games)."""
+        if self.format is Format.SIT_AND_GO:
+            return self.games
+        return self.group_count() * len(self.block_sizes()) * self.seats
+
+    def to_values(self) -> dict[str, Any]:
+        """The settings by dotted key, JSON-ready (those left to their default-by-others
+        are absent): ``build_config(overrides=config.to_values())`` gives this config."""
+        values: dict[str, Any] = {
+            "name": self.name,
+            "format": self.format.value,
+            "bots": [{"name": bot.name, "manifest": str(bot.manifest)} for bot in self.bots],
+            "challenger": self.challenger,
+            "deals": self.deals,
+            "block_deals": self.block_deals,
+            "seed": self.seed,
+            "concurrency": self.concurrency,
+            "sandbox": None if self.sandbox is None else self.sandbox.value,
+            "out": None if self.out is None else str(self.out),
+            **{f"limits.{key}": value for key, value in self.resource_limits.items()},
+            "ring.seats": self.ring_seats,
+        }
+        for table, settings in self._tables():
+            for item in fields(settings):
+                value = getattr(settings, item.name)
+                plain = value.value if isinstance(value, StrEnum) else value
+                values[f"{table}.{item.name.removesuffix('_s')}"] = plain
+        return {key: value for key, value in values.items() if value is not None}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file's layout (tables nested) with every default filled in, JSON-ready: the
+        record of what a run played."""
+        values: dict[str, Any] = {
+            "sandbox": None,
+            "ring.seats": None,
+            "sit_and_go.seats": None,
+            **self.to_values(),
+            "challenger": self.challenger_name,
+            "seed": self.seed,
+            "concurrency": self.concurrency,
+            "out": str(self.out_dir),
+            "sit_and_go.games": self.games,
+        }
+        if not self.format.is_heads_up:
+            values[f"{self.format.value}.seats"] = self.seats
+        nested: dict[str, Any] = {table: {} for table in TABLES}
+        for key, value in values.items():
+            table, dot, leaf = key.partition(".")
+            if dot:
+                nested[table][leaf] = value
+            else:
+                nested[key] = value
+        return nested
+
+    def sprt_test(self) -> Sprt | None:
+        """The sequential test of every heads-up pair, or None when it is off."""
+        if not self.sprt.enabled or not self.format.is_heads_up:
+            return None
+        return Sprt(self.sprt.mbb0, self.sprt.mbb1, self.sprt.alpha, self.sprt.beta)
+
+    def _tables(self) -> tuple[tuple[str, Any], ...]:
+        return (
+            ("game", self.game),
+            ("limits", self.limits),
+            ("sprt", self.sprt),
+            ("sit_and_go", self.sit_and_go),
+        )
+
+    def with_overrides(
+        self, overrides: Mapping[str, object], *, base_dir: Path | None = None
+    ) -> TournamentConfig:
+        """This config with ``overrides`` (by dotted key) put in, checked again."""
+        return merge(self, overrides, base_dir=base_dir)
+
+
+def fingerprint(config: TournamentConfig) -> str:
+    """SHA-256 (hex) of everything that decides the results: the bots' names and manifest
+    paths, the format and its sizes, the game, the limits, the sequential test and the seed
+    when one is given. Not the name, the run folder, the concurrency or the sandbox choice:
+    a run may be resumed with more workers. Settings the format does not use are left out.
+    """
+    is_sit_and_go = config.format is Format.SIT_AND_GO
+
+    def decides(key: str) -> bool:
+        table = key.partition(".")[0]
+        if key in _NOT_RESULTS or table == "ring":
+            return False  # the seats and the challenger are added resolved below
+        if table == "sprt":
+            return config.sprt.enabled
+        if table == "sit_and_go" or key in ("deals", "block_deals"):
+            return (table == "sit_and_go") == is_sit_and_go
+        return True
+
+    data = {key: value for key, value in config.to_values().items() if decides(key)}
+    data.update(
+        bots=[[bot.name, str(bot.manifest)] for bot in config.bots],
+        seats=config.seats,
+        seed=config.seed,
+        challenger=config.challenger_name,
+        games=config.games if is_sit_and_go else None,
+    )
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+#: Keys that decide nothing a bot does, or are added to the fingerprint resolved.
+_NOT_RESULTS = frozenset(
+    {"name", "out", "concurrency", "sandbox", "bots", "challenger", "seed", "sit_and_go.seats"}
+)
+
+
+# ------------------------------------------------------------------------ reading
+
+_Given = dict[str, tuple[object, ValueSource]]
+
+
+def load_config(path: Path) -> TournamentConfig:
+    """Read and check the TOML file at ``path`` (see the module docstring)."""
+    return build_config(file=path)
+
+
+def build_config(
+    *,
+    file: Path | None = None,
+    overrides: Mapping[str, object] | None = None,
+    base_dir: Path | None = None,
+) -> TournamentConfig:
+    """The config from a TOML ``file`` and the command line's ``overrides`` (either may be
+    absent), checked once as a whole.
+
+    ``overrides`` are by dotted key (``"game.big_blind"``); a ``None`` value was not given
+    and is skipped, a value wins over the file's. Text values are read by the key's kind
+    (``"200"`` for ``deals``), so flags may be passed as they were typed. ``bots`` is a
+    list of manifest paths (or ``{"name", "manifest"}`` tables) and replaces the file's
+    list. Relative paths of the overrides start from ``base_dir`` (default: the current
+    folder), the file's from its folder.
+    """
+    given: _Given = {} if file is None else _read_file(file)
+    given.update(_read_overrides(overrides or {}, base_dir))
+    return _build(given, _label(None if file is None else str(file), overrides))
+
+
+def merge(
+    file_config: TournamentConfig | None,
+    overrides: Mapping[str, object],
+    *,
+    base_dir: Path | None = None,
+) -> TournamentConfig:
+    """``file_config`` (already checked; None for none) with the command line's
+    ``overrides`` put in and everything checked again, as in :func:`build_config`."""
+    if file_config is None:
+        return build_config(overrides=overrides, base_dir=base_dir)
+    source = ValueSource(file_config.source, Path.cwd(), is_text=False)
+    given: _Given = {key: (value, source) for key, value in file_config.to_values().items()}
+    given["bots"] = (file_config.bots, source)  # checked already: not loaded again
+    given.update(_read_overrides(overrides, base_dir))
+    return _build(given, _label(file_config.source, overrides))
+
+
+def _label(file_label: str | None, overrides: Mapping[str, object] | None) -> str:
+    if file_label is None or file_label == COMMAND_LINE:
+        return COMMAND_LINE
+    return f"{file_label} and the {COMMAND_LINE}" if overrides else file_label
+
+
+def _read_file(path: Path) -> _Given:
+    label = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise TournamentConfigError(label, None, None, f"cannot read the file: {reason}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise TournamentConfigError(label, None, None, f"not UTF-8 text: {exc.reason}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise TournamentConfigError(label, None, None, f"not valid TOML: {exc}") from None
+    source = ValueSource(label, path.absolute().parent, is_text=False)
+    given: _Given = {}
+    for key, value in data.items():
+        if key in TABLES:
+            if not isinstance(value, dict):
+                raise TournamentConfigError(label, key, value, f"must be a table ([{key}])")
+            for leaf, leaf_value in value.items():
+                given[_known(label, f"{key}.{leaf}", leaf_value)] = (leaf_value, source)
+        else:
+            given[_known(label, key, value)] = (value, source)
+    return given
+
+
+def _read_overrides(overrides: Mapping[str, object], base_dir: Path | None) -> _Given:
+    where = base_dir if base_dir is not None else Path.cwd()
+    source = ValueSource(COMMAND_LINE, where, is_text=True)
+    return {
+        _known(COMMAND_LINE, key, value): (value, source)
+        for key, value in overrides.items()
+        if value is not None
+    }
+
+
+def _known(label: str, key: str, value: object) -> str:
+    if key not in KEYS:
+        raise TournamentConfigError(label, key, value, f"unknown key{suggestion(key)}")
+    return key
+
+
+# ------------------------------------------------------------------------ checking
+
+
+def _build(given: _Given, label: str) -> TournamentConfig:
+    values: dict[str, Any] = {}
+    for key, (value, source) in given.items():
+        if key == "bots":
+            continue
+        raw = from_text(key, value) if source.is_text else value
+        try:
+            parsed = KEYS[key].parse(raw)
+        except ValueError as exc:
+            raise TournamentConfigError(source.label, key, value, str(exc)) from None
+        values[key] = source.base_dir / parsed if isinstance(parsed, Path) else parsed
+    if "bots" not in given:
+        message = "no bots: list their manifests (bots = [...] or on the command line)"
+        raise TournamentConfigError(label, None, None, message)
+    config = TournamentConfig(
+        bots=load_bots(*given["bots"]),
+        resource_limits={
+            leaf: values[f"limits.{leaf}"] for leaf in LIMIT_KEYS if f"limits.{leaf}" in values
+        },
+        game=_settings(GameSettings, "game", values),
+        limits=_settings(TimeSettings, "limits", values),
+        sprt=_settings(SprtSettings, "sprt", values),
+        sit_and_go=_settings(SitAndGoSettings, "sit_and_go", values),
+        ring_seats=values.get("ring.seats"),
+        source=label,
+        **{key: values[key] for key in _TOP_KEYS if key in values},
+    )
+    for key, value, why in _problems(config):
+        raise TournamentConfigError(given[key][1].label if key in given else label, key, value, why)
+    return config
+
+
+_TOP_KEYS = (
+    "name",
+    "format",
+    "challenger",
+    "deals",
+    "block_deals",
+    "seed",
+    "concurrency",
+    "sandbox",
+    "out",
+)
+_Settings = TypeVar("_Settings")
+
+
+def _settings(cls: type[_Settings], table: str, values: Mapping[str, Any]) -> _Settings:
+    """The ``[table]`` settings from the values given (the dataclass's default for others);
+    a field ``x_s`` holds the key ``table.x`` (seconds)."""
+    given = {}
+    for item in fields(cls):  # type: ignore[arg-type]
+        key = f"{table}.{item.name.removesuffix('_s')}"
+        if key in values:
+            given[item.name] = values[key]
+    return cls(**given)
+
+
+def _problems(config: TournamentConfig) -> Iterator[tuple[str, object, str]]:
+    """The rules between keys: each broken one as (the key to change, its value, why)."""
+    game, names, sprt = config.game, config.bot_names, config.sprt
+    if game.small_blind > game.big_blind:
+        limit = f"must not be larger than game.big_blind ({game.big_blind})"
+        yield "game.small_blind", game.small_blind, limit
+    if game.big_blind == 0 and game.ante == 0:
+        yield "game.big_blind", 0, "a game needs a big blind or an ante; both are 0"
+    least = 3 if config.format is Format.RING else 2
+    if len(names) < least:
+        why = "a ring table has 3 to 10 seats" if least == 3 else "a match needs two"
+        yield "bots", list(names), f"{config.format} needs at least {least} bots ({why})"
+    if config.format is Format.GAUNTLET and config.challenger not in (None, *names):
+        hint = suggestion(str(config.challenger), names)
+        yield "challenger", config.challenger, f"is not one of the bots{hint}: {list(names)}"
+    if not config.format.is_heads_up and config.seats > len(names):
+        key = "ring.seats" if config.format is Format.RING else "sit_and_go.seats"
+        yield key, config.seats, f"more seats than the {len(names)} bots: at most {len(names)}"
+    if sprt.enabled and not config.format.is_heads_up:
+        only = "only round_robin and gauntlet allow it"
+        why = f"the sequential test stops heads-up pairs: {only}, the format is {config.format}"
+        yield "sprt.enabled", True, why
+    if sprt.enabled and sprt.mbb1 <= sprt.mbb0:
+        yield "sprt.mbb1", sprt.mbb1, f"must be above sprt.mbb0 ({sprt.mbb0:g})"
+    count = config.match_count()
+    if count > MAX_MATCHES:
+        groups, blocks, seats = config.group_count(), len(config.block_sizes()), config.seats
+        if config.format is Format.RING:
+            what = f"{len(names)} bots at {seats} seats make {groups:,} groups"
+            advice = "use fewer bots or a bigger table (ring.seats), or fewer, longer blocks"
+        else:
+            what = f"{groups:,} pairs"
+            advice = "use fewer bots, or fewer, longer blocks (block_deals)"
+        total = f"{groups:,} x {blocks} blocks x {seats} seatings = {count:,} matches"
+        why = f"{what}: {total}, more than the limit of {MAX_MATCHES:,}: {advice}"
+        yield "bots", list(names), why
