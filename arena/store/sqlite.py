@@ -453,7 +453,8 @@ class ResultsDatabase:
                 yield
                 self._connection.execute("COMMIT")
             except BaseException:
-                if self._connection.in_transaction:  # a failed COMMIT leaves it open
+                # A full disk or an I/O error has SQLite roll back by itself already.
+                if self._connection.in_transaction:
                     self._connection.execute("ROLLBACK")
                 raise
 

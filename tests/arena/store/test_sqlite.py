@@ -498,6 +498,22 @@ def test_a_match_that_fails_half_way_leaves_no_row_of_it(db: ResultsDatabase) ->
     assert db.outcomes(tournament.id) == [good]
 
 
+def test_a_full_disk_is_a_clear_error_and_stores_nothing_of_the_match(
+    db: ResultsDatabase,
+) -> None:
+    tournament = planned(db, 2)
+    pages = db._connection.execute("PRAGMA page_count").fetchone()[0]
+    db._connection.execute(f"PRAGMA max_page_count = {pages + 1}")  # the disk is full
+    with pytest.raises(ResultsDatabaseError, match="disk is full") as raised:
+        db.record_match(tournament.id, sample_outcome("m00000", hand_count=3000))
+    assert raised.value.code == "sqlite"
+    assert str(db.path) in str(raised.value)
+    db._connection.execute(f"PRAGMA max_page_count = {2**30}")  # space again
+    assert db.outcomes(tournament.id) == []
+    db.record_match(tournament.id, sample_outcome("m00000", hand_count=3000))
+    assert len(db.outcomes(tournament.id)[0].hands) == 3000
+
+
 # -- counted -----------------------------------------------------------------------------
 
 

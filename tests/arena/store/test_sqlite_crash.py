@@ -9,6 +9,7 @@ start (or resume) the tournament, plan, record every match not yet finished.
 from __future__ import annotations
 
 import random
+import select
 import signal
 import sqlite3
 import subprocess
@@ -70,7 +71,11 @@ def writer(path: Path, count: int, pause_s: float) -> Iterator[subprocess.Popen[
 
 
 def wait_until_recording(process: subprocess.Popen[str]) -> None:
+    """Until the writer has recorded its first match (a minute at most, so a writer that
+    never gets there fails the test instead of hanging it)."""
     assert process.stdout is not None
+    readable, _, _ = select.select([process.stdout], [], [], 60)
+    assert readable, "the writer recorded nothing in a minute"
     line = process.stdout.readline()
     assert line == "recording\n", process.communicate(timeout=30)[1][-2000:]
 
