@@ -402,9 +402,10 @@ def merge(
 
 
 def _label(file_label: str | None, overrides: Mapping[str, object] | None) -> str:
-    if file_label is None or file_label == COMMAND_LINE:
+    if file_label is None:
         return COMMAND_LINE
-    return f"{file_label} and the {COMMAND_LINE}" if overrides else file_label
+    is_mixed = not overrides or file_label.endswith(COMMAND_LINE)
+    return file_label if is_mixed else f"{file_label} and the {COMMAND_LINE}"
 
 
 def _read_file(path: Path) -> _Given:

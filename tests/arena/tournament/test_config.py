@@ -517,6 +517,7 @@ def test_merge_puts_flags_into_a_loaded_config(tmp_path: Path) -> None:
     assert merged.out == tmp_path / "here"
     assert merged.bots == loaded.bots
     assert merged.source == f"{path} and the command line"
+    assert merged.with_overrides({"deals": 9}).source == merged.source
     assert loaded.with_overrides({"deals": 7}).deals == 7
     assert merge(loaded, {}) == loaded
 
