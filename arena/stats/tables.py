@@ -249,7 +249,7 @@ def significance_mark(values: Sequence[float]) -> str:
     """``'++'``/``'--'`` when the mean's 99% interval excludes 0, ``'+'``/``'-'`` when
     only the 95% one does, ``''`` otherwise.
 
-    >>> significance_mark([1.0, 2.0, 3.0]), significance_mark([-1.0, 1.0])
+    >>> significance_mark([1.0, 2.0, 3.0, 4.0, 5.0]), significance_mark([-1.0, 1.0])
     ('+', '')
     """
     strict = estimate(values, 0.99).sign
