@@ -132,7 +132,7 @@ def duplicate_units(block: Sequence[OutcomeLike]) -> list[dict[str, float]]:
     units: list[dict[str, float]] = []
     for hand_number in sorted(common):
         deal = [results[hand_number] for results in per_match]
-        # Sum in a fixed order (the block's), so that the same block gives the same bits.
+        # fsum is exactly rounded: the same mean whatever order the matches finished in.
         units.append({bot: math.fsum(hand[bot] for hand in deal) / count for bot in deal[0]})
     return units
 
