@@ -27,7 +27,7 @@ from typing import TextIO
 
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, format_size, parse_size
 from arena.bots.sandbox.select import SandboxLevel
-from arena.commands import check_bot, play, replay
+from arena.commands import check_bot, play, replay, tournament
 from arena.commands.play import sample_bot_manifests
 from arena.commands.values import (
     duration,
@@ -226,6 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_sandbox_options(check)
 
+    tournament_parser = tournament.add_tournament_parser(commands)
+
     demo = commands.add_parser("demo", help="a match between the starter bots of every language")
     _add_match_options(demo, hands_default=200)
     demo.set_defaults(decision_timeout=2.0)
@@ -235,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
         "replay": replay,
         "check-bot": check,
         "demo": demo,
+        "tournament": tournament_parser,
     }
     return parser
 
@@ -252,6 +255,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
         "replay": replay.run_replay,
         "check-bot": check_bot.run_check_bot,
         "demo": play.run_demo,
+        "tournament": tournament.run_tournament_command,
     }
     return handlers[args.command](args, parser, out)
 

@@ -1,0 +1,95 @@
+"""The standings of a tournament as terminal tables (rich): the leaderboard with its
+intervals, the crosstable with significance marks, and the sequential tests' decisions.
+
+Numbers are mbb/hand (milli-big-blinds per hand: 10 mbb/hand is 1 bb/100) with the 95%
+interval over duplicate deals. A crosstable cell is the row bot's result against the column
+bot; ``+``/``-`` mark a result whose 95% interval excludes 0, ``++``/``--`` at 99%.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rich.console import Console
+from rich.table import Table
+
+from arena.stats.intervals import Estimate
+from arena.tournament.standings import Standings
+
+__all__ = ["format_estimate", "print_standings"]
+
+
+def format_estimate(estimate: Estimate) -> str:
+    """``+123.4 ± 56.7`` (mbb/hand); ``±∞`` when nothing is known about the spread.
+
+    >>> from arena.stats.intervals import estimate
+    >>> format_estimate(estimate([10.0, 30.0, 20.0, 40.0]))
+    '+25.0 ± 20.5'
+    """
+    width = estimate.half_width
+    spread = "∞" if math.isinf(width) else f"{width:.1f}"
+    return f"{estimate.mean:+.1f} ± {spread}"
+
+
+def print_standings(console: Console, standings: Standings) -> None:
+    """Print the leaderboard, the crosstable (heads-up formats) and the SPRT lines."""
+    rated = standings.format in ("ring", "sit_and_go")
+    duplicate = standings.format != "sit_and_go"
+    board = Table(
+        title=f"{standings.name}: {standings.format}, {standings.matches_counted} matches, "
+        f"{standings.hands:,} hands",
+        title_justify="left",
+    )
+    board.add_column("#", justify="right")
+    board.add_column("bot")
+    if duplicate:
+        board.add_column("mbb/hand (95%)", justify="right")
+        board.add_column("bb/100", justify="right")
+        board.add_column("deals", justify="right")
+    board.add_column("chips won", justify="right")
+    if rated:
+        board.add_column("rating (mu ± sigma)", justify="right")
+        board.add_column("avg place", justify="right")
+    board.add_column("faults", justify="right")
+    for row in standings.leaderboard.rows:
+        cells = [str(row.rank), row.bot]
+        if duplicate:
+            mark = row.estimate.sign
+            cells += [
+                f"{format_estimate(row.estimate)} {mark}".rstrip(),
+                f"{row.estimate.bb_per_100:+.2f}",
+                str(row.estimate.n),
+            ]
+        cells.append(f"{row.chips_won:+,}")
+        if rated:
+            rating = row.rating
+            cells.append("-" if rating is None else f"{rating.mu:.1f} ± {rating.sigma:.1f}")
+            place = row.average_place
+            cells.append("-" if place is None else f"{place:.2f}")
+        faults = standings.fault_counts.get(row.bot, {})
+        cells.append(", ".join(f"{kind} {n}" for kind, n in sorted(faults.items())) or "0")
+        board.add_row(*cells)
+    console.print(board)
+    if standings.crosstable is not None and len(standings.crosstable.bots) > 1:
+        cross = Table(
+            title="crosstable: row bot's mbb/hand against the column bot (95%)",
+            title_justify="left",
+        )
+        cross.add_column("")
+        for bot in standings.crosstable.bots:
+            cross.add_column(bot, justify="right")
+        for row_bot in standings.crosstable.bots:
+            cells = [row_bot]
+            for column_bot in standings.crosstable.bots:
+                cell = standings.crosstable.cell(row_bot, column_bot)
+                if row_bot == column_bot or cell is None:
+                    cells.append("")
+                else:
+                    cells.append(f"{format_estimate(cell.estimate)} {cell.mark}".rstrip())
+            cross.add_row(*cells)
+        console.print(cross)
+        console.print("marks: + / - the 95% interval excludes 0, ++ / -- the 99% interval")
+    for pair, result in standings.sprt:
+        console.print(f"{pair[0]} vs {pair[1]}: {result.text}", markup=False)
+    if standings.seed is not None:
+        console.print(f"tournament seed: {standings.seed}", markup=False)

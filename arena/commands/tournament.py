@@ -1,0 +1,233 @@
+"""``arena tournament``: plan, play and rate a competition between many bots.
+
+Settings come from a TOML file (``--config``, see docs/tournament-config.md) and flags; a
+flag overrides the file's value and every value is checked by the same code
+(:mod:`arena.tournament.config`). The run folder (``--out``, default ``runs/<name>``) holds
+the results database, ``results.sqlite``, one folder per match (its hand history, results
+and each bot's stderr log) and ``standings.json``. Running the same command again resumes a
+run that was stopped: finished matches are kept, the others are played from their start.
+
+Exit codes: 0 every match was played; 1 some match failed (the others are stored; run the
+command again to retry it); 2 a bad setting, a bot that cannot be built, or a run folder
+that holds another tournament; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from rich.console import Console
+
+from arena.bots.build import run_build
+from arena.bots.manifest import load_manifest
+from arena.bots.sandbox.limits import LimitsError
+from arena.bots.sandbox.select import (
+    SandboxLevel,
+    SandboxUnavailableError,
+    choose,
+    describe,
+    launcher_for,
+)
+from arena.bots.transport import BotStartError
+from arena.commands.standings_view import print_standings
+from arena.commands.values import fail
+from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
+from arena.tournament.config import TournamentConfig, build_config, fingerprint
+from arena.tournament.config_keys import DEFAULTS, TournamentConfigError
+from arena.tournament.display import LiveDisplay, PlainDisplay
+from arena.tournament.executor import local_executor
+from arena.tournament.runner import Display, TournamentRun, TournamentRunner
+from arena.tournament.standings import build_standings
+
+__all__ = [
+    "DATABASE_FILE_NAME",
+    "STANDINGS_FILE_NAME",
+    "add_tournament_parser",
+    "run_tournament",
+    "run_tournament_command",
+]
+
+DATABASE_FILE_NAME = "results.sqlite"
+STANDINGS_FILE_NAME = "standings.json"
+
+# Flags that are not settings of the tournament (how this run shows itself).
+_NOT_SETTINGS = {"command", "config", "manifests", "no_progress"}
+
+
+def _dest(key: str) -> str:
+    return "setting__" + key.replace(".", "__")
+
+
+def add_tournament_parser(commands: Any) -> argparse.ArgumentParser:
+    """Add ``tournament`` to the ``arena`` subcommands; every setting is a flag whose help
+    shows its default."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "tournament",
+        help="a competition: round robin, gauntlet, ring games or sit-and-go freezeouts",
+        description=(
+            "Play a tournament between bots and print its leaderboard. Settings come from "
+            "--config FILE (TOML, see docs/tournament-config.md) and these flags, which "
+            "override the file. Run the same command again to resume a stopped run."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "manifests", nargs="*", type=Path, metavar="MANIFEST", help="bot.toml files (or in FILE)"
+    )
+    parser.add_argument("-c", "--config", type=Path, metavar="FILE", help="tournament TOML file")
+    for spec in DEFAULTS:
+        if spec.key == "bots":
+            continue
+        text = f"{spec.help} (default: {spec.default})"
+        if spec.kind == "bool":
+            parser.add_argument(
+                spec.flag, dest=_dest(spec.key), action="store_const", const=True, help=text
+            )
+        else:
+            parser.add_argument(spec.flag, dest=_dest(spec.key), metavar="V", help=text)
+    parser.add_argument(
+        "--no-progress", action="store_true", help="one line per match instead of a bar"
+    )
+    return parser
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, object]:
+    values: dict[str, object] = {}
+    for name, value in vars(args).items():
+        if name.startswith("setting__") and value is not None:
+            values[name.removeprefix("setting__").replace("__", ".")] = value
+    if args.manifests:
+        values["bots"] = [str(path) for path in args.manifests]
+    return values
+
+
+def run_tournament_command(
+    args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO
+) -> int:
+    """``arena tournament``: check the settings, then :func:`run_tournament`."""
+    try:
+        config = build_config(file=args.config, overrides=_overrides(args), base_dir=Path.cwd())
+    except TournamentConfigError as exc:
+        fail(parser, "tournament", str(exc))
+    return run_tournament(config, parser, out, show_progress=not args.no_progress)
+
+
+def run_tournament(
+    config: TournamentConfig,
+    parser: argparse.ArgumentParser,
+    out: TextIO,
+    *,
+    show_progress: bool = True,
+    command: str = "tournament",
+) -> int:
+    """Build the bots, run (or resume) the tournament, print and save its standings."""
+    try:
+        level, reasons = choose(config.sandbox)
+    except SandboxUnavailableError as exc:
+        fail(parser, command, str(exc))
+    for line in describe(level, reasons):
+        out.write(line + "\n")
+    problem = _build_bots(config, level)
+    if problem is not None:
+        fail(parser, command, problem)
+    out_dir = config.out_dir
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        db = ResultsDatabase(out_dir / DATABASE_FILE_NAME)
+    except (OSError, ResultsDatabaseError) as exc:
+        fail(parser, command, f"cannot use the run folder {str(out_dir)!r}: {exc}")
+    with db:
+        other = _other_tournament(db, config)
+        if other is not None:
+            fail(
+                parser,
+                command,
+                f"{str(out_dir)!r} holds another tournament ({other!r}, other settings); "
+                "choose another --out or --name",
+            )
+        display = _display(out, show_progress)
+        runner = TournamentRunner(
+            config,
+            db,
+            executor_factory=local_executor,
+            concurrency=config.worker_count(),
+            sandbox=level.value,
+            out_dir=out_dir.resolve(),
+            display=display,
+            limits=tuple(sorted(config.resource_limits.items())),
+        )
+        try:
+            run = runner.run()
+        except KeyboardInterrupt:
+            out.write(
+                f"\ninterrupted: finished matches are stored in {out_dir / DATABASE_FILE_NAME}; "
+                "run the same command again to go on\n"
+            )
+            return 130
+        return _report(config, run, out_dir, out)
+
+
+def _build_bots(config: TournamentConfig, level: SandboxLevel) -> str | None:
+    """Build every bot once, on this machine, under the sandbox; the first failure's
+    message (None when all built)."""
+    try:
+        launcher = launcher_for(level, overrides=dict(config.resource_limits))
+    except (SandboxUnavailableError, LimitsError) as exc:
+        return str(exc)
+    try:
+        for bot in config.bots:
+            manifest = load_manifest(bot.manifest)
+            try:
+                build = run_build(manifest, launcher=launcher)
+            except BotStartError as exc:
+                return f"cannot build {bot.name!r}: {exc}"
+            if not build.is_ok:
+                return f"building {bot.name!r} ({bot.manifest}) failed: {build.reason}"
+    finally:
+        launcher.close()
+    return None
+
+
+def _other_tournament(db: ResultsDatabase, config: TournamentConfig) -> str | None:
+    """The name of a tournament in the database with other settings, if any."""
+    key = fingerprint(config)
+    for record in db.tournaments():
+        if record.fingerprint != key:
+            return record.name
+    return None
+
+
+def _display(out: TextIO, show_progress: bool) -> Display:
+    is_terminal = hasattr(out, "isatty") and out.isatty()
+    if show_progress and is_terminal:
+        return LiveDisplay(Console(file=out))
+    return PlainDisplay(out)
+
+
+def _report(config: TournamentConfig, run: TournamentRun, out_dir: Path, out: TextIO) -> int:
+    standings = build_standings(config, run)
+    _write_json(out_dir / STANDINGS_FILE_NAME, standings.to_dict())
+    console = Console(file=out, width=max(100, Console(file=sys.stdout).width))
+    print_standings(console, standings)
+    out.write(f"results database: {out_dir / DATABASE_FILE_NAME}\n")
+    out.write(f"standings:        {out_dir / STANDINGS_FILE_NAME}\n")
+    if run.resumed_matches:
+        out.write(f"resumed: {run.resumed_matches} matches were already finished\n")
+    if run.failures:
+        for outcome in run.failures:
+            out.write(f"FAILED {outcome.match_id}: {outcome.error}\n")
+        out.write(
+            f"{len(run.failures)} match(es) failed; the others are stored. Fix the cause and "
+            "run the same command again to play the rest.\n"
+        )
+        return 1
+    return 0
+
+
+def _write_json(path: Path, document: Mapping[str, Any]) -> None:
+    path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")

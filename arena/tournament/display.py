@@ -1,0 +1,144 @@
+"""What a person sees while a tournament runs: a live progress bar, or plain lines.
+
+On a terminal, :class:`LiveDisplay` draws one progress bar (rich) with the matches done,
+the hands per second and the time left, and prints a line for each failed match above it.
+When the output is not a terminal (a log file, CI), :class:`PlainDisplay` prints one line
+per finished match instead, which a log keeps readable.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from arena.tournament.outcome import MatchOutcome
+from arena.tournament.plan import MatchSpec
+
+__all__ = ["LiveDisplay", "PlainDisplay", "QuietDisplay", "describe_outcome"]
+
+
+def describe_outcome(outcome: MatchOutcome) -> str:
+    """One line about a finished match: each seat's chips, the hands and the time.
+
+    >>> from arena.tournament.outcome import SeatOutcome
+    >>> seats = (SeatOutcome(0, "ann", 12, 1, 10), SeatOutcome(1, "bob", -12, 2, 10))
+    >>> describe_outcome(MatchOutcome("m1", seats, (), "hand_count", None, 1.25))
+    'm1: ann +12, bob -12 (0 hands, 1.2 s)'
+    """
+    if outcome.error is not None:
+        return f"{outcome.match_id}: FAILED: {outcome.error}"
+    chips = ", ".join(f"{seat.bot} {seat.chips_won:+d}" for seat in outcome.seats)
+    return f"{outcome.match_id}: {chips} ({len(outcome.hands)} hands, {outcome.duration_s:.1f} s)"
+
+
+class _Counter:
+    """Matches and hands done, and the hands per second of this run."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.started = clock()
+        self.hands = 0
+
+    def add(self, outcome: MatchOutcome) -> None:
+        self.hands += len(outcome.hands)
+
+    @property
+    def hands_per_second(self) -> float:
+        elapsed = self.clock() - self.started
+        return self.hands / elapsed if elapsed > 0 else 0.0
+
+
+class PlainDisplay:
+    """One line per finished match (for logs and pipes)."""
+
+    def __init__(self, out: TextIO, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.out = out
+        self._counter = _Counter(clock)
+        self._done = 0
+
+    def start(self, name: str, total: int, done: int) -> None:
+        """Say what is to be played."""
+        self._done = done
+        resumed = f", {done} already finished" if done else ""
+        self.out.write(f"{name}: {total} matches{resumed}\n")
+        self.out.flush()
+
+    def match_done(self, spec: MatchSpec, outcome: MatchOutcome, *, total: int) -> None:
+        """A line for the match with the count and the speed so far."""
+        self._done += 1
+        self._counter.add(outcome)
+        self.out.write(
+            f"[{self._done}/{total}] {describe_outcome(outcome)}"
+            f" {self._counter.hands_per_second:.0f} hands/s\n"
+        )
+        self.out.flush()
+
+    def close(self) -> None:
+        """Nothing to tidy."""
+
+
+class QuietDisplay:
+    """Shows nothing but failed matches."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def start(self, name: str, total: int, done: int) -> None:
+        """Nothing to show."""
+
+    def match_done(self, spec: MatchSpec, outcome: MatchOutcome, *, total: int) -> None:
+        """Only a failure is worth a line."""
+        if outcome.error is not None:
+            self.out.write(describe_outcome(outcome) + "\n")
+
+    def close(self) -> None:
+        """Nothing to tidy."""
+
+
+class LiveDisplay:
+    """A progress bar on a terminal (see the module docstring)."""
+
+    def __init__(self, console: Console, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.console = console
+        self._counter = _Counter(clock)
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("matches  {task.fields[speed]}"),
+            TimeElapsedColumn(),
+            TextColumn("left"),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        self._task: TaskID | None = None
+
+    def start(self, name: str, total: int, done: int) -> None:
+        """Draw the bar."""
+        self._progress.start()
+        self._task = self._progress.add_task(name, total=total, completed=done, speed="")
+
+    def match_done(self, spec: MatchSpec, outcome: MatchOutcome, *, total: int) -> None:
+        """Advance the bar; a failed match also gets a line above it."""
+        self._counter.add(outcome)
+        if outcome.error is not None:
+            self._progress.console.print(describe_outcome(outcome), markup=False)
+        if self._task is not None:
+            speed = f"{self._counter.hands_per_second:,.0f} hands/s"
+            self._progress.update(self._task, advance=1, total=total, speed=speed)
+
+    def close(self) -> None:
+        """Stop drawing (the bar stays on the screen as it was)."""
+        self._progress.stop()

@@ -1,0 +1,228 @@
+"""The host's side of a tournament: plan, hand matches to an executor, store each result once.
+
+Theory of operation: the tournament's seed (given, or drawn once and kept in the results
+database, secret until the end) decides the plan, the list of every match with its seats
+and its deals. The database knows which of them already finished: a run that was killed is
+resumed by running the same command again, and only the matches without a stored result are
+played (a match cut short starts again from its first hand). Matches go to the executor a
+few at a time, in plan order; each outcome is written to the database in one transaction
+as it arrives, exactly once, and its future is dropped. A heads-up pair that the sequential
+test has decided gets no further matches.
+
+A match that fails (a bot that never starts, an arena error) is stored as failed; no new
+match is started after it, the ones running finish and are stored, and the run ends with
+the failure named. The next run tries the failed matches again.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from arena.match.config import new_secret_seed
+from arena.store.sqlite import PlannedMatch, ResultsDatabase, TournamentRecord
+from arena.tournament.config import TournamentConfig, fingerprint
+from arena.tournament.outcome import MatchOutcome
+from arena.tournament.plan import MatchSpec, plan
+from arena.tournament.sequential import SequentialTests
+from arena.tournament.worker import MatchJob, play_match
+
+__all__ = ["Display", "TournamentRun", "TournamentRunner"]
+
+#: How many times a broken worker pool (a worker killed from outside) is replaced.
+MAX_POOL_RESTARTS = 3
+
+
+class Display(Protocol):
+    """What the user sees while the tournament runs."""
+
+    def start(self, name: str, total: int, done: int) -> None:
+        """The run starts: ``done`` of ``total`` matches are already finished."""
+        ...
+
+    def match_done(self, spec: MatchSpec, outcome: MatchOutcome, *, total: int) -> None:
+        """One more match finished (``total`` may shrink as pairs are decided)."""
+        ...
+
+    def close(self) -> None:
+        """The run ended (whatever happened)."""
+        ...
+
+
+@dataclass
+class TournamentRun:
+    """What a run did: the tournament's record, its plan, every stored outcome (plan
+    order), the sequential tests, and the failures of this run."""
+
+    tournament: TournamentRecord
+    specs: list[MatchSpec]
+    outcomes: list[MatchOutcome]
+    tests: SequentialTests
+    resumed_matches: int = 0
+    failures: list[MatchOutcome] = field(default_factory=list)
+
+    @property
+    def is_complete(self) -> bool:
+        """True when every needed match finished without error."""
+        return not self.failures
+
+
+class TournamentRunner:
+    """Runs one tournament configuration against one results database."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        db: ResultsDatabase,
+        *,
+        executor_factory: Callable[[int], Executor],
+        concurrency: int,
+        sandbox: str,
+        out_dir: Path,
+        display: Display,
+        limits: Sequence[tuple[str, int]] = (),
+    ) -> None:
+        self.config = config
+        self.db = db
+        self.executor_factory = executor_factory
+        self.concurrency = concurrency
+        self.sandbox = sandbox
+        self.out_dir = out_dir
+        self.display = display
+        self.limits = tuple(limits)
+        self._manifests = {bot.name: bot.manifest for bot in config.bots}
+
+    def run(self) -> TournamentRun:
+        """Play every match still needed; returns the run (see the module docstring)."""
+        record = self._start()
+        specs = plan(self.config, record.seed)
+        self.db.plan_matches(
+            record.id,
+            [
+                PlannedMatch(
+                    match_id=spec.match_id,
+                    block_id=spec.block_id,
+                    kind=spec.kind,
+                    position=spec.position,
+                    bots=spec.bots,
+                    seed=spec.seed,
+                )
+                for spec in specs
+            ],
+        )
+        by_id = {spec.match_id: spec for spec in specs}
+        tests = SequentialTests(self.config.sprt_test(), specs)
+        finished = {outcome.match_id: outcome for outcome in self.db.outcomes(record.id)}
+        for outcome in finished.values():
+            if outcome.match_id in by_id and outcome.is_counted:
+                tests.add(by_id[outcome.match_id], outcome)
+        stored = {match_id for match_id, o in finished.items() if o.is_counted}
+        run = TournamentRun(record, specs, [], tests, resumed_matches=len(stored))
+        pending = deque(spec for spec in specs if spec.match_id not in stored)
+        self.display.start(self.config.name, self._total(specs, tests), len(stored))
+        try:
+            self._play(record, pending, tests, run)
+        finally:
+            self.display.close()
+        self._mark_counted(record, specs, tests)
+        run.outcomes = [o for o in self.db.outcomes(record.id) if o.match_id in by_id]
+        if run.is_complete and not any(
+            tests.is_needed(spec) and spec.match_id not in {o.match_id for o in run.outcomes}
+            for spec in specs
+        ):
+            self.db.finish_tournament(record.id)
+        return run
+
+    def _start(self) -> TournamentRecord:
+        """The tournament's record: found by its fingerprint (a resume) or new."""
+        print_key = fingerprint(self.config)
+        existing = self.db.find_tournament(print_key)
+        if existing is not None:
+            return existing
+        seed_was_given = self.config.seed is not None
+        seed = self.config.seed if self.config.seed is not None else new_secret_seed()
+        return self.db.start_tournament(
+            self.config.name, print_key, self.config.to_dict(), seed, seed_was_given
+        )
+
+    def _job(self, spec: MatchSpec, seed: int) -> MatchJob:
+        return MatchJob(
+            match_id=spec.match_id,
+            config=spec.match_config(self.config),
+            bots=spec.bots,
+            manifests=tuple(self._manifests[name] for name in spec.bots),
+            sandbox=self.sandbox,
+            tournament_dir=self.out_dir,
+            limits=self.limits,
+        )
+
+    def _play(
+        self,
+        record: TournamentRecord,
+        pending: deque[MatchSpec],
+        tests: SequentialTests,
+        run: TournamentRun,
+    ) -> None:
+        restarts = 0
+        while pending:
+            executor = self.executor_factory(self.concurrency)
+            try:
+                self._drain(executor, record, pending, tests, run)
+                return
+            except BrokenProcessPool:
+                # A worker was killed from outside: the matches it ran had no result and
+                # are still pending; a fresh pool plays them again from their beginning.
+                restarts += 1
+                if restarts > MAX_POOL_RESTARTS:
+                    raise
+            finally:
+                executor.shutdown(wait=True, cancel_futures=True)
+
+    def _drain(
+        self,
+        executor: Executor,
+        record: TournamentRecord,
+        pending: deque[MatchSpec],
+        tests: SequentialTests,
+        run: TournamentRun,
+    ) -> None:
+        in_flight: dict[Future[MatchOutcome], MatchSpec] = {}
+        try:
+            while pending or in_flight:
+                while pending and len(in_flight) < self.concurrency and not run.failures:
+                    spec = pending.popleft()
+                    if tests.is_needed(spec):
+                        future = executor.submit(play_match, self._job(spec, record.seed))
+                        in_flight[future] = spec
+                if not in_flight:
+                    break
+                done, _running = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    spec = in_flight[future]
+                    outcome = future.result()  # play_match itself never raises
+                    del in_flight[future]  # a held future keeps its result alive
+                    self.db.record_match(record.id, outcome, counted=outcome.is_counted)
+                    if outcome.is_counted:
+                        tests.add(spec, outcome)
+                    else:
+                        run.failures.append(outcome)
+                    self.display.match_done(spec, outcome, total=self._total(run.specs, tests))
+        except BrokenProcessPool:
+            pending.extendleft(reversed(list(in_flight.values())))
+            raise
+
+    def _total(self, specs: Sequence[MatchSpec], tests: SequentialTests) -> int:
+        return sum(1 for spec in specs if tests.is_needed(spec))
+
+    def _mark_counted(
+        self, record: TournamentRecord, specs: Sequence[MatchSpec], tests: SequentialTests
+    ) -> None:
+        """Blocks after a pair's deciding block are kept but not counted."""
+        skipped = [spec.match_id for spec in specs if not tests.is_needed(spec)]
+        if skipped:
+            self.db.set_counted(record.id, skipped, counted=False)

@@ -1,0 +1,182 @@
+"""One match of a tournament, played where a worker runs it.
+
+:func:`play_match` is the unit of work an executor runs: it takes a :class:`MatchJob` (plain
+values, so it can cross to another process or machine), plays the match with live bots under
+the sandbox the job names, writes the match's files into its folder and returns a
+:class:`~arena.tournament.outcome.MatchOutcome`. It never touches the results database:
+only the host writes there, once per match.
+
+A match that cannot be played (a bot that never starts, an arena failure) comes back as an
+outcome with ``error`` set instead of raising, so one bad match never takes the tournament's
+other results with it. The match's folder is emptied first: a match cut short by a killed
+host starts again from its beginning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import time
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.bots.manifest import BotManifest, ManifestError, load_manifest
+from arena.bots.sandbox.limits import LimitsError
+from arena.bots.sandbox.select import SandboxLevel, SandboxUnavailableError, launcher_for
+from arena.match.config import MatchConfig
+from arena.match.readiness import BotsNotReadyError
+from arena.match.results import MatchResult
+from arena.match.run import live_match, open_sessions
+from arena.session.watchdog import BotSession
+from arena.store.jsonl import HISTORY_FILE_NAME, JsonLinesStore
+from arena.tournament.collect import SummaryStore
+from arena.tournament.outcome import (
+    FaultExample,
+    HandSummary,
+    LatencySummary,
+    MatchOutcome,
+    SeatOutcome,
+)
+
+__all__ = ["MATCHES_DIR", "MatchJob", "play_match"]
+
+#: The folder of a tournament that holds one folder per match.
+MATCHES_DIR = "matches"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchJob:
+    """Everything a worker needs to play one match (picklable).
+
+    ``bots`` are the tournament's names for the seats in seat order and ``manifests`` their
+    manifest files; ``sandbox`` is a :class:`SandboxLevel` value with ``limits`` the
+    resource-limit overrides; files go to ``tournament_dir / matches / match_id``.
+    """
+
+    match_id: str
+    config: MatchConfig
+    bots: tuple[str, ...]
+    manifests: tuple[Path, ...]
+    sandbox: str
+    tournament_dir: Path
+    limits: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def match_dir(self) -> Path:
+        """Where the match's files go."""
+        return self.tournament_dir / MATCHES_DIR / self.match_id
+
+
+def play_match(job: MatchJob) -> MatchOutcome:
+    """Play ``job``'s match and return its outcome (see the module docstring)."""
+    started = time.monotonic()
+    if job.match_dir.exists():
+        shutil.rmtree(job.match_dir)  # a run cut short before: start it again
+    try:
+        manifests = _manifests(job)
+        launcher = launcher_for(SandboxLevel(job.sandbox), overrides=dict(job.limits))
+    except (ManifestError, LimitsError, SandboxUnavailableError, ValueError) as exc:
+        return _failed(job, f"cannot prepare the match: {exc}", started)
+    try:
+        sessions = open_sessions(manifests, job.config, launcher=launcher)
+        store = SummaryStore(JsonLinesStore(job.match_dir))
+        result = live_match(job.config, sessions, store=store).run()
+    except BotsNotReadyError as exc:
+        return _failed(job, str(exc), started)
+    except Exception as exc:  # an arena failure: keep it with the match, go on with others
+        _write_error(job, traceback.format_exc())
+        return _failed(job, f"{type(exc).__name__}: {exc}", started)
+    finally:
+        launcher.close()
+    return _outcome(job, result, sessions, store.hands, started)
+
+
+def _manifests(job: MatchJob) -> list[BotManifest]:
+    """The seats' manifests, renamed to the tournament's names (a bot may play a copy of
+    itself under another name)."""
+    return [
+        dataclasses.replace(load_manifest(path), name=name)
+        for name, path in zip(job.bots, job.manifests, strict=True)
+    ]
+
+
+def _outcome(
+    job: MatchJob,
+    result: MatchResult,
+    sessions: Sequence[tuple[str, BotSession]],
+    hands: Sequence[HandSummary],
+    started: float,
+) -> MatchOutcome:
+    seats = []
+    for player, (_name, session) in zip(
+        sorted(result.players, key=lambda p: p.seat_index), sessions, strict=True
+    ):
+        ledger = session.ledger
+        stats = ledger.latency_stats()
+        examples: dict[str, FaultExample] = {}
+        for fault in ledger.faults:
+            kind = str(fault.kind)
+            if kind not in examples:
+                message = fault.detail or fault.code
+                examples[kind] = FaultExample(kind, fault.hand_number, message)
+        stderr_log = getattr(player, "stderr_log", None)
+        seats.append(
+            SeatOutcome(
+                seat_index=player.seat_index,
+                bot=job.bots[player.seat_index],
+                chips_won=player.chips_won,
+                place=player.place if player.place is not None else 0,
+                hands_played=player.hands_played,
+                final_stack=player.final_stack,
+                eliminated_in_hand=player.eliminated_in_hand,
+                fault_counts={str(kind): n for kind, n in ledger.counts().items() if n},
+                fault_examples=tuple(examples.values()),
+                latency=LatencySummary(
+                    count=stats.count,
+                    mean_ms=stats.mean_ms,
+                    p50_ms=stats.p50_ms,
+                    p99_ms=stats.p99_ms,
+                    max_ms=stats.max_ms,
+                    histogram=_histogram(ledger),
+                ),
+                stderr_path=(
+                    None if stderr_log is None else f"{MATCHES_DIR}/{job.match_id}/{stderr_log}"
+                ),
+                stderr_bytes=int(getattr(player, "stderr_bytes", 0) or 0),
+            )
+        )
+    return MatchOutcome(
+        match_id=job.match_id,
+        seats=tuple(seats),
+        hands=tuple(hands),
+        ended_reason=result.ended_reason,
+        hands_path=f"{MATCHES_DIR}/{job.match_id}/{HISTORY_FILE_NAME}",
+        duration_s=time.monotonic() - started,
+    )
+
+
+def _histogram(ledger: object) -> tuple[tuple[float, int], ...]:
+    buckets = getattr(ledger, "latency_buckets", None)
+    return tuple(buckets()) if callable(buckets) else ()
+
+
+def _failed(job: MatchJob, error: str, started: float) -> MatchOutcome:
+    return MatchOutcome(
+        match_id=job.match_id,
+        seats=tuple(
+            SeatOutcome(seat_index=index, bot=name, chips_won=0, place=0, hands_played=0)
+            for index, name in enumerate(job.bots)
+        ),
+        hands=(),
+        ended_reason="error",
+        hands_path=None,
+        duration_s=time.monotonic() - started,
+        error=error,
+    )
+
+
+def _write_error(job: MatchJob, text: str) -> None:
+    job.match_dir.mkdir(parents=True, exist_ok=True)
+    (job.match_dir / "error.txt").write_text(text, encoding="utf-8")
