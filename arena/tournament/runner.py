@@ -65,6 +65,7 @@ class TournamentRun:
     tests: SequentialTests
     resumed_matches: int = 0
     failures: list[MatchOutcome] = field(default_factory=list)
+    played: list[MatchSpec] = field(default_factory=list)  # by this run, in finishing order
 
     @property
     def is_complete(self) -> bool:
@@ -211,7 +212,11 @@ class TournamentRunner:
                         tests.add(spec, outcome)
                     else:
                         run.failures.append(outcome)
-                    self.display.match_done(spec, outcome, total=self._total(run.specs, tests))
+                    run.played.append(spec)
+                    # Matches of a block after its pair was decided ran anyway: count them in.
+                    extra = sum(1 for played in run.played if not tests.is_needed(played))
+                    total = self._total(run.specs, tests) + extra
+                    self.display.match_done(spec, outcome, total=total)
         except BrokenProcessPool:
             pending.extendleft(reversed(list(in_flight.values())))
             raise
