@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import signal
 from concurrent.futures import Executor, ProcessPoolExecutor
+from multiprocessing import resource_tracker
 
 __all__ = ["default_concurrency", "local_executor"]
 
@@ -39,12 +40,28 @@ def local_executor(workers: int) -> Executor:
     """A pool of ``workers`` processes on this machine that die with the host."""
     if workers < 1:
         raise ValueError(f"a pool needs at least one worker, got {workers}")
-    return ProcessPoolExecutor(
+    return LocalProcessPool(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=die_with_parent,
         initargs=(os.getpid(),),
     )
+
+
+class LocalProcessPool(ProcessPoolExecutor):
+    """A process pool that leaves no helper process behind when it is shut down.
+
+    ``spawn`` starts multiprocessing's resource tracker, a process that would otherwise live
+    as long as the host: a command that ran a tournament must end every process it started.
+    """
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Shut the pool down, then its resource tracker (once the workers are gone)."""
+        super().shutdown(wait=wait, cancel_futures=cancel_futures)
+        if wait:
+            stop = getattr(resource_tracker._resource_tracker, "_stop", None)
+            if callable(stop):
+                stop()
 
 
 def die_with_parent(parent_pid: int) -> None:

@@ -1,0 +1,159 @@
+"""``arena tournament`` end to end, with real bot processes of known strength."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.arena.tournament.helpers import FOLDER, HAND_STRENGTH, STATION, run_tournament, standings
+
+pytestmark = pytest.mark.allow_error_logs
+
+
+def test_folder_loses_to_calling_station_with_an_interval_below_zero(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    code, text = run_tournament(
+        FOLDER, STATION, "--deals", "30", "--block-deals", "10", "--seed", "5",
+        "--out", out, "--sandbox", "none", "--concurrency", "2", "--no-progress",
+    )  # fmt: skip
+    assert code == 0, text
+    result = standings(out)
+    rows = {row["bot"]: row for row in result["leaderboard"]["rows"]}
+    folder, station = rows["folder"], rows["python calling station"]
+    assert folder["rank"] == 2 and station["rank"] == 1
+    assert folder["mbb_per_hand"]["high"] < 0 < station["mbb_per_hand"]["low"]
+    assert folder["chips_won"] == -station["chips_won"] < 0
+    # Three blocks of ten deals, each deal played with the seats both ways.
+    assert folder["mbb_per_hand"]["n"] == 30 and result["matches_counted"] == 6
+    cells = {(cell["row"], cell["column"]): cell for cell in result["crosstable"]["cells"]}
+    assert cells[("folder", "python calling station")]["mark"] == "--"
+    assert "folder" in text and "crosstable" in text and "results database:" in text
+
+
+def test_bot_against_its_copy_duplicate_deals_cancel_the_cards_exactly(tmp_path: Path) -> None:
+    # Two copies of a deterministic bot: with the seats swapped over the same deals each
+    # copy gets the other's cards, so every duplicate deal nets exactly zero.
+    config = tmp_path / "copy.toml"
+    config.write_text(
+        f"""
+name = "copies"
+deals = 20
+block_deals = 10
+seed = 11
+sandbox = "none"
+concurrency = 2
+[[bots]]
+name = "a"
+manifest = "{HAND_STRENGTH}"
+[[bots]]
+name = "b"
+manifest = "{HAND_STRENGTH}"
+""",
+        encoding="utf-8",
+    )
+    code, text = run_tournament("--config", config, "--out", tmp_path / "run", "--no-progress")
+    assert code == 0, text
+    rows = standings(tmp_path / "run")["leaderboard"]["rows"]
+    for row in rows:
+        assert row["mbb_per_hand"]["mean"] == 0.0
+        assert row["mbb_per_hand"]["low"] <= 0.0 <= row["mbb_per_hand"]["high"]
+        assert row["chips_won"] == 0
+    assert {row["bot"] for row in rows} == {"a", "b"}
+
+
+def test_sprt_stops_a_decided_pair_after_its_first_block(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    code, text = run_tournament(
+        FOLDER, STATION, "--deals", "100", "--block-deals", "10", "--seed", "5", "--sprt",
+        "--out", out, "--sandbox", "none", "--concurrency", "1", "--no-progress",
+    )  # fmt: skip
+    assert code == 0, text
+    result = standings(out)
+    (test,) = result["sprt"]
+    assert test["status"] in ("H0", "H1") and test["n"] == 10
+    assert result["matches_counted"] == 2  # one block of two matches, not ten blocks
+    assert "SPRT" in text and "[-2.94, 2.94]" in text
+    with sqlite3.connect(out / "results.sqlite") as db:
+        played = db.execute("SELECT count(*) FROM matches WHERE status = 'finished'").fetchone()
+    assert played[0] < 20
+
+
+def test_sit_and_go_ranks_by_rating_with_finishing_places(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    code, text = run_tournament(
+        FOLDER, STATION, HAND_STRENGTH, "--format", "sit_and_go", "--games", "3",
+        "--stack", "40", "--double-every", "5", "--seed", "2",
+        "--out", out, "--sandbox", "none", "--concurrency", "2", "--no-progress",
+    )  # fmt: skip
+    assert code == 0, text
+    result = standings(out)
+    rows = result["leaderboard"]["rows"]
+    assert result["leaderboard"]["order_by"] == "rating"
+    assert all(row["rating"]["games"] == 3 for row in rows)
+    places = {row["bot"]: row["average_place"] for row in rows}
+    # Three bots, three places a game, no ties in chips at a bust: the places add up to 6.
+    assert sum(places.values()) == pytest.approx(6.0)
+    ordinals = [row["rating"]["ordinal"] for row in rows]
+    assert ordinals == sorted(ordinals, reverse=True)
+    assert result["crosstable"] is None
+
+
+def test_ring_game_every_bot_in_every_seat(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    code, text = run_tournament(
+        FOLDER, STATION, HAND_STRENGTH, "--format", "ring", "--deals", "10",
+        "--seed", "4", "--out", out, "--sandbox", "none", "--no-progress",
+    )  # fmt: skip
+    assert code == 0, text
+    with sqlite3.connect(out / "results.sqlite") as db:
+        seats = db.execute(
+            "SELECT bot, seat_index FROM match_seats JOIN matches ON matches.id = match_row"
+        ).fetchall()
+    for bot in ("folder", "python calling station", "python hand strength"):
+        assert sorted(seat for name, seat in seats if name == bot) == [0, 1, 2]
+    rows = standings(out)["leaderboard"]["rows"]
+    assert sum(row["chips_won"] for row in rows) == 0
+    # One block: ten deals, each played in the three rotations, is ten duplicate units.
+    assert all(row["mbb_per_hand"]["n"] == 10 and row["rating"]["games"] == 3 for row in rows)
+
+
+def test_bad_setting_is_an_error_naming_the_key(tmp_path: Path) -> None:
+    code, text = run_tournament(FOLDER, STATION, "--deals", "many", "--out", tmp_path / "x")
+    assert code == 2
+
+
+def test_another_tournament_in_the_run_folder_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    common = ("--seed", "5", "--out", out, "--sandbox", "none", "--no-progress")
+    assert run_tournament(FOLDER, STATION, "--deals", "4", *common)[0] == 0
+    code, _text = run_tournament(FOLDER, STATION, "--deals", "6", *common)
+    assert code == 2
+
+
+def test_a_finished_tournament_run_again_plays_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    common = (FOLDER, STATION, "--deals", "4", "--seed", "5", "--out", out)
+    assert run_tournament(*common, "--sandbox", "none", "--no-progress")[0] == 0
+    first = standings(out)
+    code, text = run_tournament(*common, "--sandbox", "none", "--no-progress")
+    assert code == 0
+    assert "resumed: 2 matches were already finished" in text
+    assert standings(out) == first
+
+
+def test_a_bot_that_cannot_start_fails_its_matches_and_the_run_says_so(tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bot.toml").write_text(
+        'name = "broken"\ncommand = ["/nonexistent/program"]\n', encoding="utf-8"
+    )
+    out = tmp_path / "run"
+    code, text = run_tournament(
+        broken / "bot.toml", STATION, "--deals", "4", "--seed", "5", "--out", out,
+        "--sandbox", "none", "--no-progress", "--concurrency", "1",
+    )  # fmt: skip
+    assert code == 1
+    assert "FAILED" in text and "broken" in text
+    assert "run the same command again" in text
