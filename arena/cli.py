@@ -28,6 +28,7 @@ from typing import TextIO
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, format_size, parse_size
 from arena.bots.sandbox.select import SandboxLevel
 from arena.commands import check_bot, play, replay, tournament
+from arena.commands import demo as demo_command
 from arena.commands.play import sample_bot_manifests
 from arena.commands.values import (
     duration,
@@ -228,9 +229,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     tournament_parser = tournament.add_tournament_parser(commands)
 
-    demo = commands.add_parser("demo", help="a match between the starter bots of every language")
-    _add_match_options(demo, hands_default=200)
-    demo.set_defaults(decision_timeout=2.0)
+    demo = commands.add_parser(
+        "demo",
+        help="a duplicate round robin of the starter bots of every language",
+        description="Build the starter bots and play a duplicate round robin between them.",
+    )
+    demo_command.add_demo_options(demo)
+    _add_sandbox_options(demo)
     # Kept for commands.values.fail: a late error prints the usage of the command that failed.
     parser.command_parsers = {  # type: ignore[attr-defined]
         "match": match,
@@ -254,7 +259,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
         "match": play.run_match_command,
         "replay": replay.run_replay,
         "check-bot": check_bot.run_check_bot,
-        "demo": play.run_demo,
+        "demo": demo_command.run_demo,
         "tournament": tournament.run_tournament_command,
     }
     return handlers[args.command](args, parser, out)

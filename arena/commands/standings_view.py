@@ -20,15 +20,19 @@ __all__ = ["format_estimate", "print_standings"]
 
 
 def format_estimate(estimate: Estimate) -> str:
-    """``+123.4 ± 56.7`` (mbb/hand); ``±∞`` when nothing is known about the spread.
+    """``+25.0 ±20.5`` (mbb/hand), whole numbers from 100 up; ``±∞`` when nothing is known
+    about the spread.
 
     >>> from arena.stats.intervals import estimate
     >>> format_estimate(estimate([10.0, 30.0, 20.0, 40.0]))
-    '+25.0 ± 20.5'
+    '+25.0 ±20.5'
+    >>> format_estimate(estimate([1000.0, 3000.0]))
+    '+2000 ±12706'
     """
     width = estimate.half_width
-    spread = "∞" if math.isinf(width) else f"{width:.1f}"
-    return f"{estimate.mean:+.1f} ± {spread}"
+    digits = 0 if max(abs(estimate.mean), 0 if math.isinf(width) else width) >= 100 else 1
+    spread = "∞" if math.isinf(width) else f"{width:.{digits}f}"
+    return f"{estimate.mean:+.{digits}f} ±{spread}"
 
 
 def print_standings(console: Console, standings: Standings) -> None:
@@ -71,25 +75,34 @@ def print_standings(console: Console, standings: Standings) -> None:
         board.add_row(*cells)
     console.print(board)
     if standings.crosstable is not None and len(standings.crosstable.bots) > 1:
-        cross = Table(
-            title="crosstable: row bot's mbb/hand against the column bot (95%)",
-            title_justify="left",
-        )
-        cross.add_column("")
-        for bot in standings.crosstable.bots:
-            cross.add_column(bot, justify="right")
-        for row_bot in standings.crosstable.bots:
-            cells = [row_bot]
-            for column_bot in standings.crosstable.bots:
-                cell = standings.crosstable.cell(row_bot, column_bot)
-                if row_bot == column_bot or cell is None:
-                    cells.append("")
-                else:
-                    cells.append(f"{format_estimate(cell.estimate)} {cell.mark}".rstrip())
-            cross.add_row(*cells)
-        console.print(cross)
+        console.print(_crosstable(standings))
         console.print("marks: + / - the 95% interval excludes 0, ++ / -- the 99% interval")
     for pair, result in standings.sprt:
         console.print(f"{pair[0]} vs {pair[1]}: {result.text}", markup=False)
     if standings.seed is not None:
         console.print(f"tournament seed: {standings.seed}", markup=False)
+
+
+def _crosstable(standings: Standings) -> Table:
+    """Rows and columns in leaderboard order; columns headed by the rank's number so that
+    the table stays narrow with many bots."""
+    crosstable = standings.crosstable
+    assert crosstable is not None
+    order = [row.bot for row in standings.leaderboard.rows if row.bot in crosstable.bots]
+    table = Table(
+        title="crosstable: the row bot's mbb/hand against the column bot (95%)",
+        title_justify="left",
+    )
+    table.add_column("", no_wrap=True)
+    for number, _bot in enumerate(order, start=1):
+        table.add_column(str(number), justify="right", no_wrap=True)
+    for number, row_bot in enumerate(order, start=1):
+        cells = [f"{number} {row_bot}"]
+        for column_bot in order:
+            cell = crosstable.cell(row_bot, column_bot)
+            if row_bot == column_bot or cell is None:
+                cells.append("")
+            else:
+                cells.append(f"{format_estimate(cell.estimate)} {cell.mark}".rstrip())
+        table.add_row(*cells)
+    return table

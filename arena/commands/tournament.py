@@ -212,7 +212,7 @@ def _display(out: TextIO, show_progress: bool) -> Display:
 def _report(config: TournamentConfig, run: TournamentRun, out_dir: Path, out: TextIO) -> int:
     standings = build_standings(config, run)
     _write_json(out_dir / STANDINGS_FILE_NAME, standings.to_dict())
-    console = Console(file=out, width=max(100, Console(file=sys.stdout).width))
+    console = Console(file=out, width=max(120, Console(file=sys.stdout).width))
     print_standings(console, standings)
     out.write(f"results database: {out_dir / DATABASE_FILE_NAME}\n")
     out.write(f"standings:        {out_dir / STANDINGS_FILE_NAME}\n")

@@ -234,12 +234,12 @@ def test_demo_skips_bots_whose_tools_are_missing(
         "which",
         lambda name, **options: None if name in ("node", "make") else real_which(name, **options),
     )
-    argv = ["demo", "--hands", "3", "--out", str(tmp_path), "--no-progress"]
+    argv = ["demo", "--deals", "3", "--out", str(tmp_path), "--no-progress"]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "note: skipping 'js tight'" in out and "'node' is not installed" in out
     assert "note: skipping 'c pairs'" in out
-    assert "demo: 3 starter bots, 3 hands, seed 2024" in out
+    assert "demo: 3 starter bots, a duplicate round robin of 3 deals per pair, seed 2024" in out
 
 
 def test_demo_skips_a_bot_whose_build_fails_and_needs_two_bots(

@@ -186,26 +186,34 @@ def test_the_demo_plays_every_starter_bot(
         expected.add("js tight")
     if shutil.which("make") and shutil.which("gcc"):
         expected.add("c pairs")
-    assert main(["demo", "--hands", "30", "--out", str(tmp_path), "--no-progress"]) == 0
+    argv = ["demo", "--deals", "10", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "bb/100" in out
-    results = json.loads((tmp_path / "results.json").read_text())
-    names = {player["name"] for player in results["players"]}
-    assert names == expected
-    assert results["hands_played"] == 30
-    assert sum(player["chips_won"] for player in results["players"]) == 0
-    for player in results["players"]:
-        counts = player["faults"]["counts"]
-        assert counts["crash"] == counts["invalid_reply"] == counts["startup_failure"] == 0
-    assert replay_file(tmp_path / "hands.jsonl").is_ok
+    assert "bb/100" in out and "crosstable" in out and "results.sqlite" in out
+    standings = json.loads((tmp_path / "standings.json").read_text())
+    rows = standings["leaderboard"]["rows"]
+    assert {row["bot"] for row in rows} == expected
+    assert sum(row["chips_won"] for row in rows) == 0
+    # Every pair plays the ten deals twice, the seats swapped.
+    pairs = len(expected) * (len(expected) - 1) // 2
+    assert standings["matches_counted"] == 2 * pairs and standings["hands"] == 20 * pairs
+    assert standings["faults"] == {}
+    histories = sorted((tmp_path / "matches").glob("*/hands.jsonl"))
+    assert len(histories) == 2 * pairs
+    assert all(replay_file(history).is_ok for history in histories[:2])
 
 
-def test_the_demo_is_the_same_match_every_time(tmp_path: Path) -> None:
+def test_the_demo_is_the_same_competition_every_time(tmp_path: Path) -> None:
     # Every starter bot is deterministic (the random one is seeded in its manifest), so
-    # the demo's hand history is byte for byte the same from run to run.
-    histories = []
+    # the demo's standings and hand histories are the same from run to run.
+    runs = []
     for run in ("first", "second"):
-        argv = ["demo", "--hands", "20", "--out", str(tmp_path / run), "--no-progress"]
+        argv = ["demo", "--deals", "6", "--out", str(tmp_path / run), "--no-progress"]
         assert main(argv) == 0
-        histories.append((tmp_path / run / "hands.jsonl").read_bytes())
-    assert histories[0] == histories[1]
+        folder = tmp_path / run
+        histories = {
+            path.relative_to(folder): path.read_bytes()
+            for path in sorted(folder.glob("matches/*/hands.jsonl"))
+        }
+        runs.append(((folder / "standings.json").read_text(), histories))
+    assert runs[0] == runs[1]
