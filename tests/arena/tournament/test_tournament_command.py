@@ -119,9 +119,14 @@ def test_ring_game_every_bot_in_every_seat(tmp_path: Path) -> None:
     assert all(row["mbb_per_hand"]["n"] == 10 and row["rating"]["games"] == 3 for row in rows)
 
 
-def test_bad_setting_is_an_error_naming_the_key(tmp_path: Path) -> None:
-    code, text = run_tournament(FOLDER, STATION, "--deals", "many", "--out", tmp_path / "x")
+def test_bad_setting_is_an_error_naming_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _text = run_tournament(FOLDER, STATION, "--deals", "many", "--out", tmp_path / "x")
     assert code == 2
+    error = capsys.readouterr().err
+    assert 'arena tournament: error: command line: deals = "many": must be a whole' in error
+    assert not (tmp_path / "x").exists()
 
 
 def test_another_tournament_in_the_run_folder_is_refused(tmp_path: Path) -> None:
