@@ -198,28 +198,49 @@ class TournamentRunner:
                 while pending and len(in_flight) < self.concurrency and not run.failures:
                     spec = pending.popleft()
                     if tests.is_needed(spec):
-                        future = executor.submit(play_match, self._job(spec, record.seed))
+                        try:
+                            future = executor.submit(play_match, self._job(spec, record.seed))
+                        except BrokenProcessPool:
+                            pending.appendleft(spec)
+                            raise
                         in_flight[future] = spec
                 if not in_flight:
                     break
                 done, _running = wait(in_flight, return_when=FIRST_COMPLETED)
+                is_broken = False
                 for future in done:
                     spec = in_flight[future]
-                    outcome = future.result()  # play_match itself never raises
+                    try:
+                        outcome = future.result()  # play_match itself never raises
+                    except BrokenProcessPool:
+                        is_broken = True  # store the others that did finish first
+                        continue
                     del in_flight[future]  # a held future keeps its result alive
-                    self.db.record_match(record.id, outcome, counted=outcome.is_counted)
-                    if outcome.is_counted:
-                        tests.add(spec, outcome)
-                    else:
-                        run.failures.append(outcome)
-                    run.played.append(spec)
-                    # Matches of a block after its pair was decided ran anyway: count them in.
-                    extra = sum(1 for played in run.played if not tests.is_needed(played))
-                    total = self._total(run.specs, tests) + extra
-                    self.display.match_done(spec, outcome, total=total)
+                    self._store(record, spec, outcome, tests, run)
+                if is_broken:
+                    raise BrokenProcessPool("a worker of the pool died")
         except BrokenProcessPool:
             pending.extendleft(reversed(list(in_flight.values())))
             raise
+
+    def _store(
+        self,
+        record: TournamentRecord,
+        spec: MatchSpec,
+        outcome: MatchOutcome,
+        tests: SequentialTests,
+        run: TournamentRun,
+    ) -> None:
+        """Store one outcome (its one transaction), update the test, tell the display."""
+        self.db.record_match(record.id, outcome, counted=outcome.is_counted)
+        if outcome.is_counted:
+            tests.add(spec, outcome)
+        else:
+            run.failures.append(outcome)
+        run.played.append(spec)
+        # Matches of a block after its pair was decided ran anyway: count them in.
+        extra = sum(1 for played in run.played if not tests.is_needed(played))
+        self.display.match_done(spec, outcome, total=self._total(run.specs, tests) + extra)
 
     def _total(self, specs: Sequence[MatchSpec], tests: SequentialTests) -> int:
         return sum(1 for spec in specs if tests.is_needed(spec))

@@ -1,0 +1,97 @@
+"""The worker's side: one match from a job to an outcome, failures as outcomes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.match.config import MatchConfig
+from arena.tournament.collect import summarize_hand
+from arena.tournament.worker import MatchJob, play_match
+from tests.arena.tournament.helpers import FOLDER, STATION
+
+pytestmark = pytest.mark.allow_error_logs
+
+
+def _job(tmp_path: Path, manifests: tuple[Path, ...], **config: object) -> MatchJob:
+    return MatchJob(
+        match_id="m-1",
+        config=MatchConfig(hand_count=6, seed=3, match_id="m-1", **config),  # type: ignore[arg-type]
+        bots=("fold", "call"),
+        manifests=manifests,
+        sandbox="none",
+        tournament_dir=tmp_path,
+    )
+
+
+def test_a_match_comes_back_with_every_hand_summarized(tmp_path: Path) -> None:
+    outcome = play_match(_job(tmp_path, (FOLDER, STATION)))
+    assert outcome.error is None and outcome.is_counted
+    assert [hand.hand_number for hand in outcome.hands] == [1, 2, 3, 4, 5, 6]
+    for hand in outcome.hands:
+        assert sum(hand.nets) == 0 and hand.big_blind == 2
+    fold, call = outcome.seats
+    assert (fold.bot, call.bot) == ("fold", "call")  # the tournament's names, not manifests'
+    assert fold.chips_won == sum(hand.nets[0] for hand in outcome.hands) < 0
+    assert fold.chips_won == -call.chips_won
+    assert fold.latency.count > 0 and fold.latency.max_ms >= fold.latency.p50_ms
+    assert outcome.hands_path == "matches/m-1/hands.jsonl"
+    assert (tmp_path / "matches" / "m-1" / "hands.jsonl").exists()
+
+
+def test_a_match_cut_short_before_starts_again_in_an_empty_folder(tmp_path: Path) -> None:
+    stale = tmp_path / "matches" / "m-1"
+    stale.mkdir(parents=True)
+    (stale / "hands.jsonl").write_text('{"cut": ', encoding="utf-8")
+    (stale / "leftover.txt").write_text("old", encoding="utf-8")
+    outcome = play_match(_job(tmp_path, (FOLDER, STATION)))
+    assert outcome.error is None
+    assert not (stale / "leftover.txt").exists()
+    assert len((stale / "hands.jsonl").read_text().splitlines()) == 1 + 6 + 1  # header, hands, end
+
+
+def test_a_bot_that_never_starts_is_a_failed_outcome_not_an_exception(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.toml"
+    broken.write_text('name = "broken"\ncommand = ["/nonexistent/bot"]\n', encoding="utf-8")
+    outcome = play_match(_job(tmp_path, (broken, STATION)))
+    assert not outcome.is_counted and outcome.error is not None
+    assert "fold" in outcome.error or "p0" in outcome.error
+    assert outcome.hands == () and [seat.bot for seat in outcome.seats] == ["fold", "call"]
+
+
+def test_a_bad_manifest_is_a_failed_outcome_naming_it(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = \n", encoding="utf-8")
+    outcome = play_match(_job(tmp_path, (bad, STATION)))
+    assert outcome.error is not None and "cannot prepare the match" in outcome.error
+    assert "bad.toml" in outcome.error
+
+
+def test_an_arena_error_is_kept_with_the_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def explode(*_args: object, **_kwargs: object) -> object:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("arena.tournament.worker.live_match", explode)
+    outcome = play_match(_job(tmp_path, (FOLDER, STATION)))
+    assert outcome.error == "RuntimeError: boom"
+    assert "RuntimeError: boom" in (tmp_path / "matches" / "m-1" / "error.txt").read_text()
+
+
+def test_summarize_hand_reads_nets_blind_pot_and_showdown() -> None:
+    history = {
+        "hand_number": 4,
+        "config": {"big_blind": 10},
+        "result": {
+            "starting_stacks": {"0": 100, "2": 100},
+            "final_stacks": {"0": 140, "2": 60},
+            "awards": [{"amount": 80}],
+            "ended_reason": "SHOWDOWN",
+        },
+    }
+    summary = summarize_hand(history, seat_count=3)
+    assert summary.nets == (40, 0, -40)  # seat 1 was not in the hand
+    assert (summary.hand_number, summary.big_blind, summary.pot) == (4, 10, 80)
+    assert summary.went_to_showdown
