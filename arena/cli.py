@@ -23,7 +23,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, format_size, parse_size
 from arena.bots.sandbox.select import SandboxLevel
@@ -51,6 +51,19 @@ __all__ = [
 ]
 
 # ---------------------------------------------------------------------- parser
+
+
+class ArenaParser(argparse.ArgumentParser):
+    """An argument parser whose errors are two lines: what is wrong, and where to look.
+
+    argparse's own form prints the whole usage block before the one line that matters;
+    here the message comes first, then ``see `arena match --help```. Exit code 2, as
+    argparse does.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``<prog>: error: <message>`` and the hint; exit 2."""
+        self.exit(2, f"{self.prog}: error: {message}\n  see `{self.prog} --help`\n")
 
 
 def _size(text: str) -> int:
@@ -195,7 +208,7 @@ def _add_match_options(parser: argparse.ArgumentParser, *, hands_default: int | 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``arena`` argument parser with its four commands."""
-    parser = argparse.ArgumentParser(
+    parser = ArenaParser(
         prog="arena",
         description="Run poker bots against each other (JSON lines over stdin/stdout).",
     )
@@ -253,7 +266,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> int:
     """Run the ``arena`` command line; returns the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # An unknown flag after a command is that command's error, not the top level's.
+        command_parser = parser.command_parsers[args.command]  # type: ignore[attr-defined]
+        command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
     out = stdout if stdout is not None else sys.stdout
     handlers: dict[str, Callable[[argparse.Namespace, argparse.ArgumentParser, TextIO], int]] = {
         "match": play.run_match_command,

@@ -82,7 +82,21 @@ def test_bad_arguments_exit_2_naming_the_bad_value(
     err = capsys.readouterr().err
     assert named in err
     assert "Traceback" not in err
-    assert err.splitlines()[0].startswith("usage: arena")
+    # The message first, then one line saying where to look; no usage block.
+    first, hint = err.splitlines()
+    assert first.startswith("arena") and ": error: " in first
+    command = first.split(": error: ")[0]
+    assert hint == f"  see `{command} --help`"
+
+
+def test_an_unknown_flag_after_a_command_is_that_commands_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert _exit_code(["match", STATION, STATION, "--handz", "5"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "arena match: error: unrecognized arguments: --handz 5\n  see `arena match --help`\n"
+    )
 
 
 def test_a_bad_manifest_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
