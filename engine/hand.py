@@ -57,11 +57,11 @@ from engine.events import (
 from engine.hand_state import HandState
 from engine.phases import Phase, PlayerStatus
 from engine.result import PotAward
-from engine.seating import SeatSetup, SeatState, SetupError
+from engine.seating import BlindSeats, SeatSetup, SeatState, SetupError
 from engine.transitions import check_transition
 from engine.variants import BettingRound, DealBoard, DealHoleCards, DrawRound
 
-__all__ = ["Hand", "SeatSetup", "SeatState", "SetupError"]
+__all__ = ["BlindSeats", "Hand", "SeatSetup", "SeatState", "SetupError"]
 
 _ACTIVE = PlayerStatus.ACTIVE
 _FOLDED = PlayerStatus.FOLDED
@@ -83,23 +83,37 @@ class Hand(HandState):
         seats: Sequence[SeatSetup],
         *,
         button_index: int,
+        blinds: BlindSeats | None = None,
         rng: random.Random | None = None,
         deck: Deck | None = None,
         hand_number: int = 1,
     ) -> Hand:
         """Start a hand: post antes and blinds, deal, and run until the first decision.
 
-        ``seats`` are in clockwise order; ``button_index`` is a seat index among them. The
-        cards come from ``deck`` if given, else from ``Deck.shuffled(rng)``. ``rng`` only
-        shuffles the deck: a five-card-draw reshuffle of the muck is seeded from the deck
-        order (``engine.draw.reshuffle_rng``), so a stacked deck without ``rng`` - a test,
-        or a replay from a hand history - reshuffles exactly as the original hand did.
+        ``seats`` are in clockwise order; ``button_index`` is a seat index among them.
+        ``blinds`` places the blinds instead of the default (the next two players left of
+        the button): the table's dead button rule, where the small blind may be dead and
+        ``button_index`` may be a seat nobody sits in (``seats`` then in seat-index order;
+        see ``engine.seating``).
+
+        The cards come from ``deck`` if given, else from ``Deck.shuffled(rng)``. ``rng``
+        only shuffles the deck: a five-card-draw reshuffle of the muck is seeded from the
+        deck order (``engine.draw.reshuffle_rng``), so a stacked deck without ``rng`` - a
+        test, or a replay from a hand history - reshuffles exactly as the original hand
+        did.
         """
         if deck is None:
             if rng is None:
                 raise SetupError("no_deck", "Hand.start needs a deck or a seeded rng")
             deck = Deck.shuffled(rng)
-        hand = cls(config, seats, button_index=button_index, deck=deck, hand_number=hand_number)
+        hand = cls(
+            config,
+            seats,
+            button_index=button_index,
+            blinds=blinds,
+            deck=deck,
+            hand_number=hand_number,
+        )
         hand._begin()
         return hand
 
@@ -245,7 +259,8 @@ class Hand(HandState):
             if config.ante and config.ante_mode is AnteMode.BIG_BLIND:
                 # TDA big blind ante: the ante is posted first when the stack is short.
                 self._post(self._big_blind_position, config.ante, None)
-            self._post(self._small_blind_position, config.small_blind, "small_blind")
+            if self._small_blind_position is not None:  # a dead small blind: nobody posts it
+                self._post(self._small_blind_position, config.small_blind, "small_blind")
             self._post(self._big_blind_position, config.big_blind, "big_blind")
             self._set_phase(Phase.BLINDS_POSTED)
             self._run()

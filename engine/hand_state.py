@@ -20,6 +20,9 @@ Choices (documented for the issue notes; see also ``engine.seating`` and
   opponent is all-in and who has matched the bet is not asked to check.
 * A game with antes only (no blinds) has no blind seats (``small_blind_index`` and
   ``big_blind_index`` are None) and its first betting round starts left of the button.
+* Blind seats given by the caller (:class:`~engine.seating.BlindSeats`, the table's dead
+  button rule) may leave the small blind dead (``small_blind_index`` None: nobody posts
+  it) and put the button on a seat where nobody sits; ``button_index`` is then that seat.
 """
 
 from __future__ import annotations
@@ -37,7 +40,15 @@ from engine.events import Event
 from engine.phases import Phase, PlayerStatus
 from engine.pots import Pot, build_pots
 from engine.result import HandResult
-from engine.seating import SeatSetup, SeatState, SetupError, blind_positions, validate_seats
+from engine.seating import (
+    BlindSeats,
+    SeatSetup,
+    SeatState,
+    SetupError,
+    blind_positions,
+    given_blind_positions,
+    validate_seats,
+)
 from engine.settlement import dead_money
 from engine.speed.view_cache import ViewCache
 from engine.variants import PLANS, Step
@@ -63,6 +74,7 @@ class HandState:
         "_deck_order",
         "_draw",
         "_events",
+        "_explicit_blinds",
         "_final_aggressor",
         "_holes",
         "_legal",
@@ -94,6 +106,7 @@ class HandState:
         seats: Sequence[SeatSetup],
         *,
         button_index: int,
+        blinds: BlindSeats | None,
         deck: Deck,
         hand_number: int,
     ) -> None:
@@ -104,7 +117,11 @@ class HandState:
         self._setups = tuple(seats)
         self._seat_indexes = [s.seat_index for s in seats]
         self._position_of = {s: p for p, s in enumerate(self._seat_indexes)}
-        validate_seats(seats, button_index)
+        if blinds is not None and not isinstance(blinds, BlindSeats):
+            raise SetupError("bad_blinds", f"blinds must be BlindSeats or None, got {blinds!r}")
+        if blinds is not None and not config.big_blind:
+            raise SetupError("bad_blinds", f"a game without blinds takes no blind seats: {blinds}")
+        validate_seats(seats, button_index, blinds)
         self._plan: tuple[Step, ...] = PLANS[config.variant]
         self._deck = deck
         # The original order: a five-card-draw reshuffle replaces the stub in the deck.
@@ -130,12 +147,23 @@ class HandState:
         self._result: HandResult | None = None
         self._shown: dict[int, tuple[Card, ...]] = {}
         self._view_cache = ViewCache()  # event dicts and shared view parts (redaction)
-        self._small_blind_position, self._big_blind_position, self._button_position = (
-            blind_positions(
-                [status is not _OUT for status in self._statuses],
-                self._position_of[button_index],
+        self._small_blind_position: int | None
+        self._explicit_blinds: BlindSeats | None = None
+        if blinds is None:
+            self._small_blind_position, self._big_blind_position, self._button_position = (
+                blind_positions(
+                    [status is not _OUT for status in self._statuses],
+                    self._position_of[button_index],
+                )
             )
-        )
+        else:
+            self._small_blind_position, self._big_blind_position, self._button_position = (
+                given_blind_positions(seats, button_index, blinds)
+            )
+            # Blinds where the default rule puts them anyway (a live button, a small blind
+            # posted) are the default: a history need not record them.
+            is_default = button_index in self._position_of and blinds.small_blind_index is not None
+            self._explicit_blinds = None if is_default else blinds
 
     # -- public queries -------------------------------------------------------------------
 
@@ -193,8 +221,18 @@ class HandState:
     @property
     def small_blind_index(self) -> int | None:
         """The seat that posted (or was due to post) the small blind; None in a game
-        without one (antes only)."""
-        return self._seat_indexes[self._small_blind_position] if self.config.small_blind else None
+        without one (antes only) and when the small blind is dead (nobody posts it)."""
+        position = self._small_blind_position
+        if position is None or not self.config.small_blind:
+            return None
+        return self._seat_indexes[position]
+
+    @property
+    def explicit_blinds(self) -> BlindSeats | None:
+        """The blind seats the hand was started with, when the default rule (the next
+        players left of the button) would not put them there: a dead small blind or a dead
+        button. None otherwise; a hand history records them only then."""
+        return self._explicit_blinds
 
     @property
     def big_blind_index(self) -> int | None:

@@ -24,6 +24,12 @@ Document layout (``version`` 1)::
      "deck": ["As", "7d", ...], "actions": [{"seat_index": 1, "action": "RAISE",
      "amount": 6}, {"seat_index": 0, "action": "CALL"}, ...], "events": [...],
      "result": {...HandResult.to_dict()...} or null while the hand is not over}
+
+A hand whose blinds are not where the default rule puts them (the next two players left of
+``button_index``) - a dead small blind or a dead button, from the table's dead button rule
+- also has ``"blinds": {"small_blind_index": null, "big_blind_index": 4}`` (the small blind
+null when it is dead), and its ``button_index`` may be a seat where nobody sits. A document
+without ``blinds`` is a hand with the default blinds, as every document was before.
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from engine.config import ConfigError, GameConfig
 from engine.deck import Deck
 from engine.errors import EngineError, IllegalActionError
 from engine.events import ActionTaken, CardsDrawn
-from engine.hand import Hand, SeatSetup
+from engine.hand import BlindSeats, Hand, SeatSetup
 
 __all__ = [
     "HISTORY_FORMAT",
@@ -157,7 +163,7 @@ def hand_to_history(hand: Hand, *, seed: int | str | None = None) -> dict[str, A
     to replay, since the document holds the deck order.
     """
     result = hand.result
-    return {
+    doc: dict[str, Any] = {
         "format": HISTORY_FORMAT,
         "version": HISTORY_VERSION,
         "hand_number": hand.hand_number,
@@ -173,6 +179,13 @@ def hand_to_history(hand: Hand, *, seed: int | str | None = None) -> dict[str, A
         "events": hand.event_dicts(),
         "result": None if result is None else result.to_dict(),
     }
+    blinds = hand.explicit_blinds
+    if blinds is not None:  # only then: other documents stay as they always were
+        doc["blinds"] = {
+            "small_blind_index": blinds.small_blind_index,
+            "big_blind_index": blinds.big_blind_index,
+        }
+    return doc
 
 
 def _plain(value: Any) -> Any:
@@ -223,6 +236,26 @@ def _parse_seats(raw: Sequence[Any]) -> list[SeatSetup]:
     return seats
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _parse_blinds(raw: Any) -> BlindSeats | None:
+    """The optional ``blinds`` entry (absent: the default blinds)."""
+    if raw is None:
+        return None
+    if (
+        not isinstance(raw, dict)
+        or "small_blind_index" not in raw
+        or not _is_int(raw.get("big_blind_index"))
+        or not (raw["small_blind_index"] is None or _is_int(raw["small_blind_index"]))
+    ):
+        raise HistoryError("bad_history", f"bad blinds in history: {raw!r}")
+    return BlindSeats(
+        small_blind_index=raw["small_blind_index"], big_blind_index=raw["big_blind_index"]
+    )
+
+
 def replay_history(doc: dict[str, Any], *, verify: bool = True) -> Hand:
     """Deal the recorded hand again and apply the recorded decisions; returns the hand.
 
@@ -242,11 +275,13 @@ def replay_history(doc: dict[str, Any], *, verify: bool = True) -> Hand:
         raise HistoryError("bad_history", f"bad config or deck in history: {exc}") from exc
     seats = _parse_seats(_field(doc, "seats", list))
     actions = [action_from_dict(entry) for entry in _field(doc, "actions", list)]
+    blinds = _parse_blinds(doc.get("blinds"))
     try:
         hand = Hand.start(
             config,
             seats,
             button_index=_field(doc, "button_index", int),
+            blinds=blinds,
             deck=deck,
             hand_number=_field(doc, "hand_number", int),
         )

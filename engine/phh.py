@@ -100,14 +100,24 @@ def phh_fields(
     label = {seat_index: f"p{k}" for k, seat_index in enumerate(order, start=1)}
     config = hand.config
     count = len(order)
+    blinds = [config.small_blind, config.big_blind] + [0] * (count - 2)
+    big_blind_entry = 1
+    big_blind_index = started.big_blind_index
+    if count > 2 and big_blind_index is not None:
+        # Each blind at its player's entry: with a dead small blind (the dead button rule)
+        # the first player left of the button posts the big blind and nobody the small.
+        big_blind_entry = order.index(big_blind_index)
+        blinds = [0] * count
+        blinds[big_blind_entry] = config.big_blind
+        if started.small_blind_index is not None:
+            blinds[order.index(started.small_blind_index)] = config.small_blind
+    antes = [config.ante] * count
     if config.ante_mode is AnteMode.BIG_BLIND:
-        # One ante, by the big blind: the second entry, like the big blind itself.
+        # One ante, by the big blind: its entry, like the big blind itself.
         antes = [0] * count
-        antes[1] = config.ante
-    else:
-        antes = [config.ante] * count
+        antes[big_blind_entry] = config.ante
     fields["antes"] = antes
-    fields["blinds_or_straddles"] = [config.small_blind, config.big_blind] + [0] * (count - 2)
+    fields["blinds_or_straddles"] = blinds
     if fields["variant"] == "NT":
         fields["min_bet"] = config.minimum_bet
     else:

@@ -13,14 +13,15 @@ Sitting out is only a flag passed on as ``SeatSetup.is_sitting_out``: the hand e
 still deals that player in and the arena folds for them (the tournament rule: an absent
 player is blinded away), so sitting out changes neither the button nor who posts blinds.
 
-Button rule (a simplified "moving button"): the first hand's button is the seat given as
-``first_button_index`` (or, if that seat is empty, the next occupied seat clockwise), by
-default the first occupied seat in seat order. For every later hand the button moves to
-the next occupied seat clockwise after the previous button (every seated player has chips:
-busted players leave their seats). The small and big blinds are the next two players left
-of the button (heads-up, the button posts the small blind). Unlike the TDA "dead button"
-rule, the button never stays on an empty seat, so when a player busts somebody may skip or
-repeat a blind; that is the usual simplification for online and bot tables.
+Button rule (``button_rule``, explained in ``engine.button``): the first hand's button is
+the seat ``first_button_index`` (or the next occupied seat clockwise), by default the first
+occupied seat, with the blinds the next two players left of it (heads-up, the button posts
+the small blind). ``ButtonRule.MOVING`` (the default, usual at online and bot tables) then
+moves the button to the next occupied seat every hand with the blinds left of it, so when a
+player busts somebody may skip or repeat a blind. ``ButtonRule.DEAD`` (tournaments; what
+:class:`~engine.tournament.Freezeout` uses) moves the big blind forward exactly one player
+every hand; the small blind is posted from the last big blind's seat (dead if that player
+busted) and the button goes to the last small blind's seat, even an empty one.
 
 >>> from engine.actions import Fold
 >>> from engine.config import GameConfig
@@ -45,9 +46,9 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from engine.button import ButtonRule, Rotation, next_rotation
 from engine.config import GameConfig
 from engine.deck import Deck
-from engine.errors import InvariantError
 from engine.hand import Hand, SeatSetup
 from engine.schedule import BlindLevel, BlindSchedule
 from engine.seeds import hand_rng, hand_seed
@@ -58,13 +59,15 @@ from engine.table_seats import (
     SeatedPlayer,
     TableError,
     check_seat_index,
-    first_at_or_after,
+    check_table_options,
     is_chip_count,
+    settle_seats,
 )
 
 __all__ = [
     "MAX_SEAT_COUNT",
     "MIN_SEAT_COUNT",
+    "ButtonRule",
     "Elimination",
     "SeatedPlayer",
     "Table",
@@ -80,11 +83,12 @@ class Table:
     ``config`` gives the game; a ``schedule`` overrides its blinds and ante hand by hand
     (``dataclasses.replace`` on the config). A timed schedule needs ``clock``, a function
     returning seconds (monotonic); the schedule's time starts at the first ``start_hand``
-    unless ``started_at`` is given.
+    unless ``started_at`` is given. ``button_rule`` says how the button and the blinds move
+    (see the module docstring).
     """
 
     __slots__ = (
-        "_button_index",
+        "_button_rule",
         "_clock",
         "_config",
         "_current_hand",
@@ -94,6 +98,7 @@ class Table:
         "_hands_played",
         "_last_config",
         "_next_hand_number",
+        "_rotation",
         "_schedule",
         "_seat_count",
         "_seats",
@@ -111,27 +116,18 @@ class Table:
         started_at: float | None = None,
         first_button_index: int | None = None,
         first_hand_number: int = 1,
+        button_rule: ButtonRule = ButtonRule.MOVING,
     ) -> None:
-        if (
-            not isinstance(seat_count, int)
-            or isinstance(seat_count, bool)
-            or not MIN_SEAT_COUNT <= seat_count <= MAX_SEAT_COUNT
-        ):
-            raise TableError(
-                "bad_seat_count",
-                f"seat_count must be {MIN_SEAT_COUNT}..{MAX_SEAT_COUNT}, got {seat_count!r}",
-            )
+        check_table_options(seat_count, first_button_index, first_hand_number)
         if schedule is not None and schedule.is_timed and clock is None:
             raise TableError(
                 "no_clock", "a timed blind schedule needs a clock function (clock=...)"
             )
-        if first_button_index is not None:
-            check_seat_index(first_button_index, seat_count)
-        if not is_chip_count(first_hand_number) or first_hand_number < 1:
+        if button_rule not in tuple(ButtonRule):
             raise TableError(
-                "bad_hand_number",
-                f"first_hand_number must be a positive integer, got {first_hand_number!r}",
+                "bad_button_rule", f"button_rule must be a ButtonRule, got {button_rule!r}"
             )
+        self._button_rule = ButtonRule(button_rule)
         self._config = config
         self._seat_count = seat_count
         self._schedule = schedule
@@ -139,7 +135,7 @@ class Table:
         self._started_at = started_at
         self._first_button_index = first_button_index
         self._seats: dict[int, SeatedPlayer] = {}
-        self._button_index: int | None = None
+        self._rotation: Rotation | None = None  # the latest hand's button and blinds
         self._next_hand_number = first_hand_number
         self._hands_played = 0
         self._current_hand: Hand | None = None
@@ -181,9 +177,15 @@ class Table:
         return {seat.player_id: seat.stack for seat in self.seats}
 
     @property
+    def button_rule(self) -> ButtonRule:
+        """How the button and the blinds move between hands."""
+        return self._button_rule
+
+    @property
     def button_index(self) -> int | None:
-        """The button seat of the latest hand started (None before the first hand)."""
-        return self._button_index
+        """The button seat of the latest hand started (None before the first hand); under
+        the dead button rule it may be a seat where nobody sits."""
+        return None if self._rotation is None else self._rotation.button_index
 
     @property
     def hands_played(self) -> int:
@@ -266,6 +268,10 @@ class Table:
                     f"seat {seat_index} is taken by {self._seats[seat_index].player_id!r}",
                 )
         self._seats[seat_index] = SeatedPlayer(seat_index, player_id, stack)
+        if self._rotation is not None:
+            # The dead button rule has no place for a newcomer: the next hand moves the
+            # button on from the last one and the blinds follow it (module ``engine.button``).
+            self._rotation = Rotation(self._rotation.button_index)
         return seat_index
 
     def leave(self, player_id: str) -> SeatedPlayer:
@@ -317,15 +323,26 @@ class Table:
 
     def next_button_index(self) -> int | None:
         """The seat the next hand's button goes to (None if nobody is seated)."""
+        # The moving button does not depend on the blinds: no timed level (clock) to read.
+        moving = self._button_rule is ButtonRule.MOVING
+        rotation = self.next_rotation(self._config if moving else None)
+        return None if rotation is None else rotation.button_index
+
+    def next_rotation(self, config: GameConfig | None = None) -> Rotation | None:
+        """Where the next hand's button and blinds go (None if nobody is seated), for the
+        next hand's game ``config`` (default: the next level's)."""
         dealt_in = sorted(index for index, seat in self._seats.items() if seat.is_dealt_in)
         if not dealt_in:
             return None
-        if self._button_index is None:
-            # First hand: the chosen seat, or the first occupied seat clockwise from it.
-            start = 0 if self._first_button_index is None else self._first_button_index
-            return first_at_or_after(dealt_in, start)
-        # Later hands: strictly after the previous button, wrapping around the table.
-        return first_at_or_after(dealt_in, self._button_index + 1)
+        if config is None:
+            config = self._next_config()
+        return next_rotation(
+            self._button_rule,
+            dealt_in,
+            self._rotation,
+            first_button_index=self._first_button_index,
+            has_blinds=config.big_blind > 0,
+        )
 
     def next_level(self) -> BlindLevel | None:
         """The blind level the next hand will use (None without a schedule).
@@ -380,10 +397,11 @@ class Table:
                 assert self._clock is not None
                 self._started_at = self._clock()
             hand = self._deal(rng, deck)
+        rotation = self.next_rotation(hand.config)
         # Only after the deal succeeded: a failed start leaves the table unchanged.
         self._current_hand = hand
         self._current_hand_number = hand.hand_number
-        self._button_index = hand.button_index
+        self._rotation = rotation
         self._last_config = hand.config
         self._starting_stacks = {seat.seat_index: seat.stack for seat in hand.seats}
         self._next_hand_number += 1
@@ -417,9 +435,19 @@ class Table:
         if hand.seats != self._setups():
             return False
         # (Equal seats hold the hand's two or more players with chips.)
+        config = self._next_config()
+        if hand.config != config:
+            return False
+        rotation = self.next_rotation(config)
+        assert rotation is not None
+        small = rotation.small_blind_index if config.small_blind else None
+        expected = (rotation.button_index, small, rotation.big_blind_index)
+        return (hand.button_index, hand.small_blind_index, hand.big_blind_index) == expected
+
+    def _next_config(self) -> GameConfig:
+        """The config of the next hand: the table's, with the next level's blinds."""
         level = self.next_level()
-        config = self._config if level is None else level.apply(self._config)
-        return hand.button_index == self.next_button_index() and hand.config == config
+        return self._config if level is None else level.apply(self._config)
 
     def _setups(self) -> tuple[SeatSetup, ...]:
         return tuple(
@@ -439,14 +467,15 @@ class Table:
                 "not_enough_players",
                 f"a hand needs at least two players with chips, found {self.dealt_in_count}",
             )
-        level = self.next_level()
-        config = self._config if level is None else level.apply(self._config)
-        button_index = self.next_button_index()
-        assert button_index is not None  # at least two seats are dealt in
+        config = self._next_config()
+        rotation = self.next_rotation(config)
+        assert rotation is not None  # at least two seats are dealt in
         return Hand.start(
             config,
             self._setups(),
-            button_index=button_index,
+            button_index=rotation.button_index,
+            # The moving button's blinds are the hand's default ones.
+            blinds=rotation.blinds if self._button_rule is ButtonRule.DEAD else None,
             rng=rng,
             deck=deck,
             hand_number=self._next_hand_number,
@@ -471,33 +500,13 @@ class Table:
                 "hand_not_over",
                 f"hand {self._current_hand_number} is not over (phase {hand.phase})",
             )
-        final = hand.stacks
-        before = sum(self._starting_stacks.values())
-        after = sum(final.get(index, 0) for index in self._starting_stacks)
-        if set(final) - set(self._starting_stacks) or before != after:
-            # The hand engine broke chip conservation: our bug, stop loudly.
-            raise InvariantError(
-                "chips_not_conserved",
-                f"hand {self._current_hand_number} ended with stacks {final} from "
-                f"{self._starting_stacks}: {before} chips before, {after} after",
-            )
-        busted: list[Elimination] = []
-        for index, start in self._starting_stacks.items():
-            seat = self._seats[index]
-            stack = final.get(index, start)
-            if stack == 0:
-                busted.append(Elimination(seat.player_id, index, self._current_hand_number, start))
-                del self._seats[index]
-            elif stack != seat.stack:
-                # (The constructor, not dataclasses.replace: this runs after every hand.)
-                self._seats[index] = SeatedPlayer(
-                    seat.seat_index, seat.player_id, stack, seat.is_sitting_out
-                )
-        busted.sort(key=lambda e: (-e.starting_stack, e.seat_index))
+        busted = settle_seats(
+            self._seats, self._starting_stacks, hand.stacks, self._current_hand_number
+        )
         self._eliminations.extend(busted)
         self._current_hand = None
         self._starting_stacks = {}
-        return tuple(busted)
+        return busted
 
     # ----------------------------------------------------------------- helpers
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.errors import EngineError
+from engine.errors import EngineError, InvariantError
 
 __all__ = ["MAX_SEAT_COUNT", "MIN_SEAT_COUNT", "Elimination", "SeatedPlayer", "TableError"]
 
@@ -23,7 +23,7 @@ class TableError(EngineError, ValueError):
     ``bad_stack``, ``duplicate_player``, ``table_full``, ``seat_taken``,
     ``unknown_player``, ``hand_in_progress``, ``no_hand_in_progress``, ``wrong_hand``,
     ``hand_not_over``, ``not_enough_players``, ``no_shuffle``, ``no_clock``,
-    ``bad_hand_number``.
+    ``bad_hand_number``, ``bad_button_rule``.
     """
 
 
@@ -73,9 +73,66 @@ def check_seat_index(seat_index: object, seat_count: int) -> None:
         )
 
 
+def check_table_options(
+    seat_count: object, first_button_index: object, first_hand_number: object
+) -> None:
+    """Raise ``TableError`` naming the bad value unless a table can have these options."""
+    if (
+        not isinstance(seat_count, int)
+        or isinstance(seat_count, bool)
+        or not MIN_SEAT_COUNT <= seat_count <= MAX_SEAT_COUNT
+    ):
+        raise TableError(
+            "bad_seat_count",
+            f"seat_count must be {MIN_SEAT_COUNT}..{MAX_SEAT_COUNT}, got {seat_count!r}",
+        )
+    if first_button_index is not None:
+        check_seat_index(first_button_index, seat_count)
+    if not is_chip_count(first_hand_number) or first_hand_number == 0:
+        raise TableError(
+            "bad_hand_number",
+            f"first_hand_number must be a positive integer, got {first_hand_number!r}",
+        )
+
+
 def first_at_or_after(sorted_indexes: list[int], start: int) -> int:
     """The first index >= ``start`` in ``sorted_indexes``, wrapping around to the lowest."""
     for index in sorted_indexes:
         if index >= start:
             return index
     return sorted_indexes[0]
+
+
+def settle_seats(
+    seats: dict[int, SeatedPlayer],
+    starting_stacks: dict[int, int],
+    final_stacks: dict[int, int],
+    hand_number: int,
+) -> tuple[Elimination, ...]:
+    """Copy a finished hand's ``final_stacks`` to ``seats`` (by seat index, in place);
+    return the players it busted, who leave their seats.
+
+    The busted are ordered best first: more chips at the start of the hand (in
+    ``starting_stacks``), then by seat index. A hand that did not conserve the chips it
+    started with is the hand engine's bug: ``InvariantError``, and nothing changes.
+    """
+    before = sum(starting_stacks.values())
+    after = sum(final_stacks.get(index, 0) for index in starting_stacks)
+    if set(final_stacks) - set(starting_stacks) or before != after:
+        raise InvariantError(
+            "chips_not_conserved",
+            f"hand {hand_number} ended with stacks {final_stacks} from "
+            f"{starting_stacks}: {before} chips before, {after} after",
+        )
+    busted: list[Elimination] = []
+    for index, start in starting_stacks.items():
+        seat = seats[index]
+        stack = final_stacks.get(index, start)
+        if stack == 0:
+            busted.append(Elimination(seat.player_id, index, hand_number, start))
+            del seats[index]
+        elif stack != seat.stack:
+            # (The constructor, not dataclasses.replace: this runs after every hand.)
+            seats[index] = SeatedPlayer(seat.seat_index, seat.player_id, stack, seat.is_sitting_out)
+    busted.sort(key=lambda e: (-e.starting_stack, e.seat_index))
+    return tuple(busted)

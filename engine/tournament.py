@@ -7,6 +7,11 @@ player anything itself: either the caller drives it step by step (``next_hand()`
 the hand until it is over, ``finish_hand(hand)``; what the arena does, since bots answer
 asynchronously) or ``play(policy)`` asks a policy function for every decision.
 
+The button follows the tournament "dead button" rule (``ButtonRule.DEAD``, explained in
+``engine.button``): the big blind moves forward exactly one player every hand, so when a
+player busts nobody skips the big blind or posts it twice in a row; the small blind may be
+dead and the button may stay on an empty seat.
+
 Finishing places: a player who busts finishes below everybody still seated. When several
 players bust in the same hand, the one who started that hand with more chips finishes
 higher (TDA rule); players who started it with equal chips share the better place (both
@@ -35,7 +40,7 @@ from engine.actions import Action, AllIn, Call, Check, Discard, Fold, RaiseTo
 from engine.config import GameConfig
 from engine.hand import Hand
 from engine.schedule import BlindSchedule
-from engine.table import Elimination, Table, TableError, hand_rng, hand_seed
+from engine.table import ButtonRule, Elimination, Table, TableError, hand_rng, hand_seed
 
 __all__ = ["Freezeout", "Standing", "TournamentError", "place_eliminations", "random_policy"]
 
@@ -164,6 +169,7 @@ class Freezeout:
             schedule=schedule,
             clock=clock,
             first_button_index=first_button_index,
+            button_rule=ButtonRule.DEAD,
         )
         for player_id in player_ids:
             stack = (

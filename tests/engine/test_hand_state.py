@@ -12,7 +12,7 @@ from engine.config import GameConfig
 from engine.deck import Deck
 from engine.errors import InvariantError
 from engine.events import HandVoided
-from engine.hand import Hand, SeatSetup, SetupError
+from engine.hand import BlindSeats, Hand, SeatSetup, SetupError
 from engine.invariants import pot_violations, violations
 from engine.phases import Phase, PlayerStatus
 
@@ -134,3 +134,135 @@ def test_active_player_with_an_empty_stack_is_caught() -> None:
 def test_invariant_error_is_an_assertion_error_with_a_code() -> None:
     error = InvariantError("invariant_failed", "chips not conserved")
     assert isinstance(error, AssertionError) and error.code == "invariant_failed"
+
+
+# ------------------------------------------------------------------ blind seats given
+
+
+def _gapped(*stacks: int) -> list[SeatSetup]:
+    """Seats 0, 2, 4, ... (the odd seats are empty)."""
+    return [SeatSetup(2 * i, f"p{2 * i}", s) for i, s in enumerate(stacks)]
+
+
+@pytest.mark.parametrize(
+    ("setups", "button", "blinds", "code", "message"),
+    [
+        (_gapped(10, 10, 10), 3, None, "bad_button", "button seat 3 is not among [0, 2, 4]"),
+        (
+            _gapped(10, 10, 10),
+            True,
+            BlindSeats(2, 4),
+            "bad_button",
+            "button seat must be a seat number, got True",
+        ),
+        (
+            _gapped(10, 10, 10),
+            -1,
+            BlindSeats(2, 4),
+            "bad_button",
+            "button seat must be a seat number, got -1",
+        ),
+        (
+            _gapped(10, 10, 10),
+            1,
+            BlindSeats(2, 3),
+            "bad_blinds",
+            "big blind seat 3 is not dealt in (players with chips: [0, 2, 4])",
+        ),
+        (
+            _gapped(10, 0, 10, 10),
+            1,
+            BlindSeats(2, 4),
+            "bad_blinds",
+            "small blind seat 2 is not dealt in (players with chips: [0, 4, 6])",
+        ),
+        (
+            _gapped(10, 10, 10),
+            1,
+            BlindSeats(4, 0),
+            "bad_blinds",
+            "small blind seat 4 and big blind seat 0 do not follow button seat 1 "
+            "(expected 2 and 4)",
+        ),
+        (
+            _gapped(10, 10, 10),
+            1,
+            BlindSeats(None, 4),
+            "bad_blinds",
+            "small blind seat None and big blind seat 4 do not follow button seat 1 "
+            "(expected None and 2)",
+        ),
+        # Heads-up the button posts the small blind: no dead button, no dead small blind.
+        (
+            _gapped(10, 10),
+            1,
+            BlindSeats(2, 0),
+            "bad_blinds",
+            "small blind seat 2 and big blind seat 0 do not follow button seat 1 "
+            "(expected 1 and 2)",
+        ),
+        (
+            _gapped(10, 10),
+            0,
+            BlindSeats(None, 2),
+            "bad_blinds",
+            "small blind seat None and big blind seat 2 do not follow button seat 0 "
+            "(expected 0 and 2)",
+        ),
+        (
+            list(reversed(_gapped(10, 10, 10))),
+            1,
+            BlindSeats(2, 4),
+            "bad_seats",
+            "blind seats need the seats in seat-index order, got [4, 2, 0]",
+        ),
+    ],
+)
+def test_blind_seats_the_dead_button_rule_cannot_give_are_refused(
+    setups: list[SeatSetup],
+    button: int,
+    blinds: BlindSeats | None,
+    code: str,
+    message: str,
+) -> None:
+    with pytest.raises(SetupError) as info:
+        Hand.start(NL, setups, button_index=button, blinds=blinds, deck=Deck.stacked([]))
+    assert info.value.code == code
+    assert message in str(info.value)
+
+
+def test_blind_seats_must_be_blind_seats_and_need_a_game_with_blinds() -> None:
+    with pytest.raises(SetupError, match=r"blinds must be BlindSeats or None, got \(2, 4\)"):
+        Hand.start(NL, _gapped(9, 9, 9), button_index=0, blinds=(2, 4), deck=Deck.stacked([]))  # type: ignore[arg-type]
+    antes_only = GameConfig(small_blind=0, big_blind=0, ante=1)
+    with pytest.raises(SetupError, match="a game without blinds takes no blind seats") as info:
+        Hand.start(
+            antes_only,
+            _gapped(9, 9, 9),
+            button_index=0,
+            blinds=BlindSeats(2, 4),
+            deck=Deck.stacked([]),
+        )
+    assert info.value.code == "bad_blinds"
+
+
+def test_blind_seats_where_the_default_rule_puts_them_are_the_default() -> None:
+    plain = Hand.start(NL, _gapped(50, 50, 50), button_index=2, deck=Deck.stacked([]))
+    given = Hand.start(
+        NL, _gapped(50, 50, 50), button_index=2, blinds=BlindSeats(4, 0), deck=Deck.stacked([])
+    )
+    assert given.explicit_blinds is None and plain.explicit_blinds is None
+    assert given.events == plain.events
+
+
+def test_dead_small_blind_and_dead_button_are_kept_and_nobody_posts_the_small_blind() -> None:
+    blinds = BlindSeats(small_blind_index=None, big_blind_index=4)
+    hand = Hand.start(NL, _gapped(50, 50, 50), button_index=3, blinds=blinds, deck=Deck.stacked([]))
+    assert hand.explicit_blinds == blinds
+    assert (hand.button_index, hand.small_blind_index, hand.big_blind_index) == (3, None, 4)
+    assert hand.positions == {3: "button", 4: "big_blind"}
+    assert hand.pot_total == 2 and hand.stacks == {0: 50, 2: 50, 4: 48}
+    assert hand.actor_index == 0  # left of the big blind
+    view = hand.view(0)
+    assert (view.button_index, view.small_blind_index, view.big_blind_index) == (3, None, 4)
+    assert [seat.position for seat in view.seats] == ["", "", "big_blind"]

@@ -12,7 +12,7 @@ import pytest
 from engine.actions import AllIn, Call, Check, Discard, Fold, RaiseTo
 from engine.cards import parse_cards
 from engine.config import AnteMode, BettingStructure, DrawLimit, GameConfig, Variant
-from engine.hand import Hand, SeatSetup
+from engine.hand import BlindSeats, Hand, SeatSetup
 from engine.history import (
     HISTORY_FORMAT,
     HISTORY_VERSION,
@@ -28,6 +28,7 @@ from engine.history import (
 from engine.schedule import BlindSchedule
 from engine.table import hand_seed
 from engine.tournament import Freezeout, random_policy
+from tests.engine.freezeouts import freezeout_hands, random_freezeout
 
 
 def _random_hand(seed: int) -> Hand:
@@ -274,6 +275,23 @@ def test_malformed_documents_are_rejected_with_a_clear_error() -> None:
         (_with(doc, button_index=77), "bad_history", "cannot start: button seat 77"),
         (_with(doc, actions=None), "bad_history", "field 'actions'"),
         (_with(doc, events=None), "bad_history", "field 'events'"),
+        (_with(doc, blinds=3), "bad_history", "bad blinds in history: 3"),
+        (_with(doc, blinds={"big_blind_index": 0}), "bad_history", "bad blinds"),
+        (
+            _with(doc, blinds={"small_blind_index": "1", "big_blind_index": 0}),
+            "bad_history",
+            "bad blinds",
+        ),
+        (
+            _with(doc, blinds={"small_blind_index": None, "big_blind_index": True}),
+            "bad_history",
+            "bad blinds",
+        ),
+        (
+            _with(doc, blinds={"small_blind_index": None, "big_blind_index": 99}),
+            "bad_history",
+            "cannot start: big blind seat 99 is not dealt in",
+        ),
     ]
     for bad, code, message in cases:
         with pytest.raises(HistoryError, match=message) as info:
@@ -291,3 +309,45 @@ def test_history_from_json_accepts_only_a_json_object() -> None:
         history_from_json("[1, 2]")
     doc = _finished_doc()
     assert history_from_json(history_to_json(doc).encode()) == doc
+
+
+def test_dead_button_hands_replay_byte_identical() -> None:
+    with_blinds = 0
+    for seed in range(120):
+        variant = Variant.FIVE_CARD_DRAW if seed % 3 == 0 else Variant.HOLDEM
+        match = random_freezeout(seed, variant=variant)
+        for hand in freezeout_hands(match, random.Random(seed)):
+            text = history_to_json(hand_to_history(hand, seed=match.hand_seed(hand.hand_number)))
+            doc = history_from_json(text)
+            replayed = replay_history(doc)
+            assert history_to_json(hand_to_history(replayed, seed=doc["seed"])) == text
+            if "blinds" in doc:
+                with_blinds += 1
+                assert hand.explicit_blinds is not None
+                assert doc["blinds"] == {
+                    "small_blind_index": hand.small_blind_index,
+                    "big_blind_index": hand.big_blind_index,
+                }
+    assert with_blinds >= 50
+
+
+def test_history_records_the_blinds_only_when_they_are_not_the_default() -> None:
+    seats = [SeatSetup(0, "ann", 100), SeatSetup(2, "bob", 100), SeatSetup(3, "cy", 100)]
+    plain = hand_to_history(Hand.start(GameConfig(), seats, button_index=0, rng=random.Random(1)))
+    assert "blinds" not in plain  # documents of ordinary hands are as they always were
+    dead = Hand.start(
+        GameConfig(),
+        seats,
+        button_index=1,  # an empty seat: a dead button
+        blinds=BlindSeats(small_blind_index=None, big_blind_index=2),
+        rng=random.Random(1),
+    )
+    doc = hand_to_history(dead)
+    assert doc["button_index"] == 1
+    assert doc["blinds"] == {"small_blind_index": None, "big_blind_index": 2}
+    assert replay_history(doc).events == dead.events
+    # Without its blinds the document is read by the default rule, which needs a live
+    # button: the hand cannot start.
+    del doc["blinds"]
+    with pytest.raises(HistoryError, match="cannot start: button seat 1 is not among"):
+        replay_history(doc)

@@ -25,10 +25,11 @@ from pokerkit import HandHistory
 from engine.actions import AllIn, Call, Check, Fold, RaiseTo
 from engine.config import AnteMode, BettingStructure, GameConfig, Variant
 from engine.events import ActionTaken, HandMucked, HandShown
-from engine.hand import Hand, SeatSetup
+from engine.hand import BlindSeats, Hand, SeatSetup
 from engine.phh import PhhError, dumps_phh, hand_to_phh, phh_fields
 from engine.phh import _actions as phh_actions
 from engine.tournament import random_policy
+from tests.engine.freezeouts import freezeout_hands, random_freezeout
 
 
 def _play(hand: Hand, rng: random.Random) -> Hand:
@@ -293,3 +294,40 @@ def test_values_toml_cannot_hold_are_rejected() -> None:
         dumps_phh(fields)
     assert info.value.code == "bad_value"
     assert dumps_phh({"flag": False, "on": True}) == "flag = false\non = true"
+
+
+def test_dead_small_blind_is_written_as_the_first_players_big_blind() -> None:
+    seats = [SeatSetup(0, "a", 100), SeatSetup(2, "b", 100), SeatSetup(3, "c", 100)]
+    config = GameConfig(ante=1, ante_mode=AnteMode.BIG_BLIND)
+    blinds = BlindSeats(small_blind_index=None, big_blind_index=2)
+    hand = Hand.start(config, seats, button_index=1, blinds=blinds, rng=random.Random(0))
+    for _ in range(2):
+        hand.act(Fold())
+    fields = phh_fields(hand)
+    assert fields["players"] == ["b", "c", "a"]  # from the left of the dead button seat 1
+    assert fields["blinds_or_straddles"] == [2, 0, 0]
+    assert fields["antes"] == [1, 0, 0]
+    assert fields["finishing_stacks"] == [100, 100, 100]  # everyone folded to the big blind
+    assert _compare(hand) == "equal"
+    # Played out with a dead button and a dead small blind, pokerkit agrees too.
+    for seed in range(20):
+        hand = Hand.start(config, seats, button_index=1, blinds=blinds, rng=random.Random(seed))
+        _compare(_play(hand, random.Random(seed)))
+
+
+def test_pokerkit_replays_dead_button_freezeout_hands_to_our_final_stacks() -> None:
+    compared = dead_small_blinds = 0
+    for seed in range(150):
+        match = random_freezeout(seed)
+        for hand in freezeout_hands(match, random.Random(seed)):
+            blinds = hand.explicit_blinds
+            if blinds is None or hand.big_blind_index is None:
+                continue
+            if min(hand.starting_stacks.values()) <= hand.config.ante:
+                # pokerkit puts every ante in the main pot even when a player is all-in
+                # for less than an ante (a difference of the ante rules, not the button's).
+                continue
+            _compare(hand)
+            compared += 1
+            dead_small_blinds += blinds.small_blind_index is None
+    assert compared >= 100 and dead_small_blinds >= 40, (compared, dead_small_blinds)
