@@ -5,6 +5,10 @@ stops it (docs/faults.md has the whole table). The ledger keeps each :class:`Fau
 measured (latency, exit code, signal, dropped bytes) and the latency of every reply, and
 summarises them as counts and p50/p99/max latency.
 
+Latencies go into a :class:`~arena.session.latency.LatencyHistogram`, not a list: a seat's
+ledger stays the same size over a match of any length (count, mean and max are exact; p50
+and p99 are within 4.9% of the true values).
+
 A flooding bot could produce millions of dropped lines, so only the first
 ``max_entries_per_kind`` faults of each kind are stored; all of them are counted.
 
@@ -12,20 +16,20 @@ A flooding bot could produce millions of dropped lines, so only the first
 >>> ledger.record(Fault(FaultKind.TIMEOUT, hand_number=3, code="timeout", latency_ms=5000.0))
 >>> for ms in (10.0, 20.0, 30.0):
 ...     ledger.add_latency(ms)
->>> ledger.counts()[FaultKind.TIMEOUT], ledger.latency_stats().p50_ms
-(1, 20.0)
+>>> ledger.counts()[FaultKind.TIMEOUT], ledger.latency_stats().max_ms
+(1, 30.0)
 """
 
 from __future__ import annotations
 
 import logging
-import math
 from collections import Counter
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
 from arena.bots.transport import ExitInfo, TransportClosedError
+from arena.session.latency import LatencyHistogram, LatencyStats
 from protocol.errors import BotFaultError
 
 __all__ = [
@@ -34,8 +38,7 @@ __all__ = [
     "FaultKind",
     "FaultLedger",
     "FaultRecorder",
-    "LatencyStats",
-    "percentile",
+    "LatencyStats",  # from arena.session.latency, where it is made
 ]
 
 logger = logging.getLogger("arena.bots")
@@ -91,39 +94,6 @@ class Fault:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class LatencyStats:
-    """Reply latency summary in milliseconds (all zero when there were no replies)."""
-
-    count: int
-    p50_ms: float
-    p99_ms: float
-    max_ms: float
-    mean_ms: float
-
-    def to_dict(self) -> dict[str, float | int]:
-        """JSON-ready form, rounded to microseconds."""
-        return {
-            "count": self.count,
-            "p50_ms": round(self.p50_ms, 3),
-            "p99_ms": round(self.p99_ms, 3),
-            "max_ms": round(self.max_ms, 3),
-            "mean_ms": round(self.mean_ms, 3),
-        }
-
-
-def percentile(sorted_values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile of already sorted values (0.0 when empty).
-
-    >>> percentile([1.0, 2.0, 3.0, 4.0], 0.5), percentile([1.0, 2.0, 3.0, 4.0], 0.99)
-    (2.0, 4.0)
-    """
-    if not sorted_values:
-        return 0.0
-    rank = max(1, math.ceil(fraction * len(sorted_values)))
-    return sorted_values[rank - 1]
-
-
 class FaultLedger:
     """All faults and reply latencies of one seat in one match."""
 
@@ -139,7 +109,7 @@ class FaultLedger:
         self.max_entries_per_kind = max_entries_per_kind
         self._faults: list[Fault] = []
         self._counts: Counter[FaultKind] = Counter()
-        self._latencies_ms: list[float] = []
+        self._latency = LatencyHistogram()
         self._dropped_output_bytes = 0
 
     def record(self, fault: Fault) -> None:
@@ -155,7 +125,7 @@ class FaultLedger:
 
     def add_latency(self, latency_ms: float) -> None:
         """Record how long one reply took."""
-        self._latencies_ms.append(latency_ms)
+        self._latency.add(latency_ms)
 
     @property
     def faults(self) -> tuple[Fault, ...]:
@@ -163,9 +133,14 @@ class FaultLedger:
         return tuple(self._faults)
 
     @property
-    def latencies_ms(self) -> tuple[float, ...]:
-        """Every recorded reply latency."""
-        return tuple(self._latencies_ms)
+    def latency_histogram(self) -> LatencyHistogram:
+        """The reply latencies (the ledger's own histogram: read it, do not add to it)."""
+        return self._latency
+
+    def latency_buckets(self) -> tuple[tuple[float, int], ...]:
+        """The reply latencies' non-empty buckets, ``(upper bound in ms, count)``
+        (:meth:`LatencyHistogram.buckets`): what adds up over many matches."""
+        return self._latency.buckets()
 
     @property
     def dropped_output_bytes(self) -> int:
@@ -185,17 +160,9 @@ class FaultLedger:
         return [fault for fault in self._faults if fault.kind is kind]
 
     def latency_stats(self) -> LatencyStats:
-        """p50, p99, max and mean of the reply latencies."""
-        values = sorted(self._latencies_ms)
-        if not values:
-            return LatencyStats(0, 0.0, 0.0, 0.0, 0.0)
-        return LatencyStats(
-            count=len(values),
-            p50_ms=percentile(values, 0.50),
-            p99_ms=percentile(values, 0.99),
-            max_ms=values[-1],
-            mean_ms=sum(values) / len(values),
-        )
+        """p50, p99, max and mean of the reply latencies (p50 and p99 from the histogram,
+        within :data:`arena.session.latency.RELATIVE_ERROR`)."""
+        return self._latency.summary()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: counts, latency summary, dropped bytes and the faults."""

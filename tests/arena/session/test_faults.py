@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from arena.session.faults import DETAIL_MAX_CHARS, Fault, FaultKind, FaultLedger, percentile
+import random
+import tracemalloc
+
+import pytest
+
+from arena.session.faults import DETAIL_MAX_CHARS, Fault, FaultKind, FaultLedger
+from arena.session.latency import RELATIVE_ERROR
 
 
 def test_the_ledger_summarises_counts_latency_and_dropped_bytes() -> None:
@@ -22,17 +28,39 @@ def test_the_ledger_summarises_counts_latency_and_dropped_bytes() -> None:
     data = ledger.to_dict()
     assert data["counts"]["unsolicited_line"] == 3 and data["faults_not_stored"] == 1
     assert data["dropped_output_bytes"] == 500
-    assert data["latency"] == {
-        "count": 100,
-        "p50_ms": 50.0,
-        "p99_ms": 99.0,
-        "max_ms": 100.0,
-        "mean_ms": 50.5,
-    }
+    latency = data["latency"]
+    # Count, max and mean are exact; the quantiles come from the histogram's buckets.
+    assert (latency["count"], latency["max_ms"], latency["mean_ms"]) == (100, 100.0, 50.5)
+    assert latency["p50_ms"] == pytest.approx(50.0, rel=RELATIVE_ERROR)
+    assert latency["p99_ms"] == pytest.approx(99.0, rel=RELATIVE_ERROR)
     first = data["faults"][0]
     assert len(first["detail"]) == DETAIL_MAX_CHARS and first["detail"].endswith("...")
     assert data["faults"][-1] == {"kind": "dropped_output", "hand_number": 2, "dropped_bytes": 500}
 
 
-def test_the_percentile_of_no_latencies_is_zero() -> None:
-    assert percentile([], 0.5) == 0.0
+def test_the_ledger_gives_its_latency_buckets_to_add_up_over_matches() -> None:
+    ledger = FaultLedger()
+    for ms in (0.5, 0.5, 40.0):
+        ledger.add_latency(ms)
+    buckets = ledger.latency_buckets()
+    assert sum(count for _bound, count in buckets) == 3 and len(buckets) == 2
+    assert ledger.latency_histogram.buckets() == buckets
+
+
+def test_the_ledger_does_not_grow_with_the_latencies_it_records() -> None:
+    # A long match records about ten latencies per hand: a list of them grew a seat's
+    # memory by some 33 MiB per 100,000 hands. The histogram keeps the same size.
+    rng = random.Random(5)
+    ledger = FaultLedger(player_id="p0", seat_index=0)
+    for _ in range(1000):  # every bucket these values reach is allocated here
+        ledger.add_latency(rng.lognormvariate(0.0, 3.0))
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(200_000):
+            ledger.add_latency(rng.lognormvariate(0.0, 3.0))
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert ledger.latency_stats().count == 201_000
+    assert grown < 64 * 1024  # a list of 200,000 floats would be about 6 MiB

@@ -55,7 +55,8 @@ def test_a_valid_reply_is_the_action_and_its_latency_is_recorded() -> None:
         3,
         5000,
     )
-    assert list(session.ledger.latencies_ms) == [pytest.approx(250.0)]
+    latency = session.ledger.latency_stats()
+    assert latency.count == 1 and latency.max_ms == pytest.approx(250.0)
     assert session.ledger.faults == ()
 
 
