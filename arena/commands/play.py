@@ -36,7 +36,7 @@ from arena.match.progress import Progress
 from arena.match.readiness import BotsNotReadyError
 from arena.match.run import open_sessions, run_match
 from arena.store.jsonl import HISTORY_FILE_NAME, RESULTS_FILE_NAME
-from arena.tools.results_table import format_results_table
+from arena.tools.results_table import crash_stderr_lines, format_results_table
 from engine.config import BettingStructure, ConfigError, GameConfig, Variant
 from engine.schedule import BlindSchedule, ScheduleError
 
@@ -204,6 +204,8 @@ def _play(
     finally:
         remove_logging()
     out.write(format_results_table(result) + "\n")
+    for line in crash_stderr_lines(result, out_dir):
+        out.write(line + "\n")
     out.write(
         f"{result.hands_played} hands in {result.duration_s:.1f} s "
         f"({result.hands_per_second:.0f} hands/s, {result.decision_count} decisions)\n",

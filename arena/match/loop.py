@@ -54,6 +54,7 @@ from arena.match.records import (
     encode_value,
 )
 from arena.match.results import MatchResult, PlayerResult
+from arena.session.stderr_file import SeatStderrLog
 from arena.store.base import NullStore, ResultStore
 from engine.errors import IllegalActionError
 from engine.hand import Hand
@@ -84,7 +85,8 @@ class MatchRunner:
 
     ``names`` are the seats' names in seat order (empty: the name the decider reports,
     else the player id). ``store`` receives the records; ``work_ahead`` is the prefetch
-    (default: none).
+    (default: none). ``stderr_logs`` are the seats' stderr files, in seat order, that the
+    results name (none by default).
     """
 
     def __init__(
@@ -98,6 +100,7 @@ class MatchRunner:
         stack_format: StackFormat | None = None,
         progress: Progress | None = None,
         clock: Callable[[], float] = time.monotonic,
+        stderr_logs: Sequence[SeatStderrLog | None] = (),
     ) -> None:
         require_seat_count(len(names))
         self.config = config
@@ -114,6 +117,7 @@ class MatchRunner:
         self.progress = progress
         self.clock = clock
         self.log = GameLog(config.match_id)
+        self._stderr_logs = list(stderr_logs)
         self._player_ids = [seat.player_id for seat in self.seats]
         self.decision_count = 0
         self.hands_played = 0
@@ -308,6 +312,12 @@ class MatchRunner:
             seat.chips_won += net
             seat.big_blinds_won += net / big_blind
 
+    def _stderr_file(self, seat_index: int) -> SeatStderrLog | None:
+        """The seat's stderr file once written (its bots have stopped by now), else None."""
+        logs = self._stderr_logs
+        log = logs[seat_index] if seat_index < len(logs) else None
+        return log if log is not None and log.is_written else None
+
     def _seat_of(self, player_id: str) -> MatchSeat:
         for seat in self.seats:
             if seat.player_id == player_id:
@@ -335,6 +345,7 @@ class MatchRunner:
         players = []
         for seat in self.seats:
             is_sitting_out, faults = self.decider.seat_summary(seat.seat_index)
+            stderr = self._stderr_file(seat.seat_index)
             players.append(
                 PlayerResult(
                     player_id=seat.player_id,
@@ -350,6 +361,8 @@ class MatchRunner:
                     eliminated_in_hand=seat.eliminated_in_hand,
                     is_sitting_out=is_sitting_out,
                     faults=faults,
+                    stderr_log=None if stderr is None else stderr.relative_path,
+                    stderr_bytes=None if stderr is None else stderr.total_bytes,
                 ),
             )
         history_path = self.store.history_path

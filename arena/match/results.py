@@ -39,6 +39,10 @@ class PlayerResult:
     eliminated_in_hand: int | None = None  # the hand in which it lost its last chip
     is_sitting_out: bool = False  # restart budget exhausted: folded every hand
     faults: dict[str, Any] = field(default_factory=dict)  # FaultLedger.to_dict()
+    #: The seat's stderr file, relative to the match's folder ("stderr/0-alice.log"); None
+    #: when none was written (no folder, no process ran, or a results file from before).
+    stderr_log: str | None = None
+    stderr_bytes: int | None = None  # bytes the bot wrote to stderr, kept or not
 
     @property
     def big_blinds_per_100(self) -> float:
@@ -48,8 +52,10 @@ class PlayerResult:
         return 100.0 * self.big_blinds_won / self.hands_played
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready form (``big_blinds_per_100`` included, rounded to 0.01)."""
-        return {
+        """Plain JSON-ready form (``big_blinds_per_100`` included, rounded to 0.01); the
+        stderr keys only when the seat's stderr was kept (a match without a folder, or
+        with in-memory bots, writes the same file as before they existed)."""
+        out = {
             "player_id": self.player_id,
             "name": self.name,
             "seat_index": self.seat_index,
@@ -63,6 +69,10 @@ class PlayerResult:
             "is_sitting_out": self.is_sitting_out,
             "faults": self.faults,
         }
+        if self.stderr_log is not None or self.stderr_bytes is not None:
+            out["stderr_log"] = self.stderr_log
+            out["stderr_bytes"] = self.stderr_bytes
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PlayerResult:
@@ -79,6 +89,8 @@ class PlayerResult:
             eliminated_in_hand=data.get("eliminated_in_hand"),
             is_sitting_out=bool(data.get("is_sitting_out", False)),
             faults=dict(data.get("faults") or {}),
+            stderr_log=data.get("stderr_log"),
+            stderr_bytes=data.get("stderr_bytes"),
         )
 
 

@@ -21,6 +21,7 @@ from arena.match.players import LiveBots
 from arena.match.prefetch import NoPrefetch, Prefetch, WorkAhead
 from arena.match.progress import Progress
 from arena.match.results import MatchResult
+from arena.session.stderr_file import SeatStderrLog
 from arena.session.watchdog import BotSession
 from arena.store.base import NullStore, ResultStore
 from arena.store.jsonl import JsonLinesStore
@@ -68,10 +69,23 @@ def live_match(
     store: ResultStore | None = None,
     progress: Progress | None = None,
     clock: Callable[[], float] = time.monotonic,
+    out_dir: Path | None = None,
 ) -> MatchRunner:
     """A :class:`MatchRunner` for ``sessions`` (``(name, session)`` in seat order), with
-    the prefetch on or off as ``config.prefetch`` says."""
+    the prefetch on or off as ``config.prefetch`` says.
+
+    With ``out_dir`` (the match's folder) each seat's stderr goes to
+    ``out_dir/stderr/<seat index>-<name>.log`` as its processes end, and the results name
+    the file (:mod:`arena.session.stderr_file`); the store is chosen separately.
+    """
     require_seat_count(len(sessions))
+    stderr_logs: list[SeatStderrLog | None] = []
+    for index, (name, session) in enumerate(sessions):
+        log = None
+        if out_dir is not None and session is not None:
+            log = SeatStderrLog.for_seat(out_dir, index, name or session.name)
+            session.keep_stderr(log)
+        stderr_logs.append(log)
     player_ids = [f"p{index}" for index in range(len(sessions))]
     stack_format = format_for(config, player_ids, clock=clock)
     bots = LiveBots(
@@ -92,6 +106,7 @@ def live_match(
         stack_format=stack_format,
         progress=progress,
         clock=clock,
+        stderr_logs=stderr_logs,
     )
 
 
@@ -105,9 +120,12 @@ def run_match(
 ) -> MatchResult:
     """Play a match between ``sessions`` (``(name, session)`` in seat order).
 
-    Writes ``hands.jsonl`` and ``results.json`` into ``out_dir`` when given. The sessions
-    are finished (``match_end``, processes stopped) when this returns or raises.
+    Writes ``hands.jsonl``, ``results.json`` and each seat's ``stderr/<seat>-<name>.log``
+    into ``out_dir`` when given. The sessions are finished (``match_end``, processes
+    stopped) when this returns or raises.
     """
     store: ResultStore = NullStore() if out_dir is None else JsonLinesStore(out_dir)
-    runner = live_match(config, sessions, store=store, progress=progress, clock=clock)
+    runner = live_match(
+        config, sessions, store=store, progress=progress, clock=clock, out_dir=out_dir
+    )
     return runner.run()

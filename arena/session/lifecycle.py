@@ -7,6 +7,10 @@ down between hands (one unit of the budget per attempt, successful or not), and 
 that is still running when the grace after ``match_end`` is over is killed and recorded
 (``ignored_match_end``): a well-behaved bot exits by itself. Once the budget is spent and
 the bot is down, the seat sits out for the rest of the match.
+
+Whenever a process is closed, what it wrote to stderr goes to the seat's
+:class:`~arena.session.stderr_file.SeatStderrLog` when there is one (a match with an
+output folder), so the file holds every process of the seat, restarts included.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from arena.session.channel import Channel
 from arena.session.faults import Fault, FaultKind, FaultRecorder
 from arena.session.handshake import ReadyInfo, StartupFailure, await_ready
 from arena.session.policy import TimeLimits
+from arena.session.stderr_file import HasStderrLog, SeatStderrLog
 
 __all__ = ["BotLifecycle"]
 
@@ -53,6 +58,8 @@ class BotLifecycle:
         self.exit_infos: list[ExitInfo] = []  # how each process of this seat ended
         #: The running bot's transport (None while no bot runs).
         self.transport: Transport | None = None
+        #: Where each closed process's stderr goes (None: nowhere).
+        self.stderr_log: SeatStderrLog | None = None
         self._faults = faults
         self._channel = channel
         self._limits = limits
@@ -140,6 +147,8 @@ class BotLifecycle:
         self._channel.clear()  # for a bot that is gone
         info = transport.close(grace_s)
         self.exit_infos.append(info)
+        if self.stderr_log is not None and isinstance(transport, HasStderrLog):
+            self.stderr_log.add(transport.stderr_log)
         if info.dropped_bytes:
             self._faults.dropped_output(info)
         return info

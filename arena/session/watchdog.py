@@ -83,6 +83,7 @@ from arena.session.reading import (
     parse_decision,
     read_reply,
 )
+from arena.session.stderr_file import SeatStderrLog
 from engine.actions import Action, LegalActions
 from engine.config import DrawLimit
 from engine.events import Event
@@ -220,6 +221,15 @@ class BotSession:
     def ledger(self) -> FaultLedger:
         """The seat's faults and reply latencies."""
         return self._faults.ledger
+
+    @property
+    def stderr_log(self) -> SeatStderrLog | None:
+        """The seat's stderr file, if kept (see :meth:`keep_stderr`)."""
+        return self._life.stderr_log
+
+    def keep_stderr(self, log: SeatStderrLog) -> None:
+        """Add the stderr of each of this seat's processes to ``log`` as the process ends."""
+        self._life.stderr_log = log
 
     @property
     def is_alive(self) -> bool:

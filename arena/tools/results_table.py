@@ -20,11 +20,12 @@ place  bot     seat  chips won  bb/100  faults     p50 ms  p99 ms
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from arena.match.results import MatchResult, PlayerResult
 
-__all__ = ["fault_summary", "format_results_table", "latency_ms"]
+__all__ = ["crash_stderr_lines", "fault_summary", "format_results_table", "latency_ms"]
 
 _MODE_TEXT = {
     "hands": "stacks reset every hand",
@@ -105,3 +106,35 @@ def format_results_table(result: MatchResult) -> str:
     lines = [header, _format_row(columns, widths, right)]
     lines += [_format_row(row, widths, right) for row in rows]
     return "\n".join(lines)
+
+
+#: The fault kinds after which a bot's stderr is worth reading: it died, or never started.
+_DEATH_KINDS = ("crash", "startup_failure")
+
+
+def crash_stderr_lines(result: MatchResult, out_dir: Path | None = None) -> list[str]:
+    """A line naming the stderr file of each seat that crashed or failed to start (seat
+    order), the path under ``out_dir`` when given; nothing for seats without a file.
+
+    >>> from arena.match.results import MatchResult, PlayerResult
+    >>> crasher = PlayerResult("p1", "crasher", 1, 10, -5, -2.5,
+    ...                        faults={"counts": {"crash": 2, "restart": 2}},
+    ...                        stderr_log="stderr/1-crasher.log", stderr_bytes=120)
+    >>> clean = PlayerResult("p0", "caller", 0, 10, 5, 2.5, stderr_log="stderr/0-caller.log")
+    >>> result = MatchResult("m", 1, "hands", 10, (clean, crasher))
+    >>> crash_stderr_lines(result, Path("runs/m"))
+    ['stderr of crasher (seat 1, crash 2): runs/m/stderr/1-crasher.log']
+    """
+    lines = []
+    for player in sorted(result.players, key=lambda p: p.seat_index):
+        counts = player.faults.get("counts")
+        if player.stderr_log is None or not isinstance(counts, Mapping):
+            continue
+        deaths = [f"{kind} {counts[kind]}" for kind in _DEATH_KINDS if counts.get(kind)]
+        if not deaths:
+            continue
+        path = player.stderr_log if out_dir is None else str(out_dir / player.stderr_log)
+        lines.append(
+            f"stderr of {player.name} (seat {player.seat_index}, {', '.join(deaths)}): {path}"
+        )
+    return lines

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from arena.match.results import MatchResult, PlayerResult
-from arena.tools.results_table import fault_summary, format_results_table, latency_ms
+from arena.tools.results_table import (
+    crash_stderr_lines,
+    fault_summary,
+    format_results_table,
+    latency_ms,
+)
 
 
 def test_results_table_and_helpers() -> None:
@@ -20,3 +25,29 @@ def test_results_table_and_helpers() -> None:
     with pytest.raises(KeyError, match="no player 'p9'"):
         result.player("p9")
     assert MatchResult.from_dict(result.to_dict()) == result
+
+
+def test_crash_lines_name_the_stderr_file_of_seats_that_died() -> None:
+    def seat(index: int, counts: dict[str, int] | None, log: str | None) -> PlayerResult:
+        faults = {} if counts is None else {"counts": counts}
+        return PlayerResult(
+            f"p{index}", f"bot{index}", index, 1, 0, 0.0, faults=faults, stderr_log=log
+        )
+
+    result = MatchResult(
+        "m",
+        1,
+        "hands",
+        1,
+        (
+            seat(3, {"startup_failure": 1, "crash": 0}, "stderr/3-bot3.log"),
+            seat(0, {"crash": 1, "startup_failure": 2}, "stderr/0-bot0.log"),
+            seat(1, {"crash": 4}, None),  # no file: nothing to point at
+            seat(2, None, "stderr/2-bot2.log"),  # no counts at all
+            seat(4, {"timeout": 9}, "stderr/4-bot4.log"),  # did not die
+        ),
+    )
+    assert crash_stderr_lines(result) == [
+        "stderr of bot0 (seat 0, crash 1, startup_failure 2): stderr/0-bot0.log",
+        "stderr of bot3 (seat 3, startup_failure 1): stderr/3-bot3.log",
+    ]
