@@ -93,47 +93,6 @@ def bench_config(*, matches: int, hands: int, seed: int, sandbox: str) -> Tourna
     )
 
 
-class BenchDisplay:
-    """A display that counts matches, hands and the matches' own durations, keeps the
-    failures, and samples the host's memory at the start and after every match: its
-    resident set and the part of it that SQLite's allocator holds."""
-
-    def __init__(self) -> None:
-        self._process = psutil.Process()
-        self._sqlite_memory = sqlite_memory_used()
-        self.matches = 0
-        self.hands = 0
-        self.match_s = 0.0  # the matches' durations, as their workers measured them
-        self.failures: list[str] = []
-        self.rss: list[int] = []  # bytes: at the start, then after each match
-        self.sqlite_heap: list[int] = []  # bytes, at the same moments
-        self.started = 0.0
-        self.startup_s = 0.0  # from the run's start to its first match's start
-
-    def _sample(self) -> None:
-        self.rss.append(self._process.memory_info().rss)
-        self.sqlite_heap.append(0 if self._sqlite_memory is None else self._sqlite_memory())
-
-    def start(self, name: str, total: int, done: int) -> None:
-        """Take the first memory sample."""
-        self.started = time.perf_counter()
-        self._sample()
-
-    def match_done(self, spec: MatchSpec, outcome: MatchOutcome, *, total: int) -> None:
-        """Count the match and sample the memory."""
-        if not self.matches:  # the pool started its workers and they the first match
-            self.startup_s = time.perf_counter() - outcome.duration_s - self.started
-        self.matches += 1
-        self.hands += len(outcome.hands)
-        self.match_s += outcome.duration_s
-        if outcome.error is not None:
-            self.failures.append(describe_outcome(outcome))
-        self._sample()
-
-    def close(self) -> None:
-        """Nothing to tidy."""
-
-
 def sqlite_memory_used() -> Callable[[], int] | None:
     """SQLite's ``sqlite3_memory_used()`` (bytes its allocator holds in this process: the
     page cache and statements), or None where the library does not offer it."""
@@ -155,6 +114,7 @@ class TimedResultsDatabase(ResultsDatabase):
     def __init__(self, path: Path) -> None:
         super().__init__(path)
         self.record_samples: list[float] = []
+        self.recorded_at: float | None = None  # when the last record_match returned
 
     def record_match(
         self, tournament_id: int, outcome: MatchOutcome, *, counted: bool = True
@@ -164,7 +124,55 @@ class TimedResultsDatabase(ResultsDatabase):
         try:
             super().record_match(tournament_id, outcome, counted=counted)
         finally:
-            self.record_samples.append(time.perf_counter() - started)
+            self.recorded_at = time.perf_counter()
+            self.record_samples.append(self.recorded_at - started)
+
+
+class BenchDisplay:
+    """A display that counts matches, hands and the matches' own durations, keeps the
+    failures, and samples the host's memory at the start and after every match: its
+    resident set and the part of it that SQLite's allocator holds."""
+
+    def __init__(self, db: TimedResultsDatabase | None = None) -> None:
+        self._db = db
+        self._process = psutil.Process()
+        self._sqlite_memory = sqlite_memory_used()
+        self.matches = 0
+        self.hands = 0
+        self.match_s = 0.0  # the matches' durations, as their workers measured them
+        self.failures: list[str] = []
+        self.rss: list[int] = []  # bytes: at the start, then after each match
+        self.sqlite_heap: list[int] = []  # bytes, at the same moments
+        self.started = 0.0
+        self.startup_s = 0.0  # from the run's start to its first match's start
+        self.bookkeeping_s: list[float] = []  # per match: from its record to this call
+
+    def _sample(self) -> None:
+        self.rss.append(self._process.memory_info().rss)
+        self.sqlite_heap.append(0 if self._sqlite_memory is None else self._sqlite_memory())
+
+    def start(self, name: str, total: int, done: int) -> None:
+        """Take the first memory sample."""
+        self.started = time.perf_counter()
+        self._sample()
+
+    def match_done(self, spec: MatchSpec, outcome: MatchOutcome, *, total: int) -> None:
+        """Count the match and sample the memory."""
+        if self._db is not None and self._db.recorded_at is not None:
+            # The runner's work between storing the match and showing it: the sequential
+            # tests and the count of matches still needed.
+            self.bookkeeping_s.append(time.perf_counter() - self._db.recorded_at)
+        if not self.matches:  # the pool started its workers and they the first match
+            self.startup_s = time.perf_counter() - outcome.duration_s - self.started
+        self.matches += 1
+        self.hands += len(outcome.hands)
+        self.match_s += outcome.duration_s
+        if outcome.error is not None:
+            self.failures.append(describe_outcome(outcome))
+        self._sample()
+
+    def close(self) -> None:
+        """Nothing to tidy."""
 
 
 class NullResultsDatabase:
@@ -233,6 +241,7 @@ class RunFigures:
     record_samples: list[float] = field(default_factory=list)  # record_match calls (SQLite)
     rss: list[int] = field(default_factory=list)
     sqlite_heap: list[int] = field(default_factory=list)
+    bookkeeping_s: list[float] = field(default_factory=list)
     cpu_s: float = 0.0  # ours: the host, its workers and their bots
     machine_busy_s: float = 0.0  # every process's, in the same time (all cores)
 
@@ -287,8 +296,8 @@ def play(
     """Run ``config`` once in a fresh run folder under ``folder``, with ``workers``
     workers and the ``store`` ("sqlite" or "null"); the folder is removed afterwards."""
     out_dir = Path(tempfile.mkdtemp(prefix=f"run-{workers}-{store}-", dir=folder))
-    display = BenchDisplay()
     timed = TimedResultsDatabase(out_dir / "results.sqlite") if store == "sqlite" else None
+    display = BenchDisplay(timed)
     db = timed if timed is not None else cast(ResultsDatabase, NullResultsDatabase())
     try:
         runner = TournamentRunner(
@@ -322,6 +331,7 @@ def play(
         record_samples=[] if timed is None else timed.record_samples,
         rss=display.rss,
         sqlite_heap=display.sqlite_heap,
+        bookkeeping_s=display.bookkeeping_s,
         cpu_s=cpu_s,
         machine_busy_s=busy_s,
     )
@@ -468,6 +478,13 @@ def print_memory(run: RunFigures) -> None:
     print(
         "  (SQLite's heap is its page cache, capped by its cache_size; a slope in the rest"
         " is memory the host keeps per match)"
+    )
+    tenth = max(1, len(run.bookkeeping_s) // 10)
+    first = statistics.median(run.bookkeeping_s[:tenth]) * 1000
+    last = statistics.median(run.bookkeeping_s[-tenth:]) * 1000
+    print(
+        f"  runner's bookkeeping {first:6.2f} ms per match in the first tenth, {last:.2f} ms in"
+        " the last (between storing a match and showing it: the worker waits meanwhile)"
     )
 
 
