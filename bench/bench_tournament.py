@@ -2,359 +2,56 @@
 and whether the host's memory stays flat.
 
 Run: ``.venv/bin/python bench/bench_tournament.py`` (``--quick`` for the test suite's
-small run; ``--rounds``, ``--matches``, ``--hands`` to change the sizes).
+small run; ``--rounds``, ``--matches``, ``--hands``, ``--memory-matches`` for the sizes).
 
 The tournament: a round robin of five trivial bots (python calling station, the folder of
 the tournament tests, python random, and the checker and min raiser of ``bench/bots``),
 every deal played twice with the seats swapped, about ``--matches`` matches of
 ``--hands`` hands. Each run uses :class:`~arena.tournament.runner.TournamentRunner` in
 this process (the host) with the local process pool, a fresh run folder and a fresh
-results database, as ``arena tournament`` does. The bots run without a sandbox by default
-(``--sandbox none``): the figures are the tournament layer's (pool, worker, runner,
-store) and the bots'; ``--sandbox limits`` adds that layer's cost to every bot start.
+results database, as ``arena tournament`` does (see ``tournament_runs.py``). The bots run
+without a sandbox by default (``--sandbox none``): the figures are then the tournament
+layer's (pool, worker, match loop, runner, store) and the bots', not the sandbox's, which
+``bench_arena.py`` and the sandbox's own tests cover; ``--sandbox limits`` adds that
+layer's cost to every bot start.
 
-1. Throughput: the same tournament with 1 worker and with 2 workers; matches/s and hands/s
-   of each, wall time from the run's start to its end (the pool's start included).
+1. Throughput: the same tournament with 1 worker and with 2 workers: wall time (the pool's
+   start included), matches/s, hands/s; the pool's start (run start to first match start);
+   a match's mean duration and the share of the workers' time spent in matches; the cores
+   our processes (host, workers, bots) kept busy and those the machine's other processes
+   took meanwhile (a shared machine: the speed-up needs two free cores, read it next to
+   this column); our processor time per hand.
 2. The store: the 2-worker run with the SQLite results database against the same run with
-   :class:`NullResultsDatabase`, a store that keeps nothing; and the time spent inside
-   ``record_match`` in the SQLite runs, as a share of their wall time.
-3. The host's memory: one longer tournament (``--memory-matches``, 200) with the SQLite
-   store; the host's resident memory after every match, printed at 10% steps, and its
-   slope (least squares) in MiB per 100 matches.
+   a store that keeps nothing (``NullResultsDatabase``), and the time spent inside
+   ``record_match`` as a share of the wall time of the SQLite runs (the steadier figure).
+3. The host's memory over one longer tournament (``--memory-matches``, 200; SQLite): its
+   resident set and SQLite's own heap (the page cache, bounded) after every match, at 10%
+   steps, with the slopes in MiB per 100 matches; and the runner's own work per match
+   (between storing a match and showing it), first and last tenth of the run.
 
 Steps 1 and 2 run interleaved, ``--rounds`` times: 1 worker, 2 workers, 2 workers with the
 null store, then again, so that a change of the machine's load hits every peer alike; each
 ratio is taken within a round and the median of the rounds is reported. Targets: 2 workers
-at least 1.8x one worker (on a machine with 2 free cores), the store under 5% of the
-throughput.
+at least 1.8x one worker (with 2 free cores), the store under 5% of the throughput.
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
-import importlib.util
-import math
 import os
-import resource
-import shutil
 import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
-
-import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tournament_runs import BOTS, MIB, RunFigures, bench_config, play  # noqa: E402
+
 from arena.bots.sandbox.select import SandboxLevel, choose, describe  # noqa: E402
-from arena.store.sqlite import (  # noqa: E402
-    PlannedMatch,
-    ResultsDatabase,
-    TournamentRecord,
-)
-from arena.tournament.config import TournamentConfig, build_config  # noqa: E402
-from arena.tournament.display import describe_outcome  # noqa: E402
-from arena.tournament.executor import default_concurrency, local_executor  # noqa: E402
-from arena.tournament.outcome import MatchOutcome  # noqa: E402
-from arena.tournament.plan import MatchSpec  # noqa: E402
-from arena.tournament.runner import TournamentRunner  # noqa: E402
-
-BOTS = (
-    ROOT / "sample_bots" / "python_calling_station" / "bot.toml",
-    ROOT / "tests" / "bots" / "folder" / "bot.toml",
-    ROOT / "sample_bots" / "python_random" / "bot.toml",
-    ROOT / "bench" / "bots" / "trivial" / "checker.toml",
-    ROOT / "bench" / "bots" / "trivial" / "min_raiser.toml",
-)
-#: Matches of one block of deals in the round robin: every pair, both seatings.
-MATCHES_PER_BLOCK = len(BOTS) * (len(BOTS) - 1) // 2 * 2
-MIB = 1024 * 1024
-
-
-def bench_config(*, matches: int, hands: int, seed: int, sandbox: str) -> TournamentConfig:
-    """The benchmark's round robin: blocks of ``hands`` deals, as many as it takes to
-    come near ``matches`` matches (at least one block)."""
-    blocks = max(1, round(matches / MATCHES_PER_BLOCK))
-    return build_config(
-        overrides={
-            "name": "bench",
-            "bots": [str(path) for path in BOTS],
-            "deals": blocks * hands,
-            "block_deals": hands,
-            "seed": seed,
-            "sandbox": sandbox,
-        }
-    )
-
-
-def sqlite_memory_used() -> Callable[[], int] | None:
-    """SQLite's ``sqlite3_memory_used()`` (bytes its allocator holds in this process: the
-    page cache and statements), or None where the library does not offer it."""
-    spec = importlib.util.find_spec("_sqlite3")
-    if spec is None or spec.origin is None:
-        return None
-    try:
-        function = ctypes.CDLL(spec.origin).sqlite3_memory_used
-    except (OSError, AttributeError):
-        return None
-    function.restype = ctypes.c_int64
-    function.argtypes = []
-    return cast(Callable[[], int], function)
-
-
-class TimedResultsDatabase(ResultsDatabase):
-    """The SQLite results database, timing its ``record_match`` calls."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(path)
-        self.record_samples: list[float] = []
-        self.recorded_at: float | None = None  # when the last record_match returned
-
-    def record_match(
-        self, tournament_id: int, outcome: MatchOutcome, *, counted: bool = True
-    ) -> None:
-        """Record as the database does, adding the time it took."""
-        started = time.perf_counter()
-        try:
-            super().record_match(tournament_id, outcome, counted=counted)
-        finally:
-            self.recorded_at = time.perf_counter()
-            self.record_samples.append(self.recorded_at - started)
-
-
-class BenchDisplay:
-    """A display that counts matches, hands and the matches' own durations, keeps the
-    failures, and samples the host's memory at the start and after every match: its
-    resident set and the part of it that SQLite's allocator holds."""
-
-    def __init__(self, db: TimedResultsDatabase | None = None) -> None:
-        self._db = db
-        self._process = psutil.Process()
-        self._sqlite_memory = sqlite_memory_used()
-        self.matches = 0
-        self.hands = 0
-        self.match_s = 0.0  # the matches' durations, as their workers measured them
-        self.failures: list[str] = []
-        self.rss: list[int] = []  # bytes: at the start, then after each match
-        self.sqlite_heap: list[int] = []  # bytes, at the same moments
-        self.started = 0.0
-        self.startup_s = 0.0  # from the run's start to its first match's start
-        self.bookkeeping_s: list[float] = []  # per match: from its record to this call
-
-    def _sample(self) -> None:
-        self.rss.append(self._process.memory_info().rss)
-        self.sqlite_heap.append(0 if self._sqlite_memory is None else self._sqlite_memory())
-
-    def start(self, name: str, total: int, done: int) -> None:
-        """Take the first memory sample."""
-        self.started = time.perf_counter()
-        self._sample()
-
-    def match_done(self, spec: MatchSpec, outcome: MatchOutcome, *, total: int) -> None:
-        """Count the match and sample the memory."""
-        if self._db is not None and self._db.recorded_at is not None:
-            # The runner's work between storing the match and showing it: the sequential
-            # tests and the count of matches still needed.
-            self.bookkeeping_s.append(time.perf_counter() - self._db.recorded_at)
-        if not self.matches:  # the pool started its workers and they the first match
-            self.startup_s = time.perf_counter() - outcome.duration_s - self.started
-        self.matches += 1
-        self.hands += len(outcome.hands)
-        self.match_s += outcome.duration_s
-        if outcome.error is not None:
-            self.failures.append(describe_outcome(outcome))
-        self._sample()
-
-    def close(self) -> None:
-        """Nothing to tidy."""
-
-
-class NullResultsDatabase:
-    """A store with the part of :class:`ResultsDatabase`'s interface the runner calls,
-    which keeps nothing: the tournament without its storage costs."""
-
-    def find_tournament(self, fingerprint: str) -> TournamentRecord | None:
-        """Never a stored tournament: every run is a new one."""
-        return None
-
-    def start_tournament(
-        self,
-        name: str,
-        fingerprint: str,
-        config: Mapping[str, Any],
-        seed: int,
-        seed_was_given: bool,
-        *,
-        bots: Mapping[str, str | Path] | None = None,
-    ) -> TournamentRecord:
-        """A record that lives only in this process."""
-        return TournamentRecord(
-            id=1,
-            name=name,
-            fingerprint=fingerprint,
-            config=dict(config),
-            seed=seed,
-            seed_was_given=seed_was_given,
-            status="running",
-            created_at="",
-            finished_at=None,
-        )
-
-    def plan_matches(self, tournament_id: int, rows: Sequence[PlannedMatch]) -> int:
-        """Every match is new."""
-        return len(rows)
-
-    def outcomes(self, tournament_id: int, *, counted_only: bool = False) -> list[MatchOutcome]:
-        """Nothing was kept."""
-        return []
-
-    def record_match(
-        self, tournament_id: int, outcome: MatchOutcome, *, counted: bool = True
-    ) -> None:
-        """Drop the outcome."""
-
-    def set_counted(self, tournament_id: int, match_ids: Iterable[str], counted: bool) -> int:
-        """Nothing to change."""
-        return 0
-
-    def finish_tournament(self, tournament_id: int) -> None:
-        """Nothing to mark."""
-
-
-@dataclass
-class RunFigures:
-    """What one tournament run measured."""
-
-    workers: int
-    store: str
-    wall_s: float
-    matches: int
-    hands: int
-    match_s: float  # the matches' own durations, summed
-    startup_s: float  # from the run's start to its first match's start (the pool's start)
-    record_samples: list[float] = field(default_factory=list)  # record_match calls (SQLite)
-    rss: list[int] = field(default_factory=list)
-    sqlite_heap: list[int] = field(default_factory=list)
-    bookkeeping_s: list[float] = field(default_factory=list)
-    cpu_s: float = 0.0  # ours: the host, its workers and their bots
-    machine_busy_s: float = 0.0  # every process's, in the same time (all cores)
-
-    @property
-    def matches_per_s(self) -> float:
-        return self.matches / self.wall_s
-
-    @property
-    def hands_per_s(self) -> float:
-        return self.hands / self.wall_s
-
-    @property
-    def steady_hands_per_s(self) -> float:
-        """Hands per second once the pool has started."""
-        return self.hands / (self.wall_s - self.startup_s)
-
-    @property
-    def occupancy(self) -> float:
-        """The share of the workers' time spent inside matches (the rest: the pool's
-        start, the hand-over between matches, the last matches' tail)."""
-        return self.match_s / (self.workers * self.wall_s)
-
-    @property
-    def match_ms(self) -> float:
-        """A match's mean duration, as its worker measured it."""
-        return self.match_s / self.matches * 1000
-
-    @property
-    def cores(self) -> float:
-        """The cores our processes kept busy, on average."""
-        return self.cpu_s / self.wall_s
-
-    @property
-    def other_cores(self) -> float:
-        """The cores other processes of the machine kept busy meanwhile."""
-        return max(0.0, self.machine_busy_s - self.cpu_s) / self.wall_s
-
-    @property
-    def cpu_ms_per_hand(self) -> float:
-        """Our processor time per hand played."""
-        return self.cpu_s / self.hands * 1000
-
-    @property
-    def record_share(self) -> float:
-        """The share of the wall time spent inside ``record_match``."""
-        return math.fsum(self.record_samples) / self.wall_s
-
-
-def play(
-    config: TournamentConfig, folder: Path, *, workers: int, store: str, sandbox: str
-) -> RunFigures:
-    """Run ``config`` once in a fresh run folder under ``folder``, with ``workers``
-    workers and the ``store`` ("sqlite" or "null"); the folder is removed afterwards."""
-    out_dir = Path(tempfile.mkdtemp(prefix=f"run-{workers}-{store}-", dir=folder))
-    timed = TimedResultsDatabase(out_dir / "results.sqlite") if store == "sqlite" else None
-    display = BenchDisplay(timed)
-    db = timed if timed is not None else cast(ResultsDatabase, NullResultsDatabase())
-    try:
-        runner = TournamentRunner(
-            config,
-            db,
-            executor_factory=local_executor,
-            concurrency=workers,
-            sandbox=sandbox,
-            out_dir=out_dir,
-            display=display,
-        )
-        cpu_before, busy_before = our_cpu_s(), machine_busy_s()
-        started = time.perf_counter()
-        runner.run()  # joins its workers (and they their bots): their times are counted
-        wall_s = time.perf_counter() - started
-        cpu_s, busy_s = our_cpu_s() - cpu_before, machine_busy_s() - busy_before
-    finally:
-        if timed is not None:
-            timed.close()
-        shutil.rmtree(out_dir)
-    if display.failures:
-        raise SystemExit("a match failed:\n" + "\n".join(display.failures))
-    return RunFigures(
-        workers=workers,
-        store=store,
-        wall_s=wall_s,
-        matches=display.matches,
-        hands=display.hands,
-        match_s=display.match_s,
-        startup_s=display.startup_s,
-        record_samples=[] if timed is None else timed.record_samples,
-        rss=display.rss,
-        sqlite_heap=display.sqlite_heap,
-        bookkeeping_s=display.bookkeeping_s,
-        cpu_s=cpu_s,
-        machine_busy_s=busy_s,
-    )
-
-
-def our_cpu_s() -> float:
-    """Processor seconds of this process and of every descendant it has waited for (the
-    pool's workers, which waited for their bots)."""
-    total = 0.0
-    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
-        usage = resource.getrusage(who)
-        total += usage.ru_utime + usage.ru_stime
-    return total
-
-
-def machine_busy_s() -> float:
-    """Processor seconds the machine's cores were not ours to use: every process's time
-    and the time the hypervisor gave to other machines (steal), summed over the cores."""
-    times = psutil.cpu_times()
-    # "guest" time is already inside "user" on Linux; idle and iowait are free time.
-    free = times.idle + getattr(times, "iowait", 0.0)
-    counted_twice = getattr(times, "guest", 0.0) + getattr(times, "guest_nice", 0.0)
-    return sum(times) - free - counted_twice
+from arena.tournament.executor import default_concurrency  # noqa: E402
 
 
 def slope_per_100(values: Sequence[float]) -> float:
@@ -373,7 +70,7 @@ def slope_per_100(values: Sequence[float]) -> float:
     return numerator / denominator * 100
 
 
-Rounds = Sequence[tuple["RunFigures", "RunFigures", "RunFigures"]]
+Rounds = Sequence[tuple[RunFigures, RunFigures, RunFigures]]
 
 
 def print_throughput(rounds: Rounds) -> None:
