@@ -24,10 +24,11 @@ layer's cost to every bot start.
 2. The store: the 2-worker run with the SQLite results database against the same run with
    a store that keeps nothing (``NullResultsDatabase``), and the time spent inside
    ``record_match`` as a share of the wall time of the SQLite runs (the steadier figure).
-3. The host's memory over one longer tournament (``--memory-matches``, 200; SQLite): its
-   resident set and SQLite's own heap (the page cache, bounded) after every match, at 10%
-   steps, with the slopes in MiB per 100 matches; and the runner's own work per match
-   (between storing a match and showing it), first and last tenth of the run.
+3. The host's memory over one longer tournament (``--memory-matches``, 200; SQLite; run
+   first): its resident set, SQLite's own heap (the page cache, bounded) and Python's
+   allocated blocks after every match, at 10% steps, with their slopes per 100 matches;
+   and the runner's own work per match (between storing a match and showing it), in the
+   first and the last tenth of the run.
 
 Steps 1 and 2 run interleaved, ``--rounds`` times: 1 worker, 2 workers, 2 workers with the
 null store, then again, so that a change of the machine's load hits every peer alike; each
@@ -152,29 +153,32 @@ def print_store(rounds: Rounds) -> None:
 
 
 def print_memory(run: RunFigures) -> None:
-    """Part 3: the host's memory at 10% steps and its slope per 100 matches."""
+    """Part 3: the host's memory at 10% steps, its slopes per 100 matches, and the runner's
+    own work per match."""
     rss = [value / MIB for value in run.rss]
     heap = [value / MIB for value in run.sqlite_heap]
-    rest = [total - store for total, store in zip(rss, heap, strict=True)]
+    blocks = [value / 1000 for value in run.blocks]
     print(
         f"3. host memory over a {run.matches}-match tournament (2 workers, SQLite store,"
         f" {run.hands} hands, {run.hands_per_s:.0f} hands/s)"
     )
-    print("  after matches      RSS MiB   SQLite heap MiB   RSS - SQLite MiB")
-    print(f"  {0:13d}   {rss[0]:8.1f}   {heap[0]:15.2f}   {rest[0]:16.1f}")
+    print("  after matches   RSS MiB   SQLite heap MiB   Python blocks (thousands)")
     count = len(rss) - 1  # one sample per finished match after the first
-    for step in range(1, 11):
-        index = max(1, round(count * step / 10))
-        print(f"  {index:13d}   {rss[index]:8.1f}   {heap[index]:15.2f}   {rest[index]:16.1f}")
+    for index in [0, *(max(1, round(count * step / 10)) for step in range(1, 11))]:
+        print(f"  {index:13d}  {rss[index]:8.1f}   {heap[index]:15.2f}   {blocks[index]:25.1f}")
     half = len(rss) // 2
-    for name, values in (("RSS", rss), ("SQLite heap", heap), ("RSS - SQLite", rest)):
+    for name, values, unit in (
+        ("RSS", rss, "MiB"),
+        ("SQLite heap", heap, "MiB"),
+        ("Python blocks", blocks, "thousand"),
+    ):
         print(
-            f"  slope {name:14s} {slope_per_100(values[1:]):+6.2f} MiB per 100 matches"
+            f"  slope {name:14s} {slope_per_100(values[1:]):+7.2f} {unit} per 100 matches"
             f" (all matches), {slope_per_100(values[half:]):+.2f} (second half)"
         )
     print(
-        "  (SQLite's heap is its page cache, capped by its cache_size; a slope in the rest"
-        " is memory the host keeps per match)"
+        "  (SQLite's heap is its page cache, bounded by its cache_size; Python's allocated"
+        " blocks grow with objects the host keeps per match)"
     )
     tenth = max(1, len(run.bookkeeping_s) // 10)
     first = statistics.median(run.bookkeeping_s[:tenth]) * 1000
@@ -225,6 +229,9 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="bench-tournament-") as temp:
         folder = Path(temp)
+        # The memory run first: the host's allocator holds no memory freed by earlier runs
+        # yet, which would hide a growth of the resident set at first.
+        memory = play(memory_config, folder, workers=2, store="sqlite", sandbox=level.value)
         rounds = []
         for _ in range(args.rounds):
             one = play(config, folder, workers=1, store="sqlite", sandbox=level.value)
@@ -234,7 +241,6 @@ def main() -> None:
         print(f"  load average after the rounds {os.getloadavg()[0]:.2f}")
         print_throughput(rounds)
         print_store(rounds)
-        memory = play(memory_config, folder, workers=2, store="sqlite", sandbox=level.value)
         print_memory(memory)
 
 

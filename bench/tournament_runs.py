@@ -120,6 +120,7 @@ class BenchDisplay:
         self.failures: list[str] = []
         self.rss: list[int] = []  # bytes: at the start, then after each match
         self.sqlite_heap: list[int] = []  # bytes, at the same moments
+        self.blocks: list[int] = []  # Python's allocated memory blocks, at the same moments
         self.started = 0.0
         self.startup_s = 0.0  # from the run's start to its first match's start
         self.bookkeeping_s: list[float] = []  # per match: from its record to this call
@@ -127,6 +128,7 @@ class BenchDisplay:
     def _sample(self) -> None:
         self.rss.append(self._process.memory_info().rss)
         self.sqlite_heap.append(0 if self._sqlite_memory is None else self._sqlite_memory())
+        self.blocks.append(sys.getallocatedblocks())
 
     def start(self, name: str, total: int, done: int) -> None:
         """Take the first memory sample."""
@@ -218,6 +220,7 @@ class RunFigures:
     record_samples: list[float] = field(default_factory=list)  # record_match calls (SQLite)
     rss: list[int] = field(default_factory=list)
     sqlite_heap: list[int] = field(default_factory=list)
+    blocks: list[int] = field(default_factory=list)
     bookkeeping_s: list[float] = field(default_factory=list)
     cpu_s: float = 0.0  # ours: the host, its workers and their bots
     machine_busy_s: float = 0.0  # every process's, in the same time (all cores)
@@ -308,6 +311,7 @@ def play(
         record_samples=[] if timed is None else timed.record_samples,
         rss=display.rss,
         sqlite_heap=display.sqlite_heap,
+        blocks=display.blocks,
         bookkeeping_s=display.bookkeeping_s,
         cpu_s=cpu_s,
         machine_busy_s=busy_s,
