@@ -82,7 +82,7 @@ def play_match(job: MatchJob) -> MatchOutcome:
     try:
         sessions = open_sessions(manifests, job.config, launcher=launcher)
         store = SummaryStore(JsonLinesStore(job.match_dir))
-        result = live_match(job.config, sessions, store=store).run()
+        result = live_match(job.config, sessions, store=store, out_dir=job.match_dir).run()
     except BotsNotReadyError as exc:
         return _failed(job, str(exc), started)
     except Exception as exc:  # an arena failure: keep it with the match, go on with others
@@ -121,7 +121,7 @@ def _outcome(
             if kind not in examples:
                 message = fault.detail or fault.code
                 examples[kind] = FaultExample(kind, fault.hand_number, message)
-        stderr_log = getattr(player, "stderr_log", None)
+        stderr_log = player.stderr_log
         seats.append(
             SeatOutcome(
                 seat_index=player.seat_index,
@@ -139,12 +139,12 @@ def _outcome(
                     p50_ms=stats.p50_ms,
                     p99_ms=stats.p99_ms,
                     max_ms=stats.max_ms,
-                    histogram=_histogram(ledger),
+                    histogram=ledger.latency_buckets(),
                 ),
                 stderr_path=(
                     None if stderr_log is None else f"{MATCHES_DIR}/{job.match_id}/{stderr_log}"
                 ),
-                stderr_bytes=int(getattr(player, "stderr_bytes", 0) or 0),
+                stderr_bytes=player.stderr_bytes or 0,
             )
         )
     return MatchOutcome(
@@ -155,11 +155,6 @@ def _outcome(
         hands_path=f"{MATCHES_DIR}/{job.match_id}/{HISTORY_FILE_NAME}",
         duration_s=time.monotonic() - started,
     )
-
-
-def _histogram(ledger: object) -> tuple[tuple[float, int], ...]:
-    buckets = getattr(ledger, "latency_buckets", None)
-    return tuple(buckets()) if callable(buckets) else ()
 
 
 def _failed(job: MatchJob, error: str, started: float) -> MatchOutcome:

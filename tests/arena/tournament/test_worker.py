@@ -36,6 +36,10 @@ def test_a_match_comes_back_with_every_hand_summarized(tmp_path: Path) -> None:
     assert fold.chips_won == sum(hand.nets[0] for hand in outcome.hands) < 0
     assert fold.chips_won == -call.chips_won
     assert fold.latency.count > 0 and fold.latency.max_ms >= fold.latency.p50_ms
+    assert sum(count for _bound, count in fold.latency.histogram) == fold.latency.count
+    # Each bot's stderr is kept with the match, and the outcome says where.
+    assert call.stderr_path == "matches/m-1/stderr/1-call.log"
+    assert (tmp_path / call.stderr_path).is_file()
     assert outcome.hands_path == "matches/m-1/hands.jsonl"
     assert (tmp_path / "matches" / "m-1" / "hands.jsonl").exists()
 
