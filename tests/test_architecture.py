@@ -54,6 +54,8 @@ ARENA_LAYERS: dict[str, frozenset[str]] = {
     "tools": frozenset({"tools", "match", "session", "bots", "store"}),
     # A tournament plans matches, runs them with the match layer, stores and rates them.
     "tournament": frozenset({"tournament", "stats", "store", "match", "session", "bots"}),
+    # A report reads a run (the results database, a match's files) and draws it.
+    "report": frozenset({"report", "stats", "store", "tournament", "session"}),
     "commands": frozenset(
         {"commands", "tools", "tournament", "stats", "match", "session", "bots", "store"}
     ),

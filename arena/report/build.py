@@ -1,0 +1,214 @@
+"""``write_report``: read a run, choose the hands, draw the page, write the file.
+
+A source is a tournament's run folder (it has ``results.sqlite``), a match's run folder
+(``results.json`` and ``hands.jsonl``) or a ``hands.jsonl`` file alone. Whatever it is,
+a problem is a :class:`~arena.report.data.ReportError` whose message names the path and
+what is wrong; nothing else escapes (a report is never a traceback).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import tempfile
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.report.data import ReportError, RunData
+from arena.report.from_database import DATABASE_FILE_NAME, load_tournament
+from arena.report.from_match import HISTORY_FILE_NAME, RESULTS_FILE_NAME, load_match
+from arena.report.hand_file import HandFileError, read_hands
+from arena.report.page import render_page
+from arena.report.selection import HandRef, select_hands
+from arena.report.viewer import ViewerError, viewer_hand
+
+__all__ = ["DEFAULT_MAX_HANDS", "ReportSummary", "load_source", "write_report"]
+
+#: How many hands a report embeds for its viewer unless told otherwise.
+DEFAULT_MAX_HANDS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class ReportSummary:
+    """What :func:`write_report` wrote: the file, its size, what it shows."""
+
+    path: Path
+    kind: str
+    size_bytes: int
+    hands_embedded: int
+    hands_total: int
+    bots: tuple[str, ...]
+
+
+def load_source(source: Path) -> RunData:
+    """The run at ``source`` read for a report (see the module docstring)."""
+    source = Path(source)
+    if not source.exists():
+        raise ReportError(f"{source}: no such file or folder")
+    if source.is_dir():
+        if (source / DATABASE_FILE_NAME).is_file():
+            return load_tournament(source)
+        hands = source / HISTORY_FILE_NAME
+        if hands.is_file():
+            results = source / RESULTS_FILE_NAME
+            return load_match(hands, results if results.is_file() else None)
+        raise ReportError(
+            f"{source} is not a run folder: it has neither {DATABASE_FILE_NAME} (a tournament)"
+            f" nor {HISTORY_FILE_NAME} (a match)"
+        )
+    if source.name == DATABASE_FILE_NAME:
+        return load_tournament(source.parent)
+    if source.suffix == ".jsonl":
+        return load_match(source, None)
+    raise ReportError(
+        f"{source} is not a run folder, a results database or a hand history (hands.jsonl)"
+    )
+
+
+def write_report(
+    source: Path,
+    out: Path,
+    *,
+    max_hands: int = DEFAULT_MAX_HANDS,
+    hands: Sequence[HandRef] = (),
+) -> ReportSummary:
+    """Write the report of ``source`` to ``out`` (one self-contained HTML file).
+
+    It embeds at most ``max_hands`` hands for the hand viewer
+    (:mod:`arena.report.selection`), plus every hand of ``hands`` (each ``match/number``
+    must exist in the run). Raises :class:`ReportError` naming the path or value on any
+    problem.
+    """
+    if isinstance(max_hands, bool) or not isinstance(max_hands, int) or max_hands < 0:
+        raise ReportError(f"max_hands must be a whole number of 0 or more, got {max_hands!r}")
+    data = load_source(Path(source))
+    _check_requested(data, hands)
+    chosen = select_hands(data.candidates, max_hands, hands)
+    embedded = _embedded_hands(data, chosen, set(hands))
+    document = _document(data, embedded, hands)
+    page = render_page(data.title, document).encode("utf-8")
+    _write(Path(out), page)
+    bots = tuple(str(row["bot"]) for row in data.leaderboard.get("rows", ()))
+    return ReportSummary(
+        path=Path(out),
+        kind=data.kind,
+        size_bytes=len(page),
+        hands_embedded=len(embedded),
+        hands_total=len(data.candidates),
+        bots=bots,
+    )
+
+
+def _check_requested(data: RunData, hands: Sequence[HandRef]) -> None:
+    """Every requested hand must be in the run: an error names the first that is not."""
+    if not hands:
+        return
+    known = {candidate.ref for candidate in data.candidates}
+    for ref in hands:
+        if ref in known:
+            continue
+        if ref.match_id not in data.hand_files:
+            some = ", ".join(sorted(data.hand_files)[:5]) or "none"
+            raise ReportError(
+                f"hand {ref}: {data.source} has no match {ref.match_id!r} (matches: {some}"
+                f"{', ...' if len(data.hand_files) > 5 else ''})"
+            )
+        count = sum(1 for c in data.candidates if c.ref.match_id == ref.match_id)
+        raise ReportError(
+            f"hand {ref}: match {ref.match_id!r} has no hand {ref.hand_number} (it has"
+            f" {count} finished hands)"
+        )
+
+
+def _embedded_hands(
+    data: RunData, chosen: Sequence[tuple[HandRef, str]], requested: set[HandRef]
+) -> list[dict[str, Any]]:
+    """The viewer documents of the chosen hands, read match by match."""
+    by_match: dict[str, list[HandRef]] = defaultdict(list)
+    for ref, _why in chosen:
+        by_match[ref.match_id].append(ref)
+    documents: dict[HandRef, dict[str, Any]] = {}
+    for match_id, refs in by_match.items():
+        path = data.hand_files[match_id]
+        try:
+            header, records = read_hands(path, [ref.hand_number for ref in refs])
+        except HandFileError as error:
+            if requested & set(refs):
+                raise ReportError(str(error)) from None
+            data.notes.append(f"the hands of match {match_id} cannot be read: {error}")
+            continue
+        names = {
+            str(player.get("player_id")): str(player.get("name"))
+            for player in header["players"]
+            if isinstance(player, dict)
+        }
+        for ref in refs:
+            record = records.get(ref.hand_number)
+            problem = None
+            if record is None:
+                problem = f"hand {ref} is not in {path}"
+            else:
+                try:
+                    documents[ref] = viewer_hand(
+                        record["history"],
+                        names,
+                        match_id=match_id,
+                        decisions=record.get("decisions") or (),
+                    )
+                except ViewerError as error:
+                    problem = str(error)
+            if problem is not None:
+                if ref in requested:
+                    raise ReportError(problem)
+                data.notes.append(problem)
+    embedded = []
+    for ref, why in chosen:
+        if ref in documents:
+            documents[ref]["why"] = why
+            embedded.append(documents[ref])
+    return embedded
+
+
+def _document(
+    data: RunData, embedded: list[dict[str, Any]], requested: Sequence[HandRef]
+) -> dict[str, Any]:
+    """The JSON document the page's script draws."""
+    source = shlex.quote(str(data.source))
+    return {
+        "title": data.title,
+        "kind": data.kind,
+        "facts": [list(fact) for fact in data.facts],
+        "unit": data.unit,
+        "leaderboard": data.leaderboard,
+        "crosstable": data.crosstable,
+        "sprt": data.sprt,
+        "charts": data.charts,
+        "faults": data.faults,
+        "latency": data.latency,
+        "places": data.places,
+        "notes": data.notes,
+        "hands": embedded,
+        "hands_total": len(data.candidates),
+        "open_other": f"arena report {source} --hand MATCH/N -o hand.html",
+        "open": str(requested[0]) if requested else None,
+    }
+
+
+def _write(out: Path, page: bytes) -> None:
+    """Write the page whole or not at all (a reader never sees half a report)."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(prefix=".report-", dir=out.parent)
+        try:
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(page)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, out)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError as error:
+        raise ReportError(f"cannot write the report {out}: {error.strerror or error}") from None

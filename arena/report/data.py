@@ -1,0 +1,52 @@
+"""What a report is made of, whatever its source: :class:`RunData`.
+
+A tournament's results database and a single match's files are read into the same shape
+(:mod:`arena.report.from_database`, :mod:`arena.report.from_match`); the hands to embed
+are chosen and read afterwards, and the page is drawn from the whole
+(:mod:`arena.report.build`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.report.selection import Candidate
+
+__all__ = ["MAX_CHART_POINTS", "ReportError", "RunData"]
+
+#: Each chart line keeps at most about this many points (a line of a million hands is
+#: thinned, keeping its highs and lows).
+MAX_CHART_POINTS = 400
+
+
+class ReportError(ValueError):
+    """A report cannot be made; the message names the path or value and what is wrong."""
+
+
+@dataclass(slots=True)
+class RunData:
+    """Everything a report shows except the embedded hands, as JSON-ready values.
+
+    ``kind`` is ``tournament``, ``match`` or ``hands`` (a hand history file alone);
+    ``facts`` are the summary's label and value pairs; ``unit`` names what the
+    leaderboard's intervals are over (``deals`` or ``hands``). ``candidates`` are every
+    hand that could be embedded and ``hand_files`` where each match's hand history is.
+    """
+
+    kind: str
+    title: str
+    source: Path
+    facts: list[tuple[str, str]] = field(default_factory=list)
+    unit: str = "deals"
+    leaderboard: dict[str, Any] = field(default_factory=dict)
+    crosstable: dict[str, Any] | None = None
+    sprt: list[dict[str, Any]] = field(default_factory=list)
+    charts: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    latency: list[dict[str, Any]] = field(default_factory=list)
+    places: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    hand_files: dict[str, Path] = field(default_factory=dict)

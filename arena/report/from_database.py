@@ -1,0 +1,378 @@
+"""A tournament's run folder read for a report: the results database and standings.json.
+
+The database is opened read-only (a report may be made while the tournament runs) and
+read in one read transaction, so every table is seen in one state. The leaderboard,
+crosstable and sequential tests are taken from ``standings.json`` when it is there (what
+the tournament printed); without it (a tournament still running) they are computed the
+same way from the counted matches: duplicate deals as units, complete blocks only.
+
+The charts: for each bot, its chips over its hands in plan order (the raw line) and,
+for the duplicate formats, the duplicate-adjusted line: each deal of a complete block
+counts once for all its seatings, as ``k`` times the bot's mean result over the block's
+``k`` matches (in chips of that deal's big blind), so the line covers as many hands as
+the raw one and ends where it ends (when every block is complete), but the luck of the
+cards has cancelled at every deal.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.report.data import MAX_CHART_POINTS, ReportError, RunData
+from arena.report.sections import (
+    crosstable_section,
+    cumulative,
+    latency_bins,
+    leaderboard_section,
+)
+from arena.report.selection import Candidate, HandRef
+from arena.session.latency import LatencyHistogram
+from arena.stats.ratings import average_places, rate
+from arena.stats.tables import crosstable, leaderboard
+from arena.stats.units import duplicate_units
+from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
+from arena.store.sqlite_schema import TournamentRecord, outcome_from_rows, read_children
+from arena.tournament.outcome import MatchOutcome
+
+__all__ = ["DATABASE_FILE_NAME", "STANDINGS_FILE_NAME", "load_tournament"]
+
+DATABASE_FILE_NAME = "results.sqlite"
+STANDINGS_FILE_NAME = "standings.json"
+
+_PLAN_COLUMNS = "m.match_id, m.block_id, m.kind, m.position, m.seats_json, m.status, m.counted"
+
+
+def load_tournament(folder: Path) -> RunData:
+    """The report's data of the tournament run folder ``folder`` (its latest tournament)."""
+    path = folder / DATABASE_FILE_NAME
+    try:
+        with ResultsDatabase(path, read_only=True) as database:  # checks the schema version
+            tournaments = database.tournaments()
+        if not tournaments:
+            raise ReportError(f"{path} holds no tournament yet")
+        record = tournaments[-1]
+        plan, outcomes = _read(path, record.id)
+    except ResultsDatabaseError as error:
+        raise ReportError(f"cannot read the results database: {error}") from None
+    except sqlite3.Error as error:
+        raise ReportError(f"cannot read the results database {path}: {error}") from None
+    config = record.config
+    fmt = str(config.get("format", ""))
+    counted = [
+        outcome
+        for outcome in outcomes
+        if plan[outcome.match_id]["counted"] and plan[outcome.match_id]["status"] == "finished"
+    ]
+    bots = [str(bot["name"]) for bot in config.get("bots", ()) if isinstance(bot, Mapping)]
+    data = RunData(kind="tournament", title=str(record.name), source=folder)
+    standings = _standings(folder / STANDINGS_FILE_NAME, data)
+    fault_totals, data.faults = _faults(counted)
+    board = None if standings is None else standings.get("leaderboard")
+    if standings is not None and isinstance(board, Mapping):
+        data.leaderboard = leaderboard_section(board, fault_totals)
+        table = standings.get("crosstable")
+        data.crosstable = crosstable_section(table if isinstance(table, Mapping) else None)
+        data.sprt = [dict(item) for item in standings.get("sprt", ()) if isinstance(item, dict)]
+    else:
+        computed_board, computed_table = _tables(fmt, bots, counted, plan)
+        data.leaderboard = leaderboard_section(computed_board, fault_totals)
+        data.crosstable = crosstable_section(computed_table)
+    data.unit = "deals"
+    data.charts = _charts(fmt, counted, plan)
+    data.latency = _latency(counted)
+    if fmt == "sit_and_go":
+        data.places = _places(counted, data.leaderboard)
+    data.facts = _facts(record, fmt, plan, counted)
+    for outcome in outcomes:
+        if outcome.hands_path:
+            data.hand_files[outcome.match_id] = folder / outcome.hands_path
+    data.candidates = _candidates(outcomes)
+    if fmt != "sit_and_go":
+        data.notes.append(
+            "The dashed line is duplicate-adjusted: each deal counts once for all the seats "
+            "the bot played it from, so the luck of the cards cancels."
+        )
+    return data
+
+
+def _read(path: Path, tournament_id: int) -> tuple[dict[str, dict[str, Any]], list[MatchOutcome]]:
+    """The plan (by match id) and every recorded match's outcome, in one read transaction."""
+    connection = sqlite3.connect(
+        path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None
+    )
+    try:
+        connection.execute("BEGIN")
+        rows = connection.execute(
+            f"SELECT {_PLAN_COLUMNS} FROM matches m WHERE m.tournament_id = ? ORDER BY m.position",
+            (tournament_id,),
+        ).fetchall()
+        where = "m.tournament_id = ? AND m.status != 'planned'"
+        matches = connection.execute(
+            "SELECT m.id, m.match_id, m.ended_reason, m.hands_path, m.duration_s, m.error,"
+            f" m.extra_json FROM matches m WHERE {where} ORDER BY m.position",
+            (tournament_id,),
+        ).fetchall()
+        children = read_children(connection, where, (tournament_id,))
+        connection.execute("COMMIT")
+    finally:
+        connection.close()
+    plan = {
+        row[0]: {
+            "block": row[1],
+            "kind": row[2],
+            "position": row[3],
+            "bots": json.loads(row[4]),
+            "status": row[5],
+            "counted": bool(row[6]),
+        }
+        for row in rows
+    }
+    return plan, [outcome_from_rows(match, children) for match in matches]
+
+
+def _standings(path: Path, data: RunData) -> dict[str, Any] | None:
+    """standings.json, or None when it is missing or unreadable (then computed)."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        data.notes.append("standings.json is not written yet: the tables are computed here")
+        return None
+    except (OSError, ValueError) as error:
+        data.notes.append(f"{path} cannot be read ({error}): the tables are computed here")
+        return None
+    return document if isinstance(document, dict) else None
+
+
+def _blocks(
+    counted: Sequence[MatchOutcome], plan: Mapping[str, Mapping[str, Any]]
+) -> list[list[MatchOutcome]]:
+    """The complete blocks of counted matches, in plan order (a block whose seatings are
+    not all counted does not duplicate its deals and is left out)."""
+    sizes: dict[str, int] = defaultdict(int)
+    for entry in plan.values():
+        sizes[entry["block"]] += 1
+    members: dict[str, list[MatchOutcome]] = defaultdict(list)
+    for outcome in counted:
+        members[plan[outcome.match_id]["block"]].append(outcome)
+    return [
+        sorted(group, key=lambda o: plan[o.match_id]["position"])
+        for block, group in sorted(
+            members.items(), key=lambda item: min(plan[o.match_id]["position"] for o in item[1])
+        )
+        if len(group) == sizes[block]
+    ]
+
+
+def _tables(
+    fmt: str,
+    bots: Sequence[str],
+    counted: Sequence[MatchOutcome],
+    plan: Mapping[str, Mapping[str, Any]],
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The leaderboard and crosstable computed from the counted matches (as the
+    tournament's standings are)."""
+    chips: dict[str, int] = dict.fromkeys(bots, 0)
+    hands: dict[str, int] = dict.fromkeys(bots, 0)
+    for outcome in counted:
+        for seat in outcome.seats:
+            chips[seat.bot] = chips.get(seat.bot, 0) + seat.chips_won
+            hands[seat.bot] = hands.get(seat.bot, 0) + seat.hands_played
+    games = [[(seat.bot, float(seat.place)) for seat in o.seats] for o in counted]
+    if fmt == "sit_and_go":
+        board = leaderboard([], chips, hands, rate(games), average_places(games), order_by="rating")
+        return board.to_dict(), None
+    units: list[dict[str, float]] = []
+    pair_units: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for block in _blocks(counted, plan):
+        block_units = duplicate_units(block)
+        units.extend(block_units)
+        seats = [seat.bot for seat in block[0].seats]
+        if len(seats) == 2:
+            pair_units[(seats[0], seats[1])].extend(unit[seats[0]] for unit in block_units)
+    if fmt == "ring":
+        return leaderboard(units, chips, hands, rate(games), average_places(games)).to_dict(), None
+    table = crosstable(dict(pair_units), bots=[b for b in bots if b in chips] or None)
+    return leaderboard(units, chips, hands).to_dict(), table.to_dict()
+
+
+def _charts(
+    fmt: str, counted: Sequence[MatchOutcome], plan: Mapping[str, Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """Each bot's raw line and (duplicate formats) its duplicate-adjusted line."""
+    raw: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for outcome in counted:
+        seats = [(seat.seat_index, seat.bot) for seat in outcome.seats]
+        for hand in outcome.hands:
+            for index, bot in seats:
+                if index < len(hand.nets):
+                    raw[bot].append((1, hand.nets[index]))
+    adjusted: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    if fmt != "sit_and_go":
+        for block in _blocks(counted, plan):
+            _adjusted_steps(block, adjusted)
+    return [
+        {
+            "bot": bot,
+            "raw": cumulative(steps, MAX_CHART_POINTS),
+            "adjusted": cumulative(adjusted[bot], MAX_CHART_POINTS) if bot in adjusted else None,
+        }
+        for bot, steps in sorted(raw.items())
+    ]
+
+
+def _adjusted_steps(
+    block: Sequence[MatchOutcome], adjusted: dict[str, list[tuple[float, float]]]
+) -> None:
+    """Append each deal of ``block`` to each bot's duplicate-adjusted line: ``k`` hands
+    and ``k`` times its mean result in chips (``k`` seatings of the deal)."""
+    units = duplicate_units(block)
+    common = set.intersection(*({hand.hand_number for hand in o.hands} for o in block))
+    big_blinds = {hand.hand_number: hand.big_blind for hand in block[0].hands}
+    k = len(block)
+    for number, unit in zip(sorted(common), units, strict=True):
+        for bot, mbb in unit.items():
+            adjusted[bot].append((k, k * mbb * big_blinds[number] / 1000.0))
+
+
+def _faults(counted: Sequence[MatchOutcome]) -> tuple[dict[str, int], list[dict[str, Any]]]:
+    """Each bot's fault total, and one row per bot and kind: the count and the first
+    example (in plan order) with its match, hand and message."""
+    totals: dict[str, int] = defaultdict(int)
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for outcome in counted:
+        for seat in outcome.seats:
+            for kind, count in seat.fault_counts.items():
+                totals[seat.bot] += count
+                row = rows.setdefault(
+                    (seat.bot, kind),
+                    {"bot": seat.bot, "kind": kind, "count": 0, "example": None},
+                )
+                row["count"] += count
+            for example in seat.fault_examples:
+                row = rows.setdefault(
+                    (seat.bot, example.kind),
+                    {"bot": seat.bot, "kind": example.kind, "count": 0, "example": None},
+                )
+                if row["example"] is None:
+                    row["example"] = {
+                        "match": outcome.match_id,
+                        "hand": example.hand_number,
+                        "message": example.message,
+                    }
+    ordered = sorted(rows.values(), key=lambda row: (row["bot"], -row["count"], row["kind"]))
+    return dict(totals), ordered
+
+
+def _latency(counted: Sequence[MatchOutcome]) -> list[dict[str, Any]]:
+    """Each bot's reply latencies over its counted matches: the merged histogram (the
+    buckets of every match share one layout) and its summary."""
+    merged: dict[str, LatencyHistogram] = {}
+    for outcome in counted:
+        for seat in outcome.seats:
+            latency = seat.latency
+            if not latency.count:
+                continue
+            try:
+                histogram = LatencyHistogram.from_buckets(
+                    latency.histogram,
+                    total_ms=latency.mean_ms * latency.count,
+                    max_ms=latency.max_ms,
+                )
+            except ValueError:
+                continue  # a histogram of another layout: its summary alone is no distribution
+            merged.setdefault(seat.bot, LatencyHistogram()).merge(histogram)
+    return [
+        {
+            "bot": bot,
+            "count": histogram.count,
+            "mean": round(histogram.mean_ms, 3),
+            "p50": round(histogram.quantile(0.5), 3),
+            "p99": round(histogram.quantile(0.99), 3),
+            "max": round(histogram.max_ms, 3),
+            "bins": latency_bins(histogram.buckets()),
+        }
+        for bot, histogram in sorted(merged.items())
+    ]
+
+
+def _places(counted: Sequence[MatchOutcome], board: Mapping[str, Any]) -> dict[str, Any]:
+    """Freezeouts: how often each bot finished in each place, and its rating."""
+    counts: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    most = 0
+    for outcome in counted:
+        for seat in outcome.seats:
+            counts[seat.bot][seat.place] += 1
+            most = max(most, seat.place)
+    rows = []
+    for row in board.get("rows", ()):
+        bot = row["bot"]
+        found = counts.get(bot, {})
+        rows.append(
+            {
+                "bot": bot,
+                "counts": [found.get(place, 0) for place in range(1, most + 1)],
+                "average": row.get("place"),
+                "rating": row.get("rating"),
+            }
+        )
+    return {"places": most, "rows": rows}
+
+
+def _facts(
+    record: TournamentRecord,
+    fmt: str,
+    plan: Mapping[str, Mapping[str, Any]],
+    counted: Sequence[MatchOutcome],
+) -> list[tuple[str, str]]:
+    """The summary's facts (the seed only when it is public: given, or the tournament is
+    over)."""
+    config = record.config
+    game = config.get("game")
+    if not isinstance(game, Mapping):
+        game = {}
+    facts = [
+        ("format", fmt.replace("_", " ")),
+        ("game", f"{game.get('variant', '?')}, {str(game.get('betting', '?')).replace('_', '-')}"),
+        ("blinds", f"{game.get('small_blind', '?')}/{game.get('big_blind', '?')}"),
+        ("bots", str(len(config.get("bots", ())))),
+        ("matches counted", f"{len(counted)} of {len(plan)} planned"),
+        ("hands", f"{sum(len(o.hands) for o in counted):,}"),
+        ("status", str(record.status)),
+    ]
+    if record.seed_was_given or record.is_finished:  # a secret seed stays secret while it runs
+        facts.append(("seed", str(record.seed)))
+    facts.append(("started", str(record.created_at)))
+    if record.finished_at:
+        facts.append(("finished", str(record.finished_at)))
+    return facts
+
+
+def _candidates(outcomes: Sequence[MatchOutcome]) -> list[Candidate]:
+    """Every recorded hand, in plan order; the hands of a first fault example marked."""
+    fault_hands = {
+        (outcome.match_id, example.hand_number)
+        for outcome in outcomes
+        for seat in outcome.seats
+        for example in seat.fault_examples
+        if example.hand_number is not None
+    }
+    candidates: list[Candidate] = []
+    for outcome in outcomes:
+        if not outcome.hands_path:
+            continue
+        match_id = outcome.match_id
+        for hand in outcome.hands:
+            candidates.append(
+                Candidate(
+                    HandRef(match_id, hand.hand_number),
+                    order=len(candidates),
+                    pot=hand.pot,
+                    has_fault=(match_id, hand.hand_number) in fault_hands,
+                )
+            )
+    return candidates

@@ -1,0 +1,224 @@
+"""One match read for a report: its ``hands.jsonl`` and, in a run folder, ``results.json``.
+
+The hand history is streamed once (a match of any length fits in memory: only each hand's
+nets, pot and big blind are kept). A bot's win rate is in mbb/hand with a 95% interval
+over hands: a single match has no duplicate deals, so each hand is a unit (hands whose
+big blind is 0, in an ante-only level, have no big blind to measure by and are left out
+of the rate, not of the chips). ``results.json`` adds the fault ledger, the latency
+summary and the finishing places; a hand history alone still gives the leaderboard, the
+chart and the hands, with the actions the arena chose for a faulted bot as its faults.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from arena.report.data import MAX_CHART_POINTS, ReportError, RunData
+from arena.report.hand_file import HandFileError, iter_hands, read_header
+from arena.report.sections import cumulative, latency_bins, leaderboard_section
+from arena.report.selection import Candidate, HandRef
+from arena.stats.tables import leaderboard
+from arena.stats.units import mbb
+
+__all__ = ["HISTORY_FILE_NAME", "RESULTS_FILE_NAME", "load_match"]
+
+HISTORY_FILE_NAME = "hands.jsonl"
+RESULTS_FILE_NAME = "results.json"
+
+
+def load_match(hands_path: Path, results_path: Path | None) -> RunData:
+    """The report's data of the match whose hand history is ``hands_path`` (with its
+    ``results.json`` when given)."""
+    try:
+        header = read_header(hands_path)
+        results = _results(results_path) if results_path is not None else None
+        names = {
+            str(player.get("player_id")): str(player.get("name"))
+            for player in header["players"]
+            if isinstance(player, Mapping)
+        }
+        match_id = str(header.get("match_id") or "match")
+        kind = "match" if results_path is not None else "hands"
+        source = hands_path.parent if results_path is not None else hands_path
+        data = RunData(kind=kind, title=f"match {match_id}", source=source, unit="hands")
+        data.hand_files[match_id] = hands_path
+        _read_hands(hands_path, match_id, names, data)
+    except HandFileError as error:
+        raise ReportError(str(error)) from None
+    config = header.get("config") if isinstance(header.get("config"), Mapping) else {}
+    assert isinstance(config, Mapping)
+    if results is not None:
+        _from_results(results, data)
+    data.facts = _facts(header, config, data, results)
+    return data
+
+
+def _results(path: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ReportError(f"{path}: cannot read the results: {error.strerror}") from None
+    except ValueError as error:
+        raise ReportError(f"{path}: the results are not JSON ({error})") from None
+    if not isinstance(document, dict) or not isinstance(document.get("players"), list):
+        raise ReportError(f"{path}: not a match's results (no players)")
+    return document
+
+
+def _read_hands(path: Path, match_id: str, names: Mapping[str, str], data: RunData) -> None:
+    """Stream the hands: chips, units and the chart per bot, and the hand candidates."""
+    chips: dict[str, int] = dict.fromkeys(names.values(), 0)
+    hands: dict[str, int] = dict.fromkeys(names.values(), 0)
+    units: list[dict[str, float]] = []
+    steps: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    arena_defaults: dict[str, dict[str, Any]] = {}
+    for record in iter_hands(path):
+        history = record["history"]
+        result = history.get("result")
+        if not isinstance(result, Mapping):
+            continue  # a hand cut short by an interrupted match: nothing was won
+        number = int(history.get("hand_number", record.get("hand_number", 0)))
+        seats = {str(seat["seat_index"]): seat for seat in history.get("seats", ())}
+        start = result.get("starting_stacks", {})
+        final = result.get("final_stacks", {})
+        big_blind = int(history.get("config", {}).get("big_blind", 0))
+        unit: dict[str, float] = {}
+        for index, stack in start.items():
+            bot = names.get(str(seats[index]["player_id"]), str(seats[index]["player_id"]))
+            net = int(final[index]) - int(stack)
+            chips[bot] = chips.get(bot, 0) + net
+            hands[bot] = hands.get(bot, 0) + 1
+            steps[bot].append((1, net))
+            if big_blind > 0:
+                unit[bot] = mbb(net, big_blind)
+        if unit:
+            units.append(unit)
+        has_fault = False
+        for decision in record.get("decisions", ()):
+            if isinstance(decision, Mapping) and decision.get("by") == "policy":
+                has_fault = True
+                bot = names.get(str(decision.get("player_id")), str(decision.get("player_id")))
+                entry = arena_defaults.setdefault(
+                    bot,
+                    {
+                        "bot": bot,
+                        "kind": "arena_default_action",
+                        "count": 0,
+                        "example": {"match": match_id, "hand": number, "message": ""},
+                    },
+                )
+                entry["count"] += 1
+        pot = sum(int(award.get("amount", 0)) for award in result.get("awards", ()))
+        data.candidates.append(
+            Candidate(HandRef(match_id, number), len(data.candidates), pot, has_fault)
+        )
+    board = leaderboard(units, chips, hands)
+    data.leaderboard = leaderboard_section(
+        board.to_dict(), {bot: entry["count"] for bot, entry in arena_defaults.items()}
+    )
+    data.charts = [
+        {"bot": bot, "raw": cumulative(line, MAX_CHART_POINTS), "adjusted": None}
+        for bot, line in sorted(steps.items())
+    ]
+    for entry in arena_defaults.values():
+        entry["example"]["message"] = "the bot faulted and the arena chose its action"
+    data.faults = sorted(arena_defaults.values(), key=lambda row: row["bot"])
+
+
+def _from_results(results: Mapping[str, Any], data: RunData) -> None:
+    """The fault ledger, latency and places of ``results.json``."""
+    faults: list[dict[str, Any]] = []
+    totals: dict[str, int] = {}
+    latency: list[dict[str, Any]] = []
+    places: list[dict[str, Any]] = []
+    match_id = next(iter(data.hand_files))
+    for player in results["players"]:
+        if not isinstance(player, Mapping):
+            continue
+        bot = str(player.get("name"))
+        ledger = player.get("faults") if isinstance(player.get("faults"), Mapping) else {}
+        assert isinstance(ledger, Mapping)
+        firsts: dict[str, Mapping[str, Any]] = {}
+        for fault in ledger.get("faults", ()):
+            if isinstance(fault, Mapping):
+                firsts.setdefault(str(fault.get("kind")), fault)
+        for kind, count in (ledger.get("counts") or {}).items():
+            if not count:
+                continue
+            totals[bot] = totals.get(bot, 0) + int(count)
+            first = firsts.get(kind)
+            faults.append(
+                {
+                    "bot": bot,
+                    "kind": kind,
+                    "count": int(count),
+                    "example": None
+                    if first is None
+                    else {
+                        "match": match_id,
+                        "hand": first.get("hand_number"),
+                        "message": str(first.get("detail") or first.get("code") or ""),
+                    },
+                }
+            )
+        stats = ledger.get("latency")
+        if isinstance(stats, Mapping) and stats.get("count"):
+            histogram = stats.get("histogram")
+            latency.append(
+                {
+                    "bot": bot,
+                    "count": stats.get("count"),
+                    "mean": stats.get("mean_ms"),
+                    "p50": stats.get("p50_ms"),
+                    "p99": stats.get("p99_ms"),
+                    "max": stats.get("max_ms"),
+                    "bins": latency_bins(histogram) if isinstance(histogram, list) else [],
+                }
+            )
+        places.append(
+            {
+                "bot": bot,
+                "place": player.get("place"),
+                "eliminated": player.get("eliminated_in_hand"),
+                "final_stack": player.get("final_stack"),
+            }
+        )
+    data.faults = sorted(faults, key=lambda row: (row["bot"], -row["count"], row["kind"]))
+    for row in data.leaderboard["rows"]:
+        row["faults"] = totals.get(row["bot"], 0)
+    data.latency = sorted(latency, key=lambda row: row["bot"])
+    config = results.get("config") if isinstance(results.get("config"), Mapping) else {}
+    assert isinstance(config, Mapping)
+    if config.get("stack_policy") == "freezeout":
+        data.places = {
+            "match": sorted(places, key=lambda row: (row["place"] is None, row["place"] or 0))
+        }
+
+
+def _facts(
+    header: Mapping[str, Any],
+    config: Mapping[str, Any],
+    data: RunData,
+    results: Mapping[str, Any] | None,
+) -> list[tuple[str, str]]:
+    game = config.get("game") if isinstance(config.get("game"), Mapping) else {}
+    assert isinstance(game, Mapping)
+    facts = [
+        (
+            "game",
+            f"{game.get('variant', '?')}, {str(game.get('structure', '?')).replace('_', '-')}",
+        ),
+        ("blinds", f"{game.get('small_blind', '?')}/{game.get('big_blind', '?')}"),
+        ("stacks", f"{config.get('starting_stack', '?')}, {config.get('stack_policy', '?')}"),
+        ("bots", str(len(header.get("players", ())))),
+        ("hands", f"{len(data.candidates):,}"),
+    ]
+    if results is not None:
+        facts.append(("ended", str(results.get("ended_reason", "?")).replace("_", " ")))
+    if results is not None and header.get("seed") is not None:  # public once it is over
+        facts.append(("seed", str(header.get("seed"))))
+    return facts

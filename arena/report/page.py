@@ -1,0 +1,73 @@
+"""The report as one self-contained HTML file.
+
+Everything is inline: the style sheet and the script are the package's
+``assets/report.css`` and ``assets/report.js`` (read with :mod:`importlib.resources`),
+the data is one JSON document in a ``<script type="application/json">`` element, and
+the charts and the hand viewer's table are SVG drawn by the script. The page asks for
+nothing: a Content-Security-Policy in the page itself forbids every fetch, connection,
+image, font or frame from anywhere, so it opens from disk and works with no network.
+
+Bot names and every other string in the data come from bots or their authors and are
+untrusted. The JSON is escaped so that no string can end the script element that holds
+it (``<``, ``>`` and ``&`` are written as ``\\u003c``, ``\\u003e``, ``\\u0026``, which
+JSON reads back as the same characters), the title is HTML-escaped, and the script puts
+every string on the page as text (``textContent``), never as HTML.
+
+>>> embed_json({"bot": "</script><script>alert(1)</script>"})
+'{"bot":"\\\\u003c/script\\\\u003e\\\\u003cscript\\\\u003ealert(1)\\\\u003c/script\\\\u003e"}'
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+__all__ = ["CONTENT_SECURITY_POLICY", "asset", "embed_json", "render_page"]
+
+#: The page's own policy: inline script and style only; nothing may be loaded or sent.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "img-src data:; base-uri 'none'; form-action 'none'"
+)
+
+
+@cache
+def asset(name: str) -> str:
+    """The text of ``arena/report/assets/<name>``."""
+    return resources.files("arena.report").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def embed_json(document: Any) -> str:
+    """``document`` as JSON that is safe inside a ``<script>`` element (see the module
+    docstring): compact, and without ``<``, ``>`` or ``&``."""
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render_page(title: str, document: Any) -> str:
+    """The whole HTML page for the report ``document`` (the script draws it)."""
+    data = embed_json(document)
+    # The script and style sheet are our own files; a "</script" in them would be a bug.
+    script = asset("report.js")
+    style = asset("report.css")
+    if "</script" in script.lower() or "</style" in style.lower():
+        raise ValueError("an asset of the report closes its own element")
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(title)}</title>\n"
+        f"<style>\n{style}</style>\n</head>\n<body>\n"
+        '<main id="report">\n'
+        f'<header id="summary"><h1>{html.escape(title)}</h1></header>\n'
+        '<noscript><p class="note">This report draws its tables, charts and hands with'
+        " JavaScript: allow scripts for this file to see them.</p></noscript>\n"
+        "</main>\n"
+        f'<script type="application/json" id="report-data">{data}</script>\n'
+        f"<script>\n{script}</script>\n"
+        "</body>\n</html>\n"
+    )
