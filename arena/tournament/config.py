@@ -9,7 +9,7 @@ the complete example and a table of every key with its type, default and meaning
     deals = 200                     # per pair (ring: per group), in blocks of block_deals
     block_deals = 100
     seed = 7                        # absent: a secret 256-bit seed drawn at the start
-    concurrency = 2                 # absent: one match per CPU
+    concurrency = 2                 # absent: one match per CPU (dask: per worker thread)
     sandbox = "strict"              # absent: the strongest layer that works here
     [game]                          # variant, betting, small_blind, big_blind, ante,
     variant = "holdem"              # starting_stack
@@ -52,6 +52,7 @@ from arena.tournament.config_keys import (
     MAX_MATCHES,
     TABLES,
     BotEntry,
+    ExecutorKind,
     Format,
     KeySpec,
     TournamentConfigError,
@@ -152,6 +153,7 @@ class TournamentConfig:
     properties: :attr:`seats`, :attr:`games`, :attr:`challenger_name`, :attr:`out_dir`,
     :meth:`worker_count`. ``seed`` None means a secret seed drawn when the run starts;
     ``sandbox`` None the strongest layer that works here (the runner decides).
+    ``executor`` and ``scheduler`` (None: a local cluster) say what runs the matches.
     ``resource_limits`` holds only the limits given; they override the manifests'.
     ``source`` says where the values came from, for later messages.
     """
@@ -170,6 +172,8 @@ class TournamentConfig:
     ring_seats: int | None = None
     seed: int | None = None
     concurrency: int | None = None
+    executor: ExecutorKind = ExecutorKind.LOCAL
+    scheduler: str | None = None
     sandbox: SandboxLevel | None = None
     out: Path | None = None
     source: str = field(default=COMMAND_LINE, compare=False)
@@ -259,6 +263,8 @@ class TournamentConfig:
             "block_deals": self.block_deals,
             "seed": self.seed,
             "concurrency": self.concurrency,
+            "executor": self.executor.value,
+            "scheduler": self.scheduler,
             "sandbox": None if self.sandbox is None else self.sandbox.value,
             "out": None if self.out is None else str(self.out),
             **{f"limits.{key}": value for key, value in self.resource_limits.items()},
@@ -276,6 +282,7 @@ class TournamentConfig:
         record of what a run played."""
         values: dict[str, Any] = {
             "sandbox": None,
+            "scheduler": None,
             "ring.seats": None,
             "sit_and_go.seats": None,
             **self.to_values(),
@@ -320,8 +327,8 @@ class TournamentConfig:
 def fingerprint(config: TournamentConfig) -> str:
     """SHA-256 (hex) of everything that decides the results: the bots' names and manifest
     paths, the format and its sizes, the game, the limits, the sequential test and the seed
-    when one is given. Not the name, the run folder, the concurrency or the sandbox choice:
-    a run may be resumed with more workers. Settings the format does not use are left out.
+    when one is given. Not the name, run folder, concurrency, executor or sandbox (a run
+    may be resumed with more workers, or on a cluster), nor settings the format leaves unused.
     """
     is_sit_and_go = config.format is Format.SIT_AND_GO
 
@@ -349,7 +356,8 @@ def fingerprint(config: TournamentConfig) -> str:
 
 #: Keys that decide nothing a bot does, or are added to the fingerprint resolved.
 _NOT_RESULTS = frozenset(
-    {"name", "out", "concurrency", "sandbox", "bots", "challenger", "seed", "sit_and_go.seats"}
+    {"name", "out", "concurrency", "executor", "scheduler", "sandbox", "bots", "challenger"}
+    | {"seed", "sit_and_go.seats"}
 )
 
 
@@ -485,17 +493,8 @@ def _build(given: _Given, label: str) -> TournamentConfig:
     return config
 
 
-_TOP_KEYS = (
-    "name",
-    "format",
-    "challenger",
-    "deals",
-    "block_deals",
-    "seed",
-    "concurrency",
-    "sandbox",
-    "out",
-)
+_TOP_KEYS: tuple[str, ...] = ("name", "format", "challenger", "deals", "block_deals", "seed")
+_TOP_KEYS += ("concurrency", "executor", "scheduler", "sandbox", "out")
 _Settings = TypeVar("_Settings")
 
 
@@ -528,6 +527,8 @@ def _problems(config: TournamentConfig) -> Iterator[tuple[str, object, str]]:
     if not config.format.is_heads_up and config.seats > len(names):
         key = "ring.seats" if config.format is Format.RING else "sit_and_go.seats"
         yield key, config.seats, f"more seats than the {len(names)} bots: at most {len(names)}"
+    if config.scheduler is not None and config.executor is not ExecutorKind.DASK:
+        yield "scheduler", config.scheduler, "is used only by executor = dask (--executor dask)"
     if sprt.enabled and not config.format.is_heads_up:
         only = "only round_robin and gauntlet allow it"
         why = f"the sequential test stops heads-up pairs: {only}, the format is {config.format}"

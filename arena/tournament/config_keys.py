@@ -48,6 +48,7 @@ __all__ = [
     "MAX_MATCHES",
     "TABLES",
     "BotEntry",
+    "ExecutorKind",
     "Format",
     "KeySpec",
     "TournamentConfigError",
@@ -106,6 +107,14 @@ class Format(StrEnum):
     def is_heads_up(self) -> bool:
         """True for the formats of heads-up duplicate pairs."""
         return self in (Format.ROUND_ROBIN, Format.GAUNTLET)
+
+
+class ExecutorKind(StrEnum):
+    """What runs the matches: a process pool on this machine, or a Dask cluster (see
+    ``docs/cluster.md``). The results are the same either way."""
+
+    LOCAL = "local"
+    DASK = "dask"
 
 
 def show(value: object) -> str:
@@ -240,6 +249,21 @@ def _path(value: object) -> Path:
     return Path(value)
 
 
+_SCHEDULER = re.compile(r"^(?:(?:tcp|tls)://)?([A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):([0-9]{1,5})$")
+
+
+def _scheduler(value: object) -> str:
+    # Dask's own error for a bad address comes only after a connection timeout: check
+    # the shape here, so that a typo is named at once.
+    match = _SCHEDULER.match(value) if isinstance(value, str) else None
+    if match is None or not 1 <= int(match.group(2)) <= 65535:
+        raise ValueError(
+            "must be a Dask scheduler's address: tcp://HOST:PORT or tls://HOST:PORT "
+            "(a scheduler listens on port 8786 unless told otherwise)"
+        )
+    return str(value)
+
+
 def _limit(key: str) -> Parser:
     def parse(value: object) -> int:
         try:
@@ -297,6 +321,8 @@ _PARSERS: dict[str, tuple[Parser, str]] = {
     "block_deals": (_HEADS_UP, "int"),
     "seed": (_any_int, "int"),
     "concurrency": (_whole(1, MAX_CONCURRENCY), "int"),
+    "executor": (_choice(ExecutorKind), "text"),
+    "scheduler": (_scheduler, "text"),
     "sandbox": (_choice(SandboxLevel), "text"),
     "out": (_path, "text"),
     "game.variant": (_choice(Variant), "text"),
@@ -333,6 +359,8 @@ deals                   | 200 | --deals | deals per pair or ring group (sprt: mo
 block_deals             | 100 | --block-deals | deals per block (the last may be shorter)
 seed                    | secret | --seed | tournament seed (absent: a secret one)
 concurrency             | the CPU count | --concurrency | matches played at once
+executor                | "local" | --executor | local (a process pool here) or dask (a cluster)
+scheduler               | a local cluster | --scheduler | dask: the scheduler, tcp://HOST:8786
 sandbox                 | strongest here | --sandbox | none, limits or strict
 out                     | "runs/<name>" | --out | the run folder
 game.variant            | "holdem" | --variant | holdem or five_card_draw

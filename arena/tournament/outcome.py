@@ -76,7 +76,13 @@ class MatchOutcome:
     """A finished (or failed) match.
 
     ``error`` is set when the match could not be played to its end (a bot that never
-    started, an arena failure); then ``hands`` may be partial and the match is not counted.
+    started, an arena failure, a cluster match past its deadline); then ``hands`` may be
+    partial and the match is not counted.
+
+    ``files`` carries the match folder's files from a machine that cannot write the
+    host's run folder (a cluster worker): ``(path in the folder, mode, zlib-compressed
+    bytes)`` each. The host writes them to the match's folder and drops them before the
+    outcome is stored; they take no part in comparisons.
     """
 
     match_id: str
@@ -87,6 +93,7 @@ class MatchOutcome:
     duration_s: float
     error: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    files: tuple[tuple[str, int, bytes], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def is_counted(self) -> bool:

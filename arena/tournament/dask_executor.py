@@ -1,0 +1,308 @@
+"""Tournaments on a Dask cluster: the executor behind ``arena tournament --executor dask``.
+
+The runner hands ``play_match`` jobs to a ``concurrent.futures.Executor`` and stores each
+outcome once; :class:`DaskMatchExecutor` is that executor for a Dask cluster, so the runner
+does not know which one plays its matches. Each job becomes one Dask task,
+:func:`~arena.tournament.remote.run_in_referee`, which has a referee process on a worker
+play the match under a deadline and sends its outcome back with the match's files. When a
+task is done, the executor fetches its outcome, writes the files into the host's run folder
+(``<run>/matches/<id>/``), releases the task's Dask future at once (a finished task whose
+future is still held would be computed again if its worker died) and completes the
+runner's future: one outcome per match, stored by the host alone.
+
+A worker killed mid-match is Dask's to handle: its task runs again on another worker (up
+to ``distributed.scheduler.allowed-failures`` times, 3 by default), and only the run that
+finishes hands an outcome back. A task that kept killing its workers, or that Dask
+dropped, comes back as a failed outcome, as does a match past its deadline (``timeout``):
+stored as failed, not counted, played again by the next run.
+
+:class:`DaskCluster` connects to a scheduler (``--scheduler tcp://HOST:8786``) or starts a
+cluster of worker processes on this machine, and checks before the first match that every
+worker can start every bot (:func:`~arena.tournament.remote.check_bots_here`).
+``docs/cluster.md`` says how to set up the machines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, Future
+from concurrent.futures import wait as wait_for
+from dataclasses import replace
+from functools import partial
+from multiprocessing import resource_tracker
+from pathlib import Path
+from types import ModuleType
+from typing import Any, TypeVar
+
+import psutil
+
+from arena.tournament.outcome import MatchOutcome
+from arena.tournament.remote import (
+    check_bots_here,
+    failed_outcome,
+    match_deadline,
+    run_in_referee,
+    unpack_files,
+)
+from arena.tournament.worker import MatchJob
+
+__all__ = ["ClusterError", "DaskCluster", "DaskMatchExecutor", "dask_executor"]
+
+_T = TypeVar("_T")
+
+#: Seconds to wait for a scheduler to answer.
+CONNECT_TIMEOUT_S = 30.0
+#: Seconds a local cluster's processes get to end after it is closed.
+CLOSE_TIMEOUT_S = 30.0
+#: The most problems of bots on workers listed in one error.
+MAX_LISTED_PROBLEMS = 20
+
+
+class ClusterError(RuntimeError):
+    """The Dask cluster cannot play the tournament; the message says why and what to do."""
+
+    code = "cluster"
+
+
+def _distributed() -> ModuleType:
+    """The ``distributed`` package, or a clear error naming the extra to install."""
+    try:
+        return importlib.import_module("distributed")
+    except ImportError:
+        raise ClusterError(
+            "--executor dask needs the 'distributed' package: install the arena with its "
+            "dask extra (pip install '.[dask]' in the checkout)"
+        ) from None
+
+
+class DaskCluster:
+    """A connection to a Dask scheduler, and the local cluster behind it when this run
+    started one. Close it (or the executor it made) when the tournament ends."""
+
+    def __init__(self, client: Any, local: Any = None, processes: Sequence[psutil.Process] = ()):
+        self.client = client
+        self.local = local
+        self._processes = list(processes)
+        self._is_closed = False
+
+    @classmethod
+    def start(
+        cls, scheduler: str | None, workers: int, *, timeout_s: float = CONNECT_TIMEOUT_S
+    ) -> DaskCluster:
+        """Connect to ``scheduler``, or (None) start ``workers`` worker processes of one
+        thread each on this machine, its scheduler on the loopback address only."""
+        distributed = _distributed()
+        if scheduler is not None:
+            try:
+                client = distributed.Client(scheduler, timeout=timeout_s, set_as_default=False)
+            except (OSError, TimeoutError) as exc:
+                raise ClusterError(
+                    f"cannot reach the Dask scheduler at {scheduler}: {exc} "
+                    "(is `dask scheduler` running there, and the port open to this machine?)"
+                ) from None
+            return cls(client)
+        if workers < 1:
+            raise ClusterError(f"a local Dask cluster needs at least one worker, got {workers}")
+        before = {child.pid for child in psutil.Process().children()}
+        local = distributed.LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+        started = [child for child in psutil.Process().children() if child.pid not in before]
+        try:
+            client = distributed.Client(local, set_as_default=False)
+        except Exception:
+            local.close()
+            raise
+        return cls(client, local, started)
+
+    @property
+    def address(self) -> str:
+        """The scheduler's address."""
+        return str(self.client.scheduler.address)
+
+    def thread_count(self) -> int:
+        """Worker threads in the cluster now: how many matches it plays at once."""
+        return int(sum(self.client.nthreads().values()))
+
+    def describe(self) -> str:
+        """One line for the user: which cluster, how many workers and threads."""
+        where = "a local cluster" if self.local is not None else f"scheduler {self.address}"
+        workers = len(self.client.nthreads())
+        return f"executor: dask, {where}: {workers} workers, {self.thread_count()} threads"
+
+    def check_bots(self, manifests: Sequence[Path], sandbox: str) -> None:
+        """Raise :class:`ClusterError` unless every worker can start every bot under
+        ``sandbox`` (see :func:`~arena.tournament.remote.check_bots_here`)."""
+        try:
+            answers = self.client.run(check_bots_here, list(manifests), sandbox)
+        except Exception as exc:  # a worker without the arena cannot even run the check
+            raise ClusterError(
+                f"the Dask workers cannot run the arena: {type(exc).__name__}: {exc} "
+                "(install this project, the same version, on every worker)"
+            ) from None
+        if not answers:
+            raise ClusterError(f"the Dask cluster at {self.address} has no workers")
+        problems = [
+            f"worker {worker}: {problem}"
+            for worker, found in sorted(answers.items())
+            for problem in found
+        ]
+        if problems:
+            listed = "\n  ".join(problems[:MAX_LISTED_PROBLEMS])
+            more = len(problems) - MAX_LISTED_PROBLEMS
+            tail = f"\n  ... and {more} more" if more > 0 else ""
+            raise ClusterError(
+                "the bots cannot start on every Dask worker (each worker needs the bots at "
+                f"the same paths as here, built; see docs/cluster.md):\n  {listed}{tail}"
+            )
+
+    def executor(self, *, match_deadline_s: float | None = None) -> DaskMatchExecutor:
+        """An executor over this cluster; its ``shutdown`` closes the cluster."""
+        if self._is_closed:
+            raise ClusterError("the Dask cluster was closed already")
+        return DaskMatchExecutor(self, match_deadline_s=match_deadline_s)
+
+    def close(self) -> None:
+        """Disconnect; a local cluster is stopped, and its processes (the workers, their
+        referees and bots) are waited for. Closing twice does nothing."""
+        if self._is_closed:
+            return
+        self._is_closed = True
+        family = list(self._processes)
+        for process in self._processes:
+            try:
+                family.extend(process.children(recursive=True))
+            except psutil.NoSuchProcess:
+                continue
+        self.client.close()
+        if self.local is None:
+            return
+        self.local.close()
+        # The workers were started with ``spawn``, which starts multiprocessing's resource
+        # tracker: stop it too, as the local process pool does, so nothing is left.
+        stop = getattr(resource_tracker._resource_tracker, "_stop", None)
+        if callable(stop):
+            stop()
+        _gone, alive = psutil.wait_procs(family, timeout=CLOSE_TIMEOUT_S)
+        for process in alive:  # pragma: no cover - a worker that ignored its nanny
+            process.kill()
+
+
+class DaskMatchExecutor(Executor):
+    """Plays ``fn(job)`` calls (``fn`` = ``play_match``) on a Dask cluster, each in a
+    referee process on a worker (see the module docstring). ``match_deadline_s`` None
+    gives each match :func:`~arena.tournament.remote.match_deadline`."""
+
+    def __init__(self, cluster: DaskCluster, *, match_deadline_s: float | None = None) -> None:
+        self.cluster = cluster
+        self.match_deadline_s = match_deadline_s
+        self._pending: dict[Future[MatchOutcome], Any] = {}
+        self._lock = threading.Lock()
+        self._is_shut_down = False
+
+    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
+        """Send ``fn(job)`` to the cluster; the future gets its outcome, never an error."""
+        if self._is_shut_down:
+            raise RuntimeError("cannot submit a match after the executor was shut down")
+        if kwargs or len(args) != 1 or not isinstance(args[0], MatchJob):
+            raise TypeError("a Dask match executor runs fn(job) with one MatchJob only")
+        job = args[0]
+        deadline = self.match_deadline_s
+        if deadline is None:
+            deadline = match_deadline(job)
+        task = self.cluster.client.submit(
+            run_in_referee,
+            fn,
+            job,
+            deadline,
+            key=f"match-{job.match_id}-{uuid.uuid4().hex[:12]}",
+            pure=False,
+        )
+        result: Future[MatchOutcome] = Future()
+        with self._lock:
+            self._pending[result] = task
+        task.add_done_callback(partial(self._finish, result, job))
+        return result  # type: ignore[return-value]  # fn returns a MatchOutcome
+
+    def _finish(self, result: Future[MatchOutcome], job: MatchJob, task: Any) -> None:
+        """In Dask's callback thread: fetch, write the files, release, complete."""
+        with self._lock:
+            self._pending.pop(result, None)
+        try:
+            outcome = _collect(job, task)
+        finally:
+            # A client closed meanwhile (a shutdown) has released every task already.
+            with contextlib.suppress(RuntimeError):
+                task.release()
+        if result.set_running_or_notify_cancel():
+            result.set_result(outcome)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Stop taking matches; cancel the waiting ones if asked, wait for the others if
+        asked; then close the cluster (a local one is stopped)."""
+        self._is_shut_down = True
+        with self._lock:
+            pending = dict(self._pending)
+        if cancel_futures:
+            for result in pending:
+                result.cancel()
+            self.cluster.client.cancel(list(pending.values()))
+        if wait:
+            wait_for([result for result in pending if not result.cancelled()])
+        self.cluster.close()
+
+
+def _collect(job: MatchJob, task: Any) -> MatchOutcome:
+    """The outcome of a finished task, its files written under the host's run folder; a
+    failed outcome for a task that failed or was dropped."""
+    started = time.monotonic()
+    if task.status == "cancelled":
+        return failed_outcome(
+            job, "cancelled: the Dask scheduler dropped the match", duration_s=0.0
+        )
+    if task.status != "finished":
+        error = task.exception()
+        why = f"the match's Dask task failed: {type(error).__name__}: {error}"
+        return failed_outcome(job, why, duration_s=0.0)
+    try:
+        outcome: MatchOutcome = task.result()
+    except Exception as exc:  # the worker holding the result died before it was fetched
+        why = f"the match's outcome could not be fetched: {type(exc).__name__}: {exc}"
+        return failed_outcome(job, why, duration_s=time.monotonic() - started)
+    try:
+        unpack_files(outcome.files, job.match_dir)
+    except (OSError, ValueError) as exc:
+        why = f"the match's files could not be written to {job.match_dir}: {exc}"
+        return failed_outcome(job, why, duration_s=outcome.duration_s)
+    return replace(outcome, files=())
+
+
+def dask_executor(
+    workers: int,
+    scheduler: str | None = None,
+    *,
+    manifests: Sequence[Path] = (),
+    sandbox: str = "none",
+    match_deadline_s: float | None = None,
+) -> DaskMatchExecutor:
+    """An executor on the cluster at ``scheduler`` (None: a local cluster of ``workers``
+    processes), after checking that every worker can start the bots of ``manifests``; its
+    ``shutdown`` closes the client and the local cluster it started."""
+    cluster = DaskCluster.start(scheduler, workers)
+    try:
+        cluster.check_bots(manifests, sandbox)
+    except ClusterError:
+        cluster.close()
+        raise
+    return cluster.executor(match_deadline_s=match_deadline_s)

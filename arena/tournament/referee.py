@@ -1,0 +1,235 @@
+"""The referee: the process that plays one match of a cluster tournament.
+
+A Dask worker runs its tasks in threads of its own process, and Dask cannot stop a running
+task; so a task never plays a match itself. It starts a referee, a process of its own
+session that plays the match and hands the outcome back, waits for it with a deadline and
+kills its whole process group when the deadline passes (:mod:`arena.tournament.remote`).
+
+The referee reads one :class:`~arena.tournament.remote.RefereeCall` (pickled) from its
+standard input, plays it in a folder of its own, packs the match's files into the outcome
+(the host writes them into its run folder, so a worker needs no shared folder) and writes
+the outcome, pickled, to its standard output. Anything else that would be printed goes to
+standard error, so that the outcome arrives intact.
+
+Two ways to start one:
+
+* ``python -m arena.tournament.referee [--parent PID] [--folder DIR]`` plays one job: a
+  cold start, which imports the whole arena first (a few hundred milliseconds);
+* ``python -m arena.tournament.referee --zygote FD`` is a *zygote*: it imports the arena
+  once, then forks a fresh referee for each request that arrives on the Unix socket ``FD``
+  (the request carries the referee's standard input, output and error). A fork of a
+  process that has imported everything takes about a millisecond. The zygote stays
+  single-threaded, so forking it is safe, and it exits when its worker does: the socket
+  then reads as closed, or its parent changes.
+
+Each referee starts a session of its own and asks the kernel for ``SIGKILL`` when its
+parent dies (``PR_SET_PDEATHSIG``), as the local pool's workers do: a worker killed
+mid-match takes its zygote, its referees and, through their supervisors, their bots with
+it. The bots run under the sandbox the job names, as on the host.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import dataclasses
+import gc
+import os
+import pickle
+import select
+import shutil
+import signal
+import socket
+import struct
+import sys
+import tempfile
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import BinaryIO, NoReturn
+
+from arena.bots.sandbox.select import probe
+from arena.tournament.outcome import MatchOutcome
+from arena.tournament.remote import (
+    READY,
+    REQUEST,
+    RefereeCall,
+    failed_outcome,
+    pack_files,
+)
+
+__all__ = ["die_with", "main", "play_call"]
+
+#: Exit codes: the job could not be read (2); anything else went wrong (1).
+EXIT_BAD_JOB = 2
+EXIT_FAILED = 1
+#: How often a waiting zygote checks that its worker is still its parent, in seconds.
+PARENT_CHECK_S = 1.0
+
+_PR_SET_PDEATHSIG = 1
+# The C library, loaded once (by the zygote, before it forks): the program's own symbols
+# include prctl, so no search for the library (ctypes.util runs ldconfig) per referee.
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def die_with(parent: int) -> None:
+    """Be killed when ``parent`` dies, and leave now if it already has."""
+    _LIBC.prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0)
+    # The parent may have died before the prctl: the signal would never come.
+    if os.getppid() != parent:
+        os._exit(EXIT_FAILED)
+
+
+def play_call(source: BinaryIO, sink: BinaryIO, folder: Path) -> int:
+    """Read one pickled :class:`RefereeCall` from ``source``, play it with its files under
+    ``folder``, write the pickled outcome (files packed in) to ``sink``; the exit code."""
+    try:
+        call = pickle.load(source)
+    except Exception as exc:  # anything unpickling may raise: the job is unreadable
+        print(f"referee: cannot read the job: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_BAD_JOB
+    if not isinstance(call, RefereeCall):
+        print(f"referee: expected a RefereeCall, got {type(call).__name__}", file=sys.stderr)
+        return EXIT_BAD_JOB
+    job = dataclasses.replace(call.job, tournament_dir=folder)
+    outcome = call.play(job)
+    if not isinstance(outcome, MatchOutcome):
+        message = f"the match function returned {type(outcome).__name__}, not a MatchOutcome"
+        outcome = failed_outcome(call.job, message, duration_s=0.0)
+    try:
+        outcome = dataclasses.replace(outcome, files=pack_files(job.match_dir))
+    except ValueError as exc:  # the files would not fit in a message: say so, keep going
+        outcome = failed_outcome(call.job, str(exc), duration_s=outcome.duration_s)
+    pickle.dump(outcome, sink, protocol=pickle.HIGHEST_PROTOCOL)
+    sink.flush()
+    return 0
+
+
+def _protected_stdout() -> BinaryIO:
+    """The real standard output for the outcome alone; file descriptor 1 then points at
+    standard error, so a stray ``print`` cannot corrupt the pickle."""
+    sys.stdout.flush()
+    sink = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    return sink
+
+
+def _play_once(folder: Path | None) -> int:
+    """Play the job on standard input (a cold start)."""
+    sink = _protected_stdout()
+    own = folder is None
+    where = Path(tempfile.mkdtemp(prefix="arena-referee-")) if folder is None else folder
+    try:
+        return play_call(sys.stdin.buffer, sink, where)
+    finally:
+        sink.close()
+        if own:
+            shutil.rmtree(where, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------ the zygote
+
+
+def serve(control: socket.socket) -> int:  # pragma: no cover - runs in the zygote process
+    """Fork one referee per request on ``control`` until the worker goes away."""
+    root = Path(tempfile.mkdtemp(prefix="arena-referees-"))
+    parent = os.getppid()
+    # The kernel reaps the referees: nobody here waits for them (the task that asked for
+    # one watches its output and kills its group).
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    referees: set[int] = set()
+    try:
+        control.sendall(READY + os.fsencode(root))
+        while True:
+            readable, _, _ = select.select([control], [], [], PARENT_CHECK_S)
+            if not readable:
+                if os.getppid() != parent:
+                    return 0  # the worker died and this process was adopted
+                continue
+            message, fds, _flags, _address = socket.recv_fds(control, 64, 3)
+            if not message:
+                return 0  # the worker closed the socket: it is gone
+            if message != REQUEST or len(fds) != 3:
+                for fd in fds:
+                    os.close(fd)
+                control.sendall(struct.pack("!i", -1))
+                continue
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                _referee_child(control, fds, root)
+            for fd in fds:
+                os.close(fd)
+            control.sendall(struct.pack("!i", pid))
+            referees.add(pid)
+            # While the new referee plays: remove the folders of those that ended, here
+            # rather than in the tasks, which are then free for their next match sooner.
+            _sweep(root, referees)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _sweep(root: Path, referees: set[int]) -> None:  # pragma: no cover - in the zygote
+    for pid in list(referees):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            referees.discard(pid)
+            shutil.rmtree(root / str(pid), ignore_errors=True)
+
+
+def _referee_child(
+    control: socket.socket, fds: Sequence[int], root: Path
+) -> NoReturn:  # pragma: no cover - runs in a forked referee
+    code = EXIT_FAILED
+    try:
+        zygote = os.getppid()
+        control.close()
+        os.setsid()  # its own session and process group: the task kills the group
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the referee waits for its bots
+        die_with(zygote)
+        stdin_fd, stdout_fd, stderr_fd = fds
+        os.dup2(stdin_fd, 0)
+        os.dup2(stderr_fd, 2)
+        os.dup2(stdout_fd, 1)
+        for fd in fds:
+            os.close(fd)
+        sink = _protected_stdout()
+        # The match creates its folder in here when it writes its first file.
+        folder = root / str(os.getpid())
+        with os.fdopen(0, "rb", closefd=False) as source:
+            code = play_call(source, sink, folder)
+        sink.close()
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        os._exit(code)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m arena.tournament.referee``: see the module docstring."""
+    parser = argparse.ArgumentParser(
+        prog="python -m arena.tournament.referee",
+        description="Play one pickled tournament job from stdin; the outcome goes to stdout.",
+    )
+    parser.add_argument("--parent", type=int, help="die when this process dies")
+    parser.add_argument("--folder", type=Path, help="play here (default: a temporary folder)")
+    parser.add_argument("--zygote", type=int, metavar="FD", help="fork referees on this socket")
+    args = parser.parse_args(argv)
+    if args.parent is not None:
+        die_with(args.parent)
+    if args.zygote is not None:  # pragma: no cover - the zygote runs in its own process
+        probe()  # once here (it runs bwrap), not in every referee
+        # Objects that exist now are never collected in a referee: its collector then
+        # leaves their pages alone, and the fork's copy-on-write copies fewer of them.
+        gc.freeze()
+        with socket.socket(fileno=args.zygote) as control:
+            return serve(control)
+    return _play_once(args.folder)
+
+
+if __name__ == "__main__":  # pragma: no cover - the module is run as a script
+    sys.exit(main())
