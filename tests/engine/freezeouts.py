@@ -9,12 +9,19 @@ from collections.abc import Callable, Collection, Iterator
 from engine.actions import Action, AllIn, Call, Check, Fold
 from engine.config import AnteMode, GameConfig, Variant
 from engine.deck import Deck
-from engine.hand import Hand
+from engine.hand import BlindSeats, Hand
 from engine.schedule import BlindLevel, BlindSchedule
 from engine.table import Table
 from engine.tournament import Freezeout, random_policy
 
-__all__ = ["bust_deck", "cautious_policy", "freezeout_hands", "play_bust", "random_freezeout"]
+__all__ = [
+    "bust_deck",
+    "cautious_policy",
+    "dead_button_positions",
+    "freezeout_hands",
+    "play_bust",
+    "random_freezeout",
+]
 
 
 def random_freezeout(seed: int, *, variant: Variant = Variant.HOLDEM) -> Freezeout:
@@ -117,3 +124,32 @@ def play_bust(table: Table, losers: Collection[int], winner: int) -> Hand:
     busted = {seat for seat in losers if seat not in {s.seat_index for s in table.seats}}
     assert busted == set(losers), f"rigged hand busted {busted}, not {set(losers)}"
     return hand
+
+
+def _between(first: int, last: int, seat_count: int) -> list[int]:
+    """The seats strictly between ``first`` and ``last`` going clockwise."""
+    return [(first + step) % seat_count for step in range(1, (last - first) % seat_count)]
+
+
+def dead_button_positions(
+    rng: random.Random, dealt: list[int], seat_count: int = 10
+) -> tuple[int, BlindSeats] | None:
+    """A random button seat and blind seats with a dead small blind or a dead button, as
+    the dead button rule gives them, for the players ``dealt`` (seat order) at a table of
+    ``seat_count`` seats; None when no seat without a player can take a dead blind."""
+    if len(dealt) < 3:
+        return None  # heads-up the button posts the small blind: nothing is dead
+    k = rng.randrange(len(dealt))
+    big, before, before_that = dealt[k], dealt[k - 1], dealt[k - 2]
+    options = []
+    empty_before_big = _between(before, big, seat_count)
+    if empty_before_big:
+        # A dead small blind on one of those seats; the button at or after the player
+        # before it.
+        button = rng.choice([before, *empty_before_big])
+        options.append((button, BlindSeats(small_blind_index=None, big_blind_index=big)))
+    empty_before_small = _between(before_that, before, seat_count)
+    if empty_before_small:
+        button = rng.choice(empty_before_small)  # a dead button
+        options.append((button, BlindSeats(small_blind_index=before, big_blind_index=big)))
+    return rng.choice(options) if options else None

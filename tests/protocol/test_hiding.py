@@ -27,6 +27,7 @@ from protocol.codec import decode, encode
 from protocol.errors import BotReplyError
 from protocol.messages import act_request, draw_request, hand_end, hand_start
 from protocol.replies import parse_action, parse_discard
+from tests.engine.freezeouts import dead_button_positions
 
 HOLDEM_HAND_COUNT = 1700
 DRAW_HAND_COUNT = 300
@@ -68,6 +69,8 @@ class _Tally:
         self.raises = 0
         self.all_ins = 0
         self.rejected = 0
+        self.dead_small_blinds = 0  # hand_start with a null small_blind_seat
+        self.dead_buttons = 0  # hand_start with a button_seat where nobody sits
 
 
 def _random_config(rng: random.Random, variant: Variant) -> GameConfig:
@@ -121,13 +124,23 @@ def _play(
     tally: _Tally,
     *,
     strict: bool,
+    dead_rng: random.Random | None = None,
 ) -> None:
+    """One random hand through the wire; with ``dead_rng``, most hands of three or more
+    players have a dead small blind or a dead button (the tournament dead button rule)."""
     seats = _random_seats(rng)
     config = _random_config(rng, variant)
+    button = rng.choice(seats).seat_index
+    blinds = None
+    if dead_rng is not None:
+        dead = dead_button_positions(dead_rng, [seat.seat_index for seat in seats if seat.stack])
+        if dead is not None:
+            button, blinds = dead
     hand = Hand.start(
         config,
         seats,
-        button_index=rng.choice(seats).seat_index,
+        button_index=button,
+        blinds=blinds,
         rng=random.Random(rng.getrandbits(64)),
         hand_number=hand_number,
     )
@@ -149,7 +162,11 @@ def _play(
 
     note_holdings()
     for seat in seats:
-        send(seat.seat_index, hand_start(hand.view(seat.seat_index), hand_id=hand_id))
+        start = send(seat.seat_index, hand_start(hand.view(seat.seat_index), hand_id=hand_id))
+    tally.dead_small_blinds += start["small_blind_seat"] is None
+    tally.dead_buttons += start["button_seat"] not in {
+        s["seat_index"] for s in start["table_state"]
+    }
     seq = 0
     while not hand.is_over:
         actor = hand.actor_index
@@ -217,6 +234,20 @@ def test_no_message_to_a_bot_leaks_hidden_cards_in_random_five_card_draw_hands()
     for number in range(1, DRAW_HAND_COUNT + 1):
         _play(rng, Variant.FIVE_CARD_DRAW, number, tally, strict=number <= 20)
     assert tally.others_shown > 10
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_no_message_leaks_hidden_cards_with_a_dead_button_or_a_dead_small_blind(
+    variant: Variant,
+) -> None:
+    rng, dead_rng = random.Random(99), random.Random(100)
+    tally = _Tally()
+    for number in range(1, 301):
+        # Every message of the first hands is checked against the JSON Schemas, which
+        # must accept a null small_blind_seat and a button_seat where nobody sits.
+        _play(rng, variant, number, tally, strict=number <= 60, dead_rng=dead_rng)
+    assert tally.dead_small_blinds >= 50 and tally.dead_buttons >= 50, vars(tally)
+    assert tally.own_cards_seen > 300 and tally.others_shown > 10
 
 
 def test_leak_checker_catches_another_seats_card_in_any_form() -> None:

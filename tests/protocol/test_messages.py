@@ -10,6 +10,8 @@ import pytest
 from engine.actions import LegalActions
 from engine.cards import parse_cards
 from engine.config import BettingStructure, GameConfig, Variant
+from engine.deck import Deck
+from engine.hand import BlindSeats, Hand, SeatSetup
 from engine.result import HandResult, PotAward
 from engine.view import PotView, SeatPublicView, SeatView
 from protocol.cards import card_from_wire
@@ -232,6 +234,28 @@ def test_hand_start_gives_only_the_seats_own_cards() -> None:
         {"rank": "K", "suit": "spades"},
     ]
     assert message["seat_index"] == 0 and message["hand_number"] == 3
+
+
+def test_a_dead_small_blind_and_a_dead_button_are_valid_on_the_wire() -> None:
+    # The dead button rule (freezeouts): the button on seat 1, where nobody sits, and the
+    # small blind dead (its seat 2 is empty too): nobody posts it.
+    seats = [SeatSetup(0, "p0", 100), SeatSetup(3, "p3", 100), SeatSetup(4, "p4", 100)]
+    blinds = BlindSeats(small_blind_index=None, big_blind_index=3)
+    hand = Hand.start(GameConfig(), seats, button_index=1, blinds=blinds, deck=Deck.stacked([]))
+    assert hand.actor_index == 4  # left of the big blind
+    start = _valid(hand_start(hand.view(0), hand_id="m1-9"))
+    request = _valid(act_request(hand.view(4), seq=2, hand_id="m1-9", time_limit_ms=5000))
+    for message in (start, request):
+        assert (message["button_seat"], message["small_blind_seat"], message["big_blind_seat"]) == (
+            1,
+            None,
+            3,
+        )
+        assert [seat["position"] for seat in message["table_state"]] == ["", "big_blind", ""]
+    assert [event["type"] for event in request["history"]][:2] == [
+        "hand_started",
+        "blind_posted",
+    ]
 
 
 def test_hand_end_shows_showdown_hands_pots_and_new_stacks() -> None:

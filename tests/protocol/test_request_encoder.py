@@ -36,6 +36,7 @@ from protocol.request_encoder import (
     RequestLineEncoder,
     request_encoder,
 )
+from tests.engine.freezeouts import dead_button_positions
 from tests.protocol.test_messages import DRAW_VIEW, LEGAL, VIEW
 
 # Player ids a bot may be given: plain, non-ASCII (written as UTF-8, not escaped), and
@@ -65,8 +66,10 @@ def _plain_request(view: SeatView, **fields: Any) -> bytes:
 def _play(config: GameConfig, hand_count: int, seed: int) -> int:
     """Random hands at random tables; every fast line must be the plain line. The seats'
     encoders live across hands (as in a match) and prepare at random moments; at some
-    tables they share one event text cache, at others each has its own."""
+    tables they share one event text cache, at others each has its own. Some hands have a
+    dead small blind or a dead button (a null ``small_blind_seat``, an empty button seat)."""
     rng = random.Random(seed)
+    dead_rng = random.Random(f"dead button {seed}")
     policy = random_policy(rng)
     plain = PlainRequestEncoder()
     compared = 0
@@ -79,7 +82,13 @@ def _play(config: GameConfig, hand_count: int, seed: int) -> int:
         stacks = {s: rng.choice((3, 20, 200, 1000, 123_456)) for s in seat_indexes}
         setups = [SeatSetup(s, ids[s], stacks[s]) for s in seat_indexes]
         button = rng.choice(seat_indexes)
-        hand = Hand.start(config, setups, button_index=button, rng=rng, hand_number=number)
+        dead = dead_button_positions(dead_rng, seat_indexes) if dead_rng.random() < 0.4 else None
+        blinds = None if dead is None else dead[1]
+        if dead is not None:
+            button = dead[0]
+        hand = Hand.start(
+            config, setups, button_index=button, blinds=blinds, rng=rng, hand_number=number
+        )
         hand_id = rng.choice((f"m1-{number}", f'odd "hand" {number}', f"hånd-{number}"))
         for seat_index, encoder in encoders.items():
             view = hand.view(seat_index)
