@@ -72,7 +72,8 @@ def select_hands(
     candidates: Sequence[Candidate], max_hands: int, required: Sequence[HandRef] = ()
 ) -> list[tuple[HandRef, str]]:
     """The hands to embed with why each was chosen (``requested``, ``fault``, ``big pot``
-    or ``sample``), in plan order (see the module docstring)."""
+    or ``sample``; ``every hand`` when the budget holds them all), in plan order (see the
+    module docstring)."""
     if isinstance(max_hands, bool) or not isinstance(max_hands, int) or max_hands < 0:
         raise ValueError(f"max_hands must be a whole number of 0 or more, got {max_hands!r}")
     order = {candidate.ref: candidate.order for candidate in candidates}
@@ -80,6 +81,10 @@ def select_hands(
     for ref in required:
         chosen.setdefault(ref, "requested")
     budget = max(0, max_hands - len(chosen))
+    if len(candidates) - sum(1 for c in candidates if c.ref in chosen) <= budget:
+        for candidate in candidates:  # room for them all: nothing to choose
+            chosen.setdefault(candidate.ref, "fault" if candidate.has_fault else "every hand")
+        return sorted(chosen.items(), key=lambda item: (order.get(item[0], -1), item[0]))
     faults = [c for c in candidates if c.has_fault and c.ref not in chosen]
     for candidate in sorted(faults, key=lambda c: c.order)[: budget // 2]:
         chosen[candidate.ref] = "fault"

@@ -206,9 +206,6 @@ class _Replay:
     def flush_posts(self) -> None:
         """The antes and blinds as one step, once the first thing after them happens."""
         if self.posts:
-            self.notes = [
-                str(bet) if bet else note for bet, note in zip(self.bets, self.notes, strict=True)
-            ]
             self.step(", ".join(self.posts))
             self.posts = []
 

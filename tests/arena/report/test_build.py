@@ -1,0 +1,264 @@
+"""write_report: the page's data for each kind of run, its bounds, and its errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.report import HandRef, ReportError, write_report
+from arena.report.build import load_source
+from arena.report.page import CONTENT_SECURITY_POLICY, embed_json, render_page
+from tests.arena.report.conftest import HOSTILE, embedded_data
+from tests.arena.report.runs import write_tournament
+
+
+def _report(source: Path, out: Path, **options: Any) -> dict[str, Any]:
+    write_report(source, out, **options)
+    return embedded_data(out.read_text(encoding="utf-8"))
+
+
+def test_a_tournament_report_has_every_section(rr_run: Path, tmp_path: Path) -> None:
+    summary = write_report(rr_run, tmp_path / "r.html")
+    data = embedded_data(summary.path.read_text(encoding="utf-8"))
+    assert summary.kind == data["kind"] == "tournament"
+    assert set(summary.bots) == {"ann", "bob", HOSTILE}
+    assert {row["bot"] for row in data["leaderboard"]["rows"]} == set(summary.bots)
+    assert len(data["crosstable"]["cells"]) == 6
+    assert {chart["bot"] for chart in data["charts"]} == set(summary.bots)
+    assert all(chart["adjusted"] for chart in data["charts"])
+    assert {row["bot"] for row in data["latency"]} == set(summary.bots)
+    assert all(row["bins"] and row["count"] for row in data["latency"])
+    assert [(row["bot"], row["kind"]) for row in data["faults"]] == [("bob", "timeout")]
+    assert data["hands_total"] == summary.hands_total == 60
+    assert ("seed", "1") in [tuple(fact) for fact in data["facts"]]
+
+
+def test_the_fault_summary_counts_and_shows_the_first_example(rr_run: Path, tmp_path: Path) -> None:
+    data = _report(rr_run, tmp_path / "r.html")
+    (row,) = data["faults"]
+    bob = next(r for r in data["leaderboard"]["rows"] if r["bot"] == "bob")
+    assert row["count"] == bob["faults"] > 0
+    example = row["example"]
+    assert example["message"] == "no reply in 5000 ms"
+    embedded = {hand["id"]: hand for hand in data["hands"]}
+    assert embedded[f"{example['match']}/{example['hand']}"]["why"] == "fault"
+
+
+def test_a_hostile_bot_name_cannot_close_the_data_element(rr_run: Path, tmp_path: Path) -> None:
+    write_report(rr_run, tmp_path / "r.html")
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<script><script>" not in page
+    assert page.count("</script>") == 2  # the data element's and the script's own
+    assert HOSTILE not in page
+    data = embedded_data(page)  # and the name comes back whole
+    assert HOSTILE in {row["bot"] for row in data["leaderboard"]["rows"]}
+
+
+def test_embedded_json_escapes_markup_characters() -> None:
+    text = embed_json({"a": "<!-- & -->", "b": "</script>"})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"a": "<!-- & -->", "b": "</script>"}
+
+
+def test_the_page_is_self_contained_and_forbids_loading_anything() -> None:
+    page = render_page("t <b>", {"x": 1})
+    assert f'content="{CONTENT_SECURITY_POLICY}"' in page
+    assert "default-src 'none'" in CONTENT_SECURITY_POLICY
+    assert "<title>t &lt;b&gt;</title>" in page
+    for remote in ("http://", "https://", "src=", "<link", "@import", "url("):
+        assert remote not in page.replace("http://www.w3.org/2000/svg", "")
+
+
+def test_the_tables_computed_from_the_database_equal_standings_json(
+    rr_run: Path, tmp_path: Path
+) -> None:
+    written = _report(rr_run, tmp_path / "a.html")
+    copy = tmp_path / "run"
+    shutil.copytree(rr_run, copy)
+    (copy / "standings.json").unlink()
+    computed = _report(copy, tmp_path / "b.html")
+    assert computed["leaderboard"] == written["leaderboard"]
+    assert computed["crosstable"] == written["crosstable"]
+    assert "standings.json is not written yet" in " ".join(computed["notes"])
+
+
+def test_a_real_tournament_report_agrees_with_its_standings(
+    real_tournament: Path, tmp_path: Path
+) -> None:
+    written = _report(real_tournament, tmp_path / "a.html")
+    copy = tmp_path / "run"
+    shutil.copytree(real_tournament, copy)
+    (copy / "standings.json").unlink()
+    computed = _report(copy, tmp_path / "b.html")
+    assert computed["leaderboard"] == written["leaderboard"]
+    assert computed["crosstable"] == written["crosstable"]
+    # The folder loses to the calling station in every deal: its rate is below 0.
+    folder = next(r for r in written["leaderboard"]["rows"] if r["bot"] == "folder")
+    assert folder["estimate"]["mean"] < 0 and folder["estimate"]["sign"] == "-"
+    hand = written["hands"][0]
+    assert hand["steps"][0]["say"].startswith(f"hand {hand['number']}: ")
+
+
+def test_the_duplicate_adjusted_line_ends_where_the_raw_one_ends(
+    rr_run: Path, tmp_path: Path
+) -> None:
+    data = _report(rr_run, tmp_path / "r.html")
+    for chart in data["charts"]:
+        assert chart["adjusted"][-1][0] == chart["raw"][-1][0]  # as many hands
+        assert chart["adjusted"][-1][1] == pytest.approx(chart["raw"][-1][1])  # as many chips
+
+
+def test_a_ring_tournament_has_ratings_and_no_crosstable(ring_run: Path, tmp_path: Path) -> None:
+    data = _report(ring_run, tmp_path / "r.html")
+    assert data["crosstable"] is None
+    assert all(row["rating"] and row["place"] for row in data["leaderboard"]["rows"])
+    assert all(row["estimate"]["n"] == 10 for row in data["leaderboard"]["rows"])
+
+
+def test_a_sit_and_go_shows_finishing_places_and_ratings(sng_run: Path, tmp_path: Path) -> None:
+    data = _report(sng_run, tmp_path / "r.html")
+    places = data["places"]
+    assert places["places"] == 3
+    assert [row["bot"] for row in places["rows"]] == [r["bot"] for r in data["leaderboard"]["rows"]]
+    assert all(sum(row["counts"]) == 6 and row["rating"] for row in places["rows"])
+    assert data["leaderboard"]["order_by"] == "rating"
+    assert all(chart["adjusted"] is None for chart in data["charts"])
+
+
+def test_a_match_report_uses_results_json(match_run: Path, tmp_path: Path) -> None:
+    summary = write_report(match_run, tmp_path / "r.html")
+    data = embedded_data(summary.path.read_text(encoding="utf-8"))
+    assert summary.kind == "match" and data["unit"] == "hands"
+    assert data["crosstable"] is None
+    assert [row["bot"] for row in data["faults"]] == ["cat"]
+    assert data["faults"][0]["example"]["message"] == "no reply within 5000 ms"
+    assert {row["bot"] for row in data["latency"]} == {"ann", "bob", "cat", "dan", "eve"}
+    assert all(row["bins"] == [] and row["p99"] > 0 for row in data["latency"])
+    assert sum(row["chips"] for row in data["leaderboard"]["rows"]) == 0
+    assert all(row["estimate"]["n"] == 30 for row in data["leaderboard"]["rows"])
+    assert len(data["hands"]) == 30
+
+
+def test_a_hand_history_alone_still_gives_a_report(match_run: Path, tmp_path: Path) -> None:
+    data = _report(match_run / "hands.jsonl", tmp_path / "r.html")
+    assert data["kind"] == "hands" and data["latency"] == []
+    assert [(row["bot"], row["kind"]) for row in data["faults"]] == [
+        ("cat", "arena_default_action")
+    ]
+
+
+def test_a_five_card_draw_match_embeds_its_draws(draw_run: Path, tmp_path: Path) -> None:
+    data = _report(draw_run, tmp_path / "r.html")
+    assert all(hand["variant"] == "five_card_draw" for hand in data["hands"])
+    assert any(hand["draws"] for hand in data["hands"])
+
+
+def test_the_hands_embedded_stay_within_max_hands(rr_run: Path, tmp_path: Path) -> None:
+    data = _report(rr_run, tmp_path / "r.html", max_hands=7)
+    assert len(data["hands"]) == 7
+    assert data["hands_total"] == 60
+    assert "--hand MATCH/N -o hand.html" in data["open_other"]
+    assert str(rr_run) in data["open_other"]
+    assert data["open"] is None
+
+
+def test_a_requested_hand_is_embedded_and_opened(rr_run: Path, tmp_path: Path) -> None:
+    wanted = HandRef("rr-002-b02-swap", 4)
+    data = _report(rr_run, tmp_path / "r.html", max_hands=0, hands=[wanted])
+    assert [hand["id"] for hand in data["hands"]] == [str(wanted)]
+    assert data["hands"][0]["why"] == "requested"
+    assert data["open"] == str(wanted)
+
+
+def test_an_unknown_requested_hand_is_an_error_naming_it(rr_run: Path, tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match=r"hand nope/1: .* has no match 'nope' \(matches: rr-001"):
+        write_report(rr_run, tmp_path / "r.html", hands=[HandRef("nope", 1)])
+    with pytest.raises(ReportError, match=r"match 'rr-001-b01' has no hand 99 \(it has 5"):
+        write_report(rr_run, tmp_path / "r.html", hands=[HandRef("rr-001-b01", 99)])
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_missing_source_is_an_error_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match=r"nothing-here: no such file or folder"):
+        load_source(tmp_path / "nothing-here")
+
+
+def test_a_folder_that_is_not_a_run_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match=r"is not a run folder: it has neither results.sqlite"):
+        load_source(tmp_path)
+    other = tmp_path / "notes.txt"
+    other.write_text("hello", encoding="utf-8")
+    with pytest.raises(ReportError, match=r"notes.txt is not a run folder, a results database"):
+        load_source(other)
+
+
+def test_an_unreadable_database_is_an_error_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "results.sqlite").write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(ReportError, match=r"cannot read the results database: .*results.sqlite"):
+        write_report(tmp_path, tmp_path / "r.html")
+
+
+def test_a_database_without_a_tournament_is_an_error(tmp_path: Path) -> None:
+    from arena.store.sqlite import ResultsDatabase
+
+    ResultsDatabase(tmp_path / "results.sqlite").close()
+    with pytest.raises(ReportError, match=r"results.sqlite holds no tournament yet"):
+        load_source(tmp_path / "results.sqlite")
+
+
+def test_a_running_tournament_keeps_its_secret_seed_out(tmp_path: Path) -> None:
+    run = write_tournament(tmp_path / "run", deals=5, block_deals=5, standings=False)
+    with sqlite3.connect(run / "results.sqlite") as connection:
+        connection.execute("UPDATE tournaments SET status = 'running', seed_was_given = 0")
+    data = _report(run, tmp_path / "r.html")
+    labels = [fact[0] for fact in data["facts"]]
+    assert "seed" not in labels and ("status", "running") in [tuple(f) for f in data["facts"]]
+
+
+def test_a_broken_match_file_is_noted_not_fatal(tmp_path: Path) -> None:
+    run = write_tournament(tmp_path / "run", deals=5, block_deals=5)
+    (run / "matches" / "rr-001-b01" / "hands.jsonl").write_text("garbage\n", encoding="utf-8")
+    data = _report(run, tmp_path / "r.html")
+    assert any("rr-001-b01" in note and "cannot be read" in note for note in data["notes"])
+    assert all(hand["match"] != "rr-001-b01" for hand in data["hands"])
+    with pytest.raises(ReportError, match=r"rr-001-b01/hands.jsonl:1: not a JSON record"):
+        write_report(run, tmp_path / "r.html", hands=[HandRef("rr-001-b01", 1)])
+
+
+def test_a_hand_missing_from_its_file_is_noted(tmp_path: Path) -> None:
+    run = write_tournament(tmp_path / "run", deals=5, block_deals=5)
+    path = run / "matches" / "rr-001-b01" / "hands.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join(lines[:3]) + "\n", encoding="utf-8")  # hands 1 and 2 only
+    data = _report(run, tmp_path / "r.html")
+    assert "hand rr-001-b01/3 is not in" in " ".join(data["notes"])
+    with pytest.raises(ReportError, match="hand rr-001-b01/4 is not in"):
+        write_report(run, tmp_path / "r.html", hands=[HandRef("rr-001-b01", 4)])
+
+
+def test_a_bad_max_hands_is_an_error(rr_run: Path, tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match="max_hands must be a whole number of 0 or more, got -1"):
+        write_report(rr_run, tmp_path / "r.html", max_hands=-1)
+
+
+def test_an_unwritable_output_is_an_error_naming_it(rr_run: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    with pytest.raises(ReportError, match=r"cannot write the report .*file/r.html"):
+        write_report(rr_run, blocker / "r.html")
+
+
+def test_bad_results_json_is_an_error_naming_it(match_run: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "run"
+    shutil.copytree(match_run, copy)
+    (copy / "results.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(ReportError, match=r"results.json: the results are not JSON"):
+        load_source(copy)
+    (copy / "results.json").write_text("[]", encoding="utf-8")
+    with pytest.raises(ReportError, match=r"results.json: not a match's results"):
+        load_source(copy)
