@@ -104,6 +104,4 @@ def run_demo(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Tex
         f"demo: {len(manifests)} starter bots, a duplicate round robin of {config.deals} "
         f"deals per pair, seed {config.seed}\n"
     )
-    return run_tournament(
-        config, parser, out, show_progress=not args.no_progress, command="demo"
-    )
+    return run_tournament(config, parser, out, show_progress=not args.no_progress, command="demo")
