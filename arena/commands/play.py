@@ -22,7 +22,7 @@ from arena.bots.sandbox.select import (
     launcher_for,
 )
 from arena.bots.transport import BotStartError
-from arena.commands.values import fail, parse_schedule
+from arena.commands.values import check_out_dir, fail, parse_schedule
 from arena.match.config import (
     MAX_SEATS,
     MIN_SEATS,
@@ -226,6 +226,10 @@ def run_match_command(
     except ManifestError as exc:
         fail(parser, "match", f"bad manifest: {exc}")
     config = _match_config(args, parser)
+    out_dir: Path = args.out if args.out is not None else _default_out_dir("match")
+    problem = check_out_dir(out_dir, (HISTORY_FILE_NAME, RESULTS_FILE_NAME))
+    if problem is not None:
+        fail(parser, "match", problem)
     launcher = open_launcher(args, parser, out)
     try:
         return _play(
@@ -235,7 +239,7 @@ def run_match_command(
             manifests,
             out,
             launcher=launcher,
-            default_out=_default_out_dir("match"),
+            default_out=out_dir,
         )
     finally:
         launcher.close()

@@ -16,6 +16,7 @@ from typing import NoReturn
 from engine.schedule import BlindLevel, BlindSchedule
 
 __all__ = [
+    "check_out_dir",
     "duration",
     "duration_or_zero",
     "fail",
@@ -143,6 +144,30 @@ def parse_schedule(text: str, *, small_blind: int, big_blind: int, ante: int) ->
             BlindLevel(int(level.group(1)), int(level.group(2)), int(level.group(3) or 0)),
         )
     return BlindSchedule(levels, **timing)  # type: ignore[arg-type]
+
+
+def check_out_dir(path: Path, holds: tuple[str, ...]) -> str | None:
+    """Why ``path`` cannot be a new run folder, or None when it can (it is then created).
+
+    A run folder must be a folder, writable, and must not already hold a run (any of the
+    file names in ``holds``): a second run would overwrite the first without a word.
+    """
+    if path.exists() and not path.is_dir():
+        return f"--out {str(path)!r} is a file, not a folder; give a folder for the run"
+    found = [name for name in holds if (path / name).exists()]
+    if found:
+        return (
+            f"--out {str(path)!r} already holds a run ({found[0]}); choose another folder "
+            "or remove it"
+        )
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".arena-write-check"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        return f"cannot write to --out {str(path)!r}: {exc.strerror or exc}"
+    return None
 
 
 def fail(parser: argparse.ArgumentParser, command: str, message: str) -> NoReturn:

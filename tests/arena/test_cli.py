@@ -408,3 +408,22 @@ def test_the_limit_flags_show_their_defaults_in_help(capsys: pytest.CaptureFixtu
     ]:
         # The last mention is the option's own line (the first is in the usage).
         assert flag in text and default in text.rsplit(flag, 1)[1][:120], flag
+
+
+def test_out_that_is_a_file_or_holds_a_match_or_cannot_be_made_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine")
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "hands.jsonl").write_text("{}\n")
+    for out, named in (
+        (a_file, f"--out {str(a_file)!r} is a file, not a folder"),
+        (used, f"--out {str(used)!r} already holds a run (hands.jsonl)"),
+        (a_file / "sub", f"cannot write to --out {str(a_file / 'sub')!r}"),
+    ):
+        assert _exit_code(["match", STATION, STATION, "--hands", "1", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert named in err and "Traceback" not in err
+    assert a_file.read_text() == "mine" and (used / "hands.jsonl").read_text() == "{}\n"
