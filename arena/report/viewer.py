@@ -315,6 +315,7 @@ class _Replay:
     def on_betting_round_complete(self, event: Mapping[str, Any]) -> None:
         self.flush_posts()
         self.gather()
+        self.notes = ["" for _ in self.notes]  # the round's actions are over
 
     def on_street_dealt(self, event: Mapping[str, Any]) -> None:
         self.flush_posts()  # all-in on the blinds: the board comes with no action

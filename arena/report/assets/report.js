@@ -551,7 +551,7 @@
     svg.appendChild(sv("text", { class: "pots", x: cx, y: cy + 34, "text-anchor": "middle", "font-size": 17,
       "font-weight": 700, fill: "#fff", text: potText }));
     svg.appendChild(sv("text", { id: "viewer-pot-total", "data-total": total, x: cx, y: cy + 56,
-      "text-anchor": "middle", "font-size": 13, fill: "#cfe9d9", text: `total in the middle: ${plain(total)}` }));
+      "text-anchor": "middle", "font-size": 13, fill: "#cfe9d9", text: total ? `total in the middle: ${plain(total)}` : "" }));
     const count = hand.seats.length;
     const cards = step.cards || hand.cards;
     hand.seats.forEach((seat, i) => {

@@ -1,0 +1,236 @@
+"""The report as a person sees it: rendered by headless Chromium (driven by Playwright).
+
+Each test opens a report from disk and fails on any script error (a console error or an
+uncaught exception), on any dialog (a bot name that ran as a script would open one) and
+on any request other than the file itself (every other request is also blocked). It
+saves screenshots to ``tmp_path/screenshots`` (printed; with ``ARENA_KEEP_SCREENSHOTS=1``
+also copied to ``/tmp/report-screenshots/``).
+
+Skipped, with the reason, where Playwright or a Chromium is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.report import write_report
+from tests.arena.report.conftest import HOSTILE, embedded_data
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright is not installed (pip install playwright)"
+)
+
+_CANDIDATES = ("/usr/lib/chromium/chromium", "chromium", "chromium-browser", "google-chrome")
+
+
+def _chromium() -> str | None:
+    for name in (os.environ.get("ARENA_CHROMIUM", ""), *_CANDIDATES):
+        found = shutil.which(name) if name else None
+        if found:
+            return found
+    return None
+
+
+CHROMIUM = _chromium()
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="no Chromium found (apt-get install chromium, or set ARENA_CHROMIUM to its path)",
+)
+
+KEEP_FOLDER = Path("/tmp/report-screenshots")
+
+
+@dataclass
+class Browser:
+    """One page in headless Chromium, and everything it did that a report must not do."""
+
+    page: Any
+    shots: Path
+    errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    allowed: str = ""
+
+    def open(self, report: Path, fragment: str = "") -> None:
+        """Open ``report`` from disk and wait until its script has drawn it."""
+        self.allowed = report.resolve().as_uri()
+        self.page.goto(self.allowed + fragment)
+        self.page.wait_for_selector("body[data-ready]")
+
+    def shot(self, name: str, selector: str | None = None) -> Path:
+        """A screenshot of the page (or of one element)."""
+        path = self.shots / f"{name}.png"
+        if selector is None:
+            self.page.screenshot(path=str(path), full_page=True)
+        else:
+            self.page.locator(selector).screenshot(path=str(path))
+        if os.environ.get("ARENA_KEEP_SCREENSHOTS") == "1":
+            KEEP_FOLDER.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, KEEP_FOLDER / path.name)
+        return path
+
+    def check_clean(self) -> None:
+        """No script error, no dialog, no request but the report itself."""
+        assert self.errors == []
+        assert self.dialogs == []
+        assert [url for url in self.requests if url.split("#")[0] != self.allowed] == []
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Browser]:
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    print(f"screenshots: {shots}")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            context = chromium.new_context(viewport={"width": 1280, "height": 900})
+            page = context.new_page()
+            seen = Browser(page, shots)
+            page.on("console", lambda m: seen.errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda error: seen.errors.append(str(error)))
+            page.on(
+                "dialog", lambda dialog: (seen.dialogs.append(dialog.message), dialog.dismiss())
+            )
+            context.on("request", lambda request: seen.requests.append(request.url))
+            context.route(
+                "**/*",
+                lambda route: (
+                    route.continue_() if route.request.url.startswith("file:") else route.abort()
+                ),
+            )
+            yield seen
+            seen.check_clean()
+        finally:
+            chromium.close()
+
+
+def _cells(browser: Browser, selector: str) -> list[str]:
+    texts: list[str] = browser.page.locator(selector).all_inner_texts()
+    return texts
+
+
+def test_the_leaderboard_crosstable_and_charts_are_drawn(
+    rr_run: Path, tmp_path: Path, browser: Browser
+) -> None:
+    report = tmp_path / "report.html"
+    write_report(rr_run, report)
+    browser.open(report)
+    rows = _cells(browser, "#leaderboard tbody tr td.name")
+    assert sorted(rows) == sorted(["ann", "bob", HOSTILE])  # the hostile name is text
+    assert browser.page.locator("#crosstable td.cell").count() == 6
+    marks = _cells(browser, "#crosstable td.cell span.mark")
+    assert len(marks) == 6 and {"+", "-", "++", "--", ""} >= set(marks)
+    assert browser.page.locator("#charts svg.chips path.raw").count() == 3
+    assert browser.page.locator("#charts svg.chips path.adjusted").count() == 3
+    assert browser.page.locator("#latency svg.latency rect.bar").count() > 3
+    assert "timeout" in browser.page.locator("#faults").inner_text()
+    assert browser.page.locator("#viewer").is_hidden()
+    browser.shot("leaderboard", "#leaderboard")
+    browser.shot("crosstable", "#crosstable")
+    browser.shot("charts", "#charts")
+    browser.shot("tournament-page")
+
+
+def _showdown_hand(data: dict[str, Any]) -> dict[str, Any]:
+    for hand in data["hands"]:
+        if hand["result"]["reason"] == "showdown" and len(hand["board"]) == 5:
+            return hand
+    raise AssertionError("no embedded hand went to a showdown")
+
+
+def _state(browser: Browser) -> tuple[int, int, str]:
+    """Board cards showing, chips in the middle, and the step counter."""
+    board = browser.page.locator("#viewer-table g.board g.card").count()
+    total = int(browser.page.locator("#viewer-pot-total").get_attribute("data-total"))
+    return board, total, browser.page.locator("#viewer-counter").inner_text()
+
+
+def test_the_arrow_keys_step_through_a_hand(
+    match_run: Path, tmp_path: Path, browser: Browser
+) -> None:
+    report = tmp_path / "report.html"
+    write_report(match_run, report)
+    hand = _showdown_hand(embedded_data(report.read_text(encoding="utf-8")))
+    browser.open(report)
+    browser.page.locator(f'#hands a[href="#hand={hand["id"].replace("/", "%2F")}"]').click()
+    assert browser.page.locator("#viewer h2").inner_text() == f"Hand {hand['id']}"
+    states = [_state(browser)]
+    assert states[0][:2] == (0, 0)  # nothing on the board, nothing in the middle yet
+    steps = len(hand["steps"])
+    for number in range(2, steps + 1):
+        browser.page.keyboard.press("ArrowRight")
+        states.append(_state(browser))
+        assert states[-1][2] == f"step {number} of {steps}"
+        if number == steps // 2:
+            browser.shot("hand-midway", "#viewer")
+    boards = [board for board, _total, _counter in states]
+    assert boards == sorted(boards) and boards[-1] == 5 and 3 in boards  # flop, turn, river
+    totals = [total for _board, total, _counter in states]
+    assert max(totals) >= hand["pot"] > 0  # the pot grew to what was won
+    winner = hand["result"]["winners"][0]
+    result = browser.page.locator("#viewer-result").inner_text()
+    assert winner["name"] in result and winner["why"] in result
+    browser.shot("hand-showdown", "#viewer")
+    browser.page.keyboard.press("Home")
+    assert _state(browser)[2] == f"step 1 of {steps}"
+    browser.page.keyboard.press("End")
+    assert _state(browser)[2] == f"step {steps} of {steps}"
+    browser.page.keyboard.press("ArrowRight")  # past the end: stays
+    assert _state(browser)[2] == f"step {steps} of {steps}"
+
+
+def test_a_link_to_a_hand_opens_it(rr_run: Path, tmp_path: Path, browser: Browser) -> None:
+    report = tmp_path / "report.html"
+    write_report(rr_run, report)
+    browser.open(report, "#hand=rr-002-b01-swap/3")
+    assert browser.page.locator("#viewer").is_visible()
+    assert browser.page.locator("#viewer h2").inner_text() == "Hand rr-002-b01-swap/3"
+    assert _state(browser)[2].startswith("step 1 of ")
+    browser.page.evaluate("window.location.hash = '#hand=rr-001-b02/1'")
+    browser.page.wait_for_function(
+        "document.querySelector('#viewer h2').textContent === 'Hand rr-001-b02/1'"
+    )
+    browser.page.evaluate("window.location.hash = '#hand=rr-009-b09/9'")
+    browser.page.wait_for_selector("#viewer .missing")
+    text = browser.page.locator("#viewer").inner_text()
+    assert "rr-009-b09/9 is not in this report" in text
+    assert "--hand rr-009-b09/9 -o hand.html" in text
+
+
+def test_a_five_card_draw_hand_shows_the_discards_and_replacements(
+    draw_run: Path, tmp_path: Path, browser: Browser
+) -> None:
+    report = tmp_path / "report.html"
+    write_report(draw_run, report)
+    data = embedded_data(report.read_text(encoding="utf-8"))
+    hand = next(h for h in data["hands"] if any(d["discarded"] for d in h["draws"]))
+    draw_step = next(i for i, step in enumerate(hand["steps"]) if step.get("draw", {}).get("drawn"))
+    browser.open(report, f"#hand={hand['id']}")
+    for _ in range(draw_step):
+        browser.page.keyboard.press("ArrowRight")
+    drawn = hand["steps"][draw_step]["draw"]["drawn"]
+    fresh = browser.page.locator("#viewer-table g.card.fresh")
+    assert sorted(fresh.evaluate_all("nodes => nodes.map(n => n.dataset.card)")) == sorted(drawn)
+    assert browser.page.locator("#viewer .draws tbody tr").count() == len(hand["draws"])
+    assert "discards" in browser.page.locator("#viewer-say").inner_text()
+    browser.shot("five-card-draw", "#viewer")
+
+
+def test_a_sit_and_go_report_shows_the_places(
+    sng_run: Path, tmp_path: Path, browser: Browser
+) -> None:
+    report = tmp_path / "report.html"
+    write_report(sng_run, report)
+    browser.open(report)
+    assert browser.page.locator("#places tbody tr").count() == 3
+    assert browser.page.locator("#crosstable").count() == 0
+    assert "rating" in browser.page.locator("#leaderboard thead").inner_text()
+    browser.shot("sit-and-go", "#places")
