@@ -17,7 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Executor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -38,7 +40,8 @@ from arena.commands.standings_view import print_standings
 from arena.commands.values import fail
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
 from arena.tournament.config import TournamentConfig, build_config, fingerprint
-from arena.tournament.config_keys import DEFAULTS, TournamentConfigError
+from arena.tournament.config_keys import DEFAULTS, ExecutorKind, TournamentConfigError
+from arena.tournament.dask_executor import ClusterError, DaskCluster
 from arena.tournament.display import LiveDisplay, PlainDisplay
 from arena.tournament.executor import local_executor
 from arena.tournament.runner import Display, TournamentRun, TournamentRunner
@@ -151,25 +154,55 @@ def run_tournament(
                 "choose another --out or --name",
             )
         display = _display(out, show_progress)
-        runner = TournamentRunner(
-            config,
-            db,
-            executor_factory=local_executor,
-            concurrency=config.worker_count(),
-            sandbox=level.value,
-            out_dir=out_dir.resolve(),
-            display=display,
-            limits=tuple(sorted(config.resource_limits.items())),
-        )
-        try:
-            run = runner.run()
-        except KeyboardInterrupt:
-            out.write(
-                f"\ninterrupted: finished matches are stored in {out_dir / DATABASE_FILE_NAME}; "
-                "run the same command again to go on\n"
+        with _executor(config, level, parser, command, out) as (executor_factory, concurrency):
+            runner = TournamentRunner(
+                config,
+                db,
+                executor_factory=executor_factory,
+                concurrency=concurrency,
+                sandbox=level.value,
+                out_dir=out_dir.resolve(),
+                display=display,
+                limits=tuple(sorted(config.resource_limits.items())),
             )
-            return 130
+            try:
+                run = runner.run()
+            except KeyboardInterrupt:
+                out.write(
+                    f"\ninterrupted: finished matches are stored in "
+                    f"{out_dir / DATABASE_FILE_NAME}; run the same command again to go on\n"
+                )
+                return 130
         return _report(config, run, out_dir, out)
+
+
+@contextmanager
+def _executor(
+    config: TournamentConfig,
+    level: SandboxLevel,
+    parser: argparse.ArgumentParser,
+    command: str,
+    out: TextIO,
+) -> Iterator[tuple[Callable[[int], Executor], int]]:
+    """What plays the matches, and how many at once: the local process pool, or a Dask
+    cluster, started (or reached) and checked here and closed when the run ends."""
+    if config.executor is not ExecutorKind.DASK:
+        yield local_executor, config.worker_count()
+        return
+    try:
+        cluster = DaskCluster.start(config.scheduler, config.worker_count())
+    except ClusterError as exc:
+        fail(parser, command, str(exc))
+    try:
+        cluster.check_bots([bot.manifest for bot in config.bots], level.value)
+        out.write(cluster.describe() + "\n")
+        # Without --concurrency a cluster plays as many matches as it has threads.
+        concurrency = config.concurrency or cluster.thread_count()
+        yield (lambda _workers: cluster.executor()), concurrency
+    except ClusterError as exc:
+        fail(parser, command, str(exc))
+    finally:
+        cluster.close()
 
 
 def _build_bots(config: TournamentConfig, level: SandboxLevel) -> str | None:

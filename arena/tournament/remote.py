@@ -55,6 +55,7 @@ __all__ = [
     "MAX_FILES_BYTES",
     "RefereeCall",
     "Zygote",
+    "ZygoteError",
     "check_bots_here",
     "close_zygote",
     "failed_outcome",
@@ -71,8 +72,9 @@ READY = b"ready "
 REQUEST = b"run"
 #: The most a match's files may weigh, compressed, on their way back to the host.
 MAX_FILES_BYTES = 256 * 1024 * 1024
-#: Seconds the zygote may take to import the arena and say it is ready.
+#: Seconds the zygote may take to import the arena and say it is ready, and to end.
 ZYGOTE_START_S = 120.0
+ZYGOTE_STOP_S = 10.0
 #: A match's deadline, beyond its time limits: the referee's start and its bookkeeping.
 DEADLINE_MARGIN_S = 60.0
 #: Decisions per seat and hand that the deadline allows at the full decision time: far
@@ -185,12 +187,17 @@ def unpack_files(files: Sequence[tuple[str, int, bytes]], folder: Path) -> None:
 def check_bots_here(manifests: Sequence[Path], sandbox: str) -> list[str]:
     """On a worker: what keeps the bots from starting here (empty when nothing does).
 
-    Each manifest must be at the same path as on the host and readable, its working
-    folder must exist and its program must be there (a built bot's program too: bots are
-    built on the host, so its folder must be shared, or built at the same path here); and
-    the sandbox layer must work here.
+    Each manifest must be at the same path as on the host and readable (its working
+    folder there too) and its program must be there (a built bot's program too: bots are
+    built on the host, so its folder must be shared, or built at the same path here); the
+    sandbox layer must work here, and the referees' zygote must start (it is started now,
+    so that the first match does not wait for it).
     """
     problems = []
+    try:
+        _shared_zygote()
+    except ZygoteError as exc:
+        problems.append(str(exc))
     try:
         choose(SandboxLevel(sandbox))
     except (SandboxUnavailableError, ValueError) as exc:
@@ -199,11 +206,8 @@ def check_bots_here(manifests: Sequence[Path], sandbox: str) -> list[str]:
     for path in manifests:
         try:
             manifest = load_manifest(path)
-        except ManifestError as exc:
-            problems.append(f"bot manifest {path}: {exc}")
-            continue
-        if not manifest.working_dir.is_dir():
-            problems.append(f"bot {manifest.name!r}: no folder {manifest.working_dir}")
+        except ManifestError as exc:  # its message names the file (and a missing folder)
+            problems.append(str(exc))
             continue
         program = launcher.prepare(manifest).argv[0]
         found = shutil.which(program) if os.sep not in program else program
@@ -271,7 +275,7 @@ class Zygote:
         """Stop the zygote: it exits when its socket closes (killed if it does not)."""
         self._socket.close()
         try:
-            self.process.wait(timeout=10)
+            self.process.wait(timeout=ZYGOTE_STOP_S)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
@@ -363,7 +367,7 @@ def _process(pid: int) -> psutil.Process | None:
     """The referee as psutil sees it (its start time guards against a reused pid)."""
     try:
         return psutil.Process(pid)
-    except psutil.NoSuchProcess:
+    except psutil.NoSuchProcess:  # pragma: no cover - a referee done in microseconds
         return None  # it already finished (and the kernel reaped it)
 
 
@@ -404,7 +408,7 @@ def _kill(pid: int, referee: psutil.Process | None, *, with_descendants: bool) -
     if with_descendants and referee is not None and referee.is_running():
         try:
             below = referee.children(recursive=True)
-        except psutil.NoSuchProcess:
+        except psutil.NoSuchProcess:  # pragma: no cover - it ended between the two calls
             below = []
     # No such group: the referee ended and left nothing in it.
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -412,7 +416,7 @@ def _kill(pid: int, referee: psutil.Process | None, *, with_descendants: bool) -
     for process in below:
         try:
             process.kill()
-        except psutil.NoSuchProcess:
+        except psutil.NoSuchProcess:  # pragma: no cover - a bot that ended by itself
             continue
     psutil.wait_procs(below, timeout=10)
 
