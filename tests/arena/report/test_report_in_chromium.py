@@ -96,9 +96,12 @@ def browser(tmp_path: Path) -> Iterator[Browser]:
             seen = Browser(page, shots)
             page.on("console", lambda m: seen.errors.append(m.text) if m.type == "error" else None)
             page.on("pageerror", lambda error: seen.errors.append(str(error)))
-            page.on(
-                "dialog", lambda dialog: (seen.dialogs.append(dialog.message), dialog.dismiss())
-            )
+
+            def on_dialog(dialog: Any) -> None:
+                seen.dialogs.append(dialog.message)
+                dialog.dismiss()
+
+            page.on("dialog", on_dialog)
             context.on("request", lambda request: seen.requests.append(request.url))
             context.route(
                 "**/*",
@@ -140,7 +143,8 @@ def test_the_leaderboard_crosstable_and_charts_are_drawn(
 
 
 def _showdown_hand(data: dict[str, Any]) -> dict[str, Any]:
-    for hand in data["hands"]:
+    hands: list[dict[str, Any]] = data["hands"]
+    for hand in hands:
         if hand["result"]["reason"] == "showdown" and len(hand["board"]) == 5:
             return hand
     raise AssertionError("no embedded hand went to a showdown")
