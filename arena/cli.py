@@ -227,7 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="re-run a match from its hand history and check every hand is identical",
     )
     replay.add_argument("history", type=Path, metavar="HANDS_JSONL")
-    replay.add_argument("--quiet", action="store_true", help="print only mismatches and totals")
+    replay.add_argument(
+        "--verbose", action="store_true", help="a line for every hand, not only mismatches"
+    )
+    # Kept for scripts written before the summary became the default; it changes nothing.
+    replay.add_argument("--quiet", action="store_true", help=argparse.SUPPRESS)
 
     check = commands.add_parser("check-bot", help="check that a bot builds, starts and plays")
     check.add_argument("manifest", type=Path, metavar="MANIFEST")

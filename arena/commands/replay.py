@@ -18,5 +18,5 @@ def run_replay(args: argparse.Namespace, parser: argparse.ArgumentParser, out: T
     except (HandLogError, KeyError, TypeError, ValueError) as exc:
         # KeyError/TypeError/ValueError: a header that is JSON but not ours.
         fail(parser, "replay", f"cannot replay {str(args.history)!r}: {exc}")
-    out.write(report.format(verbose=not args.quiet) + "\n")
+    out.write(report.format(verbose=args.verbose) + "\n")
     return 0 if report.is_ok else 1

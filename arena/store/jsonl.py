@@ -115,6 +115,8 @@ class HandLog:
     hands: tuple[dict[str, Any], ...]
     footer: dict[str, Any] | None = None
     path: Path | None = field(default=None)
+    #: The bytes of a last line cut short (a killed run), which were left out; 0 if none.
+    cut_tail_bytes: int = 0
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return iter(self.hands)
@@ -131,13 +133,28 @@ def read_hand_log(path: Path) -> HandLog:
     header: dict[str, Any] | None = None
     footer: dict[str, Any] | None = None
     hands: list[dict[str, Any]] = []
-    for line_number, line in enumerate(text.splitlines(), start=1):
+    cut_tail_bytes = 0
+    lines = text.splitlines()
+    for line_number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
+            # The last line of a run killed while writing is cut short: every complete
+            # record before it still counts.
+            is_last = line_number == len(lines) and not text.endswith("\n")
+            if is_last and header is not None:
+                cut_tail_bytes = len(line.encode("utf-8"))
+                break
+            if line_number == 1:
+                _refuse_other_json(path, text)
             raise HandLogError(f"{path}:{line_number}: not JSON: {exc.msg}") from exc
+        if line_number == 1 and _is_results_file(record):
+            raise HandLogError(
+                f"{path}: this is a match's results file (results.json), not its hand "
+                f"history; give the {HISTORY_FILE_NAME} next to it"
+            )
         kind = record.get("type") if isinstance(record, dict) else None
         if kind == "match" and header is None and line_number == 1:
             header = record
@@ -156,7 +173,31 @@ def read_hand_log(path: Path) -> HandLog:
         raise HandLogError(
             f"{path}: hand history format {header.get('format')!r} is not {HISTORY_FORMAT}",
         )
-    return HandLog(header=header, hands=tuple(hands), footer=footer, path=path)
+    return HandLog(
+        header=header, hands=tuple(hands), footer=footer, path=path, cut_tail_bytes=cut_tail_bytes
+    )
+
+
+def _refuse_other_json(path: Path, text: str) -> None:
+    """Say what a whole-file JSON document is (nothing when the text is not JSON at all)."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError:
+        return
+    if _is_results_file(document):
+        raise HandLogError(
+            f"{path}: this is a match's results file (results.json), not its hand "
+            f"history; give the {HISTORY_FILE_NAME} next to it"
+        )
+    raise HandLogError(
+        f"{path}: a JSON document, not a hand history (one JSON record per line, "
+        f"as in {HISTORY_FILE_NAME})"
+    )
+
+
+def _is_results_file(record: object) -> bool:
+    """True for the document ``results.json`` holds (a match result, not a record)."""
+    return isinstance(record, dict) and "players" in record and "type" not in record
 
 
 class JsonLinesStore:

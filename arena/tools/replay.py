@@ -85,8 +85,8 @@ class ReplayReport:
         """How many hands differ."""
         return sum(1 for check in self.checks if not check.is_ok)
 
-    def format(self, *, verbose: bool = True) -> str:
-        """One line per hand (only mismatches unless ``verbose``), then a summary."""
+    def format(self, *, verbose: bool = False) -> str:
+        """The mismatched hands (every hand when ``verbose``), then a summary."""
         lines = [f"replay {self.path} (match {self.match_id})"]
         for check in self.checks:
             if check.is_ok and verbose:
@@ -320,6 +320,11 @@ def replay_file(path: Path) -> ReplayReport:
     runner = MatchRunner(config, names, decider, store=check)
     notes: list[str] = []
     recorded_numbers = [record["hand_number"] for record in log.hands]
+    if log.cut_tail_bytes:
+        notes.append(
+            f"the last line ({log.cut_tail_bytes} bytes) was cut short, as when a run is "
+            "killed while writing; it is left out"
+        )
     if log.footer is not None:
         runner.run()
     else:

@@ -140,8 +140,10 @@ def test_replay_command_reports_ok_and_mismatch(
     play([min_raiser, calling_station], MatchConfig(hand_count=4, seed=6), tmp_path)
     history = tmp_path / "hands.jsonl"
     assert main(["replay", str(history)]) == 0
-    out = capsys.readouterr().out
-    assert "hand 4: OK" in out and "identical" in out
+    out = capsys.readouterr().out  # a summary by default, a line per hand with --verbose
+    assert "hand 4" not in out and "4 hands replayed, 0 mismatched: identical" in out
+    assert main(["replay", "--verbose", str(history)]) == 0
+    assert "hand 4: OK" in capsys.readouterr().out
     text = history.read_text()
     history.write_text(
         text.replace('"seat_index":0,"player_id":"p0"', '"seat_index":1,"player_id":"p0"', 1)
@@ -152,6 +154,38 @@ def test_replay_command_reports_ok_and_mismatch(
     history.write_text('{"type": "match", "format": 1}\n')
     assert _exit_code(["replay", str(history)]) == 2
     assert "cannot replay" in capsys.readouterr().err
+
+
+def test_replay_checks_the_complete_hands_of_a_cut_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A run killed while writing leaves its last line cut short: the hands before it are
+    # still checked, and the cut tail is reported.
+    play([min_raiser, calling_station], MatchConfig(hand_count=4, seed=6), tmp_path)
+    history = tmp_path / "hands.jsonl"
+    lines = history.read_text().splitlines(keepends=True)
+    cut = lines[3][: len(lines[3]) // 2]  # hand 3 half written
+    history.write_text("".join(lines[:3]) + cut)
+    assert main(["replay", str(history)]) == 0
+    out = capsys.readouterr().out
+    assert f"the last line ({len(cut.encode())} bytes) was cut short" in out
+    assert "2 hands replayed, 0 mismatched: identical" in out
+
+
+def test_replay_given_results_json_says_what_the_file_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    play([min_raiser, calling_station], MatchConfig(hand_count=2, seed=6), tmp_path)
+    assert _exit_code(["replay", str(tmp_path / "results.json")]) == 2
+    err = capsys.readouterr().err
+    assert "is a match's results file (results.json), not its hand history" in err
+    assert "give the hands.jsonl next to it" in err
+    other = tmp_path / "other.json"
+    other.write_text('{\n  "a": 1\n}\n')
+    assert _exit_code(["replay", str(other)]) == 2
+    assert "a JSON document, not a hand history (one JSON record per line" in (
+        capsys.readouterr().err
+    )
 
 
 def test_match_command_plays_and_writes_results(
@@ -342,11 +376,11 @@ def test_a_match_says_which_sandbox_layer_is_active_and_why_no_stronger_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     level, reasons = choose(None)
-    argv = ["match", STATION, STRENGTH, "--hands", "2", "--out", str(tmp_path), "--no-progress"]
-    assert main(argv) == 0
+    argv = ["match", STATION, STRENGTH, "--hands", "2", "--no-progress"]
+    assert main([*argv, "--out", str(tmp_path / "a")]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[: 1 + len(reasons)] == describe(level, reasons)
-    assert main([*argv, "--sandbox", "none"]) == 0
+    assert main([*argv, "--out", str(tmp_path / "b"), "--sandbox", "none"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("sandbox: none") and "switched off" in lines[1]
 
