@@ -16,6 +16,7 @@ SMALL_RUNS = {
     "bench_engine.py": ["--hands", "20"],
     "bench_evaluator.py": ["--count", "2000", "--repeat", "1"],
     "bench_protocol.py": ["--repeat", "1", "--min-seconds", "0.01"],
+    "bench_report.py": ["--quick"],
     "bench_match_memory.py": ["--quick"],
     "bench_results_db.py": ["--quick"],
     "bench_tournament.py": ["--quick"],
