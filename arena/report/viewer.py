@@ -4,8 +4,10 @@ The viewer draws a table at one moment of a hand: each seat's stack, its bet in 
 it, whether it folded, the pots, the board. Those moments are computed here, in Python,
 from the events the engine recorded (``engine.history``), one snapshot per step; the page's
 script only draws a snapshot and never replays poker rules. A snapshot is a few short
-arrays (one entry per seat), so a hand of 30 steps at a 6-seat table is about 4 KB of
-JSON, and the report embeds a bounded number of hands.
+arrays (one entry per seat; the cards only in five-card draw, where they change), so a
+hand of 30 steps at a 6-seat table is about 8 KB of JSON, and the report embeds a
+bounded number of hands. Snapshots rather than events for the script to replay: the
+script stays a drawing routine, and the size is bounded by the number of hands embedded.
 
 The steps follow the events: the deal (every hole card face up, as a spectator sees the
 hand once it is over), the antes and blinds, every action, each street (the bets of the
