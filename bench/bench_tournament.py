@@ -74,8 +74,9 @@ def slope_per_100(values: Sequence[float]) -> float:
 Rounds = Sequence[tuple[RunFigures, RunFigures, RunFigures]]
 
 
-def print_throughput(rounds: Rounds) -> None:
-    """Part 1: every round's figures and the median 2-workers / 1-worker ratio."""
+def print_throughput(rounds: Rounds, core_count: int) -> None:
+    """Part 1: every round's figures, the median 2-workers / 1-worker ratio, and how much
+    of the ``core_count`` cores the other processes left free the 2-worker run used."""
     print("1. throughput, 1 worker against 2 workers (SQLite store)")
     print(
         "  round workers wall s matches/s hands/s | start s match ms workers busy"
@@ -118,6 +119,12 @@ def print_throughput(rounds: Rounds) -> None:
     print(
         f"  match time 2w / 1w   {longer:5.2f} x  (median; above 1: the two matches at once"
         " share the cores with each other, the host and the machine's other processes)"
+    )
+    used = statistics.median(r[1].cores / max(0.01, core_count - r[1].other_cores) for r in rounds)
+    print(
+        f"  free cores used      {used:6.0%}  (median; the 2-worker run's cores over those the"
+        " other processes left it: below 100%, cores idled in the pool's start, hand-overs"
+        " and the tail; at 100%, the other processes held the speed-up down)"
     )
 
 
@@ -239,7 +246,7 @@ def main() -> None:
             null = play(config, folder, workers=2, store="null", sandbox=level.value)
             rounds.append((one, two, null))
         print(f"  load average after the rounds {os.getloadavg()[0]:.2f}")
-        print_throughput(rounds)
+        print_throughput(rounds, default_concurrency())
         print_store(rounds)
         print_memory(memory)
 
