@@ -61,7 +61,7 @@ def _results(path: Path) -> dict[str, Any]:
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
-        raise ReportError(f"{path}: cannot read the results: {error.strerror}") from None
+        raise ReportError(f"{path}: cannot read the results: {error.strerror or error}") from None
     except ValueError as error:
         raise ReportError(f"{path}: the results are not JSON ({error})") from None
     if not isinstance(document, dict) or not isinstance(document.get("players"), list):

@@ -86,8 +86,6 @@ def viewer_hand(
     """
     try:
         return _Replay(history, names, decisions).document(match_id)
-    except ViewerError:
-        raise
     except (KeyError, TypeError, IndexError, ValueError, AttributeError) as error:
         raise ViewerError(
             f"hand {match_id}/{history.get('hand_number')}: the history cannot be shown "
@@ -372,8 +370,7 @@ class _Replay:
             ]
             self.collected = [0] * len(self.collected)
             self.dead = [0] * len(self.dead)
-        if self.awarded:
-            self.awarded.pop(0)
+        self.awarded.pop(0)  # the engine pays its pots in order, one event each
         why = str(event.get("description") or "") or FOLDED_WHY
         pieces = []
         winners = []

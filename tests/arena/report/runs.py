@@ -393,6 +393,7 @@ def write_match_folder(
     faulty: Sequence[str] = (),
     results: bool = True,
     seed: int = 3,
+    stack_policy: str = "reset",
 ) -> Path:
     """A match's run folder: ``hands.jsonl`` and (unless ``results`` is false) a
     ``results.json`` with each seat's fault ledger and latency summary."""
@@ -410,7 +411,7 @@ def write_match_folder(
         )
         for number in range(1, hand_count + 1)
     ]
-    config = _match_config(game, hand_count)
+    config = _match_config(game, hand_count, stack_policy)
     write_match(folder / "hands.jsonl", "match", names, hands, config)
     if results:
         players = []

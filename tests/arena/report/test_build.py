@@ -262,3 +262,114 @@ def test_bad_results_json_is_an_error_naming_it(match_run: Path, tmp_path: Path)
     (copy / "results.json").write_text("[]", encoding="utf-8")
     with pytest.raises(ReportError, match=r"results.json: not a match's results"):
         load_source(copy)
+
+
+def test_a_missing_table_is_an_error_naming_the_database(tmp_path: Path) -> None:
+    run = write_tournament(tmp_path / "run", deals=5, block_deals=5)
+    with sqlite3.connect(run / "results.sqlite") as connection:
+        connection.execute("DROP TABLE latency")
+    with pytest.raises(ReportError, match=r"cannot read the results database .*no such table"):
+        load_source(run)
+
+
+def test_an_unreadable_standings_json_is_noted_and_the_tables_computed(
+    rr_run: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "run"
+    shutil.copytree(rr_run, copy)
+    (copy / "standings.json").write_text("{broken", encoding="utf-8")
+    data = _report(copy, tmp_path / "r.html")
+    assert any("standings.json cannot be read" in note for note in data["notes"])
+    assert data["leaderboard"] == _report(rr_run, tmp_path / "a.html")["leaderboard"]
+
+
+def test_a_failed_match_and_odd_latency_rows_are_left_out(tmp_path: Path) -> None:
+    from arena.store.sqlite import PlannedMatch, ResultsDatabase
+    from arena.tournament.outcome import MatchOutcome, SeatOutcome
+
+    run = write_tournament(tmp_path / "run", deals=5, block_deals=5, standings=False)
+    with ResultsDatabase(run / "results.sqlite") as db:
+        (tournament,) = db.tournaments()
+        db.plan_matches(
+            tournament.id, [PlannedMatch("late", "late", "heads_up", 99, ("ann", "bob"), 1)]
+        )
+        seats = (SeatOutcome(0, "ann", 0, 0, 0), SeatOutcome(1, "bob", 0, 0, 0))
+        db.record_match(tournament.id, MatchOutcome("late", seats, (), "error", None, 0.1, "boom"))
+    with sqlite3.connect(run / "results.sqlite") as connection:
+        # A histogram in another bucket layout (an older file), and a seat that never replied.
+        connection.execute("UPDATE latency SET histogram_json = '[[1.0, 5]]' WHERE seat_index = 0")
+        connection.execute("UPDATE latency SET count = 0 WHERE seat_index = 1")
+        connection.execute(
+            "UPDATE tournaments SET config_json = json_remove(config_json, '$.game')"
+        )
+        connection.execute("UPDATE tournaments SET finished_at = NULL, status = 'running'")
+    data = _report(run, tmp_path / "r.html")
+    facts = dict(tuple(fact) for fact in data["facts"])
+    assert facts["matches counted"] == "6 of 7 planned"
+    assert facts["game"] == "?, ?" and "finished" not in facts
+    assert data["latency"] == []  # no seat had a histogram of today's layout and replies
+    assert all(hand["match"] != "late" for hand in data["hands"])
+
+
+def test_a_hand_the_viewer_cannot_follow_is_noted(tmp_path: Path) -> None:
+    run = write_tournament(tmp_path / "run", deals=5, block_deals=5)
+    path = run / "matches" / "rr-001-b01" / "hands.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[2])
+    del record["history"]["seats"]
+    lines[2] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    data = _report(run, tmp_path / "r.html")
+    assert any("hand rr-001-b01/2: the history cannot be shown" in n for n in data["notes"])
+    with pytest.raises(ReportError, match="hand rr-001-b01/2: the history cannot be shown"):
+        write_report(run, tmp_path / "r.html", hands=[HandRef("rr-001-b01", 2)])
+
+
+def test_a_failed_write_leaves_no_partial_file(
+    rr_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*_args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("arena.report.build.os.replace", refuse)
+    with pytest.raises(ReportError, match=r"cannot write the report .*No space left on device"):
+        write_report(rr_run, tmp_path / "r.html")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_asset_that_closes_its_element_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("arena.report.page.asset", lambda name: "x </script> y")
+    with pytest.raises(ValueError, match="closes its own element"):
+        render_page("t", {})
+
+
+def test_a_freezeout_match_shows_places(tmp_path: Path) -> None:
+    from tests.arena.report.runs import write_match_folder
+
+    run = write_match_folder(
+        tmp_path / "run", ["ann", "bob"], hand_count=5, stack_policy="freezeout"
+    )
+    data = _report(run, tmp_path / "r.html")
+    assert sorted(row["bot"] for row in data["places"]["match"]) == ["ann", "bob"]
+
+
+def test_match_files_in_odd_shapes(tmp_path: Path) -> None:
+    from arena.report.from_match import load_match
+    from tests.arena.report.runs import write_match_folder
+
+    run = write_match_folder(tmp_path / "run", ["ann", "bob"], hand_count=4)
+    results = json.loads((run / "results.json").read_text(encoding="utf-8"))
+    results["players"][0]["faults"]["latency"]["histogram"] = [[0.5, 3], [2.0, 1]]
+    results["players"].append("not a player")
+    (run / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    with (run / "hands.jsonl").open("a", encoding="utf-8") as file:  # a hand cut short
+        file.write(json.dumps({"type": "hand", "hand_number": 5, "history": {"result": None}}))
+    data = _report(run, tmp_path / "r.html")
+    assert data["hands_total"] == 4
+    ann = next(row for row in data["latency"] if row["bot"] == "ann")
+    assert sum(count for _low, _high, count in ann["bins"]) == 4
+    with pytest.raises(ReportError, match="cannot read the results"):
+        load_match(run / "hands.jsonl", run)  # a folder where results.json should be
+    (run / "hands.jsonl").write_text("nonsense\n", encoding="utf-8")
+    with pytest.raises(ReportError, match=r"hands\.jsonl:1: not a JSON record"):
+        load_source(run)

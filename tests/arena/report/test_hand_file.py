@@ -75,3 +75,8 @@ def test_a_hand_without_its_history_is_an_error(tmp_path: Path) -> None:
     path = _file(tmp_path, [json.dumps(HEADER), json.dumps({"type": "hand", "hand_number": 1})])
     with pytest.raises(HandFileError, match=r":2: a hand record without its history"):
         list(iter_hands(path))
+
+
+def test_unwanted_lines_of_another_encoder_are_skipped(tmp_path: Path) -> None:
+    path = _file(tmp_path, [json.dumps(HEADER), _hand(1, compact=False), _hand(2, compact=False)])
+    assert list(read_hands(path, [2])[1]) == [2]

@@ -247,3 +247,15 @@ def test_recorded_stacks_win_over_a_disagreeing_walk() -> None:
 def test_unknown_player_ids_keep_their_id_as_the_name() -> None:
     document = viewer_hand(hand_to_history(_random_hand(2)), {}, match_id="m")
     assert document["seats"][0]["name"] == "p0"
+
+
+def test_a_stack_shorter_than_the_ante_is_all_in_on_the_ante() -> None:
+    config = GameConfig(ante=2)
+    seats = [SeatSetup(0, "p0", 1), SeatSetup(1, "p1", 200), SeatSetup(2, "p2", 200)]
+    hand = Hand.start(config, seats, button_index=0, deck=Deck.shuffled(random.Random(2)))
+    policy = random_policy(random.Random(2))
+    while not hand.is_over:
+        hand.act(policy(hand))
+    document = viewer_hand(hand_to_history(hand), NAMES, match_id="m")
+    assert document["steps"][1]["status"][0] == "allin"
+    assert document["steps"][1]["notes"][0] == "ante 1"
