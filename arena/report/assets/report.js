@@ -122,7 +122,8 @@
     if (hasPlaces) head.push("avg place");
     head.push("faults");
     const table = el("table", { class: "leaderboard" },
-      el("thead", {}, el("tr", {}, head.map((text, i) => el("th", { class: i === 1 ? "name" : "", text: text })))));
+      el("thead", {}, el("tr", {}, head.map((text, i) =>
+        el("th", { class: i === 1 ? "name" : text === "interval" ? "center" : "", text: text })))));
     const body = el("tbody");
     for (const row of rows) {
       const e = row.estimate;
@@ -131,7 +132,7 @@
         const half = e.half === null ? "\u00b1?" : "\u00b1" + plain(e.half);
         cells.push(el("td", { class: tone(e.mean) },
           signed(e.mean) + " " + half, el("span", { class: "mark", text: e.sign })));
-        cells.push(el("td", {}, intervalBar(e, low, high)));
+        cells.push(el("td", { class: "center" }, intervalBar(e, low, high)));
         cells.push(el("td", { class: tone(e.bb100), text: signed(e.bb100, 2) }));
         cells.push(el("td", { text: plain(row.deals) }));
       }
@@ -394,7 +395,7 @@
     const rows = DATA.hands.map((hand) => {
       const winners = hand.result.winners.map((w) => `${w.name} (${w.why})`).join("; ");
       const tr = el("tr", { "data-hand": hand.id },
-        el("td", { class: "text" }, el("a", { href: handHref(hand.id), text: hand.id })),
+        el("td", { class: "id" }, el("a", { href: handHref(hand.id), text: hand.id })),
         el("td", { class: "text", text: hand.seats.map((seat) => seat.name).join(", ") }),
         el("td", { text: plain(hand.pot) }),
         el("td", { class: "text", text: winners }),
@@ -531,11 +532,11 @@
   }
 
   function tableSvg(hand, step) {
-    const W = 900, H = 540, cx = 450, cy = 250;
+    const W = 900, H = 552, cx = 450, cy = 268;
     const svg = sv("svg", { class: "table-view", viewBox: `0 0 ${W} ${H}`, role: "img",
       "aria-label": `hand ${hand.id}, step ${viewer.step + 1}` });
-    svg.appendChild(sv("ellipse", { cx: cx, cy: cy, rx: 318, ry: 162, fill: "#0d3f25" }));
-    svg.appendChild(sv("ellipse", { cx: cx, cy: cy, rx: 304, ry: 150, fill: "#17623b" }));
+    svg.appendChild(sv("ellipse", { cx: cx, cy: cy, rx: 322, ry: 168, fill: "#0d3f25" }));
+    svg.appendChild(sv("ellipse", { cx: cx, cy: cy, rx: 308, ry: 156, fill: "#17623b" }));
     // The board: five places, the dealt ones face up.
     const board = sv("g", { class: "board" });
     for (let i = 0; i < 5 && hand.variant !== "five_card_draw"; i++) {
@@ -556,14 +557,14 @@
     const cards = step.cards || hand.cards;
     hand.seats.forEach((seat, i) => {
       const angle = Math.PI / 2 + (2 * Math.PI * i) / count;
-      const sx = cx + 372 * Math.cos(angle);
-      const sy = cy + 200 * Math.sin(angle);
+      const sx = cx + 380 * Math.cos(angle);
+      const sy = cy + 215 * Math.sin(angle);
       const status = step.status[i];
       const isWinner = (step.win || []).includes(i);
       const isActor = step.actor === i;
       const group = sv("g", { class: "seat seat-" + status + (isWinner ? " winner" : ""), "data-seat": i,
         opacity: status === "folded" || status === "out" ? 0.5 : 1 });
-      group.appendChild(sv("rect", { x: sx - 82, y: sy - 50, width: 164, height: 100, rx: 10,
+      group.appendChild(sv("rect", { x: sx - 82, y: sy - 48, width: 164, height: 108, rx: 10,
         fill: isWinner ? "#fff4d6" : "#ffffff", stroke: isActor ? "#f59f00" : isWinner ? "#e67700" : "#8a94a3",
         "stroke-width": isActor || isWinner ? 3 : 1 }));
       group.appendChild(sv("text", { x: sx, y: sy - 32, "text-anchor": "middle", "font-size": 13,
@@ -575,18 +576,16 @@
       const held = cards[i] || [];
       const fresh = step.draw && step.actor === i ? step.draw.drawn : [];
       const width = held.length > 2 ? 28 : 34;
-      const height = held.length > 2 ? 40 : 46;
+      const height = held.length > 2 ? 40 : 44;
       held.forEach((card, k) => {
         const x = sx - (held.length * (width + 3)) / 2 + k * (width + 3);
-        group.appendChild(cardNode(card, x, sy - 6, width, height, { fresh: fresh.includes(card) }));
+        group.appendChild(cardNode(card, x, sy - 8, width, height, { fresh: fresh.includes(card) }));
       });
       const note = step.notes[i];
       if (note) {
-        // Below the seats of the lower half, above those of the upper half (off the felt).
-        const noteY = sy >= cy - 1 ? sy + 66 : sy - 58;
-        const noteX = Math.max(150, Math.min(W - 150, sx));
-        group.appendChild(sv("text", { class: "note", x: noteX, y: noteY, "text-anchor": "middle", "font-size": 12,
-          "font-weight": 600, fill: isWinner ? "#b35c00" : "#1d2430", text: clip(note, 44) }));
+        // Inside the seat's box, under its cards: ten seats leave no room around them.
+        group.appendChild(sv("text", { class: "note", x: sx, y: sy + 52, "text-anchor": "middle", "font-size": 11.5,
+          "font-weight": 600, fill: isWinner ? "#b35c00" : "#1d2430", text: clip(note, 28) }, sv("title", { text: note })));
       }
       svg.appendChild(group);
       // The bet in front of the seat, between it and the middle.
