@@ -85,22 +85,23 @@ class DaskCluster:
     """A connection to a Dask scheduler, and the local cluster behind it when this run
     started one. Close it (or the executor it made) when the tournament ends."""
 
-    def __init__(self, client: Any, local: Any = None, processes: Sequence[psutil.Process] = ()):
+    def __init__(self, client: Any, local: Any = None) -> None:
         self.client = client
         self.local = local
-        self._processes = list(processes)
         self._is_closed = False
 
     @classmethod
     def start(
-        cls, scheduler: str | None, workers: int, *, timeout_s: float = CONNECT_TIMEOUT_S
+        cls, scheduler: str | None, workers: int, *, timeout_s: float | None = None
     ) -> DaskCluster:
-        """Connect to ``scheduler``, or (None) start ``workers`` worker processes of one
+        """Connect to ``scheduler`` (waiting up to ``timeout_s``, default
+        :data:`CONNECT_TIMEOUT_S`), or (None) start ``workers`` worker processes of one
         thread each on this machine, its scheduler on the loopback address only."""
         distributed = _distributed()
         if scheduler is not None:
+            wait_s = CONNECT_TIMEOUT_S if timeout_s is None else timeout_s
             try:
-                client = distributed.Client(scheduler, timeout=timeout_s, set_as_default=False)
+                client = distributed.Client(scheduler, timeout=wait_s, set_as_default=False)
             except (OSError, TimeoutError) as exc:
                 raise ClusterError(
                     f"cannot reach the Dask scheduler at {scheduler}: {exc} "
@@ -109,7 +110,6 @@ class DaskCluster:
             return cls(client)
         if workers < 1:
             raise ClusterError(f"a local Dask cluster needs at least one worker, got {workers}")
-        before = {child.pid for child in psutil.Process().children()}
         local = distributed.LocalCluster(
             n_workers=workers,
             threads_per_worker=1,
@@ -118,13 +118,12 @@ class DaskCluster:
             dashboard_address=None,
             silence_logs=logging.ERROR,
         )
-        started = [child for child in psutil.Process().children() if child.pid not in before]
         try:
             client = distributed.Client(local, set_as_default=False)
-        except Exception:
+        except Exception:  # pragma: no cover - a cluster that started but cannot be reached
             local.close()
             raise
-        return cls(client, local, started)
+        return cls(client, local)
 
     @property
     def address(self) -> str:
@@ -179,12 +178,7 @@ class DaskCluster:
         if self._is_closed:
             return
         self._is_closed = True
-        family = list(self._processes)
-        for process in self._processes:
-            try:
-                family.extend(process.children(recursive=True))
-            except psutil.NoSuchProcess:
-                continue
+        family = self._local_processes()
         self.client.close()
         if self.local is None:
             return
@@ -192,11 +186,26 @@ class DaskCluster:
         # The workers were started with ``spawn``, which starts multiprocessing's resource
         # tracker: stop it too, as the local process pool does, so nothing is left.
         stop = getattr(resource_tracker._resource_tracker, "_stop", None)
-        if callable(stop):
+        if callable(stop):  # pragma: no branch - every Python 3.11+ has it
             stop()
         _gone, alive = psutil.wait_procs(family, timeout=CLOSE_TIMEOUT_S)
         for process in alive:  # pragma: no cover - a worker that ignored its nanny
             process.kill()
+
+    def _local_processes(self) -> list[psutil.Process]:
+        """The local cluster's worker processes now (a killed one was restarted under
+        another process id) with everything below them: zygotes, referees, bots."""
+        family: list[psutil.Process] = []
+        nannies = [] if self.local is None else list(self.local.workers.values())
+        for nanny in nannies:
+            if not nanny.pid:  # pragma: no cover - a worker being restarted just now
+                continue
+            try:
+                worker = psutil.Process(nanny.pid)
+                family.extend([worker, *worker.children(recursive=True)])
+            except psutil.NoSuchProcess:  # pragma: no cover - it ended just now
+                continue
+        return family
 
 
 class DaskMatchExecutor(Executor):

@@ -337,7 +337,11 @@ def run_in_referee(
         referee = _process(pid)
         data: bytes | None = None
         try:
-            payload = pickle.dumps(RefereeCall(play, job), protocol=pickle.HIGHEST_PROTOCOL)
+            try:
+                payload = pickle.dumps(RefereeCall(play, job), protocol=pickle.HIGHEST_PROTOCOL)
+            except BaseException:
+                os.close(stdin_w)  # _exchange closes it otherwise
+                raise
             data = _exchange(stdin_w, stdout_r, payload, started + deadline_s)
         finally:
             os.close(stdout_r)
@@ -403,11 +407,12 @@ def _exchange(stdin: int, stdout: int, payload: bytes, deadline: float) -> bytes
 
 
 def _kill(pid: int, referee: psutil.Process | None, *, with_descendants: bool) -> None:
-    """Kill the referee's process group and, if asked, every process below it."""
+    """Kill the referee's process group and, if asked, the referee and every process below
+    it (a referee killed at once may not have made its own group yet)."""
     below: list[psutil.Process] = []
     if with_descendants and referee is not None and referee.is_running():
         try:
-            below = referee.children(recursive=True)
+            below = [referee, *referee.children(recursive=True)]
         except psutil.NoSuchProcess:  # pragma: no cover - it ended between the two calls
             below = []
     # No such group: the referee ended and left nothing in it.

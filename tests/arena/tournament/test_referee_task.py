@@ -7,6 +7,7 @@ referees' zygote is a child of the test and is stopped after each test.
 from __future__ import annotations
 
 import os
+import pickle
 import socket
 import struct
 import sys
@@ -116,6 +117,12 @@ def test_a_referee_that_dies_is_a_failed_match_quoting_its_stderr(tmp_path: Path
     outcome = run_in_referee(exit_mid_match, job_for(tmp_path), 60.0)
     assert not outcome.is_counted and outcome.ended_reason == "error"
     assert outcome.error == ("the referee ended without an outcome: the referee fell over")
+
+
+def test_a_job_that_cannot_be_sent_leaves_no_referee_behind(tmp_path: Path) -> None:
+    with pytest.raises((pickle.PicklingError, AttributeError)):
+        run_in_referee(lambda job: play_match(job), job_for(tmp_path), 60.0)
+    assert _descendants_of_zygote() == []
 
 
 def test_one_zygote_serves_many_matches_and_one_that_died_is_started_again(

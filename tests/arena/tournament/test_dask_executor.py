@@ -1,0 +1,356 @@
+"""The Dask executor on a local cluster of 2 worker processes (1 thread each).
+
+One cluster serves the whole module (its workers and their referee zygotes are started
+before the first test, so they are no test's leftovers); each test connects its own client
+to it by the scheduler's address, as a host connects to a remote cluster.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from arena.match.config import MatchConfig
+from arena.tournament import dask_executor as dask_module
+from arena.tournament.dask_executor import ClusterError, DaskCluster, dask_executor
+from arena.tournament.outcome import MatchOutcome, SeatOutcome
+from arena.tournament.remote import pack_files
+from arena.tournament.worker import MatchJob, play_match
+from tests import TEST_BOTS
+from tests.arena.tournament.helpers import FOLDER, STATION
+
+pytestmark = pytest.mark.allow_error_logs
+
+HANG = TEST_BOTS / "hang" / "bot.toml"
+
+
+@pytest.fixture(scope="module")
+def local_cluster() -> Iterator[DaskCluster]:
+    cluster = DaskCluster.start(None, 2)
+    try:
+        cluster.check_bots([FOLDER, STATION], "none")  # starts each worker's zygote too
+        yield cluster
+    finally:
+        cluster.close()
+
+
+@pytest.fixture
+def cluster(local_cluster: DaskCluster) -> Iterator[DaskCluster]:
+    connected = DaskCluster.start(local_cluster.address, 0)
+    try:
+        yield connected
+    finally:
+        connected.close()
+
+
+def job_for(
+    tmp_path: Path,
+    match_id: str = "m-1",
+    manifests: tuple[Path, ...] = (FOLDER, STATION),
+    **config: object,
+) -> MatchJob:
+    settings: dict[str, object] = {"hand_count": 4, "seed": 5, "match_id": match_id, **config}
+    return MatchJob(
+        match_id=match_id,
+        config=MatchConfig(**settings),  # type: ignore[arg-type]
+        bots=("first", "second"),
+        manifests=manifests,
+        sandbox="none",
+        tournament_dir=tmp_path,
+    )
+
+
+def _referees(cluster: DaskCluster) -> list[psutil.Process]:
+    """The processes below the cluster's zygotes: referees and their bots."""
+    found = []
+    for pid in cluster.client.run(_own_pid).values():
+        for child in psutil.Process(pid).children(recursive=True):
+            if child.ppid() != pid:  # a zygote's child or below
+                found.append(child)
+    return found
+
+
+def _own_pid() -> int:
+    import os
+
+    return os.getpid()
+
+
+def _wait_for_no_referees(cluster: DaskCluster) -> None:
+    deadline = time.monotonic() + 30
+    while _referees(cluster) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _referees(cluster)
+
+
+# -- matches -----------------------------------------------------------------------------------
+
+
+def test_matches_on_the_cluster_are_the_local_matches_with_their_files_on_the_host(
+    tmp_path: Path, cluster: DaskCluster
+) -> None:
+    executor = cluster.executor()
+    try:
+        futures = [executor.submit(play_match, job_for(tmp_path, f"m-{i}")) for i in range(4)]
+        outcomes = [future.result(timeout=120) for future in futures]
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    for index, outcome in enumerate(outcomes):
+        local = play_match(job_for(tmp_path / "local", f"m-{index}"))
+        assert outcome.is_counted and outcome.match_id == f"m-{index}"
+        assert outcome.hands == local.hands
+        assert [_result(seat) for seat in outcome.seats] == [_result(s) for s in local.seats]
+        assert outcome.files == ()  # written, then dropped before the runner sees it
+        folder = tmp_path / "matches" / f"m-{index}"
+        local_folder = tmp_path / "local" / "matches" / f"m-{index}"
+        assert _names(folder) == _names(local_folder)  # the history, results, stderr logs
+        lines = (folder / "hands.jsonl").read_text("utf-8").splitlines()
+        assert len(lines) == len((local_folder / "hands.jsonl").read_text("utf-8").splitlines())
+        assert (folder / "hands.jsonl").stat().st_mode & 0o777 == 0o600
+
+
+def _result(seat: SeatOutcome) -> tuple[object, ...]:
+    return (seat.bot, seat.chips_won, seat.place, seat.hands_played, seat.stderr_path)
+
+
+def _names(folder: Path) -> list[str]:
+    return sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*"))
+
+
+def test_a_hung_match_comes_back_as_a_timeout_fault(
+    tmp_path: Path, cluster: DaskCluster, local_cluster: DaskCluster
+) -> None:
+    executor = cluster.executor(match_deadline_s=2.0)
+    try:
+        job = job_for(tmp_path, manifests=(HANG, STATION), decision_timeout_s=60.0)
+        outcome = executor.submit(play_match, job).result(timeout=120)
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    assert outcome.ended_reason == "timeout" and not outcome.is_counted
+    assert outcome.error is not None and outcome.error.startswith("timeout: ")
+    _wait_for_no_referees(local_cluster)
+
+
+def test_a_task_that_fails_on_its_worker_is_a_failed_match(
+    tmp_path: Path, cluster: DaskCluster
+) -> None:
+    executor = cluster.executor()
+    try:
+        # Dask ships a lambda (cloudpickle), but the referee's job cannot hold one.
+        future = executor.submit(lambda job: play_match(job), job_for(tmp_path))
+        outcome = future.result(timeout=120)
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    assert not outcome.is_counted and outcome.error is not None
+    assert outcome.error.startswith("the match's Dask task failed: ")
+
+
+def test_the_executor_takes_one_job_per_call_and_nothing_after_shutdown(
+    tmp_path: Path, cluster: DaskCluster
+) -> None:
+    executor = cluster.executor()
+    with pytest.raises(TypeError, match="one MatchJob only"):
+        executor.submit(play_match, "m-1")
+    with pytest.raises(TypeError, match="one MatchJob only"):
+        executor.submit(play_match, job_for(tmp_path), extra=1)
+    executor.shutdown(wait=False)
+    with pytest.raises(RuntimeError, match="after the executor was shut down"):
+        executor.submit(play_match, job_for(tmp_path))
+    with pytest.raises(ClusterError, match="closed already"):
+        cluster.executor()
+
+
+def test_shutdown_cancels_the_matches_still_waiting(
+    tmp_path: Path, cluster: DaskCluster, local_cluster: DaskCluster
+) -> None:
+    executor = cluster.executor(match_deadline_s=3.0)
+    hung: dict[str, Any] = {"manifests": (HANG, STATION), "decision_timeout_s": 60.0}
+    jobs = [job_for(tmp_path, f"m-{i}", **hung) for i in range(4)]
+    futures = [executor.submit(play_match, job) for job in jobs]
+    executor.shutdown(wait=True, cancel_futures=True)
+    assert all(future.cancelled() for future in futures)
+    _wait_for_no_referees(local_cluster)  # the running ones end at their deadline
+
+
+def test_shutdown_without_cancelling_waits_for_every_match(
+    tmp_path: Path, cluster: DaskCluster
+) -> None:
+    executor = cluster.executor()
+    futures = [executor.submit(play_match, job_for(tmp_path, f"m-{i}")) for i in range(3)]
+    executor.shutdown(wait=True)
+    assert all(future.done() and future.result().is_counted for future in futures)
+
+
+# -- collecting one task -----------------------------------------------------------------------
+
+
+class FakeTask:
+    """A finished Dask future as the executor sees it."""
+
+    def __init__(self, status: str, result: object = None, error: BaseException | None = None):
+        self.status = status
+        self._result = result
+        self._error = error
+
+    def result(self) -> object:
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+    def exception(self) -> BaseException | None:
+        return self._error
+
+
+def _collect(job: MatchJob, task: FakeTask) -> MatchOutcome:
+    outcome: MatchOutcome = dask_module._collect(job, task)
+    return outcome
+
+
+def test_a_cancelled_task_is_a_failed_match(tmp_path: Path) -> None:
+    outcome = _collect(job_for(tmp_path), FakeTask("cancelled"))
+    assert outcome.error == "cancelled: the Dask scheduler dropped the match"
+
+
+def test_a_task_that_killed_its_workers_is_a_failed_match(tmp_path: Path) -> None:
+    error = RuntimeError("Attempted to run task on 4 different workers, all died")
+    outcome = _collect(job_for(tmp_path), FakeTask("error", error=error))
+    assert outcome.error == (
+        "the match's Dask task failed: RuntimeError: Attempted to run task on 4 different "
+        "workers, all died"
+    )
+
+
+def test_an_outcome_that_cannot_be_fetched_is_a_failed_match(tmp_path: Path) -> None:
+    task = FakeTask("finished", error=OSError("the worker is gone"))
+    outcome = _collect(job_for(tmp_path), task)
+    assert outcome.error == "the match's outcome could not be fetched: OSError: the worker is gone"
+
+
+def test_files_the_host_cannot_write_are_a_failed_match(tmp_path: Path) -> None:
+    played = play_match(job_for(tmp_path / "worker"))
+    files = pack_files(tmp_path / "worker" / "matches" / "m-1")
+    (tmp_path / "matches").write_text("a file where the folder should be", encoding="utf-8")
+    task = FakeTask("finished", result=MatchOutcome(**{**_fields(played), "files": files}))
+    outcome = _collect(job_for(tmp_path), task)
+    assert outcome.error is not None
+    assert outcome.error.startswith(
+        f"the match's files could not be written to {tmp_path / 'matches' / 'm-1'}: "
+    )
+    bad = MatchOutcome(**{**_fields(played), "files": (("../x", 0o600, b""),)})
+    outcome = _collect(job_for(tmp_path / "other"), FakeTask("finished", result=bad))
+    assert outcome.error is not None and "must stay in the match's folder" in outcome.error
+
+
+def _fields(outcome: MatchOutcome) -> dict[str, Any]:
+    return {name: getattr(outcome, name) for name in MatchOutcome.__dataclass_fields__}
+
+
+# -- the cluster -------------------------------------------------------------------------------
+
+
+def test_without_distributed_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = importlib.import_module
+
+    def without_distributed(name: str, package: str | None = None) -> Any:
+        if name == "distributed":
+            raise ImportError("No module named 'distributed'")
+        return real(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", without_distributed)
+    with pytest.raises(ClusterError, match=r"pip install '\.\[dask\]'"):
+        DaskCluster.start(None, 2)
+
+
+def test_an_unreachable_scheduler_is_named() -> None:
+    where = re.escape("cannot reach the Dask scheduler at tcp://127.0.0.1:1: ")
+    with pytest.raises(ClusterError, match=where):
+        DaskCluster.start("tcp://127.0.0.1:1", 0, timeout_s=0.5)
+
+
+def test_a_local_cluster_needs_a_worker() -> None:
+    with pytest.raises(ClusterError, match="at least one worker, got 0"):
+        DaskCluster.start(None, 0)
+
+
+def test_bots_missing_on_the_workers_are_named_worker_by_worker(
+    tmp_path: Path, cluster: DaskCluster
+) -> None:
+    (tmp_path / "bot.toml").write_text('name = "c bot"\ncommand = ["build/bot"]\n', "utf-8")
+    with pytest.raises(ClusterError) as caught:
+        cluster.check_bots([FOLDER, tmp_path / "bot.toml"], "none")
+    message = str(caught.value)
+    assert message.startswith("the bots cannot start on every Dask worker")
+    workers = sorted(cluster.client.nthreads())
+    for worker in workers:
+        assert f"worker {worker}: bot 'c bot': its program" in message
+    assert len(workers) == 2
+
+
+def test_a_check_the_workers_cannot_run_is_an_error_about_the_install(
+    cluster: DaskCluster,
+) -> None:
+    with pytest.raises(ClusterError, match="install this project"):
+        cluster.check_bots([threading.Lock()], "none")  # type: ignore[list-item]
+
+
+class FakeClient:
+    """A client whose workers answer the check as told."""
+
+    def __init__(self, answers: dict[str, list[str]]) -> None:
+        self.answers = answers
+        self.scheduler = type("Scheduler", (), {"address": "tcp://10.0.0.5:8786"})()
+
+    def run(self, *args: object) -> dict[str, list[str]]:
+        return self.answers
+
+    def nthreads(self) -> dict[str, int]:
+        return {worker: 4 for worker in self.answers}
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_cluster_without_workers_is_an_error() -> None:
+    with pytest.raises(ClusterError, match=r"at tcp://10\.0\.0\.5:8786 has no workers"):
+        DaskCluster(FakeClient({})).check_bots([FOLDER], "none")
+
+
+def test_many_problems_are_cut_to_twenty_lines() -> None:
+    answers = {f"tcp://w{i}:1": [f"problem {i}"] for i in range(25)}
+    with pytest.raises(ClusterError) as caught:
+        DaskCluster(FakeClient(answers)).check_bots([FOLDER], "none")
+    assert str(caught.value).count("\n  worker ") == 20
+    assert str(caught.value).endswith("\n  ... and 5 more")
+
+
+def test_the_cluster_describes_itself(local_cluster: DaskCluster) -> None:
+    assert local_cluster.describe() == "executor: dask, a local cluster: 2 workers, 2 threads"
+    remote = DaskCluster(FakeClient({"tcp://a:1": [], "tcp://b:1": []}))
+    assert remote.describe() == (
+        "executor: dask, scheduler tcp://10.0.0.5:8786: 2 workers, 8 threads"
+    )
+    remote.close()
+    remote.close()  # closing twice does nothing
+
+
+def test_dask_executor_checks_the_bots_and_closes_what_it_opened_on_failure(
+    tmp_path: Path, local_cluster: DaskCluster
+) -> None:
+    (tmp_path / "bot.toml").write_text('name = "c bot"\ncommand = ["build/bot"]\n', "utf-8")
+    with pytest.raises(ClusterError, match="'c bot'"):
+        dask_executor(0, local_cluster.address, manifests=[tmp_path / "bot.toml"])
+    executor = dask_executor(0, local_cluster.address, manifests=[FOLDER], match_deadline_s=60)
+    try:
+        assert executor.match_deadline_s == 60
+        assert executor.submit(play_match, job_for(tmp_path)).result(timeout=120).is_counted
+    finally:
+        executor.shutdown()
+    assert executor.cluster.client.status == "closed"
