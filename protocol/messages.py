@@ -88,11 +88,17 @@ class TimeLimits:
 
 @dataclass(frozen=True, slots=True)
 class Standing:
-    """One line of the final standings in ``match_end``; ``place`` 1 is the winner."""
+    """One line of the final standings in ``match_end``; ``place`` 1 is the winner.
+
+    ``net`` is the chips won (or lost) over the match; ``chips`` is the final stack, which
+    exists only when stacks carry over from hand to hand (None when they reset every hand:
+    then it is left out of the message rather than sent as a number that reads like a
+    stack).
+    """
 
     player_id: str
     name: str
-    chips: int
+    chips: int | None
     net: int
     place: int
 
@@ -254,6 +260,14 @@ def hand_end(
     }
 
 
+def _standing(standing: Standing) -> dict[str, Any]:
+    entry: dict[str, Any] = {"player_id": standing.player_id, "name": standing.name}
+    if standing.chips is not None:
+        entry["chips"] = standing.chips
+    entry.update(net=standing.net, place=standing.place)
+    return entry
+
+
 def match_end(
     standings: Iterable[Standing],
     *,
@@ -270,16 +284,7 @@ def match_end(
     message: dict[str, Any] = {
         "type": "match_end",
         "hands_played": hands_played,
-        "standings": [
-            {
-                "player_id": s.player_id,
-                "name": s.name,
-                "chips": s.chips,
-                "net": s.net,
-                "place": s.place,
-            }
-            for s in standings
-        ],
+        "standings": [_standing(s) for s in standings],
     }
     if (deck_seed is None) != (deck_salt is None):
         raise ArenaBugError(

@@ -334,6 +334,7 @@ class MatchRunner:
                 standing,
                 name=self._seat_of(standing.player_id).name,
                 net=chips_won[standing.player_id],
+                is_carried=self.format.is_carried,
             )
             for standing in self.format.standings(chips_won)
         ]

@@ -166,28 +166,31 @@ class HandRecord:
 
 @dataclass(frozen=True, slots=True)
 class StandingEntry:
-    """A final place as ``match_end`` lists it; ``net`` is the chips won in the match."""
+    """A final place as ``match_end`` lists it; ``net`` is the chips won in the match and
+    ``chips`` the final stack, None when stacks reset every hand (there is none)."""
 
     player_id: str
     name: str
-    chips: int
+    chips: int | None
     net: int
     place: int
 
     @classmethod
-    def of(cls, standing: Standing, *, name: str, net: int) -> StandingEntry:
-        """The entry for one of the engine's standings."""
-        return cls(standing.player_id, name, standing.chips, net, standing.place)
+    def of(
+        cls, standing: Standing, *, name: str, net: int, is_carried: bool = True
+    ) -> StandingEntry:
+        """The entry for one of the engine's standings (``is_carried``: stacks carry over,
+        so the standing's chips are a real final stack)."""
+        chips = standing.chips if is_carried else None
+        return cls(standing.player_id, name, chips, net, standing.place)
 
     def to_dict(self) -> dict[str, Any]:
         """The entry as written (and as the ``match_end`` message sends it)."""
-        return {
-            "player_id": self.player_id,
-            "name": self.name,
-            "chips": self.chips,
-            "net": self.net,
-            "place": self.place,
-        }
+        entry: dict[str, Any] = {"player_id": self.player_id, "name": self.name}
+        if self.chips is not None:
+            entry["chips"] = self.chips
+        entry.update(net=self.net, place=self.place)
+        return entry
 
 
 @dataclass(frozen=True, slots=True)

@@ -178,7 +178,7 @@ def test_hands_missing_or_extra_and_changed_standings_are_reported(tmp_path: Pat
 
     def mangle(records: list[Record]) -> None:
         records[3]["hand_number"] = 99  # hand 3 is "missing", hand 99 is extra
-        records[-1]["standings"][0]["chips"] += 1
+        records[-1]["standings"][0]["net"] += 1
 
     _rewrite(path, mangle)
     report = replay_file(path)
@@ -284,4 +284,25 @@ def test_a_replay_of_a_match_with_dead_seats_is_identical(tmp_path: Path) -> Non
     kinds = {d["by"] for r in read_records(path) if r["type"] == "hand" for d in r["decisions"]}
     assert {"dead", "sitting_out"} <= kinds
     report = replay_file(path)
+    assert report.is_ok, report.format()
+
+
+def test_a_reset_match_end_has_no_final_stack_and_old_histories_with_one_still_replay(
+    tmp_path: Path,
+) -> None:
+    # With stacks reset every hand there is no final stack: match_end lists each bot's net
+    # (which may be negative) and leaves "chips" out. Histories written before that carry
+    # "chips" (the starting stack plus the net, e.g. -410) and must still replay identical.
+    golden = Path(__file__).resolve().parents[1] / "golden" / "reset_holdem" / "hands.jsonl"
+    lines = golden.read_text(encoding="utf-8").splitlines()
+    footer = json.loads(lines[-1])
+    assert all("chips" not in entry for entry in footer["standings"])
+    stack = json.loads(lines[0])["config"]["starting_stack"]
+    for entry in footer["standings"]:
+        entry_items = list(entry.items())
+        entry.clear()
+        entry.update([*entry_items[:2], ("chips", stack + entry_items[2][1]), *entry_items[2:]])
+    old = tmp_path / "hands.jsonl"
+    old.write_text("\n".join([*lines[:-1], json.dumps(footer)]) + "\n", encoding="utf-8")
+    report = replay_file(old)
     assert report.is_ok, report.format()
