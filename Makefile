@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint typecheck pytest bench clean sandbox-tools
+.PHONY: test demo lint typecheck pytest bench clean sandbox-tools browser-tools
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,7 +30,22 @@ sandbox-tools:
 	      "the strict sandbox tests will be skipped"; \
 	  fi; }
 
-test: $(STAMP) sandbox-tools lint typecheck pytest
+# The report's test renders it in headless Chromium. Install it the same way: quietly, once,
+# where we can; elsewhere that test is skipped with the reason.
+browser-tools:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium (apt-get) for the report's browser test"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -qq chromium >/dev/null 2>&1 \
+	      || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1; } \
+	      || echo "note: could not install chromium; the report's browser test will be skipped"; \
+	  else \
+	    echo "note: chromium is not installed (apt-get install chromium as root);" \
+	      "the report's browser test will be skipped"; \
+	  fi; }
+
+test: $(STAMP) sandbox-tools browser-tools lint typecheck pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -39,7 +54,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP) sandbox-tools
+pytest: $(STAMP) sandbox-tools browser-tools
 	$(BIN)/pytest --cov --cov-report=term -q
 
 demo: $(STAMP) sandbox-tools

@@ -27,7 +27,7 @@ from typing import NoReturn, TextIO
 
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, format_size, parse_size
 from arena.bots.sandbox.select import SandboxLevel
-from arena.commands import check_bot, play, replay, tournament
+from arena.commands import check_bot, play, replay, report, tournament
 from arena.commands import demo as demo_command
 from arena.commands.play import sample_bot_manifests
 from arena.commands.values import (
@@ -191,6 +191,9 @@ def _add_match_options(parser: argparse.ArgumentParser, *, hands_default: int | 
     )
     output.add_argument("--log-file", type=Path, default=None, help="write log lines here")
     output.add_argument("--no-progress", action="store_true", help="no progress bar")
+    output.add_argument(
+        "--no-report", action="store_true", help="do not write report.html at the end"
+    )
     parser.add_argument(
         "--allow-absent",
         action="store_true",
@@ -245,6 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sandbox_options(check)
 
     tournament_parser = tournament.add_tournament_parser(commands)
+    report_parser = report.add_report_parser(commands)
 
     demo = commands.add_parser(
         "demo",
@@ -260,6 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check-bot": check,
         "demo": demo,
         "tournament": tournament_parser,
+        "report": report_parser,
     }
     return parser
 
@@ -282,6 +287,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
         "check-bot": check_bot.run_check_bot,
         "demo": demo_command.run_demo,
         "tournament": tournament.run_tournament_command,
+        "report": report.run_report_command,
     }
     return handlers[args.command](args, parser, out)
 

@@ -57,10 +57,21 @@ ARENA_LAYERS: dict[str, frozenset[str]] = {
     # A report reads a run (the results database, a match's files) and draws it.
     "report": frozenset({"report", "stats", "store", "tournament", "session"}),
     "commands": frozenset(
-        {"commands", "tools", "tournament", "stats", "match", "session", "bots", "store"}
+        {"commands", "report", "tools", "tournament", "stats", "match", "session", "bots", "store"}
     ),
     "cli": frozenset(
-        {"cli", "commands", "tools", "tournament", "stats", "match", "session", "bots", "store"}
+        {
+            "cli",
+            "commands",
+            "report",
+            "tools",
+            "tournament",
+            "stats",
+            "match",
+            "session",
+            "bots",
+            "store",
+        }
     ),
 }
 

@@ -52,6 +52,9 @@ def add_demo_options(parser: argparse.ArgumentParser) -> None:
         "--decision-timeout", type=float, default=2.0, metavar="T", help="seconds (2)"
     )
     parser.add_argument("--no-progress", action="store_true", help="one line per match")
+    parser.add_argument(
+        "--no-report", action="store_true", help="do not write report.html at the end"
+    )
 
 
 def run_demo(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
@@ -104,4 +107,11 @@ def run_demo(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Tex
         f"demo: {len(manifests)} starter bots, a duplicate round robin of {config.deals} "
         f"deals per pair, seed {config.seed}\n"
     )
-    return run_tournament(config, parser, out, show_progress=not args.no_progress, command="demo")
+    return run_tournament(
+        config,
+        parser,
+        out,
+        show_progress=not args.no_progress,
+        write_report=not args.no_report,
+        command="demo",
+    )

@@ -22,6 +22,7 @@ from arena.bots.sandbox.select import (
     launcher_for,
 )
 from arena.bots.transport import BotStartError
+from arena.commands.report import report_after_run
 from arena.commands.values import check_out_dir, fail, parse_schedule
 from arena.match.config import (
     MAX_SEATS,
@@ -212,6 +213,8 @@ def _play(
     )
     out.write(f"hand history: {out_dir / HISTORY_FILE_NAME}\n")
     out.write(f"results:      {out_dir / RESULTS_FILE_NAME}\n")
+    if not args.no_report:
+        report_after_run(out_dir, out)
     return 0
 
 

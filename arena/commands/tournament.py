@@ -36,6 +36,7 @@ from arena.bots.sandbox.select import (
     launcher_for,
 )
 from arena.bots.transport import BotStartError
+from arena.commands.report import report_after_run
 from arena.commands.standings_view import print_standings
 from arena.commands.values import fail
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
@@ -59,7 +60,7 @@ DATABASE_FILE_NAME = "results.sqlite"
 STANDINGS_FILE_NAME = "standings.json"
 
 # Flags that are not settings of the tournament (how this run shows itself).
-_NOT_SETTINGS = {"command", "config", "manifests", "no_progress"}
+_NOT_SETTINGS = {"command", "config", "manifests", "no_progress", "no_report"}
 
 
 def _dest(key: str) -> str:
@@ -96,6 +97,9 @@ def add_tournament_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-progress", action="store_true", help="one line per match instead of a bar"
     )
+    parser.add_argument(
+        "--no-report", action="store_true", help="do not write report.html at the end"
+    )
     return parser
 
 
@@ -117,7 +121,13 @@ def run_tournament_command(
         config = build_config(file=args.config, overrides=_overrides(args), base_dir=Path.cwd())
     except TournamentConfigError as exc:
         fail(parser, "tournament", str(exc))
-    return run_tournament(config, parser, out, show_progress=not args.no_progress)
+    return run_tournament(
+        config,
+        parser,
+        out,
+        show_progress=not args.no_progress,
+        write_report=not args.no_report,
+    )
 
 
 def run_tournament(
@@ -126,6 +136,7 @@ def run_tournament(
     out: TextIO,
     *,
     show_progress: bool = True,
+    write_report: bool = True,
     command: str = "tournament",
 ) -> int:
     """Build the bots, run (or resume) the tournament, print and save its standings."""
@@ -173,7 +184,10 @@ def run_tournament(
                     f"{out_dir / DATABASE_FILE_NAME}; run the same command again to go on\n"
                 )
                 return 130
-        return _report(config, run, out_dir, out)
+        code = _report(config, run, out_dir, out)
+    if write_report:
+        report_after_run(out_dir, out)
+    return code
 
 
 @contextmanager

@@ -65,7 +65,9 @@ class TournamentRun:
     tests: SequentialTests
     resumed_matches: int = 0
     failures: list[MatchOutcome] = field(default_factory=list)
-    played: list[MatchSpec] = field(default_factory=list)  # by this run, in finishing order
+    #: Block indexes of the matches this run stored, by heads-up pair (for the display).
+    played_blocks: dict[tuple[str, ...], list[int]] = field(default_factory=dict)
+    extra_played: int = 0  # matches played that a pair's decision made unneeded
 
     @property
     def is_complete(self) -> bool:
@@ -195,7 +197,9 @@ class TournamentRunner:
         in_flight: dict[Future[MatchOutcome], MatchSpec] = {}
         try:
             while pending or in_flight:
-                while pending and len(in_flight) < self.concurrency and not run.failures:
+                # One match more than the workers: the next one waits in the pool's queue,
+                # so a worker never idles while the host stores a result.
+                while pending and len(in_flight) <= self.concurrency and not run.failures:
                     spec = pending.popleft()
                     if tests.is_needed(spec):
                         try:
@@ -233,14 +237,22 @@ class TournamentRunner:
     ) -> None:
         """Store one outcome (its one transaction), update the test, tell the display."""
         self.db.record_match(record.id, outcome, counted=outcome.is_counted)
-        if outcome.is_counted:
-            tests.add(spec, outcome)
-        else:
+        if not outcome.is_counted:
             run.failures.append(outcome)
-        run.played.append(spec)
-        # Matches of a block after its pair was decided ran anyway: count them in.
-        extra = sum(1 for played in run.played if not tests.is_needed(played))
-        self.display.match_done(spec, outcome, total=self._total(run.specs, tests) + extra)
+        elif tests.add(spec, outcome) and spec.group is not None:
+            # The pair is decided: its later blocks' matches already played stay counted
+            # in the display's total (they were played, though they do not count).
+            run.extra_played += sum(
+                1
+                for block_index in run.played_blocks.get(spec.group, [])
+                if not tests.is_needed_block(spec.group, block_index)
+            )
+        if not tests.is_needed(spec):
+            run.extra_played += 1  # a match of a block after its pair's decision
+        elif spec.group is not None:
+            run.played_blocks.setdefault(spec.group, []).append(spec.block_index)
+        total = len(run.specs) - tests.unneeded_matches + run.extra_played
+        self.display.match_done(spec, outcome, total=total)
 
     def _total(self, specs: Sequence[MatchSpec], tests: SequentialTests) -> int:
         return sum(1 for spec in specs if tests.is_needed(spec))

@@ -7,11 +7,14 @@ unbroken run of finished blocks from the first one: the decision (and so which b
 is the same whatever the order in which matches finished, and the same after a resume.
 Blocks beyond the deciding one may already have been played; they are kept in the results
 database but not counted.
+
+Memory stays small over any tournament: without a test nothing is kept; with one, a block's
+outcomes are kept only until the block is complete, then turned into its duplicate units
+(one number per deal).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -29,17 +32,24 @@ class PairTest:
 
     pair: tuple[str, str]
     block_sizes: dict[int, int] = field(default_factory=dict)  # block index -> matches in it
-    finished: dict[int, list[MatchOutcome]] = field(default_factory=lambda: defaultdict(list))
+    #: Outcomes of blocks not complete yet (a complete block becomes units and leaves).
+    waiting: dict[int, list[MatchOutcome]] = field(default_factory=dict)
+    #: The first bot's mbb/hand per deal of each complete block.
+    units: dict[int, list[float]] = field(default_factory=dict)
+    tested_blocks: int = 0  # blocks 0 .. tested_blocks - 1 are in the test
+    values: list[float] = field(default_factory=list)  # their units, in block order
     decided_at: int | None = None  # the block index after which the test decided
     result: SprtResult | None = None
-
-    def is_block_complete(self, block_index: int) -> bool:
-        """True when every match of the block has finished."""
-        return len(self.finished.get(block_index, ())) == self.block_sizes[block_index]
 
     def counts(self, block_index: int) -> bool:
         """True when the block's results count (it is not after the deciding block)."""
         return self.decided_at is None or block_index <= self.decided_at
+
+    def matches_after_decision(self) -> int:
+        """How many planned matches the decision made unneeded."""
+        if self.decided_at is None:
+            return 0
+        return sum(size for index, size in self.block_sizes.items() if index > self.decided_at)
 
 
 class SequentialTests:
@@ -53,6 +63,7 @@ class SequentialTests:
                 continue
             pair = self._pairs.setdefault(spec.group, PairTest((spec.group[0], spec.group[1])))
             pair.block_sizes[spec.block_index] = pair.block_sizes.get(spec.block_index, 0) + 1
+        self.unneeded_matches = 0  # planned matches that decisions made unneeded
 
     @property
     def pairs(self) -> Sequence[PairTest]:
@@ -64,25 +75,38 @@ class SequentialTests:
         pair = self._pair(spec)
         return pair is None or pair.counts(spec.block_index)
 
-    def add(self, spec: MatchSpec, outcome: MatchOutcome) -> None:
-        """A finished match of the plan; may decide its pair."""
+    def is_needed_block(self, group: tuple[str, ...], block_index: int) -> bool:
+        """:meth:`is_needed` for a block of ``group``."""
+        pair = self._pairs.get(group)
+        return pair is None or pair.counts(block_index)
+
+    def add(self, spec: MatchSpec, outcome: MatchOutcome) -> bool:
+        """A finished match of the plan; returns True when it decided its pair."""
         pair = self._pair(spec)
-        if pair is None or not outcome.is_counted:
-            return
-        pair.finished[spec.block_index].append(outcome)
-        if self._sprt is None or pair.decided_at is not None:
-            return
-        values: list[float] = []
-        for block_index in sorted(pair.block_sizes):
-            if not pair.is_block_complete(block_index):
-                break
-            block = sorted(pair.finished[block_index], key=lambda o: o.match_id)
-            values.extend(unit[pair.pair[0]] for unit in duplicate_units(block))
-            result = self._sprt.decide(values)
-            pair.result = result
-            if result.status != "continue":
-                pair.decided_at = block_index
-                break
+        if self._sprt is None or pair is None or not outcome.is_counted:
+            return False
+        if pair.decided_at is not None:
+            return False
+        block = pair.waiting.setdefault(spec.block_index, [])
+        block.append(outcome)
+        if len(block) < pair.block_sizes[spec.block_index]:
+            return False
+        del pair.waiting[spec.block_index]
+        ordered = sorted(block, key=lambda o: o.match_id)
+        pair.units[spec.block_index] = [unit[pair.pair[0]] for unit in duplicate_units(ordered)]
+        # Test block after block while the unbroken run from the first one grows.
+        while pair.tested_blocks in pair.units and pair.decided_at is None:
+            index = pair.tested_blocks
+            pair.values.extend(pair.units.pop(index))
+            pair.tested_blocks += 1
+            pair.result = self._sprt.decide(pair.values)
+            if pair.result.status != "continue":
+                pair.decided_at = index
+                pair.units.clear()
+                pair.waiting.clear()
+                self.unneeded_matches += pair.matches_after_decision()
+                return True
+        return False
 
     def _pair(self, spec: MatchSpec) -> PairTest | None:
         return None if spec.group is None else self._pairs.get(spec.group)

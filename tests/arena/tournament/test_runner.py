@@ -166,14 +166,14 @@ def test_a_failed_match_stops_new_matches_and_is_tried_again_next_run(
     with ResultsDatabase(tmp_path / "r.sqlite") as db:
         run, _display = _run(config, db, calls, play=fail_third, monkeypatch=monkeypatch)
         assert [o.error for o in run.failures] == ["no bot"] and not run.is_complete
-        # Two at a time: the failed match's partner was already running; nothing after it.
-        assert len(calls) == 4
+        # Three at a time (two workers and one waiting): the third failed, nothing after it.
+        assert len(calls) == 3
         assert not db.is_finished(run.tournament.id)
         standings = build_standings(config, run).to_dict()
         assert standings["seed"] is None and not standings["is_finished"]  # still secret
         again, _display = _run(config, db, calls, monkeypatch=monkeypatch)
-        assert again.is_complete and again.resumed_matches == 3
-        assert len(calls) == 4 + 9
+        assert again.is_complete and again.resumed_matches == 2
+        assert len(calls) == 3 + 10
 
 
 def _hu_outcome(match_id: str, bots: tuple[str, str], net: int, hands: int = 4) -> MatchOutcome:
@@ -289,3 +289,28 @@ def test_a_worker_whose_host_is_already_gone_leaves_at_once() -> None:
         timeout=60,
     )
     assert completed.returncode == 1 and "still here" not in completed.stdout
+
+
+def test_sequential_tests_keep_no_outcome_once_a_block_is_complete(tmp_path: Path) -> None:
+    # Memory stays flat over a long tournament: without a test nothing is kept, and with
+    # one a complete block is reduced to one number per deal.
+    config = _config(tmp_path, bots=[str(FOLDER), str(STATION)], deals=40, block_deals=10)
+    specs = plan(config, 4)
+    plain = SequentialTests(None, specs)
+    tested = SequentialTests(Sprt(-10_000.0, 10_000.0), specs)  # wide: never decides here
+    for spec in specs:
+        nets = [(n % 3 - 1) * (spec.arrangement + 2) for n in range(1, 5)]  # deals differ
+        hands = tuple(HandSummary(n, 2, (net, -net)) for n, net in enumerate(nets, start=1))
+        seats = (
+            SeatOutcome(0, spec.bots[0], sum(nets), 1, 4),
+            SeatOutcome(1, spec.bots[1], -sum(nets), 2, 4),
+        )
+        outcome = MatchOutcome(spec.match_id, seats, hands, "hand_count", None, 0.0)
+        assert plain.add(spec, outcome) is False
+        tested.add(spec, outcome)
+    (plain_pair,) = plain.pairs
+    (pair,) = tested.pairs
+    assert plain_pair.waiting == {} and plain_pair.values == []
+    assert pair.waiting == {} and pair.units == {}
+    assert pair.tested_blocks == 4 and len(pair.values) == 4 * 4  # 4 deals a block here
+    assert tested.unneeded_matches == 0 and pair.decided_at is None
