@@ -147,8 +147,8 @@ class DaskCluster:
             answers = self.client.run(check_bots_here, list(manifests), sandbox)
         except Exception as exc:  # a worker without the arena cannot even run the check
             raise ClusterError(
-                f"the Dask workers cannot run the arena: {type(exc).__name__}: {exc} "
-                "(install this project, the same version, on every worker)"
+                f"the Dask workers cannot run the arena's check: {type(exc).__name__}: {exc} "
+                "(is this project, the same version, installed on every worker?)"
             ) from None
         if not answers:
             raise ClusterError(f"the Dask cluster at {self.address} has no workers")

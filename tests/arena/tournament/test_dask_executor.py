@@ -297,7 +297,7 @@ def test_bots_missing_on_the_workers_are_named_worker_by_worker(
 def test_a_check_the_workers_cannot_run_is_an_error_about_the_install(
     cluster: DaskCluster,
 ) -> None:
-    with pytest.raises(ClusterError, match="install this project"):
+    with pytest.raises(ClusterError, match="installed on every worker"):
         cluster.check_bots([threading.Lock()], "none")  # type: ignore[list-item]
 
 
