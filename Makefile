@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint typecheck pytest bench clean sandbox-tools browser-tools
+.PHONY: test test-long demo lint typecheck pytest bench clean sandbox-tools browser-tools
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -55,7 +55,11 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP) sandbox-tools browser-tools
-	$(BIN)/pytest --cov --cov-report=term -q
+	$(BIN)/pytest --cov --cov-report=term -q -m "not slow"
+
+# The long runs that do not fit `make test`'s ten minutes (tests marked slow).
+test-long: $(STAMP) sandbox-tools browser-tools
+	$(BIN)/pytest -q -m slow
 
 demo: $(STAMP) sandbox-tools
 	$(BIN)/arena demo
