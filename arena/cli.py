@@ -120,7 +120,8 @@ def _add_match_options(parser: argparse.ArgumentParser, *, hands_default: int | 
         "--hands",
         type=positive_int,
         default=hands_default,
-        help="hands to play (with --freezeout: the most hands before placing by chips)",
+        help="hands to play (default 100; with --freezeout: the most hands before placing "
+        "by chips, default none: play until one bot has every chip)",
     )
     game.add_argument(
         "--seed",
@@ -154,15 +155,29 @@ def _add_match_options(parser: argparse.ArgumentParser, *, hands_default: int | 
         "--variant",
         choices=[variant.value for variant in Variant],
         default=Variant.HOLDEM.value,
+        help=f"the game (default {Variant.HOLDEM.value})",
     )
     game.add_argument(
         "--structure",
         choices=[structure.value for structure in BettingStructure],
         default=BettingStructure.NO_LIMIT.value,
+        help=f"the betting structure (default {BettingStructure.NO_LIMIT.value})",
     )
     limits = parser.add_argument_group("time limits (seconds, or e.g. 250ms)")
-    limits.add_argument("--decision-timeout", type=duration, default=5.0, metavar="T")
-    limits.add_argument("--startup-timeout", type=duration, default=10.0, metavar="T")
+    limits.add_argument(
+        "--decision-timeout",
+        type=duration,
+        default=5.0,
+        metavar="T",
+        help="time per decision (5)",
+    )
+    limits.add_argument(
+        "--startup-timeout",
+        type=duration,
+        default=10.0,
+        metavar="T",
+        help="time to start and answer hello (10)",
+    )
     limits.add_argument(
         "--time-bank",
         type=duration_or_zero,
@@ -180,7 +195,8 @@ def _add_match_options(parser: argparse.ArgumentParser, *, hands_default: int | 
         "--out",
         type=Path,
         default=None,
-        help="directory for hands.jsonl and results.json (default runs/seed<S>-<time>)",
+        help="the run folder for hands.jsonl, results.json, stderr/ and report.html "
+        "(default runs/match-<time>); it must not hold a match already",
     )
     output.add_argument(
         "--log-level",
@@ -189,7 +205,9 @@ def _add_match_options(parser: argparse.ArgumentParser, *, hands_default: int | 
         type=str.lower,
         help="match log lines at this level and above (default warning: bot faults)",
     )
-    output.add_argument("--log-file", type=Path, default=None, help="write log lines here")
+    output.add_argument(
+        "--log-file", type=Path, default=None, help="write log lines here (default: none)"
+    )
     output.add_argument("--no-progress", action="store_true", help="no progress bar")
     output.add_argument(
         "--no-report", action="store_true", help="do not write report.html at the end"
