@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Executor
@@ -39,6 +40,7 @@ from arena.bots.transport import BotStartError
 from arena.commands.report import report_after_run
 from arena.commands.standings_view import print_standings
 from arena.commands.values import fail
+from arena.session.stderr_file import safe_file_name
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
 from arena.tournament.config import TournamentConfig, build_config, fingerprint
 from arena.tournament.config_keys import DEFAULTS, ExecutorKind, TournamentConfigError
@@ -57,6 +59,8 @@ __all__ = [
 ]
 
 DATABASE_FILE_NAME = "results.sqlite"
+#: The run folder's folder of built bots (one per bot that has a build step).
+BUILDS_DIR = "builds"
 STANDINGS_FILE_NAME = "standings.json"
 
 # Flags that are not settings of the tournament (how this run shows itself).
@@ -146,15 +150,16 @@ def run_tournament(
         fail(parser, command, str(exc))
     for line in describe(level, reasons):
         out.write(line + "\n")
-    problem = _build_bots(config, level)
-    if problem is not None:
-        fail(parser, command, problem)
     out_dir = config.out_dir
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         db = ResultsDatabase(out_dir / DATABASE_FILE_NAME)
     except (OSError, ResultsDatabaseError) as exc:
         fail(parser, command, f"cannot use the run folder {str(out_dir)!r}: {exc}")
+    problem, built = _build_bots(config, level, out_dir / BUILDS_DIR)
+    if problem is not None:
+        db.close()
+        fail(parser, command, problem)
     with db:
         other = _other_tournament(db, config)
         if other is not None:
@@ -175,6 +180,7 @@ def run_tournament(
                 out_dir=out_dir.resolve(),
                 display=display,
                 limits=tuple(sorted(config.resource_limits.items())),
+                working_dirs=built,
             )
             try:
                 run = runner.run()
@@ -219,25 +225,38 @@ def _executor(
         cluster.close()
 
 
-def _build_bots(config: TournamentConfig, level: SandboxLevel) -> str | None:
-    """Build every bot once, on this machine, under the sandbox; the first failure's
-    message (None when all built)."""
+def _build_bots(
+    config: TournamentConfig, level: SandboxLevel, builds: Path
+) -> tuple[str | None, dict[str, Path]]:
+    """Build every bot once, on this machine, under the sandbox.
+
+    A sandbox builds in a private copy that goes with its launcher, so each built copy is
+    kept in the run folder (``builds/<bot>``) and every match starts its bot from there.
+    Returns the first failure's message (None when all built) and the built folders.
+    """
+    built: dict[str, Path] = {}
     try:
         launcher = launcher_for(level, overrides=dict(config.resource_limits))
     except (SandboxUnavailableError, LimitsError) as exc:
-        return str(exc)
+        return str(exc), built
     try:
         for bot in config.bots:
             manifest = load_manifest(bot.manifest)
             try:
                 build = run_build(manifest, launcher=launcher)
             except BotStartError as exc:
-                return f"cannot build {bot.name!r}: {exc}"
+                return f"cannot build {bot.name!r}: {exc}", built
             if not build.is_ok:
-                return f"building {bot.name!r} ({bot.manifest}) failed: {build.reason}"
+                return f"building {bot.name!r} ({bot.manifest}) failed: {build.reason}", built
+            copy = launcher.built_copy(manifest)
+            if copy is not None:
+                target = builds / safe_file_name(bot.name)
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.copytree(copy, target, symlinks=True)
+                built[bot.name] = target.resolve()
     finally:
         launcher.close()
-    return None
+    return None, built
 
 
 def _other_tournament(db: ResultsDatabase, config: TournamentConfig) -> str | None:

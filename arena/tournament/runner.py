@@ -17,7 +17,7 @@ the failure named. The next run tries the failed matches again.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -89,6 +89,7 @@ class TournamentRunner:
         out_dir: Path,
         display: Display,
         limits: Sequence[tuple[str, int]] = (),
+        working_dirs: Mapping[str, Path] | None = None,
     ) -> None:
         self.config = config
         self.db = db
@@ -99,6 +100,8 @@ class TournamentRunner:
         self.display = display
         self.limits = tuple(limits)
         self._manifests = {bot.name: bot.manifest for bot in config.bots}
+        # Each bot's built folder (the host builds once; matches start from the build).
+        self._working_dirs = dict(working_dirs or {})
 
     def run(self) -> TournamentRun:
         """Play every match still needed; returns the run (see the module docstring)."""
@@ -162,6 +165,7 @@ class TournamentRunner:
             sandbox=self.sandbox,
             tournament_dir=self.out_dir,
             limits=self.limits,
+            working_dirs=tuple(self._working_dirs.get(name) for name in spec.bots),
         )
 
     def _play(

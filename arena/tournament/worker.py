@@ -53,6 +53,8 @@ class MatchJob:
     ``bots`` are the tournament's names for the seats in seat order and ``manifests`` their
     manifest files; ``sandbox`` is a :class:`SandboxLevel` value with ``limits`` the
     resource-limit overrides; files go to ``tournament_dir / matches / match_id``.
+    ``working_dirs`` (by seat, when given) replace the manifests' folders: the host built
+    each bot once into a folder of the run, and every match starts from that build.
     """
 
     match_id: str
@@ -62,6 +64,7 @@ class MatchJob:
     sandbox: str
     tournament_dir: Path
     limits: tuple[tuple[str, int], ...] = ()
+    working_dirs: tuple[Path | None, ...] = ()
 
     @property
     def match_dir(self) -> Path:
@@ -96,10 +99,14 @@ def play_match(job: MatchJob) -> MatchOutcome:
 def _manifests(job: MatchJob) -> list[BotManifest]:
     """The seats' manifests, renamed to the tournament's names (a bot may play a copy of
     itself under another name)."""
-    return [
-        dataclasses.replace(load_manifest(path), name=name)
-        for name, path in zip(job.bots, job.manifests, strict=True)
-    ]
+    manifests = []
+    for seat, (name, path) in enumerate(zip(job.bots, job.manifests, strict=True)):
+        manifest = dataclasses.replace(load_manifest(path), name=name)
+        built = job.working_dirs[seat] if seat < len(job.working_dirs) else None
+        if built is not None:
+            manifest = dataclasses.replace(manifest, working_dir=built)
+        manifests.append(manifest)
+    return manifests
 
 
 def _outcome(

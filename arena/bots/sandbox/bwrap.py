@@ -286,6 +286,10 @@ class StrictLauncher:
         spec = self.inner.prepare_build(manifest)
         return None if spec is None else self._wrap(spec)
 
+    def built_copy(self, manifest: BotManifest) -> Path | None:
+        """The private copy the inner layer built the bot in (None if it did not)."""
+        return self.inner.built_copy(manifest)
+
     def limit_hit(self, spec: LaunchSpec) -> str | None:
         """The cgroup limit that stopped the bot of ``spec`` (``"memory_limit"``,
         ``"process_limit"``), when it has a cgroup and one did."""

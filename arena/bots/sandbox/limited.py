@@ -192,6 +192,12 @@ class LimitsLauncher:
             remove_private_dir(previous)
         return spec
 
+    def built_copy(self, manifest: BotManifest) -> Path | None:
+        """The private copy the bot was built in by this launcher (None if it was not)."""
+        with self._lock:
+            built = self._build_dirs.get(manifest.working_dir)
+        return None if built is None else built / "bot"
+
     def close(self) -> None:
         """Remove the build directories (also done when the launcher is collected)."""
         self._finalizer()

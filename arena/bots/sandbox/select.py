@@ -33,9 +33,11 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Protocol
 
 from arena.bots.launcher import DirectLauncher, Launcher
+from arena.bots.manifest import BotManifest
 from arena.bots.sandbox.bwrap import (
     Box,
     StrictLauncher,
@@ -89,12 +91,21 @@ class SandboxLauncher(Launcher, Protocol):
         """Remove what the launcher kept."""
         ...
 
+    def built_copy(self, manifest: BotManifest) -> Path | None:
+        """The folder this launcher built the bot in, when it built it in a private copy
+        (None: not built here, or built in place)."""
+        ...
+
 
 class _PlainLauncher(DirectLauncher):
     """The ``none`` layer: a :class:`DirectLauncher` with nothing to close."""
 
     def close(self) -> None:
         """Nothing to remove."""
+
+    def built_copy(self, manifest: BotManifest) -> Path | None:
+        """None: this layer builds in the bot's own folder."""
+        return None
 
 
 @dataclass(frozen=True, slots=True)
