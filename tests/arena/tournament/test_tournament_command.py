@@ -162,3 +162,20 @@ def test_a_bot_that_cannot_start_fails_its_matches_and_the_run_says_so(tmp_path:
     assert code == 1
     assert "FAILED" in text and "broken" in text
     assert "run the same command again" in text
+
+
+def test_a_bot_with_a_build_step_plays_from_its_build_under_the_sandbox(tmp_path: Path) -> None:
+    # The sandbox builds in a private copy; every match must start from that build (kept in
+    # the run folder), never from the bot's own folder, where nothing was built.
+    built = Path(__file__).resolve().parents[2] / "bots" / "built"
+    assert not (built / "out").exists()
+    out = tmp_path / "run"
+    code, text = run_tournament(
+        built / "bot.toml", FOLDER, "--deals", "4", "--seed", "5", "--out", out,
+        "--sandbox", "limits", "--concurrency", "1", "--no-progress", "--no-report",
+    )  # fmt: skip
+    assert code == 0, text
+    assert (out / "builds" / "built" / "out" / "station.py").is_file()
+    assert not (built / "out").exists()
+    rows = {row["bot"]: row for row in standings(out)["leaderboard"]["rows"]}
+    assert rows["built"]["chips_won"] > 0 and rows["built"]["hands"] == 8
