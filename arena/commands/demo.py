@@ -114,4 +114,5 @@ def run_demo(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Tex
         show_progress=not args.no_progress,
         write_report=not args.no_report,
         command="demo",
+        show_sandbox=False,  # said once already, before the builds
     )

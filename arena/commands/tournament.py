@@ -142,13 +142,15 @@ def run_tournament(
     show_progress: bool = True,
     write_report: bool = True,
     command: str = "tournament",
+    show_sandbox: bool = True,
 ) -> int:
-    """Build the bots, run (or resume) the tournament, print and save its standings."""
+    """Build the bots, run (or resume) the tournament, print and save its standings
+    (``show_sandbox``: say which sandbox layer is active, unless the caller did)."""
     try:
         level, reasons = choose(config.sandbox)
     except SandboxUnavailableError as exc:
         fail(parser, command, str(exc))
-    for line in describe(level, reasons):
+    for line in describe(level, reasons) if show_sandbox else ():
         out.write(line + "\n")
     out_dir = config.out_dir
     try:
