@@ -56,8 +56,21 @@ ARENA_LAYERS: dict[str, frozenset[str]] = {
     "tournament": frozenset({"tournament", "stats", "store", "match", "session", "bots"}),
     # A report reads a run (the results database, a match's files) and draws it.
     "report": frozenset({"report", "stats", "store", "tournament", "session"}),
+    # A person's seat: the bot protocol behind a front end, a session like a bot's.
+    "human": frozenset({"human", "match", "session", "bots"}),
     "commands": frozenset(
-        {"commands", "report", "tools", "tournament", "stats", "match", "session", "bots", "store"}
+        {
+            "commands",
+            "report",
+            "tools",
+            "tournament",
+            "stats",
+            "human",
+            "match",
+            "session",
+            "bots",
+            "store",
+        }
     ),
     "cli": frozenset(
         {
@@ -67,6 +80,7 @@ ARENA_LAYERS: dict[str, frozenset[str]] = {
             "tools",
             "tournament",
             "stats",
+            "human",
             "match",
             "session",
             "bots",

@@ -1,0 +1,118 @@
+"""The sessions of a table where a person sits among bots, ready for
+:func:`arena.match.run.run_match`.
+
+Every seat, the person's included, is a :class:`~arena.session.watchdog.BotSession`: the
+match loop, the hand history and the results treat the person's seat as any other. The
+person's session differs only in its limits: no time limit unless one is given (then the
+default action when it runs out, as for a bot) and no time bank.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from arena.bots.launcher import Launcher
+from arena.bots.manifest import BotManifest
+from arena.bots.process import process_factory
+from arena.human.seat import HumanSeat
+from arena.human.transport import NO_TIME_LIMIT_S, HumanTransport
+from arena.match.config import MatchConfig, MatchConfigError, require_seat_count
+from arena.session.watchdog import BotSession
+from protocol.request_encoder import EventTextCache
+
+__all__ = ["human_session", "player_names", "table_sessions"]
+
+
+def player_names(bot_names: Sequence[str], *, seat_index: int) -> dict[str, str]:
+    """The bots' player ids and names, as :func:`table_sessions` seats them.
+
+    >>> player_names(["station", "raiser"], seat_index=1)
+    {'p0': 'station', 'p2': 'raiser'}
+    """
+    indexes = [index for index in range(len(bot_names) + 1) if index != seat_index]
+    return {f"p{index}": name for index, name in zip(indexes, bot_names, strict=True)}
+
+
+def human_session(
+    seat: HumanSeat,
+    config: MatchConfig,
+    *,
+    seat_index: int,
+    timeout_s: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    event_texts: EventTextCache | None = None,
+) -> BotSession:
+    """The session of the person's seat: ``timeout_s`` per decision, or no limit."""
+    if timeout_s is not None and not timeout_s > 0:
+        raise MatchConfigError(f"the person's time limit must be positive, got {timeout_s!r}")
+    limits = replace(
+        config.time_limits(),
+        decision_s=NO_TIME_LIMIT_S if timeout_s is None else timeout_s,
+        time_bank_s=0.0,
+    )
+    return BotSession(
+        lambda: HumanTransport(seat, clock=clock, is_timed=timeout_s is not None),
+        player_id=f"p{seat_index}",
+        seat_index=seat_index,
+        clock=clock,
+        limits=limits,
+        max_invalid_attempts=config.max_invalid_attempts,
+        check_when_free=config.check_on_timeout,
+        restart_budget=config.restart_budget,
+        hung_after_timeouts=config.hung_after_timeouts,
+        name=seat.name,
+        event_texts=event_texts,
+    )
+
+
+def table_sessions(
+    manifests: Sequence[BotManifest],
+    config: MatchConfig,
+    seat: HumanSeat,
+    *,
+    seat_index: int = 0,
+    launcher: Launcher | None = None,
+    timeout_s: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> list[tuple[str, BotSession]]:
+    """``(name, session)`` per seat: the bots of ``manifests`` in order, with the person
+    at ``seat_index`` (0 to the number of bots). The sessions share one cache of event
+    texts, as a match's sessions do."""
+    count = len(manifests) + 1
+    require_seat_count(count)
+    if not 0 <= seat_index < count:
+        raise MatchConfigError(f"seat {seat_index} is not at a table of {count} (0..{count - 1})")
+    event_texts = EventTextCache()
+    limits = config.time_limits()
+    bots = iter(manifests)
+    sessions: list[tuple[str, BotSession]] = []
+    for index in range(count):
+        if index == seat_index:
+            session = human_session(
+                seat,
+                config,
+                seat_index=index,
+                timeout_s=timeout_s,
+                clock=clock,
+                event_texts=event_texts,
+            )
+            sessions.append((seat.name, session))
+            continue
+        manifest = next(bots)
+        session = BotSession(
+            process_factory(manifest, launcher=launcher),
+            player_id=f"p{index}",
+            seat_index=index,
+            clock=clock,
+            limits=limits,
+            max_invalid_attempts=config.max_invalid_attempts,
+            check_when_free=config.check_on_timeout,
+            restart_budget=config.restart_budget,
+            hung_after_timeouts=config.hung_after_timeouts,
+            name=manifest.name,
+            event_texts=event_texts,
+        )
+        sessions.append((manifest.name, session))
+    return sessions
