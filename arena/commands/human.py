@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from arena.bots.build import run_build
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
+from arena.bots.process import process_factory
 from arena.bots.sandbox.select import SandboxLauncher, SandboxLevel
 from arena.bots.transport import BotStartError
 from arena.commands.play import open_launcher
@@ -200,12 +201,12 @@ def run_play_command(
             name=args.name,
             names=player_names([manifest.name for manifest in manifests], seat_index=args.seat),
         )
+        bots = [(m.name, process_factory(m, launcher=launcher)) for m in manifests]
         sessions = table_sessions(
-            manifests,
+            bots,
             config,
             seat,
             seat_index=args.seat,
-            launcher=launcher,
             timeout_s=args.human_timeout,
         )
         return _play(args, parser, config, sessions, out_dir, out)

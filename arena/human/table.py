@@ -13,9 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from arena.bots.launcher import Launcher
-from arena.bots.manifest import BotManifest
-from arena.bots.process import process_factory
+from arena.bots.transport import Transport
 from arena.human.seat import HumanSeat
 from arena.human.transport import NO_TIME_LIMIT_S, HumanTransport
 from arena.match.config import MatchConfig, MatchConfigError, require_seat_count
@@ -68,25 +66,25 @@ def human_session(
 
 
 def table_sessions(
-    manifests: Sequence[BotManifest],
+    bots: Sequence[tuple[str, Callable[[], Transport]]],
     config: MatchConfig,
     seat: HumanSeat,
     *,
     seat_index: int = 0,
-    launcher: Launcher | None = None,
     timeout_s: float | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> list[tuple[str, BotSession]]:
-    """``(name, session)`` per seat: the bots of ``manifests`` in order, with the person
-    at ``seat_index`` (0 to the number of bots). The sessions share one cache of event
-    texts, as a match's sessions do."""
-    count = len(manifests) + 1
+    """``(name, session)`` per seat: the ``bots`` (``(name, transport factory)``, e.g.
+    :func:`arena.bots.process.process_factory` of a manifest) in order, with the person at
+    ``seat_index`` (0 to the number of bots). The sessions share one cache of event texts,
+    as a match's sessions do."""
+    count = len(bots) + 1
     require_seat_count(count)
     if not 0 <= seat_index < count:
         raise MatchConfigError(f"seat {seat_index} is not at a table of {count} (0..{count - 1})")
     event_texts = EventTextCache()
     limits = config.time_limits()
-    bots = iter(manifests)
+    others = iter(bots)
     sessions: list[tuple[str, BotSession]] = []
     for index in range(count):
         if index == seat_index:
@@ -100,9 +98,9 @@ def table_sessions(
             )
             sessions.append((seat.name, session))
             continue
-        manifest = next(bots)
+        name, factory = next(others)
         session = BotSession(
-            process_factory(manifest, launcher=launcher),
+            factory,
             player_id=f"p{index}",
             seat_index=index,
             clock=clock,
@@ -111,8 +109,8 @@ def table_sessions(
             check_when_free=config.check_on_timeout,
             restart_budget=config.restart_budget,
             hung_after_timeouts=config.hung_after_timeouts,
-            name=manifest.name,
+            name=name,
             event_texts=event_texts,
         )
-        sessions.append((manifest.name, session))
+        sessions.append((name, session))
     return sessions
