@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.transport import BotStartError
+from arena.commands import human
 from arena.commands.human import DEFAULT_PLAY_HANDS, run_play_command
 from arena.tools.replay import replay_file
+from tests import TEST_BOTS
 from tests.arena.human.helpers import ScriptedFrontEnd
 from tests.arena.human.play_driver import build_parser
 from tests.arena.scripted import SAMPLE_BOTS
@@ -136,3 +139,42 @@ def test_a_freezeout_plays_until_one_player_has_every_chip(tmp_path: Path) -> No
     assert "until one player has every chip" in front.screen
     results = json.loads((out_dir / "results.json").read_text())
     assert {p["place"] for p in results["players"]} == {1, 2}
+
+
+def test_a_bot_that_crashes_has_its_stderr_named_after_the_results(tmp_path: Path) -> None:
+    out_dir = tmp_path / "run"
+    argv = [str(TEST_BOTS / "crasher" / "bot.toml"), "--hands", "2", "--seed", "2"]
+    argv += ["--sandbox", "none", "--out", str(out_dir), "--no-report"]
+    code, output, _ = run(argv, ["c"] * 20)
+    assert code == 0
+    # It crashes on every flop and is started again before the next hand.
+    log = out_dir / "stderr" / "1-crasher.log"
+    assert f"stderr of crasher (seat 1, crash 2): {log}" in output
+    assert "crasher: crashing at FLOP (exit)" in log.read_text()
+
+
+def test_without_out_the_run_goes_to_a_play_folder_under_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, output, _ = run([STATION, "--hands", "1", "--sandbox", "none", "--no-report"], ["f"])
+    assert code == 0
+    (folder,) = (tmp_path / "runs").iterdir()
+    assert folder.name.startswith("play-") and (folder / "results.json").exists()
+    assert f"results:      {Path('runs') / folder.name / 'results.json'}" in output
+
+
+def test_a_build_that_cannot_even_be_prepared_is_noted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unpreparable(*args: object, **kwargs: object) -> object:
+        raise BotStartError("no such program: gcc")
+
+    monkeypatch.setattr(human, "run_build", unpreparable)
+    argv = [STATION, "--hands", "1", "--sandbox", "none", "--out", str(tmp_path / "run")]
+    code, output, _ = run([*argv, "--no-report"], ["f"])
+    assert code == 0  # this bot needs no build: it plays all the same
+    assert (
+        f"note: building 'python calling station' ({STATION}) failed: no such program: gcc"
+        in output
+    )
