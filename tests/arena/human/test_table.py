@@ -158,3 +158,17 @@ def test_a_seat_not_at_the_table_is_refused() -> None:
 def test_player_names_skip_the_persons_seat() -> None:
     assert player_names(["a", "b"], seat_index=0) == {"p1": "a", "p2": "b"}
     assert player_names(["a", "b"], seat_index=2) == {"p0": "a", "p1": "b"}
+
+
+def test_a_person_who_lets_the_time_run_out_three_times_is_hung_like_a_bot(
+    tmp_path: Path,
+) -> None:
+    # Three timeouts in a row: the seat is closed, folded for the rest of the hand and
+    # started again (a new hello) before the next hand, within the restart budget.
+    config = MatchConfig(hand_count=5, seed=7, prefetch=False)
+    front = play_with_person([TIMEOUT] * 3 + ["f"] * 10, config, tmp_path, timeout_s=10.0)
+    results = json.loads((tmp_path / "results.json").read_text())
+    counts = results["players"][0]["faults"]["counts"]
+    assert counts["timeout"] == 3 and counts["hung"] == 1 and counts["restart"] == 1
+    assert front.screen.count("Welcome, ann.") == 2
+    assert replay_file(tmp_path / "hands.jsonl").is_ok
