@@ -172,7 +172,8 @@ def run_tournament(
                 "choose another --out or --name",
             )
         display = _display(out, show_progress)
-        with _executor(config, level, parser, command, out) as (executor_factory, concurrency):
+        chosen = _executor(config, level, built, parser, command, out)
+        with chosen as (executor_factory, concurrency):
             runner = TournamentRunner(
                 config,
                 db,
@@ -202,12 +203,14 @@ def run_tournament(
 def _executor(
     config: TournamentConfig,
     level: SandboxLevel,
+    built: Mapping[str, Path],
     parser: argparse.ArgumentParser,
     command: str,
     out: TextIO,
 ) -> Iterator[tuple[Callable[[int], Executor], int]]:
     """What plays the matches, and how many at once: the local process pool, or a Dask
-    cluster, started (or reached) and checked here and closed when the run ends."""
+    cluster, started (or reached) and checked here (every worker must see every bot, built
+    as in ``built``) and closed when the run ends."""
     if config.executor is not ExecutorKind.DASK:
         yield local_executor, config.worker_count()
         return
@@ -216,7 +219,11 @@ def _executor(
     except ClusterError as exc:
         fail(parser, command, str(exc))
     try:
-        cluster.check_bots([bot.manifest for bot in config.bots], level.value)
+        cluster.check_bots(
+            [bot.manifest for bot in config.bots],
+            level.value,
+            working_dirs=[built.get(bot.name) for bot in config.bots],
+        )
         out.write(cluster.describe() + "\n")
         # Without --concurrency a cluster plays as many matches as it has threads.
         concurrency = config.concurrency or cluster.thread_count()

@@ -140,11 +140,20 @@ class DaskCluster:
         workers = len(self.client.nthreads())
         return f"executor: dask, {where}: {workers} workers, {self.thread_count()} threads"
 
-    def check_bots(self, manifests: Sequence[Path], sandbox: str) -> None:
+    def check_bots(
+        self,
+        manifests: Sequence[Path],
+        sandbox: str,
+        *,
+        working_dirs: Sequence[Path | None] = (),
+    ) -> None:
         """Raise :class:`ClusterError` unless every worker can start every bot under
-        ``sandbox`` (see :func:`~arena.tournament.remote.check_bots_here`)."""
+        ``sandbox``, from its build when ``working_dirs`` names one (see
+        :func:`~arena.tournament.remote.check_bots_here`)."""
         try:
-            answers = self.client.run(check_bots_here, list(manifests), sandbox)
+            answers = self.client.run(
+                check_bots_here, list(manifests), sandbox, working_dirs=list(working_dirs)
+            )
         except Exception as exc:  # a worker without the arena cannot even run the check
             raise ClusterError(
                 f"the Dask workers cannot run the arena's check: {type(exc).__name__}: {exc} "
@@ -162,8 +171,8 @@ class DaskCluster:
             more = len(problems) - MAX_LISTED_PROBLEMS
             tail = f"\n  ... and {more} more" if more > 0 else ""
             raise ClusterError(
-                "the bots cannot start on every Dask worker (each worker needs the bots at "
-                f"the same paths as here, built; see docs/cluster.md):\n  {listed}{tail}"
+                "the bots cannot start on every Dask worker (each worker needs the bots and "
+                f"their builds at the same paths as here; see docs/cluster.md):\n  {listed}{tail}"
             )
 
     def executor(self, *, match_deadline_s: float | None = None) -> DaskMatchExecutor:
@@ -183,14 +192,16 @@ class DaskCluster:
         if self.local is None:
             return
         self.local.close()
-        # The workers were started with ``spawn``, which starts multiprocessing's resource
-        # tracker: stop it too, as the local process pool does, so nothing is left.
-        stop = getattr(resource_tracker._resource_tracker, "_stop", None)
-        if callable(stop):  # pragma: no branch - every Python 3.11+ has it
-            stop()
         _gone, alive = psutil.wait_procs(family, timeout=CLOSE_TIMEOUT_S)
         for process in alive:  # pragma: no cover - a worker that ignored its nanny
             process.kill()
+        psutil.wait_procs(alive)
+        # The workers were started with ``spawn``, which starts multiprocessing's resource
+        # tracker: stop it too, as the local process pool does, so nothing is left. (It
+        # ends once no process holds its pipe: the workers are gone by now.)
+        stop = getattr(resource_tracker._resource_tracker, "_stop", None)
+        if callable(stop):  # pragma: no branch - every Python 3.11+ has it
+            stop()
 
     def _local_processes(self) -> list[psutil.Process]:
         """The local cluster's worker processes now (a killed one was restarted under
@@ -303,14 +314,16 @@ def dask_executor(
     *,
     manifests: Sequence[Path] = (),
     sandbox: str = "none",
+    working_dirs: Sequence[Path | None] = (),
     match_deadline_s: float | None = None,
 ) -> DaskMatchExecutor:
     """An executor on the cluster at ``scheduler`` (None: a local cluster of ``workers``
-    processes), after checking that every worker can start the bots of ``manifests``; its
-    ``shutdown`` closes the client and the local cluster it started."""
+    processes), after checking that every worker can start the bots of ``manifests``
+    (from ``working_dirs``, their builds, where given); its ``shutdown`` closes the client
+    and the local cluster it started."""
     cluster = DaskCluster.start(scheduler, workers)
     try:
-        cluster.check_bots(manifests, sandbox)
+        cluster.check_bots(manifests, sandbox, working_dirs=working_dirs)
     except ClusterError:
         cluster.close()
         raise

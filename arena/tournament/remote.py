@@ -39,7 +39,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import IO
 
@@ -184,14 +184,17 @@ def unpack_files(files: Sequence[tuple[str, int, bytes]], folder: Path) -> None:
 # ------------------------------------------------------------------------ reachable bots
 
 
-def check_bots_here(manifests: Sequence[Path], sandbox: str) -> list[str]:
+def check_bots_here(
+    manifests: Sequence[Path], sandbox: str, *, working_dirs: Sequence[Path | None] = ()
+) -> list[str]:
     """On a worker: what keeps the bots from starting here (empty when nothing does).
 
     Each manifest must be at the same path as on the host and readable (its working
-    folder there too) and its program must be there (a built bot's program too: bots are
-    built on the host, so its folder must be shared, or built at the same path here); the
-    sandbox layer must work here, and the referees' zygote must start (it is started now,
-    so that the first match does not wait for it).
+    folder there too), and so must the folder the matches start the bot from: its built
+    copy in the run folder (``working_dirs``, as in :class:`MatchJob`: the host builds each
+    bot once, under the sandbox, and keeps the build in ``<run>/builds``), else its own;
+    its program must be there. The sandbox layer must work here, and the referees' zygote
+    must start (it is started now, so that the first match does not wait for it).
     """
     problems = []
     try:
@@ -203,12 +206,19 @@ def check_bots_here(manifests: Sequence[Path], sandbox: str) -> list[str]:
     except (SandboxUnavailableError, ValueError) as exc:
         problems.append(str(exc))
     launcher = DirectLauncher()
-    for path in manifests:
+    for seat, path in enumerate(manifests):
         try:
             manifest = load_manifest(path)
         except ManifestError as exc:  # its message names the file (and a missing folder)
             problems.append(str(exc))
             continue
+        built = working_dirs[seat] if seat < len(working_dirs) else None
+        if built is not None:
+            if not built.is_dir():
+                why = "the run folder must be at the same path on every worker"
+                problems.append(f"bot {manifest.name!r}: its build {built} is not here ({why})")
+                continue
+            manifest = replace(manifest, working_dir=built)
         program = launcher.prepare(manifest).argv[0]
         found = shutil.which(program) if os.sep not in program else program
         if found is None or not os.access(found, os.X_OK) or not os.path.isfile(found):

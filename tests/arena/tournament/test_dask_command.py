@@ -40,7 +40,8 @@ def _finished_once(out: Path) -> dict[str, int]:
 
 
 def test_a_cluster_run_gives_the_local_results_and_its_files_replay(tmp_path: Path) -> None:
-    settings = (FOLDER, STATION, HAND_STRENGTH, *COMMON, "--seed", "9", "--sandbox", "none")
+    # Under the limits layer each match starts its bots from their builds in the run folder.
+    settings = (FOLDER, STATION, HAND_STRENGTH, *COMMON, "--seed", "9", "--sandbox", "limits")
     code, text = run_tournament(*settings, "--out", tmp_path / "local")
     assert code == 0, text
     code, text = run_tournament(*settings, "--out", tmp_path / "dask", "--executor", "dask")

@@ -308,7 +308,7 @@ class FakeClient:
         self.answers = answers
         self.scheduler = type("Scheduler", (), {"address": "tcp://10.0.0.5:8786"})()
 
-    def run(self, *args: object) -> dict[str, list[str]]:
+    def run(self, *args: object, **kwargs: object) -> dict[str, list[str]]:
         return self.answers
 
     def nthreads(self) -> dict[str, int]:

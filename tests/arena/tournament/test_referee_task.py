@@ -333,6 +333,23 @@ def test_every_reason_a_bot_cannot_start_here_is_named(tmp_path: Path) -> None:
     assert len(problems) == 4
 
 
+def test_a_built_bot_is_checked_in_its_build_where_the_matches_start_it(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "bot.toml").write_text('name = "c bot"\ncommand = ["build/bot"]\n', "utf-8")
+    build = tmp_path / "run" / "builds" / "c_bot"
+    (build / "build").mkdir(parents=True)
+    (build / "build" / "bot").write_text("#!/bin/sh\n", encoding="utf-8")
+    (build / "build" / "bot").chmod(0o755)
+    manifests = [source / "bot.toml", STATION]
+    assert check_bots_here(manifests, "none", working_dirs=[build, None]) == []
+    gone = tmp_path / "elsewhere" / "builds" / "c_bot"
+    assert check_bots_here(manifests, "none", working_dirs=[gone]) == [
+        f"bot 'c bot': its build {gone} is not here (the run folder must be at the same path"
+        " on every worker)"
+    ]
+
+
 def test_a_bot_whose_folder_is_missing_is_named(tmp_path: Path) -> None:
     (tmp_path / "gone.toml").write_text(
         'name = "gone"\ncommand = ["{python}"]\nworking_dir = "gone"\n', "utf-8"
