@@ -1,8 +1,10 @@
-"""The ``arena`` command: ``match``, ``replay``, ``check-bot`` and ``demo``.
+"""The ``arena`` command: ``match``, ``tournament``, ``report``, ``replay``, ``check-bot``,
+``play`` and ``demo``.
 
 This module parses the arguments; each command is a module of :mod:`arena.commands`.
 Every bad flag or bad manifest is reported as ``arena <command>: error: <message naming the
-bad value>`` with exit code 2 (argparse's convention), never as a traceback. A bot that
+bad value>`` and a line saying where to look, with exit code 2 (argparse's convention), never
+as a traceback. A bot that
 misbehaves during a match is a recorded fault, not an error of the command; an exception
 from our own code is a bug and is allowed to stop the command with its traceback.
 
@@ -12,8 +14,11 @@ Examples::
         --hands 500 --seed 7
     arena match a/bot.toml b/bot.toml c/bot.toml --freezeout --stack 500 --schedule double@50
     arena match a/bot.toml b/bot.toml --sandbox limits --memory 512MiB --processes 16
-    arena replay runs/seed7-20260101-120000/hands.jsonl
+    arena tournament sample_bots/*/bot.toml --deals 200 --seed 7
+    arena report runs/tournament -o report.html
+    arena replay runs/match-20260101-120000/hands.jsonl
     arena check-bot sample_bots/python_random/bot.toml
+    arena play sample_bots/python_calling_station/bot.toml
     arena demo
 """
 
@@ -27,7 +32,7 @@ from typing import NoReturn, TextIO
 
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, format_size, parse_size
 from arena.bots.sandbox.select import SandboxLevel
-from arena.commands import check_bot, play, replay, report, tournament
+from arena.commands import check_bot, human, play, replay, report, tournament
 from arena.commands import demo as demo_command
 from arena.commands.play import sample_bot_manifests
 from arena.commands.values import (
@@ -267,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     tournament_parser = tournament.add_tournament_parser(commands)
     report_parser = report.add_report_parser(commands)
+    play_parser = human.add_play_parser(commands)
 
     demo = commands.add_parser(
         "demo",
@@ -283,6 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
         "demo": demo,
         "tournament": tournament_parser,
         "report": report_parser,
+        "play": play_parser,
     }
     return parser
 
@@ -306,6 +313,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
         "demo": demo_command.run_demo,
         "tournament": tournament.run_tournament_command,
         "report": report.run_report_command,
+        "play": human.run_play_command,
     }
     return handlers[args.command](args, parser, out)
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from arena.bots.transport import BotStartError
+from arena.cli import build_parser
 from arena.commands import human
 from arena.commands.human import DEFAULT_PLAY_HANDS, run_play_command
 from arena.tools.replay import replay_file
 from tests import TEST_BOTS
 from tests.arena.human.helpers import ScriptedFrontEnd
-from tests.arena.human.play_driver import build_parser
 from tests.arena.scripted import SAMPLE_BOTS
 
 STATION = str(SAMPLE_BOTS / "python_calling_station" / "bot.toml")

@@ -23,14 +23,8 @@ PROMPT = "your action> "
 
 
 def play_command() -> list[str]:
-    """How ``arena play`` is started: through ``arena.cli`` once it has the command, else
-    through the test driver that wires the same parser and runner."""
-    from arena.cli import build_parser
-
-    parser = build_parser()
-    if "play" in getattr(parser, "command_parsers", {}):
-        return [sys.executable, "-m", "arena.cli", "play"]
-    return [sys.executable, "-m", "tests.arena.human.play_driver"]
+    """How ``arena play`` is started: the real command line."""
+    return [sys.executable, "-m", "arena.cli", "play"]
 
 
 @pytest.fixture
