@@ -223,6 +223,7 @@ def _executor(
             [bot.manifest for bot in config.bots],
             level.value,
             working_dirs=[built.get(bot.name) for bot in config.bots],
+            run_folder=config.out_dir.resolve(),
         )
         out.write(cluster.describe() + "\n")
         # Without --concurrency a cluster plays as many matches as it has threads.

@@ -4,11 +4,14 @@ The runner hands ``play_match`` jobs to a ``concurrent.futures.Executor`` and st
 outcome once; :class:`DaskMatchExecutor` is that executor for a Dask cluster, so the runner
 does not know which one plays its matches. Each job becomes one Dask task,
 :func:`~arena.tournament.remote.run_in_referee`, which has a referee process on a worker
-play the match under a deadline and sends its outcome back with the match's files. When a
-task is done, the executor fetches its outcome, writes the files into the host's run folder
-(``<run>/matches/<id>/``), releases the task's Dask future at once (a finished task whose
-future is still held would be computed again if its worker died) and completes the
-runner's future: one outcome per match, stored by the host alone.
+play the match under a deadline. Where every worker shares the host's run folder at the
+same path (a local cluster; a network file system; checked at the start by a file the host
+writes there), the match writes its files there, as in the local pool; otherwise it sends
+them back with its outcome and the host writes them (``<run>/matches/<id>/``). When a task
+is done, the executor fetches its outcome (and writes its files), releases the task's Dask
+future at once (a finished task whose future is still held would be computed again if its
+worker died) and completes the runner's future: one outcome per match, stored by the host
+alone.
 
 A worker killed mid-match is Dask's to handle: its task runs again on another worker (up
 to ``distributed.scheduler.allowed-failures`` times, 3 by default), and only the run that
@@ -48,6 +51,7 @@ from arena.tournament.remote import (
     failed_outcome,
     match_deadline,
     run_in_referee,
+    sees_file,
     unpack_files,
 )
 from arena.tournament.worker import MatchJob
@@ -88,6 +92,8 @@ class DaskCluster:
     def __init__(self, client: Any, local: Any = None) -> None:
         self.client = client
         self.local = local
+        #: The run folder every worker shares with the host, if any (see check_bots).
+        self.shared_folder: Path | None = None
         self._is_closed = False
 
     @classmethod
@@ -135,10 +141,16 @@ class DaskCluster:
         return int(sum(self.client.nthreads().values()))
 
     def describe(self) -> str:
-        """One line for the user: which cluster, how many workers and threads."""
+        """One line for the user: which cluster, how many workers and threads, and where
+        the matches' files are written."""
         where = "a local cluster" if self.local is not None else f"scheduler {self.address}"
         workers = len(self.client.nthreads())
-        return f"executor: dask, {where}: {workers} workers, {self.thread_count()} threads"
+        files = (
+            "matches write into the shared run folder"
+            if self.shared_folder is not None
+            else "match files come back with each outcome"
+        )
+        return f"executor: dask, {where}: {workers} workers, {self.thread_count()} threads; {files}"
 
     def check_bots(
         self,
@@ -146,10 +158,13 @@ class DaskCluster:
         sandbox: str,
         *,
         working_dirs: Sequence[Path | None] = (),
+        run_folder: Path | None = None,
     ) -> None:
         """Raise :class:`ClusterError` unless every worker can start every bot under
         ``sandbox``, from its build when ``working_dirs`` names one (see
-        :func:`~arena.tournament.remote.check_bots_here`)."""
+        :func:`~arena.tournament.remote.check_bots_here`). Then, given the host's
+        ``run_folder``, find out whether every worker can write there (at the same path):
+        :attr:`shared_folder`."""
         try:
             answers = self.client.run(
                 check_bots_here, list(manifests), sandbox, working_dirs=list(working_dirs)
@@ -174,6 +189,21 @@ class DaskCluster:
                 "the bots cannot start on every Dask worker (each worker needs the bots and "
                 f"their builds at the same paths as here; see docs/cluster.md):\n  {listed}{tail}"
             )
+        self.shared_folder = None if run_folder is None else self._shared(run_folder)
+
+    def _shared(self, folder: Path) -> Path | None:
+        """``folder`` when every worker sees the file the host writes in it, and may write
+        there; else None (the matches' files then travel with their outcomes)."""
+        token = uuid.uuid4().hex
+        marker = folder / f".dask-check-{token}"
+        try:
+            marker.write_text(token, encoding="utf-8")
+            answers = self.client.run(sees_file, marker, token)
+        except OSError:
+            return None
+        finally:
+            marker.unlink(missing_ok=True)
+        return folder if answers and all(answers.values()) else None
 
     def executor(self, *, match_deadline_s: float | None = None) -> DaskMatchExecutor:
         """An executor over this cluster; its ``shutdown`` closes the cluster."""
@@ -241,26 +271,32 @@ class DaskMatchExecutor(Executor):
         deadline = self.match_deadline_s
         if deadline is None:
             deadline = match_deadline(job)
+        # A match whose run folder the workers share writes there; any other sends its
+        # files back with its outcome.
+        ship_files = job.tournament_dir != self.cluster.shared_folder
         task = self.cluster.client.submit(
             run_in_referee,
             fn,
             job,
             deadline,
+            ship_files=ship_files,
             key=f"match-{job.match_id}-{uuid.uuid4().hex[:12]}",
             pure=False,
         )
         result: Future[MatchOutcome] = Future()
         with self._lock:
             self._pending[result] = task
-        task.add_done_callback(partial(self._finish, result, job))
+        task.add_done_callback(partial(self._finish, result, job, ship_files))
         return result  # type: ignore[return-value]  # fn returns a MatchOutcome
 
-    def _finish(self, result: Future[MatchOutcome], job: MatchJob, task: Any) -> None:
+    def _finish(
+        self, result: Future[MatchOutcome], job: MatchJob, ship_files: bool, task: Any
+    ) -> None:
         """In Dask's callback thread: fetch, write the files, release, complete."""
         with self._lock:
             self._pending.pop(result, None)
         try:
-            outcome = _collect(job, task)
+            outcome = _collect(job, task, ship_files=ship_files)
         finally:
             # A client closed meanwhile (a shutdown) has released every task already.
             with contextlib.suppress(RuntimeError):
@@ -283,9 +319,9 @@ class DaskMatchExecutor(Executor):
         self.cluster.close()
 
 
-def _collect(job: MatchJob, task: Any) -> MatchOutcome:
-    """The outcome of a finished task, its files written under the host's run folder; a
-    failed outcome for a task that failed or was dropped."""
+def _collect(job: MatchJob, task: Any, *, ship_files: bool = True) -> MatchOutcome:
+    """The outcome of a finished task, its files written under the host's run folder (when
+    they were shipped); a failed outcome for a task that failed or was dropped."""
     started = time.monotonic()
     if task.status == "cancelled":
         return failed_outcome(
@@ -300,6 +336,8 @@ def _collect(job: MatchJob, task: Any) -> MatchOutcome:
     except Exception as exc:  # the worker holding the result died before it was fetched
         why = f"the match's outcome could not be fetched: {type(exc).__name__}: {exc}"
         return failed_outcome(job, why, duration_s=time.monotonic() - started)
+    if not ship_files:
+        return outcome  # the match wrote its files into the shared run folder
     try:
         unpack_files(outcome.files, job.match_dir)
     except (OSError, ValueError) as exc:
@@ -315,15 +353,16 @@ def dask_executor(
     manifests: Sequence[Path] = (),
     sandbox: str = "none",
     working_dirs: Sequence[Path | None] = (),
+    run_folder: Path | None = None,
     match_deadline_s: float | None = None,
 ) -> DaskMatchExecutor:
     """An executor on the cluster at ``scheduler`` (None: a local cluster of ``workers``
     processes), after checking that every worker can start the bots of ``manifests``
-    (from ``working_dirs``, their builds, where given); its ``shutdown`` closes the client
-    and the local cluster it started."""
+    (from ``working_dirs``, their builds, where given) and whether the workers share
+    ``run_folder``; its ``shutdown`` closes the client and the local cluster it started."""
     cluster = DaskCluster.start(scheduler, workers)
     try:
-        cluster.check_bots(manifests, sandbox, working_dirs=working_dirs)
+        cluster.check_bots(manifests, sandbox, working_dirs=working_dirs, run_folder=run_folder)
     except ClusterError:
         cluster.close()
         raise

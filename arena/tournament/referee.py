@@ -7,8 +7,9 @@ kills its whole process group when the deadline passes (:mod:`arena.tournament.r
 
 The referee reads one :class:`~arena.tournament.remote.RefereeCall` (pickled) from its
 standard input, plays it in a folder of its own, packs the match's files into the outcome
-(the host writes them into its run folder, so a worker needs no shared folder) and writes
-the outcome, pickled, to its standard output. Anything else that would be printed goes to
+(the host writes them into its run folder, so a worker needs no shared folder; where the
+run folder is shared, the match writes there instead) and writes the outcome, pickled, to
+its standard output. Anything else that would be printed goes to
 standard error, so that the outcome arrives intact.
 
 Two ways to start one:
@@ -83,7 +84,8 @@ def die_with(parent: int) -> None:
 
 def play_call(source: BinaryIO, sink: BinaryIO, folder: Path) -> int:
     """Read one pickled :class:`RefereeCall` from ``source``, play it with its files under
-    ``folder``, write the pickled outcome (files packed in) to ``sink``; the exit code."""
+    ``folder`` (or in the job's own run folder when the call does not ship files), write
+    the pickled outcome (files packed in) to ``sink``; the exit code."""
     try:
         call = pickle.load(source)
     except Exception as exc:  # anything unpickling may raise: the job is unreadable
@@ -92,13 +94,14 @@ def play_call(source: BinaryIO, sink: BinaryIO, folder: Path) -> int:
     if not isinstance(call, RefereeCall):
         print(f"referee: expected a RefereeCall, got {type(call).__name__}", file=sys.stderr)
         return EXIT_BAD_JOB
-    job = dataclasses.replace(call.job, tournament_dir=folder)
+    job = dataclasses.replace(call.job, tournament_dir=folder) if call.ship_files else call.job
     outcome = call.play(job)
     if not isinstance(outcome, MatchOutcome):
         message = f"the match function returned {type(outcome).__name__}, not a MatchOutcome"
         outcome = failed_outcome(call.job, message, duration_s=0.0)
     try:
-        outcome = dataclasses.replace(outcome, files=pack_files(job.match_dir))
+        if call.ship_files:
+            outcome = dataclasses.replace(outcome, files=pack_files(job.match_dir))
     except ValueError as exc:  # the files would not fit in a message: say so, keep going
         outcome = failed_outcome(call.job, str(exc), duration_s=outcome.duration_s)
     pickle.dump(outcome, sink, protocol=pickle.HIGHEST_PROTOCOL)

@@ -62,6 +62,7 @@ __all__ = [
     "match_deadline",
     "pack_files",
     "run_in_referee",
+    "sees_file",
     "unpack_files",
 ]
 
@@ -90,10 +91,13 @@ STDERR_TAIL_BYTES = 2000
 @dataclass(frozen=True, slots=True)
 class RefereeCall:
     """What a referee reads: the function that plays a match (``play_match``, or a
-    stand-in in tests) and the job; both must pickle."""
+    stand-in in tests) and the job; both must pickle. ``ship_files``: play in the referee's
+    own folder and send the files back in the outcome; otherwise the job's run folder is
+    shared with the host and the match writes there, as in the local pool."""
 
     play: Callable[[MatchJob], MatchOutcome]
     job: MatchJob
+    ship_files: bool = True
 
 
 def match_deadline(job: MatchJob) -> float:
@@ -226,6 +230,16 @@ def check_bots_here(
     return problems
 
 
+def sees_file(path: Path, token: str) -> bool:
+    """On a worker: whether ``path`` holds ``token`` and its folder is writable here, that
+    is, whether the host's run folder, where it wrote the file, is shared with this worker
+    (at the same path)."""
+    try:
+        return path.read_text(encoding="utf-8") == token and os.access(path.parent, os.W_OK)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 # ------------------------------------------------------------------------ the zygote
 
 
@@ -322,9 +336,14 @@ atexit.register(close_zygote)
 
 
 def run_in_referee(
-    play: Callable[[MatchJob], MatchOutcome], job: MatchJob, deadline_s: float
+    play: Callable[[MatchJob], MatchOutcome],
+    job: MatchJob,
+    deadline_s: float,
+    *,
+    ship_files: bool = True,
 ) -> MatchOutcome:
-    """Have a referee play ``job`` with ``play``; its outcome, files packed in.
+    """Have a referee play ``job`` with ``play``; its outcome, with the match's files
+    packed in when ``ship_files`` (else the match wrote them into the shared run folder).
 
     Never raises for a match's own trouble: a referee past ``deadline_s`` seconds is a
     ``timeout`` outcome, one that dies or answers garbage an ``error`` outcome (with the
@@ -348,7 +367,8 @@ def run_in_referee(
         data: bytes | None = None
         try:
             try:
-                payload = pickle.dumps(RefereeCall(play, job), protocol=pickle.HIGHEST_PROTOCOL)
+                call = RefereeCall(play, job, ship_files)
+                payload = pickle.dumps(call, protocol=pickle.HIGHEST_PROTOCOL)
             except BaseException:
                 os.close(stdin_w)  # _exchange closes it otherwise
                 raise

@@ -46,7 +46,10 @@ def test_a_cluster_run_gives_the_local_results_and_its_files_replay(tmp_path: Pa
     assert code == 0, text
     code, text = run_tournament(*settings, "--out", tmp_path / "dask", "--executor", "dask")
     assert code == 0, text
-    assert "executor: dask, a local cluster: 2 workers, 2 threads" in text
+    assert (
+        "executor: dask, a local cluster: 2 workers, 2 threads; matches write into the shared"
+        " run folder"
+    ) in text
     assert standings(tmp_path / "dask") == standings(tmp_path / "local")
     assert _finished_once(tmp_path / "dask") == {"finished": 12}  # 3 pairs x 2 blocks x 2
     with sqlite3.connect(tmp_path / "dask" / "results.sqlite") as db:

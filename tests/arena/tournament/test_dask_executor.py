@@ -22,7 +22,7 @@ from arena.match.config import MatchConfig
 from arena.tournament import dask_executor as dask_module
 from arena.tournament.dask_executor import ClusterError, DaskCluster, dask_executor
 from arena.tournament.outcome import MatchOutcome, SeatOutcome
-from arena.tournament.remote import pack_files
+from arena.tournament.remote import pack_files, sees_file
 from arena.tournament.worker import MatchJob, play_match
 from tests import TEST_BOTS
 from tests.arena.tournament.helpers import FOLDER, STATION
@@ -125,6 +125,33 @@ def _names(folder: Path) -> list[str]:
     return sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*"))
 
 
+def test_where_the_workers_share_the_run_folder_matches_write_there(
+    tmp_path: Path, cluster: DaskCluster
+) -> None:
+    cluster.check_bots([FOLDER, STATION], "none", run_folder=tmp_path)
+    assert cluster.shared_folder == tmp_path  # a local cluster's workers see this folder
+    assert list(tmp_path.iterdir()) == []  # the host's test file is gone
+    executor = cluster.executor()
+    try:
+        outcome = executor.submit(play_match, job_for(tmp_path)).result(timeout=120)
+        elsewhere = executor.submit(play_match, job_for(tmp_path / "other")).result(timeout=120)
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    assert outcome.is_counted and elsewhere.is_counted
+    assert (tmp_path / "matches" / "m-1" / "hands.jsonl").is_file()  # written by the referee
+    assert (tmp_path / "other" / "matches" / "m-1" / "hands.jsonl").is_file()  # sent back
+
+
+def test_a_run_folder_the_workers_cannot_see_is_not_shared(
+    tmp_path: Path, cluster: DaskCluster
+) -> None:
+    cluster.check_bots([FOLDER], "none", run_folder=tmp_path / "nowhere")
+    assert cluster.shared_folder is None  # the host could not even write its test file
+    unseen = DaskCluster(FakeClient({"tcp://a:1": []}, sees_files=False))
+    unseen.check_bots([FOLDER], "none", run_folder=tmp_path)
+    assert unseen.shared_folder is None  # a worker that does not see the host's test file
+
+
 def test_a_hung_match_comes_back_as_a_timeout_fault(
     tmp_path: Path, cluster: DaskCluster, local_cluster: DaskCluster
 ) -> None:
@@ -212,6 +239,14 @@ class FakeTask:
 def _collect(job: MatchJob, task: FakeTask) -> MatchOutcome:
     outcome: MatchOutcome = dask_module._collect(job, task)
     return outcome
+
+
+def test_an_outcome_from_a_shared_folder_leaves_the_folder_alone(tmp_path: Path) -> None:
+    played = play_match(job_for(tmp_path))
+    task = FakeTask("finished", played)
+    outcome = dask_module._collect(job_for(tmp_path), task, ship_files=False)
+    assert outcome is played
+    assert (tmp_path / "matches" / "m-1" / "hands.jsonl").is_file()
 
 
 def test_a_cancelled_task_is_a_failed_match(tmp_path: Path) -> None:
@@ -304,12 +339,15 @@ def test_a_check_the_workers_cannot_run_is_an_error_about_the_install(
 class FakeClient:
     """A client whose workers answer the check as told."""
 
-    def __init__(self, answers: dict[str, list[str]]) -> None:
+    def __init__(self, answers: dict[str, list[str]], *, sees_files: bool = True) -> None:
         self.answers = answers
+        self.sees_files = sees_files
         self.scheduler = type("Scheduler", (), {"address": "tcp://10.0.0.5:8786"})()
 
-    def run(self, *args: object, **kwargs: object) -> dict[str, list[str]]:
-        return self.answers
+    def run(self, function: object, *args: object, **kwargs: object) -> dict[str, object]:
+        if function is sees_file:
+            return {worker: self.sees_files for worker in self.answers}
+        return dict(self.answers)
 
     def nthreads(self) -> dict[str, int]:
         return {worker: 4 for worker in self.answers}
@@ -332,10 +370,15 @@ def test_many_problems_are_cut_to_twenty_lines() -> None:
 
 
 def test_the_cluster_describes_itself(local_cluster: DaskCluster) -> None:
-    assert local_cluster.describe() == "executor: dask, a local cluster: 2 workers, 2 threads"
+    assert local_cluster.describe() == (
+        "executor: dask, a local cluster: 2 workers, 2 threads; match files come back with"
+        " each outcome"
+    )
     remote = DaskCluster(FakeClient({"tcp://a:1": [], "tcp://b:1": []}))
+    remote.shared_folder = Path("/runs/weekly")
     assert remote.describe() == (
-        "executor: dask, scheduler tcp://10.0.0.5:8786: 2 workers, 8 threads"
+        "executor: dask, scheduler tcp://10.0.0.5:8786: 2 workers, 8 threads; matches write"
+        " into the shared run folder"
     )
     remote.close()
     remote.close()  # closing twice does nothing

@@ -67,6 +67,15 @@ def test_the_referee_plays_in_its_own_folder_and_packs_the_files(tmp_path: Path)
     assert not (tmp_path / "host").exists()  # the host's folder is the host's to write
 
 
+def test_without_shipping_the_referee_plays_in_the_shared_run_folder(tmp_path: Path) -> None:
+    data = pickle.dumps(RefereeCall(play_match, job_for(tmp_path), ship_files=False))
+    code, outcome = _play(tmp_path, data)
+    assert code == 0 and outcome is not None and outcome.is_counted
+    assert outcome.files == ()
+    assert (tmp_path / "host" / "matches" / "m-1" / "hands.jsonl").exists()
+    assert not (tmp_path / "referee").exists()
+
+
 def test_an_unreadable_job_is_exit_code_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

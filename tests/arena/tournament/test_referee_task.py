@@ -312,6 +312,14 @@ def test_data_that_does_not_unpack_is_refused(tmp_path: Path) -> None:
 # -- the check on each worker ------------------------------------------------------------------
 
 
+def test_a_worker_sees_the_hosts_file_only_with_its_token(tmp_path: Path) -> None:
+    marker = tmp_path / ".dask-check"
+    marker.write_text("token", encoding="utf-8")
+    assert remote.sees_file(marker, "token")
+    assert not remote.sees_file(marker, "another token")
+    assert not remote.sees_file(tmp_path / "missing", "token")
+
+
 def test_bots_that_can_start_here_give_no_problem() -> None:
     assert check_bots_here([FOLDER, STATION], "none") == []
 
