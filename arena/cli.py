@@ -268,6 +268,15 @@ def build_parser() -> argparse.ArgumentParser:
         choices=[variant.value for variant in Variant],
         default=Variant.HOLDEM.value,
     )
+    check.add_argument(
+        "--hands",
+        type=non_negative_int,
+        default=0,
+        metavar="N",
+        help="after the scripted check, play N quick hands against a built-in calling station "
+        "and report the faults and the reply latency; any fault fails the check "
+        "(default: %(default)s, no hands)",
+    )
     _add_sandbox_options(check)
 
     tournament_parser = tournament.add_tournament_parser(commands)

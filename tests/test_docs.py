@@ -8,6 +8,8 @@ follow the arena's modules when they move; the engine's and the protocol's are i
 from __future__ import annotations
 
 import importlib
+import io
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -323,3 +325,77 @@ def test_table_size_and_hand_ranks_in_the_rules_page_are_the_engines() -> None:
     text = RULES.read_text(encoding="utf-8")
     assert f"A table has {MIN_SEAT_COUNT} to {MAX_SEAT_COUNT} seats." in text
     assert f"from 1 (a royal flush) to {WORST_CLASS} (7-5-4-3-2" in text
+
+
+# -- the minimal bot at the top of PROTOCOL.md ------------------------------------------------
+
+
+def _protocol_opening() -> str:
+    """PROTOCOL.md up to its first section: the minimal bot and how to run it."""
+    text = PROTOCOL.read_text(encoding="utf-8")
+    return text[: text.index("\n## ")]
+
+
+def _fenced(text: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
+
+
+@pytest.fixture
+def minimal_bot(tmp_path: Path) -> Path:
+    """The document's ``bot.py`` and ``bot.toml``, written as they are; returns the manifest."""
+    opening = _protocol_opening()
+    (code,) = _fenced(opening, "python")
+    (manifest,) = _fenced(opening, "toml")
+    (tmp_path / "bot.py").write_text(code, encoding="utf-8")
+    (tmp_path / "bot.toml").write_text(manifest, encoding="utf-8")
+    return tmp_path / "bot.toml"
+
+
+def test_the_protocol_opens_with_a_short_bot_and_how_to_run_it() -> None:
+    opening = _protocol_opening()
+    (code,) = _fenced(opening, "python")
+    (manifest,) = _fenced(opening, "toml")
+    (commands,) = _fenced(opening, "sh")
+    assert len(code.splitlines()) <= 20, "the minimal bot stays minimal"
+    assert not re.findall(r"^import (?!json$|sys$)", code, re.MULTILINE), "standard library only"
+    assert len(manifest.splitlines()) == 3
+    build_parser = arena_name("build_parser", ("arena.cli",))
+    lines = commands.splitlines()
+    assert len(lines) == 3
+    for line in lines:
+        argv = line.split("#", 1)[0].split()
+        assert argv[0] == "arena", line
+        build_parser().parse_args(argv[1:])  # each command, as written, is a valid one
+
+
+def test_the_minimal_bot_passes_check_bot_and_its_quick_hands(minimal_bot: Path) -> None:
+    check_bot = arena_name("check_bot", ("arena.tools.checkbot",))
+    report = check_bot(minimal_bot, hand_count=20, seed=11)
+    assert report.passed, report.format()
+    assert report.hands.hands_played == 20 and report.hands.fault_count == 0
+
+
+def test_the_minimal_bot_plays_a_match_and_results_use_the_manifest_name(
+    minimal_bot: Path, tmp_path: Path
+) -> None:
+    main = arena_name("main", ("arena.cli",))
+    out = tmp_path / "run"
+    opponent = REPO_ROOT / "sample_bots" / "python_random" / "bot.toml"
+    argv = ["match", str(minimal_bot), str(opponent), "--hands", "30", "--seed", "5"]
+    argv += ["--sandbox", "none", "--out", str(out), "--no-progress", "--log-level", "off"]
+    assert main(argv, stdout=io.StringIO()) == 0
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    bot = results["players"][0]
+    assert bot["hands_played"] == 30
+    assert sum(bot["faults"]["counts"].values()) == 0
+    # What the document says: results show the manifest's name, not the one sent in ready.
+    opening = _protocol_opening()
+    assert 'name = "my-first-bot"' in opening and '"name": "minimal"' in opening
+    assert "this one plays as `my-first-bot`" in opening
+    assert bot["name"] == "my-first-bot"
+    header = json.loads((out / "hands.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert [player["name"] for player in header["players"]][0] == "my-first-bot"
+
+
+def test_the_citation_check_covers_the_protocol() -> None:
+    assert PROTOCOL.resolve() in {path.resolve() for path in product_files()}

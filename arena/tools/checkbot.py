@@ -1,8 +1,9 @@
 """``arena check-bot``: a scripted conversation that tells a bot author what works.
 
 The bot is built (if its manifest says so), started, and taken through a short heads-up
-match against a scripted opponent that only checks and calls, using the real dealer
-(:class:`engine.hand.Hand`) and the real messages:
+match against a scripted opponent, using the real dealer (:class:`engine.hand.Hand`) and
+the real messages. The opponent has the button: it raises to three big blinds before the
+bot's first decision, then only checks and calls (and moves all-in in the second hand):
 
 ==================  ============================================================
 step                passes when
@@ -11,8 +12,10 @@ manifest            the manifest loads
 build               the build step (if any) succeeds in its time limit
 start               the program can be executed
 handshake           a valid ``ready`` with the ``hello``'s seq, within the limit
-hand_start          the bot takes ``hand_start`` without answering or dying
-first_decision      a legal ``action`` (or ``discard``) with the right seq, in time
+hand_start          the bot takes ``hand_start`` without answering it (nothing
+                    comes within ``notification_wait_s``) or dying
+first_decision      facing the raise, a legal ``action`` with the right seq, in
+                    time (a ``CALL``'s amount is ``current_bet``, not ``to_call``)
 error_reprompt      after an ``error`` for that reply (sent on purpose), the bot
                     answers the new request, with the new seq, and not the old one
 play_hand           every further decision of the hand is answered legally in time
@@ -23,7 +26,31 @@ quiet               the bot wrote nothing while nothing was asked
 match_end_exit      after ``match_end`` the bot exits by itself, with exit code 0
 ==================  ============================================================
 
-Once the bot dies or a step cannot go on, the remaining steps are reported as not run.
+Why this order. The steps follow a match, and the script is arranged so that the
+mistakes bot authors make most are met in the first steps, each with a hint saying what
+to fix (:mod:`arena.tools.checkbot_hints`):
+
+* an unflushed reply, or one without its newline, never arrives: the ``handshake`` (the
+  bot's first reply) shows it;
+* a missing or wrong ``seq``: the ``handshake`` and the ``first_decision``;
+* an answer to a notification: ``hand_start``, the first notification, is checked on the
+  spot (a late answer is still caught by ``quiet``);
+* a wrong amount for ``CALL`` or ``RAISE``, and action names in the wrong case: the
+  ``first_decision`` faces a raise, so ``CALL``'s amount (``current_bet``) differs from
+  ``to_call`` and a raise's amount must be a round total; a first decision where checking
+  was free let these mistakes through until ``facing_all_in``, the tenth step;
+* not reading ``error``: ``error_reprompt``, right after.
+
+The rarer problems come after: a later street, a spot where raising is closed, lines
+written while nothing was asked, a bot that does not exit. Once the bot dies or a step
+cannot go on, the remaining steps are reported as not run; an answer to ``hand_start``
+fails that step but the conversation goes on.
+
+With ``hand_count`` (``--hands N``) the bot then plays ``N`` quick hands against a
+built-in calling station through the real watchdog (:mod:`arena.tools.checkbot_hands`); a
+fault there fails the check. The hands are played even after a failed step, as long as
+the bot got through the handshake: they show how often the mistake strikes in play (a
+bot that cannot start plays no hand).
 """
 
 from __future__ import annotations
@@ -31,23 +58,25 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from arena.bots.build import run_build
 from arena.bots.launcher import Launcher
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
 from arena.bots.process import ProcessTransport
-from arena.bots.transport import BotStartError, Clock, Transport, TransportClosedError
+from arena.bots.transport import BotStartError, Clock, Transport
 from arena.session.policy import TimeLimits
-from arena.session.reading import expected_reply_type, parse_decision, read_reply
-from engine.actions import Action, AllIn, Call, Check, Discard
+from arena.session.reading import expected_reply_type, parse_decision
+from arena.tools.checkbot_hands import HandsReport, play_quick_hands
+from arena.tools.checkbot_hints import NOTIFICATION_HINT, reply_hint
+from arena.tools.checkbot_report import CheckReport, CheckStep
+from arena.tools.checkbot_wire import BotGoneError, Conversation, StepFailedError
+from engine.actions import Action, AllIn, Call, Check, Discard, RaiseTo
 from engine.config import GameConfig, Variant
 from engine.deck import Deck
 from engine.hand import Hand, SeatSetup
-from protocol.codec import encode
-from protocol.errors import BotFaultError, BotReplyError
+from protocol.errors import BotReplyError
 from protocol.messages import (
     Standing,
     act_request,
@@ -61,7 +90,14 @@ from protocol.messages import (
 from protocol.messages import TimeLimits as WireTimeLimits
 from protocol.replies import parse_ready
 
-__all__ = ["STEP_NAMES", "CheckReport", "CheckStep", "check_bot"]
+__all__ = [
+    "DEFAULT_NOTIFICATION_WAIT_S",
+    "STEP_NAMES",
+    "CheckReport",  # from arena.tools.checkbot_report, like CheckStep
+    "CheckStep",
+    "HandsReport",  # from arena.tools.checkbot_hands
+    "check_bot",
+]
 
 #: Every step, in order.
 STEP_NAMES = (
@@ -83,133 +119,27 @@ _BOT, _SCRIPT = 0, 1  # seat indexes: the bot, and the scripted opponent on the 
 _PLAYER_IDS = {_BOT: "bot", _SCRIPT: "checker"}
 _STACK = 200
 _MAX_DECISIONS = 40  # a hand of heads-up check/call has far fewer bot decisions
+_OPENING_RAISE_BLINDS = 3  # the opponent's raise before the bot's first decision
 
-
-@dataclass(frozen=True, slots=True)
-class CheckStep:
-    """One step of the check: its name, whether it passed, and why."""
-
-    name: str
-    passed: bool
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class CheckReport:
-    """Every step's result; ``passed`` only when all of them passed."""
-
-    manifest_path: str
-    bot_name: str
-    steps: tuple[CheckStep, ...]
-    stderr_tail: str = ""
-
-    @property
-    def passed(self) -> bool:
-        """True when every step passed."""
-        return bool(self.steps) and all(step.passed for step in self.steps)
-
-    def step(self, name: str) -> CheckStep:
-        """The step called ``name`` (KeyError if there is none)."""
-        for step in self.steps:
-            if step.name == name:
-                return step
-        raise KeyError(name)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "manifest": self.manifest_path,
-            "bot": self.bot_name,
-            "passed": self.passed,
-            "steps": [{"name": s.name, "passed": s.passed, "reason": s.reason} for s in self.steps],
-            "stderr_tail": self.stderr_tail,
-        }
-
-    def format(self) -> str:
-        """Readable text, one line per step, for the command line."""
-        lines = [f"check-bot {self.bot_name or '?'} ({self.manifest_path})"]
-        for step in self.steps:
-            lines.append(f"  {'PASS' if step.passed else 'FAIL'}  {step.name}: {step.reason}")
-        lines.append("result: " + ("PASSED" if self.passed else "FAILED"))
-        if self.stderr_tail.strip() and not self.passed:
-            lines.append("the bot's stderr ends with:")
-            lines.extend("  | " + line for line in self.stderr_tail.strip().splitlines()[-15:])
-        return "\n".join(lines)
-
-
-class _StepFailed(Exception):
-    """The current step failed; the conversation cannot go on sensibly."""
-
-
-class _BotGone(Exception):
-    """The bot exited or closed its pipes."""
+#: How long the check waits for an (unwanted) answer to ``hand_start``. A bot that answers
+#: notifications does so as it reads them; a later answer is caught by ``quiet``.
+DEFAULT_NOTIFICATION_WAIT_S = 0.25
 
 
 @dataclass
-class _Checker:
-    transport: Transport
-    limits: TimeLimits
-    clock: Clock
+class _Checker(Conversation):
+    """The scripted conversation: the steps after ``start``, in order."""
+
     config: GameConfig
-    steps: list[CheckStep] = field(default_factory=list)
-    stray_lines: list[str] = field(default_factory=list)
-    seq: int = 0
-    latencies_ms: list[float] = field(default_factory=list)
+    notification_wait_s: float = DEFAULT_NOTIFICATION_WAIT_S
+    steps: list[CheckStep] = field(default_factory=list, init=False)
+    latencies_ms: list[float] = field(default_factory=list, init=False)
 
     def passed(self, name: str, reason: str) -> None:
         self.steps.append(CheckStep(name, True, reason))
 
-    def failed(self, name: str, reason: str) -> None:
-        self.steps.append(CheckStep(name, False, reason))
-
-    # -- wire ----------------------------------------------------------------------------
-
-    def next_seq(self) -> int:
-        self.seq += 1
-        return self.seq
-
-    def send(self, message: dict[str, Any]) -> None:
-        try:
-            self.transport.send(encode(message))
-        except TransportClosedError as exc:
-            raise _BotGone(str(exc)) from exc
-
-    def drain(self) -> None:
-        """Note every line that came while nothing was asked."""
-        while True:
-            try:
-                line = self.transport.read_line(self.clock())
-            except TransportClosedError as exc:
-                raise _BotGone(str(exc)) from exc
-            except BotFaultError as exc:
-                self.stray_lines.append(str(exc))
-                continue
-            if line is None:
-                return
-            self.stray_lines.append(repr(line[:120]))
-
-    def reply(self, timeout_s: float, what: str, reply_type: str) -> tuple[dict[str, Any], float]:
-        """The reply, decoded; raise _StepFailed if none comes or it is not JSON.
-
-        The watchdog's rules (:mod:`arena.session.reading`): a line without ``seq`` that is
-        not of ``reply_type`` is no reply (a chat line written for an earlier
-        notification); it is noted and skipped.
-        """
-        started = self.clock()
-        deadline = started + timeout_s + self.limits.grace_s
-
-        def stray(line: bytes) -> None:
-            self.stray_lines.append(repr(line[:120]))
-
-        try:
-            obj = read_reply(self.transport, deadline, reply_type, stray)
-        except TransportClosedError as exc:
-            raise _BotGone(str(exc)) from exc
-        except BotFaultError as exc:
-            raise _StepFailed(f"the {what} is not valid: {exc}") from exc
-        if obj is None:
-            raise _StepFailed(f"no {what} within {round(timeout_s * 1000)} ms")
-        return obj, (self.clock() - started) * 1000
+    def failed(self, name: str, reason: str, hint: str = "") -> None:
+        self.steps.append(CheckStep(name, False, reason, hint))
 
     # -- one decision ----------------------------------------------------------------------
 
@@ -235,11 +165,14 @@ class _Checker:
         )
         self.send(request)
         what = expected_reply_type(legal)
-        obj, latency_ms = self.reply(self.limits.decision_s, f"{what} for request {seq}", what)
+        obj, latency_ms = self.reply(
+            self.limits.decision_s, f"{what} for request {seq}", what, request
+        )
         try:
             action = parse_decision(obj, seq, legal, view.hole_cards)
         except BotReplyError as exc:
-            raise _StepFailed(f"reply to request {seq} rejected: {exc}") from exc
+            hint = reply_hint(exc.code, request)
+            raise StepFailedError(f"reply to request {seq} rejected: {exc}", hint) from exc
         self.latencies_ms.append(latency_ms)
         return action, seq, latency_ms
 
@@ -257,7 +190,7 @@ class _Checker:
         rng = random.Random(2024)
         hand_id = "check-1"
         hand = self.new_hand(1, rng)
-        self.run_step("hand_start", lambda: self.notify_start(hand, hand_id))
+        self.hand_start_step(hand, hand_id)
         first: list[tuple[Action, int, float]] = []
         self.run_step("first_decision", lambda: self.first_decision(hand, hand_id, first))
         self.run_step("error_reprompt", lambda: self.error_reprompt(hand, hand_id, first[0][1]))
@@ -277,8 +210,8 @@ class _Checker:
     def run_step(self, name: str, body: Callable[[], str]) -> None:
         try:
             reason = body()
-        except _StepFailed as exc:
-            self.failed(name, str(exc))
+        except StepFailedError as exc:
+            self.failed(name, str(exc), exc.hint)
             raise
         self.passed(name, reason)
 
@@ -300,9 +233,12 @@ class _Checker:
         try:
             obj, latency_ms = self.reply(self.limits.startup_s, f"ready for hello {seq}", "ready")
             ready = parse_ready(obj, seq)
-        except (_StepFailed, BotReplyError) as exc:
-            self.failed("handshake", str(exc))
-            raise _StepFailed(str(exc)) from exc
+        except StepFailedError as exc:
+            self.failed("handshake", str(exc), exc.hint)
+            raise
+        except BotReplyError as exc:
+            self.failed("handshake", str(exc), reply_hint(exc.code, {"seq": seq}))
+            raise StepFailedError(str(exc)) from exc
         version = f" {ready.version}" if ready.version else ""
         self.passed(
             "handshake",
@@ -322,9 +258,24 @@ class _Checker:
             hand_number=number,
         )
 
-    def notify_start(self, hand: Hand, hand_id: str) -> str:
+    def notify_start(self, hand: Hand, hand_id: str) -> None:
         self.send(hand_start(hand.view(_BOT), hand_id=hand_id))
-        return "hand_start sent"
+
+    def hand_start_step(self, hand: Hand, hand_id: str) -> None:
+        """Send ``hand_start`` and wait a moment: an answer fails the step (the bot
+        answers notifications), but the conversation goes on."""
+        self.notify_start(hand, hand_id)
+        answers = self.lines_within(self.notification_wait_s)
+        if not answers:
+            waited = f"{self.notification_wait_s * 1000:.0f} ms"
+            self.passed("hand_start", f"hand_start taken without an answer (waited {waited})")
+            return
+        more = f" and {len(answers) - 1} more line(s)" if len(answers) > 1 else ""
+        self.failed(
+            "hand_start",
+            f"answered the hand_start notification with {answers[0]}{more}",
+            NOTIFICATION_HINT,
+        )
 
     def notify_end(self, hand: Hand, hand_id: str) -> str:
         result = hand.result
@@ -333,11 +284,26 @@ class _Checker:
         return f"hand_end sent ({result.ended_reason})"
 
     def first_decision(self, hand: Hand, hand_id: str, out: list[tuple[Action, int, float]]) -> str:
-        self.play_script(hand)
+        self.opponent_raises(hand)
+        view = hand.view(_BOT)
+        legal = view.legal_actions
+        assert legal is not None
         decision = self.ask(hand, hand_id)
         out.append(decision)
         action, seq, latency_ms = decision
-        return f"answered request {seq} with {action} in {latency_ms:.0f} ms"
+        return (
+            f"facing a raise to {legal.current_bet} (to_call {legal.call_amount}), answered "
+            f"request {seq} with {action} in {latency_ms:.0f} ms"
+        )
+
+    def opponent_raises(self, hand: Hand) -> None:
+        """The opponent, first to act before the flop, raises to three big blinds: the
+        bot's first decision faces a bet, where a ``CALL``'s amount (``current_bet``)
+        differs from ``to_call`` and a raise's amount must be a round total."""
+        legal = hand.legal_actions()
+        assert legal is not None and legal.can_raise and hand.actor_index == _SCRIPT
+        target = _OPENING_RAISE_BLINDS * self.config.big_blind
+        hand.act(RaiseTo(min(max(target, legal.min_raise_to), legal.max_raise_to)))
 
     def error_reprompt(self, hand: Hand, hand_id: str, rejected_seq: int) -> str:
         # Reject a valid reply on purpose: the bot must take the error and answer the
@@ -350,11 +316,11 @@ class _Checker:
         try:
             # Not drained first: a repeated answer to the old request must be seen here.
             action, seq, _latency = self.ask(hand, hand_id, attempt=2, is_drained=False)
-        except _StepFailed as exc:
+        except StepFailedError as exc:
             text = str(exc)
             if f"seq {rejected_seq} is older" in text:
                 text = f"answered the rejected request {rejected_seq} again instead of the new one"
-            raise _StepFailed(text) from exc
+            raise StepFailedError(text, exc.hint) from exc
         hand.act(action)
         return f"after the error, answered the new request {seq} with {action}"
 
@@ -368,7 +334,7 @@ class _Checker:
             hand.act(action)
             count += 1
         else:  # pragma: no cover - the engine ends every hand long before this
-            raise _StepFailed(f"the hand did not end after {_MAX_DECISIONS} decisions")
+            raise StepFailedError(f"the hand did not end after {_MAX_DECISIONS} decisions")
         slowest = max(self.latencies_ms)
         return f"{count} more decision(s) answered; slowest reply {slowest:.0f} ms"
 
@@ -397,13 +363,21 @@ def check_bot(
     launcher: Launcher | None = None,
     variant: Variant | str = Variant.HOLDEM,
     clock: Clock = time.monotonic,
+    hand_count: int = 0,
+    seed: int | None = None,
+    notification_wait_s: float = DEFAULT_NOTIFICATION_WAIT_S,
 ) -> CheckReport:
     """Run the scripted conversation against the bot of ``manifest_path``.
 
     ``limits`` are the time limits of a match (default: those of :class:`TimeLimits`);
-    ``variant`` ``"five_card_draw"`` also checks ``draw`` requests. Never raises for the
-    bot's faults: every problem is a failed step in the report.
+    ``variant`` ``"five_card_draw"`` also checks ``draw`` requests. With ``hand_count``
+    the bot then plays that many quick hands against a calling station (decks from
+    ``seed``, default a secret one), unless it failed the handshake; see the module
+    docstring. Never raises for the bot's faults: every problem is a failed step in the
+    report (or a fault of its hands).
     """
+    if hand_count < 0:
+        raise ValueError(f"hand_count must not be negative, got {hand_count}")
     limits = limits or TimeLimits()
     steps: list[CheckStep] = []
     path_text = str(manifest_path)
@@ -419,16 +393,32 @@ def check_bot(
         steps.append(CheckStep("build", False, build.reason + (f": {output}" if output else "")))
         return _report(path_text, manifest.name, steps, "")
     steps.append(CheckStep("build", True, build.reason))
-    return _converse(manifest, path_text, steps, limits, launcher, Variant(variant), clock)
+    config = GameConfig(small_blind=1, big_blind=2, variant=Variant(variant))
+
+    def checker_for(transport: Transport) -> _Checker:
+        return _Checker(transport, limits, clock, config, notification_wait_s)
+
+    report = _converse(manifest, path_text, steps, checker_for, launcher, clock)
+    if hand_count == 0 or not report.step("handshake").passed:
+        return report
+    hands = play_quick_hands(
+        manifest,
+        hand_count,
+        limits=limits,
+        launcher=launcher,
+        variant=variant,
+        seed=seed,
+        clock=clock,
+    )
+    return replace(report, hands=hands)
 
 
 def _converse(
     manifest: BotManifest,
     path_text: str,
     steps: list[CheckStep],
-    limits: TimeLimits,
+    checker_for: Callable[[Transport], _Checker],
     launcher: Launcher | None,
-    variant: Variant,
     clock: Clock,
 ) -> CheckReport:
     try:
@@ -437,14 +427,13 @@ def _converse(
         steps.append(CheckStep("start", False, str(exc)))
         return _report(path_text, manifest.name, steps, "")
     steps.append(CheckStep("start", True, f"started as pid {transport.pid}"))
-    config = GameConfig(small_blind=1, big_blind=2, variant=variant)
-    checker = _Checker(transport, limits, clock, config)
+    checker = checker_for(transport)
     try:
         try:
             checker.run()
-        except _StepFailed:
+        except StepFailedError:
             pass
-        except _BotGone as exc:
+        except BotGoneError as exc:
             checker.failed(_next_step(steps, checker.steps), f"the bot is gone: {exc}")
         else:
             _match_end(checker)
@@ -462,7 +451,7 @@ def _match_end(checker: _Checker) -> None:
     ]
     try:
         checker.send(match_end(standings, hands_played=2))
-    except _BotGone as exc:
+    except BotGoneError as exc:
         checker.failed("match_end_exit", f"the bot was gone before match_end: {exc}")
         return
     info = transport.close(checker.limits.match_end_grace_s)
@@ -487,7 +476,8 @@ def _report(
     stderr_tail: str,
 ) -> CheckReport:
     names = {step.name for step in steps}
-    failed = next((step.name for step in steps if not step.passed), None)
+    # The last failure stopped the conversation (an answer to hand_start does not).
+    failed = next((step.name for step in reversed(steps) if not step.passed), None)
     for name in STEP_NAMES:
         if name not in names:
             steps.append(CheckStep(name, False, f"not run: step {failed!r} failed"))

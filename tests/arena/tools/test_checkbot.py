@@ -11,6 +11,7 @@ import pytest
 
 from arena.session.policy import TimeLimits
 from arena.tools.checkbot import STEP_NAMES, CheckReport, CheckStep, check_bot
+from arena.tools.checkbot_hints import NO_REPLY_HINT, NOTIFICATION_HINT
 from tests import REPO_ROOT, TEST_BOTS
 
 ROOT = REPO_ROOT
@@ -37,11 +38,17 @@ def test_a_good_bot_passes_every_step() -> None:
     assert [step.name for step in report.steps] == list(STEP_NAMES)
     assert report.bot_name == "python calling station"
     assert "ready as 'python calling station'" in report.step("handshake").reason
+    assert "without an answer" in report.step("hand_start").reason
+    # The opponent opens with a raise to three big blinds: the first decision faces a bet.
+    assert "facing a raise to 6 (to_call 4)" in report.step("first_decision").reason
+    assert "with CALL" in report.step("first_decision").reason
     assert "new request 3" in report.step("error_reprompt").reason
+    assert report.hands is None and report.first_failure is None
     text = report.format()
     assert text.endswith("result: PASSED") and "PASS  quiet" in text
     data = report.to_dict()
     assert data["passed"] is True and len(data["steps"]) == len(STEP_NAMES)
+    assert data["hands"] is None and all(step["hint"] == "" for step in data["steps"])
 
 
 def test_a_bad_manifest_fails_the_first_step_and_runs_nothing(tmp_path: Path) -> None:
@@ -99,6 +106,7 @@ def test_a_bot_that_never_answers_fails_the_first_decision(tmp_path: Path) -> No
     step = failed_step(check_bot(hostile_manifest(tmp_path, "hang", "act"), limits=LIMITS))
     assert step.name == "first_decision"
     assert step.reason == "no action for request 2 within 300 ms"
+    assert step.hint == NO_REPLY_HINT
 
 
 @pytest.mark.parametrize(
@@ -119,6 +127,8 @@ def test_a_bot_that_answers_the_rejected_request_again_fails_error_reprompt(
     step = failed_step(report)
     assert step.name == "error_reprompt"
     assert step.reason == "answered the rejected request 2 again instead of the new one"
+    assert "new seq" in step.hint and "(3)" in step.hint
+    assert "hint: answer the request's seq (3)" in report.format()
 
 
 def test_a_bot_crashing_mid_hand_fails_play_hand(tmp_path: Path) -> None:
@@ -126,10 +136,18 @@ def test_a_bot_crashing_mid_hand_fails_play_hand(tmp_path: Path) -> None:
     assert step.name == "play_hand" and "the bot is gone" in step.reason
 
 
-def test_a_chatty_bot_fails_quiet(tmp_path: Path) -> None:
-    report = check_bot(hostile_manifest(tmp_path, "unsolicited"), limits=LIMITS)
+def test_a_bot_answering_notifications_fails_hand_start_and_the_check_goes_on(
+    tmp_path: Path,
+) -> None:
+    # The wait ends as soon as the answer comes: a long one costs a chatty bot nothing.
+    manifest = hostile_manifest(tmp_path, "unsolicited")
+    report = check_bot(manifest, limits=LIMITS, notification_wait_s=30.0)
     step = failed_step(report)
-    assert step.name == "quiet" and "got hand_start" in step.reason
+    assert step.name == "hand_start" and "got hand_start" in step.reason
+    assert step.hint == NOTIFICATION_HINT
+    # Not fatal: the later steps ran, and quiet caught its answer to hand_end.
+    assert report.step("first_decision").passed and report.step("facing_all_in").passed
+    assert not report.step("quiet").passed and "got hand_end" in report.step("quiet").reason
     assert report.step("match_end_exit").passed
 
 
