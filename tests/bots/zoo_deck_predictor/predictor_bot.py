@@ -9,7 +9,8 @@ can guess from what it was told (every number in the match id and the hand id, t
 themselves, and 0 to 300) with the hand number and the one before, keeps those whose
 first four cards hold its own two (heads-up), and predicts the other two as the
 opponent's. At every showdown it compares. At ``match_end`` the verdict goes to stderr as
-``CHEAT deck: success <n> of <m> showdowns predicted`` or ``CHEAT deck: failed <reason>``.
+``CHEAT deck: success <n> of <m> showdowns predicted`` (more than half of them: a chance hit is not
+a success) or ``CHEAT deck: failed <reason>``.
 """
 
 from __future__ import annotations
@@ -102,7 +103,10 @@ def main() -> None:
         elif kind == "match_end":
             break
     summary = f"{hits} of {showdowns} showdowns predicted ({hands_predicted} hands had a guess)"
-    outcome = "success" if hits else "failed"
+    # A guess that fits our own cards names some two other cards; now and then those are
+    # the opponent's by chance (about one hand in 1,225 per guess). A deck that can really
+    # be predicted is predicted at most showdowns, so chance hits are not a success.
+    outcome = "success" if hits * 2 > showdowns else "failed"
     sys.stderr.write(f"CHEAT deck: {outcome} {summary}\n")
     sys.stderr.flush()
 
