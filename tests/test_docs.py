@@ -394,7 +394,7 @@ def test_the_minimal_bot_plays_a_match_and_results_use_the_manifest_name(
     assert "this one plays as `my-first-bot`" in opening
     assert bot["name"] == "my-first-bot"
     header = json.loads((out / "hands.jsonl").read_text(encoding="utf-8").splitlines()[0])
-    assert [player["name"] for player in header["players"]][0] == "my-first-bot"
+    assert header["players"][0]["name"] == "my-first-bot"
 
 
 def test_the_citation_check_covers_the_protocol() -> None:

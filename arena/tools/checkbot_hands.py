@@ -65,7 +65,8 @@ def calling_station(message: dict[str, Any]) -> BotOutput:
 
 @dataclass(frozen=True, slots=True)
 class FaultSummary:
-    """The faults of one kind: how many, and the first of them, described.
+    """The faults of one kind: how many, and the first of them, described (``""`` when
+    the ledger kept none).
 
     >>> FaultSummary("timeout", 2, "hand 3: timeout: no reply within 5000 ms").format()
     'timeout x2, first in hand 3: timeout: no reply within 5000 ms'
@@ -78,7 +79,8 @@ class FaultSummary:
 
     def format(self) -> str:
         """One line: the kind, the count and the first example."""
-        return f"{self.kind} x{self.count}, first in {self.first}"
+        first = f", first in {self.first}" if self.first else ""
+        return f"{self.kind} x{self.count}{first}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,8 +232,10 @@ def summarize_faults(ledger: FaultLedger) -> tuple[FaultSummary, ...]:
         if count == 0:
             continue
         stored = ledger.of_kind(kind)
-        first = stored[0] if stored else Fault(kind)
-        summaries.append(FaultSummary(str(kind), count, _describe(first), _hint(first)))
+        if not stored:  # a ledger that keeps no entries (max_entries_per_kind=0) counts only
+            summaries.append(FaultSummary(str(kind), count, ""))
+            continue
+        summaries.append(FaultSummary(str(kind), count, _describe(stored[0]), _hint(stored[0])))
     return tuple(summaries)
 
 

@@ -188,3 +188,15 @@ def test_a_good_bot_passes_in_five_card_draw_too() -> None:
         variant="five_card_draw",
     )
     assert report.passed, report.format()
+
+
+def test_a_bot_calling_the_all_in_in_five_card_draw_still_draws() -> None:
+    # All-in and called before the draw: the hand goes on with the draw, so the bot is
+    # asked for its discard after answering the all-in.
+    report = check_bot(
+        ROOT / "sample_bots/python_calling_station/bot.toml",
+        limits=LIMITS,
+        variant="five_card_draw",
+    )
+    assert report.passed, report.format()
+    assert "with CALL" in report.step("facing_all_in").reason

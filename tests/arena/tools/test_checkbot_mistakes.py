@@ -167,15 +167,6 @@ def test_the_minimal_bot_of_these_tests_passes(tmp_path: Path) -> None:
     assert report.passed, report.format()
 
 
-def test_the_call_amount_is_checked_before_any_decision_where_checking_is_free(
-    tmp_path: Path,
-) -> None:
-    # The mistake shows only when there is a bet to call: the first decision has one.
-    report = check_bot(write_bot(tmp_path, **MISTAKES["call_amount_is_to_call"].changes))
-    assert report.step("handshake").passed and report.step("hand_start").passed
-    assert [s.name for s in report.steps if not s.passed][0] == "first_decision"
-
-
 def test_a_reply_without_its_newline_is_no_reply(tmp_path: Path) -> None:
     manifest = write_bot(tmp_path, WRITE="sys.stdout.write(json.dumps(reply)); sys.stdout.flush()")
     step = check_bot(manifest, limits=LIMITS).first_failure
