@@ -179,3 +179,23 @@ def test_a_bot_with_a_build_step_plays_from_its_build_under_the_sandbox(tmp_path
     assert not (built / "out").exists()
     rows = {row["bot"]: row for row in standings(out)["leaderboard"]["rows"]}
     assert rows["built"]["chips_won"] > 0 and rows["built"]["hands"] == 8
+
+
+@pytest.mark.parametrize(
+    ("variant", "betting"),
+    [("five_card_draw", "pot_limit"), ("holdem", "fixed_limit"), ("five_card_draw", "no_limit")],
+)
+def test_every_variant_and_betting_structure_plays_a_duplicate_round_robin(
+    tmp_path: Path, variant: str, betting: str
+) -> None:
+    out = tmp_path / "run"
+    code, text = run_tournament(
+        FOLDER, STATION, "--deals", "4", "--seed", "3", "--variant", variant,
+        "--betting", betting, "--out", out, "--sandbox", "none", "--no-progress", "--no-report",
+    )  # fmt: skip
+    assert code == 0, text
+    result = standings(out)
+    assert result["matches_counted"] == 2 and result["hands"] == 8
+    header = (out / "matches").glob("*/hands.jsonl").__next__().read_text().splitlines()[0]
+    assert f'"variant":"{variant}"' in header.replace(" ", "")
+    assert f'"structure":"{betting}"' in header.replace(" ", "")
