@@ -373,6 +373,9 @@ def test_the_minimal_bot_passes_check_bot_and_its_quick_hands(minimal_bot: Path)
     report = check_bot(minimal_bot, hand_count=20, seed=11)
     assert report.passed, report.format()
     assert report.hands.hands_played == 20 and report.hands.fault_count == 0
+    handshake = report.step("handshake").reason
+    assert "ready as 'minimal'" in handshake
+    assert "results show the manifest's name 'my-first-bot'" in handshake
 
 
 def test_the_minimal_bot_plays_a_match_and_results_use_the_manifest_name(

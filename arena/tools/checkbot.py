@@ -132,6 +132,7 @@ class _Checker(Conversation):
 
     config: GameConfig
     notification_wait_s: float = DEFAULT_NOTIFICATION_WAIT_S
+    manifest_name: str = ""
     steps: list[CheckStep] = field(default_factory=list, init=False)
     latencies_ms: list[float] = field(default_factory=list, init=False)
 
@@ -240,10 +241,13 @@ class _Checker(Conversation):
             self.failed("handshake", str(exc), reply_hint(exc.code, {"seq": seq}))
             raise StepFailedError(str(exc)) from exc
         version = f" {ready.version}" if ready.version else ""
+        # Results name a bot by its manifest, whatever it calls itself: say so when they differ.
+        shown = self.manifest_name
+        results = f"; results show the manifest's name {shown!r}" if ready.name != shown else ""
         self.passed(
             "handshake",
             f"ready as {ready.name!r}{version} (protocol {ready.protocol_version}) "
-            f"in {latency_ms:.0f} ms",
+            f"in {latency_ms:.0f} ms{results}",
         )
 
     def new_hand(self, number: int, rng: random.Random) -> Hand:
@@ -396,7 +400,7 @@ def check_bot(
     config = GameConfig(small_blind=1, big_blind=2, variant=Variant(variant))
 
     def checker_for(transport: Transport) -> _Checker:
-        return _Checker(transport, limits, clock, config, notification_wait_s)
+        return _Checker(transport, limits, clock, config, notification_wait_s, manifest.name)
 
     report = _converse(manifest, path_text, steps, checker_for, launcher, clock)
     if hand_count == 0 or not report.step("handshake").passed:

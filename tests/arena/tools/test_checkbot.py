@@ -38,6 +38,7 @@ def test_a_good_bot_passes_every_step() -> None:
     assert [step.name for step in report.steps] == list(STEP_NAMES)
     assert report.bot_name == "python calling station"
     assert "ready as 'python calling station'" in report.step("handshake").reason
+    assert "results show" not in report.step("handshake").reason  # the same name in both
     assert "without an answer" in report.step("hand_start").reason
     # The opponent opens with a raise to three big blinds: the first decision faces a bet.
     assert "facing a raise to 6 (to_call 4)" in report.step("first_decision").reason
