@@ -17,11 +17,11 @@ Two ways to start one:
 * ``python -m arena.tournament.referee [--parent PID] [--folder DIR]`` plays one job: a
   cold start, which imports the whole arena first (a few hundred milliseconds);
 * ``python -m arena.tournament.referee --zygote FD`` is a *zygote*: it imports the arena
-  once, then forks a fresh referee for each request that arrives on the Unix socket ``FD``
-  (the request carries the referee's standard input, output and error). A fork of a
-  process that has imported everything takes about a millisecond. The zygote stays
-  single-threaded, so forking it is safe, and it exits when its worker does: the socket
-  then reads as closed, or its parent changes.
+  once, then hands each request that arrives on the Unix socket ``FD`` (the referee's
+  standard input, output and error) to a fresh referee, forked ahead of time: a fork of a
+  process that has imported everything takes a few milliseconds, spent while the previous
+  match plays. The zygote stays single-threaded, so forking it is safe, and it exits when
+  its worker does: the socket then reads as closed, or its parent changes.
 
 Each referee starts a session of its own and asks the kernel for ``SIGKILL`` when its
 parent dies (``PR_SET_PDEATHSIG``), as the local pool's workers do: a worker killed
@@ -135,16 +135,24 @@ def _play_once(folder: Path | None) -> int:
 
 
 def serve(control: socket.socket) -> int:  # pragma: no cover - runs in the zygote process
-    """Fork one referee per request on ``control`` until the worker goes away."""
+    """Hand each request on ``control`` to a referee until the worker goes away.
+
+    A spare referee is forked ahead of each request and waits for its streams: a request
+    then costs passing three descriptors, and the fork of the next spare happens while the
+    match plays.
+    """
     root = Path(tempfile.mkdtemp(prefix="arena-referees-"))
     parent = os.getppid()
     # The kernel reaps the referees: nobody here waits for them (the task that asked for
     # one watches its output and kills its group).
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     referees: set[int] = set()
+    spare: tuple[int, socket.socket] | None = None
     try:
         control.sendall(READY + os.fsencode(root))
         while True:
+            if spare is None:
+                spare = _fork_spare(control, root)
             readable, _, _ = select.select([control], [], [], PARENT_CHECK_S)
             if not readable:
                 if os.getppid() != parent:
@@ -153,21 +161,23 @@ def serve(control: socket.socket) -> int:  # pragma: no cover - runs in the zygo
             message, fds, _flags, _address = socket.recv_fds(control, 64, 3)
             if not message:
                 return 0  # the worker closed the socket: it is gone
-            if message != REQUEST or len(fds) != 3:
+            pid, line = spare
+            spare = None
+            try:
+                if message != REQUEST or len(fds) != 3:
+                    raise OSError("not a request for a referee")
+                socket.send_fds(line, [REQUEST], fds)
+            except OSError:  # a bad request, or a spare that died: the task hears -1
+                pid = -1
+            finally:
+                line.close()
                 for fd in fds:
                     os.close(fd)
-                control.sendall(struct.pack("!i", -1))
-                continue
-            sys.stderr.flush()
-            pid = os.fork()
-            if pid == 0:
-                _referee_child(control, fds, root)
-            for fd in fds:
-                os.close(fd)
             control.sendall(struct.pack("!i", pid))
-            referees.add(pid)
-            # While the new referee plays: remove the folders of those that ended, here
-            # rather than in the tasks, which are then free for their next match sooner.
+            if pid > 0:
+                referees.add(pid)
+            # While the referee plays: remove the folders of those that ended, here rather
+            # than in the tasks, which are then free for their next match sooner.
             _sweep(root, referees)
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -182,8 +192,22 @@ def _sweep(root: Path, referees: set[int]) -> None:  # pragma: no cover - in the
             shutil.rmtree(root / str(pid), ignore_errors=True)
 
 
+def _fork_spare(
+    control: socket.socket, root: Path
+) -> tuple[int, socket.socket]:  # pragma: no cover - in the zygote
+    """A referee that waits for its streams on the returned socket."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        ours.close()
+        _referee_child(control, theirs, root)
+    theirs.close()
+    return pid, ours
+
+
 def _referee_child(
-    control: socket.socket, fds: Sequence[int], root: Path
+    control: socket.socket, line: socket.socket, root: Path
 ) -> NoReturn:  # pragma: no cover - runs in a forked referee
     code = EXIT_FAILED
     try:
@@ -192,6 +216,10 @@ def _referee_child(
         os.setsid()  # its own session and process group: the task kills the group
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the referee waits for its bots
         die_with(zygote)
+        message, fds, _flags, _address = socket.recv_fds(line, 64, 3)
+        line.close()
+        if message != REQUEST or len(fds) != 3:
+            os._exit(0)  # the zygote ended before it needed this spare
         stdin_fd, stdout_fd, stderr_fd = fds
         os.dup2(stdin_fd, 0)
         os.dup2(stderr_fd, 2)

@@ -34,14 +34,12 @@ import stat
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import IO
 
 import psutil
 
@@ -147,7 +145,8 @@ def pack_files(folder: Path) -> tuple[tuple[str, int, bytes], ...]:
     for path in sorted(folder.rglob("*")):
         if path.is_symlink() or not path.is_file():
             continue  # a link could point anywhere on the worker: only the match's own files
-        data = zlib.compress(path.read_bytes(), 3)
+        # The fastest level: a match's history shrinks about tenfold all the same.
+        data = zlib.compress(path.read_bytes(), 1)
         total += len(data)
         if total > MAX_FILES_BYTES:
             raise ValueError(
@@ -296,13 +295,19 @@ class Zygote:
         return self.process.poll() is None
 
     def close(self) -> None:
-        """Stop the zygote: it exits when its socket closes (killed if it does not)."""
+        """Stop the zygote: it exits when its socket closes (killed if it does not), and
+        its referees with it; returns when they are all gone."""
+        try:
+            below = psutil.Process(self.process.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            below = []
         self._socket.close()
         try:
             self.process.wait(timeout=ZYGOTE_STOP_S)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        psutil.wait_procs(below, timeout=ZYGOTE_STOP_S)
 
 
 _zygote: Zygote | None = None
@@ -351,50 +356,57 @@ def run_in_referee(
     killed when this returns, whatever happened.
     """
     started = time.monotonic()
-    with tempfile.TemporaryFile() as stderr:
+    try:
+        zygote = _shared_zygote()
+    except ZygoteError as exc:
+        return failed_outcome(job, str(exc), duration_s=time.monotonic() - started)
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    stderr_r, stderr_w = os.pipe()
+    try:
+        pid = zygote.spawn(stdin_r, stdout_w, stderr_w)
+    except ZygoteError as exc:
+        for fd in (stdin_w, stdout_r, stderr_r):
+            os.close(fd)
+        return failed_outcome(job, str(exc), duration_s=time.monotonic() - started)
+    finally:
+        for fd in (stdin_r, stdout_w, stderr_w):  # the referee's ends
+            os.close(fd)
+    referee = _process(pid)
+    data: bytes | None = None
+    try:
         try:
-            zygote = _shared_zygote()
-            stdin_r, stdin_w = os.pipe()
-            stdout_r, stdout_w = os.pipe()
-            try:
-                pid = zygote.spawn(stdin_r, stdout_w, stderr.fileno())
-            finally:
-                os.close(stdin_r)
-                os.close(stdout_w)
-        except ZygoteError as exc:
-            return failed_outcome(job, str(exc), duration_s=time.monotonic() - started)
-        referee = _process(pid)
-        data: bytes | None = None
-        try:
-            try:
-                call = RefereeCall(play, job, ship_files)
-                payload = pickle.dumps(call, protocol=pickle.HIGHEST_PROTOCOL)
-            except BaseException:
-                os.close(stdin_w)  # _exchange closes it otherwise
-                raise
-            data = _exchange(stdin_w, stdout_r, payload, started + deadline_s)
-        finally:
-            os.close(stdout_r)
-            # A referee that sent its outcome has ended its match and stopped its bots;
-            # any other is killed with everything below it. (The zygote removes its folder.)
-            _kill(pid, referee, with_descendants=not data)
-        duration = time.monotonic() - started
-        if data is None:
-            return failed_outcome(
-                job,
-                f"timeout: the match ran past its deadline of {deadline_s:g} s on "
-                f"{socket.gethostname()}; its referee and bots were killed",
-                duration_s=duration,
-                ended_reason="timeout",
-            )
-        try:
-            outcome = pickle.loads(data)
-        except Exception:  # anything unpickling a truncated stream may raise
-            outcome = None
-        if not isinstance(outcome, MatchOutcome):
-            why = f"the referee ended without an outcome: {_tail(stderr) or 'no message'}"
-            return failed_outcome(job, why, duration_s=duration)
-        return outcome
+            call = RefereeCall(play, job, ship_files)
+            payload = pickle.dumps(call, protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException:
+            os.close(stdin_w)  # _exchange closes it otherwise
+            raise
+        data, stderr = _exchange(stdin_w, stdout_r, stderr_r, payload, started + deadline_s)
+    finally:
+        os.close(stdout_r)
+        os.close(stderr_r)
+        # A referee that sent its outcome has ended its match and stopped its bots; any
+        # other is killed with everything below it. (The zygote removes its folder.)
+        _kill(pid, referee, with_descendants=not data)
+    duration = time.monotonic() - started
+    if data is None:
+        return failed_outcome(
+            job,
+            f"timeout: the match ran past its deadline of {deadline_s:g} s on "
+            f"{socket.gethostname()}; its referee and bots were killed",
+            duration_s=duration,
+            ended_reason="timeout",
+        )
+    try:
+        outcome = pickle.loads(data)
+    except Exception:  # anything unpickling a truncated stream may raise
+        outcome = None
+    if not isinstance(outcome, MatchOutcome):
+        said = stderr.decode("utf-8", "replace").strip() or "no message"
+        return failed_outcome(
+            job, f"the referee ended without an outcome: {said}", duration_s=duration
+        )
+    return outcome
 
 
 def _process(pid: int) -> psutil.Process | None:
@@ -405,19 +417,25 @@ def _process(pid: int) -> psutil.Process | None:
         return None  # it already finished (and the kernel reaped it)
 
 
-def _exchange(stdin: int, stdout: int, payload: bytes, deadline: float) -> bytes | None:
-    """Send ``payload`` (then close ``stdin``) and read ``stdout`` to its end; None when
-    ``deadline`` (monotonic) passes first."""
+def _exchange(
+    stdin: int, stdout: int, stderr: int, payload: bytes, deadline: float
+) -> tuple[bytes | None, bytes]:
+    """Send ``payload`` (then close ``stdin``), read ``stdout`` to its end and keep the
+    last :data:`STDERR_TAIL_BYTES` of ``stderr``; the output is None when ``deadline``
+    (monotonic) passes first."""
     chunks: list[bytes] = []
+    tail = bytearray()
     pending = memoryview(payload)
     os.set_blocking(stdin, False)
+    os.set_blocking(stderr, False)
+    readers = [stdout, stderr]
     try:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                return None
+                return None, bytes(tail)
             writers = [stdin] if pending else []
-            readable, writable, _ = select.select([stdout], writers, [], left)
+            readable, writable, _ = select.select(readers, writers, [], left)
             if writable:
                 try:
                     pending = pending[os.write(stdin, pending) :]
@@ -426,14 +444,30 @@ def _exchange(stdin: int, stdout: int, payload: bytes, deadline: float) -> bytes
                 if not pending:
                     os.close(stdin)
                     stdin = -1
-            if readable:
+            if stderr in readable and not _keep_tail(stderr, tail):
+                readers.remove(stderr)
+            if stdout in readable:
                 chunk = os.read(stdout, 1 << 20)
                 if not chunk:
-                    return b"".join(chunks)
+                    while stderr in readers and _keep_tail(stderr, tail):
+                        continue  # what it wrote before it ended
+                    return b"".join(chunks), bytes(tail)
                 chunks.append(chunk)
     finally:
         if stdin >= 0:
             os.close(stdin)
+
+
+def _keep_tail(stream: int, tail: bytearray) -> bool:
+    """Read what ``stream`` holds into ``tail`` (cut to its last bytes); False at its end
+    or when it holds nothing now."""
+    try:
+        chunk = os.read(stream, 1 << 16)
+    except BlockingIOError:
+        return False
+    tail += chunk
+    del tail[:-STDERR_TAIL_BYTES]
+    return bool(chunk)
 
 
 def _kill(pid: int, referee: psutil.Process | None, *, with_descendants: bool) -> None:
@@ -454,10 +488,3 @@ def _kill(pid: int, referee: psutil.Process | None, *, with_descendants: bool) -
         except psutil.NoSuchProcess:  # pragma: no cover - a bot that ended by itself
             continue
     psutil.wait_procs(below, timeout=10)
-
-
-def _tail(stream: IO[bytes]) -> str:
-    stream.seek(0, os.SEEK_END)
-    size = stream.tell()
-    stream.seek(max(0, size - STDERR_TAIL_BYTES))
-    return stream.read().decode("utf-8", "replace").strip()

@@ -1,8 +1,9 @@
 """The Dask executor on a local cluster of 2 worker processes (1 thread each).
 
-One cluster serves the whole module (its workers and their referee zygotes are started
-before the first test, so they are no test's leftovers); each test connects its own client
-to it by the scheduler's address, as a host connects to a remote cluster.
+One cluster serves the whole module (its workers are started before the first test, so
+they are no test's leftovers; their referee zygotes are stopped after each test); each test
+connects its own client to it by the scheduler's address, as a host connects to a remote
+cluster.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from arena.match.config import MatchConfig
 from arena.tournament import dask_executor as dask_module
 from arena.tournament.dask_executor import ClusterError, DaskCluster, dask_executor
 from arena.tournament.outcome import MatchOutcome, SeatOutcome
-from arena.tournament.remote import pack_files, sees_file
+from arena.tournament.remote import close_zygote, pack_files, sees_file
 from arena.tournament.worker import MatchJob, play_match
 from tests import TEST_BOTS
 from tests.arena.tournament.helpers import FOLDER, STATION
@@ -40,6 +41,14 @@ def local_cluster() -> Iterator[DaskCluster]:
         yield cluster
     finally:
         cluster.close()
+
+
+@pytest.fixture(autouse=True)
+def fresh_zygotes(local_cluster: DaskCluster) -> Iterator[None]:
+    """After each test, the workers stop their referee zygotes (and the spare referee each
+    keeps ready): the next test starts them again, so none is a test's leftover."""
+    yield
+    local_cluster.client.run(close_zygote)
 
 
 @pytest.fixture
@@ -69,12 +78,14 @@ def job_for(
 
 
 def _referees(cluster: DaskCluster) -> list[psutil.Process]:
-    """The processes below the cluster's zygotes: referees and their bots."""
-    found = []
+    """The referees playing on the cluster (they have bots), and their bots; not the spare
+    referee each zygote keeps ready."""
+    found: list[psutil.Process] = []
     for pid in cluster.client.run(_own_pid).values():
-        for child in psutil.Process(pid).children(recursive=True):
-            if child.ppid() != pid:  # a zygote's child or below
-                found.append(child)
+        for zygote in psutil.Process(pid).children():
+            for referee in zygote.children():
+                bots = referee.children(recursive=True)
+                found += [referee, *bots] if bots else []
     return found
 
 

@@ -6,6 +6,7 @@ referees' zygote is a child of the test and is stopped after each test.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pickle
 import socket
@@ -40,6 +41,7 @@ from tests.arena.tournament.helpers import FOLDER, STATION
 pytestmark = pytest.mark.allow_error_logs
 
 HANG = TEST_BOTS / "hang" / "bot.toml"
+F_SETPIPE_SZ = 1031  # Linux: a pipe's capacity
 
 
 @pytest.fixture(autouse=True)
@@ -68,14 +70,26 @@ def exit_mid_match(job: MatchJob) -> MatchOutcome:
     os._exit(3)
 
 
-def _descendants_of_zygote() -> list[psutil.Process]:
+def _playing() -> list[psutil.Process]:
+    """The zygote's referees that are playing (they have bots) with their bots: not the
+    spare referee that waits for the next match."""
     zygote = remote._zygote
     if zygote is None:
         return []
+    found: list[psutil.Process] = []
     try:
-        return psutil.Process(zygote.process.pid).children(recursive=True)
+        for referee in psutil.Process(zygote.process.pid).children():
+            bots = referee.children(recursive=True)
+            if bots:
+                found += [referee, *bots]
     except psutil.NoSuchProcess:
-        return []
+        return found
+    return found
+
+
+def _referee_count() -> int:
+    zygote = remote._zygote
+    return 0 if zygote is None else len(psutil.Process(zygote.process.pid).children())
 
 
 # -- the task ----------------------------------------------------------------------------------
@@ -101,7 +115,7 @@ def test_a_hung_match_is_a_timeout_fault_and_its_referee_and_bots_are_killed(
     runner.start()
     seen: list[psutil.Process] = []
     while runner.is_alive() and len(seen) < 3:  # the referee and its two bots
-        seen = _descendants_of_zygote()
+        seen = _playing()
         time.sleep(0.05)
     runner.join()
     assert len(seen) >= 3, "the match never started"
@@ -122,7 +136,7 @@ def test_a_referee_that_dies_is_a_failed_match_quoting_its_stderr(tmp_path: Path
 def test_a_job_that_cannot_be_sent_leaves_no_referee_behind(tmp_path: Path) -> None:
     with pytest.raises((pickle.PicklingError, AttributeError)):
         run_in_referee(lambda job: play_match(job), job_for(tmp_path), 60.0)
-    assert _descendants_of_zygote() == []
+    assert _playing() == [] and _referee_count() <= 1  # at most the spare, waiting
 
 
 def test_one_zygote_serves_many_matches_and_one_that_died_is_started_again(
@@ -149,6 +163,20 @@ def test_a_zygote_that_cannot_start_is_a_failed_match(
     monkeypatch.setattr(remote, "_shared_zygote", broken)
     outcome = run_in_referee(play_match, job_for(tmp_path), 60.0)
     assert outcome.error == "the referee zygote did not start (exit code 1)"
+
+
+def test_a_zygote_that_cannot_hand_over_a_referee_is_a_failed_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Refusing:
+        root = tmp_path
+
+        def spawn(self, stdin: int, stdout: int, stderr: int) -> int:
+            raise ZygoteError("the referee zygote could not fork a referee (b'')")
+
+    monkeypatch.setattr(remote, "_shared_zygote", Refusing)
+    outcome = run_in_referee(play_match, job_for(tmp_path), 60.0)
+    assert outcome.error == "the referee zygote could not fork a referee (b'')"
 
 
 def test_a_zygote_whose_python_cannot_run_the_arena_says_so() -> None:
@@ -195,45 +223,60 @@ def test_a_zygote_that_cannot_fork_or_is_gone_is_an_error() -> None:
 def test_exchange_reads_everything_even_when_the_referee_never_read_its_job() -> None:
     stdin_r, stdin_w = os.pipe()
     stdout_r, stdout_w = os.pipe()
+    stderr_r, stderr_w = os.pipe()
     os.close(stdin_r)  # the referee died before it read: writing breaks the pipe
-    os.write(stdout_w, b"last words")
+    fcntl.fcntl(stderr_w, F_SETPIPE_SZ, 1 << 20)  # room for more than one read of it
+    os.write(stderr_w, b"x" * 200_000 + b" and its last words")  # only the tail is kept
+    os.write(stdout_w, b"partial")
     os.close(stdout_w)
+    os.close(stderr_w)
     try:
-        data = remote._exchange(stdin_w, stdout_r, b"x" * 100, time.monotonic() + 10)
+        data, said = remote._exchange(
+            stdin_w, stdout_r, stderr_r, b"x" * 100, time.monotonic() + 10
+        )
     finally:
         os.close(stdout_r)
-    assert data == b"last words"
+        os.close(stderr_r)
+    assert data == b"partial"
+    assert len(said) == remote.STDERR_TAIL_BYTES and said.endswith(b" and its last words")
 
 
 def test_exchange_writes_a_big_job_in_pieces_while_it_reads() -> None:
     stdin_r, stdin_w = os.pipe()
     stdout_r, stdout_w = os.pipe()
+    stderr_r, stderr_w = os.pipe()
     payload = os.urandom(1 << 20)  # far more than a pipe holds: written as it is read
     received: list[bytes] = []
 
     def referee() -> None:
         with os.fdopen(stdin_r, "rb") as source, os.fdopen(stdout_w, "wb") as sink:
             received.append(source.read())
-            sink.write(b"done")
+            os.write(stderr_w, b"playing")
+            sink.write(b"done")  # stderr stays open: a bot may hold it
 
     thread = threading.Thread(target=referee)
     thread.start()
     try:
-        data = remote._exchange(stdin_w, stdout_r, payload, time.monotonic() + 60)
+        data, said = remote._exchange(stdin_w, stdout_r, stderr_r, payload, time.monotonic() + 60)
     finally:
         thread.join()
-        os.close(stdout_r)
-    assert data == b"done" and received == [payload]
+        for fd in (stdout_r, stderr_r, stderr_w):
+            os.close(fd)
+    assert data == b"done" and received == [payload] and said == b"playing"
 
 
 def test_exchange_gives_up_at_the_deadline() -> None:
     stdin_r, stdin_w = os.pipe()
     stdout_r, stdout_w = os.pipe()
+    stderr_r, stderr_w = os.pipe()
+    os.close(stderr_w)  # a closed stderr is read to its end once
     try:
-        assert remote._exchange(stdin_w, stdout_r, b"job", time.monotonic() + 0.2) is None
-        assert remote._exchange(os.dup(stdout_w), stdout_r, b"", time.monotonic() - 1) is None
+        late = time.monotonic() + 0.2
+        assert remote._exchange(stdin_w, stdout_r, stderr_r, b"job", late) == (None, b"")
+        gone = time.monotonic() - 1
+        assert remote._exchange(os.dup(stdout_w), stdout_r, stderr_r, b"", gone) == (None, b"")
     finally:
-        for fd in (stdin_r, stdout_r, stdout_w):
+        for fd in (stdin_r, stdout_r, stdout_w, stderr_r):
             os.close(fd)
 
 
