@@ -22,14 +22,16 @@ the start of the first match to the arrival of the last outcome (window x worker
 matches' own durations), per match. On the pool that is the pickling of the job and the
 outcome through the pool's pipes and the runner's work between matches; on Dask, besides,
 the scheduler, the task, the fork of a referee and its files sent back and written on the
-host. Targets: the Dask overhead per match (its overhead less the pool's, in the same
-round) under 10 ms, and Dask's throughput within 10% of the pool's (the median over the
-rounds of the ratio within each round).
+host. For scale, the round trip of an empty Dask task on the same cluster is shown: the
+part of the overhead that is Dask's own. Targets: the Dask overhead per match (its overhead
+less the pool's, in the same round) under 10 ms, and Dask's throughput within 10% of the
+pool's (the median over the rounds of the ratio within each round).
 """
 
 from __future__ import annotations
 
 import argparse
+import operator
 import os
 import statistics
 import sys
@@ -158,14 +160,13 @@ def bench_config(*, matches: int, hands: int, seed: int) -> TournamentConfig:
 
 def play(
     config: TournamentConfig,
-    folder: Path,
+    out: Path,
     executor: str,
     factory: Callable[[int], Executor],
     workers: int,
 ) -> RunFigures:
-    """Run the tournament once in a fresh run folder; its figures."""
+    """Run the tournament once in the fresh run folder ``out``; its figures."""
     samples: list[tuple[float, float]] = []
-    out = Path(tempfile.mkdtemp(prefix=f"{executor}-", dir=folder))
     with ResultsDatabase(out / "results.sqlite") as db:
         runner = TournamentRunner(
             config,
@@ -185,7 +186,22 @@ def play(
     return RunFigures(executor, wall, len(run.outcomes), hands, workers, samples)
 
 
-def print_rounds(rounds: list[tuple[RunFigures, RunFigures]], cluster_start_s: float) -> None:
+def empty_task_ms(cluster: DaskCluster, count: int = 20) -> float:
+    """The median round trip of an empty Dask task, one at a time, in ms: the floor under
+    Dask's overhead per match on this machine."""
+    times = []
+    for number in range(count):
+        started = time.perf_counter()
+        task = cluster.client.submit(operator.add, number, 1, pure=False)
+        task.result()
+        times.append(time.perf_counter() - started)
+        task.release()
+    return statistics.median(times) * 1000
+
+
+def print_rounds(
+    rounds: list[tuple[RunFigures, RunFigures]], cluster_start_s: float, empty_ms: float
+) -> None:
     """Every round's figures side by side, then the medians against the targets."""
     print("  round executor  wall s matches/s hands/s | match ms overhead ms | dask / pool")
     ratios, extra = [], []
@@ -216,6 +232,10 @@ def print_rounds(rounds: list[tuple[RunFigures, RunFigures]], cluster_start_s: f
     print(
         f"  overhead per match   pool {pool_ms:.1f} ms, dask {dask_ms:.1f} ms: dask adds"
         f" {overhead:.1f} ms (median); {verdict} the 10 ms target"
+    )
+    print(
+        f"  empty dask task      {empty_ms:6.1f} ms round trip (median): Dask's own share of"
+        " its overhead; the rest is the referee's fork and hand-over"
     )
 
 
@@ -249,9 +269,10 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory(prefix="bench-dask-") as temp:
         folder = Path(temp)
-        rounds, starts = [], []
+        rounds, starts, empties = [], [], []
         for _ in range(args.rounds):
-            pool = play(config, folder, "pool", local_executor, args.workers)
+            out = Path(tempfile.mkdtemp(prefix="pool-", dir=folder))
+            pool = play(config, out, "pool", local_executor, args.workers)
             # A cluster per round, closed before the next pool starts: the two share
             # multiprocessing's resource tracker, which each stops when it ends.
             started = time.perf_counter()
@@ -260,13 +281,17 @@ def main() -> None:
                 local.check_bots(BOTS, "none")  # and each worker's referee zygote starts
                 starts.append(time.perf_counter() - started)
                 connection = DaskCluster.start(local.address, 0)
+                empties.append(empty_task_ms(connection))
+                out = Path(tempfile.mkdtemp(prefix="dask-", dir=folder))
+                # As arena tournament does: the workers share the run folder here.
+                connection.check_bots(BOTS, "none", run_folder=out)
                 factory = partial(_executor_of, connection)
-                dask = play(config, folder, "dask", factory, args.workers)
+                dask = play(config, out, "dask", factory, args.workers)
             finally:
                 local.close()
             rounds.append((pool, dask))
     print(f"  load average after the rounds {os.getloadavg()[0]:.2f}")
-    print_rounds(rounds, statistics.median(starts))
+    print_rounds(rounds, statistics.median(starts), statistics.median(empties))
 
 
 if __name__ == "__main__":
