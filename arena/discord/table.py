@@ -49,7 +49,7 @@ from arena.store.jsonl import HISTORY_FILE_NAME
 from engine.config import GameConfig
 from protocol.request_encoder import EventTextCache
 
-__all__ = ["ChatSeat", "ChatTable", "Sink", "TableState"]
+__all__ = ["ChatSeat", "ChatTable", "Sink", "TableState", "Turn"]
 
 _log = logging.getLogger(__name__)
 
@@ -67,6 +67,15 @@ class Sink(Protocol):
     def to_person(self, user_id: int, text: str) -> None:
         """Send ``text`` to one person only (a direct message)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A seat's turn: its index and the request (hand id and sequence number) it answers."""
+
+    seat_index: int
+    hand_id: str
+    seq: int
 
 
 class TableState(StrEnum):
@@ -113,12 +122,17 @@ class ChatTable:
         self._last_table = ""  # the latest public table, for status
         self._told: set[tuple[str, str]] = set()  # (kind, id) of messages told already
         self._events_told = 0
-        self._changed = threading.Condition()
+        self._changed = threading.Condition(threading.RLock())
         self._thread: threading.Thread | None = None
         # One cache shared by the table's sessions, as a match's sessions share one.
         self._event_texts = EventTextCache()
 
     # -- seating ------------------------------------------------------------------------
+
+    @property
+    def is_running(self) -> bool:
+        """True while the match's thread runs."""
+        return self._thread is not None and self._thread.is_alive()
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat index of a person, or None."""
@@ -274,13 +288,25 @@ class ChatTable:
         if self._thread is not None:
             self._thread.join(timeout_s)
 
-    def wait_turn(self, timeout_s: float) -> int | None:
-        """Wait until it is a seat's turn or the match is over; the seat index, or None."""
+    def wait_turn(self, timeout_s: float, *, after: Turn | None = None) -> Turn | None:
+        """Wait until it is a seat's turn (another turn than ``after``) or the match is
+        over; the turn, or None."""
+
+        def ready() -> bool:
+            turn = self.turn()
+            return (turn is not None and turn != after) or self.state is TableState.OVER
+
         with self._changed:
-            self._changed.wait_for(
-                lambda: self._turn is not None or self.state is TableState.OVER, timeout_s
-            )
-            return None if self._turn is None else self._turn[0]
+            self._changed.wait_for(ready, timeout_s)
+            return self.turn()
+
+    def turn(self) -> Turn | None:
+        """Whose turn it is now (the seat and the request it is answering), or None."""
+        with self._changed:
+            if self._turn is None:
+                return None
+            index, request = self._turn
+            return Turn(index, str(request["hand_id"]), int(request["seq"]))
 
     def join(self, timeout_s: float | None = None) -> None:
         """Wait for the match's thread to end."""
