@@ -292,16 +292,25 @@ class DaskMatchExecutor(Executor):
     def _finish(
         self, result: Future[MatchOutcome], job: MatchJob, ship_files: bool, task: Any
     ) -> None:
-        """In Dask's callback thread: fetch, write the files, release, complete."""
+        """In Dask's callback thread: fetch, write the files, release, complete. A bug of
+        ours here reaches the runner as the future's exception (it stops the run loudly)
+        instead of leaving the runner waiting for a future that never ends."""
         with self._lock:
             self._pending.pop(result, None)
+        error: BaseException | None = None
         try:
             outcome = _collect(job, task, ship_files=ship_files)
+        except BaseException as exc:
+            error = exc
         finally:
             # A client closed meanwhile (a shutdown) has released every task already.
             with contextlib.suppress(RuntimeError):
                 task.release()
-        if result.set_running_or_notify_cancel():
+        if not result.set_running_or_notify_cancel():
+            return  # cancelled by a shutdown: nobody waits for it
+        if error is not None:
+            result.set_exception(error)
+        else:
             result.set_result(outcome)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:

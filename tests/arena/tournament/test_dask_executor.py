@@ -13,6 +13,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -246,6 +247,9 @@ class FakeTask:
     def exception(self) -> BaseException | None:
         return self._error
 
+    def release(self) -> None:
+        """Nothing to release."""
+
 
 def _collect(job: MatchJob, task: FakeTask) -> MatchOutcome:
     outcome: MatchOutcome = dask_module._collect(job, task)
@@ -293,6 +297,36 @@ def test_files_the_host_cannot_write_are_a_failed_match(tmp_path: Path) -> None:
     bad = MatchOutcome(**{**_fields(played), "files": (("../x", 0o600, b""),)})
     outcome = _collect(job_for(tmp_path / "other"), FakeTask("finished", result=bad))
     assert outcome.error is not None and "must stay in the match's folder" in outcome.error
+
+
+class BrokenTask:
+    """A task whose status cannot be read: a bug on the host's side."""
+
+    released = False
+
+    @property
+    def status(self) -> str:
+        raise RuntimeError("no status")
+
+    def release(self) -> None:
+        self.released = True
+
+
+def test_a_bug_while_collecting_reaches_the_runner_as_an_error(
+    tmp_path: Path, cluster: DaskCluster
+) -> None:
+    executor = cluster.executor()
+    result: Future[MatchOutcome] = Future()
+    task = BrokenTask()
+    executor._finish(result, job_for(tmp_path), True, task)
+    assert task.released
+    with pytest.raises(RuntimeError, match="no status"):
+        result.result(timeout=0)
+    cancelled: Future[MatchOutcome] = Future()
+    cancelled.cancel()
+    executor._finish(cancelled, job_for(tmp_path), True, FakeTask("cancelled"))
+    assert cancelled.cancelled()  # nobody waits for it: left as it is
+    executor.shutdown()
 
 
 def _fields(outcome: MatchOutcome) -> dict[str, Any]:
