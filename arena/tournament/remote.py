@@ -8,16 +8,18 @@ and the processes below it. A match past its deadline comes back as a failed out
 ``ended_reason`` is ``"timeout"`` and whose error starts with ``timeout:``; the host stores
 it as a failed match (not counted) and the next run plays it again.
 
-The referees are forked by a *zygote*, one per worker process, started at the first task:
-a process that imported the arena once, so that a referee costs a fork, not a fresh
-interpreter (see :mod:`arena.tournament.referee`). The zygote exits when its worker does.
+The referees are forked by a *zygote*, one per worker process, started by the check before
+the first match: a process that imported the arena once, so that a referee costs a fork,
+not a fresh interpreter (see :mod:`arena.tournament.referee`). The zygote exits when its
+worker does.
 
-The worker needs no shared folder: the referee plays in a folder of its own and sends the
-match's files back inside the outcome (:func:`pack_files`, compressed, at most
-:data:`MAX_FILES_BYTES`); the host writes them under ``<run>/matches/<id>/``
-(:func:`unpack_files`) before it stores the outcome, so ``hands_path`` and the stderr logs'
-paths mean the same as for a local match. :func:`check_bots_here` runs on every worker
-before the first match: the bots' manifests must be at the same paths there.
+Where the host's run folder is not shared with the worker, the referee plays in a folder
+of its own and sends the match's files back inside the outcome (:func:`pack_files`,
+compressed, at most :data:`MAX_FILES_BYTES`); the host writes them under
+``<run>/matches/<id>/`` (:func:`unpack_files`) before it stores the outcome, so
+``hands_path`` and the stderr logs' paths mean the same as for a local match. Where it is
+shared (:func:`sees_file` finds out), the match writes there. :func:`check_bots_here` runs
+on every worker before the first match: the bots must be at the same paths there.
 """
 
 from __future__ import annotations
@@ -279,7 +281,7 @@ class Zygote:
         self.root = Path(os.fsdecode(hello.removeprefix(READY)))
 
     def spawn(self, stdin: int, stdout: int, stderr: int) -> int:
-        """Fork a referee with these standard streams; its process id."""
+        """Hand these standard streams to a referee (the zygote's spare); its process id."""
         with self._lock:
             try:
                 socket.send_fds(self._socket, [REQUEST], [stdin, stdout, stderr])
@@ -297,10 +299,12 @@ class Zygote:
     def close(self) -> None:
         """Stop the zygote: it exits when its socket closes (killed if it does not), and
         its referees with it; returns when they are all gone."""
-        try:
-            below = psutil.Process(self.process.pid).children(recursive=True)
-        except psutil.NoSuchProcess:
-            below = []
+        below: list[psutil.Process] = []
+        # Not reaped yet, so its process id is still its own (a zombie's children are
+        # gone to init already: nothing to wait for).
+        with contextlib.suppress(psutil.NoSuchProcess):
+            if self.is_alive():
+                below = psutil.Process(self.process.pid).children(recursive=True)
         self._socket.close()
         try:
             self.process.wait(timeout=ZYGOTE_STOP_S)
