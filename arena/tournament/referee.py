@@ -9,8 +9,8 @@ The referee reads one :class:`~arena.tournament.remote.RefereeCall` (pickled) fr
 standard input, plays it in a folder of its own, packs the match's files into the outcome
 (the host writes them into its run folder, so a worker needs no shared folder; where the
 run folder is shared, the match writes there instead) and writes the outcome, pickled, to
-its standard output. Anything else that would be printed goes to
-standard error, so that the outcome arrives intact.
+its standard output. Anything else that would be printed goes to standard error, so that
+the outcome arrives intact.
 
 Two ways to start one:
 
