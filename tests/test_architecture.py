@@ -58,9 +58,12 @@ ARENA_LAYERS: dict[str, frozenset[str]] = {
     "report": frozenset({"report", "stats", "store", "tournament", "session"}),
     # A person's seat: the bot protocol behind a front end, a session like a bot's.
     "human": frozenset({"human", "match", "session", "bots"}),
+    # People at a table over Discord: chat seats over the human seat, a match's files.
+    "discord": frozenset({"discord", "human", "match", "session", "bots", "store"}),
     "commands": frozenset(
         {
             "commands",
+            "discord",
             "report",
             "tools",
             "tournament",
@@ -76,6 +79,7 @@ ARENA_LAYERS: dict[str, frozenset[str]] = {
         {
             "cli",
             "commands",
+            "discord",
             "report",
             "tools",
             "tournament",
