@@ -193,7 +193,8 @@ def create_bot(
         await answer(ctx, manager.leave(ctx.channel.id, ctx.author.id))
 
     @bot.command(name="bot")
-    async def seat_bot(ctx: Context, name: str) -> None:
+    async def seat_bot(ctx: Context, *, name: str) -> None:
+        # The rest of the line: a manifest's name may have spaces.
         await answer(ctx, manager.seat_bot(ctx.channel.id, ctx.author.id, name))
 
     @bot.command(name="bots")
