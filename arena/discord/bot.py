@@ -105,6 +105,10 @@ class DiscordSink:
     def _put(self, item: tuple[bool, int, str]) -> None:
         if self._loop is None or self._queue is None:
             raise RuntimeError("the Discord sink is not started")
+        if self._loop.is_closed():
+            # The client has shut down: a table closing after it has nobody to tell.
+            _log.info("not sent (the client is closed): %s", item[2][:80])
+            return
         self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
 
     async def _send_all(self) -> None:
