@@ -139,3 +139,18 @@ async def test_help_and_the_bots_and_a_missing_argument(harness: Harness) -> Non
 def test_long_texts_are_split_for_discord() -> None:
     text = "\n".join(["x" * 1500, "y" * 1500])
     assert split_text(text) == ["x" * 1500, "y" * 1500]
+
+
+@pytest.mark.asyncio
+async def test_a_channel_not_served_gets_no_answer(tmp_path: Path) -> None:
+    def make_manager(sink: DiscordSink) -> TableManager:
+        return TableManager(sink, {}, tmp_path)
+
+    bot, sink = create_bot(make_manager, channels=[12345], intents=discord.Intents.all())
+    await bot._async_setup_hook()
+    dpytest.configure(bot)
+    with pytest.raises(commands.CheckFailure):
+        await dpytest.message("!open")
+    assert dpytest.sent_queue.empty()
+    await sink.stop()
+    await dpytest.empty_queue()
