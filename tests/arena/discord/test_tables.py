@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.manifest import load_manifest
+from arena.bots.process import process_factory
 from arena.commands.report import report_after_run
 from arena.discord.table import ChatTable, TableState
 from arena.discord.tables import TableManager
@@ -21,6 +23,7 @@ from tests.arena.discord.helpers import (
     manager,
     play_out,
 )
+from tests.arena.scripted import SAMPLE_BOTS
 
 CHANNEL, ANN, BOB = 100, 1, 2
 
@@ -243,3 +246,16 @@ def test_seat_commands_in_the_chat(tmp_path: Path, entry: str) -> None:
         assert reply.startswith("You may: fold, call 5")
     play_out(tables, CHANNEL, {0: shove, 1: shove})
     assert finished(tables).result is not None
+
+
+def test_a_bot_seat_is_an_ordinary_bot_process(tmp_path: Path) -> None:
+    manifest = load_manifest(SAMPLE_BOTS / "python_calling_station" / "bot.toml")
+    sink = RecordingSink()
+    tables = TableManager(sink, {"station": process_factory(manifest)}, tmp_path, seed=lambda: 4)
+    tables.open(CHANNEL, ANN, "ann", "stack=100 blinds=1/10 hands=2")
+    tables.seat_bot(CHANNEL, ANN, "station")
+    tables.start(CHANNEL, ANN)
+    play_out(tables, CHANNEL, {0: call})
+    table = finished(tables)
+    assert table.result is not None and table.result.hands_played >= 1
+    assert table.out_dir is not None and replay_file(table.out_dir / "hands.jsonl").is_ok
