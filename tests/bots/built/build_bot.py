@@ -31,6 +31,13 @@ for line in sys.stdin:
     sys.stdout.flush()
 """
 
-out = Path("out")
-out.mkdir(exist_ok=True)
-(out / "station.py").write_text(PROGRAM, encoding="utf-8")
+
+def main() -> None:
+    """Write the program (in the current folder: the build runs in the bot's copy)."""
+    out = Path("out")
+    out.mkdir(exist_ok=True)
+    (out / "station.py").write_text(PROGRAM, encoding="utf-8")
+
+
+if __name__ == "__main__":  # (test collection imports this file: it must not build then)
+    main()
