@@ -108,20 +108,34 @@ class Confinement:
 
 
 def remove_private_dir(path: Path) -> None:
-    """Remove ``path`` and everything in it, even what its bot made unwritable."""
+    """Remove ``path`` and everything in it, even what its bot made unwritable.
+
+    Only ``path`` and what is inside it are ever changed: a failure at ``path`` itself
+    (another arena removed it first, say) must not touch its parent, the shared temporary
+    folder, whose mode every other program relies on.
+    """
+    top = os.path.abspath(path)
 
     # Root removes anything; an arena without root must first open what its bot closed.
-    def make_writable_and_retry(
-        function: object, failed: str, _exc: object
-    ) -> None:  # pragma: no cover
+    def make_writable_and_retry(function: object, failed: str, _exc: object) -> None:
+        failed_path = os.path.abspath(failed)
+        if failed_path == top:
+            # The folder itself: open it (never its parent) and try once more, if it is
+            # still there (another arena may have removed it first).
+            with contextlib.suppress(OSError):
+                if os.path.isdir(top) and not os.path.islink(top):
+                    os.chmod(top, stat.S_IRWXU)
+                    shutil.rmtree(top, ignore_errors=True)
+            return
+        if not failed_path.startswith(top + os.sep):
+            return  # not inside the folder: not ours to change
         with contextlib.suppress(OSError):
-            parent = os.path.dirname(failed)
-            os.chmod(parent, stat.S_IRWXU)
-            if os.path.isdir(failed) and not os.path.islink(failed):
-                os.chmod(failed, stat.S_IRWXU)
-                shutil.rmtree(failed, ignore_errors=True)
+            os.chmod(os.path.dirname(failed_path), stat.S_IRWXU)
+            if os.path.isdir(failed_path) and not os.path.islink(failed_path):
+                os.chmod(failed_path, stat.S_IRWXU)
+                shutil.rmtree(failed_path, ignore_errors=True)
             else:
-                os.unlink(failed)
+                os.unlink(failed_path)
 
     if path.exists() or path.is_symlink():
         shutil.rmtree(path, onerror=make_writable_and_retry)

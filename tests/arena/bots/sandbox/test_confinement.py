@@ -3,8 +3,14 @@ and how it ended read as a limit stop when it was one."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import signal
+import stat
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from arena.bots.launcher import LaunchSpec
 from arena.bots.sandbox.confinement import Confinement, reason_of_signal, remove_private_dir
@@ -88,3 +94,34 @@ def test_a_private_dir_is_removed_even_where_the_bot_closed_it(tmp_path: Path) -
     remove_private_dir(private)
     assert not private.exists() and tmp_path.exists()
     remove_private_dir(private)  # gone already: nothing to do
+
+
+def test_removing_a_private_dir_never_changes_its_parents_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The shared temporary folder's mode (1777) is everybody's: removing a bot's private
+    # folder may open what is inside it, never the folder it sits in.
+    parent = tmp_path / "shared"
+    parent.mkdir()
+    parent.chmod(0o1777)
+    private = parent / "arena-bot-1-2-x"
+    (private / "bot" / "locked").mkdir(parents=True)
+    (private / "bot" / "locked" / "file").write_text("x")
+    (private / "bot" / "locked").chmod(0o500)
+    remove_private_dir(private)
+    assert not private.exists()
+    assert stat.S_IMODE(parent.stat().st_mode) == 0o1777
+
+    # Another arena sweeps the same dead arena's folder first: the removal fails at the
+    # folder itself, and the error handler must leave the parent alone.
+    gone = parent / "arena-bot-9-9-gone"
+    gone.mkdir()
+    real_rmtree = shutil.rmtree
+
+    def swept_by_another_arena(path: str, *args: Any, **kwargs: Any) -> None:
+        real_rmtree(path)
+        kwargs["onerror"](os.rmdir, str(path), FileNotFoundError(str(path)))
+
+    monkeypatch.setattr(shutil, "rmtree", swept_by_another_arena)
+    remove_private_dir(gone)
+    assert stat.S_IMODE(parent.stat().st_mode) == 0o1777
