@@ -111,12 +111,10 @@ class WorkerKiller(threading.Thread):
 def test_a_worker_killed_mid_match_leaves_no_bot_and_its_match_is_played_again_once(
     tmp_path: Path,
 ) -> None:
-    # "none": the bots end at the end of their input when their referee dies. (Under the
-    # limits layer their supervisors die with the referee too; it is left out here because
-    # a killed worker's private folders are then swept by two launchers at once, which the
-    # sandbox's folder removal does not survive yet.)
+    # Under the limits layer the bots' supervisors die with their referee, and a killed
+    # worker's private folders may be swept by two launchers at once.
     settings: list[str | Path] = [_slow_bot(tmp_path), STATION, *COMMON, "--seed", "11"]
-    settings += ["--deals", "10", "--block-deals", "5", "--sandbox", "none"]
+    settings += ["--deals", "10", "--block-deals", "5", "--sandbox", "limits"]
     code, text = run_tournament(*settings, "--out", tmp_path / "local")
     assert code == 0, text
 
