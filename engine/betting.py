@@ -13,9 +13,9 @@ The rules (each cited where it is applied):
 * Fixed-limit: every bet and raise is exactly one bet (small bet on the first two rounds of
   hold'em, big bet later); at most ``raise_cap`` bets per round (one bet and three raises,
   the big blind counting as the pre-flop bet), lifted when only two players are left in the
-  hand. An all-in raise of at least half a bet counts as a full raise for reopening the
-  betting (the common limit rule); smaller ones do not, and only full raises count towards
-  the cap.
+  hand, unless the game keeps the cap heads-up (``GameConfig.cap_heads_up``). An all-in
+  raise of at least half a bet counts as a full raise for reopening the betting (the common
+  limit rule); smaller ones do not, and only full raises count towards the cap.
 * Raising is not allowed when no opponent could call more (all others are all-in or folded).
 * A call when nothing is to be called is a check (lenient: the player meant to stay in);
   ``RaiseTo`` the whole stack is all-in and always allowed when a bet or call is (an all-in
@@ -73,6 +73,7 @@ class RoundState:
         "acted",
         "acted_level",
         "bet_size",
+        "cap_heads_up",
         "committed",
         "current_bet",
         "increment",
@@ -94,10 +95,12 @@ class RoundState:
         committed: list[int],
         statuses: list[PlayerStatus],
         is_first: bool,
+        cap_heads_up: bool = False,
     ) -> None:
         self.structure = structure
         self.bet_size = bet_size
         self.raise_cap = raise_cap
+        self.cap_heads_up = cap_heads_up
         self.stacks = stacks
         self.committed = committed
         self.statuses = statuses
@@ -165,7 +168,8 @@ class RoundState:
         if (
             self.structure is _FIXED
             and self.raise_count >= self.raise_cap
-            and statuses.count(_ACTIVE) + statuses.count(_ALL_IN) > 2
+            # The cap is lifted when two players are left, unless the game keeps it.
+            and (self.cap_heads_up or statuses.count(_ACTIVE) + statuses.count(_ALL_IN) > 2)
         ):
             return f"the cap of {self.raise_cap} bets is reached"
         return None

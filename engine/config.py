@@ -63,10 +63,13 @@ class GameConfig:
     # (default: big blind and twice the big blind).
     small_bet: int = field(default=0)
     big_bet: int = field(default=0)
-    # Fixed-limit cap: one bet and three raises per round, lifted heads-up.
+    # Fixed-limit cap: one bet and three raises per round, lifted heads-up (when only two
+    # players are left in the hand) unless ``cap_heads_up``: some hosts (and PHH readers
+    # such as pokerkit) keep the cap whatever the number of players.
     raise_cap: int = 4
     max_discard_count: int = 5
     draw_limit: DrawLimit = DrawLimit.ANY
+    cap_heads_up: bool = False
 
     def __post_init__(self) -> None:
         for name in ("small_blind", "big_blind", "ante", "small_bet", "big_bet"):
@@ -83,6 +86,8 @@ class GameConfig:
             raise ConfigError(f"max_discard_count must be 0..5, got {self.max_discard_count!r}")
         if self.raise_cap < 1:
             raise ConfigError(f"raise_cap must be at least 1, got {self.raise_cap!r}")
+        if not isinstance(self.cap_heads_up, bool):
+            raise ConfigError(f"cap_heads_up must be true or false, got {self.cap_heads_up!r}")
         unit = self.big_blind or self.ante
         if self.small_bet == 0:
             object.__setattr__(self, "small_bet", unit)
@@ -95,11 +100,23 @@ class GameConfig:
         return self.big_blind or self.ante or 1
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready form (enums as their string values)."""
-        return {
+        """Plain JSON-ready form (enums as their string values).
+
+        ``cap_heads_up`` is written only when true, so the documents of every other game
+        (hand histories, golden files, ``hello``) stay as they always were.
+
+        >>> GameConfig(cap_heads_up=True).to_dict()["cap_heads_up"]
+        True
+        >>> "cap_heads_up" in GameConfig().to_dict()
+        False
+        """
+        data = {
             key: (str(value) if isinstance(value, StrEnum) else value)
             for key, value in asdict(self).items()
         }
+        if not self.cap_heads_up:
+            del data["cap_heads_up"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameConfig:

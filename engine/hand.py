@@ -368,6 +368,7 @@ class Hand(HandState):
             structure=config.structure,
             bet_size=bet_size,
             raise_cap=config.raise_cap,
+            cap_heads_up=config.cap_heads_up,
             stacks=self._stacks,
             committed=self._street,
             statuses=self._statuses,

@@ -129,11 +129,40 @@ def test_fixed_limit_cap_is_one_bet_and_three_raises() -> None:
     assert "the cap of 4 bets is reached" in str(info.value)
 
 
-def test_fixed_limit_cap_is_lifted_heads_up() -> None:
+def test_fixed_limit_cap_lifted_heads_up_by_default() -> None:
     hand = start([1000] * 2, FL)
     for total in (4, 6, 8, 10, 12):
         hand.act(RaiseTo(total))
     assert legal(hand).can_raise
+
+
+def test_fixed_limit_cap_kept_heads_up_when_asked() -> None:
+    config = GameConfig(
+        small_blind=1, big_blind=2, structure=BettingStructure.FIXED_LIMIT, cap_heads_up=True
+    )
+    hand = start([1000] * 2, config)
+    for total in (4, 6, 8):  # the big blind and three raises
+        hand.act(RaiseTo(total))
+    actions = legal(hand)
+    assert actions.can_call and not actions.can_raise
+    with pytest.raises(IllegalActionError, match="the cap of 4 bets is reached"):
+        hand.act(RaiseTo(10))
+    hand.act(Call())
+    # The flop: a bet and three raises, then the cap again.
+    for total in (2, 4, 6, 8):
+        hand.act(RaiseTo(total))
+    assert not legal(hand).can_raise
+
+
+def test_fixed_limit_cap_kept_when_two_players_remain_if_asked() -> None:
+    config = GameConfig(
+        small_blind=1, big_blind=2, structure=BettingStructure.FIXED_LIMIT, cap_heads_up=True
+    )
+    hand = start([1000] * 3, config)
+    hand.act(Fold())
+    for total in (4, 6, 8):
+        hand.act(RaiseTo(total))
+    assert not legal(hand).can_raise
 
 
 def test_fixed_limit_cap_is_lifted_when_only_two_players_remain() -> None:

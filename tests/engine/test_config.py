@@ -66,3 +66,18 @@ def test_from_dict_rejects_unknown_keys_and_bad_enum_values() -> None:
         GameConfig.from_dict({"speed": 1, "blinds": 2})
     with pytest.raises(ConfigError, match="structure 'no-limit' is not one of: no_limit"):
         GameConfig.from_dict({"structure": "no-limit"})
+
+
+def test_cap_heads_up_is_written_only_when_true() -> None:
+    # Every document written before the option existed stays byte-identical.
+    assert "cap_heads_up" not in GameConfig().to_dict()
+    config = GameConfig(structure=BettingStructure.FIXED_LIMIT, cap_heads_up=True)
+    data = config.to_dict()
+    assert data["cap_heads_up"] is True
+    assert GameConfig.from_dict(data) == config
+    assert GameConfig.from_dict(GameConfig().to_dict()).cap_heads_up is False
+
+
+def test_cap_heads_up_must_be_a_boolean() -> None:
+    with pytest.raises(ConfigError, match="cap_heads_up must be true or false, got 'yes'"):
+        GameConfig.from_dict({"cap_heads_up": "yes"})
