@@ -21,7 +21,7 @@ def test_a_test_that_leaves_a_child_process_fails(pytester: pytest.Pytester) -> 
             subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
         """
     )
-    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:asyncio")
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*test left processes running*"])
 
@@ -43,7 +43,7 @@ def test_a_test_that_logs_an_unexpected_error_fails(pytester: pytest.Pytester) -
         """
     )
     result = pytester.runpytest_inprocess(
-        "-p", "no:cacheprovider", "-o", "markers=allow_error_logs: ok"
+        "-p", "no:cacheprovider", "-p", "no:asyncio", "-o", "markers=allow_error_logs: ok"
     )
     result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines(["*unexpected ERROR log records*boom*"])
