@@ -12,6 +12,11 @@ hold'em (``FT``). Pot-limit hold'em and five-card draw have no PHH code (``PO`` 
 :class:`PhhError`. Seats not dealt in (no chips) are left out; ``seats`` keeps the real
 seat numbers (1-based, as PHH counts them).
 
+Equal antes set ``ante_trimming_status = true``: they are layered into the pots with the
+other chips, so a player all-in for less than an ante wins only what it matched (without
+it, pokerkit puts every ante whole into the main pot). A big blind ante is dead money in
+the main pot, as pokerkit has it, so it does not set the flag.
+
 Actions: ``d dh pK AsKd`` (hole cards), ``d db 2c3d4h`` (board), ``pK f``, ``pK cc``
 (check or call), ``pK cbr 60`` (bet or raise *to* 60 on this street, all-ins included),
 ``pK sm AsKd`` (shown at showdown) and ``pK sm`` (mucked). Burn cards are not written (PHH
@@ -116,6 +121,11 @@ def phh_fields(
         # One ante, by the big blind: its entry, like the big blind itself.
         antes = [0] * count
         antes[big_blind_entry] = config.ante
+    if config.ante and config.ante_mode is AnteMode.EVERY_PLAYER:
+        # Equal antes are layered into the pots like any other chips (a player all-in for
+        # less than an ante wins only as much of each ante as it put in): PHH's "ante
+        # trimming" (pokerkit otherwise puts every ante whole into the main pot).
+        fields["ante_trimming_status"] = True
     fields["antes"] = antes
     fields["blinds_or_straddles"] = blinds
     if fields["variant"] == "NT":

@@ -58,11 +58,15 @@ ARENA_LAYERS: dict[str, frozenset[str]] = {
     "report": frozenset({"report", "stats", "store", "tournament", "session"}),
     # A person's seat: the bot protocol behind a front end, a session like a bot's.
     "human": frozenset({"human", "match", "session", "bots"}),
+    # Standard hand-history exports: a run's hand files (streamed as the report reads
+    # them) and its results database.
+    "export": frozenset({"export", "report", "store"}),
     # People at a table over Discord: chat seats over the human seat, a match's files.
     "discord": frozenset({"discord", "human", "match", "session", "bots", "store"}),
     "commands": frozenset(
         {
             "commands",
+            "export",
             "discord",
             "report",
             "tools",
@@ -78,6 +82,7 @@ ARENA_LAYERS: dict[str, frozenset[str]] = {
     "cli": frozenset(
         {
             "cli",
+            "export",
             "commands",
             "discord",
             "report",
