@@ -20,7 +20,14 @@ from engine.deck import Deck
 from engine.hand import Hand, SeatSetup
 from engine.history import hand_to_history
 
-__all__ = ["calling_policy", "play", "random_config", "random_hand", "source_of"]
+__all__ = [
+    "calling_policy",
+    "play",
+    "random_config",
+    "random_hand",
+    "source_of",
+    "stacked_deck",
+]
 
 Policy = Callable[[Hand], Action]
 
@@ -112,3 +119,15 @@ def source_of(hand: Hand, match_id: str = "m") -> SourceHand:
     history = hand_to_history(hand)
     names = {seat.player_id: f"Name {seat.seat_index}" for seat in hand.seats}
     return SourceHand(match_id, hand.hand_number, history, names)
+
+
+def stacked_deck(holes: Sequence[str], board: str) -> Deck:
+    """A deck dealing ``holes`` (two cards per player in dealing order, from the left of
+    the button; dealt one card at a time round the table) and ``board`` (five cards, a
+    burn card before each street)."""
+    count = len(holes)
+    top = [holes[k % count][2 * (k // count) : 2 * (k // count) + 2] for k in range(2 * count)]
+    cards = [board[i : i + 2] for i in range(0, 10, 2)]
+    used = {Card.parse(text) for text in top + cards}
+    burns = [str(card) for card in FULL_DECK if card not in used][:3]
+    return Deck.stacked([*top, burns[0], *cards[:3], burns[1], cards[3], burns[2], cards[4]])

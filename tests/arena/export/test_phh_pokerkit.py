@@ -36,13 +36,12 @@ from pokerkit import HandHistory
 from arena.export.phh import hand_phh_fields
 from arena.export.refusals import HandRefused, replay
 from engine.actions import Action, AllIn, Call, Check, Fold, RaiseTo
-from engine.cards import Card
 from engine.config import BettingStructure, GameConfig
 from engine.deck import Deck
 from engine.events import ActionTaken, HandStarted
 from engine.hand import Hand, SeatSetup
 from engine.phh import dumps_phh
-from tests.arena.export.hands import random_hand, source_of
+from tests.arena.export.hands import random_hand, source_of, stacked_deck
 
 EQUAL = "equal"
 REMAINDER_TO_FIRST = "pokerkit gives a split pot's whole remainder to the first winner"
@@ -173,24 +172,13 @@ def test_thousands_of_no_limit_hands_load_in_pokerkit_with_our_final_stacks() ->
     assert len(short[EQUAL]) >= 1700 and short[SHORT_ALL_INS], {k: len(v) for k, v in short.items()}
 
 
-def _deck(holes: Sequence[str], board: str) -> Deck:
-    """A deck dealing ``holes`` (two cards per player in dealing order, one card at a time
-    round the table) and ``board`` (five cards, a burn card before each street)."""
-    count = len(holes)
-    top = [holes[k % count][2 * (k // count) : 2 * (k // count) + 2] for k in range(2 * count)]
-    cards = [board[i : i + 2] for i in range(0, 10, 2)]
-    used = {Card.parse(text) for text in top + cards}
-    burns = [str(card) for card in Deck.stacked([]).deal(52) if card not in used][:3]
-    return Deck.stacked([*top, burns[0], *cards[:3], burns[1], cards[3], burns[2], cards[4]])
-
-
 def test_pokerkit_gives_a_split_pots_whole_remainder_to_the_first_winner() -> None:
     # Seats 0 (button), 1 (small blind), 2 (big blind), 3. A royal flush on the board:
     # everyone left splits. The small blind puts in 2 and folds: a pot of 14 for three.
     holes = ["2c3d", "4c5d", "6c7d", "8c9d"]  # dealing order: seats 1, 2, 3, 0
     seats = [SeatSetup(seat, f"p{seat}", 100) for seat in range(4)]
     hand = Hand.start(
-        GameConfig(), seats, button_index=0, deck=_deck(holes, "AsKsQsJsTs"), hand_number=7
+        GameConfig(), seats, button_index=0, deck=stacked_deck(holes, "AsKsQsJsTs"), hand_number=7
     )
     preflop: list[Action] = [Call(), Call(), Call(), Check()]
     for action in preflop:  # seats 3, 0, 1 call, 2 checks
@@ -215,7 +203,7 @@ def test_pokerkit_merges_side_pots_won_by_the_same_players_before_splitting() ->
     stacks = {0: 100, 1: 100, 2: 2, 3: 100, 4: 100}
     seats = [SeatSetup(seat, f"p{seat}", stack) for seat, stack in stacks.items()]
     hand = Hand.start(
-        GameConfig(), seats, button_index=0, deck=_deck(holes, "2c7d9hJcKd"), hand_number=8
+        GameConfig(), seats, button_index=0, deck=stacked_deck(holes, "2c7d9hJcKd"), hand_number=8
     )
     preflop: list[Action] = [RaiseTo(5), Call(), Call(), Fold()]
     for action in preflop:  # seat 3 raises, 4 and 0 call, 1 folds
