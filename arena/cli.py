@@ -1,5 +1,5 @@
 """The ``arena`` command: ``match``, ``tournament``, ``report``, ``replay``, ``check-bot``,
-``play``, ``discord`` and ``demo``.
+``play``, ``discord``, ``export`` and ``demo``.
 
 This module parses the arguments; each command is a module of :mod:`arena.commands`.
 Every bad flag or bad manifest is reported as ``arena <command>: error: <message naming the
@@ -32,7 +32,16 @@ from typing import NoReturn, TextIO
 
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, format_size, parse_size
 from arena.bots.sandbox.select import SandboxLevel
-from arena.commands import check_bot, discord_command, human, play, replay, report, tournament
+from arena.commands import (
+    check_bot,
+    discord_command,
+    export,
+    human,
+    play,
+    replay,
+    report,
+    tournament,
+)
 from arena.commands import demo as demo_command
 from arena.commands.play import sample_bot_manifests
 from arena.commands.values import (
@@ -283,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     report_parser = report.add_report_parser(commands)
     play_parser = human.add_play_parser(commands)
     discord_parser = discord_command.add_discord_parser(commands)
+    export_parser = export.add_export_parser(commands)
 
     demo = commands.add_parser(
         "demo",
@@ -301,6 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
         "report": report_parser,
         "play": play_parser,
         "discord": discord_parser,
+        "export": export_parser,
     }
     return parser
 
@@ -326,6 +337,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
         "report": report.run_report_command,
         "play": human.run_play_command,
         "discord": discord_command.run_discord_command,
+        "export": export.run_export_command,
     }
     return handlers[args.command](args, parser, out)
 
