@@ -177,6 +177,11 @@ def _add_match_options(parser: argparse.ArgumentParser, *, hands_default: int | 
         default=BettingStructure.NO_LIMIT.value,
         help=f"the betting structure (default {BettingStructure.NO_LIMIT.value})",
     )
+    game.add_argument(
+        "--cap-heads-up",
+        action="store_true",
+        help="fixed-limit: keep the cap on raises heads-up too (default: lifted heads-up)",
+    )
     limits = parser.add_argument_group("time limits (seconds, or e.g. 250ms)")
     limits.add_argument(
         "--decision-timeout",

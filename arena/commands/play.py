@@ -113,6 +113,7 @@ def _game_config(args: argparse.Namespace, parser: argparse.ArgumentParser) -> G
             ante=args.ante,
             variant=Variant(args.variant),
             structure=BettingStructure(args.structure),
+            cap_heads_up=getattr(args, "cap_heads_up", False),
         )
     except ConfigError as exc:
         fail(parser, args.command, str(exc))

@@ -461,3 +461,14 @@ def test_out_that_is_a_file_or_holds_a_match_or_cannot_be_made_is_refused(
         err = capsys.readouterr().err
         assert named in err and "Traceback" not in err
     assert a_file.read_text() == "mine" and (used / "hands.jsonl").read_text() == "{}\n"
+
+
+def test_cap_heads_up_flag_keeps_the_fixed_limit_cap_in_the_match_and_hello(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "run"
+    argv = ["match", STATION, STATION, "--hands", "2", "--structure", "fixed_limit"]
+    argv += ["--cap-heads-up", "--out", str(out), "--no-progress", "--no-report"]
+    assert main([*argv, "--sandbox", "none"]) == 0
+    header = json.loads((out / "hands.jsonl").read_text().splitlines()[0])
+    assert header["config"]["game"]["cap_heads_up"] is True
