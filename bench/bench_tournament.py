@@ -210,11 +210,11 @@ def main() -> None:
         "--sandbox", choices=("none", "limits"), default="none", help="the bots' layer (none)"
     )
     parser.add_argument(
-        "--quick", action="store_true", help="a small run: 1 round, 20 matches of 20 hands"
+        "--quick", action="store_true", help="a small run: 1 round, 10 matches of 10 hands"
     )
     args = parser.parse_args()
     if args.quick:
-        args.rounds, args.matches, args.hands, args.memory_matches = 1, 20, 20, 40
+        args.rounds, args.matches, args.hands, args.memory_matches = 1, 10, 10, 20
 
     level, reasons = choose(SandboxLevel(args.sandbox))
     config = bench_config(matches=args.matches, hands=args.hands, seed=args.seed, sandbox=level)

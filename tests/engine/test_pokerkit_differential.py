@@ -46,6 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from pokerkit import Automation, FixedLimitTexasHoldem, NoLimitTexasHoldem, State
 from pokerkit.games import PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHoldem
 
@@ -438,9 +439,16 @@ def run(structure: BettingStructure, count: int, seed: int) -> dict[str, int]:
 
 
 def test_no_limit_holdem_matches_pokerkit_on_random_hands() -> None:
-    totals = run(BettingStructure.NO_LIMIT, 1200, seed=1)
-    assert totals["decisions"] > 5000
+    totals = run(BettingStructure.NO_LIMIT, 500, seed=1)
+    assert totals["decisions"] > 4000
     assert totals["side_pots"] > 100 and totals["splits"] > 100
+
+
+@pytest.mark.slow
+def test_no_limit_holdem_matches_pokerkit_on_many_random_hands() -> None:
+    totals = run(BettingStructure.NO_LIMIT, 5000, seed=11)
+    assert totals["decisions"] > 40_000
+    assert totals["side_pots"] > 1000 and totals["splits"] > 500
 
 
 def test_pot_limit_holdem_matches_pokerkit_on_random_hands() -> None:
