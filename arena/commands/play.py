@@ -1,4 +1,5 @@
-"""``arena match`` and ``arena demo``: build the bots, play a match, print its results."""
+"""``arena match``: build the bots, play a match, print its results (and the helpers the
+demo shares: starter bots, builds, the sandbox launcher)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,6 @@ __all__ = [
     "DEMO_SEED",
     "limit_overrides",
     "open_launcher",
-    "run_demo",
     "run_match_command",
     "sample_bot_manifests",
 ]
@@ -174,12 +174,11 @@ def _play(
     *,
     launcher: SandboxLauncher,
     default_out: Path,
-    is_build_needed: bool = True,
 ) -> int:
-    """Build, run and report a match (the shared part of ``match`` and ``demo``)."""
+    """Build, run and report a match."""
     built: set[Path | None] = set()
     for manifest in manifests:
-        if not is_build_needed or manifest.path in built:
+        if manifest.path in built:
             continue
         built.add(manifest.path)
         build = _build(manifest, launcher)
@@ -266,57 +265,3 @@ def _missing_program(manifest: BotManifest) -> str | None:
 def sample_bot_manifests(root: Path = SAMPLE_BOTS_DIR) -> list[Path]:
     """Every starter bot's ``bot.toml``, in folder-name order."""
     return sorted(root.glob("*/bot.toml"))
-
-
-def run_demo(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
-    launcher = open_launcher(args, parser, out)
-    try:
-        return _demo(args, parser, out, launcher)
-    finally:
-        launcher.close()
-
-
-def _demo(
-    args: argparse.Namespace,
-    parser: argparse.ArgumentParser,
-    out: TextIO,
-    launcher: SandboxLauncher,
-) -> int:
-    manifests = []
-    for path in sample_bot_manifests():
-        try:
-            manifest = load_manifest(path)
-        except ManifestError as exc:
-            out.write(f"note: skipping {path}: {exc}\n")
-            continue
-        missing = _missing_program(manifest)
-        if missing is not None:
-            out.write(f"note: skipping {manifest.label}: {missing!r} is not installed\n")
-            continue
-        build = _build(manifest, launcher)
-        if not build.is_ok:
-            out.write(f"note: skipping {manifest.label}: its build failed: {build.reason}\n")
-            continue
-        manifests.append(manifest)
-    if len(manifests) < MIN_SEATS:
-        out.write(f"demo: only {len(manifests)} starter bot(s) can run here; a match needs 2\n")
-        return 1
-    if args.seed is None:
-        args.seed = DEMO_SEED
-    config = _match_config(args, parser, match_id="demo")
-    out.write(
-        f"demo: {len(manifests)} starter bots, {config.hand_count} hands, seed {config.seed}: "
-        + ", ".join(manifest.name for manifest in manifests)
-        + "\n",
-    )
-    default_out = _default_out_dir("demo")
-    return _play(
-        args,
-        parser,
-        config,
-        manifests,
-        out,
-        launcher=launcher,
-        default_out=default_out,
-        is_build_needed=False,
-    )
