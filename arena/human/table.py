@@ -17,6 +17,7 @@ from arena.bots.transport import Transport
 from arena.human.seat import HumanSeat
 from arena.human.transport import NO_TIME_LIMIT_S, HumanTransport
 from arena.match.config import MatchConfig, MatchConfigError, require_seat_count
+from arena.match.run import seat_session
 from arena.session.watchdog import BotSession
 from protocol.request_encoder import EventTextCache
 
@@ -50,18 +51,14 @@ def human_session(
         decision_s=NO_TIME_LIMIT_S if timeout_s is None else timeout_s,
         time_bank_s=0.0,
     )
-    return BotSession(
+    return seat_session(
         lambda: HumanTransport(seat, clock=clock, is_timed=timeout_s is not None),
-        player_id=f"p{seat_index}",
+        config,
         seat_index=seat_index,
-        clock=clock,
-        limits=limits,
-        max_invalid_attempts=config.max_invalid_attempts,
-        check_when_free=config.check_on_timeout,
-        restart_budget=config.restart_budget,
-        hung_after_timeouts=config.hung_after_timeouts,
         name=seat.name,
+        clock=clock,
         event_texts=event_texts,
+        limits=limits,
     )
 
 
@@ -83,7 +80,6 @@ def table_sessions(
     if not 0 <= seat_index < count:
         raise MatchConfigError(f"seat {seat_index} is not at a table of {count} (0..{count - 1})")
     event_texts = EventTextCache()
-    limits = config.time_limits()
     others = iter(bots)
     sessions: list[tuple[str, BotSession]] = []
     for index in range(count):
@@ -99,18 +95,8 @@ def table_sessions(
             sessions.append((seat.name, session))
             continue
         name, factory = next(others)
-        session = BotSession(
-            factory,
-            player_id=f"p{index}",
-            seat_index=index,
-            clock=clock,
-            limits=limits,
-            max_invalid_attempts=config.max_invalid_attempts,
-            check_when_free=config.check_on_timeout,
-            restart_budget=config.restart_budget,
-            hung_after_timeouts=config.hung_after_timeouts,
-            name=name,
-            event_texts=event_texts,
+        session = seat_session(
+            factory, config, seat_index=index, name=name, clock=clock, event_texts=event_texts
         )
         sessions.append((name, session))
     return sessions

@@ -13,6 +13,7 @@ from pathlib import Path
 from arena.bots.launcher import Launcher
 from arena.bots.manifest import BotManifest
 from arena.bots.process import process_factory
+from arena.bots.transport import Transport
 from arena.match.config import MatchConfig, require_seat_count
 from arena.match.formats import format_for
 from arena.match.log import GameLog
@@ -21,13 +22,41 @@ from arena.match.players import LiveBots
 from arena.match.prefetch import NoPrefetch, Prefetch, WorkAhead
 from arena.match.progress import Progress
 from arena.match.results import MatchResult
+from arena.session.policy import TimeLimits
 from arena.session.stderr_file import SeatStderrLog
 from arena.session.watchdog import BotSession
 from arena.store.base import NullStore, ResultStore
 from arena.store.jsonl import JsonLinesStore
 from protocol.request_encoder import EventTextCache
 
-__all__ = ["live_match", "open_sessions", "run_match"]
+__all__ = ["live_match", "open_sessions", "run_match", "seat_session"]
+
+
+def seat_session(
+    factory: Callable[[], Transport],
+    config: MatchConfig,
+    *,
+    seat_index: int,
+    name: str,
+    clock: Callable[[], float] = time.monotonic,
+    event_texts: EventTextCache | None = None,
+    limits: TimeLimits | None = None,
+) -> BotSession:
+    """The session of seat ``seat_index`` under ``config``'s rules (its time limits unless
+    ``limits`` are given), its transports made by ``factory``."""
+    return BotSession(
+        factory,
+        player_id=f"p{seat_index}",
+        seat_index=seat_index,
+        clock=clock,
+        limits=config.time_limits() if limits is None else limits,
+        max_invalid_attempts=config.max_invalid_attempts,
+        check_when_free=config.check_on_timeout,
+        restart_budget=config.restart_budget,
+        hung_after_timeouts=config.hung_after_timeouts,
+        name=name,
+        event_texts=event_texts,
+    )
 
 
 def open_sessions(
@@ -39,22 +68,16 @@ def open_sessions(
 ) -> list[tuple[str, BotSession]]:
     """One :class:`BotSession` per manifest (seat order), not started yet; they share one
     cache of event texts."""
-    limits = config.time_limits()
     event_texts = EventTextCache()
     return [
         (
             manifest.name,
-            BotSession(
+            seat_session(
                 process_factory(manifest, launcher=launcher),
-                player_id=f"p{index}",
+                config,
                 seat_index=index,
-                clock=clock,
-                limits=limits,
-                max_invalid_attempts=config.max_invalid_attempts,
-                check_when_free=config.check_on_timeout,
-                restart_budget=config.restart_budget,
-                hung_after_timeouts=config.hung_after_timeouts,
                 name=manifest.name,
+                clock=clock,
                 event_texts=event_texts,
             ),
         )
