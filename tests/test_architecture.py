@@ -48,7 +48,7 @@ ARENA_LAYERS: dict[str, frozenset[str]] = {
     "bots": frozenset({"bots"}),
     "session": frozenset({"session", "bots"}),
     "match": frozenset({"match", "session", "bots"}),
-    "store": frozenset({"store"}),
+    "store": frozenset({"store", "session", "bots"}),
     # Statistics are pure computations over outcomes (read through protocols).
     "stats": frozenset({"stats"}),
     "tools": frozenset({"tools", "match", "session", "bots", "store"}),
