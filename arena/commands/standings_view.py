@@ -4,6 +4,11 @@ intervals, the crosstable with significance marks, and the sequential tests' dec
 Numbers are mbb/hand (milli-big-blinds per hand: 10 mbb/hand is 1 bb/100) with the 95%
 interval over duplicate deals. A crosstable cell is the row bot's result against the column
 bot; ``+``/``-`` mark a result whose 95% interval excludes 0, ``++``/``--`` at 99%.
+
+Bot names are the bot authors' text: they are shown inert (:func:`protocol.inert.inert_text`)
+and never read as markup. When the output is not a terminal (a CI log, ``| tee``) the
+tables are printed at their natural width: a log has no screen edge, and a crosstable cut
+at the console's width would lose its last columns (marks, names).
 """
 
 from __future__ import annotations
@@ -12,9 +17,12 @@ import math
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from arena.match.console import make_console
 from arena.stats.intervals import Estimate
 from arena.tournament.standings import Standings
+from protocol.inert import inert_text
 
 __all__ = ["format_estimate", "print_standings"]
 
@@ -37,11 +45,15 @@ def format_estimate(estimate: Estimate) -> str:
 
 def print_standings(console: Console, standings: Standings) -> None:
     """Print the leaderboard, the crosstable (heads-up formats) and the SPRT lines."""
+    if not console.is_terminal:
+        console = make_console(console.file, terminal=False)
     rated = standings.format in ("ring", "sit_and_go")
     duplicate = standings.format != "sit_and_go"
     board = Table(
-        title=f"{standings.name}: {standings.format}, {standings.matches_counted} matches, "
-        f"{standings.hands:,} hands",
+        title=Text(
+            f"{inert_text(standings.name)}: {standings.format}, "
+            f"{standings.matches_counted} matches, {standings.hands:,} hands"
+        ),
         title_justify="left",
     )
     board.add_column("#", justify="right")
@@ -56,7 +68,7 @@ def print_standings(console: Console, standings: Standings) -> None:
         board.add_column("avg place", justify="right")
     board.add_column("faults", justify="right")
     for row in standings.leaderboard.rows:
-        cells = [str(row.rank), row.bot]
+        cells = [str(row.rank), inert_text(row.bot)]
         if duplicate:
             mark = row.estimate.sign
             cells += [
@@ -72,13 +84,15 @@ def print_standings(console: Console, standings: Standings) -> None:
             cells.append("-" if place is None else f"{place:.2f}")
         faults = standings.fault_counts.get(row.bot, {})
         cells.append(", ".join(f"{kind} {n}" for kind, n in sorted(faults.items())) or "0")
-        board.add_row(*cells)
+        board.add_row(*(Text(cell) for cell in cells))
     console.print(board)
     if standings.crosstable is not None and len(standings.crosstable.bots) > 1:
         console.print(_crosstable(standings))
         console.print("marks: + / - the 95% interval excludes 0, ++ / -- the 99% interval")
     for pair, result in standings.sprt:
-        console.print(f"{pair[0]} vs {pair[1]}: {result.text}", markup=False)
+        console.print(
+            f"{inert_text(pair[0])} vs {inert_text(pair[1])}: {result.text}", markup=False
+        )
     if standings.seed is not None:
         console.print(f"tournament seed: {standings.seed}", markup=False)
 
@@ -97,12 +111,12 @@ def _crosstable(standings: Standings) -> Table:
     for number, _bot in enumerate(order, start=1):
         table.add_column(str(number), justify="right", no_wrap=True)
     for number, row_bot in enumerate(order, start=1):
-        cells = [f"{number} {row_bot}"]
+        cells = [f"{number} {inert_text(row_bot)}"]
         for column_bot in order:
             cell = crosstable.cell(row_bot, column_bot)
             if row_bot == column_bot or cell is None:
                 cells.append("")
             else:
                 cells.append(f"{format_estimate(cell.estimate)} {cell.mark}".rstrip())
-        table.add_row(*cells)
+        table.add_row(*(Text(cell) for cell in cells))
     return table

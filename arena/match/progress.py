@@ -1,9 +1,10 @@
-"""Match progress on stderr: a redrawn bar on a terminal, a few plain lines otherwise.
+"""Match progress on stderr: a rich bar on a terminal, a few plain lines otherwise.
 
-On a TTY the bar is redrawn in place (``\\r``) at most ten times a second, so a fast match
-does not spend its time drawing. When stderr is a file or a pipe (CI logs), a plain line is
-written at every tenth of the match (or every 100 hands when the length is unknown, as in a
-freezeout), because carriage returns make such logs unreadable.
+On a TTY the bar (:func:`arena.match.console.progress_bar`, the same columns as a
+tournament's) is redrawn in place at most ten times a second, so a fast match does not
+spend its time drawing. When stderr is a file or a pipe (CI logs), a plain line is written
+at every tenth of the match (or every 100 hands when the length is unknown, as in a
+freezeout), because a redrawn bar makes such logs unreadable.
 
 >>> import io
 >>> out = io.StringIO()
@@ -25,9 +26,10 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from arena.match.console import is_terminal, make_console, progress_bar
+
 __all__ = ["Progress"]
 
-_BAR_WIDTH = 30
 _REDRAW_INTERVAL_S = 0.1
 _UNKNOWN_TOTAL_STEP = 100
 
@@ -46,17 +48,17 @@ class Progress:
     ) -> None:
         self.total = total
         self._stream = stream if stream is not None else sys.stderr
-        if is_tty is None:
-            isatty = getattr(self._stream, "isatty", None)
-            is_tty = bool(isatty()) if callable(isatty) else False
-        self.is_tty = is_tty
+        self.is_tty = is_terminal(self._stream) if is_tty is None else is_tty
         self._clock = clock
         self._label = label
-        self._started = clock()
         self._last_draw = -1.0
         self._last_step = 0
         self._done = 0
         self._note = ""
+        self._console = make_console(self._stream, terminal=self.is_tty)
+        self._bar = progress_bar(self._console, f"{label}s", clock=clock)
+        self._task = self._bar.add_task("", total=total, speed="", note="")
+        self._is_drawing = False
 
     def update(self, done: int, note: str = "") -> None:
         """Record that ``done`` hands are finished; ``note`` is extra text (players left)."""
@@ -67,13 +69,12 @@ class Progress:
             is_last = self.total is not None and done >= self.total
             if is_last or now - self._last_draw >= _REDRAW_INTERVAL_S:
                 self._last_draw = now
-                self._draw_bar(now)
+                self._draw_bar()
             return
         step = self._step(done)
         if step > self._last_step:
             self._last_step = step
-            self._stream.write(self._plain_line() + "\n")
-            self._stream.flush()
+            self._console.print(self._plain_line(), soft_wrap=True)
 
     def _step(self, done: int) -> int:
         if self.total:
@@ -87,23 +88,19 @@ class Progress:
             return f"{self._label} {self._done}/{self.total} ({percent}%){note}"
         return f"{self._label} {self._done}{note}"
 
-    def _draw_bar(self, now: float) -> None:
-        elapsed = max(now - self._started, 1e-9)
-        rate = self._done / elapsed
-        note = f" {self._note}" if self._note else ""
-        if self.total:
-            filled = min(_BAR_WIDTH, self._done * _BAR_WIDTH // self.total)
-            bar = "#" * filled + "." * (_BAR_WIDTH - filled)
-            text = f"[{bar}] {self._done}/{self.total} hands {rate:6.1f}/s{note}"
+    def _draw_bar(self) -> None:
+        self._bar.update(self._task, completed=self._done, note=self._note)
+        speed = self._bar.tasks[0].speed
+        if speed is not None:
+            self._bar.update(self._task, speed=f"{speed:,.0f} {self._label}s/s")
+        if self._is_drawing:
+            self._bar.refresh()
         else:
-            text = f"{self._done} hands {rate:6.1f}/s{note}"
-        # Clear to the end of the line: a shorter text must not leave the old tail behind.
-        self._stream.write("\r" + text + "\x1b[K")
-        self._stream.flush()
+            self._bar.start()  # draws the first frame
+            self._is_drawing = True
 
     def close(self) -> None:
         """Draw the final state and end the line (TTY), so later output starts clean."""
         if self.is_tty:
-            self._draw_bar(self._clock())
-            self._stream.write("\n")
-            self._stream.flush()
+            self._draw_bar()
+            self._bar.stop()

@@ -1,4 +1,4 @@
-"""The results table printed at the end of a match (plain text, fixed-width columns).
+"""The results table printed at the end of a match (a rich table, as the tournament's).
 
 >>> from arena.match.results import MatchResult, PlayerResult
 >>> result = MatchResult(
@@ -12,20 +12,36 @@
 ... )
 >>> print(format_results_table(result))
 match seed7: 100 hands, seed 7, stacks reset every hand
-place  bot     seat  chips won  bb/100  faults     p50 ms  p99 ms
-    1  raiser     1        +40   20.00  timeout 2     1.2  5000.0
-    2  caller     0        -40  -20.00  -               -       -
+┏━━━━━━━┳━━━━━━━━┳━━━━━━┳━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━━┓
+┃ place ┃ bot    ┃ seat ┃ chips won ┃ bb/100 ┃ faults    ┃ p50 ms ┃ p99 ms ┃
+┡━━━━━━━╇━━━━━━━━╇━━━━━━╇━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━━┩
+│     1 │ raiser │    1 │       +40 │  20.00 │ timeout 2 │    1.2 │ 5000.0 │
+│     2 │ caller │    0 │       -40 │ -20.00 │ -         │      - │      - │
+└───────┴────────┴──────┴───────────┴────────┴───────────┴────────┴────────┘
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import io
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.match.results import MatchResult, PlayerResult
+from rich.console import JustifyMethod
+from rich.table import Table
+from rich.text import Text
 
-__all__ = ["crash_stderr_lines", "fault_summary", "format_results_table", "latency_ms"]
+from arena.match.console import make_console
+from arena.match.results import MatchResult, PlayerResult
+from protocol.inert import inert_text
+
+__all__ = [
+    "crash_stderr_lines",
+    "fault_summary",
+    "format_results_table",
+    "latency_ms",
+    "results_table",
+]
 
 _MODE_TEXT = {
     "hands": "stacks reset every hand",
@@ -56,14 +72,6 @@ def latency_ms(faults: Mapping[str, Any], key: str) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
-def _format_row(cells: Sequence[str], widths: Sequence[int], right: Sequence[bool]) -> str:
-    parts = [
-        cell.rjust(width) if is_right else cell.ljust(width)
-        for cell, width, is_right in zip(cells, widths, right, strict=True)
-    ]
-    return "  ".join(parts).rstrip()
-
-
 def _place_text(player: PlayerResult) -> str:
     return str(player.place) if player.place is not None else "-"
 
@@ -72,21 +80,22 @@ def _ms_text(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
-def format_results_table(result: MatchResult) -> str:
-    """A header line and one row per bot, best first."""
+def results_table(result: MatchResult) -> Table:
+    """The results as a rich table: a title line and one row per bot, best first; bot
+    names shown inert (a name is the bot author's text)."""
     mode = _MODE_TEXT.get(result.mode, result.mode)
-    header = f"match {result.match_id}: {result.hands_played} hands, seed {result.seed}, {mode}"
+    table = Table(
+        title=Text(
+            f"match {inert_text(result.match_id)}: {result.hands_played} hands, "
+            f"seed {result.seed}, {mode}"
+        ),
+        title_justify="left",
+    )
     with_stack = result.mode != "hands"
-    columns = ["place", "bot", "seat", "chips won", "bb/100"]
-    right = [True, False, True, True, True]
-    if with_stack:
-        columns.append("stack")
-        right.append(True)
-    columns += ["faults", "p50 ms", "p99 ms"]
-    right += [False, True, True]
-    rows: list[list[str]] = []
+    for column, justify in _columns(with_stack):
+        table.add_column(column, justify=justify)
     for player in result.ranked():
-        name = player.name + (" (sitting out)" if player.is_sitting_out else "")
+        name = inert_text(player.name) + (" (sitting out)" if player.is_sitting_out else "")
         row = [
             _place_text(player),
             name,
@@ -101,11 +110,29 @@ def format_results_table(result: MatchResult) -> str:
             _ms_text(latency_ms(player.faults, "p50")),
             _ms_text(latency_ms(player.faults, "p99")),
         ]
-        rows.append(row)
-    widths = [max(len(columns[i]), *(len(row[i]) for row in rows)) for i in range(len(columns))]
-    lines = [header, _format_row(columns, widths, right)]
-    lines += [_format_row(row, widths, right) for row in rows]
-    return "\n".join(lines)
+        table.add_row(*(Text(cell) for cell in row))
+    return table
+
+
+def _columns(with_stack: bool) -> list[tuple[str, JustifyMethod]]:
+    columns: list[tuple[str, JustifyMethod]] = [
+        ("place", "right"),
+        ("bot", "left"),
+        ("seat", "right"),
+        ("chips won", "right"),
+        ("bb/100", "right"),
+    ]
+    if with_stack:
+        columns.append(("stack", "right"))
+    return [*columns, ("faults", "left"), ("p50 ms", "right"), ("p99 ms", "right")]
+
+
+def format_results_table(result: MatchResult) -> str:
+    """:func:`results_table` as plain text at its natural width (no colour), for a
+    terminal or a log alike."""
+    out = io.StringIO()
+    make_console(out, terminal=False).print(results_table(result))
+    return "\n".join(line.rstrip() for line in out.getvalue().splitlines())
 
 
 #: The fault kinds after which a bot's stderr is worth reading: it died, or never started.
@@ -134,7 +161,6 @@ def crash_stderr_lines(result: MatchResult, out_dir: Path | None = None) -> list
         if not deaths:
             continue
         path = player.stderr_log if out_dir is None else str(out_dir / player.stderr_log)
-        lines.append(
-            f"stderr of {player.name} (seat {player.seat_index}, {', '.join(deaths)}): {path}"
-        )
+        name = inert_text(player.name)
+        lines.append(f"stderr of {name} (seat {player.seat_index}, {', '.join(deaths)}): {path}")
     return lines

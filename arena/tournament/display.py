@@ -3,7 +3,9 @@
 On a terminal, :class:`LiveDisplay` draws one progress bar (rich) with the matches done,
 the hands per second and the time left, and prints a line for each failed match above it.
 When the output is not a terminal (a log file, CI), :class:`PlainDisplay` prints one line
-per finished match instead, which a log keeps readable.
+per finished match instead, which a log keeps readable. Bot names and error text in these
+lines are shown inert (:func:`protocol.inert.inert_text`): a name cannot move the cursor,
+retitle the window or read backwards.
 """
 
 from __future__ import annotations
@@ -13,18 +15,12 @@ from collections.abc import Callable
 from typing import TextIO
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import TaskID
 
+from arena.match.console import progress_bar
 from arena.tournament.outcome import MatchOutcome
 from arena.tournament.plan import MatchSpec
+from protocol.inert import inert_text
 
 __all__ = ["LiveDisplay", "PlainDisplay", "QuietDisplay", "describe_outcome"]
 
@@ -38,8 +34,9 @@ def describe_outcome(outcome: MatchOutcome) -> str:
     'm1: ann +12, bob -12 (0 hands, 1.2 s)'
     """
     if outcome.error is not None:
-        return f"{outcome.match_id}: FAILED: {outcome.error}"
-    chips = ", ".join(f"{seat.bot} {seat.chips_won:+d}" for seat in outcome.seats)
+        # An error can quote a bot (its name, its stderr): shown inert like the names.
+        return f"{outcome.match_id}: FAILED: {inert_text(outcome.error)}"
+    chips = ", ".join(f"{inert_text(seat.bot)} {seat.chips_won:+d}" for seat in outcome.seats)
     return f"{outcome.match_id}: {chips} ({len(outcome.hands)} hands, {outcome.duration_s:.1f} s)"
 
 
@@ -113,22 +110,15 @@ class LiveDisplay:
     def __init__(self, console: Console, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.console = console
         self._counter = _Counter(clock)
-        self._progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("matches  {task.fields[speed]}"),
-            TimeElapsedColumn(),
-            TextColumn("left"),
-            TimeRemainingColumn(),
-            console=console,
-        )
+        self._progress = progress_bar(console, "matches", clock=clock, auto_refresh=True)
         self._task: TaskID | None = None
 
     def start(self, name: str, total: int, done: int) -> None:
         """Draw the bar."""
         self._progress.start()
-        self._task = self._progress.add_task(name, total=total, completed=done, speed="")
+        self._task = self._progress.add_task(
+            inert_text(name), total=total, completed=done, speed="", note=""
+        )
 
     def match_done(self, spec: MatchSpec, outcome: MatchOutcome, *, total: int) -> None:
         """Advance the bar; a failed match also gets a line above it."""

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import io
+import re
 
 from arena.bots.in_memory import FakeClock
 from arena.match.config import MatchConfig
+from arena.match.console import make_console
 from arena.match.progress import Progress
 from arena.match.run import run_match
+from arena.tournament.display import LiveDisplay
 from tests.arena.scripted import (
     calling_station,
     folder,
     sessions,
 )
+
+
+def _shown(text: str) -> str:
+    """What a terminal shows of ``text``: the colour and cursor codes taken out."""
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
 
 
 def test_progress_bar_on_a_terminal_redraws_in_place() -> None:
@@ -25,8 +33,25 @@ def test_progress_bar_on_a_terminal_redraws_in_place() -> None:
     bar.close()
     text = stream.getvalue()
     assert text.count("\r") < 20  # throttled
-    assert "20/20 hands" in text and text.endswith("\n")
-    assert "[##############################]" in text
+    shown = _shown(text)
+    assert "20/20 hands" in shown and text.endswith("\n\x1b[?25h")  # the cursor is back
+    assert "━" * 30 in shown.rsplit("\r", 1)[-1]  # the last frame's bar is full
+    assert "20 hands/s" in shown  # 20 hands in 1 s of the fake clock
+
+
+def test_match_and_tournament_bars_have_the_same_columns() -> None:
+    stream = io.StringIO()
+    bar = Progress(4, stream=stream, is_tty=True, clock=lambda: 0.0)
+    bar.update(4)
+    bar.close()
+    tournament = io.StringIO()
+    display = LiveDisplay(make_console(tournament, terminal=True))
+    display.start("", 4, 4)
+    display.close()
+    last_frame = _shown(stream.getvalue()).rsplit("\r", 1)[-1].split()
+    tournament_frame = _shown(tournament.getvalue()).rsplit("\r", 1)[-1].split()
+    assert last_frame[:2] == tournament_frame[:2] == ["━" * 40, "4/4"]
+    assert last_frame[2] == "hands" and tournament_frame[2] == "matches"
 
 
 def test_progress_without_a_total_counts_hands() -> None:
@@ -39,7 +64,7 @@ def test_progress_without_a_total_counts_hands() -> None:
     tty = io.StringIO()
     unknown = Progress(None, stream=tty, is_tty=True, clock=lambda: 1.0)
     unknown.update(7, "2 left")
-    assert "7 hands" in tty.getvalue() and "2 left" in tty.getvalue()
+    assert "7/? hands" in _shown(tty.getvalue()) and "2 left" in tty.getvalue()
     assert not Progress(5, stream=io.StringIO()).is_tty  # a StringIO is not a terminal
 
 

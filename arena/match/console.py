@@ -1,0 +1,89 @@
+"""The one way the arena writes to a person's terminal: a rich console and progress bar.
+
+``arena match``, ``arena play`` and ``arena tournament`` all print through
+:func:`make_console`, so their tables and bars look and behave alike:
+
+- On a terminal, rich draws colours and redraws the bar in place.
+- Anywhere else (a log file, CI, ``| tee``) there is no colour and no width limit: a
+  table is printed at its natural width, because a cut table loses its last columns (the
+  significance marks, the names) and a log has no screen edge to respect.
+- Markup, emoji codes and highlighting are off: bot names and error text are shown as
+  they are written (and made inert by :func:`protocol.inert.inert_text` where they are
+  placed), so a bot named ``[bold]x[/]`` or ``:smile:`` cannot format anything.
+
+:func:`progress_bar` gives the bar's columns, the same for hands and for matches.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import IO
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+__all__ = ["UNBOUNDED_WIDTH", "is_terminal", "make_console", "progress_bar"]
+
+#: The width of a console that is not a terminal: wide enough for any table the arena
+#: prints (a 9-bot crosstable is under 200 columns), so nothing is ever cut.
+UNBOUNDED_WIDTH = 10_000
+
+
+def is_terminal(stream: IO[str]) -> bool:
+    """Whether ``stream`` is a terminal (a StringIO, a pipe or a file is not)."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty()) if callable(isatty) else False
+
+
+def make_console(stream: IO[str], *, terminal: bool | None = None) -> Console:
+    """A console writing to ``stream``; ``terminal`` overrides the detection (tests)."""
+    if terminal is None:
+        terminal = is_terminal(stream)
+    if terminal:
+        return Console(file=stream, force_terminal=True, markup=False, emoji=False, highlight=False)
+    return Console(
+        file=stream,
+        force_terminal=False,
+        width=UNBOUNDED_WIDTH,
+        color_system=None,
+        markup=False,
+        emoji=False,
+        highlight=False,
+    )
+
+
+def progress_bar(
+    console: Console,
+    unit: str,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    auto_refresh: bool = False,
+) -> Progress:
+    """A bar of ``done/total unit``, the speed (the task's ``speed`` field, which is
+    plain text), the time taken and the time left, and a ``note`` field after it.
+
+    Without ``auto_refresh`` it redraws only when told to (``refresh``): a match, which
+    updates it every hand, decides how often, and no thread draws behind its back. A
+    tournament, whose matches take a while each, lets rich's thread keep the times ticking.
+    """
+    return Progress(
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(f"{unit}  {{task.fields[speed]}}", markup=False),
+        TimeElapsedColumn(),
+        TextColumn("left"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[note]}", markup=False),
+        console=console,
+        auto_refresh=auto_refresh,
+        get_time=clock,
+    )
