@@ -6,6 +6,10 @@ the data is one JSON document in a ``<script type="application/json">`` element,
 the charts and the hand viewer's table are SVG drawn by the script. The page asks for
 nothing: a Content-Security-Policy in the page itself forbids every fetch, connection,
 image, font or frame from anywhere, so it opens from disk and works with no network.
+The policy allows one script: ours, named by the SHA-256 hash of its exact text
+(:func:`content_security_policy`), not any inline script (``'unsafe-inline'``). A string
+that slipped past the escaping below and became a ``<script>`` element, or an inline
+event handler (``onerror=``), would then still not run.
 
 Bot names and every other string in the data come from bots or their authors and are
 untrusted. The JSON is escaped so that no string can end the script element that holds
@@ -19,25 +23,52 @@ every string on the page as text (``textContent``), never as HTML.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 from functools import cache
 from importlib import resources
 from typing import Any
 
-__all__ = ["CONTENT_SECURITY_POLICY", "asset", "embed_json", "render_page"]
-
-#: The page's own policy: inline script and style only; nothing may be loaded or sent.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-    "img-src data:; base-uri 'none'; form-action 'none'"
-)
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "asset",
+    "content_security_policy",
+    "embed_json",
+    "render_page",
+    "script_element_text",
+]
 
 
 @cache
 def asset(name: str) -> str:
     """The text of ``arena/report/assets/<name>``."""
     return resources.files("arena.report").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def script_element_text(script: str) -> str:
+    """What goes between ``<script>`` and ``</script>``: the hash covers exactly this."""
+    return f"\n{script}"
+
+
+def content_security_policy(script: str) -> str:
+    """The page's policy for a page whose one script is ``script``: that script only (by
+    its hash), inline style, no loading or sending of anything.
+
+    >>> content_security_policy("").split("; ")[1]  # the hash of the text "\\n"
+    "script-src 'sha256-AbpHGcgLb+kRsJGnwFEktk7uzpZOCcBY74+YBdrKVGs='"
+    """
+    digest = hashlib.sha256(script_element_text(script).encode("utf-8")).digest()
+    source = "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
+    return (
+        f"default-src 'none'; script-src {source}; style-src 'unsafe-inline'; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+
+
+#: The policy of the report's page (its script is the packaged ``report.js``).
+CONTENT_SECURITY_POLICY = content_security_policy(asset("report.js"))
 
 
 def embed_json(document: Any) -> str:
@@ -55,10 +86,11 @@ def render_page(title: str, document: Any) -> str:
     style = asset("report.css")
     if "</script" in script.lower() or "</style" in style.lower():
         raise ValueError("an asset of the report closes its own element")
+    policy = content_security_policy(script)
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html.escape(title)}</title>\n"
         f"<style>\n{style}</style>\n</head>\n<body>\n"
@@ -68,6 +100,6 @@ def render_page(title: str, document: Any) -> str:
         " JavaScript: allow scripts for this file to see them.</p></noscript>\n"
         "</main>\n"
         f'<script type="application/json" id="report-data">{data}</script>\n'
-        f"<script>\n{script}</script>\n"
+        f"<script>{script_element_text(script)}</script>\n"
         "</body>\n</html>\n"
     )

@@ -238,3 +238,24 @@ def test_a_sit_and_go_report_shows_the_places(
     assert browser.page.locator("#crosstable").count() == 0
     assert "rating" in browser.page.locator("#leaderboard thead").inner_text()
     browser.shot("sit-and-go", "#places")
+
+
+def test_only_the_reports_own_script_runs(rr_run: Path, tmp_path: Path, browser: Browser) -> None:
+    # The policy names our script by its hash: a script element or an event handler that
+    # got into the page some other way is refused, while ours draws the report.
+    report = tmp_path / "report.html"
+    write_report(rr_run, report)
+    injected = (
+        '<script>document.body.dataset.injected = "script"</script>\n'
+        "<svg onload=\"document.body.dataset.handler = 'ran'\"></svg>\n</body>"
+    )
+    report.write_text(
+        report.read_text(encoding="utf-8").replace("</body>", injected), encoding="utf-8"
+    )
+    browser.open(report)
+    assert browser.page.locator("#leaderboard tbody tr").count() == 3  # ours ran
+    assert browser.page.evaluate("document.body.dataset.injected") is None
+    assert browser.page.evaluate("document.body.dataset.handler") is None
+    refused = [error for error in browser.errors if "Content Security Policy" in error]
+    assert len(refused) == 2
+    browser.errors.clear()  # the refusals are the point; nothing else may have failed

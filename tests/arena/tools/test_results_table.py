@@ -51,3 +51,21 @@ def test_crash_lines_name_the_stderr_file_of_seats_that_died() -> None:
         "stderr of bot0 (seat 0, crash 1, startup_failure 2): stderr/0-bot0.log",
         "stderr of bot3 (seat 3, startup_failure 1): stderr/3-bot3.log",
     ]
+
+
+def test_names_in_the_results_table_and_stderr_line_are_inert() -> None:
+    evil = "evil\x1b[2J\x1b]0;pwned\x07 bot"
+    players = (
+        PlayerResult("p0", evil, 0, 2, 5, 2.5, faults={"counts": {"crash": 1}}, stderr_log="e.log"),
+        PlayerResult("p1", "[bold]x[/]\nsecond row", 1, 2, -5, -2.5),
+        PlayerResult("p2", "abc\u202edef\x00\x9b", 2, 2, 0, 0.0),
+    )
+    table = format_results_table(MatchResult("m", 1, "hands", 2, players))
+    assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) < 0xA0 for c in table)
+    assert "\u202e" not in table
+    assert "evil\\x1b[2J\\x1b]0;pwned\\x07 bot" in table
+    assert "[bold]x[/]\\nsecond row" in table  # one row, and not read as markup
+    assert "abc\\u202edef\\x00\\x9b" in table
+    assert len(table.splitlines()) == 1 + 3 + 3 + 1  # title, head, a row per bot, bottom
+    [line] = crash_stderr_lines(MatchResult("m", 1, "hands", 2, players))
+    assert line == "stderr of evil\\x1b[2J\\x1b]0;pwned\\x07 bot (seat 0, crash 1): e.log"

@@ -1,0 +1,90 @@
+"""The standings as terminal tables (:mod:`arena.commands.standings_view`): inert names,
+markup never read, and tables never cut when the output is not a terminal."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from rich.console import Console
+
+from arena.commands.standings_view import print_standings
+from arena.stats.sprt import SprtResult
+from arena.stats.tables import crosstable, leaderboard
+from arena.tournament.standings import Standings
+
+#: A bot name that would clear the screen, retitle the window and ring the bell.
+EVIL = "evil\x1b[2J\x1b]0;pwned\x07 bot"
+#: Names that would act as markup, split a row, or read backwards.
+MARKUP = "[bold]x[/]"
+NEWLINE = "two\nlines"
+BIDI = "abc\u202edef"
+
+
+def _standings(names: list[str], *, deals: int = 6) -> Standings:
+    pairs = {}
+    for i, row in enumerate(names):
+        for j, column in enumerate(names[i + 1 :], start=i + 1):
+            # Spread results so that some cells are significant (marks) and some are not.
+            pairs[(row, column)] = [float(100 * (j - i) + 7 * k * (-1) ** k) for k in range(deals)]
+    units = [
+        {name: float(10 * (len(names) - i) + k) for i, name in enumerate(names)}
+        for k in range(deals)
+    ]
+    board = leaderboard(
+        units,
+        chips={name: 100 - 10 * i for i, name in enumerate(names)},
+        hands={name: 2 * deals for name in names},
+    )
+    sprt = ((names[0], names[1]), SprtResult("continue", 0.5, -2.9, 2.9, deals, 0.0, 50.0))
+    return Standings(
+        name="weekly",
+        format="round_robin",
+        leaderboard=board,
+        crosstable=crosstable(pairs, names),
+        sprt=(sprt,),
+        matches_counted=30,
+        matches_planned=30,
+        hands=2_000,
+        fault_counts={},
+        is_finished=True,
+        seed=None,
+    )
+
+
+def _control_characters(text: str) -> set[str]:
+    return {
+        c for c in text if (ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) < 0xA0 or c == "\u202e"
+    }
+
+
+def test_bot_names_in_the_leaderboard_crosstable_and_sprt_lines_are_inert() -> None:
+    out = io.StringIO()
+    print_standings(
+        Console(file=out, force_terminal=True, width=250), _standings([EVIL, MARKUP, NEWLINE, BIDI])
+    )
+    text = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())  # the console's own colours
+    assert _control_characters(text) == set()
+    assert "evil\\x1b[2J\\x1b]0;pwned\\x07 bot" in text
+    assert "[bold]x[/]" in text  # shown as written, never read as markup
+    assert "two\\nlines" in text and "abc\\u202edef" in text
+    sprt_line = next(line for line in text.splitlines() if " vs " in line)
+    assert sprt_line.startswith("evil\\x1b[2J")
+
+
+def test_a_six_bot_crosstable_in_a_log_is_not_cut() -> None:
+    # Not a terminal (CI, | tee): the old 120-column console cut the last columns and
+    # with them the significance marks and the names.
+    names = [f"a_rather_long_bot_name_{i}" for i in range(6)]
+    out = io.StringIO()
+    print_standings(Console(file=out, width=120), _standings(names))
+    lines = out.getvalue().splitlines()
+    crosstable_rows = [line for line in lines if line.startswith("│ ") and "±" in line]
+    assert len(crosstable_rows) == 6 + 6  # six leaderboard rows and six crosstable rows
+    widest = max(len(line) for line in lines)
+    assert widest > 120
+    for number, name in enumerate(names, start=1):
+        row = next(line for line in lines if line.startswith(f"│ {number} {name}"))
+        assert row.endswith("│") and "…" not in row
+        assert row.count("±") == 5  # a cell against each of the other five
+    assert any(mark in out.getvalue() for mark in (" ++ ", " -- ", " + ", " - "))
