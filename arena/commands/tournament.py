@@ -41,9 +41,10 @@ from arena.commands.report import report_after_run
 from arena.commands.standings_view import print_standings
 from arena.commands.values import fail
 from arena.session.stderr_file import safe_file_name
+from arena.settings import add_groups, given, group
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
 from arena.tournament.config import TournamentConfig, build_config, fingerprint
-from arena.tournament.config_keys import DEFAULTS, ExecutorKind, TournamentConfigError
+from arena.tournament.config_keys import ExecutorKind, TournamentConfigError
 from arena.tournament.dask_executor import ClusterError, DaskCluster
 from arena.tournament.display import LiveDisplay, PlainDisplay
 from arena.tournament.executor import local_executor
@@ -63,12 +64,8 @@ DATABASE_FILE_NAME = "results.sqlite"
 BUILDS_DIR = "builds"
 STANDINGS_FILE_NAME = "standings.json"
 
-# Flags that are not settings of the tournament (how this run shows itself).
-_NOT_SETTINGS = {"command", "config", "manifests", "no_progress", "no_report"}
-
-
-def _dest(key: str) -> str:
-    return "setting__" + key.replace(".", "__")
+#: The groups of settings a tournament takes (see :mod:`arena.settings.catalog`).
+TOURNAMENT_GROUPS = ("tournament", "run", "game", "limits", "sandbox", "sprt", "sit_and_go", "ring")
 
 
 def add_tournament_parser(commands: Any) -> argparse.ArgumentParser:
@@ -88,30 +85,13 @@ def add_tournament_parser(commands: Any) -> argparse.ArgumentParser:
         "manifests", nargs="*", type=Path, metavar="MANIFEST", help="bot.toml files (or in FILE)"
     )
     parser.add_argument("-c", "--config", type=Path, metavar="FILE", help="tournament TOML file")
-    for spec in DEFAULTS:
-        if spec.key == "bots":
-            continue
-        text = f"{spec.help} (default: {spec.default})"
-        if spec.kind == "bool":
-            parser.add_argument(
-                spec.flag, dest=_dest(spec.key), action="store_const", const=True, help=text
-            )
-        else:
-            parser.add_argument(spec.flag, dest=_dest(spec.key), metavar="V", help=text)
-    parser.add_argument(
-        "--no-progress", action="store_true", help="one line per match instead of a bar"
-    )
-    parser.add_argument(
-        "--no-report", action="store_true", help="do not write report.html at the end"
-    )
+    add_groups(parser, *TOURNAMENT_GROUPS, as_text=True)
+    add_groups(parser, "output")
     return parser
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, object]:
-    values: dict[str, object] = {}
-    for name, value in vars(args).items():
-        if name.startswith("setting__") and value is not None:
-            values[name.removeprefix("setting__").replace("__", ".")] = value
+    values = given(args, group(*TOURNAMENT_GROUPS))
     if args.manifests:
         values["bots"] = [str(path) for path in args.manifests]
     return values

@@ -36,7 +36,6 @@ import hashlib
 import json
 import math
 import os
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
@@ -45,37 +44,32 @@ from typing import Any, TypeVar
 
 from arena.bots.sandbox.limits import LIMIT_KEYS
 from arena.bots.sandbox.select import SandboxLevel
+from arena.settings import COMMAND_LINE, REGISTRY, SettingsError, file_keys
+from arena.settings.files import Given, ValueSource, read_overrides, read_toml, source_label
+from arena.settings.grammar import suggestion
 from arena.stats.sprt import Sprt
 from arena.tournament.config_keys import (
-    DEFAULTS,
-    KEYS,
     MAX_MATCHES,
-    TABLES,
     BotEntry,
     ExecutorKind,
     Format,
-    KeySpec,
     TournamentConfigError,
-    ValueSource,
-    from_text,
     load_bots,
-    suggestion,
 )
 from engine.config import BettingStructure, GameConfig, Variant
 
 __all__ = [
-    "DEFAULTS",
     "DEFAULT_TABLE_SEATS",
     "BotEntry",
     "Format",
     "GameSettings",
-    "KeySpec",
     "SitAndGoSettings",
     "SprtSettings",
     "TimeSettings",
     "TournamentConfig",
     "TournamentConfigError",
     "build_config",
+    "difference",
     "fingerprint",
     "load_config",
     "merge",
@@ -84,20 +78,23 @@ __all__ = [
 #: Seats of a ring or sit-and-go table when the key is absent and more than 10 bots play
 #: (with 10 or fewer, every bot sits at the one table).
 DEFAULT_TABLE_SEATS = 6
-#: Where the command line's values come from, in messages.
-COMMAND_LINE = "command line"
+
+
+def _default(key: str) -> Any:
+    """The declared default of ``key`` (the dataclasses below take theirs from here)."""
+    return REGISTRY[key].default
 
 
 @dataclass(frozen=True, slots=True)
 class GameSettings:
     """The game every match plays (``[game]``)."""
 
-    variant: Variant = Variant.HOLDEM
-    betting: BettingStructure = BettingStructure.NO_LIMIT
-    small_blind: int = 1
-    big_blind: int = 2
-    ante: int = 0
-    starting_stack: int = 200
+    variant: Variant = _default("game.variant")  # noqa: RUF009
+    betting: BettingStructure = _default("game.betting")  # noqa: RUF009
+    small_blind: int = _default("game.small_blind")
+    big_blind: int = _default("game.big_blind")
+    ante: int = _default("game.ante")
+    starting_stack: int = _default("game.starting_stack")
 
     def game_config(self) -> GameConfig:
         """The engine's rules for these settings (freezeouts start from them)."""
@@ -114,10 +111,10 @@ class GameSettings:
 class TimeSettings:
     """Every match's time limits in seconds (``[limits]``)."""
 
-    decision_timeout_s: float = 5.0
-    startup_timeout_s: float = 10.0
-    time_bank_s: float = 0.0
-    check_on_timeout: bool = False
+    decision_timeout_s: float = _default("limits.decision_timeout")
+    startup_timeout_s: float = _default("limits.startup_timeout")
+    time_bank_s: float = _default("limits.time_bank")
+    check_on_timeout: bool = _default("limits.check_on_timeout")
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,11 +123,11 @@ class SprtSettings:
     H0 "the pair's first bot wins ``mbb0`` milli-big-blinds per hand" against H1
     "``mbb1``", with error rates ``alpha`` and ``beta``."""
 
-    enabled: bool = False
-    mbb0: float = 0.0
-    mbb1: float = 50.0
-    alpha: float = 0.05
-    beta: float = 0.05
+    enabled: bool = _default("sprt.enabled")
+    mbb0: float = _default("sprt.mbb0")
+    mbb1: float = _default("sprt.mbb1")
+    alpha: float = _default("sprt.alpha")
+    beta: float = _default("sprt.beta")
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,8 +137,8 @@ class SitAndGoSettings:
 
     games: int | None = None
     seats: int | None = None
-    double_every_hands: int = 10
-    max_hands: int = 2000
+    double_every_hands: int = _default("sit_and_go.double_every_hands")
+    max_hands: int = _default("sit_and_go.max_hands")
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,11 +156,11 @@ class TournamentConfig:
     """
 
     bots: tuple[BotEntry, ...]
-    name: str = "tournament"
-    format: Format = Format.ROUND_ROBIN
+    name: str = _default("name")
+    format: Format = _default("format")  # noqa: RUF009
     challenger: str | None = None
-    deals: int = 200
-    block_deals: int = 100
+    deals: int = _default("deals")
+    block_deals: int = _default("block_deals")
     game: GameSettings = field(default_factory=GameSettings)
     limits: TimeSettings = field(default_factory=TimeSettings)
     resource_limits: Mapping[str, int] = field(default_factory=dict, hash=False)
@@ -172,7 +169,7 @@ class TournamentConfig:
     ring_seats: int | None = None
     seed: int | None = None
     concurrency: int | None = None
-    executor: ExecutorKind = ExecutorKind.LOCAL
+    executor: ExecutorKind = _default("executor")  # noqa: RUF009
     scheduler: str | None = None
     sandbox: SandboxLevel | None = None
     out: Path | None = None
@@ -294,7 +291,8 @@ class TournamentConfig:
         }
         if not self.format.is_heads_up:
             values[f"{self.format.value}.seats"] = self.seats
-        nested: dict[str, Any] = {table: {} for table in TABLES}
+        tables = {setting.table for setting in file_keys().values()} - {""}
+        nested: dict[str, Any] = {table: {} for table in sorted(tables, key=_TABLE_ORDER.index)}
         for key, value in values.items():
             table, dot, leaf = key.partition(".")
             if dot:
@@ -334,7 +332,7 @@ def fingerprint(config: TournamentConfig) -> str:
 
     def decides(key: str) -> bool:
         table = key.partition(".")[0]
-        if key in _NOT_RESULTS or table == "ring":
+        if not _decides_results(key) or table == "ring":
             return False  # the seats and the challenger are added resolved below
         if table == "sprt":
             return config.sprt.enabled
@@ -354,16 +352,16 @@ def fingerprint(config: TournamentConfig) -> str:
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
-#: Keys that decide nothing a bot does, or are added to the fingerprint resolved.
-_NOT_RESULTS = frozenset(
-    {"name", "out", "concurrency", "executor", "scheduler", "sandbox", "bots", "challenger"}
-    | {"seed", "sit_and_go.seats"}
-)
+def _decides_results(key: str) -> bool:
+    # The seats of a sit-and-go and the challenger are added to the fingerprint resolved.
+    return key in REGISTRY and REGISTRY[key].decides_results
+
+
+#: The tables of a tournament file, in the order of ``to_dict``.
+_TABLE_ORDER = ("game", "limits", "sprt", "sit_and_go", "ring")
 
 
 # ------------------------------------------------------------------------ reading
-
-_Given = dict[str, tuple[object, ValueSource]]
 
 
 def load_config(path: Path) -> TournamentConfig:
@@ -384,12 +382,14 @@ def build_config(
     and is skipped, a value wins over the file's. Text values are read by the key's kind
     (``"200"`` for ``deals``), so flags may be passed as they were typed. ``bots`` is a
     list of manifest paths (or ``{"name", "manifest"}`` tables) and replaces the file's
-    list. Relative paths of the overrides start from ``base_dir`` (default: the current
-    folder), the file's from its folder.
+    list; two manifests listed with the same name are told apart (``name-2``). Relative
+    paths of the overrides start from ``base_dir`` (default: the current folder), the
+    file's from its folder.
     """
-    given: _Given = {} if file is None else _read_file(file)
-    given.update(_read_overrides(overrides or {}, base_dir))
-    return _build(given, _label(None if file is None else str(file), overrides))
+    with _as_tournament_error():
+        given: Given = {} if file is None else read_toml(file, file_keys())
+        given.update(read_overrides(overrides or {}, file_keys(), base_dir))
+    return _build(given, source_label(None if file is None else str(file), overrides))
 
 
 def merge(
@@ -403,80 +403,60 @@ def merge(
     if file_config is None:
         return build_config(overrides=overrides, base_dir=base_dir)
     source = ValueSource(file_config.source, Path.cwd(), is_text=False)
-    given: _Given = {key: (value, source) for key, value in file_config.to_values().items()}
+    given: Given = {key: (value, source) for key, value in file_config.to_values().items()}
     given["bots"] = (file_config.bots, source)  # checked already: not loaded again
-    given.update(_read_overrides(overrides, base_dir))
-    return _build(given, _label(file_config.source, overrides))
+    with _as_tournament_error():
+        given.update(read_overrides(overrides, file_keys(), base_dir))
+    return _build(given, source_label(file_config.source, overrides))
 
 
-def _label(file_label: str | None, overrides: Mapping[str, object] | None) -> str:
-    if file_label is None:
-        return COMMAND_LINE
-    is_mixed = not overrides or file_label.endswith(COMMAND_LINE)
-    return file_label if is_mixed else f"{file_label} and the {COMMAND_LINE}"
+def difference(stored: Mapping[str, Any], config: TournamentConfig) -> str:
+    """The first setting that decides the results and differs between a stored
+    :meth:`TournamentConfig.to_dict` and ``config``, as ``deals (4, now 6)``; ``""`` when
+    none of them is found to differ."""
+    now = config.to_dict()
+    for key, setting in file_keys().items():
+        if not setting.decides_results and key != "bots":
+            continue
+        table, _, leaf = key.rpartition(".")
+        before = (stored.get(table) or {}).get(leaf) if table else stored.get(key)
+        after = now[table][leaf] if table else now[key]
+        if before != after:
+            return f"{key} ({json.dumps(before)}, now {json.dumps(after)})"
+    return ""
 
 
-def _read_file(path: Path) -> _Given:
-    label = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise TournamentConfigError(label, None, None, f"cannot read the file: {reason}") from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise TournamentConfigError(label, None, None, f"not UTF-8 text: {exc.reason}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise TournamentConfigError(label, None, None, f"not valid TOML: {exc}") from None
-    source = ValueSource(label, path.absolute().parent, is_text=False)
-    given: _Given = {}
-    for key, value in data.items():
-        if key in TABLES:
-            if not isinstance(value, dict):
-                raise TournamentConfigError(label, key, value, f"must be a table ([{key}])")
-            for leaf, leaf_value in value.items():
-                given[_known(label, f"{key}.{leaf}", leaf_value)] = (leaf_value, source)
-        else:
-            given[_known(label, key, value)] = (value, source)
-    return given
+class _as_tournament_error:
+    """Re-raise the settings reader's errors as :class:`TournamentConfigError`."""
 
+    def __enter__(self) -> None:
+        return None
 
-def _read_overrides(overrides: Mapping[str, object], base_dir: Path | None) -> _Given:
-    where = base_dir if base_dir is not None else Path.cwd()
-    source = ValueSource(COMMAND_LINE, where, is_text=True)
-    return {
-        _known(COMMAND_LINE, key, value): (value, source)
-        for key, value in overrides.items()
-        if value is not None
-    }
-
-
-def _known(label: str, key: str, value: object) -> str:
-    if key not in KEYS:
-        raise TournamentConfigError(label, key, value, f"unknown key{suggestion(key)}")
-    return key
+    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
+        if isinstance(error, SettingsError) and not isinstance(error, TournamentConfigError):
+            raise TournamentConfigError(error.source, error.key, error.value, error.reason)
 
 
 # ------------------------------------------------------------------------ checking
 
 
-def _build(given: _Given, label: str) -> TournamentConfig:
+def _build(given: Given, label: str) -> TournamentConfig:
+    keys = file_keys()
     values: dict[str, Any] = {}
     for key, (value, source) in given.items():
         if key == "bots":
             continue
-        raw = from_text(key, value) if source.is_text else value
         try:
-            parsed = KEYS[key].parse(raw)
-        except ValueError as exc:
-            raise TournamentConfigError(source.label, key, value, str(exc)) from None
+            parsed = keys[key].read(value, source=source.label, is_text=source.is_text)
+        except SettingsError as exc:
+            raise TournamentConfigError(exc.source, exc.key, exc.value, exc.reason) from None
         values[key] = source.base_dir / parsed if isinstance(parsed, Path) else parsed
     if "bots" not in given:
         message = "no bots: list their manifests (bots = [...] or on the command line)"
         raise TournamentConfigError(label, None, None, message)
+    bots, bots_source = given["bots"]
     config = TournamentConfig(
-        bots=load_bots(*given["bots"]),
+        bots=load_bots(bots, bots_source, rename_copies=bots_source.is_text),
         resource_limits={
             leaf: values[f"limits.{leaf}"] for leaf in LIMIT_KEYS if f"limits.{leaf}" in values
         },
@@ -486,15 +466,15 @@ def _build(given: _Given, label: str) -> TournamentConfig:
         sit_and_go=_settings(SitAndGoSettings, "sit_and_go", values),
         ring_seats=values.get("ring.seats"),
         source=label,
-        **{key: values[key] for key in _TOP_KEYS if key in values},
+        **{key: value for key, value in values.items() if key in _TOP_KEYS},
     )
     for key, value, why in _problems(config):
         raise TournamentConfigError(given[key][1].label if key in given else label, key, value, why)
     return config
 
 
-_TOP_KEYS: tuple[str, ...] = ("name", "format", "challenger", "deals", "block_deals", "seed")
-_TOP_KEYS += ("concurrency", "executor", "scheduler", "sandbox", "out")
+#: The keys at the top of a file that are fields of :class:`TournamentConfig`.
+_TOP_KEYS = frozenset(key for key, setting in file_keys().items() if not setting.table) - {"bots"}
 _Settings = TypeVar("_Settings")
 
 
