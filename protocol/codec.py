@@ -1,7 +1,13 @@
 """Encode messages to lines and decode lines to objects: compact JSON, UTF-8, one per line.
 
-``decode`` is fed whatever a bot wrote, so it raises nothing but :class:`DecodeError` (a
-:class:`~protocol.errors.BotFaultError`), whatever the bytes. ``encode`` is fed our own
+``decode`` is fed whatever a bot wrote, so it raises nothing but a
+:class:`~protocol.errors.BotFaultError`, whatever the bytes. It also bounds what it accepts,
+so that nothing a bot sends can break a later reader of the hand history: at most
+:data:`MAX_DEPTH` levels of nesting (every JSON library, ours included, recurses once per
+level, and a reply nested ~980 deep once exhausted the interpreter's stack when its hand was
+stored), at most ``max_bytes`` bytes, finite numbers only (``1e400`` would be read as
+infinity, which JSON cannot write back) and no lone surrogate in a string (``"\\ud800"``
+cannot be written as UTF-8). ``encode`` is fed our own
 messages, so a message that cannot be encoded is an :class:`ArenaBugError`. Validating an
 outgoing message against its JSON Schema costs about a millisecond, so it is done only with
 ``strict=True`` (tests, debugging), not on the hot path.
@@ -20,12 +26,31 @@ from __future__ import annotations
 
 import json
 import json.encoder
+import math
+import re
 from collections.abc import Callable, Iterable, Mapping
+from itertools import accumulate
 from typing import Any
 
 from protocol.errors import ArenaBugError, DecodeError, ErrorCode
+from protocol.framing import DEFAULT_MAX_LINE_BYTES
 
-__all__ = ["RawJSON", "decode", "encode", "encode_with_raw", "json_text", "scalar_text"]
+__all__ = [
+    "MAX_DEPTH",
+    "RawJSON",
+    "decode",
+    "encode",
+    "encode_with_raw",
+    "json_text",
+    "nesting_depth",
+    "scalar_text",
+]
+
+#: The deepest nesting of arrays and objects a decoded line may have. A reply needs 3 (a
+#: discard: the object, its ``cards`` list, a card); the limit leaves room for a bot's own
+#: extra fields while keeping every recursive reader of the history (encoders, replay, the
+#: report's browser) far from its stack limit.
+MAX_DEPTH = 32
 
 # check_circular=False: our messages are trees; a cycle (our bug) still fails, as a
 # RecursionError, and skipping the cycle bookkeeping makes every encode ~10% cheaper.
@@ -162,15 +187,22 @@ def encode_with_raw(message: Mapping[str, Any]) -> bytes:
         raise ArenaBugError(f"cannot encode {_describe(message)} as JSON: {exc}") from exc
 
 
-def decode(line: bytes | bytearray) -> dict[str, Any]:
+def decode(line: bytes | bytearray, *, max_bytes: int = DEFAULT_MAX_LINE_BYTES) -> dict[str, Any]:
     """The JSON object in ``line`` (a trailing ``\\n`` or ``\\r\\n`` is allowed).
 
-    Raises :class:`DecodeError` with code ``invalid_utf8``, ``invalid_json`` or
-    ``not_an_object``, and nothing else (given something that is not bytes, our own
-    mistake, it raises :class:`ArenaBugError`).
+    Raises :class:`DecodeError` with code ``line_too_long`` (longer than ``max_bytes``
+    without its terminator), ``invalid_utf8``, ``too_deep`` (nested deeper than
+    :data:`MAX_DEPTH`), ``invalid_json`` or ``not_an_object``, and nothing else (given
+    something that is not bytes, our own mistake, it raises :class:`ArenaBugError`).
     """
     if not isinstance(line, bytes | bytearray):
         raise ArenaBugError(f"decode takes bytes, not {type(line).__name__}")
+    if len(line) > max_bytes and len(line.rstrip(b"\r\n")) > max_bytes:
+        # What the line reader says of such a line; here for lines that did not come
+        # through one (an in-process seat).
+        raise DecodeError(
+            ErrorCode.LINE_TOO_LONG, f"line longer than the limit of {max_bytes} bytes"
+        )
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -178,6 +210,10 @@ def decode(line: bytes | bytearray) -> dict[str, Any]:
             ErrorCode.INVALID_UTF8,
             f"byte {exc.start} is not valid UTF-8 in {_quote(line)}",
         ) from None
+    # Counted before parsing, as the parser itself recurses once per level; only when the
+    # line has more opening brackets than the limit (a reply usually has one).
+    if line.count(b"[") + line.count(b"{") > MAX_DEPTH:
+        _reject_too_deep(line)
     try:
         if text.startswith("\ufeff"):  # what json.loads says of a byte order mark
             raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
@@ -188,7 +224,7 @@ def decode(line: bytes | bytearray) -> dict[str, Any]:
             f"{exc.msg} at column {exc.colno} in {_quote(line)}",
         ) from None
     except (ValueError, RecursionError) as exc:
-        # Non-standard constants (NaN), integers too long to convert, absurd nesting.
+        # Non-standard constants (NaN), numbers out of range, integers too long to convert.
         raise DecodeError(ErrorCode.INVALID_JSON, f"{exc} in {_quote(line)}") from None
     if type(obj) is not dict:
         raise DecodeError(
@@ -196,15 +232,73 @@ def decode(line: bytes | bytearray) -> dict[str, Any]:
             f"expected a JSON object, got {_json_type(obj)}",
             "",
         )
+    if b"\\u" in line and _SURROGATE_ESCAPE.search(line) is not None:
+        _reject_lone_surrogates(obj, line)
     return obj
+
+
+def nesting_depth(line: bytes | bytearray) -> int:
+    """How deep arrays and objects nest in the JSON text ``line``, counted without
+    recursion (brackets inside strings do not count; an unterminated string runs to the
+    end of the line).
+
+    >>> nesting_depth(b'{"cards": [{"rank": "A", "suit": "spades"}], "x": "[[["}')
+    3
+    >>> nesting_depth(b"[[]][]"), nesting_depth(b"7")
+    (2, 0)
+    """
+    brackets = _STRING.sub(b"", line).translate(None, _NOT_A_BRACKET)
+    return max(accumulate(map(_DEPTH_STEP.__getitem__, brackets)), default=0)
+
+
+# A JSON string (its closing quote optional, so that an unterminated one is taken whole in
+# one pass: no backtracking, linear time). Bytes are enough: no byte of a multi-byte UTF-8
+# character is a quote, a backslash or a bracket.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+_NOT_A_BRACKET = bytes(sorted(set(range(256)) - set(b"[]{}")))
+_DEPTH_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+# The escape of a UTF-16 surrogate (U+D800-U+DFFF): only then can a string hold a lone one.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _reject_too_deep(line: bytes | bytearray) -> None:
+    depth = nesting_depth(line)
+    if depth > MAX_DEPTH:
+        raise DecodeError(
+            ErrorCode.TOO_DEEP,
+            f"arrays and objects nested {depth} deep, more than the limit of {MAX_DEPTH}, "
+            f"in {_quote(line)}",
+        )
+
+
+def _reject_lone_surrogates(obj: dict[str, Any], line: bytes | bytearray) -> None:
+    """Raise ``invalid_json`` when a string of ``obj`` (a key or a value) holds a
+    surrogate that is not half of a pair: such a string is not text, and writing it to a
+    UTF-8 file (the hand history) would fail."""
+    try:
+        "".join(_iterencode(obj, 0)).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = f"\\u{ord(exc.object[exc.start]):04x}"
+        raise DecodeError(
+            ErrorCode.INVALID_JSON,
+            f"a string holds the lone surrogate {bad}, which is not text, in {_quote(line)}",
+        ) from None
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _finite_float(text: str) -> float:
+    # JSON has no infinity, but Python reads a number too large for a float (1e400) as one.
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {text[:20]} is out of range")
+    return value
+
+
 # Made once: json.loads given an option builds a new decoder for every line.
-_decoder = json.JSONDecoder(parse_constant=_reject_constant)
+_decoder = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
 def _json_type(value: object) -> str:

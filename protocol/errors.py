@@ -42,6 +42,7 @@ class ErrorCode(StrEnum):
     INVALID_UTF8 = "invalid_utf8"
     INVALID_JSON = "invalid_json"
     NOT_AN_OBJECT = "not_an_object"
+    TOO_DEEP = "too_deep"  # arrays and objects nested deeper than the codec allows
     # Shape of the reply (JSON Schema) and its sequence number.
     SCHEMA_VIOLATION = "schema_violation"
     UNKNOWN_ACTION = "unknown_action"

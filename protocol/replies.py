@@ -57,6 +57,7 @@ __all__ = [
     "action_shape_is_valid",
     "classify_seq",
     "discard_shape_is_valid",
+    "known_fields",
     "parse_action",
     "parse_discard",
     "parse_ready",
@@ -67,6 +68,12 @@ _ACTION_NAMES = frozenset({"CHECK", "CALL", "FOLD", "RAISE", "ALL_IN"})
 _RANKS = frozenset({"2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"})
 _SUITS = frozenset({"clubs", "diamonds", "hearts", "spades"})
 _MAX_SHOWN = 60  # characters of a bad value quoted in a message
+# The fields the arena reads in each type of reply (the others are the bot's own).
+_KNOWN_FIELDS = {
+    "ready": frozenset({"type", "seq", "name", "version", "protocol_version"}),
+    "action": frozenset({"type", "seq", "action", "amount"}),
+    "discard": frozenset({"type", "seq", "cards"}),
+}
 _DISCARDS_WITH_ACE = 4  # three_or_four_with_ace: four cards only when keeping an ace
 
 
@@ -116,6 +123,23 @@ def reply_seq(obj: object) -> int | None:
         return None
     seq = _integer(obj.get("seq"))
     return seq if seq is not None and seq >= 1 else None
+
+
+def known_fields(obj: dict[str, Any], reply_type: str) -> dict[str, Any]:
+    """``obj`` with only the fields the arena reads in a ``reply_type`` reply (``ready``,
+    ``action`` or ``discard``), in the bot's order.
+
+    The arena ignores the fields a bot invents, so the hand history does not keep them
+    either: what a bot may write there is the arena's business only as far as the reply
+    is concerned (a bot's notes belong on its stderr).
+
+    >>> known_fields({"type": "action", "seq": 2, "note": "hi", "action": "FOLD"}, "action")
+    {'type': 'action', 'seq': 2, 'action': 'FOLD'}
+    """
+    known = _KNOWN_FIELDS[reply_type]
+    if obj.keys() <= known:
+        return obj  # the usual reply: nothing to leave out
+    return {key: value for key, value in obj.items() if key in known}
 
 
 def parse_ready(

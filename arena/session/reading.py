@@ -22,7 +22,7 @@ from engine.errors import IllegalActionError
 from engine.events import Event
 from protocol.codec import decode
 from protocol.errors import BotFaultError, BotReplyError, ErrorCode
-from protocol.replies import parse_action, parse_discard, reply_seq
+from protocol.replies import known_fields, parse_action, parse_discard, reply_seq
 
 __all__ = [
     "MAX_DRAINED_LINES",
@@ -52,7 +52,9 @@ def read_reply(
     expected_type: str,
     on_stray: Callable[[bytes], None],
 ) -> dict[str, Any] | None:
-    """The next reply, decoded; None when the deadline passes first.
+    """The next reply, decoded, with only the fields the arena reads in an
+    ``expected_type`` reply (:func:`protocol.replies.known_fields`: a bot's own fields are
+    neither used nor kept); None when the deadline passes first.
 
     Raises :class:`~arena.bots.transport.TransportClosedError` when the bot is gone and
     :class:`~protocol.errors.BotFaultError` for a line that is too long or not a JSON
@@ -66,7 +68,7 @@ def read_reply(
         if "seq" not in obj and obj.get("type") != expected_type:
             on_stray(line)
             continue
-        return obj
+        return known_fields(obj, expected_type)
 
 
 def parse_decision(

@@ -82,6 +82,10 @@ def reply_hint(code: str, request: Mapping[str, Any] | None = None) -> str:
         "invalid_json": _ONE_OBJECT_PER_LINE,
         "not_an_object": _ONE_OBJECT_PER_LINE,
         "invalid_utf8": _ONE_OBJECT_PER_LINE,
+        "too_deep": (
+            "a reply is a flat object (a discard's cards nest 3 levels deep); arrays and "
+            "objects may nest at most 32 levels"
+        ),
         "line_too_long": f"a reply line may be at most max_line_bytes long; {_ONE_OBJECT_PER_LINE}",
         "too_many_discards": (
             f"discard at most max_discards{value('max_discards')} cards you hold, each once"

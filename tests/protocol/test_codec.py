@@ -82,7 +82,8 @@ def test_decode_returns_the_object_and_tolerates_the_terminator() -> None:
         (b'"text"', ErrorCode.NOT_AN_OBJECT),
         (b"null", ErrorCode.NOT_AN_OBJECT),
         (b"true", ErrorCode.NOT_AN_OBJECT),
-        (b"[" * 100_000, ErrorCode.INVALID_JSON),
+        (b"[" * 60_000, ErrorCode.TOO_DEEP),
+        (b"[" * 100_000, ErrorCode.LINE_TOO_LONG),
         (b'{"n": ' + b"9" * 5000 + b"}", ErrorCode.INVALID_JSON),
     ],
 )
@@ -109,10 +110,11 @@ def test_decode_error_quotes_the_bad_line_briefly() -> None:
     assert len(info.value.message) < 200
 
 
-def test_decode_of_deeply_nested_arrays_is_invalid_json_not_a_crash() -> None:
+def test_decode_of_deeply_nested_arrays_is_too_deep_not_a_crash() -> None:
     deep = b"[" * 5000 + b"]" * 5000
-    with pytest.raises(DecodeError):
+    with pytest.raises(DecodeError) as info:
         decode(deep)
+    assert info.value.code == ErrorCode.TOO_DEEP and "nested 5000 deep" in info.value.message
 
 
 def test_decode_of_something_not_bytes_is_our_bug() -> None:
@@ -126,7 +128,7 @@ def test_decode_of_random_bytes_raises_only_protocol_errors(data: bytes) -> None
         result = decode(data)
     except ProtocolError as error:
         assert isinstance(error, BotFaultError)
-        assert error.code in {"invalid_utf8", "invalid_json", "not_an_object"}
+        assert error.code in {"invalid_utf8", "invalid_json", "not_an_object", "too_deep"}
     else:
         assert isinstance(result, dict)
 
@@ -240,3 +242,93 @@ def test_scalar_text_keeps_its_string_memo_bounded(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(codec, "_STRING_TEXTS", {})
     assert [scalar_text(f"value{index}") for index in range(10)][-1] == '"value9"'
     assert len(codec._STRING_TEXTS) <= 3
+
+
+def test_a_line_nested_to_the_depth_limit_is_read_and_one_deeper_is_too_deep() -> None:
+    deepest = b'{"x":' + b"[" * (codec.MAX_DEPTH - 1) + b"]" * (codec.MAX_DEPTH - 1) + b"}"
+    expected: list[object] = []
+    for _ in range(codec.MAX_DEPTH - 2):
+        expected = [expected]
+    assert decode(deepest) == {"x": expected}
+    deeper = b'{"x":' + b"[" * codec.MAX_DEPTH + b"]" * codec.MAX_DEPTH + b"}"
+    with pytest.raises(DecodeError) as info:
+        decode(deeper)
+    assert info.value.code == ErrorCode.TOO_DEEP
+    assert f"nested {codec.MAX_DEPTH + 1} deep" in info.value.message
+
+
+def test_brackets_inside_strings_do_not_count_towards_the_depth() -> None:
+    line = b'{"x": "' + b"[{" * 100 + b'\\"]", "y": [1]}'
+    assert decode(line)["y"] == [1]
+    assert codec.nesting_depth(line) == 2
+
+
+def test_nesting_depth_counts_without_recursion_and_an_open_string_runs_to_the_end() -> None:
+    assert codec.nesting_depth(b"[" * 60_000) == 60_000
+    assert codec.nesting_depth(b'[["' + b"[" * 100) == 2
+    assert codec.nesting_depth(b'"\\' + b"[" * 100) == 0  # a backslash escapes one byte
+    assert codec.nesting_depth(b'"' + b'\\"' * 30_000 + b"[[") == 0  # one pass, no backtracking
+    assert codec.nesting_depth(b"") == 0
+
+
+def test_a_line_longer_than_max_bytes_is_too_long_without_counting_its_terminator() -> None:
+    line = b'{"a":"' + b"x" * 10 + b'"}'  # 18 bytes
+    assert decode(line + b"\r\n", max_bytes=18) == {"a": "x" * 10}
+    with pytest.raises(DecodeError) as info:
+        decode(line, max_bytes=17)
+    assert info.value.code == ErrorCode.LINE_TOO_LONG and "17 bytes" in info.value.message
+
+
+@pytest.mark.parametrize("number", [b"1e400", b"-1e400", b"1.5e99999"])
+def test_a_number_too_large_for_a_double_is_invalid_json_not_infinity(number: bytes) -> None:
+    with pytest.raises(DecodeError, match="out of range") as info:
+        decode(b'{"amount": ' + number + b"}")
+    assert info.value.code == ErrorCode.INVALID_JSON
+
+
+def test_large_finite_numbers_are_read_as_they_are() -> None:
+    assert decode(b'{"a": 1e308, "b": 99999999999999999999}') == {"a": 1e308, "b": 10**20 - 1}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"action": "\\ud800"}',
+        b'{"action": "ok \\uDFFF"}',
+        b'{"\\udbff": 1}',
+        b'{"a": ["\\ud83d x"]}',
+    ],
+)
+def test_a_string_holding_a_lone_surrogate_is_invalid_json(line: bytes) -> None:
+    with pytest.raises(DecodeError, match="lone surrogate") as info:
+        decode(line)
+    assert info.value.code == ErrorCode.INVALID_JSON
+
+
+def test_a_surrogate_pair_and_an_escaped_backslash_before_u_are_text() -> None:
+    assert decode(b'{"a": "\\ud83d\\ude00"}') == {"a": "\U0001f600"}
+    assert decode(b'{"a": "\\\\ud800"}') == {"a": "\\ud800"}
+
+
+_HOSTILE_LINES = st.one_of(
+    st.binary(max_size=300),
+    st.builds(
+        lambda depth, junk: b"[" * depth + junk + b"]" * depth,
+        st.integers(0, 3000),
+        st.binary(max_size=20),
+    ),
+    st.builds(
+        lambda text: json.dumps({"a": text}, ensure_ascii=False).encode("utf-8", "surrogatepass"),
+        st.text(),
+    ),
+)
+
+
+@given(_HOSTILE_LINES)
+def test_whatever_decode_accepts_can_be_encoded_again(line: bytes) -> None:
+    # What a bot sends ends up in the hand history: it must be writable as it was read.
+    try:
+        obj = decode(line)
+    except BotFaultError:
+        return
+    assert decode(encode(obj)) == obj

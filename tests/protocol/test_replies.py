@@ -21,6 +21,7 @@ from protocol.replies import (
     action_shape_is_valid,
     classify_seq,
     discard_shape_is_valid,
+    known_fields,
     parse_action,
     parse_discard,
     parse_ready,
@@ -596,3 +597,17 @@ def test_fast_action_check_agrees_with_the_schema_on_random_replies(reply: dict[
 @given(_DISCARD_LIKE)
 def test_fast_discard_check_agrees_with_the_schema_on_random_replies(reply: dict[str, Any]) -> None:
     assert discard_shape_is_valid(reply) == validator_for("discard").is_valid(reply)
+
+
+def test_known_fields_keeps_the_fields_the_arena_reads_in_the_bots_order() -> None:
+    reply = {"note": [[1]], "seq": 4, "type": "action", "amount": 6, "action": "RAISE", "x": 1}
+    assert list(known_fields(reply, "action").items()) == [
+        ("seq", 4),
+        ("type", "action"),
+        ("amount", 6),
+        ("action", "RAISE"),
+    ]
+    discard = {"type": "discard", "seq": 2, "cards": [], "why": "pat"}
+    assert known_fields(discard, "discard") == {"type": "discard", "seq": 2, "cards": []}
+    ready = {"type": "ready", "seq": 1, "name": "x", "version": "2", "protocol_version": 1}
+    assert known_fields(ready, "ready") is ready  # nothing to leave out: the same object

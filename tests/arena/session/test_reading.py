@@ -252,3 +252,10 @@ def test_draining_a_seq_that_is_not_a_positive_integer_is_bad_seq_not_stale() ->
         transport, 0.0, 2, lambda kind, code, detail, seq: dropped.append((kind, code, seq))
     )
     assert dropped == [(FaultKind.UNSOLICITED_LINE, "bad_seq", None)] * len(bad_seqs)
+
+
+def test_read_reply_keeps_only_the_fields_the_arena_reads() -> None:
+    # A bot's own fields are ignored, so the history does not keep them either.
+    transport, _ = _transport({"type": "action", "seq": 3, "debug": {"a": [1]}, "action": "CALL"})
+    reply = read_reply(transport, 1.0, "action", lambda line: None)
+    assert reply == {"type": "action", "seq": 3, "action": "CALL"}
