@@ -16,11 +16,13 @@ end can draw the same text or build its own from the same messages.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.human.entry import describe_legal
+from engine.evaluator import HandCategory, HandRank, InvalidHandError, evaluate
 from protocol.cards import card_from_wire
 
 __all__ = [
@@ -244,15 +246,88 @@ def hand_end_text(message: Mapping[str, Any], names: SeatNames) -> str:
         who = names.label(shown["player_id"])
         cards = cards_text(shown["cards"])
         lines.append(f"  {who} {_verb(who, 'show')} {cards} ({shown['description']})")
+    shown = _shown_ranks(message)
     for pot in message.get("pots", []):
+        decided_by = _tie_break(pot, shown)
         for winner in pot["winners"]:
             who = names.label(winner["player_id"])
             description = f" with {pot['description']}" if pot.get("description") else ""
-            lines.append(f"  {who} {_verb(who, 'win')} {winner['amount']}{description}")
+            lines.append(f"  {who} {_verb(who, 'win')} {winner['amount']}{description}{decided_by}")
     for stack in message.get("stacks", []):
         if stack["player_id"] == names.own_player_id:
             lines.append(f"You: {stack['net']:+d} this hand, stack {stack['stack']}.")
     return "\n".join(lines)
+
+
+def _shown_ranks(message: Mapping[str, Any]) -> dict[int, HandRank]:
+    """Each shown hand's value (seat index -> rank), from its cards and the board."""
+    board = [card_from_wire(wire) for wire in message.get("board", [])]
+    ranks = {}
+    for shown in message.get("shown_hands", []):
+        cards = [*(card_from_wire(wire) for wire in shown["cards"]), *board]
+        known = [card for card in cards if card is not None]
+        if len(known) < len(cards):
+            continue  # a hidden card: nothing to rank
+        with contextlib.suppress(InvalidHandError):  # no five cards to rank: no tie-break
+            ranks[shown["seat_index"]] = evaluate(known)
+    return ranks
+
+
+def _tie_break(pot: Mapping[str, Any], shown: Mapping[int, HandRank]) -> str:
+    """How the pot's winning hand beat a shown hand of the same description, when it did
+    (``one pair, kings`` against ``one pair, kings``): `` (kicker: ace against queen)``;
+    empty when no loser's hand reads the same.
+
+    Cards are compared in the order the hand ranks them (the groups, then the kickers,
+    high to low): the first that differs decided the pot.
+    """
+    winners = {winner.get("seat_index") for winner in pot["winners"]}
+    best = next((shown[seat] for seat in winners if seat in shown), None)
+    if best is None:
+        return ""
+    alike = [
+        rank
+        for seat, rank in shown.items()
+        if seat not in winners
+        and seat in pot.get("eligible_seats", ())
+        and rank.description == best.description
+        and rank < best
+    ]
+    if not alike:
+        return ""
+    runner_up = max(alike)
+    for place, (ours, theirs) in enumerate(zip(best.best_five, runner_up.best_five, strict=True)):
+        if ours >> 2 != theirs >> 2:
+            what = "kicker" if place else "high card"
+            if best.category in (HandCategory.FLUSH, HandCategory.HIGH_CARD):
+                what = _ORDINALS[place] + " card"
+            return f" ({what}: {_rank_name(ours)} against {_rank_name(theirs)})"
+    return ""  # pragma: no cover - equal ranks would have split the pot
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
+
+
+def _rank_name(card: int) -> str:
+    """``ace``, ``ten``, ``two``: the rank of a card in words."""
+    return _RANK_NAMES[card >> 2]
+
+
+_RANK_NAMES = (
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "jack",
+    "queen",
+    "king",
+    "ace",
+)
 
 
 def error_text(message: Mapping[str, Any]) -> str:

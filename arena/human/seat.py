@@ -24,7 +24,7 @@ default action, as for a bot).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from arena.human.entry import Command, EntryError, parse_entry
@@ -95,6 +95,7 @@ class HumanSeat:
         # Events of the current hand already shown, so each request shows only what is new.
         self._hand_id: str | None = None
         self._events_shown = 0
+        self._seat_players: dict[int, str] = {}  # seat index -> player id, this hand
 
     # -- the protocol's messages -----------------------------------------------------------
 
@@ -112,6 +113,7 @@ class HumanSeat:
         kind = message.get("type")
         if kind == "hand_start":
             self._hand_id, self._events_shown = str(message["hand_id"]), 0
+            self._seat_players = _seat_players(message)
             self.front_end.show(hand_start_text(message))
         elif kind == "hand_end":
             self.front_end.show(hand_end_text(message, self.names))
@@ -163,14 +165,33 @@ class HumanSeat:
                 assert isinstance(entry, dict)
                 return entry
 
+    def hand_over(self, hand_id: str, history: Sequence[Mapping[str, Any]]) -> None:
+        """Tell the rest of a hand that just ended, before its ``hand_end``: ``history`` is
+        the hand's whole public history as this seat may see it (a request's ``history``
+        at the end of the hand). Whatever came after the person's last decision is shown:
+        their own action, the others' replies, the streets dealt, an uncalled bet returned.
+        The shown hands are left to ``hand_end``, which tells them with the result."""
+        if hand_id != self._hand_id:
+            return  # not the hand this seat was told about
+        told = [event for event in history[self._events_shown :] if event["type"] != "hand_shown"]
+        self._events_shown = len(history)
+        lines = event_lines(told, self._seat_players, self.names)
+        if lines:
+            self.front_end.show("\n".join(lines))
+
     def _show_new_events(self, request: Mapping[str, Any]) -> None:
         """Tell the events of the hand not told yet: the others' actions, new streets."""
         hand_id = str(request["hand_id"])
         if hand_id != self._hand_id:  # a hand whose hand_start was not seen
             self._hand_id, self._events_shown = hand_id, 0
         history = request.get("history", [])
-        seat_players = {seat["seat_index"]: seat["player_id"] for seat in request["table_state"]}
-        lines = event_lines(history[self._events_shown :], seat_players, self.names)
+        self._seat_players = _seat_players(request)
+        lines = event_lines(history[self._events_shown :], self._seat_players, self.names)
         self._events_shown = len(history)
         if lines:
             self.front_end.show("\n".join(lines))
+
+
+def _seat_players(message: Mapping[str, Any]) -> dict[int, str]:
+    """Seat index -> player id, from the table of a ``hand_start`` or a request."""
+    return {seat["seat_index"]: seat["player_id"] for seat in message.get("table_state", [])}

@@ -5,6 +5,13 @@ Every seat, the person's included, is a :class:`~arena.session.watchdog.BotSessi
 match loop, the hand history and the results treat the person's seat as any other. The
 person's session differs only in its limits: no time limit unless one is given (then the
 default action when it runs out, as for a bot) and no time bank.
+
+A bot learns no more of a hand than its requests and ``hand_end`` tell it, so nothing
+after its last decision but the result. A person wants to see the rest (their own last
+action, the bots' replies, the streets dealt, an uncalled bet returned):
+:func:`tell_hand_ends` puts :class:`PersonDecider` around the match's decider, which gives
+the person's seat the hand's whole public history, as that seat may see it, just before
+its ``hand_end`` (:meth:`~arena.human.seat.HumanSeat.hand_over`).
 """
 
 from __future__ import annotations
@@ -12,16 +19,29 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from arena.bots.transport import Transport
 from arena.human.seat import HumanSeat
 from arena.human.transport import NO_TIME_LIMIT_S, HumanTransport
 from arena.match.config import MatchConfig, MatchConfigError, require_seat_count
+from arena.match.loop import MatchRunner
+from arena.match.players import Decider, Decision, HelloInfo
+from arena.match.records import StandingEntry
 from arena.match.run import seat_session
 from arena.session.watchdog import BotSession
+from engine.actions import LegalActions
+from engine.hand import Hand
+from protocol.layout import wire_event
 from protocol.request_encoder import EventTextCache
 
-__all__ = ["human_session", "player_names", "table_sessions"]
+__all__ = [
+    "PersonDecider",
+    "human_session",
+    "player_names",
+    "table_sessions",
+    "tell_hand_ends",
+]
 
 
 def player_names(bot_names: Sequence[str], *, seat_index: int) -> dict[str, str]:
@@ -100,3 +120,63 @@ def table_sessions(
         )
         sessions.append((name, session))
     return sessions
+
+
+class PersonDecider:
+    """The match's decider, unchanged, but for one thing: when a hand ends, the person's
+    seat is first told the hand's public history (see the module docstring)."""
+
+    def __init__(self, inner: Decider, seat: HumanSeat, *, seat_index: int) -> None:
+        self.inner = inner
+        self.seat = seat
+        self.seat_index = seat_index
+
+    def hand_ended(self, hand: Hand, hand_id: str, sitting_out: Sequence[int]) -> None:
+        """Tell the person the rest of the hand, then let every seat hear ``hand_end``."""
+        is_dealt_in = any(setup.seat_index == self.seat_index for setup in hand.seats)
+        if is_dealt_in and self.seat_index not in sitting_out:
+            # What a request would carry as its history: the seat's view, in wire form.
+            history = [wire_event(event) for event in hand.view(self.seat_index).history]
+            self.seat.hand_over(hand_id, history)
+        self.inner.hand_ended(hand, hand_id, sitting_out)
+
+    def start(self, hello: HelloInfo) -> dict[int, str]:
+        """As the match's decider."""
+        return self.inner.start(hello)
+
+    def prepare_hand(self, hand_number: int, seats_left: Sequence[int]) -> list[int]:
+        """As the match's decider."""
+        return self.inner.prepare_hand(hand_number, seats_left)
+
+    def hand_started(self, hand: Hand, hand_id: str, sitting_out: Sequence[int]) -> None:
+        """As the match's decider."""
+        self.inner.hand_started(hand, hand_id, sitting_out)
+
+    def decide(
+        self,
+        hand: Hand,
+        hand_id: str,
+        seat_index: int,
+        legal: LegalActions,
+        while_waiting: Callable[[], bool] | None,
+    ) -> Decision:
+        """As the match's decider."""
+        return self.inner.decide(hand, hand_id, seat_index, legal, while_waiting)
+
+    def finish(self, standings: Sequence[StandingEntry], hands_played: int) -> None:
+        """As the match's decider."""
+        self.inner.finish(standings, hands_played)
+
+    def close(self) -> None:
+        """As the match's decider."""
+        self.inner.close()
+
+    def seat_summary(self, seat_index: int) -> tuple[bool, dict[str, Any]]:
+        """As the match's decider."""
+        return self.inner.seat_summary(seat_index)
+
+
+def tell_hand_ends(runner: MatchRunner, seat: HumanSeat, *, seat_index: int) -> None:
+    """Make ``runner`` (a match built with :func:`arena.match.run.live_match`) tell the
+    person at ``seat_index`` the rest of each hand before its ``hand_end``."""
+    runner.decider = PersonDecider(runner.decider, seat, seat_index=seat_index)

@@ -151,3 +151,69 @@ def test_no_bot_card_is_on_the_screen_before_its_showdown(
             showdowns += 1
             assert " ".join(bot_cards) in after  # shown at showdown, as a bot would see it
     assert showdowns >= 1  # calling every hand down reaches a showdown
+
+
+def _told(event: dict[str, Any], who: str) -> str | None:
+    """The line the person should read for an event of the hand history (None: not told
+    as a line of its own)."""
+    kind = event["type"]
+    verb = {"you": ""}.get(who, "s")
+    if kind == "street_dealt":
+        street = {"FLOP": "flop", "TURN": "turn", "RIVER": "river"}[event["phase"]]
+        return f"{street}: {' '.join(event['board'])}"
+    if kind == "uncalled_bet_returned":
+        return f"{who} take{verb} back {event['amount']} (not called)"
+    if kind == "hand_mucked":
+        return f"{who} muck{verb}"
+    if kind != "action_taken":
+        return None
+    action = event["kind"]
+    all_in = " (all-in)" if event["is_all_in"] else ""
+    if action in ("FOLD", "CHECK"):
+        return f"{who} {action.lower()}{verb}"
+    if action == "CALL":
+        return f"{who} call{verb} {event['amount']}{all_in}"
+    if event["is_bet"]:
+        return f"{who} bet{verb} {event['total']}{all_in}"
+    return f"{who} raise{verb} to {event['total']}{all_in}"
+
+
+def test_the_rest_of_each_hand_is_shown_after_the_last_decision(
+    logged_game: tuple[pexpect.spawn[str], Path, list[str]],
+) -> None:
+    # After the person's last decision of a hand no request comes to tell them the rest:
+    # their own action, the bot's replies, the streets dealt must still be on the screen,
+    # after the last prompt of the hand and before its result.
+    child, out_dir, screen = logged_game
+    answer_until_the_hand_ends(child, 1, "c")  # called and checked down
+    answer_until_the_hand_ends(child, 2, "a")  # all-in: the streets are dealt after it
+    child.expect_exact(PROMPT)
+    child.sendline("f")  # hand 3: folded at once
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    text = "".join(screen).replace("\r\n", "\n")
+    records = [json.loads(line) for line in (out_dir / "hands.jsonl").read_text().splitlines()]
+    names = {0: "you", 1: "python calling station"}
+    told_after = 0
+    for record in records[1:-1]:
+        number = record["hand_number"]
+        events = record["history"]["events"]
+        last = max(
+            index
+            for index, event in enumerate(events)
+            if event["type"] == "action_taken" and event["seat_index"] == 0
+        )
+        expected = [
+            line
+            for event in events[last:]
+            if (line := _told(event, names.get(event.get("seat_index", -1), ""))) is not None
+        ]
+        end = text.index(f"Hand {number} over")
+        after_prompt = text.rindex(PROMPT, 0, end) + len(PROMPT)
+        echo, *shown = text[after_prompt:end].splitlines()  # the terminal echoes the entry
+        assert echo in ("c", "a", "f")
+        assert shown == expected, f"hand {number}"
+        told_after += len(expected)
+    assert told_after > 3  # more than the person's own last action in each hand
+    assert "river: " in text[text.rindex(PROMPT, 0, text.index("Hand 2 over")) :]

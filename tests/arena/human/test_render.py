@@ -318,3 +318,34 @@ def test_hand_end_messages_of_real_hands_name_only_shown_cards() -> None:
                 assert not cards & tokens(text)
                 hidden_any = True
     assert shown_any and hidden_any
+
+
+def test_a_tie_of_descriptions_names_the_kicker_that_broke_it() -> None:
+    # "one pair, kings" beats "one pair, kings": the person must see why.
+    message = showdown_end()
+    message["board"] = wire("Kd 7d 2s 9c 4h")
+    message["shown_hands"][1].update(cards=wire("Kc Qd"), description="one pair, kings")
+    lines = hand_end_text(message, NAMES).splitlines()
+    assert "  station shows Kc Qd (one pair, kings)" in lines
+    assert "  you win 28 with one pair, kings (kicker: ace against queen)" in lines
+
+
+def test_a_flush_against_a_flush_of_the_same_top_card_names_the_card_that_decided() -> None:
+    message = showdown_end()
+    message["board"] = wire("Ah 9h 4h 2c 3d")
+    message["shown_hands"][0].update(cards=wire("Kh 5h"))
+    message["shown_hands"][1].update(cards=wire("Qh Jh"))
+    message["pots"][0]["description"] = "flush, ace high"
+    lines = hand_end_text(message, NAMES).splitlines()
+    assert "  you win 28 with flush, ace high (second card: king against queen)" in lines
+
+
+def test_a_split_pot_or_a_hand_with_a_hidden_card_names_no_kicker() -> None:
+    message = showdown_end()
+    message["board"] = wire("Kd Kc 7d 7s As")
+    message["shown_hands"][0].update(cards=wire("2c 3c"))
+    message["shown_hands"][1].update(cards=wire("2h 3h"))  # both play the board
+    message["pots"][0]["winners"].append({"seat_index": 1, "player_id": "p1", "amount": 14})
+    assert "kicker" not in hand_end_text(message, NAMES)
+    message["shown_hands"][1].update(cards=[{"rank": "?", "suit": "?"}] * 2)
+    assert "kicker" not in hand_end_text(message, NAMES)

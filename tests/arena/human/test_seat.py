@@ -10,7 +10,7 @@ from arena.bots.in_memory import FakeClock
 from arena.human.render import HELP_TEXT
 from arena.human.seat import BET_PROMPT, DRAW_PROMPT, HumanSeat, LeftTableError
 from engine.config import DrawLimit, GameConfig, Variant
-from tests.arena.human.helpers import TIMEOUT, ScriptedFrontEnd, act, hello_message
+from tests.arena.human.helpers import TIMEOUT, ScriptedFrontEnd, act, hello_message, wire
 from tests.arena.human.test_entry import HAND, bet_request, draw_request
 
 
@@ -145,3 +145,25 @@ def test_a_bet_request_from_the_entry_tests_is_answered_too() -> None:
         for seat in minimal["table_state"]
     ]
     assert seat.ask(minimal) == {"type": "action", "seq": 7, "action": "ALL_IN"}
+
+
+def test_the_rest_of_a_hand_is_told_when_it_ends_but_not_the_shown_hands() -> None:
+    seat, front = seated(["c"])
+    blind = {"type": "blind_posted", "seat_index": 1, "blind": "big_blind", "amount": 2}
+    start = {"type": "hand_start", "hand_id": "m-3", "hand_number": 3, "seat_index": 0}
+    seat.notify(start | {"small_blind": 1, "big_blind": 2, "hole_cards": [], "table_state": []})
+    seat.ask(act(history=[blind]))
+    mine = {"type": "action_taken", "seat_index": 0, "kind": "CALL", "amount": 8, "total": 8}
+    theirs = {"type": "action_taken", "seat_index": 1, "kind": "CHECK", "amount": 0, "total": 8}
+    river = {"type": "street_dealt", "phase": "RIVER", "board": wire("Th 7d 2s 5h 2c")}
+    returned = {"type": "uncalled_bet_returned", "seat_index": 2, "amount": 4}
+    shown = {"type": "hand_shown", "seat_index": 1, "cards": wire("As Ad"), "description": "x"}
+    before = len(front.shown)
+    seat.hand_over("m-9", [blind, mine])  # another hand's story: not this one's
+    assert len(front.shown) == before
+    seat.hand_over("m-3", [blind, mine, theirs, river, returned, shown])
+    assert front.shown[before:] == [
+        "you call 8\nstation checks\nriver: Th 7d 2s 5h 2c\nraiser takes back 4 (not called)"
+    ]
+    seat.hand_over("m-3", [blind, mine, theirs, river, returned, shown])
+    assert len(front.shown) == before + 1  # told once

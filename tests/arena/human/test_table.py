@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from arena.bots.in_memory import FakeClock, InMemoryTransport
 from arena.human.seat import HumanSeat, LeftTableError
-from arena.human.table import human_session, player_names, table_sessions
+from arena.human.table import (
+    PersonDecider,
+    human_session,
+    player_names,
+    table_sessions,
+    tell_hand_ends,
+)
 from arena.human.transport import NO_TIME_LIMIT_S, HumanTransport
 from arena.match.config import MatchConfig, MatchConfigError
-from arena.match.run import run_match
+from arena.match.players import Decider
+from arena.match.run import live_match, run_match
 from arena.tools.replay import replay_file
+from engine.actions import Fold
 from engine.config import GameConfig, Variant
+from engine.hand import Hand
+from engine.seating import SeatSetup
 from tests.arena.human.helpers import TIMEOUT, ScriptedFrontEnd
 from tests.arena.scripted import Bot, calling_station, exits_on_match_end, min_raiser
 
@@ -172,3 +184,50 @@ def test_a_person_who_lets_the_time_run_out_three_times_is_hung_like_a_bot(
     assert counts["timeout"] == 3 and counts["hung"] == 1 and counts["restart"] == 1
     assert front.screen.count("Welcome, ann.") == 2
     assert replay_file(tmp_path / "hands.jsonl").is_ok
+
+
+def test_the_person_is_told_the_rest_of_each_hand_before_it_ends() -> None:
+    # Folding ends the person's part of the hand: no request tells them the rest, so the
+    # match's decider tells it (their fold, the blind the station takes back).
+    config = MatchConfig(hand_count=2, seed=7, prefetch=False)
+    clock = FakeClock()
+    front = ScriptedFrontEnd(["f", "f"], clock=clock)
+    seat = HumanSeat(front, name="ann", names={"p1": "station"}, clock=clock)
+    bot = exits_on_match_end(calling_station)
+    table = table_sessions(
+        [("station", lambda: InMemoryTransport(bot, clock=clock))], config, seat, clock=clock
+    )
+    runner = live_match(config, table, clock=clock)
+    tell_hand_ends(runner, seat, seat_index=0)
+    runner.run()
+    text = "\n".join(front.shown)
+    first = text[text.rindex("You may:", 0, text.index("Hand 1 over")) : text.index("Hand 1 over")]
+    assert first.splitlines()[1:] == ["you fold", "station takes back 1 (not called)"]
+    assert "you fold" in text[text.index("=== Hand 2") : text.index("Hand 2 over")]
+
+
+class _Heard:
+    """A decider that only hears hands end."""
+
+    def __init__(self) -> None:
+        self.ended: list[str] = []
+
+    def hand_ended(self, hand: Hand, hand_id: str, sitting_out: Sequence[int]) -> None:
+        self.ended.append(hand_id)
+
+
+def test_a_person_sitting_out_or_not_dealt_in_is_told_nothing_more() -> None:
+    front = ScriptedFrontEnd([])
+    seat = HumanSeat(front, name="ann")
+    heard = _Heard()
+    hand = Hand.start(
+        GameConfig(small_blind=1, big_blind=2),
+        [SeatSetup(0, "p0", 100), SeatSetup(1, "p1", 100)],
+        button_index=0,
+        rng=random.Random(1),
+    )
+    hand.act(Fold())
+    for seat_index, sitting_out in ((0, [0]), (5, [])):
+        decider = PersonDecider(cast(Decider, heard), seat, seat_index=seat_index)
+        decider.hand_ended(hand, "m-1", sitting_out)
+    assert front.shown == [] and heard.ended == ["m-1", "m-1"]
