@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from arena.bots.manifest import BotManifest
+from arena.bots.sandbox.cgroup import BotCgroup
 from arena.bots.sandbox.limits import ResourceLimits
 
 __all__ = [
@@ -45,6 +46,9 @@ class LaunchSpec:
     ``private_dir`` is the bot's own temporary directory (its working copy, home and
     temporary files): a wrapping layer makes it the bot's only writable place, and the
     process code removes it when the bot is closed.
+    ``cgroup``, when set, is the bot's own cgroup, which ``argv`` joins before anything
+    else runs (:func:`arena.bots.sandbox.cgroup.join_command`); the process code removes
+    it when the bot is closed.
     """
 
     argv: tuple[str, ...]
@@ -52,6 +56,7 @@ class LaunchSpec:
     env: Mapping[str, str] = field(hash=False)
     limits: ResourceLimits | None = None
     private_dir: Path | None = None
+    cgroup: BotCgroup | None = None
 
 
 class Launcher(Protocol):

@@ -64,7 +64,7 @@ from arena.bots.process_tree import (
     peek_returncode,
     start_bot_process,
 )
-from arena.bots.sandbox.confinement import Confinement, remove_private_dir
+from arena.bots.sandbox.confinement import Confinement, abandon
 from arena.bots.stderr_log import DEFAULT_STDERR_CAP_BYTES, CappedLog
 from arena.bots.transport import (
     BotStartError,
@@ -215,8 +215,7 @@ class ProcessTransport:
         try:
             process, token = start_bot_process(spec)
         except OSError as exc:
-            if spec.private_dir is not None:
-                remove_private_dir(spec.private_dir)
+            abandon(spec)  # its private directory and cgroup
             reason = exc.strerror or str(exc)
             raise BotStartError(
                 f"cannot run bot {name!r}: {spec.argv[0]!r} in {str(spec.cwd)!r}: {reason}",

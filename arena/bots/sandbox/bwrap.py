@@ -27,12 +27,12 @@ and runs it in a box:
   bot runs; the bot cannot signal its supervisor either.
   Run as another user, bwrap's user namespace shows the bot as uid 65534, which is still
   the arena's uid outside the box;
-* where :func:`~arena.bots.sandbox.cgroup.probe_cgroups` found a usable cgroup v2, a
-  cgroup of its own with ``memory.max`` and ``pids.max``, joined before ``bwrap`` runs
-  (:func:`~arena.bots.sandbox.cgroup.join_command`).
+* where the limits layer makes a cgroup for the bot (:mod:`arena.bots.sandbox.cgroup`),
+  that cgroup, joined before ``bwrap`` runs (:func:`~arena.bots.sandbox.cgroup.join_command`),
+  so that bwrap, the box and everything in it are held by it.
 
 Builds run in the same box: the limits layer keeps the build's private copy and later
-starts copy it. :meth:`StrictLauncher.close` removes those copies and the cgroups.
+starts copy it. :meth:`StrictLauncher.close` removes those copies.
 
 bwrap reports a box whose first process died of signal N as exit code 128 + N.
 
@@ -45,7 +45,6 @@ the supervisor moves 3 and 4 back onto 0 and 1 inside the box.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import subprocess
@@ -57,7 +56,7 @@ from pathlib import Path
 
 from arena.bots.launcher import LaunchSpec
 from arena.bots.manifest import BotManifest
-from arena.bots.sandbox.cgroup import BotCgroup, CgroupError, CgroupParent, join_command
+from arena.bots.sandbox.cgroup import join_command
 from arena.bots.sandbox.limited import SUPERVISOR_PATH, LimitsLauncher
 from arena.bots.sandbox.limits import DEFAULT_LIMITS
 
@@ -260,49 +259,31 @@ def visible_paths(
 class StrictLauncher:
     """Runs the limits layer's specs inside a bwrap box (see the module docstring).
 
-    ``inner`` makes the specs (its supervisor and private directories); ``cgroups``, when
-    given, is where each bot gets a cgroup of its own. Call :meth:`close` after the match.
+    ``inner`` makes the specs (its supervisor, private directories and cgroups). Call
+    :meth:`close` after the match.
     """
 
-    def __init__(
-        self,
-        inner: LimitsLauncher,
-        box: Box,
-        *,
-        cgroups: CgroupParent | None = None,
-    ) -> None:
+    def __init__(self, inner: LimitsLauncher, box: Box) -> None:
         self.inner = inner
         self.box = box
-        self.cgroups = cgroups
-        self._cgroups: dict[Path, BotCgroup] = {}
 
     def prepare(self, manifest: BotManifest) -> LaunchSpec:
         """The bot's spec (from its built copy, if it was built here) in a box."""
-        return self._wrap(self.inner.prepare(manifest))
+        return self._wrap(self.inner.prepare(manifest, is_joined=False))
 
     def prepare_build(self, manifest: BotManifest) -> LaunchSpec | None:
         """The build's spec in a box: it writes only its private copy, which later starts
         of the bot copy."""
-        spec = self.inner.prepare_build(manifest)
+        spec = self.inner.prepare_build(manifest, is_joined=False)
         return None if spec is None else self._wrap(spec)
 
     def built_copy(self, manifest: BotManifest) -> Path | None:
         """The private copy the inner layer built the bot in (None if it did not)."""
         return self.inner.built_copy(manifest)
 
-    def limit_hit(self, spec: LaunchSpec) -> str | None:
-        """The cgroup limit that stopped the bot of ``spec`` (``"memory_limit"``,
-        ``"process_limit"``), when it has a cgroup and one did."""
-        cgroup = None if spec.private_dir is None else self._cgroups.get(spec.private_dir)
-        return None if cgroup is None else cgroup.limit_hit()
-
     def close(self) -> None:
-        """Remove the built copies and every cgroup made (killing what is left in them)."""
+        """Remove the built copies (and their cgroups)."""
         self.inner.close()
-        for cgroup in self._cgroups.values():
-            with contextlib.suppress(CgroupError):
-                cgroup.close()
-        self._cgroups.clear()
 
     def _wrap(self, spec: LaunchSpec) -> LaunchSpec:
         private_dir = spec.private_dir
@@ -332,12 +313,8 @@ class StrictLauncher:
             interpreter,
             *_with_stream_options(spec.argv[1:]),
         )
-        if self.cgroups is not None:
-            cgroup = self.cgroups.create_bot(
-                memory_bytes=limits.memory_bytes, processes=limits.processes
-            )
-            self._cgroups[private_dir] = cgroup
-            argv = join_command(cgroup, argv)
+        if spec.cgroup is not None:
+            argv = join_command(spec.cgroup, argv)
         # Temporary files go to the box's size-limited /tmp.
         env = {**spec.env, "TMPDIR": "/tmp"}
         return replace(spec, argv=argv, env=env)

@@ -1,10 +1,12 @@
 """The process side of a sandboxed bot: :class:`Confinement`.
 
-A :class:`~arena.bots.launcher.LaunchSpec` with ``limits`` or a ``private_dir`` comes from
-a sandbox launcher. While such a bot runs, its tree is watched against the limits
-(:mod:`arena.bots.sandbox.watch`); when it is closed, its supervisor is asked to take the
-tree down (it knows every orphan), the watch forgets it, its private directory is removed,
-and how it ended says whether a limit stopped it. :class:`~arena.bots.process.ProcessTransport`
+A :class:`~arena.bots.launcher.LaunchSpec` with ``limits``, a ``private_dir`` or a
+``cgroup`` comes from a sandbox launcher. While such a bot runs, its tree is watched
+against the limits (:mod:`arena.bots.sandbox.watch`), except those its cgroup has the
+kernel hold (memory and tasks: the kernel's count is exact and never late); when it is
+closed, its supervisor is asked to take the tree down (it knows every orphan), the watch
+forgets it, its private directory and its cgroup are removed, and how it ended (or what
+the cgroup counted) says whether a limit stopped it. :class:`~arena.bots.process.ProcessTransport`
 holds one per sandboxed bot and asks it nothing on the per-message path.
 
 A death by ``SIGXFSZ`` is a file written past ``file_size_bytes``; by ``SIGXCPU``, a
@@ -19,20 +21,27 @@ death as exit code 128 plus the signal, as shells do.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import signal
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 from arena.bots.launcher import LaunchSpec
-from arena.bots.sandbox.limits import LimitReason
+from arena.bots.sandbox.cgroup import BotCgroup, CgroupError
+from arena.bots.sandbox.limits import LimitReason, ResourceLimits, format_size
 from arena.bots.sandbox.supervisor import DEATH_SIGNAL
 from arena.bots.sandbox.watch import LimitBreach, TreeWatch, Watched, shared_watch
 
-__all__ = ["Confinement", "reason_of_signal", "remove_private_dir"]
+__all__ = ["Confinement", "abandon", "kernel_breach", "reason_of_signal", "remove_private_dir"]
+
+logger = logging.getLogger("arena.bots")
 
 _SHELL_SIGNAL_BASE = 128  # an exit code of 128 + n: killed by signal n
+_UNWATCHED = 2**62  # a limit the watch never reaches: the kernel holds it
+_MIB = 1024 * 1024
 
 _SIGNAL_REASONS = {
     int(signal.SIGXFSZ): (LimitReason.FILE_SIZE, "wrote a file past the file size limit"),
@@ -52,17 +61,28 @@ class Confinement:
     def __init__(self, pid: int, spec: LaunchSpec, *, watch: TreeWatch | None = None) -> None:
         self.pid = pid
         self.private_dir = spec.private_dir
+        self.cgroup = spec.cgroup
+        self.limits = spec.limits
         self._watched: Watched | None = None
         self._breach: LimitBreach | None = None
         if spec.limits is not None:
-            self._watched = (watch or shared_watch()).watch(pid, spec.limits, self._on_breach)
+            watched = spec.limits
+            check = None
+            if spec.cgroup is not None:
+                # The kernel holds these: the watch only reads what it counted, and stops
+                # the bot that ran into one as it would have stopped it.
+                watched = replace(watched, memory_bytes=_UNWATCHED, processes=_UNWATCHED)
+                check = self._kernel_breach
+            self._watched = (watch or shared_watch()).watch(
+                pid, watched, self._on_breach, check=check
+            )
 
     @classmethod
     def of_spec(
         cls, pid: int, spec: LaunchSpec, *, watch: TreeWatch | None = None
     ) -> Confinement | None:
         """A confinement for a sandboxed spec, None for a bot run as it is."""
-        if spec.limits is None and spec.private_dir is None:
+        if spec.limits is None and spec.private_dir is None and spec.cgroup is None:
             return None
         return cls(pid, spec, watch=watch)
 
@@ -73,9 +93,13 @@ class Confinement:
 
     def describe_breach(self) -> str:
         """``'; stopped by the sandbox: memory_limit: ...'`` or ``''``: for messages."""
-        return (
-            "" if self._breach is None else f"; stopped by the sandbox: {self._breach.describe()}"
-        )
+        found = self._breach or self._kernel_breach()
+        return "" if found is None else f"; stopped by the sandbox: {found.describe()}"
+
+    def _kernel_breach(self) -> LimitBreach | None:
+        if self.cgroup is None or self.limits is None:
+            return None
+        return kernel_breach(self.cgroup, self.limits)
 
     def ask_to_stop(self) -> None:
         """Send the supervisor its stop signal: it kills the whole tree, then exits."""
@@ -92,8 +116,12 @@ class Confinement:
         if self._watched is not None:
             self._watched.cancel()
             self._watched = None
-        if self.private_dir is not None:
-            remove_private_dir(self.private_dir)
+        # Read before the cgroup goes; it counts only for a bot that did not end well (a
+        # bot whose fork was refused once may carry on and end as it should).
+        is_failed = signal_number is not None or exit_code not in (None, 0)
+        kernel = self._kernel_breach() if is_failed else None
+        _remove(self.private_dir, self.cgroup)
+        self.cgroup = None
         if self._breach is not None:
             return str(self._breach.reason), self._breach.detail
         if signal_number is None and exit_code is not None and exit_code > _SHELL_SIGNAL_BASE:
@@ -101,10 +129,47 @@ class Confinement:
         found = None if signal_number is None else _SIGNAL_REASONS.get(signal_number)
         if found is not None:
             return str(found[0]), found[1]
+        if kernel is not None:
+            return str(kernel.reason), kernel.detail
         return None, ""
 
     def _on_breach(self, breach: LimitBreach) -> None:
         self._breach = breach
+
+
+def kernel_breach(cgroup: BotCgroup, limits: ResourceLimits) -> LimitBreach | None:
+    """The limit the kernel held ``cgroup`` at (memory, tasks), if it did."""
+    reason = cgroup.limit_hit()
+    if reason == LimitReason.MEMORY:
+        peak = cgroup.peak_memory_bytes()
+        held = "" if peak is None else f"; it held at most {peak // _MIB} MiB"
+        return LimitBreach(
+            LimitReason.MEMORY,
+            f"the kernel's OOM killer ended a process at the memory limit of "
+            f"{format_size(limits.memory_bytes)}{held}",
+        )
+    if reason == LimitReason.PROCESSES:
+        return LimitBreach(
+            LimitReason.PROCESSES,
+            f"the kernel refused a new process or thread at the limit of {limits.processes} tasks",
+        )
+    return None
+
+
+def abandon(spec: LaunchSpec) -> None:
+    """Remove what a sandbox launcher made for ``spec`` (its private directory and its
+    cgroup): the bot never started."""
+    _remove(spec.private_dir, spec.cgroup)
+
+
+def _remove(private_dir: Path | None, cgroup: BotCgroup | None) -> None:
+    if private_dir is not None:
+        remove_private_dir(private_dir)
+    if cgroup is not None:
+        try:
+            cgroup.close()
+        except CgroupError as exc:  # left for the next arena's sweep
+            logger.warning("%s", exc)
 
 
 def remove_private_dir(path: Path) -> None:

@@ -12,6 +12,8 @@ Each start of a bot gets:
   the manifest's ``[env]``, then ``HOME``, ``TMPDIR`` and ``PYTHONUNBUFFERED=1``;
 * the exec wrapper :mod:`arena.bots.sandbox.supervisor` in front of its command, which
   sets the resource limits, dies with the arena and leaves nothing behind;
+* where a cgroup can be made (:mod:`arena.bots.sandbox.cgroup`), a cgroup of its own that
+  it joins before its first instruction: the kernel holds its memory, tasks and CPU share;
 * when the arena runs as root, a user and group id of its own (a fresh one per start, far
   above any real account's): the bot cannot read other processes' ``/proc`` entries or
   signal the arena, its supervisor or another bot, and ``RLIMIT_NPROC`` counts only its own
@@ -39,6 +41,7 @@ launcher's ``overrides`` (the command line's) are applied last: the host has the
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import secrets
 import shutil
@@ -52,6 +55,7 @@ from pathlib import Path
 
 from arena.bots.launcher import LaunchSpec, expand_placeholders
 from arena.bots.manifest import BotManifest
+from arena.bots.sandbox.cgroup import BotCgroup, CgroupError, CgroupParent, join_command
 from arena.bots.sandbox.confinement import remove_private_dir
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.bots.transport import BotStartError
@@ -69,6 +73,8 @@ __all__ = [
     "private_dir_owner",
     "sweep_private_dirs",
 ]
+
+logger = logging.getLogger("arena.bots")
 
 #: The exec wrapper (a standalone script: a wrapping layer binds this one file).
 SUPERVISOR_PATH = Path(__file__).with_name("supervisor.py")
@@ -128,6 +134,7 @@ class LimitsLauncher:
     ``bot_python`` when the arena's interpreter is not executable by other users.
     ``drop_privileges`` is whether bots get their own user id (default: when running as
     root). ``temp_dir`` holds the private directories (default: the system's).
+    ``cgroups``, when given, is where each start and build gets a cgroup of its own.
 
     A bot dies with the *thread* that started it (that is how the kernel's death signal
     works): start bots from a thread that lives as long as they do.
@@ -146,6 +153,7 @@ class LimitsLauncher:
         temp_dir: Path | None = None,
         copy_cap_bytes: int = DEFAULT_COPY_CAP_BYTES,
         copy_cap_files: int = DEFAULT_COPY_CAP_FILES,
+        cgroups: CgroupParent | None = None,
     ) -> None:
         self.limits = limits
         self.python = python
@@ -162,8 +170,10 @@ class LimitsLauncher:
         self.copy_cap_bytes = copy_cap_bytes
         self.copy_cap_files = copy_cap_files
         self._lock = threading.Lock()
+        self.cgroups = cgroups
         self._build_dirs: dict[Path, Path] = {}
-        self._finalizer = weakref.finalize(self, _remove_all, self._build_dirs)
+        self._build_cgroups: dict[Path, BotCgroup] = {}
+        self._finalizer = weakref.finalize(self, _remove_all, self._build_dirs, self._build_cgroups)
         sweep_private_dirs(Path(tempfile.gettempdir()) if temp_dir is None else temp_dir)
 
     def limits_for(self, manifest: BotManifest) -> ResourceLimits:
@@ -172,24 +182,34 @@ class LimitsLauncher:
         limits = self.limits.with_overrides(manifest.limits, source=source)
         return limits.with_overrides(self.overrides, source="command line")
 
-    def prepare(self, manifest: BotManifest) -> LaunchSpec:
-        """A fresh private copy of the bot (of its build, if this launcher built it)."""
+    def prepare(self, manifest: BotManifest, *, is_joined: bool = True) -> LaunchSpec:
+        """A fresh private copy of the bot (of its build, if this launcher built it).
+
+        ``is_joined`` False leaves the cgroup's join step out of ``argv`` (for a wrapping
+        layer, which joins before its own command)."""
         with self._lock:
             built = self._build_dirs.get(manifest.working_dir)
         source = manifest.working_dir if built is None else built / "bot"
-        return self._spec(manifest, manifest.command, source)
+        return self._spec(manifest, manifest.command, source, is_joined=is_joined)
 
-    def prepare_build(self, manifest: BotManifest) -> LaunchSpec | None:
-        """A private copy to build in, kept for the bot's later starts; None without a build."""
+    def prepare_build(self, manifest: BotManifest, *, is_joined: bool = True) -> LaunchSpec | None:
+        """A private copy to build in, kept for the bot's later starts; None without a build.
+
+        Its cgroup, if any, is kept as long as the copy (nothing else closes a build's)."""
         if manifest.build is None:
             return None
-        spec = self._spec(manifest, manifest.build, manifest.working_dir)
+        spec = self._spec(manifest, manifest.build, manifest.working_dir, is_joined=is_joined)
         assert spec.private_dir is not None
         with self._lock:
             previous = self._build_dirs.get(manifest.working_dir)
             self._build_dirs[manifest.working_dir] = spec.private_dir
+            previous_cgroup = self._build_cgroups.pop(manifest.working_dir, None)
+            if spec.cgroup is not None:
+                self._build_cgroups[manifest.working_dir] = spec.cgroup
         if previous is not None:
             remove_private_dir(previous)
+        if previous_cgroup is not None:
+            _close_quietly(previous_cgroup)
         return spec
 
     def built_copy(self, manifest: BotManifest) -> Path | None:
@@ -199,10 +219,13 @@ class LimitsLauncher:
         return None if built is None else built / "bot"
 
     def close(self) -> None:
-        """Remove the build directories (also done when the launcher is collected)."""
+        """Remove the build directories and their cgroups (also done when the launcher is
+        collected)."""
         self._finalizer()
 
-    def _spec(self, manifest: BotManifest, argv: tuple[str, ...], source: Path) -> LaunchSpec:
+    def _spec(
+        self, manifest: BotManifest, argv: tuple[str, ...], source: Path, *, is_joined: bool
+    ) -> LaunchSpec:
         limits = self.limits_for(manifest)
         user = _fresh_user_id() if self.drop_privileges else None
         private = Path(tempfile.mkdtemp(prefix=_owner_prefix(), dir=self.temp_dir))
@@ -245,13 +268,31 @@ class LimitsLauncher:
                 f"--uid={user}",
                 f"--gid={user}",
             ]
+        cgroup = self._cgroup_for(manifest, limits)
+        full = (*wrapper, "--", *command)
         return LaunchSpec(
-            argv=(*wrapper, "--", *command),
+            argv=join_command(cgroup, full) if cgroup is not None and is_joined else full,
             cwd=work,
             env=env,
             limits=limits,
             private_dir=private,
+            cgroup=cgroup,
         )
+
+    def _cgroup_for(self, manifest: BotManifest, limits: ResourceLimits) -> BotCgroup | None:
+        """A cgroup with ``limits``; None without cgroups, or when one cannot be made now
+        (then the watch alone holds the bot, as where no cgroup is writable)."""
+        if self.cgroups is None:
+            return None
+        try:
+            return self.cgroups.create_bot(
+                memory_bytes=limits.memory_bytes,
+                processes=limits.processes,
+                cpu_percent=limits.cpu_percent,
+            )
+        except CgroupError as exc:
+            logger.warning("bot %r runs without a cgroup: %s", manifest.name, exc)
+            return None
 
     def _environment(self, manifest: BotManifest, private: Path) -> dict[str, str]:
         env = {
@@ -449,8 +490,18 @@ def _give_to(private: Path, user: int) -> None:
             os.chown(os.path.join(root, name), user, user, follow_symlinks=False)
 
 
-def _remove_all(directories: dict[Path, Path]) -> None:
+def _close_quietly(cgroup: BotCgroup) -> None:
+    try:
+        cgroup.close()
+    except CgroupError as exc:  # left for the next arena's sweep
+        logger.warning("%s", exc)
+
+
+def _remove_all(directories: dict[Path, Path], cgroups: dict[Path, BotCgroup]) -> None:
     for directory in list(directories.values()):
         with contextlib.suppress(OSError):
             remove_private_dir(directory)
     directories.clear()
+    for cgroup in list(cgroups.values()):
+        _close_quietly(cgroup)
+    cgroups.clear()

@@ -14,18 +14,26 @@ be written with a unit:
 >>> parse_size("1.5GiB"), parse_size("64kB"), parse_size(4096)
 (1610612736, 64000, 4096)
 
-How each limit is enforced:
+How each limit is enforced. Where the arena can make a cgroup for each bot (as root, or
+with a delegated cgroup; :mod:`arena.bots.sandbox.cgroup`), the kernel holds memory, tasks
+and the CPU share at once; elsewhere the arena watches the bot's process tree a few times
+a second and stops it (:mod:`arena.bots.sandbox.watch`), and no CPU share is kept.
 
 ==================  ===================================================================
-``memory_bytes``    the resident memory of the bot's whole process tree, watched by the
-                    arena a few times a second (cgroup ``memory.max`` in the strict
-                    layer). Not an address-space limit: a JavaScript engine reserves far
-                    more address space than it ever touches.
+``memory_bytes``    the memory of the bot's whole process tree: the cgroup's memory
+                    limit with swap off (the OOM killer ends the bot), else the
+                    resident memory the arena watches. Not an address-space limit: a
+                    JavaScript engine reserves far more address space than it touches.
 ``cpu_seconds``     CPU time of each process (``RLIMIT_CPU``), and of the whole tree as
                     the arena watches it
-``processes``       processes in the bot's tree, the wrapper included (watched;
-                    ``RLIMIT_NPROC`` where the bot has a user id of its own; cgroup
-                    ``pids.max`` in the strict layer)
+``processes``       with a cgroup, tasks of the bot (``pids.max``: threads count, and
+                    so do the wrapper's one or two), else processes in the bot's tree,
+                    the wrapper included (watched; ``RLIMIT_NPROC`` where the bot has a
+                    user id of its own)
+``cpu_percent``     the CPU share of the whole bot, 100 being one core (cgroup
+                    ``cpu.max`` / ``cpu.cfs_quota_us``): a bot that spins threads gets
+                    no more, so it cannot slow the others down. Written ``150`` or
+                    ``"150%"``. Only a cgroup can keep it.
 ``file_size_bytes`` the largest file a bot may write (``RLIMIT_FSIZE``): a program that
                     writes past it dies of ``SIGXFSZ``. Python ignores that signal, so a
                     Python bot gets an ``OSError`` (EFBIG) instead and carries on.
@@ -81,6 +89,9 @@ _SIZE_PATTERN = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*")
 #: No limit may be larger than this (2**62: far beyond any machine, and a C long still).
 _MAX_VALUE = 2**62
 
+#: The largest CPU share: a thousand cores.
+_MAX_PERCENT = 100_000
+
 
 class LimitReason(StrEnum):
     """Why the arena stopped a bot: the code of its crash fault."""
@@ -118,6 +129,7 @@ class ResourceLimits:
     file_size_bytes: int
     open_files: int
     tmp_bytes: int
+    cpu_percent: int = 100
 
     def with_overrides(self, values: Mapping[str, object], *, source: str) -> ResourceLimits:
         """These limits with ``values`` (by key; sizes may carry a unit) put in.
@@ -143,7 +155,8 @@ class ResourceLimits:
         return (
             f"memory {format_size(self.memory_bytes)}, cpu {self.cpu_seconds} s, "
             f"processes {self.processes}, file size {format_size(self.file_size_bytes)}, "
-            f"open files {self.open_files}, /tmp {format_size(self.tmp_bytes)}"
+            f"open files {self.open_files}, /tmp {format_size(self.tmp_bytes)}, "
+            f"cpu share {self.cpu_percent}%"
         )
 
 
@@ -161,6 +174,7 @@ DEFAULT_LIMITS = ResourceLimits(
     file_size_bytes=256 * _MIB,
     open_files=1024,
     tmp_bytes=256 * _MIB,
+    cpu_percent=100,
 )
 
 
@@ -201,14 +215,30 @@ def format_size(size_bytes: int) -> str:
 
 def _parse_value(source: str, key: str, value: object) -> int:
     try:
-        number = parse_size(value) if key in SIZE_KEYS else _parse_count(value)
+        if key in SIZE_KEYS:
+            number = parse_size(value)
+        else:
+            number = _parse_percent(value) if key == "cpu_percent" else _parse_count(value)
     except ValueError as exc:
         raise LimitsError(source, key, value, str(exc)) from None
     if number < 1:
         raise LimitsError(source, key, value, "must be at least 1")
-    if number > _MAX_VALUE:
-        raise LimitsError(source, key, value, f"must be at most {_MAX_VALUE}")
+    highest = _MAX_PERCENT if key == "cpu_percent" else _MAX_VALUE
+    if number > highest:
+        raise LimitsError(source, key, value, f"must be at most {highest}")
     return number
+
+
+def _parse_percent(value: object) -> int:
+    """A share in percent: ``150``, ``"150"`` or ``"150%"``."""
+    if isinstance(value, str) and value.strip().endswith("%"):
+        value = value.strip()[:-1]
+    try:
+        return _parse_count(value)
+    except ValueError:
+        raise ValueError(
+            "must be a whole number of percent of one core, like 100 or '50%'"
+        ) from None
 
 
 def _parse_count(value: object) -> int:

@@ -9,14 +9,20 @@ Three layers, each containing the one before:
            nothing left behind (:class:`~arena.bots.sandbox.limited.LimitsLauncher`);
            needs no privilege and works everywhere
 ``strict`` the limits layer inside a bubblewrap box: own PID and network namespaces, a
-           read-only system, a private ``/tmp``, an unprivileged uid, and cgroup limits
-           where a cgroup v2 is usable (:class:`~arena.bots.sandbox.bwrap.StrictLauncher`)
+           read-only system, a private ``/tmp``, an unprivileged uid
+           (:class:`~arena.bots.sandbox.bwrap.StrictLauncher`)
 =========  ==============================================================================
+
+In both ``limits`` and ``strict``, each bot gets a cgroup of its own where one can be made
+here (cgroup v2 or v1; :mod:`arena.bots.sandbox.cgroup_probe`): the kernel then holds its
+memory, its tasks and its CPU share. Elsewhere the arena's watch holds memory and
+processes, and no CPU share is kept.
 
 :func:`probe` finds out once what works here (it runs ``bwrap`` once, for real);
 :func:`choose` takes the strongest layer that works unless one was asked for, and says why
 a stronger one is not active. Asking for a layer that does not work here is an error
-(:class:`SandboxUnavailableError`), never a silent downgrade.
+(:class:`SandboxUnavailableError`), never a silent downgrade. :func:`describe` says it in
+a line, with the mechanism that holds the limits.
 
 >>> here = Probe(strict_problem="bwrap is not installed", cgroups=None, cgroup_problem="x")
 >>> choose(None, probe=here)
@@ -45,7 +51,8 @@ from arena.bots.sandbox.bwrap import (
     check_box,
     find_box,
 )
-from arena.bots.sandbox.cgroup import CgroupParent, probe_cgroups
+from arena.bots.sandbox.cgroup import CgroupParent
+from arena.bots.sandbox.cgroup_probe import probe_cgroups
 from arena.bots.sandbox.limited import LimitsLauncher
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
 
@@ -57,8 +64,12 @@ __all__ = [
     "choose",
     "describe",
     "launcher_for",
+    "needs_cgroup",
     "probe",
 ]
+
+#: The limits only a cgroup can hold (the watch cannot keep a CPU share).
+CGROUP_ONLY_LIMITS = ("cpu_percent",)
 
 
 class SandboxLevel(StrEnum):
@@ -144,15 +155,12 @@ def choose(
     """
     found = probe if probe is not None else _probe()
     strict_reasons = (f"strict is off: {found.strict_problem}",) if found.strict_problem else ()
-    cgroup_reasons = (
-        (f"cgroup limits are off: {found.cgroup_problem}",) if found.cgroup_problem else ()
-    )
     if requested is None:
         requested = SandboxLevel.STRICT if found.strict_problem is None else SandboxLevel.LIMITS
     elif not found.is_available(requested):
         raise SandboxUnavailableError(requested, found.strict_problem or "unknown")
     if requested is SandboxLevel.STRICT:
-        return requested, cgroup_reasons
+        return requested, ()
     if requested is SandboxLevel.LIMITS:
         return requested, strict_reasons or ("strict was not asked for",)
     return requested, ("the sandbox was switched off (--sandbox none)",)
@@ -172,23 +180,52 @@ def launcher_for(
     """
     if level is SandboxLevel.NONE:
         return _PlainLauncher()
+    found = probe if probe is not None else _probe()
     # The interpreter's own path: a virtualenv's python is a link into the checkout,
     # which the strict layer does not show to bots.
-    inner = LimitsLauncher(limits, python=os.path.realpath(sys.executable), overrides=overrides)
+    inner = LimitsLauncher(
+        limits,
+        python=os.path.realpath(sys.executable),
+        overrides=overrides,
+        cgroups=found.cgroups,
+    )
     if level is SandboxLevel.LIMITS:
         return inner
-    found = probe if probe is not None else _probe()
     if found.box is None:
         raise SandboxUnavailableError(level, found.strict_problem or "no bwrap box was probed")
-    return StrictLauncher(inner, found.box, cgroups=found.cgroups)
+    return StrictLauncher(inner, found.box)
 
 
-def describe(level: SandboxLevel, reasons: tuple[str, ...]) -> list[str]:
-    """The lines the arena prints at start: the layer, then why no stronger one.
+def needs_cgroup(overrides: Mapping[str, object]) -> bool:
+    """Whether ``overrides`` ask for a limit only a cgroup holds (a CPU share).
 
-    >>> describe(SandboxLevel.LIMITS, ("strict is off: bwrap is not installed",))
+    >>> needs_cgroup({"cpu_percent": 50}), needs_cgroup({"memory_bytes": 1})
+    (True, False)
+    """
+    return any(key in overrides for key in CGROUP_ONLY_LIMITS)
+
+
+def describe(
+    level: SandboxLevel,
+    reasons: tuple[str, ...],
+    *,
+    probe: Probe | None = None,
+    is_verbose: bool = False,
+    needs_cgroup: bool = False,
+) -> list[str]:
+    """The lines the arena prints at start: the layer (with the cgroups that hold the
+    limits, where bots get them), then why no stronger one.
+
+    Why bots get no cgroup is said only when ``is_verbose``, or when a limit only a cgroup
+    holds was asked for (``needs_cgroup``, see :func:`needs_cgroup`).
+
+    >>> here = Probe(None, None, "no cgroup file system is mounted")
+    >>> describe(SandboxLevel.LIMITS, ("strict is off: bwrap is not installed",), probe=here)
     ['sandbox: limits (resource limits, private copy, scrubbed environment)', \
 '  strict is off: bwrap is not installed']
+    >>> describe(SandboxLevel.LIMITS, (), probe=here, is_verbose=True)[1]
+    '  cgroup limits are off (memory and processes are watched, no CPU share is kept): \
+no cgroup file system is mounted'
     """
     what = {
         SandboxLevel.NONE: "none (bots run as they are, with the arena's rights)",
@@ -196,7 +233,17 @@ def describe(level: SandboxLevel, reasons: tuple[str, ...]) -> list[str]:
         SandboxLevel.STRICT: "strict (bubblewrap box: own PID and network namespaces, "
         "read-only system, private /tmp, own uid; with resource limits)",
     }[level]
-    return [f"sandbox: {what}", *(f"  {reason}" for reason in reasons)]
+    notes: tuple[str, ...] = ()
+    if level is not SandboxLevel.NONE:
+        found = probe if probe is not None else _probe()
+        if found.cgroups is not None:
+            what = f"{what[:-1]}; held by the kernel: {found.cgroups.describe()})"
+        elif found.cgroup_problem and (is_verbose or needs_cgroup):
+            notes = (
+                "cgroup limits are off (memory and processes are watched, no CPU share is "
+                f"kept): {found.cgroup_problem}",
+            )
+    return [f"sandbox: {what}", *(f"  {reason}" for reason in (*reasons, *notes))]
 
 
 def _probe() -> Probe:

@@ -3,7 +3,9 @@
 A few times a second the thread reads, for every watched bot, its tree in ``/proc``: the
 process the arena started and every process below it. It sums their resident memory and
 CPU time (the time of children already reaped included) and counts them. When a sum
-crosses the bot's :class:`~arena.bots.sandbox.limits.ResourceLimits` it kills the tree
+crosses the bot's :class:`~arena.bots.sandbox.limits.ResourceLimits`, or the bot's own
+check says a limit was hit (its cgroup's counters: the kernel refused a fork, or its OOM
+killer ended a process), it kills the tree
 (everything below the root first, again until nothing is left, then the root) and tells
 the bot's owner why with a :class:`LimitBreach`.
 
@@ -176,10 +178,12 @@ class Watched:
         pid: int,
         limits: ResourceLimits,
         on_breach: Callable[[LimitBreach], None],
+        check: Callable[[], LimitBreach | None] | None = None,
     ) -> None:
         self.pid = pid
         self.limits = limits
         self.on_breach = on_breach
+        self.check = check
         self.breach: LimitBreach | None = None
         self._watch = watch
 
@@ -207,12 +211,17 @@ class TreeWatch:
         self._wake = threading.Event()
 
     def watch(
-        self, pid: int, limits: ResourceLimits, on_breach: Callable[[LimitBreach], None]
+        self,
+        pid: int,
+        limits: ResourceLimits,
+        on_breach: Callable[[LimitBreach], None],
+        *,
+        check: Callable[[], LimitBreach | None] | None = None,
     ) -> Watched:
         """Watch the tree of ``pid``; ``on_breach`` is called (from the watch's thread,
         which holds the watch's lock: it must not call :meth:`forget`) when the tree
-        crossed ``limits``, just before the tree is killed."""
-        watched = Watched(self, pid, limits, on_breach)
+        crossed ``limits`` or ``check`` found a breach, just before the tree is killed."""
+        watched = Watched(self, pid, limits, on_breach, check)
         with self._lock:
             self._watched.append(watched)
             if self._thread is None:
@@ -249,6 +258,8 @@ class TreeWatch:
     def _check(self, watched: Watched) -> None:
         _, usage = self._reader(watched.pid)
         breach = breach_of(usage, watched.limits) if usage.process_count else None
+        if breach is None and watched.check is not None:
+            breach = watched.check()
         if breach is None:
             return
         # Told first: whoever sees the bot die must also see why.

@@ -63,8 +63,10 @@ def _box_or_skip() -> Box:
 @pytest.fixture
 def launcher(tmp_path: Path) -> Iterator[StrictLauncher]:
     """A strict launcher with small limits; its copies and cgroups go at the end."""
-    inner = LimitsLauncher(SMALL, python=os.path.realpath(sys.executable), temp_dir=tmp_path)
-    made = StrictLauncher(inner, _box_or_skip(), cgroups=probe().cgroups)
+    inner = LimitsLauncher(
+        SMALL, python=os.path.realpath(sys.executable), temp_dir=tmp_path, cgroups=probe().cgroups
+    )
+    made = StrictLauncher(inner, _box_or_skip())
     try:
         yield made
     finally:
@@ -327,7 +329,7 @@ def test_the_box_binds_the_private_dir_writable_and_the_rest_read_only(tmp_path:
 
 def test_a_spec_without_private_dir_is_refused(launcher: StrictLauncher) -> None:
     class Plain:
-        def prepare(self, manifest: BotManifest) -> LaunchSpec:
+        def prepare(self, manifest: BotManifest, *, is_joined: bool) -> LaunchSpec:
             return DirectLauncher().prepare(manifest)
 
     strict = StrictLauncher(Plain(), launcher.box)  # type: ignore[arg-type]
@@ -358,27 +360,33 @@ def test_a_build_writes_its_private_copy_and_later_starts_run_from_it(
 def test_with_cgroups_the_box_joins_its_cgroup_before_bwrap_runs(tmp_path: Path) -> None:
     box = _box_or_skip()
     # A fake cgroup tree: plain files, so only the launcher's side is checked here
-    # (test_cgroup checks the kernel's where a cgroup v2 is usable).
-    parent = CgroupParent(tmp_path / "cg" / ARENA_CGROUP_NAME)
-    parent.path.parent.mkdir()
-    inner = LimitsLauncher(SMALL, python=os.path.realpath(sys.executable), temp_dir=tmp_path)
-    launcher = StrictLauncher(inner, box, cgroups=parent)
+    # (test_cgroup_kernel checks the kernel's).
+    parent = CgroupParent.unified(tmp_path / "cg" / ARENA_CGROUP_NAME)
+    (tmp_path / "cg").mkdir()
+    inner = LimitsLauncher(
+        SMALL, python=os.path.realpath(sys.executable), temp_dir=tmp_path, cgroups=parent
+    )
+    launcher = StrictLauncher(inner, box)
     try:
         spec = launcher.prepare(_spy())
-        (cgroup_dir,) = [path for path in parent.path.iterdir() if path.is_dir()]
-        joining = join_command(BotCgroup(cgroup_dir), ())[:4]
-        assert spec.argv[:9] == (*joining, *HAND_OVER_STREAMS, box.bwrap)
+        (cgroup_dir,) = [p for p in (tmp_path / "cg" / ARENA_CGROUP_NAME).iterdir() if p.is_dir()]
+        assert spec.cgroup == BotCgroup.unified(cgroup_dir)
+        joining = join_command(spec.cgroup, ())
+        assert spec.argv[: len(joining) + 5] == (*joining, *HAND_OVER_STREAMS, box.bwrap)
+        assert spec.argv.count("arena-cgroup") == 1  # the inner layer did not join too
         assert (cgroup_dir / "memory.max").read_text() == str(SMALL.memory_bytes)
         assert (cgroup_dir / "pids.max").read_text() == str(SMALL.processes)
         transport = ProcessTransport.from_spec(spec, name="spy")
         try:
             assert transport.read_line(time.monotonic() + DEADLINE_S) is not None
         finally:
+            for path in cgroup_dir.iterdir():
+                if path.name != "cgroup.procs":
+                    path.unlink()  # a real cgroup's files go with it; a fake one's first
+            procs = (cgroup_dir / "cgroup.procs").read_text().split()
+            (cgroup_dir / "cgroup.procs").unlink()
             transport.close(0.0)
-        assert (cgroup_dir / "cgroup.procs").read_text().split() == [str(transport.pid)]
-        assert launcher.limit_hit(spec) is None
-        for path in cgroup_dir.iterdir():
-            path.unlink()  # a real cgroup's files go with it; a fake one's must go first
+        assert procs == [str(transport.pid)]
+        assert not cgroup_dir.exists()  # removed when the bot was closed
     finally:
         launcher.close()
-    assert not any(path.is_dir() for path in parent.path.iterdir())

@@ -7,13 +7,21 @@ import os
 import shutil
 import signal
 import stat
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena.bots.launcher import LaunchSpec
-from arena.bots.sandbox.confinement import Confinement, reason_of_signal, remove_private_dir
+from arena.bots.sandbox.cgroup import BotCgroup
+from arena.bots.sandbox.confinement import (
+    Confinement,
+    abandon,
+    kernel_breach,
+    reason_of_signal,
+    remove_private_dir,
+)
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, LimitReason
 from arena.bots.sandbox.watch import TreeUsage, TreeWatch
 
@@ -125,3 +133,75 @@ def test_removing_a_private_dir_never_changes_its_parents_mode(
     monkeypatch.setattr(shutil, "rmtree", swept_by_another_arena)
     remove_private_dir(gone)
     assert stat.S_IMODE(parent.stat().st_mode) == 0o1777
+
+
+def _with_cgroup(tmp_path: Path) -> tuple[LaunchSpec, BotCgroup]:
+    """A spec with a fake cgroup v2 (plain files) for its bot."""
+    cgroup = BotCgroup.unified(tmp_path / "cg" / "bot-1")
+    cgroup.directories[0].mkdir(parents=True)
+    return replace(spec(tmp_path), cgroup=cgroup), cgroup
+
+
+def test_with_a_cgroup_the_watch_leaves_memory_and_processes_to_the_kernel(
+    tmp_path: Path,
+) -> None:
+    launch, cgroup = _with_cgroup(tmp_path)
+    trees = OverMemory()  # far over the memory limit by the watch's own count
+    watch = TreeWatch(interval_s=3600, reader=trees.read, killer=trees.kill)
+    confinement = Confinement(4242, launch, watch=watch)
+    watch.check_now()
+    assert trees.killed == [] and confinement.breach is None
+    # The kernel refused a fork: the watch stops the bot as it would have.
+    (cgroup.directories[0] / "pids.events").write_text("max 1\n")
+    watch.check_now()
+    assert trees.killed == [4242]
+    assert confinement.describe_breach() == (
+        "; stopped by the sandbox: process_limit: the kernel refused a new process or thread "
+        f"at the limit of {DEFAULT_LIMITS.processes} tasks"
+    )
+    (cgroup.directories[0] / "pids.events").unlink()  # a real cgroup's files go with it
+    assert confinement.release(int(signal.SIGKILL)) == (
+        "process_limit",
+        f"the kernel refused a new process or thread at the limit of "
+        f"{DEFAULT_LIMITS.processes} tasks",
+    )
+    assert not cgroup.directories[0].exists() and not (tmp_path / "private").exists()
+
+
+def test_the_kernel_s_oom_kill_is_a_memory_limit_with_the_peak_it_held(tmp_path: Path) -> None:
+    launch, cgroup = _with_cgroup(tmp_path)
+    directory = cgroup.directories[0]
+    (directory / "memory.events").write_text("oom_kill 1\n")
+    (directory / "memory.peak").write_text(f"{300 * 1024**2}\n")
+    breach = kernel_breach(cgroup, DEFAULT_LIMITS)
+    assert breach is not None and breach.describe() == (
+        "memory_limit: the kernel's OOM killer ended a process at the memory limit of 1 GiB; "
+        "it held at most 300 MiB"
+    )
+    confinement = Confinement(4242, replace(launch, limits=None))
+    assert confinement.describe_breach() == ""  # no limits: nothing to say about them
+    (directory / "memory.events").unlink()
+    (directory / "memory.peak").unlink()
+    assert confinement.release(None, 0) == (None, "")
+    assert not directory.exists()
+
+
+def test_a_bot_that_ended_well_is_not_charged_with_a_refused_fork(tmp_path: Path) -> None:
+    launch, cgroup = _with_cgroup(tmp_path)
+    (cgroup.directories[0] / "pids.events").write_text("max 3\n")
+    trees = OverMemory(is_over=False)
+    watch = TreeWatch(interval_s=3600, reader=trees.read, killer=trees.kill)
+    confinement = Confinement(4242, launch, watch=watch)
+    (cgroup.directories[0] / "pids.events").unlink()
+    assert confinement.release(None, 0) == (None, "")
+
+
+def test_a_spec_that_never_started_leaves_nothing(tmp_path: Path) -> None:
+    launch, cgroup = _with_cgroup(tmp_path)
+    abandon(launch)
+    assert not cgroup.directories[0].exists() and not (tmp_path / "private").exists()
+    # A cgroup that cannot be removed is left for the next arena's sweep, said in the log.
+    stuck = BotCgroup.unified(tmp_path / "stuck")
+    (tmp_path / "stuck" / "inside").mkdir(parents=True)
+    abandon(LaunchSpec(argv=("x",), cwd=tmp_path, env={}, cgroup=stuck))
+    assert (tmp_path / "stuck").exists()

@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 
 from arena.bots.manifest import BotManifest
+from arena.bots.sandbox.cgroup import CgroupParent, join_command
+from arena.bots.sandbox.cgroup_probe import probe_cgroups
+from arena.bots.sandbox.confinement import abandon
 from arena.bots.sandbox.limited import (
     SUPERVISOR_PATH,
     LimitsLauncher,
@@ -265,3 +268,35 @@ def test_private_dir_owner_reads_only_names_the_launcher_made() -> None:
     assert private_dir_owner("arena-bot-12-345-abcdefgh") == (12, 345)
     for name in ("arena-bot-abcdefgh", "arena-bot-1-x-abc", "other-1-2-abc", "arena-bot-1-2-a-b"):
         assert private_dir_owner(name) is None, name
+
+
+def test_each_start_and_build_gets_a_cgroup_that_is_removed_with_it(tmp_path: Path) -> None:
+    parent = probe_cgroups().parent
+    if parent is None:
+        pytest.skip(f"no cgroup can be made here: {probe_cgroups().reason}")
+    folder = bot_dir(tmp_path)
+    manifest = manifest_of(folder, build=("{python}", "-c", "pass"))
+    launcher = LimitsLauncher(temp_dir=tmp_path, drop_privileges=False, cgroups=parent)
+    build = launcher.prepare_build(manifest)
+    assert build is not None and build.cgroup is not None
+    assert build.argv[:4] == join_command(build.cgroup, ())[:4]  # joined before the supervisor
+    unjoined = launcher.prepare(manifest, is_joined=False)
+    assert unjoined.cgroup is not None and unjoined.argv[0] == launcher.python
+    abandon(unjoined)
+    again = launcher.prepare_build(manifest)  # a new build's cgroup replaces the old one
+    assert again is not None and again.cgroup is not None
+    assert not any(path.exists() for path in build.cgroup.directories)
+    launcher.close()
+    assert not any(path.exists() for path in again.cgroup.directories)
+
+
+def test_a_cgroup_that_cannot_be_made_leaves_the_bot_to_the_watch(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    nowhere = CgroupParent.unified(tmp_path / "missing" / "poker-arena")
+    launcher = LimitsLauncher(temp_dir=tmp_path, drop_privileges=False, cgroups=nowhere)
+    spec = launcher.prepare(manifest_of(bot_dir(tmp_path)))
+    assert spec.cgroup is None and spec.limits is not None
+    assert "bot 'b' runs without a cgroup: cannot" in caplog.text
+    abandon(spec)
+    launcher.close()

@@ -81,6 +81,11 @@ def test_sizes_are_read_with_binary_and_decimal_units(text: str | int, size: int
         ("processes", False, "not a boolean"),
         ("cpu_seconds", 0, "at least 1"),
         ("open_files", 2**70, "at most"),
+        ("cpu_percent", "fast", "percent of one core"),
+        ("cpu_percent", "50 %%", "percent of one core"),
+        ("cpu_percent", 0, "at least 1"),
+        ("cpu_percent", "0%", "at least 1"),
+        ("cpu_percent", 100_001, "at most 100000"),
     ],
 )
 def test_a_bad_override_names_its_source_key_and_value(key: str, value: object, words: str) -> None:
@@ -98,9 +103,18 @@ def test_limits_read_as_a_dict_and_a_line() -> None:
     limits = ResourceLimits(GIB, 60, 10, 1536, 64, 256 * 1024**2)
     assert list(limits.to_dict()) == list(LIMIT_KEYS)
     assert limits.describe() == (
-        "memory 1 GiB, cpu 60 s, processes 10, file size 1536 B, open files 64, /tmp 256 MiB"
+        "memory 1 GiB, cpu 60 s, processes 10, file size 1536 B, open files 64, /tmp 256 MiB, "
+        "cpu share 100%"
     )
     assert format_size(3 * 1024**4) == "3 TiB"
+
+
+@pytest.mark.parametrize(
+    ("value", "percent"), [(150, 150), ("50%", 50), (" 250 % ", 250), ("75", 75)]
+)
+def test_a_cpu_share_is_read_in_percent_of_one_core(value: object, percent: int) -> None:
+    assert DEFAULT_LIMITS.cpu_percent == 100  # one core per bot unless told otherwise
+    assert DEFAULT_LIMITS.with_overrides({"cpu_percent": value}, source="x").cpu_percent == percent
 
 
 def test_a_manifest_limits_table_is_checked_and_kept_as_numbers(tmp_path: Path) -> None:

@@ -18,11 +18,12 @@ from arena.bots.sandbox.select import (
     choose,
     describe,
     launcher_for,
+    needs_cgroup,
     probe,
 )
 
 BOX = Box("/usr/bin/bwrap", is_root=True, has_size_option=True)
-EVERYTHING = Probe(None, CgroupParent(Path("/sys/fs/cgroup/poker-arena")), None, box=BOX)
+EVERYTHING = Probe(None, CgroupParent.unified(Path("/sys/fs/cgroup/poker-arena")), None, box=BOX)
 NO_CGROUPS = Probe(None, None, "no cgroup v2 file system is mounted", box=BOX)
 NO_BWRAP = Probe(
     "'bwrap' (bubblewrap) is not installed (apt-get install bubblewrap)",
@@ -33,10 +34,8 @@ NO_BWRAP = Probe(
 
 def test_the_default_is_the_strongest_layer_that_works() -> None:
     assert choose(None, probe=EVERYTHING) == (SandboxLevel.STRICT, ())
-    assert choose(None, probe=NO_CGROUPS) == (
-        SandboxLevel.STRICT,
-        ("cgroup limits are off: no cgroup v2 file system is mounted",),
-    )
+    # Cgroups are not a layer: why they are off is said by describe(), when it matters.
+    assert choose(None, probe=NO_CGROUPS) == (SandboxLevel.STRICT, ())
     assert choose(None, probe=NO_BWRAP) == (
         SandboxLevel.LIMITS,
         ("strict is off: 'bwrap' (bubblewrap) is not installed (apt-get install bubblewrap)",),
@@ -68,18 +67,45 @@ def test_each_layer_has_its_launcher() -> None:
     assert isinstance(launcher_for(SandboxLevel.NONE), DirectLauncher)
     limits = launcher_for(SandboxLevel.LIMITS, overrides={"processes": 7})
     assert isinstance(limits, LimitsLauncher) and limits.overrides == {"processes": 7}
+    limits.close()
     strict = launcher_for(SandboxLevel.STRICT, probe=EVERYTHING)
     try:
         assert isinstance(strict, StrictLauncher)
-        assert strict.box == BOX and strict.cgroups == EVERYTHING.cgroups
+        assert strict.box == BOX and strict.inner.cgroups == EVERYTHING.cgroups
     finally:
         strict.close()
+    # The limits layer gets cgroups too, where they can be made.
+    limits = launcher_for(SandboxLevel.LIMITS, probe=EVERYTHING)
+    assert isinstance(limits, LimitsLauncher) and limits.cgroups == EVERYTHING.cgroups
+    limits.close()
 
 
-def test_the_start_lines_name_the_layer_and_the_reasons() -> None:
-    lines = describe(SandboxLevel.STRICT, ("cgroup limits are off: x",))
-    assert lines[0].startswith("sandbox: strict (bubblewrap box")
-    assert lines[1:] == ["  cgroup limits are off: x"]
+def test_the_start_line_names_the_layer_and_the_kernel_s_part() -> None:
+    lines = describe(SandboxLevel.STRICT, (), probe=EVERYTHING)
+    assert lines == [
+        "sandbox: strict (bubblewrap box: own PID and network namespaces, read-only system, "
+        "private /tmp, own uid; with resource limits; held by the kernel: "
+        "cgroup v2 (memory, pids))"
+    ]
+    assert describe(SandboxLevel.NONE, ("x",), probe=EVERYTHING)[0] == (
+        "sandbox: none (bots run as they are, with the arena's rights)"
+    )
+
+
+def test_why_cgroups_are_off_is_said_only_when_verbose_or_when_a_cpu_share_is_asked() -> None:
+    quiet = describe(SandboxLevel.STRICT, (), probe=NO_CGROUPS)
+    assert len(quiet) == 1 and "held by the kernel" not in quiet[0]
+    note = (
+        "  cgroup limits are off (memory and processes are watched, no CPU share is kept): "
+        "no cgroup v2 file system is mounted"
+    )
+    assert describe(SandboxLevel.STRICT, (), probe=NO_CGROUPS, is_verbose=True)[1:] == [note]
+    asked = needs_cgroup({"cpu_percent": "50%"})
+    assert describe(SandboxLevel.LIMITS, ("r",), probe=NO_CGROUPS, needs_cgroup=asked)[1:] == [
+        "  r",
+        note,
+    ]
+    assert not needs_cgroup({"processes": 3})
 
 
 def test_this_machine_picks_strict_or_says_why_not() -> None:
