@@ -55,7 +55,13 @@ from pathlib import Path
 
 from arena.bots.launcher import LaunchSpec, expand_placeholders
 from arena.bots.manifest import BotManifest
-from arena.bots.sandbox.cgroup import BotCgroup, CgroupError, CgroupParent, join_command
+from arena.bots.sandbox.cgroup import (
+    BotCgroup,
+    CgroupError,
+    CgroupParent,
+    is_running,
+    join_command,
+)
 from arena.bots.sandbox.confinement import remove_private_dir
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.bots.transport import BotStartError
@@ -416,8 +422,9 @@ def sweep_private_dirs(temp_dir: Path) -> list[Path]:
     """Remove the private directories in ``temp_dir`` whose arena is gone; the removed.
 
     Only what this launcher's naming made, as a real directory (not a link) of the arena's
-    user or a bot's: an owner whose process id is free, or taken by a process started at
-    another time (the id was reused), is gone. A name without an owner is left alone.
+    user or a bot's: an owner whose process id is free, a zombie (ended, not yet collected by
+    its parent), or taken by a process started at another time (the id was reused), is
+    gone. A name without an owner is left alone.
     Never raises: a directory that cannot be removed now is left for the next sweep.
     """
     removed: list[Path] = []
@@ -463,13 +470,10 @@ def _start_time(pid: int) -> int | None:
 
 def _is_running(pid: int, start: int) -> bool:
     """Whether the process that started at ``start`` as ``pid`` still runs (a start of 0:
-    not known, the id alone decides)."""
-    try:
-        os.kill(pid, 0)  # signal 0: only asks whether the process exists
-    except ProcessLookupError:
+    not known, the id alone decides). A zombie has ended: a killed arena whose parent has
+    not collected it yet must not keep its folders from the sweep."""
+    if not is_running(pid):
         return False
-    except PermissionError:
-        pass  # it exists, as another user's process
     now = _start_time(pid)
     return start == 0 or now is None or now == start
 

@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from arena.bots.manifest import BotManifest
-from arena.bots.sandbox.cgroup import CgroupParent, join_command
+from arena.bots.sandbox.cgroup import CgroupParent, is_zombie, join_command
 from arena.bots.sandbox.cgroup_probe import probe_cgroups
 from arena.bots.sandbox.confinement import abandon
 from arena.bots.sandbox.limited import (
     SUPERVISOR_PATH,
     LimitsLauncher,
     PrivateDirError,
+    _start_time,  # how the launcher names its owner
     address_space_backstop,
     is_runnable_by_anyone,
     private_dir_owner,
@@ -262,6 +263,22 @@ def test_a_new_launcher_sweeps_the_private_dirs_of_arenas_that_are_gone(tmp_path
         assert sweep_private_dirs(tmp_path) == []
     finally:
         (alive / "bot" / "closed").chmod(0o700)
+
+
+def test_a_zombie_owner_s_private_dirs_are_swept(tmp_path: Path) -> None:
+    # A killed arena that its parent has not collected yet is a zombie: it has ended, and
+    # a quick resume must not take it for a live arena.
+    zombie = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        while not is_zombie(zombie.pid):
+            os.sched_yield()
+        start = _start_time(zombie.pid)
+        assert start is not None
+        left = _left_behind(tmp_path, zombie.pid, start, "zombie00")
+        assert sweep_private_dirs(tmp_path) == [left]
+        assert not left.exists()
+    finally:
+        zombie.wait()
 
 
 def test_private_dir_owner_reads_only_names_the_launcher_made() -> None:
