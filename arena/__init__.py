@@ -1,8 +1,32 @@
 """The arena: the only package with I/O. It runs bot processes under a watchdog, plays
-matches with the engine and the protocol, stores their records and offers the ``arena``
-command line.
+matches with the engine and the protocol, stores their records, runs tournaments, draws
+reports, exports hand histories, seats people at a table (a terminal or Discord) and offers
+the ``arena`` command line.
 
-Imports point one way: ``cli -> commands -> tools -> match -> session -> bots -> protocol
--> engine``; ``store`` reads only the match's record types (``tests/test_architecture.py``
-holds the table of what may import what).
+Imports point one way, down this table of the arena's parts (``tests/test_architecture.py``
+reads it from here: add a part by adding its line). Each part may import itself and the
+parts listed after its name; everything may import ``protocol`` and ``engine``::
+
+    bots:        (nothing)
+    session:     bots
+    store:       session, bots
+    stats:       (nothing)
+    match:       store, session, bots
+    settings:    match, store, session, bots
+    tools:       match, store, session, bots
+    human:       match, store, session, bots
+    tournament:  settings, stats, match, store, session, bots
+    report:      tournament, stats, store, session
+    export:      report, store
+    discord:     human, match, store, session, bots
+    commands:    (every part but cli)
+    cli:         (every part)
+
+``bots`` starts and confines processes; ``session`` speaks the protocol to one bot under a
+watchdog; ``store`` keeps what a run leaves (the names of a run folder's files, the hand
+history's writer and its one reader, the results database and the outcome type it stores)
+and knows no match type; ``match`` plays a match (and holds the ``ResultStore`` protocol a
+store fits); ``stats`` is pure computation over outcomes; ``tournament`` plans, runs and
+rates a competition; ``report``, ``export``, ``human`` and ``discord`` read or front a run;
+``commands`` holds one module per ``arena`` command, called only by ``cli``.
 """

@@ -52,7 +52,7 @@ from arena.bots.transport import ExitInfo  # noqa: E402
 from arena.match.config import MatchConfig  # noqa: E402
 from arena.match.run import open_sessions, run_match  # noqa: E402
 from arena.session.watchdog import BotSession  # noqa: E402
-from arena.store.jsonl import read_hand_log  # noqa: E402
+from arena.store.hand_log import read_hand_log  # noqa: E402
 from engine.config import GameConfig  # noqa: E402
 from engine.hand import Hand, SeatSetup  # noqa: E402
 from engine.history import hand_to_history  # noqa: E402

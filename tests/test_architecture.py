@@ -2,9 +2,9 @@
 
 ``engine`` imports nothing from the project but itself and uses only the standard library;
 ``protocol`` may use ``engine``; sample bots import nothing from the project, which proves
-that the protocol alone is enough to write a bot. Inside ``arena`` the subpackages are
-layered too: ``cli -> commands -> tools -> match -> session -> bots``, with ``store``
-beside ``match`` (it reads only the match's record and result types).
+that the protocol alone is enough to write a bot. Inside ``arena`` the parts are layered
+too, by the table in the ``arena`` package docstring (read here, so the two cannot differ),
+with no exception.
 """
 
 from __future__ import annotations
@@ -41,75 +41,39 @@ def _python_files(folder: str) -> list[Path]:
 
 # -- inside arena --------------------------------------------------------------------------------
 
-#: For each part of ``arena``, the parts it may import (itself included). ``cli`` is the
-#: top: it may import anything. ``commands`` holds one module per ``arena`` command, called
-#: only by ``cli``.
-ARENA_LAYERS: dict[str, frozenset[str]] = {
-    "bots": frozenset({"bots"}),
-    "session": frozenset({"session", "bots"}),
-    "match": frozenset({"match", "session", "bots"}),
-    "store": frozenset({"store", "session", "bots"}),
-    # Statistics are pure computations over outcomes (read through protocols).
-    "stats": frozenset({"stats"}),
-    "tools": frozenset({"tools", "match", "session", "bots", "store"}),
-    # A tournament plans matches, runs them with the match layer, stores and rates them.
-    "tournament": frozenset({"tournament", "stats", "store", "match", "session", "bots"}),
-    # A report reads a run (the results database, a match's files) and draws it.
-    "report": frozenset({"report", "stats", "store", "tournament", "session"}),
-    # A person's seat: the bot protocol behind a front end, a session like a bot's.
-    "human": frozenset({"human", "match", "session", "bots"}),
-    # Standard hand-history exports: a run's hand files (streamed as the report reads
-    # them) and its results database.
-    "export": frozenset({"export", "report", "store"}),
-    # People at a table over Discord: chat seats over the human seat, a match's files.
-    "discord": frozenset({"discord", "human", "match", "session", "bots", "store"}),
-    "commands": frozenset(
-        {
-            "commands",
-            "export",
-            "discord",
-            "report",
-            "tools",
-            "tournament",
-            "stats",
-            "human",
-            "match",
-            "session",
-            "bots",
-            "store",
-        }
-    ),
-    "cli": frozenset(
-        {
-            "cli",
-            "export",
-            "commands",
-            "discord",
-            "report",
-            "tools",
-            "tournament",
-            "stats",
-            "human",
-            "match",
-            "session",
-            "bots",
-            "store",
-        }
-    ),
-}
 
-#: Single modules a part may import beyond its layer (the module, then what it may import).
-ARENA_EXCEPTIONS: dict[str, frozenset[str]] = {
-    # The loop hands its records to the store protocol; the concrete store is wired in run.py.
-    "arena/match/loop.py": frozenset({"arena.store.base"}),
-    "arena/match/run.py": frozenset({"arena.store.base", "arena.store.jsonl"}),
-    # The store knows only the match's record and result types.
-    "arena/store/base.py": frozenset({"arena.match.records", "arena.match.results"}),
-    "arena/store/jsonl.py": frozenset({"arena.match.records", "arena.match.results"}),
-    # The results database stores what a tournament's worker hands back.
-    "arena/store/sqlite.py": frozenset({"arena.tournament.outcome"}),
-    "arena/store/sqlite_schema.py": frozenset({"arena.tournament.outcome"}),
-}
+def layers_from_docstring(text: str) -> dict[str, frozenset[str]]:
+    """The table of the arena's parts in ``text`` (the ``arena`` package docstring): each
+    ``part: other, parts`` line after the line ending ``::`` until a line that is not
+    indented; a part may import itself and the parts after its name (``(every part)``:
+    any; ``(every part but x)``: any but ``x``)."""
+    lines = text.splitlines()
+    start = next(index for index, line in enumerate(lines) if line.rstrip().endswith("::"))
+    layers: dict[str, frozenset[str]] = {}
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            if layers:
+                break
+            continue
+        if not line.startswith(" "):
+            break
+        part, _colon, allowed = line.strip().partition(":")
+        names = {name.strip() for name in allowed.split(",")} - {"(nothing)", ""}
+        layers[part.strip()] = frozenset({part.strip(), *names})
+    every = set(layers)
+    for part, names in layers.items():
+        for name in names:
+            if name.startswith("(every part"):
+                but = name.removeprefix("(every part").removesuffix(")").removeprefix(" but ")
+                layers[part] = frozenset(every - {but.strip()} | {part})
+    return layers
+
+
+#: For each part of ``arena``, the parts it may import (itself included), as the ``arena``
+#: package docstring shows them. ``cli`` is the top: it may import anything.
+ARENA_LAYERS: dict[str, frozenset[str]] = layers_from_docstring(
+    ast.get_docstring(ast.parse((ROOT / "arena" / "__init__.py").read_text(encoding="utf-8"))) or ""
+)
 
 
 def _arena_part(module: str) -> str:
@@ -153,19 +117,18 @@ def forbidden_arena_imports(relative: str, source: str) -> list[str]:
     if part == "":  # arena/__init__.py: the package docstring only
         allowed_parts: frozenset[str] = frozenset()
     elif part not in ARENA_LAYERS:
-        return [f"{relative}: arena.{part} is not in ARENA_LAYERS: give it its place"]
+        return [
+            f"{relative}: arena.{part} is not in the arena's layers (the table in the arena"
+            " package docstring): give it its place"
+        ]
     else:
         allowed_parts = ARENA_LAYERS[part]
-    exceptions = ARENA_EXCEPTIONS.get(relative, frozenset())
     problems = []
     for line, module in _arena_imports(relative, source):
-        if _arena_part(module) in allowed_parts or module in exceptions:
+        if _arena_part(module) in allowed_parts:
             continue
         may = ", ".join(f"arena.{name}" for name in sorted(allowed_parts)) or "nothing"
-        extra = f" and {', '.join(sorted(exceptions))}" if exceptions else ""
-        problems.append(
-            f"{relative}:{line} imports {module}: arena.{part} may import only {may}{extra}"
-        )
+        problems.append(f"{relative}:{line} imports {module}: arena.{part} may import only {may}")
     return problems
 
 
@@ -184,7 +147,30 @@ def test_every_arena_part_has_its_place_in_the_layers() -> None:
         if (path.is_dir() and (path / "__init__.py").exists())
         or (path.suffix == ".py" and path.name != "__init__.py")
     }
-    assert parts <= set(ARENA_LAYERS), f"not in ARENA_LAYERS: {sorted(parts - set(ARENA_LAYERS))}"
+    assert parts <= set(ARENA_LAYERS), f"not in the layers: {sorted(parts - set(ARENA_LAYERS))}"
+
+
+def test_the_layer_table_is_read_from_the_arena_package_docstring() -> None:
+    import arena
+
+    assert layers_from_docstring(arena.__doc__ or "") == ARENA_LAYERS
+    assert ARENA_LAYERS["bots"] == {"bots"}
+    assert ARENA_LAYERS["match"] == {"match", "store", "session", "bots"}
+    # Every part a part may import is itself a part of the table.
+    assert set().union(*ARENA_LAYERS.values()) <= set(ARENA_LAYERS)
+
+
+def test_a_layer_table_is_parsed_part_by_part() -> None:
+    text = (
+        "Title.\n\nLayers::\n\n    low:   (nothing)\n    high:  low\n"
+        "    glue:  (every part but top)\n    top:   (every part)\n\nAfter.\n"
+    )
+    assert layers_from_docstring(text) == {
+        "low": frozenset({"low"}),
+        "high": frozenset({"high", "low"}),
+        "glue": frozenset({"low", "high", "glue"}),
+        "top": frozenset({"low", "high", "glue", "top"}),
+    }
 
 
 @pytest.mark.parametrize(
@@ -203,14 +189,19 @@ def test_every_arena_part_has_its_place_in_the_layers() -> None:
         ),
         (
             "arena/match/loop.py",
-            "from arena.store.jsonl import JsonLinesStore\n",
-            "arena/match/loop.py:1 imports arena.store.jsonl: arena.match may import only "
-            "arena.bots, arena.match, arena.session and arena.store.base",
+            "from arena.tournament.plan import MatchSpec\n",
+            "arena/match/loop.py:1 imports arena.tournament.plan: arena.match may import only "
+            "arena.bots, arena.match, arena.session, arena.store",
         ),
         (
-            "arena/match/formats.py",
-            "from arena.store.base import NullStore\n",
-            "arena/match/formats.py:1 imports arena.store.base",
+            "arena/store/sqlite.py",
+            "from arena.tournament.outcome import MatchOutcome\n",
+            "arena/store/sqlite.py:1 imports arena.tournament.outcome",
+        ),
+        (
+            "arena/store/base.py",
+            "from arena.match.records import HandRecord\n",
+            "arena/store/base.py:1 imports arena.match.records",
         ),
         (
             "arena/store/jsonl.py",
@@ -235,7 +226,7 @@ def test_every_arena_part_has_its_place_in_the_layers() -> None:
         (
             "arena/ladder/rating.py",
             "import math\n",
-            "arena/ladder/rating.py: arena.ladder is not in ARENA_LAYERS",
+            "arena/ladder/rating.py: arena.ladder is not in the arena's layers",
         ),
     ],
 )
@@ -249,8 +240,8 @@ def test_an_import_against_the_arena_layers_is_named_with_its_file_and_line(
 def test_imports_down_the_arena_layers_are_allowed() -> None:
     allowed = {
         "arena/match/run.py": "from arena.store.jsonl import JsonLinesStore\n",
-        "arena/store/base.py": "from arena.match.records import HandRecord\n",
-        "arena/tools/replay.py": "from arena.store.jsonl import read_hand_log\n",
+        "arena/match/records.py": "from arena.store.hand_log import HISTORY_FORMAT\n",
+        "arena/tools/replay.py": "from arena.store.hand_log import read_hand_log\n",
         "arena/cli.py": "from arena.commands import play\nfrom arena import tools\n",
         "arena/session/reading.py": "from . import faults\nfrom ..bots import transport\n",
     }

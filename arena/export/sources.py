@@ -21,22 +21,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.report.hand_file import HandFileError, iter_hands, read_header
+from arena.store.hand_log import HandLogError, iter_hands, read_header
+from arena.store.run_folder import RunFolder
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
 
 __all__ = [
-    "DATABASE_FILE_NAME",
-    "HISTORY_FILE_NAME",
     "MatchFile",
     "Source",
     "SourceError",
     "SourceHand",
     "open_source",
 ]
-
-HISTORY_FILE_NAME = "hands.jsonl"
-DATABASE_FILE_NAME = "results.sqlite"
-MATCHES_FOLDER_NAME = "matches"
 
 
 class SourceError(ValueError):
@@ -78,7 +73,7 @@ class MatchFile:
                 if not isinstance(number, int) or isinstance(number, bool):
                     number = record["history"].get("hand_number", 0)
                 yield SourceHand(self.match_id, int(number), record["history"], self.names)
-        except HandFileError as error:
+        except HandLogError as error:
             raise SourceError(str(error)) from None
 
 
@@ -101,7 +96,7 @@ class Source:
 def _match_file(path: Path, fallback_id: str) -> MatchFile:
     try:
         header = read_header(path)
-    except HandFileError as error:
+    except HandLogError as error:
         raise SourceError(str(error)) from None
     names = {
         str(player.get("player_id")): str(player.get("name", player.get("player_id")))
@@ -115,9 +110,10 @@ def _match_file(path: Path, fallback_id: str) -> MatchFile:
 
 
 def _tournament_files(folder: Path) -> list[Path]:
-    database = folder / DATABASE_FILE_NAME
+    run = RunFolder(folder)
+    database = run.database
     if not database.is_file():
-        return sorted((folder / MATCHES_FOLDER_NAME).glob(f"*/{HISTORY_FILE_NAME}"))
+        return run.match_histories()
     try:
         with ResultsDatabase(database, read_only=True) as results:
             tournaments = results.tournaments()
@@ -136,10 +132,10 @@ def open_source(path: Path) -> Source:
         return Source("match", path, path.parent, (_match_file(path, path.parent.name),))
     if not path.is_dir():
         raise SourceError(f"{str(path)!r} does not exist")
-    history = path / HISTORY_FILE_NAME
-    if history.is_file():
-        return Source("match", path, path, (_match_file(history, path.name),))
-    if (path / DATABASE_FILE_NAME).is_file() or (path / MATCHES_FOLDER_NAME).is_dir():
+    run = RunFolder(path)
+    if run.is_match():
+        return Source("match", path, path, (_match_file(run.history, path.name),))
+    if run.is_tournament():
         files = _tournament_files(path)
         if not files:
             raise SourceError(f"{str(path)!r} is a tournament folder without any played match")
@@ -147,5 +143,5 @@ def open_source(path: Path) -> Source:
         return Source("tournament", path, path, matches)
     raise SourceError(
         f"{str(path)!r} is not a run: give a hands.jsonl file, a match's run folder or a "
-        f"tournament's run folder ({DATABASE_FILE_NAME}, {MATCHES_FOLDER_NAME}/)"
+        f"tournament's run folder ({RunFolder.DATABASE}, {RunFolder.MATCHES}/)"
     )

@@ -54,8 +54,8 @@ from arena.match.records import (
     encode_value,
 )
 from arena.match.results import MatchResult, PlayerResult
+from arena.match.store import NullStore, ResultStore
 from arena.session.stderr_file import SeatStderrLog
-from arena.store.base import NullStore, ResultStore
 from engine.errors import IllegalActionError
 from engine.hand import Hand
 from engine.history import hand_to_history

@@ -25,10 +25,10 @@ Each record's ``to_dict`` gives the keys in the order they are written, and
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from arena.store.hand_log import HISTORY_FORMAT
 from engine.actions import Action, Discard, RaiseTo
 from engine.tournament import Standing
 
@@ -45,9 +45,6 @@ __all__ = [
     "encode_record",
     "encode_value",
 ]
-
-#: Version of the layout described above.
-HISTORY_FORMAT = 1
 
 #: Who chose a decision's action.
 ChosenBy = Literal["bot", "policy", "sitting_out", "dead", "diverged"]
@@ -103,6 +100,10 @@ class MatchHeader:
             "config": self.config,
             "players": [player.to_dict() for player in self.players],
         }
+
+    def to_line(self) -> str:
+        """The record's line (:func:`encode_record`)."""
+        return encode_record(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +164,10 @@ class HandRecord:
             "history": self.history,
         }
 
+    def to_line(self) -> str:
+        """The record's line (:func:`encode_record`)."""
+        return encode_record(self)
+
 
 @dataclass(frozen=True, slots=True)
 class StandingEntry:
@@ -208,6 +213,10 @@ class MatchEndRecord:
             "standings": [entry.to_dict() for entry in self.standings],
         }
 
+    def to_line(self) -> str:
+        """The record's line (:func:`encode_record`)."""
+        return encode_record(self)
+
 
 #: Any record of the hand history.
 Record = MatchHeader | HandRecord | MatchEndRecord
@@ -235,8 +244,3 @@ def encode_value(value: Any) -> str:
     '{"seed":"1:2","name":"café"}'
     """
     return _ENCODER.encode(value)
-
-
-def standings_dicts(entries: Sequence[StandingEntry]) -> list[dict[str, Any]]:
-    """The standings as plain dicts (for comparing with a file read back)."""
-    return [entry.to_dict() for entry in entries]

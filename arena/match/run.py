@@ -22,11 +22,12 @@ from arena.match.players import LiveBots
 from arena.match.prefetch import NoPrefetch, Prefetch, WorkAhead
 from arena.match.progress import Progress
 from arena.match.results import MatchResult
+from arena.match.store import NullStore, ResultStore
 from arena.session.policy import TimeLimits
 from arena.session.stderr_file import SeatStderrLog
 from arena.session.watchdog import BotSession
-from arena.store.base import NullStore, ResultStore
 from arena.store.jsonl import JsonLinesStore
+from arena.store.run_folder import RunFolder
 from protocol.request_encoder import EventTextCache
 
 __all__ = ["live_match", "open_sessions", "run_match", "seat_session"]
@@ -103,10 +104,12 @@ def live_match(
     """
     require_seat_count(len(sessions))
     stderr_logs: list[SeatStderrLog | None] = []
+    folder = None if out_dir is None else RunFolder(out_dir)
     for index, (name, session) in enumerate(sessions):
         log = None
-        if out_dir is not None and session is not None:
-            log = SeatStderrLog.for_seat(out_dir, index, name or session.name)
+        if folder is not None and session is not None:
+            path = folder.stderr_log(index, name or session.name)
+            log = SeatStderrLog(path, relative_path=folder.relative(path))
             session.keep_stderr(log)
         stderr_logs.append(log)
     player_ids = [f"p{index}" for index in range(len(sessions))]

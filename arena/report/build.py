@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.report.data import ReportError, RunData
-from arena.report.from_database import DATABASE_FILE_NAME, load_tournament
-from arena.report.from_match import HISTORY_FILE_NAME, RESULTS_FILE_NAME, load_match
-from arena.report.hand_file import HandFileError, read_hands
+from arena.report.from_database import load_tournament
+from arena.report.from_match import load_match
 from arena.report.page import render_page
 from arena.report.selection import HandRef, select_hands
 from arena.report.viewer import ViewerError, viewer_hand
+from arena.store.hand_log import HandLogError, read_hands
+from arena.store.run_folder import RunFolder
 
 __all__ = ["DEFAULT_MAX_HANDS", "ReportSummary", "load_source", "write_report"]
 
@@ -49,17 +50,17 @@ def load_source(source: Path) -> RunData:
     if not source.exists():
         raise ReportError(f"{source}: no such file or folder")
     if source.is_dir():
-        if (source / DATABASE_FILE_NAME).is_file():
+        folder = RunFolder(source)
+        if folder.database.is_file():
             return load_tournament(source)
-        hands = source / HISTORY_FILE_NAME
-        if hands.is_file():
-            results = source / RESULTS_FILE_NAME
-            return load_match(hands, results if results.is_file() else None)
+        if folder.history.is_file():
+            results = folder.results
+            return load_match(folder.history, results if results.is_file() else None)
         raise ReportError(
-            f"{source} is not a run folder: it has neither {DATABASE_FILE_NAME} (a tournament)"
-            f" nor {HISTORY_FILE_NAME} (a match)"
+            f"{source} is not a run folder: it has neither {RunFolder.DATABASE} (a tournament)"
+            f" nor {RunFolder.HISTORY} (a match)"
         )
-    if source.name == DATABASE_FILE_NAME:
+    if source.name == RunFolder.DATABASE:
         return load_tournament(source.parent)
     if source.suffix == ".jsonl":
         return load_match(source, None)
@@ -135,7 +136,7 @@ def _embedded_hands(
         path = data.hand_files[match_id]
         try:
             header, records = read_hands(path, [ref.hand_number for ref in refs])
-        except HandFileError as error:
+        except HandLogError as error:
             if requested & set(refs):
                 raise ReportError(str(error)) from None
             data.notes.append(f"the hands of match {match_id} cannot be read: {error}")

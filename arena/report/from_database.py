@@ -17,7 +17,6 @@ cards has cancelled at every deal.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -35,32 +34,27 @@ from arena.session.latency import LatencyHistogram
 from arena.stats.ratings import average_places, rate
 from arena.stats.tables import crosstable, leaderboard
 from arena.stats.units import duplicate_units
-from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
-from arena.store.sqlite_schema import TournamentRecord, outcome_from_rows, read_children
-from arena.tournament.outcome import MatchOutcome
+from arena.store.outcome import MatchOutcome
+from arena.store.run_folder import RunFolder
+from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError, TournamentRecord
 
-__all__ = ["DATABASE_FILE_NAME", "STANDINGS_FILE_NAME", "load_tournament"]
-
-DATABASE_FILE_NAME = "results.sqlite"
-STANDINGS_FILE_NAME = "standings.json"
-
-_PLAN_COLUMNS = "m.match_id, m.block_id, m.kind, m.position, m.seats_json, m.status, m.counted"
+__all__ = ["load_tournament"]
 
 
 def load_tournament(folder: Path) -> RunData:
     """The report's data of the tournament run folder ``folder`` (its latest tournament)."""
-    path = folder / DATABASE_FILE_NAME
+    run = RunFolder(folder)
+    path = run.database
     try:
-        with ResultsDatabase(path, read_only=True) as database:  # checks the schema version
+        with ResultsDatabase(path, read_only=True) as database, database.snapshot():
             tournaments = database.tournaments()
-        if not tournaments:
-            raise ReportError(f"{path} holds no tournament yet")
-        record = tournaments[-1]
-        plan, outcomes = _read(path, record.id)
+            if not tournaments:
+                raise ReportError(f"{path} holds no tournament yet")
+            record = tournaments[-1]
+            plan = _plan(database, record.id)
+            outcomes = database.outcomes(record.id)
     except ResultsDatabaseError as error:
         raise ReportError(f"cannot read the results database: {error}") from None
-    except sqlite3.Error as error:
-        raise ReportError(f"cannot read the results database {path}: {error}") from None
     config = record.config
     fmt = str(config.get("format", ""))
     counted = [
@@ -70,7 +64,7 @@ def load_tournament(folder: Path) -> RunData:
     ]
     bots = [str(bot["name"]) for bot in config.get("bots", ()) if isinstance(bot, Mapping)]
     data = RunData(kind="tournament", title=str(record.name), source=folder)
-    standings = _standings(folder / STANDINGS_FILE_NAME, data)
+    standings = _standings(run.standings, data)
     fault_totals, data.faults = _faults(counted)
     board = None if standings is None else standings.get("leaderboard")
     if standings is not None and isinstance(board, Mapping):
@@ -100,39 +94,19 @@ def load_tournament(folder: Path) -> RunData:
     return data
 
 
-def _read(path: Path, tournament_id: int) -> tuple[dict[str, dict[str, Any]], list[MatchOutcome]]:
-    """The plan (by match id) and every recorded match's outcome, in one read transaction."""
-    connection = sqlite3.connect(
-        path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None
-    )
-    try:
-        connection.execute("BEGIN")
-        rows = connection.execute(
-            f"SELECT {_PLAN_COLUMNS} FROM matches m WHERE m.tournament_id = ? ORDER BY m.position",
-            (tournament_id,),
-        ).fetchall()
-        where = "m.tournament_id = ? AND m.status != 'planned'"
-        matches = connection.execute(
-            "SELECT m.id, m.match_id, m.ended_reason, m.hands_path, m.duration_s, m.error,"
-            f" m.extra_json FROM matches m WHERE {where} ORDER BY m.position",
-            (tournament_id,),
-        ).fetchall()
-        children = read_children(connection, where, (tournament_id,))
-        connection.execute("COMMIT")
-    finally:
-        connection.close()
-    plan = {
-        row[0]: {
-            "block": row[1],
-            "kind": row[2],
-            "position": row[3],
-            "bots": json.loads(row[4]),
-            "status": row[5],
-            "counted": bool(row[6]),
+def _plan(database: ResultsDatabase, tournament_id: int) -> dict[str, dict[str, Any]]:
+    """The plan by match id: block, kind, position, bots, status and whether it counts."""
+    return {
+        entry.match_id: {
+            "block": entry.planned.block_id,
+            "kind": entry.planned.kind,
+            "position": entry.planned.position,
+            "bots": list(entry.planned.bots),
+            "status": entry.status,
+            "counted": entry.is_counted,
         }
-        for row in rows
+        for entry in database.plan(tournament_id)
     }
-    return plan, [outcome_from_rows(match, children) for match in matches]
 
 
 def _standings(path: Path, data: RunData) -> dict[str, Any] | None:

@@ -18,16 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.report.data import MAX_CHART_POINTS, ReportError, RunData
-from arena.report.hand_file import HandFileError, iter_hands, read_header
 from arena.report.sections import cumulative, latency_bins, leaderboard_section
 from arena.report.selection import Candidate, HandRef
 from arena.stats.tables import leaderboard
 from arena.stats.units import mbb
+from arena.store.hand_log import HandLogError, iter_hands, read_header
 
-__all__ = ["HISTORY_FILE_NAME", "RESULTS_FILE_NAME", "load_match"]
-
-HISTORY_FILE_NAME = "hands.jsonl"
-RESULTS_FILE_NAME = "results.json"
+__all__ = ["load_match"]
 
 
 def load_match(hands_path: Path, results_path: Path | None) -> RunData:
@@ -47,7 +44,7 @@ def load_match(hands_path: Path, results_path: Path | None) -> RunData:
         data = RunData(kind=kind, title=f"match {match_id}", source=source, unit="hands")
         data.hand_files[match_id] = hands_path
         _read_hands(hands_path, match_id, names, data)
-    except HandFileError as error:
+    except HandLogError as error:
         raise ReportError(str(error)) from None
     config = header.get("config") if isinstance(header.get("config"), Mapping) else {}
     assert isinstance(config, Mapping)

@@ -13,7 +13,7 @@ of different deals are independent, but the hands of one deal across the block a
 result over the block's arrangements of that deal.
 
 The functions read a match through the small structural types below (any object with these
-attributes will do); :class:`arena.tournament.outcome.MatchOutcome` is one.
+attributes will do); :class:`arena.store.outcome.MatchOutcome` is one.
 
 >>> mbb(3, 2)
 1500.0

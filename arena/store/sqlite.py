@@ -1,7 +1,7 @@
 """The tournament results database: one SQLite file the host process writes.
 
 A tournament's matches run in worker processes; the host receives each finished match as
-a :class:`~arena.tournament.outcome.MatchOutcome` and records it here. Workers never open
+a :class:`~arena.store.outcome.MatchOutcome` and records it here. Workers never open
 the database. A report may open it read-only (``read_only=True``) while the tournament
 runs: in WAL mode readers and the one writer do not block each other, and each read
 method sees one consistent state (use :meth:`ResultsDatabase.snapshot` to see one state
@@ -18,13 +18,14 @@ in :meth:`ResultsDatabase.finished_match_ids`.
 
 The file is created readable by its owner only (mode 0600; SQLite gives the ``-wal`` and
 ``-shm`` files the same mode): it holds the tournament's secret seed. The tables are
-described in ``docs/results-database.md`` and defined in :mod:`arena.store.sqlite_schema`.
+described in ``docs/results-database.md`` and defined in :mod:`arena.store.sqlite_schema`;
+a match's outcome becomes rows in :mod:`arena.store.sqlite_rows`, and the file is opened in
+:mod:`arena.store.sqlite_connection`.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -33,47 +34,44 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from arena.store.sqlite_schema import (
-    SCHEMA_VERSION,
-    TOURNAMENT_COLUMNS,
+from arena.store.outcome import MatchOutcome
+from arena.store.sqlite_connection import (
+    DATABASE_FILE_MODE,
+    ResultsDatabaseError,
+    connect,
+    json_text,
+)
+from arena.store.sqlite_rows import (
     OutcomeRows,
-    PlannedMatch,
-    TournamentRecord,
     bots_problem,
-    create_schema,
     outcome_from_rows,
     outcome_problem,
-    plan_text,
     read_children,
+)
+from arena.store.sqlite_schema import (
+    PLAN_COLUMNS,
+    SCHEMA_VERSION,
+    TOURNAMENT_COLUMNS,
+    PlanEntry,
+    PlannedMatch,
+    TournamentRecord,
+    create_schema,
+    plan_entry_from_row,
+    plan_text,
     tournament_from_row,
 )
-from arena.tournament.outcome import MatchOutcome
 
 __all__ = [
     "DATABASE_FILE_MODE",
+    "PlanEntry",
     "PlannedMatch",
     "ResultsDatabase",
     "ResultsDatabaseError",
     "TournamentRecord",
 ]
 
-#: The database file's mode: its owner only (it holds the secret tournament seed).
-DATABASE_FILE_MODE = 0o600
-
 #: How long a statement waits for a lock another connection holds before failing.
 _BUSY_TIMEOUT_MS = 10_000
-
-
-class ResultsDatabaseError(RuntimeError):
-    """The results database cannot do what was asked; the message names the file and the
-    bad value. ``code`` is stable: ``cannot_open``, ``not_a_database``, ``schema_version``,
-    ``read_only``, ``unknown_tournament``, ``unknown_match``, ``already_recorded``,
-    ``plan_changed``, ``bad_value`` or ``sqlite`` (any other SQLite failure, a full disk
-    say)."""
-
-    def __init__(self, message: str, *, code: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def _utc_now() -> datetime:
@@ -98,7 +96,7 @@ class ResultsDatabase:
         self.path = Path(path)
         self.read_only = read_only
         self._now = now
-        self._connection = _connect(self.path, read_only)
+        self._connection = connect(self.path, read_only)
         try:
             self._prepare()
         except BaseException:
@@ -138,7 +136,10 @@ class ResultsDatabase:
     # -- lifetime ------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the connection (what was committed stays). Closing twice is harmless."""
+        """Close the connection (what was committed stays). Closing twice is harmless.
+
+        The last connection to close checkpoints the WAL into the file and deletes the
+        ``-wal`` and ``-shm`` files, so a finished run leaves the database alone."""
         self._connection.close()
 
     def __enter__(self) -> ResultsDatabase:
@@ -177,7 +178,7 @@ class ResultsDatabase:
         ``config`` must be JSON-ready (it is stored as JSON, so tuples come back as lists);
         ``bots`` maps each bot's name to its manifest path.
         """
-        config_json = _json_text(config, f"config of tournament {name!r}")
+        config_json = json_text(config, f"config of tournament {name!r}")
         with self._transaction(f"start tournament {name!r}"):
             if self._tournament_row("fingerprint", fingerprint) is None:
                 self._connection.execute(
@@ -224,6 +225,17 @@ class ResultsDatabase:
                 (tournament_id,),
             ).fetchall()
         return dict(rows)
+
+    def plan(self, tournament_id: int) -> list[PlanEntry]:
+        """Every planned match of the tournament in plan order, with its status and whether
+        it counts."""
+        with self._reading(f"read the plan of tournament {tournament_id}"):
+            self._require_tournament(tournament_id)
+            rows = self._connection.execute(
+                f"SELECT {PLAN_COLUMNS} FROM matches WHERE tournament_id = ? ORDER BY position",
+                (tournament_id,),
+            ).fetchall()
+        return [plan_entry_from_row(row) for row in rows]
 
     def finish_tournament(self, tournament_id: int) -> None:
         """Mark the tournament finished (again: keeps the first finishing time)."""
@@ -312,7 +324,7 @@ class ResultsDatabase:
                 f"{self.path}: cannot record match {outcome.match_id!r}: {problem}",
                 code="bad_value",
             )
-        extra_json = _json_text(outcome.extra, f"extra of match {outcome.match_id!r}")
+        extra_json = json_text(outcome.extra, f"extra of match {outcome.match_id!r}")
         rows = OutcomeRows.of(outcome)  # the Python work before the write lock is taken
         is_finished = outcome.error is None
         what = f"record match {outcome.match_id!r} of tournament {tournament_id}"
@@ -471,33 +483,3 @@ class ResultsDatabase:
                 yield
             finally:
                 self._connection.execute("COMMIT")  # a read transaction: nothing to undo
-
-
-def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit), the file created with
-    mode 0600 first when it is missing, so it is never readable by others, not even for an
-    instant."""
-    try:
-        if read_only:
-            if not path.is_file():
-                raise FileNotFoundError("no such file")
-            return sqlite3.connect(
-                path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None
-            )
-        if not path.exists():
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, DATABASE_FILE_MODE))
-        return sqlite3.connect(path, isolation_level=None)
-    except (OSError, sqlite3.Error) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
-        raise ResultsDatabaseError(
-            f"cannot open the results database {path}: {reason}", code="cannot_open"
-        ) from None
-
-
-def _json_text(value: Mapping[str, Any], what: str) -> str:
-    try:
-        return json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError) as error:
-        raise ResultsDatabaseError(
-            f"the {what} is not JSON-ready: {error}", code="bad_value"
-        ) from None

@@ -1,5 +1,6 @@
-"""The results database's tables, the values kept in them (a tournament's record, a
-planned match) and the mapping between a match's outcome and its rows.
+"""The results database's tables and the values kept in them (a tournament's record, its
+bots, a planned match and where it stands); :mod:`arena.store.sqlite_rows` maps a match's
+outcome to its rows and back.
 
 ``docs/results-database.md`` describes every table and column for people; this module is
 the one source of the DDL. :data:`SCHEMA_VERSION` is stored in the database header
@@ -15,44 +16,21 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
-from arena.tournament.outcome import (
-    FaultExample,
-    HandSummary,
-    LatencySummary,
-    MatchOutcome,
-    SeatOutcome,
-)
-
 __all__ = [
+    "PLAN_COLUMNS",
     "SCHEMA_VERSION",
     "TABLES",
     "TOURNAMENT_COLUMNS",
-    "FaultRow",
-    "HandRow",
-    "LatencyRow",
-    "OutcomeRows",
+    "PlanEntry",
     "PlannedMatch",
-    "SeatRow",
     "TournamentRecord",
-    "bots_problem",
     "create_schema",
-    "fault_rows",
-    "hand_from_row",
-    "hand_rows",
-    "latency_rows",
-    "outcome_from_rows",
-    "outcome_problem",
-    "parse_nets",
+    "plan_entry_from_row",
     "plan_text",
-    "read_children",
-    "seat_from_rows",
-    "seat_rows",
     "tournament_from_row",
 ]
 
@@ -235,280 +213,33 @@ def plan_text(values: Sequence[Any]) -> str:
     return f"block {block_id}, {kind}, position {position}, seats {seats_json}, seed {seed}"
 
 
-# -- a match's outcome as rows ------------------------------------------------------------
-
-#: match_seats columns after match_row, in DDL order.
-SeatRow = tuple[int, str, int, int, int, int | None, int | None, str | None, int]
-#: hands columns after match_row.
-HandRow = tuple[int, int, int, int, str]
-#: faults columns after match_row.
-FaultRow = tuple[int, str, int | None, int | None, int | None, str | None]
-#: latency columns after match_row.
-LatencyRow = tuple[int, int, float, float, float, float, str]
-
-
-def seat_rows(outcome: MatchOutcome) -> list[SeatRow]:
-    """One match_seats row per seat (without the match's row id)."""
-    return [
-        (
-            seat.seat_index,
-            seat.bot,
-            seat.chips_won,
-            seat.place,
-            seat.hands_played,
-            seat.final_stack,
-            seat.eliminated_in_hand,
-            seat.stderr_path,
-            seat.stderr_bytes,
-        )
-        for seat in outcome.seats
-    ]
-
-
-def hand_rows(hands: Iterable[HandSummary]) -> list[HandRow]:
-    """One hands row per hand. The nets are written by hand, not by ``json.dumps``: a list
-    of integers is valid JSON joined with commas, and this runs a thousand times a match.
-
-    >>> hand_rows([HandSummary(3, 20, (-10, 10), pot=20)])
-    [(3, 20, 20, 0, '[-10,10]')]
-    """
-    return [
-        (
-            hand.hand_number,
-            hand.big_blind,
-            hand.pot,
-            1 if hand.went_to_showdown else 0,
-            "[" + ",".join(map(str, map(int, hand.nets))) + "]",
-        )
-        for hand in hands
-    ]
-
-
-def fault_rows(seat: SeatOutcome) -> list[FaultRow]:
-    """One faults row per kind the seat counted or has an example of.
-
-    ``count`` is None for a kind with an example but no count, ``example_order`` None for
-    a kind with a count but no example, so both of the seat's fault fields come back
-    exactly.
-    """
-    examples = {example.kind: (order, example) for order, example in enumerate(seat.fault_examples)}
-    rows: list[FaultRow] = []
-    for kind in [*seat.fault_counts, *(k for k in examples if k not in seat.fault_counts)]:
-        order, example = examples.get(kind, (None, None))
-        rows.append(
-            (
-                seat.seat_index,
-                kind,
-                seat.fault_counts.get(kind),
-                order,
-                None if example is None else example.hand_number,
-                None if example is None else example.message,
-            )
-        )
-    return rows
-
-
-def latency_rows(outcome: MatchOutcome) -> list[LatencyRow]:
-    """One latency row per seat; the histogram as a JSON array of ``[bound, count]``."""
-    return [
-        (
-            seat.seat_index,
-            seat.latency.count,
-            seat.latency.mean_ms,
-            seat.latency.p50_ms,
-            seat.latency.p99_ms,
-            seat.latency.max_ms,
-            json.dumps([[bound, count] for bound, count in seat.latency.histogram]),
-        )
-        for seat in outcome.seats
-    ]
-
-
 @dataclass(frozen=True, slots=True)
-class OutcomeRows:
-    """A match outcome's child rows, made before the write transaction starts."""
+class PlanEntry:
+    """A planned match and where it stands: ``planned``, ``finished`` or ``failed``, and
+    whether its results count (a finished match past a decided sequential test does not).
 
-    seats: list[SeatRow]
-    hands: list[HandRow]
-    faults: list[FaultRow]
-    latency: list[LatencyRow]
-
-    @classmethod
-    def of(cls, outcome: MatchOutcome) -> OutcomeRows:
-        """The rows of ``outcome``."""
-        return cls(
-            seats=seat_rows(outcome),
-            hands=hand_rows(outcome.hands),
-            faults=[row for seat in outcome.seats for row in fault_rows(seat)],
-            latency=latency_rows(outcome),
-        )
-
-    def insert(self, connection: sqlite3.Connection, match_row: int) -> None:
-        """Insert every row for the match ``match_row`` (one prepared statement per table;
-        seats first, as faults and latency refer to them)."""
-        for table, rows in (
-            ("match_seats", self.seats),
-            ("hands", self.hands),
-            ("faults", self.faults),
-            ("latency", self.latency),
-        ):
-            if rows:
-                marks = ", ".join("?" * (len(rows[0]) + 1))
-                connection.executemany(
-                    f"INSERT INTO {table} VALUES ({marks})", [(match_row, *row) for row in rows]
-                )
-
-
-#: The child tables and the order their rows are read back in.
-_CHILD_ORDER = (
-    ("match_seats", "c.seat_index"),
-    ("hands", "c.hand_number"),
-    ("faults", "c.rowid"),
-    ("latency", "c.seat_index"),
-)
-
-
-def read_children(
-    connection: sqlite3.Connection, where: str, parameters: Sequence[Any]
-) -> dict[str, dict[int, list[tuple[Any, ...]]]]:
-    """The child rows of the matches ``m`` that ``where`` selects, by table and match row
-    id, each row without that id, in the order :func:`outcome_from_rows` wants."""
-    children: dict[str, dict[int, list[tuple[Any, ...]]]] = {}
-    for table, order in _CHILD_ORDER:
-        grouped: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
-        for row in connection.execute(
-            f"SELECT c.* FROM {table} c JOIN matches m ON m.id = c.match_row"
-            f" WHERE {where} ORDER BY c.match_row, {order}",
-            parameters,
-        ):
-            grouped[row[0]].append(row[1:])
-        children[table] = grouped
-    return children
-
-
-def parse_nets(text: str) -> tuple[int, ...]:
-    """The nets as :func:`hand_rows` writes them, read without ``json.loads`` (twice as
-    fast, and a report reads every hand of a tournament).
-
-    >>> parse_nets("[-10,10]"), parse_nets("[]")
-    ((-10, 10), ())
+    >>> PlanEntry(PlannedMatch("m", "b", "heads_up", 0, ("a", "b"), 7), "finished", True).match_id
+    'm'
     """
-    inner = text[1:-1]
-    return tuple(map(int, inner.split(","))) if inner else ()
+
+    planned: PlannedMatch
+    status: str
+    is_counted: bool
+
+    @property
+    def match_id(self) -> str:
+        """The planned match's id."""
+        return self.planned.match_id
 
 
-def hand_from_row(row: Sequence[Any]) -> HandSummary:
-    """A hand summary from ``(hand_number, big_blind, pot, went_to_showdown, nets_json)``."""
-    hand_number, big_blind, pot, went_to_showdown, nets_json = row
-    return HandSummary(
-        hand_number=hand_number,
-        big_blind=big_blind,
-        nets=parse_nets(nets_json),
-        pot=pot,
-        went_to_showdown=bool(went_to_showdown),
+#: The matches columns of a :class:`PlanEntry`, in its order.
+PLAN_COLUMNS = "match_id, block_id, kind, position, seats_json, seed, status, counted"
+
+
+def plan_entry_from_row(row: Sequence[Any]) -> PlanEntry:
+    """A plan entry from its row (:data:`PLAN_COLUMNS`)."""
+    match_id, block_id, kind, position, seats_json, seed, status, counted = row
+    planned = PlannedMatch(
+        match_id, block_id, kind, position, tuple(json.loads(seats_json)), int(seed)
     )
-
-
-def seat_from_rows(
-    seat: Sequence[Any], faults: Sequence[Sequence[Any]], latency: Sequence[Any]
-) -> SeatOutcome:
-    """A seat's outcome from its match_seats row, its faults rows (in the order written)
-    and its latency row, each without the match's row id (the column order of
-    :func:`seat_rows`, :func:`fault_rows`, :func:`latency_rows`)."""
-    fault_counts: dict[str, int] = {}
-    examples: list[tuple[int, FaultExample]] = []
-    for _, kind, count, order, hand_number, message in faults:
-        if count is not None:
-            fault_counts[kind] = count
-        if order is not None:
-            examples.append((order, FaultExample(kind, hand_number, message)))
-    _, count, mean_ms, p50_ms, p99_ms, max_ms, histogram_json = latency
-    summary = LatencySummary(
-        count=count,
-        mean_ms=mean_ms,
-        p50_ms=p50_ms,
-        p99_ms=p99_ms,
-        max_ms=max_ms,
-        histogram=tuple((bound, bucket) for bound, bucket in json.loads(histogram_json)),
-    )
-    index, bot, chips_won, place, hands_played, final_stack, eliminated, path, size = seat
-    return SeatOutcome(
-        seat_index=index,
-        bot=bot,
-        chips_won=chips_won,
-        place=place,
-        hands_played=hands_played,
-        final_stack=final_stack,
-        eliminated_in_hand=eliminated,
-        fault_counts=fault_counts,
-        fault_examples=tuple(example for _, example in sorted(examples, key=lambda e: e[0])),
-        latency=summary,
-        stderr_path=path,
-        stderr_bytes=size,
-    )
-
-
-def outcome_from_rows(
-    match: Sequence[Any], children: Mapping[str, Mapping[int, Sequence[Sequence[Any]]]]
-) -> MatchOutcome:
-    """A match's outcome from its matches row (``id, match_id, ended_reason, hands_path,
-    duration_s, error, extra_json``) and, for each child table, its rows by match row id
-    (each row without that id; seats and latency by seat, hands by number, faults in the
-    order written)."""
-    match_row, match_id, ended_reason, hands_path, duration_s, error, extra_json = match
-    faults: dict[int, list[Sequence[Any]]] = defaultdict(list)
-    for row in children["faults"].get(match_row, ()):
-        faults[row[0]].append(row)
-    latency = {row[0]: row for row in children["latency"].get(match_row, ())}
-    return MatchOutcome(
-        match_id=match_id,
-        seats=tuple(
-            seat_from_rows(seat, faults[seat[0]], latency[seat[0]])
-            for seat in children["match_seats"].get(match_row, ())
-        ),
-        hands=tuple(hand_from_row(row) for row in children["hands"].get(match_row, ())),
-        ended_reason=ended_reason,
-        hands_path=hands_path,
-        duration_s=duration_s,
-        error=error,
-        extra=json.loads(extra_json),
-    )
-
-
-def outcome_problem(outcome: MatchOutcome) -> str | None:
-    """Why the outcome's rows would not come back as the outcome, or None.
-
-    >>> outcome_problem(MatchOutcome("m", (), (HandSummary(2, 2, ()), HandSummary(1, 2, ())),
-    ...     "hands", None, 1.0))
-    'hand 1 follows hand 2: hands must be in order, no repeats'
-    """
-    seat_indexes = [seat.seat_index for seat in outcome.seats]
-    if any(before >= after for before, after in pairwise(seat_indexes)):
-        return f"seats are not in seat order without repeats: {seat_indexes}"
-    numbers = [hand.hand_number for hand in outcome.hands]
-    for before, after in pairwise(numbers):
-        if before >= after:
-            return f"hand {after} follows hand {before}: hands must be in order, no repeats"
-    for seat in outcome.seats:
-        kinds = [example.kind for example in seat.fault_examples]
-        if len(set(kinds)) != len(kinds):
-            return f"seat {seat.seat_index} has two fault examples of one kind: {kinds}"
-    return None
-
-
-def bots_problem(outcome: MatchOutcome, planned: Sequence[str]) -> str | None:
-    """How the outcome's seats differ from the bots the plan put there, or None (a mix-up
-    is our own bug).
-
-    >>> bots_problem(MatchOutcome("m", (SeatOutcome(1, "b", 0, 1, 9),), (), "hands", None, 1.0),
-    ...     ["a", "c"])
-    "match 'm' has bot 'b' in seat 1; the plan seats 'c' there (plan: ['a', 'c'])"
-    """
-    for seat in outcome.seats:
-        expected = planned[seat.seat_index] if 0 <= seat.seat_index < len(planned) else None
-        if seat.bot != expected:
-            return (
-                f"match {outcome.match_id!r} has bot {seat.bot!r} in seat {seat.seat_index};"
-                f" the plan seats {expected!r} there (plan: {list(planned)})"
-            )
-    return None
+    return PlanEntry(planned, status, bool(counted))

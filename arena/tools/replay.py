@@ -40,11 +40,11 @@ from arena.match.records import (
 )
 from arena.match.results import MatchResult
 from arena.session.policy import default_action
-from arena.store.jsonl import HandLog, read_hand_log
+from arena.store.hand_log import HandLog, read_hand_log
 from engine.actions import Action, LegalActions
 from engine.hand import Hand
 from protocol.errors import BotFaultError
-from protocol.replies import parse_action, parse_discard
+from protocol.replies import parse_action, parse_discard, reply_seq
 
 __all__ = [
     "HandCheck",
@@ -120,8 +120,8 @@ def replay_action(
         if not replies:
             raise _Divergence("a bot decision without any reply")
         reply = replies[-1]
-        seq = reply.get("seq") if isinstance(reply, dict) else None
-        if not isinstance(seq, int):
+        seq = reply_seq(reply)  # as the arena read it: 3.0 is 3
+        if seq is None:
             raise _Divergence(f"the decisive reply has no seq: {reply!r}")
         try:
             if legal.can_draw:
@@ -266,7 +266,7 @@ class RecordedDecider:
 
 
 class ReplayCheck:
-    """The :class:`~arena.store.base.ResultStore` of a replay: it compares each replayed
+    """The :class:`~arena.match.store.ResultStore` of a replay: it compares each replayed
     record with the recorded one instead of keeping it."""
 
     history_path: Path | None = None

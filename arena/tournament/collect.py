@@ -3,7 +3,7 @@
 A tournament's worker plays a match with the usual store (``hands.jsonl`` and
 ``results.json``) and needs, besides, each hand's net chips per seat and its big blind for
 the statistics. :class:`SummaryStore` passes every record on unchanged and keeps a
-:class:`~arena.tournament.outcome.HandSummary` of each hand, read from the hand's history
+:class:`~arena.store.outcome.HandSummary` of each hand, read from the hand's history
 (its starting and final stacks, its blinds and awards): a few integers per hand.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 from arena.match.records import HandRecord, MatchEndRecord, MatchHeader
 from arena.match.results import MatchResult
-from arena.store.base import ResultStore
-from arena.tournament.outcome import HandSummary
+from arena.match.store import ResultStore
+from arena.store.outcome import HandSummary
 
 __all__ = ["SummaryStore", "summarize_hand"]
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from arena.stats.sprt import Sprt, SprtResult
 from arena.stats.units import duplicate_units
-from arena.tournament.outcome import MatchOutcome
+from arena.store.outcome import MatchOutcome
 from arena.tournament.plan import MatchSpec
 
 __all__ = ["PairTest", "SequentialTests"]

@@ -26,9 +26,9 @@ from arena.stats.ratings import average_places, rate
 from arena.stats.sprt import SprtResult
 from arena.stats.tables import Crosstable, Leaderboard, crosstable, leaderboard
 from arena.stats.units import duplicate_units
+from arena.store.outcome import MatchOutcome
 from arena.tournament.config import TournamentConfig
 from arena.tournament.config_keys import Format
-from arena.tournament.outcome import MatchOutcome
 from arena.tournament.plan import MatchSpec
 from arena.tournament.runner import TournamentRun
 

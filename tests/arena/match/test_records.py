@@ -16,7 +16,6 @@ from arena.match.records import (
     action_to_dict,
     encode_record,
     encode_value,
-    standings_dicts,
 )
 from engine.actions import AllIn, Call, Check, Discard, Fold, RaiseTo
 from engine.tournament import Standing
@@ -146,7 +145,7 @@ def test_a_match_end_record_lists_the_standings_in_order() -> None:
         '{"type":"match_end","hands_played":4,"standings":'
         '[{"player_id":"p0","name":"ann é","chips":230,"net":30,"place":1}]}\n'
     )
-    assert standings_dicts([entry]) == [entry.to_dict()]
+    assert record.to_line() == encode_record(record)
 
 
 def test_actions_are_recorded_with_their_wire_names() -> None:

@@ -20,14 +20,14 @@ from typing import Any
 from arena.session.latency import LatencyHistogram
 from arena.stats.tables import crosstable, leaderboard
 from arena.stats.units import duplicate_units
-from arena.store.sqlite import PlannedMatch, ResultsDatabase
-from arena.tournament.outcome import (
+from arena.store.outcome import (
     FaultExample,
     HandSummary,
     LatencySummary,
     MatchOutcome,
     SeatOutcome,
 )
+from arena.store.sqlite import PlannedMatch, ResultsDatabase
 from engine.actions import Action
 from engine.config import GameConfig, Variant
 from engine.deck import Deck

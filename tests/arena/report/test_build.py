@@ -268,7 +268,9 @@ def test_a_missing_table_is_an_error_naming_the_database(tmp_path: Path) -> None
     run = write_tournament(tmp_path / "run", deals=5, block_deals=5)
     with sqlite3.connect(run / "results.sqlite") as connection:
         connection.execute("DROP TABLE latency")
-    with pytest.raises(ReportError, match=r"cannot read the results database .*no such table"):
+    with pytest.raises(
+        ReportError, match=r"cannot read the results database: .*results.sqlite: .*no such table"
+    ):
         load_source(run)
 
 
@@ -284,8 +286,8 @@ def test_an_unreadable_standings_json_is_noted_and_the_tables_computed(
 
 
 def test_a_failed_match_and_odd_latency_rows_are_left_out(tmp_path: Path) -> None:
+    from arena.store.outcome import MatchOutcome, SeatOutcome
     from arena.store.sqlite import PlannedMatch, ResultsDatabase
-    from arena.tournament.outcome import MatchOutcome, SeatOutcome
 
     run = write_tournament(tmp_path / "run", deals=5, block_deals=5, standings=False)
     with ResultsDatabase(run / "results.sqlite") as db:

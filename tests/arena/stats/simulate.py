@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from arena.tournament.outcome import HandSummary, MatchOutcome, SeatOutcome
+from arena.store.outcome import HandSummary, MatchOutcome, SeatOutcome
 from engine.actions import Action, Call, Check, Fold, LegalActions, RaiseTo
 from engine.config import GameConfig
 from engine.evaluator import HandCategory, evaluate

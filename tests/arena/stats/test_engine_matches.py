@@ -15,7 +15,7 @@ from arena.stats.intervals import estimate
 from arena.stats.sprt import Sprt
 from arena.stats.tables import crosstable, leaderboard
 from arena.stats.units import duplicate_units, plain_units
-from arena.tournament.outcome import MatchOutcome
+from arena.store.outcome import MatchOutcome
 from tests.arena.stats.simulate import (
     always_fold,
     calling_station,

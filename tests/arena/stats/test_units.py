@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from arena.stats.units import duplicate_units, mbb, plain_units
-from arena.tournament.outcome import HandSummary, MatchOutcome, SeatOutcome
+from arena.store.outcome import HandSummary, MatchOutcome, SeatOutcome
 
 
 def outcome(

@@ -1,5 +1,6 @@
 """``hands.jsonl`` and ``results.json`` (:mod:`arena.store.jsonl`): written as the match
-goes (flushed often enough that an interrupted match keeps its hands), read back for replay."""
+goes (flushed often enough that an interrupted match keeps its hands), read back for replay
+(:mod:`arena.store.hand_log`)."""
 
 from __future__ import annotations
 
@@ -19,15 +20,9 @@ from arena.match.records import (
     encode_record,
 )
 from arena.match.results import MatchResult, PlayerResult
-from arena.store.jsonl import (
-    HISTORY_FILE_NAME,
-    PRIVATE_FILE_MODE,
-    RESULTS_FILE_NAME,
-    HandLogError,
-    HandLogWriter,
-    JsonLinesStore,
-    read_hand_log,
-)
+from arena.store.hand_log import HandLogError, read_hand_log
+from arena.store.jsonl import PRIVATE_FILE_MODE, HandLogWriter, JsonLinesStore
+from arena.store.run_folder import RunFolder
 from tests.arena.scripted import (
     calling_station,
     min_raiser,
@@ -43,7 +38,7 @@ def test_hand_log_reader_rejects_bad_files(tmp_path: Path) -> None:
     with pytest.raises(HandLogError, match="not UTF-8"):
         read_hand_log(path)
     path.write_text("{nope\n")
-    with pytest.raises(HandLogError, match=r"h\.jsonl:1: not JSON"):
+    with pytest.raises(HandLogError, match=r"h\.jsonl:1: not a JSON record"):
         read_hand_log(path)
     path.write_text('{"type": "hand"}\n')
     with pytest.raises(HandLogError, match="unexpected record type 'hand'"):
@@ -77,7 +72,7 @@ END = MatchEndRecord(1, STANDINGS)
 
 def test_the_store_writes_header_hands_and_end_then_results(tmp_path: Path) -> None:
     store = JsonLinesStore(tmp_path / "run")
-    assert store.history_path == tmp_path / "run" / HISTORY_FILE_NAME
+    assert store.history_path == tmp_path / "run" / RunFolder.HISTORY
     store.begin(HEADER)
     store.add_hand(HAND)
     store.end(END)
@@ -90,7 +85,7 @@ def test_the_store_writes_header_hands_and_end_then_results(tmp_path: Path) -> N
     assert list(log) == [HAND.to_dict()] and log.path == store.history_path
     result = MatchResult("m", 3, "hands", 1, (PlayerResult("p0", "a", 0, 1, 1, 0.5),))
     store.save_result(result)
-    assert MatchResult.read_json(tmp_path / "run" / RESULTS_FILE_NAME) == result
+    assert MatchResult.read_json(tmp_path / "run" / RunFolder.RESULTS) == result
 
 
 def test_the_match_files_are_readable_by_the_arenas_user_only(tmp_path: Path) -> None:
@@ -98,14 +93,14 @@ def test_the_match_files_are_readable_by_the_arenas_user_only(tmp_path: Path) ->
     # read it while it plays (even when the folder and an old file were there before).
     out = tmp_path / "run"
     out.mkdir()
-    (out / HISTORY_FILE_NAME).write_text("old", encoding="utf-8")
-    (out / HISTORY_FILE_NAME).chmod(0o644)
+    (out / RunFolder.HISTORY).write_text("old", encoding="utf-8")
+    (out / RunFolder.HISTORY).chmod(0o644)
     store = JsonLinesStore(out)
     store.begin(HEADER)
     store.close()
     store.save_result(MatchResult("m", 3, "hands", 1, (PlayerResult("p0", "a", 0, 1, 1, 0.5),)))
     assert stat.S_IMODE(store.history_path.stat().st_mode) == PRIVATE_FILE_MODE == 0o600
-    assert stat.S_IMODE((out / RESULTS_FILE_NAME).stat().st_mode) == 0o600
+    assert stat.S_IMODE((out / RunFolder.RESULTS).stat().st_mode) == 0o600
 
 
 def test_writing_to_the_store_before_begin_is_our_bug(tmp_path: Path) -> None:

@@ -17,6 +17,14 @@ from typing import Any
 
 import pytest
 
+from arena.store.outcome import (
+    FaultExample,
+    HandSummary,
+    LatencySummary,
+    MatchOutcome,
+    SeatOutcome,
+)
+from arena.store.run_folder import RunFolder
 from arena.store.sqlite import (
     DATABASE_FILE_MODE,
     PlannedMatch,
@@ -25,13 +33,6 @@ from arena.store.sqlite import (
     TournamentRecord,
 )
 from arena.store.sqlite_schema import SCHEMA_VERSION
-from arena.tournament.outcome import (
-    FaultExample,
-    HandSummary,
-    LatencySummary,
-    MatchOutcome,
-    SeatOutcome,
-)
 
 BOTS = ("alpha", "beta")
 SECRET_SEED = 2**255 + 12345  # a secret seed has 256 bits: more than SQLite's INTEGER holds
@@ -597,3 +598,49 @@ def test_a_reader_opens_a_database_whose_writer_has_closed(tmp_path: Path) -> No
     assert not (tmp_path / "results.sqlite-wal").exists()  # checkpointed at close
     with ResultsDatabase(path, read_only=True) as reader:
         assert reader.finished_match_ids(tournament.id) == {"m00000"}
+
+
+def test_a_finished_run_read_afterwards_leaves_no_wal_or_shm_file(tmp_path: Path) -> None:
+    # A report or an export opens the database after the run: the last connection to
+    # close must be able to checkpoint and delete SQLite's side files.
+    folder = RunFolder(tmp_path)
+    with ResultsDatabase(folder.database) as database:
+        tournament = planned(database, 2)
+        database.record_match(tournament.id, sample_outcome("m00000"))
+    with ResultsDatabase(folder.database, read_only=True) as reader:
+        assert reader.finished_match_ids(tournament.id) == {"m00000"}
+        with pytest.raises(ResultsDatabaseError, match="read-only"):
+            reader.finish_tournament(tournament.id)
+    assert [path for path in folder.database_side_files if path.exists()] == []
+
+
+def test_a_reader_of_a_file_it_may_not_write_still_reads_it(tmp_path: Path) -> None:
+    folder = RunFolder(tmp_path)
+    with ResultsDatabase(folder.database) as database:
+        tournament = planned(database, 2)
+    folder.database.chmod(0o400)
+    try:
+        with ResultsDatabase(folder.database, read_only=True) as reader:
+            assert reader.finished_match_ids(tournament.id) == set()
+    finally:
+        folder.database.chmod(0o600)
+
+
+def test_the_plan_comes_back_in_order_with_each_match_status_and_count(
+    db: ResultsDatabase,
+) -> None:
+    tournament = planned(db, 4)
+    db.record_match(tournament.id, sample_outcome("m00000"))
+    db.record_match(tournament.id, sample_outcome("m00001", bots=BOTS[::-1], error="crashed"))
+    db.record_match(tournament.id, sample_outcome("m00002"))
+    db.set_counted(tournament.id, ["m00002"], False)
+    entries = db.plan(tournament.id)
+    assert [entry.planned for entry in entries] == sample_plan(4)
+    assert [(entry.match_id, entry.status, entry.is_counted) for entry in entries] == [
+        ("m00000", "finished", True),
+        ("m00001", "failed", False),
+        ("m00002", "finished", False),
+        ("m00003", "planned", False),
+    ]
+    with pytest.raises(ResultsDatabaseError, match="no tournament 99"):
+        db.plan(99)

@@ -12,15 +12,15 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.store.sqlite import PlannedMatch, ResultsDatabase
-from arena.store.sqlite_schema import SCHEMA_VERSION, TABLES
-from arena.tournament.outcome import (
+from arena.store.outcome import (
     FaultExample,
     HandSummary,
     LatencySummary,
     MatchOutcome,
     SeatOutcome,
 )
+from arena.store.sqlite import PlannedMatch, ResultsDatabase
+from arena.store.sqlite_schema import SCHEMA_VERSION, TABLES
 from tests import REPO_ROOT
 from tests.arena.store.test_sqlite import planned, sample_outcome
 

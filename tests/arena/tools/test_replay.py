@@ -11,7 +11,7 @@ from typing import Any, cast
 import pytest
 
 from arena.match.config import MatchConfig, StackPolicy
-from arena.store.jsonl import HandLog
+from arena.store.hand_log import HandLog
 from arena.tools.replay import HandCheck, RecordedDecider, ReplayReport, replay_file
 from engine.actions import Fold, LegalActions, RaiseTo
 from engine.config import GameConfig

@@ -4,6 +4,9 @@ A match hands its typed records to a :class:`ResultStore` as it plays: the heade
 each hand when it is recorded, the end record, and the result at the very end. Today's
 store writes ``hands.jsonl`` and ``results.json`` (:class:`arena.store.jsonl.JsonLinesStore`);
 a results database is another class with these methods.
+
+The protocol lives with the match, whose records it takes; the stores below the match
+(:mod:`arena.store`) fit it without importing it.
 """
 
 from __future__ import annotations

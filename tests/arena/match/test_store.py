@@ -1,4 +1,4 @@
-"""The result store seam (:mod:`arena.store.base`): a match runs with the store that keeps
+"""The result store seam (:mod:`arena.match.store`): a match runs with the store that keeps
 nothing, and the JSON-lines store fits the protocol."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from arena.match.config import MatchConfig
 from arena.match.records import HandRecord, MatchEndRecord, MatchHeader
 from arena.match.results import MatchResult
-from arena.store.base import NullStore, ResultStore
+from arena.match.store import NullStore, ResultStore
 from arena.store.jsonl import JsonLinesStore
 from tests.arena.scripted import calling_station, folder, play
 
