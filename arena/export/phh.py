@@ -10,8 +10,10 @@ hands one after another as TOML tables ``[1]``, ``[2]``, ... (what pokerkit's
 
 What PHH cannot express is refused, hand by hand, with the reason:
 
-* pot-limit hold'em and five-card draw: PHH has no variant code for them (``PO`` is
-  pot-limit Omaha, ``N2L1D`` and ``F2L3D`` are deuce-to-seven lowball draws);
+* five-card draw, whatever its betting: "PHH has no five-card draw" (its draw games,
+  ``N2L1D`` and ``F2L3D``, are deuce-to-seven lowball), the same reason for every hand of
+  the match, checked before anything else about the hand;
+* pot-limit hold'em: PHH has no variant code for it (``PO`` is pot-limit Omaha);
 * fixed-limit hands with more than four bets and raises in one round. PHH's fixed-limit
   hold'em (``FT``) has no field for the cap, and its reader (pokerkit) allows four
   completions, bets or raises per round whatever the number of players. Our cap (one bet
@@ -30,18 +32,30 @@ from typing import Any, TextIO
 from arena.export.refusals import ExportSummary, HandRefused, Refusal, replay
 from arena.export.sources import SourceHand
 from engine.actions import ActionKind
-from engine.config import BettingStructure
+from engine.config import BettingStructure, Variant
 from engine.events import ActionTaken
 from engine.hand import Hand
 from engine.phh import PhhError, dumps_phh, phh_fields
 
-__all__ = ["PHHS_SUFFIX", "PHH_RAISE_LIMIT", "PHH_SUFFIX", "hand_phh_fields", "write_phh"]
+__all__ = [
+    "NO_FIVE_CARD_DRAW",
+    "PHHS_SUFFIX",
+    "PHH_RAISE_LIMIT",
+    "PHH_SUFFIX",
+    "hand_phh_fields",
+    "write_phh",
+]
 
 PHH_SUFFIX = ".phh"
 #: A file name ending with this is one collection; any other output is a folder.
 PHHS_SUFFIX = ".phhs"
 #: Completions, bets and raises per round in PHH's fixed-limit hold'em, as pokerkit reads it.
 PHH_RAISE_LIMIT = 4
+#: Why a five-card draw hand is not exported (docs/export.md says the same).
+NO_FIVE_CARD_DRAW = (
+    "PHH has no five-card draw (its draw games, N2L1D and F2L3D, are deuce-to-seven "
+    "lowball, another game)"
+)
 
 
 def _check_fixed_limit_raises(hand: Hand) -> None:
@@ -77,6 +91,9 @@ def _check_fixed_limit_raises(hand: Hand) -> None:
 def hand_phh_fields(source: SourceHand, hand: Hand) -> dict[str, Any]:
     """The PHH fields of the replayed ``hand`` recorded as ``source``; raises
     ``HandRefused`` for a hand PHH cannot express."""
+    if hand.config.variant is Variant.FIVE_CARD_DRAW:
+        # First: a draw hand's betting (a fixed-limit raise count) is beside the point.
+        raise HandRefused("unsupported_variant", NO_FIVE_CARD_DRAW)
     if hand.config.structure is BettingStructure.FIXED_LIMIT:
         _check_fixed_limit_raises(hand)
     seat_count = max(len(source.names), *(seat.seat_index + 1 for seat in hand.seats))

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from pokerkit import HandHistory
 
-from arena.export.phh import PHH_RAISE_LIMIT, hand_phh_fields, write_phh
+from arena.export.phh import NO_FIVE_CARD_DRAW, PHH_RAISE_LIMIT, hand_phh_fields, write_phh
 from arena.export.refusals import HandRefused, replay
 from arena.export.sources import SourceHand
-from engine.actions import Action, AllIn, Call, Check, RaiseTo
+from engine.actions import Action, AllIn, Call, Check, Fold, RaiseTo
 from engine.config import BettingStructure, GameConfig, Variant
 from engine.events import ActionTaken
 from engine.hand import Hand, SeatSetup
@@ -65,7 +65,11 @@ def test_a_folder_gets_a_file_per_hand_under_its_match(tmp_path: Path) -> None:
     ("config", "message"),
     [
         (GameConfig(structure=BettingStructure.POT_LIMIT), "PHH has no code for pot_limit"),
-        (GameConfig(variant=Variant.FIVE_CARD_DRAW), "PHH has no code for no_limit five_card"),
+        (GameConfig(variant=Variant.FIVE_CARD_DRAW), "PHH has no five-card draw (its draw"),
+        (
+            GameConfig(variant=Variant.FIVE_CARD_DRAW, structure=BettingStructure.FIXED_LIMIT),
+            "PHH has no five-card draw (its draw",
+        ),
     ],
 )
 def test_variants_without_a_phh_code_are_refused(
@@ -154,3 +158,22 @@ def test_histories_that_do_not_replay_or_are_unfinished_are_refused(tmp_path: Pa
         ("m/9", "unfinished_hand"),
     ]
     assert "does not replay" in summary.refusals[0].message
+
+
+def test_fixed_limit_draw_past_the_cap_is_refused_as_draw_not_for_its_raises() -> None:
+    # A heads-up raising war in fixed-limit draw: the reason is the game, not the cap.
+    draw = GameConfig(
+        small_blind=5, big_blind=10, structure=BettingStructure.FIXED_LIMIT,
+        variant=Variant.FIVE_CARD_DRAW,
+    )  # fmt: skip
+    seats = [SeatSetup(0, "p0", 1000), SeatSetup(1, "p1", 1000)]
+    hand = Hand.start(draw, seats, button_index=0, rng=random.Random(1))
+    for total in range(20, 70, 10):
+        hand.act(RaiseTo(total))
+    hand.act(Fold())  # before the draw: the hand ends here
+    raises = [e for e in hand.events if isinstance(e, ActionTaken) and e.kind == "RAISE"]
+    assert len(raises) > PHH_RAISE_LIMIT
+    source = source_of(hand)
+    with pytest.raises(HandRefused) as info:
+        hand_phh_fields(source, replay(source))
+    assert (info.value.code, info.value.message) == ("unsupported_variant", NO_FIVE_CARD_DRAW)
