@@ -114,7 +114,11 @@ class LiveDisplay:
         self._task: TaskID | None = None
 
     def start(self, name: str, total: int, done: int) -> None:
-        """Draw the bar."""
+        """Say that the run is resumed (``done`` matches stored already), then draw the bar:
+        the person learns it now, not after the final tables."""
+        if done:
+            matches = "match was" if done == 1 else "matches were"
+            self.console.print(f"resumed: {done} {matches} already finished", markup=False)
         self._progress.start()
         self._task = self._progress.add_task(
             inert_text(name), total=total, completed=done, speed="", note=""

@@ -41,3 +41,19 @@ def test_the_live_bar_prints_a_failure_inert_and_without_markup() -> None:
     text = out.getvalue()
     assert "\x1b[2J" not in text and "\x1b]0;" not in text and "\x07" not in text
     assert "[bold]x[/]" in text and "[red]weekly\\x1b[2J" in text
+
+
+def test_a_resumed_run_is_announced_before_the_bar() -> None:
+    out = io.StringIO()
+    display = LiveDisplay(make_console(out, terminal=True))
+    display.start("weekly", 10, 4)
+    display.match_done(SPEC, _outcome(), total=10)
+    display.close()
+    text = out.getvalue()
+    assert text.startswith("resumed: 4 matches were already finished\n")
+    assert text.index("resumed") < text.index("weekly")
+    fresh = io.StringIO()
+    again = LiveDisplay(make_console(fresh, terminal=True))
+    again.start("weekly", 10, 0)
+    again.close()
+    assert "resumed" not in fresh.getvalue()
