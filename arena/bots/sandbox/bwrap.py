@@ -27,6 +27,9 @@ and runs it in a box:
   bot runs; the bot cannot signal its supervisor either.
   Run as another user, bwrap's user namespace shows the bot as uid 65534, which is still
   the arena's uid outside the box;
+* a system call filter (:mod:`arena.bots.sandbox.seccomp`, ``bwrap --seccomp``) that
+  takes away ptrace, mounts, namespaces, bpf, io_uring, module loading and the like
+  (each returns ``EPERM``), applied to the supervisor and everything it starts;
 * where the limits layer makes a cgroup for the bot (:mod:`arena.bots.sandbox.cgroup`),
   that cgroup, joined before ``bwrap`` runs (:func:`~arena.bots.sandbox.cgroup.join_command`),
   so that bwrap, the box and everything in it are held by it.
@@ -35,6 +38,9 @@ Builds run in the same box: the limits layer keeps the build's private copy and 
 starts copy it. :meth:`StrictLauncher.close` removes those copies.
 
 bwrap reports a box whose first process died of signal N as exit code 128 + N.
+
+The filter is written once per launcher to a file only the arena can read; the ``sh`` in
+front of bwrap opens it as descriptor 5 for ``--seccomp 5`` (bwrap reads it and closes it).
 
 The bot's standard input and output reach the box as descriptors 3 and 4, not 0 and 1
 (:data:`HAND_OVER_STREAMS`): bwrap's monitor, the process that stays outside the box until
@@ -50,6 +56,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -59,9 +66,12 @@ from arena.bots.manifest import BotManifest
 from arena.bots.sandbox.cgroup import join_command
 from arena.bots.sandbox.limited import SUPERVISOR_PATH, LimitsLauncher
 from arena.bots.sandbox.limits import DEFAULT_LIMITS
+from arena.bots.sandbox.seccomp import UnknownMachineError, filter_for_machine
 
 __all__ = [
     "HAND_OVER_STREAMS",
+    "HAND_OVER_STREAMS_AND_FILTER",
+    "SECCOMP_FD",
     "Box",
     "StrictLauncher",
     "StrictUnavailableError",
@@ -100,6 +110,15 @@ HAND_OVER_STREAMS = (
     'exec 3<&0 4>&1 </dev/null >/dev/null && exec "$@"',
     "arena-bwrap",
 )
+#: The same with the system call filter's file (``$1``) opened as descriptor 5.
+HAND_OVER_STREAMS_AND_FILTER = (
+    "/bin/sh",
+    "-c",
+    'exec 3<&0 4>&1 5<"$1" </dev/null >/dev/null && shift && exec "$@"',
+    "arena-bwrap",
+)
+#: The descriptor the filter is read from.
+SECCOMP_FD = 5
 #: The supervisor's options that take the streams back from descriptors 3 and 4.
 _STREAM_OPTIONS = ("--stdin-fd=3", "--stdout-fd=4")
 
@@ -117,6 +136,7 @@ class Box:
     bwrap: str
     is_root: bool  # the supervisor changes to the bot's uid inside the box
     has_size_option: bool  # bwrap 0.7 and newer size a tmpfs with --size
+    seccomp: bytes | None = None  # the system call filter (None: none known here)
 
     def arguments(
         self,
@@ -125,9 +145,11 @@ class Box:
         cwd: Path,
         read_only: Iterable[Path],
         tmp_bytes: int,
+        seccomp_fd: int | None = None,
     ) -> list[str]:
         """bwrap's argv up to its ``--``, for a box whose only writable place is
-        ``private_dir``; the command follows."""
+        ``private_dir``; the command follows. ``seccomp_fd`` is the open descriptor of
+        the system call filter, if one is applied."""
         args = [
             self.bwrap,
             "--unshare-pid",
@@ -170,6 +192,8 @@ class Box:
         else:
             args += ["--unshare-user", "--uid", str(UNPRIVILEGED_UID)]
             args += ["--gid", str(UNPRIVILEGED_UID)]
+        if seccomp_fd is not None:
+            args += ["--seccomp", str(seccomp_fd)]
         args.append("--")
         return args
 
@@ -197,7 +221,13 @@ def find_box(*, bwrap: str = "bwrap") -> Box:
             raise StrictUnavailableError(
                 f"{path!r} is too old: it has no {option} (bubblewrap 0.5 or newer needed)"
             )
-    return Box(path, is_root=os.geteuid() == 0, has_size_option="--size" in help_text)
+    try:
+        seccomp: bytes | None = filter_for_machine()
+    except UnknownMachineError:
+        seccomp = None  # the box still holds; the description says there is no filter
+    return Box(
+        path, is_root=os.geteuid() == 0, has_size_option="--size" in help_text, seccomp=seccomp
+    )
 
 
 def check_box(box: Box, *, python: str = sys.executable) -> None:
@@ -206,16 +236,20 @@ def check_box(box: Box, *, python: str = sys.executable) -> None:
     in an unprivileged container, a kernel without user namespaces...)."""
     interpreter = os.path.realpath(python)
     with tempfile.TemporaryDirectory(prefix="arena-probe-") as work:
+        filter_path = Path(work) / "filter.bpf"
+        filter_path.write_bytes(box.seccomp or b"")
         argv = box.arguments(
             private_dir=Path(work),
             cwd=Path(work),
             read_only=visible_paths([interpreter]),
             tmp_bytes=DEFAULT_LIMITS.tmp_bytes,
+            seccomp_fd=None if box.seccomp is None else SECCOMP_FD,
         )
         argv += [interpreter, "-I", "-S", "-c", "pass"]
+        front = HAND_OVER_STREAMS if box.seccomp is None else _with_filter(filter_path)
         try:
             result = subprocess.run(
-                argv,
+                [*front, *argv],
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 text=True,
@@ -266,6 +300,13 @@ class StrictLauncher:
     def __init__(self, inner: LimitsLauncher, box: Box) -> None:
         self.inner = inner
         self.box = box
+        # The filter's file: the arena's alone, read by the sh in front of each box.
+        self._filter_dir = Path(tempfile.mkdtemp(prefix="arena-seccomp-"))
+        self.filter_path: Path | None = None
+        if box.seccomp is not None:
+            self.filter_path = self._filter_dir / "filter.bpf"
+            self.filter_path.write_bytes(box.seccomp)
+        self._finalizer = weakref.finalize(self, shutil.rmtree, self._filter_dir, True)
 
     def prepare(self, manifest: BotManifest) -> LaunchSpec:
         """The bot's spec (from its built copy, if it was built here) in a box."""
@@ -282,8 +323,9 @@ class StrictLauncher:
         return self.inner.built_copy(manifest)
 
     def close(self) -> None:
-        """Remove the built copies (and their cgroups)."""
+        """Remove the built copies (and their cgroups) and the filter's file."""
         self.inner.close()
+        self._finalizer()
 
     def _wrap(self, spec: LaunchSpec) -> LaunchSpec:
         private_dir = spec.private_dir
@@ -302,13 +344,15 @@ class StrictLauncher:
             ),
             SUPERVISOR_PATH,
         ]
+        front = HAND_OVER_STREAMS if self.filter_path is None else _with_filter(self.filter_path)
         argv: tuple[str, ...] = (
-            *HAND_OVER_STREAMS,
+            *front,
             *self.box.arguments(
                 private_dir=private_dir,
                 cwd=spec.cwd,
                 read_only=read_only,
                 tmp_bytes=limits.tmp_bytes,
+                seccomp_fd=None if self.filter_path is None else SECCOMP_FD,
             ),
             interpreter,
             *_with_stream_options(spec.argv[1:]),
@@ -318,6 +362,15 @@ class StrictLauncher:
         # Temporary files go to the box's size-limited /tmp.
         env = {**spec.env, "TMPDIR": "/tmp"}
         return replace(spec, argv=argv, env=env)
+
+
+def _with_filter(path: Path) -> tuple[str, ...]:
+    """The ``sh`` in front of bwrap that also opens the filter at ``path`` as descriptor 5.
+
+    >>> _with_filter(Path("/f.bpf"))[3:]
+    ('arena-bwrap', '/f.bpf')
+    """
+    return (*HAND_OVER_STREAMS_AND_FILTER, str(path))
 
 
 def _bot_program(argv: Sequence[str]) -> list[str]:

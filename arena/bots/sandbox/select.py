@@ -236,6 +236,8 @@ no cgroup file system is mounted'
     notes: tuple[str, ...] = ()
     if level is not SandboxLevel.NONE:
         found = probe if probe is not None else _probe()
+        if level is SandboxLevel.STRICT and found.box is not None and found.box.seccomp:
+            what = what.replace("own uid;", "own uid, system call filter;")
         if found.cgroups is not None:
             what = f"{what[:-1]}; held by the kernel: {found.cgroups.describe()})"
         elif found.cgroup_problem and (is_verbose or needs_cgroup):

@@ -30,6 +30,7 @@ from arena.bots.manifest import BotManifest, load_manifest
 from arena.bots.process import ProcessTransport
 from arena.bots.sandbox.bwrap import (
     HAND_OVER_STREAMS,
+    HAND_OVER_STREAMS_AND_FILTER,
     SYSTEM_DIRS,
     Box,
     StrictLauncher,
@@ -372,7 +373,15 @@ def test_with_cgroups_the_box_joins_its_cgroup_before_bwrap_runs(tmp_path: Path)
         (cgroup_dir,) = [p for p in (tmp_path / "cg" / ARENA_CGROUP_NAME).iterdir() if p.is_dir()]
         assert spec.cgroup == BotCgroup.unified(cgroup_dir)
         joining = join_command(spec.cgroup, ())
-        assert spec.argv[: len(joining) + 5] == (*joining, *HAND_OVER_STREAMS, box.bwrap)
+        front = (
+            HAND_OVER_STREAMS
+            if launcher.filter_path is None
+            else (
+                *HAND_OVER_STREAMS_AND_FILTER,
+                str(launcher.filter_path),
+            )
+        )
+        assert spec.argv[: len(joining) + len(front) + 1] == (*joining, *front, box.bwrap)
         assert spec.argv.count("arena-cgroup") == 1  # the inner layer did not join too
         assert (cgroup_dir / "memory.max").read_text() == str(SMALL.memory_bytes)
         assert (cgroup_dir / "pids.max").read_text() == str(SMALL.processes)

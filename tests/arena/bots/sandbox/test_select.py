@@ -22,7 +22,7 @@ from arena.bots.sandbox.select import (
     probe,
 )
 
-BOX = Box("/usr/bin/bwrap", is_root=True, has_size_option=True)
+BOX = Box("/usr/bin/bwrap", is_root=True, has_size_option=True, seccomp=b"filter")
 EVERYTHING = Probe(None, CgroupParent.unified(Path("/sys/fs/cgroup/poker-arena")), None, box=BOX)
 NO_CGROUPS = Probe(None, None, "no cgroup v2 file system is mounted", box=BOX)
 NO_BWRAP = Probe(
@@ -84,7 +84,7 @@ def test_the_start_line_names_the_layer_and_the_kernel_s_part() -> None:
     lines = describe(SandboxLevel.STRICT, (), probe=EVERYTHING)
     assert lines == [
         "sandbox: strict (bubblewrap box: own PID and network namespaces, read-only system, "
-        "private /tmp, own uid; with resource limits; held by the kernel: "
+        "private /tmp, own uid, system call filter; with resource limits; held by the kernel: "
         "cgroup v2 (memory, pids))"
     ]
     assert describe(SandboxLevel.NONE, ("x",), probe=EVERYTHING)[0] == (
