@@ -62,8 +62,11 @@ _PREFIX = {
     Format.RING: "ring",
     Format.SIT_AND_GO: "sng",
 }
-#: The longest bot name kept in an id (the pair's index keeps ids unique anyway).
-_SLUG_LENGTH = 20
+#: The longest bot name kept in an id. Names are kept whole up to this (a name of 20
+#: characters or fewer gives the same id as it always did); past it, only to keep an id
+#: with two names well under the 255-byte limit of a file name. The pair's index keeps
+#: ids unique anyway.
+_SLUG_LENGTH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +212,8 @@ def _slug(name: str) -> str:
 
     >>> _slug("Python Random!"), _slug("???")
     ('python_random', 'bot')
+    >>> _slug("Python calling station (tight)")
+    'python_calling_station_tight'
     """
     slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")[:_SLUG_LENGTH].strip("_")
     return slug or "bot"

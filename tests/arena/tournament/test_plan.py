@@ -315,3 +315,20 @@ def test_a_freezeout_doubles_its_blinds_and_caps_its_hands() -> None:
     assert match.schedule == BlindSchedule.doubling(1, 2, every_hands=15)
     assert match.schedule is not None
     assert match.schedule.level_for(hands_played=30).big_blind == 8
+
+
+def test_bot_names_are_kept_whole_in_match_ids_and_short_ones_unchanged() -> None:
+    # Ids used to cut names to 20 characters ("..._calling_stati-swap"); a name of 20
+    # characters or fewer keeps the id it always had (stored runs still resume).
+    bots = (
+        BotEntry("Python calling station", Path("/a")),
+        BotEntry("twenty_characters_ab", Path("/b")),
+    )
+    ids = [spec.match_id for spec in plan(TournamentConfig(bots=bots, deals=100), 1)]
+    assert ids == [
+        "rr-001-b01-python_calling_station-vs-twenty_characters_ab",
+        "rr-001-b01-python_calling_station-vs-twenty_characters_ab-swap",
+    ]
+    giants = tuple(BotEntry(letter * 300, Path(f"/{letter}")) for letter in "xy")
+    longest = max(len(s.match_id) for s in plan(TournamentConfig(bots=giants), 1))
+    assert longest < 200  # still a file name
