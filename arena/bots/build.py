@@ -11,15 +11,17 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from arena.bots.launcher import DirectLauncher, Launcher
 from arena.bots.manifest import BotManifest
 from arena.bots.process_tree import kill_session
 from arena.bots.stderr_log import CappedLog
-from arena.bots.transport import describe_exit, split_returncode
+from arena.bots.transport import BotStartError, describe_exit, split_returncode
 
-__all__ = ["BuildError", "BuildResult", "build_bot", "run_build"]
+__all__ = ["BuildError", "BuildResult", "BuiltBot", "build_bot", "build_bots", "run_build"]
 
 _OUTPUT_CAP_BYTES = 64 * 1024
 
@@ -126,3 +128,38 @@ def build_bot(
     if not result.is_ok:
         raise BuildError(result)
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltBot:
+    """One bot after :func:`build_bots`: its name, manifest and how its build went;
+    ``built_copy`` is the private folder a sandbox built it in (None: built in place, or
+    no build), which goes away with the launcher."""
+
+    name: str
+    manifest: BotManifest
+    result: BuildResult
+    built_copy: Path | None = None
+
+
+def build_bots(
+    bots: Iterable[tuple[str, BotManifest]], *, launcher: Launcher
+) -> Iterator[BuiltBot]:
+    """Build each bot (``(name, manifest)``) under ``launcher``, a manifest listed twice
+    once, and yield how each went; never raises for a bot's build.
+
+    A build that cannot even be prepared (the sandbox cannot run the build tool) is a
+    failed build whose reason says so. The one way every command builds its bots.
+    """
+    done: dict[Path | None, BuildResult] = {}
+    for name, manifest in bots:
+        result = done.get(manifest.path) if manifest.path is not None else None
+        if result is None:
+            try:
+                result = run_build(manifest, launcher=launcher)
+            except BotStartError as exc:
+                result = BuildResult(manifest.name, has_run=False, is_ok=False, reason=str(exc))
+            done[manifest.path] = result
+        built_copy = getattr(launcher, "built_copy", None)
+        copy = built_copy(manifest) if built_copy is not None and result.is_ok else None
+        yield BuiltBot(name, manifest, result, copy)

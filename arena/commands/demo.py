@@ -11,78 +11,97 @@ same every time; each run gets its own folder, ``runs/demo-<time>``.
 from __future__ import annotations
 
 import argparse
-import time
+import os
+import shutil
 from pathlib import Path
 from typing import TextIO
 
-from arena.bots.manifest import ManifestError, load_manifest
-from arena.commands import play
-from arena.commands.play import DEMO_SEED, _build, _missing_program, limit_overrides, open_launcher
+from arena.bots.build import build_bots
+from arena.bots.manifest import BotManifest, ManifestError, load_manifest
+from arena.commands.common import default_out_dir, limit_overrides, open_launcher
 from arena.commands.tournament import run_tournament
-from arena.commands.values import fail
 from arena.match.config import MIN_SEATS
+from arena.settings import add_groups
 from arena.tournament.config import build_config
-from arena.tournament.config_keys import TournamentConfigError
 
-__all__ = ["DEMO_BLOCK_DEALS", "DEMO_DEALS", "add_demo_options", "run_demo"]
+__all__ = [
+    "DEMO_BLOCK_DEALS",
+    "DEMO_DEALS",
+    "DEMO_SEED",
+    "DESCRIPTION",
+    "add_arguments",
+    "run",
+    "sample_bot_manifests",
+]
 
 #: Deals each pair of starter bots plays (each dealt twice, the seats swapped).
 DEMO_DEALS = 100
 #: Deals per block: pairs are split in blocks so both cores have work.
 DEMO_BLOCK_DEALS = 50
+#: The demo's seed when --seed is not given: the same demo every time.
+DEMO_SEED = 2024
+#: The demo's decision time, in seconds (the starter bots answer in milliseconds).
+DEMO_DECISION_S = 2.0
+#: The starter bots that ``arena demo`` plays.
+SAMPLE_BOTS_DIR = Path(__file__).resolve().parent.parent.parent / "sample_bots"
+
+DESCRIPTION = "Build the starter bots and play a duplicate round robin between them."
 
 
-def add_demo_options(parser: argparse.ArgumentParser) -> None:
-    """The demo's own options (the sandbox options are added by the caller)."""
-    parser.add_argument(
-        "--deals", type=int, default=DEMO_DEALS, help=f"deals per pair ({DEMO_DEALS})"
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``arena demo``'s arguments: a few of the tournament's settings, with the demo's
+    defaults."""
+    add_groups(
+        parser,
+        "tournament",
+        "run",
+        "limits",
+        only=("deals", "block_deals", "concurrency", "seed", "out", "limits.decision_timeout"),
+        defaults={
+            "deals": DEMO_DEALS,
+            "block_deals": DEMO_BLOCK_DEALS,
+            "seed": DEMO_SEED,
+            "limits.decision_timeout": DEMO_DECISION_S,
+        },
+        shown={"out": "runs/demo-<time>"},
     )
-    parser.add_argument(
-        "--block-deals",
-        type=int,
-        default=DEMO_BLOCK_DEALS,
-        help=f"deals per block ({DEMO_BLOCK_DEALS})",
-    )
-    parser.add_argument("--seed", type=int, default=DEMO_SEED, help=f"seed ({DEMO_SEED})")
-    parser.add_argument("--out", type=Path, default=None, help="run folder (runs/demo-<time>)")
-    parser.add_argument(
-        "--concurrency", type=int, default=None, help="matches at once (the CPU count)"
-    )
-    parser.add_argument(
-        "--decision-timeout", type=float, default=2.0, metavar="T", help="seconds (2)"
-    )
-    parser.add_argument("--no-progress", action="store_true", help="one line per match")
-    parser.add_argument(
-        "--no-report", action="store_true", help="do not write report.html at the end"
-    )
+    add_groups(parser, "sandbox", "output")
 
 
-def run_demo(args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO) -> int:
+def sample_bot_manifests(root: Path = SAMPLE_BOTS_DIR) -> list[Path]:
+    """Every starter bot's ``bot.toml``, in folder-name order."""
+    return sorted(root.glob("*/bot.toml"))
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
     """Build the starter bots and play their round robin (see the module docstring)."""
-    launcher = open_launcher(args, parser, out)
+    launcher = open_launcher(args, out)
+    playable: list[BotManifest] = []
+    for path in sample_bot_manifests():
+        try:
+            manifest = load_manifest(path)
+        except ManifestError as exc:
+            out.write(f"note: skipping {path}: {exc}\n")
+            continue
+        missing = _missing_program(manifest)
+        if missing is not None:
+            out.write(f"note: skipping {manifest.label}: {missing!r} is not installed\n")
+            continue
+        playable.append(manifest)
     manifests: list[Path] = []
     try:
-        for path in play.sample_bot_manifests():  # (looked up late: tests replace it)
-            try:
-                manifest = load_manifest(path)
-            except ManifestError as exc:
-                out.write(f"note: skipping {path}: {exc}\n")
+        for bot in build_bots(((m.name, m) for m in playable), launcher=launcher):
+            if not bot.result.is_ok:
+                reason = bot.result.reason
+                out.write(f"note: skipping {bot.manifest.label}: its build failed: {reason}\n")
                 continue
-            missing = _missing_program(manifest)
-            if missing is not None:
-                out.write(f"note: skipping {manifest.label}: {missing!r} is not installed\n")
-                continue
-            build = _build(manifest, launcher)
-            if not build.is_ok:
-                out.write(f"note: skipping {manifest.label}: its build failed: {build.reason}\n")
-                continue
-            manifests.append(path)
+            assert bot.manifest.path is not None
+            manifests.append(bot.manifest.path)
     finally:
         launcher.close()
     if len(manifests) < MIN_SEATS:
         out.write(f"demo: only {len(manifests)} starter bot(s) can run here; a match needs 2\n")
         return 1
-    stamp = time.strftime("%Y%m%d-%H%M%S")
     overrides: dict[str, object] = {
         "name": "demo",
         "format": "round_robin",
@@ -90,29 +109,35 @@ def run_demo(args: argparse.Namespace, parser: argparse.ArgumentParser, out: Tex
         "deals": args.deals,
         "block_deals": args.block_deals,
         "seed": args.seed,
-        "out": str(args.out if args.out is not None else Path("runs") / f"demo-{stamp}"),
+        "out": str(args.out if args.out is not None else default_out_dir("demo")),
         "limits.decision_timeout": args.decision_timeout,
+        "concurrency": args.concurrency,
+        "sandbox": args.sandbox,
+        **{f"limits.{key}": value for key, value in limit_overrides(args).items()},
     }
-    if args.concurrency is not None:
-        overrides["concurrency"] = args.concurrency
-    if args.sandbox is not None:
-        overrides["sandbox"] = args.sandbox
-    for key, value in limit_overrides(args).items():
-        overrides[f"limits.{key}"] = value
-    try:
-        config = build_config(overrides=overrides, base_dir=Path.cwd())
-    except TournamentConfigError as exc:
-        fail(parser, "demo", str(exc))
+    config = build_config(overrides=overrides, base_dir=Path.cwd())
     out.write(
         f"demo: {len(manifests)} starter bots, a duplicate round robin of {config.deals} "
         f"deals per pair, seed {config.seed}\n"
     )
     return run_tournament(
         config,
-        parser,
         out,
         show_progress=not args.no_progress,
         write_report=not args.no_report,
-        command="demo",
         show_sandbox=False,  # said once already, before the builds
     )
+
+
+def _missing_program(manifest: BotManifest) -> str | None:
+    """The first program the bot needs that is not installed (e.g. ``node``), if any."""
+    for argv in (manifest.build, manifest.command):
+        if not argv:
+            continue
+        program = argv[0]
+        # "{python}" is the arena's own interpreter; "build/bot" is made by the build.
+        if program.startswith("{") or "/" in program or os.sep in program:
+            continue
+        if shutil.which(program) is None:
+            return program
+    return None

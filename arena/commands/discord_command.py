@@ -7,8 +7,8 @@ a bot process under the sandbox like in any match. Every table writes a run fold
 ``--runs-dir`` (``hands.jsonl``, ``results.json``), which ``arena replay`` and
 ``arena report`` read. See ``docs/discord.md``.
 
-``add_discord_parser`` adds the command to ``arena``'s parser; ``run_discord_command`` runs
-it (discord.py is an optional extra: ``pip install '.[discord]'``).
+discord.py is an optional extra: ``pip install '.[discord]'``. A client that cannot reach
+Discord (no network, a refused token) ends with one line, exit code 1.
 """
 
 from __future__ import annotations
@@ -19,16 +19,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from arena.bots.build import run_build
-from arena.bots.manifest import BotManifest, ManifestError, load_manifest
+from arena.bots.build import build_bots
 from arena.bots.process import process_factory
-from arena.bots.sandbox.select import SandboxLevel
-from arena.bots.transport import BotStartError, Transport
-from arena.commands.play import open_launcher
-from arena.commands.values import duration, fail
+from arena.bots.transport import Transport
+from arena.commands.common import load_manifests, open_launcher
 from arena.discord.tables import TableManager
+from arena.settings import UsageError, add_groups
 
-__all__ = ["TOKEN_ENV", "add_discord_parser", "read_token", "run_discord_command"]
+__all__ = ["DESCRIPTION", "TOKEN_ENV", "add_arguments", "read_token", "run"]
 
 #: The environment variable the token is read from when no --token-file is given.
 TOKEN_ENV = "ARENA_DISCORD_TOKEN"
@@ -37,17 +35,15 @@ TOKEN_ENV = "ARENA_DISCORD_TOKEN"
 RunClient = Callable[[Any, str], None]
 
 
-def add_discord_parser(commands: Any) -> argparse.ArgumentParser:
-    """Add ``discord`` to the ``arena`` subcommands."""
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "discord",
-        help="host poker tables in a Discord server: people and bots play by chat commands",
-        description=(
-            "Connect to Discord and wait for table commands (!poker lists them) in the "
-            "channels the bot may read. The token comes from --token-file or "
-            f"${TOKEN_ENV}, never from the command line. See docs/discord.md."
-        ),
-    )
+DESCRIPTION = (
+    "Connect to Discord and wait for table commands (!poker lists them) in the channels "
+    f"the bot may read. The token comes from --token-file or ${TOKEN_ENV}, never from "
+    "the command line. See docs/discord.md."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``arena discord``'s arguments."""
     parser.add_argument(
         "manifests",
         nargs="*",
@@ -59,6 +55,7 @@ def add_discord_parser(commands: Any) -> argparse.ArgumentParser:
         "--token-file",
         type=Path,
         default=None,
+        metavar="FILE",
         help=f"a file holding the bot's token (default: ${TOKEN_ENV})",
     )
     parser.add_argument(
@@ -69,27 +66,19 @@ def add_discord_parser(commands: Any) -> argparse.ArgumentParser:
         metavar="ID",
         help="serve only this channel (repeat for more; default: every channel it can read)",
     )
-    parser.add_argument("--prefix", default="!", help="the commands' prefix (default !)")
+    parser.add_argument(
+        "--prefix", default="!", metavar="TEXT", help="the commands' prefix (default !)"
+    )
     parser.add_argument(
         "--runs-dir",
         type=Path,
         default=Path("runs"),
+        metavar="FOLDER",
         help="where each table's run folder goes (default runs)",
     )
-    parser.add_argument(
-        "--decision-timeout",
-        type=duration,
-        default=5.0,
-        metavar="T",
-        help="the bots' time per decision (5); people's is the table's turn setting",
-    )
-    parser.add_argument(
-        "--sandbox",
-        choices=[level.value for level in SandboxLevel],
-        default=None,
-        help="how the bots are isolated (default: the strongest layer that works here)",
-    )
-    return parser
+    # People's time is the table's turn setting; this is the bots'.
+    add_groups(parser, "limits", only=("limits.decision_timeout",))
+    add_groups(parser, "sandbox")
 
 
 def read_token(token_file: Path | None, environ: Any = os.environ) -> str:
@@ -109,35 +98,28 @@ def read_token(token_file: Path | None, environ: Any = os.environ) -> str:
     return token
 
 
-def run_discord_command(
-    args: argparse.Namespace,
-    parser: argparse.ArgumentParser,
-    out: TextIO,
-    *,
-    run_client: RunClient | None = None,
-) -> int:
-    """Serve tables until the client is stopped (Ctrl-C); returns the exit code (0, or 2
-    for a bad flag, manifest or token)."""
+def run(args: argparse.Namespace, out: TextIO, *, run_client: RunClient | None = None) -> int:
+    """Serve tables until the client is stopped (Ctrl-C); returns the exit code (0, or 1
+    when Discord cannot be reached; a bad flag, manifest or token is a usage error)."""
     try:
         token = read_token(args.token_file)
     except ValueError as exc:
-        fail(parser, "discord", str(exc))
-    try:
-        manifests = [load_manifest(path) for path in args.manifests]
-    except ManifestError as exc:
-        fail(parser, "discord", f"bad manifest: {exc}")
+        raise UsageError(str(exc)) from None
+    manifests = load_manifests(args.manifests)
     names = [manifest.name for manifest in manifests]
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
-        fail(parser, "discord", f"two bots are named {twice[0]!r}; names must differ")
+        raise UsageError(f"two bots are named {twice[0]!r}; names must differ")
     try:
         from arena.discord.bot import create_bot  # here: discord.py is an optional extra
     except ImportError:  # pragma: no cover - the extra is installed where tests run
-        fail(parser, "discord", "discord.py is not installed: pip install '.[discord]'")
-    launcher = open_launcher(args, parser, out)
+        raise UsageError("discord.py is not installed: pip install '.[discord]'") from None
+    launcher = open_launcher(args, out)
     try:
-        for manifest in manifests:
-            _build(manifest, launcher, out)
+        for bot in build_bots(((m.name, m) for m in manifests), launcher=launcher):
+            if not bot.result.is_ok:
+                # Noted, not refused: the bot fails to start at a table that seats it.
+                out.write(f"note: building {bot.manifest.label} failed: {bot.result.reason}\n")
         bots: dict[str, Callable[[], Transport]] = {
             m.name: process_factory(m, launcher=launcher) for m in manifests
         }
@@ -155,6 +137,11 @@ def run_discord_command(
         out.flush()
         try:
             (run_client or _run)(client, token)
+        except OSError as exc:
+            # aiohttp's connector errors are OSErrors: no network, a name that does not
+            # resolve. One line, not the client library's traceback.
+            out.write(f"arena discord: cannot reach Discord: {exc}\n")
+            return 1
         finally:
             for manager in managers:
                 manager.close()
@@ -170,14 +157,3 @@ def _run(client: Any, token: str) -> None:  # pragma: no cover - needs Discord i
         client.run(token)
     except discord.LoginFailure as exc:
         raise SystemExit(f"arena discord: error: Discord refused the token: {exc}") from None
-
-
-def _build(manifest: BotManifest, launcher: Any, out: TextIO) -> None:
-    """Build a bot; a failed build is noted (the bot then fails to start at its table)."""
-    try:
-        build = run_build(manifest, launcher=launcher)
-    except BotStartError as exc:
-        out.write(f"note: building {manifest.label} failed: {exc}\n")
-        return
-    if not build.is_ok:
-        out.write(f"note: building {manifest.label} failed: {build.reason}\n")

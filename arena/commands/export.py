@@ -13,15 +13,23 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
-from arena.commands.values import fail
 from arena.export.acpc import ACPC_LOG_SUFFIX, write_acpc
 from arena.export.phh import PHHS_SUFFIX, write_phh
 from arena.export.refusals import ExportSummary
 from arena.export.sources import SourceError, SourceHand, open_source
+from arena.settings import UsageError
 
-__all__ = ["FORMATS", "add_export_parser", "default_output", "run_export_command"]
+__all__ = ["DESCRIPTION", "FORMATS", "add_arguments", "default_output", "run"]
+
+DESCRIPTION = (
+    "Write the hands of a run in a standard format: PHH (the Poker Hand History format "
+    "pokerkit reads) or the ACPC dealer's STATE lines (for the Annual Computer Poker "
+    "Competition's analysis tools). SOURCE is a hands.jsonl file, a match's run folder or "
+    "a tournament's run folder. Hands the format cannot express are left out with the "
+    "reason (exit code 1)."
+)
 
 Writer = Callable[[Iterable[SourceHand], Path], ExportSummary]
 
@@ -33,19 +41,8 @@ FORMATS: dict[str, tuple[Writer, str, str, str]] = {
 }
 
 
-def add_export_parser(commands: Any) -> argparse.ArgumentParser:
-    """Add ``export`` to the ``arena`` subcommands."""
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "export",
-        help="write a run's hands as PHH files or ACPC log lines",
-        description=(
-            "Write the hands of a run in a standard format: PHH (the Poker Hand History "
-            "format pokerkit reads) or the ACPC dealer's STATE lines (for the Annual Computer "
-            "Poker Competition's analysis tools). SOURCE is a hands.jsonl file, a match's run "
-            "folder or a tournament's run folder. Hands the format cannot express are left "
-            "out with the reason (exit code 1)."
-        ),
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``arena export``'s arguments."""
     parser.add_argument("source", type=Path, metavar="SOURCE", help="run folder or hands.jsonl")
     parser.add_argument(
         "--format",
@@ -65,7 +62,6 @@ def add_export_parser(commands: Any) -> argparse.ArgumentParser:
             f"hands{PHHS_SUFFIX} or hands.acpc{ACPC_LOG_SUFFIX} in SOURCE's folder"
         ),
     )
-    return parser
 
 
 def default_output(folder: Path, fmt: str) -> Path:
@@ -81,26 +77,24 @@ def _output_problem(out: Path, one_file: bool) -> str | None:
     return None
 
 
-def run_export_command(
-    args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO
-) -> int:
+def run(args: argparse.Namespace, out: TextIO) -> int:
     """``arena export``: 0 when every hand was written, 1 when some were refused (the
     reasons are printed), 2 (one line) for a bad source or output."""
     writer, suffix, _, label = FORMATS[args.format]
     try:
         source = open_source(args.source)
     except SourceError as error:
-        fail(parser, "export", str(error))
+        raise UsageError(str(error)) from None
     target: Path = args.out if args.out is not None else default_output(source.folder, args.format)
     problem = _output_problem(target, target.suffix == suffix)
     if problem is not None:
-        fail(parser, "export", problem)
+        raise UsageError(problem)
     try:
         summary = writer(source.hands(), target)
     except SourceError as error:
-        fail(parser, "export", str(error))
+        raise UsageError(str(error)) from None
     except OSError as error:
-        fail(parser, "export", f"cannot write {str(target)!r}: {error.strerror or error}")
+        raise UsageError(f"cannot write {str(target)!r}: {error.strerror or error}") from None
     noun = "hand" if summary.written == 1 else "hands"
     where = target if summary.paths else "nowhere (nothing to write)"
     out.write(f"export: {summary.written} {noun} written as {label} to {where}\n")

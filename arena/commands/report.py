@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
-from arena.commands.values import fail, non_negative_int
 from arena.report import (
     DEFAULT_MAX_HANDS,
     HandRef,
@@ -24,17 +23,18 @@ from arena.report import (
     parse_hand_ref,
     write_report,
 )
+from arena.settings import UsageError
+from arena.settings.flags import value_type
+from arena.settings.grammar import whole
+from arena.store.run_folder import RunFolder
 
-__all__ = [
-    "REPORT_FILE_NAME",
-    "add_report_parser",
-    "default_output",
-    "report_after_run",
-    "run_report_command",
-]
+__all__ = ["DESCRIPTION", "add_arguments", "default_output", "report_after_run", "run"]
 
-#: The report's file name in a run folder.
-REPORT_FILE_NAME = "report.html"
+DESCRIPTION = (
+    "Write one HTML file (no network needed to open it) with the leaderboard, crosstable, "
+    "charts, faults, latency and a hand viewer. SOURCE is a tournament's run folder, a "
+    "match's run folder or a hands.jsonl file."
+)
 
 
 def _hand(text: str) -> HandRef:
@@ -44,17 +44,8 @@ def _hand(text: str) -> HandRef:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def add_report_parser(commands: Any) -> argparse.ArgumentParser:
-    """Add ``report`` to the ``arena`` subcommands."""
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "report",
-        help="write a self-contained HTML report of a tournament or a match",
-        description=(
-            "Write one HTML file (no network needed to open it) with the leaderboard, "
-            "crosstable, charts, faults, latency and a hand viewer. SOURCE is a tournament's "
-            "run folder, a match's run folder or a hands.jsonl file."
-        ),
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``arena report``'s arguments."""
     parser.add_argument("source", type=Path, metavar="SOURCE", help="run folder or hands.jsonl")
     parser.add_argument(
         "-o",
@@ -62,18 +53,26 @@ def add_report_parser(commands: Any) -> argparse.ArgumentParser:
         type=Path,
         default=None,
         metavar="FILE",
-        help=f"where to write the report (default: SOURCE's folder/{REPORT_FILE_NAME})",
+        help=f"where to write the report (default: SOURCE's folder/{RunFolder.REPORT}); "
+        "its folder must exist",
     )
+    count = value_type(whole(0), "int")
     parser.add_argument(
-        "--max-hands",
-        type=non_negative_int,
+        "--viewer-hands",
+        type=count,
         default=DEFAULT_MAX_HANDS,
+        dest="viewer_hands",
         metavar="N",
         help=(
             "how many hands to embed for the hand viewer (faults, biggest pots, a sample;"
             f" default {DEFAULT_MAX_HANDS})"
         ),
     )
+    # The old spelling: --max-hands is also a freezeout's cap in arena tournament.
+    parser.add_argument(
+        "--max-hands", type=count, dest="viewer_hands", default=argparse.SUPPRESS,
+        help=argparse.SUPPRESS,
+    )  # fmt: skip
     parser.add_argument(
         "--hand",
         type=_hand,
@@ -82,25 +81,25 @@ def add_report_parser(commands: Any) -> argparse.ArgumentParser:
         metavar="MATCH/N",
         help="also embed this hand and open it (repeatable), e.g. rr-001-b01-a-vs-b/12",
     )
-    return parser
 
 
 def default_output(source: Path) -> Path:
     """``report.html`` in the run folder (beside a ``hands.jsonl`` given alone)."""
     folder = source if source.is_dir() else source.parent
-    return folder / REPORT_FILE_NAME
+    return RunFolder(folder).report
 
 
-def run_report_command(
-    args: argparse.Namespace, parser: argparse.ArgumentParser, out: TextIO
-) -> int:
-    """``arena report``: write the report; 0 when written, else one line and exit code 2."""
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """``arena report``: write the report; 0 when written (a problem is a usage error)."""
     source: Path = args.source
     target: Path = args.out if args.out is not None else default_output(source)
+    if not target.parent.is_dir():
+        # Never a tree of folders made from a typo (at the file system's root, say).
+        raise UsageError(f"-o {str(target)!r}: the folder {str(target.parent)!r} does not exist")
     try:
-        summary = write_report(source, target, max_hands=args.max_hands, hands=args.hand)
+        summary = write_report(source, target, max_hands=args.viewer_hands, hands=args.hand)
     except ReportError as error:
-        fail(parser, "report", str(error))
+        raise UsageError(str(error)) from None
     out.write(
         f"report: {summary.path} ({summary.size_bytes / 1e6:.1f} MB, {summary.hands_embedded}"
         f" of {summary.hands_total} hands in the viewer)\n"
@@ -112,7 +111,7 @@ def report_after_run(run_folder: Path, out: TextIO) -> Path | None:
     """Write ``<run_folder>/report.html`` after a match or tournament and print
     ``report: <path>``; returns the path, or None when no report could be written. Never
     fails the command that played the run: any problem is printed as a warning."""
-    target = Path(run_folder) / REPORT_FILE_NAME
+    target = RunFolder(Path(run_folder)).report
     try:
         summary = write_report(Path(run_folder), target)
     except Exception as error:  # the run is played: a report problem must not fail it

@@ -21,10 +21,10 @@ import argparse
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from arena.settings.grammar import from_text
+from arena.settings.grammar import Parser, from_text
 from arena.settings.model import Setting, group
 
-__all__ = ["GROUP_TITLES", "add_groups", "given"]
+__all__ = ["GROUP_TITLES", "add_groups", "flag_type", "given", "value_type"]
 
 #: Each group's heading in ``--help``.
 GROUP_TITLES = {
@@ -147,3 +147,13 @@ def _help(setting: Setting, shown: str) -> str:
     if "default" in setting.help or not shown or setting.kind == "bool":
         return setting.help
     return f"{setting.help} (default: {shown.strip(chr(34))})"
+
+
+def value_type(parse: Parser, kind: str = "text") -> Callable[[str], object]:
+    """An argparse ``type`` for a command's own argument (not a declared setting), with
+    the settings' grammar and messages: ``type=value_type(whole(0), "int")``."""
+    return flag_type(
+        Setting(
+            "value", parse, None, None, "", "", kind=kind, dest=getattr(parse, "__name__", "value")
+        )
+    )

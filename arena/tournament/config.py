@@ -412,18 +412,22 @@ def merge(
 
 def difference(stored: Mapping[str, Any], config: TournamentConfig) -> str:
     """The first setting that decides the results and differs between a stored
-    :meth:`TournamentConfig.to_dict` and ``config``, as ``deals (4, now 6)``; ``""`` when
-    none of them is found to differ."""
+    :meth:`TournamentConfig.to_dict` and ``config``, as ``deals = 4, now 6``; ``""`` when
+    none is found."""
     now = config.to_dict()
     for key, setting in file_keys().items():
-        if not setting.decides_results and key != "bots":
+        if not setting.decides_results and key not in _RESOLVED:
             continue
         table, _, leaf = key.rpartition(".")
         before = (stored.get(table) or {}).get(leaf) if table else stored.get(key)
         after = now[table][leaf] if table else now[key]
         if before != after:
-            return f"{key} ({json.dumps(before)}, now {json.dumps(after)})"
+            return f"{key} = {json.dumps(before)}, now {json.dumps(after)}"
     return ""
+
+
+#: Keys the fingerprint holds resolved (their defaults depend on other keys).
+_RESOLVED = ("bots", "seed", "challenger", "sit_and_go.seats", "sit_and_go.games", "ring.seats")
 
 
 class _as_tournament_error:

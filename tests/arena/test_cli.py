@@ -18,10 +18,12 @@ from arena.bots.sandbox import select
 from arena.bots.sandbox.limited import LimitsLauncher
 from arena.bots.sandbox.limits import DEFAULT_LIMITS
 from arena.bots.sandbox.select import Probe, choose, describe
-from arena.cli import main, parse_duration, parse_schedule
-from arena.commands import play as play_command
+from arena.cli import main
+from arena.commands import common, demo
+from arena.match import host
 from arena.match.config import MatchConfig
 from arena.match.run import run_match
+from arena.settings.grammar import parse_duration, parse_schedule
 from engine.schedule import BlindLevel, ScheduleError
 from tests.arena.scripted import (
     HOSTILE_BOTS,
@@ -110,7 +112,7 @@ def test_a_bad_manifest_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_parse_duration_units() -> None:
     assert parse_duration("1.5s") == 1.5
     assert parse_duration("20ms") == pytest.approx(0.02)
-    with pytest.raises(ValueError, match="'0ms' must be a positive duration"):
+    with pytest.raises(ValueError, match="must be a positive duration"):
         parse_duration("0ms")
 
 
@@ -242,8 +244,8 @@ def test_a_bot_whose_build_fails_stops_the_match_with_exit_code_2(
         main([*argv, "--out", str(tmp_path / "run"), "--log-level", "off"])
     assert stopped.value.code == 2
     captured = capsys.readouterr()
-    assert "note: building 'broken'" in captured.out
     assert "'broken' (seat 1)" in captured.err and "--allow-absent" in captured.err
+    assert "cannot start, the build failed: 'broken' (seat 1): build 'false' failed" in captured.err
     assert not (tmp_path / "run" / "results.json").exists()
 
 
@@ -258,7 +260,6 @@ def test_allow_absent_plays_on_without_a_bot_that_cannot_start(
     argv = ["match", STATION, str(bot_dir / "bot.toml"), "--hands", "2", "--no-progress"]
     argv += ["--allow-absent", "--out", str(tmp_path / "run"), "--log-level", "off"]
     assert main(argv) == 0
-    assert "note: building 'broken'" in capsys.readouterr().out
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert results["players"][1]["faults"]["counts"]["startup_failure"] >= 1
 
@@ -300,7 +301,7 @@ def test_demo_skips_a_bot_whose_build_fails_and_needs_two_bots(
     broken.mkdir()
     (broken / "bot.toml").write_text("name = \n")
     monkeypatch.setattr(
-        play_command, "sample_bot_manifests", lambda: [bad / "bot.toml", broken / "bot.toml"]
+        demo, "sample_bot_manifests", lambda: [bad / "bot.toml", broken / "bot.toml"]
     )
     assert main(["demo", "--out", str(tmp_path / "run")]) == 1
     out = capsys.readouterr().out
@@ -309,7 +310,7 @@ def test_demo_skips_a_bot_whose_build_fails_and_needs_two_bots(
 
 
 def test_sample_bot_manifests_lists_every_starter_bot() -> None:
-    names = [path.parent.name for path in cli.sample_bot_manifests()]
+    names = [path.parent.name for path in demo.sample_bot_manifests()]
     assert {"python_random", "python_calling_station", "js_tight", "c"} <= set(names)
 
 
@@ -343,7 +344,7 @@ def test_ctrl_c_stops_the_match_and_says_where_the_hands_are(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(play_command, "run_match", interrupted)
+    monkeypatch.setattr(host, "run_match", interrupted)
     argv = ["match", STATION, STATION, "--hands", "2", "--out", str(tmp_path), "--no-progress"]
     assert main(argv) == 130
     assert f"interrupted: the hands played so far are in {tmp_path}" in capsys.readouterr().out
@@ -358,7 +359,7 @@ def test_no_prefetch_plays_the_same_match_without_work_ahead(
         seen.append(config.prefetch)
         return run_match(config, *args, **kwargs)
 
-    monkeypatch.setattr(play_command, "run_match", spy)
+    monkeypatch.setattr(host, "run_match", spy)
     argv = ["match", STATION, STRENGTH, "--hands", "8", "--seed", "5", "--no-progress"]
     argv += ["--log-level", "off"]
     assert main([*argv, "--out", str(tmp_path / "on")]) == 0
@@ -396,7 +397,7 @@ def test_asking_for_a_layer_that_does_not_work_here_exits_2(
     # Without --sandbox the same machine plays under the limits layer, and says why.
     out = io.StringIO()
     args = cli.build_parser().parse_args(["check-bot", STATION])
-    launcher = play_command.open_launcher(args, cli.build_parser(), out)
+    launcher = common.open_launcher(args, out)
     launcher.close()
     assert out.getvalue().splitlines() == [
         "sandbox: limits (resource limits, private copy, scrubbed environment)",
@@ -415,8 +416,8 @@ def test_limit_flags_override_the_manifest_which_overrides_the_defaults(tmp_path
     parser = cli.build_parser()
     argv = ["match", STATION, STATION, "--sandbox", "limits", "--open-files", "50"]
     args = parser.parse_args([*argv, "--tmp-size", "64MiB"])
-    assert play_command.limit_overrides(args) == {"open_files": 50, "tmp_bytes": 64 * 1024**2}
-    launcher = play_command.open_launcher(args, parser, io.StringIO())
+    assert common.limit_overrides(args) == {"open_files": 50, "tmp_bytes": 64 * 1024**2}
+    launcher = common.open_launcher(args, io.StringIO())
     try:
         assert isinstance(launcher, LimitsLauncher)
         limits = launcher.limits_for(manifest)
@@ -467,8 +468,40 @@ def test_cap_heads_up_flag_keeps_the_fixed_limit_cap_in_the_match_and_hello(
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "run"
-    argv = ["match", STATION, STATION, "--hands", "2", "--structure", "fixed_limit"]
+    argv = ["match", STATION, STATION, "--hands", "2", "--betting", "fixed_limit"]
     argv += ["--cap-heads-up", "--out", str(out), "--no-progress", "--no-report"]
     assert main([*argv, "--sandbox", "none"]) == 0
     header = json.loads((out / "hands.jsonl").read_text().splitlines()[0])
     assert header["config"]["game"]["cap_heads_up"] is True
+
+
+def test_a_failed_build_never_plays_the_program_an_earlier_build_left(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A working ./bot.py from an earlier build, and a build that now fails: the match is
+    # refused, and with --allow-absent the bot sits out instead of playing the old program.
+    bot_dir = tmp_path / "bot"
+    shutil.copytree(SAMPLE_BOTS / "python_calling_station", bot_dir)
+    manifest = bot_dir / "bot.toml"
+    manifest.write_text(manifest.read_text() + 'build = ["false"]\n')  # no tables in it
+    argv = ["match", STATION, str(manifest), "--hands", "2", "--no-progress", "--log-level", "off"]
+    assert _exit_code([*argv, "--out", str(tmp_path / "refused")]) == 2
+    assert "cannot start, the build failed" in capsys.readouterr().err
+    assert not (tmp_path / "refused" / "hands.jsonl").exists()
+    assert main([*argv, "--allow-absent", "--out", str(tmp_path / "absent")]) == 0
+    results = json.loads((tmp_path / "absent" / "results.json").read_text())
+    assert results["players"][1]["faults"]["counts"]["startup_failure"] >= 1
+
+
+def test_the_old_spelling_of_a_renamed_flag_still_works_but_is_not_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    argv = ["match", STATION, STATION, "--hands", "1", "--structure", "pot_limit"]
+    assert main([*argv, "--out", str(out), "--no-progress", "--no-report"]) == 0
+    header = json.loads((out / "hands.jsonl").read_text().splitlines()[0])
+    assert header["config"]["game"]["structure"] == "pot_limit"
+    capsys.readouterr()
+    assert _exit_code(["match", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "--betting {no_limit,pot_limit,fixed_limit}" in text and "--structure" not in text

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 from pathlib import Path
 from typing import Any
@@ -10,30 +9,18 @@ from typing import Any
 import pytest
 from discord.ext import commands
 
-from arena.commands.discord_command import (
-    TOKEN_ENV,
-    add_discord_parser,
-    read_token,
-    run_discord_command,
-)
+from arena.cli import run_command
+from arena.commands.discord_command import TOKEN_ENV, read_token
 from tests.arena.scripted import SAMPLE_BOTS
 
 STATION = SAMPLE_BOTS / "python_calling_station" / "bot.toml"
 
 
-def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="arena")
-    add_discord_parser(top.add_subparsers(dest="command"))
-    return top
-
-
 def run(argv: list[str]) -> tuple[int, list[tuple[Any, str]], str]:
-    top = parser()
-    args = top.parse_args(["discord", *argv])
     ran: list[tuple[Any, str]] = []
     out = io.StringIO()
-    code = run_discord_command(
-        args, top, out, run_client=lambda client, token: ran.append((client, token))
+    code = run_command(
+        "discord", argv, out, run_client=lambda client, token: ran.append((client, token))
     )
     return code, ran, out.getvalue()
 
@@ -89,3 +76,20 @@ def test_two_bots_of_one_name_and_a_bad_manifest_are_errors(
     with pytest.raises(SystemExit):
         run([str(tmp_path / "missing.toml"), "--token-file", str(token_file)])
     assert "bad manifest" in capsys.readouterr().err
+
+
+def test_no_network_is_one_line_and_exit_code_1(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    token.write_text("secret\n")
+
+    def unreachable(client: Any, token: str) -> None:
+        raise OSError("Cannot connect to host discord.com:443 [Name or service not known]")
+
+    out = io.StringIO()
+    argv = ["--token-file", str(token), "--sandbox", "none"]
+    assert run_command("discord", argv, out, run_client=unreachable) == 1
+    lines = out.getvalue().splitlines()
+    assert lines[-1] == (
+        "arena discord: cannot reach Discord: Cannot connect to host discord.com:443 "
+        "[Name or service not known]"
+    )

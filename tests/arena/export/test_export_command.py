@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 from pathlib import Path
 
 import pytest
 
-from arena.commands.export import add_export_parser, default_output, run_export_command
+from arena.cli import run_command
+from arena.commands.export import default_output
 from engine.config import BettingStructure, GameConfig
 from tests.arena.export.runs import play_hands, write_hands
 from tests.arena.report.runs import write_tournament
@@ -17,13 +17,8 @@ from tests.arena.report.runs import write_tournament
 
 def run(*argv: str) -> tuple[int, str]:
     """Run ``arena export ARGV`` as the ``arena`` command line does; (exit code, output)."""
-    parser = argparse.ArgumentParser(prog="arena")
-    commands = parser.add_subparsers(dest="command", required=True)
-    export = add_export_parser(commands)
-    parser.command_parsers = {"export": export}  # type: ignore[attr-defined]
-    args = parser.parse_args(["export", *argv])
     out = io.StringIO()
-    code = run_export_command(args, export, out)
+    code = run_command("export", list(argv), out)
     return code, out.getvalue()
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots import build
 from arena.bots.transport import BotStartError
-from arena.cli import build_parser
-from arena.commands import human
-from arena.commands.human import DEFAULT_PLAY_HANDS, run_play_command
+from arena.cli import run_command
+from arena.commands.play import DEFAULT_PLAY_HANDS
 from arena.tools.replay import replay_file
 from tests import TEST_BOTS
 from tests.arena.human.helpers import ScriptedFrontEnd
@@ -26,11 +26,9 @@ def run(
 ) -> tuple[int, str, ScriptedFrontEnd]:
     """Run ``arena play ARGV`` with a scripted person; returns the code, the output and the
     front end."""
-    parser = build_parser()
-    args = parser.parse_args(["play", *argv])
     out = io.StringIO()
     front = ScriptedFrontEnd(list(entries or []))
-    code = run_play_command(args, parser, out, front_end=front)
+    code = run_command("play", argv, out, front_end=front)
     return code, out.getvalue(), front
 
 
@@ -76,11 +74,10 @@ def test_ctrl_c_leaves_the_table_as_quitting_does(tmp_path: Path) -> None:
         def prompt(self, text: str, *, timeout_s: float | None = None) -> str | None:
             raise KeyboardInterrupt
 
-    parser = build_parser()
     argv = [STATION, "--sandbox", "none", "--out", str(tmp_path / "run"), "--log-file"]
-    args = parser.parse_args(["play", *argv, str(tmp_path / "match.log")])
     out = io.StringIO()
-    assert run_play_command(args, parser, out, front_end=Interrupted([])) == 130
+    argv += [str(tmp_path / "match.log")]
+    assert run_command("play", argv, out, front_end=Interrupted([])) == 130
     assert "you left the table" in out.getvalue()
     assert (tmp_path / "match.log").exists()  # --log-file: the match log goes there
     header = json.loads((tmp_path / "run" / "hands.jsonl").read_text().splitlines()[0])
@@ -164,17 +161,19 @@ def test_without_out_the_run_goes_to_a_play_folder_under_runs(
     assert f"results:      {Path('runs') / folder.name / 'results.json'}" in output
 
 
-def test_a_build_that_cannot_even_be_prepared_is_noted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_build_that_cannot_even_be_prepared_stops_the_game_before_it_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # A bot whose build failed cannot start (its program may be a stale one): the game is
+    # refused, as a match is, before the person sits down.
     def unpreparable(*args: object, **kwargs: object) -> object:
         raise BotStartError("no such program: gcc")
 
-    monkeypatch.setattr(human, "run_build", unpreparable)
+    monkeypatch.setattr(build, "run_build", unpreparable)
     argv = [STATION, "--hands", "1", "--sandbox", "none", "--out", str(tmp_path / "run")]
-    code, output, _ = run([*argv, "--no-report"], ["f"])
-    assert code == 0  # this bot needs no build: it plays all the same
-    assert (
-        f"note: building 'python calling station' ({STATION}) failed: no such program: gcc"
-        in output
-    )
+    with pytest.raises(SystemExit) as caught:
+        run([*argv, "--no-report"], ["f"])
+    assert caught.value.code == 2
+    error = capsys.readouterr().err
+    assert "'python calling station' (seat 0): no such program: gcc" in error
+    assert not (tmp_path / "run" / "hands.jsonl").exists()

@@ -2,39 +2,28 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 from pathlib import Path
 
 import pytest
 
-from arena.cli import ArenaParser
-from arena.commands.report import (
-    REPORT_FILE_NAME,
-    add_report_parser,
-    default_output,
-    report_after_run,
-    run_report_command,
-)
+from arena.cli import build_parser, command_parser, run_command
+from arena.commands.report import default_output, report_after_run
+from arena.store.run_folder import RunFolder
 from tests.arena.report.conftest import embedded_data
 
 
 def _run(*argv: str | Path) -> tuple[int, str]:
     """``arena report ARGV`` through its own parser (as arena.cli wires it)."""
-    parser = ArenaParser(prog="arena")
-    commands = parser.add_subparsers(dest="command", required=True)
-    report = add_report_parser(commands)
-    parser.command_parsers = {"report": report}  # type: ignore[attr-defined]
-    args = parser.parse_args(["report", *(str(arg) for arg in argv)])
     out = io.StringIO()
-    code = run_report_command(args, parser, out)
+    code = run_command("report", [str(arg) for arg in argv], out)
     return code, out.getvalue()
 
 
 def test_the_report_goes_to_the_run_folder_by_default(rr_run: Path, tmp_path: Path) -> None:
-    assert default_output(rr_run) == rr_run / REPORT_FILE_NAME
+    assert default_output(rr_run) == rr_run / RunFolder.REPORT
     assert default_output(rr_run / "matches" / "x" / "hands.jsonl") == (
-        rr_run / "matches" / "x" / REPORT_FILE_NAME
+        rr_run / "matches" / "x" / RunFolder.REPORT
     )
     code, out = _run(rr_run, "-o", tmp_path / "out.html", "--max-hands", "5")
     assert code == 0
@@ -88,7 +77,7 @@ def test_after_a_run_the_report_is_written_and_named(rr_run: Path, tmp_path: Pat
     shutil.copytree(rr_run, run)
     out = io.StringIO()
     path = report_after_run(run, out)
-    assert path == run / REPORT_FILE_NAME and path.is_file()
+    assert path == run / RunFolder.REPORT and path.is_file()
     assert out.getvalue() == f"report: {path}\n"
 
 
@@ -99,8 +88,7 @@ def test_after_a_run_a_report_problem_is_a_warning_not_a_failure(tmp_path: Path)
 
 
 def test_the_parser_documents_every_option() -> None:
-    parser = argparse.ArgumentParser(prog="arena")
-    report = add_report_parser(parser.add_subparsers())
-    text = report.format_help()
-    for option in ("--out", "--max-hands", "--hand", "SOURCE", "MATCH/N"):
+    text = command_parser(build_parser(only="report"), "report").format_help()
+    for option in ("--out", "--viewer-hands", "--hand", "SOURCE", "MATCH/N"):
         assert option in text
+    assert "--max-hands" not in text  # the old spelling, kept working but not shown

@@ -184,7 +184,7 @@ def test_check_bot_plays_no_hands_by_default_and_says_so_in_its_help() -> None:
     parser = cli.build_parser()
     assert parser.parse_args(["check-bot", "bot.toml"]).hands == 0
     assert parser.parse_args(["check-bot", "bot.toml", "--hands", "50"]).hands == 50
-    help_text = parser.command_parsers["check-bot"].format_help()  # type: ignore[attr-defined]
+    help_text = cli.command_parser(parser, "check-bot").format_help()
     assert "(default: 0, no hands)" in " ".join(help_text.split())
 
 

@@ -1,0 +1,195 @@
+"""Hosting a tournament: the use case behind ``arena tournament`` and ``arena demo``,
+callable from Python without a command line::
+
+    hosted = run(config, display=PlainDisplay(sys.stdout))
+
+:func:`run` chooses the sandbox, opens (or reopens) the run folder's results database,
+builds every bot once, starts what plays the matches (the local process pool or a Dask
+cluster), runs or resumes the tournament and writes ``standings.json``. What the person
+gave that cannot be used (a sandbox that does not work here, a bot that does not build, a
+run folder that holds another tournament, an unreachable cluster) is a
+:class:`TournamentSetupError`, raised before any match is played.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Executor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from arena.bots.build import build_bots
+from arena.bots.manifest import load_manifest
+from arena.bots.sandbox.limits import LimitsError
+from arena.bots.sandbox.select import (
+    SandboxLevel,
+    SandboxUnavailableError,
+    choose,
+    describe,
+    launcher_for,
+)
+from arena.session.stderr_file import safe_file_name
+from arena.settings import UsageError
+from arena.store.run_folder import RunFolder
+from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
+from arena.tournament.config import TournamentConfig, difference, fingerprint
+from arena.tournament.config_keys import ExecutorKind
+from arena.tournament.dask_executor import ClusterError, DaskCluster
+from arena.tournament.executor import local_executor
+from arena.tournament.runner import Display, TournamentRun, TournamentRunner
+from arena.tournament.standings import Standings, build_standings
+
+__all__ = ["HostedTournament", "TournamentSetupError", "run"]
+
+
+class TournamentSetupError(UsageError):
+    """The tournament cannot start as given; the message says what to change."""
+
+    code = "tournament_setup"
+
+
+@dataclass(frozen=True, slots=True)
+class HostedTournament:
+    """What a tournament left: the run (matches played, resumed, failed), its standings
+    and its run folder."""
+
+    run: TournamentRun
+    standings: Standings
+    folder: RunFolder
+
+
+def run(
+    config: TournamentConfig,
+    *,
+    display: Display,
+    notes: TextIO | None = None,
+) -> HostedTournament:
+    """Build the bots, run (or resume) the tournament, write its standings.
+
+    ``notes`` receives the lines that say which sandbox layer is active (and why no
+    stronger one) and which cluster plays; None says nothing. Raises
+    :class:`TournamentSetupError`; ``KeyboardInterrupt`` leaves the finished matches
+    stored, for the same call to go on.
+    """
+    try:
+        level, reasons = choose(config.sandbox)
+    except SandboxUnavailableError as exc:
+        raise TournamentSetupError(str(exc)) from None
+    if notes is not None:
+        notes.writelines(line + "\n" for line in describe(level, reasons))
+    folder = RunFolder(config.out_dir)
+    if folder.path.exists() and not folder.path.is_dir():
+        raise TournamentSetupError(
+            f"--out {str(folder.path)!r} is a file, not a folder; give a folder for the run"
+        )
+    try:
+        folder.path.mkdir(parents=True, exist_ok=True)
+        db = ResultsDatabase(folder.database)
+    except (OSError, ResultsDatabaseError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise TournamentSetupError(
+            f"cannot use the run folder {str(folder.path)!r}: {reason}"
+        ) from None
+    with db:
+        other = _other_tournament(db, config)
+        if other is not None:
+            raise TournamentSetupError(
+                f"{str(folder.path)!r} holds another tournament ({other}); "
+                "choose another --out or --name"
+            )
+        built = _build_bots(config, level, folder.path / RunFolder.BUILDS)
+        with _executor(config, level, built, notes) as (executor_factory, concurrency):
+            runner = TournamentRunner(
+                config,
+                db,
+                executor_factory=executor_factory,
+                concurrency=concurrency,
+                sandbox=level.value,
+                out_dir=folder.path.resolve(),
+                display=display,
+                limits=tuple(sorted(config.resource_limits.items())),
+                working_dirs=built,
+            )
+            played = runner.run()
+        standings = build_standings(config, played)
+    document = json.dumps(standings.to_dict(), indent=2, sort_keys=True) + "\n"
+    folder.standings.write_text(document, encoding="utf-8")
+    return HostedTournament(played, standings, folder)
+
+
+def _other_tournament(db: ResultsDatabase, config: TournamentConfig) -> str | None:
+    """A tournament in the database with other settings: its name and the first setting
+    that differs, or None."""
+    key = fingerprint(config)
+    for record in db.tournaments():
+        if record.fingerprint != key:
+            changed = difference(record.config, config)
+            return f"{record.name!r}, other settings: {changed or 'the fingerprint'}"
+    return None
+
+
+def _build_bots(config: TournamentConfig, level: SandboxLevel, builds: Path) -> dict[str, Path]:
+    """Build every bot once, on this machine, under the sandbox; the built folders by bot.
+
+    A sandbox builds in a private copy that goes with its launcher, so each built copy is
+    kept in the run folder (``builds/<bot>``) and every match starts its bot from there.
+    """
+    try:
+        launcher = launcher_for(level, overrides=dict(config.resource_limits))
+    except (SandboxUnavailableError, LimitsError) as exc:
+        raise TournamentSetupError(str(exc)) from None
+    built: dict[str, Path] = {}
+    try:
+        bots = ((bot.name, load_manifest(bot.manifest)) for bot in config.bots)
+        for bot in build_bots(bots, launcher=launcher):
+            if not bot.result.is_ok:
+                raise TournamentSetupError(
+                    f"building {bot.name!r} ({bot.manifest.path}) failed: {bot.result.reason}"
+                )
+            if bot.built_copy is not None:
+                target = builds / safe_file_name(bot.name)
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.copytree(bot.built_copy, target, symlinks=True)
+                built[bot.name] = target.resolve()
+    finally:
+        launcher.close()
+    return built
+
+
+@contextmanager
+def _executor(
+    config: TournamentConfig,
+    level: SandboxLevel,
+    built: Mapping[str, Path],
+    notes: TextIO | None,
+) -> Iterator[tuple[Callable[[int], Executor], int]]:
+    """What plays the matches, and how many at once: the local process pool, or a Dask
+    cluster, started (or reached) and checked here (every worker must see every bot, built
+    as in ``built``) and closed when the run ends."""
+    if config.executor is not ExecutorKind.DASK:
+        yield local_executor, config.worker_count()
+        return
+    try:
+        cluster = DaskCluster.start(config.scheduler, config.worker_count())
+    except ClusterError as exc:
+        raise TournamentSetupError(str(exc)) from None
+    try:
+        cluster.check_bots(
+            [bot.manifest for bot in config.bots],
+            level.value,
+            working_dirs=[built.get(bot.name) for bot in config.bots],
+            run_folder=config.out_dir.resolve(),
+        )
+        if notes is not None:
+            notes.write(cluster.describe() + "\n")
+        # Without --concurrency a cluster plays as many matches as it has threads.
+        concurrency = config.concurrency or cluster.thread_count()
+        yield (lambda _workers: cluster.executor()), concurrency
+    except ClusterError as exc:
+        raise TournamentSetupError(str(exc)) from None
+    finally:
+        cluster.close()
