@@ -1,10 +1,11 @@
 """A tournament's run folder read for a report: the results database and standings.json.
 
 The database is opened read-only (a report may be made while the tournament runs) and
-read in one read transaction, so every table is seen in one state. The leaderboard,
-crosstable and sequential tests are taken from ``standings.json`` when it is there (what
-the tournament printed); without it (a tournament still running) they are computed the
-same way from the counted matches: duplicate deals as units, complete blocks only.
+read in one read transaction, so every table is seen in one state. The leaderboard and
+crosstable are the tournament's standings (:func:`arena.tournament.standings.compute_standings`,
+the one computation the tournament prints too) over the counted matches: duplicate deals as
+units, complete blocks only. The sequential tests' results are what the tournament wrote
+in ``standings.json`` (none while it runs).
 
 The charts: for each bot, its chips over its hands in plan order (the raw line) and,
 for the duplicate formats, the duplicate-adjusted line: each deal of a complete block
@@ -31,12 +32,12 @@ from arena.report.sections import (
 )
 from arena.report.selection import Candidate, HandRef
 from arena.session.latency import LatencyHistogram
-from arena.stats.ratings import average_places, rate
-from arena.stats.tables import crosstable, leaderboard
 from arena.stats.units import duplicate_units
 from arena.store.outcome import MatchOutcome
 from arena.store.run_folder import RunFolder
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError, TournamentRecord
+from arena.store.sqlite_schema import PlanEntry, PlannedMatch
+from arena.tournament.standings import complete_blocks, compute_standings
 
 __all__ = ["load_tournament"]
 
@@ -60,24 +61,21 @@ def load_tournament(folder: Path) -> RunData:
     counted = [
         outcome
         for outcome in outcomes
-        if plan[outcome.match_id]["counted"] and plan[outcome.match_id]["status"] == "finished"
+        if plan[outcome.match_id].is_counted and plan[outcome.match_id].status == "finished"
     ]
     bots = [str(bot["name"]) for bot in config.get("bots", ()) if isinstance(bot, Mapping)]
     data = RunData(kind="tournament", title=str(record.name), source=folder)
-    standings = _standings(run.standings, data)
+    planned = [entry.planned for entry in plan.values()]
+    standings = compute_standings(
+        name=record.name, fmt=fmt, bots=bots, plan=planned, counted=counted
+    )
     fault_totals, data.faults = _faults(counted)
-    board = None if standings is None else standings.get("leaderboard")
-    if standings is not None and isinstance(board, Mapping):
-        data.leaderboard = leaderboard_section(board, fault_totals)
-        table = standings.get("crosstable")
-        data.crosstable = crosstable_section(table if isinstance(table, Mapping) else None)
-        data.sprt = [dict(item) for item in standings.get("sprt", ()) if isinstance(item, dict)]
-    else:
-        computed_board, computed_table = _tables(fmt, bots, counted, plan)
-        data.leaderboard = leaderboard_section(computed_board, fault_totals)
-        data.crosstable = crosstable_section(computed_table)
+    data.leaderboard = leaderboard_section(standings.leaderboard.to_dict(), fault_totals)
+    table = standings.crosstable
+    data.crosstable = crosstable_section(None if table is None else table.to_dict())
+    data.sprt = _sprt(run.standings, data)
     data.unit = "deals"
-    data.charts = _charts(fmt, counted, plan)
+    data.charts = _charts(fmt, counted, planned)
     data.latency = _latency(counted)
     if fmt == "sit_and_go":
         data.places = _places(counted, data.leaderboard)
@@ -94,88 +92,29 @@ def load_tournament(folder: Path) -> RunData:
     return data
 
 
-def _plan(database: ResultsDatabase, tournament_id: int) -> dict[str, dict[str, Any]]:
-    """The plan by match id: block, kind, position, bots, status and whether it counts."""
-    return {
-        entry.match_id: {
-            "block": entry.planned.block_id,
-            "kind": entry.planned.kind,
-            "position": entry.planned.position,
-            "bots": list(entry.planned.bots),
-            "status": entry.status,
-            "counted": entry.is_counted,
-        }
-        for entry in database.plan(tournament_id)
-    }
+def _plan(database: ResultsDatabase, tournament_id: int) -> dict[str, PlanEntry]:
+    """The plan by match id, in plan order."""
+    return {entry.match_id: entry for entry in database.plan(tournament_id)}
 
 
-def _standings(path: Path, data: RunData) -> dict[str, Any] | None:
-    """standings.json, or None when it is missing or unreadable (then computed)."""
+def _sprt(path: Path, data: RunData) -> list[dict[str, Any]]:
+    """The sequential tests' results, as the tournament wrote them in standings.json
+    (none while it runs, or when the file cannot be read: a note says so)."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        data.notes.append("standings.json is not written yet: the tables are computed here")
-        return None
+        return []
     except (OSError, ValueError) as error:
-        data.notes.append(f"{path} cannot be read ({error}): the tables are computed here")
-        return None
-    return document if isinstance(document, dict) else None
-
-
-def _blocks(
-    counted: Sequence[MatchOutcome], plan: Mapping[str, Mapping[str, Any]]
-) -> list[list[MatchOutcome]]:
-    """The complete blocks of counted matches, in plan order (a block whose seatings are
-    not all counted does not duplicate its deals and is left out)."""
-    sizes: dict[str, int] = defaultdict(int)
-    for entry in plan.values():
-        sizes[entry["block"]] += 1
-    members: dict[str, list[MatchOutcome]] = defaultdict(list)
-    for outcome in counted:
-        members[plan[outcome.match_id]["block"]].append(outcome)
-    return [
-        sorted(group, key=lambda o: plan[o.match_id]["position"])
-        for block, group in sorted(
-            members.items(), key=lambda item: min(plan[o.match_id]["position"] for o in item[1])
-        )
-        if len(group) == sizes[block]
-    ]
-
-
-def _tables(
-    fmt: str,
-    bots: Sequence[str],
-    counted: Sequence[MatchOutcome],
-    plan: Mapping[str, Mapping[str, Any]],
-) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """The leaderboard and crosstable computed from the counted matches (as the
-    tournament's standings are)."""
-    chips: dict[str, int] = dict.fromkeys(bots, 0)
-    hands: dict[str, int] = dict.fromkeys(bots, 0)
-    for outcome in counted:
-        for seat in outcome.seats:
-            chips[seat.bot] = chips.get(seat.bot, 0) + seat.chips_won
-            hands[seat.bot] = hands.get(seat.bot, 0) + seat.hands_played
-    games = [[(seat.bot, float(seat.place)) for seat in o.seats] for o in counted]
-    if fmt == "sit_and_go":
-        board = leaderboard([], chips, hands, rate(games), average_places(games), order_by="rating")
-        return board.to_dict(), None
-    units: list[dict[str, float]] = []
-    pair_units: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for block in _blocks(counted, plan):
-        block_units = duplicate_units(block)
-        units.extend(block_units)
-        seats = [seat.bot for seat in block[0].seats]
-        if len(seats) == 2:
-            pair_units[(seats[0], seats[1])].extend(unit[seats[0]] for unit in block_units)
-    if fmt == "ring":
-        return leaderboard(units, chips, hands, rate(games), average_places(games)).to_dict(), None
-    table = crosstable(dict(pair_units), bots=[b for b in bots if b in chips] or None)
-    return leaderboard(units, chips, hands).to_dict(), table.to_dict()
+        data.notes.append(f"{path} cannot be read ({error}): no sequential test is shown")
+        return []
+    tests = document.get("sprt", ()) if isinstance(document, dict) else ()
+    return (
+        [dict(item) for item in tests if isinstance(item, dict)] if isinstance(tests, list) else []
+    )
 
 
 def _charts(
-    fmt: str, counted: Sequence[MatchOutcome], plan: Mapping[str, Mapping[str, Any]]
+    fmt: str, counted: Sequence[MatchOutcome], plan: Sequence[PlannedMatch]
 ) -> list[dict[str, Any]]:
     """Each bot's raw line and (duplicate formats) its duplicate-adjusted line."""
     raw: dict[str, list[tuple[float, float]]] = defaultdict(list)
@@ -187,7 +126,7 @@ def _charts(
                     raw[bot].append((1, hand.nets[index]))
     adjusted: dict[str, list[tuple[float, float]]] = defaultdict(list)
     if fmt != "sit_and_go":
-        for block in _blocks(counted, plan):
+        for block in complete_blocks(plan, counted):
             _adjusted_steps(block, adjusted)
     return [
         {
@@ -300,7 +239,7 @@ def _places(counted: Sequence[MatchOutcome], board: Mapping[str, Any]) -> dict[s
 def _facts(
     record: TournamentRecord,
     fmt: str,
-    plan: Mapping[str, Mapping[str, Any]],
+    plan: Mapping[str, PlanEntry],
     counted: Sequence[MatchOutcome],
 ) -> list[tuple[str, str]]:
     """The summary's facts (the seed only when it is public: given, or the tournament is

@@ -13,12 +13,17 @@
 Which matches count: finished without error, and (with the sequential test) not in a block
 after the one that decided its pair. The standings therefore depend only on the results of
 the matches, not on the order they finished in or on whether the run was resumed.
+
+:func:`compute_standings` is the one computation, a pure function over what the results
+database holds (the plan, the counted outcomes); the tournament's printed summary and
+``standings.json`` (:func:`build_standings`, from a finished run) and the report (from the
+database) all use it.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,12 +32,11 @@ from arena.stats.sprt import SprtResult
 from arena.stats.tables import Crosstable, Leaderboard, crosstable, leaderboard
 from arena.stats.units import duplicate_units
 from arena.store.outcome import MatchOutcome
+from arena.store.sqlite_schema import PlannedMatch
 from arena.tournament.config import TournamentConfig
-from arena.tournament.config_keys import Format
-from arena.tournament.plan import MatchSpec
 from arena.tournament.runner import TournamentRun
 
-__all__ = ["Standings", "build_standings"]
+__all__ = ["Standings", "build_standings", "complete_blocks", "compute_standings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,38 +73,82 @@ class Standings:
         }
 
 
-def build_standings(config: TournamentConfig, run: TournamentRun) -> Standings:
-    """The standings of ``run`` (see the module docstring)."""
-    specs = {spec.match_id: spec for spec in run.specs}
-    counted = [
-        (specs[outcome.match_id], outcome)
-        for outcome in run.outcomes
-        if outcome.is_counted
-        and outcome.match_id in specs
-        and run.tests.is_needed(specs[outcome.match_id])
+def complete_blocks(
+    plan: Iterable[PlannedMatch], counted: Iterable[MatchOutcome]
+) -> list[list[MatchOutcome]]:
+    """The complete blocks of the counted matches, in plan order, each block's matches in
+    plan order (its first seating first). A block whose seatings are not all counted does
+    not duplicate its deals and is left out.
+
+    >>> plan = [PlannedMatch("b1", "b1", "heads_up", 0, ("a", "b"), 1),
+    ...         PlannedMatch("b1-swap", "b1", "heads_up", 1, ("b", "a"), 1),
+    ...         PlannedMatch("b2", "b2", "heads_up", 2, ("a", "b"), 2),
+    ...         PlannedMatch("b2-swap", "b2", "heads_up", 3, ("b", "a"), 2)]
+    >>> counted = [MatchOutcome(m, (), (), "hands", None, 0.0) for m in ("b1-swap", "b1", "b2")]
+    >>> [[outcome.match_id for outcome in block] for block in complete_blocks(plan, counted)]
+    [['b1', 'b1-swap']]
+    """
+    by_id = {entry.match_id: entry for entry in plan}
+    sizes: dict[str, int] = defaultdict(int)
+    for entry in by_id.values():
+        sizes[entry.block_id] += 1
+    members: dict[str, list[MatchOutcome]] = defaultdict(list)
+    for outcome in counted:
+        members[by_id[outcome.match_id].block_id].append(outcome)
+    blocks = [
+        sorted(group, key=lambda outcome: by_id[outcome.match_id].position)
+        for block_id, group in members.items()
+        if len(group) == sizes[block_id]
     ]
-    counted.sort(key=lambda item: item[0].position)
+    return sorted(blocks, key=lambda block: by_id[block[0].match_id].position)
+
+
+def compute_standings(
+    *,
+    name: str,
+    fmt: str,
+    bots: Sequence[str],
+    plan: Sequence[PlannedMatch],
+    counted: Sequence[MatchOutcome],
+    matches_planned: int | None = None,
+    sprt: Sequence[tuple[tuple[str, str], SprtResult]] = (),
+    is_finished: bool = False,
+    seed: int | None = None,
+) -> Standings:
+    """The standings of a tournament named ``name`` of format ``fmt`` (a
+    :class:`~arena.tournament.config_keys.Format` value) between ``bots``, from its
+    ``plan`` and the outcomes of its ``counted`` matches (see the module docstring).
+
+    ``matches_planned`` is how many matches the plan needs (all of it unless told);
+    ``sprt`` the sequential tests' results by pair; a finished tournament shows its seed.
+    """
+    positions = {entry.match_id: entry.position for entry in plan}
+    counted = sorted(counted, key=lambda outcome: positions[outcome.match_id])
     chips: dict[str, int] = defaultdict(int)
     hands: dict[str, int] = defaultdict(int)
     faults: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for _spec, outcome in counted:
+    for outcome in counted:
         for seat in outcome.seats:
             chips[seat.bot] += seat.chips_won
             hands[seat.bot] += seat.hands_played
             for kind, count in seat.fault_counts.items():
                 faults[seat.bot][kind] += count
-    for bot in config.bot_names:
+    for bot in bots:
         chips.setdefault(bot, 0)
         hands.setdefault(bot, 0)
     table: Crosstable | None = None
-    if config.format is Format.SIT_AND_GO:
-        games = [_places(outcome) for _spec, outcome in counted]
+    if fmt == "sit_and_go":
+        games = [_places(outcome) for outcome in counted]
         board = leaderboard([], chips, hands, rate(games), average_places(games), order_by="rating")
     else:
-        units_by_group = _units_by_group(counted, specs.values())
+        units_by_group: dict[tuple[str, ...], list[dict[str, float]]] = defaultdict(list)
+        for block in complete_blocks(plan, counted):
+            # The block's first seating is its group: a heads-up pair or a ring group.
+            group = tuple(seat.bot for seat in block[0].seats)
+            units_by_group[group].extend(duplicate_units(block))
         units = [unit for group_units in units_by_group.values() for unit in group_units]
-        if config.format is Format.RING:
-            games = [_places(outcome) for _spec, outcome in counted]
+        if fmt == "ring":
+            games = [_places(outcome) for outcome in counted]
             board = leaderboard(units, chips, hands, rate(games), average_places(games))
         else:
             board = leaderboard(units, chips, hands)
@@ -108,53 +156,49 @@ def build_standings(config: TournamentConfig, run: TournamentRun) -> Standings:
                 (group[0], group[1]): [unit[group[0]] for unit in group_units]
                 for group, group_units in units_by_group.items()
             }
-            table = crosstable(pair_units, bots=config.bot_names)
-    sprt = tuple(
-        ((pair.pair[0], pair.pair[1]), pair.result)
-        for pair in run.tests.pairs
-        if pair.result is not None
-    )
+            table = crosstable(pair_units, bots=list(bots))
     return Standings(
-        name=config.name,
-        format=config.format.value,
+        name=name,
+        format=fmt,
         leaderboard=board,
         crosstable=table,
-        sprt=sprt,
+        sprt=tuple(sprt),
         matches_counted=len(counted),
-        matches_planned=sum(1 for spec in run.specs if run.tests.is_needed(spec)),
-        hands=sum(len(outcome.hands) for _spec, outcome in counted),
+        matches_planned=len(plan) if matches_planned is None else matches_planned,
+        hands=sum(len(outcome.hands) for outcome in counted),
         fault_counts={bot: dict(kinds) for bot, kinds in sorted(faults.items())},
-        is_finished=run.tournament.is_finished or _is_complete(run, counted),
-        seed=run.tournament.seed if _is_complete(run, counted) else None,
+        is_finished=is_finished,
+        seed=seed,
     )
 
 
-def _is_complete(run: TournamentRun, counted: Sequence[tuple[MatchSpec, MatchOutcome]]) -> bool:
-    done = {spec.match_id for spec, _outcome in counted}
-    return all(spec.match_id in done for spec in run.specs if run.tests.is_needed(spec))
-
-
-def _units_by_group(
-    counted: Sequence[tuple[MatchSpec, MatchOutcome]], specs: Sequence[MatchSpec] | Any
-) -> dict[tuple[str, ...], list[dict[str, float]]]:
-    """Each group's duplicate units, from its complete blocks in block order."""
-    block_sizes: dict[str, int] = defaultdict(int)
-    for spec in specs:
-        block_sizes[spec.block_id] += 1
-    blocks: dict[str, list[tuple[MatchSpec, MatchOutcome]]] = defaultdict(list)
-    for spec, outcome in counted:
-        blocks[spec.block_id].append((spec, outcome))
-    by_group: dict[tuple[str, ...], list[dict[str, float]]] = defaultdict(list)
-    for block_id, members in sorted(
-        blocks.items(), key=lambda item: min(spec.position for spec, _o in item[1])
-    ):
-        if len(members) != block_sizes[block_id]:
-            continue  # an arrangement is missing: the block's deals are not duplicated
-        group = members[0][0].group
-        assert group is not None  # duplicate formats always have a group
-        ordered = [outcome for _spec, outcome in sorted(members, key=lambda m: m[0].arrangement)]
-        by_group[group].extend(duplicate_units(ordered))
-    return dict(by_group)
+def build_standings(config: TournamentConfig, run: TournamentRun) -> Standings:
+    """The standings of a finished (or interrupted) ``run`` of ``config``: the counted
+    matches are those that finished and that the sequential tests still need."""
+    needed = [spec for spec in run.specs if run.tests.is_needed(spec)]
+    needed_ids = {spec.match_id for spec in needed}
+    counted = [
+        outcome for outcome in run.outcomes if outcome.is_counted and outcome.match_id in needed_ids
+    ]
+    is_complete = needed_ids <= {outcome.match_id for outcome in counted}
+    return compute_standings(
+        name=config.name,
+        fmt=config.format.value,
+        bots=config.bot_names,
+        plan=[
+            PlannedMatch(spec.match_id, spec.block_id, spec.kind, spec.position, spec.bots, 0)
+            for spec in run.specs
+        ],
+        counted=counted,
+        matches_planned=len(needed),
+        sprt=[
+            ((pair.pair[0], pair.pair[1]), pair.result)
+            for pair in run.tests.pairs
+            if pair.result is not None
+        ],
+        is_finished=run.tournament.is_finished or is_complete,
+        seed=run.tournament.seed if is_complete else None,
+    )
 
 
 def _places(outcome: MatchOutcome) -> list[tuple[str, float]]:

@@ -74,29 +74,10 @@ def test_the_page_is_self_contained_and_forbids_loading_anything() -> None:
         assert remote not in page.replace("http://www.w3.org/2000/svg", "")
 
 
-def test_the_tables_computed_from_the_database_equal_standings_json(
-    rr_run: Path, tmp_path: Path
-) -> None:
-    written = _report(rr_run, tmp_path / "a.html")
-    copy = tmp_path / "run"
-    shutil.copytree(rr_run, copy)
-    (copy / "standings.json").unlink()
-    computed = _report(copy, tmp_path / "b.html")
-    assert computed["leaderboard"] == written["leaderboard"]
-    assert computed["crosstable"] == written["crosstable"]
-    assert "standings.json is not written yet" in " ".join(computed["notes"])
-
-
-def test_a_real_tournament_report_agrees_with_its_standings(
+def test_a_real_tournament_report_shows_the_loser_below_zero(
     real_tournament: Path, tmp_path: Path
 ) -> None:
     written = _report(real_tournament, tmp_path / "a.html")
-    copy = tmp_path / "run"
-    shutil.copytree(real_tournament, copy)
-    (copy / "standings.json").unlink()
-    computed = _report(copy, tmp_path / "b.html")
-    assert computed["leaderboard"] == written["leaderboard"]
-    assert computed["crosstable"] == written["crosstable"]
     # The folder loses to the calling station in every deal: its rate is below 0.
     folder = next(r for r in written["leaderboard"]["rows"] if r["bot"] == "folder")
     assert folder["estimate"]["mean"] < 0 and folder["estimate"]["sign"] == "-"
