@@ -19,6 +19,10 @@ public event (one dict, shared by every viewer) is encoded once for the table.
 
 :func:`request_encoder` picks one: ``request_encoder(fast=False)`` turns the speed machinery
 off without changing a byte.
+
+:func:`protocol.request_decoder.legal_from_request` is the inverse for the legal actions: a
+request decoded gives back the engine's ``LegalActions`` (a round-trip property test holds
+the two together).
 """
 
 from __future__ import annotations

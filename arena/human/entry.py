@@ -1,9 +1,10 @@
 """What a person types at their seat, turned into a protocol reply or a clear refusal.
 
 The person answers the same ``act`` and ``draw`` requests a bot gets. An entry is read
-against the request's own legal actions (rebuilt from the request with
-:func:`legal_from_request`) and checked by the protocol's reply parser, the one every bot
-reply goes through, so a person can enter nothing a bot could not send. Betting entries:
+against the request's own legal actions (decoded from the request by the protocol,
+:func:`protocol.request_decoder.legal_from_request`) and checked by the protocol's reply
+parser, the one every bot reply goes through, so a person can enter nothing a bot could
+not send. Betting entries:
 
 ==========================================  ===============================
 entry                                       reply
@@ -48,12 +49,12 @@ from engine.config import DrawLimit
 from protocol.cards import card_from_wire, cards_to_wire
 from protocol.errors import BotReplyError
 from protocol.replies import parse_action, parse_discard
+from protocol.request_decoder import legal_from_request
 
 __all__ = [
     "Command",
     "EntryError",
     "describe_legal",
-    "legal_from_request",
     "parse_entry",
     "request_hole_cards",
 ]
@@ -93,46 +94,6 @@ _DISCARD_WORDS = frozenset({"d", "discard"})
 # "r40" as well as "r 40"; "raise to 40" as well as "raise 40".
 _RAISE_ENTRY = re.compile(r"^(r|raise|b|bet)\s*(?:to\s+)?(\S+)$")
 _SEAT_SUFFIX = re.compile(r"\s*\(seat \d+\)$")  # the protocol's messages name the seat
-
-
-def legal_from_request(request: Mapping[str, Any]) -> LegalActions:
-    """The engine's legal actions as the request states them (the request is all a seat
-    gets, so this is what an entry is checked against)."""
-    seat_index = int(request["seat_index"])
-    stack = int(request["player_stack"])
-    current_bet = int(request["current_bet"])
-    if request["type"] == "draw":
-        return LegalActions(
-            seat_index=seat_index,
-            stack=stack,
-            current_bet=current_bet,
-            committed=0,
-            can_fold=False,
-            can_check=False,
-            can_call=False,
-            call_amount=0,
-            can_raise=False,
-            min_raise_to=0,
-            max_raise_to=0,
-            can_draw=True,
-            max_discard_count=int(request["max_discards"]),
-        )
-    names = set(request["legal_actions"])
-    own = [seat for seat in request["table_state"] if seat["seat_index"] == seat_index]
-    committed = int(own[0]["current_bet"]) if own else 0
-    return LegalActions(
-        seat_index=seat_index,
-        stack=stack,
-        current_bet=current_bet,
-        committed=committed,
-        can_fold="FOLD" in names,
-        can_check="CHECK" in names,
-        can_call="CALL" in names,
-        call_amount=int(request["to_call"]),
-        can_raise="RAISE" in names,
-        min_raise_to=int(request["min_raise_to"] or 0),
-        max_raise_to=int(request["max_raise_to"] or 0),
-    )
 
 
 def request_hole_cards(request: Mapping[str, Any]) -> list[Card]:

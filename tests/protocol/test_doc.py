@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from engine import events
-from engine.actions import Action, Call, Check, Discard, Fold, LegalActions
+from engine.actions import Action, Call, Check, Discard, Fold
 from engine.config import BettingStructure, GameConfig, Variant
 from engine.deck import Deck
 from engine.hand import Hand, SeatSetup
@@ -26,6 +26,7 @@ from protocol.codec import encode
 from protocol.errors import BotReplyError, ErrorCode
 from protocol.messages import act_request, draw_request, error_message, hand_end, hand_start, hello
 from protocol.replies import parse_action, parse_discard, parse_ready
+from protocol.request_decoder import legal_from_request
 from protocol.schema import ARENA_TO_BOT, MESSAGE_TYPES, direction_of, find_issue, load_schema
 from tests import REPO_ROOT
 
@@ -80,43 +81,6 @@ def test_every_message_type_has_a_valid_example() -> None:
     assert shown == set(MESSAGE_TYPES)
 
 
-def _legal_from_act(act: dict[str, Any]) -> LegalActions:
-    """What a bot can reconstruct of the engine's LegalActions from an ``act`` alone."""
-    names = act["legal_actions"]
-    own = next(seat for seat in act["table_state"] if seat["seat_index"] == act["seat_index"])
-    return LegalActions(
-        seat_index=act["seat_index"],
-        stack=act["player_stack"],
-        current_bet=act["current_bet"],
-        committed=own["current_bet"],
-        can_fold="FOLD" in names,
-        can_check="CHECK" in names,
-        can_call="CALL" in names,
-        call_amount=act["to_call"],
-        can_raise="RAISE" in names,
-        min_raise_to=act["min_raise_to"] or 0,
-        max_raise_to=act["max_raise_to"] or 0,
-    )
-
-
-def _legal_from_draw(draw: dict[str, Any]) -> LegalActions:
-    return LegalActions(
-        seat_index=draw["seat_index"],
-        stack=draw["player_stack"],
-        current_bet=0,
-        committed=0,
-        can_fold=False,
-        can_check=False,
-        can_call=False,
-        call_amount=0,
-        can_raise=False,
-        min_raise_to=0,
-        max_raise_to=0,
-        can_draw=True,
-        max_discard_count=draw["max_discards"],
-    )
-
-
 def test_the_example_conversation_replays_through_the_parser() -> None:
     messages = [message for _, _, is_invalid, message, _ in EXAMPLES if not is_invalid]
     checked = 0
@@ -142,10 +106,10 @@ def test_the_example_conversation_replays_through_the_parser() -> None:
 def _parse(request: dict[str, Any], reply: dict[str, Any]) -> object:
     """Parse ``reply`` as the arena would, knowing only what ``request`` told the bot."""
     if request["type"] == "act":
-        return parse_action(reply, request["seq"], _legal_from_act(request))
+        return parse_action(reply, request["seq"], legal_from_request(request))
     hole = [card_from_wire(card) for card in request.get("hole_cards", [])]
     assert all(card is not None for card in hole)
-    return parse_discard(reply, request["seq"], _legal_from_draw(request), hole)  # type: ignore[arg-type]
+    return parse_discard(reply, request["seq"], legal_from_request(request), hole)  # type: ignore[arg-type]
 
 
 def test_the_rejected_examples_fail_with_the_code_and_path_the_doc_names() -> None:

@@ -10,13 +10,13 @@ from arena.human.entry import (
     Command,
     EntryError,
     describe_legal,
-    legal_from_request,
     parse_entry,
     request_hole_cards,
 )
 from engine.actions import AllIn, Call, Check, Fold, RaiseTo
 from engine.config import BettingStructure, DrawLimit, GameConfig, Variant
 from protocol.replies import parse_action, parse_discard
+from protocol.request_decoder import legal_from_request
 from tests.arena.human.helpers import random_decisions
 
 CONFIGS = [
