@@ -420,7 +420,7 @@ def difference(stored: Mapping[str, Any], config: TournamentConfig) -> str:
             continue
         table, _, leaf = key.rpartition(".")
         before = (stored.get(table) or {}).get(leaf) if table else stored.get(key)
-        after = now[table][leaf] if table else now[key]
+        after = now[table].get(leaf) if table else now.get(key)
         if before != after:
             return f"{key} = {json.dumps(before)}, now {json.dumps(after)}"
     return ""

@@ -16,6 +16,7 @@ from arena.tournament.config import (
     TournamentConfig,
     TournamentConfigError,
     build_config,
+    difference,
     fingerprint,
     load_config,
     merge,
@@ -499,6 +500,23 @@ def test_flag_bots_replace_the_files_and_start_from_the_base_folder(tmp_path: Pa
     )
     assert config.bot_names == ("gamma", "delta")
     assert config.bots[0].manifest == manifest("gamma")
+
+
+def test_the_same_manifest_listed_twice_on_the_command_line_is_named_apart() -> None:
+    path = str(manifest("alpha"))
+    config = build_config(overrides={"bots": [path, path, path]})
+    assert config.bot_names == ("alpha", "alpha-2", "alpha-3")
+
+
+def test_the_difference_names_the_first_setting_that_decides_the_results(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "deals = 300\nseed = 5"))
+    stored = config.to_dict()
+    assert difference(stored, config) == ""
+    assert difference(stored, config.with_overrides({"concurrency": 3})) == ""
+    assert difference(stored, config.with_overrides({"deals": 400})) == "deals = 300, now 400"
+    changed = config.with_overrides({"game.big_blind": 4})
+    assert difference(stored, changed) == "game.big_blind = 2, now 4"
+    assert difference(stored, config.with_overrides({"seed": 6})) == "seed = 5, now 6"
 
 
 def test_flags_alone_make_a_config() -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.commands import tournament as tournament_command
 from tests.arena.tournament.helpers import FOLDER, HAND_STRENGTH, STATION, run_tournament, standings
 
 pytestmark = pytest.mark.allow_error_logs
@@ -129,12 +130,44 @@ def test_bad_setting_is_an_error_naming_the_key(
     assert not (tmp_path / "x").exists()
 
 
-def test_another_tournament_in_the_run_folder_is_refused(tmp_path: Path) -> None:
+def test_another_tournament_in_the_run_folder_is_refused_naming_the_setting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "run"
     common = ("--seed", "5", "--out", out, "--sandbox", "none", "--no-progress")
     assert run_tournament(FOLDER, STATION, "--deals", "4", *common)[0] == 0
+    capsys.readouterr()
     code, _text = run_tournament(FOLDER, STATION, "--deals", "6", *common)
     assert code == 2
+    error = capsys.readouterr().err
+    assert "holds another tournament ('tournament', other settings: deals = 4, now 6)" in error
+
+
+def test_the_same_manifest_twice_plays_as_two_bots_named_apart(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    code, text = run_tournament(
+        STATION, STATION, "--deals", "2", "--seed", "1", "--out", out, "--sandbox", "none",
+        "--no-progress", "--no-report",
+    )  # fmt: skip
+    assert code == 0, text
+    names = {row["bot"] for row in standings(out)["leaderboard"]["rows"]}
+    assert names == {"python calling station", "python calling station-2"}
+
+
+def test_ctrl_c_while_the_standings_print_is_the_interrupted_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tournament_command, "print_standings", interrupted)
+    out = tmp_path / "run"
+    code, text = run_tournament(
+        FOLDER, STATION, "--deals", "2", "--seed", "1", "--out", out, "--sandbox", "none",
+        "--no-progress", "--no-report",
+    )  # fmt: skip
+    assert code == 130
+    assert "interrupted: finished matches are stored in" in text and "Traceback" not in text
 
 
 def test_a_finished_tournament_run_again_plays_nothing(tmp_path: Path) -> None:
