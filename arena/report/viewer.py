@@ -48,6 +48,8 @@ final stacks.
  big blind 2', 'ann folds', '1 uncalled returned to bob', 'bob wins 2 (others folded)']
 >>> hand["steps"][-1]["stacks"], hand["result"]["winners"][0]["why"]
 ([9, 11], 'others folded')
+>>> [(seat["name"], seat["net"]) for seat in hand["seats"]]
+[('ann', -1), ('bob', 1)]
 """
 
 from __future__ import annotations
@@ -164,9 +166,12 @@ class _Replay:
                 config.get("ante", 0),
             ],
             "button": self.position.get(history.get("button_index"), -1),
+            # Each seat's net result of the hand: its final stack less its starting one.
             "seats": [
-                {"name": name, "seat": seat["seat_index"], "start": start}
-                for name, seat, start in zip(self.names, history["seats"], self.starts, strict=True)
+                {"name": name, "seat": seat["seat_index"], "start": start, "net": end - start}
+                for name, seat, start, end in zip(
+                    self.names, history["seats"], self.starts, self.stacks, strict=True
+                )
             ],
             "cards": self.dealt,
             "board": self.board,

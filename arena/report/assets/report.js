@@ -82,7 +82,15 @@
       ["latency", "Latency"], ["hands", "Hands"]];
     header.appendChild(el("nav", { class: "toc" },
       links.map(([id, text]) => el("a", { href: "#" + id, "data-section": id, text: text }))));
-    for (const note of DATA.notes) header.appendChild(el("p", { class: "note", text: note }));
+    for (const note of DATA.notes) {
+      if (!isChartNote(note)) header.appendChild(el("p", { class: "note", text: note }));
+    }
+  }
+
+  // The sentence that explains the dashed (duplicate-adjusted) line is drawn by the
+  // charts it explains, not under the title.
+  function isChartNote(note) {
+    return /^The dashed line/.test(note);
   }
 
   // -- leaderboard -------------------------------------------------------------------
@@ -151,6 +159,8 @@
         `confidence interval (Student's t) over ${DATA.unit}; + / \u2212 marks a rate whose ` +
         `interval excludes 0.`
       : "Freezeouts are ranked by rating (\u03bc \u2212 3\u03c3, openskill's Plackett-Luce)." })];
+    const lead = leadSentence(rows);
+    if (lead) notes.unshift(el("p", { class: "note lead", id: "lead", text: lead }));
     for (const test of DATA.sprt || []) {
       const llr = typeof test.llr === "number" ? plain(test.llr, 2) : String(test.llr);
       notes.push(el("p", { class: "note", text:
@@ -158,6 +168,38 @@
         `(LLR ${llr}, bounds ${plain(test.lower_bound, 2)} / ${plain(test.upper_bound, 2)}, ${plain(test.n)} deals)` }));
     }
     main.appendChild(section("leaderboard", "Leaderboard", el("div", { class: "scroll" }, table), notes));
+  }
+
+  // Whether #1 is significantly ahead of #2: their head-to-head cell when they played
+  // each other (its 95% interval), else whether their own intervals overlap.
+  function leadSentence(rows) {
+    const first = rows.find((row) => row.rank === 1);
+    const second = rows.find((row) => row !== first && row.rank <= 2);
+    if (!first || !second) {
+      return rows.length > 1 && rows.filter((row) => row.rank === 1).length > 1
+        ? "The first place is shared: the leaders' results are equal." : "";
+    }
+    const table = DATA.crosstable;
+    const cell = table ? table.cells.find((c) => c.row === first.bot && c.column === second.bot) : null;
+    const names = `#1 ${first.bot} against #2 ${second.bot}`;
+    if (cell && cell.n > 0) {
+      const half = cell.half === null ? "\u00b1?" : "\u00b1" + plain(cell.half);
+      const head = `${signed(cell.mean)} ${half} mbb/hand over ${plain(cell.n)} ${DATA.unit}`;
+      return cell.low !== null && cell.low > 0
+        ? `${names}: significantly ahead, head to head ${head} (the 95% interval excludes 0).`
+        : `${names}: not significantly ahead, head to head ${head} (the 95% interval includes 0).`;
+    }
+    const a = first.estimate;
+    const b = second.estimate;
+    if (a.n > 0 && b.n > 0 && a.low !== null && b.high !== null) {
+      return a.low > b.high
+        ? `${names}: significantly ahead (their 95% intervals do not overlap).`
+        : `${names}: not shown to be ahead (their 95% intervals overlap).`;
+    }
+    if (first.rating && second.rating) {
+      return `${names}: ranked by rating; no interval tells them apart here.`;
+    }
+    return "";
   }
 
   // -- crosstable --------------------------------------------------------------------
@@ -174,12 +216,17 @@
     if (!table) return;
     const cells = new Map(table.cells.map((cell) => [cell.row + "\u0000" + cell.column, cell]));
     const biggest = Math.max(1, ...table.cells.map((cell) => Math.abs(cell.mean || 0)));
+    // Rows and columns in the leaderboard's order, numbered by its ranks.
+    const ranked = (DATA.leaderboard.rows || []).filter((row) => table.bots.includes(row.bot));
+    const order = ranked.map((row) => row.bot).concat(table.bots.filter((bot) => !ranked.some((r) => r.bot === bot)));
+    const rank = new Map(ranked.map((row) => [row.bot, row.rank]));
+    const label = (bot, i) => `${rank.has(bot) ? rank.get(bot) : i + 1}. ${bot}`;
     const head = el("tr", {}, el("th", { class: "name", text: "row bot vs column bot" }),
-      table.bots.map((bot, i) => el("th", { class: "column", title: bot, text: `${i + 1}. ${bot}` })));
+      order.map((bot, i) => el("th", { class: "column", title: bot, text: label(bot, i) })));
     const body = el("tbody");
-    table.bots.forEach((row, i) => {
-      const tr = el("tr", {}, el("th", { class: "name", text: `${i + 1}. ${row}` }));
-      for (const column of table.bots) {
+    order.forEach((row, i) => {
+      const tr = el("tr", { "data-bot": row }, el("th", { class: "name", text: label(row, i) }));
+      for (const column of order) {
         if (row === column) {
           tr.appendChild(el("td", { class: "self", text: "\u2014" }));
           continue;
@@ -243,8 +290,15 @@
       }
       svg.appendChild(sv("text", { x: L, y: H - 8, text: "0" }));
       svg.appendChild(sv("text", { x: W - R, y: H - 8, "text-anchor": "end", text: plain(maxX) + " hands" }));
+      let gap = null;
       if (chart.adjusted) {
+        // The luck the duplicate deals take out: the area between the two lines, shaded,
+        // and the widest gap in the legend (both lines end at the same total).
+        const back = chart.adjusted.slice().reverse();
+        svg.appendChild(sv("path", { class: "gap", fill: color, "fill-opacity": 0.18, stroke: "none",
+          d: linePath(chart.raw.concat(back), x, y) + "Z" }));
         svg.appendChild(sv("path", { class: "adjusted", stroke: color, d: linePath(chart.adjusted, x, y) }));
+        gap = widestGap(chart.raw, chart.adjusted);
       }
       svg.appendChild(sv("path", { class: "raw", stroke: color, d: linePath(chart.raw, x, y) }));
       const last = chart.raw[chart.raw.length - 1];
@@ -256,11 +310,37 @@
             `raw: ${signed(last ? last[1] : 0)} chips`),
           lastAdjusted ? el("span", {}, el("span", { class: "swatch",
             style: `background:repeating-linear-gradient(90deg, ${color} 0 6px, transparent 6px 10px)` }),
-          `duplicate-adjusted: ${signed(lastAdjusted[1])}`) : null)));
+          `duplicate-adjusted: ${signed(lastAdjusted[1])}`) : null,
+          gap ? el("span", { class: "gap-size", text:
+            `widest gap: ${signed(gap[1])} chips of luck at hand ${plain(gap[0])}` }) : null)));
     });
-    main.appendChild(section("charts", "Chips over hands", grid,
-      el("p", { class: "note", text: "Each bot's chips won, summed over its hands in plan order " +
-        "(all charts share their scales)." })));
+    const notes = [el("p", { class: "note", text: "Each bot's chips won, summed over its hands in plan order " +
+      "(all charts share their scales)." })];
+    for (const note of DATA.notes) {
+      if (isChartNote(note)) notes.push(el("p", { class: "note chart-note", text: note }));
+    }
+    if (charts.some((chart) => chart.adjusted)) {
+      notes.push(el("p", { class: "note", text: "The shaded area between the two lines is the luck of " +
+        "the cards that the duplicate deals cancel: the raw line carries a deal's luck until the same " +
+        "cards are played from the other seats, the dashed line never does. Both end at the same total." }));
+    }
+    main.appendChild(section("charts", "Chips over hands", grid, notes));
+  }
+
+  // The raw line minus the adjusted one where that is widest: [hands, chips]. The adjusted
+  // line is read between its points (it is drawn straight between them).
+  function widestGap(raw, adjusted) {
+    let best = null;
+    let j = 0;
+    for (const [px, py] of raw) {
+      while (j + 1 < adjusted.length && adjusted[j + 1][0] < px) j++;
+      const [ax, ay] = adjusted[j];
+      const next = adjusted[Math.min(j + 1, adjusted.length - 1)];
+      const t = next[0] > ax ? Math.min(1, Math.max(0, (px - ax) / (next[0] - ax))) : 0;
+      const gap = py - (ay + t * (next[1] - ay));
+      if (!best || Math.abs(gap) > Math.abs(best[1])) best = [px, Math.round(gap)];
+    }
+    return best && best[1] !== 0 ? best : null;
   }
 
   // -- finishing places --------------------------------------------------------------
@@ -392,20 +472,45 @@
   let listRows = new Map();
 
   function drawHandList(main) {
-    const rows = DATA.hands.map((hand) => {
+    const net = (hand, bot) => hand.seats.filter((seat) => seat.name === bot).reduce((sum, seat) => sum + seat.net, 0);
+    const netText = (hand) => hand.seats.map((seat) => `${seat.name} ${signed(seat.net)}`).join(", ");
+    for (const hand of DATA.hands) {
       const winners = hand.result.winners.map((w) => `${w.name} (${w.why})`).join("; ");
       const tr = el("tr", { "data-hand": hand.id },
         el("td", { class: "id" }, el("a", { href: handHref(hand.id), text: hand.id })),
         el("td", { class: "text", text: hand.seats.map((seat) => seat.name).join(", ") }),
         el("td", { text: plain(hand.pot) }),
         el("td", { class: "text", text: winners }),
+        el("td", { class: "text net", text: netText(hand) }),
         el("td", {}, el("span", { class: "tag " + hand.why.replace(" ", "-"), text: hand.why })));
       listRows.set(hand.id, tr);
-      return tr;
-    });
+    }
+    const body = el("tbody", {}, [...listRows.values()]);
     const table = el("table", {}, el("thead", {}, el("tr", {},
-      ["hand", "seats", "pot", "won by", "shown because"].map((t, i) => el("th", { class: i === 2 ? "" : "text", text: t })))),
-    el("tbody", {}, rows));
+      ["hand", "seats", "pot", "won by", "net by seat", "shown because"].map((t, i) => el("th", { class: i === 2 ? "" : "text", text: t })))),
+    body);
+    // "Where did my bot lose its chips?": the hands of one bot, its biggest losses first.
+    const bots = [...new Set(DATA.hands.flatMap((hand) => hand.seats.map((seat) => seat.name)))].sort();
+    const botChoice = el("select", { id: "hand-bot", "aria-label": "bot" },
+      el("option", { value: "", text: "every bot" }), bots.map((bot) => el("option", { value: bot, text: bot })));
+    const orderChoice = el("select", { id: "hand-order", "aria-label": "order" },
+      el("option", { value: "plan", text: "in playing order" }),
+      el("option", { value: "loss", text: "biggest loss first" }));
+    const relist = () => {
+      const bot = botChoice.value;
+      let hands = DATA.hands.filter((hand) => !bot || hand.seats.some((seat) => seat.name === bot));
+      if (orderChoice.value === "loss") {
+        // One bot: its own loss; every bot: the biggest loss of any seat.
+        const loss = (hand) => bot ? net(hand, bot) : Math.min(...hand.seats.map((seat) => seat.net));
+        hands = hands.map((hand, i) => [loss(hand), i, hand]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((e) => e[2]);
+      }
+      body.replaceChildren(...hands.map((hand) => listRows.get(hand.id)));
+      count.textContent = `${hands.length} of ${DATA.hands.length} hands`;
+    };
+    const count = el("span", { class: "note", id: "hand-count" });
+    botChoice.addEventListener("change", relist);
+    orderChoice.addEventListener("change", relist);
+    const filters = el("p", { class: "filters" }, "Show the hands of ", botChoice, " ", orderChoice, " ", count);
     const how = el("p", { class: "note" },
       `This page holds ${DATA.hands.length} of the run's ${plain(DATA.hands_total)} hands ` +
       "(every hand with a fault up to half of them, the biggest pots, and an even sample). " +
@@ -413,7 +518,8 @@
     const keys = el("p", { class: "note" }, "Open a hand, then step with ", el("kbd", { text: "\u2190" }), " ",
       el("kbd", { text: "\u2192" }), " (", el("kbd", { text: "Home" }), " / ", el("kbd", { text: "End" }),
       " for the first and last step). A link to a hand is ", el("code", { text: "report.html#hand=MATCH/N" }), ".");
-    main.appendChild(section("hands", "Hands", how, keys, el("div", { class: "hand-list" }, table)));
+    main.appendChild(section("hands", "Hands", how, keys, filters, el("div", { class: "hand-list" }, table)));
+    relist();
   }
 
   // -- the hand viewer ---------------------------------------------------------------
@@ -528,6 +634,9 @@
         result.appendChild(el("div", {}, el("b", { text: winner.name }), ` wins ${plain(winner.amount)} `,
           el("span", { class: "why", text: `(${winner.why})` })));
       }
+      result.appendChild(el("ul", { class: "nets", id: "viewer-nets" }, hand.seats.map((seat) =>
+        el("li", { class: tone(seat.net), "data-net": seat.net }, el("b", { text: seat.name }),
+          ` ${signed(seat.net)} this hand`))));
     }
   }
 

@@ -259,3 +259,56 @@ def test_only_the_reports_own_script_runs(rr_run: Path, tmp_path: Path, browser:
     refused = [error for error in browser.errors if "Content Security Policy" in error]
     assert len(refused) == 2
     browser.errors.clear()  # the refusals are the point; nothing else may have failed
+
+
+def test_the_crosstable_follows_the_leaderboards_ranks_and_the_lead_is_judged(
+    rr_run: Path, tmp_path: Path, browser: Browser
+) -> None:
+    report = tmp_path / "report.html"
+    write_report(rr_run, report)
+    browser.open(report)
+    board = browser.page.locator("#leaderboard tbody tr").evaluate_all(
+        "rows => rows.map(row => row.dataset.bot)"
+    )
+    crosstable = browser.page.locator("#crosstable tbody tr").evaluate_all(
+        "rows => rows.map(row => row.dataset.bot)"
+    )
+    assert crosstable == board
+    ranks = _cells(browser, "#leaderboard tbody tr td:first-child")
+    heads = _cells(browser, "#crosstable tbody tr th.name")
+    assert [head.split(".")[0] for head in heads] == ranks
+    lead = browser.page.locator("#lead").inner_text()
+    assert lead.startswith(f"#1 {board[0]} against #2 {board[1]}: ")
+    assert "significantly ahead" in lead and "interval" in lead
+    # The sentence about the dashed line is by the charts, not under the title.
+    assert "The dashed line" in browser.page.locator("#charts").inner_text()
+    assert "The dashed line" not in browser.page.locator("#summary").inner_text()
+    assert browser.page.locator("#charts svg.chips path.gap").count() == 3
+    browser.shot("lead-and-charts", "#charts")
+
+
+def test_the_hands_can_be_filtered_by_bot_and_sorted_by_loss_and_show_nets(
+    rr_run: Path, tmp_path: Path, browser: Browser
+) -> None:
+    report = tmp_path / "report.html"
+    write_report(rr_run, report)
+    data = embedded_data(report.read_text(encoding="utf-8"))
+    browser.open(report)
+    page = browser.page
+    page.select_option("#hand-bot", "ann")
+    page.select_option("#hand-order", "loss")
+    ids = page.locator("#hands tbody tr").evaluate_all("rows => rows.map(row => row.dataset.hand)")
+    by_id = {hand["id"]: hand for hand in data["hands"]}
+    with_ann = [hand for hand in data["hands"] if any(s["name"] == "ann" for s in hand["seats"])]
+    assert sorted(ids) == sorted(hand["id"] for hand in with_ann) and ids
+    nets = [sum(s["net"] for s in by_id[i]["seats"] if s["name"] == "ann") for i in ids]
+    assert nets == sorted(nets) and nets[0] < 0  # its biggest loss first
+    assert page.locator("#hand-count").inner_text() == f"{len(ids)} of {len(data['hands'])} hands"
+    browser.shot("hands-filtered", "#hands")
+    page.locator(f'#hands a[href="#hand={ids[0].replace("/", "%2F")}"]').click()
+    page.keyboard.press("End")
+    shown = page.locator("#viewer-nets li").evaluate_all(
+        "items => items.map(item => Number(item.dataset.net))"
+    )
+    assert shown == [seat["net"] for seat in by_id[ids[0]]["seats"]] and sum(shown) == 0
+    assert "this hand" in page.locator("#viewer-nets").inner_text()
