@@ -17,7 +17,7 @@ from pathlib import Path
 from arena.bots.launcher import Launcher
 from arena.bots.manifest import BotManifest
 from arena.human.seat import DEFAULT_HUMAN_NAME, FrontEnd, HumanSeat
-from arena.human.table import player_names, table_sessions
+from arena.human.table import PersonDecider, player_names, table_sessions
 from arena.match.config import MatchConfig
 from arena.match.host import build_or_refuse, seat_factories
 from arena.match.results import MatchResult
@@ -51,4 +51,10 @@ def host_game(
         (manifest.name, factory) for manifest, factory in zip(manifests, factories, strict=True)
     ]
     sessions = table_sessions(bots, config, seat, seat_index=seat_index, timeout_s=timeout_s)
-    return run_match(config, sessions, out_dir)
+    # The person also sees the rest of each hand after their last decision in it.
+    return run_match(
+        config,
+        sessions,
+        out_dir,
+        wrap_decider=lambda inner: PersonDecider(inner, seat, seat_index=seat_index),
+    )

@@ -9,9 +9,9 @@ default action when it runs out, as for a bot) and no time bank.
 A bot learns no more of a hand than its requests and ``hand_end`` tell it, so nothing
 after its last decision but the result. A person wants to see the rest (their own last
 action, the bots' replies, the streets dealt, an uncalled bet returned):
-:func:`tell_hand_ends` puts :class:`PersonDecider` around the match's decider, which gives
-the person's seat the hand's whole public history, as that seat may see it, just before
-its ``hand_end`` (:meth:`~arena.human.seat.HumanSeat.hand_over`).
+:class:`PersonDecider`, put around the match's decider (``run_match(...,
+wrap_decider=...)``), gives the person's seat the hand's whole public history, as that
+seat may see it, just before its ``hand_end`` (:meth:`~arena.human.seat.HumanSeat.hand_over`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from arena.bots.transport import Transport
 from arena.human.seat import HumanSeat
 from arena.human.transport import NO_TIME_LIMIT_S, HumanTransport
 from arena.match.config import MatchConfig, MatchConfigError, require_seat_count
-from arena.match.loop import MatchRunner
 from arena.match.players import Decider, Decision, HelloInfo
 from arena.match.records import StandingEntry
 from arena.match.run import seat_session
@@ -40,7 +39,6 @@ __all__ = [
     "human_session",
     "player_names",
     "table_sessions",
-    "tell_hand_ends",
 ]
 
 
@@ -174,9 +172,3 @@ class PersonDecider:
     def seat_summary(self, seat_index: int) -> tuple[bool, dict[str, Any]]:
         """As the match's decider."""
         return self.inner.seat_summary(seat_index)
-
-
-def tell_hand_ends(runner: MatchRunner, seat: HumanSeat, *, seat_index: int) -> None:
-    """Make ``runner`` (a match built with :func:`arena.match.run.live_match`) tell the
-    person at ``seat_index`` the rest of each hand before its ``hand_end``."""
-    runner.decider = PersonDecider(runner.decider, seat, seat_index=seat_index)

@@ -18,7 +18,7 @@ from arena.match.config import MatchConfig, require_seat_count
 from arena.match.formats import format_for
 from arena.match.log import GameLog
 from arena.match.loop import MatchRunner
-from arena.match.players import LiveBots
+from arena.match.players import Decider, LiveBots
 from arena.match.prefetch import NoPrefetch, Prefetch, WorkAhead
 from arena.match.progress import Progress
 from arena.match.results import MatchResult
@@ -143,15 +143,19 @@ def run_match(
     *,
     progress: Progress | None = None,
     clock: Callable[[], float] = time.monotonic,
+    wrap_decider: Callable[[Decider], Decider] | None = None,
 ) -> MatchResult:
     """Play a match between ``sessions`` (``(name, session)`` in seat order).
 
     Writes ``hands.jsonl``, ``results.json`` and each seat's ``stderr/<seat>-<name>.log``
     into ``out_dir`` when given. The sessions are finished (``match_end``, processes
-    stopped) when this returns or raises.
+    stopped) when this returns or raises. ``wrap_decider`` puts a decider around the live
+    bots (``arena play`` tells the person the rest of each hand this way).
     """
     store: ResultStore = NullStore() if out_dir is None else JsonLinesStore(out_dir)
     runner = live_match(
         config, sessions, store=store, progress=progress, clock=clock, out_dir=out_dir
     )
+    if wrap_decider is not None:
+        runner.decider = wrap_decider(runner.decider)
     return runner.run()

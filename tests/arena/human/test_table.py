@@ -17,12 +17,11 @@ from arena.human.table import (
     human_session,
     player_names,
     table_sessions,
-    tell_hand_ends,
 )
 from arena.human.transport import NO_TIME_LIMIT_S, HumanTransport
 from arena.match.config import MatchConfig, MatchConfigError
 from arena.match.players import Decider
-from arena.match.run import live_match, run_match
+from arena.match.run import run_match
 from arena.tools.replay import replay_file
 from engine.actions import Fold
 from engine.config import GameConfig, Variant
@@ -197,9 +196,12 @@ def test_the_person_is_told_the_rest_of_each_hand_before_it_ends() -> None:
     table = table_sessions(
         [("station", lambda: InMemoryTransport(bot, clock=clock))], config, seat, clock=clock
     )
-    runner = live_match(config, table, clock=clock)
-    tell_hand_ends(runner, seat, seat_index=0)
-    runner.run()
+    run_match(
+        config,
+        table,
+        clock=clock,
+        wrap_decider=lambda inner: PersonDecider(inner, seat, seat_index=0),
+    )
     text = "\n".join(front.shown)
     first = text[text.rindex("You may:", 0, text.index("Hand 1 over")) : text.index("Hand 1 over")]
     assert first.splitlines()[1:] == ["you fold", "station takes back 1 (not called)"]
