@@ -31,6 +31,7 @@ from rich.console import JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
+from arena.match.config import DEFAULT_MATCH_ID
 from arena.match.console import make_console
 from arena.match.results import MatchResult, PlayerResult
 from protocol.inert import inert_text
@@ -84,11 +85,10 @@ def results_table(result: MatchResult) -> Table:
     """The results as a rich table: a title line and one row per bot, best first; bot
     names shown inert (a name is the bot author's text)."""
     mode = _MODE_TEXT.get(result.mode, result.mode)
+    # A single match keeps the default id "match": not "match match".
+    named = "" if result.match_id == DEFAULT_MATCH_ID else f" {inert_text(result.match_id)}"
     table = Table(
-        title=Text(
-            f"match {inert_text(result.match_id)}: {result.hands_played} hands, "
-            f"seed {result.seed}, {mode}"
-        ),
+        title=Text(f"match{named}: {result.hands_played} hands, seed {result.seed}, {mode}"),
         title_justify="left",
     )
     with_stack = result.mode != "hands"

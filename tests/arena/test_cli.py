@@ -200,6 +200,7 @@ def test_match_command_plays_and_writes_results(
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert "python calling station" in captured.out and "bb/100" in captured.out
+    assert "match: 6 hands, seed 3" in captured.out and "match match" not in captured.out
     assert "hand 6/6 (100%)" in captured.err  # plain progress lines: stderr is not a TTY
     results = json.loads((out_dir / "results.json").read_text())
     assert results["hands_played"] == 6 and results["seed"] == 3
