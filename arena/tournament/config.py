@@ -28,6 +28,11 @@ One validator reads both sources: :func:`build_config` takes the file and the co
 line's values (by dotted key, e.g. ``{"deals": 500, "sprt.enabled": True}``); a flag wins
 over the file. Every bad value raises :class:`TournamentConfigError`, whose message names
 the file (or ``command line``), the key and the value, and says what is allowed.
+
+Every key (its parser, default, flag, help and whether it decides the results) is declared
+once in :mod:`arena.settings.catalog`; the dataclasses below are the typed view of the
+tables and take their defaults from there. The rules between keys are
+:mod:`arena.tournament.config_rules`.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
@@ -46,16 +51,15 @@ from arena.bots.sandbox.limits import LIMIT_KEYS
 from arena.bots.sandbox.select import SandboxLevel
 from arena.settings import COMMAND_LINE, REGISTRY, SettingsError, file_keys
 from arena.settings.files import Given, ValueSource, read_overrides, read_toml, source_label
-from arena.settings.grammar import suggestion
 from arena.stats.sprt import Sprt
 from arena.tournament.config_keys import (
-    MAX_MATCHES,
     BotEntry,
     ExecutorKind,
     Format,
     TournamentConfigError,
     load_bots,
 )
+from arena.tournament.config_rules import problems
 from engine.config import BettingStructure, GameConfig, Variant
 
 __all__ = [
@@ -472,7 +476,7 @@ def _build(given: Given, label: str) -> TournamentConfig:
         source=label,
         **{key: value for key, value in values.items() if key in _TOP_KEYS},
     )
-    for key, value, why in _problems(config):
+    for key, value, why in problems(config):
         raise TournamentConfigError(given[key][1].label if key in given else label, key, value, why)
     return config
 
@@ -491,43 +495,3 @@ def _settings(cls: type[_Settings], table: str, values: Mapping[str, Any]) -> _S
         if key in values:
             given[item.name] = values[key]
     return cls(**given)
-
-
-def _problems(config: TournamentConfig) -> Iterator[tuple[str, object, str]]:
-    """The rules between keys: each broken one as (the key to change, its value, why)."""
-    game, names, sprt = config.game, config.bot_names, config.sprt
-    if game.small_blind > game.big_blind:
-        limit = f"must not be larger than game.big_blind ({game.big_blind})"
-        yield "game.small_blind", game.small_blind, limit
-    if game.big_blind == 0 and game.ante == 0:
-        yield "game.big_blind", 0, "a game needs a big blind or an ante; both are 0"
-    least = 3 if config.format is Format.RING else 2
-    if len(names) < least:
-        why = "a ring table has 3 to 10 seats" if least == 3 else "a match needs two"
-        yield "bots", list(names), f"{config.format} needs at least {least} bots ({why})"
-    if config.format is Format.GAUNTLET and config.challenger not in (None, *names):
-        hint = suggestion(str(config.challenger), names)
-        yield "challenger", config.challenger, f"is not one of the bots{hint}: {list(names)}"
-    if not config.format.is_heads_up and config.seats > len(names):
-        key = "ring.seats" if config.format is Format.RING else "sit_and_go.seats"
-        yield key, config.seats, f"more seats than the {len(names)} bots: at most {len(names)}"
-    if config.scheduler is not None and config.executor is not ExecutorKind.DASK:
-        yield "scheduler", config.scheduler, "is used only by executor = dask (--executor dask)"
-    if sprt.enabled and not config.format.is_heads_up:
-        only = "only round_robin and gauntlet allow it"
-        why = f"the sequential test stops heads-up pairs: {only}, the format is {config.format}"
-        yield "sprt.enabled", True, why
-    if sprt.enabled and sprt.mbb1 <= sprt.mbb0:
-        yield "sprt.mbb1", sprt.mbb1, f"must be above sprt.mbb0 ({sprt.mbb0:g})"
-    count = config.match_count()
-    if count > MAX_MATCHES:
-        groups, blocks, seats = config.group_count(), len(config.block_sizes()), config.seats
-        if config.format is Format.RING:
-            what = f"{len(names)} bots at {seats} seats make {groups:,} groups"
-            advice = "use fewer bots or a bigger table (ring.seats), or fewer, longer blocks"
-        else:
-            what = f"{groups:,} pairs"
-            advice = "use fewer bots, or fewer, longer blocks (block_deals)"
-        total = f"{groups:,} x {blocks} blocks x {seats} seatings = {count:,} matches"
-        why = f"{what}: {total}, more than the limit of {MAX_MATCHES:,}: {advice}"
-        yield "bots", list(names), why
