@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, SIZE_KEYS, LimitsError, format_size
 from arena.bots.sandbox.select import SandboxLevel
+from arena.match.log import LOG_LEVELS
 from arena.settings import grammar
 from arena.settings.grammar import boolean, choice, duration, number, whole
 from arena.settings.model import declare
@@ -39,8 +40,6 @@ MAX_DEALS = 10_000_000
 MAX_CHIPS = 10**12
 #: The most worker processes.
 MAX_CONCURRENCY = 1024
-#: The match log's levels, quietest last (see :mod:`arena.match.log`).
-LOG_LEVELS = ("debug", "info", "warning", "error", "off")
 
 
 class Format(StrEnum):
