@@ -26,7 +26,9 @@ replaces them (see :mod:`arena.bots.launcher`):
 
 Any language works: the arena only needs a program that reads and writes JSON lines.
 A bad manifest raises :class:`ManifestError`, whose message names the file, the key and
-the bad value.
+the bad value. A name is shown everywhere (terminals, reports, chat), so it may hold no
+control character (named by its escape, such as ``\\x1b`` or ``\\u202e``) and at most
+:data:`MAX_NAME_LENGTH` characters.
 
 >>> m = parse_manifest({"name": "x", "command": ["{python}", "bot.py"]}, path=Path("/b/bot.toml"))
 >>> m.name, m.command, str(m.working_dir)
@@ -43,10 +45,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, LimitsError
+from protocol.inert import control_characters, inert_text
 
 __all__ = [
     "DEFAULT_BUILD_TIMEOUT_S",
     "MANIFEST_KEYS",
+    "MAX_NAME_LENGTH",
     "BotManifest",
     "ManifestError",
     "load_manifest",
@@ -55,6 +59,9 @@ __all__ = [
 
 #: How long a build command may run unless the manifest says otherwise.
 DEFAULT_BUILD_TIMEOUT_S = 120.0
+
+#: The longest name a bot may have (the protocol's limit on the name in ``ready``).
+MAX_NAME_LENGTH = 64
 
 #: Every key a manifest may have; anything else is a typo worth reporting.
 MANIFEST_KEYS = ("name", "command", "working_dir", "build", "build_timeout_s", "env", "limits")
@@ -132,9 +139,7 @@ def parse_manifest(data: Mapping[str, Any], *, path: Path) -> BotManifest:
             unknown[0],
             f"unknown key (allowed: {', '.join(MANIFEST_KEYS)})",
         )
-    name = data.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise ManifestError(path, "name", f"must be a non-empty string, got {name!r}")
+    name = _name(path, data.get("name"))
     if "command" not in data:
         raise ManifestError(path, "command", 'is missing (an argument list, e.g. ["./bot"])')
     command = _argument_list(path, "command", data["command"])
@@ -160,7 +165,7 @@ def parse_manifest(data: Mapping[str, Any], *, path: Path) -> BotManifest:
             raise ManifestError(path, f"env.{key}", "is not a valid environment variable")
     limits = _limits(path, data.get("limits", {}))
     return BotManifest(
-        name=name.strip(),
+        name=name,
         command=command,
         working_dir=(path.parent / working_dir).resolve(),
         build=build,
@@ -169,6 +174,31 @@ def parse_manifest(data: Mapping[str, Any], *, path: Path) -> BotManifest:
         path=path,
         limits=limits,
     )
+
+
+def _name(path: Path, name: object) -> str:
+    """The bot's name, stripped: shown in terminals, tables, reports and chat, so it may
+    hold no control character (an escape sequence, a newline, a bidi override would act
+    there instead of showing) and at most :data:`MAX_NAME_LENGTH` characters."""
+    if not isinstance(name, str) or not name.strip():
+        raise ManifestError(path, "name", f"must be a non-empty string, got {name!r}")
+    bad = control_characters(name)
+    if bad:
+        raise ManifestError(
+            path,
+            "name",
+            f"holds the control character {bad[0]} (a name is shown in terminals and pages, "
+            f"where it would act instead of showing): '{inert_text(name, max_length=80)}'",
+        )
+    name = name.strip()
+    if len(name) > MAX_NAME_LENGTH:
+        raise ManifestError(
+            path,
+            "name",
+            f"is {len(name)} characters long, more than {MAX_NAME_LENGTH}: "
+            f"'{inert_text(name, max_length=40)}'",
+        )
+    return name
 
 
 def _limits(path: Path, table: object) -> dict[str, int]:

@@ -23,12 +23,24 @@ from discord.ext import commands
 from arena.discord.settings import SETTINGS_HELP
 from arena.discord.tables import TableManager
 
-__all__ = ["MAX_MESSAGE_CHARS", "DiscordSink", "create_bot", "help_text", "split_text"]
+__all__ = [
+    "MAX_MESSAGE_CHARS",
+    "NO_MENTIONS",
+    "DiscordSink",
+    "create_bot",
+    "help_text",
+    "split_text",
+]
 
 _log = logging.getLogger(__name__)
 
 #: Discord's limit on one message's length.
 MAX_MESSAGE_CHARS = 2000
+
+#: Every message is sent with mentions off: a name like ``@everyone`` (a person's display
+#: name, a bot's manifest name, a bot name typed after ``!bot``) must never ping anyone.
+#: Names are also escaped where they are written (:mod:`arena.discord.markup`).
+NO_MENTIONS = discord.AllowedMentions.none()
 
 Context = commands.Context[commands.Bot]
 
@@ -132,7 +144,7 @@ class DiscordSink:
         else:
             target = self.client.get_user(target_id) or await self.client.fetch_user(target_id)
         for piece in split_text(text):
-            await target.send(piece)
+            await target.send(piece, allowed_mentions=NO_MENTIONS)
 
 
 def create_bot(
@@ -149,7 +161,9 @@ def create_bot(
     if intents is None:
         intents = discord.Intents.default()
         intents.message_content = True  # prefix commands read the message's text
-    bot = commands.Bot(command_prefix=prefix, intents=intents, help_command=None)
+    bot = commands.Bot(
+        command_prefix=prefix, intents=intents, help_command=None, allowed_mentions=NO_MENTIONS
+    )
     sink = DiscordSink(bot)
     manager = make_manager(sink)
     allowed = frozenset(channels)
@@ -164,13 +178,13 @@ def create_bot(
         if isinstance(error, commands.CommandNotFound | commands.CheckFailure):
             return  # another bot's command, or a channel this one does not serve
         if isinstance(error, commands.UserInputError):
-            await ctx.send(f"{error} (see {prefix}poker)")
+            await ctx.send(f"{error} (see {prefix}poker)", allowed_mentions=NO_MENTIONS)
             return
         raise error
 
     async def answer(ctx: Context, reply: str) -> None:
         for piece in split_text(reply):
-            await ctx.send(piece)
+            await ctx.send(piece, allowed_mentions=NO_MENTIONS)
 
     def act(entry: Callable[[str], str]) -> Callable[..., Coroutine[Any, Any, None]]:
         async def command(ctx: Context, *, rest: str = "") -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.bots.transport import Transport
+from arena.discord.markup import chat_name
 from arena.discord.public import (
     public_hand_end_text,
     public_match_end_text,
@@ -93,6 +94,11 @@ class ChatSeat:
     name: str
     user_id: int | None = None
     bot: str | None = None
+
+    @property
+    def shown(self) -> str:
+        """The name as the channel shows it: plain text, never markup or a mention."""
+        return chat_name(self.name)
 
 
 class ChatTable:
@@ -173,7 +179,8 @@ class ChatTable:
             # are told when they happen.
             prefetch=False,
         )
-        self.names = SeatNames(None, {f"p{i}": seat.name for i, seat in enumerate(self.seats)})
+        # Every text of the table names the seats as shown (a name is never markup).
+        self.names = SeatNames(None, {f"p{i}": seat.shown for i, seat in enumerate(self.seats)})
         sessions = [self._session(index, config, bot_factories) for index in range(len(self.seats))]
         self.out_dir = out_dir
         self.state = TableState.PLAYING
@@ -192,7 +199,8 @@ class ChatTable:
             user_id = seat.user_id
             front = ChatFrontEnd(lambda text: self.sink.to_person(user_id, text))
             self._fronts[user_id] = front
-            human = HumanSeat(front, name=seat.name, names=self.names.names, clock=self.clock)
+            # Their direct messages name them as the channel does: plain text.
+            human = HumanSeat(front, name=seat.shown, names=self.names.names, clock=self.clock)
             factory = lambda: HumanTransport(human, clock=self.clock, is_timed=True)  # noqa: E731
             # A person's turn time is their decision time, with no time bank.
             limits = replace(limits, decision_s=self.settings.turn_s, time_bank_s=0.0)
@@ -221,7 +229,8 @@ class ChatTable:
         try:
             self.result = run_match(config, sessions, out_dir, clock=self.clock)
         except BotsNotReadyError as exc:
-            self._post(f"The table could not start: {exc}")
+            # The reasons quote what the bots said: plain text.
+            self._post(f"The table could not start: {chat_name(str(exc))}")
         except LeftTableError:
             self._post(f"The table was closed; the hands played are in `{history}`.")
         except Exception as exc:  # our own bug: told in the channel and logged in full
@@ -273,7 +282,7 @@ class ChatTable:
         if index is None:
             return "You are not at this table."
         if self.state is TableState.OPEN:
-            name = self.seats.pop(index).name
+            name = self.seats.pop(index).shown
             return f"{name} left the table."
         front = self._fronts[user_id]
         if front.has_left:
@@ -319,7 +328,7 @@ class ChatTable:
         for index, seat in enumerate(self.seats):
             kind = "bot" if seat.bot is not None else "person"
             left = " (left)" if seat.user_id is not None and self.has_left(seat.user_id) else ""
-            lines.append(f"`seat {index}` {seat.name} ({kind}){left}")
+            lines.append(f"`seat {index}` {seat.shown} ({kind}){left}")
         if self.state is TableState.PLAYING and self._last_table:
             lines.append(self._last_table)
         return "\n".join(lines)

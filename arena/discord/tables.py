@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from arena.bots.transport import Transport
+from arena.discord.markup import chat_name
 from arena.discord.settings import SettingsError, parse_settings
 from arena.discord.table import ChatSeat, ChatTable, Sink, TableState
 from arena.match.config import MAX_SEATS, MIN_SEATS, new_secret_seed
@@ -85,9 +86,13 @@ class TableManager:
         if problem:
             return problem
         table = ChatTable(channel_id, user_id, settings, self.sink, clock=self.clock)
-        table.seats.append(ChatSeat(name, user_id=user_id))
+        seat = ChatSeat(name, user_id=user_id)
+        table.seats.append(seat)
         self.tables[channel_id] = table
-        return f"{name} opened a table: {settings.describe()}. Join it, or seat bots, then start."
+        return (
+            f"{seat.shown} opened a table: {settings.describe()}. "
+            "Join it, or seat bots, then start."
+        )
 
     def join(self, channel_id: int, user_id: int, name: str) -> str:
         """Take a seat at the channel's open table."""
@@ -99,8 +104,9 @@ class TableManager:
         problem = _bad_name(name) or _full(table)
         if problem:
             return problem
-        table.seats.append(ChatSeat(name, user_id=user_id))
-        return f"{name} joined: {len(table.seats)} seats."
+        seat = ChatSeat(name, user_id=user_id)
+        table.seats.append(seat)
+        return f"{seat.shown} joined: {len(table.seats)} seats."
 
     def seat_bot(self, channel_id: int, user_id: int, bot_name: str) -> str:
         """Seat one of the configured bots (anyone at the table may)."""
@@ -110,13 +116,15 @@ class TableManager:
         if table.seat_of(user_id) is None:
             return "Only a person at the table may seat a bot."
         if bot_name not in self.bots:
-            known = ", ".join(sorted(self.bots)) or "none are configured"
-            return f"No bot named {bot_name!r}; the bots: {known}."
+            known = ", ".join(chat_name(name) for name in sorted(self.bots))
+            known = known or "none are configured"
+            return f"No bot named '{chat_name(bot_name)}'; the bots: {known}."
         problem = _full(table)
         if problem:
             return problem
-        table.seats.append(ChatSeat(bot_name, bot=bot_name))
-        return f"Bot {bot_name} takes seat {len(table.seats) - 1}."
+        seat = ChatSeat(bot_name, bot=bot_name)
+        table.seats.append(seat)
+        return f"Bot {seat.shown} takes seat {len(table.seats) - 1}."
 
     def leave(self, channel_id: int, user_id: int) -> str:
         """Leave the table: before the start the seat goes (with the last person, the
@@ -139,7 +147,7 @@ class TableManager:
         if isinstance(table, str):
             return table
         if user_id != table.host_id:
-            host = next(s.name for s in table.seats if s.user_id == table.host_id)
+            host = next(s.shown for s in table.seats if s.user_id == table.host_id)
             return f"Only the host ({host}) may start the table."
         if len(table.seats) < MIN_SEATS:
             return f"A table needs at least {MIN_SEATS} seats to start; it has {len(table.seats)}."
@@ -151,7 +159,7 @@ class TableManager:
             out_dir = self.runs_dir / f"discord-{channel_id}-{stamp}-{suffix}"
         out_dir.mkdir(parents=True)
         table.start(self.seed(), self.bots, out_dir, decision_timeout_s=self.decision_timeout_s)
-        names = ", ".join(seat.name for seat in table.seats)
+        names = ", ".join(seat.shown for seat in table.seats)
         return f"Shuffle up and deal: {names}. Hole cards come by direct message."
 
     def act(self, channel_id: int, user_id: int, text: str) -> str:

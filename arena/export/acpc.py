@@ -54,6 +54,7 @@ from engine.config import BettingStructure, GameConfig, Variant
 from engine.events import ActionTaken, BlindPosted, HandStarted, HoleCardsDealt, StreetDealt
 from engine.hand import Hand
 from engine.phases import Phase
+from protocol.inert import control_characters, inert_text
 
 __all__ = ["ACPC_LOG_SUFFIX", "acpc_name", "acpc_state_line", "write_acpc"]
 
@@ -66,14 +67,14 @@ _ROUND_INDEX = {phase: index for index, phase in enumerate(_ROUNDS)}
 
 def acpc_name(name: str) -> str:
     """A player name the log can hold: ``:`` and ``|`` separate fields, and a line break
-    or control character would end the line, so each becomes ``_``.
+    (``\\n``, NEL, U+2028, U+2029) or any other control character (C0, DEL, C1, bidi
+    controls: :func:`protocol.inert.control_characters`) would end the line or disguise
+    the name, so each becomes ``_``.
 
-    >>> acpc_name("bot:v2|beta")
-    'bot_v2_beta'
+    >>> acpc_name("bot:v2|beta"), acpc_name("next\\x85line\\u2028bot\\u202e")
+    ('bot_v2_beta', 'next_line_bot_')
     """
-    return "".join(
-        "_" if char in ":|" or ord(char) < 0x20 or ord(char) == 0x7F else char for char in name
-    )
+    return "".join("_" if char in ":|" or control_characters(char) else char for char in name)
 
 
 class _Betting:
@@ -296,7 +297,7 @@ def _act(betting: _Betting, player: int, event: ActionTaken) -> None:
 def _write_match_comment(file: TextIO, source: SourceHand, config: GameConfig) -> None:
     structure = "limit" if config.structure is BettingStructure.FIXED_LIMIT else "nolimit"
     file.write(
-        f"# match {source.match_id}: {structure} hold'em, blinds "
+        f"# match {inert_text(source.match_id)}: {structure} hold'em, blinds "
         f"{config.small_blind}/{config.big_blind}\n"
     )
 

@@ -356,9 +356,12 @@ def _count(number: int, noun: str) -> str:
 
 
 def _standing_label(entry: Mapping[str, Any], names: SeatNames) -> str:
+    # The name the table was given for the seat (a chat table's is plain text), as in
+    # every other line; the standing's own name otherwise.
+    name = names.names.get(entry["player_id"], entry["name"])
     if entry["player_id"] == names.own_player_id:
-        return f"you ({entry['name']})"
-    return str(entry["name"])
+        return f"you ({name})"
+    return str(name)
 
 
 def _own_seat(message: Mapping[str, Any]) -> Mapping[str, Any] | None:

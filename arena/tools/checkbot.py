@@ -444,7 +444,10 @@ def _converse(
     finally:
         info = transport.close(0.0)
     steps.extend(checker.steps)
-    return _report(path_text, manifest.name, steps, info.stderr_tail)
+    report = _report(path_text, manifest.name, steps, info.stderr_tail)
+    stderr = transport.stderr_log
+    line_count = len(stderr.data().splitlines())  # of bytes: at \n, \r\n and \r only
+    return replace(report, stderr_bytes=stderr.total_bytes, stderr_line_count=line_count)
 
 
 def _match_end(checker: _Checker) -> None:

@@ -13,6 +13,7 @@ import pytest_asyncio
 from discord.ext import commands
 
 from arena.discord.bot import DiscordSink, create_bot, help_text, split_text
+from arena.discord.markup import chat_name
 from arena.discord.table import TableState
 from arena.discord.tables import TableManager
 from tests.arena.discord.helpers import CARD, WAIT_S, station_factory
@@ -79,8 +80,9 @@ async def wait_for(harness: Harness, predicate: object) -> None:
 async def test_two_people_and_a_bot_play_through_chat_commands(harness: Harness) -> None:
     config = dpytest.get_config()
     ann, bob = config.members
+    ann_name = chat_name(ann.display_name)  # as the channel shows it: plain text
     await say(harness, "!open stack=100 blinds=1/20 level=1h", 0)
-    assert harness.channel_texts()[-1].startswith(f"{ann.display_name} opened a table: stacks 100")
+    assert harness.channel_texts()[-1].startswith(f"{ann_name} opened a table: stacks 100")
     await say(harness, "!join", 1)
     await say(harness, "!bot station", 0)
     await say(harness, "!status", 1)
@@ -91,13 +93,13 @@ async def test_two_people_and_a_bot_play_through_chat_commands(harness: Harness)
     await wait_for(harness, lambda: table.turn() is not None)
     # Bob acts out of turn; then Ann's bad entry, then her real action.
     await say(harness, "!fold", 1)
-    assert harness.channel_texts()[-1] == (f"It is not your turn: it is {ann.display_name}'s turn.")
+    assert harness.channel_texts()[-1] == (f"It is not your turn: it is {ann_name}'s turn.")
     await say(harness, "!bet 3", 0)
     assert "below minimum 10. You may: fold, call 5, raise 10..100" in harness.channel_texts()[-1]
     await say(harness, "!raise to 20", 0)
     await wait_for(
         harness,
-        lambda: any(f"{ann.display_name} raises to 20" in t for t in harness.channel_texts()),
+        lambda: any(f"{ann_name} raises to 20" in t for t in harness.channel_texts()),
     )
     turn = None
     while table.state is not TableState.OVER:

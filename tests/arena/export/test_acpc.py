@@ -332,3 +332,19 @@ def test_pokerkit_reads_our_limit_lines() -> None:
         game = FixedLimitTexasHoldem((), True, 0, (5, 10), 10, 20)
         (history,) = HandHistory.from_acpc_protocol(game, 10_000, line, error_status=True)
         assert not list(history)[-1].status
+
+
+@pytest.mark.parametrize(
+    "character", ["\x85", "\x9b", "\u2028", "\u2029", "\u202e", "\x00", "\x1b", "\r"]
+)
+def test_names_lose_line_breaks_and_c1_and_bidi_controls_as_the_export_page_says(
+    character: str,
+) -> None:
+    assert acpc_name(f"bot{character}x") == "bot_x"
+    hand = _hand(GameConfig(), [("a", 100), ("b", 100)], ["2c3d", "4h5s"], "6c7d8hTsJs", [Fold()])
+    line = acpc_state_line(hand, {"a": f"evil{character}bot", "b": "b"})
+    assert line.endswith(":b|evil_bot") and len(line.splitlines()) == 1
+
+
+def test_printable_names_in_any_script_are_kept() -> None:
+    assert acpc_name("Größe 🂡 бот 机器人") == "Größe 🂡 бот 机器人"
