@@ -55,6 +55,7 @@ from arena.store.sqlite_schema import (
     PlanEntry,
     PlannedMatch,
     TournamentRecord,
+    bots_of_config,
     create_schema,
     plan_entry_from_row,
     plan_text,
@@ -176,8 +177,12 @@ class ResultsDatabase:
         its stored seed, name and config win over the arguments), else a new one.
 
         ``config`` must be JSON-ready (it is stored as JSON, so tuples come back as lists);
-        ``bots`` maps each bot's name to its manifest path.
+        ``bots`` maps each bot's name to its manifest path, and is read from the config's
+        ``bots`` list (``{"name", "manifest"}`` tables, as a tournament's config has them)
+        when not given.
         """
+        if bots is None:
+            bots = bots_of_config(config)
         config_json = json_text(config, f"config of tournament {name!r}")
         with self._transaction(f"start tournament {name!r}"):
             if self._tournament_row("fingerprint", fingerprint) is None:
@@ -190,7 +195,7 @@ class ResultsDatabase:
             assert row is not None  # inserted just above when missing
             self._connection.executemany(
                 "INSERT OR IGNORE INTO bots (tournament_id, name, manifest_path) VALUES (?, ?, ?)",
-                [(row[0], bot, str(path)) for bot, path in (bots or {}).items()],
+                [(row[0], bot, str(path)) for bot, path in bots.items()],
             )
         return tournament_from_row(row)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ __all__ = [
     "PlanEntry",
     "PlannedMatch",
     "TournamentRecord",
+    "bots_of_config",
     "create_schema",
     "plan_entry_from_row",
     "plan_text",
@@ -243,3 +244,17 @@ def plan_entry_from_row(row: Sequence[Any]) -> PlanEntry:
         match_id, block_id, kind, position, tuple(json.loads(seats_json)), int(seed)
     )
     return PlanEntry(planned, status, bool(counted))
+
+
+def bots_of_config(config: Mapping[str, Any]) -> dict[str, str]:
+    """The bots a tournament's config lists, by name: their manifest paths.
+
+    >>> bots_of_config({"bots": [{"name": "a", "manifest": "a/bot.toml"}, "odd"]})
+    {'a': 'a/bot.toml'}
+    """
+    listed = config.get("bots")
+    return {
+        str(bot["name"]): str(bot.get("manifest", ""))
+        for bot in (listed if isinstance(listed, list) else ())
+        if isinstance(bot, Mapping) and "name" in bot
+    }

@@ -40,7 +40,7 @@ from arena.match.records import (
 )
 from arena.match.results import MatchResult
 from arena.session.policy import default_action
-from arena.store.hand_log import HandLog, read_hand_log
+from arena.store.hand_log import HandLog, HandLogError, read_hand_log
 from engine.actions import Action, LegalActions
 from engine.hand import Hand
 from protocol.errors import BotFaultError
@@ -318,9 +318,38 @@ class ReplayCheck:
         """Nothing to close."""
 
 
+#: What a file that is JSON but not a history this arena wrote can make the replay raise:
+#: a missing key, a value of the wrong type or range, a value nested too deep to compare.
+_NOT_OUR_HISTORY = (
+    KeyError,
+    TypeError,
+    ValueError,
+    AttributeError,
+    IndexError,
+    OverflowError,
+    RecursionError,
+    MemoryError,
+)
+
+
 def replay_file(path: Path) -> ReplayReport:
-    """Replay the hand history at ``path`` (``HandLogError`` if it cannot be read)."""
+    """Replay the hand history at ``path``: a file that cannot be read, or that is not a
+    history this arena can replay (whatever it holds), is a ``HandLogError`` naming it."""
     log = read_hand_log(path)
+    try:
+        return _replay(path, log)
+    except HandLogError:
+        raise
+    except _NOT_OUR_HISTORY as error:
+        detail = str(error) if not isinstance(error, RecursionError) else "nested too deep"
+        shown = detail if len(detail) <= 200 else detail[:197] + "..."
+        raise HandLogError(
+            f"{path}: not a hand history this arena can replay"
+            f" ({type(error).__name__}: {shown or 'no detail'})"
+        ) from None
+
+
+def _replay(path: Path, log: HandLog) -> ReplayReport:
     config = MatchConfig.from_dict(log.header["config"])
     names = [player["name"] for player in log.header["players"]]
     decider = RecordedDecider(log, config)

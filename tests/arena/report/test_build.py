@@ -13,6 +13,7 @@ import pytest
 from arena.report import HandRef, ReportError, write_report
 from arena.report.build import load_source
 from arena.report.page import CONTENT_SECURITY_POLICY, embed_json, render_page
+from arena.store.sqlite import ResultsDatabase
 from tests.arena.report.conftest import HOSTILE, embedded_data
 from tests.arena.report.runs import write_tournament
 
@@ -78,6 +79,9 @@ def test_a_real_tournament_report_shows_the_loser_below_zero(
     real_tournament: Path, tmp_path: Path
 ) -> None:
     written = _report(real_tournament, tmp_path / "a.html")
+    with ResultsDatabase(real_tournament / "results.sqlite", read_only=True) as database:
+        bots = database.bots(database.tournaments()[-1].id)
+    assert len(bots) == 2 and all(path.endswith("bot.toml") for path in bots.values())
     # The folder loses to the calling station in every deal: its rate is below 0.
     folder = next(r for r in written["leaderboard"]["rows"] if r["bot"] == "folder")
     assert folder["estimate"]["mean"] < 0 and folder["estimate"]["sign"] == "-"

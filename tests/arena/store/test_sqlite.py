@@ -644,3 +644,15 @@ def test_the_plan_comes_back_in_order_with_each_match_status_and_count(
     ]
     with pytest.raises(ResultsDatabaseError, match="no tournament 99"):
         db.plan(99)
+
+
+def test_the_bots_table_is_filled_from_the_tournament_config(db: ResultsDatabase) -> None:
+    config = {
+        "format": "round_robin",
+        "bots": [
+            {"name": "alpha", "manifest": "bots/alpha/bot.toml"},
+            {"name": "beta", "manifest": "bots/beta/bot.toml"},
+        ],
+    }
+    record = db.start_tournament("weekly", "fp-cfg", config, 1, True)
+    assert db.bots(record.id) == {"alpha": "bots/alpha/bot.toml", "beta": "bots/beta/bot.toml"}

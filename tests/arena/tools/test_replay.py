@@ -11,7 +11,7 @@ from typing import Any, cast
 import pytest
 
 from arena.match.config import MatchConfig, StackPolicy
-from arena.store.hand_log import HandLog
+from arena.store.hand_log import HandLog, HandLogError
 from arena.tools.replay import HandCheck, RecordedDecider, ReplayReport, replay_file
 from engine.actions import Fold, LegalActions, RaiseTo
 from engine.config import GameConfig
@@ -306,3 +306,57 @@ def test_a_reset_match_end_has_no_final_stack_and_old_histories_with_one_still_r
     old.write_text("\n".join([*lines[:-1], json.dumps(footer)]) + "\n", encoding="utf-8")
     report = replay_file(old)
     assert report.is_ok, report.format()
+
+
+def _deep(depth: int) -> Any:
+    value: Any = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda records: records[0].update(config=["a list"]), id="config-list"),
+        pytest.param(lambda records: records[0].update(players=[1, 2, 3]), id="players-ints"),
+        pytest.param(
+            lambda records: records[1].update(decisions=[{"by": "bot", "replies": 7}]),
+            id="decision-garbage",
+        ),
+        pytest.param(lambda records: records[1]["history"].update(deck=_deep(900)), id="deck-deep"),
+        pytest.param(lambda records: records[-1].update(standings=_deep(900)), id="end-deep"),
+        pytest.param(lambda records: records[1].update(hand_number=10**400), id="huge-number"),
+    ],
+)
+def test_a_file_no_arena_wrote_is_one_error_naming_it_never_a_traceback(
+    tmp_path: Path, change: Callable[[list[Record]], None]
+) -> None:
+    path = _history(tmp_path)
+    _rewrite(path, change)
+    try:
+        report = replay_file(path)
+    except HandLogError as error:
+        assert str(path) in str(error) and "\n" not in str(error)
+    else:
+        assert not report.is_ok  # read, and found different from what the arena deals
+
+
+def test_a_reply_holding_unicode_line_separators_is_replayed_identically(
+    tmp_path: Path,
+) -> None:
+    # An invalid reply is kept raw in the history: U+2028/U+2029/NEL must not split its line.
+    path = _history(tmp_path)
+
+    def add_separators(records: list[Record]) -> None:
+        for record in records:
+            if record["type"] == "hand":
+                for decision in record["decisions"]:
+                    if decision["by"] == "bot" and decision["action"]["action"] == "FOLD":
+                        decision["replies"] = ["not json \u2028\u2029\x85", *decision["replies"]]
+                        return
+
+    _rewrite(path, add_separators)
+    assert "\u2028" in path.read_text(encoding="utf-8")
+    report = replay_file(path)
+    assert [check.hand_number for check in report.checks] == [1, 2, 3, 4, 5, 6]
