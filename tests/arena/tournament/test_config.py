@@ -146,7 +146,7 @@ def test_the_docs_example_loads(tmp_path: Path) -> None:
     assert config.match_count() == 3 * 2 * 2
 
 
-def test_the_docs_key_table_lists_every_key_with_its_default() -> None:
+def test_the_docs_key_table_lists_every_key_with_its_default_and_flag() -> None:
     from arena.settings import file_keys
 
     repo = Path(__file__).resolve().parents[3]
@@ -155,10 +155,11 @@ def test_the_docs_key_table_lists_every_key_with_its_default() -> None:
     for line in text.split("## Every key", 1)[1].splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if line.startswith("| `"):
-            rows[cells[0].strip("`")] = cells[2].strip("`")
+            rows[cells[0].strip("`")] = (cells[2].strip("`"), cells[4])
     assert list(rows) == list(file_keys())
     for setting in file_keys().values():
-        assert rows[setting.key] == setting.shown, setting.key
+        flag = f"`{setting.flag}`" if setting.flag else "MANIFEST arguments"
+        assert rows[setting.key] == (setting.shown, flag), setting.key
 
 
 # -- bad files -----------------------------------------------------------------------------
