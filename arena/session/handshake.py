@@ -1,9 +1,14 @@
 """The start of a conversation: ``hello`` out, ``ready`` back, within the startup limit.
 
-Before ``ready`` a bot may print a banner or log lines; they are tolerated (and recorded
-by the caller's ``on_dropped``) as long as ``ready`` comes in time. A ``ready`` that the
-protocol rejects, no ``ready`` in time, or a bot that exits first is a startup failure,
-returned as a value for the session to record.
+Before ``ready`` a bot may write JSON objects of other types (a log message) and late
+``ready`` replies to an earlier ``hello``; they are tolerated (and recorded by the
+caller's ``on_dropped``) as long as ``ready`` comes in time. A line that is not a JSON
+object at all (a banner printed to stdout, a stray ``print``) fails the start at once,
+with the code ``check-bot`` gives it (``invalid_json``, ``invalid_utf8``,
+``not_an_object``, ``too_deep``): standard output is the protocol's channel, and waiting
+out the startup limit would only hide the cause behind ``startup_timeout``. A ``ready``
+that the protocol rejects, no ``ready`` in time, or a bot that exits first is a startup
+failure too, returned as a value for the session to record.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from arena.session.faults import FaultKind
 from arena.session.policy import TimeLimits
 from arena.session.reading import OnDropped
 from protocol.codec import decode, encode
-from protocol.errors import BotFaultError, ErrorCode, StaleReplyError
+from protocol.errors import BotFaultError, StaleReplyError
 from protocol.replies import parse_ready
 
 __all__ = ["ReadyInfo", "StartupFailure", "await_ready"]
@@ -68,8 +73,17 @@ def await_ready(
                 )
             try:
                 obj = decode(line)
+            except BotFaultError as exc:
+                # Not JSON at all: said at once, not after the startup limit.
+                return StartupFailure(
+                    exc.code,
+                    f"wrote a line that is not a JSON object before ready (stdout is the "
+                    f"protocol's channel; log to stderr): {exc.message}",
+                    latency_ms=(clock() - started) * 1000.0,
+                )
+            try:
                 if obj.get("type") != "ready":
-                    # A banner or a log line before ready: tolerated, but recorded.
+                    # A log message before ready: tolerated, but recorded.
                     on_dropped(
                         FaultKind.UNSOLICITED_LINE, "not_ready", f"before ready: {obj!r}", None
                     )
@@ -79,9 +93,6 @@ def await_ready(
                 on_dropped(FaultKind.STALE_REPLY, exc.code, str(exc), exc.seq)
                 continue
             except BotFaultError as exc:
-                if exc.code in (ErrorCode.INVALID_JSON, ErrorCode.INVALID_UTF8):
-                    on_dropped(FaultKind.UNSOLICITED_LINE, exc.code, f"before ready: {exc}", None)
-                    continue
                 return StartupFailure(exc.code, f"bad ready: {exc.message}")
             return ReadyInfo(
                 name=ready.name,

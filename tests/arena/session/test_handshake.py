@@ -56,12 +56,12 @@ def test_a_bot_that_exits_before_ready_is_a_startup_failure_with_its_exit_code()
     assert (fault.kind, fault.code, fault.exit_code) == (FaultKind.STARTUP_FAILURE, "exited", 2)
 
 
-def test_a_banner_and_a_stale_ready_before_ready_are_dropped_and_recorded() -> None:
+def test_a_log_message_and_a_stale_ready_before_ready_are_dropped_and_recorded() -> None:
     def bot(message: dict[str, Any]) -> BotOutput:
         if message["seq"] == 1:
             return {"type": "ready", "seq": 1, "name": "first"}
         return [
-            b"my bot v2 starting",
+            {"type": "log", "text": "my bot v2 starting"},
             {"type": "log", "text": "hi"},
             {"type": "ready", "seq": message["seq"] - 1, "name": "old"},
             {"type": "ready", "seq": message["seq"], "name": "good"},
@@ -104,3 +104,27 @@ def test_a_startup_failure_keeps_the_bots_last_words() -> None:
     assert session.start(HELLO) is None
     (fault,) = session.ledger.faults
     assert fault.code == "startup_timeout" and "Traceback: boom" in fault.detail
+
+
+@pytest.mark.parametrize(
+    ("banner", "code"),
+    [
+        (b"my bot v2 starting", "invalid_json"),
+        (b"\xff\xfe banner", "invalid_utf8"),
+        (b"[1, 2]", "not_an_object"),
+        (b'{"log":' + b"[" * 40 + b"]" * 40 + b"}", "too_deep"),
+    ],
+)
+def test_a_line_that_is_not_json_before_ready_fails_the_start_at_once(
+    banner: bytes, code: str
+) -> None:
+    # As check-bot says at once: stdout is the protocol's channel. Waiting out the startup
+    # limit would report startup_timeout and hide the cause.
+    harness = Harness(
+        lambda message: [banner, {"type": "ready", "seq": message["seq"], "name": "late"}]
+    )
+    assert harness.session.start(HELLO) is None
+    (fault,) = harness.session.ledger.faults
+    assert (fault.kind, fault.code) == (FaultKind.STARTUP_FAILURE, code)
+    assert "before ready" in fault.detail and "log to stderr" in fault.detail
+    assert fault.latency_ms == 0.0  # at once, on the fake clock: not after 10 s
