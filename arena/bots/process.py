@@ -9,8 +9,7 @@ applied here:
   nothing it started outlives it;
 * its stderr is drained all the time by a thread, into a :class:`CappedLog` (head and tail
   kept, the rest counted), so a chatty bot never blocks on a full pipe;
-* every wait has a deadline, and how the process ended becomes a readable error
-  (``exit code 3``, ``killed by signal 11 (SIGSEGV)``).
+* every wait has a deadline; how the process ended becomes a readable error (``exit code 3``).
 
 Theory of operation of the two conversation pipes. Both are non-blocking and both are
 served by the thread that calls :meth:`~ProcessTransport.send` and
@@ -64,7 +63,7 @@ from arena.bots.process_tree import (
     peek_returncode,
     start_bot_process,
 )
-from arena.bots.sandbox.confinement import Confinement, abandon
+from arena.bots.sandbox.confinement import Confinement, abandon, cpu_seconds_of
 from arena.bots.stderr_log import DEFAULT_STDERR_CAP_BYTES, CappedLog
 from arena.bots.transport import (
     BotStartError,
@@ -354,6 +353,10 @@ class ProcessTransport:
         return self._exit_info
 
     # -- extras ----------------------------------------------------------------------------
+
+    def cpu_seconds(self) -> float:
+        """CPU time of the bot's whole tree so far (its cgroup's count, where it has one)."""
+        return cpu_seconds_of(self.pid, self._confinement)
 
     @property
     def stdout_dropped_bytes(self) -> int:

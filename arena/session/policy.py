@@ -5,10 +5,18 @@ draw, where folding is not possible)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from engine.actions import Action, Call, Check, Discard, Fold, LegalActions
 
-__all__ = ["DEFAULT_HUNG_AFTER_TIMEOUTS", "DEFAULT_RESTART_BUDGET", "TimeLimits", "default_action"]
+__all__ = [
+    "DEFAULT_HUNG_AFTER_TIMEOUTS",
+    "DEFAULT_RESTART_BUDGET",
+    "DEFAULT_WALL_BACKSTOP",
+    "TimeBasis",
+    "TimeLimits",
+    "default_action",
+]
 
 #: Restarts of a crashed bot allowed per match before its seat sits out.
 DEFAULT_RESTART_BUDGET = 3
@@ -16,6 +24,28 @@ DEFAULT_RESTART_BUDGET = 3
 #: Timeouts in a row after which a bot counts as hung: its process tree is killed and it
 #: is restarted before the next hand, so a hung bot costs this many timeouts per restart.
 DEFAULT_HUNG_AFTER_TIMEOUTS = 3
+
+#: On the CPU basis, the wall clock still ends a decision at this multiple of its time.
+DEFAULT_WALL_BACKSTOP = 3.0
+
+
+class TimeBasis(StrEnum):
+    """What a decision's time is measured in (see :mod:`arena.session.timing`)."""
+
+    WALL = "wall"  # from the request's send to the reply, whatever the machine does
+    CPU = "cpu"  # the bot's own CPU time, with a wall-clock backstop
+
+    @classmethod
+    def parse(cls, text: str) -> TimeBasis:
+        """``"wall"`` or ``"cpu"``; a ``ValueError`` naming the value otherwise.
+
+        >>> TimeBasis.parse("cpu")
+        <TimeBasis.CPU: 'cpu'>
+        """
+        try:
+            return cls(text)
+        except ValueError:
+            raise ValueError(f"time basis {text!r}: must be wall or cpu") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,12 +61,18 @@ class TimeLimits:
     time_bank_s: float = 0.0  # extra time for the whole match, used when a decision runs over
     match_end_grace_s: float = 2.0  # after match_end, time to exit before being killed
     grace_s: float = 0.05  # transport slack on every deadline (not told to the bot)
+    time_basis: TimeBasis = TimeBasis.WALL  # what a decision's time is measured in
+    wall_backstop: float = DEFAULT_WALL_BACKSTOP  # on the CPU basis: the wall clock's limit
 
     def __post_init__(self) -> None:
         for name in ("decision_s", "startup_s", "time_bank_s", "match_end_grace_s", "grace_s"):
             value = getattr(self, name)
             if not value >= 0:  # also rejects NaN
                 raise ValueError(f"{name} must be a non-negative number of seconds, got {value!r}")
+        if not isinstance(self.time_basis, TimeBasis):
+            raise ValueError(f"time basis {self.time_basis!r}: must be wall or cpu")
+        if not self.wall_backstop >= 1:  # also rejects NaN
+            raise ValueError(f"wall_backstop must be at least 1, got {self.wall_backstop!r}")
 
     def to_wire(self) -> dict[str, int]:
         """The ``time_limits`` object of ``hello`` (milliseconds)."""

@@ -51,10 +51,9 @@ until the reply is there (see :mod:`arena.match.prefetch`). A notification sent 
 ``hold`` waits in the seat's :class:`~arena.session.channel.Channel` and goes out with
 the next line to the bot, in one write.
 
-Time: every wait has a deadline on the injected monotonic ``clock``. A decision's deadline
-is ``send time + decision_s + time bank left + grace_s`` (python-chess's "budget plus
-grace": the grace covers pipe latency and is not the bot's to use). Time beyond
-``decision_s`` is taken from the bank.
+Time: every wait has a deadline on the injected ``clock``. A decision gets ``decision_s`` plus
+the bank left, on the wall clock or in the bot's CPU time (:mod:`arena.session.timing`), and
+``grace_s`` for the pipes (not the bot's to use); time over ``decision_s`` comes from the bank.
 """
 
 from __future__ import annotations
@@ -84,6 +83,7 @@ from arena.session.reading import (
     read_reply,
 )
 from arena.session.stderr_file import SeatStderrLog
+from arena.session.timing import DecisionTimer, decision_timer
 from engine.actions import Action, LegalActions
 from engine.config import DrawLimit
 from engine.events import Event
@@ -415,12 +415,12 @@ class BotSession:
         transport = self._life.transport
         assert transport is not None
         sent_at = self.clock()  # the bot's time starts when the request is on its way
+        timer = decision_timer(self.limits, self.time_bank_left_s, self.clock, transport)
         try:
             self._send(transport, data)
         except TransportClosedError as exc:
             self._life.crashed(exc)
             return DecisionOutcome(default_action(legal), replies, "crash", None, attempt)
-        deadline = sent_at + self.limits.decision_s + self.time_bank_left_s + self.limits.grace_s
         if while_waiting is not None:
             while not transport.has_output() and while_waiting():
                 pass  # one step of the caller's work per round, until the reply is there
@@ -436,7 +436,7 @@ class BotSession:
 
         while True:
             try:
-                obj = read_reply(transport, deadline, expected_type, stray)
+                obj = read_reply(transport, timer.deadline(), expected_type, stray)
             except TransportClosedError as exc:
                 self._life.crashed(exc)
                 return DecisionOutcome(default_action(legal), replies, "crash", None, attempt)
@@ -445,6 +445,8 @@ class BotSession:
                 obj = None
             else:
                 if obj is None:
+                    if not timer.is_over():
+                        continue  # CPU time left: the bot was waiting for a core
                     return self._timed_out(seq, sent_at, legal, replies, attempt)
                 try:
                     action = parse_decision(obj, seq, legal, view.hole_cards, draw_limit=draw_limit)
@@ -462,12 +464,12 @@ class BotSession:
                     replies.append(obj)
                     self.timeouts_in_a_row = 0
                     self.ledger.add_latency(latency_ms)
-                    self._spend_bank(sent_at)
+                    self._spend_bank(timer)
                     return DecisionOutcome(action, replies, None, latency_ms, attempt, events)
             # The reply was invalid: say why, then ask again or give up.
             latency_ms = self._latency_ms(sent_at)
             self.ledger.add_latency(latency_ms)
-            self._spend_bank(sent_at)
+            self._spend_bank(timer)
             if obj is not None:
                 replies.append(obj)
             attempts_left = self.max_invalid_attempts - attempt
@@ -541,7 +543,7 @@ class BotSession:
     def _latency_ms(self, since: float) -> float:
         return (self.clock() - since) * 1000.0
 
-    def _spend_bank(self, sent_at: float) -> None:
-        over = self.clock() - sent_at - self.limits.decision_s
+    def _spend_bank(self, timer: DecisionTimer) -> None:
+        over = timer.used_s() - self.limits.decision_s
         if over > 0:
             self.time_bank_left_s = max(0.0, self.time_bank_left_s - over)

@@ -33,9 +33,16 @@ from arena.bots.launcher import LaunchSpec
 from arena.bots.sandbox.cgroup import BotCgroup, CgroupError
 from arena.bots.sandbox.limits import LimitReason, ResourceLimits, format_size
 from arena.bots.sandbox.supervisor import DEATH_SIGNAL
-from arena.bots.sandbox.watch import LimitBreach, TreeWatch, Watched, shared_watch
+from arena.bots.sandbox.watch import LimitBreach, TreeWatch, Watched, read_tree, shared_watch
 
-__all__ = ["Confinement", "abandon", "kernel_breach", "reason_of_signal", "remove_private_dir"]
+__all__ = [
+    "Confinement",
+    "abandon",
+    "cpu_seconds_of",
+    "kernel_breach",
+    "reason_of_signal",
+    "remove_private_dir",
+]
 
 logger = logging.getLogger("arena.bots")
 
@@ -135,6 +142,15 @@ class Confinement:
 
     def _on_breach(self, breach: LimitBreach) -> None:
         self._breach = breach
+
+
+def cpu_seconds_of(pid: int, confinement: Confinement | None) -> float:
+    """CPU time of the tree of ``pid`` so far: its cgroup's count where the bot has a
+    cgroup (exact, and the same however its processes came and went), else ``/proc``'s
+    (its processes' times, with those of the children they reaped)."""
+    cgroup = None if confinement is None else confinement.cgroup
+    counted = None if cgroup is None else cgroup.cpu_seconds()
+    return counted if counted is not None else read_tree(pid)[1].cpu_seconds
 
 
 def kernel_breach(cgroup: BotCgroup, limits: ResourceLimits) -> LimitBreach | None:
