@@ -67,7 +67,6 @@ def test_a_bot_that_ignores_match_end_is_recorded_and_killed(tmp_path: Path) -> 
         ("huge", "line_too_long"),
         ("deep", "line_too_long"),  # 100,000 deep is 200,000 bytes: over the line limit
         ("deep:30000", "too_deep"),  # under the line limit: refused before it is parsed
-        ("deep:980", "too_deep"),  # once accepted, then the stored hand exhausted the stack
     ],
 )
 def test_a_garbage_reply_is_an_invalid_reply_with_its_code(

@@ -7,10 +7,12 @@ object), ``no_seq``, ``unknown_action``, ``illegal`` (a raise to 1), ``bad_amoun
 ``no_newline`` (a valid reply without its newline), ``deep`` (JSON arrays nested 100,000
 deep; ``deep:N`` N deep), ``amount:TEXT`` (a raise whose amount is TEXT written as it
 is: ``NaN``, ``1e309``, ``true``, ``"100"``...; ``2**100`` is written as that integer's
-digits) or ``seq:TEXT``
+digits), ``seq:TEXT``
 (a valid check or call whose ``seq`` is TEXT written as it is: ``0``, ``-5``, ``null``,
-``1.5``, ``"3"``). With ``once`` only the first attempt of each decision is bad and the
-re-asked request gets a valid check or call.
+``1.5``, ``"3"``), ``separators`` (an unknown action whose text holds U+2028, U+2029 and
+NEL as they are, which JSON allows in a string) or ``banner`` (a line of text on stdout
+before ``ready``, then valid replies). With ``once`` only the first attempt of each
+decision is bad and the re-asked request gets a valid check or call.
 """
 
 from __future__ import annotations
@@ -61,7 +63,9 @@ def bad_reply(mode: str, seq: int, legal: list[str]) -> bytes:
         reply.update(action="RAISE", amount=1)
     elif mode == "bad_amount":
         reply.update(action="RAISE", amount="lots")
-    return json.dumps(reply).encode()
+    elif mode == "separators":
+        reply["action"] = "CALL\u2028FOLD\u2029\x85"
+    return json.dumps(reply, ensure_ascii=False).encode()
 
 
 def write(data: bytes) -> None:
@@ -93,10 +97,12 @@ def main() -> None:
         message = json.loads(line)
         kind = message.get("type")
         if kind == "hello":
+            if mode == "banner":  # what a bot printing its version on stdout does
+                write(b"garbage bot v2 starting...")
             ready = {"type": "ready", "seq": message["seq"], "name": f"garbage {mode}"}
             write(json.dumps(ready).encode())
         elif kind == "act":
-            if is_once and message.get("attempt", 1) > 1:
+            if (is_once and message.get("attempt", 1) > 1) or mode == "banner":
                 legal = message["legal_actions"]
                 action = "CHECK" if "CHECK" in legal else "CALL"
                 write(
