@@ -8,7 +8,7 @@ from typing import TextIO
 
 from arena.settings import UsageError
 from arena.store.hand_log import HandLogError
-from arena.tools.replay import replay_file
+from arena.tools.replay import replay_run
 
 __all__ = ["DESCRIPTION", "add_arguments", "run"]
 
@@ -21,7 +21,12 @@ DESCRIPTION = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``arena replay``'s arguments."""
-    parser.add_argument("history", type=Path, metavar="HANDS_JSONL", help="a match's hands.jsonl")
+    parser.add_argument(
+        "history",
+        type=Path,
+        metavar="SOURCE",
+        help="a match's hands.jsonl, its run folder, or a tournament's run folder",
+    )
     parser.add_argument(
         "--verbose", action="store_true", help="a line for every hand, not only mismatches"
     )
@@ -32,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Replay the file; 0 identical, 1 a mismatch."""
     try:
-        report = replay_file(args.history)
+        report = replay_run(args.history)
     except (HandLogError, KeyError, TypeError, ValueError) as exc:
         # KeyError/TypeError/ValueError: a header that is JSON but not ours.
         raise UsageError(f"cannot replay {str(args.history)!r}: {exc}") from None

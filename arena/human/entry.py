@@ -122,8 +122,10 @@ def describe_legal(request: Mapping[str, Any]) -> list[str]:
         described.append(f"call {legal.call_amount}")
     if "RAISE" in names:
         low, high = legal.min_raise_to, legal.max_raise_to
+        # Nothing bet yet this round: the first chips in are a bet, not a raise.
+        word = "bet" if legal.current_bet == 0 else "raise"
         # Fixed-limit (and a stack that only reaches one amount) has a single raise size.
-        described.append(f"raise {low}" if low == high else f"raise {low}..{high}")
+        described.append(f"{word} {low}" if low == high else f"{word} {low}..{high}")
     if "ALL_IN" in names:
         described.append(f"all-in {legal.all_in_to}")
     return described
@@ -185,6 +187,9 @@ def _betting_reply(entry: str, seq: int, legal: LegalActions) -> dict[str, Any]:
             raise EntryError(f"{entry!r} alone is not an action; to raise to it: r {entry}")
         raise EntryError(f"{entry!r} is not an action (? for help)")
     amount_text = match.group(2)
+    if amount_text.startswith("-") and amount_text[1:].isdigit():
+        least = f": the least is {legal.min_raise_to}" if legal.can_raise else ""
+        raise EntryError(f"raise amount {amount_text} is negative{least}")
     if not amount_text.isdigit():
         raise EntryError(f"raise amount {amount_text!r} is not a whole number of chips")
     return {"type": "action", "seq": seq, "action": "RAISE", "amount": int(amount_text)}

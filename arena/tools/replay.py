@@ -41,6 +41,7 @@ from arena.match.records import (
 from arena.match.results import MatchResult
 from arena.session.policy import default_action
 from arena.store.hand_log import HandLog, HandLogError, read_hand_log
+from arena.store.run_folder import RunFolder
 from engine.actions import Action, LegalActions
 from engine.hand import Hand
 from protocol.errors import BotFaultError
@@ -51,8 +52,10 @@ __all__ = [
     "RecordedDecider",
     "ReplayCheck",
     "ReplayReport",
+    "RunReplay",
     "replay_action",
     "replay_file",
+    "replay_run",
 ]
 
 
@@ -316,6 +319,47 @@ class ReplayCheck:
 
     def close(self) -> None:
         """Nothing to close."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunReplay:
+    """The replays of a run: one match's, or every match of a tournament's folder."""
+
+    reports: tuple[ReplayReport, ...]
+
+    @property
+    def is_ok(self) -> bool:
+        """True when every match came out identical."""
+        return all(report.is_ok for report in self.reports)
+
+    def format(self, *, verbose: bool = False) -> str:
+        """Each match's report (:meth:`ReplayReport.format`), then, for several, a total."""
+        lines = [report.format(verbose=verbose) for report in self.reports]
+        if len(self.reports) > 1:
+            differ = sum(1 for report in self.reports if not report.is_ok)
+            verdict = "identical" if differ == 0 else f"{differ} NOT identical"
+            lines.append(f"{len(self.reports)} matches replayed: {verdict}")
+        return "\n".join(lines)
+
+
+def replay_run(path: Path) -> RunReplay:
+    """Replay what ``path`` holds: a ``hands.jsonl``, a match's run folder (its
+    ``hands.jsonl``) or a tournament's run folder (every ``matches/*/hands.jsonl``, in
+    name order), as ``arena report`` and ``arena export`` take them. A path that is none of
+    these, or a file that cannot be replayed, is a ``HandLogError`` naming it."""
+    path = Path(path)
+    if not path.is_dir():
+        return RunReplay((replay_file(path),))
+    folder = RunFolder(path)
+    if folder.is_match():
+        return RunReplay((replay_file(folder.history),))
+    histories = folder.match_histories()
+    if not histories:
+        raise HandLogError(
+            f"{path}: not a run folder: it has neither {RunFolder.HISTORY} (a match) nor"
+            f" {RunFolder.MATCHES}/*/{RunFolder.HISTORY} (a tournament's played matches)"
+        )
+    return RunReplay(tuple(replay_file(history) for history in histories))
 
 
 #: What a file that is JSON but not a history this arena wrote can make the replay raise:

@@ -102,7 +102,7 @@ def test_every_legal_option_shown_has_an_entry_the_protocol_accepts(config: Game
             entries = entries[: 1 + legal.max_discard_count]
         for option in describe_legal(request):
             word, _, amounts = option.partition(" ")
-            if word == "raise":
+            if word in ("raise", "bet"):
                 entries += [f"r {amount}" for amount in amounts.split("..")]
             elif word in ("fold", "check", "call", "all-in"):
                 entries.append(word)
@@ -184,7 +184,7 @@ LEGAL_TEXT = "You may: fold, call 4, raise 10..200, all-in 200"
         ("40", "'40' alone is not an action; to raise to it: r 40"),
         ("r", "'r' needs an amount, the round total to raise to (e.g. r 40)"),
         ("raise lots", "raise amount 'lots' is not a whole number of chips"),
-        ("r -5", "raise amount '-5' is not a whole number of chips"),
+        ("r -5", "raise amount -5 is negative: the least is 10"),
         ("check", "cannot check: 4 to call, current bet 6"),
         ("r 8", "raise to 8 below minimum 10"),
         ("r 500", "raise to 500 needs 498 chips, stack is 198 (all-in is raise to 200)"),
@@ -214,8 +214,28 @@ def test_a_raise_above_the_pot_limit_names_the_maximum() -> None:
 
 def test_fold_is_refused_where_the_request_does_not_list_it() -> None:
     request = bet_request(legal_actions=("CHECK", "RAISE"), to_call=0, current_bet=0)
-    with pytest.raises(EntryError, match=r"^cannot fold now\. You may: check, raise 10..200$"):
+    with pytest.raises(EntryError, match=r"^cannot fold now\. You may: check, bet 10..200$"):
         parse_entry("f", request)
+
+
+def test_the_first_chips_of_a_round_are_offered_as_a_bet_and_entered_as_either() -> None:
+    # Nothing bet yet this round (after the flop, say): the option is a bet, not a raise.
+    request = bet_request(legal_actions=("CHECK", "RAISE", "ALL_IN"), to_call=0, current_bet=0)
+    request["table_state"] = [{"seat_index": 0, "current_bet": 0}]
+    assert describe_legal(request) == ["check", "bet 10..200", "all-in 198"]
+    for entry in ("b 20", "bet 20", "r 20"):
+        assert parse_entry(entry, request) == {
+            "type": "action",
+            "seq": 7,
+            "action": "RAISE",
+            "amount": 20,
+        }
+
+
+def test_a_negative_amount_is_named_negative_even_where_raising_is_closed() -> None:
+    request = bet_request(legal_actions=("FOLD", "CALL"), min_raise_to=None, max_raise_to=None)
+    with pytest.raises(EntryError, match=r"^raise amount -4 is negative\. You may: fold, call 4$"):
+        parse_entry("r -4", request)
 
 
 def test_a_single_raise_size_is_shown_as_one_amount() -> None:

@@ -12,7 +12,13 @@ import pytest
 
 from arena.match.config import MatchConfig, StackPolicy
 from arena.store.hand_log import HandLog, HandLogError
-from arena.tools.replay import HandCheck, RecordedDecider, ReplayReport, replay_file
+from arena.tools.replay import (
+    HandCheck,
+    RecordedDecider,
+    ReplayReport,
+    replay_file,
+    replay_run,
+)
 from engine.actions import Fold, LegalActions, RaiseTo
 from engine.config import GameConfig
 from engine.deck import Deck
@@ -360,3 +366,30 @@ def test_a_reply_holding_unicode_line_separators_is_replayed_identically(
     assert "\u2028" in path.read_text(encoding="utf-8")
     report = replay_file(path)
     assert [check.hand_number for check in report.checks] == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_match_run_folder_is_replayed_through_its_hand_history(tmp_path: Path) -> None:
+    _history(tmp_path)
+    run = replay_run(tmp_path)
+    assert run.is_ok and len(run.reports) == 1
+    assert run.format() == replay_file(tmp_path / "hands.jsonl").format()
+
+
+def test_a_tournament_run_folder_replays_every_match_it_played(tmp_path: Path) -> None:
+    for name, seed in (("b-2", 5), ("a-1", 4)):
+        _history(tmp_path / "matches" / name, MatchConfig(hand_count=3, seed=seed))
+    (tmp_path / "matches" / "never-played").mkdir()
+    run = replay_run(tmp_path)
+    assert [Path(report.path).parent.name for report in run.reports] == ["a-1", "b-2"]
+    assert run.is_ok
+    assert run.format().endswith("2 matches replayed: identical")
+    _rewrite(
+        tmp_path / "matches" / "b-2" / "hands.jsonl",
+        lambda records: _bot_decision(records).update(replies=['{"action":"FOLD"}']),
+    )
+    assert replay_run(tmp_path).format().endswith("2 matches replayed: 1 NOT identical")
+
+
+def test_a_folder_that_is_no_run_is_one_error_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(HandLogError, match=r"not a run folder: it has neither hands.jsonl"):
+        replay_run(tmp_path)
