@@ -342,6 +342,7 @@ class StrictLauncher:
             *visible_paths(
                 [interpreter, *_bot_program(spec.argv)], env_path=env_path, shown=[private_dir]
             ),
+            *self.inner.expose,  # the host's: a toolchain in a home directory, say
             SUPERVISOR_PATH,
         ]
         front = HAND_OVER_STREAMS if self.filter_path is None else _with_filter(self.filter_path)

@@ -64,6 +64,12 @@ from arena.bots.sandbox.cgroup import (
 )
 from arena.bots.sandbox.confinement import remove_private_dir
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
+from arena.bots.sandbox.reach import (
+    closed_directory,
+    is_runnable_by_anyone,
+    parse_expose,
+    unreachable_message,
+)
 from arena.bots.transport import BotStartError
 
 __all__ = [
@@ -119,18 +125,6 @@ def address_space_backstop(limits: ResourceLimits) -> int:
     return max(16 * limits.memory_bytes, 4 * _GIB)
 
 
-def is_runnable_by_anyone(path: str | Path) -> bool:
-    """True when any user may execute ``path``: every directory on the way is searchable
-    and the file executable by others (an unprivileged bot must be able to run it)."""
-    try:
-        real = Path(os.path.realpath(path))
-        if not real.stat().st_mode & stat.S_IXOTH:
-            return False
-        return all(parent.stat().st_mode & stat.S_IXOTH for parent in real.parents)
-    except OSError:
-        return False
-
-
 class LimitsLauncher:
     """Runs each bot under the supervisor, in a private copy, with a scrubbed environment.
 
@@ -141,6 +135,9 @@ class LimitsLauncher:
     ``drop_privileges`` is whether bots get their own user id (default: when running as
     root). ``temp_dir`` holds the private directories (default: the system's).
     ``cgroups``, when given, is where each start and build gets a cgroup of its own.
+    ``expose`` are the host's paths a wrapping layer shows the bot read-only (the strict
+    layer's box, with ``is_boxed``); a program there counts as runnable when the bot's
+    user can pass from the exposed directory down (the box opens its parents).
 
     A bot dies with the *thread* that started it (that is how the kernel's death signal
     works): start bots from a thread that lives as long as they do.
@@ -160,6 +157,8 @@ class LimitsLauncher:
         copy_cap_bytes: int = DEFAULT_COPY_CAP_BYTES,
         copy_cap_files: int = DEFAULT_COPY_CAP_FILES,
         cgroups: CgroupParent | None = None,
+        expose: tuple[Path, ...] = (),
+        is_boxed: bool = False,
     ) -> None:
         self.limits = limits
         self.python = python
@@ -177,6 +176,17 @@ class LimitsLauncher:
         self.copy_cap_files = copy_cap_files
         self._lock = threading.Lock()
         self.cgroups = cgroups
+        self.expose = parse_expose(expose)
+        self.is_boxed = is_boxed
+        if self.drop_privileges and not is_boxed:
+            # Without a box nothing can be shown to the bot: only check it can reach it.
+            for path in self.expose:
+                closed = closed_directory(path)
+                if closed is not None and not (path.is_file() and closed == path):
+                    raise ValueError(
+                        f"expose {str(path)!r}: the limits layer cannot show it to bots "
+                        f"({str(closed)!r} is closed to other users); use --sandbox strict"
+                    )
         self._build_dirs: dict[Path, Path] = {}
         self._build_cgroups: dict[Path, BotCgroup] = {}
         self._finalizer = weakref.finalize(self, _remove_all, self._build_dirs, self._build_cgroups)
@@ -250,7 +260,13 @@ class LimitsLauncher:
             command = list(expand_placeholders(argv, python=python, bot_dir=work))
             env = self._environment(manifest, private)
             command[0] = _resolve_program(
-                manifest.name, command[0], work, env["PATH"], is_unprivileged=user is not None
+                manifest.name,
+                command[0],
+                work,
+                env["PATH"],
+                is_unprivileged=user is not None,
+                exposed=self.expose if self.is_boxed else (),
+                is_boxed=self.is_boxed,
             )
             if user is not None:
                 _give_to(private, user)
@@ -380,11 +396,19 @@ def _copy_file(source: Path, target: Path) -> None:
 
 
 def _resolve_program(
-    bot_name: str, program: str, work: Path, path: str, *, is_unprivileged: bool
+    bot_name: str,
+    program: str,
+    work: Path,
+    path: str,
+    *,
+    is_unprivileged: bool,
+    exposed: tuple[Path, ...] = (),
+    is_boxed: bool = False,
 ) -> str:
     """The program to exec: a path with a directory in it is relative to the bot's copy;
     a bare name is looked up on ``path``. Raise :class:`BotStartError` if it is not there,
-    or if an unprivileged bot could not run it."""
+    or if an unprivileged bot could not run it (a program in one of the ``exposed`` paths
+    of a box counts from that path down)."""
     if os.sep in program:
         resolved = program if os.path.isabs(program) else str(work / program)
         found = resolved if os.path.isfile(resolved) and os.access(resolved, os.X_OK) else None
@@ -395,11 +419,8 @@ def _resolve_program(
         where = "" if os.sep in program else f" on its PATH {path!r}"
         raise BotStartError(f"cannot run bot {bot_name!r}: no executable {program!r}{where}")
     is_own = Path(found).resolve().is_relative_to(work.resolve())
-    if is_unprivileged and not is_own and not is_runnable_by_anyone(found):
-        raise BotStartError(
-            f"cannot run bot {bot_name!r}: {found!r} cannot be run by the bot's own user "
-            "(it, or a directory on its way, is closed to other users)"
-        )
+    if is_unprivileged and not is_own and not is_runnable_by_anyone(found, below=exposed):
+        raise BotStartError(unreachable_message(bot_name, found, is_strict=is_boxed))
     return resolved
 
 

@@ -172,9 +172,12 @@ def launcher_for(
     *,
     overrides: Mapping[str, object] | None = None,
     probe: Probe | None = None,
+    expose: tuple[Path, ...] = (),
 ) -> SandboxLauncher:
     """The launcher of ``level``: ``limits`` for every bot, then each manifest's
     ``[limits]``, then ``overrides`` (the command line's, which have the last word).
+    ``expose`` are the host's paths the strict layer shows every bot read-only
+    (:func:`arena.bots.sandbox.reach.parse_expose` checks them).
 
     Raises :class:`SandboxUnavailableError` for ``strict`` where it does not work.
     """
@@ -188,6 +191,8 @@ def launcher_for(
         python=os.path.realpath(sys.executable),
         overrides=overrides,
         cgroups=found.cgroups,
+        expose=expose,
+        is_boxed=level is SandboxLevel.STRICT,
     )
     if level is SandboxLevel.LIMITS:
         return inner

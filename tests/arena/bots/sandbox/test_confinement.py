@@ -18,6 +18,7 @@ from arena.bots.sandbox.cgroup import BotCgroup
 from arena.bots.sandbox.confinement import (
     Confinement,
     abandon,
+    cpu_seconds_of,
     kernel_breach,
     reason_of_signal,
     remove_private_dir,
@@ -205,3 +206,16 @@ def test_a_spec_that_never_started_leaves_nothing(tmp_path: Path) -> None:
     (tmp_path / "stuck" / "inside").mkdir(parents=True)
     abandon(LaunchSpec(argv=("x",), cwd=tmp_path, env={}, cgroup=stuck))
     assert (tmp_path / "stuck").exists()
+
+
+def test_cpu_time_is_the_cgroup_s_count_where_there_is_one_else_the_tree_s(
+    tmp_path: Path,
+) -> None:
+    assert cpu_seconds_of(os.getpid(), None) > 0  # this test process has computed
+    launch, cgroup = _with_cgroup(tmp_path)
+    (cgroup.directories[0] / "cpu.stat").write_text("usage_usec 1500000\n")
+    confinement = Confinement(4242, replace(launch, limits=None))
+    assert cpu_seconds_of(4242, confinement) == 1.5
+    (cgroup.directories[0] / "cpu.stat").unlink()
+    assert cpu_seconds_of(4242, confinement) == 0.0  # no such tree: nothing computed
+    confinement.release(None, 0)

@@ -1,0 +1,109 @@
+"""Whether a bot's own user can run a program, what to do when it cannot, and the paths
+the host exposes to the box (:func:`parse_expose`).
+
+A sandboxed bot runs as a user of its own (when the arena is root), so a program it
+names, or one its build tool calls, must be runnable by any user: every directory on the
+way searchable, the file executable by others. A toolchain installed in a home directory
+(rustup's ``~/.cargo`` and ``~/.rustup``, pyenv's ``~/.pyenv``, nvm's ``~/.nvm``) is not,
+as long as the home directory is closed (``/root`` is 0700). The error then names the way
+out (:func:`unreachable_message`): install the tool where every user can run it, or let the
+host expose its directory read-only to the strict layer's box, which makes each exposed
+directory's parents searchable inside the box (``--expose DIR``; a manifest never can).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = [
+    "closed_directory",
+    "installation_of",
+    "is_runnable_by_anyone",
+    "parse_expose",
+    "unreachable_message",
+]
+
+
+def is_runnable_by_anyone(path: str | Path, *, below: Iterable[Path] = ()) -> bool:
+    """True when any user may execute ``path``: every directory on the way is searchable
+    and the file executable by others. Directories above one of ``below`` (exposed paths,
+    whose parents the box makes searchable) are not looked at."""
+    return closed_directory(path, below=below) is None
+
+
+def closed_directory(path: str | Path, *, below: Iterable[Path] = ()) -> Path | None:
+    """The first place on the way to ``path`` (the file included) that other users cannot
+    pass, None when there is none (see :func:`is_runnable_by_anyone`)."""
+    try:
+        real = Path(os.path.realpath(path))
+        roots = [Path(os.path.realpath(root)) for root in below]
+        top = next((root for root in roots if real.is_relative_to(root)), None)
+        for parent in reversed(real.parents):
+            if top is not None and not parent.is_relative_to(top):
+                continue
+            if not parent.stat().st_mode & stat.S_IXOTH:
+                return parent
+        return None if real.stat().st_mode & stat.S_IXOTH else real
+    except OSError as exc:
+        return Path(exc.filename or str(path))
+
+
+def installation_of(program: Path) -> Path:
+    """The directory to expose for ``program``: ``<root>`` for ``<root>/bin/<name>``
+    (the toolchain with its libraries), else the program's own directory.
+
+    >>> installation_of(Path("/root/.cargo/bin/cargo"))
+    PosixPath('/root/.cargo')
+    """
+    return program.parent.parent if program.parent.name == "bin" else program.parent
+
+
+def unreachable_message(bot_name: str, program: str, *, is_strict: bool) -> str:
+    """Why the bot's user cannot run ``program`` and the ways out.
+
+    >>> print(unreachable_message("b", "/nowhere/bin/tool", is_strict=True))  # doctest: +ELLIPSIS
+    cannot run bot 'b': '/nowhere/bin/tool' cannot be run by the bot's own user (...
+    """
+    closed = closed_directory(program)
+    where = f"{str(closed)!r} is closed to other users" if closed else "it is closed"
+    expose = installation_of(Path(os.path.realpath(program)))
+    how = (
+        f"let the host expose its directory read-only to the box (--expose {expose}, or "
+        f"expose = [{str(expose)!r}] in the tournament config; add any other directory it "
+        "uses, as ~/.rustup beside ~/.cargo)"
+        if is_strict
+        else f"run under --sandbox strict with --expose {expose}, which shows it read-only "
+        "in the box (the limits layer cannot)"
+    )
+    return (
+        f"cannot run bot {bot_name!r}: {program!r} cannot be run by the bot's own user "
+        f"({where}: a toolchain installed in a home directory, as rustup and pyenv do). "
+        f"Install it where every user can run it (a system package, /usr/local, /opt), "
+        f"or {how}"
+    )
+
+
+def parse_expose(values: Iterable[object]) -> tuple[Path, ...]:
+    """The host's exposed paths, checked: absolute paths that exist, never ``/``.
+
+    Raises ``ValueError`` naming the bad value.
+
+    >>> parse_expose(["/usr"])
+    (PosixPath('/usr'),)
+    """
+    paths: list[Path] = []
+    for value in values:
+        if not isinstance(value, str | os.PathLike):
+            raise ValueError(f"expose {value!r}: must be a path")
+        path = Path(value)
+        if not path.is_absolute():
+            raise ValueError(f"expose {str(value)!r}: must be an absolute path")
+        if not path.exists():
+            raise ValueError(f"expose {str(value)!r}: no such file or directory")
+        if Path(os.path.realpath(path)) == Path("/"):
+            raise ValueError(f"expose {str(value)!r}: the whole file system cannot be exposed")
+        paths.append(path)
+    return tuple(dict.fromkeys(paths))
