@@ -124,9 +124,7 @@ def run(args: argparse.Namespace, out: TextIO, *, front_end: FrontEnd | None = N
             name=args.name,
             timeout_s=args.human_timeout,
         )
-    except BuildFailedError as exc:
-        raise UsageError(f"{exc}; fix the bot and try again") from None
-    except BotsNotReadyError as exc:
+    except (BuildFailedError, BotsNotReadyError) as exc:
         raise UsageError(f"{exc}; fix the bot and try again") from None
     except (KeyboardInterrupt, LeftTableError):
         # The bots are already stopped (run_match's finally); the hands so far are kept.

@@ -14,7 +14,6 @@ To add a setting (a sandbox's CPU share, say), add one :func:`declare` call to a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from arena.settings.grammar import Parser, from_text, show
@@ -158,11 +157,6 @@ def group(*names: str) -> tuple[Setting, ...]:
         if name not in known:
             raise KeyError(f"no settings group {name!r} (known: {', '.join(sorted(known))})")
     return tuple(setting for setting in REGISTRY.values() if setting.group in names)
-
-
-def defaults(settings: tuple[Setting, ...]) -> Mapping[str, object]:
-    """Each setting's default, by key."""
-    return {setting.key: setting.default for setting in settings}
 
 
 def _shown(default: object) -> str:

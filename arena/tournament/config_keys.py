@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots.manifest import ManifestError, load_manifest
-from arena.settings import SettingsError
+from arena.settings import REGISTRY, SettingsError
 from arena.settings.catalog import MAX_MATCHES, ExecutorKind, Format, bot_name
 from arena.settings.files import ValueSource
 from arena.settings.grammar import path as parse_path
@@ -58,14 +58,11 @@ def load_bots(
     tables); with ``rename_copies`` (manifests listed on the command line) the later ones
     are named ``<name>-2``, ``<name>-3``... instead.
     """
-    if not isinstance(value, list | tuple) or not value:
-        raise TournamentConfigError(
-            source.label,
-            "bots",
-            value,
-            'must be a list of bot manifests: ["a/bot.toml", ...] or [[bots]] tables '
-            "with manifest (and optional name)",
-        )
+    try:
+        REGISTRY["bots"].parse(value)  # the shape: a non-empty list
+    except ValueError as exc:
+        raise TournamentConfigError(source.label, "bots", value, str(exc)) from None
+    assert isinstance(value, list | tuple)
     bots = [_bot(entry, f"bots[{index}]", source) for index, entry in enumerate(value)]
     first_of: dict[str, int] = {}
     for index, bot in enumerate(bots):

@@ -250,6 +250,18 @@ def test_a_bot_whose_build_fails_stops_the_match_with_exit_code_2(
     assert not (tmp_path / "run" / "results.json").exists()
 
 
+def test_a_bot_that_cannot_start_stops_the_match_with_exit_code_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot_dir = tmp_path / "bot"
+    bot_dir.mkdir()
+    (bot_dir / "bot.toml").write_text('name = "gone"\ncommand = ["./missing"]\n')
+    argv = ["match", STATION, str(bot_dir / "bot.toml"), "--hands", "2", "--no-progress"]
+    assert _exit_code([*argv, "--out", str(tmp_path / "run"), "--log-level", "off"]) == 2
+    err = capsys.readouterr().err
+    assert "not ready at the start of the match" in err and "--allow-absent" in err
+
+
 def test_allow_absent_plays_on_without_a_bot_that_cannot_start(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -7,6 +7,7 @@ import argparse
 import io
 import os
 import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,15 @@ def test_ctrl_c_during_start_up_is_the_interrupted_line(monkeypatch: pytest.Monk
     out = io.StringIO()
     assert main(["match", STATION, STATION], stdout=out) == 130
     assert out.getvalue() == "\narena: interrupted\n"
+
+
+def test_main_runs_outside_the_main_thread_without_touching_signals() -> None:
+    results: list[int] = []
+    out = io.StringIO()
+    worker = threading.Thread(target=lambda: results.append(main([], stdout=out)))
+    worker.start()
+    worker.join(timeout=60)
+    assert results == [0] and "commands:" in out.getvalue()
 
 
 def test_sigterm_ends_a_command_as_ctrl_c_does(monkeypatch: pytest.MonkeyPatch) -> None:

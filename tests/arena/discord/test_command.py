@@ -93,3 +93,14 @@ def test_no_network_is_one_line_and_exit_code_1(tmp_path: Path) -> None:
         "arena discord: cannot reach Discord: Cannot connect to host discord.com:443 "
         "[Name or service not known]"
     )
+
+
+def test_a_bot_whose_build_fails_is_noted_and_the_tables_still_open(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    token.write_text("secret\n")
+    broken = tmp_path / "broken" / "bot.toml"
+    broken.parent.mkdir()
+    broken.write_text('name = "broken"\ncommand = ["./bot"]\nbuild = ["false"]\n')
+    code, ran, output = run([str(broken), "--token-file", str(token), "--sandbox", "none"])
+    assert code == 0 and len(ran) == 1
+    assert f"note: building 'broken' ({broken}) failed: build 'false' failed" in output

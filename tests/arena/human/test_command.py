@@ -84,12 +84,14 @@ def test_ctrl_c_leaves_the_table_as_quitting_does(tmp_path: Path) -> None:
     assert header["config"]["hand_count"] == DEFAULT_PLAY_HANDS
 
 
+@pytest.mark.parametrize("build", ['build = ["false"]\n', ""])
 def test_a_bot_that_cannot_start_stops_the_game_before_the_first_hand(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, build: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # Its build failed, or it has none and its program is missing.
     bot = tmp_path / "broken" / "bot.toml"
     bot.parent.mkdir()
-    bot.write_text('name = "broken"\ncommand = ["./missing-program"]\nbuild = ["false"]\n')
+    bot.write_text(f'name = "broken"\ncommand = ["./missing-program"]\n{build}')
     argv = [str(bot), "--sandbox", "none", "--out", str(tmp_path / "run")]
     with pytest.raises(SystemExit) as caught:
         run(argv)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from arena.bots.sandbox import select
+from arena.bots.sandbox.select import Probe
 from arena.commands import tournament as tournament_command
+from arena.tournament.display import LiveDisplay, PlainDisplay
 from tests.arena.tournament.helpers import FOLDER, HAND_STRENGTH, STATION, run_tournament, standings
 
 pytestmark = pytest.mark.allow_error_logs
@@ -232,3 +236,50 @@ def test_every_variant_and_betting_structure_plays_a_duplicate_round_robin(
     header = (out / "matches").glob("*/hands.jsonl").__next__().read_text().splitlines()[0]
     assert f'"variant":"{variant}"' in header.replace(" ", "")
     assert f'"structure":"{betting}"' in header.replace(" ", "")
+
+
+def test_a_bot_whose_build_fails_stops_the_tournament_before_a_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken" / "bot.toml"
+    broken.parent.mkdir()
+    broken.write_text('name = "broken"\ncommand = ["./bot"]\nbuild = ["false"]\n')
+    code, _text = run_tournament(STATION, broken, "--out", tmp_path / "run", "--sandbox", "none")
+    assert code == 2
+    error = capsys.readouterr().err
+    assert f"building 'broken' ({broken}) failed: build 'false' failed (exit code 1)" in error
+
+
+def test_a_run_folder_that_cannot_be_made_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a_file = tmp_path / "file"
+    a_file.write_text("mine")
+    out = a_file / "run"
+    code, _text = run_tournament(FOLDER, STATION, "--out", out, "--sandbox", "none")
+    assert code == 2
+    first, _hint = capsys.readouterr().err.splitlines()
+    assert first == (
+        f"arena tournament: error: cannot use the run folder {str(out)!r}: Not a directory"
+    )
+
+
+def test_a_sandbox_that_does_not_work_here_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = Probe("'bwrap' (bubblewrap) is not installed", None, "x")
+    monkeypatch.setattr(select, "probe", lambda: missing)
+    code, _text = run_tournament(FOLDER, STATION, "--out", tmp_path / "run", "--sandbox", "strict")
+    assert code == 2
+    assert "sandbox strict is not available here" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_live_display_is_used_on_a_terminal_and_plain_lines_elsewhere() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert isinstance(tournament_command._display(Terminal(), True), LiveDisplay)
+    assert isinstance(tournament_command._display(Terminal(), False), PlainDisplay)
+    assert isinstance(tournament_command._display(io.StringIO(), True), PlainDisplay)
