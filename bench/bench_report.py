@@ -30,14 +30,14 @@ from arena.report import write_report  # noqa: E402
 from arena.session.latency import LatencyHistogram  # noqa: E402
 from arena.stats.tables import crosstable, leaderboard  # noqa: E402
 from arena.stats.units import duplicate_units  # noqa: E402
-from arena.store.sqlite import PlannedMatch, ResultsDatabase  # noqa: E402
-from arena.tournament.outcome import (  # noqa: E402
+from arena.store.outcome import (  # noqa: E402
     FaultExample,
     HandSummary,
     LatencySummary,
     MatchOutcome,
     SeatOutcome,
 )
+from arena.store.sqlite import PlannedMatch, ResultsDatabase  # noqa: E402
 from engine.config import GameConfig  # noqa: E402
 from engine.deck import Deck  # noqa: E402
 from engine.hand import Hand, SeatSetup  # noqa: E402

@@ -23,14 +23,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.store.sqlite import PlannedMatch, ResultsDatabase  # noqa: E402
-from arena.tournament.outcome import (  # noqa: E402
+from arena.store.outcome import (  # noqa: E402
     FaultExample,
     HandSummary,
     LatencySummary,
     MatchOutcome,
     SeatOutcome,
 )
+from arena.store.sqlite import PlannedMatch, ResultsDatabase  # noqa: E402
 
 BOTS = ("alpha", "beta")
 HISTOGRAM = tuple((bound, 10) for bound in (1.0, 2.0, 5.0, 10.0, 50.0, 100.0, float("inf")))
