@@ -15,7 +15,8 @@ parts listed after its name; everything may import ``protocol`` and ``engine``::
     settings:    match, store, session, bots
     tools:       match, store, session, bots
     human:       match, store, session, bots
-    tournament:  settings, stats, match, store, session, bots
+    cluster:     match, store, bots
+    tournament:  settings, stats, cluster, match, store, session, bots
     report:      tournament, stats, store, session
     export:      report, store
     discord:     human, match, store, session, bots
@@ -26,7 +27,9 @@ parts listed after its name; everything may import ``protocol`` and ``engine``::
 watchdog; ``store`` keeps what a run leaves (the names of a run folder's files, the hand
 history's writer and its one reader, the results database and the outcome type it stores)
 and knows no match type; ``match`` plays a match (and holds the ``ResultStore`` protocol a
-store fits); ``stats`` is pure computation over outcomes; ``tournament`` plans, runs and
-rates a competition; ``report``, ``export``, ``human`` and ``discord`` read or front a run;
-``commands`` holds one module per ``arena`` command, called only by ``cli``.
+store fits); ``stats`` is pure computation over outcomes; ``cluster`` plays match jobs
+somewhere (a local process pool, a Dask cluster) behind one ``MatchExecutor`` seam;
+``tournament`` plans, runs and rates a competition; ``report``, ``export``, ``human`` and
+``discord`` read or front a run; ``commands`` holds one module per ``arena`` command, called
+only by ``cli``.
 """

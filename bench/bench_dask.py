@@ -37,23 +37,23 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from concurrent.futures import Executor, Future
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena.cluster.dask_executor import DaskCluster  # noqa: E402
+from arena.cluster.executor import MatchExecutor  # noqa: E402
+from arena.cluster.job import MatchJob  # noqa: E402
+from arena.cluster.local import local_executor  # noqa: E402
+from arena.store.outcome import MatchOutcome  # noqa: E402
 from arena.store.sqlite import ResultsDatabase  # noqa: E402
 from arena.tournament.config import TournamentConfig, build_config  # noqa: E402
-from arena.tournament.dask_executor import DaskCluster  # noqa: E402
-from arena.tournament.executor import local_executor  # noqa: E402
-from arena.tournament.outcome import MatchOutcome  # noqa: E402
 from arena.tournament.plan import MatchSpec  # noqa: E402
 from arena.tournament.runner import TournamentRunner  # noqa: E402
+from arena.tournament.worker import play_match  # noqa: E402
 
 BOTS = (
     ROOT / "sample_bots" / "python_calling_station" / "bot.toml",
@@ -62,8 +62,6 @@ BOTS = (
 )
 #: Matches of one block of deals: every pair, both seatings.
 MATCHES_PER_BLOCK = len(BOTS) * (len(BOTS) - 1) // 2 * 2
-
-_T = TypeVar("_T")
 
 
 class QuietDisplay:
@@ -79,30 +77,33 @@ class QuietDisplay:
         """Nothing to show."""
 
 
-class TimedExecutor(Executor):
-    """An executor around another that notes, for every match, when its outcome reached
-    the host and the match's own duration."""
+class TimedExecutor:
+    """A match executor around another that notes, for every match, when its outcome
+    reached the host and the match's own duration."""
 
-    def __init__(self, inner: Executor, samples: list[tuple[float, float]]) -> None:
+    def __init__(self, inner: MatchExecutor, samples: list[tuple[float, float]]) -> None:
         self.inner = inner
         self.samples = samples
 
-    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
-        """Submit to the inner executor; note the times when the outcome is here."""
-        future = self.inner.submit(fn, *args, **kwargs)
+    @property
+    def concurrency(self) -> int:
+        """The inner executor's."""
+        return self.inner.concurrency
 
-        def note(done: Future[_T]) -> None:
+    def submit(self, job: MatchJob) -> Future[MatchOutcome]:
+        """Submit to the inner executor; note the times when the outcome is here."""
+        future = self.inner.submit(job)
+
+        def note(done: Future[MatchOutcome]) -> None:
             if not done.cancelled() and done.exception() is None:
-                outcome = done.result()
-                if isinstance(outcome, MatchOutcome):
-                    self.samples.append((time.perf_counter(), outcome.duration_s))
+                self.samples.append((time.perf_counter(), done.result().duration_s))
 
         future.add_done_callback(note)
         return future
 
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        """Shut the inner executor down."""
-        self.inner.shutdown(wait=wait, cancel_futures=cancel_futures)
+    def close(self) -> None:
+        """Close the inner executor."""
+        self.inner.close()
 
 
 @dataclass
@@ -162,23 +163,26 @@ def play(
     config: TournamentConfig,
     out: Path,
     executor: str,
-    factory: Callable[[int], Executor],
+    matches: MatchExecutor,
     workers: int,
 ) -> RunFigures:
-    """Run the tournament once in the fresh run folder ``out``; its figures."""
+    """Run the tournament once in the fresh run folder ``out`` on ``matches`` (closed
+    at the end, within the time); its figures."""
     samples: list[tuple[float, float]] = []
     with ResultsDatabase(out / "results.sqlite") as db:
         runner = TournamentRunner(
             config,
             db,
-            executor_factory=lambda count: TimedExecutor(factory(count), samples),
-            concurrency=workers,
+            executor=TimedExecutor(matches, samples),
             sandbox="none",
             out_dir=out,
             display=QuietDisplay(),
         )
         started = time.perf_counter()
-        run = runner.run()
+        try:
+            run = runner.run()
+        finally:
+            matches.close()
         wall = time.perf_counter() - started
     if not run.is_complete:
         raise SystemExit(f"a match failed: {run.failures[0].error}")
@@ -239,10 +243,6 @@ def print_rounds(
     )
 
 
-def _executor_of(cluster: DaskCluster, _count: int) -> Executor:
-    return cluster.executor()
-
-
 def main() -> None:
     """Run the benchmark and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -272,7 +272,8 @@ def main() -> None:
         rounds, starts, empties = [], [], []
         for _ in range(args.rounds):
             out = Path(tempfile.mkdtemp(prefix="pool-", dir=folder))
-            pool = play(config, out, "pool", local_executor, args.workers)
+            pool_executor = local_executor(args.workers, play_match)
+            pool = play(config, out, "pool", pool_executor, args.workers)
             # A cluster per round, closed before the next pool starts: the two share
             # multiprocessing's resource tracker, which each stops when it ends.
             started = time.perf_counter()
@@ -285,8 +286,8 @@ def main() -> None:
                 out = Path(tempfile.mkdtemp(prefix="dask-", dir=folder))
                 # As arena tournament does: the workers share the run folder here.
                 connection.check_bots(BOTS, "none", run_folder=out)
-                factory = partial(_executor_of, connection)
-                dask = play(config, out, "dask", factory, args.workers)
+                on_cluster = connection.executor(play_match, concurrency=args.workers)
+                dask = play(config, out, "dask", on_cluster, args.workers)
             finally:
                 local.close()
             rounds.append((pool, dask))

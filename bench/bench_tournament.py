@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 from tournament_runs import BOTS, MIB, RunFigures, bench_config, play  # noqa: E402
 
 from arena.bots.sandbox.select import SandboxLevel, choose, describe  # noqa: E402
-from arena.tournament.executor import default_concurrency  # noqa: E402
+from arena.cluster.executor import default_concurrency  # noqa: E402
 
 
 def slope_per_100(values: Sequence[float]) -> float:

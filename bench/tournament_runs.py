@@ -30,6 +30,7 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena.cluster.local import local_executor  # noqa: E402
 from arena.store.sqlite import (  # noqa: E402
     PlannedMatch,
     ResultsDatabase,
@@ -37,10 +38,10 @@ from arena.store.sqlite import (  # noqa: E402
 )
 from arena.tournament.config import TournamentConfig, build_config  # noqa: E402
 from arena.tournament.display import describe_outcome  # noqa: E402
-from arena.tournament.executor import local_executor  # noqa: E402
 from arena.tournament.outcome import MatchOutcome  # noqa: E402
 from arena.tournament.plan import MatchSpec  # noqa: E402
 from arena.tournament.runner import TournamentRunner  # noqa: E402
+from arena.tournament.worker import play_match  # noqa: E402
 
 BOTS = (
     ROOT / "sample_bots" / "python_calling_station" / "bot.toml",
@@ -280,18 +281,14 @@ def play(
     display = BenchDisplay(timed)
     db = timed if timed is not None else cast(ResultsDatabase, NullResultsDatabase())
     try:
-        runner = TournamentRunner(
-            config,
-            db,
-            executor_factory=local_executor,
-            concurrency=workers,
-            sandbox=sandbox,
-            out_dir=out_dir,
-            display=display,
-        )
         cpu_before, busy_before = our_cpu_s(), machine_busy_s()
         started = time.perf_counter()
-        runner.run()  # joins its workers (and they their bots): their times are counted
+        # Closing the pool joins its workers (and they their bots): their times are counted.
+        with local_executor(workers, play_match) as executor:
+            runner = TournamentRunner(
+                config, db, executor=executor, sandbox=sandbox, out_dir=out_dir, display=display
+            )
+            runner.run()
         wall_s = time.perf_counter() - started
         cpu_s, busy_s = our_cpu_s() - cpu_before, machine_busy_s() - busy_before
     finally:

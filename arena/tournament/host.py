@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Executor
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,16 +31,18 @@ from arena.bots.sandbox.select import (
     describe,
     launcher_for,
 )
+from arena.cluster.dask_executor import ClusterError, dask_executor
+from arena.cluster.executor import MatchExecutor
+from arena.cluster.local import local_executor
 from arena.session.stderr_file import safe_file_name
 from arena.settings import UsageError
 from arena.store.run_folder import RunFolder
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
 from arena.tournament.config import TournamentConfig, difference, fingerprint
 from arena.tournament.config_keys import ExecutorKind
-from arena.tournament.dask_executor import ClusterError, DaskCluster
-from arena.tournament.executor import local_executor
 from arena.tournament.runner import Display, TournamentRun, TournamentRunner
 from arena.tournament.standings import Standings, build_standings
+from arena.tournament.worker import play_match
 
 __all__ = ["HostedTournament", "TournamentSetupError", "run"]
 
@@ -102,12 +103,11 @@ def run(
                 "choose another --out or --name"
             )
         built = _build_bots(config, level, folder.path / RunFolder.BUILDS)
-        with _executor(config, level, built, notes) as (executor_factory, concurrency):
+        with _executor(config, level, built, notes) as executor:
             runner = TournamentRunner(
                 config,
                 db,
-                executor_factory=executor_factory,
-                concurrency=concurrency,
+                executor=executor,
                 sandbox=level.value,
                 out_dir=folder.path.resolve(),
                 display=display,
@@ -166,30 +166,29 @@ def _executor(
     level: SandboxLevel,
     built: Mapping[str, Path],
     notes: TextIO | None,
-) -> Iterator[tuple[Callable[[int], Executor], int]]:
-    """What plays the matches, and how many at once: the local process pool, or a Dask
-    cluster, started (or reached) and checked here (every worker must see every bot, built
-    as in ``built``) and closed when the run ends."""
+) -> Iterator[MatchExecutor]:
+    """What plays the matches: the local process pool, or a Dask cluster, started (or
+    reached) and checked here (every worker must see every bot, built as in ``built``);
+    closed when the run ends. Without --concurrency a cluster plays as many matches at
+    once as it has threads."""
     if config.executor is not ExecutorKind.DASK:
-        yield local_executor, config.worker_count()
+        with local_executor(config.worker_count(), play_match) as pool:
+            yield pool
         return
     try:
-        cluster = DaskCluster.start(config.scheduler, config.worker_count())
-    except ClusterError as exc:
-        raise TournamentSetupError(str(exc)) from None
-    try:
-        cluster.check_bots(
-            [bot.manifest for bot in config.bots],
-            level.value,
+        cluster = dask_executor(
+            play_match,
+            config.scheduler,
+            config.worker_count(),
+            concurrency=config.concurrency,
+            manifests=[bot.manifest for bot in config.bots],
+            sandbox=level.value,
             working_dirs=[built.get(bot.name) for bot in config.bots],
             run_folder=config.out_dir.resolve(),
         )
-        if notes is not None:
-            notes.write(cluster.describe() + "\n")
-        # Without --concurrency a cluster plays as many matches as it has threads.
-        concurrency = config.concurrency or cluster.thread_count()
-        yield (lambda _workers: cluster.executor()), concurrency
     except ClusterError as exc:
         raise TournamentSetupError(str(exc)) from None
-    finally:
-        cluster.close()
+    with cluster:
+        if notes is not None:
+            notes.write(cluster.describe() + "\n")
+        yield cluster

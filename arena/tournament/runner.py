@@ -4,10 +4,12 @@ Theory of operation: the tournament's seed (given, or drawn once and kept in the
 database, secret until the end) decides the plan, the list of every match with its seats
 and its deals. The database knows which of them already finished: a run that was killed is
 resumed by running the same command again, and only the matches without a stored result are
-played (a match cut short starts again from its first hand). Matches go to the executor a
-few at a time, in plan order; each outcome is written to the database in one transaction
-as it arrives, exactly once, and its future is dropped. A heads-up pair that the sequential
-test has decided gets no further matches.
+played (a match cut short starts again from its first hand). Matches go to the
+:class:`~arena.cluster.executor.MatchExecutor` a few at a time, in plan order (it plays
+them on this machine or on a cluster, and plays again those its lost workers held); each
+outcome is written to the database in one transaction as it arrives, exactly once, and its
+future is dropped. A heads-up pair that the sequential test has decided gets no further
+matches. The executor belongs to the caller, who closes it.
 
 A match that fails (a bot that never starts, an arena error) is stored as failed; no new
 match is started after it, the ones running finish and are stored, and the run ends with
@@ -17,25 +19,22 @@ the failure named. The next run tries the failed matches again.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from arena.cluster.executor import MatchExecutor
+from arena.cluster.job import MatchJob
 from arena.match.config import new_secret_seed
+from arena.store.outcome import MatchOutcome
 from arena.store.sqlite import PlannedMatch, ResultsDatabase, TournamentRecord
 from arena.tournament.config import TournamentConfig, fingerprint
-from arena.tournament.outcome import MatchOutcome
 from arena.tournament.plan import MatchSpec, plan
 from arena.tournament.sequential import SequentialTests
-from arena.tournament.worker import MatchJob, play_match
 
 __all__ = ["Display", "TournamentRun", "TournamentRunner"]
-
-#: How many times a broken worker pool (a worker killed from outside) is replaced.
-MAX_POOL_RESTARTS = 3
 
 
 class Display(Protocol):
@@ -83,8 +82,7 @@ class TournamentRunner:
         config: TournamentConfig,
         db: ResultsDatabase,
         *,
-        executor_factory: Callable[[int], Executor],
-        concurrency: int,
+        executor: MatchExecutor,
         sandbox: str,
         out_dir: Path,
         display: Display,
@@ -93,8 +91,7 @@ class TournamentRunner:
     ) -> None:
         self.config = config
         self.db = db
-        self.executor_factory = executor_factory
-        self.concurrency = concurrency
+        self.executor = executor
         self.sandbox = sandbox
         self.out_dir = out_dir
         self.display = display
@@ -175,61 +172,22 @@ class TournamentRunner:
         tests: SequentialTests,
         run: TournamentRun,
     ) -> None:
-        restarts = 0
-        while pending:
-            executor = self.executor_factory(self.concurrency)
-            try:
-                self._drain(executor, record, pending, tests, run)
-                return
-            except BrokenProcessPool:
-                # A worker was killed from outside: the matches it ran had no result and
-                # are still pending; a fresh pool plays them again from their beginning.
-                restarts += 1
-                if restarts > MAX_POOL_RESTARTS:
-                    raise
-            finally:
-                executor.shutdown(wait=True, cancel_futures=True)
-
-    def _drain(
-        self,
-        executor: Executor,
-        record: TournamentRecord,
-        pending: deque[MatchSpec],
-        tests: SequentialTests,
-        run: TournamentRun,
-    ) -> None:
         in_flight: dict[Future[MatchOutcome], MatchSpec] = {}
-        try:
-            while pending or in_flight:
-                # One match more than the workers: the next one waits in the pool's queue,
-                # so a worker never idles while the host stores a result.
-                while pending and len(in_flight) <= self.concurrency and not run.failures:
-                    spec = pending.popleft()
-                    if tests.is_needed(spec):
-                        try:
-                            future = executor.submit(play_match, self._job(spec, record.seed))
-                        except BrokenProcessPool:
-                            pending.appendleft(spec)
-                            raise
-                        in_flight[future] = spec
-                if not in_flight:
-                    break
-                done, _running = wait(in_flight, return_when=FIRST_COMPLETED)
-                is_broken = False
-                for future in done:
-                    spec = in_flight[future]
-                    try:
-                        outcome = future.result()  # play_match itself never raises
-                    except BrokenProcessPool:
-                        is_broken = True  # store the others that did finish first
-                        continue
-                    del in_flight[future]  # a held future keeps its result alive
-                    self._store(record, spec, outcome, tests, run)
-                if is_broken:
-                    raise BrokenProcessPool("a worker of the pool died")
-        except BrokenProcessPool:
-            pending.extendleft(reversed(list(in_flight.values())))
-            raise
+        while pending or in_flight:
+            # One match more than the executor plays at once: the next one waits in its
+            # queue, so a worker never idles while the host stores a result.
+            while pending and len(in_flight) <= self.executor.concurrency and not run.failures:
+                spec = pending.popleft()
+                if tests.is_needed(spec):
+                    in_flight[self.executor.submit(self._job(spec, record.seed))] = spec
+            if not in_flight:
+                break
+            done, _running = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in done:
+                spec = in_flight.pop(future)  # a held future keeps its result alive
+                # A match's trouble is a failed outcome: an exception here is a bug of
+                # ours (or workers that kept dying), which stops the run loudly.
+                self._store(record, spec, future.result(), tests, run)
 
     def _store(
         self,

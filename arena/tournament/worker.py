@@ -1,10 +1,10 @@
 """One match of a tournament, played where a worker runs it.
 
-:func:`play_match` is the unit of work an executor runs: it takes a :class:`MatchJob` (plain
-values, so it can cross to another process or machine), plays the match with live bots under
-the sandbox the job names, writes the match's files into its folder and returns a
-:class:`~arena.tournament.outcome.MatchOutcome`. It never touches the results database:
-only the host writes there, once per match.
+:func:`play_match` is the unit of work an executor runs: it takes a
+:class:`~arena.cluster.job.MatchJob` (plain values, so it can cross to another process or
+machine), plays the match with live bots under the sandbox the job names, writes the
+match's files into its folder and returns a :class:`~arena.store.outcome.MatchOutcome`. It
+never touches the results database: only the host writes there, once per match.
 
 A match that cannot be played (a bot that never starts, an arena failure) comes back as an
 outcome with ``error`` set instead of raising, so one bad match never takes the tournament's
@@ -19,57 +19,26 @@ import shutil
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
 from arena.bots.sandbox.limits import LimitsError
 from arena.bots.sandbox.select import SandboxLevel, SandboxUnavailableError, launcher_for
-from arena.match.config import MatchConfig
+from arena.cluster.job import MATCHES_DIR, MatchJob, failed_outcome
 from arena.match.readiness import BotsNotReadyError
 from arena.match.results import MatchResult
 from arena.match.run import live_match, open_sessions
 from arena.session.watchdog import BotSession
 from arena.store.jsonl import HISTORY_FILE_NAME, JsonLinesStore
-from arena.tournament.collect import SummaryStore
-from arena.tournament.outcome import (
+from arena.store.outcome import (
     FaultExample,
     HandSummary,
     LatencySummary,
     MatchOutcome,
     SeatOutcome,
 )
+from arena.tournament.collect import SummaryStore
 
-__all__ = ["MATCHES_DIR", "MatchJob", "play_match"]
-
-#: The folder of a tournament that holds one folder per match.
-MATCHES_DIR = "matches"
-
-
-@dataclass(frozen=True, slots=True)
-class MatchJob:
-    """Everything a worker needs to play one match (picklable).
-
-    ``bots`` are the tournament's names for the seats in seat order and ``manifests`` their
-    manifest files; ``sandbox`` is a :class:`SandboxLevel` value with ``limits`` the
-    resource-limit overrides; files go to ``tournament_dir / matches / match_id``.
-    ``working_dirs`` (by seat, when given) replace the manifests' folders: the host built
-    each bot once into a folder of the run, and every match starts from that build.
-    """
-
-    match_id: str
-    config: MatchConfig
-    bots: tuple[str, ...]
-    manifests: tuple[Path, ...]
-    sandbox: str
-    tournament_dir: Path
-    limits: tuple[tuple[str, int], ...] = ()
-    working_dirs: tuple[Path | None, ...] = ()
-
-    @property
-    def match_dir(self) -> Path:
-        """Where the match's files go."""
-        return self.tournament_dir / MATCHES_DIR / self.match_id
+__all__ = ["play_match"]
 
 
 def play_match(job: MatchJob) -> MatchOutcome:
@@ -165,18 +134,7 @@ def _outcome(
 
 
 def _failed(job: MatchJob, error: str, started: float) -> MatchOutcome:
-    return MatchOutcome(
-        match_id=job.match_id,
-        seats=tuple(
-            SeatOutcome(seat_index=index, bot=name, chips_won=0, place=0, hands_played=0)
-            for index, name in enumerate(job.bots)
-        ),
-        hands=(),
-        ended_reason="error",
-        hands_path=None,
-        duration_s=time.monotonic() - started,
-        error=error,
-    )
+    return failed_outcome(job, error, duration_s=time.monotonic() - started)
 
 
 def _write_error(job: MatchJob, text: str) -> None:

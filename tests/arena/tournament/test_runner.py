@@ -1,32 +1,27 @@
 """The runner's bookkeeping with matches faked in-process: exactly-once storing, resume,
-a broken worker pool, failures, the sequential test's stopping rule and the displays."""
+failures, the sequential test's stopping rule and the displays. (The local pool's own
+promises, a broken pool replaced among them, are in tests/arena/cluster/test_local.py.)"""
 
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
 from collections.abc import Callable
-from concurrent.futures import Executor, Future
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-import pytest
 from rich.console import Console
 
+from arena.cluster.job import MatchJob
 from arena.stats.sprt import Sprt
+from arena.store.outcome import HandSummary, MatchOutcome, SeatOutcome
 from arena.store.sqlite import ResultsDatabase
-from arena.tournament import runner as runner_module
 from arena.tournament.config import TournamentConfig, build_config
 from arena.tournament.display import LiveDisplay, PlainDisplay, QuietDisplay
-from arena.tournament.executor import default_concurrency, local_executor
-from arena.tournament.outcome import HandSummary, MatchOutcome, SeatOutcome
 from arena.tournament.plan import plan
 from arena.tournament.runner import TournamentRun, TournamentRunner
 from arena.tournament.sequential import SequentialTests
 from arena.tournament.standings import build_standings
-from arena.tournament.worker import MatchJob
 from tests.arena.tournament.helpers import FOLDER, HAND_STRENGTH, STATION
 
 
@@ -49,23 +44,23 @@ def _fake_outcome(job: MatchJob) -> MatchOutcome:
     return MatchOutcome(job.match_id, seats, tuple(hands), "hand_count", None, 0.01)
 
 
-class SyncExecutor(Executor):
-    """Runs each job at once, in this process; may break on the n-th submit."""
+class SyncExecutor:
+    """A match executor that plays each job at once, in this process, two "at a time"."""
 
-    def __init__(self, calls: list[str], break_at: int | None = None) -> None:
+    concurrency = 2
+
+    def __init__(self, calls: list[str], play: Callable[[MatchJob], MatchOutcome]) -> None:
         self.calls = calls
-        self.break_at = break_at
+        self.play = play
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        future: Future[Any] = Future()
-        job: MatchJob = args[0]
-        if self.break_at is not None and len(self.calls) == self.break_at:
-            self.break_at = None
-            future.set_exception(BrokenProcessPool("a worker was killed"))
-            return future
+    def submit(self, job: MatchJob) -> Future[MatchOutcome]:
+        future: Future[MatchOutcome] = Future()
         self.calls.append(job.match_id)
-        future.set_result(fn(*args, **kwargs))
+        future.set_result(self.play(job))
         return future
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 class RecordingDisplay:
@@ -101,18 +96,13 @@ def _run(
     db: ResultsDatabase,
     calls: list[str],
     *,
-    break_at: int | None = None,
     play: Callable[[MatchJob], MatchOutcome] = _fake_outcome,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> tuple[TournamentRun, RecordingDisplay]:
-    monkeypatch.setattr(runner_module, "play_match", play)
-    executors = iter([SyncExecutor(calls, break_at), SyncExecutor(calls), SyncExecutor(calls)])
     display = RecordingDisplay()
     runner = TournamentRunner(
         config,
         db,
-        executor_factory=lambda _n: next(executors),
-        concurrency=2,
+        executor=SyncExecutor(calls, play),
         sandbox="none",
         out_dir=config.out_dir,
         display=display,
@@ -120,18 +110,16 @@ def _run(
     return runner.run(), display
 
 
-def test_every_match_is_stored_once_and_a_second_run_plays_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_every_match_is_stored_once_and_a_second_run_plays_nothing(tmp_path: Path) -> None:
     config = _config(tmp_path)
     calls: list[str] = []
     with ResultsDatabase(tmp_path / "r.sqlite") as db:
-        run, display = _run(config, db, calls, monkeypatch=monkeypatch)
+        run, display = _run(config, db, calls)
         assert sorted(calls) == sorted(spec.match_id for spec in run.specs) and len(calls) == 12
         assert display.closed and display.started == ("tournament", 12, 0)
         assert db.is_finished(run.tournament.id)
         first = build_standings(config, run).to_dict()
-        again, display = _run(config, db, calls, monkeypatch=monkeypatch)
+        again, display = _run(config, db, calls)
         assert len(calls) == 12 and again.resumed_matches == 12 and display.done == []
         assert build_standings(config, again).to_dict() == first
     rows = {row["bot"]: row for row in first["leaderboard"]["rows"]}
@@ -140,20 +128,7 @@ def test_every_match_is_stored_once_and_a_second_run_plays_nothing(
     assert first["seed"] == 4 and first["is_finished"]
 
 
-def test_a_broken_worker_pool_is_replaced_and_its_matches_played_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    config = _config(tmp_path)
-    calls: list[str] = []
-    with ResultsDatabase(tmp_path / "r.sqlite") as db:
-        run, _display = _run(config, db, calls, break_at=3, monkeypatch=monkeypatch)
-        assert sorted(calls) == sorted(spec.match_id for spec in run.specs)
-        assert len(db.finished_match_ids(run.tournament.id)) == 12
-
-
-def test_a_failed_match_stops_new_matches_and_is_tried_again_next_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_failed_match_stops_new_matches_and_is_tried_again_next_run(tmp_path: Path) -> None:
     config = _config(tmp_path)
     calls: list[str] = []
 
@@ -164,14 +139,14 @@ def test_a_failed_match_stops_new_matches_and_is_tried_again_next_run(
         return outcome
 
     with ResultsDatabase(tmp_path / "r.sqlite") as db:
-        run, _display = _run(config, db, calls, play=fail_third, monkeypatch=monkeypatch)
+        run, _display = _run(config, db, calls, play=fail_third)
         assert [o.error for o in run.failures] == ["no bot"] and not run.is_complete
         # Three at a time (two workers and one waiting): the third failed, nothing after it.
         assert len(calls) == 3
         assert not db.is_finished(run.tournament.id)
         standings = build_standings(config, run).to_dict()
         assert standings["seed"] is None and not standings["is_finished"]  # still secret
-        again, _display = _run(config, db, calls, monkeypatch=monkeypatch)
+        again, _display = _run(config, db, calls)
         assert again.is_complete and again.resumed_matches == 2
         assert len(calls) == 3 + 10
 
@@ -267,28 +242,6 @@ def test_live_display_draws_a_bar_and_prints_failures_above_it(tmp_path: Path) -
     text = out.getvalue()
     assert "weekly" in text and "2/2" in text and "hands/s" in text
     assert "FAILED: bot missing" in text
-
-
-def test_local_executor_needs_a_worker_and_default_concurrency_is_positive() -> None:
-    assert default_concurrency() >= 1
-    with pytest.raises(ValueError, match="at least one worker, got 0"):
-        local_executor(0)
-
-
-def test_a_worker_whose_host_is_already_gone_leaves_at_once() -> None:
-    # die_with_parent(pid) exits when its parent is not pid (the host died before the prctl).
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from arena.tournament.executor import die_with_parent; die_with_parent(1); "
-            "print('still here')",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert completed.returncode == 1 and "still here" not in completed.stdout
 
 
 def test_sequential_tests_keep_no_outcome_once_a_block_is_complete(tmp_path: Path) -> None:

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from arena.cluster.job import MatchJob
 from arena.match.config import MatchConfig
 from arena.tournament.collect import summarize_hand
-from arena.tournament.worker import MatchJob, play_match
+from arena.tournament.worker import play_match
 from tests.arena.tournament.helpers import FOLDER, STATION
 
 pytestmark = pytest.mark.allow_error_logs

@@ -20,12 +20,15 @@ from typing import Any
 import psutil
 import pytest
 
+from arena.cluster import dask_executor as dask_module
+from arena.cluster.checks import sees_file
+from arena.cluster.dask_executor import ClusterError, DaskCluster, dask_executor
+from arena.cluster.files import pack_files
+from arena.cluster.job import MatchJob
+from arena.cluster.zygote import close_zygote
 from arena.match.config import MatchConfig
-from arena.tournament import dask_executor as dask_module
-from arena.tournament.dask_executor import ClusterError, DaskCluster, dask_executor
-from arena.tournament.outcome import MatchOutcome, SeatOutcome
-from arena.tournament.remote import close_zygote, pack_files, sees_file
-from arena.tournament.worker import MatchJob, play_match
+from arena.store.outcome import MatchOutcome, SeatOutcome
+from arena.tournament.worker import play_match
 from tests import TEST_BOTS
 from tests.arena.tournament.helpers import FOLDER, STATION
 
@@ -109,12 +112,12 @@ def _wait_for_no_referees(cluster: DaskCluster) -> None:
 def test_matches_on_the_cluster_are_the_local_matches_with_their_files_on_the_host(
     tmp_path: Path, cluster: DaskCluster
 ) -> None:
-    executor = cluster.executor()
+    executor = cluster.executor(play_match)
     try:
-        futures = [executor.submit(play_match, job_for(tmp_path, f"m-{i}")) for i in range(4)]
+        futures = [executor.submit(job_for(tmp_path, f"m-{i}")) for i in range(4)]
         outcomes = [future.result(timeout=120) for future in futures]
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        executor.close()
     for index, outcome in enumerate(outcomes):
         local = play_match(job_for(tmp_path / "local", f"m-{index}"))
         assert outcome.is_counted and outcome.match_id == f"m-{index}"
@@ -143,12 +146,12 @@ def test_where_the_workers_share_the_run_folder_matches_write_there(
     cluster.check_bots([FOLDER, STATION], "none", run_folder=tmp_path)
     assert cluster.shared_folder == tmp_path  # a local cluster's workers see this folder
     assert list(tmp_path.iterdir()) == []  # the host's test file is gone
-    executor = cluster.executor()
+    executor = cluster.executor(play_match)
     try:
-        outcome = executor.submit(play_match, job_for(tmp_path)).result(timeout=120)
-        elsewhere = executor.submit(play_match, job_for(tmp_path / "other")).result(timeout=120)
+        outcome = executor.submit(job_for(tmp_path)).result(timeout=120)
+        elsewhere = executor.submit(job_for(tmp_path / "other")).result(timeout=120)
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        executor.close()
     assert outcome.is_counted and elsewhere.is_counted
     assert (tmp_path / "matches" / "m-1" / "hands.jsonl").is_file()  # written by the referee
     assert (tmp_path / "other" / "matches" / "m-1" / "hands.jsonl").is_file()  # sent back
@@ -167,12 +170,12 @@ def test_a_run_folder_the_workers_cannot_see_is_not_shared(
 def test_a_hung_match_comes_back_as_a_timeout_fault(
     tmp_path: Path, cluster: DaskCluster, local_cluster: DaskCluster
 ) -> None:
-    executor = cluster.executor(match_deadline_s=2.0)
+    executor = cluster.executor(play_match, match_deadline_s=2.0)
     try:
         job = job_for(tmp_path, manifests=(HANG, STATION), decision_timeout_s=60.0)
-        outcome = executor.submit(play_match, job).result(timeout=120)
+        outcome = executor.submit(job).result(timeout=120)
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        executor.close()
     assert outcome.ended_reason == "timeout" and not outcome.is_counted
     assert outcome.error is not None and outcome.error.startswith("timeout: ")
     _wait_for_no_referees(local_cluster)
@@ -181,50 +184,47 @@ def test_a_hung_match_comes_back_as_a_timeout_fault(
 def test_a_task_that_fails_on_its_worker_is_a_failed_match(
     tmp_path: Path, cluster: DaskCluster
 ) -> None:
-    executor = cluster.executor()
+    # Dask ships a lambda (cloudpickle), but the referee's job cannot hold one.
+    executor = cluster.executor(lambda job: play_match(job))
     try:
-        # Dask ships a lambda (cloudpickle), but the referee's job cannot hold one.
-        future = executor.submit(lambda job: play_match(job), job_for(tmp_path))
-        outcome = future.result(timeout=120)
+        outcome = executor.submit(job_for(tmp_path)).result(timeout=120)
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        executor.close()
     assert not outcome.is_counted and outcome.error is not None
     assert outcome.error.startswith("the match's Dask task failed: ")
 
 
-def test_the_executor_takes_one_job_per_call_and_nothing_after_shutdown(
+def test_the_executor_plays_as_many_matches_as_threads_and_nothing_once_closed(
     tmp_path: Path, cluster: DaskCluster
 ) -> None:
-    executor = cluster.executor()
-    with pytest.raises(TypeError, match="one MatchJob only"):
-        executor.submit(play_match, "m-1")
-    with pytest.raises(TypeError, match="one MatchJob only"):
-        executor.submit(play_match, job_for(tmp_path), extra=1)
-    executor.shutdown(wait=False)
-    with pytest.raises(RuntimeError, match="after the executor was shut down"):
-        executor.submit(play_match, job_for(tmp_path))
+    executor = cluster.executor(play_match)
+    assert executor.concurrency == 2  # 2 workers of one thread each
+    assert cluster.executor(play_match, concurrency=5).concurrency == 5
+    executor.close()
+    with pytest.raises(RuntimeError, match="after the executor was closed"):
+        executor.submit(job_for(tmp_path))
     with pytest.raises(ClusterError, match="closed already"):
-        cluster.executor()
+        cluster.executor(play_match)
 
 
-def test_shutdown_cancels_the_matches_still_waiting(
+def test_closing_cancels_the_matches_not_finished(
     tmp_path: Path, cluster: DaskCluster, local_cluster: DaskCluster
 ) -> None:
-    executor = cluster.executor(match_deadline_s=3.0)
+    executor = cluster.executor(play_match, match_deadline_s=3.0)
     hung: dict[str, Any] = {"manifests": (HANG, STATION), "decision_timeout_s": 60.0}
     jobs = [job_for(tmp_path, f"m-{i}", **hung) for i in range(4)]
-    futures = [executor.submit(play_match, job) for job in jobs]
-    executor.shutdown(wait=True, cancel_futures=True)
+    futures = [executor.submit(job) for job in jobs]
+    executor.close()
     assert all(future.cancelled() for future in futures)
     _wait_for_no_referees(local_cluster)  # the running ones end at their deadline
 
 
-def test_shutdown_without_cancelling_waits_for_every_match(
+def test_closing_without_cancelling_waits_for_every_match(
     tmp_path: Path, cluster: DaskCluster
 ) -> None:
-    executor = cluster.executor()
-    futures = [executor.submit(play_match, job_for(tmp_path, f"m-{i}")) for i in range(3)]
-    executor.shutdown(wait=True)
+    executor = cluster.executor(play_match)
+    futures = [executor.submit(job_for(tmp_path, f"m-{i}")) for i in range(3)]
+    executor.close(cancel=False)
     assert all(future.done() and future.result().is_counted for future in futures)
 
 
@@ -315,7 +315,7 @@ class BrokenTask:
 def test_a_bug_while_collecting_reaches_the_runner_as_an_error(
     tmp_path: Path, cluster: DaskCluster
 ) -> None:
-    executor = cluster.executor()
+    executor = cluster.executor(play_match)
     result: Future[MatchOutcome] = Future()
     task = BrokenTask()
     executor._finish(result, job_for(tmp_path), True, task)
@@ -326,7 +326,7 @@ def test_a_bug_while_collecting_reaches_the_runner_as_an_error(
     cancelled.cancel()
     executor._finish(cancelled, job_for(tmp_path), True, FakeTask("cancelled"))
     assert cancelled.cancelled()  # nobody waits for it: left as it is
-    executor.shutdown()
+    executor.close()
 
 
 def _fields(outcome: MatchOutcome) -> dict[str, Any]:
@@ -434,11 +434,11 @@ def test_dask_executor_checks_the_bots_and_closes_what_it_opened_on_failure(
 ) -> None:
     (tmp_path / "bot.toml").write_text('name = "c bot"\ncommand = ["build/bot"]\n', "utf-8")
     with pytest.raises(ClusterError, match="'c bot'"):
-        dask_executor(0, local_cluster.address, manifests=[tmp_path / "bot.toml"])
-    executor = dask_executor(0, local_cluster.address, manifests=[FOLDER], match_deadline_s=60)
-    try:
+        dask_executor(play_match, local_cluster.address, 0, manifests=[tmp_path / "bot.toml"])
+    executor = dask_executor(
+        play_match, local_cluster.address, 0, manifests=[FOLDER], match_deadline_s=60
+    )
+    with executor:
         assert executor.match_deadline_s == 60
-        assert executor.submit(play_match, job_for(tmp_path)).result(timeout=120).is_counted
-    finally:
-        executor.shutdown()
+        assert executor.submit(job_for(tmp_path)).result(timeout=120).is_counted
     assert executor.cluster.client.status == "closed"

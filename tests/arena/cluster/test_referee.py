@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from arena.cluster import executor, files, referee
+from arena.cluster.job import MatchJob
+from arena.cluster.task import RefereeCall
 from arena.match.config import MatchConfig
-from arena.tournament import referee, remote
-from arena.tournament.outcome import MatchOutcome
-from arena.tournament.remote import RefereeCall
-from arena.tournament.worker import MatchJob, play_match
+from arena.store.outcome import MatchOutcome
+from arena.tournament.worker import play_match
 from tests.arena.tournament.helpers import FOLDER, ROOT, STATION
 
 pytestmark = pytest.mark.allow_error_logs
@@ -94,14 +95,14 @@ def test_a_match_function_that_returns_no_outcome_is_a_failed_match(tmp_path: Pa
 def test_files_too_big_to_send_back_are_a_failed_match_naming_block_deals(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(remote, "MAX_FILES_BYTES", 10)
+    monkeypatch.setattr(files, "MAX_FILES_BYTES", 10)
     code, outcome = _play(tmp_path, _call(tmp_path))
     assert code == 0 and outcome is not None and not outcome.is_counted
     assert outcome.error is not None and "block_deals" in outcome.error
     assert outcome.files == ()
 
 
-def test_die_with_leaves_at_once_when_the_parent_is_already_gone(
+def test_die_with_parent_leaves_at_once_when_the_parent_is_already_gone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[tuple[object, ...]] = []
@@ -112,12 +113,12 @@ def test_die_with_leaves_at_once_when_the_parent_is_already_gone(
             calls.append(args)
             return 0
 
-    monkeypatch.setattr(referee, "_LIBC", FakeLibc())
+    monkeypatch.setattr(executor, "_LIBC", FakeLibc())
     monkeypatch.setattr(os, "_exit", exits.append)
-    referee.die_with(os.getppid())
+    executor.die_with_parent(os.getppid())
     assert len(calls) == 1 and calls[0][0] == 1  # PR_SET_PDEATHSIG
     assert exits == []
-    referee.die_with(os.getppid() + 1_000_000)  # no such parent: it is gone already
+    executor.die_with_parent(os.getppid() + 1_000_000)  # no such parent: it is gone already
     assert exits == [referee.EXIT_FAILED]
 
 
@@ -128,7 +129,7 @@ def test_main_plays_the_job_on_stdin_into_the_folder_given(
     sink.close = lambda: None  # type: ignore[method-assign]  # read it after main closed it
     parents: list[int] = []
     monkeypatch.setattr(referee, "_protected_stdout", lambda: sink)
-    monkeypatch.setattr(referee, "die_with", parents.append)
+    monkeypatch.setattr(referee, "die_with_parent", parents.append)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(_call(tmp_path))))
     assert referee.main(["--folder", str(tmp_path / "given"), "--parent", "4242"]) == 0
     assert parents == [4242]
@@ -167,7 +168,7 @@ def test_protected_stdout_sends_stray_output_to_stderr() -> None:
 
 def test_the_referee_as_a_script_keeps_its_stdout_for_the_outcome(tmp_path: Path) -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "arena.tournament.referee", "--parent", str(os.getpid())],
+        [sys.executable, "-m", "arena.cluster.referee", "--parent", str(os.getpid())],
         input=_call(tmp_path, chatty_match),
         capture_output=True,
         cwd=ROOT,

@@ -5,6 +5,7 @@ clearly when the cluster cannot play."""
 from __future__ import annotations
 
 import io
+import shutil
 import signal
 import sqlite3
 import threading
@@ -15,7 +16,7 @@ import psutil
 import pytest
 
 from arena.cli import main
-from arena.tournament import dask_executor
+from arena.cluster import dask_executor
 from tests import TEST_BOTS
 from tests.arena.tournament.helpers import (
     FOLDER,
@@ -63,11 +64,14 @@ def test_a_cluster_run_gives_the_local_results_and_its_files_replay(tmp_path: Pa
 
 def _slow_bot(folder: Path) -> Path:
     """A calling station that takes 50 ms per decision: matches last long enough to be
-    caught in the middle."""
-    manifest = folder / "slow.toml"
-    script = TEST_BOTS / "slow" / "slow_bot.py"
+    caught in the middle. Its program is copied beside its manifest: a sandboxed bot runs
+    as another user, who may not enter the checkout's folder (a clone in a private one)."""
+    bot = folder / "slow"
+    bot.mkdir()
+    shutil.copy(TEST_BOTS / "slow" / "slow_bot.py", bot / "slow_bot.py")
+    manifest = bot / "bot.toml"
     manifest.write_text(
-        f'name = "slow"\ncommand = ["{{python}}", "{script}", "0.05"]\n', encoding="utf-8"
+        'name = "slow"\ncommand = ["{python}", "slow_bot.py", "0.05"]\n', encoding="utf-8"
     )
     return manifest
 
@@ -97,7 +101,7 @@ class WorkerKiller(threading.Thread):
             if "--zygote" not in zygote.cmdline():
                 continue  # the sandbox's probe at the start, say
             for referee in zygote.children():
-                if "arena.tournament.referee" not in referee.cmdline():
+                if "arena.cluster.referee" not in referee.cmdline():
                     continue  # the zygote's own probe of the sandbox
                 bots = referee.children(recursive=True)
                 if bots:  # the match is being played

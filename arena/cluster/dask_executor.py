@@ -1,9 +1,9 @@
 """Tournaments on a Dask cluster: the executor behind ``arena tournament --executor dask``.
 
-The runner hands ``play_match`` jobs to a ``concurrent.futures.Executor`` and stores each
-outcome once; :class:`DaskMatchExecutor` is that executor for a Dask cluster, so the runner
-does not know which one plays its matches. Each job becomes one Dask task,
-:func:`~arena.tournament.remote.run_in_referee`, which has a referee process on a worker
+The runner hands match jobs to a :class:`~arena.cluster.executor.MatchExecutor` and
+stores each outcome once; :class:`DaskMatchExecutor` is that executor for a Dask cluster,
+so the runner does not know which one plays its matches. Each job becomes one Dask task,
+:func:`~arena.cluster.task.run_in_referee`, which has a referee process on a worker
 play the match under a deadline. Where every worker shares the host's run folder at the
 same path (a local cluster; a network file system; checked at the start by a file the host
 writes there), the match writes its files there, as in the local pool; otherwise it sends
@@ -21,7 +21,7 @@ stored as failed, not counted, played again by the next run.
 
 :class:`DaskCluster` connects to a scheduler (``--scheduler tcp://HOST:8786``) or starts a
 cluster of worker processes on this machine, and checks before the first match that every
-worker can start every bot (:func:`~arena.tournament.remote.check_bots_here`).
+worker can start every bot (:func:`~arena.cluster.checks.check_bots_here`).
 ``docs/cluster.md`` says how to set up the machines.
 """
 
@@ -33,32 +33,25 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, Future
+from collections.abc import Sequence
+from concurrent.futures import Future
 from concurrent.futures import wait as wait_for
 from dataclasses import replace
 from functools import partial
-from multiprocessing import resource_tracker
 from pathlib import Path
-from types import ModuleType
-from typing import Any, TypeVar
+from types import ModuleType, TracebackType
+from typing import Any
 
 import psutil
 
-from arena.tournament.outcome import MatchOutcome
-from arena.tournament.remote import (
-    check_bots_here,
-    failed_outcome,
-    match_deadline,
-    run_in_referee,
-    sees_file,
-    unpack_files,
-)
-from arena.tournament.worker import MatchJob
+from arena.cluster.checks import check_bots_here, sees_file
+from arena.cluster.executor import Play, stop_resource_tracker
+from arena.cluster.files import unpack_files
+from arena.cluster.job import MatchJob, failed_outcome
+from arena.cluster.task import match_deadline, run_in_referee
+from arena.store.outcome import MatchOutcome
 
 __all__ = ["ClusterError", "DaskCluster", "DaskMatchExecutor", "dask_executor"]
-
-_T = TypeVar("_T")
 
 #: Seconds to wait for a scheduler to answer.
 CONNECT_TIMEOUT_S = 30.0
@@ -162,7 +155,7 @@ class DaskCluster:
     ) -> None:
         """Raise :class:`ClusterError` unless every worker can start every bot under
         ``sandbox``, from its build when ``working_dirs`` names one (see
-        :func:`~arena.tournament.remote.check_bots_here`). Then, given the host's
+        :func:`~arena.cluster.checks.check_bots_here`). Then, given the host's
         ``run_folder``, find out whether every worker can write there (at the same path):
         :attr:`shared_folder`."""
         try:
@@ -205,11 +198,24 @@ class DaskCluster:
             marker.unlink(missing_ok=True)
         return folder if answers and all(answers.values()) else None
 
-    def executor(self, *, match_deadline_s: float | None = None) -> DaskMatchExecutor:
-        """An executor over this cluster; its ``shutdown`` closes the cluster."""
+    def executor(
+        self,
+        play: Play,
+        *,
+        concurrency: int | None = None,
+        match_deadline_s: float | None = None,
+    ) -> DaskMatchExecutor:
+        """An executor over this cluster whose referees play each job with ``play``;
+        closing it closes the cluster. ``concurrency`` None: as many matches at once as the
+        cluster has threads now."""
         if self._is_closed:
             raise ClusterError("the Dask cluster was closed already")
-        return DaskMatchExecutor(self, match_deadline_s=match_deadline_s)
+        return DaskMatchExecutor(
+            self,
+            play,
+            concurrency=self.thread_count() if concurrency is None else concurrency,
+            match_deadline_s=match_deadline_s,
+        )
 
     def close(self) -> None:
         """Disconnect; a local cluster is stopped, and its processes (the workers, their
@@ -227,11 +233,8 @@ class DaskCluster:
             process.kill()
         psutil.wait_procs(alive)
         # The workers were started with ``spawn``, which starts multiprocessing's resource
-        # tracker: stop it too, as the local process pool does, so nothing is left. (It
-        # ends once no process holds its pipe: the workers are gone by now.)
-        stop = getattr(resource_tracker._resource_tracker, "_stop", None)
-        if callable(stop):  # pragma: no branch - every Python 3.11+ has it
-            stop()
+        # tracker: stop it too, as the local process pool does, so nothing is left.
+        stop_resource_tracker()
 
     def _local_processes(self) -> list[psutil.Process]:
         """The local cluster's worker processes now (a killed one was restarted under
@@ -249,25 +252,41 @@ class DaskCluster:
         return family
 
 
-class DaskMatchExecutor(Executor):
-    """Plays ``fn(job)`` calls (``fn`` = ``play_match``) on a Dask cluster, each in a
-    referee process on a worker (see the module docstring). ``match_deadline_s`` None
-    gives each match :func:`~arena.tournament.remote.match_deadline`."""
+class DaskMatchExecutor:
+    """Plays match jobs on a Dask cluster, each in a referee process on a worker (see the
+    module docstring): a :class:`~arena.cluster.executor.MatchExecutor`.
+    ``play`` is the function a referee plays a job with; ``match_deadline_s`` None gives
+    each match :func:`~arena.cluster.task.match_deadline`."""
 
-    def __init__(self, cluster: DaskCluster, *, match_deadline_s: float | None = None) -> None:
+    def __init__(
+        self,
+        cluster: DaskCluster,
+        play: Play,
+        *,
+        concurrency: int,
+        match_deadline_s: float | None = None,
+    ) -> None:
         self.cluster = cluster
         self.match_deadline_s = match_deadline_s
+        self._concurrency = concurrency
+        self._play = play
         self._pending: dict[Future[MatchOutcome], Any] = {}
         self._lock = threading.Lock()
-        self._is_shut_down = False
+        self._is_closed = False
 
-    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
-        """Send ``fn(job)`` to the cluster; the future gets its outcome, never an error."""
-        if self._is_shut_down:
-            raise RuntimeError("cannot submit a match after the executor was shut down")
-        if kwargs or len(args) != 1 or not isinstance(args[0], MatchJob):
-            raise TypeError("a Dask match executor runs fn(job) with one MatchJob only")
-        job = args[0]
+    @property
+    def concurrency(self) -> int:
+        """How many matches it plays at once."""
+        return self._concurrency
+
+    def describe(self) -> str:
+        """One line for the user about the cluster (see :meth:`DaskCluster.describe`)."""
+        return self.cluster.describe()
+
+    def submit(self, job: MatchJob) -> Future[MatchOutcome]:
+        """Send ``job`` to the cluster; the future gets its outcome, never an error."""
+        if self._is_closed:
+            raise RuntimeError("cannot submit a match after the executor was closed")
         deadline = self.match_deadline_s
         if deadline is None:
             deadline = match_deadline(job)
@@ -276,7 +295,7 @@ class DaskMatchExecutor(Executor):
         ship_files = job.tournament_dir != self.cluster.shared_folder
         task = self.cluster.client.submit(
             run_in_referee,
-            fn,
+            self._play,
             job,
             deadline,
             ship_files=ship_files,
@@ -287,7 +306,7 @@ class DaskMatchExecutor(Executor):
         with self._lock:
             self._pending[result] = task
         task.add_done_callback(partial(self._finish, result, job, ship_files))
-        return result  # type: ignore[return-value]  # fn returns a MatchOutcome
+        return result
 
     def _finish(
         self, result: Future[MatchOutcome], job: MatchJob, ship_files: bool, task: Any
@@ -313,19 +332,30 @@ class DaskMatchExecutor(Executor):
         else:
             result.set_result(outcome)
 
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        """Stop taking matches; cancel the waiting ones if asked, wait for the others if
-        asked; then close the cluster (a local one is stopped)."""
-        self._is_shut_down = True
+    def close(self, *, cancel: bool = True) -> None:
+        """Stop taking matches; cancel those not finished (or, not ``cancel``, wait for
+        them); then close the cluster (a local one is stopped). Closing twice does nothing
+        more."""
+        self._is_closed = True
         with self._lock:
             pending = dict(self._pending)
-        if cancel_futures:
+        if cancel:
             for result in pending:
                 result.cancel()
             self.cluster.client.cancel(list(pending.values()))
-        if wait:
-            wait_for([result for result in pending if not result.cancelled()])
+        wait_for([result for result in pending if not result.cancelled()])
         self.cluster.close()
+
+    def __enter__(self) -> DaskMatchExecutor:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
 
 
 def _collect(job: MatchJob, task: Any, *, ship_files: bool = True) -> MatchOutcome:
@@ -356,23 +386,27 @@ def _collect(job: MatchJob, task: Any, *, ship_files: bool = True) -> MatchOutco
 
 
 def dask_executor(
+    play: Play,
+    scheduler: str | None,
     workers: int,
-    scheduler: str | None = None,
     *,
+    concurrency: int | None = None,
     manifests: Sequence[Path] = (),
     sandbox: str = "none",
     working_dirs: Sequence[Path | None] = (),
     run_folder: Path | None = None,
     match_deadline_s: float | None = None,
 ) -> DaskMatchExecutor:
-    """An executor on the cluster at ``scheduler`` (None: a local cluster of ``workers``
-    processes), after checking that every worker can start the bots of ``manifests``
-    (from ``working_dirs``, their builds, where given) and whether the workers share
-    ``run_folder``; its ``shutdown`` closes the client and the local cluster it started."""
+    """An executor playing jobs with ``play`` on the cluster at ``scheduler`` (None: a
+    local cluster of ``workers`` processes), after checking that every worker can start
+    the bots of ``manifests`` (from ``working_dirs``, their builds, where given) and
+    whether the workers share ``run_folder``; it plays ``concurrency`` matches at once
+    (None: one per thread of the cluster). Closing it closes the client and the local
+    cluster it started. Raises :class:`ClusterError` saying why the cluster cannot play."""
     cluster = DaskCluster.start(scheduler, workers)
     try:
         cluster.check_bots(manifests, sandbox, working_dirs=working_dirs, run_folder=run_folder)
+        return cluster.executor(play, concurrency=concurrency, match_deadline_s=match_deadline_s)
     except ClusterError:
         cluster.close()
         raise
-    return cluster.executor(match_deadline_s=match_deadline_s)

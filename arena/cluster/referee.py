@@ -3,9 +3,9 @@
 A Dask worker runs its tasks in threads of its own process, and Dask cannot stop a running
 task; so a task never plays a match itself. It starts a referee, a process of its own
 session that plays the match and hands the outcome back, waits for it with a deadline and
-kills its whole process group when the deadline passes (:mod:`arena.tournament.remote`).
+kills its whole process group when the deadline passes (:mod:`arena.cluster.task`).
 
-The referee reads one :class:`~arena.tournament.remote.RefereeCall` (pickled) from its
+The referee reads one :class:`~arena.cluster.task.RefereeCall` (pickled) from its
 standard input, plays it in a folder of its own, packs the match's files into the outcome
 (the host writes them into its run folder, so a worker needs no shared folder; where the
 run folder is shared, the match writes there instead) and writes the outcome, pickled, to
@@ -14,9 +14,9 @@ the outcome arrives intact.
 
 Two ways to start one:
 
-* ``python -m arena.tournament.referee [--parent PID] [--folder DIR]`` plays one job: a
+* ``python -m arena.cluster.referee [--parent PID] [--folder DIR]`` plays one job: a
   cold start, which imports the whole arena first (a few hundred milliseconds);
-* ``python -m arena.tournament.referee --zygote FD`` is a *zygote*: it imports the arena
+* ``python -m arena.cluster.referee --zygote FD`` is a *zygote*: it imports the arena
   once, then hands each request that arrives on the Unix socket ``FD`` (the referee's
   standard input, output and error) to a fresh referee, forked ahead of time: a fork of a
   process that has imported everything takes a few milliseconds, spent while the previous
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes
 import dataclasses
 import gc
 import os
@@ -51,35 +50,20 @@ from pathlib import Path
 from typing import BinaryIO, NoReturn
 
 from arena.bots.sandbox.select import probe
-from arena.tournament.outcome import MatchOutcome
-from arena.tournament.remote import (
-    READY,
-    REQUEST,
-    RefereeCall,
-    failed_outcome,
-    pack_files,
-)
+from arena.cluster.executor import die_with_parent
+from arena.cluster.files import pack_files
+from arena.cluster.job import failed_outcome
+from arena.cluster.task import RefereeCall
+from arena.cluster.zygote import READY, REQUEST
+from arena.store.outcome import MatchOutcome
 
-__all__ = ["die_with", "main", "play_call"]
+__all__ = ["main", "play_call"]
 
 #: Exit codes: the job could not be read (2); anything else went wrong (1).
 EXIT_BAD_JOB = 2
 EXIT_FAILED = 1
 #: How often a waiting zygote checks that its worker is still its parent, in seconds.
 PARENT_CHECK_S = 1.0
-
-_PR_SET_PDEATHSIG = 1
-# The C library, loaded once (by the zygote, before it forks): the program's own symbols
-# include prctl, so no search for the library (ctypes.util runs ldconfig) per referee.
-_LIBC = ctypes.CDLL(None, use_errno=True)
-
-
-def die_with(parent: int) -> None:
-    """Be killed when ``parent`` dies, and leave now if it already has."""
-    _LIBC.prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0)
-    # The parent may have died before the prctl: the signal would never come.
-    if os.getppid() != parent:
-        os._exit(EXIT_FAILED)
 
 
 def play_call(source: BinaryIO, sink: BinaryIO, folder: Path) -> int:
@@ -215,7 +199,7 @@ def _referee_child(
         control.close()
         os.setsid()  # its own session and process group: the task kills the group
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the referee waits for its bots
-        die_with(zygote)
+        die_with_parent(zygote)
         message, fds, _flags, _address = socket.recv_fds(line, 64, 3)
         line.close()
         if message != REQUEST or len(fds) != 3:
@@ -241,9 +225,9 @@ def _referee_child(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m arena.tournament.referee``: see the module docstring."""
+    """``python -m arena.cluster.referee``: see the module docstring."""
     parser = argparse.ArgumentParser(
-        prog="python -m arena.tournament.referee",
+        prog="python -m arena.cluster.referee",
         description="Play one pickled tournament job from stdin; the outcome goes to stdout.",
     )
     parser.add_argument("--parent", type=int, help="die when this process dies")
@@ -251,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--zygote", type=int, metavar="FD", help="fork referees on this socket")
     args = parser.parse_args(argv)
     if args.parent is not None:
-        die_with(args.parent)
+        die_with_parent(args.parent)
     if args.zygote is not None:  # pragma: no cover - the zygote runs in its own process
         probe()  # once here (it runs bwrap), not in every referee
         # Objects that exist now are never collected in a referee: its collector then

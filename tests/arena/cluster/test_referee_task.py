@@ -21,20 +21,16 @@ from pathlib import Path
 import psutil
 import pytest
 
+from arena.cluster import checks, files, task
+from arena.cluster import zygote as zygote_module
+from arena.cluster.checks import check_bots_here
+from arena.cluster.files import pack_files, unpack_files
+from arena.cluster.job import MatchJob
+from arena.cluster.task import match_deadline, run_in_referee
+from arena.cluster.zygote import Zygote, ZygoteError, close_zygote
 from arena.match.config import MatchConfig, StackPolicy
-from arena.tournament import remote
-from arena.tournament.outcome import MatchOutcome
-from arena.tournament.remote import (
-    Zygote,
-    ZygoteError,
-    check_bots_here,
-    close_zygote,
-    match_deadline,
-    pack_files,
-    run_in_referee,
-    unpack_files,
-)
-from arena.tournament.worker import MatchJob, play_match
+from arena.store.outcome import MatchOutcome
+from arena.tournament.worker import play_match
 from tests import TEST_BOTS
 from tests.arena.tournament.helpers import FOLDER, STATION
 
@@ -73,7 +69,7 @@ def exit_mid_match(job: MatchJob) -> MatchOutcome:
 def _playing() -> list[psutil.Process]:
     """The zygote's referees that are playing (they have bots) with their bots: not the
     spare referee that waits for the next match."""
-    zygote = remote._zygote
+    zygote = zygote_module._zygote
     if zygote is None:
         return []
     found: list[psutil.Process] = []
@@ -88,7 +84,7 @@ def _playing() -> list[psutil.Process]:
 
 
 def _referee_count() -> int:
-    zygote = remote._zygote
+    zygote = zygote_module._zygote
     return 0 if zygote is None else len(psutil.Process(zygote.process.pid).children())
 
 
@@ -143,15 +139,15 @@ def test_one_zygote_serves_many_matches_and_one_that_died_is_started_again(
     tmp_path: Path,
 ) -> None:
     first = run_in_referee(play_match, job_for(tmp_path / "a"), 120.0)
-    assert first.is_counted and remote._zygote is not None
-    old = remote._zygote.process
+    assert first.is_counted and zygote_module._zygote is not None
+    old = zygote_module._zygote.process
     assert run_in_referee(play_match, job_for(tmp_path / "c"), 120.0).is_counted
-    assert remote._zygote.process is old
+    assert zygote_module._zygote.process is old
     old.kill()
     old.wait()
     second = run_in_referee(play_match, job_for(tmp_path / "b"), 120.0)
     assert second.is_counted
-    assert remote._zygote is not None and remote._zygote.process.pid != old.pid
+    assert zygote_module._zygote is not None and zygote_module._zygote.process.pid != old.pid
 
 
 def test_a_zygote_that_cannot_start_is_a_failed_match(
@@ -160,7 +156,7 @@ def test_a_zygote_that_cannot_start_is_a_failed_match(
     def broken() -> Zygote:
         raise ZygoteError("the referee zygote did not start (exit code 1)")
 
-    monkeypatch.setattr(remote, "_shared_zygote", broken)
+    monkeypatch.setattr(task, "shared_zygote", broken)
     outcome = run_in_referee(play_match, job_for(tmp_path), 60.0)
     assert outcome.error == "the referee zygote did not start (exit code 1)"
 
@@ -174,7 +170,7 @@ def test_a_zygote_that_cannot_hand_over_a_referee_is_a_failed_match(
         def spawn(self, stdin: int, stdout: int, stderr: int) -> int:
             raise ZygoteError("the referee zygote could not fork a referee (b'')")
 
-    monkeypatch.setattr(remote, "_shared_zygote", Refusing)
+    monkeypatch.setattr(task, "shared_zygote", Refusing)
     outcome = run_in_referee(play_match, job_for(tmp_path), 60.0)
     assert outcome.error == "the referee zygote could not fork a referee (b'')"
 
@@ -190,8 +186,8 @@ def test_a_zygote_that_never_says_ready_is_killed(
     silent = tmp_path / "silent"
     silent.write_text("#!/bin/sh\nexec sleep 60\n", encoding="utf-8")
     silent.chmod(0o755)
-    monkeypatch.setattr(remote, "ZYGOTE_START_S", 0.2)
-    monkeypatch.setattr(remote, "ZYGOTE_STOP_S", 0.2)
+    monkeypatch.setattr(zygote_module, "ZYGOTE_START_S", 0.2)
+    monkeypatch.setattr(zygote_module, "ZYGOTE_STOP_S", 0.2)
     with pytest.raises(ZygoteError, match="did not start: timed out"):
         Zygote(python=str(silent))
 
@@ -231,14 +227,12 @@ def test_exchange_reads_everything_even_when_the_referee_never_read_its_job() ->
     os.close(stdout_w)
     os.close(stderr_w)
     try:
-        data, said = remote._exchange(
-            stdin_w, stdout_r, stderr_r, b"x" * 100, time.monotonic() + 10
-        )
+        data, said = task._exchange(stdin_w, stdout_r, stderr_r, b"x" * 100, time.monotonic() + 10)
     finally:
         os.close(stdout_r)
         os.close(stderr_r)
     assert data == b"partial"
-    assert len(said) == remote.STDERR_TAIL_BYTES and said.endswith(b" and its last words")
+    assert len(said) == task.STDERR_TAIL_BYTES and said.endswith(b" and its last words")
 
 
 def test_exchange_writes_a_big_job_in_pieces_while_it_reads() -> None:
@@ -257,7 +251,7 @@ def test_exchange_writes_a_big_job_in_pieces_while_it_reads() -> None:
     thread = threading.Thread(target=referee)
     thread.start()
     try:
-        data, said = remote._exchange(stdin_w, stdout_r, stderr_r, payload, time.monotonic() + 60)
+        data, said = task._exchange(stdin_w, stdout_r, stderr_r, payload, time.monotonic() + 60)
     finally:
         thread.join()
         for fd in (stdout_r, stderr_r, stderr_w):
@@ -272,16 +266,16 @@ def test_exchange_gives_up_at_the_deadline() -> None:
     os.close(stderr_w)  # a closed stderr is read to its end once
     try:
         late = time.monotonic() + 0.2
-        assert remote._exchange(stdin_w, stdout_r, stderr_r, b"job", late) == (None, b"")
+        assert task._exchange(stdin_w, stdout_r, stderr_r, b"job", late) == (None, b"")
         gone = time.monotonic() - 1
-        assert remote._exchange(os.dup(stdout_w), stdout_r, stderr_r, b"", gone) == (None, b"")
+        assert task._exchange(os.dup(stdout_w), stdout_r, stderr_r, b"", gone) == (None, b"")
     finally:
         for fd in (stdin_r, stdout_r, stdout_w, stderr_r):
             os.close(fd)
 
 
 def test_killing_a_referee_that_is_gone_does_nothing() -> None:
-    remote._kill(2**22 + 12345, None, with_descendants=True)  # no such group: no error
+    task._kill(2**22 + 12345, None, with_descendants=True)  # no such group: no error
 
 
 # -- the deadline ------------------------------------------------------------------------------
@@ -299,7 +293,7 @@ def test_a_freezeout_without_a_cap_on_hands_gets_the_uncapped_allowance(tmp_path
     job = job_for(
         tmp_path, hand_count=None, stack_policy=StackPolicy.FREEZEOUT, decision_timeout_s=1.0
     )
-    assert match_deadline(job) == 60 + 2 * 4 * 10 + remote.UNCAPPED_HANDS * 2 * 4 * 1
+    assert match_deadline(job) == 60 + 2 * 4 * 10 + task.UNCAPPED_HANDS * 2 * 4 * 1
 
 
 # -- the files ---------------------------------------------------------------------------------
@@ -335,7 +329,7 @@ def test_a_missing_folder_packs_nothing_and_unpacks_into_a_new_folder(tmp_path: 
 
 def test_too_many_bytes_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "big.bin").write_bytes(os.urandom(4096))
-    monkeypatch.setattr(remote, "MAX_FILES_BYTES", 1000)
+    monkeypatch.setattr(files, "MAX_FILES_BYTES", 1000)
     with pytest.raises(ValueError, match=r"more than 0 MiB compressed.*block_deals"):
         pack_files(tmp_path)
 
@@ -358,9 +352,9 @@ def test_data_that_does_not_unpack_is_refused(tmp_path: Path) -> None:
 def test_a_worker_sees_the_hosts_file_only_with_its_token(tmp_path: Path) -> None:
     marker = tmp_path / ".dask-check"
     marker.write_text("token", encoding="utf-8")
-    assert remote.sees_file(marker, "token")
-    assert not remote.sees_file(marker, "another token")
-    assert not remote.sees_file(tmp_path / "missing", "token")
+    assert checks.sees_file(marker, "token")
+    assert not checks.sees_file(marker, "another token")
+    assert not checks.sees_file(tmp_path / "missing", "token")
 
 
 def test_bots_that_can_start_here_give_no_problem() -> None:
@@ -415,5 +409,5 @@ def test_a_zygote_that_cannot_start_is_a_problem_of_the_worker(
     def broken() -> Zygote:
         raise ZygoteError("the referee zygote did not start (exit code 1)")
 
-    monkeypatch.setattr(remote, "_shared_zygote", broken)
+    monkeypatch.setattr(checks, "shared_zygote", broken)
     assert check_bots_here([FOLDER], "none") == ["the referee zygote did not start (exit code 1)"]
