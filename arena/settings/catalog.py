@@ -205,6 +205,7 @@ for _key, _flag, _what in (
     ("file_size_bytes", "--file-size", "largest file it writes"),
     ("open_files", "--open-files", "open files per process"),
     ("tmp_bytes", "--tmp-size", "its private /tmp (strict)"),
+    ("cpu_percent", "--cpu-percent", "CPU share of the whole bot, 100 = one core (cgroup)"),
 ):
     _is_size = _key in SIZE_KEYS
     _default: int = getattr(DEFAULT_LIMITS, _key)
