@@ -41,4 +41,4 @@ def test_default_action_covers_every_case() -> None:
 def test_time_limits_reject_negative_or_nan_values(name: str) -> None:
     for bad in (-1.0, math.nan):
         with pytest.raises(ValueError, match=name):
-            TimeLimits(**{name: bad})
+            TimeLimits(**{name: bad})  # type: ignore[arg-type]
