@@ -4,7 +4,13 @@ The order here is the order of ``--help`` and of the key table in
 ``docs/tournament-config.md`` (a test compares them). Groups: ``tournament`` (who plays
 and how the run is organised), ``run`` (seed and run folder), ``sandbox`` (isolation and
 resource limits), ``game``, ``match`` (what only a single match or a game with a person
-takes), ``limits`` (time limits), ``sprt``, ``sit_and_go``, ``ring`` and ``output``.
+takes), ``limits`` (time limits), ``sprt``, ``sit_and_go``, ``ring``, ``log`` and ``output``.
+
+A key a tournament file may hold (``in_file``, the default) is read by
+:func:`arena.tournament.config.build_config`: one in a table lands in the field of the
+same name of that table's settings (``GameSettings``, ``TimeSettings``..., or for a
+resource limit ``ResourceLimits``), one at the top needs a field of ``TournamentConfig``;
+a setting only a command takes is declared with ``in_file=False``.
 """
 
 from __future__ import annotations

@@ -107,7 +107,9 @@ def _options(setting: Setting, default: object, *, as_text: bool) -> dict[str, A
     if setting.metavar is not None:
         options["metavar"] = setting.metavar
     if setting.choices and not as_text:
+        # Any case (--log-level INFO), as the values are written in lower case.
         options["choices"] = setting.choices
+        options["type"] = str.lower
     elif setting.choices:
         options["metavar"] = "{" + ",".join(setting.choices) + "}"
     elif not as_text:

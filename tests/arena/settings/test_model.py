@@ -80,6 +80,7 @@ def test_an_old_spelling_sets_the_same_setting_and_is_not_shown() -> None:
     parser = _parser("game")
     assert parser.parse_args(["--structure", "pot_limit"]).betting == "pot_limit"
     assert parser.parse_args([]).betting == REGISTRY["game.betting"].default
+    assert parser.parse_args(["--variant", "HOLDEM"]).variant == "holdem"  # any case
     assert "--structure" not in parser.format_help()
 
 
