@@ -97,7 +97,7 @@ def test_the_public_table_shows_side_pots_and_draws_without_the_cards() -> None:
         "**Hand 4** · after the draw · pot 90 (pot 1: 60, pot 2: 30)",
         "`seat 0` ann: stack 50, bet 0  all-in  drew 2",
         "`seat 1` bob: stack 50, bet 0  drew 0  <- to act",
-        "To act: bob, who may: fold, check, raise 2..50, all-in 50",
+        "To act: bob, who may: fold, check, bet 2..50, all-in 50",
     ]
     assert public_event({"type": "something_new"}) is None
 
