@@ -32,12 +32,11 @@ from arena.report.sections import (
 )
 from arena.report.selection import Candidate, HandRef
 from arena.session.latency import LatencyHistogram
-from arena.stats.units import duplicate_units
 from arena.store.outcome import MatchOutcome
 from arena.store.run_folder import RunFolder
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError, TournamentRecord
-from arena.store.sqlite_schema import PlanEntry, PlannedMatch
-from arena.tournament.standings import complete_blocks, compute_standings
+from arena.store.sqlite_schema import PlanEntry
+from arena.tournament.standings import DuplicateBlock, compute_standings
 
 __all__ = ["load_tournament"]
 
@@ -75,7 +74,7 @@ def load_tournament(folder: Path) -> RunData:
     data.crosstable = crosstable_section(None if table is None else table.to_dict())
     data.sprt = _sprt(run.standings, data)
     data.unit = "deals"
-    data.charts = _charts(fmt, counted, planned)
+    data.charts = _charts(fmt, counted, standings.blocks)
     data.latency = _latency(counted)
     if fmt == "sit_and_go":
         data.places = _places(counted, data.leaderboard)
@@ -114,9 +113,10 @@ def _sprt(path: Path, data: RunData) -> list[dict[str, Any]]:
 
 
 def _charts(
-    fmt: str, counted: Sequence[MatchOutcome], plan: Sequence[PlannedMatch]
+    fmt: str, counted: Sequence[MatchOutcome], blocks: Sequence[DuplicateBlock]
 ) -> list[dict[str, Any]]:
-    """Each bot's raw line and (duplicate formats) its duplicate-adjusted line."""
+    """Each bot's raw line and (duplicate formats) its duplicate-adjusted line, from the
+    standings' complete blocks and their units."""
     raw: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for outcome in counted:
         seats = [(seat.seat_index, seat.bot) for seat in outcome.seats]
@@ -126,8 +126,8 @@ def _charts(
                     raw[bot].append((1, hand.nets[index]))
     adjusted: dict[str, list[tuple[float, float]]] = defaultdict(list)
     if fmt != "sit_and_go":
-        for block in complete_blocks(plan, counted):
-            _adjusted_steps(block, adjusted)
+        for block, units in blocks:
+            _adjusted_steps(block, units, adjusted)
     return [
         {
             "bot": bot,
@@ -139,11 +139,13 @@ def _charts(
 
 
 def _adjusted_steps(
-    block: Sequence[MatchOutcome], adjusted: dict[str, list[tuple[float, float]]]
+    block: Sequence[MatchOutcome],
+    units: Sequence[dict[str, float]],
+    adjusted: dict[str, list[tuple[float, float]]],
 ) -> None:
-    """Append each deal of ``block`` to each bot's duplicate-adjusted line: ``k`` hands
-    and ``k`` times its mean result in chips (``k`` seatings of the deal)."""
-    units = duplicate_units(block)
+    """Append each deal of ``block`` (its ``units``, one per deal) to each bot's
+    duplicate-adjusted line: ``k`` hands and ``k`` times its mean result in chips (``k``
+    seatings of the deal)."""
     common = set.intersection(*({hand.hand_number for hand in o.hands} for o in block))
     big_blinds = {hand.hand_number: hand.big_blind for hand in block[0].hands}
     k = len(block)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.stats.ratings import average_places, rate
@@ -36,7 +36,16 @@ from arena.store.sqlite_schema import PlannedMatch
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import TournamentRun
 
-__all__ = ["Standings", "build_standings", "complete_blocks", "compute_standings"]
+__all__ = [
+    "DuplicateBlock",
+    "Standings",
+    "build_standings",
+    "complete_blocks",
+    "compute_standings",
+]
+
+#: A complete block's matches (plan order) and its duplicate units, one per deal.
+DuplicateBlock = tuple[tuple[MatchOutcome, ...], tuple[dict[str, float], ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +63,9 @@ class Standings:
     fault_counts: dict[str, dict[str, int]]
     is_finished: bool
     seed: int | None
+    #: The complete blocks the units came from, each with its units (one per deal), in
+    #: plan order: what a chart of the duplicate-adjusted results draws. Not saved.
+    blocks: tuple[DuplicateBlock, ...] = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; the seed only once the tournament is finished."""
@@ -137,6 +149,7 @@ def compute_standings(
         chips.setdefault(bot, 0)
         hands.setdefault(bot, 0)
     table: Crosstable | None = None
+    blocks: list[DuplicateBlock] = []
     if fmt == "sit_and_go":
         games = [_places(outcome) for outcome in counted]
         board = leaderboard([], chips, hands, rate(games), average_places(games), order_by="rating")
@@ -145,7 +158,9 @@ def compute_standings(
         for block in complete_blocks(plan, counted):
             # The block's first seating is its group: a heads-up pair or a ring group.
             group = tuple(seat.bot for seat in block[0].seats)
-            units_by_group[group].extend(duplicate_units(block))
+            block_units = duplicate_units(block)
+            units_by_group[group].extend(block_units)
+            blocks.append((tuple(block), tuple(block_units)))
         units = [unit for group_units in units_by_group.values() for unit in group_units]
         if fmt == "ring":
             games = [_places(outcome) for outcome in counted]
@@ -169,6 +184,7 @@ def compute_standings(
         fault_counts={bot: dict(kinds) for bot, kinds in sorted(faults.items())},
         is_finished=is_finished,
         seed=seed,
+        blocks=tuple(blocks),
     )
 
 
