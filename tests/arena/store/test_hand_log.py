@@ -3,11 +3,13 @@ reading it all."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 
+from arena.store import hand_log
 from arena.store.hand_log import HandLogError, iter_hands, read_hand_log, read_hands, read_header
 
 HEADER = {"type": "match", "match_id": "m", "players": [{"player_id": "p0", "name": "a"}]}
@@ -136,3 +138,40 @@ def test_a_last_line_cut_inside_a_character_is_left_out_as_cut_short(tmp_path: P
     path.write_bytes(header + b'\n{"type":"hand","name":"caf\xc3')
     log = read_hand_log(path)
     assert log.hands == () and log.cut_tail_bytes == len(b'{"type":"hand","name":"caf\xc3')
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ('{"players": [], "mode": "reset"}\n', "this is a match's results file"),
+        ('{\n  "players": [],\n  "mode": "reset"\n}\n', "this is a match's results file"),
+        ('{\n  "type": "match"\n}\n', "a JSON document, not a hand history"),
+    ],
+)
+def test_another_json_file_is_named_for_what_it_is(tmp_path: Path, text: str, named: str) -> None:
+    path = tmp_path / "results.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(HandLogError, match=named):
+        read_hand_log(path)
+
+
+class _Unreadable(io.BytesIO):
+    def __init__(self, error: BaseException) -> None:
+        super().__init__()
+        self.error = error
+
+    def read(self, size: int | None = -1) -> bytes:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "named"),
+    [(OSError(5, "Input/output error"), "cannot read the hand history: Input/output error"),
+     (MemoryError(), "too large to read whole")],
+)  # fmt: skip
+def test_a_file_that_cannot_be_read_whole_is_one_error_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: BaseException, named: str
+) -> None:
+    monkeypatch.setattr(hand_log, "_open", lambda path: _Unreadable(error))
+    with pytest.raises(HandLogError, match=named):
+        read_hand_log(tmp_path / "hands.jsonl")
