@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.cluster.local import local_executor  # noqa: E402
+from arena.store.outcome import MatchOutcome  # noqa: E402
 from arena.store.sqlite import (  # noqa: E402
     PlannedMatch,
     ResultsDatabase,
@@ -38,7 +39,6 @@ from arena.store.sqlite import (  # noqa: E402
 )
 from arena.tournament.config import TournamentConfig, build_config  # noqa: E402
 from arena.tournament.display import describe_outcome  # noqa: E402
-from arena.tournament.outcome import MatchOutcome  # noqa: E402
 from arena.tournament.plan import MatchSpec  # noqa: E402
 from arena.tournament.runner import TournamentRunner  # noqa: E402
 from arena.tournament.worker import play_match  # noqa: E402

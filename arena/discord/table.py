@@ -46,7 +46,7 @@ from arena.match.readiness import BotsNotReadyError
 from arena.match.results import MatchResult
 from arena.match.run import run_match
 from arena.session.watchdog import BotSession
-from arena.store.jsonl import HISTORY_FILE_NAME
+from arena.store.run_folder import RunFolder
 from engine.config import GameConfig
 from protocol.request_encoder import EventTextCache
 
@@ -225,7 +225,7 @@ class ChatTable:
     def _play(
         self, config: MatchConfig, sessions: list[tuple[str, BotSession]], out_dir: Path
     ) -> None:
-        history = out_dir / HISTORY_FILE_NAME
+        history = RunFolder(out_dir).history
         try:
             self.result = run_match(config, sessions, out_dir, clock=self.clock)
         except BotsNotReadyError as exc:

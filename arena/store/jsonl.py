@@ -20,16 +20,10 @@ from typing import Protocol, TextIO
 from arena.store.run_folder import RunFolder
 
 __all__ = [
-    "HISTORY_FILE_NAME",
     "PRIVATE_FILE_MODE",
-    "RESULTS_FILE_NAME",
     "HandLogWriter",
     "JsonLinesStore",
 ]
-
-# The names other modules still import (RunFolder is the one place that names the files).
-HISTORY_FILE_NAME = RunFolder.HISTORY
-RESULTS_FILE_NAME = RunFolder.RESULTS
 
 #: The mode of the files a match writes: the arena's user only (they hold the seed).
 PRIVATE_FILE_MODE = 0o600

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.progress import TaskID
 
 from arena.match.console import progress_bar
-from arena.tournament.outcome import MatchOutcome
+from arena.store.outcome import MatchOutcome
 from arena.tournament.plan import MatchSpec
 from protocol.inert import inert_text
 
@@ -28,7 +28,7 @@ __all__ = ["LiveDisplay", "PlainDisplay", "QuietDisplay", "describe_outcome"]
 def describe_outcome(outcome: MatchOutcome) -> str:
     """One line about a finished match: each seat's chips, the hands and the time.
 
-    >>> from arena.tournament.outcome import SeatOutcome
+    >>> from arena.store.outcome import SeatOutcome
     >>> seats = (SeatOutcome(0, "ann", 12, 1, 10), SeatOutcome(1, "bob", -12, 2, 10))
     >>> describe_outcome(MatchOutcome("m1", seats, (), "hand_count", None, 1.25))
     'm1: ann +12, bob -12 (0 hands, 1.2 s)'

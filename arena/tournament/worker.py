@@ -23,12 +23,12 @@ from collections.abc import Sequence
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
 from arena.bots.sandbox.limits import LimitsError
 from arena.bots.sandbox.select import SandboxLevel, SandboxUnavailableError, launcher_for
-from arena.cluster.job import MATCHES_DIR, MatchJob, failed_outcome
+from arena.cluster.job import MatchJob, failed_outcome
 from arena.match.readiness import BotsNotReadyError
 from arena.match.results import MatchResult
 from arena.match.run import live_match, open_sessions
 from arena.session.watchdog import BotSession
-from arena.store.jsonl import HISTORY_FILE_NAME, JsonLinesStore
+from arena.store.jsonl import JsonLinesStore
 from arena.store.outcome import (
     FaultExample,
     HandSummary,
@@ -36,6 +36,7 @@ from arena.store.outcome import (
     MatchOutcome,
     SeatOutcome,
 )
+from arena.store.run_folder import RunFolder
 from arena.tournament.collect import SummaryStore
 
 __all__ = ["play_match"]
@@ -118,7 +119,9 @@ def _outcome(
                     histogram=ledger.latency_buckets(),
                 ),
                 stderr_path=(
-                    None if stderr_log is None else f"{MATCHES_DIR}/{job.match_id}/{stderr_log}"
+                    None
+                    if stderr_log is None
+                    else f"{RunFolder.MATCHES}/{job.match_id}/{stderr_log}"
                 ),
                 stderr_bytes=player.stderr_bytes or 0,
             )
@@ -128,7 +131,7 @@ def _outcome(
         seats=tuple(seats),
         hands=tuple(hands),
         ended_reason=result.ended_reason,
-        hands_path=f"{MATCHES_DIR}/{job.match_id}/{HISTORY_FILE_NAME}",
+        hands_path=f"{RunFolder.MATCHES}/{job.match_id}/{RunFolder.HISTORY}",
         duration_s=time.monotonic() - started,
     )
 
@@ -139,4 +142,4 @@ def _failed(job: MatchJob, error: str, started: float) -> MatchOutcome:
 
 def _write_error(job: MatchJob, text: str) -> None:
     job.match_dir.mkdir(parents=True, exist_ok=True)
-    (job.match_dir / "error.txt").write_text(text, encoding="utf-8")
+    RunFolder(job.match_dir).error.write_text(text, encoding="utf-8")

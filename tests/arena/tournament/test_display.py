@@ -6,8 +6,8 @@ from __future__ import annotations
 import io
 
 from arena.match.console import make_console
+from arena.store.outcome import MatchOutcome, SeatOutcome
 from arena.tournament.display import LiveDisplay, PlainDisplay, describe_outcome
-from arena.tournament.outcome import MatchOutcome, SeatOutcome
 from arena.tournament.plan import MatchSpec
 
 EVIL = "evil\x1b[2J\x1b]0;pwned\x07 bot"
