@@ -1,13 +1,41 @@
-"""Shared fixtures: no test may leave a child process running or log at ERROR unexpectedly."""
+"""Shared fixtures: no test may leave a child process running or log at ERROR unexpectedly;
+and which tests must have the machine to themselves.
+
+``make test`` runs the suite on every core (pytest-xdist), then the tests marked ``serial``
+alone. A test is serial when another test beside it could change its verdict: it holds a
+bot to a kernel limit (memory, processes, CPU share), lets a bot go after the machine's
+resources, or measures CPU or memory. Mark one test with ``@pytest.mark.serial``, or add
+its module to :data:`SERIAL_MODULES` with the reason.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import psutil
 import pytest
+
+#: Modules whose every test is serial (paths from the repository's root), with the reason.
+SERIAL_MODULES: dict[str, str] = {
+    "tests/arena/bots/sandbox/test_cgroup_kernel.py": "the kernel's memory, pids and CPU limits",
+    "tests/arena/zoo/test_resources_zoo.py": "a fork bomb, a memory hog, a CPU spin, a big file",
+}
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests of :data:`SERIAL_MODULES` ``serial``."""
+    for item in items:
+        try:
+            module = item.path.resolve().relative_to(_ROOT).as_posix()
+        except ValueError:  # a test outside the repository (pytester's)
+            continue
+        if module in SERIAL_MODULES:
+            item.add_marker(pytest.mark.serial)
 
 
 def _children() -> set[int]:
