@@ -61,8 +61,8 @@ def layers_from_docstring(text: str) -> dict[str, frozenset[str]]:
         names = {name.strip() for name in allowed.split(",")} - {"(nothing)", ""}
         layers[part.strip()] = frozenset({part.strip(), *names})
     every = set(layers)
-    for part, names in layers.items():
-        for name in names:
+    for part, allowed_parts in list(layers.items()):
+        for name in allowed_parts:
             if name.startswith("(every part"):
                 but = name.removeprefix("(every part").removesuffix(")").removeprefix(" but ")
                 layers[part] = frozenset(every - {but.strip()} | {part})
