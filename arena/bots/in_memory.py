@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from arena.bots.transport import Clock, ExitInfo, TransportClosedError, describe_exit
-from protocol.framing import DEFAULT_MAX_LINE_BYTES, LineTooLongError
+from protocol.framing import DEFAULT_MAX_LINE_BYTES, LineTooLongError, split_lines
 
 __all__ = ["BotExit", "BotOutput", "Delayed", "FakeClock", "InMemoryTransport"]
 
@@ -115,7 +115,7 @@ class InMemoryTransport:
         """Decode each line of ``data`` and hand it to the bot function."""
         if not self.is_alive:
             raise self._closed_error()
-        for line in data.splitlines():
+        for line in split_lines(data):
             message = json.loads(line)
             self.sent.append(message)
             try:

@@ -33,6 +33,7 @@ from arena.bots.transport import ExitInfo, Transport
 from arena.human.seat import DRAW_PROMPT
 from arena.session.stderr_file import HasStderrLog
 from protocol.codec import decode
+from protocol.framing import split_lines
 
 __all__ = ["ChatFrontEnd", "SeatWatcher", "TappedTransport", "tapped_factory"]
 
@@ -123,9 +124,8 @@ class TappedTransport:
 
     def send(self, data: bytes) -> None:
         """Show each message to the table, then send ``data`` to the seat."""
-        for line in data.splitlines():
-            if line.strip():
-                self.watcher.seat_message(self.seat_index, decode(line))
+        for line in split_lines(data):
+            self.watcher.seat_message(self.seat_index, decode(line))
         self.inner.send(data)
 
     def has_output(self) -> bool:

@@ -34,6 +34,7 @@ from typing import Any
 from arena.bots.transport import ExitInfo, TransportClosedError
 from arena.human.seat import HumanSeat
 from protocol.codec import decode, encode
+from protocol.framing import split_lines
 
 __all__ = ["NO_TIME_LIMIT_S", "HumanTransport"]
 
@@ -70,7 +71,7 @@ class HumanTransport:
         """Hand each message of ``data`` to the seat; a request waits for :meth:`read_line`."""
         if self._is_closed:
             raise TransportClosedError("the person's seat is closed")
-        for line in data.splitlines():
+        for line in split_lines(data):
             message = decode(line)  # our own message: only the arena writes here
             kind = message.get("type")
             if kind == "hello":

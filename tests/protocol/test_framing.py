@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import json
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from protocol.errors import BotFaultError, ErrorCode
-from protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLongError
+from protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLongError, split_lines
 
 TOO_LONG = b"<too long>"
 
@@ -166,3 +167,18 @@ def test_over_long_lines_are_flagged_in_place_under_any_chunking(
         content = line[:-1] if line.endswith(b"\r") else line
         expected.append(TOO_LONG if len(content) > limit else content)
     assert out == expected
+
+
+_TEXT = st.text(
+    st.one_of(
+        st.sampled_from("\u2028\u2029\x85\r\x0b\x0c\x1c"), st.characters(exclude_categories=["Cs"])
+    )
+)
+
+
+@given(st.lists(_TEXT, max_size=5))
+def test_split_lines_never_splits_inside_a_json_string(texts: list[str]) -> None:
+    # U+2028, U+2029 and NEL are line breaks to str.splitlines() but legal raw inside a JSON
+    # string; only "\n" ends a line of the protocol.
+    data = b"".join(json.dumps({"text": t}, ensure_ascii=False).encode() + b"\n" for t in texts)
+    assert [json.loads(line)["text"] for line in split_lines(data)] == texts
