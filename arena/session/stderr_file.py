@@ -15,7 +15,7 @@ ones why it keeps dying), and a line says how many were left out.
 >>> import tempfile
 >>> from arena.bots.stderr_log import CappedLog
 >>> folder = Path(tempfile.mkdtemp())
->>> seat = SeatStderrLog.for_seat(folder, 0, "alice")
+>>> seat = SeatStderrLog(folder / "stderr/0-alice.log", relative_path="stderr/0-alice.log")
 >>> for text in (b"starting\\n", b"oops\\n"):
 ...     process = CappedLog(cap_bytes=64)
 ...     process.write(text)
@@ -40,14 +40,10 @@ from arena.bots.stderr_log import DEFAULT_STDERR_CAP_BYTES, CappedLog
 
 __all__ = [
     "DEFAULT_SEAT_STDERR_MAX_BYTES",
-    "STDERR_DIR_NAME",
     "HasStderrLog",
     "SeatStderrLog",
     "safe_file_name",
 ]
-
-#: The folder of a match's output that holds the seats' stderr files.
-STDERR_DIR_NAME = "stderr"
 
 #: How much of one seat's stderr a match keeps in its file (four processes' worth).
 DEFAULT_SEAT_STDERR_MAX_BYTES = 4 * DEFAULT_STDERR_CAP_BYTES
@@ -80,7 +76,8 @@ class HasStderrLog(Protocol):
 
 
 class SeatStderrLog:
-    """The stderr file of one seat (see the module docstring); :meth:`for_seat` names it.
+    """The stderr file of one seat (see the module docstring); the match's
+    :class:`~arena.store.run_folder.RunFolder` names it.
 
     ``relative_path`` is the path the results give (relative to the match's folder).
     """
@@ -105,19 +102,6 @@ class SeatStderrLog:
         self._later: deque[bytes] = deque()  # the sections of the processes after it
         self._kept_bytes = 0
         self._left_out = 0  # sections dropped from the middle
-
-    @classmethod
-    def for_seat(
-        cls,
-        out_dir: Path,
-        seat_index: int,
-        name: str,
-        *,
-        max_bytes: int = DEFAULT_SEAT_STDERR_MAX_BYTES,
-    ) -> SeatStderrLog:
-        """The file ``<out_dir>/stderr/<seat_index>-<name made safe>.log``."""
-        relative = f"{STDERR_DIR_NAME}/{seat_index}-{safe_file_name(name)}.log"
-        return cls(out_dir / relative, relative_path=relative, max_bytes=max_bytes)
 
     @property
     def is_written(self) -> bool:

@@ -21,6 +21,13 @@ from arena.session.watchdog import BotSession
 from tests.arena.session.harness import HELLO, LIMITS, script
 
 
+def _seat(
+    folder: Path, seat_index: int, name: str, *, max_bytes: int = DEFAULT_SEAT_STDERR_MAX_BYTES
+) -> SeatStderrLog:
+    relative = f"stderr/{seat_index}-{safe_file_name(name)}.log"
+    return SeatStderrLog(folder / relative, relative_path=relative, max_bytes=max_bytes)
+
+
 def process_log(text: bytes, cap_bytes: int = 64) -> CappedLog:
     log = CappedLog(cap_bytes)
     log.write(text)
@@ -47,7 +54,7 @@ def test_a_bot_name_becomes_a_safe_file_name(name: str, safe: str) -> None:
 
 
 def test_the_file_is_named_after_the_seat_and_the_bot(tmp_path: Path) -> None:
-    seat = SeatStderrLog.for_seat(tmp_path, 3, "my bot")
+    seat = _seat(tmp_path, 3, "my bot")
     assert seat.relative_path == "stderr/3-my_bot.log"
     assert seat.path == tmp_path / "stderr" / "3-my_bot.log"
     assert not seat.is_written and seat.data() == b"" and not seat.path.exists()
@@ -55,7 +62,7 @@ def test_the_file_is_named_after_the_seat_and_the_bot(tmp_path: Path) -> None:
 
 
 def test_a_process_keeps_its_head_and_tail_with_the_dropped_marker(tmp_path: Path) -> None:
-    seat = SeatStderrLog.for_seat(tmp_path, 0, "loud")
+    seat = _seat(tmp_path, 0, "loud")
     seat.add(process_log(b"HEAD" + b"x" * 1000 + b"TAIL", cap_bytes=16))
     text = seat.path.read_bytes()
     assert text == b"HEADxxxx\n[... 992 bytes dropped ...]\nxxxxTAIL"
@@ -63,7 +70,7 @@ def test_a_process_keeps_its_head_and_tail_with_the_dropped_marker(tmp_path: Pat
 
 
 def test_each_restart_is_appended_after_a_marker_line(tmp_path: Path) -> None:
-    seat = SeatStderrLog.for_seat(tmp_path, 1, "crasher")
+    seat = _seat(tmp_path, 1, "crasher")
     seat.add(process_log(b"first run\n"))
     seat.add(process_log(b"second run, no newline"))
     seat.add(process_log(b"third run\n"))
@@ -74,7 +81,7 @@ def test_each_restart_is_appended_after_a_marker_line(tmp_path: Path) -> None:
 
 
 def test_a_restart_after_a_process_that_wrote_nothing(tmp_path: Path) -> None:
-    seat = SeatStderrLog.for_seat(tmp_path, 0, "quiet")
+    seat = _seat(tmp_path, 0, "quiet")
     seat.add(process_log(b""))
     assert seat.is_written and seat.path.read_bytes() == b""
     seat.add(process_log(b"now it talks\n"))
@@ -84,7 +91,7 @@ def test_a_restart_after_a_process_that_wrote_nothing(tmp_path: Path) -> None:
 def test_many_restarts_keep_the_first_and_the_last_processes_within_the_bound(
     tmp_path: Path,
 ) -> None:
-    seat = SeatStderrLog.for_seat(tmp_path, 0, "phoenix", max_bytes=200)
+    seat = _seat(tmp_path, 0, "phoenix", max_bytes=200)
     for number in range(50):
         seat.add(process_log(f"process {number} says {'x' * 20}\n".encode()))
     text = seat.path.read_text()
@@ -97,14 +104,14 @@ def test_many_restarts_keep_the_first_and_the_last_processes_within_the_bound(
 
 
 def test_the_gap_line_starts_a_line_of_its_own(tmp_path: Path) -> None:
-    seat = SeatStderrLog.for_seat(tmp_path, 0, "phoenix", max_bytes=10)
+    seat = _seat(tmp_path, 0, "phoenix", max_bytes=10)
     for text in (b"no newline", b"b" * 8, b"c" * 8):
         seat.add(process_log(text))
     assert seat.data().startswith(b"no newline\n--- the stderr of 1 restart(s) not kept")
 
 
 def test_the_file_is_readable_by_the_arena_user_only(tmp_path: Path) -> None:
-    seat = SeatStderrLog.for_seat(tmp_path, 0, "secret")
+    seat = _seat(tmp_path, 0, "secret")
     seat.path.parent.mkdir(parents=True)
     seat.path.write_text("left from an earlier run")
     seat.path.chmod(0o644)
@@ -137,7 +144,7 @@ def test_the_session_adds_each_process_stderr_as_it_is_closed(tmp_path: Path) ->
         limits=LIMITS,
         restart_budget=1,
     )
-    seat = SeatStderrLog.for_seat(tmp_path, 0, "loud")
+    seat = _seat(tmp_path, 0, "loud")
     session.keep_stderr(seat)
     assert session.stderr_log is seat
     assert session.start(HELLO) is not None
@@ -158,7 +165,7 @@ def test_a_bot_without_a_stderr_log_writes_no_file(tmp_path: Path) -> None:
         clock=clock,
         limits=LIMITS,
     )
-    seat = SeatStderrLog.for_seat(tmp_path, 0, "memory")
+    seat = _seat(tmp_path, 0, "memory")
     session.keep_stderr(seat)
     session.start(HELLO)
     session.finish()
