@@ -55,6 +55,7 @@ from engine._eval_tables import (
 from engine.cards import FULL_DECK, Card
 
 __all__ = [
+    "RANK_NAMES",
     "HandCategory",
     "HandRank",
     "InvalidHandError",
@@ -244,14 +245,14 @@ def hand_description(cards: Sequence[int], class_number: int) -> str:
             return "royal flush"
         # Ten classes each, the ace-high one first and the wheel (five high) last.
         first = 1 if category is HandCategory.STRAIGHT_FLUSH else _FIRST_STRAIGHT_CLASS
-        return f"{_LABELS[category]}, {_SINGULAR[12 - (class_number - first)]} high"
+        return f"{_LABELS[category]}, {RANK_NAMES[12 - (class_number - first)]} high"
     if category is HandCategory.FLUSH:
         suits = [card & 3 for card in cards]
         suit = max(range(4), key=suits.count)  # the suit of five cards or more
         top = max(card >> 2 for card in cards if card & 3 == suit)
-        return f"flush, {_SINGULAR[top]} high"
+        return f"flush, {RANK_NAMES[top]} high"
     if category is HandCategory.HIGH_CARD:
-        return f"high card, {_SINGULAR[max(cards) >> 2]}"
+        return f"high card, {RANK_NAMES[max(cards) >> 2]}"
     counts = [0] * 13
     for card in cards:
         counts[card >> 2] += 1
@@ -336,7 +337,8 @@ def _order(five: tuple[Card, ...], category: HandCategory) -> tuple[Card, ...]:
     return tuple(sorted(five, key=lambda card: (counts[card >> 2], card), reverse=True))
 
 
-_SINGULAR = (
+#: The ranks in words, from two (index 0) to ace (12): ``RANK_NAMES[card >> 2]``.
+RANK_NAMES = (
     "two",
     "three",
     "four",
@@ -351,7 +353,7 @@ _SINGULAR = (
     "king",
     "ace",
 )
-_PLURAL = tuple("sixes" if name == "six" else name + "s" for name in _SINGULAR)
+_PLURAL = tuple("sixes" if name == "six" else name + "s" for name in RANK_NAMES)
 
 
 def _describe(five: tuple[Card, ...], category: HandCategory, class_number: int) -> str:
@@ -362,9 +364,9 @@ def _describe(five: tuple[Card, ...], category: HandCategory, class_number: int)
         joiner = " full of " if category is HandCategory.FULL_HOUSE else " and "
         detail = _PLURAL[top] + joiner + _PLURAL[five[3] >> 2]
     elif category in (HandCategory.STRAIGHT_FLUSH, HandCategory.FLUSH, HandCategory.STRAIGHT):
-        detail = _SINGULAR[top] + " high"
+        detail = RANK_NAMES[top] + " high"
     elif category is HandCategory.HIGH_CARD:
-        detail = _SINGULAR[top]
+        detail = RANK_NAMES[top]
     else:
         detail = _PLURAL[top]
     return f"{category.label}, {detail}"

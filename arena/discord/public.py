@@ -22,7 +22,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.human.entry import describe_legal
-from arena.human.render import SeatNames, cards_text, event_lines, hand_end_text, match_end_text
+from arena.human.render import (
+    PHASE_NAMES,
+    POSITION_NAMES,
+    STATUS_NAMES,
+    SeatNames,
+    cards_text,
+    event_lines,
+    hand_end_text,
+    match_end_text,
+)
 
 __all__ = [
     "public_event",
@@ -32,17 +41,6 @@ __all__ = [
     "public_table_text",
 ]
 
-_PHASES = {
-    "PRE_FLOP": "pre-flop",
-    "FLOP": "flop",
-    "TURN": "turn",
-    "RIVER": "river",
-    "PRE_DRAW_BET": "before the draw",
-    "DRAW": "the draw",
-    "POST_DRAW_BET": "after the draw",
-}
-_POSITIONS = {"button": "button", "small_blind": "small blind", "big_blind": "big blind"}
-_STATUSES = {"FOLDED": "folded", "ALL_IN": "all-in", "OUT": "out"}
 # Events whose fields are all public (cards in hand_shown were shown at showdown).
 _PUBLIC_EVENTS = frozenset(
     {
@@ -100,7 +98,7 @@ def public_table_text(
     public = public_request(request)
     seat_players = {seat["seat_index"]: seat["player_id"] for seat in public["table_state"]}
     lines = event_lines(public["history"][events_told:], seat_players, names)
-    phase = _PHASES.get(public["game_state"], public["game_state"])
+    phase = PHASE_NAMES.get(public["game_state"], public["game_state"])
     pots = public.get("pots") or []
     side = ""
     if len(pots) > 1:
@@ -111,7 +109,7 @@ def public_table_text(
     actor = seat_players.get(public["seat_index"], "")
     for seat in public["table_state"]:
         label = names.label(seat["player_id"])
-        notes = [_POSITIONS.get(seat["position"], ""), _STATUSES.get(seat["status"], "")]
+        notes = [POSITION_NAMES.get(seat["position"], ""), STATUS_NAMES.get(seat["status"], "")]
         if seat.get("discard_count") is not None:
             notes.append(f"drew {seat['discard_count']}")
         if seat["seat_index"] == public["seat_index"]:

@@ -22,11 +22,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.human.entry import describe_legal
-from engine.evaluator import HandCategory, HandRank, InvalidHandError, evaluate
+from engine.evaluator import RANK_NAMES, HandCategory, HandRank, InvalidHandError, evaluate
 from protocol.cards import card_from_wire
 
 __all__ = [
     "HELP_TEXT",
+    "PHASE_NAMES",
+    "POSITION_NAMES",
+    "STATUS_NAMES",
     "SeatNames",
     "cards_text",
     "error_text",
@@ -45,7 +48,8 @@ Drawing:  the cards to throw away, by name (9h 2c; a ten is Th or 10h) or by pla
           (3 5); pat keeps every card.
 Also:     t = the table again   ? = this help   q = leave the table"""
 
-_PHASES = {
+#: Betting rounds and the draw in words, by the protocol's ``game_state``.
+PHASE_NAMES = {
     "PRE_FLOP": "pre-flop",
     "FLOP": "flop",
     "TURN": "turn",
@@ -54,8 +58,8 @@ _PHASES = {
     "DRAW": "the draw",
     "POST_DRAW_BET": "after the draw",
 }
-_POSITIONS = {"button": "button", "small_blind": "small blind", "big_blind": "big blind"}
-_STATUSES = {"FOLDED": "folded", "ALL_IN": "all-in", "OUT": "out"}
+POSITION_NAMES = {"button": "button", "small_blind": "small blind", "big_blind": "big blind"}
+STATUS_NAMES = {"FOLDED": "folded", "ALL_IN": "all-in", "OUT": "out"}
 _GAMES = {"holdem": "hold'em", "five_card_draw": "five-card draw"}
 _STRUCTURES = {"no_limit": "no-limit", "pot_limit": "pot-limit", "fixed_limit": "fixed-limit"}
 
@@ -122,7 +126,7 @@ def hello_text(hello: Mapping[str, Any], names: SeatNames, *, name: str) -> str:
 def hand_start_text(message: Mapping[str, Any]) -> str:
     """A new hand: its number, the blinds, the person's position and cards."""
     own = _own_seat(message)
-    position = _POSITIONS.get(own.get("position", ""), "") if own else ""
+    position = POSITION_NAMES.get(own.get("position", ""), "") if own else ""
     where = ""
     if position == "button":
         where = " · you are on the button"
@@ -138,7 +142,7 @@ def hand_start_text(message: Mapping[str, Any]) -> str:
 def request_text(request: Mapping[str, Any], names: SeatNames) -> str:
     """The table when the person is to act: seats, stacks, bets, pot, board, their cards,
     whose turn it is and what is legal, with the amounts."""
-    phase = _PHASES.get(request["game_state"], request["game_state"])
+    phase = PHASE_NAMES.get(request["game_state"], request["game_state"])
     pots = request.get("pots") or []
     side = ""
     if len(pots) > 1:
@@ -152,7 +156,7 @@ def request_text(request: Mapping[str, Any], names: SeatNames) -> str:
     labels = [names.label(seat["player_id"]) for seat in seats]
     width = max(len(label) for label in labels)
     for seat, label in zip(seats, labels, strict=True):
-        notes = [_POSITIONS.get(seat["position"], ""), _STATUSES.get(seat["status"], "")]
+        notes = [POSITION_NAMES.get(seat["position"], ""), STATUS_NAMES.get(seat["status"], "")]
         if seat.get("discard_count") is not None:
             notes.append(f"drew {seat['discard_count']}")
         if seat["seat_index"] == request["seat_index"]:
@@ -185,12 +189,12 @@ def event_lines(
 def _event_line(event: Mapping[str, Any], who: str) -> str:
     kind = event["type"]
     if kind == "blind_posted":
-        blind = _POSITIONS.get(event["blind"], event["blind"])
+        blind = POSITION_NAMES.get(event["blind"], event["blind"])
         return f"{who} {_verb(who, 'post')} the {blind} {event['amount']}"
     if kind == "ante_posted":
         return f"{who} {_verb(who, 'post')} an ante of {event['amount']}"
     if kind == "street_dealt":
-        return f"{_PHASES.get(event['phase'], event['phase'])}: {cards_text(event['board'])}"
+        return f"{PHASE_NAMES.get(event['phase'], event['phase'])}: {cards_text(event['board'])}"
     if kind == "action_taken":
         return _action_line(event, who)
     if kind == "uncalled_bet_returned":
@@ -310,24 +314,7 @@ _ORDINALS = ("first", "second", "third", "fourth", "fifth")
 
 def _rank_name(card: int) -> str:
     """``ace``, ``ten``, ``two``: the rank of a card in words."""
-    return _RANK_NAMES[card >> 2]
-
-
-_RANK_NAMES = (
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "jack",
-    "queen",
-    "king",
-    "ace",
-)
+    return RANK_NAMES[card >> 2]
 
 
 def error_text(message: Mapping[str, Any]) -> str:
