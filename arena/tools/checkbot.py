@@ -61,8 +61,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from arena.bots.build import run_build
-from arena.bots.launcher import Launcher
+from arena.bots.build import build_bots
+from arena.bots.launcher import DirectLauncher, Launcher
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
 from arena.bots.process import ProcessTransport
 from arena.bots.transport import BotStartError, Clock, Transport
@@ -391,7 +391,10 @@ def check_bot(
         steps.append(CheckStep("manifest", False, str(exc)))
         return _report(path_text, "", steps, "")
     steps.append(CheckStep("manifest", True, f"{manifest.name!r}: {' '.join(manifest.command)}"))
-    build = run_build(manifest, launcher=launcher)
+    # The one build path every command uses: a build tool the sandbox cannot run is a
+    # failed build step that says why, not an exception.
+    (built,) = build_bots([(manifest.name, manifest)], launcher=launcher or DirectLauncher())
+    build = built.result
     if not build.is_ok:
         output = build.output.strip()[-500:]
         steps.append(CheckStep("build", False, build.reason + (f": {output}" if output else "")))

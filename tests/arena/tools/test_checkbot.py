@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.launcher import DirectLauncher, LaunchSpec
+from arena.bots.manifest import BotManifest
+from arena.bots.transport import BotStartError
 from arena.session.policy import TimeLimits
 from arena.tools.checkbot import STEP_NAMES, CheckReport, CheckStep, check_bot
 from arena.tools.checkbot_hints import NO_REPLY_HINT, NOTIFICATION_HINT
@@ -75,6 +78,20 @@ def test_a_failing_build_is_reported_with_its_output(tmp_path: Path) -> None:
     report = check_bot(path, limits=LIMITS)
     step = failed_step(report)
     assert step.name == "build" and "exit code 1" in step.reason and "bot.c:1" in step.reason
+
+
+class _ClosedToolchainLauncher(DirectLauncher):
+    """A sandbox whose bot user cannot run the build tool (a toolchain in a closed home)."""
+
+    def prepare_build(self, manifest: BotManifest) -> LaunchSpec | None:
+        raise BotStartError("cannot run 'cargo': /root/.cargo is closed to the bot's user")
+
+
+def test_a_build_tool_the_sandbox_cannot_run_is_a_failed_build_step(tmp_path: Path) -> None:
+    path = tmp_path / "bot.toml"
+    path.write_text('name = "x"\ncommand = ["./bot"]\nbuild = ["cargo", "build"]\n')
+    step = failed_step(check_bot(path, limits=LIMITS, launcher=_ClosedToolchainLauncher()))
+    assert step.name == "build" and "/root/.cargo is closed" in step.reason
 
 
 def test_a_program_that_cannot_run_fails_start(tmp_path: Path) -> None:
