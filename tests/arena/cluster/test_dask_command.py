@@ -5,11 +5,7 @@ clearly when the cluster cannot play."""
 from __future__ import annotations
 
 import io
-import shutil
-import signal
 import sqlite3
-import threading
-import time
 from pathlib import Path
 
 import psutil
@@ -17,7 +13,7 @@ import pytest
 
 from arena.cli import main
 from arena.cluster import dask_executor
-from tests import TEST_BOTS
+from tests.arena.cluster.helpers import WorkerKiller, slow_bot
 from tests.arena.tournament.helpers import (
     FOLDER,
     HAND_STRENGTH,
@@ -62,62 +58,13 @@ def test_a_cluster_run_gives_the_local_results_and_its_files_replay(tmp_path: Pa
     assert main(["replay", str(tmp_path / "dask" / paths[0])], stdout=replayed) == 0
 
 
-def _slow_bot(folder: Path) -> Path:
-    """A calling station that takes 50 ms per decision: matches last long enough to be
-    caught in the middle. Its program is copied beside its manifest: a sandboxed bot runs
-    as another user, who may not enter the checkout's folder (a clone in a private one)."""
-    bot = folder / "slow"
-    bot.mkdir()
-    shutil.copy(TEST_BOTS / "slow" / "slow_bot.py", bot / "slow_bot.py")
-    manifest = bot / "bot.toml"
-    manifest.write_text(
-        'name = "slow"\ncommand = ["{python}", "slow_bot.py", "0.05"]\n', encoding="utf-8"
-    )
-    return manifest
-
-
-class WorkerKiller(threading.Thread):
-    """Kills (SIGKILL) the first Dask worker of this process seen playing a match, once,
-    and keeps the referee and the bots it had."""
-
-    def __init__(self) -> None:
-        super().__init__(daemon=True)
-        self.victims: list[psutil.Process] = []
-        self.killed_worker: int | None = None
-        self.stop = threading.Event()
-
-    def run(self) -> None:
-        while not self.stop.is_set() and self.killed_worker is None:
-            for worker in psutil.Process().children():
-                try:
-                    if "spawn_main" in " ".join(worker.cmdline()) and self._kill_if_playing(worker):
-                        return
-                except psutil.NoSuchProcess:
-                    continue
-            time.sleep(0.05)
-
-    def _kill_if_playing(self, worker: psutil.Process) -> bool:
-        for zygote in worker.children():
-            if "--zygote" not in zygote.cmdline():
-                continue  # the sandbox's probe at the start, say
-            for referee in zygote.children():
-                if "arena.cluster.referee" not in referee.cmdline():
-                    continue  # the zygote's own probe of the sandbox
-                bots = referee.children(recursive=True)
-                if bots:  # the match is being played
-                    self.victims = [zygote, referee, *bots]
-                    worker.send_signal(signal.SIGKILL)
-                    self.killed_worker = worker.pid
-                    return True
-        return False
-
-
+@pytest.mark.slow  # make test: the same on the executor, test_dask_worker_loss.py
 def test_a_worker_killed_mid_match_leaves_no_bot_and_its_match_is_played_again_once(
     tmp_path: Path,
 ) -> None:
     # Under the limits layer the bots' supervisors die with their referee, and a killed
     # worker's private folders may be swept by two launchers at once.
-    settings: list[str | Path] = [_slow_bot(tmp_path), STATION, *COMMON, "--seed", "11"]
+    settings: list[str | Path] = [slow_bot(tmp_path), STATION, *COMMON, "--seed", "11"]
     settings += ["--deals", "10", "--block-deals", "5", "--sandbox", "limits"]
     code, text = run_tournament(*settings, "--out", tmp_path / "local")
     assert code == 0, text

@@ -16,8 +16,8 @@ import pytest
 
 from arena.cluster.executor import default_concurrency
 from arena.cluster.local import MAX_POOL_RESTARTS, local_executor
-from tests.arena.cluster import plays
-from tests.arena.cluster.plays import job_for
+from tests.arena.cluster import helpers as plays
+from tests.arena.cluster.helpers import job_for
 from tests.arena.tournament.helpers import ROOT
 
 
@@ -113,7 +113,7 @@ import sys
 from pathlib import Path
 
 from arena.cluster.local import local_executor
-from tests.arena.cluster import plays
+from tests.arena.cluster import helpers as plays
 
 try:
     with local_executor(1, plays.stall) as executor:
