@@ -19,7 +19,7 @@ parts listed after its name; everything may import ``protocol`` and ``engine``::
     tournament:  settings, stats, cluster, match, store, session, bots
     report:      tournament, stats, store, session
     export:      report, store
-    discord:     human, match, store, session, bots
+    discord:     settings, human, match, store, session, bots
     commands:    (every part but cli)
     cli:         (every part)
 

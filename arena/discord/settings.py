@@ -31,10 +31,10 @@ blinds '2' must be a fraction of the stack below 1/2 (e.g. 1/100)
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from arena.settings.grammar import parse_duration, parse_period
 from engine.schedule import BlindSchedule
 
 __all__ = ["SETTINGS_HELP", "SettingsError", "TableSettings", "parse_settings"]
@@ -47,7 +47,6 @@ SETTINGS_HELP = (
 
 #: The longest a person may be given per decision (an hour): a table is a live game.
 MAX_TURN_S = 3600.0
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([a-z]*)$")
 
 
 class SettingsError(ValueError):
@@ -156,19 +155,23 @@ def _fraction(value: str) -> Fraction:
 
 
 def _level(value: str) -> tuple[int | None, float | None]:
-    match = _DURATION.match(value)
-    if match is not None and match.group(2) in {"h", "hand", "hands"}:
-        return _positive_int("level", match.group(1)), None
-    if match is not None and match.group(2) in {"m", "min", "minutes"}:
-        minutes = float(match.group(1))
-        if minutes > 0:
-            return None, minutes
-    raise SettingsError(f"level {value!r} must be hands (10h) or minutes (15m)")
+    # The settings' one grammar of periods: hands (10h) or a time with its unit (15m). A
+    # bare number is hands elsewhere, but in chat "level=10" is as likely meant as minutes:
+    # ask for the unit.
+    try:
+        if not value[-1:].isalpha():
+            raise ValueError(value)
+        period = parse_period(value)
+    except ValueError:
+        raise SettingsError(f"level {value!r} must be hands (10h) or minutes (15m)") from None
+    if "every_hands" in period:
+        return int(period["every_hands"]), None
+    return None, period["every_seconds"] / 60.0
 
 
 def _duration_s(key: str, value: str) -> float:
-    match = _DURATION.match(value)
-    scale = {"": 1.0, "s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0}
-    if match is None or match.group(2) not in scale or float(match.group(1)) <= 0:
-        raise SettingsError(f"{key} {value!r} must be a time above 0 (60s, 2m)")
-    return float(match.group(1)) * scale[match.group(2)]
+    # The settings' one grammar of durations (60, 60s, 250ms, 2m).
+    try:
+        return parse_duration(value, maximum=None)
+    except ValueError:
+        raise SettingsError(f"{key} {value!r} must be a time above 0 (60s, 2m)") from None
