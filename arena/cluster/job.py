@@ -29,6 +29,7 @@ class MatchJob:
     resource-limit overrides; files go to ``tournament_dir / matches / match_id``.
     ``working_dirs`` (by seat, when given) replace the manifests' folders: the host built
     each bot once into a folder of the run, and every match starts from that build.
+    ``expose``: the host's paths the strict sandbox shows every bot read-only.
     """
 
     match_id: str
@@ -39,6 +40,7 @@ class MatchJob:
     tournament_dir: Path
     limits: tuple[tuple[str, int], ...] = ()
     working_dirs: tuple[Path | None, ...] = ()
+    expose: tuple[Path, ...] = ()
 
     @property
     def match_dir(self) -> Path:

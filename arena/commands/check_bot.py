@@ -15,7 +15,7 @@ from typing import TextIO
 from arena.bots.transport import BotStartError
 from arena.commands.common import load_manifests, open_launcher
 from arena.match.log import configure_logging
-from arena.session.policy import TimeLimits
+from arena.session.policy import TimeBasis, TimeLimits
 from arena.settings import UsageError, add_groups
 from arena.settings.flags import value_type
 from arena.settings.grammar import whole
@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("manifest", type=Path, metavar="MANIFEST", help="the bot's bot.toml")
     add_groups(
         parser, "limits", "game", only=("limits.decision_timeout", "limits.startup_timeout",
-                                         "game.variant"),
+                                         "limits.time_basis", "game.variant"),
     )  # fmt: skip
     parser.add_argument(
         "--hands",
@@ -48,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: %(default)s, no hands)",
     )
     add_groups(parser, "sandbox")
+    add_groups(parser, "output", only=("verbose",))
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -58,7 +59,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if not args.manifest.is_file():
         raise UsageError(f"manifest {str(args.manifest)!r} is not a file")
     (manifest,) = load_manifests([args.manifest])
-    limits = TimeLimits(decision_s=args.decision_timeout, startup_s=args.startup_timeout)
+    limits = TimeLimits(
+        decision_s=args.decision_timeout,
+        startup_s=args.startup_timeout,
+        time_basis=TimeBasis(args.time_basis),
+    )
     launcher = open_launcher(args, out)
     # The report says everything the match log would (each fault, counted, with the
     # first of each kind): the log lines of the quick hands would only repeat it.

@@ -20,6 +20,7 @@ from arena.bots.sandbox.select import (
     choose,
     describe,
     launcher_for,
+    needs_cgroup,
 )
 from arena.match.results import MatchResult
 from arena.settings import UsageError
@@ -45,19 +46,22 @@ def limit_overrides(args: argparse.Namespace) -> dict[str, int]:
 
 def open_launcher(args: argparse.Namespace, out: TextIO) -> SandboxLauncher:
     """The launcher of the sandbox layer ``--sandbox`` names (default: the strongest that
-    works here), after saying on ``out`` which layer is active and why no stronger one is.
+    works here), with the limit flags and the ``--expose`` paths, after saying on ``out``
+    which layer is active and why no stronger one is (why the kernel holds no limits here
+    only with ``--verbose`` or when a CPU share is asked for).
 
-    A layer that does not work here is a usage error, never a quiet step down to a weaker
-    one.
+    A layer that does not work here, or an exposed path it cannot show, is a usage error,
+    never a quiet step down to a weaker one.
     """
     requested = None if args.sandbox is None else SandboxLevel(args.sandbox)
+    overrides = limit_overrides(args)
     try:
         level, reasons = choose(requested)
-        launcher = launcher_for(level, overrides=limit_overrides(args))
-    except (SandboxUnavailableError, LimitsError) as exc:
+        launcher = launcher_for(level, overrides=overrides, expose=tuple(args.expose or ()))
+    except (SandboxUnavailableError, LimitsError, ValueError) as exc:
         raise UsageError(str(exc)) from None
-    for line in describe(level, reasons):
-        out.write(line + "\n")
+    lines = describe(level, reasons, is_verbose=args.verbose, needs_cgroup=needs_cgroup(overrides))
+    out.writelines(line + "\n" for line in lines)
     return launcher
 
 

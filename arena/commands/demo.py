@@ -113,6 +113,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         "limits.decision_timeout": args.decision_timeout,
         "concurrency": args.concurrency,
         "sandbox": args.sandbox,
+        "expose": args.expose,
         **{f"limits.{key}": value for key, value in limit_overrides(args).items()},
     }
     config = build_config(overrides=overrides, base_dir=Path.cwd())
@@ -126,6 +127,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         show_progress=not args.no_progress,
         write_report=not args.no_report,
         show_sandbox=False,  # said once already, before the builds
+        verbose=args.verbose,
     )
 
 

@@ -79,6 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     # People's time is the table's turn setting; this is the bots'.
     add_groups(parser, "limits", only=("limits.decision_timeout",))
     add_groups(parser, "sandbox")
+    add_groups(parser, "output", only=("verbose",))
 
 
 def read_token(token_file: Path | None, environ: Any = os.environ) -> str:

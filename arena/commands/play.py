@@ -85,7 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         shown={"out": "runs/play-<time>", "hands": str(DEFAULT_PLAY_HANDS)},
     )
     add_groups(parser, "log", only=("log_file",))
-    add_groups(parser, "output", only=("no_report",))
+    add_groups(parser, "output", only=("no_report", "verbose"))
 
 
 def run(args: argparse.Namespace, out: TextIO, *, front_end: FrontEnd | None = None) -> int:

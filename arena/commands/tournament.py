@@ -61,7 +61,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         overrides["bots"] = [str(path) for path in args.manifests]
     config = build_config(file=args.config, overrides=overrides, base_dir=Path.cwd())
     return run_tournament(
-        config, out, show_progress=not args.no_progress, write_report=not args.no_report
+        config,
+        out,
+        show_progress=not args.no_progress,
+        write_report=not args.no_report,
+        verbose=args.verbose,
     )
 
 
@@ -72,13 +76,18 @@ def run_tournament(
     show_progress: bool = True,
     write_report: bool = True,
     show_sandbox: bool = True,
+    verbose: bool = False,
 ) -> int:
     """Run (or resume) the tournament and print its standings (``show_sandbox``: say
-    which sandbox layer is active, unless the caller did); the exit code."""
+    which sandbox layer is active, unless the caller did; ``verbose``: and why the kernel
+    holds no limits here); the exit code."""
     folder = RunFolder(config.out_dir)
     try:
         hosted = host.run(
-            config, display=_display(out, show_progress), notes=out if show_sandbox else None
+            config,
+            display=_display(out, show_progress),
+            notes=out if show_sandbox else None,
+            is_verbose=verbose,
         )
         print_standings(make_console(out), hosted.standings)
     except KeyboardInterrupt:

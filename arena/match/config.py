@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from arena.session.policy import DEFAULT_HUNG_AFTER_TIMEOUTS, TimeLimits
+from arena.session.policy import DEFAULT_HUNG_AFTER_TIMEOUTS, TimeBasis, TimeLimits
 from engine.config import GameConfig
 from engine.schedule import BlindSchedule
 
@@ -100,6 +100,7 @@ class MatchConfig:
     max_invalid_attempts: int = 3
     restart_budget: int = 3
     hung_after_timeouts: int = DEFAULT_HUNG_AFTER_TIMEOUTS
+    time_basis: TimeBasis = TimeBasis.WALL
     # Whether to play on without a bot that is not ready at the start: a choice made before
     # the match, which decides whether it happens at all, so not written in to_dict either.
     allow_absent_bots: bool = False
@@ -146,6 +147,8 @@ class MatchConfig:
             raise MatchConfigError(
                 f"hung_after_timeouts must be a positive integer, got {self.hung_after_timeouts!r}",
             )
+        if not isinstance(self.time_basis, TimeBasis):
+            raise MatchConfigError(f"time basis {self.time_basis!r}: must be wall or cpu")
         if not isinstance(self.allow_absent_bots, bool):
             raise MatchConfigError(
                 f"allow_absent_bots must be true or false, got {self.allow_absent_bots!r}",
@@ -174,6 +177,13 @@ class MatchConfig:
             "max_invalid_attempts": self.max_invalid_attempts,
             "restart_budget": self.restart_budget,
             "hung_after_timeouts": self.hung_after_timeouts,
+            # Written only when not the wall clock, so that files of the default basis
+            # stay as they were before the CPU basis existed.
+            **(
+                {"time_basis": self.time_basis.value}
+                if self.time_basis is not TimeBasis.WALL
+                else {}
+            ),
         }
 
     @classmethod
@@ -196,6 +206,7 @@ class MatchConfig:
             restart_budget=data["restart_budget"],
             # Absent from files written before the rule existed: the default applied then.
             hung_after_timeouts=data.get("hung_after_timeouts", DEFAULT_HUNG_AFTER_TIMEOUTS),
+            time_basis=TimeBasis.parse(data.get("time_basis", TimeBasis.WALL.value)),
         )
 
     def time_limits(self) -> TimeLimits:
@@ -204,6 +215,7 @@ class MatchConfig:
             decision_s=self.decision_timeout_s,
             startup_s=self.startup_timeout_s,
             time_bank_s=self.time_bank_s,
+            time_basis=self.time_basis,
         )
 
 

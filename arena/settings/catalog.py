@@ -15,12 +15,16 @@ a setting only a command takes is declared with ``in_file=False``.
 
 from __future__ import annotations
 
+import os
 import re
 from enum import StrEnum
+from pathlib import Path
 
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, SIZE_KEYS, LimitsError, format_size
+from arena.bots.sandbox.reach import parse_expose
 from arena.bots.sandbox.select import SandboxLevel
 from arena.match.log import LOG_LEVELS
+from arena.session.policy import TimeBasis
 from arena.settings import grammar
 from arena.settings.grammar import boolean, choice, duration, number, whole
 from arena.settings.model import declare
@@ -125,6 +129,25 @@ def _limit(key: str) -> grammar.Parser:
     return parse
 
 
+def _expose(value: object) -> tuple[Path, ...]:
+    # A flag gives one path at a time (--expose is repeated), a file a list of them.
+    if isinstance(value, str | os.PathLike):
+        try:
+            return parse_expose([value])
+        except ValueError as exc:  # "expose '<path>': why": the flag's error names the path
+            raise ValueError(str(exc).partition(": ")[2]) from None
+    if not isinstance(value, list | tuple):
+        raise ValueError("must be a list of absolute paths")
+    return parse_expose(value)
+
+
+def _time_basis(value: object) -> TimeBasis:
+    try:
+        return TimeBasis.parse(value.lower() if isinstance(value, str) else repr(value))
+    except ValueError:
+        raise ValueError("must be wall or cpu") from None
+
+
 def _optional(parse: grammar.Parser) -> grammar.Parser:
     def parse_or_none(value: object) -> object:
         return None if value is None else parse(value)
@@ -169,6 +192,11 @@ declare("sandbox", choice(SandboxLevel), None, "--sandbox",
         "how bots are isolated: none, limits or strict (default: the strongest layer that "
         "works here)", group="sandbox", shown="strongest here", choices=_values(SandboxLevel),
         decides_results=False)  # fmt: skip
+declare("expose", _expose, None, "--expose",
+        "a host path shown read-only to every bot in the strict sandbox, for a toolchain "
+        "installed in a home directory (absolute; repeat for more; never from a manifest)",
+        group="sandbox", kind="list", shown="none", metavar="PATH",
+        decides_results=False)  # fmt: skip
 declare("out", grammar.path, None, "--out",
         "the run folder; it must not hold another run", group="run", shown='"runs/<name>"',
         metavar="FOLDER", decides_results=False)  # fmt: skip
@@ -202,6 +230,10 @@ declare("limits.time_bank", duration(allow_zero=True), 0.0, "--time-bank",
 declare("limits.check_on_timeout", boolean, False, "--check-on-timeout",
         "after a timeout, check when checking is free instead of folding", group="limits",
         kind="bool")  # fmt: skip
+declare("limits.time_basis", _time_basis, TimeBasis.WALL, "--time-basis",
+        "what a decision's time is measured in: wall (the clock) or cpu (the bot's own CPU "
+        "time, so a loaded host does not make it late; the wall clock still ends a "
+        "decision at 3 times its time)", group="limits", choices=_values(TimeBasis))  # fmt: skip
 
 # -- resource limits (the sandbox's; a flag beats a manifest's [limits]) ---------------------
 for _key, _flag, _what in (
@@ -292,3 +324,6 @@ declare("no_progress", boolean, False, "--no-progress",
         in_file=False)  # fmt: skip
 declare("no_report", boolean, False, "--no-report", "do not write report.html at the end",
         group="output", kind="bool", in_file=False)  # fmt: skip
+declare("verbose", boolean, False, "--verbose",
+        "say more at the start: why the kernel holds no limits here (cgroups), when it "
+        "does not", group="output", kind="bool", in_file=False)  # fmt: skip

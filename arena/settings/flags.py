@@ -11,6 +11,7 @@ Two ways to take a flag's value:
   ``command line: deals = "x": ...``; a flag not given is ``None`` so that the file's
   value stands.
 
+A setting of kind ``list`` is a flag given once per value (``--expose A --expose B``).
 A setting's old spellings (``--structure`` for ``--betting``) keep working as hidden
 aliases.
 """
@@ -104,6 +105,10 @@ def _options(setting: Setting, default: object, *, as_text: bool) -> dict[str, A
     options: dict[str, Any] = {"dest": setting.dest, "default": None if as_text else default}
     if setting.kind == "bool":
         return {**options, "action": "store_const", "const": True}
+    if setting.kind == "list":
+        # A repeated flag: each value checked as it is read, or kept as typed (a list of
+        # texts, checked with the file's list).
+        options["action"] = "append" if as_text else "extend"
     if setting.metavar is not None:
         options["metavar"] = setting.metavar
     if setting.choices and not as_text:

@@ -71,6 +71,7 @@ def match_config(
         "startup_timeout_s": value("limits.startup_timeout"),
         "time_bank_s": value("limits.time_bank"),
         "check_on_timeout": value("limits.check_on_timeout"),
+        "time_basis": value("limits.time_basis"),
         "prefetch": not value("no_prefetch"),
         "allow_absent_bots": value("allow_absent"),
     }

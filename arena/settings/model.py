@@ -74,10 +74,11 @@ class Setting:
     the default as people read it (help, docs). ``flag``: the command line's name;
     ``aliases``: old spellings that still work but are not shown. ``help``: one line with
     the unit. ``kind``: how a flag's text is read (``int``, ``number``, ``bool`` for a
-    switch, ``text``). ``group``: the flags it is shown with. ``metavar``: the flag's
-    value in ``--help``. ``choices``: the values allowed, shown in ``--help``. ``dest``:
-    the attribute of the parsed arguments. ``decides_results``: part of a tournament's
-    fingerprint. ``in_file``: a key a tournament file may hold.
+    switch, ``list`` for a flag given once per value, ``text``). ``group``: the flags it
+    is shown with. ``metavar``: the flag's value in ``--help``. ``choices``: the values
+    allowed, shown in ``--help``. ``dest``: the attribute of the parsed arguments.
+    ``decides_results``: part of a tournament's fingerprint. ``in_file``: a key a
+    tournament file may hold.
     """
 
     key: str

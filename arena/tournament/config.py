@@ -49,6 +49,7 @@ from typing import Any, TypeVar
 
 from arena.bots.sandbox.limits import LIMIT_KEYS
 from arena.bots.sandbox.select import SandboxLevel
+from arena.session.policy import TimeBasis
 from arena.settings import COMMAND_LINE, REGISTRY, SettingsError, file_keys
 from arena.settings.files import Given, ValueSource, read_overrides, read_toml, source_label
 from arena.stats.sprt import Sprt
@@ -119,6 +120,7 @@ class TimeSettings:
     startup_timeout_s: float = _default("limits.startup_timeout")
     time_bank_s: float = _default("limits.time_bank")
     check_on_timeout: bool = _default("limits.check_on_timeout")
+    time_basis: TimeBasis = _default("limits.time_basis")  # noqa: RUF009
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +158,8 @@ class TournamentConfig:
     ``sandbox`` None the strongest layer that works here (the runner decides).
     ``executor`` and ``scheduler`` (None: a local cluster) say what runs the matches.
     ``resource_limits`` holds only the limits given; they override the manifests'.
+    ``expose`` are host paths the strict sandbox shows every bot read-only (the host's
+    choice, never a manifest's; they do not decide the results).
     ``source`` says where the values came from, for later messages.
     """
 
@@ -176,6 +180,7 @@ class TournamentConfig:
     executor: ExecutorKind = _default("executor")  # noqa: RUF009
     scheduler: str | None = None
     sandbox: SandboxLevel | None = None
+    expose: tuple[Path, ...] = ()
     out: Path | None = None
     source: str = field(default=COMMAND_LINE, compare=False)
 
@@ -267,6 +272,7 @@ class TournamentConfig:
             "executor": self.executor.value,
             "scheduler": self.scheduler,
             "sandbox": None if self.sandbox is None else self.sandbox.value,
+            "expose": [str(path) for path in self.expose] or None,
             "out": None if self.out is None else str(self.out),
             **{f"limits.{key}": value for key, value in self.resource_limits.items()},
             "ring.seats": self.ring_seats,
@@ -344,7 +350,11 @@ def fingerprint(config: TournamentConfig) -> str:
             return (table == "sit_and_go") == is_sit_and_go
         return True
 
-    data = {key: value for key, value in config.to_values().items() if decides(key)}
+    data = {
+        key: value
+        for key, value in config.to_values().items()
+        if decides(key) and _ADDED_LATER.get(key) != value
+    }
     data.update(
         bots=[[bot.name, str(bot.manifest)] for bot in config.bots],
         seats=config.seats,
@@ -424,11 +434,17 @@ def difference(stored: Mapping[str, Any], config: TournamentConfig) -> str:
             continue
         table, _, leaf = key.rpartition(".")
         before = (stored.get(table) or {}).get(leaf) if table else stored.get(key)
+        before = _ADDED_LATER.get(key) if before is None else before
         after = now[table].get(leaf) if table else now.get(key)
         if before != after:
             return f"{key} = {json.dumps(before)}, now {json.dumps(after)}"
     return ""
 
+
+#: Keys added after runs were stored, with the value every run had before: left out of
+#: the fingerprint at that value, so that a run stored before the key existed is still
+#: recognised and resumed.
+_ADDED_LATER: dict[str, object] = {"limits.time_basis": TimeBasis.WALL.value}
 
 #: Keys the fingerprint holds resolved (their defaults depend on other keys).
 _RESOLVED = ("bots", "seed", "challenger", "sit_and_go.seats", "sit_and_go.games", "ring.seats")

@@ -30,6 +30,7 @@ from arena.bots.sandbox.select import (
     choose,
     describe,
     launcher_for,
+    needs_cgroup,
 )
 from arena.cluster.dask_executor import ClusterError, dask_executor
 from arena.cluster.executor import MatchExecutor
@@ -68,11 +69,13 @@ def run(
     *,
     display: Display,
     notes: TextIO | None = None,
+    is_verbose: bool = False,
 ) -> HostedTournament:
     """Build the bots, run (or resume) the tournament, write its standings.
 
     ``notes`` receives the lines that say which sandbox layer is active (and why no
-    stronger one) and which cluster plays; None says nothing. Raises
+    stronger one; why the kernel holds no limits here when ``is_verbose`` or a CPU share
+    is asked for) and which cluster plays; None says nothing. Raises
     :class:`TournamentSetupError`; ``KeyboardInterrupt`` leaves the finished matches
     stored, for the same call to go on.
     """
@@ -81,7 +84,13 @@ def run(
     except SandboxUnavailableError as exc:
         raise TournamentSetupError(str(exc)) from None
     if notes is not None:
-        notes.writelines(line + "\n" for line in describe(level, reasons))
+        lines = describe(
+            level,
+            reasons,
+            is_verbose=is_verbose,
+            needs_cgroup=needs_cgroup(config.resource_limits),
+        )
+        notes.writelines(line + "\n" for line in lines)
     folder = RunFolder(config.out_dir)
     if folder.path.exists() and not folder.path.is_dir():
         raise TournamentSetupError(
@@ -139,8 +148,8 @@ def _build_bots(config: TournamentConfig, level: SandboxLevel, builds: Path) -> 
     kept in the run folder (``builds/<bot>``) and every match starts its bot from there.
     """
     try:
-        launcher = launcher_for(level, overrides=dict(config.resource_limits))
-    except (SandboxUnavailableError, LimitsError) as exc:
+        launcher = launcher_for(level, overrides=dict(config.resource_limits), expose=config.expose)
+    except (SandboxUnavailableError, LimitsError, ValueError) as exc:
         raise TournamentSetupError(str(exc)) from None
     built: dict[str, Path] = {}
     try:

@@ -108,6 +108,7 @@ class MatchSpec:
             "startup_timeout_s": limits.startup_timeout_s,
             "time_bank_s": limits.time_bank_s,
             "check_on_timeout": limits.check_on_timeout,
+            "time_basis": limits.time_basis,
         }
         if self.kind != "sit_and_go":
             return MatchConfig(stack_policy=StackPolicy.RESET, **common)

@@ -163,6 +163,7 @@ class TournamentRunner:
             tournament_dir=self.out_dir,
             limits=self.limits,
             working_dirs=tuple(self._working_dirs.get(name) for name in spec.bots),
+            expose=self.config.expose,
         )
 
     def _play(

@@ -49,7 +49,9 @@ def play_match(job: MatchJob) -> MatchOutcome:
         shutil.rmtree(job.match_dir)  # a run cut short before: start it again
     try:
         manifests = _manifests(job)
-        launcher = launcher_for(SandboxLevel(job.sandbox), overrides=dict(job.limits))
+        launcher = launcher_for(
+            SandboxLevel(job.sandbox), overrides=dict(job.limits), expose=job.expose
+        )
     except (ManifestError, LimitsError, SandboxUnavailableError, ValueError) as exc:
         return _failed(job, f"cannot prepare the match: {exc}", started)
     try:
