@@ -49,12 +49,15 @@ from arena.store.sqlite_rows import (
     read_children,
 )
 from arena.store.sqlite_schema import (
+    KEEP_BOT_CONTENTS,
     PLAN_COLUMNS,
     SCHEMA_VERSION,
     TOURNAMENT_COLUMNS,
     PlanEntry,
     PlannedMatch,
     TournamentRecord,
+    add_bot_contents,
+    bot_contents_query,
     bots_of_config,
     create_schema,
     plan_entry_from_row,
@@ -133,6 +136,7 @@ class ResultsDatabase:
             connection.execute("PRAGMA synchronous = NORMAL")
             if is_new:
                 create_schema(connection)
+            add_bot_contents(connection)
 
     # -- lifetime ------------------------------------------------------------------------
 
@@ -230,6 +234,23 @@ class ResultsDatabase:
                 (tournament_id,),
             ).fetchall()
         return dict(rows)
+
+    def bot_contents(self, tournament_id: int) -> dict[str, str | None]:
+        """Each bot's kept contents (JSON of :class:`arena.bots.contents.BotContents`) by
+        name; None: unknown (kept by an arena that did not read them)."""
+        with self._reading("read the bots' contents"):
+            self._require_tournament(tournament_id)
+            query = bot_contents_query(self._connection)
+            return dict(self._connection.execute(query, (tournament_id,)).fetchall())
+
+    def keep_bot_contents(self, tournament_id: int, contents: Mapping[str, str]) -> None:
+        """Keep each bot's contents (JSON), in place of those kept before."""
+        manifests = bots_of_config(self.tournament(tournament_id).config)
+        rows = [
+            (tournament_id, bot, manifests.get(bot, ""), text) for bot, text in contents.items()
+        ]
+        with self._transaction("keep the bots' contents"):
+            self._connection.executemany(KEEP_BOT_CONTENTS, rows)
 
     def plan(self, tournament_id: int) -> list[PlanEntry]:
         """Every planned match of the tournament in plan order, with its status and whether

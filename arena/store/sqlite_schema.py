@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "KEEP_BOT_CONTENTS",
     "PLAN_COLUMNS",
     "SCHEMA_VERSION",
     "TABLES",
@@ -28,8 +29,11 @@ __all__ = [
     "PlanEntry",
     "PlannedMatch",
     "TournamentRecord",
+    "add_bot_contents",
+    "bot_contents_query",
     "bots_of_config",
     "create_schema",
+    "has_bot_contents",
     "plan_entry_from_row",
     "plan_text",
     "tournament_from_row",
@@ -60,6 +64,7 @@ CREATE TABLE bots (
     tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
     name TEXT NOT NULL,
     manifest_path TEXT NOT NULL,
+    contents_json TEXT,
     PRIMARY KEY (tournament_id, name)
 );
 CREATE TABLE matches (
@@ -144,6 +149,35 @@ def create_schema(connection: sqlite3.Connection) -> None:
     connection.executescript(
         f"BEGIN IMMEDIATE;\n{_DDL}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;\n"
     )
+
+
+def has_bot_contents(connection: sqlite3.Connection) -> bool:
+    """Whether the ``bots`` table has its ``contents_json`` column (a database written
+    before the arena kept the bots' contents has not)."""
+    return any(row[1] == "contents_json" for row in connection.execute("PRAGMA table_info(bots)"))
+
+
+def bot_contents_query(connection: sqlite3.Connection) -> str:
+    """The bots' names and contents of one tournament (``?``); NULL contents without the
+    column (a read-only database written before it existed)."""
+    column = "contents_json" if has_bot_contents(connection) else "NULL"
+    return f"SELECT name, {column} FROM bots WHERE tournament_id = ? ORDER BY name"
+
+
+#: Keep a bot's contents (tournament_id, name, manifest_path, contents_json), in place of
+#: any kept before (the host refuses a resume whose bots changed before it keeps them).
+KEEP_BOT_CONTENTS = (
+    "INSERT INTO bots (tournament_id, name, manifest_path, contents_json) VALUES (?, ?, ?, ?)"
+    " ON CONFLICT (tournament_id, name) DO UPDATE SET contents_json = excluded.contents_json"
+)
+
+
+def add_bot_contents(connection: sqlite3.Connection) -> None:
+    """Give an older database the ``bots.contents_json`` column, empty (unknown). A column
+    that may be NULL changes nothing for a reader that does not know it, so the schema
+    version stays."""
+    if not has_bot_contents(connection):
+        connection.execute("ALTER TABLE bots ADD COLUMN contents_json TEXT")
 
 
 # -- tournaments and plans ----------------------------------------------------------------

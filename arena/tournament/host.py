@@ -4,11 +4,13 @@ callable from Python without a command line::
     hosted = run(config, display=PlainDisplay(sys.stdout))
 
 :func:`run` chooses the sandbox, opens (or reopens) the run folder's results database,
-builds every bot once, starts what plays the matches (the local process pool or a Dask
-cluster), runs or resumes the tournament and writes ``standings.json``. What the person
-gave that cannot be used (a sandbox that does not work here, a bot that does not build, a
-run folder that holds another tournament, an unreachable cluster) is a
-:class:`TournamentSetupError`, raised before any match is played.
+refuses to resume with bots whose files changed since the stored results
+(:mod:`arena.tournament.bot_versions`), builds every bot once, starts what plays the
+matches (the local process pool or a Dask cluster), runs or resumes the tournament and
+writes ``standings.json``. What the person gave that cannot be used (a sandbox that does
+not work here, a bot that does not build, a run folder that holds another tournament or
+other versions of the bots, an unreachable cluster) is a :class:`TournamentSetupError`,
+raised before any match is played.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from pathlib import Path
 from typing import TextIO
 
 from arena.bots.build import build_bots
-from arena.bots.manifest import load_manifest
+from arena.bots.contents import BotContents
+from arena.bots.manifest import BotManifest, ManifestError, load_manifest
 from arena.bots.sandbox.limits import LimitsError
 from arena.bots.sandbox.select import (
     SandboxLevel,
@@ -39,6 +42,7 @@ from arena.session.stderr_file import safe_file_name
 from arena.settings import UsageError
 from arena.store.run_folder import RunFolder
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
+from arena.tournament.bot_versions import changed_bots_message, read_contents
 from arena.tournament.config import TournamentConfig, difference, fingerprint
 from arena.tournament.config_keys import ExecutorKind
 from arena.tournament.runner import Display, TournamentRun, TournamentRunner
@@ -111,7 +115,11 @@ def run(
                 f"{str(folder.path)!r} holds another tournament ({other}); "
                 "choose another --out or --name"
             )
-        built = _build_bots(config, level, folder.path / RunFolder.BUILDS)
+        manifests = _manifests(config)
+        contents = _unchanged_contents(db, config, manifests, folder.path)
+        built = _build_bots(config, level, manifests, folder.path / RunFolder.BUILDS)
+        if level is SandboxLevel.NONE:  # its build wrote into each bot's own folder
+            contents = read_contents(manifests, skip=folder.path)
         with _executor(config, level, built, notes) as executor:
             runner = TournamentRunner(
                 config,
@@ -122,6 +130,7 @@ def run(
                 display=display,
                 limits=tuple(sorted(config.resource_limits.items())),
                 working_dirs=built,
+                bot_contents={name: value.to_json() for name, value in contents.items()},
             )
             played = runner.run()
         standings = build_standings(config, played)
@@ -141,7 +150,34 @@ def _other_tournament(db: ResultsDatabase, config: TournamentConfig) -> str | No
     return None
 
 
-def _build_bots(config: TournamentConfig, level: SandboxLevel, builds: Path) -> dict[str, Path]:
+def _manifests(config: TournamentConfig) -> dict[str, BotManifest]:
+    """Each bot's manifest by name (read again: it may have changed since the config)."""
+    try:
+        return {bot.name: load_manifest(bot.manifest) for bot in config.bots}
+    except ManifestError as exc:
+        raise TournamentSetupError(f"bad manifest: {exc}") from None
+
+
+def _unchanged_contents(
+    db: ResultsDatabase, config: TournamentConfig, manifests: Mapping[str, BotManifest], run: Path
+) -> dict[str, BotContents]:
+    """The bots' contents now; a resume whose bots changed since the stored results is
+    refused (see :mod:`arena.tournament.bot_versions`)."""
+    contents = read_contents(manifests, skip=run)
+    stored = db.find_tournament(fingerprint(config))
+    if stored is not None:
+        changed = changed_bots_message(db.bot_contents(stored.id), contents, run)
+        if changed is not None:
+            raise TournamentSetupError(changed)
+    return contents
+
+
+def _build_bots(
+    config: TournamentConfig,
+    level: SandboxLevel,
+    manifests: Mapping[str, BotManifest],
+    builds: Path,
+) -> dict[str, Path]:
     """Build every bot once, on this machine, under the sandbox; the built folders by bot.
 
     A sandbox builds in a private copy that goes with its launcher, so each built copy is
@@ -153,8 +189,7 @@ def _build_bots(config: TournamentConfig, level: SandboxLevel, builds: Path) -> 
         raise TournamentSetupError(str(exc)) from None
     built: dict[str, Path] = {}
     try:
-        bots = ((bot.name, load_manifest(bot.manifest)) for bot in config.bots)
-        for bot in build_bots(bots, launcher=launcher):
+        for bot in build_bots(manifests.items(), launcher=launcher):
             if not bot.result.is_ok:
                 raise TournamentSetupError(
                     f"building {bot.name!r} ({bot.manifest.path}) failed: {bot.result.reason}"

@@ -88,6 +88,7 @@ class TournamentRunner:
         display: Display,
         limits: Sequence[tuple[str, int]] = (),
         working_dirs: Mapping[str, Path] | None = None,
+        bot_contents: Mapping[str, str] | None = None,
     ) -> None:
         self.config = config
         self.db = db
@@ -99,6 +100,8 @@ class TournamentRunner:
         self._manifests = {bot.name: bot.manifest for bot in config.bots}
         # Each bot's built folder (the host builds once; matches start from the build).
         self._working_dirs = dict(working_dirs or {})
+        # Each bot's contents (arena.bots.contents, JSON), kept with the tournament's bots.
+        self._bot_contents = dict(bot_contents or {})
 
     def run(self) -> TournamentRun:
         """Play every match still needed; returns the run (see the module docstring)."""
@@ -144,14 +147,16 @@ class TournamentRunner:
     def _start(self) -> TournamentRecord:
         """The tournament's record: found by its fingerprint (a resume) or new."""
         print_key = fingerprint(self.config)
-        existing = self.db.find_tournament(print_key)
-        if existing is not None:
-            return existing
-        seed_was_given = self.config.seed is not None
-        seed = self.config.seed if self.config.seed is not None else new_secret_seed()
-        return self.db.start_tournament(
-            self.config.name, print_key, self.config.to_dict(), seed, seed_was_given
-        )
+        record = self.db.find_tournament(print_key)
+        if record is None:
+            seed_was_given = self.config.seed is not None
+            seed = self.config.seed if self.config.seed is not None else new_secret_seed()
+            record = self.db.start_tournament(
+                self.config.name, print_key, self.config.to_dict(), seed, seed_was_given
+            )
+        if self._bot_contents:
+            self.db.keep_bot_contents(record.id, self._bot_contents)
+        return record
 
     def _job(self, spec: MatchSpec, seed: int) -> MatchJob:
         return MatchJob(
