@@ -24,6 +24,7 @@ from arena.report.page import render_page
 from arena.report.selection import HandRef, select_hands
 from arena.report.viewer import ViewerError, viewer_hand
 from arena.store.hand_log import HandLogError, read_hands
+from arena.store.jsonl import PRIVATE_FILE_MODE
 from arena.store.run_folder import RunFolder
 
 __all__ = ["DEFAULT_MAX_HANDS", "ReportSummary", "load_source", "write_report"]
@@ -91,7 +92,7 @@ def write_report(
     embedded = _embedded_hands(data, chosen, set(hands))
     document = _document(data, embedded, hands)
     page = render_page(data.title, document).encode("utf-8")
-    _write(Path(out), page)
+    _write(Path(out), page, is_private=data.has_secret_seed)
     bots = tuple(str(row["bot"]) for row in data.leaderboard.get("rows", ()))
     return ReportSummary(
         path=Path(out),
@@ -198,15 +199,16 @@ def _document(
     }
 
 
-def _write(out: Path, page: bytes) -> None:
-    """Write the page whole or not at all (a reader never sees half a report)."""
+def _write(out: Path, page: bytes, *, is_private: bool) -> None:
+    """Write the page whole or not at all (a reader never sees half a report); for the
+    arena's user only when ``is_private`` (it shows a secret seed)."""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         descriptor, temporary = tempfile.mkstemp(prefix=".report-", dir=out.parent)
         try:
             with os.fdopen(descriptor, "wb") as file:
                 file.write(page)
-            os.chmod(temporary, 0o644)
+            os.chmod(temporary, PRIVATE_FILE_MODE if is_private else 0o644)
             os.replace(temporary, out)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)

@@ -50,3 +50,6 @@ class RunData:
     notes: list[str] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
     hand_files: dict[str, Path] = field(default_factory=dict)
+    # The facts show a seed that was drawn secret: the page is written for the arena's
+    # user only, as the results database and the match files that hold it.
+    has_secret_seed: bool = False

@@ -79,6 +79,7 @@ def load_tournament(folder: Path) -> RunData:
     if fmt == "sit_and_go":
         data.places = _places(counted, data.leaderboard)
     data.facts = _facts(record, fmt, plan, counted)
+    data.has_secret_seed = record.is_finished and not record.seed_was_given
     for outcome in outcomes:
         if outcome.hands_path:
             data.hand_files[outcome.match_id] = folder / outcome.hands_path

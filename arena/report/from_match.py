@@ -51,6 +51,8 @@ def load_match(hands_path: Path, results_path: Path | None) -> RunData:
     if results is not None:
         _from_results(results, data)
     data.facts = _facts(header, config, data, results)
+    # A match does not record whether its seed was given: private, as its results.json.
+    data.has_secret_seed = any(label == "seed" for label, _value in data.facts)
     return data
 
 

@@ -16,6 +16,7 @@ raised before any match is played.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -40,6 +41,7 @@ from arena.cluster.executor import MatchExecutor
 from arena.cluster.local import local_executor
 from arena.session.stderr_file import safe_file_name
 from arena.settings import UsageError
+from arena.store.jsonl import PRIVATE_FILE_MODE
 from arena.store.run_folder import RunFolder
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
 from arena.tournament.bot_versions import changed_bots_message, read_contents
@@ -135,8 +137,19 @@ def run(
             played = runner.run()
         standings = build_standings(config, played)
     document = json.dumps(standings.to_dict(), indent=2, sort_keys=True) + "\n"
-    folder.standings.write_text(document, encoding="utf-8")
+    is_secret = standings.seed is not None and not played.tournament.seed_was_given
+    _write_standings(folder.standings, document, is_private=is_secret)
     return HostedTournament(played, standings, folder)
+
+
+def _write_standings(path: Path, document: str, *, is_private: bool) -> None:
+    """Write ``standings.json``; for the arena's user only when it holds the secret seed,
+    as the results database and the match files that hold seeds are."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    if is_private:
+        os.fchmod(descriptor, PRIVATE_FILE_MODE)  # before the seed is written, if it existed
+    with open(descriptor, "w", encoding="utf-8") as file:
+        file.write(document)
 
 
 def _other_tournament(db: ResultsDatabase, config: TournamentConfig) -> str | None:
