@@ -14,6 +14,7 @@ chores of a process started for matches (die with its parent; leave no resource 
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import signal
 from collections.abc import Callable
@@ -84,6 +85,10 @@ def stop_resource_tracker() -> None:
     """Stop multiprocessing's resource tracker, which ``spawn`` starts and which would
     otherwise live as long as the host (a command must end every process it started). It
     ends once no process holds its pipe: call this after the spawned processes are gone."""
+    # The tracker removes every semaphore still registered when it stops (and warns about
+    # them as leaked): first let a pool's queues that only a reference cycle keeps alive
+    # remove their own.
+    gc.collect()
     stop = getattr(resource_tracker._resource_tracker, "_stop", None)
     if callable(stop):  # pragma: no branch - every Python 3.11+ has it
         stop()

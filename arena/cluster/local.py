@@ -79,8 +79,14 @@ class LocalMatchExecutor:
 
     def _send(self, job: MatchJob, result: Future[MatchOutcome]) -> None:
         """Hand ``job`` to the current pool, a new one if there is none (or it broke just
-        now); raises ``BrokenProcessPool`` past the restarts. Holds the lock."""
+        now); raises ``BrokenProcessPool`` once the pool broke more than
+        :data:`MAX_POOL_RESTARTS` times. Holds the lock."""
         while True:
+            if self._generation > MAX_POOL_RESTARTS:
+                raise BrokenProcessPool(
+                    f"the worker pool broke {self._generation} times: a worker was killed "
+                    "from outside each time"
+                )
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(
                     max_workers=self._concurrency,
@@ -90,21 +96,19 @@ class LocalMatchExecutor:
                 )
             try:
                 task = self._pool.submit(self._play, job)
-            except BrokenProcessPool:
-                if not self._replace(self._generation):
-                    raise
+            except BrokenProcessPool:  # it broke, and its tasks have not been failed yet
+                self._retire(self._generation)
                 continue
             task.add_done_callback(partial(self._finish, job, result, self._generation))
             return
 
-    def _replace(self, generation: int) -> bool:
-        """Retire the pool of ``generation`` if it is the current one; False when no more
-        pools may be started. Holds the lock."""
+    def _retire(self, generation: int) -> None:
+        """Retire the pool of ``generation`` if it is still the current one (its tasks may
+        report its breaking in any order). Holds the lock."""
         if generation == self._generation and self._pool is not None:
             self._retired.append(self._pool)
             self._pool = None
             self._generation += 1
-        return self._generation <= MAX_POOL_RESTARTS
 
     def _finish(
         self,
@@ -118,12 +122,15 @@ class LocalMatchExecutor:
         error = None if task.cancelled() else task.exception()
         if isinstance(error, BrokenProcessPool):
             with self._lock:
-                if not self._is_closed and self._replace(generation):
+                if not self._is_closed:
+                    self._retire(generation)
                     try:
                         self._send(job, result)
                         return
                     except BrokenProcessPool as again:
-                        error = again
+                        # Without its traceback, whose frames reach the broken pool's
+                        # thread and queues: they must go before the resource tracker.
+                        error = again.with_traceback(None)
         if task.cancelled() or not result.set_running_or_notify_cancel():
             result.cancel()
         elif error is not None:

@@ -58,12 +58,22 @@ def test_a_worker_killed_mid_match_is_replaced_and_its_matches_played_again(
 def test_a_pool_that_keeps_breaking_fails_the_match_after_its_restarts(tmp_path: Path) -> None:
     with local_executor(1, plays.kill_worker) as executor:
         future = executor.submit(job_for(tmp_path))
-        with pytest.raises(BrokenProcessPool):
+        with pytest.raises(BrokenProcessPool, match="broke 4 times"):
             future.result(timeout=300)
-        # A new job gets a pool no more: the restarts are spent.
-        with pytest.raises(BrokenProcessPool):
-            executor.submit(job_for(tmp_path, "m-2")).result(timeout=300)
+        # A new job gets no pool any more: the restarts are spent.
+        with pytest.raises(BrokenProcessPool, match="broke 4 times"):
+            executor.submit(job_for(tmp_path, "m-2"))
     assert MAX_POOL_RESTARTS == 3
+
+
+def test_a_pool_found_broken_at_a_submit_is_replaced_at_once(tmp_path: Path) -> None:
+    with local_executor(1, plays.quick) as executor:
+        assert executor.submit(job_for(tmp_path, "m-0")).result(timeout=120).is_counted
+        # As when a worker has just died and the pool has not yet failed its tasks: the
+        # pool refuses the next submit.
+        executor._pool._broken = "a worker died just now"  # type: ignore[union-attr]
+        assert executor.submit(job_for(tmp_path, "m-1")).result(timeout=120).is_counted
+        assert len(executor._retired) == 1
 
 
 def test_a_block_left_by_an_interrupt_kills_the_workers_instead_of_waiting(
