@@ -40,7 +40,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
@@ -49,6 +48,7 @@ from typing import Any, TypeVar
 
 from arena.bots.sandbox.limits import LIMIT_KEYS
 from arena.bots.sandbox.select import SandboxLevel
+from arena.cluster.executor import default_concurrency
 from arena.session.policy import TimeBasis
 from arena.settings import COMMAND_LINE, REGISTRY, SettingsError, file_keys
 from arena.settings.files import Given, ValueSource, read_overrides, read_toml, source_label
@@ -223,10 +223,7 @@ class TournamentConfig:
         """Matches played at once: ``concurrency``, or the CPUs this process may use."""
         if self.concurrency is not None:
             return self.concurrency
-        try:
-            return max(1, len(os.sched_getaffinity(0)))
-        except AttributeError:  # pragma: no cover - not on Linux
-            return os.cpu_count() or 1
+        return default_concurrency()
 
     def block_sizes(self) -> tuple[int, ...]:
         """Deals of each block of a pair or ring group (the last may be shorter); empty for
