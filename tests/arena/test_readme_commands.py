@@ -113,10 +113,10 @@ def test_every_flag_the_readme_names_is_a_flag_of_some_command() -> None:
 
 
 def test_the_checks_catch_a_command_that_no_longer_parses() -> None:
-    argv = _arena_argv("FOO=1 .venv/bin/arena match a/bot.toml <other> --hand 3  # a typo")
-    assert argv == ["match", "a/bot.toml", "x", "--hand", "3"]
+    argv = _arena_argv("FOO=1 .venv/bin/arena match a/bot.toml <other> --dealz 3  # a typo")
+    assert argv == ["match", "a/bot.toml", "x", "--dealz", "3"]
     with pytest.raises(SystemExit) as info:
         cli.build_parser(only="match").parse_args(argv)
     assert info.value.code == 2
     assert _arena_argv("the arena's user") is None and _arena_argv("make demo") is None
-    assert "--hand" not in _every_flag() and "--hands" in _every_flag()
+    assert "--dealz" not in _every_flag() and "--deals" in _every_flag()
