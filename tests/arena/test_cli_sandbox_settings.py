@@ -188,7 +188,7 @@ def test_the_tournament_exposes_its_paths_to_the_build_and_every_match(
     assert flags.expose == (Path("/opt"),)  # the command line's list replaces the file's
     builds = _capture_launchers(monkeypatch, host)
     with pytest.raises(host.TournamentSetupError, match="recorded"):
-        host._build_bots(config, SandboxLevel.LIMITS, tmp_path / "builds")
+        host._build_bots(config, SandboxLevel.LIMITS, host._manifests(config), tmp_path / "b")
     assert builds[0]["expose"] == config.expose
     jobs = _jobs(config, tmp_path)
     assert jobs and all(job.expose == config.expose for job in jobs)

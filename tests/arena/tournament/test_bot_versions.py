@@ -4,6 +4,7 @@ database that kept no contents (an older arena) reads as unknown (issue 22 #7)."
 
 from __future__ import annotations
 
+import io
 import shutil
 import sqlite3
 from pathlib import Path
@@ -14,7 +15,11 @@ from arena.bots.contents import BotContents, folder_contents
 from arena.bots.manifest import load_manifest
 from arena.store.sqlite import ResultsDatabase
 from arena.store.sqlite_schema import create_schema
+from arena.tournament import host
 from arena.tournament.bot_versions import SHOWN_FILES, changed_bots_message, read_contents
+from arena.tournament.config import build_config
+from arena.tournament.display import PlainDisplay
+from arena.tournament.host import TournamentSetupError
 from tests.arena.tournament.helpers import ROOT, STATION, run_tournament
 
 RANDOM = ROOT / "sample_bots" / "python_random" / "bot.toml"
@@ -89,6 +94,14 @@ def test_with_sandbox_none_the_contents_are_kept_as_the_build_left_the_folder(
     (tmp_path / "alice" / "built.txt").write_text("compiled elsewhere")
     assert _run(config, out)[0] == 2
     assert "bot 'alice' (built.txt) changed" in capsys.readouterr().err
+
+
+def test_a_manifest_broken_after_the_config_was_read_is_one_error(tmp_path: Path) -> None:
+    config, out = _weekly(tmp_path)
+    settings = build_config(file=config, overrides={"out": str(out)})
+    (tmp_path / "alice" / "bot.toml").write_text("command = 5\n")
+    with pytest.raises(TournamentSetupError, match=r"^bad manifest: .*bot\.toml"):
+        host.run(settings, display=PlainDisplay(io.StringIO()))
 
 
 def test_contents_an_older_arena_did_not_keep_are_unknown_and_kept_now(tmp_path: Path) -> None:
