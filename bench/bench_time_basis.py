@@ -2,7 +2,7 @@
 decisions charged on the wall clock and in the bots' CPU time.
 
 Run: ``.venv/bin/python bench/bench_time_basis.py`` (``--hands N``, ``--think-ms M``,
-``--timeout-ms T``; about half a minute with the defaults).
+``--timeout-ms T``; about half a minute with the defaults; ``--quick`` for the test suite).
 
 Two honest bots play heads-up under the strongest sandbox that works here (with a cgroup,
 each bot is held to one core). Each computes for ``--think-ms`` of CPU time before every
@@ -125,7 +125,12 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=10)
     parser.add_argument("--think-ms", type=float, default=30.0)
     parser.add_argument("--timeout-ms", type=float, default=100.0)
+    parser.add_argument(
+        "--quick", action="store_true", help="the test suite's small run: 2 hands, one hog"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.hands = 2
     logging.getLogger("arena").setLevel(logging.ERROR)  # the timeouts are counted below
     level, _ = choose(None)
     cores = os.cpu_count() or 2
@@ -142,7 +147,7 @@ def main() -> None:
         for load in ("alone", "beside hogs"):
             # Spinning bots of other matches, in the same sandbox (each held to one core
             # where there are cgroups), as many as there are cores.
-            count = 0 if load == "alone" else cores
+            count = 0 if load == "alone" else 1 if args.quick else cores
             hogs = [ProcessTransport.start(spinner, launcher=hog_launcher) for _ in range(count)]
             try:
                 for basis in (TimeBasis.WALL, TimeBasis.CPU):

@@ -20,6 +20,7 @@ SMALL_RUNS = {
     "bench_report.py": ["--quick"],
     "bench_match_memory.py": ["--quick"],
     "bench_results_db.py": ["--quick"],
+    "bench_time_basis.py": ["--quick"],
     "bench_tournament.py": ["--quick"],
 }
 
