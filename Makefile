@@ -54,16 +54,19 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# Two passes. First every test that may share the machine, on every core (pytest-xdist);
-# then the tests marked serial (kernel limits, deadlines, CPU or memory measured) alone,
-# one at a time. Coverage adds up over both passes, and its gate (fail_under in
-# pyproject.toml) is checked once, at the end of the second.
+# Two passes. First every test that may share the machine, on every core (pytest-xdist,
+# each idle worker taking tests from a busy one's queue); then the tests marked serial
+# (kernel limits, a bot going after the machine's resources, CPU or memory measured)
+# alone, one at a time. Coverage adds up over both passes, and its gate (fail_under in
+# pyproject.toml) is checked once, at the end of the second. The second pass runs even
+# when the first failed, so that one run shows every failure.
 PYTEST_WORKERS ?= auto
 pytest: $(STAMP) sandbox-tools browser-tools
 	rm -f .coverage .coverage.*
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --cov --cov-report= --cov-fail-under=0 -q \
-	  -m "not slow and not serial"
-	$(BIN)/pytest --cov --cov-append --cov-report=term -q -m "serial and not slow"
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal --cov --cov-report= \
+	  --cov-fail-under=0 -q -m "not slow and not serial"; first=$$?; \
+	$(BIN)/pytest --cov --cov-append --cov-report=term -q -m "serial and not slow" \
+	  && exit $$first
 
 # The long runs that do not fit `make test`'s ten minutes (tests marked slow).
 test-long: $(STAMP) sandbox-tools browser-tools
