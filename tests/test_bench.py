@@ -4,8 +4,10 @@ read by people, next to the peers measured in the same run.)"""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -56,3 +58,24 @@ def test_the_arena_benchmark_runs_without_prefetch() -> None:
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
     assert "whole / raw" in completed.stdout
+
+
+def test_the_revision_comparison_reads_figures_from_both_trees() -> None:
+    # --selfcheck: HEAD exported to a temporary folder against the working tree, one tiny
+    # bench_engine.py run each; it fails unless both trees gave figures (more in
+    # tests/test_compare_revisions.py).
+    completed = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "bench" / "compare_revisions.py"), "--selfcheck"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO_ROOT,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout[-2000:] + completed.stderr[-2000:]
+    origins = dict(re.findall(r"^imports  (base|head): .* from (.+)$", completed.stdout, re.M))
+    assert Path(origins["head"]) == REPO_ROOT
+    base = Path(origins["base"])
+    assert not base.is_relative_to(REPO_ROOT)
+    assert not base.exists()  # removed at the end
+    assert "selfcheck ok" in completed.stdout
