@@ -245,7 +245,7 @@ def figure_line(figure: Figure, name: str, base: dict[int, float], head: dict[in
     better = "higher" if figure.higher_is_better else "lower"
     base_text, head_text = f"{base_median:.1f} {figure.unit}", f"{head_median:.1f} {figure.unit}"
     row = (
-        f"{name:<36} {base_text:>14} {head_text:>14}"
+        f"{name:<38} {base_text:>14} {head_text:>14}"
         f" {head_median / base_median:>8.3f}x  {spread:>11}  {better}"
     )
     ok = slower_share(figure, base_median, head_median) <= TOLERANCE
@@ -256,7 +256,7 @@ def report(benches: Sequence[Bench], samples: dict[tuple[str, str], Samples]) ->
     """Print the table and the verdicts; returns the figures not measured on both sides."""
     print()
     print(
-        f"{'figure':<36} {'base median':>14} {'head median':>14} {'head/base':>9}"
+        f"{'figure':<38} {'base median':>14} {'head median':>14} {'head/base':>9}"
         f"  {'per round':>11}  better"
     )
     verdicts, missing = [], []
