@@ -1,20 +1,19 @@
-"""Tournaments on a cluster: matches played on Dask workers, each by a referee process.
+"""Where a tournament's matches run: this machine's process pool, or a Dask cluster.
 
-The tournament's runner plays its matches through a
-:class:`~arena.cluster.executor.MatchExecutor`; this package is the Dask one,
-:func:`~arena.cluster.dask_executor.dask_executor` (``arena tournament --executor dask``).
-Its parts, from the host down to the worker:
+The tournament's host plays its matches through one narrow seam,
+:class:`~arena.cluster.executor.MatchExecutor` (how many at once, ``submit(job)`` giving a
+future of the outcome, ``close()``), and this package holds its two implementations. It
+knows no tournament: a job is a :class:`~arena.cluster.job.MatchJob` and the host hands the
+executor the function that plays one (the tournament's ``play_match``). Its parts:
 
-* :mod:`~arena.cluster.dask_executor`: the cluster (a scheduler reached, or a local one
-  started), the checks before the first match, one Dask task per match, each outcome
-  fetched and its files written on the host;
-* :mod:`~arena.cluster.checks`: what runs on every worker first (can the bots start here,
-  is the run folder shared);
-* :mod:`~arena.cluster.task`: the task on a worker, which has a referee play the match
-  under a wall-clock deadline and kills it and its bots afterwards;
-* :mod:`~arena.cluster.zygote` and :mod:`~arena.cluster.referee`: the referee process,
-  forked by a per-worker zygote that imported the arena once;
-* :mod:`~arena.cluster.files`: a match's files packed into its outcome, and written back.
+* :mod:`~arena.cluster.executor`: the protocol, and what both executors share;
+* :mod:`~arena.cluster.job`: the job, and the outcome of a match that could not be played;
+* :mod:`~arena.cluster.local`: the process pool on this machine (the default);
+* :mod:`~arena.cluster.dask_executor`: a Dask cluster reached or started, the checks before
+  the first match (:mod:`~arena.cluster.checks`), one Dask task per match
+  (:mod:`~arena.cluster.task`) played by a referee process (:mod:`~arena.cluster.referee`)
+  forked by the worker's zygote (:mod:`~arena.cluster.zygote`), its files sent back when
+  the run folder is not shared (:mod:`~arena.cluster.files`).
 
 ``docs/cluster.md`` says how to set up the machines.
 """
