@@ -27,12 +27,14 @@ which it shares by reference: no copies per action.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from engine.actions import Action, ActionKind, LegalActions
-from engine.config import BettingStructure
+from engine.config import BettingStructure, GameConfig
 from engine.errors import IllegalActionError
 from engine.phases import PlayerStatus
 
-__all__ = ["Move", "RoundState"]
+__all__ = ["Move", "RoundState", "uncalled_bet"]
 
 _ACTIVE = PlayerStatus.ACTIVE
 _FOLDED = PlayerStatus.FOLDED
@@ -115,6 +117,34 @@ class RoundState:
         self.acted = [False] * count
         # The round's bet when a player last acted (for re-opening, Rule 96/96a).
         self.acted_level = [0] * count
+
+    @classmethod
+    def opening(
+        cls,
+        config: GameConfig,
+        *,
+        is_first: bool,
+        uses_big_bet: bool,
+        stacks: list[int],
+        committed: list[int],
+        statuses: list[PlayerStatus],
+    ) -> RoundState:
+        """The round a hand of ``config`` opens: fixed-limit bets the small or the big bet
+        (``uses_big_bet``), the other structures have the big blind as the minimum bet."""
+        if config.structure is _FIXED:
+            bet_size = config.big_bet if uses_big_bet else config.small_bet
+        else:
+            bet_size = config.minimum_bet
+        return cls(
+            structure=config.structure,
+            bet_size=bet_size,
+            raise_cap=config.raise_cap,
+            cap_heads_up=config.cap_heads_up,
+            stacks=stacks,
+            committed=committed,
+            statuses=statuses,
+            is_first=is_first,
+        )
 
     # -- who acts -------------------------------------------------------------------------
 
@@ -305,3 +335,24 @@ class RoundState:
         self.acted[position] = True
         self.acted_level[position] = self.current_bet
         return is_bet, is_full
+
+
+def uncalled_bet(street: Sequence[int]) -> tuple[int, int] | None:
+    """The uncalled part of a round's top bet, which goes back to the bettor: ``(position,
+    chips)``, the top bet's excess over the second highest, or None when it was matched.
+
+    >>> uncalled_bet([2, 10, 6])
+    (1, 4)
+    >>> uncalled_bet([6, 0, 6]) is None
+    True
+    """
+    top = second = 0
+    top_position = 0
+    for position, amount in enumerate(street):
+        if amount > top:
+            second = top
+            top = amount
+            top_position = position
+        elif amount > second:
+            second = amount
+    return (top_position, top - second) if top > second else None

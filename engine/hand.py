@@ -35,9 +35,9 @@ from collections.abc import Sequence
 
 from engine import invariants, settlement
 from engine.actions import Action, ActionKind
-from engine.betting import Move, RoundState
+from engine.betting import Move, RoundState, uncalled_bet
 from engine.cards import Card
-from engine.config import AnteMode, BettingStructure, GameConfig
+from engine.config import AnteMode, GameConfig
 from engine.deck import Deck
 from engine.draw import DrawRoundState
 from engine.errors import IllegalActionError, InvariantError
@@ -66,7 +66,6 @@ __all__ = ["BlindSeats", "Hand", "SeatSetup", "SeatState", "SetupError"]
 _ACTIVE = PlayerStatus.ACTIVE
 _FOLDED = PlayerStatus.FOLDED
 _ALL_IN = PlayerStatus.ALL_IN
-_OUT = PlayerStatus.OUT
 _RAISE = ActionKind.RAISE
 _FOLD = ActionKind.FOLD
 
@@ -172,9 +171,7 @@ class Hand(HandState):
             next_actor = self._round.next_actor(actor + 1)
             self._actor = next_actor
             # Only a fold can leave a single player in the hand.
-            if next_actor is None or (
-                kind is _FOLD and statuses.count(_ACTIVE) + statuses.count(_ALL_IN) <= 1
-            ):
+            if next_actor is None or (kind is _FOLD and self._live_count() <= 1):
                 self._run()  # the round or the hand is over: run the plan on
             self._verify()
         except InvariantError as error:
@@ -268,15 +265,6 @@ class Hand(HandState):
         except InvariantError as error:
             self._void(str(error))
 
-    def _dealing_order(self) -> list[int]:
-        count = len(self._statuses)
-        button = self._button_position
-        return [
-            (button + step) % count
-            for step in range(1, count + 1)
-            if self._statuses[(button + step) % count] is not _OUT
-        ]
-
     def _post(self, position: int, amount: int, blind: str | None) -> None:
         """Post an ante (``blind`` None) or a blind; a short stack posts all-in for less."""
         amount = min(amount, self._stacks[position])
@@ -295,10 +283,6 @@ class Hand(HandState):
             self._events.append(AntePosted(seat, amount, is_all_in))
         else:
             self._events.append(BlindPosted(seat, blind, amount, is_all_in))
-
-    def _live_count(self) -> int:
-        statuses = self._statuses
-        return statuses.count(_ACTIVE) + statuses.count(_ALL_IN)
 
     def _run(self) -> None:
         """Run the plan until a player must decide or the hand is over."""
@@ -360,19 +344,13 @@ class Hand(HandState):
     def _begin_betting(self, step: BettingRound) -> None:
         self._set_phase(step.phase)
         config = self.config
-        if config.structure is BettingStructure.FIXED_LIMIT:
-            bet_size = config.big_bet if step.uses_big_bet else config.small_bet
-        else:
-            bet_size = config.minimum_bet  # the minimum bet is the big blind
-        round_state = RoundState(
-            structure=config.structure,
-            bet_size=bet_size,
-            raise_cap=config.raise_cap,
-            cap_heads_up=config.cap_heads_up,
+        round_state = RoundState.opening(
+            config,
+            is_first=step.is_first,
+            uses_big_bet=step.uses_big_bet,
             stacks=self._stacks,
             committed=self._street,
             statuses=self._statuses,
-            is_first=step.is_first,
         )
         self._round = round_state
         self._final_aggressor = None
@@ -392,18 +370,9 @@ class Hand(HandState):
     def _end_round(self, *, played: bool) -> None:
         """Return the uncalled part of the top bet and close the round."""
         street = self._street
-        # The uncalled part of the top bet: its excess over the second highest bet.
-        top = second = 0
-        top_position = 0
-        for position, amount in enumerate(street):
-            if amount > top:
-                second = top
-                top = amount
-                top_position = position
-            elif amount > second:
-                second = amount
-        if top > second:
-            excess = top - second
+        uncalled = uncalled_bet(street)
+        if uncalled is not None:
+            top_position, excess = uncalled
             self._stacks[top_position] += excess
             street[top_position] -= excess
             self._committed[top_position] -= excess
@@ -480,27 +449,10 @@ class Hand(HandState):
 
     def _verify(self) -> None:
         """Check the invariants after a transition (``engine.invariants``)."""
-        if self._result is not None:
-            return  # checked by _pay before the hand ended
-        stacks = self._stacks
-        committed = self._committed
-        if (
-            sum(stacks) + sum(committed) == self._total_chips
-            and min(stacks) >= 0
-            and min(committed) >= 0
-            and (0 not in stacks or self._no_idle_zero_stack())
-        ):
-            return  # the common case, checked with fast built-ins
-        invariants.check_chips(
-            stacks=stacks,
-            committed=committed,
-            statuses=self._statuses,
-            total_chips=self._total_chips,
-        )
-
-    def _no_idle_zero_stack(self) -> bool:
-        statuses = self._statuses
-        return all(statuses[p] is not _ACTIVE for p, s in enumerate(self._stacks) if s == 0)
+        if self._result is None:  # (else _pay checked them before the hand ended)
+            invariants.verify_chips(
+                self._stacks, self._committed, self._statuses, self._total_chips
+            )
 
     def _void(self, reason: str) -> None:
         """Abort the hand and give everyone back what they put in."""

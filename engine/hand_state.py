@@ -363,5 +363,20 @@ class HandState:
         except KeyError:
             raise SetupError("unknown_seat", f"no seat {seat_index} in this hand") from None
 
+    def _dealing_order(self) -> list[int]:
+        """The positions dealt in, clockwise from left of the button."""
+        count = len(self._statuses)
+        button = self._button_position
+        return [
+            (button + step) % count
+            for step in range(1, count + 1)
+            if self._statuses[(button + step) % count] is not _OUT
+        ]
+
+    def _live_count(self) -> int:
+        """How many players are still in the hand (not folded, not out)."""
+        statuses = self._statuses
+        return statuses.count(_ACTIVE) + statuses.count(_ALL_IN)
+
     def _dead_money(self) -> list[int] | None:
         return dead_money(self.config, self._starting, self._big_blind_position)

@@ -5,9 +5,10 @@
 * A player still in the hand with an empty stack is ALL_IN (an ACTIVE player has chips).
 * At the end, the pots hold exactly what was committed and every chip was paid out.
 
-``violations`` returns readable messages (empty when all is well); ``check_chips`` and
-``check_payout`` raise ``InvariantError`` with them. The hand voids itself when any
-invariant fails: the hand is called off and every player gets back what they put in.
+``violations`` returns readable messages (empty when all is well); ``verify_chips`` (after
+every transition), ``check_chips`` and ``check_payout`` raise ``InvariantError`` with them.
+The hand voids itself when any invariant fails: the hand is called off and every player
+gets back what they put in.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from engine.errors import InvariantError
 from engine.phases import PlayerStatus
 
-__all__ = ["check_chips", "check_payout", "pot_violations", "violations"]
+__all__ = ["check_chips", "check_payout", "pot_violations", "verify_chips", "violations"]
 
 _ACTIVE = PlayerStatus.ACTIVE
 
@@ -78,6 +79,33 @@ def check_chips(
         stacks=stacks, committed=committed, statuses=statuses, total_chips=total_chips
     )
     raise InvariantError("invariant_failed", "; ".join(problems) or "invariants failed")
+
+
+def verify_chips(
+    stacks: Sequence[int],
+    committed: Sequence[int],
+    statuses: Sequence[PlayerStatus],
+    total_chips: int,
+) -> None:
+    """After a transition of a hand: raise ``InvariantError`` if a chip invariant fails.
+
+    This runs after every action, so the common case is checked with fast built-ins; only
+    when that fails does :func:`check_chips` work out what is wrong and name it.
+
+    >>> verify_chips([5, 0], [3, 2], [PlayerStatus.ACTIVE, PlayerStatus.ALL_IN], 10)
+    """
+    if (
+        sum(stacks) + sum(committed) == total_chips
+        and min(stacks) >= 0
+        and min(committed) >= 0
+        and (0 not in stacks or _no_active_empty_stack(stacks, statuses))
+    ):
+        return
+    check_chips(stacks=stacks, committed=committed, statuses=statuses, total_chips=total_chips)
+
+
+def _no_active_empty_stack(stacks: Sequence[int], statuses: Sequence[PlayerStatus]) -> bool:
+    return all(statuses[p] is not _ACTIVE for p, s in enumerate(stacks) if s == 0)
 
 
 def check_payout(
