@@ -38,9 +38,16 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from engine.seating import BlindSeats
-from engine.table_seats import first_at_or_after
 
 __all__ = ["ButtonRule", "Rotation", "next_rotation"]
+
+
+def first_at_or_after(sorted_indexes: list[int], start: int) -> int:
+    """The first index >= ``start`` in ``sorted_indexes``, wrapping around to the lowest."""
+    for index in sorted_indexes:
+        if index >= start:
+            return index
+    return sorted_indexes[0]
 
 
 class ButtonRule(StrEnum):

@@ -13,15 +13,12 @@ Sitting out is only a flag passed on as ``SeatSetup.is_sitting_out``: the hand e
 still deals that player in and the arena folds for them (the tournament rule: an absent
 player is blinded away), so sitting out changes neither the button nor who posts blinds.
 
-Button rule (``button_rule``, explained in ``engine.button``): the first hand's button is
-the seat ``first_button_index`` (or the next occupied seat clockwise), by default the first
-occupied seat, with the blinds the next two players left of it (heads-up, the button posts
-the small blind). ``ButtonRule.MOVING`` (the default, usual at online and bot tables) then
-moves the button to the next occupied seat every hand with the blinds left of it, so when a
-player busts somebody may skip or repeat a blind. ``ButtonRule.DEAD`` (tournaments; what
-:class:`~engine.tournament.Freezeout` uses) moves the big blind forward exactly one player
-every hand; the small blind is posted from the last big blind's seat (dead if that player
-busted) and the button goes to the last small blind's seat, even an empty one.
+Button rule (``button_rule``; the rules are in ``engine.button``): the first hand's button
+is the seat ``first_button_index`` (or the next occupied seat clockwise), by default the
+first occupied seat, with the blinds the next two players left of it. ``ButtonRule.MOVING``
+(the default) moves the button one occupied seat every hand; ``ButtonRule.DEAD``
+(tournaments; :class:`~engine.tournament.Freezeout`) moves the big blind one player every
+hand, the small blind and the button following it, even to an empty seat.
 
 >>> from engine.actions import Fold
 >>> from engine.config import GameConfig
@@ -49,7 +46,7 @@ from dataclasses import replace
 from engine.button import ButtonRule, Rotation, next_rotation
 from engine.config import GameConfig
 from engine.deck import Deck
-from engine.hand import Hand, SeatSetup
+from engine.hand import Hand
 from engine.schedule import BlindLevel, BlindSchedule
 from engine.seeds import hand_rng, hand_seed
 from engine.table_seats import (
@@ -58,9 +55,11 @@ from engine.table_seats import (
     Elimination,
     SeatedPlayer,
     TableError,
-    check_seat_index,
     check_table_options,
+    find_seat,
     is_chip_count,
+    seat_player,
+    seat_setups,
     settle_seats,
 )
 
@@ -118,15 +117,13 @@ class Table:
         first_hand_number: int = 1,
         button_rule: ButtonRule = ButtonRule.MOVING,
     ) -> None:
-        check_table_options(seat_count, first_button_index, first_hand_number)
-        if schedule is not None and schedule.is_timed and clock is None:
-            raise TableError(
-                "no_clock", "a timed blind schedule needs a clock function (clock=...)"
-            )
-        if button_rule not in tuple(ButtonRule):
-            raise TableError(
-                "bad_button_rule", f"button_rule must be a ButtonRule, got {button_rule!r}"
-            )
+        check_table_options(
+            seat_count,
+            first_button_index,
+            first_hand_number,
+            button_rule=button_rule,
+            lacks_clock=schedule is not None and schedule.is_timed and clock is None,
+        )
         self._button_rule = ButtonRule(button_rule)
         self._config = config
         self._seat_count = seat_count
@@ -229,10 +226,7 @@ class Table:
 
     def seat_of(self, player_id: str) -> SeatedPlayer:
         """The seat of ``player_id``; an unknown player raises ``TableError``."""
-        for seat in self._seats.values():
-            if seat.player_id == player_id:
-                return seat
-        raise TableError("unknown_player", f"player {player_id!r} is not seated at this table")
+        return find_seat(self._seats, player_id)
 
     # ------------------------------------------------------------ seat management
 
@@ -243,31 +237,7 @@ class Table:
         only between hands (a player who arrives mid-hand waits for the next one).
         """
         self._require_between_hands("join", player_id)
-        if not isinstance(player_id, str) or not player_id:
-            raise TableError(
-                "bad_player_id", f"player id must be a non-empty string, got {player_id!r}"
-            )
-        if not is_chip_count(stack) or stack == 0:
-            raise TableError(
-                "bad_stack", f"stack for {player_id!r} must be a positive integer, got {stack!r}"
-            )
-        if any(seat.player_id == player_id for seat in self._seats.values()):
-            raise TableError("duplicate_player", f"player {player_id!r} is already seated")
-        if len(self._seats) >= self._seat_count:
-            raise TableError(
-                "table_full",
-                f"cannot seat {player_id!r}: all {self._seat_count} seats are taken",
-            )
-        if seat_index is None:
-            seat_index = min(set(range(self._seat_count)) - set(self._seats))
-        else:
-            check_seat_index(seat_index, self._seat_count)
-            if seat_index in self._seats:
-                raise TableError(
-                    "seat_taken",
-                    f"seat {seat_index} is taken by {self._seats[seat_index].player_id!r}",
-                )
-        self._seats[seat_index] = SeatedPlayer(seat_index, player_id, stack)
+        seat_index = seat_player(self._seats, self._seat_count, player_id, stack, seat_index)
         if self._rotation is not None:
             # The dead button rule has no place for a newcomer: the next hand moves the
             # button on from the last one and the blinds follow it (module ``engine.button``).
@@ -432,7 +402,7 @@ class Table:
         """
         if self._current_hand is not None or hand.hand_number != self._next_hand_number:
             return False
-        if hand.seats != self._setups():
+        if hand.seats != seat_setups(self._seats):
             return False
         # (Equal seats hold the hand's two or more players with chips.)
         config = self._next_config()
@@ -449,17 +419,6 @@ class Table:
         level = self.next_level()
         return self._config if level is None else level.apply(self._config)
 
-    def _setups(self) -> tuple[SeatSetup, ...]:
-        return tuple(
-            SeatSetup(
-                seat_index=seat.seat_index,
-                player_id=seat.player_id,
-                stack=seat.stack,
-                is_sitting_out=seat.is_sitting_out,
-            )
-            for seat in self.seats
-        )
-
     def _deal(self, rng: random.Random | None, deck: Deck | None) -> Hand:
         """The next hand from the table as it is now (``start_hand`` and ``deal_ahead``)."""
         if self.dealt_in_count < 2:
@@ -472,7 +431,7 @@ class Table:
         assert rotation is not None  # at least two seats are dealt in
         return Hand.start(
             config,
-            self._setups(),
+            seat_setups(self._seats),
             button_index=rotation.button_index,
             # The moving button's blinds are the hand's default ones.
             blinds=rotation.blinds if self._button_rule is ButtonRule.DEAD else None,

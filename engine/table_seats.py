@@ -2,13 +2,18 @@
 
 :class:`engine.table.Table` keeps these values; they are also what it hands out
 (``Table.seats``, ``Table.eliminations``) and the error it raises (:class:`TableError`).
+The functions here work on the table's seats (a dict by seat index) passed in: seating a
+newcomer (:func:`seat_player`), finding a player, the seats a hand is dealt from, and
+settling a finished hand's stacks (:func:`settle_seats`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.button import ButtonRule
 from engine.errors import EngineError, InvariantError
+from engine.seating import SeatSetup
 
 __all__ = ["MAX_SEAT_COUNT", "MIN_SEAT_COUNT", "Elimination", "SeatedPlayer", "TableError"]
 
@@ -74,9 +79,15 @@ def check_seat_index(seat_index: object, seat_count: int) -> None:
 
 
 def check_table_options(
-    seat_count: object, first_button_index: object, first_hand_number: object
+    seat_count: object,
+    first_button_index: object,
+    first_hand_number: object,
+    *,
+    button_rule: object = ButtonRule.MOVING,
+    lacks_clock: bool = False,
 ) -> None:
-    """Raise ``TableError`` naming the bad value unless a table can have these options."""
+    """Raise ``TableError`` naming the bad value unless a table can have these options
+    (``lacks_clock``: a timed blind schedule was given without a clock function)."""
     if (
         not isinstance(seat_count, int)
         or isinstance(seat_count, bool)
@@ -93,14 +104,70 @@ def check_table_options(
             "bad_hand_number",
             f"first_hand_number must be a positive integer, got {first_hand_number!r}",
         )
+    if lacks_clock:
+        raise TableError("no_clock", "a timed blind schedule needs a clock function (clock=...)")
+    if button_rule not in tuple(ButtonRule):
+        raise TableError(
+            "bad_button_rule", f"button_rule must be a ButtonRule, got {button_rule!r}"
+        )
 
 
-def first_at_or_after(sorted_indexes: list[int], start: int) -> int:
-    """The first index >= ``start`` in ``sorted_indexes``, wrapping around to the lowest."""
-    for index in sorted_indexes:
-        if index >= start:
-            return index
-    return sorted_indexes[0]
+def seat_player(
+    seats: dict[int, SeatedPlayer],
+    seat_count: int,
+    player_id: str,
+    stack: int,
+    seat_index: int | None,
+) -> int:
+    """Seat ``player_id`` with ``stack`` chips in ``seats`` (in place) after checking
+    everything; returns the seat index, the lowest free one when ``seat_index`` is None."""
+    if not isinstance(player_id, str) or not player_id:
+        raise TableError(
+            "bad_player_id", f"player id must be a non-empty string, got {player_id!r}"
+        )
+    if not is_chip_count(stack) or stack == 0:
+        raise TableError(
+            "bad_stack", f"stack for {player_id!r} must be a positive integer, got {stack!r}"
+        )
+    if any(seat.player_id == player_id for seat in seats.values()):
+        raise TableError("duplicate_player", f"player {player_id!r} is already seated")
+    if len(seats) >= seat_count:
+        raise TableError(
+            "table_full",
+            f"cannot seat {player_id!r}: all {seat_count} seats are taken",
+        )
+    if seat_index is None:
+        seat_index = min(set(range(seat_count)) - set(seats))
+    else:
+        check_seat_index(seat_index, seat_count)
+        if seat_index in seats:
+            raise TableError(
+                "seat_taken",
+                f"seat {seat_index} is taken by {seats[seat_index].player_id!r}",
+            )
+    seats[seat_index] = SeatedPlayer(seat_index, player_id, stack)
+    return seat_index
+
+
+def find_seat(seats: dict[int, SeatedPlayer], player_id: str) -> SeatedPlayer:
+    """The seat of ``player_id``; an unknown player raises ``TableError``."""
+    for seat in seats.values():
+        if seat.player_id == player_id:
+            return seat
+    raise TableError("unknown_player", f"player {player_id!r} is not seated at this table")
+
+
+def seat_setups(seats: dict[int, SeatedPlayer]) -> tuple[SeatSetup, ...]:
+    """The seats as a hand is dealt from them, in seat order."""
+    return tuple(
+        SeatSetup(
+            seat_index=seat.seat_index,
+            player_id=seat.player_id,
+            stack=seat.stack,
+            is_sitting_out=seat.is_sitting_out,
+        )
+        for _, seat in sorted(seats.items())
+    )
 
 
 def settle_seats(
