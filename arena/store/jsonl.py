@@ -14,9 +14,9 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 from typing import Protocol, TextIO
 
+from arena.store.closing import ClosedOnExit
 from arena.store.run_folder import RunFolder
 
 __all__ = [
@@ -45,12 +45,13 @@ class Result(Protocol):
         ...
 
 
-class HandLogWriter:
+class HandLogWriter(ClosedOnExit):
     """Appends records to a hand history file, flushing at least every ``flush_interval_s``.
 
     Flushing often means that when a match is interrupted (Ctrl-C, or our own bug stopping
     it) the finished hands are on disk for inspection and replay; not flushing after every
     hand keeps a fast match from spending a tenth of its time in ``write`` system calls.
+    A ``with`` block closes it.
     """
 
     def __init__(
@@ -84,17 +85,6 @@ class HandLogWriter:
         """Close the file (idempotent)."""
         if not self._file.closed:
             self._file.close()
-
-    def __enter__(self) -> HandLogWriter:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class JsonLinesStore:

@@ -19,8 +19,8 @@ in :meth:`ResultsDatabase.finished_match_ids`.
 The file is created readable by its owner only (mode 0600; SQLite gives the ``-wal`` and
 ``-shm`` files the same mode): it holds the tournament's secret seed. The tables are
 described in ``docs/results-database.md`` and defined in :mod:`arena.store.sqlite_schema`;
-a match's outcome becomes rows in :mod:`arena.store.sqlite_rows`, and the file is opened in
-:mod:`arena.store.sqlite_connection`.
+a match's outcome becomes rows in :mod:`arena.store.sqlite_rows`, and the file is opened,
+and every call's statements run in a transaction, in :mod:`arena.store.sqlite_connection`.
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
+from arena.store.closing import ClosedOnExit
 from arena.store.outcome import MatchOutcome
 from arena.store.sqlite_connection import (
     DATABASE_FILE_MODE,
+    DatabaseFile,
     ResultsDatabaseError,
-    connect,
     json_text,
 )
 from arena.store.sqlite_rows import (
@@ -82,7 +82,7 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class ResultsDatabase:
+class ResultsDatabase(ClosedOnExit):
     """The results database at ``path``, created when missing (unless ``read_only``).
 
     Opening a file that is not an SQLite database, or a results database of another schema
@@ -100,11 +100,12 @@ class ResultsDatabase:
         self.path = Path(path)
         self.read_only = read_only
         self._now = now
-        self._connection = connect(self.path, read_only)
+        self._file = DatabaseFile(self.path, read_only)
+        self._connection = self._file.connection
         try:
             self._prepare()
         except BaseException:
-            self._connection.close()
+            self._file.close()
             raise
 
     def _prepare(self) -> None:
@@ -125,7 +126,7 @@ class ResultsDatabase:
                 f" {SCHEMA_VERSION} (use another file for this tournament)",
                 code="schema_version",
             )
-        with self._errors("set up"):
+        with self._file.errors("set up"):
             connection.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
             connection.execute("PRAGMA foreign_keys = ON")
             if self.read_only:
@@ -145,24 +146,13 @@ class ResultsDatabase:
 
         The last connection to close checkpoints the WAL into the file and deletes the
         ``-wal`` and ``-shm`` files, so a finished run leaves the database alone."""
-        self._connection.close()
-
-    def __enter__(self) -> ResultsDatabase:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
+        self._file.close()
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
         """Every read inside the block sees one committed state (a read transaction),
         whatever the writer commits meanwhile. For reading only."""
-        with self._reading("read a snapshot"):
+        with self._file.reading("read a snapshot"):
             yield
 
     # -- tournaments ---------------------------------------------------------------------
@@ -188,7 +178,7 @@ class ResultsDatabase:
         if bots is None:
             bots = bots_of_config(config)
         config_json = json_text(config, f"config of tournament {name!r}")
-        with self._transaction(f"start tournament {name!r}"):
+        with self._file.transaction(f"start tournament {name!r}"):
             if self._tournament_row("fingerprint", fingerprint) is None:
                 self._connection.execute(
                     "INSERT INTO tournaments (name, fingerprint, config_json, seed,"
@@ -205,13 +195,13 @@ class ResultsDatabase:
 
     def find_tournament(self, fingerprint: str) -> TournamentRecord | None:
         """The tournament with ``fingerprint``, or None."""
-        with self._reading("find a tournament"):
+        with self._file.reading("find a tournament"):
             row = self._tournament_row("fingerprint", fingerprint)
         return None if row is None else tournament_from_row(row)
 
     def tournament(self, tournament_id: int) -> TournamentRecord:
         """The tournament with row id ``tournament_id`` (an error when there is none)."""
-        with self._reading("read a tournament"):
+        with self._file.reading("read a tournament"):
             row = self._tournament_row("id", tournament_id)
         if row is None:
             raise self._unknown_tournament(tournament_id)
@@ -219,7 +209,7 @@ class ResultsDatabase:
 
     def tournaments(self) -> list[TournamentRecord]:
         """Every tournament, oldest first."""
-        with self._reading("list tournaments"):
+        with self._file.reading("list tournaments"):
             rows = self._connection.execute(
                 f"SELECT {TOURNAMENT_COLUMNS} FROM tournaments ORDER BY id"
             ).fetchall()
@@ -227,7 +217,7 @@ class ResultsDatabase:
 
     def bots(self, tournament_id: int) -> dict[str, str]:
         """Each bot's name and manifest path, by name."""
-        with self._reading("read the bots"):
+        with self._file.reading("read the bots"):
             self._require_tournament(tournament_id)
             rows = self._connection.execute(
                 "SELECT name, manifest_path FROM bots WHERE tournament_id = ? ORDER BY name",
@@ -238,7 +228,7 @@ class ResultsDatabase:
     def bot_contents(self, tournament_id: int) -> dict[str, str | None]:
         """Each bot's kept contents (JSON of :class:`arena.bots.contents.BotContents`) by
         name; None: unknown (kept by an arena that did not read them)."""
-        with self._reading("read the bots' contents"):
+        with self._file.reading("read the bots' contents"):
             self._require_tournament(tournament_id)
             query = bot_contents_query(self._connection)
             return dict(self._connection.execute(query, (tournament_id,)).fetchall())
@@ -249,13 +239,13 @@ class ResultsDatabase:
         rows = [
             (tournament_id, bot, manifests.get(bot, ""), text) for bot, text in contents.items()
         ]
-        with self._transaction("keep the bots' contents"):
+        with self._file.transaction("keep the bots' contents"):
             self._connection.executemany(KEEP_BOT_CONTENTS, rows)
 
     def plan(self, tournament_id: int) -> list[PlanEntry]:
         """Every planned match of the tournament in plan order, with its status and whether
         it counts."""
-        with self._reading(f"read the plan of tournament {tournament_id}"):
+        with self._file.reading(f"read the plan of tournament {tournament_id}"):
             self._require_tournament(tournament_id)
             rows = self._connection.execute(
                 f"SELECT {PLAN_COLUMNS} FROM matches WHERE tournament_id = ? ORDER BY position",
@@ -265,7 +255,7 @@ class ResultsDatabase:
 
     def finish_tournament(self, tournament_id: int) -> None:
         """Mark the tournament finished (again: keeps the first finishing time)."""
-        with self._transaction(f"finish tournament {tournament_id}"):
+        with self._file.transaction(f"finish tournament {tournament_id}"):
             changed = self._connection.execute(
                 "UPDATE tournaments SET status = 'finished',"
                 " finished_at = coalesce(finished_at, ?) WHERE id = ?",
@@ -297,7 +287,7 @@ class ResultsDatabase:
             )
             for row in rows
         ]
-        with self._transaction(f"plan the matches of tournament {tournament_id}"):
+        with self._file.transaction(f"plan the matches of tournament {tournament_id}"):
             self._require_tournament(tournament_id)
             stored = {
                 found[0]: found[1:]
@@ -325,7 +315,7 @@ class ResultsDatabase:
 
     def finished_match_ids(self, tournament_id: int) -> set[str]:
         """The matches recorded as finished (a failed match is not: a resume retries it)."""
-        with self._reading("read the finished matches"):
+        with self._file.reading("read the finished matches"):
             self._require_tournament(tournament_id)
             rows = self._connection.execute(
                 "SELECT match_id FROM matches WHERE tournament_id = ? AND status = 'finished'",
@@ -354,7 +344,7 @@ class ResultsDatabase:
         rows = OutcomeRows.of(outcome)  # the Python work before the write lock is taken
         is_finished = outcome.error is None
         what = f"record match {outcome.match_id!r} of tournament {tournament_id}"
-        with self._transaction(what):
+        with self._file.transaction(what):
             found = self._connection.execute(
                 "SELECT id, status, seats_json FROM matches"
                 " WHERE tournament_id = ? AND match_id = ?",
@@ -406,7 +396,7 @@ class ResultsDatabase:
         matches were finished and so changed; planned and failed matches are never
         counted. An id that is not in the tournament is an error and nothing changes."""
         wanted = list(match_ids)
-        with self._transaction(f"set counted of tournament {tournament_id}"):
+        with self._file.transaction(f"set counted of tournament {tournament_id}"):
             self._require_tournament(tournament_id)
             known = {
                 row[0]
@@ -436,7 +426,7 @@ class ResultsDatabase:
         where = "m.tournament_id = ? AND m.status != 'planned'"
         if counted_only:
             where += " AND m.counted = 1"
-        with self._reading(f"read the outcomes of tournament {tournament_id}"):
+        with self._file.reading(f"read the outcomes of tournament {tournament_id}"):
             self._require_tournament(tournament_id)
             matches = self._connection.execute(
                 "SELECT m.id, m.match_id, m.ended_reason, m.hands_path, m.duration_s, m.error,"
@@ -465,47 +455,3 @@ class ResultsDatabase:
         return ResultsDatabaseError(
             f"{self.path}: no tournament {tournament_id!r}", code="unknown_tournament"
         )
-
-    @contextmanager
-    def _errors(self, what: str) -> Iterator[None]:
-        """SQLite's own failures (a full disk, a closed connection) as our error."""
-        try:
-            yield
-        except (sqlite3.Error, OverflowError) as error:
-            raise ResultsDatabaseError(
-                f"{self.path}: cannot {what}: {error}", code="sqlite"
-            ) from error
-
-    @contextmanager
-    def _transaction(self, what: str) -> Iterator[None]:
-        """One write transaction: committed when the block ends, rolled back on any error.
-        IMMEDIATE takes the write lock at once, so the block never fails half-way on a
-        lock."""
-        if self.read_only:
-            raise ResultsDatabaseError(
-                f"{self.path} is open read-only: cannot {what}", code="read_only"
-            )
-        with self._errors(what):
-            self._connection.execute("BEGIN IMMEDIATE")
-            try:
-                yield
-                self._connection.execute("COMMIT")
-            except BaseException:
-                # A full disk or an I/O error has SQLite roll back by itself already.
-                if self._connection.in_transaction:
-                    self._connection.execute("ROLLBACK")
-                raise
-
-    @contextmanager
-    def _reading(self, what: str) -> Iterator[None]:
-        """A read transaction, so the reads of one call see one state (nested: the
-        enclosing one)."""
-        with self._errors(what):
-            if self._connection.in_transaction:
-                yield
-                return
-            self._connection.execute("BEGIN")
-            try:
-                yield
-            finally:
-                self._connection.execute("COMMIT")  # a read transaction: nothing to undo
