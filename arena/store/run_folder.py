@@ -31,11 +31,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, overload
 
 from arena.session.stderr_file import safe_file_name
 
 __all__ = ["RunFolder"]
+
+
+class _Entry:
+    """One file or folder of a run folder, named once: ``folder.history`` is
+    ``folder.path / "hands.jsonl"`` (read on the class, the entry itself)."""
+
+    def __init__(self, name: str, note: str = "") -> None:
+        self.name = name
+        self.__doc__ = f"``{name}``{note}."
+
+    @overload
+    def __get__(self, folder: None, owner: type[RunFolder]) -> _Entry: ...
+    @overload
+    def __get__(self, folder: RunFolder, owner: type[RunFolder]) -> Path: ...
+    def __get__(self, folder: RunFolder | None, owner: type[RunFolder]) -> Path | _Entry:
+        return self if folder is None else folder.path / self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,20 +81,15 @@ class RunFolder:
     #: The files SQLite keeps beside an open database in WAL mode.
     DATABASE_SIDE_SUFFIXES: ClassVar[tuple[str, ...]] = ("-wal", "-shm")
 
-    @property
-    def history(self) -> Path:
-        """``hands.jsonl``."""
-        return self.path / self.HISTORY
-
-    @property
-    def results(self) -> Path:
-        """``results.json``."""
-        return self.path / self.RESULTS
-
-    @property
-    def database(self) -> Path:
-        """``results.sqlite``."""
-        return self.path / self.DATABASE
+    history = _Entry(HISTORY)
+    results = _Entry(RESULTS)
+    database = _Entry(DATABASE)
+    standings = _Entry(STANDINGS)
+    report = _Entry(REPORT)
+    stderr_dir = _Entry(f"{STDERR}/")
+    matches_dir = _Entry(f"{MATCHES}/")
+    builds_dir = _Entry(f"{BUILDS}/")
+    error = _Entry(ERROR, " (a failed match's reason)")
 
     @property
     def database_side_files(self) -> tuple[Path, ...]:
@@ -86,36 +97,6 @@ class RunFolder:
         return tuple(
             self.path / f"{self.DATABASE}{suffix}" for suffix in self.DATABASE_SIDE_SUFFIXES
         )
-
-    @property
-    def standings(self) -> Path:
-        """``standings.json``."""
-        return self.path / self.STANDINGS
-
-    @property
-    def report(self) -> Path:
-        """``report.html``."""
-        return self.path / self.REPORT
-
-    @property
-    def stderr_dir(self) -> Path:
-        """``stderr/``."""
-        return self.path / self.STDERR
-
-    @property
-    def matches_dir(self) -> Path:
-        """``matches/``."""
-        return self.path / self.MATCHES
-
-    @property
-    def builds_dir(self) -> Path:
-        """``builds/``."""
-        return self.path / self.BUILDS
-
-    @property
-    def error(self) -> Path:
-        """``error.txt`` (a failed match's reason)."""
-        return self.path / self.ERROR
 
     def match(self, match_id: str) -> RunFolder:
         """The folder of match ``match_id`` of a tournament: ``matches/<match_id>/``."""
