@@ -33,7 +33,7 @@ RULES = DOCS / "rules.md"
 FAULTS = DOCS / "faults.md"
 
 #: Where the arena's watchdog, fault ledger and match configuration live (old names last).
-WATCHDOG_MODULES = ("arena.session.watchdog", "arena.session")
+WATCHDOG_MODULES = ("arena.session.watchdog", "arena.session.policy", "arena.session")
 FAULT_MODULES = ("arena.session.faults", "arena.faults")
 MATCH_MODULES = ("arena.match.loop", "arena.match.config", "arena.match")
 

@@ -294,14 +294,15 @@ class FaultRecorder:
             f"invalid reply ({fault}), {attempts_left} attempts left",
         )
 
-    def timeout(self, seq: int, latency_ms: float, limit_ms: int, action: object) -> None:
-        """No reply to request ``seq`` within ``limit_ms``; ``action`` was applied."""
+    def timeout(self, seq: int, latency_ms: float, ran_out: str, action: object) -> None:
+        """No reply to request ``seq`` in time (``ran_out`` says which time, on which
+        basis: ``arena.session.timing``); ``action`` was applied."""
         self.record(
             Fault(
                 FaultKind.TIMEOUT,
                 self.hand_number,
                 code=FaultKind.TIMEOUT.value,
-                detail=f"no reply within {limit_ms} ms; {action} applied",
+                detail=f"{ran_out}; {action} applied",
                 latency_ms=latency_ms,
                 seq=seq,
             ),

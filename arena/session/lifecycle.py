@@ -153,6 +153,19 @@ class BotLifecycle:
             self._faults.dropped_output(info)
         return info
 
+    def send(self, data: bytes, *, take_held: bool = True) -> bool:
+        """Write ``data`` to the running bot, after the lines the channel holds in one
+        write (unless not ``take_held``: a reply's ``error`` goes out alone). A bot found
+        dead is recorded as crashed and its tree killed: False."""
+        transport = self.transport
+        assert transport is not None
+        try:
+            transport.send(self._channel.take(data) if take_held else data)
+        except TransportClosedError as exc:
+            self.crashed(exc)
+            return False
+        return True
+
     def crashed(self, exc: TransportClosedError) -> None:
         """Record a crash and kill what is left of the bot."""
         self._faults.crash(exc, self.close())

@@ -11,12 +11,18 @@ blocked read) would never run out of CPU time, so the wall clock still ends ever
 decision at ``wall_backstop`` times the budget.
 
 :func:`decision_timer` makes the timer of one request; the session reads the reply in
-slices until the timer says the time is up.
+slices until the timer says the time is up, and then the timer says which time ran out
+(:meth:`DecisionTimer.ran_out`), for the fault and the bot's ``error``: on the wall clock
+"no reply within 100 ms"; in CPU time "used 112 ms of CPU time, limit 100 ms", or, for a
+bot that waited without computing, "no reply within 300 ms (wall-clock backstop of the CPU
+basis)".
 
 >>> clock = iter([0.0, 0.2]).__next__
 >>> timer = WallTimer(clock, budget_s=0.5, grace_s=0.05)
 >>> timer.deadline(), timer.is_over(), timer.used_s()
 (0.55, True, 0.2)
+>>> timer.ran_out(500, request=7)
+'no reply to request 7 within 500 ms'
 """
 
 from __future__ import annotations
@@ -48,6 +54,15 @@ class DecisionTimer(Protocol):
         """The time charged so far, in seconds."""
         ...
 
+    def ran_out(self, limit_ms: int, *, request: int | None = None) -> str:
+        """Which time ran out, in words (``limit_ms``: the decision's limit, without the
+        bank; ``request``: the seq to name, for the bot's ``error``)."""
+        ...
+
+
+def _no_reply(request: int | None) -> str:
+    return "no reply" if request is None else f"no reply to request {request}"
+
 
 class WallTimer:
     """The wall clock: one slice, from the send to the budget plus the grace."""
@@ -69,6 +84,10 @@ class WallTimer:
         """Wall time since the send."""
         return self._clock() - self._sent_at
 
+    def ran_out(self, limit_ms: int, *, request: int | None = None) -> str:
+        """``no reply within <limit_ms> ms``."""
+        return f"{_no_reply(request)} within {limit_ms} ms"
+
 
 class CpuTimer:
     """The bot's CPU time, in slices no longer than the CPU time left (a bot computes at
@@ -88,6 +107,7 @@ class CpuTimer:
         self._budget_s = budget_s
         self._grace_s = grace_s
         self._start_cpu = meter()
+        self._wall_backstop = wall_backstop
         self._backstop = clock() + budget_s * wall_backstop + grace_s
 
     def deadline(self) -> float:
@@ -102,6 +122,21 @@ class CpuTimer:
     def used_s(self) -> float:
         """CPU time used since the send."""
         return max(0.0, self._meter() - self._start_cpu)
+
+    def ran_out(self, limit_ms: int, *, request: int | None = None) -> str:
+        """The CPU time used and its limit (the bank named apart), or, when the bot used
+        less, the wall-clock backstop that ended the wait."""
+        used_s = self.used_s()
+        if used_s < self._budget_s:
+            backstop_ms = round(self._budget_s * self._wall_backstop * 1000)
+            return (
+                f"{_no_reply(request)} within {backstop_ms} ms"
+                " (wall-clock backstop of the CPU basis)"
+            )
+        budget_ms = round(self._budget_s * 1000)
+        bank = f" and {budget_ms - limit_ms} ms of time bank" if budget_ms > limit_ms else ""
+        who = "used" if request is None else f"request {request} used"
+        return f"{who} {round(used_s * 1000)} ms of CPU time, limit {limit_ms} ms{bank}"
 
 
 def cpu_meter(transport: Transport) -> CpuMeter | None:

@@ -89,14 +89,88 @@ def test_a_time_basis_is_parsed_or_named_in_the_error() -> None:
         TimeBasis.parse("cpus")
 
 
+def test_a_wall_clock_timeout_says_no_reply_within_the_limit() -> None:
+    clock = Clock()
+    timer = WallTimer(clock, budget_s=1.5, grace_s=0.05)
+    clock.now += 1.55
+    assert timer.ran_out(1000) == "no reply within 1000 ms"
+    assert timer.ran_out(1000, request=4) == "no reply to request 4 within 1000 ms"
+
+
+def test_a_cpu_timeout_names_the_cpu_time_used_and_its_limit() -> None:
+    clock, meter = Clock(), Meter()
+    timer = CpuTimer(clock, meter, budget_s=0.1, grace_s=0.0, wall_backstop=3.0)
+    clock.now, meter.seconds = 10.2, 0.112
+    assert timer.is_over()
+    assert timer.ran_out(100) == "used 112 ms of CPU time, limit 100 ms"
+    assert timer.ran_out(100, request=3) == "request 3 used 112 ms of CPU time, limit 100 ms"
+
+
+def test_a_cpu_timeout_with_a_time_bank_names_the_bank_apart() -> None:
+    clock, meter = Clock(), Meter()
+    timer = CpuTimer(clock, meter, budget_s=0.15, grace_s=0.0, wall_backstop=3.0)
+    meter.seconds = 0.16
+    assert timer.ran_out(100) == "used 160 ms of CPU time, limit 100 ms and 50 ms of time bank"
+
+
+def test_a_cpu_timeout_at_the_backstop_names_the_wall_clock_backstop() -> None:
+    clock, meter = Clock(), Meter()
+    timer = CpuTimer(clock, meter, budget_s=0.1, grace_s=0.0, wall_backstop=3.0)
+    clock.now, meter.seconds = 10.3, 0.01  # a bot that sleeps computes nothing
+    assert timer.is_over()
+    assert timer.ran_out(100) == "no reply within 300 ms (wall-clock backstop of the CPU basis)"
+    assert timer.ran_out(100, request=2) == (
+        "no reply to request 2 within 300 ms (wall-clock backstop of the CPU basis)"
+    )
+
+
 class QuarterCoreHarness(Harness):
     """A bot that gets a quarter of a core: its CPU time is a quarter of the wall clock."""
+
+    share = 4.0
 
     def factory(self) -> InMemoryTransport:
         transport = super().factory()
         start = self.clock()
-        transport.cpu_seconds = lambda: (self.clock() - start) / 4  # type: ignore[attr-defined]
+        transport.cpu_seconds = lambda: (self.clock() - start) / self.share  # type: ignore[attr-defined]
         return transport
+
+
+class FullCoreHarness(QuarterCoreHarness):
+    """A bot that computes all the time it is given: CPU time is the wall clock."""
+
+    share = 1.0
+
+
+@pytest.mark.parametrize(
+    ("harness_type", "fault_words", "error_words"),
+    [
+        (
+            FullCoreHarness,
+            "used 1000 ms of CPU time, limit 1000 ms; FOLD applied",
+            "request 2 used 1000 ms of CPU time, limit 1000 ms; FOLD was applied",
+        ),
+        (
+            QuarterCoreHarness,  # 3 s of wall clock are 0.75 s of CPU time
+            "no reply within 3000 ms (wall-clock backstop of the CPU basis); FOLD applied",
+            "no reply to request 2 within 3000 ms (wall-clock backstop of the CPU basis);"
+            " FOLD was applied",
+        ),
+    ],
+)
+def test_a_timeout_on_the_cpu_basis_says_which_time_ran_out(
+    harness_type: type[QuarterCoreHarness], fault_words: str, error_words: str
+) -> None:
+    harness = harness_type(
+        script(lambda m: None),
+        limits=TimeLimits(decision_s=1.0, grace_s=0.0, time_basis=TimeBasis.CPU),
+    )
+    session = harness.start()
+    assert session.decide(facing_bet_view(), hand_id="h1").fault == "timeout"
+    (fault,) = session.ledger.faults
+    assert fault.detail == fault_words
+    (error,) = harness.sent_of("error")
+    assert error["message"] == error_words
 
 
 @pytest.mark.parametrize(

@@ -420,6 +420,14 @@ def test_hung_after_timeouts_is_configurable() -> None:
         )
 
 
+def test_the_session_shows_the_settings_it_asks_within() -> None:
+    session = Harness(
+        script(lambda m: None), max_invalid_attempts=2, check_when_free=True, hung_after_timeouts=4
+    ).start()
+    assert (session.max_invalid_attempts, session.check_when_free) == (2, True)
+    assert (session.hung_after_timeouts, session.timeouts_in_a_row) == (4, 0)
+
+
 # -- seq numbers that are no seq numbers ----------------------------------------------------
 
 
