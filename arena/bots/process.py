@@ -11,22 +11,11 @@ applied here:
   kept, the rest counted), so a chatty bot never blocks on a full pipe;
 * every wait has a deadline; how the process ended becomes a readable error (``exit code 3``).
 
-Theory of operation of the two conversation pipes. Both are non-blocking and both are
+Theory of operation of the two conversation pipes: both are non-blocking and both are
 served by the thread that calls :meth:`~ProcessTransport.send` and
-:meth:`~ProcessTransport.read_line` (the match loop), so a decision costs no hand-off
-between threads, only a ``write``, a ``poll`` and a ``read``:
+:meth:`~ProcessTransport.read_line` (the match loop); how each side holds what it cannot
+pass on yet, and its limits, is :mod:`arena.bots.pipes`. Further:
 
-* stdout is read only when the arena wants a line: ``poll`` with the time left until the
-  deadline, then one ``os.read`` of at most 64 KiB into a
-  :class:`protocol.framing.LineReader`. A line over ``max_line_bytes`` is the bot's fault.
-  At most ``max_pending_bytes`` of complete lines are held unread (the budget of one turn);
-  further lines of the same read are dropped and counted. Output the arena has not read
-  yet stays in the pipe: a bot that writes faster than the arena reads waits on its full
-  pipe, and the arena's memory stays bounded whatever the bot writes.
-* stdin takes what the pipe accepts at once; the rest waits in a backlog that is written
-  whenever the arena sends again or waits for output. A bot that stops reading thus never
-  blocks the arena; once more than ``max_input_backlog_bytes`` wait, it counts as gone
-  (:class:`~arena.bots.transport.TransportClosedError`, "stopped reading its input").
 * ``has_output`` says with one ``poll(0)`` whether a line (or the end of output) is there,
   writing waiting input meanwhile: the session asks it between the steps of work it does
   while the bot thinks, and stops working when the reply is in;
@@ -46,18 +35,16 @@ watched meanwhile by :class:`~arena.bots.sandbox.confinement.Confinement`, off t
 from __future__ import annotations
 
 import contextlib
-import enum
 import logging
-import os
 import select
 import subprocess
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 
 from arena.bots.launcher import DirectLauncher, Launcher, LaunchSpec
 from arena.bots.manifest import BotManifest
+from arena.bots.pipes import InputBacklog, OutputLines
 from arena.bots.process_tree import (
     ProcessTree,
     peek_returncode,
@@ -72,7 +59,7 @@ from arena.bots.transport import (
     TransportClosedError,
     split_returncode,
 )
-from protocol.framing import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLongError
+from protocol.framing import DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
     "DEFAULT_MAX_INPUT_BACKLOG_BYTES",
@@ -90,20 +77,10 @@ DEFAULT_MAX_PENDING_BYTES = 1024 * 1024
 #: counts as gone (a sane bot reads every message as it comes).
 DEFAULT_MAX_INPUT_BACKLOG_BYTES = 16 * 1024 * 1024
 
-_READ_SIZE_BYTES = 64 * 1024
 _EOF_EXIT_WAIT_S = 0.25  # after end of output, how long to wait for the exit status
 _SUPERVISOR_STOP_S = 1.0  # how long a sandbox's supervisor may take to kill its tree
 _POLL_INTERVAL_S = 0.005
 _MAX_POLL_MS = 3_600_000.0  # one poll waits at most an hour (poll takes a C int of ms)
-
-
-class _LineMarker(enum.Enum):
-    """Stands in the queue of unread lines where an over-long line was."""
-
-    TOO_LONG = "too_long"
-
-
-_UnreadLine = bytes | _LineMarker
 
 
 class ProcessTransport:
@@ -138,28 +115,19 @@ class ProcessTransport:
         self.name = name
         self.clock = clock
         self.stderr_log = CappedLog(stderr_cap_bytes)
-        self.max_pending_bytes = max_pending_bytes
-        self.max_input_backlog_bytes = max_input_backlog_bytes
-        self._stdin_fd = stdin.fileno()
-        self._stdout_fd = stdout.fileno()
-        # Only this side of each pipe turns non-blocking: the bot's ends are other open
-        # file descriptions and keep their own flags.
-        os.set_blocking(self._stdin_fd, False)
-        os.set_blocking(self._stdout_fd, False)
         self._poller = select.poll()
-        self._poller.register(self._stdout_fd, select.POLLIN)
-        # stdout: complete lines read and not yet taken (with an over-long line's marker
-        # where it was), their size, and whether the end of output was read.
-        self._line_reader = LineReader(max_line_bytes)
-        self._lines: deque[_UnreadLine] = deque()
-        self._held_bytes = 0
-        self._stdout_dropped_bytes = 0
-        self._is_eof = False
-        # stdin: what the pipe did not take yet. The stdin fd is registered with the poller
-        # exactly while this is not empty.
-        self._backlog: deque[bytes | memoryview] = deque()
-        self._backlog_bytes = 0
-        self._input_failure: str | None = None  # why nothing more can be sent
+        self._stdout = OutputLines(
+            stdout.fileno(),
+            self._poller,
+            max_line_bytes=max_line_bytes,
+            max_pending_bytes=max_pending_bytes,
+        )
+        self._stdin = InputBacklog(
+            stdin.fileno(),
+            self._poller,
+            max_backlog_bytes=max_input_backlog_bytes,
+            on_broken=lambda: self._wait_exit_status(_EOF_EXIT_WAIT_S),
+        )
         self._status: int | None = None  # the exit status, once seen (it never changes)
         self._exit_info: ExitInfo | None = None
         self._stderr_thread = threading.Thread(
@@ -247,56 +215,35 @@ class ProcessTransport:
         """
         if self._exit_info is not None:
             raise TransportClosedError(f"bot {self.name!r} was closed")
-        if self._backlog:
-            self._flush_input()
-        if self._input_failure is not None or self._status is not None:
+        stdin = self._stdin
+        if stdin:
+            stdin.flush()
+        if stdin.failure is not None or self._status is not None or not stdin.write(data):
             raise self._input_error()
-        rest: bytes | memoryview = data
-        if not self._backlog:
-            try:
-                written = os.write(self._stdin_fd, data)
-            except BlockingIOError:
-                written = 0
-            except OSError:  # EPIPE: the bot closed its stdin or died
-                self._input_broken()
-                raise self._input_error() from None
-            if written == len(data):
-                return
-            rest = memoryview(data)[written:]
-        if self._backlog_bytes + len(rest) > self.max_input_backlog_bytes:
-            self._input_failure = (
-                f"stopped reading its input ({self._backlog_bytes} bytes not taken)"
-            )
-            self._drop_backlog()
-            raise self._input_error()
-        if not self._backlog:
-            self._poller.register(self._stdin_fd, select.POLLOUT)
-        self._backlog.append(rest)
-        self._backlog_bytes += len(rest)
 
     def has_output(self) -> bool:
         """True when a line, or the end of output, can be read without waiting.
 
         Input still waiting for the pipe is written meanwhile, as while waiting for output.
         """
-        if self._lines or self._is_eof:
+        stdout = self._stdout
+        if stdout.has_line or stdout.is_eof:
             return True
-        stdout_fd = self._stdout_fd
         is_readable = False
         for fd, _ in self._poller.poll(0):
-            if fd == stdout_fd:
+            if fd == stdout.fd:
                 is_readable = True
             else:
-                self._flush_input()
+                self._stdin.flush()
         return is_readable
 
     def read_line(self, deadline: float) -> bytes | None:
         """The next line before ``deadline`` (a ``clock`` value), else None."""
         if self._exit_info is not None:
             raise TransportClosedError(f"bot {self.name!r} was closed")
-        lines = self._lines
-        while not lines:
-            if self._is_eof:
+        stdout = self._stdout
+        while not stdout.has_line:
+            if stdout.is_eof:
                 # The end of output stays the end: every later read says so again.
                 status = self._wait_exit_status(_EOF_EXIT_WAIT_S)
                 what = "closed its output" if status is None else "exited"
@@ -307,12 +254,8 @@ class ProcessTransport:
                 if status is not None:
                     raise self._closed_error("exited", status)
                 return None
-            self._read_output()
-        item = lines.popleft()
-        if isinstance(item, bytes):
-            self._held_bytes -= len(item)
-            return item
-        raise LineTooLongError(self._line_reader.max_line_bytes)
+            stdout.read()
+        return stdout.take()
 
     def close(self, grace_s: float) -> ExitInfo:
         """Close stdin, wait up to ``grace_s`` for the exit, then kill the process tree."""
@@ -342,7 +285,7 @@ class ProcessTransport:
         self._exit_info = ExitInfo(
             exit_code=exit_code,
             signal=signal_number,
-            stdout_dropped_bytes=self._stdout_dropped_bytes,
+            stdout_dropped_bytes=self._stdout.dropped_bytes,
             stderr_dropped_bytes=self.stderr_log.dropped_bytes,
             stderr_tail=self.stderr_log.tail_text(),
             is_killed=is_killed,
@@ -361,12 +304,12 @@ class ProcessTransport:
     @property
     def stdout_dropped_bytes(self) -> int:
         """Bytes of stdout lines dropped because too much output was unread."""
-        return self._stdout_dropped_bytes
+        return self._stdout.dropped_bytes
 
     @property
     def input_backlog_bytes(self) -> int:
         """Bytes sent that the bot has not taken from its stdin yet."""
-        return self._backlog_bytes
+        return self._stdin.size
 
     # -- stdout ----------------------------------------------------------------------------
 
@@ -376,7 +319,7 @@ class ProcessTransport:
         Meanwhile the input backlog is written as the bot takes it.
         """
         poll = self._poller.poll
-        stdout_fd = self._stdout_fd
+        stdout_fd = self._stdout.fd
         while True:
             timeout_ms = min(max(0.0, (deadline - self.clock()) * 1000.0), _MAX_POLL_MS)
             events = poll(timeout_ms)
@@ -389,78 +332,16 @@ class ProcessTransport:
                 if fd == stdout_fd:
                     is_readable = True
                 else:
-                    self._flush_input()
+                    self._stdin.flush()
             if is_readable:
                 return True
 
-    def _read_output(self) -> None:
-        """One read of stdout into the line reader (or the end of output)."""
-        try:
-            data = os.read(self._stdout_fd, _READ_SIZE_BYTES)
-        except BlockingIOError:  # pragma: no cover - poll said readable; nothing after all
-            return
-        except OSError:  # pragma: no cover - EIO and the like: no more output
-            data = b""
-        if not data:
-            self._is_eof = True
-            self._poller.unregister(self._stdout_fd)
-            return
-        while True:
-            try:
-                self._keep(self._line_reader.feed(data))
-                return
-            except LineTooLongError as exc:
-                self._keep(exc.lines)
-                self._lines.append(_LineMarker.TOO_LONG)
-                # The reader kept what followed the long line: get it out before more data.
-                data = b""
-
-    def _keep(self, lines: list[bytes]) -> None:
-        for line in lines:
-            if self._held_bytes + len(line) > self.max_pending_bytes:
-                self._stdout_dropped_bytes += len(line) + 1
-                continue
-            self._held_bytes += len(line)
-            self._lines.append(line)
-
     # -- stdin -----------------------------------------------------------------------------
-
-    def _flush_input(self) -> None:
-        """Write as much of the backlog as the pipe takes now."""
-        backlog = self._backlog
-        try:
-            while backlog:
-                chunk = backlog[0]
-                written = os.write(self._stdin_fd, chunk)
-                self._backlog_bytes -= written
-                if written < len(chunk):
-                    backlog[0] = memoryview(chunk)[written:]
-                    return
-                backlog.popleft()
-        except BlockingIOError:
-            return
-        except OSError:  # EPIPE: the bot closed its stdin or died
-            self._input_broken()
-            return
-        self._poller.unregister(self._stdin_fd)  # nothing is left to write
-
-    def _input_broken(self) -> None:
-        self._input_failure = "closed its stdin"
-        self._drop_backlog()
-        # Closed its stdin, or died? A dying process closes its files a moment before its
-        # exit status can be seen.
-        self._wait_exit_status(_EOF_EXIT_WAIT_S)
-
-    def _drop_backlog(self) -> None:
-        if self._backlog:
-            self._backlog.clear()
-            self._backlog_bytes = 0
-            self._poller.unregister(self._stdin_fd)
 
     def _input_error(self) -> TransportClosedError:
         if self._status is not None:
             return self._closed_error("exited", self._status)
-        return self._closed_error(self._input_failure or "closed its stdin", None)
+        return self._closed_error(self._stdin.failure or "closed its stdin", None)
 
     # -- the end -----------------------------------------------------------------------------
 
@@ -473,7 +354,7 @@ class ProcessTransport:
         poller = self._poller
         is_stdin_open = True
         while True:
-            if is_stdin_open and not self._backlog:
+            if is_stdin_open and not self._stdin:
                 is_stdin_open = False
                 with contextlib.suppress(OSError):
                     self._streams[0].close()  # a polite bot exits at the end of its input
@@ -481,22 +362,13 @@ class ProcessTransport:
             remaining = deadline - time.monotonic()
             if status is not None or remaining <= 0:
                 if is_stdin_open:
-                    self._drop_backlog()
+                    self._stdin.drop()
                 return status
             for fd, _ in poller.poll(min(remaining, _POLL_INTERVAL_S) * 1000.0):
-                if fd == self._stdout_fd:
-                    self._discard_output()
+                if fd == self._stdout.fd:
+                    self._stdout.discard()
                 else:
-                    self._flush_input()
-
-    def _discard_output(self) -> None:
-        try:
-            data = os.read(self._stdout_fd, _READ_SIZE_BYTES)
-        except OSError:  # pragma: no cover - EAGAIN or EIO: nothing to throw away now
-            return
-        if not data:
-            self._is_eof = True
-            self._poller.unregister(self._stdout_fd)
+                    self._stdin.flush()
 
     # -- exit status without reaping ----------------------------------------------------
 
