@@ -2,12 +2,12 @@
 
 Each start of a bot gets:
 
-* a private temporary directory (:attr:`~arena.bots.launcher.LaunchSpec.private_dir`):
-  ``bot/`` is a copy of the bot's directory and its working directory (its files are
-  there to read; what it writes goes to the copy, never to the checkout), ``tmp/`` its
-  ``TMPDIR``, the directory itself its ``HOME``. The copy is capped
-  (:data:`DEFAULT_COPY_CAP_BYTES`); only regular files, directories and symbolic links are
-  copied. The process code removes the directory when the bot is closed;
+* a private temporary directory (:attr:`~arena.bots.launcher.LaunchSpec.private_dir`,
+  :mod:`arena.bots.sandbox.private_dir`): ``bot/`` is a copy of the bot's directory and its
+  working directory (its files are there to read; what it writes goes to the copy, never
+  to the checkout), ``tmp/`` its ``TMPDIR``, the directory itself its ``HOME``. The process
+  code removes the directory when the bot is closed, and a new launcher sweeps those of
+  arenas killed before they could;
 * a scrubbed environment: ``PATH``, ``LANG``, ``LC_*`` and ``TZ`` from the arena's, then
   the manifest's ``[env]``, then ``HOME``, ``TMPDIR`` and ``PYTHONUNBUFFERED=1``;
 * the exec wrapper :mod:`arena.bots.sandbox.supervisor` in front of its command, which
@@ -25,11 +25,6 @@ What this layer does not stop: the bot still sees the whole file system as its u
 processes of its user. The private directory is on the arena's temporary file system
 with no quota (``RLIMIT_FSIZE`` caps each file, not their sum).
 
-The directory's name says whose it is: ``arena-bot-<pid>-<start>-<random>``, the arena's
-process id and start time. An arena killed by ``kill -9`` cannot remove its directories
-(nor can a strict layer's supervisor, which lacks the right to delete the bot's files), so
-each new launcher sweeps those of arenas that are gone (:func:`sweep_private_dirs`).
-
 A build step (``prepare_build``) runs the same way in a private copy that the launcher
 keeps until :meth:`LimitsLauncher.close`; later starts of that bot copy the built tree,
 so the checkout is never written.
@@ -43,9 +38,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import secrets
 import shutil
-import stat
 import sys
 import tempfile
 import threading
@@ -55,15 +48,20 @@ from pathlib import Path
 
 from arena.bots.launcher import LaunchSpec, expand_placeholders
 from arena.bots.manifest import BotManifest
-from arena.bots.sandbox.cgroup import (
-    BotCgroup,
-    CgroupError,
-    CgroupParent,
-    is_running,
-    join_command,
-)
+from arena.bots.sandbox.cgroup import BotCgroup, CgroupError, CgroupParent, join_command
 from arena.bots.sandbox.confinement import remove_private_dir
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
+from arena.bots.sandbox.private_dir import (
+    DEFAULT_COPY_CAP_BYTES,
+    DEFAULT_COPY_CAP_FILES,
+    PrivateDirError,
+    copy_bot_dir,
+    fresh_user_id,
+    give_to,
+    owner_prefix,
+    private_dir_owner,
+    sweep_private_dirs,
+)
 from arena.bots.sandbox.reach import (
     closed_directory,
     is_runnable_by_anyone,
@@ -91,32 +89,13 @@ logger = logging.getLogger("arena.bots")
 #: The exec wrapper (a standalone script: a wrapping layer binds this one file).
 SUPERVISOR_PATH = Path(__file__).with_name("supervisor.py")
 
-#: The most a bot's directory may hold; it is copied at every start.
-DEFAULT_COPY_CAP_BYTES = 256 * 1024 * 1024
-
-#: The most files (directories and links included) a bot's directory may hold.
-DEFAULT_COPY_CAP_FILES = 20_000
-
 #: Variables of the arena's environment a bot gets (``LC_*`` too).
 ENV_ALLOWED = ("PATH", "LANG", "TZ")
-
-#: User ids for bots are drawn from here: far above any account, below the 32-bit top.
-_BOT_ID_BASE = 0x4000_0000
-_BOT_ID_SPAN = 1 << 24
 
 #: RLIMIT_NPROC counts threads too: room for a threaded runtime beside the processes.
 _TASKS_PER_PROCESS = 4
 
 _GIB = 1024**3
-
-#: Every private directory's name begins so (then the owner, see :func:`private_dir_owner`).
-_PRIVATE_PREFIX = "arena-bot-"
-
-
-class PrivateDirError(BotStartError):
-    """A bot's private directory could not be made (too big, unreadable file...)."""
-
-    code = "private_dir"
 
 
 def address_space_backstop(limits: ResourceLimits) -> int:
@@ -243,8 +222,8 @@ class LimitsLauncher:
         self, manifest: BotManifest, argv: tuple[str, ...], source: Path, *, is_joined: bool
     ) -> LaunchSpec:
         limits = self.limits_for(manifest)
-        user = _fresh_user_id() if self.drop_privileges else None
-        private = Path(tempfile.mkdtemp(prefix=_owner_prefix(), dir=self.temp_dir))
+        user = fresh_user_id() if self.drop_privileges else None
+        private = Path(tempfile.mkdtemp(prefix=owner_prefix(), dir=self.temp_dir))
         try:
             work = private / "bot"
             copy_bot_dir(
@@ -269,7 +248,7 @@ class LimitsLauncher:
                 is_boxed=self.is_boxed,
             )
             if user is not None:
-                _give_to(private, user)
+                give_to(private, user)
         except BaseException:
             remove_private_dir(private)
             raise
@@ -328,73 +307,6 @@ class LimitsLauncher:
         return env
 
 
-def copy_bot_dir(
-    source: Path,
-    target: Path,
-    *,
-    cap_bytes: int,
-    cap_files: int,
-    bot_name: str,
-    skip: Path | None = None,
-) -> None:
-    """Copy ``source`` to ``target`` (new): regular files, directories and symbolic links
-    (as links), nothing else; raise :class:`PrivateDirError` past either cap.
-
-    Files are opened without following links, so a link swapped in meanwhile is not read.
-    ``skip`` is left out (the private directory, should it lie inside the bot's own).
-    """
-    budget = [cap_bytes, cap_files]
-
-    def spend(size: int, path: Path) -> None:
-        budget[0] -= size
-        budget[1] -= 1
-        if budget[0] < 0 or budget[1] < 0:
-            raise PrivateDirError(
-                f"cannot start bot {bot_name!r}: its directory {str(source)!r} holds more than "
-                f"{cap_bytes} bytes or {cap_files} files (reached at {str(path)!r}); it is "
-                "copied at every start, so keep big data out of it"
-            )
-
-    def copy(from_dir: Path, to_dir: Path) -> None:
-        to_dir.mkdir(mode=0o700)
-        with os.scandir(from_dir) as entries:
-            for entry in entries:
-                from_path, to_path = Path(entry.path), to_dir / entry.name
-                if from_path == skip:
-                    continue
-                if entry.is_symlink():
-                    spend(0, from_path)
-                    os.symlink(os.readlink(from_path), to_path)
-                elif entry.is_dir(follow_symlinks=False):
-                    spend(0, from_path)
-                    copy(from_path, to_path)
-                elif entry.is_file(follow_symlinks=False):
-                    spend(entry.stat(follow_symlinks=False).st_size, from_path)
-                    _copy_file(from_path, to_path)
-        shutil.copymode(from_dir, to_dir)
-
-    try:
-        copy(source, target)
-    except PrivateDirError:
-        raise
-    except OSError as exc:
-        raise PrivateDirError(
-            f"cannot start bot {bot_name!r}: cannot copy its directory {str(source)!r}: "
-            f"{exc.strerror or exc} ({exc.filename!r})"
-        ) from exc
-
-
-def _copy_file(source: Path, target: Path) -> None:
-    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
-    try:
-        mode = os.fstat(fd).st_mode
-        with open(fd, "rb", closefd=False) as reader, open(target, "xb") as writer:
-            shutil.copyfileobj(reader, writer)
-        os.chmod(target, stat.S_IMODE(mode) | stat.S_IRUSR | stat.S_IWUSR)
-    finally:
-        os.close(fd)
-
-
 def _resolve_program(
     bot_name: str,
     program: str,
@@ -422,97 +334,6 @@ def _resolve_program(
     if is_unprivileged and not is_own and not is_runnable_by_anyone(found, below=exposed):
         raise BotStartError(unreachable_message(bot_name, found, is_strict=is_boxed))
     return resolved
-
-
-def private_dir_owner(name: str) -> tuple[int, int] | None:
-    """The process id and start time (clock ticks after boot) of the arena that made the
-    private directory ``name``; None for a name it did not make.
-
-    >>> private_dir_owner("arena-bot-4242-987654-x1y2z3w4"), private_dir_owner("arena-bot-ab")
-    ((4242, 987654), None)
-    """
-    parts = name.removeprefix(_PRIVATE_PREFIX).split("-")
-    if not name.startswith(_PRIVATE_PREFIX) or len(parts) != 3:
-        return None
-    if not all(part.isascii() and part.isdigit() for part in parts[:2]):
-        return None
-    return int(parts[0]), int(parts[1])
-
-
-def sweep_private_dirs(temp_dir: Path) -> list[Path]:
-    """Remove the private directories in ``temp_dir`` whose arena is gone; the removed.
-
-    Only what this launcher's naming made, as a real directory (not a link) of the arena's
-    user or a bot's: an owner whose process id is free, a zombie (ended, not yet collected by
-    its parent), or taken by a process started at another time (the id was reused), is
-    gone. A name without an owner is left alone.
-    Never raises: a directory that cannot be removed now is left for the next sweep.
-    """
-    removed: list[Path] = []
-    try:
-        names = [name for name in os.listdir(temp_dir) if name.startswith(_PRIVATE_PREFIX)]
-    except OSError:
-        return removed
-    own_uid = os.geteuid()
-    for name in names:
-        owner = private_dir_owner(name)
-        if owner is None or _is_running(*owner):
-            continue
-        path = temp_dir / name
-        try:
-            status = path.lstat()
-        except OSError:
-            continue
-        is_ours = status.st_uid == own_uid or _is_bot_id(status.st_uid)
-        if stat.S_ISDIR(status.st_mode) and is_ours:
-            with contextlib.suppress(OSError):
-                remove_private_dir(path)
-                removed.append(path)
-    return removed
-
-
-def _owner_prefix() -> str:
-    """``arena-bot-<pid>-<start>-``: this process, which a sweep must not take for gone."""
-    pid = os.getpid()
-    return f"{_PRIVATE_PREFIX}{pid}-{_start_time(pid) or 0}-"
-
-
-def _start_time(pid: int) -> int | None:
-    """When process ``pid`` started (clock ticks after boot), None if it is not there."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            stat_line = file.read()
-    except OSError:
-        return None
-    # The name in parentheses may hold anything; the start time is field 22.
-    fields = stat_line[stat_line.rfind(b")") + 2 :].split()
-    return int(fields[19]) if len(fields) > 19 else None
-
-
-def _is_running(pid: int, start: int) -> bool:
-    """Whether the process that started at ``start`` as ``pid`` still runs (a start of 0:
-    not known, the id alone decides). A zombie has ended: a killed arena whose parent has
-    not collected it yet must not keep its folders from the sweep."""
-    if not is_running(pid):
-        return False
-    now = _start_time(pid)
-    return start == 0 or now is None or now == start
-
-
-def _is_bot_id(user: int) -> bool:
-    return _BOT_ID_BASE <= user < _BOT_ID_BASE + _BOT_ID_SPAN
-
-
-def _fresh_user_id() -> int:
-    return _BOT_ID_BASE + secrets.randbelow(_BOT_ID_SPAN)
-
-
-def _give_to(private: Path, user: int) -> None:
-    """Make ``private`` and everything in it belong to the bot's user (links themselves)."""
-    os.chown(private, user, user)
-    for root, dirs, files in os.walk(private):
-        for name in dirs + files:
-            os.chown(os.path.join(root, name), user, user, follow_symlinks=False)
 
 
 def _close_quietly(cgroup: BotCgroup) -> None:

@@ -18,13 +18,13 @@ from arena.bots.sandbox.limited import (
     SUPERVISOR_PATH,
     LimitsLauncher,
     PrivateDirError,
-    _start_time,  # how the launcher names its owner
     address_space_backstop,
     is_runnable_by_anyone,
     private_dir_owner,
     sweep_private_dirs,
 )
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, LimitsError, ResourceLimits
+from arena.bots.sandbox.private_dir import _start_time  # how the launcher names its owner
 from arena.bots.transport import BotStartError
 
 ENV = {"PATH": os.defpath, "LANG": "C.UTF-8", "LC_TIME": "C", "TZ": "UTC", "SECRET": "x"}
