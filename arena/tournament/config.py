@@ -32,13 +32,12 @@ the file (or ``command line``), the key and the value, and says what is allowed.
 Every key (its parser, default, flag, help and whether it decides the results) is declared
 once in :mod:`arena.settings.catalog`; the dataclasses below are the typed view of the
 tables and take their defaults from there. The rules between keys are
-:mod:`arena.tournament.config_rules`.
+:mod:`arena.tournament.config_rules`; what of a config decides the results (its
+fingerprint) is :mod:`arena.tournament.config_identity`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -53,6 +52,7 @@ from arena.session.policy import TimeBasis
 from arena.settings import COMMAND_LINE, REGISTRY, SettingsError, file_keys
 from arena.settings.files import Given, ValueSource, read_overrides, read_toml, source_label
 from arena.stats.sprt import Sprt
+from arena.tournament.config_identity import difference, fingerprint
 from arena.tournament.config_keys import (
     BotEntry,
     ExecutorKind,
@@ -329,45 +329,6 @@ class TournamentConfig:
         return merge(self, overrides, base_dir=base_dir)
 
 
-def fingerprint(config: TournamentConfig) -> str:
-    """SHA-256 (hex) of everything that decides the results: the bots' names and manifest
-    paths, the format and its sizes, the game, the limits, the sequential test and the seed
-    when one is given. Not the name, run folder, concurrency, executor or sandbox (a run
-    may be resumed with more workers, or on a cluster), nor settings the format leaves unused.
-    """
-    is_sit_and_go = config.format is Format.SIT_AND_GO
-
-    def decides(key: str) -> bool:
-        table = key.partition(".")[0]
-        if not _decides_results(key) or table == "ring":
-            return False  # the seats and the challenger are added resolved below
-        if table == "sprt":
-            return config.sprt.enabled
-        if table == "sit_and_go" or key in ("deals", "block_deals"):
-            return (table == "sit_and_go") == is_sit_and_go
-        return True
-
-    data = {
-        key: value
-        for key, value in config.to_values().items()
-        if decides(key) and _ADDED_LATER.get(key) != value
-    }
-    data.update(
-        bots=[[bot.name, str(bot.manifest)] for bot in config.bots],
-        seats=config.seats,
-        seed=config.seed,
-        challenger=config.challenger_name,
-        games=config.games if is_sit_and_go else None,
-    )
-    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
-
-
-def _decides_results(key: str) -> bool:
-    # The seats of a sit-and-go and the challenger are added to the fingerprint resolved.
-    return key in REGISTRY and REGISTRY[key].decides_results
-
-
 #: The tables of a tournament file, in the order of ``to_dict``.
 _TABLE_ORDER = ("game", "limits", "sprt", "sit_and_go", "ring")
 
@@ -419,32 +380,6 @@ def merge(
     with _as_tournament_error():
         given.update(read_overrides(overrides, file_keys(), base_dir))
     return _build(given, source_label(file_config.source, overrides))
-
-
-def difference(stored: Mapping[str, Any], config: TournamentConfig) -> str:
-    """The first setting that decides the results and differs between a stored
-    :meth:`TournamentConfig.to_dict` and ``config``, as ``deals = 4, now 6``; ``""`` when
-    none is found."""
-    now = config.to_dict()
-    for key, setting in file_keys().items():
-        if not setting.decides_results and key not in _RESOLVED:
-            continue
-        table, _, leaf = key.rpartition(".")
-        before = (stored.get(table) or {}).get(leaf) if table else stored.get(key)
-        before = _ADDED_LATER.get(key) if before is None else before
-        after = now[table].get(leaf) if table else now.get(key)
-        if before != after:
-            return f"{key} = {json.dumps(before)}, now {json.dumps(after)}"
-    return ""
-
-
-#: Keys added after runs were stored, with the value every run had before: left out of
-#: the fingerprint at that value, so that a run stored before the key existed is still
-#: recognised and resumed.
-_ADDED_LATER: dict[str, object] = {"limits.time_basis": TimeBasis.WALL.value}
-
-#: Keys the fingerprint holds resolved (their defaults depend on other keys).
-_RESOLVED = ("bots", "seed", "challenger", "sit_and_go.seats", "sit_and_go.games", "ring.seats")
 
 
 class _as_tournament_error:
