@@ -108,6 +108,10 @@ class BotSession:
         self.seat_index = seat_index
         self.clock = clock
         self.limits = limits or TimeLimits()
+        # The settings the asker (below) decides within, shown here (they never change).
+        self.max_invalid_attempts = max_invalid_attempts
+        self.check_when_free = check_when_free
+        self.hung_after_timeouts = hung_after_timeouts
         self._faults = FaultRecorder(
             ledger or FaultLedger(player_id=player_id, seat_index=seat_index),
             player_id=player_id,
@@ -198,21 +202,6 @@ class BotSession:
     def is_sitting_out(self) -> bool:
         """True when the bot is down and the restart budget is spent (fold every hand)."""
         return self._life.is_sitting_out
-
-    @property
-    def max_invalid_attempts(self) -> int:
-        """Requests per decision before the seat folds on invalid replies."""
-        return self._asker.max_invalid_attempts
-
-    @property
-    def check_when_free(self) -> bool:
-        """Whether a timeout checks, rather than folds, when checking is free."""
-        return self._asker.check_when_free
-
-    @property
-    def hung_after_timeouts(self) -> int:
-        """Timeouts in a row after which the bot is hung and killed."""
-        return self._asker.hung_after_timeouts
 
     @property
     def timeouts_in_a_row(self) -> int:
