@@ -78,6 +78,7 @@ DEFAULT_MAX_PENDING_BYTES = 1024 * 1024
 DEFAULT_MAX_INPUT_BACKLOG_BYTES = 16 * 1024 * 1024
 
 _EOF_EXIT_WAIT_S = 0.25  # after end of output, how long to wait for the exit status
+_STDERR_DRAIN_WAIT_S = 0.5  # after an exit, how long to wait for the rest of its stderr
 _SUPERVISOR_STOP_S = 1.0  # how long a sandbox's supervisor may take to kill its tree
 _POLL_INTERVAL_S = 0.005
 _MAX_POLL_MS = 3_600_000.0  # one poll waits at most an hour (poll takes a C int of ms)
@@ -387,6 +388,12 @@ class ProcessTransport:
     def _closed_error(self, what: str, status: int | None) -> TransportClosedError:
         if self._confinement is not None:  # the watch may have stopped it
             what += self._confinement.describe_breach()
+        if status is not None:
+            # The bot has exited: what it printed last before dying (often why) may still be
+            # in the pipe, not yet drained by the stderr thread. Wait for the drain to see
+            # the end of stderr (quick: the writer is gone), at most a moment, since a
+            # descendant may keep the pipe open.
+            self._stderr_thread.join(timeout=_STDERR_DRAIN_WAIT_S)
         return TransportClosedError.of_bot(self.name, what, status, self.stderr_log.tail_text(300))
 
 

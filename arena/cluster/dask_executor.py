@@ -39,7 +39,7 @@ from concurrent.futures import wait as wait_for
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from types import ModuleType, TracebackType
+from types import ModuleType
 from typing import Any
 
 import psutil
@@ -49,6 +49,7 @@ from arena.cluster.executor import Play, stop_resource_tracker
 from arena.cluster.files import unpack_files
 from arena.cluster.job import MatchJob, failed_outcome
 from arena.cluster.task import match_deadline, run_in_referee
+from arena.store.closing import ClosedOnExit
 from arena.store.outcome import MatchOutcome
 
 __all__ = ["ClusterError", "DaskCluster", "DaskMatchExecutor", "dask_executor"]
@@ -252,7 +253,7 @@ class DaskCluster:
         return family
 
 
-class DaskMatchExecutor:
+class DaskMatchExecutor(ClosedOnExit):
     """Plays match jobs on a Dask cluster, each in a referee process on a worker (see the
     module docstring): a :class:`~arena.cluster.executor.MatchExecutor`.
     ``play`` is the function a referee plays a job with; ``match_deadline_s`` None gives
@@ -345,17 +346,6 @@ class DaskMatchExecutor:
             self.cluster.client.cancel(list(pending.values()))
         wait_for([result for result in pending if not result.cancelled()])
         self.cluster.close()
-
-    def __enter__(self) -> DaskMatchExecutor:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _collect(job: MatchJob, task: Any, *, ship_files: bool = True) -> MatchOutcome:
