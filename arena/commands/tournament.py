@@ -29,6 +29,7 @@ from arena.tournament import host
 from arena.tournament.config import TournamentConfig, build_config
 from arena.tournament.display import LiveDisplay, PlainDisplay
 from arena.tournament.runner import Display
+from arena.tournament.stderr_summary import stderr_summary
 
 __all__ = ["DESCRIPTION", "TOURNAMENT_GROUPS", "add_arguments", "run", "run_tournament"]
 
@@ -98,6 +99,9 @@ def run_tournament(
         return 130
     out.write(f"results database: {folder.database}\n")
     out.write(f"standings:        {folder.standings}\n")
+    # Dozens of stderr files: say which bots wrote any, and where to start reading.
+    for bot_stderr in stderr_summary(hosted.run.outcomes):
+        out.write(f"stderr: {bot_stderr.text(folder.path)}\n")
     played = hosted.run
     if played.resumed_matches:
         out.write(f"resumed: {played.resumed_matches} matches were already finished\n")

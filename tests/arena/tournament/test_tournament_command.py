@@ -283,3 +283,38 @@ def test_the_live_display_is_used_on_a_terminal_and_plain_lines_elsewhere() -> N
     assert isinstance(tournament_command._display(Terminal(), True), LiveDisplay)
     assert isinstance(tournament_command._display(Terminal(), False), PlainDisplay)
     assert isinstance(tournament_command._display(io.StringIO(), True), PlainDisplay)
+
+
+NOISY_BOT = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    kind = message["type"]
+    if kind == "hello":
+        print("warming up", file=sys.stderr, flush=True)
+        print(json.dumps({"type": "ready", "seq": message["seq"], "name": "noisy"}), flush=True)
+    elif kind == "act":
+        print("thinking...", file=sys.stderr, flush=True)
+        action = "CHECK" if "CHECK" in message["legal_actions"] else "CALL"
+        print(json.dumps({"type": "action", "seq": message["seq"], "action": action}), flush=True)
+    elif kind == "match_end":
+        break
+"""
+
+
+def test_the_summary_says_which_bots_wrote_to_stderr_and_where(tmp_path: Path) -> None:
+    bot = tmp_path / "noisy"
+    bot.mkdir()
+    (bot / "bot.py").write_text(NOISY_BOT)
+    (bot / "bot.toml").write_text('name = "noisy"\ncommand = ["{python}", "bot.py"]\n')
+    out = tmp_path / "run"
+    code, text = run_tournament(
+        bot / "bot.toml", STATION, "--deals", "4", "--block-deals", "2", "--seed", "3",
+        "--out", out, "--sandbox", "none", "--concurrency", "1", "--no-progress",
+        "--no-report",
+    )  # fmt: skip
+    assert code == 0, text
+    (line,) = [line for line in text.splitlines() if line.startswith("stderr: ")]
+    assert line.startswith("stderr: noisy wrote ") and " in 4 of 4 matches; most in " in line
+    largest = Path(line.rpartition(" most in ")[2])
+    assert largest.is_relative_to(out) and "thinking..." in largest.read_text()
