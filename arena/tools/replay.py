@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.match.config import MatchConfig
+from arena.match.config import DEFAULT_MATCH_ID, MatchConfig
 from arena.match.loop import MatchRunner
 from arena.match.players import Decision, HelloInfo
 from arena.match.records import (
@@ -90,7 +90,9 @@ class ReplayReport:
 
     def format(self, *, verbose: bool = False) -> str:
         """The mismatched hands (every hand when ``verbose``), then a summary."""
-        lines = [f"replay {self.path} (match {self.match_id})"]
+        # A single match's id is the default "match": naming it again would read "match match".
+        named = "" if self.match_id in ("", DEFAULT_MATCH_ID) else f" (match {self.match_id})"
+        lines = [f"replay {self.path}{named}"]
         for check in self.checks:
             if check.is_ok and verbose:
                 lines.append(f"  hand {check.hand_number}: OK")

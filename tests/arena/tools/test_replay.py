@@ -200,6 +200,14 @@ def test_report_without_hands() -> None:
     assert report.is_ok and report.mismatch_count == 0
 
 
+def test_a_single_match_is_not_named_match_match() -> None:
+    # A lone match's id is the default "match"; a tournament's match keeps its id.
+    lone = ReplayReport(path="runs/x/hands.jsonl", match_id="match", checks=())
+    assert lone.format().splitlines()[0] == "replay runs/x/hands.jsonl"
+    named = ReplayReport(path="h.jsonl", match_id="rr-001-b01-a-vs-b", checks=())
+    assert named.format().splitlines()[0] == "replay h.jsonl (match rr-001-b01-a-vs-b)"
+
+
 def _json_line(record: object) -> str:
     """A record as the hand history writes it: compact JSON and a newline."""
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
