@@ -12,6 +12,8 @@ explicitly.
 
 from __future__ import annotations
 
+import errno
+import json
 import re
 import socket
 import threading
@@ -151,3 +153,19 @@ def test_a_bot_cannot_stop_or_kill_another_bot(tmp_path: Path) -> None:
     assert_victim_untouched(played.faults(1))
     assert not played.result.player("p1").is_sitting_out
     assert "station: answered" in played.stderr(1)
+
+
+def test_system_calls_the_strict_filter_denies_fail_with_eperm_and_the_match_goes_on(
+    tmp_path: Path,
+) -> None:
+    # The strict layer's seccomp filter: ptrace, process_vm_*, mounts, namespaces, bpf,
+    # perf, key rings, userfaultfd, kexec, modules, io_uring... each answers EPERM, and a
+    # bot that probes them is not stopped for it: it plays its hands.
+    played = play(
+        [bot("strict_syscalls"), station("victim")], tmp_path, hands=2, level=strict_layer()
+    )
+    report = json.loads(played.stderr(0).strip().splitlines()[0])
+    assert report["errno"] and set(report["errno"].values()) == {errno.EPERM}, report
+    assert report["clone_newuser"] == errno.EPERM
+    assert played.codes(0) == {"not_ready"}  # its report line, dropped before ready
+    assert not played.codes(1)
