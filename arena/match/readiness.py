@@ -22,12 +22,12 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.session.faults import FaultKind
+from arena.session.faults import STARTUP_DETAIL_MAX_CHARS, FaultKind
 
 __all__ = ["AbsentBot", "BotsNotReadyError", "SeatName", "absent_bots"]
 
 #: Longest reason quoted per bot in the error's one-line message.
-_REASON_MAX_CHARS = 200
+_REASON_MAX_CHARS = STARTUP_DETAIL_MAX_CHARS  # the start-up failure's whole way out
 
 
 @dataclass(frozen=True, slots=True)

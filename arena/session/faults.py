@@ -34,6 +34,7 @@ from protocol.errors import BotFaultError
 
 __all__ = [
     "DETAIL_MAX_CHARS",
+    "STARTUP_DETAIL_MAX_CHARS",
     "Fault",
     "FaultKind",
     "FaultLedger",
@@ -45,6 +46,11 @@ logger = logging.getLogger("arena.bots")
 
 #: Longest detail text kept per fault (a garbage line is cut to this).
 DETAIL_MAX_CHARS = 300
+
+#: Longest detail kept for a start-up failure: the arena's own explanation of why a bot
+#: cannot start and the way out (a path to install, a directory to expose), which long
+#: paths must not cut off.
+STARTUP_DETAIL_MAX_CHARS = 1000
 
 
 class FaultKind(StrEnum):
@@ -113,14 +119,20 @@ class FaultLedger:
         self._dropped_output_bytes = 0
 
     def record(self, fault: Fault) -> None:
-        """Add a fault (the detail is cut to :data:`DETAIL_MAX_CHARS`)."""
+        """Add a fault (the detail is cut to :data:`DETAIL_MAX_CHARS`, a start-up failure's to
+        :data:`STARTUP_DETAIL_MAX_CHARS`)."""
         self._counts[fault.kind] += 1
         if fault.dropped_bytes:
             self._dropped_output_bytes += fault.dropped_bytes
         if self._counts[fault.kind] > self.max_entries_per_kind:
             return
-        if len(fault.detail) > DETAIL_MAX_CHARS:
-            fault = replace(fault, detail=fault.detail[: DETAIL_MAX_CHARS - 3] + "...")
+        cap = (
+            STARTUP_DETAIL_MAX_CHARS
+            if fault.kind is FaultKind.STARTUP_FAILURE
+            else DETAIL_MAX_CHARS
+        )
+        if len(fault.detail) > cap:
+            fault = replace(fault, detail=fault.detail[: cap - 3] + "...")
         self._faults.append(fault)
 
     def add_latency(self, latency_ms: float) -> None:

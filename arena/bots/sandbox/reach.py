@@ -65,24 +65,26 @@ def unreachable_message(bot_name: str, program: str, *, is_strict: bool) -> str:
     """Why the bot's user cannot run ``program`` and the ways out.
 
     >>> print(unreachable_message("b", "/nowhere/bin/tool", is_strict=True))  # doctest: +ELLIPSIS
-    cannot run bot 'b': '/nowhere/bin/tool' cannot be run by the bot's own user (...
+    cannot run bot 'b': its program cannot be run by the bot's own user (...
     """
     closed = closed_directory(program)
     where = f"{str(closed)!r} is closed to other users" if closed else "it is closed"
     expose = installation_of(Path(os.path.realpath(program)))
+    # The way out comes first: a fault's detail and the match's one-line refusal are cut
+    # to a few hundred characters, and long paths must not push it out.
     how = (
-        f"let the host expose its directory read-only to the box (--expose {expose}, or "
-        f"expose = [{str(expose)!r}] in the tournament config; add any other directory it "
-        "uses, as ~/.rustup beside ~/.cargo)"
+        f"the host can expose it read-only to the box: --expose {expose} (expose = "
+        f"[{str(expose)!r}] in a tournament config; add any other directory it uses, as "
+        "~/.rustup beside ~/.cargo)"
         if is_strict
         else f"run under --sandbox strict with --expose {expose}, which shows it read-only "
         "in the box (the limits layer cannot)"
     )
     return (
-        f"cannot run bot {bot_name!r}: {program!r} cannot be run by the bot's own user "
-        f"({where}: a toolchain installed in a home directory, as rustup and pyenv do). "
-        f"Install it where every user can run it (a system package, /usr/local, /opt), "
-        f"or {how}"
+        f"cannot run bot {bot_name!r}: its program cannot be run by the bot's own user "
+        f"({where}). Ways out: {how}. Install it where every user can run it (a system "
+        "package, /usr/local, /opt): a toolchain installed in a home directory, as rustup "
+        f"and pyenv do, is closed to other users. The program: {program!r}"
     )
 
 

@@ -41,12 +41,12 @@ def test_a_decider_that_starts_nobody_has_no_absent_bots() -> None:
 
 
 def test_the_error_is_one_line_naming_each_bot_with_its_reason_cut_short() -> None:
-    noisy = AbsentBot(0, "p0", "alice", "exited", "Traceback:\n  line 1\n" + "x" * 500)
+    noisy = AbsentBot(0, "p0", "alice", "exited", "Traceback:\n  line 1\n" + "x" * 1500)
     quiet = AbsentBot(2, "p2", "carol", "startup_timeout", "no ready within 100 ms")
     error = BotsNotReadyError([noisy, quiet])
     text = str(error)
     assert "\n" not in text and error.code == "bots_not_ready"
     assert text.startswith("2 bots not ready at the start of the match: 'alice' (seat 0): exited")
     assert "Traceback: line 1 xxx" in text and "...; 'carol' (seat 2): startup_timeout" in text
-    assert len(noisy.describe()) < 260
+    assert len(noisy.describe()) < 1060  # the reason is cut to 1000 characters
     assert error.absent == (noisy, quiet)

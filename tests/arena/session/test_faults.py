@@ -7,7 +7,13 @@ import tracemalloc
 
 import pytest
 
-from arena.session.faults import DETAIL_MAX_CHARS, Fault, FaultKind, FaultLedger
+from arena.session.faults import (
+    DETAIL_MAX_CHARS,
+    STARTUP_DETAIL_MAX_CHARS,
+    Fault,
+    FaultKind,
+    FaultLedger,
+)
 from arena.session.latency import RELATIVE_ERROR
 
 
@@ -36,6 +42,19 @@ def test_the_ledger_summarises_counts_latency_and_dropped_bytes() -> None:
     first = data["faults"][0]
     assert len(first["detail"]) == DETAIL_MAX_CHARS and first["detail"].endswith("...")
     assert data["faults"][-1] == {"kind": "dropped_output", "hand_number": 2, "dropped_bytes": 500}
+
+
+def test_a_start_failure_keeps_its_way_out_past_a_garbage_lines_cut() -> None:
+    # A start-up failure's detail is the arena's explanation, ending with what to do (the
+    # directory to expose): long paths must not cut it at a garbage line's 300 characters.
+    ledger = FaultLedger()
+    way_out = "cannot run bot: " + "/long/path" * 60 + " Ways out: --expose /opt/tool"
+    ledger.record(Fault(FaultKind.STARTUP_FAILURE, None, code="cannot_start", detail=way_out))
+    ledger.record(Fault(FaultKind.STARTUP_FAILURE, None, code="x", detail="y" * 5000))
+    kept, cut = ledger.to_dict()["faults"]
+    assert DETAIL_MAX_CHARS < len(way_out) < STARTUP_DETAIL_MAX_CHARS
+    assert kept["detail"] == way_out
+    assert len(cut["detail"]) == STARTUP_DETAIL_MAX_CHARS and cut["detail"].endswith("...")
 
 
 def test_the_ledger_gives_its_latency_buckets_to_add_up_over_matches() -> None:
