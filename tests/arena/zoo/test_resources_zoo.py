@@ -7,8 +7,13 @@ and outside the arena's process tree)."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+from arena.bots.sandbox.cgroup_probe import probe_cgroups
 from tests.arena.zoo.harness import LIMITS, bot, play, station
 
 
@@ -68,3 +73,23 @@ def test_a_grandchild_that_calls_setsid_with_an_empty_environment_does_not_survi
     played = play([manifest, station("victim")], tmp_path, hands=2, marker=marker)
     assert "grandchild" in played.stderr(0)
     assert played.counts(0)["crash"] == 0
+
+
+def test_a_bot_spinning_background_threads_is_held_to_its_cpu_share(tmp_path: Path) -> None:
+    # Threads that spin on the opponent's time would take a core from the other bots on a
+    # busy host; the bot's cgroup quota holds the whole bot to its share (here half a core).
+    found = probe_cgroups()
+    if found.parent is None or "cpu" not in found.parent.controllers:
+        pytest.skip(f"no cgroup with a cpu controller here: {found.reason}")
+    played = play(
+        [bot("zoo_thread_spinner"), station("victim")],
+        tmp_path,
+        hands=4,
+        limits=replace(LIMITS, cpu_percent=50, cpu_seconds=60),
+        decision_timeout_s=2.0,
+    )
+    report = json.loads(played.stderr(0).strip().splitlines()[-1])
+    # An upper bound only: a loaded machine gives the bot less, never more. Unheld, the
+    # spinning threads use a whole core (measured: 1.0; held at 50%: 0.51).
+    assert report["cpu_s"] <= 0.5 * report["wall_s"] * 1.25 + 0.1, report
+    assert not played.codes(1)
