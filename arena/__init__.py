@@ -11,7 +11,10 @@ parts listed after its name; everything may import ``protocol`` and ``engine``::
     session:     bots
     store:       session, bots
     stats:       (nothing)
-    match:       store, session, bots
+    luck:        (nothing)
+    uploads:     (nothing)
+    ladder:      stats, luck
+    match:       luck, store, session, bots
     settings:    match, store, session, bots
     tools:       match, store, session, bots
     human:       match, store, session, bots
@@ -20,6 +23,7 @@ parts listed after its name; everything may import ``protocol`` and ``engine``::
     report:      tournament, stats, store, session
     export:      report, store
     discord:     settings, human, match, store, session, bots
+    server:      (every part but commands and cli)
     commands:    (every part but cli)
     cli:         (every part)
 
@@ -27,9 +31,12 @@ parts listed after its name; everything may import ``protocol`` and ``engine``::
 watchdog; ``store`` keeps what a run leaves (the names of a run folder's files, the hand
 history's writer and its one reader, the results database and the outcome type it stores)
 and knows no match type; ``match`` plays a match (and holds the ``ResultStore`` protocol a
-store fits); ``stats`` is pure computation over outcomes; ``cluster`` plays match jobs
-somewhere (a local process pool, a Dask cluster) behind one ``MatchExecutor`` seam;
-``tournament`` plans, runs and rates a competition; ``report``, ``export``, ``human`` and
-``discord`` read or front a run; ``commands`` holds one module per ``arena`` command, called
-only by ``cli``.
+store fits); ``stats`` is pure computation over outcomes; ``luck`` is the luck estimator
+(pure: a hand's history in, each seat's luck-adjusted result out); ``uploads`` checks and
+packs a bot's archive; ``ladder`` holds the ladder's decisions (pure: which games next,
+ratings, stopping rules); ``server`` is the competition web site (Django) and its workers;
+``cluster`` plays match jobs somewhere (a local process pool, a Dask cluster) behind one
+``MatchExecutor`` seam; ``tournament`` plans, runs and rates a competition; ``report``,
+``export``, ``human`` and ``discord`` read or front a run; ``commands`` holds one module per
+``arena`` command, called only by ``cli``.
 """

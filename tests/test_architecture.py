@@ -46,7 +46,7 @@ def layers_from_docstring(text: str) -> dict[str, frozenset[str]]:
     """The table of the arena's parts in ``text`` (the ``arena`` package docstring): each
     ``part: other, parts`` line after the line ending ``::`` until a line that is not
     indented; a part may import itself and the parts after its name (``(every part)``:
-    any; ``(every part but x)``: any but ``x``)."""
+    any; ``(every part but x)``: any but ``x``; ``(every part but x and y)``: any but those)."""
     lines = text.splitlines()
     start = next(index for index, line in enumerate(lines) if line.rstrip().endswith("::"))
     layers: dict[str, frozenset[str]] = {}
@@ -65,7 +65,8 @@ def layers_from_docstring(text: str) -> dict[str, frozenset[str]]:
         for name in allowed_parts:
             if name.startswith("(every part"):
                 but = name.removeprefix("(every part").removesuffix(")").removeprefix(" but ")
-                layers[part] = frozenset(every - {but.strip()} | {part})
+                excluded = {word.strip() for word in but.split(" and ")}
+                layers[part] = frozenset(every - excluded | {part})
     return layers
 
 
@@ -155,7 +156,8 @@ def test_the_layer_table_is_read_from_the_arena_package_docstring() -> None:
 
     assert layers_from_docstring(arena.__doc__ or "") == ARENA_LAYERS
     assert ARENA_LAYERS["bots"] == {"bots"}
-    assert ARENA_LAYERS["match"] == {"match", "store", "session", "bots"}
+    assert ARENA_LAYERS["match"] == {"match", "luck", "store", "session", "bots"}
+    assert "commands" not in ARENA_LAYERS["server"] and "cli" not in ARENA_LAYERS["server"]
     # Every part a part may import is itself a part of the table.
     assert set().union(*ARENA_LAYERS.values()) <= set(ARENA_LAYERS)
 

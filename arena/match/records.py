@@ -112,6 +112,10 @@ class DecisionRecord:
 
     ``replies`` is None when the bot was not asked (sitting out, dead); ``fault`` names
     why the arena chose (``timeout``, ``invalid_reply``, ``crash``, ...).
+    ``distribution`` is the mixed strategy the bot reported and the arena drew ``action``
+    from, as ``({"action": ..., "amount": ...}, probability)`` pairs in the bot's order;
+    None when the bot answered with one action. It stays in the arena's records: no other
+    seat is ever sent it (the luck estimator's action term reads it).
     """
 
     seat_index: int
@@ -121,6 +125,7 @@ class DecisionRecord:
     action: Action
     replies: tuple[dict[str, Any], ...] | None = None
     fault: str | None = None
+    distribution: tuple[tuple[dict[str, Any], float], ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The record as written."""
@@ -135,6 +140,11 @@ class DecisionRecord:
             data["replies"] = list(self.replies)
         if self.fault is not None:
             data["fault"] = self.fault
+        if self.distribution is not None:
+            data["distribution"] = [
+                {"action": action, "probability": probability}
+                for action, probability in self.distribution
+            ]
         return data
 
 
@@ -143,7 +153,9 @@ class HandRecord:
     """One hand: the seats sitting out, every decision, and the engine's history document.
 
     ``history_text`` is ``history`` already encoded (:func:`encode_value`), when it was
-    encoded in a step of its own; the line is the same either way.
+    encoded in a step of its own; the line is the same either way. ``luck`` is the luck
+    estimator's result for the hand (its name and version and each seat's adjusted
+    result), None when the match ran without it.
     """
 
     hand_number: int
@@ -152,17 +164,21 @@ class HandRecord:
     decisions: tuple[DecisionRecord, ...]
     history: dict[str, Any]
     history_text: str | None = field(default=None, compare=False, repr=False)
+    luck: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The record as written (``history`` last: the biggest value)."""
-        return {
+        data: dict[str, Any] = {
             "type": "hand",
             "hand_number": self.hand_number,
             "hand_id": self.hand_id,
             "sitting_out": list(self.sitting_out),
             "decisions": [decision.to_dict() for decision in self.decisions],
-            "history": self.history,
         }
+        if self.luck is not None:
+            data["luck"] = self.luck
+        data["history"] = self.history
+        return data
 
     def to_line(self) -> str:
         """The record's line (:func:`encode_record`)."""
