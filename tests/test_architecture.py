@@ -193,7 +193,7 @@ def test_a_layer_table_is_parsed_part_by_part() -> None:
             "arena/match/loop.py",
             "from arena.tournament.plan import MatchSpec\n",
             "arena/match/loop.py:1 imports arena.tournament.plan: arena.match may import only "
-            "arena.bots, arena.match, arena.session, arena.store",
+            "arena.bots, arena.luck, arena.match, arena.session, arena.store",
         ),
         (
             "arena/store/sqlite.py",
@@ -226,9 +226,9 @@ def test_a_layer_table_is_parsed_part_by_part() -> None:
             "arena/session/policy.py:3 imports arena.match.config",
         ),
         (
-            "arena/ladder/rating.py",
+            "arena/hall/rating.py",
             "import math\n",
-            "arena/ladder/rating.py: arena.ladder is not in the arena's layers",
+            "arena/hall/rating.py: arena.hall is not in the arena's layers",
         ),
     ],
 )
