@@ -65,13 +65,18 @@ class SeatOutcome:
 
 @dataclass(frozen=True, slots=True)
 class HandSummary:
-    """One finished hand: its big blind and each seat's net chips (seat order)."""
+    """One finished hand: its big blind and each seat's net chips (seat order).
+
+    ``adjusted`` is each seat's luck-adjusted result in chips (seat order, the luck
+    estimator's, :mod:`arena.luck`), None when the match ran without the estimator.
+    """
 
     hand_number: int
     big_blind: int
     nets: tuple[int, ...]
     pot: int = 0
     went_to_showdown: bool = False
+    adjusted: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +101,8 @@ class MatchOutcome:
     duration_s: float
     error: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The luck estimator's name and version (``arena.luck``) when hands carry ``adjusted``.
+    estimator: str | None = None
     files: tuple[tuple[str, int, bytes], ...] = field(default=(), compare=False, repr=False)
 
     @property
