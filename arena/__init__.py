@@ -16,7 +16,7 @@ parts listed after its name; everything may import ``protocol`` and ``engine``::
     ladder:      stats, luck
     match:       luck, store, session, bots
     settings:    match, store, session, bots
-    tools:       match, store, session, bots
+    tools:       luck, match, store, session, bots
     human:       match, store, session, bots
     cluster:     match, store, bots
     tournament:  settings, stats, cluster, match, store, session, bots
