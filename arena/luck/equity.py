@@ -1,0 +1,120 @@
+"""Showdown equities: each live hand's share of each pot if the hands went to showdown now.
+
+Theory of operation: a hold'em board is completed from ``unseen``, the cards the dealer has
+shown nobody (every hand ever dealt, folded ones included, and the board are out). With
+one or two cards to come every completion is enumerated (exact: 1 or up to 1,081 boards);
+with five to come (before the flop) the completions are a uniform sample drawn from a
+stream keyed by the hand (:class:`engine.seeds.StreamRandom`, so the same hand always gets
+the same sample and nothing in the deal predicts it). Samples are prefixes of one list per
+hand: a state with a bigger pot reads more of the same boards, so states of one street
+share their sampling noise, which then mostly cancels between the terms before and after
+a street. A five-card-draw hand has no board: its showdown is the current hands.
+
+Shares are fractions of a pot (ties split evenly, no odd chip): for a pot open to the hands
+``members``, ``shares[k]`` is the expected fraction of that pot member ``k`` wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+from math import comb
+
+from engine.cards import FULL_DECK, Card
+from engine.evaluator import rank_class
+from engine.seeds import StreamRandom
+
+__all__ = [
+    "BoardSampler",
+    "completions",
+    "pot_shares",
+    "sample_subsets",
+    "unseen_cards",
+]
+
+
+def unseen_cards(out: frozenset[Card]) -> tuple[Card, ...]:
+    """The cards nobody has been shown, in deck order (2c, 2d, ... As)."""
+    return tuple(card for card in FULL_DECK if card not in out)
+
+
+def sample_subsets(
+    stream: StreamRandom, pool: Sequence[Card], size: int, count: int
+) -> list[tuple[Card, ...]]:
+    """``count`` uniform ``size``-card subsets of ``pool`` (a partial Fisher-Yates each)."""
+    cards = list(pool)
+    length = len(cards)
+    below = stream.randrange  # the stream's own rejection sampling (deterministic)
+    subsets: list[tuple[Card, ...]] = []
+    for _ in range(count):
+        for k in range(size):
+            j = k + below(length - k)
+            cards[k], cards[j] = cards[j], cards[k]
+        subsets.append(tuple(cards[:size]))
+    return subsets
+
+
+class BoardSampler:
+    """One hand's sampled completions of an empty board: a growing list of 5-card boards
+    from ``unseen``, drawn from the stream of ``key``; :meth:`first` gives a prefix."""
+
+    def __init__(self, key: bytes, unseen: Sequence[Card]) -> None:
+        self._stream = StreamRandom(b"poker-arena luck v1|boards|" + key)
+        self._unseen = tuple(unseen)
+        self._boards: list[tuple[Card, ...]] = []
+
+    @property
+    def unseen(self) -> tuple[Card, ...]:
+        """The pool the boards are drawn from."""
+        return self._unseen
+
+    def first(self, count: int) -> list[tuple[Card, ...]]:
+        """The first ``count`` sampled boards (drawing more when needed)."""
+        missing = count - len(self._boards)
+        if missing > 0:
+            self._boards.extend(sample_subsets(self._stream, self._unseen, 5, missing))
+        return self._boards[:count]
+
+
+def completions(unseen: Sequence[Card], missing: int) -> list[tuple[Card, ...]]:
+    """Every way to complete a board missing ``missing`` cards (in a fixed order)."""
+    if missing == 0:
+        return [()]
+    return list(combinations(unseen, missing))
+
+
+def pot_shares(ranks: Sequence[Sequence[int]], members: Sequence[int]) -> list[float]:
+    """Each member's expected fraction of a pot: ``ranks[h][k]`` is hand ``h``'s class on
+    completion ``k`` (lower is better); ``members`` index ``ranks``. Ties split evenly."""
+    if len(members) == 1:
+        return [1.0]
+    count = len(ranks[members[0]])
+    if len(members) == 2:
+        first, second = ranks[members[0]], ranks[members[1]]
+        wins = sum(1 for a, b in zip(first, second, strict=True) if a < b)
+        ties = sum(1 for a, b in zip(first, second, strict=True) if a == b)
+        share = (wins + 0.5 * ties) / count
+        return [share, 1.0 - share]
+    totals = [0.0] * len(members)
+    rows = [ranks[m] for m in members]
+    indexes = range(len(members))
+    for k in range(count):
+        column = [row[k] for row in rows]
+        best = min(column)
+        winners = [i for i in indexes if column[i] == best]
+        part = 1.0 / len(winners)
+        for i in winners:
+            totals[i] += part
+    return [total / count for total in totals]
+
+
+def hand_ranks(
+    hole: tuple[Card, ...], board: tuple[Card, ...], boards: Sequence[tuple[Card, ...]]
+) -> list[int]:
+    """The class of ``hole`` with ``board`` completed by each of ``boards``."""
+    return [rank_class((*hole, *board, *extra)) for extra in boards]
+
+
+def exact_count(pool_size: int, missing: int) -> int:
+    """How many completions an exact enumeration visits."""
+    return comb(pool_size, missing)

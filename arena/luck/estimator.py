@@ -1,0 +1,188 @@
+"""The luck-adjusted result of one hand: raw chips minus zero-mean corrections.
+
+For each seat ``i``::
+
+    adjusted_i = raw_i
+        - sum over chance events c at state h of  [v_i(h.c) - E_c'[v_i(h.c')]]
+        - sum over decisions with a reported distribution s of
+              [v_i(h.a) - sum_a' s(a') v_i(h.a')]
+
+where ``c'`` ranges over the cards the dealer could have dealt (its true remaining deck:
+every hand dealt is known to it) and ``v`` is the frozen value function
+(``arena.luck.value``). Each bracket averages to zero over the cards (or the arena's draw
+from the distribution), whatever the bots do, so ``adjusted`` has the expectation of
+``raw``. How each expectation is had:
+
+* the deal: by symmetry every live seat has an equal share of every pot it may win;
+* a board street: the equity over uniformly dealt cards is a martingale and dealing puts no
+  chips in, so the expectation is ``v`` of the state just before the cards;
+* a draw: the replacements are enumerated (or sampled) from the cards nobody has seen;
+* a decision: the reported distribution over the actions, each applied to the state.
+
+``v`` sums to zero over the seats, so the adjusted results sum to the raw ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.luck.timeline import (
+    DecisionStep,
+    LuckError,
+    TableState,
+    walk_history,
+    with_action,
+)
+from arena.luck.value import PARAMETERS, ValueFunction
+
+__all__ = ["ESTIMATOR", "NAME", "VERSION", "HandLuck", "estimate_hand", "luck_record"]
+
+NAME = "chance-equity"
+VERSION = 1
+
+
+def _fingerprint() -> str:
+    text = json.dumps({"name": NAME, "version": VERSION, **PARAMETERS}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+#: The estimator's name, version and the hash of its frozen parameters.
+ESTIMATOR = f"{NAME}/{VERSION}#{_fingerprint()}"
+
+
+@dataclass(frozen=True, slots=True)
+class HandLuck:
+    """Each seat's raw and luck-adjusted result of one hand (seat order of the history).
+
+    >>> luck = HandLuck(raw=(5, -5), adjusted=(1.5, -1.5), estimator="x")
+    >>> luck.luck
+    (3.5, -3.5)
+    """
+
+    raw: tuple[int, ...]
+    adjusted: tuple[float, ...]
+    estimator: str
+
+    @property
+    def luck(self) -> tuple[float, ...]:
+        """How much of each seat's result was luck: raw minus adjusted."""
+        return tuple(r - a for r, a in zip(self.raw, self.adjusted, strict=True))
+
+
+def luck_record(luck: HandLuck) -> dict[str, Any]:
+    """What a hand record stores under ``luck``.
+
+    >>> luck_record(HandLuck(raw=(5, -5), adjusted=(1.5, -1.5), estimator="x"))
+    {'estimator': 'x', 'adjusted': [1.5, -1.5]}
+    """
+    return {"estimator": luck.estimator, "adjusted": list(luck.adjusted)}
+
+
+def _distribution(decision: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], float]] | None:
+    """The reported distribution the arena drew this decision's action from, or None."""
+    raw = decision.get("distribution")
+    if raw is None or decision.get("by") != "bot":
+        return None  # one action, or the arena chose (the bot's report was not used)
+    if not isinstance(raw, list) or not raw:
+        raise LuckError(f"a distribution must be a non-empty list, got {raw!r}")
+    pairs: list[tuple[Mapping[str, Any], float]] = []
+    for entry in raw:
+        action = entry.get("action") if isinstance(entry, dict) else None
+        probability = entry.get("probability") if isinstance(entry, dict) else None
+        if (
+            not isinstance(action, dict)
+            or not isinstance(probability, int | float)
+            or isinstance(probability, bool)
+            or not probability >= 0
+        ):
+            raise LuckError(f"bad distribution entry {entry!r}")
+        pairs.append((action, float(probability)))
+    total = sum(p for _, p in pairs)
+    if not total > 0:
+        raise LuckError(f"a distribution's probabilities sum to {total!r}: {raw!r}")
+    return [(action, p / total) for action, p in pairs]
+
+
+def _add(target: list[float], values: Sequence[float], scale: float = 1.0) -> None:
+    for position, value in enumerate(values):
+        target[position] += scale * value
+
+
+def _action_term(
+    value: ValueFunction,
+    before: TableState,
+    position: int,
+    taken: Mapping[str, Any],
+    distribution: Sequence[tuple[Mapping[str, Any], float]],
+) -> list[float]:
+    term = value.value(with_action(before, position, taken))
+    for action, probability in distribution:
+        _add(term, value.value(with_action(before, position, action)), -probability)
+    return term
+
+
+def _decisions(record: Mapping[str, Any]) -> Sequence[Any]:
+    decisions = record.get("decisions", [])
+    if not isinstance(decisions, list):
+        raise LuckError(f"decisions must be a list, got {decisions!r}")
+    return decisions
+
+
+def estimate_hand(record: Mapping[str, Any]) -> HandLuck:
+    """Each seat's luck-adjusted result of one ``hand`` record of ``hands.jsonl``.
+
+    Deterministic: the same record gives bit-identical numbers. A record that cannot be
+    read raises :class:`~arena.luck.timeline.LuckError` naming the bad value.
+    """
+    if not isinstance(record, Mapping):
+        raise LuckError(f"a hand record must be an object, got {type(record).__name__}")
+    history = record.get("history")
+    if not isinstance(history, dict):
+        raise LuckError(f"hand record without a history: {history!r}")
+    timeline = walk_history(history)
+    raw = timeline.raw
+    if timeline.is_voided:  # everyone got back what they put in: nothing to adjust
+        return HandLuck(raw, tuple(float(r) for r in raw), ESTIMATOR)
+    decisions = _decisions(record)
+    value = ValueFunction(variant=timeline.variant, unit=timeline.unit, key=timeline.key)
+    correction = [0.0] * len(raw)
+    for step in timeline.steps:
+        if isinstance(step, DecisionStep):
+            if step.index >= len(decisions):
+                continue
+            decision = decisions[step.index]
+            if not isinstance(decision, dict):
+                raise LuckError(f"decision {step.index} is not an object: {decision!r}")
+            distribution = _distribution(decision)
+            if distribution is None:
+                continue
+            if decision.get("seat_index") != timeline.seat_indexes[step.position]:
+                raise LuckError(
+                    f"decision {step.index} is by seat {decision.get('seat_index')!r} but the "
+                    f"history's action {step.index} is by seat "
+                    f"{timeline.seat_indexes[step.position]}"
+                )
+            taken = decision.get("action")
+            if not isinstance(taken, dict):
+                raise LuckError(f"decision {step.index} without an action: {decision!r}")
+            _add(correction, _action_term(value, step.before, step.position, taken, distribution))
+        elif step.kind == "deal":
+            _add(correction, value.value(step.after))
+            _add(correction, value.dealt_expectation(step.after), -1.0)
+        elif step.kind == "street":
+            _add(correction, value.value(step.after))
+            _add(correction, value.value(step.before), -1.0)
+        elif not step.is_reshuffled:  # a draw from the stub the dealer was dealing from
+            assert step.position is not None
+            _add(correction, value.value(step.after))
+            _add(
+                correction,
+                value.draw_expectation(step.before, step.after, step.position),
+                -1.0,
+            )
+    adjusted = tuple(r - c for r, c in zip(raw, correction, strict=True))
+    return HandLuck(raw, adjusted, ESTIMATOR)

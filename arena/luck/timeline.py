@@ -1,0 +1,315 @@
+"""A hand's history walked into the states the luck estimator values.
+
+Theory of operation: the history document (``engine.history``) records every event of the
+hand, private ones included, so the walk needs no replay. It keeps, per position (the
+index of a seat in the document's ``seats`` list), what the seat has put in, what it has
+left, what it put in on this betting round, whether it is still in the hand and its cards,
+plus the board and the cards already out of the deck. It reports the moments the estimator
+needs, each with the state just before and just after:
+
+* a :class:`ChanceStep` for every chance event: the deal (once every hand is dealt), each
+  board street (its burn card included: a burn card is never seen, so it stays among the
+  cards that could have come) and each five-card-draw replacement;
+* a :class:`DecisionStep` for every betting decision, with the state before it (the
+  estimator's action term looks at the actions the seat could have drawn).
+
+A replacement draw that needed the muck reshuffled (and every draw after it in the hand)
+is marked ``is_reshuffled``: its cards came from a stub the estimator does not model, so it
+gets no term. Whether a reshuffle happens depends only on how many cards the players
+discarded, which is public before the cards come, so skipping those terms biases nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine.cards import Card, CardParseError
+
+__all__ = [
+    "ChanceStep",
+    "DecisionStep",
+    "HandTimeline",
+    "LuckError",
+    "TableState",
+    "walk_history",
+]
+
+
+class LuckError(ValueError):
+    """A hand record the estimator cannot read; ``code`` is stable, the message names the
+    bad value (``bad_luck_record``)."""
+
+    code = "bad_luck_record"
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """Everything the value function reads, by position (the index in ``seats``).
+
+    ``committed`` is what each seat has put in this hand, ``street`` what it put in on the
+    current betting round, ``dead`` the part of ``committed`` that is dead money (the big
+    blind ante), ``hands`` each seat's cards (empty when not dealt in), ``out`` every card
+    the dealer has shown anyone (all hands ever dealt, the board, replacements).
+    """
+
+    committed: tuple[int, ...]
+    street: tuple[int, ...]
+    stacks: tuple[int, ...]
+    live: tuple[bool, ...]
+    hands: tuple[tuple[Card, ...], ...]
+    board: tuple[Card, ...]
+    dead: tuple[int, ...]
+    out: frozenset[Card]
+
+    @property
+    def current_bet(self) -> int:
+        """The highest commitment on this betting round."""
+        return max(self.street, default=0)
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceStep:
+    """A chance event: ``kind`` is ``"deal"``, ``"street"`` or ``"draw"``; ``position`` is
+    the drawing seat for a draw (else None)."""
+
+    kind: str
+    before: TableState
+    after: TableState
+    position: int | None = None
+    is_reshuffled: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionStep:
+    """A betting decision of ``position``, the ``index``-th decision of the hand."""
+
+    index: int
+    position: int
+    before: TableState
+
+
+@dataclass(frozen=True, slots=True)
+class HandTimeline:
+    """The walked hand: its variant, unit (big blind, else ante), seats, steps and raw
+    result per position."""
+
+    variant: str
+    unit: int
+    seat_indexes: tuple[int, ...]
+    steps: tuple[ChanceStep | DecisionStep, ...]
+    raw: tuple[int, ...]
+    is_voided: bool
+    key: bytes
+
+
+def _cards(raw: Any, where: str) -> tuple[Card, ...]:
+    try:
+        return tuple(Card.parse(text) for text in raw)
+    except (CardParseError, TypeError) as exc:
+        raise LuckError(f"bad cards {raw!r} in {where}") from exc
+
+
+def _int(event: Mapping[str, Any], name: str) -> int:
+    value = event.get(name)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise LuckError(f"event field {name!r} is missing or not an integer in {event!r}")
+    return value
+
+
+class _Walker:
+    """The mutable state of the walk (lists by position), snapshotted into TableStates."""
+
+    def __init__(self, seats: Sequence[Mapping[str, Any]], *, dead_ante: bool) -> None:
+        count = len(seats)
+        self.position_of: dict[int, int] = {}
+        for position, seat in enumerate(seats):
+            self.position_of[seat["seat_index"]] = position
+        self.committed = [0] * count
+        self.street = [0] * count
+        self.stacks = [int(seat["stack"]) for seat in seats]
+        self.live = [False] * count
+        self.hands: list[tuple[Card, ...]] = [()] * count
+        self.board: tuple[Card, ...] = ()
+        self.dead = [0] * count
+        self.out: set[Card] = set()
+        self.dead_ante = dead_ante
+
+    def position(self, event: Mapping[str, Any]) -> int:
+        seat = event.get("seat_index")
+        if seat not in self.position_of:
+            raise LuckError(f"event names seat {seat!r}, which is not in the hand: {event!r}")
+        return self.position_of[seat]
+
+    def snapshot(self) -> TableState:
+        return TableState(
+            committed=tuple(self.committed),
+            street=tuple(self.street),
+            stacks=tuple(self.stacks),
+            live=tuple(self.live),
+            hands=tuple(self.hands),
+            board=self.board,
+            dead=tuple(self.dead),
+            out=frozenset(self.out),
+        )
+
+    def put_in(self, position: int, amount: int, *, on_street: bool) -> None:
+        self.committed[position] += amount
+        self.stacks[position] -= amount
+        if on_street:
+            self.street[position] += amount
+
+
+def _raw(doc: Mapping[str, Any], seat_indexes: Sequence[int]) -> tuple[int, ...]:
+    result = doc.get("result")
+    if not isinstance(result, dict):
+        raise LuckError(f"the hand is not over (no result): result {result!r}")
+    start, final = result.get("starting_stacks"), result.get("final_stacks")
+    if not isinstance(start, dict) or not isinstance(final, dict):
+        raise LuckError(f"result without stacks: {result!r}")
+    nets = []
+    for seat in seat_indexes:
+        key = str(seat)
+        if key in final and key in start:
+            nets.append(int(final[key]) - int(start[key]))
+        else:
+            nets.append(0)  # not dealt in (sitting out): nothing won or lost
+    return tuple(nets)
+
+
+def _luck_key(doc: Mapping[str, Any]) -> bytes:
+    """What the sampling stream is keyed by: the hand's seed, or its deck order."""
+    seed = doc.get("seed")
+    if seed is not None:
+        return b"seed|" + str(seed).encode()
+    deck = doc.get("deck")
+    if not isinstance(deck, list):
+        raise LuckError(f"history without a seed or a deck: deck {deck!r}")
+    return b"deck|" + "".join(str(card) for card in deck).encode()
+
+
+def walk_history(doc: Mapping[str, Any]) -> HandTimeline:
+    """Walk a finished hand's history document into its chance and decision steps."""
+    if not isinstance(doc, Mapping):
+        raise LuckError(f"a history must be an object, got {type(doc).__name__}")
+    seats = doc.get("seats")
+    events = doc.get("events")
+    config = doc.get("config")
+    if not isinstance(seats, list) or not isinstance(events, list) or not isinstance(config, dict):
+        raise LuckError("history without seats, events or config")
+    try:
+        seat_indexes = tuple(int(seat["seat_index"]) for seat in seats)
+        walker = _Walker(seats, dead_ante=config.get("ante_mode") == "big_blind")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LuckError(f"bad seats in history: {seats!r}") from exc
+    variant = str(config.get("variant", "holdem"))
+    big_blind, ante = config.get("big_blind", 0), config.get("ante", 0)
+    unit = big_blind or ante or 1
+    raw = _raw(doc, seat_indexes)
+    steps: list[ChanceStep | DecisionStep] = []
+    dealing: TableState | None = None  # the state before the first hole cards
+    decision_index = 0
+    reshuffled = False
+    voided = False
+    for number, event in enumerate(events):
+        if not isinstance(event, dict):
+            raise LuckError(f"event {number} is not an object: {event!r}")
+        kind = event.get("type")
+        if kind == "hand_started":
+            for entry in event.get("seats", ()):
+                walker.live[walker.position(entry)] = True
+        elif kind == "ante_posted":
+            position = walker.position(event)
+            amount = _int(event, "amount")
+            walker.put_in(position, amount, on_street=False)
+            if walker.dead_ante:
+                walker.dead[position] += amount  # the big blind ante is dead money
+        elif kind == "blind_posted":
+            walker.put_in(walker.position(event), _int(event, "amount"), on_street=True)
+        elif kind == "hole_cards_dealt":
+            if dealing is None:
+                dealing = walker.snapshot()
+            position = walker.position(event)
+            cards = _cards(event.get("cards"), f"event {number}")
+            walker.hands[position] = cards
+            walker.out.update(cards)
+            following = events[number + 1] if number + 1 < len(events) else None
+            if not (isinstance(following, dict) and following.get("type") == kind):
+                steps.append(ChanceStep("deal", dealing, walker.snapshot()))
+        elif kind == "action_taken":
+            position = walker.position(event)
+            steps.append(DecisionStep(decision_index, position, walker.snapshot()))
+            decision_index += 1
+            walker.put_in(position, _int(event, "amount"), on_street=True)
+            if event.get("kind") == "FOLD":
+                walker.live[position] = False
+        elif kind == "uncalled_bet_returned":
+            position = walker.position(event)
+            walker.put_in(position, -_int(event, "amount"), on_street=True)
+        elif kind == "betting_round_complete":
+            walker.street = [0] * len(walker.street)
+        elif kind == "street_dealt":
+            before = walker.snapshot()
+            walker.board = _cards(event.get("board"), f"event {number}")
+            walker.out.update(walker.board)
+            steps.append(ChanceStep("street", before, walker.snapshot()))
+        elif kind == "stub_reshuffled":
+            reshuffled = True
+        elif kind == "cards_drawn":
+            position = walker.position(event)
+            decision_index += 1
+            before = walker.snapshot()
+            discarded = _cards(event.get("discarded"), f"event {number}")
+            drawn = _cards(event.get("drawn"), f"event {number}")
+            walker.hands[position] = (
+                tuple(card for card in walker.hands[position] if card not in discarded) + drawn
+            )
+            walker.out.update(drawn)
+            if drawn:
+                steps.append(ChanceStep("draw", before, walker.snapshot(), position, reshuffled))
+        elif kind == "hand_voided":
+            voided = True
+    return HandTimeline(
+        variant=variant,
+        unit=unit,
+        seat_indexes=seat_indexes,
+        steps=tuple(steps),
+        raw=raw,
+        is_voided=voided,
+        key=_luck_key(doc),
+    )
+
+
+def with_action(state: TableState, position: int, action: Mapping[str, Any]) -> TableState:
+    """The state right after ``position`` takes ``action`` (a recorded action dict:
+    ``{"action": "RAISE", "amount": 40}``), as the engine would apply it: a call adds up to
+    the current bet (all-in for less when short), a raise goes to ``amount`` this round,
+    all-in puts in the whole stack."""
+    name = action.get("action") if isinstance(action, Mapping) else None
+    stack = state.stacks[position]
+    mine = state.street[position]
+    if name == "FOLD":
+        live = list(state.live)
+        live[position] = False
+        return replace(state, live=tuple(live))
+    if name == "CHECK":
+        return state
+    if name == "CALL":
+        add = min(max(state.current_bet - mine, 0), stack)
+    elif name == "RAISE":
+        amount = action.get("amount")
+        if not isinstance(amount, int) or isinstance(amount, bool):
+            raise LuckError(f"RAISE without an integer amount: {action!r}")
+        add = min(max(amount - mine, 0), stack)
+    elif name == "ALL_IN":
+        add = stack
+    else:
+        raise LuckError(f"not a betting action: {action!r}")
+    committed = list(state.committed)
+    street = list(state.street)
+    stacks = list(state.stacks)
+    committed[position] += add
+    street[position] += add
+    stacks[position] -= add
+    return replace(state, committed=tuple(committed), street=tuple(street), stacks=tuple(stacks))

@@ -1,0 +1,170 @@
+"""The frozen value function: what each seat can expect if the hands went to showdown now.
+
+``v_i(state)`` = the sum over the pots (main and side pots, as the engine builds them from
+what everyone put in) of the pot times seat ``i``'s showdown equity in it among the live
+hands that may win it, minus what seat ``i`` has put in. A folded seat's value is minus
+what it put in. The pots hold every chip put in, so the values sum to zero over the seats.
+
+Chips above what any other live seat matched form a pot only their owner may win, so an
+uncalled bet counts as the bettor's own (it comes back to them).
+
+The equity is exact with one or two board cards to come (and for five-card draw, whose
+showdown is the current hands); before the flop it is a sample of boards whose size grows
+with the pot (:data:`PARAMETERS`): sampling effort goes where the chips are.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from arena.luck.equity import (
+    BoardSampler,
+    completions,
+    exact_count,
+    hand_ranks,
+    pot_shares,
+    sample_subsets,
+    unseen_cards,
+)
+from arena.luck.timeline import TableState
+from engine.cards import Card
+from engine.evaluator import rank_class
+from engine.pots import Pot, build_pots
+from engine.seeds import StreamRandom
+
+__all__ = ["PARAMETERS", "ValueFunction", "sample_count"]
+
+#: Everything that fixes the value function's numbers (hashed into the estimator's name).
+PARAMETERS: dict[str, Any] = {
+    "value": "showdown-equity-times-pot-minus-committed",
+    "preflop_samples_per_unit": 32,  # boards sampled per big blind in the pot
+    "preflop_samples_min": 64,
+    "preflop_samples_max": 4096,
+    "draw_exact_limit": 2000,  # enumerate a draw's replacements up to this many
+    "stream": "shake256 'poker-arena luck v1|' + purpose + hand seed or deck",
+}
+_PER_UNIT: int = PARAMETERS["preflop_samples_per_unit"]
+_MIN_SAMPLES: int = PARAMETERS["preflop_samples_min"]
+_MAX_SAMPLES: int = PARAMETERS["preflop_samples_max"]
+_DRAW_EXACT_LIMIT: int = PARAMETERS["draw_exact_limit"]
+
+
+def sample_count(pot_total: int, unit: int) -> int:
+    """Boards sampled for a state whose pot holds ``pot_total`` chips (``unit``: the big
+    blind): 32 per big blind, at least 64, at most 4,096.
+
+    >>> sample_count(3, 2), sample_count(400, 2)
+    (64, 4096)
+    """
+    wanted = math.ceil(_PER_UNIT * pot_total / max(unit, 1))
+    return max(_MIN_SAMPLES, min(_MAX_SAMPLES, wanted))
+
+
+class ValueFunction:
+    """The value function over one hand's states (its caches live as long as the hand)."""
+
+    def __init__(self, *, variant: str, unit: int, key: bytes) -> None:
+        self.is_draw = variant == "five_card_draw"
+        self.unit = unit
+        self.key = key
+        self._sampler: BoardSampler | None = None
+        self._ranks: dict[tuple[tuple[Card, ...], tuple[Card, ...], int], list[int]] = {}
+        self._exact: dict[tuple[Card, ...], list[tuple[Card, ...]]] = {}
+
+    # -- pots ---------------------------------------------------------------------------
+
+    @staticmethod
+    def pots(state: TableState) -> list[Pot]:
+        """The pots the engine would build from ``state`` at a showdown now."""
+        dead = state.dead if any(state.dead) else None
+        pots = build_pots(state.committed, state.live, dead_money=dead)
+        if not pots and any(state.committed):  # pragma: no cover - nobody live put in
+            everyone = tuple(p for p, alive in enumerate(state.live) if alive)
+            pots = [Pot(sum(state.committed), everyone)]
+        return pots
+
+    # -- values -------------------------------------------------------------------------
+
+    def value(self, state: TableState) -> list[float]:
+        """``v`` of every position in ``state``."""
+        values = [float(-c) for c in state.committed]
+        pot_total = sum(state.committed)
+        for pot in self.pots(state):
+            members = pot.eligible
+            if len(members) == 1:
+                values[members[0]] += pot.amount
+                continue
+            ranks = self._member_ranks(state, members, pot_total)
+            for member, share in zip(members, pot_shares(ranks, range(len(members))), strict=True):
+                values[member] += pot.amount * share
+        return values
+
+    def dealt_expectation(self, state: TableState) -> list[float]:
+        """The average of ``v`` over every deal of the hands: every hand is dealt from the
+        same deck, so each live seat has an equal share of each pot it may win."""
+        values = [float(-c) for c in state.committed]
+        for pot in self.pots(state):
+            part = pot.amount / len(pot.eligible)
+            for member in pot.eligible:
+                values[member] += part
+        return values
+
+    def draw_expectation(self, before: TableState, after: TableState, position: int) -> list[float]:
+        """The average of ``v`` over every set of replacement cards ``position`` could have
+        drawn (enumerated, or sampled when there are more than the exact limit)."""
+        drawn = [card for card in after.hands[position] if card not in before.hands[position]]
+        kept = tuple(card for card in after.hands[position] if card not in drawn)
+        pool = unseen_cards(before.out)
+        missing = len(drawn)
+        if exact_count(len(pool), missing) <= _DRAW_EXACT_LIMIT:
+            draws = completions(pool, missing)
+        else:
+            stream = StreamRandom(b"poker-arena luck v1|draw|%d|" % position + self.key)
+            count = sample_count(sum(after.committed), self.unit)
+            draws = sample_subsets(stream, pool, missing, count)
+        own = [rank_class((*kept, *extra)) for extra in draws]
+        values = [float(-c) for c in after.committed]
+        for pot in self.pots(after):
+            members = pot.eligible
+            if len(members) == 1:
+                values[members[0]] += pot.amount
+                continue
+            ranks = [
+                own if member == position else [rank_class(after.hands[member])] * len(draws)
+                for member in members
+            ]
+            for member, share in zip(members, pot_shares(ranks, range(len(members))), strict=True):
+                values[member] += pot.amount * share
+        return values
+
+    # -- ranks --------------------------------------------------------------------------
+
+    def _member_ranks(
+        self, state: TableState, members: Sequence[int], pot_total: int
+    ) -> list[list[int]]:
+        if self.is_draw:
+            return [[rank_class(state.hands[member])] for member in members]
+        board = state.board
+        missing = 5 - len(board)
+        if missing == 5:
+            if self._sampler is None:
+                self._sampler = BoardSampler(self.key, unseen_cards(state.out))
+            boards = self._sampler.first(sample_count(pot_total, self.unit))
+        else:
+            boards = self._exact.get(board) or []
+            if not boards:
+                boards = completions(unseen_cards(state.out), missing)
+                self._exact[board] = boards
+        count = len(boards)
+        ranks = []
+        for member in members:
+            hole = state.hands[member]
+            cache_key = (hole, board, count)
+            cached = self._ranks.get(cache_key)
+            if cached is None:
+                cached = hand_ranks(hole, board, boards)
+                self._ranks[cache_key] = cached
+            ranks.append(cached)
+        return ranks

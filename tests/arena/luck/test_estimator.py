@@ -1,0 +1,67 @@
+"""The estimator's contract: zero-sum, deterministic, named, and clear about bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arena.luck import ESTIMATOR, HandLuck, LuckError, estimate_hand, luck_record
+from tests.arena.luck.play import random_record
+
+
+@pytest.mark.parametrize("variant", ["holdem", "five_card_draw"])
+@pytest.mark.parametrize("seat_count", [2, 3, 6])
+def test_adjusted_results_sum_to_the_raw_results(variant: str, seat_count: int) -> None:
+    for seed in range(6):
+        record = random_record(seed, variant=variant, seat_count=seat_count, mixed=seed % 2 == 0)
+        luck = estimate_hand(record)
+        assert len(luck.adjusted) == seat_count
+        assert sum(luck.adjusted) == pytest.approx(sum(luck.raw), abs=1e-9)
+        assert luck.raw == tuple(
+            record["history"]["result"]["final_stacks"][str(s)]
+            - record["history"]["result"]["starting_stacks"][str(s)]
+            for s in range(seat_count)
+        )
+
+
+def test_the_same_record_gives_bit_identical_numbers() -> None:
+    record = random_record(11, seat_count=4, mixed=True)
+    again = json.loads(json.dumps(record))  # as read back from hands.jsonl
+    first, second = estimate_hand(record), estimate_hand(again)
+    assert first == second
+    assert [x.hex() for x in first.adjusted] == [x.hex() for x in second.adjusted]
+
+
+def test_the_estimator_is_named_versioned_and_hashed() -> None:
+    name, _, digest = ESTIMATOR.partition("#")
+    assert name == "chance-equity/1"
+    assert len(digest) == 8 and int(digest, 16) >= 0
+
+
+def test_luck_record_holds_the_estimator_and_the_adjusted_results() -> None:
+    luck = estimate_hand(random_record(3))
+    assert luck_record(luck) == {"estimator": ESTIMATOR, "adjusted": list(luck.adjusted)}
+    assert luck.luck == tuple(r - a for r, a in zip(luck.raw, luck.adjusted, strict=True))
+    assert isinstance(luck, HandLuck)
+
+
+@pytest.mark.parametrize(
+    ("record", "words"),
+    [
+        ([], "must be an object"),
+        ({"history": None}, "without a history"),
+        ({"history": {"seats": [], "events": [], "config": {}, "result": None}}, "not over"),
+    ],
+)
+def test_a_bad_record_is_a_clear_error(record: object, words: str) -> None:
+    with pytest.raises(LuckError, match=words):
+        estimate_hand(record)  # type: ignore[arg-type]
+
+
+def test_a_bad_distribution_is_a_clear_error() -> None:
+    record = random_record(5, mixed=True)
+    decision = next(d for d in record["decisions"] if "distribution" in d)
+    decision["distribution"] = [{"action": {"action": "CALL"}, "probability": -1}]
+    with pytest.raises(LuckError, match="bad distribution entry"):
+        estimate_hand(record)
