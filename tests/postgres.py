@@ -19,7 +19,8 @@ per test.
 - ``postgres`` is the test process's own child (never ``pg_ctl``'s daemon), stopped by a
   fast shutdown (SIGINT) at the end, killed if it does not stop, and its folder removed.
 - A test's database is dropped ``WITH (FORCE)`` at its end, and the fixture waits until
-  every backend serving a client has exited, so none is left for the process check.
+  every backend that served it has exited (as ``connect()`` does for its own on closing),
+  so none is left for the process check.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,11 +134,15 @@ class PostgresServer:
         """The URL of ``database`` on this server."""
         return f"postgresql://{ROLE}:{self.password}@127.0.0.1:{self.port}/{database}"
 
-    def connect(self, database: str = "postgres") -> Any:
-        """An autocommit psycopg connection (for creating and dropping databases)."""
+    @contextlib.contextmanager
+    def connect(self, database: str = "postgres") -> Iterator[Any]:
+        """An autocommit psycopg connection, closed at the end and its backend gone."""
         import psycopg
 
-        return psycopg.connect(self.url(database), autocommit=True, connect_timeout=10)
+        with psycopg.connect(self.url(database), autocommit=True, connect_timeout=10) as opened:
+            backend = opened.info.backend_pid
+            yield opened
+        self.wait_for_gone(lambda: {backend} & set(self.client_backends()))
 
     def create_database(self, prefix: str = "test") -> str:
         """A new empty database; its name."""
@@ -148,27 +153,31 @@ class PostgresServer:
         return name
 
     def drop_database(self, name: str) -> None:
-        """Drop ``name`` (its open connections ended) and wait until its backends are gone."""
+        """Drop ``name``, ending its open connections, and wait until their backends are gone."""
         with self.connect() as connection:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        self.wait_for_clients_gone()
+        self.wait_for_gone(lambda: self.client_backends(name))
 
-    def client_backends(self) -> list[int]:
-        """The server's processes that serve a client connection (not its own workers)."""
+    def client_backends(self, database: str | None = None) -> list[int]:
+        """The server's processes that serve a client (of ``database``, or any), not its own."""
         found = []
         for child in psutil.Process(self.process.pid).children():
             with contextlib.suppress(psutil.NoSuchProcess):
-                # A backend names its client's address in its title: "arena db 127.0.0.1(5) idle".
-                if "127.0.0.1(" in " ".join(child.cmdline()):
+                # A backend's title names its user, database and client: "arena db 127.0.0.1(5)
+                # idle"; a closed connection's backend keeps it while it exits.
+                title = " ".join(child.cmdline()).split()
+                if any(word.startswith("127.0.0.1(") for word in title) and (
+                    database is None or database in title
+                ):
                     found.append(child.pid)
         return found
 
-    def wait_for_clients_gone(self, seconds: float = STOP_SECONDS) -> None:
-        """Return once no backend serves a client (each exits soon after its client left)."""
-        deadline = time.monotonic() + seconds
-        while self.client_backends():
+    def wait_for_gone(self, alive: Callable[[], Collection[int]]) -> None:
+        """Return once ``alive()`` finds no backend (each exits soon after its client left)."""
+        deadline = time.monotonic() + STOP_SECONDS
+        while left := alive():
             if time.monotonic() > deadline:
-                raise AssertionError(f"PostgreSQL backends still running: {self.client_backends()}")
+                raise AssertionError(f"PostgreSQL backends still running: {sorted(left)}")
             time.sleep(0.02)
 
     def log(self) -> str:

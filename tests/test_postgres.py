@@ -26,12 +26,14 @@ def test_a_fresh_database_takes_writes_and_its_backends_end_with_it(
     leftover = psycopg.connect(postgres_server.url(name))  # still open: the drop ends it
     try:
         postgres_server.drop_database(name)
-        assert postgres_server.client_backends() == []
+        assert postgres_server.client_backends(name) == []
     finally:
         leftover.close()
     with postgres_server.connect() as connection:
         found = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
         assert found.fetchall() == []
+        assert postgres_server.client_backends() == [connection.info.backend_pid]
+    assert postgres_server.client_backends() == []  # the connection's backend is gone too
 
 
 def test_each_test_gets_its_own_empty_database(postgres_url: str) -> None:  # noqa: F811
