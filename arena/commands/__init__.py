@@ -67,6 +67,9 @@ COMMANDS: dict[str, CommandInfo] = {
     "export": CommandInfo(
         "arena.commands.export", "write a run's hands as PHH files or ACPC log lines"
     ),
+    "server": CommandInfo(
+        "arena.commands.server", "host a competition web site: uploads, validation, results"
+    ),
     "demo": CommandInfo(
         "arena.commands.demo", "a duplicate round robin of the starter bots of every language"
     ),

@@ -1,0 +1,210 @@
+"""A competition file: the settings of ``arena tournament`` (the game, the time limits, the
+sandbox) plus the site's own keys, read by the same mechanism and with the same errors.
+
+::
+
+    [game]                      # as in a tournament file
+    big_blind = 2
+    [limits]
+    decision_timeout = "1s"
+    [site]
+    signup = "invite"           # open | invite | admin (the administrator makes accounts)
+    invite_code = "blue-42"     # needed when signup = "invite"
+    visibility = "showdowns"    # what other teams see of a match: nothing | showdowns | everything
+    [upload]
+    archive_bytes = "10MiB"     # the archive as uploaded
+    unpacked_bytes = "100MiB"   # its files once unpacked
+    file_count = 2000
+    [validation]
+    hands = 200                 # hands of the validation match against the house bot
+    allowed_faults = 0
+    house_bot = "../sample_bots/python_calling_station/bot.toml"
+
+A bad value is one line naming the file, the key and the value
+(:class:`arena.settings.SettingsError`, exit code 2)::
+
+    comp.toml: site.signup = "everyone": must be one of open, invite, admin
+
+The tournament's keys that say who plays (``bots``, ``challenger``) are the ladder's
+business here: uploads are the bots.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from arena.bots.sandbox.limits import LIMIT_KEYS
+from arena.settings import Setting, SettingsError, file_keys
+from arena.settings.files import read_toml
+from arena.settings.grammar import choice, path, size, whole
+from arena.tournament.config import GameSettings, TimeSettings, TournamentConfig
+from arena.tournament.config_rules import problems
+
+__all__ = [
+    "COMPETITION_KEYS",
+    "SITE_KEYS",
+    "Competition",
+    "SignUp",
+    "SiteRules",
+    "Visibility",
+    "read_competition",
+]
+
+
+class SignUp(StrEnum):
+    """Who may make an account."""
+
+    OPEN = "open"
+    INVITE = "invite"
+    ADMIN = "admin"
+
+
+class Visibility(StrEnum):
+    """What a team sees of a match it did not play: nothing (not even that it was played),
+    the cards shown at showdowns, or every card once the hand is over. A team always sees
+    its own cards."""
+
+    NOTHING = "nothing"
+    SHOWDOWNS = "showdowns"
+    EVERYTHING = "everything"
+
+
+def _invite_code(value: object) -> str:
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9._-]{6,64}", value):
+        raise ValueError("must be 6 to 64 letters, digits, '.', '_' or '-'")
+    return value
+
+
+def _site(key: str, parse: Any, default: object, help: str, **options: Any) -> Setting:
+    return Setting(key, parse, default, None, help, group="site", **options)
+
+
+_MB = 1024 * 1024
+#: The site's own keys (not flags of any command), by dotted key.
+SITE_KEYS: dict[str, Setting] = {
+    setting.key: setting
+    for setting in (
+        _site("site.signup", choice(SignUp), SignUp.ADMIN, "who may make an account",
+              choices=tuple(SignUp)),
+        _site("site.invite_code", _invite_code, None, "the code to sign up with (signup = invite)"),
+        _site("site.visibility", choice(Visibility), Visibility.SHOWDOWNS,
+              "what other teams see of a match", choices=tuple(Visibility)),
+        _site("upload.archive_bytes", size, 10 * _MB, "largest archive uploaded", shown="10MiB"),
+        _site("upload.unpacked_bytes", size, 100 * _MB, "largest total once unpacked",
+              shown="100MiB"),
+        _site("upload.file_count", whole(1, 1_000_000), 2000, "most files in an archive"),
+        _site("validation.hands", whole(1, 100_000), 200,
+              "hands of the validation match against the house bot"),
+        _site("validation.allowed_faults", whole(0, 100_000), 0,
+              "faults a bot may make in its validation match and still be accepted"),
+        _site("validation.house_bot", path, None, "the house bot's manifest",
+              shown="sample_bots/python_calling_station/bot.toml"),
+    )
+}  # fmt: skip
+
+#: Every key a competition file may hold: the tournament file's (but who plays) and the site's.
+COMPETITION_KEYS: dict[str, Setting] = {
+    **{key: setting for key, setting in file_keys().items() if key not in ("bots", "challenger")},
+    **SITE_KEYS,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SiteRules:
+    """The site's own settings (``[site]``, ``[upload]``, ``[validation]``).
+
+    >>> SiteRules().signup, SiteRules().visibility, SiteRules().upload_file_count
+    (<SignUp.ADMIN: 'admin'>, <Visibility.SHOWDOWNS: 'showdowns'>, 2000)
+    """
+
+    signup: SignUp = SignUp.ADMIN
+    invite_code: str | None = None
+    visibility: Visibility = Visibility.SHOWDOWNS
+    upload_archive_bytes: int = 10 * _MB
+    upload_unpacked_bytes: int = 100 * _MB
+    upload_file_count: int = 2000
+    validation_hands: int = 200
+    validation_allowed_faults: int = 0
+    validation_house_bot: Path | None = None
+
+    def to_values(self) -> dict[str, Any]:
+        """The rules as JSON-ready values by attribute name."""
+        values: dict[str, Any] = {}
+        for item in fields(self):
+            value = getattr(self, item.name)
+            values[item.name] = str(value) if isinstance(value, Path) else value
+        return values
+
+
+@dataclass(frozen=True, slots=True)
+class Competition:
+    """A competition file read and checked: the game and limits every match plays (a
+    :class:`TournamentConfig` without bots) and the site's rules."""
+
+    config: TournamentConfig
+    rules: SiteRules = field(default_factory=SiteRules)
+
+    @property
+    def game(self) -> GameSettings:
+        """The game every match plays."""
+        return self.config.game
+
+    @property
+    def limits(self) -> TimeSettings:
+        """Every match's time limits."""
+        return self.config.limits
+
+
+def read_competition(file: Path) -> Competition:
+    """The competition file at ``file``, checked; :class:`SettingsError` names the file,
+    the key and the value of the first problem."""
+    label = str(file)
+    given = read_toml(file, COMPETITION_KEYS)
+    values: dict[str, Any] = {}
+    for key, (value, source) in given.items():
+        parsed = COMPETITION_KEYS[key].read(value, source=label)
+        values[key] = source.base_dir / parsed if isinstance(parsed, Path) else parsed
+    rules = SiteRules(
+        **{
+            key.replace(".", "_").removeprefix("site_"): value
+            for key, value in values.items()
+            if key in SITE_KEYS
+        }
+    )
+    if rules.signup is SignUp.INVITE and rules.invite_code is None:
+        raise SettingsError(label, "site.invite_code", None, "is needed when site.signup = invite")
+    config = TournamentConfig(
+        bots=(),
+        game=_table(GameSettings, "game", values),
+        limits=_table(TimeSettings, "limits", values),
+        resource_limits={
+            leaf: values[f"limits.{leaf}"] for leaf in LIMIT_KEYS if f"limits.{leaf}" in values
+        },
+        source=label,
+        **{key: value for key, value in values.items() if key in _TOP_KEYS},
+    )
+    for key, value, why in problems(config):
+        if key != "bots":  # the uploads are the bots
+            raise SettingsError(label, key, value, why)
+    return Competition(config, rules)
+
+
+#: The top-level keys that are fields of :class:`TournamentConfig`.
+_TOP_KEYS = frozenset(
+    key for key, setting in COMPETITION_KEYS.items() if not setting.table and key != "bots"
+)
+
+
+def _table(cls: type[Any], table: str, values: Mapping[str, Any]) -> Any:
+    """The ``[table]`` dataclass from the values given; a field ``x_s`` holds ``table.x``."""
+    given = {}
+    for item in fields(cls):
+        key = f"{table}.{item.name.removesuffix('_s')}"
+        if key in values:
+            given[item.name] = values[key]
+    return cls(**given)

@@ -1,0 +1,142 @@
+"""``validate_uploads``: the worker. It claims queued versions one at a time (see
+:mod:`arena.server.jobs`), validates each with the pipeline (:mod:`arena.server.pipeline`)
+while a thread renews its lease, and writes the verdict. SIGTERM or SIGINT stops it; a job
+it was working on goes back to the queue at once. Started by ``arena server run``, which
+also restarts it when it dies; it dies with its parent (Linux's parent-death signal)."""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+from django.db.models import F
+
+from arena.server.jobs import (
+    LEASE_SECONDS,
+    StepReport,
+    claim_next,
+    finish,
+    record_step,
+    renew,
+    worker_name,
+)
+from arena.server.models import BotVersion, SiteSettings, StepStatus, VersionStatus
+from arena.server.pipeline import ValidationRules, Verdict, load_pipeline
+
+__all__ = ["Command", "rules_now"]
+
+_PR_SET_PDEATHSIG = 1
+
+
+class _Stop(BaseException):
+    """SIGTERM or SIGINT arrived (a BaseException: a pipeline's ``except Exception`` lets
+    it through)."""
+
+
+def _stop(_signum: int, _frame: object) -> None:
+    raise _Stop
+
+
+def rules_now() -> ValidationRules:
+    """The validation's rules as the site's settings say now."""
+    site = SiteSettings.current()
+    competition = settings.ARENA_COMPETITION_FILE
+    return ValidationRules(
+        competition_file=None if competition is None else Path(competition),
+        hands=site.validation_hands,
+        allowed_faults=site.validation_allowed_faults,
+        house_bot=Path(site.validation_house_bot) if site.validation_house_bot else None,
+        archive_bytes=site.upload_archive_bytes,
+        unpacked_bytes=site.upload_unpacked_bytes,
+        file_count=site.upload_file_count,
+    )
+
+
+class Command(BaseCommand):
+    """The validation worker."""
+
+    help = "claim queued bot versions and validate them, until stopped"
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        """``--once``: validate what is queued, then stop; ``--poll`` seconds between looks."""
+        parser.add_argument("--once", action="store_true")
+        parser.add_argument("--poll", type=float, default=1.0)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        """Claim and validate until stopped (or, with ``--once``, until the queue is empty)."""
+        if sys.platform == "linux":  # die with arena server run, even when it is killed
+            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        signal.signal(signal.SIGTERM, _stop)
+        signal.signal(signal.SIGINT, _stop)
+        worker = worker_name()
+        pipeline = load_pipeline()
+        try:
+            while True:
+                version = claim_next(worker)
+                if version is None:
+                    if options["once"]:
+                        return
+                    time.sleep(options["poll"])
+                    continue
+                self._validate(version, worker, pipeline)
+        except _Stop:
+            return
+
+    def _validate(self, version: BotVersion, worker: str, pipeline: Any) -> None:
+        work = Path(settings.ARENA_WORK_DIR) / f"version-{version.pk}"
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True, mode=0o700)
+        done = threading.Event()
+        keeper = threading.Thread(target=_keep_lease, args=(version, worker, done), daemon=True)
+        keeper.start()
+        try:
+            verdict: Verdict = pipeline(
+                Path(version.archive.path),
+                work,
+                rules_now(),
+                lambda report: record_step(version, worker, report),
+            )
+        except _Stop:
+            _release(version, worker)
+            raise
+        except Exception as error:  # our bug or the host's: the bot is not to blame
+            self.stderr.write(f"validation of version {version.pk} failed: {error!r}")
+            verdict = Verdict(
+                accepted=False,
+                steps=(StepReport("building", StepStatus.FAILED, f"the site failed: {error}"),),
+                reason=f"the site's validation failed ({type(error).__name__}), not the bot",
+                hint="tell the organisers; the upload can be validated again from the admin",
+            )
+        finally:
+            done.set()
+            keeper.join()
+            shutil.rmtree(work, ignore_errors=True)
+        finish(
+            version,
+            worker,
+            accepted=verdict.accepted,
+            steps=verdict.steps,
+            reason=verdict.reason,
+            hint=verdict.hint,
+            stderr=verdict.stderr,
+        )
+
+
+def _keep_lease(version: BotVersion, worker: str, done: threading.Event) -> None:
+    while not done.wait(LEASE_SECONDS / 3):
+        renew(version, worker)
+
+
+def _release(version: BotVersion, worker: str) -> None:
+    """Put a version this worker was stopped in the middle of back in the queue."""
+    BotVersion.objects.filter(pk=version.pk, claimed_by=worker).update(
+        status=VersionStatus.QUEUED, lease_expires=None, attempts=F("attempts") - 1
+    )

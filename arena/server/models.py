@@ -1,0 +1,269 @@
+"""The site's tables: teams and their members, API tokens, bot versions and their
+validation steps, matches with each seat's result, the leaderboard's rows, the site's
+settings and failed log-ins.
+
+Every row a team owns reaches its team in one step (``version.team``, ``token.team``):
+:mod:`arena.server.scope` filters on it, once for every view.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import ClassVar
+
+from django.conf import settings
+from django.db import models
+
+__all__ = [
+    "ApiToken",
+    "BotVersion",
+    "FailureKind",
+    "LeaderboardRow",
+    "LoginFailure",
+    "Match",
+    "MatchSeat",
+    "MatchStatus",
+    "Membership",
+    "SiteSettings",
+    "StepStatus",
+    "Team",
+    "ValidationStep",
+    "VersionStatus",
+]
+
+
+def new_join_code() -> str:
+    """A team's code, which a new member types to join it."""
+    return secrets.token_urlsafe(12)
+
+
+class Team(models.Model):
+    """A team: one or more members sharing bots, tokens and results."""
+
+    name = models.CharField(max_length=64, unique=True)
+    join_code = models.CharField(max_length=32, unique=True, default=new_join_code)
+    active_version = models.ForeignKey(
+        "BotVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    """A user's team (one team per user)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="membership"
+    )
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
+    joined = models.DateTimeField(auto_now_add=True)
+
+
+class ApiToken(models.Model):
+    """A team's API token: only its SHA-256 digest is kept (the token is shown once)."""
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="tokens")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    name = models.CharField(max_length=64)
+    prefix = models.CharField(max_length=16)
+    digest = models.CharField(max_length=64, unique=True)
+    created = models.DateTimeField(auto_now_add=True)
+    last_used = models.DateTimeField(null=True, blank=True)
+    revoked = models.DateTimeField(null=True, blank=True)
+
+    @property
+    def is_active(self) -> bool:
+        """Not revoked."""
+        return self.revoked is None
+
+
+class VersionStatus(models.TextChoices):
+    """Where an upload is in its validation; the last two are final."""
+
+    QUEUED = "queued"
+    BUILDING = "building"
+    PROTOCOL_CHECK = "protocol_check"
+    VALIDATION_MATCH = "validation_match"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+
+#: The statuses of a version a worker holds (its lease says until when).
+IN_PROGRESS = (
+    VersionStatus.BUILDING,
+    VersionStatus.PROTOCOL_CHECK,
+    VersionStatus.VALIDATION_MATCH,
+)
+
+
+class BotVersion(models.Model):
+    """One upload of a team's bot: its archive, its validation and its verdict."""
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    archive = models.FileField(upload_to="archives/")
+    archive_sha256 = models.CharField(max_length=64)
+    status = models.CharField(
+        max_length=20, choices=VersionStatus.choices, default=VersionStatus.QUEUED
+    )
+    reason = models.TextField(blank=True)
+    hint = models.TextField(blank=True)
+    #: The bot's own stderr during validation: shown to its team only.
+    stderr = models.TextField(blank=True)
+    is_disabled = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+    # The job's lease: the worker holding it and until when (an expired lease is claimed
+    # again, so a worker killed mid-validation loses nothing).
+    claimed_by = models.CharField(max_length=64, blank=True)
+    lease_expires = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["team", "number"], name="one_number_per_team")
+        ]
+        indexes: ClassVar = [models.Index(fields=["status", "lease_expires"])]
+
+    def __str__(self) -> str:
+        return f"{self.team.name} v{self.number}"
+
+    @property
+    def is_final(self) -> bool:
+        """Accepted or rejected."""
+        return self.status in (VersionStatus.ACCEPTED, VersionStatus.REJECTED)
+
+
+class StepStatus(models.TextChoices):
+    """A validation step's state."""
+
+    RUNNING = "running"
+    PASSED = "passed"
+    FAILED = "failed"
+
+
+class ValidationStep(models.Model):
+    """One step of a version's validation, as its page shows it live."""
+
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="steps")
+    position = models.PositiveIntegerField()
+    step = models.CharField(max_length=32)
+    status = models.CharField(max_length=16, choices=StepStatus.choices)
+    message = models.TextField(blank=True)
+    hint = models.TextField(blank=True)
+    log = models.TextField(blank=True)
+
+    class Meta:
+        ordering: ClassVar = ["position"]
+
+
+class MatchStatus(models.TextChoices):
+    """A match's state."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    FINISHED = "finished"
+    FAILED = "failed"
+
+
+class FailureKind(models.TextChoices):
+    """Why a match failed: our side (re-run it) or a bot's (never re-run: it is a result)."""
+
+    NONE = ""
+    INFRASTRUCTURE = "infrastructure"
+    BOT_FAULT = "bot_fault"
+
+
+class Match(models.Model):
+    """A match played (or to play) between versions, or imported from a tournament."""
+
+    status = models.CharField(max_length=16, choices=MatchStatus.choices)
+    failure_kind = models.CharField(max_length=16, choices=FailureKind.choices, blank=True)
+    failure_message = models.TextField(blank=True)
+    source = models.CharField(max_length=128)
+    external_id = models.CharField(max_length=128, blank=True)
+    hands_file = models.CharField(max_length=1024, blank=True)
+    hands_played = models.PositiveIntegerField(default=0)
+    created = models.DateTimeField(auto_now_add=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "matches"
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["source", "external_id"], name="one_match_per_id")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.external_id or self.pk}"
+
+
+class MatchSeat(models.Model):
+    """A seat of a match: who sat there and its result, raw and luck-adjusted (chips)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    seat_index = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=64)
+    player_id = models.CharField(max_length=64, blank=True)
+    version = models.ForeignKey(
+        BotVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="seats"
+    )
+    team = models.ForeignKey(
+        Team, null=True, blank=True, on_delete=models.SET_NULL, related_name="seats"
+    )
+    chips_won = models.BigIntegerField(default=0)
+    adjusted_chips = models.FloatField(null=True, blank=True)
+    fault_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering: ClassVar = ["seat_index"]
+
+
+class LeaderboardRow(models.Model):
+    """A row of a leaderboard (the ladder's, or an imported tournament's standings)."""
+
+    board = models.CharField(max_length=128)
+    position = models.PositiveIntegerField()
+    name = models.CharField(max_length=64)
+    team = models.ForeignKey(Team, null=True, blank=True, on_delete=models.SET_NULL)
+    mbb_per_hand = models.FloatField(null=True)
+    half_width = models.FloatField(null=True)
+    hands = models.PositiveIntegerField(default=0)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering: ClassVar = ["board", "position"]
+
+
+class SiteSettings(models.Model):
+    """The site's rules (one row), first from the competition file, then the admin's."""
+
+    signup = models.CharField(max_length=8, default="admin")
+    invite_code = models.CharField(max_length=64, blank=True)
+    visibility = models.CharField(max_length=12, default="showdowns")
+    upload_archive_bytes = models.PositiveBigIntegerField(default=10 * 1024 * 1024)
+    upload_unpacked_bytes = models.PositiveBigIntegerField(default=100 * 1024 * 1024)
+    upload_file_count = models.PositiveIntegerField(default=2000)
+    validation_hands = models.PositiveIntegerField(default=200)
+    validation_allowed_faults = models.PositiveIntegerField(default=0)
+    validation_house_bot = models.CharField(max_length=1024, blank=True)
+
+    class Meta:
+        verbose_name_plural = "site settings"
+
+    @classmethod
+    def current(cls) -> SiteSettings:
+        """The one row (made with the defaults when missing)."""
+        row, _ = cls.objects.get_or_create(pk=1)
+        return row
+
+
+class LoginFailure(models.Model):
+    """A failed log-in, kept for the rate limit (see :mod:`arena.server.ratelimit`)."""
+
+    address = models.CharField(max_length=64, db_index=True)
+    username = models.CharField(max_length=150, db_index=True)
+    at = models.DateTimeField(db_index=True)

@@ -1,0 +1,76 @@
+"""The one place every query is scoped to the requesting team.
+
+A view never filters by team itself: it asks :func:`visible` for the rows of a model the
+team may see and looks its object up among them (``get_object_or_404(visible(team,
+BotVersion), pk=...)``), so that another team's object is "not found" (404), the same as one
+that does not exist. The rules, per model:
+
+==================  =====================================================================
+``BotVersion``      the team's own (sources, stderr, logs)
+``ApiToken``        the team's own
+``Match``           the matches one of its versions or its team sat in; every match
+                    unless the site's visibility is ``nothing``
+``Team``            every team (names and public pages)
+==================  =====================================================================
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from django.db.models import Model, Q, QuerySet
+from django.http import HttpRequest
+
+from arena.server.competition import Visibility
+from arena.server.models import ApiToken, BotVersion, Match, SiteSettings, Team
+from arena.server.tokens import bearer_token, token_digest
+
+__all__ = ["is_own_match", "requesting_team", "visible"]
+
+_M = TypeVar("_M", bound=Model)
+
+
+def visible(team: Team | None, model: type[_M]) -> QuerySet[_M]:
+    """The rows of ``model`` that ``team`` (None: a visitor without a team) may see."""
+    rows: QuerySet[Any] = model._default_manager.all()
+    if model is BotVersion or model is ApiToken:
+        return rows.filter(team=team) if team is not None else rows.none()
+    if model is Match:
+        if Visibility(SiteSettings.current().visibility) is not Visibility.NOTHING:
+            return rows
+        return rows.filter(_own_match(team)).distinct() if team is not None else rows.none()
+    if model is Team:
+        return rows
+    raise LookupError(f"no visibility rule for {model.__name__}: add one to arena.server.scope")
+
+
+def is_own_match(team: Team | None, match: Match) -> bool:
+    """Whether ``team`` sat in ``match`` (it then sees its own cards)."""
+    return team is not None and Match.objects.filter(_own_match(team), pk=match.pk).exists()
+
+
+def _own_match(team: Team | None) -> Q:
+    return Q(seats__team=team) | Q(seats__version__team=team)
+
+
+def requesting_team(request: HttpRequest) -> Team | None:
+    """The team a request acts for: its bearer token's (an API call), else its logged-in
+    user's. A token that is unknown or revoked is no team at all; its last use is noted."""
+    token = bearer_token(request.headers.get("Authorization"))
+    if token is not None:
+        from django.utils import timezone
+
+        found = (
+            ApiToken.objects.select_related("team")
+            .filter(digest=token_digest(token), revoked__isnull=True)
+            .first()
+        )
+        if found is None:
+            return None
+        ApiToken.objects.filter(pk=found.pk).update(last_used=timezone.now())
+        return found.team
+    user = request.user
+    if not user.is_authenticated:
+        return None
+    membership = getattr(user, "membership", None)
+    return None if membership is None else membership.team

@@ -1,0 +1,111 @@
+"""``arena server run``: the web server (waitress, a production WSGI server) and the
+validation workers, started together and stopped together.
+
+This process serves the site and supervises the workers (``python -m arena.server.manage
+validate_uploads``): one that dies is started again within a second. SIGINT or SIGTERM
+stops the server and then the workers (SIGTERM, a few seconds' grace, then SIGKILL); a
+worker that loses its parent (``kill -9`` of this process) gets SIGTERM from the kernel
+and stops too. No state lives in these processes: an upload is on disk and in the
+database before it is answered, and a worker's job is leased (see
+:mod:`arena.server.jobs`), so ``kill -9`` of any of them loses nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import TextIO
+
+from arena.server.django_start import start_django
+from arena.server.site import SITE_ENV, SiteFolder
+
+__all__ = ["WorkerPool", "serve"]
+
+#: Seconds a worker has to stop after SIGTERM before it is killed.
+STOP_GRACE = 5.0
+
+
+class WorkerPool:
+    """The worker processes, kept at ``count`` while running."""
+
+    def __init__(self, site: SiteFolder, count: int, out: TextIO) -> None:
+        self.site = site
+        self.count = count
+        self.out = out
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+
+    def _start_one(self) -> subprocess.Popen[bytes]:
+        env = {**os.environ, SITE_ENV: str(self.site.root)}
+        command = [sys.executable, "-m", "arena.server.manage", "validate_uploads"]
+        return subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL)
+
+    def start(self) -> None:
+        """Start the workers and the thread that restarts a dead one."""
+        with self.lock:
+            self.processes = [self._start_one() for _ in range(self.count)]
+        threading.Thread(target=self._watch, name="worker-watch", daemon=True).start()
+
+    def _watch(self) -> None:
+        while not self.stopping.wait(1.0):
+            with self.lock:
+                for index, process in enumerate(self.processes):
+                    if process.poll() is not None and not self.stopping.is_set():
+                        self.out.write(
+                            f"worker {process.pid} ended (exit code {process.returncode}); "
+                            "starting another\n"
+                        )
+                        self.out.flush()
+                        self.processes[index] = self._start_one()
+
+    def stop(self) -> None:
+        """Stop every worker: SIGTERM, then SIGKILL after :data:`STOP_GRACE` seconds."""
+        self.stopping.set()
+        with self.lock:
+            for process in self.processes:
+                if process.poll() is None:
+                    process.terminate()
+            for process in self.processes:
+                try:
+                    process.wait(STOP_GRACE)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+def serve(
+    root: Path,
+    *,
+    host: str,
+    port: int,
+    workers: int,
+    threads: int,
+    out: TextIO,
+) -> int:
+    """Serve the site at ``root`` until SIGINT or SIGTERM; the exit code."""
+    import waitress
+
+    site = SiteFolder.load(root.absolute())
+    start_django(site.root)
+    from django.core.management import call_command
+
+    from arena.server.wsgi import application
+
+    call_command("migrate", verbosity=0, interactive=False)  # a newer arena's tables
+    pool = WorkerPool(site, workers, out)
+    server = waitress.create_server(application, host=host, port=port, threads=threads)
+    pool.start()
+    try:
+        where = f"http://{host}:{server.effective_port}/"
+        out.write(f"serving {site.root} on {where} with {workers} worker(s); Ctrl-C stops\n")
+        out.flush()
+        server.run()
+    finally:
+        server.close()
+        pool.stop()
+    out.write("stopped\n")
+    return 0

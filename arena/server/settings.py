@@ -1,0 +1,111 @@
+"""Django's settings, built from the site folder named by ``ARENA_SITE_DIR`` (see
+:mod:`arena.server.site`): the database, the secret key, the host names, the uploads
+folder. Debug is always off; static files are served by the application itself (no
+separate web server needed in front, though TLS should be); with ``behind_tls`` the
+cookies are ``Secure`` and the proxy's ``X-Forwarded-Proto: https`` is trusted.
+
+Without ``ARENA_SITE_DIR`` (type checking, importing the package's modules in tests) the
+settings are a throwaway in-memory site with a random key; nothing is served that way.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from arena.server.site import DATABASE_ENV, SITE_ENV, SiteFolder, database_settings
+
+_site_dir = os.environ.get(SITE_ENV)
+SITE = SiteFolder.load(Path(_site_dir)) if _site_dir else None
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+DEBUG = False
+SECRET_KEY = SITE.secret_key() if SITE is not None else secrets.token_urlsafe(50)
+ALLOWED_HOSTS = list(SITE.allowed_hosts) if SITE is not None else ["testserver", "localhost"]
+DATABASES = {
+    "default": database_settings(SITE.database_url)
+    if SITE is not None
+    else database_settings(os.environ.get(DATABASE_ENV) or "sqlite:///:memory:")
+}
+MEDIA_ROOT = str(SITE.layout.uploads) if SITE is not None else "/nonexistent-uploads"
+ARENA_WORK_DIR = str(SITE.layout.work) if SITE is not None else "/nonexistent-work"
+ARENA_COMPETITION_FILE = (
+    str(SITE.competition_file) if SITE is not None and SITE.competition_file else None
+)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "arena.server.apps.ServerConfig",
+]
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "arena.server.middleware.content_security_policy",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+ROOT_URLCONF = "arena.server.urls"
+WSGI_APPLICATION = "arena.server.wsgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+USE_TZ = True
+TIME_ZONE = "UTC"
+LANGUAGE_CODE = "en"
+STATIC_URL = "/static/"
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+     "OPTIONS": {"min_length": 10}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]  # fmt: skip
+# An upload's body is read in full before it is checked; above this it is refused at once
+# (the site's own archive limit, usually smaller, is checked next).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+FILE_UPLOAD_PERMISSIONS = 0o600
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_HTTPONLY = True
+CSRF_COOKIE_SAMESITE = "Lax"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+if SITE is not None and SITE.behind_tls:
+    # TLS ends at the proxy in front: trust its header, and never send cookies in clear.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = True
+    SECURE_HSTS_SECONDS = 31_536_000
+    CSRF_TRUSTED_ORIGINS = [f"https://{host}" for host in ALLOWED_HOSTS if host != "*"]
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"django": {"handlers": ["console"], "level": "WARNING"}},
+}

@@ -1,0 +1,175 @@
+"""The site folder: everything one competition site keeps on disk, made by ``arena server
+init`` and read by the Django settings (:mod:`arena.server.settings`) at every start.
+
+==================  ======================================================================
+``site.json``       the database URL, the host names served, whether TLS is in front,
+                    the competition file's path
+``secret_key``      Django's secret key (signs sessions and CSRF tokens), mode 0600
+``site.sqlite3``    the database, unless ``site.json`` names a PostgreSQL one
+``uploads/``        every uploaded archive, kept (back it up with the database)
+``work/``           validation's scratch folders (safe to delete while stopped)
+==================  ======================================================================
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from arena.settings import UsageError
+
+__all__ = ["SiteFolder", "SiteLayout", "database_settings", "write_secret_key"]
+
+#: The environment variable that names the site folder to the Django settings.
+SITE_ENV = "ARENA_SITE_DIR"
+#: The environment variable whose database URL wins over ``site.json``'s (tests, containers).
+DATABASE_ENV = "ARENA_DATABASE_URL"
+
+
+@dataclass(frozen=True, slots=True)
+class SiteLayout:
+    """The paths of a site folder."""
+
+    root: Path
+
+    @property
+    def config_file(self) -> Path:
+        """``site.json``."""
+        return self.root / "site.json"
+
+    @property
+    def secret_key_file(self) -> Path:
+        """``secret_key`` (mode 0600)."""
+        return self.root / "secret_key"
+
+    @property
+    def sqlite_file(self) -> Path:
+        """The default database."""
+        return self.root / "site.sqlite3"
+
+    @property
+    def uploads(self) -> Path:
+        """Uploaded archives."""
+        return self.root / "uploads"
+
+    @property
+    def work(self) -> Path:
+        """Validation's scratch folders."""
+        return self.root / "work"
+
+
+@dataclass(frozen=True, slots=True)
+class SiteFolder:
+    """``site.json``'s content.
+
+    >>> SiteFolder(Path("/srv/site")).database_url
+    'sqlite:////srv/site/site.sqlite3'
+    """
+
+    root: Path
+    competition_file: Path | None = None
+    allowed_hosts: tuple[str, ...] = ("localhost", "127.0.0.1", "[::1]")
+    behind_tls: bool = False
+    database: str | None = None
+
+    @property
+    def layout(self) -> SiteLayout:
+        """The folder's paths."""
+        return SiteLayout(self.root)
+
+    @property
+    def database_url(self) -> str:
+        """The database: the environment's, ``site.json``'s, or the folder's SQLite file."""
+        from_env = os.environ.get(DATABASE_ENV)
+        if from_env:
+            return from_env
+        return self.database or f"sqlite:///{self.layout.sqlite_file}"
+
+    def save(self) -> None:
+        """Write ``site.json``."""
+        data = {
+            "competition_file": None
+            if self.competition_file is None
+            else str(self.competition_file),
+            "allowed_hosts": list(self.allowed_hosts),
+            "behind_tls": self.behind_tls,
+            "database": self.database,
+        }
+        self.layout.config_file.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, root: Path) -> SiteFolder:
+        """The site folder at ``root``; :class:`UsageError` when it is not one."""
+        config = SiteLayout(root).config_file
+        try:
+            data: dict[str, Any] = json.loads(config.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UsageError(
+                f"{str(root)!r} is not a site folder (no site.json): make one with "
+                "`arena server init SITE_DIR --competition FILE`"
+            ) from None
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"{config}: cannot be read: {exc}") from None
+        competition = data.get("competition_file")
+        return cls(
+            root=root,
+            competition_file=None if competition is None else Path(competition),
+            allowed_hosts=tuple(data.get("allowed_hosts", ())),
+            behind_tls=bool(data.get("behind_tls", False)),
+            database=data.get("database"),
+        )
+
+    def secret_key(self) -> str:
+        """The secret key from its file."""
+        return self.layout.secret_key_file.read_text(encoding="utf-8").strip()
+
+
+def write_secret_key(path: Path) -> None:
+    """A new secret key at ``path``, readable by its owner only (created 0600, never
+    world-readable for a moment)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(secrets.token_urlsafe(50) + "\n")
+
+
+def database_settings(url: str) -> dict[str, Any]:
+    """Django's ``DATABASES["default"]`` for a database URL: ``sqlite:///ABSOLUTE/PATH`` or
+    ``postgresql://USER:PASSWORD@HOST:PORT/NAME``.
+
+    >>> database_settings("sqlite:////srv/site/site.sqlite3")["NAME"]
+    '/srv/site/site.sqlite3'
+    >>> settings = database_settings("postgresql://arena:s%40cret@db:5433/comp")
+    >>> settings["ENGINE"], settings["USER"], settings["PASSWORD"], settings["PORT"]
+    ('django.db.backends.postgresql', 'arena', 's@cret', 5433)
+    >>> database_settings("mysql://x/y")
+    Traceback (most recent call last):
+    ...
+    arena.settings.model.UsageError: database URL 'mysql://x/y': must start with sqlite:/// or postgresql://
+    """
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        name = unquote(url.removeprefix("sqlite:///"))
+        if not url.startswith("sqlite:///") or not name:
+            raise UsageError(f"database URL {url!r}: needs a file, sqlite:////absolute/path")
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": name,
+                "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE",
+                            "init_command": "PRAGMA journal_mode=WAL;"}}  # fmt: skip
+    if parts.scheme in ("postgres", "postgresql"):
+        name = parts.path.lstrip("/")
+        if not name:
+            raise UsageError(f"database URL {url!r}: names no database (…/NAME)")
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": unquote(name),
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": parts.hostname or "",
+            "PORT": parts.port or "",
+            "CONN_MAX_AGE": 60,
+        }
+    raise UsageError(f"database URL {url!r}: must start with sqlite:/// or postgresql://")

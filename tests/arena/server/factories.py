@@ -1,0 +1,46 @@
+"""Rows for the site's tests: teams with a member, versions with an archive, tokens."""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.contrib.auth.models import User
+from django.core.files.base import ContentFile
+
+from arena.server.models import ApiToken, BotVersion, Membership, Team, VersionStatus
+from arena.server.tokens import new_token, token_digest, token_prefix
+
+PASSWORD = "a long enough password"
+
+
+def make_team(name: str, *, member: str | None = None) -> Team:
+    """A team with one member (``member``, default ``<name>-1``)."""
+    team = Team.objects.create(name=name)
+    user = User.objects.create_user(member or f"{name}-1", password=PASSWORD)
+    Membership.objects.create(user=user, team=team)
+    return team
+
+
+def make_version(
+    team: Team, *, status: VersionStatus = VersionStatus.QUEUED, data: bytes = b"archive"
+) -> BotVersion:
+    """The team's next version, with ``data`` as its archive."""
+    number = team.versions.count() + 1
+    version = BotVersion(
+        team=team,
+        number=number,
+        status=status,
+        archive_sha256=hashlib.sha256(data).hexdigest(),
+    )
+    version.archive.save(f"{team.pk}-{number}.tar.gz", ContentFile(data), save=False)
+    version.save()
+    return version
+
+
+def make_token(team: Team) -> str:
+    """A new token of ``team`` (the token itself)."""
+    token = new_token()
+    ApiToken.objects.create(
+        team=team, name="test", prefix=token_prefix(token), digest=token_digest(token)
+    )
+    return token
