@@ -1,0 +1,358 @@
+"""How the competition site holds up under browsing while matches are played, and how long
+an uploaded starter bot waits for its verdict.
+
+Run: ``.venv/bin/python bench/bench_server.py`` (``--quick`` for the test suite's small
+run; ``--seconds``, ``--clients``, ``--think``, ``--workers``, ``--database``).
+
+A live site (``arena server init`` + ``arena server run`` on a free loopback port, in a
+temporary folder, gone at the end; see ``tests/arena/server/browser/live.py``) with a
+small tournament imported (``arena server import-tournament``), so that the leaderboard
+and the match pages have something to show, and one team per starter bot with an API
+token. Then, for ``--seconds`` (60):
+
+1. ``--clients`` (50) simulated people, each a thread with its own keep-alive connection,
+   request pages one after another: the leaderboard, a match page, a team page, the JSON
+   API (leaderboard, matches), chosen at random, with a pause of ``--think`` seconds on
+   average between two (drawn uniformly between 0 and twice that; 0 is a closed loop that
+   measures capacity). Each request's latency is timed from sending to the last byte;
+   an error is any answer but 200 or a failed connection.
+2. Meanwhile every starter bot (``sample_bots/*``) is uploaded through the API, once each,
+   one after another, by its own team; the time from the upload to its verdict is timed.
+   The workers play each bot's validation match while the clients browse: those are the
+   matches being played. When every bot has its verdict and time remains, they are
+   uploaded again (new versions) so that the workers stay busy to the end.
+
+Printed: requests, requests/s, p50/p90/p99/max latency and errors, overall and per page;
+each bot's verdict and time to it. Targets: p99 under 250 ms with no errors (50 clients on
+a 2-core machine), every starter bot accepted in under 60 s. Only 127.0.0.1 is contacted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import random
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.uploads import pack  # noqa: E402
+from tests.arena.server.browser.live import (  # noqa: E402
+    COMPETITION,
+    STARTER_BOTS,
+    LiveSite,
+    arena,
+    live_site,
+)
+
+#: The tournament imported so that the pages have rows: three quick sample bots.
+TOURNAMENT_BOTS = ("python_calling_station", "python_random", "python_hand_strength")
+
+#: The longest the benchmark waits for one upload's verdict (the target is 60 s).
+VERDICT_SECONDS = 300.0
+
+
+@dataclass
+class Sample:
+    """One request: which page, how long, whether it failed (and why)."""
+
+    page: str
+    seconds: float
+    error: str | None
+
+
+@dataclass
+class Verdict:
+    """One upload: the bot, its verdict and the seconds from the upload to it."""
+
+    bot: str
+    status: str
+    seconds: float
+    reason: str = ""
+
+
+@dataclass
+class Load:
+    """What the clients and the uploader recorded (appended from their threads)."""
+
+    samples: list[Sample] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, sample: Sample) -> None:
+        with self.lock:
+            self.samples.append(sample)
+
+
+class Client:
+    """One keep-alive HTTP connection to the site (reopened after a failure)."""
+
+    def __init__(self, base: str, *, timeout: float = 30.0) -> None:
+        parts = urlsplit(base)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.timeout = timeout
+        self.connection: http.client.HTTPConnection | None = None
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, bytes]:
+        """The status and body of one request."""
+        if self.connection is None:
+            self.connection = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+        try:
+            self.connection.request(method, path, body=body, headers=headers or {})
+            response = self.connection.getresponse()
+            return response.status, response.read()
+        except (OSError, http.client.HTTPException):
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    """The ``share`` quantile of ``values`` (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))]
+
+
+def browse(
+    base: str, pages: dict[str, list[str]], think: float, until: float, load: Load, seed: int
+) -> None:
+    """One simulated person: random pages with pauses until ``until`` (monotonic)."""
+    rng = random.Random(seed)
+    client = Client(base)
+    kinds = sorted(pages)
+    # Start spread over one pause, as people do not all click at the same instant.
+    time.sleep(rng.uniform(0, 2 * think))
+    try:
+        while time.monotonic() < until:
+            kind = rng.choice(kinds)
+            path = rng.choice(pages[kind])
+            started = time.perf_counter()
+            error = None
+            try:
+                status, _body = client.request("GET", path)
+                if status != 200:
+                    error = f"HTTP {status} {path}"
+            except (OSError, http.client.HTTPException) as exc:
+                error = f"{type(exc).__name__} {path}: {exc}"
+            load.add(Sample(kind, time.perf_counter() - started, error))
+            if think > 0:
+                time.sleep(rng.uniform(0, 2 * think))
+    finally:
+        client.close()
+
+
+def upload_and_wait(site: LiveSite, token: str, bot: str) -> Verdict:
+    """Upload ``sample_bots/BOT`` with ``token``; its verdict once the worker gives it."""
+    client = Client(site.url, timeout=60.0)
+    headers = {"Authorization": f"Bearer {token}"}
+    archive = pack(ROOT / "sample_bots" / bot)
+    started = time.monotonic()
+    try:
+        status, body = client.request(
+            "POST", "/api/v1/versions/", archive,
+            {**headers, "Content-Type": "application/gzip"},
+        )  # fmt: skip
+        if status != 201:
+            return Verdict(bot, f"HTTP {status}", 0.0, "the upload was refused")
+        url = urlsplit(json.loads(body)["url"]).path
+        while time.monotonic() - started < VERDICT_SECONDS:
+            status, body = client.request("GET", url, headers=headers)
+            version = json.loads(body) if status == 200 else {}
+            if version.get("status") in ("accepted", "rejected"):
+                seconds = time.monotonic() - started
+                return Verdict(bot, version["status"], seconds, version.get("reason") or "")
+            time.sleep(0.2)
+        return Verdict(bot, "no verdict", time.monotonic() - started)
+    finally:
+        client.close()
+
+
+def upload_all(
+    site: LiveSite, tokens: dict[str, str], bots: Sequence[str], until: float, load: Load
+) -> None:
+    """Each bot uploaded in turn (again while time remains): the workers' matches."""
+    first_round = True
+    while first_round or time.monotonic() < until:
+        for bot in bots:
+            if not first_round and time.monotonic() >= until:
+                return
+            verdict = upload_and_wait(site, tokens[bot], bot)
+            if first_round:
+                with load.lock:
+                    load.verdicts.append(verdict)
+        first_round = False
+
+
+def make_teams(site: LiveSite, bots: Sequence[str]) -> dict[str, str]:
+    """One team per bot, each with a member and an API token: bot -> token."""
+    script = (
+        "import json\n"
+        "from tests.arena.server.factories import make_team, make_token\n"
+        f"bots = {list(bots)!r}\n"
+        "print(json.dumps({bot: make_token(make_team('team-' + bot)) for bot in bots}))\n"
+    )
+    output = site.manage("shell", "-c", script)
+    tokens: dict[str, str] = json.loads(output.strip().splitlines()[-1])
+    return tokens
+
+
+def import_tournament(site: LiveSite, folder: Path, deals: int) -> None:
+    """Play a small tournament of the sample bots and put it on the site."""
+    import subprocess
+
+    run = folder / "tournament"
+    manifests = [str(ROOT / "sample_bots" / bot / "bot.toml") for bot in TOURNAMENT_BOTS]
+    command = arena("tournament", *manifests, "--deals", str(deals), "--out", str(run),
+                    "--sandbox", "none")  # fmt: skip
+    subprocess.run(command, check=True, capture_output=True, timeout=600, cwd=folder)
+    subprocess.run(
+        arena("server", "import-tournament", str(site.root), str(run)),
+        check=True, capture_output=True, timeout=600, cwd=folder,
+    )  # fmt: skip
+
+
+def discover_pages(site: LiveSite) -> dict[str, list[str]]:
+    """The paths the clients browse, by kind (match and team pages found through the API)."""
+    client = Client(site.url)
+    try:
+        pages: dict[str, list[str]] = {
+            "leaderboard": ["/"],
+            "api leaderboard": ["/api/v1/leaderboard/"],
+            "api matches": ["/api/v1/matches/"],
+        }
+        status, body = client.request("GET", "/api/v1/matches/")
+        if status == 200:
+            matches = json.loads(body)
+            rows = matches.get("matches", matches) if isinstance(matches, dict) else matches
+            match_pages = [urlsplit(row["url"]).path for row in rows if "url" in row][:20]
+            if match_pages:
+                pages["match page"] = match_pages
+        return pages
+    finally:
+        client.close()
+
+
+@contextmanager
+def database(kind: str) -> Iterator[str | None]:
+    """The site's database: None (SQLite in the site folder) or a fresh PostgreSQL's URL."""
+    if kind == "sqlite":
+        yield None
+        return
+    from tests import postgres
+
+    reason = postgres.skip_reason()
+    if reason is not None:
+        raise SystemExit(f"--database postgresql: {reason}")
+    with postgres.running_postgres() as server:
+        yield server.url(server.create_database("bench"))
+
+
+def summarise(load: Load, seconds: float, out: Callable[[str], None]) -> None:
+    """Print the latency table and the verdicts."""
+    by_page: dict[str, list[Sample]] = {}
+    for sample in load.samples:
+        by_page.setdefault(sample.page, []).append(sample)
+    header = f"{'page':<18}{'requests':>9}{'per s':>8}{'p50 ms':>9}{'p90 ms':>9}"
+    out(header + f"{'p99 ms':>9}{'max ms':>9}{'errors':>8}")
+    for page, samples in [*sorted(by_page.items()), ("all", load.samples)]:
+        if not samples:
+            continue
+        times = [sample.seconds * 1000 for sample in samples]
+        errors = sum(sample.error is not None for sample in samples)
+        out(
+            f"{page:<18}{len(samples):>9}{len(samples) / seconds:>8.1f}"
+            f"{percentile(times, 0.5):>9.1f}{percentile(times, 0.9):>9.1f}"
+            f"{percentile(times, 0.99):>9.1f}{max(times):>9.1f}{errors:>8}"
+        )
+    failures = [sample.error for sample in load.samples if sample.error]
+    for failure in sorted(set(failures))[:5]:
+        out(f"  error: {failure} (x{failures.count(failure)})")
+    if load.samples:
+        p99 = percentile([sample.seconds for sample in load.samples], 0.99) * 1000
+        verdict = "met" if p99 < 250 and not failures else "NOT met"
+        out(f"target p99 < 250 ms and no errors: {verdict} "
+            f"(p99 {p99:.0f} ms, {len(failures)} errors)")  # fmt: skip
+    out("")
+    out(f"{'starter bot':<24}{'verdict':<12}{'seconds':>8}  reason")
+    for item in load.verdicts:
+        reason = " ".join(item.reason.split())[:60]
+        out(f"{item.bot:<24}{item.status:<12}{item.seconds:>8.1f}  {reason}")
+    if load.verdicts:
+        slowest = max(item.seconds for item in load.verdicts)
+        ok = all(item.status == "accepted" for item in load.verdicts) and slowest < 60
+        out(f"target every bot accepted in < 60 s: {'met' if ok else 'NOT met'} "
+            f"(slowest {slowest:.1f} s)")  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0, help="load duration (60)")
+    parser.add_argument("--clients", type=int, default=50, help="simulated people (50)")
+    parser.add_argument("--think", type=float, default=1.0,
+                        help="mean pause between requests, s (1.0; 0: closed loop)")  # fmt: skip
+    parser.add_argument("--workers", type=int, default=1, help="validation workers (1)")
+    parser.add_argument("--threads", type=int, default=8, help="web server threads (8)")
+    parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--bots", nargs="*", default=STARTER_BOTS, metavar="BOT",
+                        help="starter bots to upload (sample_bots/ folder names; all)")  # fmt: skip
+    parser.add_argument("--quick", action="store_true",
+                        help="a small run for the tests (3 s, 4 clients, one bot)")  # fmt: skip
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.seconds, args.clients, args.bots = 3.0, 4, ["python_calling_station"]
+    deals = 4 if args.quick else 20
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-server-") as temporary,
+        database(args.database) as url,
+    ):
+        folder = Path(temporary)
+        with live_site(folder, competition=COMPETITION, database=url, workers=args.workers,
+                       threads=args.threads) as site:  # fmt: skip
+            import_tournament(site, folder, deals)
+            tokens = make_teams(site, args.bots)
+            pages = discover_pages(site)
+            print(f"site {site.url} ({args.database}, {args.workers} worker(s), "
+                  f"{args.threads} threads); pages: {', '.join(sorted(pages))}")  # fmt: skip
+            print(f"{args.clients} clients for {args.seconds:.0f} s, mean pause {args.think} s; "
+                  f"uploading {len(args.bots)} starter bot(s)")  # fmt: skip
+            load = Load()
+            started = time.monotonic()
+            until = started + args.seconds
+            threads = [
+                threading.Thread(target=browse, args=(site.url, pages, args.think, until, load, n))
+                for n in range(args.clients)
+            ]
+            threads.append(
+                threading.Thread(target=upload_all, args=(site, tokens, args.bots, until, load))
+            )
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            summarise(load, max(args.seconds, 1e-9), print)
+            print(f"(wall {time.monotonic() - started:.1f} s, including the last verdicts)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
