@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 from math import comb
+from operator import eq, lt, truediv
 
 from engine.cards import FULL_DECK, Card
 from engine.evaluator import rank_class
@@ -39,16 +40,25 @@ def unseen_cards(out: frozenset[Card]) -> tuple[Card, ...]:
 
 
 def sample_subsets(
-    stream: StreamRandom, pool: Sequence[Card], size: int, count: int
+    stream: StreamRandom, cards: list[Card], size: int, count: int
 ) -> list[tuple[Card, ...]]:
-    """``count`` uniform ``size``-card subsets of ``pool`` (a partial Fisher-Yates each)."""
-    cards = list(pool)
+    """``count`` uniform ``size``-card subsets of ``cards``, each the first ``size`` cards
+    after a partial Fisher-Yates shuffle of the list in place. The list is the state of the
+    draw: carry on with the same list (and stream) and the next subsets follow, so that
+    drawing 10 then 20 gives the same 30 subsets as drawing 30."""
     length = len(cards)
-    below = stream.randrange  # the stream's own rejection sampling (deterministic)
+    next_byte = stream.next_byte
+    # Each index below ``n`` is one byte of the stream, bytes at or above the largest
+    # multiple of ``n`` rejected (so every index is equally likely); pools hold at most 52.
+    limits = [256 - 256 % (length - k) for k in range(size)]
     subsets: list[tuple[Card, ...]] = []
     for _ in range(count):
         for k in range(size):
-            j = k + below(length - k)
+            n = length - k
+            byte = next_byte()
+            while byte >= limits[k]:
+                byte = next_byte()
+            j = k + byte % n
             cards[k], cards[j] = cards[j], cards[k]
         subsets.append(tuple(cards[:size]))
     return subsets
@@ -61,6 +71,7 @@ class BoardSampler:
     def __init__(self, key: bytes, unseen: Sequence[Card]) -> None:
         self._stream = StreamRandom(b"poker-arena luck v1|boards|" + key)
         self._unseen = tuple(unseen)
+        self._cards = list(unseen)  # the shuffle's state between draws
         self._boards: list[tuple[Card, ...]] = []
 
     @property
@@ -72,7 +83,7 @@ class BoardSampler:
         """The first ``count`` sampled boards (drawing more when needed)."""
         missing = count - len(self._boards)
         if missing > 0:
-            self._boards.extend(sample_subsets(self._stream, self._unseen, 5, missing))
+            self._boards.extend(sample_subsets(self._stream, self._cards, 5, missing))
         return self._boards[:count]
 
 
@@ -85,27 +96,26 @@ def completions(unseen: Sequence[Card], missing: int) -> list[tuple[Card, ...]]:
 
 def pot_shares(ranks: Sequence[Sequence[int]], members: Sequence[int]) -> list[float]:
     """Each member's expected fraction of a pot: ``ranks[h][k]`` is hand ``h``'s class on
-    completion ``k`` (lower is better); ``members`` index ``ranks``. Ties split evenly."""
+    completion ``k`` (lower is better); ``members`` index ``ranks``. Ties split evenly.
+
+    >>> pot_shares([[1, 5, 3], [2, 5, 1]], [0, 1])
+    [0.5, 0.5]
+    """
     if len(members) == 1:
         return [1.0]
-    count = len(ranks[members[0]])
-    if len(members) == 2:
-        first, second = ranks[members[0]], ranks[members[1]]
-        wins = sum(1 for a, b in zip(first, second, strict=True) if a < b)
-        ties = sum(1 for a, b in zip(first, second, strict=True) if a == b)
+    rows = [ranks[m] for m in members]
+    count = len(rows[0])
+    # Whole columns at a time with C-level map(): this runs for every state of every hand.
+    if len(rows) == 2:
+        first, second = rows
+        wins = sum(map(lt, first, second))
+        ties = sum(map(eq, first, second))
         share = (wins + 0.5 * ties) / count
         return [share, 1.0 - share]
-    totals = [0.0] * len(members)
-    rows = [ranks[m] for m in members]
-    indexes = range(len(members))
-    for k in range(count):
-        column = [row[k] for row in rows]
-        best = min(column)
-        winners = [i for i in indexes if column[i] == best]
-        part = 1.0 / len(winners)
-        for i in winners:
-            totals[i] += part
-    return [total / count for total in totals]
+    best = list(map(min, *rows))
+    is_best = [list(map(eq, row, best)) for row in rows]
+    winners = list(map(sum, zip(*is_best, strict=True)))
+    return [sum(map(truediv, flags, winners)) / count for flags in is_best]
 
 
 def hand_ranks(

@@ -39,9 +39,9 @@ __all__ = ["PARAMETERS", "ValueFunction", "sample_count"]
 #: Everything that fixes the value function's numbers (hashed into the estimator's name).
 PARAMETERS: dict[str, Any] = {
     "value": "showdown-equity-times-pot-minus-committed",
-    "preflop_samples_per_unit": 32,  # boards sampled per big blind in the pot
-    "preflop_samples_min": 64,
-    "preflop_samples_max": 4096,
+    "preflop_samples_per_unit": 8,  # boards sampled per big blind in the pot
+    "preflop_samples_min": 32,
+    "preflop_samples_max": 1024,
     "draw_exact_limit": 2000,  # enumerate a draw's replacements up to this many
     "stream": "shake256 'poker-arena luck v1|' + purpose + hand seed or deck",
 }
@@ -53,10 +53,10 @@ _DRAW_EXACT_LIMIT: int = PARAMETERS["draw_exact_limit"]
 
 def sample_count(pot_total: int, unit: int) -> int:
     """Boards sampled for a state whose pot holds ``pot_total`` chips (``unit``: the big
-    blind): 32 per big blind, at least 64, at most 4,096.
+    blind): 8 per big blind, at least 32, at most 1,024.
 
-    >>> sample_count(3, 2), sample_count(400, 2)
-    (64, 4096)
+    >>> sample_count(3, 2), sample_count(40, 2), sample_count(400, 2)
+    (32, 160, 1024)
     """
     wanted = math.ceil(_PER_UNIT * pot_total / max(unit, 1))
     return max(_MIN_SAMPLES, min(_MAX_SAMPLES, wanted))
@@ -70,7 +70,8 @@ class ValueFunction:
         self.unit = unit
         self.key = key
         self._sampler: BoardSampler | None = None
-        self._ranks: dict[tuple[tuple[Card, ...], tuple[Card, ...], int], list[int]] = {}
+        self._ranks: dict[tuple[tuple[Card, ...], tuple[Card, ...]], list[int]] = {}
+        self._sampled: dict[tuple[Card, ...], list[int]] = {}
         self._exact: dict[tuple[Card, ...], list[tuple[Card, ...]]] = {}
 
     # -- pots ---------------------------------------------------------------------------
@@ -123,7 +124,7 @@ class ValueFunction:
         else:
             stream = StreamRandom(b"poker-arena luck v1|draw|%d|" % position + self.key)
             count = sample_count(sum(after.committed), self.unit)
-            draws = sample_subsets(stream, pool, missing, count)
+            draws = sample_subsets(stream, list(pool), missing, count)
         own = [rank_class((*kept, *extra)) for extra in draws]
         values = [float(-c) for c in after.committed]
         for pot in self.pots(after):
@@ -144,27 +145,40 @@ class ValueFunction:
     def _member_ranks(
         self, state: TableState, members: Sequence[int], pot_total: int
     ) -> list[list[int]]:
+        hands = state.hands
         if self.is_draw:
-            return [[rank_class(state.hands[member])] for member in members]
+            return [[rank_class(hands[member])] for member in members]
         board = state.board
         missing = 5 - len(board)
         if missing == 5:
-            if self._sampler is None:
-                self._sampler = BoardSampler(self.key, unseen_cards(state.out))
-            boards = self._sampler.first(sample_count(pot_total, self.unit))
-        else:
-            boards = self._exact.get(board) or []
-            if not boards:
-                boards = completions(unseen_cards(state.out), missing)
-                self._exact[board] = boards
-        count = len(boards)
+            return self._sampled_ranks(state, members, sample_count(pot_total, self.unit))
+        boards = self._exact.get(board)
+        if boards is None:
+            boards = completions(unseen_cards(state.out), missing)
+            self._exact[board] = boards
+        ranks = []
+        for member in members:
+            cache_key = (hands[member], board)
+            cached = self._ranks.get(cache_key)
+            if cached is None:
+                cached = hand_ranks(hands[member], board, boards)
+                self._ranks[cache_key] = cached
+            ranks.append(cached)
+        return ranks
+
+    def _sampled_ranks(
+        self, state: TableState, members: Sequence[int], count: int
+    ) -> list[list[int]]:
+        """Each member's class on the first ``count`` sampled boards (the ranks of a hand
+        are kept and extended as later states read more boards)."""
+        if self._sampler is None:
+            self._sampler = BoardSampler(self.key, unseen_cards(state.out))
+        boards = self._sampler.first(count)
         ranks = []
         for member in members:
             hole = state.hands[member]
-            cache_key = (hole, board, count)
-            cached = self._ranks.get(cache_key)
-            if cached is None:
-                cached = hand_ranks(hole, board, boards)
-                self._ranks[cache_key] = cached
-            ranks.append(cached)
+            cached = self._sampled.setdefault(hole, [])
+            if len(cached) < count:
+                cached.extend(hand_ranks(hole, (), boards[len(cached) :]))
+            ranks.append(cached if len(cached) == count else cached[:count])
         return ranks

@@ -1,0 +1,166 @@
+"""Proof that every correction term averages to zero: on recorded hands, at every street,
+every card the dealer could have dealt (and every action of a reported distribution) is
+enumerated and the probability-weighted terms must sum to zero. The equities here are
+exact (one or two board cards to come, five-card-draw showdowns)."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+import pytest
+
+from arena.luck import estimate_hand
+from arena.luck.equity import unseen_cards
+from arena.luck.timeline import ChanceStep, TableState, walk_history
+from arena.luck.value import ValueFunction
+from tests.arena.luck.play import random_record
+
+
+def _street_steps(
+    variant: str, seat_count: int, board_size: int
+) -> list[tuple[ValueFunction, ChanceStep]]:
+    """Street steps dealing the board to ``board_size`` cards, from random hands."""
+    found = []
+    for seed in range(200):
+        record = random_record(seed, variant=variant, seat_count=seat_count, policy="call")
+        timeline = walk_history(record["history"])
+        value = ValueFunction(variant=timeline.variant, unit=timeline.unit, key=timeline.key)
+        for step in timeline.steps:
+            if (
+                isinstance(step, ChanceStep)
+                and step.kind == "street"
+                and len(step.after.board) == board_size
+            ):
+                found.append((value, step))
+        if len(found) >= 2:
+            break
+    assert found, "no hand reached that street"
+    return found
+
+
+def _dealt(state: TableState, cards: tuple) -> TableState:  # type: ignore[type-arg]
+    return replace(state, board=state.board + cards, out=state.out | frozenset(cards))
+
+
+@pytest.mark.parametrize(("seat_count", "board_size"), [(2, 5), (3, 5), (2, 4), (4, 4)])
+def test_the_board_terms_average_to_zero_over_every_card_that_could_have_come(
+    seat_count: int, board_size: int
+) -> None:
+    # E over the street's cards of v(after) is v(before): the term v(after) - v(before)
+    # the estimator takes has mean zero.
+    for value, step in _street_steps("holdem", seat_count, board_size):
+        expected = value.value(step.before)
+        pool = unseen_cards(step.before.out)
+        dealt = len(step.after.board) - len(step.before.board)
+        outcomes = list(itertools.combinations(pool, dealt))
+        total = [0.0] * len(expected)
+        for cards in outcomes:
+            for position, v in enumerate(value.value(_dealt(step.before, cards))):
+                total[position] += v / len(outcomes)
+        assert total == pytest.approx(expected, abs=1e-9)
+        assert value.value(step.after) != pytest.approx(expected)  # the cards did matter
+
+
+@pytest.mark.slow
+def test_the_flop_term_averages_to_zero_over_every_flop() -> None:
+    value, step = _street_steps("holdem", 2, 3)[0]
+    expected_by_flop = []
+    pool = unseen_cards(step.before.out)
+    exact = ValueFunction(variant="holdem", unit=2, key=b"exact")
+    for flop in itertools.combinations(pool, 3):
+        expected_by_flop.append(exact.value(_dealt(step.before, flop)))
+    mean = [sum(v[p] for v in expected_by_flop) / len(expected_by_flop) for p in range(2)]
+    # The exact pre-flop equity: every completion of the board from the same pool.
+    board_total = [0.0, 0.0]
+    boards = list(itertools.combinations(pool, 5))
+    for board in boards:
+        for position, v in enumerate(exact.value(_dealt(step.before, board))):
+            board_total[position] += v / len(boards)
+    assert mean == pytest.approx(board_total, abs=1e-9)
+
+
+def test_the_draw_term_averages_to_zero_over_every_replacement() -> None:
+    checked = 0
+    for seed in range(60):
+        record = random_record(seed, variant="five_card_draw", seat_count=3, policy="call")
+        timeline = walk_history(record["history"])
+        value = ValueFunction(variant=timeline.variant, unit=timeline.unit, key=timeline.key)
+        for step in timeline.steps:
+            if not (isinstance(step, ChanceStep) and step.kind == "draw"):
+                continue
+            assert step.position is not None
+            before, after = step.before, step.after
+            drawn = [c for c in after.hands[step.position] if c not in before.hands[step.position]]
+            if len(drawn) > 2:
+                continue
+            kept = tuple(c for c in after.hands[step.position] if c not in drawn)
+            options = list(itertools.combinations(unseen_cards(before.out), len(drawn)))
+            total = [0.0] * len(after.live)
+            for cards in options:
+                hands = list(after.hands)
+                hands[step.position] = kept + cards
+                state = replace(after, hands=tuple(hands))
+                for position, v in enumerate(value.value(state)):
+                    total[position] += v / len(options)
+            expected = value.draw_expectation(before, after, step.position)
+            assert total == pytest.approx(expected, abs=1e-9)
+            checked += 1
+    assert checked >= 5
+
+
+def test_the_action_term_averages_to_zero_under_the_reported_distribution() -> None:
+    # Replace the drawn action by each action of the distribution in turn: weighted by the
+    # distribution, the adjusted results equal those of the hand with no distribution.
+    checked = 0
+    for seed in range(30):
+        record = random_record(seed, seat_count=3, mixed=True)
+        for index, decision in enumerate(record["decisions"]):
+            distribution = decision.get("distribution")
+            if not distribution:
+                continue
+            plain = {**record, "decisions": [dict(d) for d in record["decisions"]]}
+            del plain["decisions"][index]["distribution"]
+            others = [d for i, d in enumerate(record["decisions"]) if i != index]
+            baseline = estimate_hand(
+                {
+                    **record,
+                    "decisions": [
+                        {k: v for k, v in d.items() if k != "distribution"} if i == index else d
+                        for i, d in enumerate(record["decisions"])
+                    ],
+                }
+            )
+            weighted = [0.0] * len(baseline.adjusted)
+            for entry in distribution:
+                decisions = [dict(d) for d in record["decisions"]]
+                decisions[index]["action"] = entry["action"]
+                adjusted = estimate_hand({**record, "decisions": decisions}).adjusted
+                for position, a in enumerate(adjusted):
+                    weighted[position] += entry["probability"] * a
+            assert weighted == pytest.approx(list(baseline.adjusted), abs=1e-9)
+            assert others is not None
+            checked += 1
+            break
+    assert checked >= 10
+
+
+@pytest.mark.parametrize("variant", ["holdem", "five_card_draw"])
+def test_the_deal_term_averages_to_zero_over_every_way_to_seat_the_dealt_hands(
+    variant: str,
+) -> None:
+    # Every deal is as likely as the same hands given to the seats in another order, so
+    # averaging v over the permutations of one deal's hands is averaging over deals: it
+    # must give the estimator's expectation (an equal share of each pot it may win).
+    for seed in range(3):
+        record = random_record(seed, variant=variant, seat_count=3)
+        timeline = walk_history(record["history"])
+        value = ValueFunction(variant=timeline.variant, unit=timeline.unit, key=timeline.key)
+        step = next(s for s in timeline.steps if isinstance(s, ChanceStep) and s.kind == "deal")
+        after = step.after
+        orders = list(itertools.permutations(after.hands))
+        total = [0.0] * len(after.live)
+        for hands in orders:
+            for position, v in enumerate(value.value(replace(after, hands=hands))):
+                total[position] += v / len(orders)
+        assert total == pytest.approx(value.dealt_expectation(after), abs=1e-9)
