@@ -7,6 +7,11 @@ average place. The crosstable has one cell per ordered pair of bots: the row bot
 against the column bot over their head-to-head units, marked ``+`` or ``-`` when the 95%
 interval excludes 0 and ``++`` or ``--`` when the 99% one does.
 
+Given the luck-adjusted units too (:mod:`arena.stats.scores`), a row and a cell carry both
+estimates, raw and adjusted, over the same units, and the luck (raw minus adjusted mean);
+``score`` says which of the two ranks the rows and sets the marks. The raw estimate is
+always there.
+
 >>> board = leaderboard([{"ann": 10.0, "bob": -10.0}, {"ann": 30.0, "bob": -30.0}],
 ...                     chips={"ann": 8, "bob": -8}, hands={"ann": 4, "bob": 4})
 >>> [(row.rank, row.bot, row.estimate.mean) for row in board.rows]
@@ -26,6 +31,7 @@ from typing import Any, Literal
 from arena.stats._values import checked_values, is_real
 from arena.stats.intervals import Estimate, estimate
 from arena.stats.ratings import Rating
+from arena.stats.scores import Score, check_score
 
 __all__ = [
     "Crosstable",
@@ -42,9 +48,20 @@ __all__ = [
 OrderBy = Literal["mean", "rating"]
 
 
+def _luck(raw: Estimate, adjusted: Estimate | None) -> float | None:
+    """Raw minus adjusted mean (mbb/hand) over the same units; None without adjusted units."""
+    if adjusted is None or adjusted.n == 0:
+        return None
+    return raw.mean - adjusted.mean
+
+
 @dataclass(frozen=True, slots=True)
 class LeaderboardRow:
-    """One bot's line: ``deals`` is the number of units its estimate is over."""
+    """One bot's line: ``deals`` is the number of units its estimates are over.
+
+    ``estimate`` is the raw win rate; ``adjusted`` the luck-adjusted one over the same units
+    (None when not known); ``score`` says which ranks the row (:attr:`scored`).
+    """
 
     bot: str
     rank: int
@@ -54,9 +71,23 @@ class LeaderboardRow:
     estimate: Estimate
     rating: Rating | None = None
     average_place: float | None = None
+    adjusted: Estimate | None = None
+    score: Score = "raw"
+
+    @property
+    def scored(self) -> Estimate:
+        """The estimate of the score that ranks the row."""
+        if self.score == "adjusted" and self.adjusted is not None:
+            return self.adjusted
+        return self.estimate
+
+    @property
+    def luck(self) -> float | None:
+        """Raw minus adjusted mbb/hand (None when the adjusted result is not known)."""
+        return _luck(self.estimate, self.adjusted)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready form."""
+        """Plain JSON-ready form (``mbb_per_hand`` is the raw estimate)."""
         return {
             "bot": self.bot,
             "rank": self.rank,
@@ -66,15 +97,19 @@ class LeaderboardRow:
             "mbb_per_hand": self.estimate.to_dict(),
             "rating": None if self.rating is None else self.rating.to_dict(),
             "average_place": self.average_place,
+            "adjusted_mbb_per_hand": None if self.adjusted is None else self.adjusted.to_dict(),
+            "luck_mbb_per_hand": self.luck,
         }
 
 
 @dataclass(frozen=True, slots=True)
 class Leaderboard:
-    """The rows, best first, and what they are sorted by."""
+    """The rows, best first, what they are sorted by, and the score of the win rates that
+    rank them."""
 
     rows: tuple[LeaderboardRow, ...]
     order_by: OrderBy = "mean"
+    score: Score = "raw"
 
     def row(self, bot: str) -> LeaderboardRow:
         """The row of ``bot``; an unknown bot raises ``KeyError``."""
@@ -85,25 +120,47 @@ class Leaderboard:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form."""
-        return {"order_by": self.order_by, "rows": [row.to_dict() for row in self.rows]}
+        return {
+            "order_by": self.order_by,
+            "score": self.score,
+            "rows": [row.to_dict() for row in self.rows],
+        }
 
 
 @dataclass(frozen=True, slots=True)
 class CrosstableCell:
-    """The row bot's win rate against the column bot, and its significance mark."""
+    """The row bot's win rate against the column bot (raw, and adjusted when known) and the
+    significance mark of the ``score`` that ranks."""
 
     row: str
     column: str
     estimate: Estimate
     mark: str
+    adjusted: Estimate | None = None
+    score: Score = "raw"
+
+    @property
+    def scored(self) -> Estimate:
+        """The estimate of the score that sets the mark."""
+        if self.score == "adjusted" and self.adjusted is not None:
+            return self.adjusted
+        return self.estimate
+
+    @property
+    def luck(self) -> float | None:
+        """Raw minus adjusted mbb/hand (None when the adjusted result is not known)."""
+        return _luck(self.estimate, self.adjusted)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready form."""
+        """Plain JSON-ready form (``mbb_per_hand`` is the raw estimate, ``mark`` the
+        score's)."""
         return {
             "row": self.row,
             "column": self.column,
             "mark": self.mark,
             "mbb_per_hand": self.estimate.to_dict(),
+            "adjusted_mbb_per_hand": None if self.adjusted is None else self.adjusted.to_dict(),
+            "luck_mbb_per_hand": self.luck,
         }
 
 
@@ -113,6 +170,7 @@ class Crosstable:
 
     bots: tuple[str, ...]
     cells: tuple[CrosstableCell, ...]
+    score: Score = "raw"
 
     def cell(self, row: str, column: str) -> CrosstableCell | None:
         """The cell of ``row`` against ``column`` (None if they did not play each other)."""
@@ -123,7 +181,11 @@ class Crosstable:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form."""
-        return {"bots": list(self.bots), "cells": [cell.to_dict() for cell in self.cells]}
+        return {
+            "bots": list(self.bots),
+            "score": self.score,
+            "cells": [cell.to_dict() for cell in self.cells],
+        }
 
 
 def leaderboard(
@@ -134,21 +196,32 @@ def leaderboard(
     places: Mapping[str, float] | None = None,
     *,
     order_by: OrderBy = "mean",
+    adjusted_units: Sequence[Mapping[str, float]] | None = None,
+    score: Score = "raw",
 ) -> Leaderboard:
     """The leaderboard of every bot named in ``units``, ``chips``, ``hands``, ``ratings``
     or ``places``.
 
     ``units`` are mbb/hand results per unit (bot -> mbb); a bot's estimate is over the units
     it appears in (none: mean 0 and an infinite interval, and the row goes below the bots
-    with units). Rows are sorted by mean, best first, or with ``order_by="rating"`` by the
-    rating's ordinal (bots without a rating last); ties by name. Bots whose sort keys are
-    equal share a rank (1, 2, 2, 4). Bad input raises ``ValueError`` naming it.
+    with units). ``adjusted_units``, when given, are the luck-adjusted results of the same
+    units (one for one, the same bots), and each row carries that estimate too. Rows are
+    sorted by the mean of ``score`` (``adjusted`` needs ``adjusted_units``), best first, or
+    with ``order_by="rating"`` by the rating's ordinal (bots without a rating last); ties
+    by name. Bots whose sort keys are equal share a rank (1, 2, 2, 4). Bad input raises
+    ``ValueError`` naming it.
     """
     if order_by not in ("mean", "rating"):
         raise ValueError(f"order_by must be 'mean' or 'rating', got {order_by!r}")
     if order_by == "rating" and ratings is None:
         raise ValueError("order_by='rating' needs ratings")
+    score = _checked_score(score, adjusted_units is not None)
     values = _values_per_bot(units)
+    adjusted = None if adjusted_units is None else _values_per_bot(adjusted_units)
+    if adjusted is not None and {bot: len(v) for bot, v in adjusted.items()} != {
+        bot: len(v) for bot, v in values.items()
+    }:
+        raise ValueError("adjusted_units must hold the same units of the same bots as units")
     bots = dict.fromkeys(values)
     for name, mapping in (
         ("chips", chips),
@@ -180,6 +253,8 @@ def leaderboard(
                 estimate=estimate(found),
                 rating=rating,
                 average_place=None if places is None else places.get(bot),
+                adjusted=None if adjusted is None else estimate(adjusted.get(bot, [])),
+                score=score,
             )
         )
     key = _rating_key if order_by == "rating" else _mean_key
@@ -189,38 +264,35 @@ def leaderboard(
         tied = ranked and key(ranked[-1]) == key(row)
         rank = ranked[-1].rank if tied else position
         ranked.append(replace(row, rank=rank))
-    return Leaderboard(tuple(ranked), order_by)
+    return Leaderboard(tuple(ranked), order_by, score)
 
 
 def crosstable(
-    pair_units: Mapping[tuple[str, str], Sequence[float]], bots: Sequence[str] | None = None
+    pair_units: Mapping[tuple[str, str], Sequence[float]],
+    bots: Sequence[str] | None = None,
+    *,
+    adjusted_pair_units: Mapping[tuple[str, str], Sequence[float]] | None = None,
+    score: Score = "raw",
 ) -> Crosstable:
     """The crosstable of head-to-head results.
 
     ``pair_units[(a, b)]`` holds ``a``'s mbb/hand in each head-to-head unit against ``b``;
     ``b``'s cell against ``a`` is the negatives (heads-up, what one wins the other loses)
-    unless ``(b, a)`` is given too. ``bots`` orders the rows and columns (default: as the
-    bots first appear in the keys) and must name every bot of the keys. Bad input raises
-    ``ValueError`` naming it.
+    unless ``(b, a)`` is given too. ``adjusted_pair_units``, when given, holds the
+    luck-adjusted results of the same units (the same pairs, one for one); the marks are
+    of ``score`` (``adjusted`` needs them). ``bots`` orders the rows and columns (default:
+    as the bots first appear in the keys) and must name every bot of the keys. Bad input
+    raises ``ValueError`` naming it.
     """
-    if not isinstance(pair_units, Mapping):
-        raise ValueError(f"pair_units must map (bot, bot) pairs to values, got {pair_units!r}")
-    results: dict[tuple[str, str], list[float]] = {}
-    for key, values in pair_units.items():
-        if not isinstance(key, tuple) or len(key) != 2:
-            raise ValueError(f"pair_units key {key!r} is not a (bot, bot) pair")
-        row, column = key
-        _check_bot(row, "pair_units")
-        _check_bot(column, "pair_units")
-        if row == column:
-            raise ValueError(f"pair_units key {key!r} pairs a bot with itself")
-        try:
-            results[(row, column)] = checked_values(values)
-        except ValueError as error:
-            raise ValueError(f"pair_units {key!r}: {error}") from None
-    for (row, column), values in list(results.items()):
-        # 0.0 - value rather than -value: a zero stays 0.0, not -0.0, in the results file.
-        results.setdefault((column, row), [0.0 - value for value in values])
+    score = _checked_score(score, adjusted_pair_units is not None)
+    results = _pair_results(pair_units, "pair_units")
+    adjusted = None
+    if adjusted_pair_units is not None:
+        adjusted = _pair_results(adjusted_pair_units, "adjusted_pair_units")
+        if {pair: len(v) for pair, v in adjusted.items()} != {
+            pair: len(v) for pair, v in results.items()
+        }:
+            raise ValueError("adjusted_pair_units must hold the same units of the same pairs")
     named = dict.fromkeys(bot for pair in pair_units for bot in pair)
     if bots is None:
         order = tuple(named)
@@ -231,18 +303,57 @@ def crosstable(
             raise ValueError(f"bots {list(order)!r} leave out {missing!r}")
         if len(set(order)) != len(order):
             raise ValueError(f"bots {list(order)!r} name a bot twice")
-    cells = tuple(
-        CrosstableCell(
-            row,
-            column,
-            estimate(results[(row, column)]),
-            significance_mark(results[(row, column)]),
-        )
-        for row in order
-        for column in order
-        if (row, column) in results
-    )
-    return Crosstable(order, cells)
+    cells = []
+    for row in order:
+        for column in order:
+            if (row, column) not in results:
+                continue
+            raw = results[(row, column)]
+            luck_free = None if adjusted is None else adjusted[(row, column)]
+            scored = luck_free if score == "adjusted" and luck_free is not None else raw
+            cells.append(
+                CrosstableCell(
+                    row,
+                    column,
+                    estimate(raw),
+                    significance_mark(scored),
+                    adjusted=None if luck_free is None else estimate(luck_free),
+                    score=score,
+                )
+            )
+    return Crosstable(order, tuple(cells), score)
+
+
+def _checked_score(score: object, has_adjusted: bool) -> Score:
+    checked = check_score(score)
+    if checked == "adjusted" and not has_adjusted:
+        raise ValueError("score 'adjusted' needs the adjusted units")
+    return checked
+
+
+def _pair_results(
+    pair_units: Mapping[tuple[str, str], Sequence[float]], name: str
+) -> dict[tuple[str, str], list[float]]:
+    """Each pair's checked values, and each reverse pair's negatives unless given."""
+    if not isinstance(pair_units, Mapping):
+        raise ValueError(f"{name} must map (bot, bot) pairs to values, got {pair_units!r}")
+    results: dict[tuple[str, str], list[float]] = {}
+    for key, values in pair_units.items():
+        if not isinstance(key, tuple) or len(key) != 2:
+            raise ValueError(f"{name} key {key!r} is not a (bot, bot) pair")
+        row, column = key
+        _check_bot(row, name)
+        _check_bot(column, name)
+        if row == column:
+            raise ValueError(f"{name} key {key!r} pairs a bot with itself")
+        try:
+            results[(row, column)] = checked_values(values)
+        except ValueError as error:
+            raise ValueError(f"{name} {key!r}: {error}") from None
+    for (row, column), values in list(results.items()):
+        # 0.0 - value rather than -value: a zero stays 0.0, not -0.0, in the results file.
+        results.setdefault((column, row), [0.0 - value for value in values])
+    return results
 
 
 def significance_mark(values: Sequence[float]) -> str:
@@ -286,7 +397,7 @@ def _check_mapping_values(mapping: Mapping[str, Any], name: str, *, is_int: bool
 
 def _mean_key(row: LeaderboardRow) -> tuple[bool, float]:
     # Bots without units know nothing of their win rate: below every bot that has one.
-    return (row.deals == 0, -row.estimate.mean)
+    return (row.deals == 0, -row.scored.mean)
 
 
 def _rating_key(row: LeaderboardRow) -> tuple[bool, float]:

@@ -12,6 +12,9 @@ of different deals are independent, but the hands of one deal across the block a
 (they share the cards), so the statistical unit is the duplicate deal: each bot's mean
 result over the block's arrangements of that deal.
 
+Units are of either score (:mod:`arena.stats.scores`): the raw chips won (the default) or
+the luck-adjusted result, read through the one selector :func:`~arena.stats.scores.hand_values`.
+
 The functions read a match through the small structural types below (any object with these
 attributes will do); :class:`arena.store.outcome.MatchOutcome` is one.
 
@@ -24,6 +27,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from typing import Protocol
+
+from arena.stats.scores import Score, check_score, hand_values
 
 __all__ = [
     "HandLike",
@@ -46,7 +51,8 @@ class SeatLike(Protocol):
 
 
 class HandLike(Protocol):
-    """One finished hand: its number, its big blind and each seat's net chips by seat index."""
+    """One finished hand: its number, its big blind and each seat's net chips by seat index
+    (and, when the luck estimator ran, each seat's adjusted result; else None)."""
 
     @property
     def hand_number(self) -> int: ...
@@ -56,6 +62,9 @@ class HandLike(Protocol):
 
     @property
     def nets(self) -> Sequence[int]: ...
+
+    @property
+    def adjusted(self) -> Sequence[float] | None: ...
 
 
 class OutcomeLike(Protocol):
@@ -88,15 +97,19 @@ def mbb(chips: int, big_blind: int) -> float:
     return 1000.0 * chips / big_blind
 
 
-def plain_units(outcome: OutcomeLike) -> list[dict[str, float]]:
+def plain_units(outcome: OutcomeLike, *, score: Score = "raw") -> list[dict[str, float]]:
     """Each hand of one match on its own: one dict per hand (in hand-number order), bot ->
-    mbb won in that hand. The baseline that duplicate deals are compared with."""
-    return [units for _, units in sorted(_hand_results(outcome).items())]
+    mbb won in that hand (under ``score``). The baseline that duplicate deals are compared
+    with."""
+    return [units for _, units in sorted(_hand_results(outcome, check_score(score)).items())]
 
 
-def duplicate_units(block: Sequence[OutcomeLike]) -> list[dict[str, float]]:
+def duplicate_units(
+    block: Sequence[OutcomeLike], *, score: Score = "raw"
+) -> list[dict[str, float]]:
     """One dict per duplicate deal of ``block`` (in hand-number order): bot -> the mean,
-    over the block's matches, of the bot's mbb result in that deal.
+    over the block's matches, of the bot's mbb result in that deal (under ``score``: the
+    chips won, or the luck-adjusted result, which every hand must then carry).
 
     Heads-up, A's result in a deal is (A's mbb as seat 0 + A's mbb as seat 1) / 2. Every
     match of the block must seat the same bots (in any order) and be counted (a failed
@@ -109,6 +122,7 @@ def duplicate_units(block: Sequence[OutcomeLike]) -> list[dict[str, float]]:
     """
     if isinstance(block, str) or not isinstance(block, Sequence) or not block:
         raise ValueError(f"a duplicate block needs at least one match, got {block!r}")
+    score = check_score(score)
     bots: frozenset[str] | None = None
     per_match: list[dict[int, dict[str, float]]] = []
     for outcome in block:
@@ -117,7 +131,7 @@ def duplicate_units(block: Sequence[OutcomeLike]) -> list[dict[str, float]]:
                 f"match {outcome.match_id!r} did not end normally and does not count: "
                 "leave it out of the block"
             )
-        results = _hand_results(outcome)
+        results = _hand_results(outcome, score)
         names = frozenset(seat.bot for seat in outcome.seats)
         if bots is None:
             bots = names
@@ -137,8 +151,8 @@ def duplicate_units(block: Sequence[OutcomeLike]) -> list[dict[str, float]]:
     return units
 
 
-def _hand_results(outcome: OutcomeLike) -> dict[int, dict[str, float]]:
-    """Hand number -> bot -> mbb for one match, every hand and seat checked."""
+def _hand_results(outcome: OutcomeLike, score: Score) -> dict[int, dict[str, float]]:
+    """Hand number -> bot -> mbb (of ``score``) for one match, every hand and seat checked."""
     names: dict[int, str] = {}
     for seat in outcome.seats:
         if not _is_int(seat.seat_index) or seat.seat_index < 0:
@@ -170,8 +184,19 @@ def _hand_results(outcome: OutcomeLike) -> dict[int, dict[str, float]]:
             raise ValueError(
                 f"{where}: big_blind must be a positive integer, got {hand.big_blind!r}"
             )
+        if score == "raw":
+            results[hand.hand_number] = {
+                bot: mbb(hand.nets[index], hand.big_blind) for index, bot in names.items()
+            }
+            continue
+        try:
+            values = hand_values(hand, score)
+        except ValueError as error:
+            raise ValueError(f"match {outcome.match_id!r} {error}") from None
+        if len(values) != len(hand.nets):
+            raise ValueError(f"{where}: {len(values)} adjusted results for {len(hand.nets)} seats")
         results[hand.hand_number] = {
-            bot: mbb(hand.nets[index], hand.big_blind) for index, bot in names.items()
+            bot: 1000.0 * values[index] / hand.big_blind for index, bot in names.items()
         }
     return results
 

@@ -8,6 +8,11 @@ is the same whatever the order in which matches finished, and the same after a r
 Blocks beyond the deciding one may already have been played; they are kept in the results
 database but not counted.
 
+The test reads the pair's duplicate units of the tournament's score
+(:mod:`arena.stats.scores`): luck-adjusted by default, so it decides in fewer deals; a block
+whose hands carry no adjusted result (a match played without the estimator) is read raw,
+which estimates the same win rate.
+
 Memory stays small over any tournament: without a test nothing is kept; with one, a block's
 outcomes are kept only until the block is complete, then turned into its duplicate units
 (one number per deal).
@@ -18,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from arena.stats.scores import check_score, counts_adjusted
 from arena.stats.sprt import Sprt, SprtResult
 from arena.stats.units import duplicate_units
 from arena.store.outcome import MatchOutcome
@@ -53,10 +59,14 @@ class PairTest:
 
 
 class SequentialTests:
-    """The sequential test of every heads-up pair of a plan (no test: every block counts)."""
+    """The sequential test of every heads-up pair of a plan (no test: every block counts),
+    on the units of ``score``."""
 
-    def __init__(self, sprt: Sprt | None, specs: Iterable[MatchSpec]) -> None:
+    def __init__(
+        self, sprt: Sprt | None, specs: Iterable[MatchSpec], *, score: str = "raw"
+    ) -> None:
         self._sprt = sprt
+        self._score = check_score(score)
         self._pairs: dict[tuple[str, ...], PairTest] = {}
         for spec in specs:
             if spec.group is None or len(spec.group) != 2:
@@ -93,7 +103,9 @@ class SequentialTests:
             return False
         del pair.waiting[spec.block_index]
         ordered = sorted(block, key=lambda o: o.match_id)
-        pair.units[spec.block_index] = [unit[pair.pair[0]] for unit in duplicate_units(ordered)]
+        score = self._score if counts_adjusted(ordered) else "raw"
+        units = duplicate_units(ordered, score=score)
+        pair.units[spec.block_index] = [unit[pair.pair[0]] for unit in units]
         # Test block after block while the unbroken run from the first one grows.
         while pair.tested_blocks in pair.units and pair.decided_at is None:
             index = pair.tested_blocks

@@ -10,6 +10,12 @@
   worker finished first) and its average finishing place; a ring match places bots by the
   chips they won in it. Freezeouts are ranked by the rating's ordinal (mu - 3 sigma).
 
+Each win rate is shown twice, over the same units: raw (the chips won) and luck-adjusted
+(:mod:`arena.stats.scores`, when the matches ran the luck estimator), with the luck (raw
+minus adjusted) per bot, per pair and per match. The ``score`` asked for (adjusted unless
+told) ranks the bots and sets the marks and the lead sentence; when the counted matches do
+not all carry adjusted results, the raw score does, and a note says why.
+
 Which matches count: finished without error, and (with the sequential test) not in a block
 after the one that decided its pair. The standings therefore depend only on the results of
 the matches, not on the order they finished in or on whether the run was resumed.
@@ -27,7 +33,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.stats.lead import lead_sentence
+from arena.stats.match_luck import MatchLuck, match_luck
 from arena.stats.ratings import average_places, rate
+from arena.stats.scores import Score, check_score, counts_adjusted
 from arena.stats.sprt import SprtResult
 from arena.stats.tables import Crosstable, Leaderboard, crosstable, leaderboard
 from arena.stats.units import duplicate_units
@@ -66,6 +75,17 @@ class Standings:
     #: The complete blocks the units came from, each with its units (one per deal), in
     #: plan order: what a chart of the duplicate-adjusted results draws. Not saved.
     blocks: tuple[DuplicateBlock, ...] = field(default=(), compare=False, repr=False)
+    #: The score that ranks (``raw`` when the adjusted one is not known) and the one asked.
+    score: Score = "raw"
+    score_asked: Score = "raw"
+    #: The luck estimator's name and version, as the counted matches carry it (None: none).
+    estimator: str | None = None
+    #: Each counted match's luck per seat (the matches that carry adjusted results).
+    match_luck: tuple[MatchLuck, ...] = ()
+    #: Whether #1 is significantly ahead of #2, in the score that ranks.
+    lead: str = ""
+    #: What the reader should know about the numbers (the score used and why).
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; the seed only once the tournament is finished."""
@@ -82,6 +102,12 @@ class Standings:
             "sprt": [{"pair": list(pair), **result.to_dict()} for pair, result in self.sprt],
             "faults": self.fault_counts,
             "units": "mbb/hand (1000 x chips / big blind); 10 mbb/hand = 1 bb/100",
+            "score": self.score,
+            "score_asked": self.score_asked,
+            "estimator": self.estimator,
+            "lead": self.lead,
+            "notes": list(self.notes),
+            "matches": [luck.to_dict() for luck in self.match_luck],
         }
 
 
@@ -126,14 +152,17 @@ def compute_standings(
     sprt: Sequence[tuple[tuple[str, str], SprtResult]] = (),
     is_finished: bool = False,
     seed: int | None = None,
+    score: str = "adjusted",
 ) -> Standings:
     """The standings of a tournament named ``name`` of format ``fmt`` (a
     :class:`~arena.tournament.config_keys.Format` value) between ``bots``, from its
     ``plan`` and the outcomes of its ``counted`` matches (see the module docstring).
 
     ``matches_planned`` is how many matches the plan needs (all of it unless told);
-    ``sprt`` the sequential tests' results by pair; a finished tournament shows its seed.
+    ``sprt`` the sequential tests' results by pair; a finished tournament shows its seed;
+    ``score`` (``adjusted`` or ``raw``) is what ranks when it is known.
     """
+    asked = check_score(score)
     positions = {entry.match_id: entry.position for entry in plan}
     counted = sorted(counted, key=lambda outcome: positions[outcome.match_id])
     chips: dict[str, int] = defaultdict(int)
@@ -150,28 +179,40 @@ def compute_standings(
         hands.setdefault(bot, 0)
     table: Crosstable | None = None
     blocks: list[DuplicateBlock] = []
+    complete = [] if fmt == "sit_and_go" else complete_blocks(plan, counted)
+    has_adjusted = counts_adjusted(outcome for block in complete for outcome in block)
+    used: Score = asked if has_adjusted else "raw"
     if fmt == "sit_and_go":
         games = [_places(outcome) for outcome in counted]
         board = leaderboard([], chips, hands, rate(games), average_places(games), order_by="rating")
     else:
         units_by_group: dict[tuple[str, ...], list[dict[str, float]]] = defaultdict(list)
-        for block in complete_blocks(plan, counted):
+        adjusted_by_group: dict[tuple[str, ...], list[dict[str, float]]] = defaultdict(list)
+        for block in complete:
             # The block's first seating is its group: a heads-up pair or a ring group.
             group = tuple(seat.bot for seat in block[0].seats)
             block_units = duplicate_units(block)
             units_by_group[group].extend(block_units)
+            if has_adjusted:
+                adjusted_by_group[group].extend(duplicate_units(block, score="adjusted"))
             blocks.append((tuple(block), tuple(block_units)))
-        units = [unit for group_units in units_by_group.values() for unit in group_units]
+        units = _flat(units_by_group)
+        adjusted = _flat(adjusted_by_group) if has_adjusted else None
+        ratings, places = None, None
         if fmt == "ring":
             games = [_places(outcome) for outcome in counted]
-            board = leaderboard(units, chips, hands, rate(games), average_places(games))
-        else:
-            board = leaderboard(units, chips, hands)
-            pair_units = {
-                (group[0], group[1]): [unit[group[0]] for unit in group_units]
-                for group, group_units in units_by_group.items()
-            }
-            table = crosstable(pair_units, bots=list(bots))
+            ratings, places = rate(games), average_places(games)
+        board = leaderboard(
+            units, chips, hands, ratings, places, adjusted_units=adjusted, score=used
+        )
+        if fmt != "ring":
+            table = crosstable(
+                _pair_units(units_by_group),
+                bots=list(bots),
+                adjusted_pair_units=_pair_units(adjusted_by_group) if has_adjusted else None,
+                score=used,
+            )
+    estimators = sorted({o.estimator for o in counted if o.estimator is not None})
     return Standings(
         name=name,
         format=fmt,
@@ -185,7 +226,60 @@ def compute_standings(
         is_finished=is_finished,
         seed=seed,
         blocks=tuple(blocks),
+        score=used,
+        score_asked=asked,
+        estimator=", ".join(estimators) or None,
+        match_luck=tuple(luck for luck in map(match_luck, counted) if luck is not None),
+        lead=lead_sentence(board, table, "deals"),
+        notes=tuple(_notes(fmt, asked, used, complete, estimators)),
     )
+
+
+def _flat(by_group: dict[tuple[str, ...], list[dict[str, float]]]) -> list[dict[str, float]]:
+    return [unit for group_units in by_group.values() for unit in group_units]
+
+
+def _pair_units(
+    by_group: dict[tuple[str, ...], list[dict[str, float]]],
+) -> dict[tuple[str, str], list[float]]:
+    """Each heads-up pair's units as its first bot's results."""
+    return {
+        (group[0], group[1]): [unit[group[0]] for unit in group_units]
+        for group, group_units in by_group.items()
+    }
+
+
+def _notes(
+    fmt: str,
+    asked: Score,
+    used: Score,
+    complete: Sequence[Sequence[MatchOutcome]],
+    estimators: Sequence[str],
+) -> list[str]:
+    """What the reader should know: which score ranks, and why not the one asked for."""
+    if fmt == "sit_and_go":
+        return ["Freezeouts are ranked by rating; each match's luck is shown when it is known."]
+    notes = []
+    if used == "adjusted":
+        notes.append(
+            f"Ranked by the luck-adjusted result ({', '.join(estimators)}); the raw result "
+            "is shown beside it."
+        )
+    elif asked == "adjusted":
+        matches = [outcome for block in complete for outcome in block]
+        bare = sum(1 for outcome in matches if not counts_adjusted([outcome]))
+        why = (
+            "no counted match yet"
+            if not matches
+            else f"{bare} of {len(matches)} counted matches carry no luck-adjusted result "
+            "(played with luck off, or before the estimator existed)"
+        )
+        notes.append(f"Ranked by the raw result: {why}.")
+    else:
+        notes.append("Ranked by the raw result (score = raw).")
+    if len(estimators) > 1:
+        notes.append(f"The matches ran different luck estimators: {', '.join(estimators)}.")
+    return notes
 
 
 def build_standings(config: TournamentConfig, run: TournamentRun) -> Standings:
@@ -214,6 +308,7 @@ def build_standings(config: TournamentConfig, run: TournamentRun) -> Standings:
         ],
         is_finished=run.tournament.is_finished or is_complete,
         seed=run.tournament.seed if is_complete else None,
+        score=config.score_used,
     )
 
 
