@@ -33,7 +33,7 @@ __all__ = ["DEFAULT_HAND_COUNT", "DESCRIPTION", "GROUPS", "add_arguments", "run"
 #: Hands of a match when --hands is not given (and it is not a freezeout).
 DEFAULT_HAND_COUNT = 100
 #: The settings a match takes.
-GROUPS = ("game", "match", "run", "limits", "sandbox", "log", "output")
+GROUPS = ("game", "match", "run", "score", "limits", "sandbox", "log", "output")
 
 DESCRIPTION = (
     "Play a match between 2 to 10 bots, seated in the order given; writes hands.jsonl, "

@@ -24,9 +24,11 @@ __all__ = [
     "MatchConfig",
     "MatchConfigError",
     "MatchError",
+    "Score",
     "StackPolicy",
     "new_secret_seed",
     "require_seat_count",
+    "resolve_score",
 ]
 
 #: How many bots a match seats.
@@ -65,6 +67,37 @@ class StackPolicy(StrEnum):
     RESET = "reset"
     CARRY = "carry"
     FREEZEOUT = "freezeout"
+
+
+class Score(StrEnum):
+    """What a result is measured by where one is chosen (intervals, the sequential test,
+    rankings): the chips won luck-``adjusted`` by the estimator (:mod:`arena.luck`), or
+    the ``raw`` chips. Both are always shown; raw is the only one without the estimator."""
+
+    ADJUSTED = "adjusted"
+    RAW = "raw"
+
+
+def resolve_score(*, luck: bool, score: Score | str | None) -> Score:
+    """The score a run measures by: ``score`` when given, else adjusted with the luck
+    estimator on and raw with it off. Adjusted without the estimator is a ``ValueError``
+    saying what to change (a match and a tournament check the same rule here).
+
+    >>> resolve_score(luck=False, score=None), resolve_score(luck=True, score=None)
+    (<Score.RAW: 'raw'>, <Score.ADJUSTED: 'adjusted'>)
+    """
+    if score is None:
+        return Score.ADJUSTED if luck else Score.RAW
+    try:
+        chosen = Score(score)
+    except ValueError:
+        raise ValueError(f"score {score!r}: must be adjusted or raw") from None
+    if chosen is Score.ADJUSTED and not luck:
+        raise ValueError(
+            "score 'adjusted' needs the luck estimator, and luck is off: "
+            "use score raw, or turn luck on"
+        )
+    return chosen
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +140,8 @@ class MatchConfig:
     # Work done while bots think (arena.match.prefetch): a speed switch only. It changes
     # nothing a bot receives or the history records, so it is not written in to_dict.
     prefetch: bool = True
+    luck: bool = False
+    score: Score | None = None
 
     def __post_init__(self) -> None:
         def is_int(value: object) -> bool:
@@ -155,6 +190,12 @@ class MatchConfig:
             )
         if not isinstance(self.prefetch, bool):
             raise MatchConfigError(f"prefetch must be true or false, got {self.prefetch!r}")
+        if not isinstance(self.luck, bool):
+            raise MatchConfigError(f"luck must be true or false, got {self.luck!r}")
+        try:
+            object.__setattr__(self, "score", resolve_score(luck=self.luck, score=self.score))
+        except ValueError as exc:
+            raise MatchConfigError(str(exc)) from None
         if not isinstance(self.match_id, str):
             raise MatchConfigError(f"match_id must be a string, got {self.match_id!r}")
         if not self.match_id:
@@ -184,6 +225,9 @@ class MatchConfig:
                 if self.time_basis is not TimeBasis.WALL
                 else {}
             ),
+            # Written only with the estimator on: the files of a match without it stay as
+            # they were before it existed (and a file without the keys was played without).
+            **({"luck": True, "score": str(self.score)} if self.luck else {}),
         }
 
     @classmethod
@@ -207,6 +251,8 @@ class MatchConfig:
             # Absent from files written before the rule existed: the default applied then.
             hung_after_timeouts=data.get("hung_after_timeouts", DEFAULT_HUNG_AFTER_TIMEOUTS),
             time_basis=TimeBasis.parse(data.get("time_basis", TimeBasis.WALL.value)),
+            luck=data.get("luck", False),
+            score=data.get("score"),
         )
 
     def time_limits(self) -> TimeLimits:

@@ -16,6 +16,11 @@ same four steps:
    so the engine validates it once);
 4. *record*: the hand's record goes to the result store, and the tallies move.
 
+With ``config.luck`` the record step also runs the luck estimator (:mod:`arena.luck`) on
+the hand's record as written: the record carries its result under ``luck``, and each
+seat's luck-adjusted result is tallied beside the raw one. It is put off with the rest of
+the record (work done while bots think), and nothing of it runs with ``luck`` off.
+
 The loop knows nothing of the variant, the bots' processes or the stack format's rules.
 Policy lives in the arena, never in the engine: the format decides about stacks and
 eliminations (:mod:`arena.match.formats`), the decider about faults and restarts
@@ -33,9 +38,9 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
+from arena import luck
 from arena.match.config import MatchConfig, MatchError, require_seat_count
 from arena.match.fairness import DeckCommitment
 from arena.match.formats import StackFormat, format_for
@@ -56,6 +61,7 @@ from arena.match.records import (
 from arena.match.results import MatchResult, PlayerResult
 from arena.match.store import NullStore, ResultStore
 from arena.session.stderr_file import SeatStderrLog
+from arena.store.outcome import HandSummary
 from engine.errors import IllegalActionError
 from engine.hand import Hand
 from engine.history import hand_to_history
@@ -76,6 +82,7 @@ class MatchSeat:
     hands_played: int = 0
     chips_won: int = 0
     big_blinds_won: float = 0.0
+    adjusted_big_blinds_won: float = 0.0
     eliminated_in_hand: int | None = None
 
 
@@ -121,6 +128,10 @@ class MatchRunner:
         self._player_ids = [seat.player_id for seat in self.seats]
         self.decision_count = 0
         self.hands_played = 0
+        # Each hand's summary, in the order played; with the estimator, the luck-adjusted
+        # results by hand number (filled when the hand's record is made, later).
+        self._hands: list[HandSummary] = []
+        self._adjusted: dict[int, tuple[float, ...]] = {}
 
     @property
     def table(self) -> Table:
@@ -288,29 +299,58 @@ class MatchRunner:
 
         def build_history() -> None:
             history = hand_to_history(hand, seed=seed)
-            self.work_ahead.later(lambda: encode_history(history))
-
-        def encode_history(history: dict[str, Any]) -> None:
             record = HandRecord(
                 hand_number=hand.hand_number,
                 hand_id=hand_id,
                 sitting_out=tuple(sitting_out),
                 decisions=tuple(decisions),
                 history=history,
-                history_text=encode_value(history),
             )
+            if self.config.luck:
+                self.work_ahead.later(lambda: estimate(record))
+            else:
+                self.work_ahead.later(lambda: encode_history(record))
+
+        def estimate(record: HandRecord) -> None:
+            # On the record as written (its dict equals the line read back), so that the
+            # estimate of a stored hand gives the stored numbers again.
+            hand_luck = luck.estimate_hand(record.to_dict())
+            # The estimate is by the hand's seats (a freezeout deals the bots left only):
+            # by the match's seats here, 0 for a seat not dealt in, as the nets.
+            by_seat = [0.0] * len(self.seats)
+            for seat, adjusted in zip(record.history["seats"], hand_luck.adjusted, strict=True):
+                by_seat[seat["seat_index"]] = adjusted
+                self.seats[seat["seat_index"]].adjusted_big_blinds_won += adjusted / big_blind
+            self._adjusted[record.hand_number] = tuple(by_seat)
+            record = replace(record, luck=luck.luck_record(hand_luck))
+            self.work_ahead.later(lambda: encode_history(record))
+
+        def encode_history(record: HandRecord) -> None:
+            record = replace(record, history_text=encode_value(record.history))
             self.work_ahead.later(lambda: self.store.add_hand(record))
+
+        big_blind = _big_blind(hand)
 
         self.work_ahead.later(build_history)
 
     def _tally(self, hand: Hand, result: HandResult) -> None:
         # Each hand counts in its own big blind (a blind schedule changes it).
-        big_blind = hand.config.big_blind or hand.config.minimum_bet
-        for seat_index, net in result.net_chips.items():
+        big_blind = _big_blind(hand)
+        nets = result.net_chips
+        for seat_index, net in nets.items():
             seat = self.seats[seat_index]
             seat.hands_played += 1
             seat.chips_won += net
             seat.big_blinds_won += net / big_blind
+        self._hands.append(
+            HandSummary(
+                hand_number=hand.hand_number,
+                big_blind=hand.config.big_blind,
+                nets=tuple(nets.get(seat.seat_index, 0) for seat in self.seats),
+                pot=sum(award.amount for award in result.awards),
+                went_to_showdown=result.ended_reason == "SHOWDOWN",
+            )
+        )
 
     def _stderr_file(self, seat_index: int) -> SeatStderrLog | None:
         """The seat's stderr file once written (its bots have stopped by now), else None."""
@@ -364,6 +404,9 @@ class MatchRunner:
                     faults=faults,
                     stderr_log=None if stderr is None else stderr.relative_path,
                     stderr_bytes=None if stderr is None else stderr.total_bytes,
+                    adjusted_big_blinds_won=(
+                        seat.adjusted_big_blinds_won if self.config.luck else None
+                    ),
                 ),
             )
         history_path = self.store.history_path
@@ -378,4 +421,17 @@ class MatchRunner:
             decision_count=self.decision_count,
             ended_reason=self.format.ended_reason(),
             history_path=None if history_path is None else str(history_path),
+            estimator=luck.ESTIMATOR if self.config.luck else None,
+            hands=tuple(
+                replace(summary, adjusted=self._adjusted.get(summary.hand_number))
+                if self._adjusted
+                else summary
+                for summary in self._hands
+            ),
         )
+
+
+def _big_blind(hand: Hand) -> int:
+    """What a hand's chips are counted in: its big blind (a game of antes only, its
+    smallest bet)."""
+    return hand.config.big_blind or hand.config.minimum_bet

@@ -9,6 +9,10 @@ schedule (with fixed blinds it is simply ``chips_won / big_blind / hands * 100``
 ...                       chips_won=300, big_blinds_won=150.0)
 >>> player.big_blinds_per_100
 75.0
+
+With the luck estimator on (:mod:`arena.luck`), each bot's luck-adjusted big blinds are
+beside the raw ones (``adjusted_big_blinds_won``; luck is raw minus adjusted) and the
+result names the estimator; without it neither key is written, as before it existed.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from arena.store.outcome import HandSummary
 
 __all__ = ["RESULT_FORMAT", "MatchResult", "PlayerResult"]
 
@@ -43,13 +49,23 @@ class PlayerResult:
     #: when none was written (no folder, no process ran, or a results file from before).
     stderr_log: str | None = None
     stderr_bytes: int | None = None  # bytes the bot wrote to stderr, kept or not
+    #: Big blinds won, luck-adjusted (each hand in its own big blind); None without the
+    #: luck estimator.
+    adjusted_big_blinds_won: float | None = None
 
     @property
     def big_blinds_per_100(self) -> float:
         """Big blinds won per 100 hands played (0.0 before any hand)."""
-        if self.hands_played == 0:
-            return 0.0
-        return 100.0 * self.big_blinds_won / self.hands_played
+        return self._per_100(self.big_blinds_won)
+
+    @property
+    def adjusted_big_blinds_per_100(self) -> float | None:
+        """Luck-adjusted big blinds per 100 hands (None without the estimator)."""
+        adjusted = self.adjusted_big_blinds_won
+        return None if adjusted is None else self._per_100(adjusted)
+
+    def _per_100(self, big_blinds: float) -> float:
+        return 0.0 if self.hands_played == 0 else 100.0 * big_blinds / self.hands_played
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form (``big_blinds_per_100`` included, rounded to 0.01); the
@@ -72,6 +88,11 @@ class PlayerResult:
         if self.stderr_log is not None or self.stderr_bytes is not None:
             out["stderr_log"] = self.stderr_log
             out["stderr_bytes"] = self.stderr_bytes
+        adjusted = self.adjusted_big_blinds_won
+        if adjusted is not None:
+            out["adjusted_big_blinds_won"] = round(adjusted, 4)
+            out["adjusted_big_blinds_per_100"] = round(self._per_100(adjusted), 2)
+            out["luck_big_blinds"] = round(self.big_blinds_won - adjusted, 4)
         return out
 
     @classmethod
@@ -91,12 +112,24 @@ class PlayerResult:
             faults=dict(data.get("faults") or {}),
             stderr_log=data.get("stderr_log"),
             stderr_bytes=data.get("stderr_bytes"),
+            adjusted_big_blinds_won=(
+                None
+                if data.get("adjusted_big_blinds_won") is None
+                else float(data["adjusted_big_blinds_won"])
+            ),
         )
 
 
 @dataclass(frozen=True, slots=True)
 class MatchResult:
-    """Everything a match produced except the hands themselves (those are in the history)."""
+    """Everything a match produced except the hands themselves (those are in the history).
+
+    ``estimator`` names the luck estimator and its version when it ran. ``hands`` holds
+    each hand's summary (its big blind, each seat's net chips and, with the estimator,
+    luck-adjusted result) for whoever plays the match in memory (a tournament's worker,
+    the intervals of ``arena match``'s table); it is not written to ``results.json``
+    (the hand history has the hands).
+    """
 
     match_id: str
     seed: int
@@ -108,6 +141,8 @@ class MatchResult:
     decision_count: int = 0
     ended_reason: str = ""  # "hand_count", "one_player_left", "max_hands", ...
     history_path: str | None = None
+    estimator: str | None = None
+    hands: tuple[HandSummary, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def hands_per_second(self) -> float:
@@ -146,6 +181,7 @@ class MatchResult:
             "hands_per_second": round(self.hands_per_second, 1),
             "history_path": self.history_path,
             "config": self.config,
+            **({} if self.estimator is None else {"estimator": self.estimator}),
             "players": [player.to_dict() for player in self.players],
         }
 
@@ -163,6 +199,7 @@ class MatchResult:
             decision_count=int(data.get("decision_count", 0)),
             ended_reason=data.get("ended_reason", ""),
             history_path=data.get("history_path"),
+            estimator=data.get("estimator"),
         )
 
     def write_json(self, path: Path) -> None:

@@ -17,7 +17,7 @@ A new setting is one :func:`declare` call in a module imported here (see
 from __future__ import annotations
 
 from arena.settings import catalog
-from arena.settings.catalog import ExecutorKind, Format
+from arena.settings.catalog import ExecutorKind, Format, Luck
 from arena.settings.flags import add_groups, flag_type, given
 from arena.settings.grammar import parse_duration, parse_schedule
 from arena.settings.model import (
@@ -35,6 +35,7 @@ __all__ = [
     "REGISTRY",
     "ExecutorKind",
     "Format",
+    "Luck",
     "Setting",
     "SettingsError",
     "UsageError",

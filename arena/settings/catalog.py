@@ -4,7 +4,8 @@ The order here is the order of ``--help`` and of the key table in
 ``docs/tournament-config.md`` (a test compares them). Groups: ``tournament`` (who plays
 and how the run is organised), ``run`` (seed and run folder), ``sandbox`` (isolation and
 resource limits), ``game``, ``match`` (what only a single match or a game with a person
-takes), ``limits`` (time limits), ``sprt``, ``sit_and_go``, ``ring``, ``log`` and ``output``.
+takes), ``limits`` (time limits), ``sprt``, ``sit_and_go``, ``ring``, ``score`` (the luck
+estimator and what results are measured by), ``log`` and ``output``.
 
 A key a tournament file may hold (``in_file``, the default) is read by
 :func:`arena.tournament.config.build_config`: one in a table lands in the field of the
@@ -23,6 +24,7 @@ from pathlib import Path
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, SIZE_KEYS, LimitsError, format_size
 from arena.bots.sandbox.reach import parse_expose
 from arena.bots.sandbox.select import SandboxLevel
+from arena.match.config import Score
 from arena.match.log import LOG_LEVELS
 from arena.session.policy import TimeBasis
 from arena.settings import grammar
@@ -39,6 +41,7 @@ __all__ = [
     "MAX_MATCHES",
     "ExecutorKind",
     "Format",
+    "Luck",
 ]
 
 #: The most matches a tournament may plan: beyond it a typo (a ring of 30 bots at 5 seats
@@ -146,6 +149,29 @@ def _time_basis(value: object) -> TimeBasis:
         return TimeBasis.parse(value.lower() if isinstance(value, str) else repr(value))
     except ValueError:
         raise ValueError("must be wall or cpu") from None
+
+
+class Luck(StrEnum):
+    """Whether the luck estimator runs (``arena.luck``): a switch that is on by default,
+    so it is named by its state, as people say it (``luck = "off"``)."""
+
+    ON = "on"
+    OFF = "off"
+
+    @property
+    def is_on(self) -> bool:
+        """True for ``on``."""
+        return self is Luck.ON
+
+
+def _luck(value: object) -> Luck:
+    # A file's true and false read as on and off; any case, as a flag's choices.
+    if isinstance(value, bool):
+        return Luck.ON if value else Luck.OFF
+    text = value.lower() if isinstance(value, str) else None
+    if text not in ("on", "off"):
+        raise ValueError("must be on or off")
+    return Luck(text)
 
 
 def _optional(parse: grammar.Parser) -> grammar.Parser:
@@ -285,6 +311,17 @@ declare("sit_and_go.max_hands", whole(1, MAX_DEALS), 2000, "--sit-and-go-max-han
 declare("ring.seats", whole(3, MAX_SEAT_COUNT), None, "--ring-seats",
         "seats of a ring table (3 to 10)", group="ring", kind="int", shown=_TABLE_DEFAULT,
         metavar="N", dest="ring_seats")  # fmt: skip
+
+# -- luck-adjusted scoring (arena match, arena tournament) ------------------------------------
+declare("luck", _luck, Luck.ON, "--luck",
+        "on: after every hand the luck estimator takes the luck of the cards out of each "
+        "bot's result, shown beside the raw result; off: nothing is computed (score raw)",
+        group="score", choices=_values(Luck))  # fmt: skip
+declare("score", _optional(choice(Score)), None, "--score",
+        "what intervals, the sequential test and rankings measure: adjusted (the "
+        "luck-adjusted result) or raw (the chips); the raw result is always shown; "
+        "adjusted needs luck on", group="score", choices=_values(Score),
+        shown='"adjusted"; "raw" with luck off')  # fmt: skip
 
 # -- a single match (arena match, arena play): not in a tournament file -----------------------
 declare("hands", _optional(whole(1, MAX_DEALS)), None, "--hands",

@@ -39,6 +39,7 @@ GROUP_TITLES = {
     "sprt": "sequential test (round_robin, gauntlet)",
     "sit_and_go": "sit_and_go",
     "ring": "ring",
+    "score": "luck-adjusted scoring",
     "log": "match log",
     "output": "output",
 }

@@ -1,5 +1,5 @@
 """A match's :class:`MatchConfig` from the settings of the groups ``game``, ``match``,
-``run`` and ``limits`` (by dotted key, as :func:`arena.settings.given` returns them): the
+``run``, ``limits`` and ``score`` (by dotted key, as :func:`arena.settings.given` returns them): the
 one function ``arena match`` and ``arena play`` build their match with.
 """
 
@@ -8,7 +8,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from arena.match.config import MatchConfig, MatchConfigError, StackPolicy, new_secret_seed
+from arena.match.config import (
+    MatchConfig,
+    MatchConfigError,
+    Score,
+    StackPolicy,
+    new_secret_seed,
+)
 from arena.settings.grammar import SCHEDULE_ERRORS, parse_schedule
 from arena.settings.model import REGISTRY, UsageError
 from engine.config import BettingStructure, ConfigError, GameConfig, Variant
@@ -58,6 +64,13 @@ def match_config(
     else:
         policy = StackPolicy.CARRY if value("no_reset") else StackPolicy.RESET
         hands = hands if hands is not None else default_hands
+    luck = value("luck").is_on
+    if value("score") is Score.ADJUSTED and not luck:
+        # Said in the flags' words (the config's own error names its fields).
+        raise UsageError(
+            "--score adjusted needs the luck estimator, and --luck is off: "
+            "use --score raw, or leave --luck on"
+        )
     seed = value("seed")
     options: dict[str, Any] = {
         "game": game,
@@ -74,6 +87,8 @@ def match_config(
         "time_basis": value("limits.time_basis"),
         "prefetch": not value("no_prefetch"),
         "allow_absent_bots": value("allow_absent"),
+        "luck": luck,
+        "score": value("score"),
     }
     try:
         return MatchConfig(**{**options, **fixed})

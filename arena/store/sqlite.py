@@ -50,6 +50,7 @@ from arena.store.sqlite_rows import (
 )
 from arena.store.sqlite_schema import (
     KEEP_BOT_CONTENTS,
+    MIGRATIONS,
     PLAN_COLUMNS,
     SCHEMA_VERSION,
     TOURNAMENT_COLUMNS,
@@ -60,6 +61,8 @@ from arena.store.sqlite_schema import (
     bot_contents_query,
     bots_of_config,
     create_schema,
+    has_luck_columns,
+    migrate,
     plan_entry_from_row,
     plan_text,
     tournament_from_row,
@@ -85,8 +88,10 @@ def _utc_now() -> datetime:
 class ResultsDatabase(ClosedOnExit):
     """The results database at ``path``, created when missing (unless ``read_only``).
 
-    Opening a file that is not an SQLite database, or a results database of another schema
-    version, raises :class:`ResultsDatabaseError` naming the file (and both versions).
+    Opening a file that is not an SQLite database, or a results database of a schema version
+    this arena neither reads nor migrates, raises :class:`ResultsDatabaseError` naming the
+    file (and the versions). An older version it knows is migrated when the file is opened
+    for writing, read as it is when opened read-only (:mod:`arena.store.sqlite_schema`).
     ``now`` gives the timestamps (UTC); tests pass a fixed clock.
     """
 
@@ -119,11 +124,13 @@ class ResultsDatabase(ClosedOnExit):
                 f"{self.path} is not an SQLite database ({error})", code="not_a_database"
             ) from None
         is_new = version == 0 and tables == 0
-        if version != SCHEMA_VERSION and not (is_new and not self.read_only):
+        is_older = version in MIGRATIONS  # migrated when opened for writing, else read as is
+        if version != SCHEMA_VERSION and not is_older and not (is_new and not self.read_only):
             what = "a results database of" if version else "not a results database:"
             raise ResultsDatabaseError(
-                f"{self.path} is {what} schema version {version}; this arena reads version"
-                f" {SCHEMA_VERSION} (use another file for this tournament)",
+                f"{self.path} is {what} schema version {version}; this arena reads versions"
+                f" {', '.join(map(str, sorted(MIGRATIONS)))} and {SCHEMA_VERSION}"
+                " (use another file for this tournament)",
                 code="schema_version",
             )
         with self._file.errors("set up"):
@@ -137,6 +144,8 @@ class ResultsDatabase(ClosedOnExit):
             connection.execute("PRAGMA synchronous = NORMAL")
             if is_new:
                 create_schema(connection)
+            elif is_older:
+                migrate(connection, version)
             add_bot_contents(connection)
 
     # -- lifetime ------------------------------------------------------------------------
@@ -374,7 +383,7 @@ class ResultsDatabase(ClosedOnExit):
             self._connection.execute(
                 "UPDATE matches SET status = ?, ended_reason = ?, hands_played = ?,"
                 " duration_s = ?, hands_path = ?, error = ?, extra_json = ?, finished_at = ?,"
-                " counted = ? WHERE id = ?",
+                " counted = ?, estimator = ? WHERE id = ?",
                 (
                     "finished" if is_finished else "failed",
                     outcome.ended_reason,
@@ -385,6 +394,7 @@ class ResultsDatabase(ClosedOnExit):
                     extra_json,
                     self._stamp(),
                     int(counted and is_finished),
+                    outcome.estimator,
                     match_row,
                 ),
             )
@@ -428,9 +438,11 @@ class ResultsDatabase(ClosedOnExit):
             where += " AND m.counted = 1"
         with self._file.reading(f"read the outcomes of tournament {tournament_id}"):
             self._require_tournament(tournament_id)
+            # A version 1 file opened read-only has no estimator: its matches had none.
+            estimator = "m.estimator" if has_luck_columns(self._connection) else "NULL"
             matches = self._connection.execute(
                 "SELECT m.id, m.match_id, m.ended_reason, m.hands_path, m.duration_s, m.error,"
-                f" m.extra_json FROM matches m WHERE {where} ORDER BY m.position",
+                f" m.extra_json, {estimator} FROM matches m WHERE {where} ORDER BY m.position",
                 (tournament_id,),
             ).fetchall()
             children = read_children(self._connection, where, (tournament_id,))

@@ -9,6 +9,7 @@ tables are :mod:`arena.store.sqlite_schema`'s.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -30,6 +31,7 @@ __all__ = [
     "LatencyRow",
     "OutcomeRows",
     "SeatRow",
+    "adjusted_text",
     "bots_problem",
     "fault_rows",
     "hand_from_row",
@@ -37,6 +39,7 @@ __all__ = [
     "latency_rows",
     "outcome_from_rows",
     "outcome_problem",
+    "parse_adjusted",
     "parse_nets",
     "read_children",
     "seat_from_rows",
@@ -49,7 +52,7 @@ __all__ = [
 #: match_seats columns after match_row, in DDL order.
 SeatRow = tuple[int, str, int, int, int, int | None, int | None, str | None, int]
 #: hands columns after match_row.
-HandRow = tuple[int, int, int, int, str]
+HandRow = tuple[int, int, int, int, str, str | None]
 #: faults columns after match_row.
 FaultRow = tuple[int, str, int | None, int | None, int | None, str | None]
 #: latency columns after match_row.
@@ -77,9 +80,10 @@ def seat_rows(outcome: MatchOutcome) -> list[SeatRow]:
 def hand_rows(hands: Iterable[HandSummary]) -> list[HandRow]:
     """One hands row per hand. The nets are written by hand, not by ``json.dumps``: a list
     of integers is valid JSON joined with commas, and this runs a thousand times a match.
+    The luck-adjusted results likewise (:func:`adjusted_text`), NULL without them.
 
-    >>> hand_rows([HandSummary(3, 20, (-10, 10), pot=20)])
-    [(3, 20, 20, 0, '[-10,10]')]
+    >>> hand_rows([HandSummary(3, 20, (-10, 10), pot=20, adjusted=(-2.5, 2.5))])
+    [(3, 20, 20, 0, '[-10,10]', '[-2.5,2.5]')]
     """
     return [
         (
@@ -88,9 +92,21 @@ def hand_rows(hands: Iterable[HandSummary]) -> list[HandRow]:
             hand.pot,
             1 if hand.went_to_showdown else 0,
             "[" + ",".join(map(str, map(int, hand.nets))) + "]",
+            None if hand.adjusted is None else adjusted_text(hand),
         )
         for hand in hands
     ]
+
+
+def adjusted_text(hand: HandSummary) -> str:
+    """A hand's luck-adjusted results as a JSON array: each float's ``repr``, the shortest
+    text that reads back as the same float, so the database gives back the exact numbers
+    (finite ones: :func:`outcome_problem` refuses the others, JSON has no infinity).
+
+    >>> adjusted_text(HandSummary(1, 2, (0, 0), adjusted=(0.1, -0.1)))
+    '[0.1,-0.1]'
+    """
+    return "[" + ",".join(map(repr, map(float, hand.adjusted or ()))) + "]"
 
 
 def fault_rows(seat: SeatOutcome) -> list[FaultRow]:
@@ -206,15 +222,29 @@ def parse_nets(text: str) -> tuple[int, ...]:
     return tuple(map(int, inner.split(","))) if inner else ()
 
 
+def parse_adjusted(text: str | None) -> tuple[float, ...] | None:
+    """The luck-adjusted results as :func:`adjusted_text` writes them (None: NULL).
+
+    >>> parse_adjusted("[0.1,-0.1]"), parse_adjusted(None)
+    ((0.1, -0.1), None)
+    """
+    if text is None:
+        return None
+    inner = text[1:-1]
+    return tuple(map(float, inner.split(","))) if inner else ()
+
+
 def hand_from_row(row: Sequence[Any]) -> HandSummary:
-    """A hand summary from ``(hand_number, big_blind, pot, went_to_showdown, nets_json)``."""
-    hand_number, big_blind, pot, went_to_showdown, nets_json = row
+    """A hand summary from ``(hand_number, big_blind, pot, went_to_showdown, nets_json,
+    adjusted_json)`` (a version 1 file read as it is has no ``adjusted_json``)."""
+    hand_number, big_blind, pot, went_to_showdown, nets_json = row[:5]
     return HandSummary(
         hand_number=hand_number,
         big_blind=big_blind,
         nets=parse_nets(nets_json),
         pot=pot,
         went_to_showdown=bool(went_to_showdown),
+        adjusted=parse_adjusted(row[5]) if len(row) > 5 else None,
     )
 
 
@@ -261,10 +291,10 @@ def outcome_from_rows(
     match: Sequence[Any], children: Mapping[str, Mapping[int, Sequence[Sequence[Any]]]]
 ) -> MatchOutcome:
     """A match's outcome from its matches row (``id, match_id, ended_reason, hands_path,
-    duration_s, error, extra_json``) and, for each child table, its rows by match row id
+    duration_s, error, extra_json, estimator``) and, for each child table, its rows by match row id
     (each row without that id; seats and latency by seat, hands by number, faults in the
     order written)."""
-    match_row, match_id, ended_reason, hands_path, duration_s, error, extra_json = match
+    match_row, match_id, ended_reason, hands_path, duration_s, error, extra_json, estimator = match
     faults: dict[int, list[Sequence[Any]]] = defaultdict(list)
     for row in children["faults"].get(match_row, ()):
         faults[row[0]].append(row)
@@ -281,6 +311,7 @@ def outcome_from_rows(
         duration_s=duration_s,
         error=error,
         extra=json.loads(extra_json),
+        estimator=estimator,
     )
 
 
@@ -298,6 +329,15 @@ def outcome_problem(outcome: MatchOutcome) -> str | None:
     for before, after in pairwise(numbers):
         if before >= after:
             return f"hand {after} follows hand {before}: hands must be in order, no repeats"
+    for hand in outcome.hands:
+        adjusted = hand.adjusted
+        if adjusted is not None and (
+            len(adjusted) != len(hand.nets) or not all(map(math.isfinite, adjusted))
+        ):
+            return (
+                f"hand {hand.hand_number}: adjusted results {list(adjusted)} are not one "
+                f"finite number per seat (nets {list(hand.nets)})"
+            )
     for seat in outcome.seats:
         kinds = [example.kind for example in seat.fault_examples]
         if len(set(kinds)) != len(kinds):

@@ -5,7 +5,13 @@ outcome to its rows and back.
 ``docs/results-database.md`` describes every table and column for people; this module is
 the one source of the DDL. :data:`SCHEMA_VERSION` is stored in the database header
 (``PRAGMA user_version``) and checked at open, so a database written by another version of
-the schema is refused rather than misread. Change a table, raise the version.
+the schema is refused rather than misread. Change a table, raise the version, and either
+refuse the older files or migrate them (:data:`MIGRATIONS`).
+
+Version 2 added the luck estimator's results: each hand's luck-adjusted result per seat
+(``hands.adjusted_json``) and the estimator's name per match (``matches.estimator``). A
+version 1 file gains both columns, empty, when it is opened for writing (its matches were
+played without the estimator), and is read as it is when opened read-only.
 
 Seeds are stored as decimal TEXT: a tournament's secret seed has 256 bits and a match's
 seed may use all 64 bits of an unsigned integer, while SQLite's INTEGER is a signed 64-bit
@@ -22,6 +28,7 @@ from typing import Any
 
 __all__ = [
     "KEEP_BOT_CONTENTS",
+    "MIGRATIONS",
     "PLAN_COLUMNS",
     "SCHEMA_VERSION",
     "TABLES",
@@ -34,6 +41,8 @@ __all__ = [
     "bots_of_config",
     "create_schema",
     "has_bot_contents",
+    "has_luck_columns",
+    "migrate",
     "plan_entry_from_row",
     "plan_text",
     "tournament_from_row",
@@ -41,7 +50,17 @@ __all__ = [
 
 #: The schema's version, kept in ``PRAGMA user_version``. A new database gets it; a
 #: database with another one is refused.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+#: How a database of an older version becomes one of :data:`SCHEMA_VERSION`: its version,
+#: and the statements that bring it to the next. Every step only adds a column that may
+#: be NULL, so the rows already written keep their meaning.
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        "ALTER TABLE hands ADD COLUMN adjusted_json TEXT",
+        "ALTER TABLE matches ADD COLUMN estimator TEXT",
+    ),
+}
 
 #: Every table, parents first.
 TABLES = ("tournaments", "bots", "matches", "match_seats", "hands", "faults", "latency")
@@ -86,6 +105,7 @@ CREATE TABLE matches (
     extra_json TEXT,
     finished_at TEXT,
     counted INTEGER NOT NULL DEFAULT 0 CHECK (counted IN (0, 1)),
+    estimator TEXT,
     UNIQUE (tournament_id, match_id),
     UNIQUE (tournament_id, position)
 );
@@ -110,6 +130,7 @@ CREATE TABLE hands (
     pot INTEGER NOT NULL,
     went_to_showdown INTEGER NOT NULL CHECK (went_to_showdown IN (0, 1)),
     nets_json TEXT NOT NULL,
+    adjusted_json TEXT,
     PRIMARY KEY (match_row, hand_number)
 ) WITHOUT ROWID;
 CREATE TABLE faults (
@@ -149,6 +170,29 @@ def create_schema(connection: sqlite3.Connection) -> None:
     connection.executescript(
         f"BEGIN IMMEDIATE;\n{_DDL}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;\n"
     )
+
+
+def migrate(connection: sqlite3.Connection, version: int) -> None:
+    """Bring a database of ``version`` (a key of :data:`MIGRATIONS`) to
+    :data:`SCHEMA_VERSION` in one transaction: every step, or none if one fails. Same
+    connection rules as :func:`create_schema`."""
+    steps = [statement for step in range(version, SCHEMA_VERSION) for statement in MIGRATIONS[step]]
+    body = "".join(f"{statement};\n" for statement in steps)
+    try:
+        connection.executescript(
+            f"BEGIN IMMEDIATE;\n{body}PRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;\n"
+        )
+    except BaseException:
+        # executescript stops at the failing statement with the transaction still open.
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+
+
+def has_luck_columns(connection: sqlite3.Connection) -> bool:
+    """Whether the database has the luck estimator's columns (version 2; a version 1 file
+    opened read-only has not)."""
+    return any(row[1] == "estimator" for row in connection.execute("PRAGMA table_info(matches)"))
 
 
 def has_bot_contents(connection: sqlite3.Connection) -> bool:

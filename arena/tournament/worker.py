@@ -6,6 +6,11 @@ machine), plays the match with live bots under the sandbox the job names, writes
 match's files into its folder and returns a :class:`~arena.store.outcome.MatchOutcome`. It
 never touches the results database: only the host writes there, once per match.
 
+The outcome's hands are the match's own summaries (:attr:`MatchResult.hands`): each hand's
+big blind and nets and, when the job's config runs the luck estimator, each seat's
+luck-adjusted result, computed here after every hand so that it runs in parallel with the
+other matches; the outcome names the estimator.
+
 A match that cannot be played (a bot that never starts, an arena failure) comes back as an
 outcome with ``error`` set instead of raising, so one bad match never takes the tournament's
 other results with it. The match's folder is emptied first: a match cut short by a killed
@@ -29,15 +34,8 @@ from arena.match.results import MatchResult
 from arena.match.run import live_match, open_sessions
 from arena.session.watchdog import BotSession
 from arena.store.jsonl import JsonLinesStore
-from arena.store.outcome import (
-    FaultExample,
-    HandSummary,
-    LatencySummary,
-    MatchOutcome,
-    SeatOutcome,
-)
+from arena.store.outcome import FaultExample, LatencySummary, MatchOutcome, SeatOutcome
 from arena.store.run_folder import RunFolder
-from arena.tournament.collect import SummaryStore
 
 __all__ = ["play_match"]
 
@@ -56,7 +54,7 @@ def play_match(job: MatchJob) -> MatchOutcome:
         return _failed(job, f"cannot prepare the match: {exc}", started)
     try:
         sessions = open_sessions(manifests, job.config, launcher=launcher)
-        store = SummaryStore(JsonLinesStore(job.match_dir))
+        store = JsonLinesStore(job.match_dir)
         result = live_match(job.config, sessions, store=store, out_dir=job.match_dir).run()
     except BotsNotReadyError as exc:
         return _failed(job, str(exc), started)
@@ -65,7 +63,7 @@ def play_match(job: MatchJob) -> MatchOutcome:
         return _failed(job, f"{type(exc).__name__}: {exc}", started)
     finally:
         launcher.close()
-    return _outcome(job, result, sessions, store.hands, started)
+    return _outcome(job, result, sessions, started)
 
 
 def _manifests(job: MatchJob) -> list[BotManifest]:
@@ -85,7 +83,6 @@ def _outcome(
     job: MatchJob,
     result: MatchResult,
     sessions: Sequence[tuple[str, BotSession]],
-    hands: Sequence[HandSummary],
     started: float,
 ) -> MatchOutcome:
     seats = []
@@ -131,10 +128,11 @@ def _outcome(
     return MatchOutcome(
         match_id=job.match_id,
         seats=tuple(seats),
-        hands=tuple(hands),
+        hands=result.hands,
         ended_reason=result.ended_reason,
         hands_path=f"{RunFolder.MATCHES}/{job.match_id}/{RunFolder.HISTORY}",
         duration_s=time.monotonic() - started,
+        estimator=result.estimator,
     )
 
 

@@ -64,10 +64,13 @@ def sample_outcome(
     bots: tuple[str, ...] = BOTS,
     hand_count: int | None = None,
     error: str | None = None,
+    estimator: str | None = None,
 ) -> MatchOutcome:
     """A match outcome with every field used: faults with and without examples, an example
     without a count, latency histograms, optional stacks. Deterministic in ``match_id``;
-    the hand count varies with it unless given."""
+    the hand count varies with it unless given. With ``estimator``, each hand carries
+    luck-adjusted results (floats whose text has many digits: a third of the net, plus a
+    tenth) and the outcome names the estimator."""
     number = int(match_id.lstrip("m") or 0)
     hand_count = 20 + (number * 37) % 90 if hand_count is None else hand_count
     hands = tuple(
@@ -77,6 +80,15 @@ def sample_outcome(
             nets=(hand - number, number - hand, *((0,) * (len(bots) - 2))),
             pot=2 * abs(hand - number),
             went_to_showdown=hand % 3 == 0,
+            adjusted=(
+                None
+                if estimator is None
+                else (
+                    (hand - number) / 3 + 0.1,
+                    (number - hand) / 3 - 0.1,
+                    *((0.0,) * (len(bots) - 2)),
+                )
+            ),
         )
         for hand in range(1, hand_count + 1)
     )
@@ -120,6 +132,7 @@ def sample_outcome(
         duration_s=0.5 + number / 8,
         error=error,
         extra={"deal_check": [number, 2], "note": None},
+        estimator=estimator,
     )
 
 
@@ -241,7 +254,7 @@ def test_a_database_of_another_schema_version_is_refused_naming_both_versions(
         assert raised.value.code == "schema_version"
         assert str(path) in message
         assert f"schema version {SCHEMA_VERSION + 1}" in message
-        assert f"reads version {SCHEMA_VERSION}" in message
+        assert f"reads versions 1 and {SCHEMA_VERSION}" in message
 
 
 def test_an_sqlite_database_of_another_program_is_refused(tmp_path: Path) -> None:

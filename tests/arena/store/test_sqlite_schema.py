@@ -32,6 +32,8 @@ _INT64 = st.integers(-(2**63), 2**63 - 1)
 _SMALL = st.integers(0, 10_000)
 _MS = st.floats(min_value=0, allow_nan=False)  # infinity included: a REAL holds it
 _TEXT = st.text(max_size=12)
+# Any finite float, subnormals and -0.0 included: each must come back as the same float.
+_ADJUSTED = st.floats(allow_nan=False, allow_infinity=False)
 _KINDS = st.sampled_from(["timeout", "invalid_reply", "crash", "hung", "stale_reply"])
 _JSON = st.recursive(
     st.none() | st.booleans() | _INT64 | st.floats(allow_nan=False, allow_infinity=False) | _TEXT,
@@ -73,6 +75,7 @@ def outcomes(draw: st.DrawFn) -> MatchOutcome:
     seat_indexes = sorted(draw(st.sets(st.integers(0, 9), max_size=4)))
     seat_count = len(seat_indexes)
     numbers = sorted(draw(st.sets(st.integers(1, 10**6), max_size=8)))
+    estimator = draw(st.none() | _TEXT)
     return MatchOutcome(
         match_id="m00000",
         seats=tuple(draw(seat_outcomes(index)) for index in seat_indexes),
@@ -83,6 +86,9 @@ def outcomes(draw: st.DrawFn) -> MatchOutcome:
                 nets=tuple(draw(st.lists(_INT64, min_size=seat_count, max_size=seat_count))),
                 pot=draw(_SMALL),
                 went_to_showdown=draw(st.booleans()),
+                adjusted=None
+                if estimator is None
+                else tuple(draw(st.lists(_ADJUSTED, min_size=seat_count, max_size=seat_count))),
             )
             for number in numbers
         ),
@@ -91,6 +97,7 @@ def outcomes(draw: st.DrawFn) -> MatchOutcome:
         duration_s=draw(st.floats(min_value=0, allow_nan=False, allow_infinity=False)),
         error=draw(st.none() | _TEXT),
         extra=draw(st.dictionaries(_TEXT, _JSON, max_size=3)),
+        estimator=estimator,
     )
 
 
@@ -138,13 +145,14 @@ def test_the_documents_example_queries_run_and_find_the_recorded_rows(tmp_path: 
     path = tmp_path / "r.db"
     with ResultsDatabase(path) as db:
         tournament = planned(db, 2)
-        db.record_match(tournament.id, sample_outcome("m00000", hand_count=10))
+        db.record_match(tournament.id, sample_outcome("m00000", hand_count=10, estimator="e/1"))
         db.record_match(tournament.id, sample_outcome("m00001", bots=("beta", "alpha")))
     queries = re.findall(r"```sql\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.S)
-    assert len(queries) == 2
+    assert len(queries) == 3
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as connection:
         by_bot = connection.execute(queries[0]).fetchall()
-        timeouts = connection.execute(queries[1]).fetchall()
+        luck = connection.execute(queries[1]).fetchall()
+        timeouts = connection.execute(queries[2]).fetchall()
     connection.close()
     # Hand h of match m00000 nets h for alpha; match m00001 (57 hands) nets h - 1 for beta.
     alpha = sum(range(1, 11)) + sum(1 - h for h in range(1, 58))
@@ -152,6 +160,8 @@ def test_the_documents_example_queries_run_and_find_the_recorded_rows(tmp_path: 
         "alpha": (67, alpha),
         "beta": (67, -alpha),
     }
+    # Only m00000 ran the estimator: alpha nets h in hand h (big blind 20), adjusted h/3 + 0.1.
+    assert luck == [("alpha", 10, 27.5, 9.67), ("beta", 10, -27.5, -9.67)]
     assert sorted(timeouts) == [
         ("m00000", "alpha", 2, 3, "no reply in 5000 ms"),
         ("m00001", "beta", 2, 3, "no reply in 5000 ms"),
