@@ -3,13 +3,21 @@
 The use case is :func:`arena.match.host.host_match`; this module reads the flags and
 prints. A bot whose build failed cannot start: the match is refused (exit code 2) unless
 ``--allow-absent`` lets it sit out.
+
+After the results, :func:`score_table` gives each bot's result in mbb/hand with its 95%
+interval over the hands: raw and, when the luck estimator ran, luck-adjusted, with the luck
+between them (raw - adjusted). Raw is always shown.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 from pathlib import Path
 from typing import TextIO
+
+from rich.table import Table
+from rich.text import Text
 
 from arena.commands.common import (
     check_out_dir,
@@ -21,14 +29,19 @@ from arena.commands.common import (
 from arena.commands.report import report_after_run
 from arena.match import host
 from arena.match.config import MAX_SEATS, MIN_SEATS
+from arena.match.console import make_console
 from arena.match.host import BuildFailedError
 from arena.match.log import configure_logging
 from arena.match.progress import Progress
 from arena.match.readiness import BotsNotReadyError
+from arena.match.results import MatchResult
 from arena.settings import UsageError, add_groups, given, group
 from arena.settings.match import match_config
+from arena.stats.intervals import Estimate, estimate
+from arena.stats.units import mbb
+from protocol.inert import inert_text
 
-__all__ = ["DEFAULT_HAND_COUNT", "DESCRIPTION", "GROUPS", "add_arguments", "run"]
+__all__ = ["DEFAULT_HAND_COUNT", "DESCRIPTION", "GROUPS", "add_arguments", "run", "score_table"]
 
 #: Hands of a match when --hands is not given (and it is not a freezeout).
 DEFAULT_HAND_COUNT = 100
@@ -84,6 +97,66 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         remove_logging()
         launcher.close()
     print_match_end(result, folder, out, speed=True)
+    out.write(score_table(result, score=str(config.score)) + "\n")
     if not args.no_report:
         report_after_run(folder.path, out)
     return 0
+
+
+def score_table(result: MatchResult, *, score: str) -> str:
+    """Each bot's result in mbb/hand ± its 95% interval over the hands it was dealt: raw,
+    and with the luck estimator adjusted and the luck (raw - adjusted); a first line names
+    what the match was measured by (``score``) and the estimator. Plain text at its natural
+    width, as the results table.
+
+    >>> from arena.match.results import PlayerResult
+    >>> from arena.store.outcome import HandSummary
+    >>> hands = tuple(HandSummary(n, 2, (s, -s), adjusted=(s / 4, -s / 4))
+    ...               for n, s in enumerate((4, -2, 6, 0), start=1))
+    >>> players = (PlayerResult("p0", "ann", 0, 4, 8, 4.0),
+    ...            PlayerResult("p1", "bob", 1, 4, -8, -4.0))
+    >>> result = MatchResult("m", 1, "hands", 4, players, estimator="e/1", hands=hands)
+    >>> print(score_table(result, score="adjusted"))
+    mbb/hand ± 95% interval over the hands; score adjusted; luck estimator e/1
+    ┏━━━━━┳━━━━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━┓
+    ┃ bot ┃          raw ┃   adjusted ┃ luck ┃
+    ┡━━━━━╇━━━━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━┩
+    │ ann │ +1000 ± 2905 │ +250 ± 726 │ +750 │
+    │ bob │ -1000 ± 2905 │ -250 ± 726 │ -750 │
+    └─────┴──────────────┴────────────┴──────┘
+    """
+    has_luck = result.estimator is not None and all(h.adjusted is not None for h in result.hands)
+    table = Table()
+    table.add_column("bot")
+    table.add_column("raw", justify="right")
+    if has_luck:
+        table.add_column("adjusted", justify="right")
+        table.add_column("luck", justify="right")
+    for player in result.ranked():
+        # The hands the seat was dealt: all of them, or those up to its elimination.
+        last = player.eliminated_in_hand
+        hands = [
+            hand
+            for hand in result.hands
+            if hand.big_blind > 0 and (last is None or hand.hand_number <= last)
+        ]
+        index = player.seat_index
+        raw = estimate([mbb(hand.nets[index], hand.big_blind) for hand in hands])
+        row = [inert_text(player.name), _interval(raw)]
+        if has_luck:
+            adjusted = estimate(
+                [1000.0 * (hand.adjusted or ())[index] / hand.big_blind for hand in hands]
+            )
+            row += [_interval(adjusted), f"{raw.mean - adjusted.mean:+.0f}"]
+        table.add_row(*(Text(cell) for cell in row))
+    text = io.StringIO()
+    make_console(text, terminal=False).print(table)
+    about = f"luck estimator {result.estimator}" if has_luck else "luck estimator off"
+    lines = [f"mbb/hand ± 95% interval over the hands; score {score}; {about}"]
+    return "\n".join(lines + [line.rstrip() for line in text.getvalue().splitlines()])
+
+
+def _interval(value: Estimate) -> str:
+    """``+120 ± 35`` (``± -`` while the spread is unknown: fewer than two hands)."""
+    half = value.half_width
+    return f"{value.mean:+.0f} ± {half:.0f}" if half != float("inf") else f"{value.mean:+.0f} ± -"
