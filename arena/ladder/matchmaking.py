@@ -1,0 +1,371 @@
+"""Matchmaking: which game the ladder plays next, as a pure function of its state.
+
+Theory of operation. A worker that is free asks :func:`next_game` for a pairing; the state
+it passes holds the active bot versions (with their teams and game counts), the last
+fitted :class:`~arena.ladder.ratings.Standings`, the games in flight and the teams'
+pending requests. The first tier that has an eligible game wins:
+
+1. **Version tests**: a team's "is my new version better?" test plays its candidate
+   against the team's active version until the sequential test decides.
+2. **Unranked test games** a team asked for against a chosen opponent, at most
+   ``test_games_per_window`` started per team in any ``test_window_s`` seconds.
+3. **Placement**: a version with fewer than ``placement_games`` rated games plays a spread
+   of opponents (the middle of the ladder first, then the quartiles, then the eighths...),
+   so one placement game already places it roughly and a handful give a first rating.
+4. **Floor**: a version that has not started a game for ``floor_interval`` games (an even
+   share of games would be one in ``n / 2``; the floor is ``floor_share`` of that) plays
+   its most useful neighbour, so every active bot keeps playing.
+5. **Uncertainty**: of the pairs of neighbours in the standings, the one where one more
+   game does the most for the ranking: the chance that the pair's order is wrong times
+   the share of the variance of their difference that one more game removes,
+   ``P(wrong) * w V / (1 + w V)`` (``V`` the variance of the difference, ``w`` the
+   inverse of one game's variance; the second factor is the exact rank-one update of the
+   fit's information, large for a pair that played little, small for one that played a
+   lot). Games in flight count as already played in ``V``, so ten workers asking at once
+   spread over ten pairs instead of piling onto one.
+
+Every tier respects the cap: a team has at most ``team_cap`` games in flight (a game counts
+for both its teams), so a team with many versions or requests cannot starve the others.
+Ties are broken by the ``random.Random`` passed in; nothing else is random, so the same
+state and seed give the same pairing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from statistics import NormalDist
+from typing import Any
+
+from arena.ladder.ratings import Standings
+
+__all__ = [
+    "Entrant",
+    "GameKind",
+    "LadderState",
+    "MatchmakingSettings",
+    "Pairing",
+    "TestRequest",
+    "next_game",
+    "placement_fractions",
+]
+
+_NORMAL = NormalDist()
+
+
+class GameKind(StrEnum):
+    """Why a game was scheduled (the tiers of the module docstring)."""
+
+    VERSION_TEST = "version_test"
+    TEST = "test"
+    PLACEMENT = "placement"
+    FLOOR = "floor"
+    UNCERTAINTY = "uncertainty"
+
+    @property
+    def is_rated(self) -> bool:
+        """True when the game's result moves the ladder."""
+        return self in (GameKind.PLACEMENT, GameKind.FLOOR, GameKind.UNCERTAINTY)
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """A game to play (or in flight): two bot versions, why, and a reason to show.
+
+    >>> Pairing("ann-v1", "bob-v3", GameKind.PLACEMENT, "placement 2 of 5").is_rated
+    True
+    """
+
+    first: str
+    second: str
+    kind: GameKind
+    reason: str = ""
+
+    @property
+    def is_rated(self) -> bool:
+        """True when the game's result moves the ladder."""
+        return self.kind.is_rated
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        """The two names, sorted."""
+        return (self.first, self.second) if self.first < self.second else (self.second, self.first)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form."""
+        return {
+            "first": self.first,
+            "second": self.second,
+            "kind": str(self.kind),
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """An active bot version on the ladder: its team, its finished rated games and the
+    ladder's game number when it last started one (None: never)."""
+
+    bot: str
+    team: str
+    game_count: int = 0
+    last_game_number: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TestRequest:
+    """A team's pending request: a version test (``kind`` VERSION_TEST, ``bot`` the
+    candidate, ``opponent`` the team's active version, played until decided) or unranked
+    test games (``kind`` TEST, ``games_left`` still to start)."""
+
+    team: str
+    bot: str
+    opponent: str
+    kind: GameKind = GameKind.TEST
+    games_left: int = 1
+
+    def __post_init__(self) -> None:
+        if self.kind not in (GameKind.VERSION_TEST, GameKind.TEST):
+            raise ValueError(f"a request is a version test or a test game, got {self.kind!r}")
+        if self.bot == self.opponent:
+            raise ValueError(f"a request needs two bot versions, got {self.bot!r} twice")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchmakingSettings:
+    """The rule's knobs (module docstring). A bad value raises ``ValueError`` naming it."""
+
+    placement_games: int = 5
+    floor_share: float = 0.25
+    team_cap: int = 4
+    test_games_per_window: int = 10
+    test_window_s: float = 3600.0
+    place_weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("placement_games", "team_cap", "test_games_per_window"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{name} must be an integer of 0 or more, got {value!r}")
+        if self.team_cap < 1:
+            raise ValueError(f"team_cap must be 1 or more, got {self.team_cap!r}")
+        if not 0.0 < self.floor_share <= 1.0:
+            raise ValueError(f"floor_share must be in (0, 1], got {self.floor_share!r}")
+        if not 0.0 < self.test_window_s < math.inf:
+            raise ValueError(f"test_window_s must be a positive number, got {self.test_window_s!r}")
+
+    def floor_interval(self, entrant_count: int) -> int:
+        """The games after which a version that started none is owed one.
+
+        >>> MatchmakingSettings(floor_share=0.25).floor_interval(50)
+        100
+        """
+        return max(1, math.ceil(entrant_count / (2.0 * self.floor_share)))
+
+
+@dataclass(frozen=True, slots=True)
+class LadderState:
+    """What matchmaking reads: the active versions, the last fit, the games in flight, the
+    pending requests, the games started so far, the time (seconds, any epoch) and each
+    team's start times of its recent unranked test games."""
+
+    entrants: tuple[Entrant, ...]
+    standings: Standings
+    in_flight: tuple[Pairing, ...] = ()
+    requests: tuple[TestRequest, ...] = ()
+    game_number: int = 0
+    now_s: float = 0.0
+    recent_test_starts: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+
+
+def next_game(
+    state: LadderState, settings: MatchmakingSettings, rng: random.Random
+) -> Pairing | None:
+    """The next game to play, or None when every possible game is held by the cap."""
+    return _Matchmaker(state, settings, rng).choose()
+
+
+def placement_fractions() -> Iterator[float]:
+    """Where on the ladder (0 the top, 1 the bottom) the placement games' opponents sit,
+    in order: the middle, then the quartiles, the eighths...
+
+    >>> import itertools
+    >>> list(itertools.islice(placement_fractions(), 7))
+    [0.5, 0.25, 0.75, 0.125, 0.375, 0.625, 0.875]
+    """
+    denominator = 2
+    while True:
+        for numerator in range(1, denominator, 2):
+            yield numerator / denominator
+        denominator *= 2
+
+
+class _Matchmaker:
+    """One decision: the state indexed once, then the tiers in order."""
+
+    def __init__(self, state: LadderState, settings: MatchmakingSettings, rng: random.Random):
+        self.state = state
+        self.settings = settings
+        self.rng = rng
+        self.team = {entrant.bot: entrant.team for entrant in state.entrants}
+        for request in state.requests:
+            self.team.setdefault(request.bot, request.team)
+            self.team.setdefault(request.opponent, request.team)
+        self._priorities: list[tuple[float, str, str]] | None = None
+        self.busy: Counter[str] = Counter()
+        self.pair_in_flight: Counter[tuple[str, str]] = Counter()
+        self.bot_in_flight: Counter[str] = Counter()
+        for game in state.in_flight:
+            for team in {
+                self.team.get(game.first, game.first),
+                self.team.get(game.second, game.second),
+            }:
+                self.busy[team] += 1
+            self.pair_in_flight[game.pair] += 1
+            if game.is_rated:
+                self.bot_in_flight[game.first] += 1
+                self.bot_in_flight[game.second] += 1
+
+    def choose(self) -> Pairing | None:
+        for tier in (self._requested, self._placement, self._floor, self._uncertainty):
+            pairing = tier()
+            if pairing is not None:
+                return pairing
+        return None
+
+    def _free(self, first: str, second: str) -> bool:
+        """True when both teams are under the cap (one team counted once)."""
+        teams = {self.team[first], self.team[second]}
+        return all(self.busy[team] < self.settings.team_cap for team in teams)
+
+    # -- tiers ---------------------------------------------------------------------------------
+
+    def _requested(self) -> Pairing | None:
+        for kind in (GameKind.VERSION_TEST, GameKind.TEST):
+            for request in self.state.requests:
+                if request.kind is not kind or not self._free(request.bot, request.opponent):
+                    continue
+                if kind is GameKind.TEST and not self._test_allowed(request):
+                    continue
+                reason = (
+                    f"is {request.bot} better than {request.opponent}?"
+                    if kind is GameKind.VERSION_TEST
+                    else f"test game asked by {request.team}"
+                )
+                return Pairing(request.bot, request.opponent, kind, reason)
+        return None
+
+    def _test_allowed(self, request: TestRequest) -> bool:
+        if request.games_left <= 0:
+            return False
+        since = self.state.now_s - self.settings.test_window_s
+        starts = self.state.recent_test_starts.get(request.team, ())
+        return sum(1 for start in starts if start > since) < self.settings.test_games_per_window
+
+    def _played(self, entrant: Entrant) -> int:
+        """Rated games finished or in flight."""
+        return entrant.game_count + self.bot_in_flight[entrant.bot]
+
+    def _placement(self) -> Pairing | None:
+        needed = self.settings.placement_games
+        placed = [e.bot for e in self.state.entrants if e.game_count >= needed]
+        ladder = [bot for bot in self.state.standings.order if bot in set(placed)]
+        for entrant in self.state.entrants:
+            count = self._played(entrant)
+            if count >= needed:
+                continue
+            # Bootstrapping (nobody placed yet): the other versions are the ladder.
+            others = ladder or [e.bot for e in self.state.entrants if e.bot in self.state.standings]
+            others = [bot for bot in others if self.team[bot] != entrant.team]
+            opponent = self._placement_opponent(entrant.bot, others, count)
+            if opponent is not None:
+                reason = f"placement {count + 1} of {needed}"
+                return Pairing(entrant.bot, opponent, GameKind.PLACEMENT, reason)
+        return None
+
+    def _placement_opponent(self, bot: str, ladder: Sequence[str], count: int) -> str | None:
+        """The opponent at the ``count``-th placement fraction, or the nearest free one."""
+        if not ladder or bot not in self.state.standings:
+            return None
+        fraction = next(itertools.islice(placement_fractions(), count, None))
+        target = round(fraction * (len(ladder) - 1))
+        by_distance = sorted(range(len(ladder)), key=lambda index: (abs(index - target), index))
+        for index in by_distance:
+            opponent = ladder[index]
+            if self.pair_in_flight[_sorted(bot, opponent)] == 0 and self._free(bot, opponent):
+                return opponent
+        return None
+
+    def _floor(self) -> Pairing | None:
+        interval = self.settings.floor_interval(len(self.state.entrants))
+        overdue = []
+        for entrant in self.state.entrants:
+            if self.bot_in_flight[entrant.bot] or entrant.last_game_number is None:
+                continue  # playing now, or still placing (placement comes first)
+            waited = self.state.game_number - entrant.last_game_number
+            if waited >= interval:
+                overdue.append((-waited, entrant.bot))
+        for waited, bot in sorted(overdue):
+            candidates = [c for c in self._neighbour_priorities() if bot in c[1:]]
+            for _priority, first, second in sorted(candidates, reverse=True):
+                if self._free(first, second):
+                    return Pairing(
+                        bot,
+                        second if first == bot else first,
+                        GameKind.FLOOR,
+                        f"floor: {bot} started no game in the last {-waited}",
+                    )
+        return None
+
+    def _uncertainty(self) -> Pairing | None:
+        best: list[tuple[str, str]] = []
+        best_priority = -1.0
+        for priority, first, second in self._neighbour_priorities():
+            if priority < best_priority or not self._free(first, second):
+                continue
+            if priority > best_priority:
+                best, best_priority = [], priority
+            best.append((first, second))
+        if not best:
+            return None
+        first, second = best[self.rng.randrange(len(best))] if len(best) > 1 else best[0]
+        reason = f"order uncertain (priority {best_priority:.3g})"
+        return Pairing(first, second, GameKind.UNCERTAINTY, reason)
+
+    def _neighbour_priorities(self) -> list[tuple[float, str, str]]:
+        """Each pair of neighbours in the standings (active, placed versions of different
+        teams): ``P(order wrong) * w V / (1 + w V)``, games in flight counted as played."""
+        if self._priorities is not None:
+            return self._priorities
+        standings = self.state.standings
+        active = {
+            e.bot for e in self.state.entrants if e.game_count >= self.settings.placement_games
+        }
+        order = [bot for bot in standings.order if bot in active]
+        weight = 1.0 / standings.game_sd**2
+        priorities = []
+        for place, (first, second) in enumerate(itertools.pairwise(order), start=1):
+            if self.team[first] == self.team[second]:
+                continue
+            variance = standings.difference_variance(first, second)
+            if variance <= 0.0:
+                continue
+            wrong = _NORMAL.cdf(
+                -abs(standings.strength(first) - standings.strength(second)) / math.sqrt(variance)
+            )
+            pending = self.pair_in_flight[_sorted(first, second)]
+            effective = variance / (1.0 + pending * weight * variance)
+            gain = weight * effective / (1.0 + weight * effective)
+            importance = place**-self.settings.place_weight
+            priorities.append((importance * wrong * gain, first, second))
+        self._priorities = priorities
+        return priorities
+
+
+def _sorted(first: str, second: str) -> tuple[str, str]:
+    return (first, second) if first < second else (second, first)

@@ -1,0 +1,128 @@
+""" "Is my new version better?": a sequential test of a team's candidate version against its
+active one, and the rule that makes the candidate active by itself.
+
+The candidate plays duplicate games against the team's active version (unrated: the test
+moves no rating). Each game's luck-adjusted mbb/hand for the candidate is one observation
+of :class:`arena.stats.sprt.Sprt`: H0 "no better" (``mbb0``, 0 by default) against H1
+"better by ``mbb1``" (a margin worth switching for). After each game the log-likelihood
+ratio is compared with Wald's bounds: at the upper one the candidate is better, at the
+lower one it is not, in between the games go on. The state keeps the ratio after every game
+so a page can draw it climbing towards its bounds.
+
+Before ``min_games`` games no verdict is given (the ratio is still shown): the test reads
+the spread from the games themselves, and two games that happen to agree would make the
+ratio leap past a bound.
+
+>>> from arena.ladder.games import GameResult
+>>> test = PromotionTest("ann-v3", "ann-v2", min_games=3)
+>>> games = [GameResult("ann-v3", "ann-v2", m, m, 200) for m in (80.0, 40.0, 60.0)]
+>>> state = test.state(games)
+>>> state.verdict, len(state.llr_history), round(state.upper_bound, 2)
+(<Verdict.BETTER: 'better'>, 3, 2.94)
+>>> should_activate(state, auto_activate=True)
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from arena.ladder.games import GameResult
+from arena.stats.sprt import Sprt, SprtResult
+
+__all__ = ["PromotionState", "PromotionTest", "Verdict", "should_activate"]
+
+
+class Verdict(StrEnum):
+    """Where a promotion test stands."""
+
+    BETTER = "better"
+    NOT_BETTER = "not_better"
+    CONTINUE = "continue"
+
+
+@dataclass(frozen=True, slots=True)
+class PromotionState:
+    """A test after its games: the verdict, the SPRT's state and the ratio after each game."""
+
+    candidate: str
+    incumbent: str
+    verdict: Verdict
+    result: SprtResult
+    llr_history: tuple[float, ...]
+
+    @property
+    def lower_bound(self) -> float:
+        """Accept "not better" at or below this log-likelihood ratio."""
+        return self.result.lower_bound
+
+    @property
+    def upper_bound(self) -> float:
+        """Accept "better" at or above this log-likelihood ratio."""
+        return self.result.upper_bound
+
+    @property
+    def game_count(self) -> int:
+        """The games played so far."""
+        return self.result.n
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form; an infinite ratio is written ``"inf"`` or ``"-inf"``."""
+        return {
+            "candidate": self.candidate,
+            "incumbent": self.incumbent,
+            "verdict": str(self.verdict),
+            "sprt": self.result.to_dict(),
+            "llr_history": [
+                value if math.isfinite(value) else str(value) for value in self.llr_history
+            ],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PromotionTest:
+    """The test of ``candidate`` against ``incumbent`` (its team's active version). A bad
+    argument raises ``ValueError`` naming it."""
+
+    candidate: str
+    incumbent: str
+    sprt: Sprt = field(default_factory=lambda: Sprt(0.0, 20.0))
+    min_games: int = 10
+
+    def __post_init__(self) -> None:
+        if self.candidate == self.incumbent:
+            raise ValueError(f"a version cannot be tested against itself ({self.candidate!r})")
+        count = self.min_games
+        if not isinstance(count, int) or isinstance(count, bool) or count < 2:
+            raise ValueError(f"min_games must be an integer of 2 or more, got {count!r}")
+
+    def scores(self, games: Iterable[GameResult]) -> list[float]:
+        """The candidate's luck-adjusted mbb/hand in each game against the incumbent, in
+        the order given (games of other pairs are left out)."""
+        pair = {self.candidate, self.incumbent}
+        return [
+            game.score_for(self.candidate) for game in games if {game.first, game.second} == pair
+        ]
+
+    def state(self, games: Iterable[GameResult]) -> PromotionState:
+        """The test after ``games`` (any games: those of the pair are read)."""
+        scores = self.scores(games)
+        history = tuple(self.sprt.llr(scores[:count]) for count in range(1, len(scores) + 1))
+        result = self.sprt.decide(scores)
+        verdict = Verdict.CONTINUE
+        if len(scores) >= self.min_games:
+            if result.status == "H1":
+                verdict = Verdict.BETTER
+            elif result.status == "H0":
+                verdict = Verdict.NOT_BETTER
+        return PromotionState(self.candidate, self.incumbent, verdict, result, history)
+
+
+def should_activate(state: PromotionState, *, auto_activate: bool) -> bool:
+    """True when the candidate becomes its team's active version by itself: the team
+    asked for it (its ``auto_activate`` setting) and the test found it better."""
+    return auto_activate and state.verdict is Verdict.BETTER

@@ -1,0 +1,259 @@
+"""The ladder's ratings: one strength per bot version, fitted to every pair's results, each
+with its interval, and the chance that a bot is really above the next.
+
+Theory of operation. The model is additive: a bot ``a`` has a strength ``s_a`` in mbb/hand
+and the expected score of ``a`` against ``b`` is ``s_a - s_b``. Each pair that played gives
+its mean score (luck-adjusted mbb/hand over its games) and that mean's variance; the
+strengths are the weighted least-squares fit of all the pairs' means, each weighed by the
+inverse of its variance, so a pair that played many games counts more, and a bot is rated
+even against opponents it never met (through the ones they both met). Three choices:
+
+* The margin counts, not only who won: a pair's mean in mbb/hand carries far more
+  information per game than a win or a loss (Elo's input), and it is what poker is scored by.
+* A pair's variance is its sample variance shrunk towards the variance pooled over all
+  pairs (as if ``variance_prior_games`` more games had the pooled spread): two games that
+  happen to agree do not make a pair look certain.
+* A weak normal prior on each strength (mean 0, standard deviation ``prior_sd_mbb``) keeps
+  the fit defined when the results do not connect every bot (a new version with no game
+  yet: strength 0, a very wide interval). With it the strengths sum to 0 exactly: a
+  strength is the expected score against the field's average bot.
+
+The fit solves ``M s = b`` with ``M = sum over pairs of w (e_a - e_b)(e_a - e_b)^T + I /
+prior_sd^2`` and ``b = sum of w * mean * (e_a - e_b)``; the strengths' covariance is
+``M^-1`` less the prior's shift of all of them together (the strengths sum to 0). The
+interval of a strength is ``s +- z * sd`` (normal quantile), and the chance
+that ``a`` is really above ``b`` is ``Phi((s_a - s_b) / sqrt(Var(s_a - s_b)))`` with the
+covariance (the two estimates are correlated when they share opponents).
+
+>>> from arena.ladder.games import GameResult, pair_records
+>>> games = [GameResult("ann", "bob", m, m, 200) for m in (90.0, 110.0, 100.0)]
+>>> standings = fit(pair_records(games))
+>>> [(r.bot, round(r.strength, 1)) for r in standings.ratings]
+[('ann', 50.0), ('bob', -50.0)]
+>>> round(standings.chance_above("ann", "bob"), 3)
+1.0
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from statistics import NormalDist
+from typing import Any
+
+from arena.ladder._linalg import inverse
+from arena.ladder.games import PairRecord
+from arena.stats.intervals import Estimate
+
+__all__ = ["FitSettings", "Rating", "Standings", "fit"]
+
+_NORMAL = NormalDist()
+
+
+@dataclass(frozen=True, slots=True)
+class FitSettings:
+    """How the strengths are fitted (see the module docstring). A bad value raises
+    ``ValueError`` naming it."""
+
+    confidence: float = 0.95
+    prior_sd_mbb: float = 1000.0
+    variance_prior_games: float = 4.0
+    #: The spread of one game's score before any pair has two games to measure it by.
+    fallback_game_sd_mbb: float = 1000.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.confidence < 1.0:
+            raise ValueError(f"confidence must be between 0 and 1, got {self.confidence!r}")
+        for name in ("prior_sd_mbb", "fallback_game_sd_mbb"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and 0.0 < value < math.inf):
+                raise ValueError(f"{name} must be a positive number of mbb/hand, got {value!r}")
+        value = self.variance_prior_games
+        if not (isinstance(value, int | float) and 0.0 <= value < math.inf):
+            raise ValueError(f"variance_prior_games must be 0 or more, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    """One bot's fitted strength in mbb/hand against the field's average, its standard
+    error and interval, its rated games, and its place (1 the best).
+
+    >>> Rating("ann", 1, 40.0, 10.0, 20.4, 59.6, 12).to_dict()["low"]
+    20.4
+    """
+
+    bot: str
+    place: int
+    strength: float
+    sd: float
+    low: float
+    high: float
+    game_count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form."""
+        return {
+            "bot": self.bot,
+            "place": self.place,
+            "strength": self.strength,
+            "sd": self.sd,
+            "low": self.low,
+            "high": self.high,
+            "game_count": self.game_count,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Standings:
+    """The fitted ratings, best first, with the covariance of the strengths (for the chance
+    that one bot is above another) and the pooled spread of one game's score."""
+
+    ratings: tuple[Rating, ...]
+    game_sd: float
+    confidence: float
+    _index: Mapping[str, int] = field(repr=False)
+    _covariance: tuple[tuple[float, ...], ...] = field(repr=False)
+    _strengths: tuple[float, ...] = field(repr=False)
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """The bots' names, best first."""
+        return tuple(rating.bot for rating in self.ratings)
+
+    def rating(self, bot: str) -> Rating:
+        """The rating of ``bot``; a bot not fitted raises ``KeyError`` naming it."""
+        self._position(bot)
+        return next(rating for rating in self.ratings if rating.bot == bot)
+
+    def __contains__(self, bot: object) -> bool:
+        return bot in self._index
+
+    def difference_variance(self, first: str, second: str) -> float:
+        """``Var(s_first - s_second)`` from the covariance of the fit."""
+        i, j = self._position(first), self._position(second)
+        covariance = self._covariance
+        return max(covariance[i][i] + covariance[j][j] - 2.0 * covariance[i][j], 0.0)
+
+    def chance_above(self, first: str, second: str) -> float:
+        """The chance that ``first`` is really stronger than ``second`` (normal
+        approximation on the difference of their strengths)."""
+        difference = self.strength(first) - self.strength(second)
+        variance = self.difference_variance(first, second)
+        if variance == 0.0:
+            return 0.5 if difference == 0.0 else float(difference > 0.0)
+        return _NORMAL.cdf(difference / math.sqrt(variance))
+
+    def chances_above_next(self) -> tuple[float, ...]:
+        """For each place but the last, the chance that its bot is really above the next."""
+        order = self.order
+        return tuple(self.chance_above(a, b) for a, b in itertools.pairwise(order))
+
+    def strength(self, bot: str) -> float:
+        """The fitted strength of ``bot`` in mbb/hand."""
+        return self._strengths[self._position(bot)]
+
+    def _position(self, bot: str) -> int:
+        """The row of ``bot`` in the covariance (rows in name order, not place order)."""
+        try:
+            return self._index[bot]
+        except KeyError:
+            raise KeyError(f"bot {bot!r} is not in the standings") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form: the ratings and the chance each is above the next."""
+        chances = self.chances_above_next()
+        return {
+            "confidence": self.confidence,
+            "game_sd": self.game_sd,
+            "ratings": [
+                {
+                    **rating.to_dict(),
+                    "chance_above_next": chances[index] if index < len(chances) else None,
+                }
+                for index, rating in enumerate(self.ratings)
+            ],
+        }
+
+
+def fit(
+    records: Mapping[tuple[str, str], PairRecord],
+    bots: Iterable[str] = (),
+    settings: FitSettings | None = None,
+) -> Standings:
+    """The strengths of every bot of ``records`` and of ``bots`` (those without a game get
+    strength 0 and the prior's interval), fitted as the module docstring says."""
+    settings = settings or FitSettings()
+    names = sorted(set(bots).union(*((record.first, record.second) for record in records.values())))
+    index = {name: position for position, name in enumerate(names)}
+    size = len(names)
+    summaries = {key: record.adjusted_estimate() for key, record in records.items()}
+    pooled = _pooled_variance(summaries.values(), settings)
+    ridge = 1.0 / settings.prior_sd_mbb**2
+    matrix = [[0.0] * size for _ in range(size)]
+    for position in range(size):
+        matrix[position][position] = ridge
+    target = [0.0] * size
+    games = [0] * size
+    for key, record in records.items():
+        count = record.game_count
+        summary = summaries[key]
+        variance = _shrunk_variance(summary.stdev**2, count, pooled, settings)
+        weight = count / variance
+        i, j = index[record.first], index[record.second]
+        matrix[i][i] += weight
+        matrix[j][j] += weight
+        matrix[i][j] -= weight
+        matrix[j][i] -= weight
+        target[i] += weight * summary.mean
+        target[j] -= weight * summary.mean
+        games[i] += count
+        games[j] += count
+    covariance = inverse(matrix)
+    # The strengths sum to 0 exactly (the targets do), so their covariance is the one of
+    # the fit projected on that constraint: the prior's common shift of every strength,
+    # which says nothing about a bot against the field, is taken out.
+    common = settings.prior_sd_mbb**2 / size if size else 0.0
+    covariance = [[value - common for value in row] for row in covariance]
+    strengths = [math.fsum(row[k] * target[k] for k in range(size)) for row in covariance]
+    z = _NORMAL.inv_cdf(1.0 - (1.0 - settings.confidence) / 2.0)
+    ranked = sorted(range(size), key=lambda k: (-strengths[k], names[k]))
+    ratings = []
+    for place, k in enumerate(ranked, start=1):
+        sd = math.sqrt(max(covariance[k][k], 0.0))
+        strength = strengths[k]
+        ratings.append(
+            Rating(names[k], place, strength, sd, strength - z * sd, strength + z * sd, games[k])
+        )
+    return Standings(
+        ratings=tuple(ratings),
+        game_sd=math.sqrt(pooled),
+        confidence=settings.confidence,
+        _index=index,
+        _covariance=tuple(tuple(row) for row in covariance),
+        _strengths=tuple(strengths),
+    )
+
+
+def _pooled_variance(summaries: Iterable[Estimate], settings: FitSettings) -> float:
+    """The variance of one game's score pooled over the pairs with two games or more."""
+    squares = 0.0
+    freedom = 0
+    for summary in summaries:
+        if summary.n >= 2:
+            squares += summary.stdev**2 * (summary.n - 1)
+            freedom += summary.n - 1
+    if freedom == 0 or squares == 0.0:
+        return float(settings.fallback_game_sd_mbb) ** 2
+    return squares / freedom
+
+
+def _shrunk_variance(variance: float, count: int, pooled: float, settings: FitSettings) -> float:
+    """A pair's variance of one game, shrunk towards the pooled one."""
+    prior = settings.variance_prior_games
+    freedom = count - 1
+    if freedom + prior == 0.0:
+        return pooled
+    shrunk = (prior * pooled + freedom * variance) / (prior + freedom)
+    return shrunk if shrunk > 0.0 else pooled

@@ -1,0 +1,275 @@
+"""How fast the ladder's ranking converges, and how long a matchmaking decision takes.
+
+Run: ``.venv/bin/python bench/bench_ladder.py`` (default: 10 and 50 bots, 5 seeds, under a
+minute); ``--bots 10 50 200 --seeds 5`` for the full table (minutes: a rating fit of 200
+bots takes about half a second); ``--scale-bots`` for the scale test's size.
+
+1. Convergence (pure ladder logic, no processes). Bots of known strength: ``n`` bots whose
+   strengths (mbb/hand against the field's average) are the normal quantiles
+   ``200 * Phi^-1((n - i - 0.5) / n)``, so the top is spread out as on real ladders (for
+   200 bots the top gaps are 76, 38 and 26 mbb/hand). A game is one duplicate unit of 100
+   deals played both ways (200 hands); its luck-adjusted score is drawn from a normal with
+   the true difference as mean and ``--game-sd`` (150 mbb/hand: a duplicate deal's
+   luck-adjusted spread of about 1,500 mbb over 100 deals). Every ``batch`` games (10, or
+   ``n / 2`` for bigger ladders: the workers' games between two fits) the ratings are
+   refitted; the run stops when the fit's top 3 are the true top 3 and the fit is 95% sure
+   of them (the product of the chances that 1st > 2nd, 2nd > 3rd and 3rd > 4th is 0.95 or
+   more). A claim of 95% on a wrong top 3 is counted and the run goes on. Two pairings
+   are compared on the same seeds: the ladder's matchmaking (placement, floor,
+   uncertainty; every bot its own team) and uniformly random pairs. Reported: median hands
+   to converge, the ratio (target: the ladder needs at least 2x fewer), wrong claims.
+2. Scale: 1,000 bots, 10 workers. Standings are fitted once from a synthetic history (the
+   fit of 1,000 bots is not per game: its time is printed apart), then each of 2,000
+   decisions is timed: ten games in flight, the oldest finishes, :func:`next_game` picks
+   the next (target: under 10 ms a decision). The worker's own overhead per game against
+   ``arena tournament`` needs the server's worker: not measured here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from statistics import NormalDist
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.ladder.games import GameResult, pair_records  # noqa: E402
+from arena.ladder.matchmaking import (  # noqa: E402
+    Entrant,
+    LadderState,
+    MatchmakingSettings,
+    Pairing,
+    next_game,
+)
+from arena.ladder.ratings import Standings, fit  # noqa: E402
+
+HANDS_PER_GAME = 200
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One convergence run: hands until converged (None: not within the budget), wrong claims."""
+
+    hands: int | None
+    wrong_claims: int
+
+
+def strengths(count: int) -> dict[str, float]:
+    """True strengths: normal quantiles scaled to an SD of 200 mbb/hand, best first."""
+    normal = NormalDist(0.0, 200.0)
+    return {f"bot-{i:04d}": normal.inv_cdf((count - i - 0.5) / count) for i in range(count)}
+
+
+def play(
+    first: str, second: str, truth: dict[str, float], sd: float, rng: random.Random
+) -> GameResult:
+    """One simulated duplicate game."""
+    score = rng.gauss(truth[first] - truth[second], sd)
+    return GameResult(first, second, score, score + rng.gauss(0.0, 2 * sd), HANDS_PER_GAME)
+
+
+def top3_confidence(standings: Standings) -> float:
+    """The fit's chance that its top 3 are right (the three neighbour chances, multiplied)."""
+    order = standings.order
+    chance = 1.0
+    for a, b in itertools.pairwise(order[:4]):
+        chance *= standings.chance_above(a, b)
+    return chance
+
+
+def converge(
+    count: int,
+    seed: int,
+    *,
+    targeted: bool,
+    sd: float,
+    max_games: int,
+    matchmaking: MatchmakingSettings,
+) -> Run:
+    """Games until the fit's top 3 are right and 95% sure, with one pairing rule."""
+    truth = strengths(count)
+    names = list(truth)
+    true_top = tuple(names[:3])
+    rng = random.Random(seed)
+    batch = max(10, count // 2)
+    # Every bot is its own team and the cap never binds: the bench measures the rule.
+    settings = replace(matchmaking, team_cap=max(matchmaking.team_cap, batch))
+    games: list[GameResult] = []
+    counts = dict.fromkeys(names, 0)
+    last: dict[str, int | None] = dict.fromkeys(names, None)
+    standings = fit({}, names)
+    wrong = 0
+    while len(games) < max_games:
+        planned: list[Pairing] = []
+        for _ in range(batch):
+            if targeted:
+                state = LadderState(
+                    entrants=tuple(Entrant(n, n, counts[n], last[n]) for n in names),
+                    standings=standings,
+                    in_flight=tuple(planned),
+                    game_number=len(games) + len(planned),
+                )
+                pairing = next_game(state, settings, rng)
+                assert pairing is not None
+            else:
+                a, b = rng.sample(names, 2)
+                pairing = Pairing(a, b, next(iter(_RATED)))
+            planned.append(pairing)
+            for bot in (pairing.first, pairing.second):
+                last[bot] = len(games) + len(planned) - 1
+        for pairing in planned:
+            games.append(play(pairing.first, pairing.second, truth, sd, rng))
+            counts[pairing.first] += 1
+            counts[pairing.second] += 1
+        standings = fit(pair_records(games), names)
+        if top3_confidence(standings) >= CONFIDENCE:
+            if standings.order[:3] == true_top:
+                return Run(len(games) * HANDS_PER_GAME, wrong)
+            wrong += 1
+    return Run(None, wrong)
+
+
+from arena.ladder.matchmaking import GameKind  # noqa: E402
+
+_RATED = (GameKind.UNCERTAINTY,)
+
+
+def bench_convergence(
+    bot_counts: Sequence[int],
+    seeds: int,
+    sd: float,
+    max_games: int,
+    matchmaking: MatchmakingSettings,
+) -> None:
+    print("1. Convergence: hands until the top 3 are right with 95% confidence")
+    print(f"   (game = 100 duplicate deals, {HANDS_PER_GAME} hands, score SD {sd:g} mbb/hand)")
+    header = (
+        f"   {'bots':>5} {'seeds':>5} {'ladder (median)':>16} {'random (median)':>16} "
+        f"{'ratio':>6} {'wrong claims L/R':>17} {'time s':>7}"
+    )
+    print(header)
+    for count in bot_counts:
+        started = time.perf_counter()
+        ladder: list[Run] = []
+        uniform: list[Run] = []
+        for seed in range(seeds):
+            # Interleaved: the same seed for both rules, one after the other.
+            ladder.append(
+                converge(
+                    count, seed, targeted=True, sd=sd, max_games=max_games, matchmaking=matchmaking
+                )
+            )
+            uniform.append(
+                converge(
+                    count, seed, targeted=False, sd=sd, max_games=max_games, matchmaking=matchmaking
+                )
+            )
+        budget = max_games * HANDS_PER_GAME
+        lad = statistics.median(r.hands if r.hands is not None else budget for r in ladder)
+        uni = statistics.median(r.hands if r.hands is not None else budget for r in uniform)
+        wrong = f"{sum(r.wrong_claims for r in ladder)}/{sum(r.wrong_claims for r in uniform)}"
+        unfinished = sum(r.hands is None for r in ladder + uniform)
+        note = f"  ({unfinished} runs hit the budget of {budget:,} hands)" if unfinished else ""
+        print(
+            f"   {count:>5} {seeds:>5} {lad:>16,.0f} {uni:>16,.0f} {uni / lad:>5.1f}x {wrong:>17} "
+            f"{time.perf_counter() - started:>7.1f}{note}"
+        )
+
+
+def bench_scale(count: int, workers: int, decisions: int) -> None:
+    print(f"2. Scale: {count:,} bots, {workers} workers, {decisions:,} decisions")
+    truth = strengths(count)
+    names = list(truth)
+    rng = random.Random(7)
+    # A history: each bot has played its two neighbours and a few random others.
+    games = []
+    for index, name in enumerate(names):
+        for other in (names[(index + 1) % count], names[rng.randrange(count)]):
+            if other != name:
+                for _ in range(3):
+                    games.append(play(name, other, truth, 150.0, rng))
+    started = time.perf_counter()
+    standings = fit(pair_records(games), names)
+    print(
+        f"   fit of {count:,} bots from {len(games):,} games: "
+        f"{time.perf_counter() - started:.1f} s (once per batch of results, not per game)"
+    )
+    entrants = [Entrant(n, f"team-{n}", 6, 0) for n in names]
+    settings = MatchmakingSettings()
+    in_flight: list[Pairing] = []
+    timings = []
+    for number in range(decisions + workers):
+        state = LadderState(
+            entrants=tuple(entrants),
+            standings=standings,
+            in_flight=tuple(in_flight),
+            game_number=number,
+        )
+        started = time.perf_counter()
+        pairing = next_game(state, settings, rng)
+        elapsed = time.perf_counter() - started
+        assert pairing is not None
+        if number >= workers:
+            timings.append(elapsed)
+        in_flight.append(pairing)
+        if len(in_flight) >= workers:
+            done = in_flight.pop(0)
+            for bot in (done.first, done.second):
+                index = names.index(bot)
+                entrants[index] = replace(
+                    entrants[index],
+                    game_count=entrants[index].game_count + 1,
+                    last_game_number=number,
+                )
+    timings.sort()
+    print(
+        f"   decision: median {statistics.median(timings) * 1e3:.2f} ms, "
+        f"p99 {timings[int(0.99 * len(timings))] * 1e3:.2f} ms, "
+        f"max {timings[-1] * 1e3:.2f} ms (target < 10 ms)"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument(
+        "--bots", type=int, nargs="+", default=[10, 50], help="ladder sizes (10 50)"
+    )
+    parser.add_argument("--seeds", type=int, default=5, help="seeds per size (5)")
+    parser.add_argument("--game-sd", type=float, default=150.0, help="SD of a game's score (150)")
+    parser.add_argument("--max-games", type=int, default=200_000, help="budget per run (200000)")
+    parser.add_argument(
+        "--scale-bots", type=int, default=1000, help="bots in the scale test (1000)"
+    )
+    parser.add_argument("--decisions", type=int, default=2000, help="decisions timed (2000)")
+    parser.add_argument(
+        "--place-weight", type=float, default=None, help="matchmaking's place_weight"
+    )
+    parser.add_argument("--floor-share", type=float, default=None, help="matchmaking's floor_share")
+    parser.add_argument("--skip-scale", action="store_true", help="convergence only")
+    args = parser.parse_args(argv)
+    matchmaking = MatchmakingSettings()
+    if args.place_weight is not None:
+        matchmaking = replace(matchmaking, place_weight=args.place_weight)
+    if args.floor_share is not None:
+        matchmaking = replace(matchmaking, floor_share=args.floor_share)
+    print(
+        f"   matchmaking: place_weight {matchmaking.place_weight:g}, "
+        f"floor_share {matchmaking.floor_share:g}"
+    )
+    bench_convergence(args.bots, args.seeds, args.game_sd, args.max_games, matchmaking)
+    if not args.skip_scale:
+        bench_scale(args.scale_bots, 10, args.decisions)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

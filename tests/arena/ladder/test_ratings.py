@@ -1,0 +1,124 @@
+"""The ladder's ratings (:mod:`arena.ladder.ratings`)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from arena.ladder.games import GameResult, pair_records
+from arena.ladder.ratings import FitSettings, fit
+
+TRUTH = {"ann": 120.0, "bob": 40.0, "cat": -30.0, "dan": -130.0}
+
+
+def _games(rng: random.Random, per_pair: int, sd: float = 150.0) -> list[GameResult]:
+    names = list(TRUTH)
+    games = []
+    for i, first in enumerate(names):
+        for second in names[i + 1 :]:
+            for _ in range(per_pair):
+                score = rng.gauss(TRUTH[first] - TRUTH[second], sd)
+                games.append(GameResult(first, second, score, score, 200))
+    return games
+
+
+def test_ratings_recover_known_strengths_from_synthetic_games() -> None:
+    standings = fit(pair_records(_games(random.Random(3), per_pair=60)))
+    assert standings.order == ("ann", "bob", "cat", "dan")
+    for rating in standings.ratings:
+        assert rating.strength == pytest.approx(TRUTH[rating.bot], abs=3 * rating.sd)
+        assert rating.sd < 15.0
+    # Strengths are against the field's average: they sum to 0.
+    assert math.fsum(r.strength for r in standings.ratings) == pytest.approx(0.0, abs=1e-6)
+    assert [r.place for r in standings.ratings] == [1, 2, 3, 4]
+
+
+def test_intervals_cover_the_true_strength_about_95_percent_of_the_time() -> None:
+    rng = random.Random(11)
+    covered = total = 0
+    for _ in range(100):
+        standings = fit(pair_records(_games(rng, per_pair=4)))
+        for rating in standings.ratings:
+            total += 1
+            covered += rating.low <= TRUTH[rating.bot] <= rating.high
+    assert 0.90 <= covered / total <= 0.99
+
+
+def test_a_bot_is_rated_against_opponents_it_never_met() -> None:
+    # ann only met bob, cat only met bob: ann vs cat comes through bob.
+    games = [GameResult("ann", "bob", 100.0 + d, 0.0, 200) for d in (-20.0, 0.0, 20.0)]
+    games += [GameResult("bob", "cat", 50.0 + d, 0.0, 200) for d in (-20.0, 0.0, 20.0)]
+    standings = fit(pair_records(games))
+    assert standings.strength("ann") - standings.strength("cat") == pytest.approx(150.0, abs=1.0)
+    assert standings.chance_above("ann", "cat") > 0.99
+    # The difference's variance adds both links' (the covariance is used, not each sd alone).
+    link = standings.difference_variance("ann", "bob")
+    assert standings.difference_variance("ann", "cat") == pytest.approx(
+        link + standings.difference_variance("bob", "cat"), rel=0.01
+    )
+
+
+def test_a_version_without_games_is_at_the_average_with_a_very_wide_interval() -> None:
+    standings = fit(pair_records(_games(random.Random(5), per_pair=5)), bots=["new"])
+    new = standings.rating("new")
+    assert new.strength == pytest.approx(0.0, abs=1e-9) and new.game_count == 0
+    assert new.high - new.low > 3000.0
+    assert 0.4 < standings.chance_above("ann", "new") < 0.6
+
+
+def test_the_chance_above_next_follows_the_gap_and_the_games() -> None:
+    standings = fit(pair_records(_games(random.Random(7), per_pair=30)))
+    chances = standings.chances_above_next()
+    assert len(chances) == 3 and all(chance > 0.99 for chance in chances)
+    few = fit(pair_records(_games(random.Random(7), per_pair=2)))
+    assert min(few.chances_above_next()) < min(chances)
+
+
+def test_a_pair_whose_games_agree_is_not_taken_as_certain() -> None:
+    # Two identical games and a noisy pair: the identical ones' variance is shrunk towards
+    # the pooled spread instead of being 0 (which would give an infinite weight).
+    games = [GameResult("ann", "bob", 50.0, 0.0, 200) for _ in range(2)]
+    games += [GameResult("bob", "cat", m, 0.0, 200) for m in (-200.0, 100.0, 250.0, -50.0)]
+    standings = fit(pair_records(games))
+    assert 0.5 < standings.chance_above("ann", "bob") < 0.99
+    assert standings.game_sd > 100.0
+
+
+def test_without_two_games_in_any_pair_the_fallback_spread_is_used() -> None:
+    standings = fit(pair_records([GameResult("ann", "bob", 80.0, 0.0, 200)]))
+    assert standings.game_sd == FitSettings().fallback_game_sd_mbb
+    assert standings.strength("ann") > 0.0 > standings.strength("bob")
+
+
+def test_standings_name_an_unknown_bot_and_export_their_ratings() -> None:
+    standings = fit(pair_records(_games(random.Random(1), per_pair=3)))
+    with pytest.raises(KeyError, match="'zed' is not in the standings"):
+        standings.rating("zed")
+    assert "zed" not in standings and "ann" in standings
+    exported = standings.to_dict()
+    assert [row["bot"] for row in exported["ratings"]] == list(standings.order)
+    assert exported["ratings"][-1]["chance_above_next"] is None
+    assert exported["ratings"][0]["chance_above_next"] == standings.chances_above_next()[0]
+
+
+def test_no_games_and_no_bots_is_an_empty_table() -> None:
+    standings = fit({})
+    assert standings.ratings == () and standings.chances_above_next() == ()
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"confidence": 1.0}, "confidence must be between 0 and 1"),
+        ({"prior_sd_mbb": 0.0}, "prior_sd_mbb must be a positive number"),
+        ({"fallback_game_sd_mbb": math.inf}, "fallback_game_sd_mbb must be a positive"),
+        ({"variance_prior_games": -1.0}, "variance_prior_games must be 0 or more"),
+    ],
+)
+def test_bad_fit_settings_are_refused_naming_the_setting(
+    fields: dict[str, float], named: str
+) -> None:
+    with pytest.raises(ValueError, match=named):
+        FitSettings(**fields)
