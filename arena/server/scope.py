@@ -16,16 +16,19 @@ that does not exist. The rules, per model:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from typing import Any, TypeVar
 
+from django.contrib.auth.views import redirect_to_login
 from django.db.models import Model, Q, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 
 from arena.server.competition import Visibility
 from arena.server.models import ApiToken, BotVersion, Match, SiteSettings, Team
 from arena.server.tokens import bearer_token, token_digest
 
-__all__ = ["is_own_match", "requesting_team", "visible"]
+__all__ = ["identified", "is_own_match", "requesting_team", "visible"]
 
 _M = TypeVar("_M", bound=Model)
 
@@ -74,3 +77,21 @@ def requesting_team(request: HttpRequest) -> Team | None:
         return None
     membership = getattr(user, "membership", None)
     return None if membership is None else membership.team
+
+
+_View = TypeVar("_View", bound=Callable[..., HttpResponse])
+
+
+def identified(view: _View) -> _View:
+    """A view for a logged-in user or a bearer token's team (a visitor with neither is sent
+    to log in); what it finds is still scoped by :func:`visible`, so another team's object
+    is 404 whichever way the caller came."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        has_token = bearer_token(request.headers.get("Authorization")) is not None
+        if not has_token and not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        return view(request, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]

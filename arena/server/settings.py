@@ -14,7 +14,13 @@ import os
 import secrets
 from pathlib import Path
 
-from arena.server.site import DATABASE_ENV, SITE_ENV, SiteFolder, database_settings
+from arena.server.site import (
+    DATABASE_ENV,
+    SITE_ENV,
+    SiteFolder,
+    database_settings,
+    security_settings,
+)
 
 _site_dir = os.environ.get(SITE_ENV)
 SITE = SiteFolder.load(Path(_site_dir)) if _site_dir else None
@@ -87,21 +93,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_PERMISSIONS = 0o600
 
-SESSION_COOKIE_HTTPONLY = True
-SESSION_COOKIE_SAMESITE = "Lax"
-CSRF_COOKIE_HTTPONLY = True
-CSRF_COOKIE_SAMESITE = "Lax"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-if SITE is not None and SITE.behind_tls:
-    # TLS ends at the proxy in front: trust its header, and never send cookies in clear.
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SESSION_COOKIE_SECURE = True
-    CSRF_COOKIE_SECURE = True
-    SECURE_SSL_REDIRECT = True
-    SECURE_HSTS_SECONDS = 31_536_000
-    CSRF_TRUSTED_ORIGINS = [f"https://{host}" for host in ALLOWED_HOSTS if host != "*"]
+# Behind a proxy that ends TLS: secure cookies, the proxy's header trusted (see security_settings).
+globals().update(security_settings(behind_tls=SITE is not None and SITE.behind_tls,
+                                   allowed_hosts=ALLOWED_HOSTS))  # fmt: skip
 
 LOGGING = {
     "version": 1,

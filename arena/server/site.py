@@ -23,7 +23,13 @@ from urllib.parse import unquote, urlsplit
 
 from arena.settings import UsageError
 
-__all__ = ["SiteFolder", "SiteLayout", "database_settings", "write_secret_key"]
+__all__ = [
+    "SiteFolder",
+    "SiteLayout",
+    "database_settings",
+    "security_settings",
+    "write_secret_key",
+]
 
 #: The environment variable that names the site folder to the Django settings.
 SITE_ENV = "ARENA_SITE_DIR"
@@ -173,3 +179,33 @@ def database_settings(url: str) -> dict[str, Any]:
             "CONN_MAX_AGE": 60,
         }
     raise UsageError(f"database URL {url!r}: must start with sqlite:/// or postgresql://")
+
+
+def security_settings(*, behind_tls: bool, allowed_hosts: list[str]) -> dict[str, Any]:
+    """Django's settings for a site served over TLS by a proxy in front (``behind_tls``):
+    the proxy's ``X-Forwarded-Proto: https`` is trusted, cookies are ``Secure``, plain HTTP
+    is redirected and browsers are told to keep to HTTPS. Cookies are ``HttpOnly`` and
+    ``SameSite=Lax`` either way.
+
+    >>> tls = security_settings(behind_tls=True, allowed_hosts=["poker.example.org"])
+    >>> tls["CSRF_TRUSTED_ORIGINS"]
+    ['https://poker.example.org']
+    >>> security_settings(behind_tls=False, allowed_hosts=[])["SESSION_COOKIE_SECURE"]
+    False
+    """
+    values: dict[str, Any] = {
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "CSRF_COOKIE_HTTPONLY": True,
+        "CSRF_COOKIE_SAMESITE": "Lax",
+        "SESSION_COOKIE_SECURE": behind_tls,
+        "CSRF_COOKIE_SECURE": behind_tls,
+    }
+    if behind_tls:
+        values.update(
+            SECURE_PROXY_SSL_HEADER=("HTTP_X_FORWARDED_PROTO", "https"),
+            SECURE_SSL_REDIRECT=True,
+            SECURE_HSTS_SECONDS=31_536_000,
+            CSRF_TRUSTED_ORIGINS=[f"https://{host}" for host in allowed_hosts if host != "*"],
+        )
+    return values

@@ -2,6 +2,34 @@
 
 from __future__ import annotations
 
-from django.urls import URLPattern, URLResolver
+from django.contrib import admin
+from django.contrib.staticfiles.views import serve as serve_static
+from django.urls import URLPattern, URLResolver, path, re_path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from arena.server.views import accounts, api, pages
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("", pages.leaderboard, name="leaderboard"),
+    path("signup/", accounts.sign_up, name="signup"),
+    path("login/", accounts.log_in, name="login"),
+    path("logout/", accounts.log_out, name="logout"),
+    path("team/", pages.my_team, name="my-team"),
+    path("team/new/", accounts.new_team, name="team-new"),
+    path("team/join/", accounts.join_team, name="team-join"),
+    path("teams/<int:team_id>/", pages.team_page, name="team"),
+    path("tokens/", accounts.tokens, name="tokens"),
+    path("tokens/<int:token_id>/revoke/", accounts.revoke_token, name="token-revoke"),
+    path("upload/", pages.upload, name="upload"),
+    path("versions/<int:version_id>/", pages.version_page, name="version"),
+    path("versions/<int:version_id>/activate/", pages.make_active, name="version-activate"),
+    path("matches/<int:match_id>/", pages.match_page, name="match"),
+    path("matches/<int:match_id>/hands/", pages.match_hands, name="match-hands"),
+    path("api/v1/versions/", api.versions, name="api-versions"),
+    path("api/v1/versions/<int:version_id>/", api.version, name="api-version"),
+    path("api/v1/leaderboard/", api.leaderboard, name="api-leaderboard"),
+    path("api/v1/matches/<int:match_id>/", api.match, name="api-match"),
+    path("api/v1/teams/", api.teams, name="api-teams"),
+    path("admin/", admin.site.urls),
+    # The application serves its own static files (the site's style sheet, the admin's).
+    re_path(r"^static/(?P<path>.*)$", serve_static, {"insecure": True}),
+]

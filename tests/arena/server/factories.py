@@ -44,3 +44,17 @@ def make_token(team: Team) -> str:
         team=team, name="test", prefix=token_prefix(token), digest=token_digest(token)
     )
     return token
+
+
+def bot_archive(text: str = 'name = "bot"\n') -> bytes:
+    """A small tar.gz with a ``bot.toml`` holding ``text`` and a program."""
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in (("bot.toml", text.encode()), ("bot.py", b"print('hi')\n")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()

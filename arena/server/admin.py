@@ -1,0 +1,112 @@
+"""The organiser's admin site (staff only): teams, versions (disable, validate again),
+matches (re-run an infrastructure failure; a bot's fault is a result and never re-run),
+the site's settings."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from arena.server.models import (
+    BotVersion,
+    FailureKind,
+    Match,
+    MatchSeat,
+    MatchStatus,
+    SiteSettings,
+    Team,
+    ValidationStep,
+)
+from arena.server.versions import revalidate
+
+__all__ = ["BotVersionAdmin", "MatchAdmin", "TeamAdmin", "rerun_infrastructure_failures"]
+
+
+@admin.register(Team)
+class TeamAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Teams."""
+
+    list_display = ("name", "created", "active_version")
+    search_fields = ("name",)
+    readonly_fields = ("join_code",)
+
+
+class StepInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = ValidationStep
+    extra = 0
+    readonly_fields = ("position", "step", "status", "message", "hint", "log")
+
+
+@admin.register(BotVersion)
+class BotVersionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Versions: disable, or validate again."""
+
+    list_display = ("team", "number", "status", "is_disabled", "created", "attempts")
+    list_filter = ("status", "is_disabled")
+    readonly_fields = ("archive_sha256", "claimed_by", "lease_expires", "attempts")
+    inlines = (StepInline,)
+    actions = ("disable", "enable", "validate_again")
+
+    @admin.action(description="Disable the selected versions (they no longer play)")
+    def disable(self, request: HttpRequest, queryset: QuerySet[BotVersion]) -> None:
+        """Disable: a disabled version is never validated nor played."""
+        count = queryset.update(is_disabled=True)
+        Team.objects.filter(active_version__in=queryset).update(active_version=None)
+        self.message_user(request, f"{count} version(s) disabled")
+
+    @admin.action(description="Enable the selected versions")
+    def enable(self, request: HttpRequest, queryset: QuerySet[BotVersion]) -> None:
+        """Enable again."""
+        self.message_user(request, f"{queryset.update(is_disabled=False)} version(s) enabled")
+
+    @admin.action(description="Validate the selected versions again")
+    def validate_again(self, request: HttpRequest, queryset: QuerySet[BotVersion]) -> None:
+        """Queue again (after a fix of the site, say)."""
+        for version in queryset:
+            revalidate(version)
+        self.message_user(request, f"{queryset.count()} version(s) queued")
+
+
+class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = MatchSeat
+    extra = 0
+
+
+def rerun_infrastructure_failures(queryset: QuerySet[Match]) -> tuple[int, int]:
+    """Queue the matches that failed on our side again; a bot's fault is never re-run.
+    Returns (queued, refused)."""
+    chosen = list(queryset.values_list("pk", flat=True))
+    ours = Match.objects.filter(
+        pk__in=chosen, status=MatchStatus.FAILED, failure_kind=FailureKind.INFRASTRUCTURE
+    )
+    queued = ours.update(status=MatchStatus.QUEUED, failure_kind=FailureKind.NONE,
+                         failure_message="")  # fmt: skip
+    return queued, len(chosen) - queued
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """Matches: re-run an infrastructure failure."""
+
+    list_display = ("__str__", "status", "failure_kind", "hands_played", "created")
+    list_filter = ("status", "failure_kind", "source")
+    inlines = (SeatInline,)
+    actions = ("rerun",)
+
+    @admin.action(description="Re-run the selected infrastructure failures")
+    def rerun(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        """Re-run ours; refuse a bot's fault."""
+        queued, refused = rerun_infrastructure_failures(queryset)
+        self.message_user(request, f"{queued} match(es) queued again")
+        if refused:
+            self.message_user(request, f"{refused} not re-run: only a failure of the site is "
+                              "re-run, never a bot's fault or a finished match",
+                              level=messages.WARNING)  # fmt: skip
+
+
+@admin.register(SiteSettings)
+class SiteSettingsAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """The site's settings (one row)."""
+
+    list_display = ("signup", "visibility", "upload_archive_bytes", "validation_hands")

@@ -1,0 +1,66 @@
+"""The site's forms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+
+from arena.server.models import Team
+
+__all__ = ["JoinTeamForm", "NewTeamForm", "SignUpForm", "TokenForm", "UploadForm"]
+
+
+class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
+    """A new account; with ``invite`` the invitation code too."""
+
+    invite_code = forms.CharField(required=False, max_length=64)
+
+    def __init__(self, *args: Any, invite: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.invite = invite
+        if invite is None:
+            del self.fields["invite_code"]
+
+    def clean_invite_code(self) -> str:
+        """The code must be the site's."""
+        code = str(self.cleaned_data.get("invite_code") or "")
+        if self.invite is not None and code != self.invite:
+            raise forms.ValidationError("that is not the invitation code")
+        return code
+
+
+class NewTeamForm(forms.Form):
+    """A new team's name."""
+
+    name = forms.RegexField(
+        regex=r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$",
+        max_length=64,
+        error_messages={"invalid": "1 to 64 letters, digits, spaces, '.', '_' or '-'"},
+    )
+
+    def clean_name(self) -> str:
+        """A name no team has."""
+        name = str(self.cleaned_data["name"]).strip()
+        if Team.objects.filter(name__iexact=name).exists():
+            raise forms.ValidationError("a team of that name exists")
+        return name
+
+
+class JoinTeamForm(forms.Form):
+    """The team code a member gave."""
+
+    code = forms.CharField(max_length=32)
+
+
+class TokenForm(forms.Form):
+    """A new token's name."""
+
+    name = forms.CharField(max_length=64)
+
+
+class UploadForm(forms.Form):
+    """A bot archive (tar.gz or zip)."""
+
+    archive = forms.FileField()

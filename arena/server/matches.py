@@ -1,0 +1,101 @@
+"""What a team sees of a match: its seats and results, and its hands for the report's
+hand viewer with the cards the site's visibility allows (:mod:`arena.server.visibility`).
+Plain functions over the rows; the views render them."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from django.db.models import Q
+
+from arena.report.page import render_page
+from arena.report.viewer import ViewerError, viewer_hand
+from arena.server.competition import Visibility
+from arena.server.models import Match, MatchSeat, SiteSettings, Team
+from arena.server.visibility import redact_history
+from arena.store.hand_log import HandLogError, iter_hands, read_header
+
+__all__ = ["MAX_VIEWER_HANDS", "match_data", "own_seats", "viewer_page"]
+
+#: Hands a match page embeds for the viewer (the first ones).
+MAX_VIEWER_HANDS = 200
+
+
+def own_seats(team: Team | None, match: Match) -> set[int]:
+    """The seat indexes of ``match`` where ``team`` sat."""
+    if team is None:
+        return set()
+    seats = MatchSeat.objects.filter(Q(team=team) | Q(version__team=team), match=match)
+    return set(seats.values_list("seat_index", flat=True))
+
+
+def _number(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else round(value, 2)
+
+
+def match_data(match: Match) -> dict[str, Any]:
+    """The match as the JSON API and the page show it."""
+    return {
+        "id": match.pk,
+        "source": match.source,
+        "status": match.status,
+        "failure": match.failure_kind or None,
+        "hands": match.hands_played,
+        "seats": [
+            {
+                "seat": seat.seat_index,
+                "name": seat.name,
+                "team": None if seat.team is None else seat.team.name,
+                "version": None if seat.version is None else seat.version.number,
+                "chips_won": seat.chips_won,
+                "adjusted_chips": _number(seat.adjusted_chips),
+                "faults": seat.fault_count,
+            }
+            for seat in match.seats.select_related("team", "version")
+        ],
+    }
+
+
+def viewer_page(team: Team | None, match: Match) -> str:
+    """The report's page with the match's first hands, cards hidden as the viewer may."""
+    visibility = Visibility(SiteSettings.current().visibility)
+    mine = own_seats(team, match)
+    hands: list[dict[str, Any]] = []
+    notes: list[str] = []
+    path = Path(match.hands_file)
+    try:
+        header = read_header(path)
+        names = {str(player.get("player_id")): str(player.get("name"))
+                 for player in header.get("players", ()) if isinstance(player, dict)}  # fmt: skip
+        for record in iter_hands(path):
+            if len(hands) >= MAX_VIEWER_HANDS:
+                notes.append(f"the first {MAX_VIEWER_HANDS} hands of {match.hands_played}")
+                break
+            history = redact_history(record["history"], own_seats=mine, visibility=visibility)
+            decisions = [d for d in record.get("decisions") or () if d.get("seat_index") in mine]
+            hand = viewer_hand(history, names, match_id=str(match.pk), decisions=decisions)
+            hand["why"] = ""
+            hands.append(hand)
+    except (HandLogError, ViewerError, OSError) as error:
+        notes.append(f"the hands cannot be read: {error}")
+    document = {
+        "title": f"match {match.pk}",
+        "kind": "match",
+        "facts": [["source", match.source], ["hands", str(match.hands_played)]],
+        "unit": "hands",
+        "leaderboard": None,
+        "crosstable": None,
+        "sprt": [],
+        "charts": None,
+        "faults": [],
+        "latency": [],
+        "places": None,
+        "notes": notes,
+        "hands": hands,
+        "hands_total": len(hands),
+        "open_other": "",
+        "open": hands[0]["id"] if hands else None,
+    }
+    return render_page(f"match {match.pk}", document)

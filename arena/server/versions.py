@@ -1,0 +1,95 @@
+"""A team's versions: storing an upload (checked by :mod:`arena.uploads` first), choosing
+the active one, validating one again. Plain functions the web form, the API and the admin
+share; the views only translate their errors to HTTP.
+
+An upload is written to the uploads folder and flushed to disk before its row is committed,
+and the row before the client is answered: once ``201`` is sent, ``kill -9`` of anything
+loses nothing, and the queue (:mod:`arena.server.jobs`) picks it up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from django.core.files.base import ContentFile
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+
+from arena.server.models import BotVersion, SiteSettings, Team, VersionStatus
+from arena.uploads import ArchiveError, ArchiveLimits, inspect
+
+__all__ = ["UploadRefused", "activate", "revalidate", "store_upload"]
+
+
+class UploadRefused(ValueError):
+    """An upload that breaks a rule; the message names the rule (and the entry)."""
+
+
+def archive_limits(site: SiteSettings) -> ArchiveLimits:
+    """The archive rules of the site's settings."""
+    return ArchiveLimits(
+        max_archive_bytes=site.upload_archive_bytes,
+        max_unpacked_bytes=site.upload_unpacked_bytes,
+        max_entry_count=site.upload_file_count,
+    )
+
+
+def store_upload(team: Team, data: bytes) -> BotVersion:
+    """Check ``data`` (a tar.gz or zip archive) and keep it as ``team``'s next version,
+    queued for validation; :class:`UploadRefused` names the rule it breaks."""
+    site = SiteSettings.current()
+    if len(data) > site.upload_archive_bytes:
+        raise UploadRefused(
+            f"the archive is {len(data):,} bytes, more than the limit of "
+            f"{site.upload_archive_bytes:,}"
+        )
+    try:
+        inspect(data, archive_limits(site))
+    except ArchiveError as error:
+        raise UploadRefused(str(error)) from None
+    digest = hashlib.sha256(data).hexdigest()
+    for _attempt in range(5):  # two uploads of one team at once: the second takes the next
+        try:
+            with transaction.atomic():
+                latest = team.versions.aggregate(latest=Max("number"))["latest"] or 0
+                version = BotVersion(team=team, number=latest + 1, archive_sha256=digest)
+                version.archive.save(
+                    f"team-{team.pk}-v{latest + 1}-{digest[:12]}", ContentFile(data), save=False
+                )
+                _flush(version.archive.path)
+                version.save()
+                return version
+        except IntegrityError:
+            continue
+    raise UploadRefused("too many uploads at once; try again")
+
+
+def _flush(path: str) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def activate(team: Team, version: BotVersion) -> None:
+    """Make ``version`` (accepted, the team's, not disabled) the one the team plays with."""
+    if version.team_id != team.pk:
+        raise ValueError("a team activates only its own versions")
+    if version.status != VersionStatus.ACCEPTED or version.is_disabled:
+        raise UploadRefused(f"version {version.number} is not accepted: only an accepted one plays")
+    Team.objects.filter(pk=team.pk).update(active_version=version)
+
+
+def revalidate(version: BotVersion) -> None:
+    """Put ``version`` back in the queue (the admin's action): its old verdict goes."""
+    BotVersion.objects.filter(pk=version.pk).update(
+        status=VersionStatus.QUEUED,
+        reason="",
+        hint="",
+        claimed_by="",
+        lease_expires=None,
+        attempts=0,
+    )
+    version.steps.all().delete()

@@ -1,0 +1,127 @@
+"""The JSON API (``/api/v1/``). A client authenticates with ``Authorization: Bearer
+<token>``; the reading endpoints also take a logged-in browser's session. Every error is
+``{"error": "..."}`` with a 4xx status; another team's object is 404, as a missing one.
+
+``POST /api/v1/versions/`` (body: the archive's bytes, tar.gz or zip) answers ``201
+{"id", "version", "status", "url"}``; ``GET /api/v1/versions/<id>/`` answers ``{"id",
+"version", "status", "steps": [{"step", "status", "message", "hint"}], "reason", "hint"}``.
+``arena submit`` calls exactly these.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse
+from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods
+
+from arena.server.matches import match_data
+from arena.server.models import BotVersion, LeaderboardRow, Match, SiteSettings, Team
+from arena.server.scope import requesting_team, visible
+from arena.server.tokens import bearer_token
+from arena.server.versions import UploadRefused, store_upload
+
+__all__ = ["leaderboard", "match", "version", "versions"]
+
+
+def _error(message: str, status: int) -> JsonResponse:
+    return JsonResponse({"error": message}, status=status)
+
+
+def version_data(version: BotVersion, *, with_steps: bool = True) -> dict[str, Any]:
+    """A version as the API shows it to its team."""
+    data: dict[str, Any] = {
+        "id": version.pk,
+        "version": version.number,
+        "status": version.status,
+        "reason": version.reason,
+        "hint": version.hint,
+        "url": reverse("version", args=[version.pk]),
+        "is_active": version.team.active_version_id == version.pk,
+    }
+    if with_steps:
+        data["steps"] = [
+            {"step": step.step, "status": step.status, "message": step.message, "hint": step.hint}
+            for step in version.steps.all()
+        ]
+    return data
+
+
+@csrf_exempt  # token-authenticated only: a POST without a bearer token is refused below
+@require_http_methods(["GET", "POST"])
+def versions(request: HttpRequest) -> JsonResponse:
+    """The team's versions (GET) or a new upload (POST, bearer token only)."""
+    if request.method == "GET":
+        team = requesting_team(request)
+        if team is None:
+            return _error("authentication needed: Authorization: Bearer <token>", 401)
+        rows = visible(team, BotVersion).select_related("team").order_by("-number")
+        return JsonResponse({"versions": [version_data(row, with_steps=False) for row in rows]})
+    # A browser's cookies never authenticate a POST here (there is no CSRF token to check).
+    if bearer_token(request.headers.get("Authorization")) is None:
+        return _error("authentication needed: Authorization: Bearer <token>", 401)
+    team = requesting_team(request)
+    if team is None:
+        return _error("the token is unknown or revoked", 401)
+    limit = SiteSettings.current().upload_archive_bytes
+    length = request.META.get("CONTENT_LENGTH") or "0"
+    if not length.isdigit() or int(length) > limit:
+        return _error(f"the archive is larger than the limit of {limit:,} bytes", 413)
+    try:
+        created = store_upload(team, request.body)
+    except UploadRefused as refused:
+        return _error(str(refused), 400)
+    url = request.build_absolute_uri(reverse("api-version", args=[created.pk]))
+    body = {"id": created.pk, "version": created.number, "status": created.status, "url": url}
+    return JsonResponse(body, status=201)
+
+
+@require_GET
+def version(request: HttpRequest, version_id: int) -> JsonResponse:
+    """One of the team's versions with its steps."""
+    team = requesting_team(request)
+    found = visible(team, BotVersion).select_related("team").filter(pk=version_id).first()
+    if found is None:
+        return _error(f"no version {version_id}", 404)
+    return JsonResponse(version_data(found))
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else value
+
+
+@require_GET
+def leaderboard(request: HttpRequest) -> JsonResponse:
+    """Every leaderboard's rows, best first."""
+    boards: dict[str, list[dict[str, Any]]] = {}
+    for row in LeaderboardRow.objects.select_related("team"):
+        boards.setdefault(row.board, []).append(
+            {
+                "position": row.position,
+                "name": row.name,
+                "team": None if row.team is None else row.team.name,
+                "mbb_per_hand": _finite(row.mbb_per_hand),
+                "half_width": _finite(row.half_width),
+                "hands": row.hands,
+            }
+        )
+    return JsonResponse({"boards": boards})
+
+
+@require_GET
+def match(request: HttpRequest, match_id: int) -> JsonResponse:
+    """A match's seats and results."""
+    found = visible(requesting_team(request), Match).filter(pk=match_id).first()
+    if found is None:
+        return _error(f"no match {match_id}", 404)
+    return JsonResponse(match_data(found))
+
+
+@require_GET
+def teams(request: HttpRequest) -> JsonResponse:
+    """Every team's name and id."""
+    rows = visible(requesting_team(request), Team).order_by("name")
+    return JsonResponse({"teams": [{"id": team.pk, "name": team.name} for team in rows]})

@@ -1,0 +1,105 @@
+"""The site's pages: the leaderboard, a team's page, a version's page (its validation,
+live), the upload form, a match's page and its hand viewer."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from arena.report.page import CONTENT_SECURITY_POLICY as VIEWER_POLICY
+from arena.server.forms import UploadForm
+from arena.server.matches import match_data, viewer_page
+from arena.server.models import BotVersion, LeaderboardRow, Match, Team
+from arena.server.scope import identified, requesting_team, visible
+from arena.server.versions import UploadRefused, activate, store_upload
+
+__all__ = ["leaderboard", "match_hands", "match_page", "my_team", "team_page", "upload",
+           "version_page"]  # fmt: skip
+
+
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    """Every leaderboard, best first."""
+    boards: dict[str, list[LeaderboardRow]] = {}
+    for row in LeaderboardRow.objects.select_related("team"):
+        boards.setdefault(row.board, []).append(row)
+    return render(request, "arena/leaderboard.html", {"boards": boards})
+
+
+def team_page(request: HttpRequest, team_id: int) -> HttpResponse:
+    """A team: public facts for all; its versions, code and tokens for its members."""
+    team = get_object_or_404(visible(requesting_team(request), Team), pk=team_id)
+    mine = requesting_team(request)
+    context = {
+        "team": team,
+        "is_mine": mine is not None and mine.pk == team.pk,
+        "versions": visible(mine, BotVersion).filter(team=team).order_by("-number"),
+        "matches": visible(mine, Match).filter(seats__team=team).distinct()[:50],
+    }
+    return render(request, "arena/team.html", context)
+
+
+@login_required
+def my_team(request: HttpRequest) -> HttpResponse:
+    """The user's team page (or the page to make or join one)."""
+    team = requesting_team(request)
+    if team is None:
+        return redirect("team-new")
+    return redirect("team", team_id=team.pk)
+
+
+def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
+    """One of the team's versions: its validation steps (refreshed while it runs), its
+    verdict and its stderr."""
+    version = get_object_or_404(visible(requesting_team(request), BotVersion), pk=version_id)
+    return render(request, "arena/version.html", {"version": version,
+                                                  "steps": version.steps.all()})  # fmt: skip
+
+
+@login_required
+def upload(request: HttpRequest) -> HttpResponse:
+    """The upload form: a new version of the team's bot."""
+    team = requesting_team(request)
+    if team is None:
+        return redirect("team-new")
+    form = UploadForm(request.POST or None, request.FILES or None)
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        try:
+            version = store_upload(team, form.cleaned_data["archive"].read())
+        except UploadRefused as refused:
+            form.add_error("archive", str(refused))
+            status = 400
+        else:
+            return redirect("version", version_id=version.pk)
+    return render(request, "arena/upload.html", {"form": form}, status=status)
+
+
+@identified
+@require_POST
+def make_active(request: HttpRequest, version_id: int) -> HttpResponse:
+    """Make an accepted version the team's active one."""
+    team = requesting_team(request)
+    version = get_object_or_404(visible(team, BotVersion), pk=version_id)
+    assert team is not None  # visible() found the version: the team is its owner
+    try:
+        activate(team, version)
+    except UploadRefused:
+        raise Http404("not an accepted version") from None
+    return redirect("version", version_id=version.pk)
+
+
+def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
+    """A match: its seats and results, and a link to its hands."""
+    match = get_object_or_404(visible(requesting_team(request), Match), pk=match_id)
+    return render(request, "arena/match.html", {"match": match, "data": match_data(match)})
+
+
+def match_hands(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The match's hands in the report's hand viewer (its own page and policy)."""
+    team = requesting_team(request)
+    match = get_object_or_404(visible(team, Match), pk=match_id)
+    response = HttpResponse(viewer_page(team, match))
+    response.headers["Content-Security-Policy"] = VIEWER_POLICY
+    return response

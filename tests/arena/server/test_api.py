@@ -1,0 +1,139 @@
+"""The JSON API ``arena submit`` uses: upload with a bearer token (201), the version with
+its steps, errors as ``{"error"}`` with a 4xx status."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from arena.server.jobs import StepReport, claim_next, finish
+from arena.server.models import BotVersion, SiteSettings, StepStatus, VersionStatus
+from tests.arena.server.factories import bot_archive, make_team, make_token
+
+pytestmark = pytest.mark.usefixtures("db")
+
+
+def _post(client: Client, data: bytes, token: str | None) -> object:
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+    return client.post(
+        "/api/v1/versions/", data=data, content_type="application/gzip", headers=headers
+    )
+
+
+def test_an_upload_is_a_queued_version_and_its_status_has_the_steps() -> None:
+    team = make_team("ants")
+    token = make_token(team)
+    client = Client()
+    response = client.post(
+        "/api/v1/versions/",
+        data=bot_archive(),
+        content_type="application/gzip",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert response.status_code == 201
+    body = response.json()
+    assert set(body) == {"id", "version", "status", "url"}
+    assert (body["version"], body["status"]) == (1, "queued")
+    assert body["url"].endswith(f"/api/v1/versions/{body['id']}/")
+    version = claim_next("w")
+    assert version is not None
+    finish(
+        version,
+        "w",
+        accepted=False,
+        reason="no reply to hello",
+        hint="flush stdout",
+        steps=(
+            StepReport("building", StepStatus.PASSED, "built"),
+            StepReport("protocol_check", StepStatus.FAILED, "no hello", "flush"),
+        ),
+    )
+    status = client.get(
+        f"/api/v1/versions/{body['id']}/", headers={"Authorization": f"Bearer {token}"}
+    ).json()
+    assert status["status"] == "rejected" and status["reason"] == "no reply to hello"
+    assert status["hint"] == "flush stdout"
+    assert status["steps"] == [
+        {"step": "building", "status": "passed", "message": "built", "hint": ""},
+        {"step": "protocol_check", "status": "failed", "message": "no hello", "hint": "flush"},
+    ]
+    second = client.post(
+        "/api/v1/versions/",
+        data=bot_archive(),
+        content_type="application/gzip",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert second.json()["version"] == 2
+
+
+def test_a_refused_archive_is_a_json_error_naming_the_rule() -> None:
+    token = make_token(make_team("ants"))
+    response = Client().post(
+        "/api/v1/versions/",
+        data=b"not an archive",
+        content_type="application/gzip",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert response.status_code == 400
+    assert set(response.json()) == {"error"} and response.json()["error"]
+    assert not BotVersion.objects.exists()
+
+
+def test_an_archive_over_the_sites_limit_is_413() -> None:
+    SiteSettings.objects.update_or_create(pk=1, defaults={"upload_archive_bytes": 100})
+    token = make_token(make_team("ants"))
+    response = Client().post(
+        "/api/v1/versions/",
+        data=bot_archive() + b"x" * 200,
+        content_type="application/gzip",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert response.status_code == 413 and "100 bytes" in response.json()["error"]
+
+
+@pytest.mark.parametrize("token", [None, "arena_unknown", "Basic abc"])
+def test_an_upload_needs_a_valid_bearer_token(token: str | None) -> None:
+    make_team("ants")
+    headers = (
+        {} if token is None else {"Authorization": token if " " in token else f"Bearer {token}"}
+    )
+    response = Client().post(
+        "/api/v1/versions/", data=bot_archive(), content_type="application/gzip", headers=headers
+    )
+    assert response.status_code == 401 and "error" in response.json()
+
+
+def test_a_logged_in_browser_cannot_upload_through_the_api_without_a_token() -> None:
+    make_team("ants", member="ann")
+    client = Client()
+    assert client.login(username="ann", password="a long enough password")
+    response = client.post("/api/v1/versions/", data=bot_archive(), content_type="application/gzip")
+    assert response.status_code == 401
+
+
+def test_the_leaderboard_and_team_list_are_json() -> None:
+    make_team("ants")
+    client = Client()
+    assert client.get("/api/v1/leaderboard/").json() == {"boards": {}}
+    assert [team["name"] for team in client.get("/api/v1/teams/").json()["teams"]] == ["ants"]
+
+
+def test_an_accepted_version_can_be_made_active_a_rejected_one_cannot() -> None:
+    team = make_team("ants", member="ann")
+    client = Client()
+    client.login(username="ann", password="a long enough password")
+    client.post("/upload/", {"archive": _file(bot_archive())})
+    client.post("/upload/", {"archive": _file(bot_archive())})
+    first, second = BotVersion.objects.order_by("number")
+    BotVersion.objects.filter(pk=first.pk).update(status=VersionStatus.ACCEPTED)
+    BotVersion.objects.filter(pk=second.pk).update(status=VersionStatus.REJECTED)
+    assert client.post(f"/versions/{first.pk}/activate/").status_code == 302
+    assert client.post(f"/versions/{second.pk}/activate/").status_code == 404
+    team.refresh_from_db()
+    assert team.active_version_id == first.pk
+
+
+def _file(data: bytes) -> object:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile("bot.tar.gz", data, content_type="application/gzip")

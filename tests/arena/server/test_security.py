@@ -1,0 +1,218 @@
+"""The site's security rules, each tried: another team's objects are 404 with its session
+and its token, on every URL that names one; every form needs its CSRF token; team and bot
+strings are escaped under a Content-Security-Policy; log-in is rate-limited; cookies are
+Secure, HttpOnly and SameSite behind TLS; the admin pages need staff."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client, override_settings
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from arena.server import ratelimit
+from arena.server.middleware import CONTENT_SECURITY_POLICY
+from arena.server.models import (
+    ApiToken,
+    Match,
+    MatchSeat,
+    MatchStatus,
+    SiteSettings,
+    Team,
+    VersionStatus,
+)
+from arena.server.site import security_settings
+from tests.arena.server.factories import PASSWORD, make_team, make_token, make_version
+
+pytestmark = pytest.mark.usefixtures("db")
+
+
+@dataclass
+class Owned:
+    """Team A's objects, and a client for each team by session and by token."""
+
+    ids: dict[str, int]
+    own_session: Client
+    own_token: str
+    other_session: Client
+    other_token: str
+
+
+@pytest.fixture
+def owned() -> Owned:
+    ants = make_team("ants", member="ann")
+    make_team("bees", member="bob")
+    version = make_version(ants, status=VersionStatus.ACCEPTED)
+    token = make_token(ants)
+    match = Match.objects.create(status=MatchStatus.FINISHED, source="ladder", external_id="m1")
+    MatchSeat.objects.create(match=match, seat_index=0, name="ants", team=ants, version=version)
+    SiteSettings.objects.update_or_create(pk=1, defaults={"visibility": "nothing"})
+    ids = {
+        "version_id": version.pk,
+        "token_id": ApiToken.objects.get(team=ants).pk,
+        "match_id": match.pk,
+        "team_id": ants.pk,
+    }
+    own, other = Client(), Client()
+    assert own.login(username="ann", password=PASSWORD)
+    assert other.login(username="bob", password=PASSWORD)
+    return Owned(ids, own, token, other, make_token(Team.objects.get(name="bees")))
+
+
+def _patterns(resolver: URLResolver, prefix: str = "") -> Iterator[tuple[str, URLPattern]]:
+    for entry in resolver.url_patterns:
+        if isinstance(entry, URLResolver):
+            continue  # the admin: see test_the_admin_pages_need_staff
+        yield prefix + str(entry.pattern), entry
+
+
+#: Every URL naming an object, how it is asked for (the page's method), by its parameter.
+PRIVATE_URLS = {
+    "versions/<int:version_id>/": "get",
+    "versions/<int:version_id>/activate/": "post",
+    "api/v1/versions/<int:version_id>/": "get",
+    "tokens/<int:token_id>/revoke/": "post",
+    "matches/<int:match_id>/": "get",
+    "matches/<int:match_id>/hands/": "get",
+    "api/v1/matches/<int:match_id>/": "get",
+}
+#: URLs naming an object that every team may see.
+PUBLIC_URLS = {"teams/<int:team_id>/"}
+
+
+def test_every_url_naming_an_object_is_in_the_table() -> None:
+    named = {route for route, _ in _patterns(get_resolver()) if "<int:" in route}
+    assert named == set(PRIVATE_URLS) | PUBLIC_URLS
+
+
+def _fill(route: str, ids: dict[str, int]) -> str:
+    return "/" + re.sub(r"<int:(\w+)>", lambda m: str(ids[m.group(1)]), route)
+
+
+@pytest.mark.parametrize("route", sorted(PRIVATE_URLS))
+def test_another_teams_object_is_404_by_session_and_by_token(owned: Owned, route: str) -> None:
+    url = _fill(route, owned.ids)
+    method = PRIVATE_URLS[route]
+    by_session = getattr(owned.other_session, method)(url)
+    by_token = getattr(Client(), method)(
+        url, headers={"Authorization": f"Bearer {owned.other_token}"}
+    )
+    assert (by_session.status_code, by_token.status_code) == (404, 404)
+    visitor = getattr(Client(), method)(url)
+    if visitor.status_code == 302:  # a visitor is sent to log in, never shown it
+        assert visitor["Location"].startswith("/login/")
+    else:
+        assert visitor.status_code == 404
+    own = getattr(owned.own_session, method)(url)
+    assert own.status_code in (200, 302), f"{url}: the owner gets {own.status_code}"
+
+
+def test_a_token_sees_its_own_version(owned: Owned) -> None:
+    url = f"/api/v1/versions/{owned.ids['version_id']}/"
+    response = Client().get(url, headers={"Authorization": f"Bearer {owned.own_token}"})
+    assert response.status_code == 200 and response.json()["version"] == 1
+
+
+def test_a_revoked_token_is_no_team(owned: Owned) -> None:
+    ApiToken.objects.filter(team__name="ants").update(revoked="2026-01-01T00:00:00Z")
+    url = f"/api/v1/versions/{owned.ids['version_id']}/"
+    response = Client().get(url, headers={"Authorization": f"Bearer {owned.own_token}"})
+    assert response.status_code == 404
+
+
+#: Every form a browser posts.
+FORMS = [
+    "/signup/",
+    "/login/",
+    "/logout/",
+    "/team/new/",
+    "/team/join/",
+    "/tokens/",
+    "/upload/",
+    "/versions/{version_id}/activate/",
+    "/tokens/{token_id}/revoke/",
+    "/admin/login/",
+]
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_every_form_needs_its_csrf_token(owned: Owned, form: str) -> None:
+    SiteSettings.objects.update_or_create(pk=1, defaults={"signup": "open"})
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(User.objects.get(username="ann"))
+    response = client.post(form.format(**owned.ids), {"name": "x"})
+    assert response.status_code == 403
+
+
+def test_team_and_bot_strings_are_escaped_under_a_policy() -> None:
+    hostile = '<script>alert("x")</script>'
+    team = make_team(hostile, member="eve")
+    version = make_version(team, status=VersionStatus.REJECTED)
+    version.stderr = hostile
+    version.reason = hostile
+    version.save()
+    client = Client()
+    client.login(username="eve", password=PASSWORD)
+    for url in (f"/teams/{team.pk}/", f"/versions/{version.pk}/"):
+        response = client.get(url)
+        text = response.content.decode()
+        assert response.status_code == 200
+        assert hostile not in text and "&lt;script&gt;alert(&quot;x&quot;)" in text
+        assert response["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+        assert "script-src 'self'" in response["Content-Security-Policy"]
+
+
+def test_log_in_is_rate_limited_per_account() -> None:
+    make_team("ants", member="ann")
+    client = Client()
+    for _ in range(ratelimit.ACCOUNT_LIMIT):
+        response = client.post("/login/", {"username": "ann", "password": "wrong"})
+        assert response.status_code == 200
+    # Now even the right password is refused until the window passes.
+    response = client.post("/login/", {"username": "ann", "password": PASSWORD})
+    assert response.status_code == 429
+    assert "_auth_user_id" not in client.session
+
+
+def test_log_in_is_rate_limited_per_address() -> None:
+    client = Client(REMOTE_ADDR="203.0.113.9")
+    for number in range(ratelimit.ADDRESS_LIMIT):
+        client.post("/login/", {"username": f"guess{number}", "password": "wrong"})
+    make_team("ants", member="ann")
+    response = client.post("/login/", {"username": "ann", "password": PASSWORD})
+    assert response.status_code == 429
+    other = Client(REMOTE_ADDR="198.51.100.1")
+    assert other.post("/login/", {"username": "ann", "password": PASSWORD}).status_code == 302
+
+
+def test_cookies_are_secure_httponly_and_samesite_behind_tls() -> None:
+    make_team("ants", member="ann")
+    tls = security_settings(behind_tls=True, allowed_hosts=["testserver"])
+    with override_settings(**tls):
+        client = Client()
+        plain = client.get("/login/")
+        assert plain.status_code == 301 and plain["Location"].startswith("https://")
+        https = {"HTTP_X_FORWARDED_PROTO": "https"}
+        page = client.get("/login/", **https)  # type: ignore[arg-type]
+        assert page.status_code == 200
+        response = client.post("/login/", {"username": "ann", "password": PASSWORD}, **https)  # type: ignore[arg-type]
+        assert response.status_code == 302
+        session = response.cookies["sessionid"]
+        assert session["secure"] and session["httponly"] and session["samesite"] == "Lax"
+        csrf = page.cookies["csrftoken"]
+        assert csrf["secure"] and csrf["httponly"] and csrf["samesite"] == "Lax"
+
+
+def test_the_admin_pages_need_staff() -> None:
+    make_team("ants", member="ann")
+    client = Client()
+    client.login(username="ann", password=PASSWORD)
+    for url in ("/admin/", "/admin/arena_server/botversion/", "/admin/arena_server/team/"):
+        response = client.get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
+    User.objects.filter(username="ann").update(is_staff=True, is_superuser=True)
+    assert client.get("/admin/arena_server/botversion/").status_code == 200
