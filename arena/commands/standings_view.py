@@ -5,6 +5,11 @@ Numbers are mbb/hand (milli-big-blinds per hand: 10 mbb/hand is 1 bb/100) with t
 interval over duplicate deals. A crosstable cell is the row bot's result against the column
 bot; ``+``/``-`` mark a result whose 95% interval excludes 0, ``++``/``--`` at 99%.
 
+When the matches carry luck-adjusted results, every win rate is shown twice, raw and
+adjusted, with the luck between them (raw minus adjusted); the marks, the ranking and the
+sentence about #1 and #2 are of the score that ranks (the standings' ``score``), and the
+notes under the tables say which it is and why.
+
 Bot names are the bot authors' text: they are shown inert (:func:`protocol.inert.inert_text`)
 and never read as markup. When the output is not a terminal (a CI log, ``| tee``) the
 tables are printed at their natural width: a log has no screen edge, and a crosstable cut
@@ -24,7 +29,7 @@ from arena.stats.intervals import Estimate
 from arena.tournament.standings import Standings
 from protocol.inert import inert_text
 
-__all__ = ["format_estimate", "print_standings"]
+__all__ = ["format_estimate", "format_luck", "print_standings"]
 
 
 def format_estimate(estimate: Estimate) -> str:
@@ -43,23 +48,43 @@ def format_estimate(estimate: Estimate) -> str:
     return f"{estimate.mean:+.{digits}f} ±{spread}"
 
 
+def format_luck(luck: float | None) -> str:
+    """The luck in mbb/hand (raw minus adjusted), as the estimates show their means.
+
+    >>> format_luck(-12.345), format_luck(1234.5), format_luck(None)
+    ('-12.3', '+1234', '-')
+    """
+    if luck is None:
+        return "-"
+    return f"{luck:+.{0 if abs(luck) >= 100 else 1}f}"
+
+
 def print_standings(console: Console, standings: Standings) -> None:
-    """Print the leaderboard, the crosstable (heads-up formats) and the SPRT lines."""
+    """Print the leaderboard, the crosstable (heads-up formats), the SPRT lines, the lead
+    sentence and the notes on the score."""
     if not console.is_terminal:
         console = make_console(console.file, terminal=False)
     rated = standings.format in ("ring", "sit_and_go")
     duplicate = standings.format != "sit_and_go"
+    rows = standings.leaderboard.rows
+    both = duplicate and any(row.adjusted is not None for row in rows)
+    ranked = f", ranked by {standings.score}" if duplicate else ""
     board = Table(
         title=Text(
             f"{inert_text(standings.name)}: {standings.format}, "
-            f"{standings.matches_counted} matches, {standings.hands:,} hands"
+            f"{standings.matches_counted} matches, {standings.hands:,} hands{ranked}"
         ),
         title_justify="left",
     )
     board.add_column("#", justify="right")
     board.add_column("bot")
-    if duplicate:
+    if both:
+        board.add_column("raw mbb/hand (95%)", justify="right")
+        board.add_column("adjusted mbb/hand (95%)", justify="right")
+        board.add_column("luck", justify="right")
+    elif duplicate:
         board.add_column("mbb/hand (95%)", justify="right")
+    if duplicate:
         board.add_column("bb/100", justify="right")
         board.add_column("deals", justify="right")
     board.add_column("chips won", justify="right")
@@ -69,13 +94,16 @@ def print_standings(console: Console, standings: Standings) -> None:
     board.add_column("faults", justify="right")
     for row in standings.leaderboard.rows:
         cells = [str(row.rank), inert_text(row.bot)]
-        if duplicate:
-            mark = row.estimate.sign
+        if both:
             cells += [
-                f"{format_estimate(row.estimate)} {mark}".rstrip(),
-                f"{row.estimate.bb_per_100:+.2f}",
-                str(row.estimate.n),
+                _marked(row.estimate, row.score == "raw"),
+                "-" if row.adjusted is None else _marked(row.adjusted, row.score == "adjusted"),
+                format_luck(row.luck),
             ]
+        elif duplicate:
+            cells.append(_marked(row.estimate, is_scored=True))
+        if duplicate:
+            cells += [f"{row.scored.bb_per_100:+.2f}", str(row.estimate.n)]
         cells.append(f"{row.chips_won:+,}")
         if rated:
             rating = row.rating
@@ -93,8 +121,16 @@ def print_standings(console: Console, standings: Standings) -> None:
         console.print(
             f"{inert_text(pair[0])} vs {inert_text(pair[1])}: {result.text}", markup=False
         )
+    for line in (standings.lead, *standings.notes):
+        if line:
+            console.print(inert_text(line), markup=False)
     if standings.seed is not None:
         console.print(f"tournament seed: {standings.seed}", markup=False)
+
+
+def _marked(estimate: Estimate, is_scored: bool) -> str:
+    """The estimate, with its sign mark when it is of the score that ranks."""
+    return f"{format_estimate(estimate)} {estimate.sign if is_scored else ''}".rstrip()
 
 
 def _crosstable(standings: Standings) -> Table:
@@ -103,8 +139,10 @@ def _crosstable(standings: Standings) -> Table:
     crosstable = standings.crosstable
     assert crosstable is not None
     order = [row.bot for row in standings.leaderboard.rows if row.bot in crosstable.bots]
+    has_both = any(cell.adjusted is not None for cell in crosstable.cells)
+    score = f" ({crosstable.score}; the other score under it)" if has_both else ""
     table = Table(
-        title="crosstable: the row bot's mbb/hand against the column bot (95%)",
+        title=f"crosstable: the row bot's mbb/hand against the column bot (95%){score}",
         title_justify="left",
     )
     table.add_column("", no_wrap=True)
@@ -116,7 +154,13 @@ def _crosstable(standings: Standings) -> Table:
             cell = crosstable.cell(row_bot, column_bot)
             if row_bot == column_bot or cell is None:
                 cells.append("")
-            else:
+            elif cell.adjusted is None:
                 cells.append(f"{format_estimate(cell.estimate)} {cell.mark}".rstrip())
+            else:
+                # The score that ranks first, with its mark; the other score under it.
+                other = cell.estimate if cell.score == "adjusted" else cell.adjusted
+                label = "raw" if cell.score == "adjusted" else "adjusted"
+                first = f"{format_estimate(cell.scored)} {cell.mark}".rstrip()
+                cells.append(f"{first}\n{label} {format_estimate(other)}")
         table.add_row(*(Text(cell) for cell in cells))
     return table

@@ -34,7 +34,9 @@ from arena.tournament.stderr_summary import stderr_summary
 __all__ = ["DESCRIPTION", "TOURNAMENT_GROUPS", "add_arguments", "run", "run_tournament"]
 
 #: The groups of settings a tournament takes (see :mod:`arena.settings.catalog`).
-TOURNAMENT_GROUPS = ("tournament", "run", "game", "limits", "sandbox", "sprt", "sit_and_go", "ring")
+TOURNAMENT_GROUPS = (
+    "tournament", "run", "game", "limits", "sandbox", "sprt", "sit_and_go", "ring", "score",
+)  # fmt: skip
 
 DESCRIPTION = (
     "Play a tournament between bots and print its leaderboard. Settings come from "

@@ -17,6 +17,8 @@ the complete example and a table of every key with its type, default and meaning
     decision_timeout = 5            # startup_timeout, time_bank, check_on_timeout
     [sprt]                          # heads-up formats only: enabled, mbb0, mbb1, alpha, beta
     enabled = true
+    luck = "on"                     # the luck estimator runs after every hand (or "off")
+    score = "adjusted"              # what ranks: adjusted (default with luck on) or raw
     [sit_and_go]                    # games, seats, double_every_hands, max_hands
     [ring]                          # seats
     seats = 6
@@ -48,8 +50,10 @@ from typing import Any, TypeVar
 from arena.bots.sandbox.limits import LIMIT_KEYS
 from arena.bots.sandbox.select import SandboxLevel
 from arena.cluster.executor import default_concurrency
+from arena.match.config import Score, resolve_score
 from arena.session.policy import TimeBasis
 from arena.settings import COMMAND_LINE, REGISTRY, SettingsError, file_keys
+from arena.settings.catalog import Luck
 from arena.settings.files import Given, ValueSource, read_overrides, read_toml, source_label
 from arena.stats.sprt import Sprt
 from arena.tournament.config_identity import difference, fingerprint
@@ -160,6 +164,9 @@ class TournamentConfig:
     ``resource_limits`` holds only the limits given; they override the manifests'.
     ``expose`` are host paths the strict sandbox shows every bot read-only (the host's
     choice, never a manifest's; they do not decide the results).
+    ``luck`` says whether every match runs the luck estimator; ``score`` what ranks the
+    bots and drives the sequential test (None: adjusted with luck on, raw with it off;
+    :attr:`score_used`).
     ``source`` says where the values came from, for later messages.
     """
 
@@ -182,7 +189,14 @@ class TournamentConfig:
     sandbox: SandboxLevel | None = None
     expose: tuple[Path, ...] = ()
     out: Path | None = None
+    luck: Luck = _default("luck")  # noqa: RUF009
+    score: Score | None = None
     source: str = field(default=COMMAND_LINE, compare=False)
+
+    @property
+    def score_used(self) -> Score:
+        """What ranks the bots: ``score``, or by default adjusted with luck on, raw off."""
+        return resolve_score(luck=self.luck.is_on, score=self.score)
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -271,6 +285,8 @@ class TournamentConfig:
             "sandbox": None if self.sandbox is None else self.sandbox.value,
             "expose": [str(path) for path in self.expose] or None,
             "out": None if self.out is None else str(self.out),
+            "luck": self.luck.value,
+            "score": None if self.score is None else self.score.value,
             **{f"limits.{key}": value for key, value in self.resource_limits.items()},
             "ring.seats": self.ring_seats,
         }
@@ -289,6 +305,7 @@ class TournamentConfig:
             "scheduler": None,
             "ring.seats": None,
             "sit_and_go.seats": None,
+            "score": None,
             **self.to_values(),
             "challenger": self.challenger_name,
             "seed": self.seed,

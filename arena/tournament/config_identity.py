@@ -84,7 +84,7 @@ def difference(stored: Mapping[str, Any], config: TournamentConfig) -> str:
 #: Keys added after runs were stored, with the value every run had before: left out of
 #: the fingerprint at that value, so that a run stored before the key existed is still
 #: recognised and resumed.
-_ADDED_LATER: dict[str, object] = {"limits.time_basis": TimeBasis.WALL.value}
+_ADDED_LATER: dict[str, object] = {"limits.time_basis": TimeBasis.WALL.value, "luck": "off"}
 
 #: Keys the fingerprint holds resolved (their defaults depend on other keys).
 _RESOLVED = ("bots", "seed", "challenger", "sit_and_go.seats", "sit_and_go.games", "ring.seats")

@@ -39,6 +39,8 @@ def problems(config: TournamentConfig) -> Iterator[tuple[str, object, str]]:
         only = "only round_robin and gauntlet allow it"
         why = f"the sequential test stops heads-up pairs: {only}, the format is {config.format}"
         yield "sprt.enabled", True, why
+    if config.score == "adjusted" and not config.luck.is_on:
+        yield "score", "adjusted", "needs the luck estimator, and luck is off: use raw, or luck on"
     if sprt.enabled and sprt.mbb1 <= sprt.mbb0:
         yield "sprt.mbb1", sprt.mbb1, f"must be above sprt.mbb0 ({sprt.mbb0:g})"
     count = config.match_count()

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.progress import TaskID
 
 from arena.match.console import progress_bar
+from arena.stats.match_luck import match_luck
 from arena.store.outcome import MatchOutcome
 from arena.tournament.plan import MatchSpec
 from protocol.inert import inert_text
@@ -26,17 +27,26 @@ __all__ = ["LiveDisplay", "PlainDisplay", "QuietDisplay", "describe_outcome"]
 
 
 def describe_outcome(outcome: MatchOutcome) -> str:
-    """One line about a finished match: each seat's chips, the hands and the time.
+    """One line about a finished match: each seat's chips (and how many of them were luck,
+    when the hands carry luck-adjusted results), the hands and the time.
 
-    >>> from arena.store.outcome import SeatOutcome
-    >>> seats = (SeatOutcome(0, "ann", 12, 1, 10), SeatOutcome(1, "bob", -12, 2, 10))
+    >>> from arena.store.outcome import HandSummary, SeatOutcome
+    >>> seats = (SeatOutcome(0, "ann", 12, 1, 1), SeatOutcome(1, "bob", -12, 2, 1))
     >>> describe_outcome(MatchOutcome("m1", seats, (), "hand_count", None, 1.25))
     'm1: ann +12, bob -12 (0 hands, 1.2 s)'
+    >>> hands = (HandSummary(1, 2, (12, -12), adjusted=(-3.5, 3.5)),)
+    >>> describe_outcome(MatchOutcome("m1", seats, hands, "hand_count", None, 1.25))
+    'm1: ann +12 (luck +15.5), bob -12 (luck -15.5) (1 hands, 1.2 s)'
     """
     if outcome.error is not None:
         # An error can quote a bot (its name, its stderr): shown inert like the names.
         return f"{outcome.match_id}: FAILED: {inert_text(outcome.error)}"
-    chips = ", ".join(f"{inert_text(seat.bot)} {seat.chips_won:+d}" for seat in outcome.seats)
+    luck = match_luck(outcome)
+    lucks = [f" (luck {seat.luck_chips:+.1f})" for seat in luck.seats] if luck else None
+    chips = ", ".join(
+        f"{inert_text(seat.bot)} {seat.chips_won:+d}{lucks[index] if lucks else ''}"
+        for index, seat in enumerate(outcome.seats)
+    )
     return f"{outcome.match_id}: {chips} ({len(outcome.hands)} hands, {outcome.duration_s:.1f} s)"
 
 

@@ -109,6 +109,8 @@ class MatchSpec:
             "time_bank_s": limits.time_bank_s,
             "check_on_timeout": limits.check_on_timeout,
             "time_basis": limits.time_basis,
+            "luck": settings.luck.is_on,
+            "score": settings.score_used,
         }
         if self.kind != "sit_and_go":
             return MatchConfig(stack_policy=StackPolicy.RESET, **common)

@@ -122,7 +122,7 @@ class TournamentRunner:
             ],
         )
         by_id = {spec.match_id: spec for spec in specs}
-        tests = SequentialTests(self.config.sprt_test(), specs)
+        tests = SequentialTests(self.config.sprt_test(), specs, score=self.config.score_used)
         finished = {outcome.match_id: outcome for outcome in self.db.outcomes(record.id)}
         for outcome in finished.values():
             if outcome.match_id in by_id and outcome.is_counted:
