@@ -31,7 +31,10 @@ def test_site_keys_and_game_keys_are_read_together(tmp_path: Path) -> None:
     assert (competition.game.big_blind, competition.limits.decision_timeout_s) == (4, 0.25)
     assert competition.config.resource_limits == {"memory_bytes": 256 * 1024 * 1024}
     assert (rules.signup, rules.invite_code, rules.visibility) == (
-        SignUp.INVITE, "blue-42", Visibility.EVERYTHING)  # fmt: skip
+        SignUp.INVITE,
+        "blue-42",
+        Visibility.EVERYTHING,
+    )
     assert (rules.upload_archive_bytes, rules.upload_file_count) == (1024 * 1024, 10)
     assert rules.validation_house_bot == tmp_path / "house" / "bot.toml"
 

@@ -27,9 +27,17 @@ def test_init_makes_the_site_and_an_administrator(tmp_path: Path) -> None:
     password = tmp_path / "password"
     password.write_text("correct horse battery\n", encoding="utf-8")
     site_dir = tmp_path / "site"
-    done = _arena("server", "init", str(site_dir), "--competition", str(competition),
-                  "--admin-password-file", str(password),
-                  "--host-name", "poker.example.org")  # fmt: skip
+    done = _arena(
+        "server",
+        "init",
+        str(site_dir),
+        "--competition",
+        str(competition),
+        "--admin-password-file",
+        str(password),
+        "--host-name",
+        "poker.example.org",
+    )
     assert done.returncode == 0, done.stderr
     assert "administrator admin\n" in done.stdout and "password" not in done.stdout
     site = SiteFolder.load(site_dir)
