@@ -20,6 +20,10 @@ Run: ``.venv/bin/python bench/bench_arena.py --hands 2000 --rounds 3`` (add
    noise moves single rounds by 10% and more). Also the same match loop in-process, with
    bots that answer at once: the arena's own CPU per decision.
 4. Time from launching a bot to its ``ready``.
+5. What the luck estimator (``arena.luck``, ``MatchConfig.luck``) costs: the same match
+   with it off and on, interleaved (off, on, off, on, ...: the machine's drift falls on
+   both), ``--luck-hands`` hands each (default: ``--hands``, at most 500); the wall time of
+   each, and on / off per pair of rounds (target: under 1.25 with these trivial bots).
 
 Read the ratio with the machine's load in mind (the load average is printed). On an idle
 machine the raw round trip is mostly two wake-ups from idle (about 80 us on a small VM);
@@ -40,7 +44,7 @@ import sys
 import tempfile
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 from arena.bots.manifest import BotManifest, load_manifest  # noqa: E402
 from arena.bots.startup import measure_startup  # noqa: E402
 from arena.bots.transport import ExitInfo  # noqa: E402
+from arena.luck import ESTIMATOR  # noqa: E402
 from arena.match.config import MatchConfig  # noqa: E402
 from arena.match.run import open_sessions, run_match  # noqa: E402
 from arena.session.watchdog import BotSession  # noqa: E402
@@ -293,6 +298,24 @@ def play_round(manifest: BotManifest, config: MatchConfig, lines: list[bytes]) -
     )
 
 
+def luck_rounds(
+    manifest: BotManifest, config: MatchConfig, rounds: int
+) -> list[tuple[float, float]]:
+    """``rounds`` pairs of the match's wall time (seconds) with the luck estimator off,
+    then on; each pair played one after the other."""
+    pairs = []
+    for _ in range(rounds):
+        times = []
+        for luck in (False, True):
+            with tempfile.TemporaryDirectory() as out:
+                on_or_off = replace(config, luck=luck, score=None)
+                started = time.perf_counter()
+                run_match(on_or_off, open_sessions([manifest, manifest], on_or_off), Path(out))
+                times.append(time.perf_counter() - started)
+        pairs.append((times[0], times[1]))
+    return pairs
+
+
 def main() -> None:
     """Run the benchmark and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -305,6 +328,12 @@ def main() -> None:
         action="store_true",
         help="the match without work done while bots think (arena.match.prefetch)",
     )
+    parser.add_argument(
+        "--luck-hands",
+        type=int,
+        default=None,
+        help="hands per match of the luck estimator's cost (default: --hands, at most 500)",
+    )
     args = parser.parse_args()
 
     manifest = load_manifest(BOT)
@@ -316,6 +345,8 @@ def main() -> None:
     rounds = [play_round(manifest, config, lines) for _ in range(args.rounds)]
     load_after = os.getloadavg()[0]
     timing = measure_startup(manifest, repeats=args.starts)
+    luck_hands = args.luck_hands if args.luck_hands is not None else min(args.hands, 500)
+    luck = luck_rounds(manifest, replace(config, hand_count=luck_hands), args.rounds)
 
     # The round with the median ratio speaks for the run; every round is shown.
     typical = sorted(rounds, key=lambda r: r.ratio)[len(rounds) // 2]
@@ -370,6 +401,20 @@ def main() -> None:
     print(f"bot start to ready ({timing.bot_name}, {len(timing.samples_s)} starts)")
     print(f"  median               {timing.median_s * 1000:8.1f} ms")
     print(f"  max                  {timing.max_s * 1000:8.1f} ms")
+    print(
+        f"luck estimator ({ESTIMATOR}), the same match off and on, {luck_hands} hands, "
+        f"{len(luck)} interleaved rounds"
+    )
+    print("  round   luck off     luck on     on / off")
+    for number, (off_s, on_s) in enumerate(luck, 1):
+        print(f"  {number:5d}   {off_s:7.2f} s   {on_s:7.2f} s   {on_s / off_s:6.2f} x")
+    luck_ratio = statistics.median(on_s / off_s for off_s, on_s in luck)
+    per_hand = statistics.median(on_s - off_s for off_s, on_s in luck) / luck_hands
+    verdict = "within" if luck_ratio < 1.25 else "OVER"
+    print(
+        f"  on / off             {luck_ratio:8.2f} x  median of {len(luck)} rounds; {verdict} "
+        f"the 1.25x target ({per_hand * 1000:.2f} ms more per hand)"
+    )
 
 
 if __name__ == "__main__":
