@@ -298,15 +298,6 @@ def running_postgres(attempts: int = 3) -> Iterator[PostgresServer]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def database_url_fixture(server: PostgresServer) -> Iterator[str]:
-    """A fresh database's URL for one test; dropped (and its backends gone) afterwards."""
-    name = server.create_database()
-    try:
-        yield server.url(name)
-    finally:
-        server.drop_database(name)
-
-
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
     """One real PostgreSQL for the session (skipped with the reason where there is none)."""
@@ -320,4 +311,37 @@ def postgres_server() -> Iterator[PostgresServer]:
 @pytest.fixture
 def postgres_url(postgres_server: PostgresServer) -> Iterator[str]:
     """A fresh, empty database on the session's PostgreSQL: its URL."""
-    yield from database_url_fixture(postgres_server)
+    yield from fresh_database(postgres_server)
+
+
+@pytest.fixture(
+    scope="session",
+    params=[None, pytest.param("postgresql", marks=pytest.mark.slow)],
+    ids=["sqlite", "postgresql"],
+)
+def sqlite_or_postgres(request: pytest.FixtureRequest) -> PostgresServer | None:
+    """Each test that asks for it twice: None (SQLite), then, in the slow run, the session's
+    PostgreSQL. Session-scoped so that the server starts before a test's process check
+    takes its list of the processes already running."""
+    if request.param is None:
+        return None
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    return server
+
+
+def database_urls(server: PostgresServer | None) -> Iterator[str | None]:
+    """For a function fixture: None without a server, else a fresh database's URL, dropped
+    (and its backends gone) after the test."""
+    if server is None:
+        yield None
+    else:
+        yield from fresh_database(server)
+
+
+def fresh_database(server: PostgresServer) -> Iterator[str]:
+    """A new database's URL; the database dropped (and its backends gone) afterwards."""
+    name = server.create_database()
+    try:
+        yield server.url(name)
+    finally:
+        server.drop_database(name)

@@ -16,14 +16,21 @@ from typing import Any
 import pytest
 
 from arena.server.django_start import start_django
+from tests.postgres import (  # noqa: F401 (fixtures)
+    PostgresServer,
+    database_urls,
+    postgres_server,
+    sqlite_or_postgres,
+)
 
 start_django()
 
 
 @pytest.fixture
-def database_url() -> str | None:
-    """The test's database: None for the session's in-memory SQLite; override with a URL."""
-    return None
+def database_url(sqlite_or_postgres: PostgresServer | None) -> Iterator[str | None]:  # noqa: F811
+    """The test's database: None for the session's in-memory SQLite; in the slow run also a
+    fresh database on a real PostgreSQL (tests/postgres.py; skipped where there is none)."""
+    yield from database_urls(sqlite_or_postgres)
 
 
 @pytest.fixture(scope="session")
