@@ -59,6 +59,9 @@ class ErrorCode(StrEnum):
     RAISE_BELOW_MINIMUM = "raise_below_minimum"
     RAISE_ABOVE_MAXIMUM = "raise_above_maximum"
     AMOUNT_ABOVE_STACK = "amount_above_stack"
+    # A mixed strategy (a reply's distribution; its entries' legality uses the codes above).
+    DUPLICATE_ACTION = "duplicate_action"
+    PROBABILITY_SUM = "probability_sum"
     # Five-card draw (the engine's codes for the same rules).
     TOO_MANY_DISCARDS = "too_many_discards"
     DUPLICATE_DISCARD = "duplicate_discard"

@@ -44,7 +44,7 @@ from protocol.layout import (
     own_seat,
 )
 from protocol.request_encoder import RequestEncoder
-from protocol.version import PROTOCOL_VERSION, SUPPORTED_VERSIONS
+from protocol.version import FEATURES, PROTOCOL_VERSION, SUPPORTED_VERSIONS
 
 __all__ = [
     "DEFAULT_MAX_ATTEMPTS",
@@ -117,6 +117,7 @@ def hello(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     protocol_version: int = PROTOCOL_VERSION,
     supported_versions: Sequence[int] = SUPPORTED_VERSIONS,
+    features: Sequence[str] = FEATURES,
     deck_commitment: str | None = None,
 ) -> dict[str, Any]:
     """The handshake; ``hand_count`` is ``None`` when the match plays until one is left.
@@ -132,6 +133,7 @@ def hello(
         "seq": seq,
         "protocol_version": protocol_version,
         "supported_versions": list(supported_versions),
+        "features": list(features),
         "player_id": player_id,
         "seat_index": seat_index,
         "game": game,

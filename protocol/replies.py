@@ -41,13 +41,19 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from engine.actions import Action, AllIn, Call, Check, Discard, Fold, LegalActions, RaiseTo
+from engine.actions import Action, Discard, LegalActions
 from engine.cards import Card
 from engine.config import DrawLimit
+from protocol.betting import action_from_reply, json_integer, shown_value
 from protocol.cards import card_from_wire
 from protocol.errors import ArenaBugError, BotReplyError, ErrorCode, StaleReplyError
-from protocol.legal import all_in_is_legal, legal_action_names
 from protocol.schema import find_issue
+from protocol.strategy import (
+    MAX_ENTRIES,
+    MixedStrategy,
+    distribution_shape_is_valid,
+    strategy_from_reply,
+)
 from protocol.version import PROTOCOL_VERSION, SUPPORTED_VERSIONS, negotiate
 
 __all__ = [
@@ -59,6 +65,7 @@ __all__ = [
     "discard_shape_is_valid",
     "known_fields",
     "parse_action",
+    "parse_action_reply",
     "parse_discard",
     "parse_ready",
     "reply_seq",
@@ -67,11 +74,10 @@ __all__ = [
 _ACTION_NAMES = frozenset({"CHECK", "CALL", "FOLD", "RAISE", "ALL_IN"})
 _RANKS = frozenset({"2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"})
 _SUITS = frozenset({"clubs", "diamonds", "hearts", "spades"})
-_MAX_SHOWN = 60  # characters of a bad value quoted in a message
 # The fields the arena reads in each type of reply (the others are the bot's own).
 _KNOWN_FIELDS = {
     "ready": frozenset({"type", "seq", "name", "version", "protocol_version"}),
-    "action": frozenset({"type", "seq", "action", "amount"}),
+    "action": frozenset({"type", "seq", "action", "amount", "distribution"}),
     "discard": frozenset({"type", "seq", "cards"}),
 }
 _DISCARDS_WITH_ACE = 4  # three_or_four_with_ace: four cards only when keeping an ace
@@ -121,7 +127,7 @@ def reply_seq(obj: object) -> int | None:
     """
     if type(obj) is not dict:
         return None
-    seq = _integer(obj.get("seq"))
+    seq = json_integer(obj.get("seq"))
     return seq if seq is not None and seq >= 1 else None
 
 
@@ -155,7 +161,7 @@ def parse_ready(
     assert type(obj) is dict  # the schema guarantees it; tells the type checker
     _reject_unknown_seq(obj, expected_seq)
     version = negotiate(
-        _integer(obj.get("protocol_version")),
+        json_integer(obj.get("protocol_version")),
         supported_versions,
         preferred=preferred_version,
     )
@@ -163,13 +169,34 @@ def parse_ready(
 
 
 def parse_action(obj: object, expected_seq: int, legal: LegalActions) -> Action:
-    """The engine action for the bot's reply to ``act`` (checked against ``legal``)."""
+    """The engine action for a one-action reply to ``act`` (checked against ``legal``),
+    for a caller that takes exactly one action (a person's entry, a benchmark): a
+    ``distribution`` is refused there. A bot's reply is read by :func:`parse_action_reply`.
+    """
+    parsed = parse_action_reply(obj, expected_seq, legal)
+    if isinstance(parsed, MixedStrategy):
+        raise BotReplyError(
+            ErrorCode.SCHEMA_VIOLATION,
+            "this decision takes one action, not a distribution",
+            "/distribution",
+        )
+    return parsed
+
+
+def parse_action_reply(
+    obj: object, expected_seq: int, legal: LegalActions
+) -> Action | MixedStrategy:
+    """The engine action for the bot's reply to ``act`` (checked against ``legal``), or
+    the checked mixed strategy when the reply carries a ``distribution``
+    (:mod:`protocol.strategy`), which the arena draws the action from."""
     _reject_bad_or_stale_seq(obj, expected_seq)
     if not action_shape_is_valid(obj):
         _reject_bad_shape(obj, "action")
     assert type(obj) is dict
     _reject_unknown_seq(obj, expected_seq)
-    return action_from_reply(obj["action"], _integer(obj.get("amount")), legal)
+    if "distribution" in obj:
+        return strategy_from_reply(obj["distribution"], legal)
+    return action_from_reply(obj["action"], json_integer(obj.get("amount")), legal)
 
 
 def parse_discard(
@@ -234,58 +261,19 @@ def parse_discard(
     return Discard(tuple(cards))
 
 
-def action_from_reply(name: str, amount: int | None, legal: LegalActions) -> Action:
-    """Map a wire action name and amount to an engine action, or reject it (legality only).
-
-    RAISE's amount is the raise-to total for this round. CALL's amount, if given, must be
-    ``current_bet``; a CALL with nothing to call is a CHECK (bots may say either). FOLD and
-    CHECK ignore the amount; ALL_IN's amount, if given, must not exceed the stack.
-    """
-    if legal.can_draw:
-        raise ArenaBugError(f"seat {legal.seat_index} is to draw; parse_action misused")
-    seat = f"(seat {legal.seat_index})"
-    if name == "CHECK":
-        if legal.can_check:
-            return Check()
-        raise BotReplyError(
-            ErrorCode.CANNOT_CHECK,
-            f"cannot check: {legal.call_amount} to call, current bet {legal.current_bet} {seat}",
-            "/action",
-        )
-    if name == "CALL":
-        if amount is not None and amount != legal.current_bet:
-            raise BotReplyError(
-                ErrorCode.CALL_AMOUNT_MISMATCH,
-                f"CALL amount {amount} must equal current_bet {legal.current_bet} "
-                f"(the round total; to_call is {legal.call_amount}) or be left out {seat}",
-                "/amount",
-            )
-        if legal.can_call and legal.call_amount > 0:
-            return Call()
-        if legal.can_check:  # a call with nothing to call is a check, not an error
-            return Check()
-        raise BotReplyError(ErrorCode.CANNOT_CALL, f"cannot call now {seat}", "/action")
-    if name == "FOLD":
-        if legal.can_fold:
-            return Fold()
-        raise BotReplyError(ErrorCode.CANNOT_FOLD, f"cannot fold now {seat}", "/action")
-    if name == "RAISE":
-        return RaiseTo(_checked_raise_to(amount, legal, seat))
-    if name == "ALL_IN":
-        return _checked_all_in(amount, legal, seat)
-    raise BotReplyError(
-        ErrorCode.UNKNOWN_ACTION,
-        f"unknown action {_shown(name)}; expected one of CHECK, CALL, FOLD, RAISE, ALL_IN",
-        "/action",
-    )
-
-
 def action_shape_is_valid(obj: object) -> bool:
     """Fast structural check of an ``action`` reply; agrees with its JSON Schema."""
     if type(obj) is not dict or obj.get("type") != "action":
         return False
     if not _is_count(obj.get("seq"), 1):
         return False
+    if "distribution" in obj:  # a mixed strategy, in place of the one action
+        if "action" in obj:
+            return False
+        amount = obj.get("amount")
+        if amount is not None and not _is_count(amount, 0):
+            return False
+        return distribution_shape_is_valid(obj["distribution"])
     action = obj.get("action")
     if type(action) is not str or action not in _ACTION_NAMES:
         return False
@@ -316,86 +304,10 @@ def discard_shape_is_valid(obj: object) -> bool:
     return True
 
 
-def _checked_raise_to(amount: int | None, legal: LegalActions, seat: str) -> int:
-    if amount is None:  # the schema requires it; keep the engine safe anyway
-        raise BotReplyError(ErrorCode.SCHEMA_VIOLATION, "RAISE needs an amount", "/amount")
-    if not legal.can_raise:
-        raise BotReplyError(
-            ErrorCode.RAISING_NOT_ALLOWED,
-            f"raise to {amount} not allowed: raising is closed now, legal actions are "
-            f"{', '.join(legal_action_names(legal))} {seat}",
-            "/action",
-        )
-    if amount > legal.all_in_to:
-        raise BotReplyError(
-            ErrorCode.AMOUNT_ABOVE_STACK,
-            f"raise to {amount} needs {amount - legal.committed} chips, stack is "
-            f"{legal.stack} (all-in is raise to {legal.all_in_to}) {seat}",
-            "/amount",
-        )
-    if amount > legal.max_raise_to:
-        raise BotReplyError(
-            ErrorCode.RAISE_ABOVE_MAXIMUM,
-            f"raise to {amount} above maximum {legal.max_raise_to} {seat}",
-            "/amount",
-        )
-    if amount < legal.min_raise_to:
-        raise BotReplyError(
-            ErrorCode.RAISE_BELOW_MINIMUM,
-            f"raise to {amount} below minimum {legal.min_raise_to} {seat}",
-            "/amount",
-        )
-    return amount
-
-
-def _checked_all_in(amount: int | None, legal: LegalActions, seat: str) -> AllIn:
-    if amount is not None and amount > legal.stack:
-        raise BotReplyError(
-            ErrorCode.AMOUNT_ABOVE_STACK,
-            f"ALL_IN amount {amount} is above the stack {legal.stack} {seat}",
-            "/amount",
-        )
-    if all_in_is_legal(legal):
-        return AllIn()
-    total = legal.all_in_to
-    if legal.can_raise and total > legal.max_raise_to:
-        raise BotReplyError(
-            ErrorCode.RAISE_ABOVE_MAXIMUM,
-            f"all-in would raise to {total}, above maximum {legal.max_raise_to} {seat}",
-            "/action",
-        )
-    if legal.can_raise:  # below the minimum: cannot happen with the engine's LegalActions
-        raise BotReplyError(
-            ErrorCode.RAISE_BELOW_MINIMUM,
-            f"all-in would raise to {total}, below minimum {legal.min_raise_to} {seat}",
-            "/action",
-        )
-    raise BotReplyError(
-        ErrorCode.RAISING_NOT_ALLOWED,
-        f"all-in would raise to {total} but raising is closed now, legal actions are "
-        f"{', '.join(legal_action_names(legal))} {seat}",
-        "/action",
-    )
-
-
-def _integer(value: object) -> int | None:
-    """The value if it is a JSON Schema ``integer`` (an int, or a float with no fraction)."""
-    if type(value) is int:
-        return value
-    if type(value) is float and value.is_integer():
-        return int(value)
-    return None
-
-
 def _is_count(value: object, minimum: int) -> bool:
     """Whether the value is a JSON Schema ``integer`` of at least ``minimum``."""
-    number = _integer(value)
+    number = json_integer(value)
     return number is not None and number >= minimum
-
-
-def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
 
 
 def _reject_bad_or_stale_seq(obj: object, expected_seq: int) -> None:
@@ -405,7 +317,7 @@ def _reject_bad_or_stale_seq(obj: object, expected_seq: int) -> None:
     if seq is None:
         # No request ever carries such a number, so this cannot be a late answer: it is a
         # bad reply (a strike), not a stale one left to wait for the timeout.
-        shown = _shown(obj.get("seq"))
+        shown = shown_value(obj.get("seq"))
         what = f"{shown} is not a positive integer" if "seq" in obj else "is missing"
         raise BotReplyError(
             ErrorCode.BAD_SEQ,
@@ -429,20 +341,58 @@ def _reject_unknown_seq(obj: dict[str, Any], expected_seq: int) -> None:
 def _reject_bad_shape(obj: object, message_type: str) -> None:
     if type(obj) is dict and obj.get("type") != message_type:
         # The wrong kind of message altogether: say so rather than list missing fields.
-        got = _shown(obj.get("type"))
+        got = shown_value(obj.get("type"))
         raise BotReplyError(
             ErrorCode.SCHEMA_VIOLATION,
             f"expected a {message_type!r} reply, got type {got}",
             "/type",
         )
+    if message_type == "action" and type(obj) is dict:
+        _reject_action_and_distribution(obj)
     issue = find_issue(obj, message_type)
     if issue is None:
         return
-    if issue.path == "/action" and issue.keyword == "enum":
+    if issue.keyword == "enum" and (issue.path == "/action" or _is_entry_action(issue.path)):
         raise BotReplyError(
             ErrorCode.UNKNOWN_ACTION,
-            f"unknown action {_shown(obj['action'])}; expected one of "  # type: ignore[index]
+            f"unknown action {shown_value(_at(obj, issue.path))}; expected one of "
             "CHECK, CALL, FOLD, RAISE, ALL_IN (upper case)",
             issue.path,
         )
     raise BotReplyError(ErrorCode.SCHEMA_VIOLATION, issue.message, issue.path)
+
+
+def _reject_action_and_distribution(obj: dict[str, Any]) -> None:
+    """An action reply names one action or a distribution: exactly one of the two."""
+    if "distribution" in obj and "action" in obj:
+        raise BotReplyError(
+            ErrorCode.SCHEMA_VIOLATION,
+            "'action' and 'distribution' together: send one action or one distribution",
+            "/distribution",
+        )
+    distribution = obj.get("distribution")
+    if type(distribution) is list and len(distribution) > MAX_ENTRIES:
+        raise BotReplyError(
+            ErrorCode.SCHEMA_VIOLATION,
+            f"distribution has {len(distribution)} entries, at most {MAX_ENTRIES} are allowed",
+            "/distribution",
+        )
+    if "distribution" not in obj and "action" not in obj:
+        raise BotReplyError(
+            ErrorCode.SCHEMA_VIOLATION,
+            "'action' is a required property (or 'distribution', for a mixed strategy)",
+            "/action",
+        )
+
+
+def _is_entry_action(path: str) -> bool:
+    """Whether ``path`` is a distribution entry's ``action`` (``/distribution/3/action``)."""
+    parts = path.split("/")
+    return len(parts) == 4 and parts[1] == "distribution" and parts[3] == "action"
+
+
+def _at(obj: object, path: str) -> object:
+    """The value at a JSON pointer the schema reported (its keys and indexes exist)."""
+    for part in path.split("/")[1:]:
+        obj = obj[int(part)] if isinstance(obj, list) else obj[part]  # type: ignore[index]
+    return obj

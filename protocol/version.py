@@ -5,6 +5,10 @@ it can speak (``supported_versions``). The bot's ``ready`` may name the version 
 speak; it must be one of the offered ones. A ``ready`` without ``protocol_version`` means
 the bot speaks the arena's preferred version.
 
+A new version number is for a change a bot must handle. An addition a bot may use or
+ignore (an optional field of a reply) keeps the version and is announced in
+``hello.features`` (:data:`FEATURES`), so a bot can tell whether the arena accepts it.
+
 >>> negotiate(None)
 1
 >>> negotiate(1)
@@ -17,13 +21,19 @@ from collections.abc import Sequence
 
 from protocol.errors import BotReplyError, ErrorCode
 
-__all__ = ["PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "negotiate"]
+__all__ = ["FEATURES", "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "negotiate"]
 
 #: The version this package speaks by preference (the newest one).
 PROTOCOL_VERSION = 1
 
 #: Every version this package can speak, newest first.
 SUPPORTED_VERSIONS: tuple[int, ...] = (1,)
+
+#: What this arena accepts beyond version 1 as first published, named in ``hello.features``.
+#: A feature is an addition a bot may use or ignore: a bot that never uses it sees nothing
+#: change, so it needs no new version. ``distribution``: an ``action`` reply may carry a
+#: mixed strategy (:mod:`protocol.strategy`).
+FEATURES: tuple[str, ...] = ("distribution",)
 
 
 def negotiate(

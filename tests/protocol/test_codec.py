@@ -9,10 +9,26 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine.actions import LegalActions
 from engine.cards import Card
 from protocol import codec
 from protocol.codec import RawJSON, decode, encode, encode_with_raw, json_text, scalar_text
 from protocol.errors import ArenaBugError, BotFaultError, DecodeError, ErrorCode, ProtocolError
+from protocol.replies import parse_action_reply
+
+_FACING_BET = LegalActions(
+    seat_index=0,
+    stack=100,
+    current_bet=2,
+    committed=0,
+    can_fold=True,
+    can_check=False,
+    can_call=True,
+    call_amount=2,
+    can_raise=True,
+    min_raise_to=4,
+    max_raise_to=100,
+)
 
 
 def test_encode_is_compact_utf8_json_with_one_newline() -> None:
@@ -158,6 +174,25 @@ def test_decode_of_mangled_valid_lines_raises_only_protocol_errors(
     mangled = line[: len(line) // 2] + junk + line[len(line) // 2 :]
     with contextlib.suppress(ProtocolError):
         decode(mangled)
+
+
+_ENTRY = st.dictionaries(
+    st.sampled_from(["action", "amount", "probability", "x"]),
+    _JSON | st.sampled_from(["CALL", "RAISE", "FOLD"]) | st.floats(0, 1),
+    max_size=4,
+)
+
+
+@given(st.lists(_ENTRY | _JSON, max_size=5), st.binary(max_size=8), st.integers(0, 200))
+def test_decoding_and_parsing_any_distribution_line_raises_only_protocol_errors(
+    distribution: list[object], junk: bytes, cut: int
+) -> None:
+    # A bot's line with a mixed strategy, whole or mangled: decode() and the reply's parse
+    # raise nothing but the protocol's own error (the bot's fault).
+    line = encode({"type": "action", "seq": 3, "distribution": distribution})
+    for data in (line, line[:cut] + junk + line[cut:]):
+        with contextlib.suppress(ProtocolError):
+            parse_action_reply(decode(data), 3, _FACING_BET)
 
 
 def test_a_byte_order_mark_is_invalid_json_as_json_loads_says() -> None:

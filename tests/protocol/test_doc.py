@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from engine import events
-from engine.actions import Action, Call, Check, Discard, Fold
+from engine.actions import Action, Call, Check, Discard, Fold, RaiseTo
 from engine.config import BettingStructure, GameConfig, Variant
 from engine.deck import Deck
 from engine.hand import Hand, SeatSetup
@@ -25,9 +25,11 @@ from protocol.cards import card_from_wire
 from protocol.codec import encode
 from protocol.errors import BotReplyError, ErrorCode
 from protocol.messages import act_request, draw_request, error_message, hand_end, hand_start, hello
-from protocol.replies import parse_action, parse_discard, parse_ready
+from protocol.replies import parse_action, parse_action_reply, parse_discard, parse_ready
 from protocol.request_decoder import legal_from_request
 from protocol.schema import ARENA_TO_BOT, MESSAGE_TYPES, direction_of, find_issue, load_schema
+from protocol.strategy import MixedStrategy
+from protocol.version import FEATURES
 from tests import REPO_ROOT
 
 DOC = REPO_ROOT / "protocol" / "PROTOCOL.md"
@@ -231,3 +233,14 @@ def test_the_example_draw_is_exactly_what_the_engine_and_the_builders_produce() 
     assert legal is not None
     discard = parse_discard(reply, 31, legal, hand.hole_cards(2))
     hand.act(discard)  # the engine accepts it
+
+
+def test_the_mixed_strategy_example_is_accepted_for_the_example_hands_first_decision() -> None:
+    reply = next(
+        m for _, t, bad, m, _ in EXAMPLES if t == "action" and "distribution" in m and not bad
+    )
+    request = next(m for _, t, bad, m, _ in EXAMPLES if t == "act" and m["seq"] == reply["seq"])
+    strategy = parse_action_reply(reply, reply["seq"], legal_from_request(request))
+    assert isinstance(strategy, MixedStrategy)
+    assert strategy.entries == ((Call(), 0.6), (RaiseTo(6), 0.3), (Fold(), 0.1))
+    assert next(m for _, t, _, m, _ in EXAMPLES if t == "hello")["features"] == list(FEATURES)

@@ -26,7 +26,8 @@ from protocol.cards import card_from_wire
 from protocol.codec import decode, encode
 from protocol.errors import BotReplyError
 from protocol.messages import act_request, draw_request, hand_end, hand_start
-from protocol.replies import parse_action, parse_discard
+from protocol.replies import parse_action_reply, parse_discard
+from protocol.strategy import MixedStrategy
 from tests.engine.freezeouts import dead_button_positions
 
 HOLDEM_HAND_COUNT = 1700
@@ -71,6 +72,7 @@ class _Tally:
         self.rejected = 0
         self.dead_small_blinds = 0  # hand_start with a null small_blind_seat
         self.dead_buttons = 0  # hand_start with a button_seat where nobody sits
+        self.mixed = 0  # decisions drawn from a reported distribution
 
 
 def _random_config(rng: random.Random, variant: Variant) -> GameConfig:
@@ -101,6 +103,9 @@ def _random_seats(rng: random.Random) -> list[SeatSetup]:
 def _random_reply(rng: random.Random, message: dict[str, Any]) -> dict[str, Any]:
     """What a random (sometimes sloppy) bot would answer to ``message``."""
     reply: dict[str, Any] = {"type": "action", "seq": message["seq"]}
+    if rng.random() < 0.1:  # a mixed strategy over some of the legal actions
+        reply["distribution"] = _random_distribution(rng, message)
+        return reply
     if rng.random() < 0.1:  # sloppy: any action, any amount
         reply["action"] = rng.choice(["CHECK", "CALL", "FOLD", "RAISE", "ALL_IN"])
         reply["amount"] = rng.randint(0, message["player_stack"] + message["current_bet"] + 5)
@@ -115,6 +120,27 @@ def _random_reply(rng: random.Random, message: dict[str, Any]) -> dict[str, Any]
     elif action == "CALL" and rng.random() < 0.5:
         reply["amount"] = message["current_bet"]
     return reply
+
+
+def _random_distribution(rng: random.Random, message: dict[str, Any]) -> list[dict[str, Any]]:
+    """1 to 3 distinct legal actions with weights that sum to 1, the last taking the rest."""
+    names = rng.sample(
+        message["legal_actions"], rng.randint(1, min(3, len(message["legal_actions"])))
+    )
+    if "CALL" in names and "ALL_IN" in names and message["player_stack"] <= message["to_call"]:
+        names.remove("ALL_IN")  # the same move as the call: a duplicate
+    if "RAISE" in names and "ALL_IN" in names:
+        names.remove("ALL_IN")  # may be the same move as a raise to the whole stack
+    entries: list[dict[str, Any]] = []
+    left = 1.0
+    for index, name in enumerate(names):
+        share = left if index == len(names) - 1 else round(rng.uniform(0, left), 3)
+        left -= share
+        entry: dict[str, Any] = {"action": name, "probability": share}
+        if name == "RAISE":
+            entry["amount"] = message["min_raise_to"]
+        entries.append(entry)
+    return entries
 
 
 def _play(
@@ -153,6 +179,8 @@ def _play(
 
     def send(seat_index: int, message: dict[str, Any], extra: frozenset[Card] = frozenset()) -> Any:
         line = encode(message, strict=strict)
+        # A reported distribution stays in the arena: no seat is ever sent one.
+        assert b"distribution" not in line and b"probability" not in line, line
         cards = _cards_on_wire(line)
         leaked = cards - seen[seat_index] - set(hand.board) - extra
         assert not leaked, f"{line!r} to seat {seat_index} leaks {sorted(map(str, leaked))}"
@@ -196,12 +224,15 @@ def _play(
             message = send(actor, act_request(view, seq=seq, hand_id=hand_id, time_limit_ms=5000))
             reply = _random_reply(rng, message)
             try:
-                action = parse_action(reply, seq, legal)
+                action = parse_action_reply(reply, seq, legal)
             except BotReplyError:
                 tally.rejected += 1
                 continue
-            tally.raises += reply["action"] == "RAISE"
-            tally.all_ins += reply["action"] == "ALL_IN"
+            if isinstance(action, MixedStrategy):
+                action = action.draw(rng.random())  # the arena draws it
+                tally.mixed += 1
+            tally.raises += action.kind == "RAISE"
+            tally.all_ins += action.kind == "ALL_IN"
             try:
                 hand.act(action)
             except IllegalActionError as error:  # pragma: no cover - a failure report
@@ -226,6 +257,7 @@ def test_no_message_to_a_bot_leaks_hidden_cards_in_random_holdem_hands() -> None
     assert tally.own_cards_seen > HOLDEM_HAND_COUNT  # the checker does see cards
     assert tally.others_shown > 100  # showdowns happened and were allowed
     assert tally.raises > 100 and tally.all_ins > 100 and tally.rejected > 100
+    assert tally.mixed > 100  # distributions were accepted, drawn and never sent on
 
 
 def test_no_message_to_a_bot_leaks_hidden_cards_in_random_five_card_draw_hands() -> None:
