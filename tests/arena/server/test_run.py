@@ -1,0 +1,156 @@
+"""``arena server run``: waitress and the workers start together and stop together; a
+worker killed with SIGKILL in the middle of a validation loses nothing (its job's lease
+expires and another worker validates it); SIGKILL of the server takes its workers with it,
+and the upload and the verdict are still there when it is started again."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from tests.arena.server.factories import bot_archive
+from tests.arena.server.scripted_pipeline import MARKER_ENV
+
+#: Long enough for a loaded machine; the test waits only as long as it must.
+WAIT = 90.0
+
+
+def _until(what: str, check: Any) -> Any:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    competition = tmp_path / "competition.toml"
+    competition.write_text('[site]\nsignup = "open"\n', encoding="utf-8")
+    root = tmp_path / "site"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "server",
+            "init",
+            str(root),
+            "--competition",
+            str(competition),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=WAIT,
+    )
+    return root
+
+
+def _token(root: Path) -> str:
+    script = (
+        "from arena.server.models import Team; from tests.arena.server.factories import make_token;"
+        "print(make_token(Team.objects.create(name='ants')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.server.manage", "shell", "-c", script],
+        env={**os.environ, "ARENA_SITE_DIR": str(root)},
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
+    return done.stdout.strip().splitlines()[-1]
+
+
+class Server:
+    """``arena server run`` in a process of its own, on a free port."""
+
+    def __init__(self, root: Path, marker: Path) -> None:
+        env = {
+            **os.environ,
+            "ARENA_SERVER_LEASE_SECONDS": "2",
+            MARKER_ENV: str(marker),
+            "ARENA_SERVER_PIPELINE": "tests.arena.server.scripted_pipeline:hang_first_time",
+        }
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "arena.cli", "server", "run", str(root), "--port", "0"],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        found = re.search(r"on (http://127\.0\.0\.1:\d+/)", line)
+        assert found, line
+        self.url = found.group(1)
+
+    def workers(self) -> list[psutil.Process]:
+        return psutil.Process(self.process.pid).children()
+
+    def call(self, path: str, token: str, data: bytes | None = None) -> tuple[int, Any]:
+        request = urllib.request.Request(
+            self.url + path.lstrip("/"), data=data, headers={"Authorization": f"Bearer {token}"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+
+@pytest.fixture
+def running(site: Path, tmp_path: Path) -> Iterator[tuple[Server, Path]]:
+    marker = tmp_path / "marker"
+    server = Server(site, marker)
+    yield server, marker
+    if server.process.poll() is None:
+        server.process.send_signal(signal.SIGTERM)
+        server.process.wait(WAIT)
+
+
+def test_a_killed_worker_loses_no_upload_and_run_stops_everything(
+    running: tuple[Server, Path], site: Path, tmp_path: Path
+) -> None:
+    server, marker = running
+    token = _token(site)
+    status, body = server.call("/api/v1/versions/", token, bot_archive())
+    assert status == 201 and body["status"] == "queued"
+    version_url = f"/api/v1/versions/{body['id']}/"
+    worker_pid = int(_until("the first attempt", lambda: marker.exists() and marker.read_text()))
+    assert server.call(version_url, token)[1]["status"] == "building"
+    os.kill(worker_pid, signal.SIGKILL)
+    # The server starts another worker; it claims the job once the dead one's lease expires.
+    done = _until(
+        "the verdict",
+        lambda: (v := server.call(version_url, token)[1])["status"] == "accepted" and v,
+    )
+    assert [step["status"] for step in done["steps"]] == ["passed"] * 3
+    workers = server.workers()
+    assert workers and worker_pid not in {worker.pid for worker in workers}
+    # SIGKILL of the server: its workers die with it (their parent-death signal).
+    server.process.kill()
+    server.process.wait(WAIT)
+    _until(
+        "the workers to end",
+        lambda: not any(w.is_running() and w.status() != "zombie" for w in workers),
+    )
+    again = Server(site, marker)
+    try:
+        assert again.call(version_url, token)[1]["status"] == "accepted"
+    finally:
+        again.process.send_signal(signal.SIGTERM)
+        assert again.process.wait(WAIT) == 0
