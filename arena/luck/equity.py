@@ -65,11 +65,12 @@ def sample_subsets(
 
 
 class BoardSampler:
-    """One hand's sampled completions of an empty board: a growing list of 5-card boards
-    from ``unseen``, drawn from the stream of ``key``; :meth:`first` gives a prefix."""
+    """Sampled completions of one board: a growing list of ``size``-card completions from
+    ``unseen``, drawn from the stream of ``key``; :meth:`first` gives a prefix."""
 
-    def __init__(self, key: bytes, unseen: Sequence[Card]) -> None:
+    def __init__(self, key: bytes, unseen: Sequence[Card], size: int = 5) -> None:
         self._stream = StreamRandom(b"poker-arena luck v1|boards|" + key)
+        self._size = size
         self._unseen = tuple(unseen)
         self._cards = list(unseen)  # the shuffle's state between draws
         self._boards: list[tuple[Card, ...]] = []
@@ -79,11 +80,16 @@ class BoardSampler:
         """The pool the boards are drawn from."""
         return self._unseen
 
+    @property
+    def boards(self) -> list[tuple[Card, ...]]:
+        """Every board drawn so far, in order (the list grows; do not change it)."""
+        return self._boards
+
     def first(self, count: int) -> list[tuple[Card, ...]]:
         """The first ``count`` sampled boards (drawing more when needed)."""
         missing = count - len(self._boards)
         if missing > 0:
-            self._boards.extend(sample_subsets(self._stream, self._cards, 5, missing))
+            self._boards.extend(sample_subsets(self._stream, self._cards, self._size, missing))
         return self._boards[:count]
 
 

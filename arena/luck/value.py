@@ -28,6 +28,7 @@ from arena.luck.equity import (
     sample_subsets,
     unseen_cards,
 )
+from arena.luck.fast_ranks import USE_FAST_RANKS, BoardSums, fast_hand_ranks
 from arena.luck.timeline import TableState
 from engine.cards import Card
 from engine.evaluator import rank_class
@@ -39,40 +40,59 @@ __all__ = ["PARAMETERS", "ValueFunction", "sample_count"]
 #: Everything that fixes the value function's numbers (hashed into the estimator's name).
 PARAMETERS: dict[str, Any] = {
     "value": "showdown-equity-times-pot-minus-committed",
-    "preflop_samples_per_unit": 8,  # boards sampled per big blind in the pot
-    "preflop_samples_min": 32,
-    "preflop_samples_max": 1024,
+    # Board completions sampled per big blind in the pot, with a floor and a ceiling; a
+    # board is enumerated instead when it has no more completions than that (the turn's
+    # 44-odd always, the flop's 990-odd from a pot of 124 big blinds).
+    "samples_per_unit": 8,
+    "samples_min": 48,
+    "samples_max": 1024,
     "draw_exact_limit": 2000,  # enumerate a draw's replacements up to this many
     "stream": "shake256 'poker-arena luck v1|' + purpose + hand seed or deck",
 }
-_PER_UNIT: int = PARAMETERS["preflop_samples_per_unit"]
-_MIN_SAMPLES: int = PARAMETERS["preflop_samples_min"]
-_MAX_SAMPLES: int = PARAMETERS["preflop_samples_max"]
+_PER_UNIT: int = PARAMETERS["samples_per_unit"]
+_MIN_SAMPLES: int = PARAMETERS["samples_min"]
+_MAX_SAMPLES: int = PARAMETERS["samples_max"]
 _DRAW_EXACT_LIMIT: int = PARAMETERS["draw_exact_limit"]
 
 
 def sample_count(pot_total: int, unit: int) -> int:
-    """Boards sampled for a state whose pot holds ``pot_total`` chips (``unit``: the big
-    blind): 8 per big blind, at least 32, at most 1,024.
+    """Completions sampled for a state whose pot holds ``pot_total`` chips (``unit``: the
+    big blind): 8 per big blind, at least 48, at most 1,024.
 
     >>> sample_count(3, 2), sample_count(40, 2), sample_count(400, 2)
-    (32, 160, 1024)
+    (48, 160, 1024)
     """
     wanted = math.ceil(_PER_UNIT * pot_total / max(unit, 1))
     return max(_MIN_SAMPLES, min(_MAX_SAMPLES, wanted))
 
 
 class ValueFunction:
-    """The value function over one hand's states (its caches live as long as the hand)."""
+    """The value function over one hand's states (its caches live as long as the hand).
 
-    def __init__(self, *, variant: str, unit: int, key: bytes) -> None:
+    ``fast`` ranks hands with :mod:`arena.luck.fast_ranks` (the same numbers, faster);
+    ``exact`` enumerates every flop completion whatever the pot (the tests' exact
+    equities; the estimator samples them in small pots).
+    """
+
+    def __init__(
+        self,
+        *,
+        variant: str,
+        unit: int,
+        key: bytes,
+        fast: bool = USE_FAST_RANKS,
+        exact: bool = False,
+    ) -> None:
         self.is_draw = variant == "five_card_draw"
         self.unit = unit
         self.key = key
-        self._sampler: BoardSampler | None = None
+        self.fast = fast
+        self.exact = exact
+        # Per board so far: its completions (all of them, or a sampler's growing list) and
+        # their key sums; per hole and board: the hole's classes on those completions.
+        self._samplers: dict[tuple[Card, ...], BoardSampler] = {}
+        self._sums: dict[tuple[Card, ...], BoardSums] = {}
         self._ranks: dict[tuple[tuple[Card, ...], tuple[Card, ...]], list[int]] = {}
-        self._sampled: dict[tuple[Card, ...], list[int]] = {}
-        self._exact: dict[tuple[Card, ...], list[tuple[Card, ...]]] = {}
 
     # -- pots ---------------------------------------------------------------------------
 
@@ -149,36 +169,40 @@ class ValueFunction:
         if self.is_draw:
             return [[rank_class(hands[member])] for member in members]
         board = state.board
-        missing = 5 - len(board)
-        if missing == 5:
-            return self._sampled_ranks(state, members, sample_count(pot_total, self.unit))
-        boards = self._exact.get(board)
-        if boards is None:
-            boards = completions(unseen_cards(state.out), missing)
-            self._exact[board] = boards
+        sums = self._sums.get(board)
+        if sums is None:
+            missing = 5 - len(board)
+            pool = unseen_cards(state.out)
+            enough = sample_count(pot_total, self.unit)
+            # Enumerated when the pot would sample as many completions (or the tests ask).
+            is_exact = missing < 2 or exact_count(len(pool), missing) <= enough
+            if is_exact or (self.exact and missing < 5):
+                sums = BoardSums(completions(pool, missing))
+            else:
+                new = BoardSampler(self.key + b"|" + bytes(board), pool, missing)
+                self._samplers[board] = new
+                sums = BoardSums(new.boards)
+            self._sums[board] = sums
+        count = len(sums.boards)
+        sampler = self._samplers.get(board)
+        if sampler is not None:
+            count = sample_count(pot_total, self.unit)
+            drawn = len(sampler.boards)
+            if drawn < count:
+                sampler.first(count)
+                sums.extend(sampler.boards[drawn:])
         ranks = []
         for member in members:
-            cache_key = (hands[member], board)
-            cached = self._ranks.get(cache_key)
-            if cached is None:
-                cached = hand_ranks(hands[member], board, boards)
-                self._ranks[cache_key] = cached
-            ranks.append(cached)
-        return ranks
-
-    def _sampled_ranks(
-        self, state: TableState, members: Sequence[int], count: int
-    ) -> list[list[int]]:
-        """Each member's class on the first ``count`` sampled boards (the ranks of a hand
-        are kept and extended as later states read more boards)."""
-        if self._sampler is None:
-            self._sampler = BoardSampler(self.key, unseen_cards(state.out))
-        boards = self._sampler.first(count)
-        ranks = []
-        for member in members:
-            hole = state.hands[member]
-            cached = self._sampled.setdefault(hole, [])
+            hole = hands[member]
+            cached = self._ranks.setdefault((hole, board), [])
             if len(cached) < count:
-                cached.extend(hand_ranks(hole, (), boards[len(cached) :]))
+                cached.extend(self._rank(hole, board, sums, len(cached)))
             ranks.append(cached if len(cached) == count else cached[:count])
         return ranks
+
+    def _rank(
+        self, hole: tuple[Card, ...], board: tuple[Card, ...], sums: BoardSums, start: int
+    ) -> list[int]:
+        if self.fast:
+            return fast_hand_ranks(hole, board, sums, start)
+        return hand_ranks(hole, board, sums.boards[start:])

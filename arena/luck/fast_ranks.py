@@ -1,0 +1,69 @@
+"""Faster seven-card ranks for the equity loops: one addition and one lookup per board.
+
+The plain way (:func:`arena.luck.equity.hand_ranks`) calls ``engine.evaluator.rank_class``
+on every hand and board: seven key lookups each time. Here the evaluator's own card keys
+(``engine._eval_tables``, whose sums name a hand's rank multiset and count its suits) are
+summed once per hole (with the board so far) and once per board completion, so ranking a
+hand on a completion is adding two sums and one dict lookup. Flushes - a suit counter
+past its threshold, about 3% of boards - fall back to ``rank_class``. The answers are the
+evaluator's, bit for bit (``tests/arena/luck/test_fast_ranks.py`` checks it); the value
+function uses this module when :data:`USE_FAST_RANKS` is true.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import compress, repeat
+from operator import and_, rshift
+
+from engine._eval_tables import CARD_KEYS, FIRST_CARD_KEYS, FLUSH_BITS, NONFLUSH_CLASSES, RANK_SHIFT
+from engine.cards import Card
+from engine.evaluator import rank_class
+
+__all__ = ["USE_FAST_RANKS", "BoardSums", "fast_hand_ranks"]
+
+#: The switch: false makes the value function rank every hand with ``rank_class``.
+USE_FAST_RANKS = True
+
+_SEVEN = NONFLUSH_CLASSES[7]
+
+
+def _sums(boards: Sequence[tuple[Card, ...]]) -> list[int]:
+    keys = CARD_KEYS
+    if boards and len(boards[0]) == 2:  # the flop's completions: the commonest case
+        return [keys[a] + keys[b] for a, b in boards]
+    return [sum([keys[card] for card in board]) for board in boards]
+
+
+class BoardSums:
+    """The card-key sums of a list of board completions, made once and shared by every
+    hand ranked on them."""
+
+    __slots__ = ("boards", "sums")
+
+    def __init__(self, boards: Sequence[tuple[Card, ...]]) -> None:
+        self.boards = boards
+        self.sums = _sums(boards)
+
+    def extend(self, boards: Sequence[tuple[Card, ...]]) -> None:
+        """Add the sums of more completions (the sampled boards grow as states need)."""
+        self.sums.extend(_sums(boards))
+
+
+def fast_hand_ranks(
+    hole: tuple[Card, ...], board: tuple[Card, ...], completions: BoardSums, start: int = 0
+) -> list[int]:
+    """The class of the two-card ``hole`` with ``board`` and each completion from
+    ``start`` on: ``rank_class((*hole, *board, *completion))``, faster."""
+    base = FIRST_CARD_KEYS[hole[0]] + CARD_KEYS[hole[1]] + sum([CARD_KEYS[c] for c in board])
+    sums = completions.sums
+    totals = list(map(base.__add__, sums[start:] if start else sums))
+    # Every total's rank sum names a real seven-card rank multiset, flush or not: look all
+    # up at C speed, then put the flushes right with the evaluator.
+    ranks = list(map(_SEVEN.__getitem__, map(rshift, totals, repeat(RANK_SHIFT))))
+    flushes = list(compress(range(len(totals)), map(and_, totals, repeat(FLUSH_BITS))))
+    if flushes:
+        boards = completions.boards
+        for index in flushes:
+            ranks[index] = rank_class((*hole, *board, *boards[start + index]))
+    return ranks
