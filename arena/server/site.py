@@ -3,7 +3,7 @@ init`` and read by the Django settings (:mod:`arena.server.settings`) at every s
 
 ==================  ======================================================================
 ``site.json``       the database URL, the host names served, whether TLS is in front,
-                    the competition file's path
+                    the competition file's path (mode 0600)
 ``secret_key``      Django's secret key (signs sessions and CSRF tokens), mode 0600
 ``site.sqlite3``    the database, unless ``site.json`` names a PostgreSQL one
 ``uploads/``        every uploaded archive, kept (back it up with the database)
@@ -106,7 +106,10 @@ class SiteFolder:
             "behind_tls": self.behind_tls,
             "database": self.database,
         }
-        self.layout.config_file.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        # The database URL may hold a password: the file is its owner's only.
+        descriptor = os.open(self.layout.config_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(json.dumps(data, indent=2) + "\n")
 
     @classmethod
     def load(cls, root: Path) -> SiteFolder:

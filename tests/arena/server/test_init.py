@@ -44,6 +44,8 @@ def test_init_makes_the_site_and_an_administrator(tmp_path: Path) -> None:
     assert site.allowed_hosts == ("poker.example.org",)
     assert site.competition_file == competition
     assert stat.S_IMODE(site.layout.secret_key_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(site.layout.config_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(site_dir.stat().st_mode) == 0o700
     assert len(site.secret_key()) > 40
     with sqlite3.connect(site.layout.sqlite_file) as database:
         admins = database.execute(
