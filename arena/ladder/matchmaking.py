@@ -47,15 +47,17 @@ from arena.ladder.ratings import Standings
 __all__ = [
     "Entrant",
     "GameKind",
+    "GameRequest",
     "LadderState",
     "MatchmakingSettings",
     "Pairing",
-    "TestRequest",
     "next_game",
     "placement_fractions",
 ]
 
 _NORMAL = NormalDist()
+#: Priorities this close (relatively) tie: equal pairs must not be told apart by rounding.
+_TIE = 1e-9
 
 
 class GameKind(StrEnum):
@@ -118,7 +120,7 @@ class Entrant:
 
 
 @dataclass(frozen=True, slots=True)
-class TestRequest:
+class GameRequest:
     """A team's pending request: a version test (``kind`` VERSION_TEST, ``bot`` the
     candidate, ``opponent`` the team's active version, played until decided) or unranked
     test games (``kind`` TEST, ``games_left`` still to start)."""
@@ -156,6 +158,8 @@ class MatchmakingSettings:
             raise ValueError(f"team_cap must be 1 or more, got {self.team_cap!r}")
         if not 0.0 < self.floor_share <= 1.0:
             raise ValueError(f"floor_share must be in (0, 1], got {self.floor_share!r}")
+        if not 0.0 <= self.place_weight < math.inf:
+            raise ValueError(f"place_weight must be 0 or more, got {self.place_weight!r}")
         if not 0.0 < self.test_window_s < math.inf:
             raise ValueError(f"test_window_s must be a positive number, got {self.test_window_s!r}")
 
@@ -177,7 +181,7 @@ class LadderState:
     entrants: tuple[Entrant, ...]
     standings: Standings
     in_flight: tuple[Pairing, ...] = ()
-    requests: tuple[TestRequest, ...] = ()
+    requests: tuple[GameRequest, ...] = ()
     game_number: int = 0
     now_s: float = 0.0
     recent_test_starts: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
@@ -260,7 +264,7 @@ class _Matchmaker:
                 return Pairing(request.bot, request.opponent, kind, reason)
         return None
 
-    def _test_allowed(self, request: TestRequest) -> bool:
+    def _test_allowed(self, request: GameRequest) -> bool:
         if request.games_left <= 0:
             return False
         since = self.state.now_s - self.settings.test_window_s
@@ -326,9 +330,9 @@ class _Matchmaker:
         best: list[tuple[str, str]] = []
         best_priority = -1.0
         for priority, first, second in self._neighbour_priorities():
-            if priority < best_priority or not self._free(first, second):
+            if not self._free(first, second) or priority < best_priority * (1.0 - _TIE):
                 continue
-            if priority > best_priority:
+            if priority > best_priority * (1.0 + _TIE):
                 best, best_priority = [], priority
             best.append((first, second))
         if not best:

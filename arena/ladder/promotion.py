@@ -7,7 +7,7 @@ of :class:`arena.stats.sprt.Sprt`: H0 "no better" (``mbb0``, 0 by default) again
 "better by ``mbb1``" (a margin worth switching for). After each game the log-likelihood
 ratio is compared with Wald's bounds: at the upper one the candidate is better, at the
 lower one it is not, in between the games go on. The state keeps the ratio after every game
-so a page can draw it climbing towards its bounds.
+(a hundred points at most) so a page can draw it climbing towards its bounds.
 
 Before ``min_games`` games no verdict is given (the ratio is still shown): the test reads
 the spread from the games themselves, and two games that happen to agree would make the
@@ -36,6 +36,9 @@ from arena.stats.sprt import Sprt, SprtResult
 
 __all__ = ["PromotionState", "PromotionTest", "Verdict", "should_activate"]
 
+#: The most points of the ratio's history kept for a chart.
+_HISTORY_POINTS = 100
+
 
 class Verdict(StrEnum):
     """Where a promotion test stands."""
@@ -47,13 +50,15 @@ class Verdict(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class PromotionState:
-    """A test after its games: the verdict, the SPRT's state and the ratio after each game."""
+    """A test after its games: the verdict, the SPRT's state and ``llr_history``, the
+    ratio after each game (``(games, ratio)`` pairs; past :data:`_HISTORY_POINTS` games,
+    at that many evenly spaced counts)."""
 
     candidate: str
     incumbent: str
     verdict: Verdict
     result: SprtResult
-    llr_history: tuple[float, ...]
+    llr_history: tuple[tuple[int, float], ...]
 
     @property
     def lower_bound(self) -> float:
@@ -78,7 +83,8 @@ class PromotionState:
             "verdict": str(self.verdict),
             "sprt": self.result.to_dict(),
             "llr_history": [
-                value if math.isfinite(value) else str(value) for value in self.llr_history
+                [count, value if math.isfinite(value) else str(value)]
+                for count, value in self.llr_history
             ],
         }
 
@@ -111,7 +117,12 @@ class PromotionTest:
     def state(self, games: Iterable[GameResult]) -> PromotionState:
         """The test after ``games`` (any games: those of the pair are read)."""
         scores = self.scores(games)
-        history = tuple(self.sprt.llr(scores[:count]) for count in range(1, len(scores) + 1))
+        # A chart needs a hundred points or so: the ratio after every game up to that,
+        # then at evenly spaced counts (always ending with the last game).
+        total = len(scores)
+        step = max(1, math.ceil(total / _HISTORY_POINTS))
+        counts = [*range(step, total, step), total] if total else []
+        history = tuple((count, self.sprt.llr(scores[:count])) for count in counts)
         result = self.sprt.decide(scores)
         verdict = Verdict.CONTINUE
         if len(scores) >= self.min_games:

@@ -1,0 +1,193 @@
+"""Which game the ladder plays next (:mod:`arena.ladder.matchmaking`)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from arena.ladder.games import GameResult, pair_records
+from arena.ladder.matchmaking import (
+    Entrant,
+    GameKind,
+    GameRequest,
+    LadderState,
+    MatchmakingSettings,
+    Pairing,
+    next_game,
+)
+from arena.ladder.ratings import Standings, fit
+
+# Five placed bots: a and b far apart, c and d close (their order is uncertain), e far below.
+TRUTH = {"a": 300.0, "b": 150.0, "c": 20.0, "d": 0.0, "e": -200.0}
+
+
+def _standings(
+    per_pair: int = 6, extra: tuple[str, ...] = (), truth: dict[str, float] = TRUTH
+) -> Standings:
+    rng = random.Random(2)
+    names = list(truth)
+    games = []
+    for i, first in enumerate(names):
+        for second in names[i + 1 :]:
+            for _ in range(per_pair):
+                score = rng.gauss(truth[first] - truth[second], 60.0)
+                games.append(GameResult(first, second, score, score, 200))
+    return fit(pair_records(games), bots=extra)
+
+
+def _state(**fields: object) -> LadderState:
+    values: dict[str, object] = {
+        "entrants": tuple(Entrant(bot, f"team-{bot}", 20, 95) for bot in TRUTH),
+        "standings": _standings(),
+        "game_number": 100,
+    }
+    values.update(fields)
+    return LadderState(**values)  # type: ignore[arg-type]
+
+
+def _next(state: LadderState, settings: MatchmakingSettings | None = None) -> Pairing | None:
+    return next_game(state, settings or MatchmakingSettings(), random.Random(1))
+
+
+def test_matchmaking_picks_the_neighbours_whose_order_is_uncertain() -> None:
+    pairing = _next(_state())
+    assert pairing is not None and pairing.kind is GameKind.UNCERTAINTY and pairing.is_rated
+    assert pairing.pair == ("c", "d")
+
+
+def _two_equal_pairs() -> LadderState:
+    """p-q and r-s: two pairs with the same uncertain results, far from each other."""
+    games = [GameResult(a, b, s, s, 200) for a, b in (("p", "q"), ("r", "s")) for s in (0.0, 10.0)]
+    games += [GameResult("q", "r", 500.0 + s, 0.0, 200) for s in (0.0, 10.0)]
+    entrants = tuple(Entrant(bot, bot, 10, 9) for bot in "pqrs")
+    return _state(entrants=entrants, standings=fit(pair_records(games)), game_number=10)
+
+
+#: Every place weighs the same, so that the two pairs of :func:`_two_equal_pairs` tie.
+EVEN = MatchmakingSettings(place_weight=0.0, team_cap=10)
+
+
+def test_games_in_flight_spread_the_next_games_over_other_pairs() -> None:
+    # Each game in flight counts as played: ten workers asking one after the other share
+    # themselves between the two pairs instead of piling onto one.
+    in_flight: list[Pairing] = []
+    for _ in range(10):
+        state = replace(_two_equal_pairs(), in_flight=tuple(in_flight))
+        pairing = _next(state, EVEN)
+        assert pairing is not None
+        in_flight.append(pairing)
+    counts = [sum(p.pair == pair for p in in_flight) for pair in (("p", "q"), ("r", "s"))]
+    assert counts == [5, 5]
+
+
+def test_a_new_version_plays_placement_games_first_against_a_spread_of_opponents() -> None:
+    entrants = (*_state().entrants, Entrant("new", "team-new", 0, None))
+    standings = _standings(extra=("new",))
+    opponents = []
+    in_flight: list[Pairing] = []
+    for _ in range(4):
+        state = _state(entrants=entrants, standings=standings, in_flight=tuple(in_flight))
+        pairing = _next(state, MatchmakingSettings(placement_games=4, team_cap=10))
+        assert pairing is not None and pairing.kind is GameKind.PLACEMENT
+        assert pairing.first == "new"
+        opponents.append(pairing.second)
+        in_flight.append(pairing)
+    # The middle of the ladder first, then the quartiles: four different opponents.
+    assert opponents[0] == "c" and len(set(opponents)) == 4
+    assert {"a", "e"} & set(opponents) or {"b", "d"} <= set(opponents)
+
+
+def test_when_nobody_is_placed_yet_the_versions_place_against_each_other() -> None:
+    entrants = tuple(Entrant(bot, f"team-{bot}") for bot in ("x", "y", "z"))
+    pairing = _next(_state(entrants=entrants, standings=fit({}, bots=("x", "y", "z"))))
+    assert pairing is not None and pairing.kind is GameKind.PLACEMENT
+    assert pairing.first == "x" and pairing.second in ("y", "z")
+
+
+def test_the_floor_gives_a_game_to_a_version_that_waited_too_long() -> None:
+    entrants = list(_state().entrants)
+    entrants[0] = Entrant("a", "team-a", 20, 0)  # a started nothing for 100 games
+    pairing = _next(_state(entrants=tuple(entrants)), MatchmakingSettings(floor_share=0.25))
+    assert pairing is not None and pairing.kind is GameKind.FLOOR
+    assert pairing.first == "a" and pairing.second == "b"  # its only neighbour
+
+
+def test_the_floor_interval_is_a_share_of_an_even_share_of_games() -> None:
+    # An even share is one game in n / 2; a floor of a quarter of it is one in 2n.
+    assert MatchmakingSettings(floor_share=0.25).floor_interval(5) == 10
+    assert MatchmakingSettings(floor_share=1.0).floor_interval(1) == 1
+
+
+def test_a_team_at_its_cap_gets_no_more_games() -> None:
+    busy = tuple(Pairing("c", "b", GameKind.UNCERTAINTY) for _ in range(2))
+    pairing = _next(_state(in_flight=busy), MatchmakingSettings(team_cap=2))
+    assert pairing is not None and "c" not in (pairing.first, pairing.second)
+    assert "b" not in (pairing.first, pairing.second)
+
+
+def test_with_every_team_at_its_cap_there_is_no_game() -> None:
+    busy = (Pairing("a", "b", GameKind.UNCERTAINTY), Pairing("c", "d", GameKind.UNCERTAINTY))
+    busy += (Pairing("e", "a", GameKind.UNCERTAINTY),)
+    assert _next(_state(in_flight=busy), MatchmakingSettings(team_cap=1)) is None
+
+
+def test_a_version_test_comes_before_rated_games() -> None:
+    request = GameRequest("team-c", "c-new", "c", GameKind.VERSION_TEST)
+    pairing = _next(_state(requests=(request,)))
+    assert pairing == Pairing("c-new", "c", GameKind.VERSION_TEST, "is c-new better than c?")
+    assert not pairing.is_rated
+
+
+def test_unranked_test_games_are_rate_limited_per_team() -> None:
+    request = GameRequest("team-a", "a", "e", GameKind.TEST, games_left=5)
+    settings = MatchmakingSettings(test_games_per_window=2, test_window_s=3600.0)
+    recent = {"team-a": (1000.0, 2000.0)}
+    limited = _next(_state(requests=(request,), now_s=3000.0, recent_test_starts=recent), settings)
+    assert limited is not None and limited.kind is GameKind.UNCERTAINTY
+    # An hour after the first start, one more is allowed.
+    allowed = _next(_state(requests=(request,), now_s=4700.0, recent_test_starts=recent), settings)
+    assert allowed is not None and allowed.kind is GameKind.TEST
+    assert (allowed.first, allowed.second) == ("a", "e")
+    done = GameRequest("team-a", "a", "e", GameKind.TEST, games_left=0)
+    after = _next(_state(requests=(done,)), settings)
+    assert after is not None and after.kind is GameKind.UNCERTAINTY
+
+
+def test_the_same_state_and_seed_give_the_same_pairing() -> None:
+    # Equal priorities are broken by the random.Random passed in, and by nothing else.
+    state = _two_equal_pairs()
+    picks = {seed: next_game(state, EVEN, random.Random(seed)) for seed in range(8)}
+    assert {pairing.pair for pairing in picks.values() if pairing} == {("p", "q"), ("r", "s")}
+    for seed, pairing in picks.items():
+        assert next_game(state, EVEN, random.Random(seed)) == pairing
+
+
+def test_a_pairing_exports_its_kind() -> None:
+    pairing = Pairing("a", "b", GameKind.FLOOR, "floor")
+    assert pairing.to_dict() == {"first": "a", "second": "b", "kind": "floor", "reason": "floor"}
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"placement_games": -1}, "placement_games must be an integer of 0 or more"),
+        ({"team_cap": 0}, "team_cap must be 1 or more"),
+        ({"floor_share": 0.0}, "floor_share must be in"),
+        ({"test_window_s": 0.0}, "test_window_s must be a positive number"),
+        ({"place_weight": -1.0}, "place_weight must be 0 or more"),
+    ],
+)
+def test_bad_matchmaking_settings_are_refused_naming_the_setting(
+    fields: dict[str, float], named: str
+) -> None:
+    with pytest.raises(ValueError, match=named):
+        MatchmakingSettings(**fields)  # type: ignore[arg-type]
+
+
+def test_a_request_needs_a_test_kind_and_two_versions() -> None:
+    with pytest.raises(ValueError, match="version test or a test game"):
+        GameRequest("t", "a", "b", GameKind.FLOOR)
+    with pytest.raises(ValueError, match="'a' twice"):
+        GameRequest("t", "a", "a")
