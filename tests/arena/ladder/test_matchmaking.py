@@ -128,8 +128,7 @@ def test_a_team_at_its_cap_gets_no_more_games() -> None:
 
 
 def test_with_every_team_at_its_cap_there_is_no_game() -> None:
-    busy = (Pairing("a", "b", GameKind.UNCERTAINTY), Pairing("c", "d", GameKind.UNCERTAINTY))
-    busy += (Pairing("e", "a", GameKind.UNCERTAINTY),)
+    busy = tuple(Pairing(a, b, GameKind.UNCERTAINTY) for a, b in ("ab", "cd", "ea"))
     assert _next(_state(in_flight=busy), MatchmakingSettings(team_cap=1)) is None
 
 
