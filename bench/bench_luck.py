@@ -75,7 +75,13 @@ def random_bot(hand: Hand, legal: LegalActions, rng: random.Random) -> Action:
     if name == "RAISE":
         low, high = legal.min_raise_to, legal.max_raise_to
         return RaiseTo(rng.randint(low, max(low, min(high, 3 * low))))
-    return {"FOLD": Fold(), "CHECK": Check(), "CALL": Call(), "ALL_IN": AllIn()}[name]
+    simple: dict[str, Action] = {
+        "FOLD": Fold(),
+        "CHECK": Check(),
+        "CALL": Call(),
+        "ALL_IN": AllIn(),
+    }
+    return simple[name]
 
 
 _STRENGTH = [0.15, 0.45, 0.70, 0.80, 0.85, 0.88, 0.95, 0.98, 1.00]
@@ -99,7 +105,7 @@ def _made(cards: list[Card]) -> int:
     """0 high card .. 8 straight flush (pairs only with fewer than five cards)."""
     if len(cards) >= 5:
         return int(category_of(rank_class(cards))) - 1
-    counts = sorted((sum(1 for c in cards if c >> 2 == r) for r in {c >> 2 for c in cards}))[::-1]
+    counts = sorted(sum(1 for c in cards if c >> 2 == r) for r in {c >> 2 for c in cards})[::-1]
     if counts[0] >= 3:
         return 3
     return 2 if counts[:2] == [2, 2] else (1 if counts[0] == 2 else 0)
@@ -241,7 +247,10 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=300, help="hands per cost round")
     parser.add_argument("--rounds", type=int, default=3, help="cost rounds")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.deals, args.hands, args.rounds = 10, 10, 1
     started = time.perf_counter()
     variance_table(args.deals, args.seed)
     cost_rounds(args.hands, args.rounds, args.seed)

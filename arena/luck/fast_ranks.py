@@ -22,7 +22,8 @@ from engine.evaluator import rank_class
 
 __all__ = ["USE_FAST_RANKS", "BoardSums", "fast_hand_ranks"]
 
-#: The switch: false makes the value function rank every hand with ``rank_class``.
+#: The switch: false makes the value function rank every hand with ``rank_class`` (read
+#: when a value function is made, so a test can turn it off).
 USE_FAST_RANKS = True
 
 _SEVEN = NONFLUSH_CLASSES[7]
@@ -42,11 +43,12 @@ class BoardSums:
     __slots__ = ("boards", "sums")
 
     def __init__(self, boards: Sequence[tuple[Card, ...]]) -> None:
-        self.boards = boards
+        self.boards = list(boards)
         self.sums = _sums(boards)
 
     def extend(self, boards: Sequence[tuple[Card, ...]]) -> None:
-        """Add the sums of more completions (the sampled boards grow as states need)."""
+        """Add more completions and their sums (sampled boards grow as states need)."""
+        self.boards.extend(boards)
         self.sums.extend(_sums(boards))
 
 

@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from arena.luck import fast_ranks
 from arena.luck.equity import (
     BoardSampler,
     completions,
@@ -28,7 +29,7 @@ from arena.luck.equity import (
     sample_subsets,
     unseen_cards,
 )
-from arena.luck.fast_ranks import USE_FAST_RANKS, BoardSums, fast_hand_ranks
+from arena.luck.fast_ranks import BoardSums, fast_hand_ranks
 from arena.luck.timeline import TableState
 from engine.cards import Card
 from engine.evaluator import rank_class
@@ -69,7 +70,8 @@ def sample_count(pot_total: int, unit: int) -> int:
 class ValueFunction:
     """The value function over one hand's states (its caches live as long as the hand).
 
-    ``fast`` ranks hands with :mod:`arena.luck.fast_ranks` (the same numbers, faster);
+    ``fast`` ranks hands with :mod:`arena.luck.fast_ranks` (the same numbers, faster;
+    default: its ``USE_FAST_RANKS`` switch);
     ``exact`` enumerates every flop completion whatever the pot (the tests' exact
     equities; the estimator samples them in small pots).
     """
@@ -80,13 +82,13 @@ class ValueFunction:
         variant: str,
         unit: int,
         key: bytes,
-        fast: bool = USE_FAST_RANKS,
+        fast: bool | None = None,
         exact: bool = False,
     ) -> None:
         self.is_draw = variant == "five_card_draw"
         self.unit = unit
         self.key = key
-        self.fast = fast
+        self.fast = fast_ranks.USE_FAST_RANKS if fast is None else fast
         self.exact = exact
         # Per board so far: its completions (all of them, or a sampler's growing list) and
         # their key sums; per hole and board: the hole's classes on those completions.

@@ -115,7 +115,7 @@ def test_the_action_term_averages_to_zero_under_the_reported_distribution() -> N
     # Replace the drawn action by each action of the distribution in turn: weighted by the
     # distribution, the adjusted results equal those of the hand with no distribution.
     checked = 0
-    for seed in range(30):
+    for seed in range(16):
         record = random_record(seed, seat_count=3, mixed=True)
         for index, decision in enumerate(record["decisions"]):
             distribution = decision.get("distribution")
@@ -144,7 +144,7 @@ def test_the_action_term_averages_to_zero_under_the_reported_distribution() -> N
             assert others is not None
             checked += 1
             break
-    assert checked >= 10
+    assert checked >= 6
 
 
 @pytest.mark.parametrize("variant", ["holdem", "five_card_draw"])
