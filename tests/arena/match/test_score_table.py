@@ -48,3 +48,10 @@ def test_a_busted_bot_is_measured_over_the_hands_it_was_dealt() -> None:
     assert (
         rows["ann"][2] == f"{(1000 + 5000 + 1000 - 1000) / 4 - (500 + 2000 + 500 - 500) / 4:+.0f}"
     )
+
+
+def test_one_hand_has_no_interval_yet() -> None:
+    hands = (HandSummary(1, 2, (2, -2), adjusted=(0.5, -0.5)),)
+    players = (PlayerResult("p0", "ann", 0, 1, 2, 1.0), PlayerResult("p1", "bob", 1, 1, -2, -1.0))
+    result = MatchResult("m", 1, "hands", 1, players, estimator="e/1", hands=hands)
+    assert _rows(score_table(result, score="adjusted"))["ann"] == ["+1000 ± -", "+250 ± -", "+750"]
