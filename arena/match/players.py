@@ -11,6 +11,9 @@ told what the seats must hear. :class:`LiveBots` is the decider of a real match:
   must act. A sitting-out bot is told nothing.
 * A bot's timeout, crash or invalid replies are handled by its session (a default action
   and a fault in its ledger); here they are logged at ERROR in the match log.
+* A bot that reports a mixed strategy gets the action the match's secret draw gives
+  (:mod:`arena.session.draws`, keyed by the deck's seed, the hand and the decision); the
+  decision keeps the distribution for the hand record, and no seat is told it.
 
 ``arena replay`` supplies another decider that reads the recorded replies
 (:mod:`arena.tools.replay`); the loop is the same.
@@ -24,7 +27,8 @@ from typing import Any, Protocol
 
 from arena.match.fairness import DeckCommitment
 from arena.match.log import GameLog
-from arena.match.records import StandingEntry
+from arena.match.records import StandingEntry, action_to_dict
+from arena.session.draws import StrategyDraws
 from arena.session.policy import default_action
 from arena.session.watchdog import BotSession
 from engine.actions import Action, LegalActions
@@ -33,8 +37,25 @@ from engine.events import Event
 from engine.hand import Hand
 from protocol import messages
 from protocol.codec import encode
+from protocol.strategy import MixedStrategy
 
-__all__ = ["Decider", "Decision", "HelloInfo", "LiveBots"]
+__all__ = ["Decider", "Decision", "Distribution", "HelloInfo", "LiveBots", "distribution_of"]
+
+#: A reported mixed strategy as the hand record keeps it: ``({"action": ..., "amount": ...},
+#: probability)`` pairs in the bot's order (:class:`arena.match.records.DecisionRecord`).
+Distribution = tuple[tuple[dict[str, Any], float], ...]
+
+
+def distribution_of(strategy: MixedStrategy | None) -> Distribution | None:
+    """The record form of a reported strategy (None for none).
+
+    >>> from engine.actions import Call, RaiseTo
+    >>> distribution_of(MixedStrategy(((Call(), 0.75), (RaiseTo(8), 0.25))))
+    (({'action': 'CALL'}, 0.75), ({'action': 'RAISE', 'amount': 8}, 0.25))
+    """
+    if strategy is None:
+        return None
+    return tuple((action_to_dict(action), probability) for action, probability in strategy.entries)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +66,8 @@ class Decision:
     bot's decoded replies when it was asked (None when not); ``fault`` why the policy
     chose. ``events`` are the engine's events when the decider already applied the
     action (a session applies a bot's action as it accepts it); None: the loop applies it.
+    ``distribution`` is the mixed strategy the bot reported and ``action`` was drawn from,
+    in the record's form (:func:`distribution_of`); None when it sent one action.
     """
 
     action: Action
@@ -52,6 +75,7 @@ class Decision:
     replies: tuple[dict[str, Any], ...] | None = None
     fault: str | None = None
     events: list[Event] | None = None
+    distribution: Distribution | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +164,7 @@ class LiveBots:
         self._sitting_out: set[int] = set()
         self._dead: set[int] = set()  # seats whose bot died during this hand
         self._deck: DeckCommitment | None = None  # what match_end reveals, from start
+        self._draws: StrategyDraws | None = None  # from start: the seed is the deck's
 
     def session(self, seat_index: int) -> BotSession | None:
         """The seat's session when its bot runs and plays this hand, else None."""
@@ -160,6 +185,7 @@ class LiveBots:
         """Send ``hello`` (with the deck commitment) to every bot and wait for its
         ``ready`` (failures are faults)."""
         self._deck = hello.deck
+        self._draws = StrategyDraws(hello.deck.seed)
         names: dict[int, str] = {}
         for seat_index, session in enumerate(self._sessions):
             if session is None:
@@ -227,12 +253,14 @@ class LiveBots:
             # a crash, and a bot that died unnoticed is found when asked.)
             self._dead.add(seat_index)
             return Decision(default_action(legal), "dead")
+        draws = self._draws  # None only before start(): no match, nothing to draw with
         outcome = session.decide(
             hand.view(seat_index),
             hand_id=hand_id,
             apply=hand.act,
             draw_limit=hand.config.draw_limit,
             while_waiting=while_waiting,
+            draw=None if draws is None else lambda strategy: draws.action(strategy, hand),
         )
         if outcome.fault is not None:
             player_id = self._player_ids[seat_index]
@@ -243,6 +271,7 @@ class LiveBots:
             tuple(outcome.replies),
             outcome.fault,
             outcome.events,
+            distribution_of(outcome.strategy),
         )
 
     def hand_ended(self, hand: Hand, hand_id: str, sitting_out: Sequence[int]) -> None:

@@ -47,10 +47,15 @@ from engine.config import DrawLimit
 from engine.events import Event
 from engine.view import SeatView
 from protocol.codec import encode
-from protocol.errors import BotFaultError, ErrorCode, StaleReplyError
+from protocol.errors import ArenaBugError, BotFaultError, ErrorCode, StaleReplyError
 from protocol.messages import error_message
+from protocol.strategy import MixedStrategy
 
-__all__ = ["DecisionAsker", "DecisionOutcome"]
+__all__ = ["DecisionAsker", "DecisionOutcome", "StrategyDraw"]
+
+#: Draws the action of a reported mixed strategy, for this decision of the match
+#: (:meth:`arena.session.draws.StrategyDraws.action` with the hand).
+StrategyDraw = Callable[[MixedStrategy], Action]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +67,9 @@ class DecisionOutcome:
     was down or sitting out). ``replies`` are the decoded replies to this decision's
     requests, valid or not, for the hand history. ``events`` are what ``decide``'s
     ``apply`` returned when it applied the bot's action; None when nothing was applied
-    (no ``apply``, or a default action, which the caller applies).
+    (no ``apply``, or a default action, which the caller applies). ``strategy`` is the
+    mixed strategy the bot reported and ``action`` was drawn from; None when the bot sent
+    one action (or none was accepted).
     """
 
     action: Action
@@ -71,6 +78,7 @@ class DecisionOutcome:
     latency_ms: float | None = None
     attempt_count: int = 0
     events: list[Event] | None = None
+    strategy: MixedStrategy | None = None
 
     @property
     def is_default(self) -> bool:
@@ -109,6 +117,8 @@ class DecisionAsker:
         self.hung_after_timeouts = hung_after_timeouts
         #: Timeouts since the last valid reply of the running bot (the hung rule).
         self.timeouts_in_a_row = 0
+        #: Decisions answered with a valid distribution (a mixed strategy), over the match.
+        self.distribution_count = 0
         self.time_bank_left_s = limits.time_bank_s
         self._life = life
         self._faults = faults
@@ -126,6 +136,7 @@ class DecisionAsker:
         apply: Callable[[Action], list[Event] | None] | None,
         draw_limit: DrawLimit,
         while_waiting: Callable[[], bool] | None,
+        draw: StrategyDraw | None = None,
     ) -> DecisionOutcome:
         """``BotSession.decide``: ask until a valid reply or the attempts are spent."""
         legal = view.legal_actions
@@ -150,7 +161,7 @@ class DecisionAsker:
                 max_attempts=self.max_invalid_attempts,
             )
             outcome = self._ask(
-                data, seq, view, legal, replies, attempt, apply, draw_limit, while_waiting
+                data, seq, view, legal, replies, attempt, apply, draw_limit, while_waiting, draw
             )
             while_waiting = None  # the first request only: that wait leaves time to spare
             if outcome is not None:
@@ -168,6 +179,7 @@ class DecisionAsker:
         apply: Callable[[Action], list[Event] | None] | None,
         draw_limit: DrawLimit,
         while_waiting: Callable[[], bool] | None,
+        draw: StrategyDraw | None,
     ) -> DecisionOutcome | None:
         """One request (the encoded ``data``) and its reply; None means "ask again"."""
         transport = self._life.transport
@@ -204,7 +216,8 @@ class DecisionAsker:
                         continue  # CPU time left: the bot was waiting for a core
                     return self._timed_out(seq, sent_at, timer, legal, replies, attempt)
                 try:
-                    action = parse_decision(obj, seq, legal, view.hole_cards, draw_limit=draw_limit)
+                    parsed = parse_decision(obj, seq, legal, view.hole_cards, draw_limit=draw_limit)
+                    strategy, action = _resolved(parsed, draw)
                     # The bot's time ends with its reply parsed, before the engine runs.
                     latency_ms = self._latency_ms(sent_at)
                     events = None
@@ -220,7 +233,10 @@ class DecisionAsker:
                     self.timeouts_in_a_row = 0
                     self._faults.ledger.add_latency(latency_ms)
                     self._spend_bank(timer)
-                    return DecisionOutcome(action, replies, None, latency_ms, attempt, events)
+                    self.distribution_count += strategy is not None
+                    return DecisionOutcome(
+                        action, replies, None, latency_ms, attempt, events, strategy
+                    )
             # The reply was invalid: say why, then ask again or give up.
             latency_ms = self._latency_ms(sent_at)
             self._faults.ledger.add_latency(latency_ms)
@@ -287,3 +303,16 @@ class DecisionAsker:
         over = timer.used_s() - self._limits.decision_s
         if over > 0:
             self.time_bank_left_s = max(0.0, self.time_bank_left_s - over)
+
+
+def _resolved(
+    parsed: Action | MixedStrategy, draw: StrategyDraw | None
+) -> tuple[MixedStrategy | None, Action]:
+    """The reported strategy (None for one action) and the action to apply: for a strategy,
+    the one the match's draw gives (:mod:`arena.session.draws`); a session asked without a
+    draw cannot take a strategy, which is our bug, not the bot's."""
+    if not isinstance(parsed, MixedStrategy):
+        return None, parsed
+    if draw is None:
+        raise ArenaBugError("a bot reported a mixed strategy but the session was given no draw")
+    return parsed, draw(parsed)

@@ -22,7 +22,8 @@ from engine.errors import IllegalActionError
 from engine.events import Event
 from protocol.codec import decode
 from protocol.errors import BotFaultError, BotReplyError, ErrorCode
-from protocol.replies import known_fields, parse_action, parse_discard, reply_seq
+from protocol.replies import known_fields, parse_action_reply, parse_discard, reply_seq
+from protocol.strategy import MixedStrategy
 
 __all__ = [
     "MAX_DRAINED_LINES",
@@ -78,15 +79,16 @@ def parse_decision(
     hole_cards: Sequence[Card],
     *,
     draw_limit: DrawLimit = DrawLimit.ANY,
-) -> Action:
-    """The action a reply asks for: a discard in a draw, else a betting action.
+) -> Action | MixedStrategy:
+    """The action a reply asks for: a discard in a draw, else a betting action, or the
+    mixed strategy to draw the betting action from (:mod:`arena.session.draws`).
 
     Raises :class:`~protocol.errors.StaleReplyError` for an older ``seq`` and
     :class:`~protocol.errors.BotFaultError` for anything else the protocol rejects.
     """
     if legal.can_draw:
         return parse_discard(obj, seq, legal, hole_cards, draw_limit=draw_limit)
-    return parse_action(obj, seq, legal)
+    return parse_action_reply(obj, seq, legal)
 
 
 def drain_stray_lines(

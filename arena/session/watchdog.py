@@ -55,7 +55,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from arena.bots.transport import Clock, ExitInfo, Transport
-from arena.session.asking import DecisionAsker, DecisionOutcome
+from arena.session.asking import DecisionAsker, DecisionOutcome, StrategyDraw
 from arena.session.channel import Channel
 from arena.session.faults import FaultLedger, FaultRecorder
 from arena.session.handshake import ReadyInfo
@@ -209,6 +209,11 @@ class BotSession:
         return self._asker.timeouts_in_a_row
 
     @property
+    def distribution_count(self) -> int:
+        """Decisions the bot answered with a valid distribution (a mixed strategy)."""
+        return self._asker.distribution_count
+
+    @property
     def time_bank_left_s(self) -> float:
         """What is left of the time bank, in seconds."""
         return self._asker.time_bank_left_s
@@ -319,6 +324,7 @@ class BotSession:
         apply: Callable[[Action], list[Event] | None] | None = None,
         draw_limit: DrawLimit = DrawLimit.ANY,
         while_waiting: Callable[[], bool] | None = None,
+        draw: StrategyDraw | None = None,
     ) -> DecisionOutcome:
         """Ask the bot for the decision ``view`` shows it; never raises for its faults.
 
@@ -329,6 +335,8 @@ class BotSession:
         is the game's five-card-draw rule, checked when parsing. ``while_waiting`` does one
         step of other work per call and returns whether more is left; it is called after
         the first request was sent, until the reply is there (see the module docstring).
+        ``draw`` gives the action of a reply that reports a mixed strategy (the match's
+        secret draw, :mod:`arena.session.draws`); the outcome keeps the strategy.
         """
         return self._asker.decide(
             view,
@@ -336,6 +344,7 @@ class BotSession:
             apply=apply,
             draw_limit=draw_limit,
             while_waiting=while_waiting,
+            draw=draw,
         )
 
     def _next_seq(self) -> int:

@@ -66,6 +66,7 @@ from arena.bots.launcher import DirectLauncher, Launcher
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
 from arena.bots.process import ProcessTransport
 from arena.bots.transport import BotStartError, Clock, Transport
+from arena.session.draws import StrategyDraws
 from arena.session.policy import TimeLimits
 from arena.session.reading import expected_reply_type, parse_decision
 from arena.tools.checkbot_hands import HandsReport, play_quick_hands
@@ -89,6 +90,7 @@ from protocol.messages import (
 )
 from protocol.messages import TimeLimits as WireTimeLimits
 from protocol.replies import parse_ready
+from protocol.strategy import MixedStrategy
 
 __all__ = [
     "DEFAULT_NOTIFICATION_WAIT_S",
@@ -121,6 +123,10 @@ _STACK = 200
 _MAX_DECISIONS = 40  # a hand of heads-up check/call has far fewer bot decisions
 _OPENING_RAISE_BLINDS = 3  # the opponent's raise before the bot's first decision
 
+# The script's draws from a reported mixed strategy: no match is played, so the seed is a
+# fixed one (a match draws with its own secret seed, arena.session.draws).
+_CHECK_DRAWS = StrategyDraws(2024)
+
 #: How long the check waits for an (unwanted) answer to ``hand_start``. A bot that answers
 #: notifications does so as it reads them; a later answer is caught by ``quiet``.
 DEFAULT_NOTIFICATION_WAIT_S = 0.25
@@ -135,6 +141,7 @@ class _Checker(Conversation):
     manifest_name: str = ""
     steps: list[CheckStep] = field(default_factory=list, init=False)
     latencies_ms: list[float] = field(default_factory=list, init=False)
+    strategies: list[MixedStrategy] = field(default_factory=list, init=False)
 
     def passed(self, name: str, reason: str) -> None:
         self.steps.append(CheckStep(name, True, reason))
@@ -170,12 +177,15 @@ class _Checker(Conversation):
             self.limits.decision_s, f"{what} for request {seq}", what, request
         )
         try:
-            action = parse_decision(obj, seq, legal, view.hole_cards)
+            parsed = parse_decision(obj, seq, legal, view.hole_cards)
         except BotReplyError as exc:
             hint = reply_hint(exc.code, request)
             raise StepFailedError(f"reply to request {seq} rejected: {exc}", hint) from exc
         self.latencies_ms.append(latency_ms)
-        return action, seq, latency_ms
+        if isinstance(parsed, MixedStrategy):
+            self.strategies.append(parsed)
+            return _CHECK_DRAWS.action(parsed, hand), seq, latency_ms
+        return parsed, seq, latency_ms
 
     def play_script(self, hand: Hand) -> None:
         """The scripted opponent's turns: stand pat, check, or call."""

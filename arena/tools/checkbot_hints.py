@@ -95,5 +95,14 @@ def reply_hint(code: str, request: Mapping[str, Any] | None = None) -> str:
             'discard only cards of hole_cards, as objects: {"rank": "K", "suit": "spades"}'
         ),
         "timeout": NO_REPLY_HINT,
+        "duplicate_action": (
+            "in a distribution, name each move once: CALL and ALL_IN for a short stack, or "
+            "RAISE to your whole stack and ALL_IN, are the same move; add up their "
+            "probabilities in one entry"
+        ),
+        "probability_sum": (
+            "a distribution's probabilities must add up to 1 (within 0.000001): divide each "
+            "by their sum before sending"
+        ),
     }
     return hints.get(code, "")

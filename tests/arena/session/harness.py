@@ -165,3 +165,42 @@ READY = b'{"type":"ready","seq":1,"name":"stub"}'
 
 def stub_session(transport: StubTransport) -> BotSession:
     return BotSession(lambda: transport, player_id="p0", seat_index=0, clock=FakeClock())
+
+
+def mixed_reply(message: dict[str, Any]) -> dict[str, Any]:
+    """A mixed strategy over every legal betting action (a RAISE to the minimum), with
+    uneven probabilities that add up to 1: what a bot that reports its strategy sends."""
+    names = list(message["legal_actions"])
+    if "RAISE" in names and "ALL_IN" in names:
+        names.remove("ALL_IN")  # may be the same move as a raise (a duplicate)
+    if "CALL" in names and "ALL_IN" in names:
+        names.remove("ALL_IN")  # the call may take the whole stack
+    weights = [index + 1.5 for index in range(len(names))]
+    entries = []
+    for name, weight in zip(names, weights, strict=True):
+        entry: dict[str, Any] = {"action": name, "probability": weight / sum(weights)}
+        if name == "RAISE":
+            entry["amount"] = message["min_raise_to"]
+        entries.append(entry)
+    return {"type": "action", "seq": message["seq"], "distribution": entries}
+
+
+def mixer(received: list[dict[str, Any]] | None = None) -> Bot:
+    """A bot that answers every ``act`` with :func:`mixed_reply` and stands pat in a draw;
+    every message it gets is appended to ``received``."""
+
+    def bot(message: dict[str, Any]) -> BotOutput:
+        if received is not None:
+            received.append(message)
+        kind = message["type"]
+        if kind == "hello":
+            return {"type": "ready", "seq": message["seq"], "name": "mixer"}
+        if kind == "act":
+            return mixed_reply(message)
+        if kind == "draw":
+            return {"type": "discard", "seq": message["seq"], "cards": []}
+        if kind == "match_end":
+            raise BotExit(0)
+        return None
+
+    return bot

@@ -1,0 +1,76 @@
+"""The arena's draws from reported mixed strategies: which action a distribution gives.
+
+Theory of operation. A bot may answer ``act`` with a distribution over legal actions
+(:mod:`protocol.strategy`); the arena draws the action. The draw must be
+
+* secret while the match is played (no seat may predict another's action, nor its own
+  next draw), so it comes from the match's secret seed, the one the deck commitment binds;
+* independent of the cards: its stream's key names another purpose than the deck's
+  (:data:`STRATEGY_DOMAIN` beside :data:`engine.seeds.DECK_DOMAIN`), so the two streams
+  share nothing but the seed, and the luck estimate's action term stays unbiased;
+* the same on replay: the key is the seed, the hand number and the decision's place in the
+  hand (:func:`decision_index`), all of which ``arena replay`` knows again, and nothing that
+  depends on time, restarts or the order the bots answered in.
+
+So decision ``i`` of hand ``n`` draws ``u``, the first 53-bit float of SHAKE-256 of::
+
+    b"poker-arena strategy v1|" + seed + b"|" + n + b"|" + i
+
+(decimal text, as :func:`engine.seeds.hand_key`), and takes the entry whose share of
+[0, 1) holds it (:meth:`protocol.strategy.MixedStrategy.draw`). Once ``match_end`` has
+revealed the seed, anyone can check every draw with ``hashlib`` alone.
+
+>>> draws = StrategyDraws(42)
+>>> draws.uniform(3, 0) == StreamRandom(b"poker-arena strategy v1|42|3|0").random()
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.actions import Action
+from engine.events import ActionTaken, CardsDrawn
+from engine.hand import Hand
+from engine.seeds import StreamRandom
+from protocol.strategy import MixedStrategy
+
+__all__ = ["STRATEGY_DOMAIN", "StrategyDraws", "decision_index", "strategy_key"]
+
+#: The first bytes of every strategy key (a purpose and a version, as the deck's domain).
+STRATEGY_DOMAIN = b"poker-arena strategy v1|"
+
+
+def strategy_key(match_seed: int, hand_number: int, index: int) -> bytes:
+    """The key of the draw for decision ``index`` of hand ``hand_number``.
+
+    >>> strategy_key(42, 3, 0)
+    b'poker-arena strategy v1|42|3|0'
+    """
+    return STRATEGY_DOMAIN + f"{match_seed}|{hand_number}|{index}".encode()
+
+
+def decision_index(hand: Hand) -> int:
+    """The place of the decision now to be made in its hand, from 0: the decisions already
+    made (each one leaves one ``action_taken`` or ``cards_drawn`` event, whoever chose it),
+    which is the decision's index in the hand record's ``decisions``."""
+    return sum(1 for event in hand.events if isinstance(event, ActionTaken | CardsDrawn))
+
+
+@dataclass(frozen=True, slots=True)
+class StrategyDraws:
+    """The draws of one match, keyed by its secret seed; its ``repr`` hides the seed (it
+    may end up in a log while the match is played)."""
+
+    match_seed: int
+
+    def __repr__(self) -> str:
+        return "StrategyDraws(match_seed=...)"
+
+    def uniform(self, hand_number: int, index: int) -> float:
+        """The number in [0, 1) drawn for decision ``index`` of hand ``hand_number``."""
+        return StreamRandom(strategy_key(self.match_seed, hand_number, index)).random()
+
+    def action(self, strategy: MixedStrategy, hand: Hand) -> Action:
+        """The action ``strategy`` gives for the decision ``hand`` waits for now."""
+        return strategy.draw(self.uniform(hand.hand_number, decision_index(hand)))
