@@ -21,6 +21,7 @@ from arena.report.data import ReportError, RunData
 from arena.report.from_database import load_tournament
 from arena.report.from_match import load_match
 from arena.report.page import render_page
+from arena.report.sections import ADJUSTMENT_EXPLAINED
 from arena.report.selection import HandRef, select_hands
 from arena.report.viewer import ViewerError, viewer_hand
 from arena.store.hand_log import HandLogError, read_hands
@@ -187,6 +188,11 @@ def _document(
         "leaderboard": data.leaderboard,
         "crosstable": data.crosstable,
         "sprt": data.sprt,
+        "score": data.score,
+        "estimator": data.estimator,
+        "adjustment": ADJUSTMENT_EXPLAINED if data.estimator else None,
+        "lead": data.lead,
+        "luck": data.luck,
         "charts": data.charts,
         "faults": data.faults,
         "latency": data.latency,

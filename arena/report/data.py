@@ -33,6 +33,9 @@ class RunData:
     ``facts`` are the summary's label and value pairs; ``unit`` names what the
     leaderboard's intervals are over (``deals`` or ``hands``). ``candidates`` are every
     hand that could be embedded and ``hand_files`` where each match's hand history is.
+    ``score`` is the score that ranks (``raw`` or ``adjusted``), ``estimator`` the luck
+    estimator's name and version (None: no adjusted results), ``lead`` the sentence about
+    #1 and #2, and ``luck`` each match's luck per seat.
     """
 
     kind: str
@@ -50,6 +53,10 @@ class RunData:
     notes: list[str] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
     hand_files: dict[str, Path] = field(default_factory=dict)
+    score: str = "raw"
+    estimator: str | None = None
+    lead: str = ""
+    luck: list[dict[str, Any]] = field(default_factory=list)
     # The facts show a seed that was drawn secret: the page is written for the arena's
     # user only, as the results database and the match files that hold it.
     has_secret_seed: bool = False

@@ -4,8 +4,10 @@ The database is opened read-only (a report may be made while the tournament runs
 read in one read transaction, so every table is seen in one state. The leaderboard and
 crosstable are the tournament's standings (:func:`arena.tournament.standings.compute_standings`,
 the one computation the tournament prints too) over the counted matches: duplicate deals as
-units, complete blocks only. The sequential tests' results are what the tournament wrote
-in ``standings.json`` (none while it runs).
+units, complete blocks only, each win rate raw and luck-adjusted (when the matches ran
+the luck estimator) ranked by the tournament's ``score``, with each match's luck. The
+sequential tests' results are what the tournament wrote in ``standings.json`` (none while
+it runs).
 
 The charts: for each bot, its chips over its hands in plan order (the raw line) and,
 for the duplicate formats, the duplicate-adjusted line: each deal of a complete block
@@ -29,6 +31,7 @@ from arena.report.sections import (
     cumulative,
     latency_bins,
     leaderboard_section,
+    luck_section,
 )
 from arena.report.selection import Candidate, HandRef
 from arena.session.latency import LatencyHistogram
@@ -66,7 +69,7 @@ def load_tournament(folder: Path) -> RunData:
     data = RunData(kind="tournament", title=str(record.name), source=folder)
     planned = [entry.planned for entry in plan.values()]
     standings = compute_standings(
-        name=record.name, fmt=fmt, bots=bots, plan=planned, counted=counted
+        name=record.name, fmt=fmt, bots=bots, plan=planned, counted=counted, score=_score(config)
     )
     fault_totals, data.faults = _faults(counted)
     data.leaderboard = leaderboard_section(standings.leaderboard.to_dict(), fault_totals)
@@ -74,11 +77,20 @@ def load_tournament(folder: Path) -> RunData:
     data.crosstable = crosstable_section(None if table is None else table.to_dict())
     data.sprt = _sprt(run.standings, data)
     data.unit = "deals"
+    data.score = standings.score
+    data.estimator = standings.estimator
+    data.lead = standings.lead
+    data.luck = luck_section([luck.to_dict() for luck in standings.match_luck])
+    data.notes.extend(standings.notes)
     data.charts = _charts(fmt, counted, standings.blocks)
     data.latency = _latency(counted)
     if fmt == "sit_and_go":
         data.places = _places(counted, data.leaderboard)
     data.facts = _facts(record, fmt, plan, counted)
+    if fmt != "sit_and_go":
+        data.facts.append(("ranked by", f"the {standings.score} result"))
+    if standings.estimator:
+        data.facts.append(("luck estimator", standings.estimator))
     data.has_secret_seed = record.is_finished and not record.seed_was_given
     for outcome in outcomes:
         if outcome.hands_path:
@@ -90,6 +102,15 @@ def load_tournament(folder: Path) -> RunData:
             "the bot played it from, so the luck of the cards cancels."
         )
     return data
+
+
+def _score(config: Mapping[str, Any]) -> str:
+    """The score the tournament asked for: its ``score``, else adjusted when it ran the
+    luck estimator (a run stored before the setting did not: raw)."""
+    score = config.get("score")
+    if score in ("raw", "adjusted"):
+        return str(score)
+    return "adjusted" if config.get("luck") == "on" else "raw"
 
 
 def _plan(database: ResultsDatabase, tournament_id: int) -> dict[str, PlanEntry]:
@@ -259,6 +280,7 @@ def _facts(
         ("matches counted", f"{len(counted)} of {len(plan)} planned"),
         ("hands", f"{sum(len(o.hands) for o in counted):,}"),
         ("status", str(record.status)),
+        ("luck", str(config.get("luck", "off"))),
     ]
     if record.seed_was_given or record.is_finished:  # a secret seed stays secret while it runs
         facts.append(("seed", str(record.seed)))

@@ -7,22 +7,31 @@ big blind is 0, in an ante-only level, have no big blind to measure by and are l
 of the rate, not of the chips). ``results.json`` adds the fault ledger, the latency
 summary and the finishing places; a hand history alone still gives the leaderboard, the
 chart and the hands, with the actions the arena chose for a faulted bot as its faults.
+
+When the match ran the luck estimator, each hand record carries each seat's luck-adjusted
+result (``luck``): the leaderboard then shows the adjusted rate beside the raw one, ranked
+by the match's ``score``, and the match's luck per seat (raw minus adjusted).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from arena.report.data import MAX_CHART_POINTS, ReportError, RunData
-from arena.report.sections import cumulative, latency_bins, leaderboard_section
+from arena.report.sections import cumulative, latency_bins, leaderboard_section, luck_section
 from arena.report.selection import Candidate, HandRef
+from arena.stats._values import is_real
+from arena.stats.lead import lead_sentence
+from arena.stats.match_luck import match_luck
 from arena.stats.tables import leaderboard
 from arena.stats.units import mbb
 from arena.store.hand_log import HandLogError, iter_hands, read_header
+from arena.store.outcome import HandSummary, MatchOutcome, SeatOutcome
 
 __all__ = ["load_match"]
 
@@ -43,7 +52,10 @@ def load_match(hands_path: Path, results_path: Path | None) -> RunData:
         source = hands_path.parent if results_path is not None else hands_path
         data = RunData(kind=kind, title=f"match {match_id}", source=source, unit="hands")
         data.hand_files[match_id] = hands_path
-        _read_hands(hands_path, match_id, names, data)
+        settings = header.get("config")
+        settings = settings if isinstance(settings, Mapping) else {}
+        asked = str(settings.get("score") or "adjusted") if settings.get("luck") is True else "raw"
+        _read_hands(hands_path, match_id, names, data, asked)
     except HandLogError as error:
         raise ReportError(str(error)) from None
     config = header.get("config") if isinstance(header.get("config"), Mapping) else {}
@@ -68,11 +80,18 @@ def _results(path: Path) -> dict[str, Any]:
     return document
 
 
-def _read_hands(path: Path, match_id: str, names: Mapping[str, str], data: RunData) -> None:
-    """Stream the hands: chips, units and the chart per bot, and the hand candidates."""
+def _read_hands(
+    path: Path, match_id: str, names: Mapping[str, str], data: RunData, asked: str
+) -> None:
+    """Stream the hands: chips, units (raw and adjusted) and the chart per bot, each hand's
+    summary for the match's luck, and the hand candidates."""
     chips: dict[str, int] = dict.fromkeys(names.values(), 0)
     hands: dict[str, int] = dict.fromkeys(names.values(), 0)
     units: list[dict[str, float]] = []
+    adjusted_units: list[dict[str, float]] | None = []
+    estimators: set[str] = set()
+    seat_of = {player_id: index for index, player_id in enumerate(names)}
+    summaries: list[HandSummary] = []
     steps: dict[str, list[tuple[float, float]]] = defaultdict(list)
     arena_defaults: dict[str, dict[str, Any]] = {}
     for record in iter_hands(path):
@@ -85,17 +104,43 @@ def _read_hands(path: Path, match_id: str, names: Mapping[str, str], data: RunDa
         start = result.get("starting_stacks", {})
         final = result.get("final_stacks", {})
         big_blind = int(history.get("config", {}).get("big_blind", 0))
+        adjusted = _adjusted_by_seat(record, history)
+        if adjusted is None:
+            adjusted_units = None
+        else:
+            estimators.add(str(record["luck"].get("estimator")))
         unit: dict[str, float] = {}
+        adjusted_unit: dict[str, float] = {}
+        nets = [0] * len(seat_of)
+        adjusted_nets = [0.0] * len(seat_of)
         for index, stack in start.items():
-            bot = names.get(str(seats[index]["player_id"]), str(seats[index]["player_id"]))
+            player_id = str(seats[index]["player_id"])
+            bot = names.get(player_id, player_id)
             net = int(final[index]) - int(stack)
             chips[bot] = chips.get(bot, 0) + net
             hands[bot] = hands.get(bot, 0) + 1
             steps[bot].append((1, net))
+            if player_id in seat_of:
+                nets[seat_of[player_id]] = net
             if big_blind > 0:
                 unit[bot] = mbb(net, big_blind)
+            if adjusted is not None and index in adjusted:
+                if player_id in seat_of:
+                    adjusted_nets[seat_of[player_id]] = adjusted[index]
+                if big_blind > 0:
+                    adjusted_unit[bot] = 1000.0 * adjusted[index] / big_blind
         if unit:
             units.append(unit)
+            if adjusted_units is not None:
+                adjusted_units.append(adjusted_unit)
+        summaries.append(
+            HandSummary(
+                number,
+                max(big_blind, 1),
+                tuple(nets),
+                adjusted=None if adjusted is None else tuple(adjusted_nets),
+            )
+        )
         has_fault = False
         for decision in record.get("decisions", ()):
             if isinstance(decision, Mapping) and decision.get("by") == "policy":
@@ -115,10 +160,28 @@ def _read_hands(path: Path, match_id: str, names: Mapping[str, str], data: RunDa
         data.candidates.append(
             Candidate(HandRef(match_id, number), len(data.candidates), pot, has_fault)
         )
-    board = leaderboard(units, chips, hands)
+    has_adjusted = bool(units) and adjusted_units is not None
+    score = "adjusted" if asked == "adjusted" and has_adjusted else "raw"
+    board = leaderboard(
+        units,
+        chips,
+        hands,
+        adjusted_units=adjusted_units if has_adjusted else None,
+        score="adjusted" if score == "adjusted" else "raw",
+    )
     data.leaderboard = leaderboard_section(
         board.to_dict(), {bot: entry["count"] for bot, entry in arena_defaults.items()}
     )
+    data.score = score
+    data.lead = lead_sentence(board, None, "hands")
+    if has_adjusted:
+        data.estimator = ", ".join(sorted(estimators))
+        match_seats = tuple(
+            SeatOutcome(index, names[player_id], 0, 0, 0) for player_id, index in seat_of.items()
+        )
+        outcome = MatchOutcome(match_id, match_seats, tuple(summaries), "", None, 0.0)
+        luck = match_luck(outcome)
+        data.luck = luck_section([luck.to_dict()] if luck is not None else [])
     data.charts = [
         {"bot": bot, "raw": cumulative(line, MAX_CHART_POINTS), "adjusted": None}
         for bot, line in sorted(steps.items())
@@ -126,6 +189,24 @@ def _read_hands(path: Path, match_id: str, names: Mapping[str, str], data: RunDa
     for entry in arena_defaults.values():
         entry["example"]["message"] = "the bot faulted and the arena chose its action"
     data.faults = sorted(arena_defaults.values(), key=lambda row: row["bot"])
+
+
+def _adjusted_by_seat(
+    record: Mapping[str, Any], history: Mapping[str, Any]
+) -> dict[str, float] | None:
+    """The hand's luck-adjusted result by seat index (text, as the stacks are keyed), or
+    None when the hand carries none (or a malformed one: then nothing is adjusted)."""
+    luck = record.get("luck")
+    adjusted = luck.get("adjusted") if isinstance(luck, Mapping) else None
+    seats = history.get("seats", ())
+    if not isinstance(adjusted, list) or len(adjusted) != len(seats):
+        return None
+    if not all(is_real(value) and math.isfinite(value) for value in adjusted):
+        return None
+    # The estimator gives the seats in the history's order.
+    return {
+        str(seat["seat_index"]): float(value) for seat, value in zip(seats, adjusted, strict=True)
+    }
 
 
 def _from_results(results: Mapping[str, Any], data: RunData) -> None:

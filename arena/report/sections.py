@@ -18,17 +18,32 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 __all__ = [
+    "ADJUSTMENT_EXPLAINED",
     "BINS_PER_DECADE",
+    "MAX_LUCK_MATCHES",
     "crosstable_section",
     "cumulative",
     "estimate_section",
     "latency_bins",
     "leaderboard_section",
+    "luck_section",
     "thin",
 ]
 
 #: Latency histograms are drawn with this many bins per factor of ten (a log axis).
 BINS_PER_DECADE = 4
+
+#: The two sentences the report puts beside the raw and adjusted numbers.
+ADJUSTMENT_EXPLAINED = (
+    "The adjusted result is the raw result minus the luck of the cards and of a bot's own "
+    "reported dice (at each card dealt, and each action drawn from a reported strategy, "
+    "what the hand became worth minus what it was worth on average over all that could "
+    "have come). Every correction averages to zero, so the adjusted result is unbiased: it "
+    "converges to the same value as the raw one, with a smaller interval."
+)
+
+#: The luck of at most this many matches is embedded (the rest is in standings.json).
+MAX_LUCK_MATCHES = 2000
 
 
 def _rounded(value: Any, digits: int = 2) -> float | None:
@@ -52,11 +67,20 @@ def estimate_section(estimate: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _adjusted_section(item: Mapping[str, Any]) -> dict[str, Any]:
+    """The adjusted estimate (None when not known) and the luck of a row or a cell."""
+    adjusted = item.get("adjusted_mbb_per_hand")
+    return {
+        "adjusted": None if not isinstance(adjusted, Mapping) else estimate_section(adjusted),
+        "luck": _rounded(item.get("luck_mbb_per_hand")),
+    }
+
+
 def leaderboard_section(
     board: Mapping[str, Any], fault_totals: Mapping[str, int]
 ) -> dict[str, Any]:
     """A ``Leaderboard.to_dict()`` (or standings.json's ``leaderboard``) as rows for the
-    page, each with the bot's fault total."""
+    page, each with the bot's fault total, its adjusted estimate and luck when known."""
     rows = []
     for row in board.get("rows", ()):
         rating = row.get("rating")
@@ -65,6 +89,7 @@ def leaderboard_section(
                 "rank": row["rank"],
                 "bot": row["bot"],
                 "estimate": estimate_section(row.get("mbb_per_hand") or {}),
+                **_adjusted_section(row),
                 "deals": row.get("deals", 0),
                 "hands": row.get("hands", 0),
                 "chips": row.get("chips_won", 0),
@@ -80,26 +105,58 @@ def leaderboard_section(
                 "place": _rounded(row.get("average_place")),
             }
         )
-    return {"order_by": board.get("order_by", "mean"), "rows": rows}
+    return {
+        "order_by": board.get("order_by", "mean"),
+        "score": board.get("score", "raw"),
+        "rows": rows,
+    }
 
 
 def crosstable_section(table: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """A ``Crosstable.to_dict()`` as the heat map's bots and cells (row bot's mbb/hand
-    against the column bot, with its significance mark)."""
+    against the column bot, with the significance mark of the score that ranks, and the
+    adjusted estimate and luck when known)."""
     if table is None:
         return None
     return {
         "bots": list(table.get("bots", ())),
+        "score": table.get("score", "raw"),
         "cells": [
             {
                 "row": cell["row"],
                 "column": cell["column"],
                 "mark": cell.get("mark", ""),
                 **estimate_section(cell.get("mbb_per_hand") or {}),
+                **_adjusted_section(cell),
             }
             for cell in table.get("cells", ())
         ],
     }
+
+
+def luck_section(matches: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each match's luck (``MatchLuck.to_dict()``) as the page's table rows: per seat the
+    bot, its raw and adjusted chips and mbb/hand, and the luck (raw minus adjusted); at most
+    :data:`MAX_LUCK_MATCHES` matches."""
+    return [
+        {
+            "match": match["match_id"],
+            "seats": [
+                {
+                    "bot": seat["bot"],
+                    "hands": seat["hands"],
+                    "raw": seat["raw_chips"],
+                    "adjusted": _rounded(seat["adjusted_chips"], 1),
+                    "luck": _rounded(seat["luck_chips"], 1),
+                    "raw_mbb": _rounded(seat["raw_mbb_per_hand"], 1),
+                    "adjusted_mbb": _rounded(seat["adjusted_mbb_per_hand"], 1),
+                    "luck_mbb": _rounded(seat["luck_mbb_per_hand"], 1),
+                }
+                for seat in match["seats"]
+            ],
+        }
+        for match in matches[:MAX_LUCK_MATCHES]
+    ]
 
 
 def cumulative(steps: Iterable[tuple[float, float]], max_points: int) -> list[tuple[float, float]]:

@@ -78,7 +78,7 @@
     header.appendChild(el("ul", { class: "facts" },
       DATA.facts.map(([label, value]) => el("li", {}, el("b", { text: label }), value))));
     const links = [["leaderboard", "Leaderboard"], ["crosstable", "Crosstable"],
-      ["charts", "Chips over hands"], ["places", "Finishing places"], ["faults", "Faults"],
+      ["charts", "Chips over hands"], ["luck", "Luck per match"], ["places", "Finishing places"], ["faults", "Faults"],
       ["latency", "Latency"], ["hands", "Hands"]];
     header.appendChild(el("nav", { class: "toc" },
       links.map(([id, text]) => el("a", { href: "#" + id, "data-section": id, text: text }))));
@@ -111,20 +111,33 @@
     return svg;
   }
 
+  // The estimate of the score that ranks (raw or luck-adjusted) of a row or a cell.
+  function scored(item) {
+    return DATA.score === "adjusted" && item.adjusted ? item.adjusted : item.estimate || item;
+  }
+
+  function rateText(e) {
+    const half = e.half === null ? "\u00b1?" : "\u00b1" + plain(e.half);
+    return signed(e.mean) + " " + half;
+  }
+
   function drawLeaderboard(main) {
     const rows = DATA.leaderboard.rows || [];
     const hasRates = rows.some((row) => row.estimate.n > 0);
+    const hasBoth = hasRates && rows.some((row) => row.adjusted);
     const hasRatings = rows.some((row) => row.rating);
     const hasPlaces = rows.some((row) => row.place !== null && row.place !== undefined);
     let low = 0;
     let high = 0;
     for (const row of rows) {
-      const e = row.estimate;
+      const e = scored(row);
       low = Math.min(low, e.low === null ? e.mean : e.low);
       high = Math.max(high, e.high === null ? e.mean : e.high);
     }
     const head = ["#", "bot"];
-    if (hasRates) head.push("mbb/hand (95%)", "interval", "bb/100", DATA.unit);
+    if (hasBoth) head.push("raw mbb/hand (95%)", "adjusted mbb/hand (95%)", "luck");
+    else if (hasRates) head.push("mbb/hand (95%)");
+    if (hasRates) head.push("interval", "bb/100", DATA.unit);
     head.push("hands", "chips won");
     if (hasRatings) head.push("rating \u03bc \u00b1 \u03c3");
     if (hasPlaces) head.push("avg place");
@@ -134,12 +147,19 @@
         el("th", { class: i === 1 ? "name" : text === "interval" ? "center" : "", text: text })))));
     const body = el("tbody");
     for (const row of rows) {
-      const e = row.estimate;
+      const e = scored(row);
       const cells = [el("td", { text: row.rank }), el("td", { class: "name", text: row.bot })];
+      // The sign mark goes with the score that ranks; the other is shown without one.
+      const rate = (estimate, cls) => el("td", { class: `${cls} ${tone(estimate.mean)}` },
+        rateText(estimate), el("span", { class: "mark", text: estimate === e ? estimate.sign : "" }));
+      if (hasBoth) {
+        cells.push(rate(row.estimate, "raw"));
+        cells.push(row.adjusted ? rate(row.adjusted, "adjusted") : el("td", { class: "adjusted", text: "" }));
+        cells.push(el("td", { class: "luck", text: row.luck === null ? "" : signed(row.luck, 1) }));
+      } else if (hasRates) {
+        cells.push(rate(row.estimate, "raw"));
+      }
       if (hasRates) {
-        const half = e.half === null ? "\u00b1?" : "\u00b1" + plain(e.half);
-        cells.push(el("td", { class: tone(e.mean) },
-          signed(e.mean) + " " + half, el("span", { class: "mark", text: e.sign })));
         cells.push(el("td", { class: "center" }, intervalBar(e, low, high)));
         cells.push(el("td", { class: tone(e.bb100), text: signed(e.bb100, 2) }));
         cells.push(el("td", { text: plain(row.deals) }));
@@ -154,13 +174,18 @@
       body.appendChild(el("tr", { "data-bot": row.bot }, cells));
     }
     table.appendChild(body);
+    const ranked = hasBoth ? ` Ranked by the ${DATA.score} result; the interval bar and bb/100 are of it.` : "";
     const notes = [el("p", { class: "note", text: hasRates
       ? `mbb/hand: milli-big-blinds won per hand (10 mbb/hand = 1 bb/100), with the 95% ` +
         `confidence interval (Student's t) over ${DATA.unit}; + / \u2212 marks a rate whose ` +
-        `interval excludes 0.`
+        `interval excludes 0.` + ranked
       : "Freezeouts are ranked by rating (\u03bc \u2212 3\u03c3, openskill's Plackett-Luce)." })];
-    const lead = leadSentence(rows);
-    if (lead) notes.unshift(el("p", { class: "note lead", id: "lead", text: lead }));
+    if (DATA.adjustment) {
+      notes.unshift(el("p", { class: "note adjustment", id: "adjustment" },
+        DATA.adjustment + " Luck = raw \u2212 adjusted. ",
+        el("span", { class: "estimator", text: `Estimator: ${DATA.estimator}.` })));
+    }
+    if (DATA.lead) notes.unshift(el("p", { class: "note lead", id: "lead", text: DATA.lead }));
     for (const test of DATA.sprt || []) {
       const llr = typeof test.llr === "number" ? plain(test.llr, 2) : String(test.llr);
       notes.push(el("p", { class: "note", text:
@@ -168,38 +193,6 @@
         `(LLR ${llr}, bounds ${plain(test.lower_bound, 2)} / ${plain(test.upper_bound, 2)}, ${plain(test.n)} deals)` }));
     }
     main.appendChild(section("leaderboard", "Leaderboard", el("div", { class: "scroll" }, table), notes));
-  }
-
-  // Whether #1 is significantly ahead of #2: their head-to-head cell when they played
-  // each other (its 95% interval), else whether their own intervals overlap.
-  function leadSentence(rows) {
-    const first = rows.find((row) => row.rank === 1);
-    const second = rows.find((row) => row !== first && row.rank <= 2);
-    if (!first || !second) {
-      return rows.length > 1 && rows.filter((row) => row.rank === 1).length > 1
-        ? "The first place is shared: the leaders' results are equal." : "";
-    }
-    const table = DATA.crosstable;
-    const cell = table ? table.cells.find((c) => c.row === first.bot && c.column === second.bot) : null;
-    const names = `#1 ${first.bot} against #2 ${second.bot}`;
-    if (cell && cell.n > 0) {
-      const half = cell.half === null ? "\u00b1?" : "\u00b1" + plain(cell.half);
-      const head = `${signed(cell.mean)} ${half} mbb/hand over ${plain(cell.n)} ${DATA.unit}`;
-      return cell.low !== null && cell.low > 0
-        ? `${names}: significantly ahead, head to head ${head} (the 95% interval excludes 0).`
-        : `${names}: not significantly ahead, head to head ${head} (the 95% interval includes 0).`;
-    }
-    const a = first.estimate;
-    const b = second.estimate;
-    if (a.n > 0 && b.n > 0 && a.low !== null && b.high !== null) {
-      return a.low > b.high
-        ? `${names}: significantly ahead (their 95% intervals do not overlap).`
-        : `${names}: not shown to be ahead (their 95% intervals overlap).`;
-    }
-    if (first.rating && second.rating) {
-      return `${names}: ranked by rating; no interval tells them apart here.`;
-    }
-    return "";
   }
 
   // -- crosstable --------------------------------------------------------------------
@@ -215,7 +208,7 @@
     const table = DATA.crosstable;
     if (!table) return;
     const cells = new Map(table.cells.map((cell) => [cell.row + "\u0000" + cell.column, cell]));
-    const biggest = Math.max(1, ...table.cells.map((cell) => Math.abs(cell.mean || 0)));
+    const biggest = Math.max(1, ...table.cells.map((cell) => Math.abs(scored(cell).mean || 0)));
     // Rows and columns in the leaderboard's order, numbered by its ranks.
     const ranked = (DATA.leaderboard.rows || []).filter((row) => table.bots.includes(row.bot));
     const order = ranked.map((row) => row.bot).concat(table.bots.filter((bot) => !ranked.some((r) => r.bot === bot)));
@@ -236,18 +229,25 @@
           tr.appendChild(el("td", { class: "cell", text: "" }));
           continue;
         }
-        const half = cell.half === null ? "\u00b1?" : "\u00b1" + plain(cell.half);
+        // The score that ranks, with its mark; the other score under it, smaller.
+        const shown = scored(cell);
+        const other = cell.adjusted ? (shown === cell.adjusted ? cell : cell.adjusted) : null;
+        const otherName = shown === cell.adjusted ? "raw" : "adjusted";
+        const luck = cell.luck === null || cell.luck === undefined ? "" : `, luck ${signed(cell.luck, 1)}`;
         tr.appendChild(el("td", {
-          class: "cell", style: `background:${heat(cell.mean, biggest)}`,
-          title: `${row} against ${column}: ${signed(cell.mean)} mbb/hand ${half} over ${cell.n} deals`,
-        }, signed(cell.mean) + " " + half, el("span", { class: "mark", text: cell.mark })));
+          class: "cell", style: `background:${heat(shown.mean, biggest)}`,
+          title: `${row} against ${column}: ${rateText(shown)} mbb/hand over ${shown.n} deals (${DATA.score}` +
+            (other ? `; ${otherName} ${rateText(other)}${luck})` : ")"),
+        }, rateText(shown), el("span", { class: "mark", text: cell.mark }),
+        other ? el("span", { class: "other", text: `${otherName} ${rateText(other)}` }) : null));
       }
       body.appendChild(tr);
     });
     const legend = el("div", { class: "legend" },
       el("span", {}, el("span", { class: "swatch", style: `background:${heat(biggest, biggest)}` }), "row bot wins"),
       el("span", {}, el("span", { class: "swatch", style: `background:${heat(-biggest, biggest)}` }), "row bot loses"),
-      el("span", { text: "+ / \u2212: the 95% interval excludes 0; ++ / \u2212\u2212: the 99% interval does" }));
+      el("span", { text: "+ / \u2212: the 95% interval excludes 0; ++ / \u2212\u2212: the 99% interval does" +
+        (table.cells.some((cell) => cell.adjusted) ? ` (of the ${DATA.score} result, above; the other under it)` : "") }));
     main.appendChild(section("crosstable", "Crosstable (mbb/hand of the row bot against the column bot)",
       el("div", { class: "scroll" }, el("table", { class: "heat" }, el("thead", {}, head), body)), legend));
   }
@@ -341,6 +341,39 @@
       if (!best || Math.abs(gap) > Math.abs(best[1])) best = [px, Math.round(gap)];
     }
     return best && best[1] !== 0 ? best : null;
+  }
+
+  // -- luck per match ----------------------------------------------------------------
+
+  // How much of each match's result was luck: per seat, raw and adjusted, in chips and in
+  // mbb/hand, and the luck between them (raw minus adjusted).
+  function drawLuck(main) {
+    const matches = DATA.luck || [];
+    if (!matches.length) return;
+    const head = ["match", "bot", "hands", "raw chips", "adjusted chips", "luck chips",
+      "raw mbb/hand", "adjusted mbb/hand", "luck mbb/hand"];
+    const body = el("tbody");
+    for (const match of matches) {
+      match.seats.forEach((seat, index) => {
+        body.appendChild(el("tr", { "data-match": match.match, "data-bot": seat.bot },
+          el("td", { class: "text", text: index === 0 ? match.match : "" }),
+          el("td", { class: "name", text: seat.bot }),
+          el("td", { text: plain(seat.hands) }),
+          el("td", { class: tone(seat.raw), text: signed(seat.raw) }),
+          el("td", { class: tone(seat.adjusted), text: signed(seat.adjusted, 1) }),
+          el("td", { class: "luck " + tone(seat.luck), text: signed(seat.luck, 1) }),
+          el("td", { class: tone(seat.raw_mbb), text: signed(seat.raw_mbb, 1) }),
+          el("td", { class: tone(seat.adjusted_mbb), text: signed(seat.adjusted_mbb, 1) }),
+          el("td", { class: "luck " + tone(seat.luck_mbb), text: signed(seat.luck_mbb, 1) })));
+      });
+    }
+    const table = el("table", { class: "luck" },
+      el("thead", {}, el("tr", {}, head.map((text, i) => el("th", { class: i < 2 ? "name" : "", text: text })))),
+      body);
+    main.appendChild(section("luck", "Luck per match", el("div", { class: "scroll" }, table),
+      el("p", { class: "note", text: "Each seat's result in each match: raw (the chips won), adjusted " +
+        "(the luck-adjusted result) and the luck between them (raw \u2212 adjusted), in chips and in " +
+        `milli-big-blinds per hand. Estimator: ${DATA.estimator}.` })));
   }
 
   // -- finishing places --------------------------------------------------------------
@@ -733,6 +766,7 @@
   drawLeaderboard(main);
   drawCrosstable(main);
   drawCharts(main);
+  drawLuck(main);
   drawPlaces(main);
   drawFaults(main);
   drawLatency(main);

@@ -5,7 +5,10 @@ are written in the arena's layouts (``hands.jsonl`` records, ``results.json``, t
 ``results.sqlite`` of :class:`~arena.store.sqlite.ResultsDatabase`), so a report reads
 them exactly as it reads a real run. Duplicate blocks deal the same decks to every
 seating, as a tournament does. A bot named in ``faulty`` gets a timeout now and then (the
-arena's default action in the hand records, the fault in its counts and examples).
+arena's default action in the hand records, the fault in its counts and examples). Unless
+told ``luck=False``, every hand carries its luck-adjusted result from the arena's own
+estimator (:mod:`arena.luck`), in the hand records and the outcomes, as a run with the
+estimator on stores it.
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from arena.luck import estimate_hand, luck_record
 from arena.session.latency import LatencyHistogram
+from arena.stats.scores import Score
 from arena.stats.tables import crosstable, leaderboard
 from arena.stats.units import duplicate_units
 from arena.store.outcome import (
@@ -50,6 +55,17 @@ class PlayedHand:
     pot: int
     went_to_showdown: bool
     faults: list[int] = field(default_factory=list)  # seat indexes the arena acted for
+    luck: dict[str, Any] | None = None  # the hand record's "luck" (estimator, adjusted)
+
+    def adjusted(self, player_ids: Sequence[str]) -> tuple[float, ...] | None:
+        """Each match seat's adjusted result (0 for a seat not in the hand), or None."""
+        if self.luck is None:
+            return None
+        by_player = {
+            seat["player_id"]: value
+            for seat, value in zip(self.history["seats"], self.luck["adjusted"], strict=True)
+        }
+        return tuple(float(by_player.get(player, 0.0)) for player in player_ids)
 
 
 def _finish(
@@ -76,7 +92,9 @@ def _finish(
         for index in range(len(player_ids))
     )
     pot = sum(int(award["amount"]) for award in result["awards"])
-    return PlayedHand(history, decisions, nets, pot, result["ended_reason"] == "SHOWDOWN", faults)
+    luck = luck_record(estimate_hand({"history": history, "decisions": decisions}))
+    showdown = result["ended_reason"] == "SHOWDOWN"
+    return PlayedHand(history, decisions, nets, pot, showdown, faults, luck)
 
 
 def play_hand(
@@ -137,19 +155,28 @@ def write_match(
                 "sitting_out": [],
                 "decisions": played.decisions,
                 "history": played.history,
+                **({"luck": played.luck} if played.luck is not None else {}),
             }
             file.write(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n")
         file.write(json.dumps({"type": "match_end", "hands_played": len(hands)}) + "\n")
 
 
-def _match_config(game: GameConfig, hand_count: int, policy: str = "reset") -> dict[str, Any]:
+def _match_config(
+    game: GameConfig, hand_count: int, policy: str = "reset", *, luck: bool = False
+) -> dict[str, Any]:
     return {
         "match_id": "match",
         "game": game.to_dict(),
         "hand_count": hand_count,
         "starting_stack": 200,
         "stack_policy": policy,
+        **({"luck": True, "score": "adjusted"} if luck else {}),
     }
+
+
+def _without_luck(hands: Sequence[PlayedHand], luck: bool) -> list[PlayedHand]:
+    """The hands as a run with the estimator off keeps them (no luck) unless ``luck``."""
+    return [played if luck else replace(played, luck=None) for played in hands]
 
 
 def _latency(rng: random.Random, count: int) -> tuple[LatencyHistogram, LatencySummary]:
@@ -212,6 +239,8 @@ def write_tournament(
     faulty: Sequence[str] = (),
     standings: bool = True,
     seed: int = 1,
+    luck: bool = True,
+    score: str | None = None,
 ) -> Path:
     """A finished tournament's run folder (``results.sqlite``, ``matches/``, and
     ``standings.json`` unless ``standings`` is false) with the pairs (round robin), the
@@ -259,13 +288,14 @@ def write_tournament(
                         faulty={k for k, name in enumerate(seats) if name in faulty},
                     )
                 )
+            hands = _without_luck(hands, luck)
             outcomes.append(_outcome(folder, match_id, seats, hands, game, rng))
     if fmt == "sit_and_go":
         for game_number in range(1, deals + 1):
             match_id = f"sng-{game_number:03d}"
             seats = tuple(bots[game_number % len(bots) :]) + tuple(bots[: game_number % len(bots)])
             plan.append(PlannedMatch(match_id, match_id, "sit_and_go", len(plan), seats, len(plan)))
-            outcomes.append(_freezeout(folder, match_id, seats, game, rng))
+            outcomes.append(_freezeout(folder, match_id, seats, game, rng, luck=luck))
     config = {
         "name": "synthetic",
         "format": fmt,
@@ -277,6 +307,8 @@ def write_tournament(
             "starting_stack": 200,
         },
         "bots": [{"name": bot, "manifest": f"{bot}/bot.toml"} for bot in bots],
+        "luck": "on" if luck else "off",
+        "score": score,
     }
     folder.mkdir(parents=True, exist_ok=True)
     with ResultsDatabase(folder / "results.sqlite") as db:
@@ -299,9 +331,13 @@ def _outcome(
     rng: random.Random,
 ) -> MatchOutcome:
     relative = f"matches/{match_id}/hands.jsonl"
-    write_match(folder / relative, match_id, seats, hands, _match_config(game, len(hands)))
+    has_luck = any(p.luck is not None for p in hands)
+    config = _match_config(game, len(hands), luck=has_luck)
+    write_match(folder / relative, match_id, seats, hands, config)
+    ids = [f"p{k}" for k in range(len(seats))]
     summaries = tuple(
-        HandSummary(p.history["hand_number"], 2, p.nets, p.pot, p.went_to_showdown) for p in hands
+        HandSummary(p.history["hand_number"], 2, p.nets, p.pot, p.went_to_showdown, p.adjusted(ids))
+        for p in hands
     )
     return MatchOutcome(
         match_id,
@@ -310,11 +346,22 @@ def _outcome(
         "hand_count",
         relative,
         1.0,
+        estimator=_estimator(hands),
     )
 
 
+def _estimator(hands: Sequence[PlayedHand]) -> str | None:
+    return next((str(p.luck["estimator"]) for p in hands if p.luck is not None), None)
+
+
 def _freezeout(
-    folder: Path, match_id: str, seats: Sequence[str], game: GameConfig, rng: random.Random
+    folder: Path,
+    match_id: str,
+    seats: Sequence[str],
+    game: GameConfig,
+    rng: random.Random,
+    *,
+    luck: bool,
 ) -> MatchOutcome:
     ids = [f"p{k}" for k in range(len(seats))]
     match = Freezeout(game, ids, starting_stack=100, seed=match_id, max_hands=300)
@@ -325,14 +372,20 @@ def _freezeout(
         played = _finish(hand, ids, policy, set(), rng)
         nets = tuple(played.nets[k] if k < len(played.nets) else 0 for k in range(len(ids)))
         hands.append(
-            PlayedHand(played.history, played.decisions, nets, played.pot, played.went_to_showdown)
+            PlayedHand(
+                played.history,
+                played.decisions,
+                nets,
+                played.pot,
+                played.went_to_showdown,
+                luck=played.luck if luck else None,
+            )
         )
         match.finish_hand(hand)
     places = {standing.player_id: standing.place for standing in match.standings()}
     relative = f"matches/{match_id}/hands.jsonl"
-    write_match(
-        folder / relative, match_id, seats, hands, _match_config(game, len(hands), "freezeout")
-    )
+    config = _match_config(game, len(hands), "freezeout", luck=luck)
+    write_match(folder / relative, match_id, seats, hands, config)
     summaries = tuple(
         HandSummary(
             p.history["hand_number"],
@@ -340,6 +393,7 @@ def _freezeout(
             p.nets,
             p.pot,
             p.went_to_showdown,
+            p.adjusted(ids),
         )
         for p in hands
     )
@@ -350,6 +404,7 @@ def _freezeout(
         "one_player_left",
         relative,
         1.0,
+        estimator=_estimator(hands),
     )
 
 
@@ -361,13 +416,22 @@ def _write_standings(
 ) -> None:
     """standings.json as the tournament writes it (leaderboard and crosstable)."""
     by_id = {outcome.match_id: outcome for outcome in outcomes}
+    has_luck = all(outcome.estimator is not None for outcome in outcomes)
+    score: Score = "adjusted" if has_luck else "raw"
     units: list[dict[str, float]] = []
+    adjusted: list[dict[str, float]] = []
     pairs: dict[tuple[str, str], list[float]] = {}
+    adjusted_pairs: dict[tuple[str, str], list[float]] = {}
     for _block_id, members in blocks:
-        block_units = duplicate_units([by_id[match_id] for _seats, match_id in members])
+        block = [by_id[match_id] for _seats, match_id in members]
+        block_units = duplicate_units(block)
         units.extend(block_units)
         a, b = members[0][0]
         pairs.setdefault((a, b), []).extend(unit[a] for unit in block_units)
+        if has_luck:
+            block_adjusted = duplicate_units(block, score="adjusted")
+            adjusted.extend(block_adjusted)
+            adjusted_pairs.setdefault((a, b), []).extend(unit[a] for unit in block_adjusted)
     chips = {bot: 0 for bot in bots}
     hands = {bot: 0 for bot in bots}
     for outcome in outcomes:
@@ -377,8 +441,15 @@ def _write_standings(
     document = {
         "name": "synthetic",
         "format": "round_robin",
-        "leaderboard": leaderboard(units, chips, hands).to_dict(),
-        "crosstable": crosstable(pairs, bots=list(bots)).to_dict(),
+        "leaderboard": leaderboard(
+            units, chips, hands, adjusted_units=adjusted if has_luck else None, score=score
+        ).to_dict(),
+        "crosstable": crosstable(
+            pairs,
+            bots=list(bots),
+            adjusted_pair_units=adjusted_pairs if has_luck else None,
+            score=score,
+        ).to_dict(),
         "sprt": [],
     }
     (folder / "standings.json").write_text(json.dumps(document), encoding="utf-8")
@@ -394,6 +465,7 @@ def write_match_folder(
     results: bool = True,
     seed: int = 3,
     stack_policy: str = "reset",
+    luck: bool = True,
 ) -> Path:
     """A match's run folder: ``hands.jsonl`` and (unless ``results`` is false) a
     ``results.json`` with each seat's fault ledger and latency summary."""
@@ -411,7 +483,8 @@ def write_match_folder(
         )
         for number in range(1, hand_count + 1)
     ]
-    config = _match_config(game, hand_count, stack_policy)
+    hands = _without_luck(hands, luck)
+    config = _match_config(game, hand_count, stack_policy, luck=luck)
     write_match(folder / "hands.jsonl", "match", names, hands, config)
     if results:
         players = []

@@ -312,3 +312,30 @@ def test_the_hands_can_be_filtered_by_bot_and_sorted_by_loss_and_show_nets(
     )
     assert shown == [seat["net"] for seat in by_id[ids[0]]["seats"]] and sum(shown) == 0
     assert "this hand" in page.locator("#viewer-nets").inner_text()
+
+
+def test_raw_and_adjusted_are_shown_side_by_side_with_the_explanation_and_each_matchs_luck(
+    rr_run: Path, tmp_path: Path, browser: Browser
+) -> None:
+    report = tmp_path / "report.html"
+    write_report(rr_run, report)
+    data = embedded_data(report.read_text(encoding="utf-8"))
+    browser.open(report)
+    page = browser.page
+    head = _cells(browser, "#leaderboard thead th")
+    assert {"raw mbb/hand (95%)", "adjusted mbb/hand (95%)", "luck"} <= set(head)
+    assert len(_cells(browser, "#leaderboard tbody td.luck")) == 3
+    # The mark is on the score that ranks (adjusted); the raw column carries none.
+    assert set(_cells(browser, "#leaderboard tbody td.raw span.mark")) == {""}
+    explained = page.locator("#adjustment").inner_text()
+    assert explained.startswith(data["adjustment"]) and data["estimator"] in explained
+    # Every crosstable cell shows the other (raw) score under the adjusted one.
+    others = _cells(browser, "#crosstable td.cell span.other")
+    assert len(others) == 6 and all(other.startswith("raw ") for other in others)
+    assert page.locator("#luck tbody tr").count() == 12 * 2  # each seat of each match
+    first = data["luck"][0]["seats"][0]
+    row = page.locator("#luck tbody tr").first
+    assert row.get_attribute("data-bot") == first["bot"]
+    assert len(row.locator("td.luck").all_inner_texts()) == 2
+    assert page.locator('nav.toc a[data-section="luck"]').count() == 1
+    browser.shot("luck", "#luck")
