@@ -8,7 +8,9 @@ again; only what the bots said is taken from the file. For every decision:
 
 * ``by: "bot"``: the bot's last reply is parsed again by :mod:`protocol.replies` against
   the legal actions the engine computes *now*; the action must be legal and equal to the
-  recorded one.
+  recorded one. A reply that reported a mixed strategy is drawn from again with the
+  match's draw (:mod:`arena.session.draws`: the seed, the hand, the decision's place), so
+  the action drawn and the distribution recorded must both come out the same.
 * ``by: "policy"`` (timeout, invalid replies, crash): the session's default action is
   computed again from the legal actions (a check instead of a fold after a timeout when
   the match ran with ``check_on_timeout``).
@@ -16,7 +18,10 @@ again; only what the bots said is taken from the file. For every decision:
 
 Each replayed hand record (decisions and the engine's history document: deck, events,
 result) must equal the recorded one exactly, else the hand is reported as a mismatch with
-the first difference. A mismatch never stops the replay: the hand is played to its end
+the first difference. A hand recorded with its luck estimate (``luck``) has it computed
+again from the recorded hand (:func:`arena.luck.estimate_hand`): the estimator's name and
+every seat's adjusted result must be the same bit for bit, else the mismatch names the
+seat. A mismatch never stops the replay: the hand is played to its end
 with default actions, so with stacks reset every hand the following hands are checked as
 usual (with carried stacks a difference naturally carries over).
 """
@@ -29,9 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.luck import LuckError, estimate_hand, luck_record
 from arena.match.config import DEFAULT_MATCH_ID, MatchConfig
 from arena.match.loop import MatchRunner
-from arena.match.players import Decision, HelloInfo
+from arena.match.players import Decision, HelloInfo, distribution_of
 from arena.match.records import (
     HandRecord,
     MatchEndRecord,
@@ -39,13 +45,15 @@ from arena.match.records import (
     StandingEntry,
 )
 from arena.match.results import MatchResult
+from arena.session.draws import StrategyDraws
 from arena.session.policy import default_action
 from arena.store.hand_log import HandLog, HandLogError, read_hand_log
 from arena.store.run_folder import RunFolder
 from engine.actions import Action, LegalActions
 from engine.hand import Hand
 from protocol.errors import BotFaultError
-from protocol.replies import parse_action, parse_discard, reply_seq
+from protocol.replies import parse_action_reply, parse_discard, reply_seq
+from protocol.strategy import MixedStrategy
 
 __all__ = [
     "HandCheck",
@@ -53,6 +61,7 @@ __all__ = [
     "ReplayCheck",
     "ReplayReport",
     "RunReplay",
+    "luck_difference",
     "replay_action",
     "replay_file",
     "replay_run",
@@ -117,8 +126,10 @@ def replay_action(
     hand: Hand,
     *,
     check_on_timeout: bool,
-) -> Action:
-    """The action a recorded decision gives under ``legal`` (raises ``_Divergence``)."""
+    draws: StrategyDraws,
+) -> tuple[Action, MixedStrategy | None]:
+    """The action a recorded decision gives under ``legal`` and the mixed strategy it was
+    drawn from with ``draws`` (None for one action); raises ``_Divergence``."""
     by = decision.get("by")
     if by == "bot":
         replies = decision.get("replies") or []
@@ -130,19 +141,23 @@ def replay_action(
             raise _Divergence(f"the decisive reply has no seq: {reply!r}")
         try:
             if legal.can_draw:
-                return parse_discard(
+                discard = parse_discard(
                     reply,
                     seq,
                     legal,
                     hand.hole_cards(legal.seat_index),
                     draw_limit=hand.config.draw_limit,
                 )
-            return parse_action(reply, seq, legal)
+                return discard, None
+            parsed = parse_action_reply(reply, seq, legal)
         except BotFaultError as exc:
             raise _Divergence(f"the recorded reply is rejected now: {exc}") from exc
+        if isinstance(parsed, MixedStrategy):
+            return draws.action(parsed, hand), parsed
+        return parsed, None
     if by == "policy":
         is_timeout = decision.get("fault") == "timeout"
-        return default_action(legal, check_when_free=check_on_timeout and is_timeout)
+        return default_action(legal, check_when_free=check_on_timeout and is_timeout), None
     raise _Divergence(f"unexpected decision kind {by!r}")
 
 
@@ -178,6 +193,7 @@ class RecordedDecider:
 
     def __init__(self, log: HandLog, config: MatchConfig) -> None:
         self._config = config
+        self._draws = StrategyDraws(config.seed)
         self._names = {player["seat_index"]: player["name"] for player in log.header["players"]}
         self._records = {record["hand_number"]: record for record in log.hands}
         self._current: dict[str, Any] = {}
@@ -224,15 +240,23 @@ class RecordedDecider:
         if by == "dead":
             self._dead.add(seat_index)
             return Decision(default_action(legal), "dead")
+        strategy = None
         try:
-            action = replay_action(
-                decision, legal, hand, check_on_timeout=self._config.check_on_timeout
+            action, strategy = replay_action(
+                decision,
+                legal,
+                hand,
+                check_on_timeout=self._config.check_on_timeout,
+                draws=self._draws,
             )
         except _Divergence as exc:
             self._diverge(f"decision {index} (seat {seat_index}): {exc}")
             action = default_action(legal)
         replies = decision.get("replies", [])
-        return Decision(action, str(by), tuple(replies), decision.get("fault"))
+        fault = decision.get("fault")
+        return Decision(
+            action, str(by), tuple(replies), fault, distribution=distribution_of(strategy)
+        )
 
     def hand_ended(self, hand: Hand, hand_id: str, sitting_out: Sequence[int]) -> None:
         """Nobody to tell."""
@@ -286,13 +310,18 @@ class ReplayCheck:
         """Nothing to compare: the header gave the replay its config."""
 
     def add_hand(self, record: HandRecord) -> None:
-        """Compare the replayed hand with the recorded one."""
-        replayed = _plain(record.to_dict())
+        """Compare the replayed hand with the recorded one, and the recorded luck estimate
+        with the one computed again from the recorded hand."""
+        # The luck estimate is checked on its own (below), whether or not the replay's
+        # loop estimated it again.
+        replayed = _without_luck(_plain(record.to_dict()))
         recorded = self._decider.recorded_hand()
         if self._decider.divergence:
             self.checks.append(HandCheck(record.hand_number, False, self._decider.divergence))
-        elif replayed != recorded:
-            reason = _first_difference(recorded, replayed)
+        elif replayed != _without_luck(recorded):
+            reason = _first_difference(_without_luck(recorded), replayed)
+            self.checks.append(HandCheck(record.hand_number, False, reason))
+        elif "luck" in recorded and (reason := luck_difference(recorded)):
             self.checks.append(HandCheck(record.hand_number, False, reason))
         else:
             self.checks.append(HandCheck(record.hand_number, True))
@@ -321,6 +350,36 @@ class ReplayCheck:
 
     def close(self) -> None:
         """Nothing to close."""
+
+
+def luck_difference(recorded: dict[str, Any]) -> str:
+    """How the hand's stored luck estimate differs from the one computed again from the
+    hand (``""``: identical, bit for bit): the estimator, or the first seat that differs."""
+    stored = recorded.get("luck")
+    try:
+        again = luck_record(estimate_hand(recorded))
+    except LuckError as exc:
+        return f"the luck estimate cannot be computed again: {exc}"
+    if not isinstance(stored, dict) or stored.get("estimator") != again["estimator"]:
+        shown = stored.get("estimator") if isinstance(stored, dict) else stored
+        return f"luck estimated by {shown!r}, this arena's estimator is {again['estimator']!r}"
+    adjusted = stored.get("adjusted")
+    if not isinstance(adjusted, list) or len(adjusted) != len(again["adjusted"]):
+        return f"luck: recorded adjusted {adjusted!r}, recomputed {again['adjusted']!r}"
+    seats = recorded["history"]["seats"]  # estimate_hand read them: the adjusted order
+    for position, (want, got) in enumerate(zip(adjusted, again["adjusted"], strict=True)):
+        if not _is_number(want) or float(want).hex() != float(got).hex():
+            seat = seats[position]["seat_index"]
+            return f"luck of seat {seat}: recorded adjusted {want!r}, recomputed {got!r}"
+    return ""
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _without_luck(record: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in record.items() if key != "luck"}
 
 
 @dataclass(frozen=True, slots=True)
