@@ -71,14 +71,8 @@ class BoardSampler:
     def __init__(self, key: bytes, unseen: Sequence[Card], size: int = 5) -> None:
         self._stream = StreamRandom(b"poker-arena luck v1|boards|" + key)
         self._size = size
-        self._unseen = tuple(unseen)
         self._cards = list(unseen)  # the shuffle's state between draws
         self._boards: list[tuple[Card, ...]] = []
-
-    @property
-    def unseen(self) -> tuple[Card, ...]:
-        """The pool the boards are drawn from."""
-        return self._unseen
 
     @property
     def boards(self) -> list[tuple[Card, ...]]:
@@ -106,6 +100,8 @@ def pot_shares(ranks: Sequence[Sequence[int]], members: Sequence[int]) -> list[f
 
     >>> pot_shares([[1, 5, 3], [2, 5, 1]], [0, 1])
     [0.5, 0.5]
+    >>> pot_shares([[1, 5], [2, 5], [1, 6]], [0, 1, 2]), pot_shares([[4]], [0])
+    ([0.5, 0.25, 0.25], [1.0])
     """
     if len(members) == 1:
         return [1.0]

@@ -42,14 +42,19 @@ def random_record(
     mixed: bool = False,
     config: GameConfig | None = None,
     policy: str = "random",
+    dice: int = 0,
 ) -> dict[str, Any]:
     """One hand of random legal play as a hand record (see the module docstring).
 
-    ``policy`` ``"call"`` makes every seat a calling station (check or call, never fold)."""
+    ``policy`` ``"call"`` makes every seat a calling station (check or call, never fold).
+    ``dice`` changes the players' random choices but not the deal (the other arrangement
+    of a duplicate deal)."""
     rng = random.Random(seed)
     game = config or GameConfig(variant=Variant(variant))
     seats = [SeatSetup(i, f"p{i}", rng.choice(stacks)) for i in range(seat_count)]
     hand = Hand.start(game, seats, button_index=seed % seat_count, rng=random.Random(~seed))
+    if dice:
+        rng = random.Random(seed * 7919 + dice)
     decisions: list[dict[str, Any]] = []
     while not hand.is_over:
         legal = hand.legal_actions()

@@ -121,3 +121,36 @@ def test_adjusted_minus_raw_is_significant_about_five_percent_of_the_time() -> N
     )
     # 5% of 200 is 10; a binomial 99.9% range is about 2..22.
     assert 2 <= significant <= 22
+
+
+def _duplicate_units(deals: range) -> list[float]:
+    """Random play against itself, each deal twice with the seats swapped (other dice):
+    the first player's mean adjusted result per deal (it sits in seat 0, then seat 1)."""
+    units = []
+    for deal in deals:
+        first = estimate_hand(random_record(deal, stacks=(200,), dice=1)).adjusted[0]
+        second = estimate_hand(random_record(deal, stacks=(200,), dice=2)).adjusted[1]
+        units.append((first + second) / 2)
+    return units
+
+
+def _covers_zero(units: list[float]) -> bool:
+    half_width = 1.96 * statistics.stdev(units) / math.sqrt(len(units))
+    return abs(statistics.fmean(units)) <= half_width
+
+
+def test_a_player_against_itself_under_duplicate_deals_has_adjusted_ev_zero() -> None:
+    units = _duplicate_units(range(80))
+    error = statistics.stdev(units) / math.sqrt(len(units))
+    assert abs(statistics.fmean(units)) < 3.5 * error
+
+
+@pytest.mark.slow
+def test_the_adjusted_interval_covers_the_true_ev_about_95_percent_of_the_time() -> None:
+    matches = 200
+    covered = sum(
+        _covers_zero(_duplicate_units(range(m * 30, m * 30 + 30))) for m in range(matches)
+    )
+    # 95% of 200 is 190; with 30 units a t interval is a little wider than 1.96 SE, so a
+    # 1.96 interval covers slightly less. A binomial 99.9% range around 0.94 is 178..197.
+    assert 176 <= covered <= 198

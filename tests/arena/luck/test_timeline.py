@@ -1,0 +1,151 @@
+"""Reading hand records: every game the engine deals, and clear errors for bad records."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from arena.luck import LuckError, estimate_hand
+from arena.luck.timeline import ChanceStep, walk_history, with_action
+from engine.config import AnteMode, BettingStructure, GameConfig, Variant
+from tests.arena.luck.play import random_record
+
+GAMES = {
+    "antes": GameConfig(ante=1),
+    "big blind ante": GameConfig(ante=2, ante_mode=AnteMode.BIG_BLIND),
+    "fixed limit": GameConfig(structure=BettingStructure.FIXED_LIMIT),
+    "pot limit draw": GameConfig(
+        variant=Variant.FIVE_CARD_DRAW, structure=BettingStructure.POT_LIMIT
+    ),
+    "antes only": GameConfig(small_blind=0, big_blind=0, ante=2),
+}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_game_adjusts_zero_sum(game: str) -> None:
+    for seed in range(4):
+        record = random_record(seed, seat_count=2 + seed, config=GAMES[game], stacks=(1, 50, 300))
+        luck = estimate_hand(record)
+        assert sum(luck.adjusted) == pytest.approx(sum(luck.raw), abs=1e-9)
+
+
+def test_a_draw_after_the_muck_was_reshuffled_gets_no_term() -> None:
+    for seed in range(40):
+        record = random_record(seed, variant="five_card_draw", seat_count=9, policy="call")
+        if any(e["type"] == "stub_reshuffled" for e in record["history"]["events"]):
+            break
+    else:  # pragma: no cover - the seeds above do reshuffle
+        pytest.fail("no hand reshuffled the muck")
+    steps = walk_history(record["history"]).steps
+    draws = [s for s in steps if isinstance(s, ChanceStep) and s.kind == "draw"]
+    assert any(s.is_reshuffled for s in draws)
+    luck = estimate_hand(record)
+    assert sum(luck.adjusted) == pytest.approx(sum(luck.raw), abs=1e-9)
+
+
+def test_a_voided_hand_has_nothing_to_adjust() -> None:
+    record = random_record(2)
+    history = record["history"]
+    history["events"].insert(-1, {"type": "hand_voided", "reason": "test", "refunds": []})
+    history["result"]["final_stacks"] = dict(history["result"]["starting_stacks"])
+    luck = estimate_hand(record)
+    assert luck.raw == (0, 0) and luck.adjusted == (0.0, 0.0)
+
+
+def test_an_all_in_in_a_distribution_puts_in_the_whole_stack() -> None:
+    record = random_record(1, seat_count=3)
+    timeline = walk_history(record["history"])
+    step = next(s for s in timeline.steps if not isinstance(s, ChanceStep))
+    after = with_action(step.before, step.position, {"action": "ALL_IN"})
+    assert after.stacks[step.position] == 0
+    assert after.committed[step.position] == (
+        step.before.committed[step.position] + step.before.stacks[step.position]
+    )
+    assert with_action(step.before, step.position, {"action": "CHECK"}) == step.before
+
+
+def _broken(change: Any) -> dict[str, Any]:
+    record = random_record(7, seat_count=3, mixed=True)
+    broken = copy.deepcopy(record)
+    change(broken)
+    return broken
+
+
+def _first_mixed(record: dict[str, Any]) -> dict[str, Any]:
+    return next(d for d in record["decisions"] if "distribution" in d)
+
+
+BAD_RECORDS = {
+    "not an object": (lambda r: r["history"]["events"].__setitem__(1, 5), "is not an object"),
+    "bad cards": (
+        lambda r: next(
+            e for e in r["history"]["events"] if e["type"] == "hole_cards_dealt"
+        ).__setitem__("cards", ["Zz", "As"]),
+        "bad cards",
+    ),
+    "unknown seat": (
+        lambda r: r["history"]["events"][1].__setitem__("seat_index", 42),
+        "not in the hand",
+    ),
+    "bad amount": (
+        lambda r: r["history"]["events"][1].__setitem__("amount", "ten"),
+        "not an integer",
+    ),
+    "no stacks": (lambda r: r["history"]["result"].pop("final_stacks"), "without stacks"),
+    "no seats": (lambda r: r["history"].pop("seats"), "without seats"),
+    "bad seats": (lambda r: r["history"]["seats"].__setitem__(0, {"x": 1}), "bad seats"),
+    "no seed or deck": (
+        lambda r: (r["history"].pop("seed"), r["history"].pop("deck")),
+        "without a seed or a deck",
+    ),
+    "decisions not a list": (lambda r: r.__setitem__("decisions", {}), "must be a list"),
+    "decision not an object": (
+        lambda r: r["decisions"].__setitem__(r["decisions"].index(_first_mixed(r)), 3),
+        "is not an object",
+    ),
+    "empty distribution": (
+        lambda r: _first_mixed(r).__setitem__("distribution", []),
+        "non-empty list",
+    ),
+    "zero probabilities": (
+        lambda r: _first_mixed(r).__setitem__(
+            "distribution", [{"action": {"action": "FOLD"}, "probability": 0}]
+        ),
+        "sum to 0",
+    ),
+    "another seat": (lambda r: _first_mixed(r).__setitem__("seat_index", 9), "is by seat 9"),
+    "no action": (lambda r: _first_mixed(r).pop("action"), "without an action"),
+    "raise without amount": (
+        lambda r: _first_mixed(r).__setitem__(
+            "distribution", [{"action": {"action": "RAISE"}, "probability": 1}]
+        ),
+        "RAISE without an integer amount",
+    ),
+    "not a bet": (
+        lambda r: _first_mixed(r).__setitem__("action", {"action": "DISCARD"}),
+        "not a betting action",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_RECORDS))
+def test_a_bad_record_names_the_bad_value(name: str) -> None:
+    change, words = BAD_RECORDS[name]
+    with pytest.raises(LuckError, match=words):
+        estimate_hand(_broken(change))
+
+
+def test_a_history_that_is_not_an_object_is_refused() -> None:
+    with pytest.raises(LuckError, match="must be an object"):
+        walk_history([])  # type: ignore[arg-type]
+
+
+def test_decisions_the_arena_chose_or_past_the_history_add_no_term() -> None:
+    record = random_record(7, seat_count=3, mixed=True)
+    plain = estimate_hand({**record, "decisions": []})
+    by_policy = copy.deepcopy(record)
+    for decision in by_policy["decisions"]:
+        decision["by"] = "policy"
+    assert estimate_hand(by_policy) == plain
