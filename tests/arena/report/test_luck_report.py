@@ -4,6 +4,7 @@ with a note when the matches carry no adjusted result."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from arena.luck import ESTIMATOR
 from arena.report import write_report
 from arena.report.sections import ADJUSTMENT_EXPLAINED
+from arena.store.sqlite import ResultsDatabase
 from tests.arena.report.conftest import embedded_data
 from tests.arena.report.runs import write_match_folder, write_tournament
 
@@ -103,3 +105,23 @@ def test_a_match_without_the_estimator_is_ranked_raw(tmp_path: Path) -> None:
     data = _data(run, tmp_path)
     assert data["score"] == "raw" and data["luck"] == [] and data["estimator"] is None
     assert all(row["adjusted"] is None for row in data["leaderboard"]["rows"])
+
+
+def test_a_real_tournament_stores_prints_and_reports_both_scores_alike(
+    real_tournament: Path, tmp_path: Path
+) -> None:
+    # End to end: the worker ran the estimator, the database kept the adjusted results,
+    # standings.json and the report (recomputed from the database) show the same numbers.
+    standings = json.loads((real_tournament / "standings.json").read_text(encoding="utf-8"))
+    assert standings["score"] == "adjusted" and standings["estimator"] == ESTIMATOR
+    assert len(standings["matches"]) == standings["matches_counted"] == 4
+    data = _data(real_tournament, tmp_path)
+    assert data["estimator"] == ESTIMATOR and data["score"] == "adjusted"
+    for row in standings["leaderboard"]["rows"]:
+        shown = next(r for r in data["leaderboard"]["rows"] if r["bot"] == row["bot"])
+        assert shown["adjusted"]["mean"] == round(row["adjusted_mbb_per_hand"]["mean"], 2)
+        assert shown["luck"] == round(row["luck_mbb_per_hand"], 2)
+    with ResultsDatabase(real_tournament / "results.sqlite", read_only=True) as database:
+        outcomes = database.outcomes(database.tournaments()[-1].id)
+    assert all(outcome.estimator == ESTIMATOR for outcome in outcomes)
+    assert all(hand.adjusted is not None for outcome in outcomes for hand in outcome.hands)

@@ -88,3 +88,26 @@ def test_a_six_bot_crosstable_in_a_log_is_not_cut() -> None:
         assert row.endswith("│") and "…" not in row
         assert row.count("±") == 5  # a cell against each of the other five
     assert any(mark in out.getvalue() for mark in (" ++ ", " -- ", " + ", " - "))
+
+
+def test_both_scores_are_printed_with_the_luck_the_lead_and_the_score_note() -> None:
+    from arena.tournament.standings import compute_standings
+    from tests.arena.stats.adjusted_outcomes import round_robin
+
+    plan, outcomes = round_robin(("ann", "bob", "cat"))
+    standings = compute_standings(
+        name="t", fmt="round_robin", bots=("ann", "bob", "cat"), plan=plan, counted=outcomes
+    )
+    out = io.StringIO()
+    print_standings(Console(file=out, width=200), standings)
+    text = out.getvalue()
+    assert "ranked by adjusted" in text
+    head = next(line for line in text.splitlines() if "raw mbb/hand (95%)" in line)
+    assert "adjusted mbb/hand (95%)" in head and "luck" in head
+    ann = standings.leaderboard.row("ann")
+    row = next(line for line in text.splitlines() if line.startswith("│ ") and " ann " in line)
+    assert f"{ann.luck:+.0f}" in row  # the luck column (whole numbers from 100 up)
+    # A crosstable cell: the adjusted rate with its mark, the raw one under it.
+    assert len(re.findall(r"raw [+-]\d+ ±\d+", text)) == 6
+    assert standings.lead in text
+    assert "Ranked by the luck-adjusted result (synthetic/1)" in text
