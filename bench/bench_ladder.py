@@ -149,6 +149,8 @@ def bench_convergence(
     sd: float,
     max_games: int,
     matchmaking: MatchmakingSettings,
+    *,
+    verbose: bool = False,
 ) -> None:
     print("1. Convergence: hands until the top 3 are right with 95% confidence")
     print(f"   (game = 100 duplicate deals, {HANDS_PER_GAME} hands, score SD {sd:g} mbb/hand)")
@@ -163,16 +165,19 @@ def bench_convergence(
         uniform: list[Run] = []
         for seed in range(seeds):
             # Interleaved: the same seed for both rules, one after the other.
-            ladder.append(
+            runs = [
                 converge(
-                    count, seed, targeted=True, sd=sd, max_games=max_games, matchmaking=matchmaking
+                    count, seed, targeted=rule, sd=sd, max_games=max_games, matchmaking=matchmaking
                 )
-            )
-            uniform.append(
-                converge(
-                    count, seed, targeted=False, sd=sd, max_games=max_games, matchmaking=matchmaking
+                for rule in (True, False)
+            ]
+            ladder.append(runs[0])
+            uniform.append(runs[1])
+            if verbose:
+                print(
+                    f"     {count} bots, seed {seed}: ladder {runs[0]}, random {runs[1]}",
+                    flush=True,
                 )
-            )
         budget = max_games * HANDS_PER_GAME
         lad = statistics.median(r.hands if r.hands is not None else budget for r in ladder)
         uni = statistics.median(r.hands if r.hands is not None else budget for r in uniform)
@@ -255,7 +260,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--floor-share", type=float, default=None, help="matchmaking's floor_share")
     parser.add_argument("--skip-scale", action="store_true", help="convergence only")
+    parser.add_argument("--verbose", action="store_true", help="print every run")
+    parser.add_argument(
+        "--quick", action="store_true", help="the test suite's tiny run (10 bots, 2 seeds)"
+    )
     args = parser.parse_args(argv)
+    if args.quick:
+        args.bots, args.seeds, args.scale_bots, args.decisions = [10], 2, 100, 100
     matchmaking = MatchmakingSettings()
     if args.place_weight is not None:
         matchmaking = replace(matchmaking, place_weight=args.place_weight)
@@ -265,7 +276,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"   matchmaking: place_weight {matchmaking.place_weight:g}, "
         f"floor_share {matchmaking.floor_share:g}"
     )
-    bench_convergence(args.bots, args.seeds, args.game_sd, args.max_games, matchmaking)
+    bench_convergence(
+        args.bots, args.seeds, args.game_sd, args.max_games, matchmaking, verbose=args.verbose
+    )
     if not args.skip_scale:
         bench_scale(args.scale_bots, 10, args.decisions)
     return 0

@@ -2,18 +2,22 @@
 definite matrix, in pure Python.
 
 The fit's matrix is the pairs' information (a weighted graph Laplacian) plus a small ridge,
-so it is symmetric positive definite and Gauss-Jordan elimination needs no pivoting. The
-work is ``n**3`` multiply-adds done a row at a time (a list comprehension per row): about
-0.1 s for 100 bots and 0.6 s for 200 on one core, so a ladder refits after a batch of
-results, not before every game.
+so it is symmetric positive definite: its Cholesky factor ``L`` exists, and the inverse is
+``W^T W`` with ``W = L^-1``. Each of the three steps is ``n**3 / 6`` multiply-adds, every
+one of them inside a ``sum(map(mul, ...))`` over two lists, which runs at C speed: about
+0.05 s for 100 bots, 0.2 s for 200 and 10 s for 1,000 on one core. A ladder refits after a
+batch of results, not before every game.
 
->>> inverse([[4.0, 2.0], [2.0, 3.0]])
+>>> [[round(value, 12) for value in row] for row in inverse([[4.0, 2.0], [2.0, 3.0]])]
 [[0.375, -0.25], [-0.25, 0.5]]
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
+from operator import mul
 
 __all__ = ["inverse"]
 
@@ -24,25 +28,42 @@ def inverse(matrix: Sequence[Sequence[float]]) -> list[list[float]]:
     A pivot that is not positive means the matrix is not positive definite, a bug of the
     caller: ``ValueError`` names the row.
     """
-    size = len(matrix)
-    # In-place Gauss-Jordan: after step k, column k holds the inverse's column for the
-    # pivots done so far (the identity's columns are never stored).
-    rows = [[float(value) for value in row] for row in matrix]
-    for pivot_index in range(size):
-        pivot_row = rows[pivot_index]
-        pivot = pivot_row[pivot_index]
+    factor = _cholesky(matrix)
+    size = len(factor)
+    # columns[j] holds column j of W = L^-1 from row j down (W is lower triangular).
+    columns = [_unit_solve(factor, j) for j in range(size)]
+    result = [[0.0] * size for _ in range(size)]
+    for i in range(size):
+        column_i = columns[i]
+        row = result[i]
+        for j in range(i, size):
+            # (W^T W)_ij = sum over k >= j of W_ki W_kj.
+            value = sum(map(mul, itertools.islice(column_i, j - i, None), columns[j]))
+            row[j] = value
+            result[j][i] = value
+    return result
+
+
+def _cholesky(matrix: Sequence[Sequence[float]]) -> list[list[float]]:
+    """The lower Cholesky factor, row by row (row ``i`` has ``i + 1`` entries)."""
+    rows: list[list[float]] = []
+    for i, source in enumerate(matrix):
+        row: list[float] = []
+        for j in range(i):
+            # row has j entries so far: the dot product stops there.
+            row.append((source[j] - sum(map(mul, row, rows[j]))) / rows[j][j])
+        pivot = source[i] - sum(map(mul, row, row))
         if not pivot > 0.0:
-            raise ValueError(f"row {pivot_index}: pivot {pivot!r} (not positive definite)")
-        scale = 1.0 / pivot
-        pivot_row[pivot_index] = 1.0
-        pivot_row = [value * scale for value in pivot_row]
-        rows[pivot_index] = pivot_row
-        for index in range(size):
-            if index == pivot_index:
-                continue
-            row = rows[index]
-            factor = row[pivot_index]
-            if factor != 0.0:
-                row[pivot_index] = 0.0
-                rows[index] = [a - factor * b for a, b in zip(row, pivot_row, strict=True)]
+            raise ValueError(f"row {i}: pivot {pivot!r} (not positive definite)")
+        row.append(math.sqrt(pivot))
+        rows.append(row)
     return rows
+
+
+def _unit_solve(factor: list[list[float]], j: int) -> list[float]:
+    """Column ``j`` of ``L^-1`` from row ``j`` down: ``L x = e_j`` by forward substitution."""
+    column = [1.0 / factor[j][j]]
+    for k in range(j + 1, len(factor)):
+        row = factor[k]
+        column.append(-sum(map(mul, itertools.islice(row, j, k), column)) / row[k])
+    return column

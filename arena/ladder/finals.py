@@ -48,8 +48,10 @@ def finals_entrants(
             f"the finals need two or more teams with an active version, got {versions!r}"
         )
     order = standings.order if standings is not None else ()
-    rated = [bot for bot in order if bot in set(versions)]
-    return (*rated, *(bot for bot in versions if bot not in set(rated)))
+    entered = set(versions)
+    rated = [bot for bot in order if bot in entered]
+    ranked = set(rated)
+    return (*rated, *(bot for bot in versions if bot not in ranked))
 
 
 def finals_pairs(entrants: Sequence[str]) -> list[tuple[str, str]]:

@@ -21,8 +21,11 @@ pending requests. The first tier that has an eligible game wins:
    ``P(wrong) * w V / (1 + w V)`` (``V`` the variance of the difference, ``w`` the
    inverse of one game's variance; the second factor is the exact rank-one update of the
    fit's information, large for a pair that played little, small for one that played a
-   lot). Games in flight count as already played in ``V``, so ten workers asking at once
-   spread over ten pairs instead of piling onto one.
+   lot), times the importance of the place, ``1 / place ** place_weight`` (the order at
+   the top is what prizes, the finals' seeding and every reader of the leaderboard look
+   at; the floor keeps the rest of the ladder playing). Games in flight count as already
+   played in ``V``, so ten workers asking at once spread over the pairs instead of piling
+   onto one.
 
 Every tier respects the cap: a team has at most ``team_cap`` games in flight (a game counts
 for both its teams), so a team with many versions or requests cannot starve the others.
@@ -147,7 +150,7 @@ class MatchmakingSettings:
     team_cap: int = 4
     test_games_per_window: int = 10
     test_window_s: float = 3600.0
-    place_weight: float = 1.0
+    place_weight: float = 2.0
 
     def __post_init__(self) -> None:
         for name in ("placement_games", "team_cap", "test_games_per_window"):
@@ -277,8 +280,8 @@ class _Matchmaker:
 
     def _placement(self) -> Pairing | None:
         needed = self.settings.placement_games
-        placed = [e.bot for e in self.state.entrants if e.game_count >= needed]
-        ladder = [bot for bot in self.state.standings.order if bot in set(placed)]
+        placed = {e.bot for e in self.state.entrants if e.game_count >= needed}
+        ladder = [bot for bot in self.state.standings.order if bot in placed]
         for entrant in self.state.entrants:
             count = self._played(entrant)
             if count >= needed:
@@ -314,9 +317,14 @@ class _Matchmaker:
             waited = self.state.game_number - entrant.last_game_number
             if waited >= interval:
                 overdue.append((-waited, entrant.bot))
+        if not overdue:
+            return None
+        pairs_of: dict[str, list[tuple[float, str, str]]] = {}
+        for candidate in self._neighbour_priorities():
+            for member in candidate[1:]:
+                pairs_of.setdefault(member, []).append(candidate)
         for waited, bot in sorted(overdue):
-            candidates = [c for c in self._neighbour_priorities() if bot in c[1:]]
-            for _priority, first, second in sorted(candidates, reverse=True):
+            for _priority, first, second in sorted(pairs_of.get(bot, ()), reverse=True):
                 if self._free(first, second):
                     return Pairing(
                         bot,
