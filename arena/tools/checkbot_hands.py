@@ -97,6 +97,8 @@ class HandsReport:
     latency: LatencyStats
     chips_won: int = 0
     error: str = ""
+    #: Decisions the bot answered with a valid distribution (a mixed strategy).
+    distribution_count: int = 0
 
     @property
     def fault_count(self) -> int:
@@ -115,6 +117,7 @@ class HandsReport:
             "hands_played": self.hands_played,
             "chips_won": self.chips_won,
             "error": self.error,
+            "distribution_count": self.distribution_count,
             "faults": [
                 {"kind": s.kind, "count": s.count, "first": s.first, "hint": s.hint}
                 for s in self.faults
@@ -139,6 +142,11 @@ class HandsReport:
         elif not self.error:
             lines.append("  PASS  faults: none")
         stats = self.latency
+        if self.distribution_count:
+            lines.append(
+                f"        distributions: {self.distribution_count} decision(s) answered with a "
+                "valid distribution (a mixed strategy), the action drawn by the arena"
+            )
         lines.append(
             f"        latency: p50 {stats.p50_ms:.1f} ms, p99 {stats.p99_ms:.1f} ms, "
             f"max {stats.max_ms:.1f} ms ({stats.count} replies)"
@@ -197,6 +205,7 @@ def play_quick_hands(
         latency=bot.ledger.latency_stats(),
         chips_won=chips_won,
         error=error,
+        distribution_count=bot.distribution_count,
     )
 
 

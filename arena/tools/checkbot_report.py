@@ -60,6 +60,10 @@ class CheckReport:
     #: what was kept: its first and last bytes).
     stderr_bytes: int = 0
     stderr_line_count: int = 0
+    #: The scripted conversation's decisions answered validly, and how many of them came
+    #: as a distribution (a mixed strategy the check drew the action from).
+    decision_count: int = 0
+    distribution_count: int = 0
 
     @property
     def passed(self) -> bool:
@@ -92,6 +96,8 @@ class CheckReport:
             "stderr_tail": self.stderr_tail,
             "stderr_bytes": self.stderr_bytes,
             "stderr_line_count": self.stderr_line_count,
+            "decision_count": self.decision_count,
+            "distribution_count": self.distribution_count,
             "hands": None if self.hands is None else self.hands.to_dict(),
         }
 
@@ -106,6 +112,12 @@ class CheckReport:
             lines.extend(f"        {line}" for line in more)
             if step.hint and not step.passed:
                 lines.append(f"        hint: {step.hint}")
+        if self.distribution_count:
+            lines.append(
+                f"  note: {self.distribution_count} of {self.decision_count} decision(s) came as "
+                "a distribution (a mixed strategy), each valid: a match draws the action from "
+                "it and your results get the luck adjustment's action term"
+            )
         if self.hands is not None:
             lines.extend(self.hands.format_lines())
         # Split on "\n" only: a U+2028 in the bot's text is escaped, not a line break.

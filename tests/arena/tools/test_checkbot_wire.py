@@ -9,7 +9,7 @@ import pytest
 
 from arena.bots.in_memory import BotExit, BotOutput, FakeClock, InMemoryTransport
 from arena.session.policy import TimeLimits
-from arena.tools import checkbot
+from arena.tools.checkbot_script import Checker, match_end_step
 from arena.tools.checkbot_wire import BotGoneError, Conversation, StepFailedError
 from engine.config import GameConfig
 
@@ -82,9 +82,9 @@ def test_a_missing_reply_fails_the_step_with_the_flush_hint() -> None:
 def test_a_bot_gone_before_match_end_fails_the_last_step() -> None:
     clock = FakeClock()
     transport = InMemoryTransport(exits, clock=clock)
-    checker = checkbot._Checker(transport, LIMITS, clock, GameConfig())
+    checker = Checker(transport, LIMITS, clock, GameConfig())
     transport.send(b'{"type": "hand_end"}\n')  # the bot exits here
-    checkbot._match_end(checker)
+    match_end_step(checker)
     (step,) = checker.steps
     assert step.name == "match_end_exit" and not step.passed
     assert step.reason.startswith("the bot was gone before match_end: the bot exited")
