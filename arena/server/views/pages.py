@@ -46,7 +46,7 @@ def my_team(request: HttpRequest) -> HttpResponse:
     team = requesting_team(request)
     if team is None:
         return redirect("team-new")
-    return redirect("team", team_id=team.pk)
+    return team_page(request, team.pk)
 
 
 def version_page(request: HttpRequest, version_id: int) -> HttpResponse:

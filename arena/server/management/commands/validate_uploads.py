@@ -34,6 +34,7 @@ from arena.server.pipeline import ValidationRules, Verdict, load_pipeline
 __all__ = ["Command", "rules_now"]
 
 _PR_SET_PDEATHSIG = 1
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 class _Stop(BaseException):
@@ -72,10 +73,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Claim and validate until stopped (or, with ``--once``, until the queue is empty)."""
-        if sys.platform == "linux":  # die with arena server run, even when it is killed
+        if sys.platform == "linux" and not options["once"]:
+            # Die with arena server run, even when it is killed with SIGKILL.
             ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-        signal.signal(signal.SIGTERM, _stop)
-        signal.signal(signal.SIGINT, _stop)
+        previous = {number: signal.signal(number, _stop) for number in _STOP_SIGNALS}
         worker = worker_name()
         pipeline = load_pipeline()
         try:
@@ -89,6 +90,9 @@ class Command(BaseCommand):
                 self._validate(version, worker, pipeline)
         except _Stop:
             return
+        finally:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
 
     def _validate(self, version: BotVersion, worker: str, pipeline: Any) -> None:
         work = Path(settings.ARENA_WORK_DIR) / f"version-{version.pk}"

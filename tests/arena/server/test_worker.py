@@ -1,0 +1,76 @@
+"""The worker (``validate_uploads``) in this process: it validates what is queued with the
+pipeline, shows each step, keeps the bot's stderr; a pipeline that raises is the site's
+failure, never the bot's. The admin's actions: validate again, disable, re-run only an
+infrastructure failure."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from arena.server.admin import rerun_infrastructure_failures
+from arena.server.models import (
+    BotVersion,
+    FailureKind,
+    Match,
+    MatchStatus,
+    VersionStatus,
+)
+from arena.server.pipeline import PIPELINE_ENV
+from arena.server.versions import revalidate
+from tests.arena.server.factories import make_team, make_version
+
+pytestmark = pytest.mark.usefixtures("db")
+
+
+def test_the_worker_validates_the_queue_and_keeps_the_steps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(PIPELINE_ENV, "tests.arena.server.scripted_pipeline:accept")
+    version = make_version(make_team("ants"))
+    call_command("validate_uploads", once=True)
+    done = BotVersion.objects.get(pk=version.pk)
+    assert (done.status, done.stderr) == (VersionStatus.ACCEPTED, "hello from the bot")
+    steps = [(step.step, step.status) for step in done.steps.all()]
+    assert steps == [
+        (name, "passed") for name in ("building", "protocol_check", "validation_match")
+    ]
+    revalidate(done)
+    again = BotVersion.objects.get(pk=version.pk)
+    assert again.status == VersionStatus.QUEUED and not again.steps.exists()
+
+
+def test_a_pipeline_that_raises_is_the_sites_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(PIPELINE_ENV, "tests.arena.server.test_worker:_broken")
+    version = make_version(make_team("ants"))
+    call_command("validate_uploads", once=True)
+    done = BotVersion.objects.get(pk=version.pk)
+    assert done.status == VersionStatus.REJECTED
+    assert "not the bot" in done.reason and "RuntimeError" in done.reason
+
+
+def _broken(*args: object) -> object:
+    raise RuntimeError("the disk is full")
+
+
+def test_only_an_infrastructure_failure_is_run_again() -> None:
+    ours = Match.objects.create(
+        status=MatchStatus.FAILED,
+        source="ladder",
+        external_id="1",
+        failure_kind=FailureKind.INFRASTRUCTURE,
+    )
+    bots = Match.objects.create(
+        status=MatchStatus.FAILED,
+        source="ladder",
+        external_id="2",
+        failure_kind=FailureKind.BOT_FAULT,
+    )
+    played = Match.objects.create(status=MatchStatus.FINISHED, source="ladder", external_id="3")
+    assert rerun_infrastructure_failures(Match.objects.all()) == (1, 2)
+    statuses = {match.pk: match.status for match in Match.objects.all()}
+    assert statuses == {
+        ours.pk: MatchStatus.QUEUED,
+        bots.pk: MatchStatus.FAILED,
+        played.pk: MatchStatus.FINISHED,
+    }
