@@ -292,9 +292,10 @@ class MatchRunner:
         sitting_out: Sequence[int],
         decisions: Sequence[DecisionRecord],
     ) -> None:
-        """Send the hand's record to the store, in three steps put off one after the other
-        (each short enough to end before a bot's reply is likely back): the engine's history
-        document, its JSON text, then the store."""
+        """Send the hand's record to the store, in steps put off one after the other (each
+        short enough to end before a bot's reply is likely back): the engine's history
+        document, the luck estimate (``config.luck`` only), the history's JSON text, then
+        the store."""
         seed = hand_seed(self.config.seed, hand.hand_number)
 
         def build_history() -> None:
@@ -330,7 +331,6 @@ class MatchRunner:
             self.work_ahead.later(lambda: self.store.add_hand(record))
 
         big_blind = _big_blind(hand)
-
         self.work_ahead.later(build_history)
 
     def _tally(self, hand: Hand, result: HandResult) -> None:
