@@ -109,3 +109,12 @@ def test_a_luck_estimate_by_another_estimator_is_a_mismatch_naming_both(tmp_path
     report = replay_file(path)
     [check] = [c for c in report.checks if not c.is_ok]
     assert check.hand_number == 1 and "'chance-equity/0#old'" in check.reason
+
+
+def test_a_match_run_with_luck_and_mixed_strategies_replays_bit_for_bit(tmp_path: Path) -> None:
+    config = MatchConfig(hand_count=3, seed=77, luck=True)
+    play([mixer(), min_raiser, calling_station], config, tmp_path)
+    path = tmp_path / "hands.jsonl"
+    assert all("luck" in hand for hand in _hands(read_records(path)))
+    report = replay_file(path)
+    assert report.is_ok, report.format()
