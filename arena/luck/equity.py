@@ -1,14 +1,16 @@
 """Showdown equities: each live hand's share of each pot if the hands went to showdown now.
 
 Theory of operation: a hold'em board is completed from ``unseen``, the cards the dealer has
-shown nobody (every hand ever dealt, folded ones included, and the board are out). With
-one or two cards to come every completion is enumerated (exact: 1 or up to 1,081 boards);
-with five to come (before the flop) the completions are a uniform sample drawn from a
-stream keyed by the hand (:class:`engine.seeds.StreamRandom`, so the same hand always gets
-the same sample and nothing in the deal predicts it). Samples are prefixes of one list per
-hand: a state with a bigger pot reads more of the same boards, so states of one street
-share their sampling noise, which then mostly cancels between the terms before and after
-a street. A five-card-draw hand has no board: its showdown is the current hands.
+shown nobody (every hand ever dealt, folded ones included, and the board are out). The
+value function (``arena.luck.value``) decides per board whether every completion is
+enumerated (:func:`completions`: the river's one, the turn's 40-odd, a flop's 990-odd in a
+big pot) or sampled (:class:`BoardSampler`: the unseen cards shuffled by a stream keyed by
+the hand and the board - :class:`engine.seeds.StreamRandom`, so the same hand always gets
+the same sample and nothing in the deal predicts it - and read through a fixed design of
+position subsets). Samples are prefixes of one list per board: a state with a bigger pot
+reads more of the same completions, so states of one street share their sampling noise,
+which then mostly cancels between the terms before and after a street. A five-card-draw
+hand has no board: its showdown is the current hands.
 
 Shares are fractions of a pot (ties split evenly, no odd chip): for a pot open to the hands
 ``members``, ``shares[k]`` is the expected fraction of that pot member ``k`` wins.
@@ -16,10 +18,11 @@ Shares are fractions of a pot (ties split evenly, no odd chip): for a pot open t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from itertools import combinations
 from math import comb
-from operator import eq, lt, truediv
+from operator import eq, itemgetter, lt, truediv
 
 from engine.cards import FULL_DECK, Card
 from engine.evaluator import rank_class
@@ -64,26 +67,52 @@ def sample_subsets(
     return subsets
 
 
+@lru_cache(maxsize=64)
+def _design(pool_size: int, size: int) -> tuple[Callable[[Sequence[Card]], tuple[Card, ...]], ...]:
+    """A fixed list of ``size``-subsets of the positions ``0..pool_size-1`` (as getters),
+    the same in every process: drawn once from a stream of its own."""
+    stream = StreamRandom(b"poker-arena luck v1|design|%d|%d" % (pool_size, size))
+    positions: list[Card] = [Card(index) for index in range(pool_size)]
+    subsets = sample_subsets(stream, positions, size, DESIGN_SIZE)
+    return tuple(itemgetter(*map(int, subset)) for subset in subsets)
+
+
+#: How many completions a sampler can give (the sample rule's ceiling).
+DESIGN_SIZE = 1024
+
+
 class BoardSampler:
-    """Sampled completions of one board: a growing list of ``size``-card completions from
-    ``unseen``, drawn from the stream of ``key``; :meth:`first` gives a prefix."""
+    """Sampled completions of one board: ``size``-card completions from ``unseen``, drawn
+    from the stream of ``key``; :meth:`first` gives the first ones.
+
+    The unseen cards are shuffled once (the stream's only use), then read through a fixed
+    design of position subsets: each completion is a uniformly random one (any fixed set
+    of positions of a uniformly shuffled deck is), which is all an unbiased average needs,
+    and a completion costs one lookup instead of a partial shuffle.
+    """
 
     def __init__(self, key: bytes, unseen: Sequence[Card], size: int = 5) -> None:
-        self._stream = StreamRandom(b"poker-arena luck v1|boards|" + key)
-        self._size = size
-        self._cards = list(unseen)  # the shuffle's state between draws
+        if size < 2:  # one card is always enumerated (and a 1-getter gives no tuple)
+            raise ValueError(f"a sampler deals 2 or more cards, not {size}")
+        stream = StreamRandom(b"poker-arena luck v1|boards|" + key)
+        cards = list(unseen)
+        # A whole Fisher-Yates shuffle: the first len(cards) cards of a partial one.
+        self._shuffled = sample_subsets(stream, cards, len(cards), 1)[0]
+        self._design = _design(len(cards), size)
         self._boards: list[tuple[Card, ...]] = []
 
     @property
     def boards(self) -> list[tuple[Card, ...]]:
-        """Every board drawn so far, in order (the list grows; do not change it)."""
+        """Every completion given so far, in order (the list grows; do not change it)."""
         return self._boards
 
     def first(self, count: int) -> list[tuple[Card, ...]]:
-        """The first ``count`` sampled boards (drawing more when needed)."""
-        missing = count - len(self._boards)
-        if missing > 0:
-            self._boards.extend(sample_subsets(self._stream, self._cards, self._size, missing))
+        """The first ``count`` completions (at most :data:`DESIGN_SIZE`)."""
+        have = len(self._boards)
+        if count > have:
+            shuffled = self._shuffled
+            getters = self._design[have:count]
+            self._boards.extend([getter(shuffled) for getter in getters])
         return self._boards[:count]
 
 

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.cards import Card, CardParseError
+from engine.cards import FULL_DECK, Card
 
 __all__ = [
     "ChanceStep",
@@ -104,10 +104,13 @@ class HandTimeline:
     key: bytes
 
 
+_CARD_BY_TEXT = {str(card): card for card in FULL_DECK}
+
+
 def _cards(raw: Any, where: str) -> tuple[Card, ...]:
     try:
-        return tuple(Card.parse(text) for text in raw)
-    except (CardParseError, TypeError) as exc:
+        return tuple([_CARD_BY_TEXT[text] for text in raw])
+    except (KeyError, TypeError) as exc:
         raise LuckError(f"bad cards {raw!r} in {where}") from exc
 
 

@@ -49,6 +49,7 @@ PARAMETERS: dict[str, Any] = {
     "samples_max": 1024,
     "draw_exact_limit": 2000,  # enumerate a draw's replacements up to this many
     "stream": "shake256 'poker-arena luck v1|' + purpose + hand seed or deck",
+    "sampling": "one shuffle of the unseen cards per board, read through a fixed design",
 }
 _PER_UNIT: int = PARAMETERS["samples_per_unit"]
 _MIN_SAMPLES: int = PARAMETERS["samples_min"]
