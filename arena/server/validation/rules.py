@@ -1,0 +1,67 @@
+"""What a validation holds an upload to: :class:`ValidationRules`, made by the server from
+the competition's settings.
+
+The defaults are the strict ones: the strict sandbox (an upload is a stranger's code),
+zero faults allowed in the validation match, the archive limits of :mod:`arena.uploads`.
+The resource limits given here are applied over the bot's own ``[limits]``, so a team
+cannot raise them in its ``bot.toml``; a ``build_timeout_s`` above the competition's is
+refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.bots.manifest import DEFAULT_BUILD_TIMEOUT_S
+from arena.bots.sandbox.limits import DEFAULT_LIMITS as DEFAULT_RESOURCE_LIMITS
+from arena.bots.sandbox.limits import LIMIT_KEYS
+from arena.bots.sandbox.select import SandboxLevel
+from arena.match.config import MatchConfig
+from arena.uploads import DEFAULT_LIMITS, ArchiveLimits
+
+__all__ = ["DEFAULT_VALIDATION_HANDS", "ValidationRules", "default_resource_limits"]
+
+#: Hands of the validation match when the competition sets none.
+DEFAULT_VALIDATION_HANDS = 50
+
+
+def default_resource_limits() -> dict[str, int]:
+    """Every resource limit at the sandbox's default."""
+    return {key: int(getattr(DEFAULT_RESOURCE_LIMITS, key)) for key in LIMIT_KEYS}
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationRules:
+    """The rules of one competition's validation.
+
+    ``house_bot``: the manifest of the bot the upload plays (a sample bot's ``bot.toml``).
+    ``match``: the competition's match settings (game, time limits, seed); the validation
+    plays ``hand_count`` hands of it, heads-up, the upload in seat 0. ``allowed_faults``:
+    how many faults the upload may have in that match. ``resource_limits``: by key of
+    :class:`arena.bots.sandbox.limits.ResourceLimits`, over the bot's own.
+    """
+
+    house_bot: Path
+    match: MatchConfig = field(default_factory=MatchConfig)
+    hand_count: int = DEFAULT_VALIDATION_HANDS
+    allowed_faults: int = 0
+    sandbox: SandboxLevel = SandboxLevel.STRICT
+    resource_limits: Mapping[str, int] = field(default_factory=default_resource_limits)
+    expose: tuple[Path, ...] = ()
+    archive: ArchiveLimits = DEFAULT_LIMITS
+    max_build_timeout_s: float = DEFAULT_BUILD_TIMEOUT_S
+
+    def __post_init__(self) -> None:
+        if self.hand_count < 1:
+            raise ValueError(f"hand_count must be at least 1, got {self.hand_count!r}")
+        if self.allowed_faults < 0:
+            raise ValueError(f"allowed_faults must not be negative, got {self.allowed_faults!r}")
+        unknown = sorted(set(self.resource_limits) - set(LIMIT_KEYS))
+        if unknown:
+            raise ValueError(f"unknown resource limit {unknown[0]!r} (known: {LIMIT_KEYS})")
+        if not self.max_build_timeout_s > 0:
+            raise ValueError(
+                f"max_build_timeout_s must be positive, got {self.max_build_timeout_s!r}"
+            )

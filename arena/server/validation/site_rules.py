@@ -1,0 +1,83 @@
+"""The validation's rules from the site's settings: :func:`rules_for_site`, called by the
+server's worker with the fields of its ``ValidationRules`` (plain values, no Django).
+
+The competition file gives the game, the time limits, the sandbox layer (strict when it
+names none: an upload is a stranger's code), the resource limits and the exposed paths;
+the site's settings give the validation's hands, the faults allowed, the house bot (the
+python calling station of ``sample_bots`` when none is named) and the upload limits.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.bots.sandbox.select import SandboxLevel
+from arena.match.config import MatchConfig
+from arena.server.competition import Competition, read_competition
+from arena.server.validation.report import InfrastructureError
+from arena.server.validation.rules import ValidationRules, default_resource_limits
+from arena.settings import SettingsError
+from arena.uploads import ArchiveLimits
+
+__all__ = ["DEFAULT_HOUSE_BOT", "rules_for_site"]
+
+#: The house bot when the site names none (in a checkout or an editable install).
+DEFAULT_HOUSE_BOT = (
+    Path(__file__).resolve().parents[3] / "sample_bots" / "python_calling_station" / "bot.toml"
+)
+
+
+def rules_for_site(
+    *,
+    competition_file: Path | None,
+    hands: int,
+    allowed_faults: int,
+    house_bot: Path | None,
+    archive_bytes: int,
+    unpacked_bytes: int,
+    file_count: int,
+) -> ValidationRules:
+    """The rules of a validation on the site (the arguments are the fields of the server's
+    ``arena.server.pipeline.ValidationRules``: pass ``**dataclasses.asdict(rules)``).
+
+    Raises :class:`InfrastructureError` when the competition file cannot be read."""
+    archive = ArchiveLimits(
+        max_archive_bytes=archive_bytes,
+        max_unpacked_bytes=unpacked_bytes,
+        max_entry_count=file_count,
+    )
+    common = {
+        "house_bot": house_bot or DEFAULT_HOUSE_BOT,
+        "hand_count": hands,
+        "allowed_faults": allowed_faults,
+        "archive": archive,
+    }
+    if competition_file is None:
+        return ValidationRules(**common)  # type: ignore[arg-type]
+    try:
+        competition = read_competition(competition_file)
+    except (SettingsError, OSError) as exc:
+        raise InfrastructureError(f"the competition file cannot be read: {exc}") from exc
+    return ValidationRules(
+        match=competition_match(competition),
+        sandbox=competition.config.sandbox or SandboxLevel.STRICT,
+        resource_limits={**default_resource_limits(), **competition.config.resource_limits},
+        expose=competition.config.expose,
+        **common,  # type: ignore[arg-type]
+    )
+
+
+def competition_match(competition: Competition) -> MatchConfig:
+    """The competition's match settings (game, stacks, time limits) as a match config;
+    the validation sets its own hands."""
+    game = competition.game
+    limits = competition.limits
+    return MatchConfig(
+        game=game.game_config(),
+        starting_stack=game.starting_stack,
+        decision_timeout_s=limits.decision_timeout_s,
+        startup_timeout_s=limits.startup_timeout_s,
+        time_bank_s=limits.time_bank_s,
+        check_on_timeout=limits.check_on_timeout,
+        time_basis=limits.time_basis,
+    )

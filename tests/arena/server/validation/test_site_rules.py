@@ -1,0 +1,54 @@
+"""The validation's rules from the site: the competition file's game, limits and sandbox
+(strict when it names none), the site's hands, faults, house bot and upload limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.bots.sandbox.select import SandboxLevel
+from arena.server.validation import InfrastructureError
+from arena.server.validation.site_rules import DEFAULT_HOUSE_BOT, rules_for_site
+
+SITE = {
+    "hands": 30,
+    "allowed_faults": 1,
+    "house_bot": None,
+    "archive_bytes": 1000,
+    "unpacked_bytes": 5000,
+    "file_count": 7,
+}
+
+
+def test_without_a_competition_file_the_rules_are_strict_with_the_sites_limits() -> None:
+    rules = rules_for_site(competition_file=None, **SITE)  # type: ignore[arg-type]
+    assert rules.sandbox is SandboxLevel.STRICT
+    assert rules.house_bot == DEFAULT_HOUSE_BOT and DEFAULT_HOUSE_BOT.is_file()
+    assert (rules.hand_count, rules.allowed_faults) == (30, 1)
+    assert rules.archive.max_archive_bytes == 1000
+    assert (rules.archive.max_unpacked_bytes, rules.archive.max_entry_count) == (5000, 7)
+
+
+def test_the_competition_file_gives_the_game_time_limits_and_resource_limits(
+    tmp_path: Path,
+) -> None:
+    file = tmp_path / "competition.toml"
+    file.write_text(
+        '[game]\nsmall_blind = 2\nbig_blind = 4\n[limits]\ndecision_timeout = "2s"\n'
+        'memory_bytes = "256MiB"\n'
+    )
+    rules = rules_for_site(competition_file=file, **SITE)  # type: ignore[arg-type]
+    assert rules.match.game.big_blind == 4
+    assert rules.match.decision_timeout_s == 2.0
+    assert rules.resource_limits["memory_bytes"] == 256 * 1024 * 1024
+    assert rules.sandbox is SandboxLevel.STRICT
+
+
+def test_a_competition_file_that_cannot_be_read_is_not_the_uploads_fault(
+    tmp_path: Path,
+) -> None:
+    file = tmp_path / "competition.toml"
+    file.write_text("[game]\nbig_blind = -1\n")
+    with pytest.raises(InfrastructureError, match="the competition file cannot be read"):
+        rules_for_site(competition_file=file, **SITE)  # type: ignore[arg-type]
