@@ -42,7 +42,6 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from statistics import NormalDist
 from typing import Any
 
 from arena.ladder.ratings import Standings
@@ -58,7 +57,6 @@ __all__ = [
     "placement_fractions",
 ]
 
-_NORMAL = NormalDist()
 #: Priorities this close (relatively) tie: equal pairs must not be told apart by rounding.
 _TIE = 1e-9
 
@@ -247,8 +245,8 @@ class _Matchmaker:
 
     def _free(self, first: str, second: str) -> bool:
         """True when both teams are under the cap (one team counted once)."""
-        teams = {self.team[first], self.team[second]}
-        return all(self.busy[team] < self.settings.team_cap for team in teams)
+        busy, cap = self.busy, self.settings.team_cap
+        return busy.get(self.team[first], 0) < cap and busy.get(self.team[second], 0) < cap
 
     # -- tiers ---------------------------------------------------------------------------------
 
@@ -276,7 +274,7 @@ class _Matchmaker:
 
     def _played(self, entrant: Entrant) -> int:
         """Rated games finished or in flight."""
-        return entrant.game_count + self.bot_in_flight[entrant.bot]
+        return entrant.game_count + self.bot_in_flight.get(entrant.bot, 0)
 
     def _placement(self) -> Pairing | None:
         needed = self.settings.placement_games
@@ -304,7 +302,9 @@ class _Matchmaker:
         by_distance = sorted(range(len(ladder)), key=lambda index: (abs(index - target), index))
         for index in by_distance:
             opponent = ladder[index]
-            if self.pair_in_flight[_sorted(bot, opponent)] == 0 and self._free(bot, opponent):
+            if self.pair_in_flight.get(_sorted(bot, opponent), 0) == 0 and self._free(
+                bot, opponent
+            ):
                 return opponent
         return None
 
@@ -312,7 +312,7 @@ class _Matchmaker:
         interval = self.settings.floor_interval(len(self.state.entrants))
         overdue = []
         for entrant in self.state.entrants:
-            if self.bot_in_flight[entrant.bot] or entrant.last_game_number is None:
+            if self.bot_in_flight.get(entrant.bot, 0) or entrant.last_game_number is None:
                 continue  # playing now, or still placing (placement comes first)
             waited = self.state.game_number - entrant.last_game_number
             if waited >= interval:
@@ -361,16 +361,16 @@ class _Matchmaker:
         order = [bot for bot in standings.order if bot in active]
         weight = 1.0 / standings.game_sd**2
         priorities = []
+        team, in_flight = self.team, self.pair_in_flight
         for place, (first, second) in enumerate(itertools.pairwise(order), start=1):
-            if self.team[first] == self.team[second]:
+            if team[first] == team[second]:
                 continue
-            variance = standings.difference_variance(first, second)
+            difference, variance = standings.gap(first, second)
             if variance <= 0.0:
                 continue
-            wrong = _NORMAL.cdf(
-                -abs(standings.strength(first) - standings.strength(second)) / math.sqrt(variance)
-            )
-            pending = self.pair_in_flight[_sorted(first, second)]
+            # P(order wrong) = Phi(-|gap| / sd), by erfc (NormalDist.cdf's own formula).
+            wrong = 0.5 * math.erfc(abs(difference) / math.sqrt(2.0 * variance))
+            pending = in_flight.get(_sorted(first, second), 0) if in_flight else 0
             effective = variance / (1.0 + pending * weight * variance)
             gain = weight * effective / (1.0 + weight * effective)
             importance = place**-self.settings.place_weight

@@ -116,6 +116,10 @@ class Standings:
     _index: Mapping[str, int] = field(repr=False)
     _covariance: tuple[tuple[float, ...], ...] = field(repr=False)
     _strengths: tuple[float, ...] = field(repr=False)
+    #: Memo of :meth:`gap`: matchmaking asks for the same neighbours at every decision.
+    _gaps: dict[tuple[str, str], tuple[float, float]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -136,11 +140,20 @@ class Standings:
         covariance = self._covariance
         return max(covariance[i][i] + covariance[j][j] - 2.0 * covariance[i][j], 0.0)
 
+    def gap(self, first: str, second: str) -> tuple[float, float]:
+        """``s_first - s_second`` and its variance (remembered: the standings never change)."""
+        key = (first, second)
+        known = self._gaps.get(key)
+        if known is None:
+            difference = self.strength(first) - self.strength(second)
+            known = (difference, self.difference_variance(first, second))
+            self._gaps[key] = known
+        return known
+
     def chance_above(self, first: str, second: str) -> float:
         """The chance that ``first`` is really stronger than ``second`` (normal
         approximation on the difference of their strengths)."""
-        difference = self.strength(first) - self.strength(second)
-        variance = self.difference_variance(first, second)
+        difference, variance = self.gap(first, second)
         if variance == 0.0:
             return 0.5 if difference == 0.0 else float(difference > 0.0)
         return _NORMAL.cdf(difference / math.sqrt(variance))
