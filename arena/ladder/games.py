@@ -4,7 +4,8 @@ A ladder game is one duplicate unit between two bot versions: a block of deals p
 once each way round (the same cards, seats swapped), so the luck of the cards cancels to a
 large part. Its score is the first bot's mean result in mbb/hand over the game's hands,
 luck-adjusted (the luck estimator's, :mod:`arena.luck`), with the raw result beside it;
-the second bot's score is the opposite (heads-up is zero-sum). Games are the ladder's
+the second bot's score is the opposite (heads-up is zero-sum); :func:`game_from_block`
+makes it from the block's matches. Games are the ladder's
 statistical unit: independent of each other, and all of a ladder's games have the same
 number of deals, so each weighs the same.
 
@@ -19,12 +20,13 @@ number of deals, so each weighs the same.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from arena.stats.intervals import Estimate, estimate
+from arena.stats.units import OutcomeLike, duplicate_units
 
-__all__ = ["GameResult", "PairRecord", "pair_records"]
+__all__ = ["GameResult", "PairRecord", "game_from_block", "pair_records"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,3 +123,29 @@ def pair_records(games: Iterable[GameResult]) -> dict[tuple[str, str], PairRecor
         key: PairRecord(key[0], key[1], tuple(values), tuple(raw[key]), hands[key])
         for key, values in adjusted.items()
     }
+
+
+def game_from_block(
+    block: Sequence[OutcomeLike], first: str, second: str, *, is_rated: bool = True
+) -> GameResult:
+    """The ladder game a played duplicate block makes (its matches: the same seed, the
+    seats swapped; each hand carrying its luck-adjusted result): ``first``'s mean over the
+    block's deals, luck-adjusted and raw (:func:`arena.stats.units.duplicate_units`; a
+    deal not played by every match is left out). A block of other bots, or without a deal
+    every match played, raises ``ValueError`` naming it."""
+    adjusted = duplicate_units(block, score="adjusted")
+    raw = duplicate_units(block, score="raw")
+    seated = {seat.bot for seat in block[0].seats}
+    if seated != {first, second}:
+        raise ValueError(f"the block seats {sorted(seated)}, not {first!r} and {second!r}")
+    if not adjusted:
+        ids = [outcome.match_id for outcome in block]
+        raise ValueError(f"no deal was played by every match of the block {ids!r}")
+    return GameResult(
+        first,
+        second,
+        adjusted_mbb=math.fsum(deal[first] for deal in adjusted) / len(adjusted),
+        raw_mbb=math.fsum(deal[first] for deal in raw) / len(raw),
+        hand_count=len(adjusted) * len(block),
+        is_rated=is_rated,
+    )

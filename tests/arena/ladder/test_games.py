@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from arena.ladder.games import GameResult, pair_records
+from arena.ladder.games import GameResult, game_from_block, pair_records
+from arena.store.outcome import HandSummary, MatchOutcome, SeatOutcome
 
 
 def test_the_second_bots_score_is_the_first_bots_negated() -> None:
@@ -63,3 +64,42 @@ def test_a_bad_game_is_refused_naming_the_field(fields: dict[str, object], named
 def test_a_bot_that_did_not_play_has_no_score() -> None:
     with pytest.raises(ValueError, match="'cat' did not play"):
         GameResult("ann", "bob", 1.0, 1.0, 10).score_for("cat")
+
+
+def _match(match_id: str, seats: tuple[str, str], hands: list[tuple[int, float]]) -> MatchOutcome:
+    """A heads-up match: per hand, seat 0's net chips and adjusted result (big blind 10)."""
+    return MatchOutcome(
+        match_id=match_id,
+        seats=tuple(SeatOutcome(i, bot, 0, i + 1, len(hands)) for i, bot in enumerate(seats)),
+        hands=tuple(
+            HandSummary(number, 10, (net, -net), adjusted=(adjusted, -adjusted))
+            for number, (net, adjusted) in enumerate(hands, start=1)
+        ),
+        ended_reason="hand_count",
+        hands_path=None,
+        duration_s=0.0,
+    )
+
+
+def test_a_duplicate_block_makes_one_game_of_its_deals_luck_adjusted_and_raw() -> None:
+    # ann wins 20 chips of deal 1 in one seat and loses 10 in the other: +5 chips, 500 mbb.
+    block = [
+        _match("b1", ("ann", "bob"), [(20, 2.0), (-4, 1.0)]),
+        _match("b1-swap", ("bob", "ann"), [(10, -1.0), (6, -3.0)]),
+    ]
+    game = game_from_block(block, "ann", "bob")
+    # Deal 1: raw (20 - 10) / 2 = 5 chips, adjusted (2 + 1) / 2 = 1.5; deal 2: raw -5, adj 2.
+    assert game.raw_mbb == pytest.approx((500.0 - 500.0) / 2)
+    assert game.adjusted_mbb == pytest.approx((150.0 + 200.0) / 2)
+    assert game.hand_count == 4 and game.is_rated
+    assert (
+        game_from_block(block, "bob", "ann", is_rated=False).score_for("ann") == game.adjusted_mbb
+    )
+
+
+def test_a_block_of_other_bots_or_without_a_common_deal_makes_no_game() -> None:
+    block = [_match("b1", ("ann", "bob"), [(20, 2.0)]), _match("b1-swap", ("bob", "ann"), [])]
+    with pytest.raises(ValueError, match="not 'ann' and 'cat'"):
+        game_from_block(block, "ann", "cat")
+    with pytest.raises(ValueError, match="no deal was played by every match"):
+        game_from_block(block, "ann", "bob")
