@@ -145,29 +145,75 @@ STRATEGIES: dict[str, Strategy] = {
     "random": random_bot,
 }
 
+# A bot that reports its mixed strategy: the arena draws its action from the distribution
+# and the estimator adds the action term (the luck of the arena's draw).
+Distribution = list[tuple[Action, dict[str, Any], float]]
+
+
+def reporting_random(hand: Hand, legal: LegalActions) -> Distribution:
+    """The random bot's kind of play, reported as a distribution: the legal kinds equally
+    likely (never a fold when checking is free), raises to 1, 2 or 3 times the minimum,
+    all-in 2% of the time when allowed."""
+    kinds: list[tuple[Action, dict[str, Any]]] = []
+    if legal.can_check:
+        kinds.append((Check(), {"action": "CHECK"}))
+    else:
+        if legal.can_fold:
+            kinds.append((Fold(), {"action": "FOLD"}))
+        if legal.can_call:
+            kinds.append((Call(), {"action": "CALL"}))
+    raises: list[tuple[Action, dict[str, Any]]] = []
+    if legal.can_raise:
+        low, high = legal.min_raise_to, legal.max_raise_to
+        for amount in sorted({min(high, low * k) for k in (1, 2, 3)}):
+            raises.append((RaiseTo(amount), {"action": "RAISE", "amount": amount}))
+    all_in = 0.02 if legal.can_all_in else 0.0
+    share = (1.0 - all_in) / (len(kinds) + (1 if raises else 0))
+    out: Distribution = [(action, data, share) for action, data in kinds]
+    out += [(action, data, share / len(raises)) for action, data in raises]
+    if all_in:
+        out.append((AllIn(), {"action": "ALL_IN"}, all_in))
+    return out
+
+
+MIXED: dict[str, Callable[[Hand, LegalActions], Distribution]] = {
+    "random (reports)": reporting_random,
+}
+
 # -- duplicate play -----------------------------------------------------------------------
 
 
-def play_hand(
-    seed: int, deal: int, bots: tuple[Strategy, Strategy], arrangement: int
-) -> dict[str, Any]:
+def play_hand(seed: int, deal: int, bots: tuple[str, str], arrangement: int) -> dict[str, Any]:
     """One hand of deal ``deal`` (its deck from the seed), ``bots`` in seats 0 and 1; the
-    bots' own dice differ by ``arrangement`` (a bot against itself is then two players)."""
+    bots' own dice differ by ``arrangement`` (a bot against itself is then two players).
+    A reporting bot's decisions carry their distribution, as the arena records them."""
     deck = Deck.shuffled(hand_rng(seed, deal))
     seats = [SeatSetup(0, "p0", STACK), SeatSetup(1, "p1", STACK)]
     hand = Hand.start(GAME, seats, button_index=deal % 2, deck=deck, hand_number=deal)
     rng = random.Random((seed * 1_000_003 + deal) * 2 + arrangement)
+    decisions: list[dict[str, Any]] = []
     while not hand.is_over:
         legal = hand.legal_actions()
         assert legal is not None
-        hand.act(bots[legal.seat_index](hand, legal, rng))
-    return {"decisions": [], "history": hand_to_history(hand, seed=f"{seed}:{deal}")}
+        name = bots[legal.seat_index]
+        decision: dict[str, Any] = {"seat_index": legal.seat_index, "by": "bot"}
+        if name in MIXED:
+            distribution = MIXED[name](hand, legal)
+            weights = [p for _, _, p in distribution]
+            action, data, _ = rng.choices(distribution, weights)[0]
+            decision["distribution"] = [{"action": d, "probability": p} for _, d, p in distribution]
+            decision["action"] = data
+        else:
+            action = STRATEGIES[name](hand, legal, rng)
+        decisions.append(decision)
+        hand.act(action)
+    return {"decisions": decisions, "history": hand_to_history(hand, seed=f"{seed}:{deal}")}
 
 
 def pair_units(first: str, second: str, deals: int, seed: int) -> dict[str, list[float]]:
     """Per deal, ``first``'s raw and adjusted result in big blinds: each arrangement (the
     single hands) and their mean (the duplicate unit)."""
-    a, b = STRATEGIES[first], STRATEGIES[second]
+    a, b = first, second
     out: dict[str, list[float]] = {"raw": [], "adjusted": [], "raw_hand": [], "adj_hand": []}
     big = GAME.big_blind
     for deal in range(1, deals + 1):
@@ -186,6 +232,11 @@ def variance_table(deals: int, seed: int) -> None:
     names = list(STRATEGIES)
     pairs = [(names[i], names[j]) for i in range(len(names)) for j in range(i + 1, len(names))]
     pairs.append(("random", "random"))
+    pairs += [
+        ("random (reports)", "calling station"),
+        ("random (reports)", "hand strength"),
+        ("random (reports)", "random (reports)"),
+    ]
     print(f"1. Variance reduction ({ESTIMATOR}), {deals} duplicate deals per pair, bb per hand")
     header = (
         f"{'pair':36} {'raw mean':>9} {'adj mean':>9} {'var raw':>9} {'var adj':>9}"
@@ -198,7 +249,7 @@ def variance_table(deals: int, seed: int) -> None:
         var_raw = statistics.variance(units["raw"])
         var_adj = statistics.variance(units["adjusted"])
         single = statistics.variance(units["raw_hand"]) / statistics.variance(units["adj_hand"])
-        if (first, second) != ("random", "random"):
+        if first in STRATEGIES and second in STRATEGIES and first != second:
             total_raw += var_raw
             total_adj += var_adj
         print(
