@@ -258,6 +258,7 @@ class MatchRunner:
             action=decision.action,
             replies=decision.replies,
             fault=decision.fault,
+            distribution=decision.distribution,
         )
 
     def _finish_hand(

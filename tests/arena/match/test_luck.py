@@ -14,6 +14,7 @@ from arena import luck
 from arena.match.config import MatchConfig, StackPolicy
 from arena.match.results import MatchResult
 from tests.arena.scripted import calling_station, chooser, hand_records, min_raiser, play, shover
+from tests.arena.session.harness import mixer
 
 
 def _config(**changes: object) -> MatchConfig:
@@ -100,3 +101,27 @@ def test_a_freezeout_counts_a_busted_seat_zero_in_the_hands_it_is_not_dealt(
             assert hand.adjusted[seat_index] == 0.0 == hand.nets[seat_index]
         adjusted = records[hand.hand_number]["luck"]["adjusted"]
         assert [hand.adjusted[i] for i in sorted(dealt)] == adjusted
+
+
+def test_a_reported_distribution_is_in_the_record_the_estimate_reads(tmp_path: Path) -> None:
+    play([mixer(), calling_station], _config(hand_count=4), tmp_path)
+    records = hand_records(tmp_path)
+    mixed = [
+        d for r in records for d in r["decisions"] if d["by"] == "bot" and d["seat_index"] == 0
+    ]
+    assert mixed and all(decision["distribution"] for decision in mixed)
+    for record in records:
+        # The action term reads the distribution: the stored estimate is that of the record
+        # with it, and differs from the record's estimate without it where the bot mixed.
+        assert luck.luck_record(luck.estimate_hand(record)) == record["luck"]
+    assert any(
+        luck.estimate_hand(record).adjusted
+        != luck.estimate_hand(
+            {**record, "decisions": [_without_distribution(d) for d in record["decisions"]]}
+        ).adjusted
+        for record in records
+    )
+
+
+def _without_distribution(decision: dict[str, object]) -> dict[str, object]:
+    return {key: value for key, value in decision.items() if key != "distribution"}
