@@ -27,12 +27,15 @@ def lead_sentence(board: Leaderboard, table: Crosstable | None, unit: str) -> st
     """The sentence about #1 and #2 (``""`` when there is nothing to judge); ``unit`` names
     what the intervals are over (``deals`` or ``hands``)."""
     rows = board.rows
+    leaders = [row for row in rows if row.rank == 1]
+    if len(leaders) > 1:
+        # Bots without any result tie too, on nothing: there is nothing to say of them.
+        known = any(row.deals > 0 or row.rating is not None for row in leaders)
+        return "The first place is shared: the leaders' results are equal." if known else ""
     first = next((row for row in rows if row.rank == 1), None)
-    second = next((row for row in rows if row is not first and row.rank <= 2), None)
+    second = next((row for row in rows if row.rank == 2), None)
     if first is None or second is None:
-        leaders = sum(1 for row in rows if row.rank == 1)
-        shared = len(rows) > 1 and leaders > 1
-        return "The first place is shared: the leaders' results are equal." if shared else ""
+        return ""
     names = f"#1 {first.bot} against #2 {second.bot}"
     cell = None if table is None else table.cell(first.bot, second.bot)
     if cell is not None and cell.scored.n > 0:
