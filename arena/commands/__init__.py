@@ -70,6 +70,9 @@ COMMANDS: dict[str, CommandInfo] = {
     "server": CommandInfo(
         "arena.commands.server", "host a competition web site: uploads, validation, results"
     ),
+    "submit": CommandInfo(
+        "arena.commands.submit", "upload a bot to a competition's server and wait for its verdict"
+    ),
     "demo": CommandInfo(
         "arena.commands.demo", "a duplicate round robin of the starter bots of every language"
     ),

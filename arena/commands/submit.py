@@ -1,0 +1,258 @@
+"""``arena submit``: pack a bot's folder, upload it to a competition's server, wait for its
+validation and print each step as it ends, then the verdict.
+
+The server's API (``docs/server.md``): ``POST /api/v1/versions/`` with the archive as the
+body and ``Authorization: Bearer <token>`` answers 201 ``{"id", "version", "status",
+"url"}``; ``GET /api/v1/versions/<id>/`` answers the status and the steps so far. Every
+text the server sends back (a reason may quote the bot) is printed inert.
+
+Exit codes: 0 accepted (or, with ``--no-wait``, uploaded); 1 rejected, or the server
+refused the upload; 2 a usage error (a path that is no bot folder or archive, a token
+file that cannot be read, a URL that is not http(s), a folder that cannot be packed, a
+token the server refuses); 3 the server cannot be reached, failed, or the verdict did not
+come within ``--timeout``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from arena.settings import UsageError
+from arena.uploads import ArchiveError, pack
+from protocol.inert import inert_text
+
+__all__ = ["DESCRIPTION", "UNREACHABLE", "add_arguments", "run"]
+
+DESCRIPTION = (
+    "Upload a bot to a competition's server: pack the folder (bot.toml at its top), send "
+    "it with your team's API token, wait for its validation in the server's sandbox and "
+    "print each step, then the verdict with the reason and the hint. Exit code 0 "
+    "accepted, 1 rejected, 2 a usage error, 3 the server cannot be reached."
+)
+
+#: The exit code when the server cannot be reached, fails, or gives no verdict in time.
+UNREACHABLE = 3
+_FINAL = ("accepted", "rejected")
+_REQUEST_TIMEOUT_S = 30.0
+_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+class _ServerError(Exception):
+    """The server could not be asked, or answered with an error: the line, and the exit code."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``arena submit``'s arguments."""
+    parser.add_argument(
+        "path", type=Path, metavar="PATH", help="the bot's folder (or a .tar.gz or .zip of it)"
+    )
+    parser.add_argument(
+        "--server", required=True, metavar="URL", help="the competition's address (https://...)"
+    )
+    parser.add_argument(
+        "--token-file",
+        required=True,
+        type=Path,
+        metavar="FILE",
+        help="a file holding your team's API token (made on the team's page, shown once)",
+    )
+    parser.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="upload and print the version's address, without waiting for the verdict",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        default=600.0,
+        metavar="S",
+        help="seconds to wait for the verdict (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--poll-interval",
+        type=_positive_seconds,
+        default=1.0,
+        metavar="S",
+        help="seconds between two looks at the validation (default: %(default)g)",
+    )
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text!r}")
+    return value
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """Pack, upload, wait and print; the exit code (see the module docstring)."""
+    base = _server_url(args.server)
+    token = _token(args.token_file)
+    archive, content_type = _archive(args.path)
+    out.write(f"packed {args.path} ({len(archive):,} bytes); uploading to {base}\n")
+    try:
+        created = _request(
+            f"{base}/api/v1/versions/",
+            token,
+            data=archive,
+            content_type=content_type,
+        )
+        version_id = created["id"]
+        out.write(
+            f"uploaded as version {_shown(created.get('version'))}: "
+            f"{_shown(created.get('url', ''))}\n"
+        )
+        if args.no_wait:
+            return 0
+        status_url = f"{base}/api/v1/versions/{urllib.parse.quote(str(version_id))}/"
+        return _wait(status_url, token, args.timeout, args.poll_interval, out, time.monotonic)
+    except _ServerError as exc:
+        out.write(f"{exc}\n")
+        return exc.exit_code
+
+
+def _server_url(text: str) -> str:
+    parts = urllib.parse.urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise UsageError(f"--server {text!r} is not an http:// or https:// address")
+    return text.rstrip("/")
+
+
+def _token(path: Path) -> str:
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(f"--token-file {str(path)!r} cannot be read: {why}") from None
+    if not token or any(character.isspace() for character in token):
+        raise UsageError(f"--token-file {str(path)!r} does not hold a token (one word)")
+    return token
+
+
+def _archive(path: Path) -> tuple[bytes, str]:
+    """The bytes to upload and their content type: the folder packed, or the archive."""
+    if path.is_dir():
+        if not (path / "bot.toml").is_file():
+            raise UsageError(f"{str(path)!r} has no bot.toml at its top")
+        try:
+            return pack(path), "application/gzip"
+        except ArchiveError as exc:
+            raise UsageError(f"{str(path)!r} cannot be packed: {exc}") from None
+    if path.is_file():
+        data = path.read_bytes()
+        if data[:2] == b"\x1f\x8b":
+            return data, "application/gzip"
+        if data[:4] in _ZIP_MAGICS:
+            return data, "application/zip"
+        raise UsageError(f"{str(path)!r} is neither a bot folder nor a .tar.gz or .zip archive")
+    raise UsageError(f"{str(path)!r} does not exist")
+
+
+def _request(
+    url: str, token: str, *, data: bytes | None = None, content_type: str = ""
+) -> dict[str, Any]:
+    """The JSON answer of one request; :class:`_ServerError` for every way it can fail."""
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+    if content_type:
+        headers["Content-Type"] = content_type
+    request = urllib.request.Request(url, data=data, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=_REQUEST_TIMEOUT_S) as response:
+            body = response.read()
+    except urllib.error.HTTPError as exc:
+        raise _http_error(exc) from None
+    except (urllib.error.URLError, OSError) as exc:
+        why = getattr(exc, "reason", None) or exc
+        raise _ServerError(f"cannot reach the server at {url}: {why}", UNREACHABLE) from None
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        raise _ServerError(f"the server's answer at {url} is not JSON", UNREACHABLE) from None
+    if not isinstance(answer, dict):
+        raise _ServerError(f"the server's answer at {url} is not a JSON object", UNREACHABLE)
+    return answer
+
+
+def _http_error(error: urllib.error.HTTPError) -> _ServerError:
+    try:
+        said = json.loads(error.read()).get("error", "")
+    except (ValueError, AttributeError, OSError):
+        said = ""
+    detail = f": {_shown(said)}" if said else ""
+    code = error.code
+    if code in (401, 403):
+        return _ServerError(f"the server refused the token (HTTP {code}){detail}", 2)
+    if 400 <= code < 500:
+        return _ServerError(f"the server refused the upload (HTTP {code}){detail}", 1)
+    return _ServerError(f"the server failed (HTTP {code}){detail}", UNREACHABLE)
+
+
+def _wait(
+    url: str,
+    token: str,
+    timeout_s: float,
+    interval_s: float,
+    out: TextIO,
+    clock: Callable[[], float],
+) -> int:
+    """Poll the version until its verdict, printing each step once it has ended."""
+    deadline = clock() + timeout_s
+    printed: set[tuple[str, str]] = set()
+    while True:
+        state = _request(url, token)
+        for step in state.get("steps") or []:
+            _print_step(step, printed, out)
+        status = str(state.get("status", ""))
+        if status in _FINAL:
+            return _verdict(state, status, out)
+        if clock() + interval_s > deadline:
+            out.write(
+                f"no verdict within {timeout_s:g} s (the version is {_shown(status)}); see {url}\n"
+            )
+            return UNREACHABLE
+        time.sleep(interval_s)
+
+
+def _print_step(step: Any, printed: set[tuple[str, str]], out: TextIO) -> None:
+    if not isinstance(step, dict):
+        return
+    name, status = str(step.get("step", "")), str(step.get("status", ""))
+    if status in ("", "running") or (name, status) in printed:
+        return
+    printed.add((name, status))
+    message = step.get("message") or ""
+    out.write(
+        f"  {_shown(name)}: {_shown(status)}" + (f": {_shown(message)}" if message else "") + "\n"
+    )
+    if step.get("hint") and status == "failed":
+        out.write(f"    hint: {_shown(step['hint'])}\n")
+
+
+def _verdict(state: dict[str, Any], status: str, out: TextIO) -> int:
+    if status == "accepted":
+        out.write("accepted\n")
+        return 0
+    out.write(f"rejected: {_shown(state.get('reason') or 'no reason given')}\n")
+    if state.get("hint"):
+        out.write(f"hint: {_shown(state['hint'])}\n")
+    return 1
+
+
+def _shown(value: object) -> str:
+    """A value the server sent, inert (it may quote what a bot wrote)."""
+    return inert_text(str(value), max_length=2000)

@@ -1,0 +1,256 @@
+"""``arena submit`` against a fake server on 127.0.0.1: it packs, uploads with the token,
+prints each step as it ends and the verdict; exit codes 0 accepted, 1 rejected, 2 usage,
+3 unreachable; every text from the server printed inert."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena import cli
+from arena.uploads import inspect
+from tests import REPO_ROOT
+
+BOT = REPO_ROOT / "sample_bots" / "python_random"
+TOKEN = "tok_abc123"
+
+
+@dataclass
+class FakeApi:
+    """What the fake server answers: the upload's status and body, then each state in turn
+    (the last one repeated)."""
+
+    states: list[dict[str, Any]] = field(default_factory=list)
+    upload_status: int = 201
+    upload_body: dict[str, Any] = field(
+        default_factory=lambda: {"id": 17, "version": 3, "status": "queued", "url": "/v/17/"}
+    )
+    received: list[tuple[str, str, dict[str, str], bytes]] = field(default_factory=list)
+    gets: int = 0
+
+
+def serve(api: FakeApi) -> tuple[ThreadingHTTPServer, threading.Thread]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+        def answer(self, status: int, body: dict[str, Any]) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            length = int(self.headers["Content-Length"])
+            body = self.rfile.read(length)
+            api.received.append(("POST", self.path, dict(self.headers), body))
+            if self.headers["Authorization"] != f"Bearer {TOKEN}":
+                self.answer(401, {"error": "bad token"})
+                return
+            self.answer(api.upload_status, api.upload_body)
+
+        def do_GET(self) -> None:
+            api.received.append(("GET", self.path, dict(self.headers), b""))
+            state = api.states[min(api.gets, len(api.states) - 1)]
+            api.gets += 1
+            self.answer(200, state)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    return server, thread
+
+
+@pytest.fixture
+def api() -> Iterator[tuple[FakeApi, str]]:
+    fake = FakeApi()
+    server, thread = serve(fake)
+    yield fake, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+@pytest.fixture
+def token_file(tmp_path: Path) -> Path:
+    path = tmp_path / "token"
+    path.write_text(TOKEN + "\n")
+    return path
+
+
+def submit(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = cli.main(["submit", *argv, "--poll-interval", "0.01"], stdout=out)
+    return code, out.getvalue()
+
+
+def step(name: str, status: str, message: str = "", hint: str = "") -> dict[str, str]:
+    return {"step": name, "status": status, "message": message, "hint": hint}
+
+
+def test_an_accepted_bot_prints_each_step_once_then_accepted(
+    api: tuple[FakeApi, str], token_file: Path
+) -> None:
+    fake, url = api
+    unpack, build = step("unpack", "passed", "2 files"), step("build", "passed", "no build step")
+    check, match = (
+        step("protocol_check", "passed", "12 steps"),
+        step("validation_match", "passed", "ok"),
+    )
+    fake.states = [
+        {"status": "building", "steps": [unpack, step("build", "running")]},
+        {"status": "validation_match", "steps": [unpack, build, check]},
+        {"status": "accepted", "steps": [unpack, build, check, match]},
+    ]  # fmt: skip
+    code, out = submit(str(BOT), "--server", url + "/", "--token-file", str(token_file))
+    assert code == 0, out
+    lines = out.splitlines()
+    assert lines[1] == "uploaded as version 3: /v/17/"
+    assert lines[2:] == [
+        "  unpack: passed: 2 files",
+        "  build: passed: no build step",
+        "  protocol_check: passed: 12 steps",
+        "  validation_match: passed: ok",
+        "accepted",
+    ]
+    method, path, headers, body = fake.received[0]
+    assert (method, path) == ("POST", "/api/v1/versions/")
+    assert headers["Authorization"] == f"Bearer {TOKEN}"
+    assert headers["Content-Type"] == "application/gzip"
+    assert set(inspect(body).files) == {"bot.py", "bot.toml"}
+    assert fake.received[1][1] == "/api/v1/versions/17/"
+
+
+def test_a_rejected_bot_prints_the_reason_and_hint_inert_and_exits_1(
+    api: tuple[FakeApi, str], token_file: Path
+) -> None:
+    fake, url = api
+    fake.states = [{
+        "status": "rejected", "reason": "handshake: answered \x1b[2Jgarbage", "hint": "flush",
+        "steps": [step("protocol_check", "failed", "handshake", "send ready"),
+                  step("validation_match", "skipped", "an earlier step failed")],
+    }]  # fmt: skip
+    code, out = submit(str(BOT), "--server", url, "--token-file", str(token_file))
+    assert code == 1
+    assert "  protocol_check: failed: handshake\n    hint: send ready\n" in out
+    assert "  validation_match: skipped: an earlier step failed\n" in out
+    assert "rejected: handshake: answered \\x1b[2Jgarbage\nhint: flush\n" in out
+    assert "\x1b" not in out
+
+
+def test_no_wait_uploads_and_stops(api: tuple[FakeApi, str], token_file: Path) -> None:
+    fake, url = api
+    code, out = submit(str(BOT), "--server", url, "--token-file", str(token_file), "--no-wait")
+    assert code == 0 and "uploaded as version 3" in out
+    assert [method for method, *_ in fake.received] == ["POST"]
+
+
+def test_an_archive_file_is_uploaded_as_it_is(
+    api: tuple[FakeApi, str], token_file: Path, tmp_path: Path
+) -> None:
+    fake, url = api
+    archive = tmp_path / "bot.zip"
+    archive.write_bytes(b"PK\x05\x06" + bytes(18))
+    code, _out = submit(str(archive), "--server", url, "--token-file", str(token_file), "--no-wait")
+    assert code == 0
+    assert fake.received[0][2]["Content-Type"] == "application/zip"
+    assert fake.received[0][3] == archive.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "line"),
+    [
+        (413, 1, "the server refused the upload (HTTP 413): archive too large"),
+        (500, 3, "the server failed (HTTP 500): archive too large"),
+    ],
+)
+def test_http_errors_are_one_line_with_the_servers_words(
+    api: tuple[FakeApi, str], token_file: Path, status: int, code: int, line: str
+) -> None:
+    fake, url = api
+    fake.upload_status, fake.upload_body = status, {"error": "archive too large"}
+    found, out = submit(str(BOT), "--server", url, "--token-file", str(token_file))
+    assert found == code
+    assert out.splitlines()[-1] == line
+
+
+def test_a_token_the_server_refuses_is_a_usage_error(
+    api: tuple[FakeApi, str], tmp_path: Path
+) -> None:
+    _fake, url = api
+    wrong = tmp_path / "wrong"
+    wrong.write_text("nope")
+    code, out = submit(str(BOT), "--server", url, "--token-file", str(wrong))
+    assert code == 2
+    assert out.splitlines()[-1] == "the server refused the token (HTTP 401): bad token"
+
+
+def test_a_server_that_is_not_there_is_one_line_exit_3(token_file: Path) -> None:
+    fake = FakeApi()
+    server, thread = serve(fake)
+    port = server.server_address[1]
+    server.shutdown()
+    server.server_close()
+    thread.join()
+    code, out = submit(
+        str(BOT), "--server", f"http://127.0.0.1:{port}", "--token-file", str(token_file)
+    )
+    assert code == 3
+    assert out.splitlines()[-1].startswith(f"cannot reach the server at http://127.0.0.1:{port}/")
+    assert "refused" in out.splitlines()[-1].lower()
+
+
+def test_no_verdict_within_the_timeout_exits_3(api: tuple[FakeApi, str], token_file: Path) -> None:
+    fake, url = api
+    fake.states = [{"status": "building", "steps": []}]
+    code, out = submit(
+        str(BOT), "--server", url, "--token-file", str(token_file), "--timeout", "0.05"
+    )
+    assert code == 3
+    assert "no verdict within 0.05 s (the version is building)" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["BOT", "--server", "ftp://x", "--token-file", "TOKEN"], "is not an http:// or https://"),
+        (["BOT", "--server", "http://x", "--token-file", "MISSING"], "cannot be read"),
+        (["BOT", "--server", "http://x", "--token-file", "EMPTY"], "does not hold a token"),
+        (["NOBOT", "--server", "http://x", "--token-file", "TOKEN"], "has no bot.toml"),
+        (["MISSING", "--server", "http://x", "--token-file", "TOKEN"], "does not exist"),
+        (["TOKEN", "--server", "http://x", "--token-file", "TOKEN"], "neither a bot folder"),
+        (["BADBOT", "--server", "http://x", "--token-file", "TOKEN"], "cannot be packed: entry"),
+        (["BOT", "--server", "http://x", "--token-file", "TOKEN", "--timeout", "0"],
+         "must be more than 0 seconds"),
+        (["BOT", "--server", "http://x", "--token-file", "TOKEN", "--timeout", "soon"],
+         "not a number of seconds"),
+    ],
+)  # fmt: skip
+def test_usage_errors_exit_2_naming_the_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    (tmp_path / "token").write_text(TOKEN)
+    (tmp_path / "empty").write_text("\n")
+    (tmp_path / "nobot").mkdir()
+    bad = tmp_path / "badbot"
+    bad.mkdir()
+    (bad / "bot.toml").write_text("")
+    (bad / "link").symlink_to("/etc/passwd")
+    names = {
+        "BOT": str(BOT), "TOKEN": str(tmp_path / "token"), "EMPTY": str(tmp_path / "empty"),
+        "MISSING": str(tmp_path / "missing"), "NOBOT": str(tmp_path / "nobot"), "BADBOT": str(bad),
+    }  # fmt: skip
+    with pytest.raises(SystemExit) as caught:
+        submit(*(names.get(word, word) for word in argv))
+    assert caught.value.code == 2
+    assert message in capsys.readouterr().err
