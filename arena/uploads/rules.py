@@ -94,8 +94,8 @@ class ArchiveLimits:
     2000
     """
 
-    max_archive_bytes: int = 16 * _MIB
-    max_unpacked_bytes: int = 128 * _MIB
+    max_archive_bytes: int = 10 * _MIB
+    max_unpacked_bytes: int = 100 * _MIB
     max_entry_count: int = 2000
     max_ratio: int = 100
 
