@@ -174,6 +174,10 @@ def _read_hands(
     )
     data.score = score
     data.lead = lead_sentence(board, None, "hands")
+    if asked == "adjusted" and not has_adjusted:
+        data.notes.append(
+            "Ranked by the raw result: not every hand of the match carries a luck-adjusted result."
+        )
     if has_adjusted:
         data.estimator = ", ".join(sorted(estimators))
         match_seats = tuple(

@@ -125,3 +125,18 @@ def test_a_real_tournament_stores_prints_and_reports_both_scores_alike(
         outcomes = database.outcomes(database.tournaments()[-1].id)
     assert all(outcome.estimator == ESTIMATOR for outcome in outcomes)
     assert all(hand.adjusted is not None for outcome in outcomes for hand in outcome.hands)
+
+
+def test_a_match_whose_hands_lost_their_luck_is_ranked_raw_with_a_note(
+    tmp_path: Path,
+) -> None:
+    run = write_match_folder(tmp_path / "run", ["ann", "bob"], hand_count=4)
+    path = run / "hands.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[2])
+    del record["luck"]  # the second hand's estimate is missing
+    lines[2] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    data = _data(run, tmp_path)
+    assert data["score"] == "raw" and data["luck"] == []
+    assert any("not every hand of the match" in note for note in data["notes"])
