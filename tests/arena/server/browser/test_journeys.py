@@ -1,0 +1,228 @@
+"""A team's journey through a live site in headless Chromium (driven by Playwright).
+
+The site is real: ``arena server init`` and ``arena server run`` (waitress and a validation
+worker) on a free loopback port, in the test's folder, stopped at its end (see
+:mod:`tests.arena.server.browser.live`); the organiser has imported a tournament in which
+one bot bears the first team's name (so that match is the team's). Through the pages, as
+a person would: sign up, make a team, upload a starter bot
+(``sample_bots/python_calling_station`` packed as tar.gz) with the form, watch the
+version's page until validation says "accepted", open the leaderboard, the team's match
+and that match's hand viewer. Then a second team, in its
+own browser context, is refused the first team's version page and its log (404).
+
+Every page must load without a script error or a dialog, and the browser may reach
+nothing but the site (every other request is aborted). Against SQLite in the default
+suite; against a real PostgreSQL in the slow run. Skipped, with the reason, where
+Playwright or a Chromium is not installed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.uploads import pack
+from tests import REPO_ROOT
+from tests.arena.report.runs import write_tournament
+from tests.arena.server.browser.live import LiveSite, arena, live_site
+from tests.postgres import PostgresServer, database_urls, postgres_server  # noqa: F401
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright is not installed (pip install playwright)"
+)
+
+from tests.arena.report.test_report_in_chromium import CHROMIUM  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="no Chromium found (apt-get install chromium, or set ARENA_CHROMIUM to its path)",
+)
+
+#: Chromium quiet and offline: no GPU, no QUIC, none of its own background traffic.
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+#: The longest a starter bot's validation may take here (a loaded machine; the benchmark
+#: measures the real figure).
+VALIDATION_MS = 180_000
+PASSWORD = "a long enough password 1"
+
+
+@dataclass
+class Visitor:
+    """One person's browser context on the site, and what went wrong in it."""
+
+    page: Any
+    site: str
+    errors: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    elsewhere: list[str] = field(default_factory=list)
+    #: Addresses whose 404 is the point (their "failed to load" is no error).
+    missing: set[str] = field(default_factory=set)
+
+    def go(self, path: str) -> Any:
+        """Open ``path`` of the site; the response."""
+        return self.page.goto(self.site + path.lstrip("/"))
+
+    def sign_up_with_team(self, user: str, team: str) -> None:
+        """Sign up through the form, then make a team."""
+        self.go("signup/")
+        self.page.fill("#id_username", user)
+        self.page.fill("#id_password1", PASSWORD)
+        self.page.fill("#id_password2", PASSWORD)
+        self.page.click("button:text('Sign up')")
+        sync_api.expect(self.page.locator("h1")).to_have_text("Your team")
+        self.page.fill("#id_name", team)
+        self.page.click("button:text('Make the team')")
+        sync_api.expect(self.page.locator("h1")).to_have_text(team)
+
+    def check_clean(self) -> None:
+        """No script error, no dialog, no request off the site."""
+        assert self.errors == []
+        assert self.dialogs == []
+        assert self.elsewhere == []
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _visitor(browser: Any, site: str) -> Visitor:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    seen = Visitor(page, site)
+
+    def on_console(message: Any) -> None:
+        # A browser asks every site for /favicon.ico; the site has none (404), as is fine.
+        where = message.location.get("url", "")
+        expected = where.endswith("/favicon.ico") or where in seen.missing
+        if message.type == "error" and not expected:
+            seen.errors.append(message.text)
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: seen.errors.append(str(error)))
+
+    def on_dialog(dialog: Any) -> None:
+        seen.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def on_route(route: Any) -> None:
+        if route.request.url.startswith(site):
+            route.continue_()
+        else:
+            seen.elsewhere.append(route.request.url)
+            route.abort()
+
+    page.on("dialog", on_dialog)
+    context.route("**/*", on_route)
+    return seen
+
+
+def _import_tournament(site: LiveSite, folder: Path) -> None:
+    """The organiser puts a tournament on the site: "ann" is the first team's bot."""
+    import subprocess
+
+    run = write_tournament(folder / "run", bots=("ann", "bob"), deals=4, block_deals=2)
+    done = subprocess.run(
+        arena("server", "import-tournament", str(site.root), str(run)),
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def _journey(browser: Any, tmp_path: Path, database: str | None) -> None:
+    with live_site(tmp_path / "live", database=database) as site:
+        ann = _visitor(browser, site.url)
+        ann.sign_up_with_team("ann-1", "ann")
+        _import_tournament(site, tmp_path)
+
+        # Upload a starter bot through the form; its page follows validation live.
+        archive = pack(REPO_ROOT / "sample_bots" / "python_calling_station")
+        ann.go("upload/")
+        ann.page.set_input_files(
+            "#id_archive",
+            files=[{"name": "bot.tar.gz", "mimeType": "application/gzip", "buffer": archive}],
+        )
+        ann.page.click("button:text('Upload')")
+        ann.page.wait_for_url(re.compile(r"/versions/\d+/$"))
+        version_path = ann.page.url.removeprefix(site.url)
+        status = ann.page.locator("#status")
+        sync_api.expect(status).to_have_text(re.compile("accepted|rejected"), timeout=VALIDATION_MS)
+        steps = ann.page.locator("#steps").inner_text()
+        assert status.inner_text() == "accepted", f"{steps}\n{site.log()[-3000:]}"
+        assert ann.page.locator("#steps li").count() >= 3, steps
+
+        # The leaderboard: the imported tournament, its "ann" row linked to the team.
+        ann.go("")
+        rows = ann.page.locator("table tbody tr")
+        assert rows.count() == 2
+        assert ann.page.locator("table tbody a", has_text="ann").count() == 1
+
+        # Another team sees neither the version nor its log, as if they did not exist.
+        bob = _visitor(browser, site.url)
+        bob.sign_up_with_team("bob-1", "bob rivals")
+        bob.missing.add(site.url + version_path)
+        refused = bob.go(version_path)
+        assert refused.status == 404
+        assert "accepted" not in bob.page.content()
+        assert "python calling station" not in bob.page.content()
+        assert bob.go("team/").status == 200  # its own pages work
+        bob.check_clean()
+
+        # The team's match, and its hands in the report's viewer.
+        ann.go("")
+        ann.page.locator("table tbody a", has_text="ann").click()
+        ann.page.locator("a[href^='/matches/']").first.click()
+        ann.page.wait_for_url(re.compile(r"/matches/\d+/$"))
+        assert ann.page.locator("table tbody tr").count() == 2  # the two seats
+        ann.page.click("text=Watch the hands")
+        _watch_a_hand(ann)
+
+
+def _watch_a_hand(visitor: Visitor) -> None:
+    """The viewer page drawn by the report's script: open the first hand, step to its end."""
+    page = visitor.page
+    page.wait_for_selector("body[data-ready]", state="attached")
+    hands = page.locator("#hands tbody tr")
+    assert hands.count() > 0
+    page.locator("#hands tbody tr a").first.click()
+    assert page.locator("#viewer").is_visible()
+    page.keyboard.press("End")
+    assert page.locator("#viewer-result").inner_text().strip()
+    visitor.check_clean()
+
+
+def test_a_team_signs_up_uploads_a_starter_bot_and_watches_it_accepted(
+    browser: Any, tmp_path: Path
+) -> None:
+    _journey(browser, tmp_path, None)
+
+
+@pytest.mark.slow
+def test_the_same_journey_on_postgresql(
+    browser: Any,
+    tmp_path: Path,
+    postgres_server: PostgresServer,  # noqa: F811
+) -> None:
+    for url in database_urls(postgres_server):
+        assert url is not None
+        _journey(browser, tmp_path, url)
