@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import combinations
 from math import comb
-from operator import eq, itemgetter, lt, truediv
+from operator import add, eq, itemgetter, lt, truediv
 
 from engine.cards import FULL_DECK, Card
 from engine.evaluator import rank_class
@@ -145,7 +145,11 @@ def pot_shares(ranks: Sequence[Sequence[int]], members: Sequence[int]) -> list[f
         return [share, 1.0 - share]
     best = list(map(min, *rows))
     is_best = [list(map(eq, row, best)) for row in rows]
-    winners = list(map(sum, zip(*is_best, strict=True)))
+    winners = is_best[0]
+    for flags in is_best[1:]:
+        winners = list(map(add, winners, flags))
+    if max(winners) == 1:  # no tie on any board (the usual case): count the wins
+        return [sum(flags) / count for flags in is_best]
     return [sum(map(truediv, flags, winners)) / count for flags in is_best]
 
 

@@ -44,8 +44,8 @@ PARAMETERS: dict[str, Any] = {
     # Board completions sampled per big blind in the pot, with a floor and a ceiling; a
     # board is enumerated instead when it has no more completions than that (the turn's
     # 44-odd always, the flop's 990-odd from a pot of 124 big blinds).
-    "samples_per_unit": 8,
-    "samples_min": 48,
+    "samples_per_unit": 8,  # then rounded up to a power of two
+    "samples_min": 32,
     "samples_max": 1024,
     "draw_exact_limit": 2000,  # enumerate a draw's replacements up to this many
     "stream": "shake256 'poker-arena luck v1|' + purpose + hand seed or deck",
@@ -59,13 +59,14 @@ _DRAW_EXACT_LIMIT: int = PARAMETERS["draw_exact_limit"]
 
 def sample_count(pot_total: int, unit: int) -> int:
     """Completions sampled for a state whose pot holds ``pot_total`` chips (``unit``: the
-    big blind): 8 per big blind, at least 48, at most 1,024.
+    big blind): 8 per big blind rounded up to a power of two (so that states with close
+    pots share their equities), at least 32, at most 1,024.
 
     >>> sample_count(3, 2), sample_count(40, 2), sample_count(400, 2)
-    (48, 160, 1024)
+    (32, 256, 1024)
     """
     wanted = math.ceil(_PER_UNIT * pot_total / max(unit, 1))
-    return max(_MIN_SAMPLES, min(_MAX_SAMPLES, wanted))
+    return max(_MIN_SAMPLES, min(_MAX_SAMPLES, 1 << max(wanted - 1, 0).bit_length()))
 
 
 class ValueFunction:
@@ -96,6 +97,7 @@ class ValueFunction:
         self._samplers: dict[tuple[Card, ...], BoardSampler] = {}
         self._sums: dict[tuple[Card, ...], BoardSums] = {}
         self._ranks: dict[tuple[tuple[Card, ...], tuple[Card, ...]], list[int]] = {}
+        self._share_memo: dict[tuple[Any, ...], list[float]] = {}
 
     # -- pots ---------------------------------------------------------------------------
 
@@ -120,10 +122,18 @@ class ValueFunction:
             if len(members) == 1:
                 values[members[0]] += pot.amount
                 continue
-            ranks = self._member_ranks(state, members, pot_total)
-            for member, share in zip(members, pot_shares(ranks, range(len(members))), strict=True):
+            for member, share in zip(members, self._shares(state, members, pot_total), strict=True):
                 values[member] += pot.amount * share
         return values
+
+    def _shares(self, state: TableState, members: Sequence[int], pot_total: int) -> list[float]:
+        """The members' shares of a pot (kept: hypothetical actions revisit them)."""
+        ranks = self._member_ranks(state, members, pot_total)
+        key = (state.board, tuple([state.hands[m] for m in members]), len(ranks[0]))
+        shares = self._share_memo.get(key)
+        if shares is None:
+            shares = self._share_memo[key] = pot_shares(ranks, range(len(members)))
+        return shares
 
     def dealt_expectation(self, state: TableState) -> list[float]:
         """The average of ``v`` over every deal of the hands: every hand is dealt from the
