@@ -8,8 +8,11 @@ import math
 from pathlib import Path
 from typing import Any
 
-from arena.luck import estimate_hand, luck_record
+import pytest
+
+from arena.luck import LuckError, estimate_hand, luck_record
 from arena.match.config import MatchConfig
+from arena.tools import replay
 from arena.tools.replay import replay_file
 from tests.arena.scripted import calling_station, min_raiser, play, read_records
 from tests.arena.session.harness import mixer
@@ -118,3 +121,27 @@ def test_a_match_run_with_luck_and_mixed_strategies_replays_bit_for_bit(tmp_path
     assert all("luck" in hand for hand in _hands(read_records(path)))
     report = replay_file(path)
     assert report.is_ok, report.format()
+
+
+def test_a_stored_luck_of_the_wrong_length_is_a_mismatch(tmp_path: Path) -> None:
+    path = _history(tmp_path, hand_count=1)
+    records = _with_luck(path)
+    _hands(records)[0]["luck"]["adjusted"].pop()
+    _rewrite(path, records)
+    [check] = replay_file(path).checks
+    assert not check.is_ok and check.reason.startswith("luck: recorded adjusted [")
+
+
+def test_a_luck_estimate_that_cannot_be_computed_again_is_a_mismatch_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _history(tmp_path, hand_count=1)
+    _with_luck(path)
+
+    def broken(record: Any) -> Any:
+        raise LuckError("bad distribution entry 7")
+
+    monkeypatch.setattr(replay, "estimate_hand", broken)
+    [check] = replay_file(path).checks
+    assert not check.is_ok
+    assert check.reason == "the luck estimate cannot be computed again: bad distribution entry 7"
