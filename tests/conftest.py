@@ -24,11 +24,37 @@ SERIAL_MODULES: dict[str, str] = {
     "tests/arena/zoo/test_resources_zoo.py": "a fork bomb, a memory hog, a CPU spin, a big file",
 }
 
+#: Property tests that replay thousands of random hands through code that other, smaller
+#: tests cover line by line: coverage's tracer would double their time and add no line, so
+#: pytest-cov pauses it while they run (its ``no_cover`` marker). Test ids from the
+#: repository's root, a module's or a test's; the gate still counts every other test, and
+#: ``make test`` checks that engine/ and protocol/ stay fully covered.
+NO_COVER_TESTS: tuple[str, ...] = (
+    "tests/protocol/test_hiding.py::test_no_message_to_a_bot_leaks_hidden_cards_in_random",
+    "tests/protocol/test_hiding.py::test_no_message_leaks_hidden_cards_with_a_dead_button",
+    "tests/engine/test_pokerkit_differential.py::test_no_limit_holdem_matches_pokerkit",
+    "tests/engine/test_pokerkit_differential.py::test_pot_limit_holdem_matches_pokerkit",
+    "tests/engine/test_pokerkit_differential.py::test_fixed_limit_holdem_matches_pokerkit",
+    "tests/engine/test_history.py::test_dead_button_hands_replay_byte_identical",
+    "tests/engine/test_history.py::test_thousands_of_random_hands_replay",
+    "tests/engine/test_phh.py::test_pokerkit_replays_",
+    "tests/engine/test_speed.py::test_cached_views_equal_views_built_field_by_field",
+    "tests/engine/test_speed.py::test_compiled_event_dicts_equal_the_generic_algorithm",
+    "tests/engine/test_speed.py::test_cached_views_and_histories_equal_views_built_from_scratch",
+    "tests/protocol/test_request_encoder.py::test_fast_request_lines_are_the_plain_lines",
+    "tests/engine/test_hand_properties.py::test_thousands_of_seeded_random_hands",
+    "tests/engine/test_button.py::test_big_blind_never_skipped_or_repeated_in_freezeout",
+    "tests/engine/test_button.py::test_chips_are_conserved_over_thousands",
+    "tests/arena/export/test_phh_pokerkit.py::test_no_limit_hands_load_in_pokerkit",
+    "tests/arena/export/test_acpc.py::test_pokerkit_reads_our_no_limit_lines",
+)
+
 _ROOT = Path(__file__).resolve().parent.parent
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests of :data:`SERIAL_MODULES` ``serial``."""
+    """Mark the tests of :data:`SERIAL_MODULES` ``serial`` and those of
+    :data:`NO_COVER_TESTS` ``no_cover``."""
     for item in items:
         try:
             module = item.path.resolve().relative_to(_ROOT).as_posix()
@@ -36,6 +62,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             continue
         if module in SERIAL_MODULES:
             item.add_marker(pytest.mark.serial)
+        test_id = f"{module}::{item.nodeid.partition('::')[2]}"
+        if test_id.startswith(NO_COVER_TESTS):
+            item.add_marker(pytest.mark.no_cover)
 
 
 def _children() -> set[int]:
