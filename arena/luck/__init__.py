@@ -13,7 +13,8 @@ Pure: the engine and the standard library only; no clock, no I/O, no global rand
 samples come from a stream derived from the hand itself).
 
 Modules: ``arena.luck.timeline`` (the history walked into states), ``arena.luck.equity``
-(showdown equities, exact or sampled), ``arena.luck.value`` (the frozen value function),
+(showdown equities, exact or sampled), ``arena.luck.fast_ranks`` (seven-card ranks by
+summed card keys, behind a switch), ``arena.luck.value`` (the frozen value function),
 ``arena.luck.estimator`` (the terms and :func:`estimate_hand`).
 """
 

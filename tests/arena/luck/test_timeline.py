@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import copy
+import random
 from typing import Any
 
 import pytest
 
 from arena.luck import LuckError, estimate_hand
 from arena.luck.timeline import ChanceStep, walk_history, with_action
+from engine.actions import Call, Check
 from engine.config import AnteMode, BettingStructure, GameConfig, Variant
+from engine.hand import BlindSeats, Hand, SeatSetup
+from engine.history import hand_to_history
 from tests.arena.luck.play import random_record
 
 GAMES = {
@@ -149,3 +153,25 @@ def test_decisions_the_arena_chose_or_past_the_history_add_no_term() -> None:
     for decision in by_policy["decisions"]:
         decision["by"] = "policy"
     assert estimate_hand(by_policy) == plain
+
+
+def test_a_dead_small_blind_hand_adjusts_zero_sum() -> None:
+    # The table's dead button rule: seat 1 left, so nobody posts the small blind and the
+    # button may sit on an empty seat; the history says where the blinds were.
+    seats = [SeatSetup(0, "a", 100), SeatSetup(2, "c", 100), SeatSetup(3, "d", 100)]
+    hand = Hand.start(
+        GameConfig(),
+        seats,
+        button_index=1,
+        blinds=BlindSeats(small_blind_index=None, big_blind_index=2),
+        rng=random.Random(5),
+    )
+    while not hand.is_over:
+        legal = hand.legal_actions()
+        assert legal is not None
+        hand.act(Check() if legal.can_check else Call())
+    history = hand_to_history(hand, seed="dead")
+    assert history["blinds"]["small_blind_index"] is None
+    luck = estimate_hand({"decisions": [], "history": history})
+    assert sum(luck.adjusted) == pytest.approx(sum(luck.raw), abs=1e-9)
+    assert luck.raw != (0, 0, 0)
