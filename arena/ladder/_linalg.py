@@ -5,8 +5,9 @@ The fit's matrix is the pairs' information (a weighted graph Laplacian) plus a s
 so it is symmetric positive definite: its Cholesky factor ``L`` exists, and the inverse is
 ``W^T W`` with ``W = L^-1``. Each of the three steps is ``n**3 / 6`` multiply-adds, every
 one of them inside a ``sum(map(mul, ...))`` over two lists, which runs at C speed: about
-0.05 s for 100 bots, 0.2 s for 200 and 10 s for 1,000 on one core. A ladder refits after a
-batch of results, not before every game.
+0.02 s of CPU for 100 bots, 0.12 s for 200, 0.9 s for 400 and 15 s for 1,000 (three times
+less than Gauss-Jordan row by row). A ladder refits after a batch of results, not before
+every game.
 
 >>> [[round(value, 12) for value in row] for row in inverse([[4.0, 2.0], [2.0, 3.0]])]
 [[0.375, -0.25], [-0.25, 0.5]]
