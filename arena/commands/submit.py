@@ -104,7 +104,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     base = _server_url(args.server)
     token = _token(args.token_file)
     archive, content_type = _archive(args.path)
-    out.write(f"packed {args.path} ({len(archive):,} bytes); uploading to {base}\n")
+    done = "packed" if args.path.is_dir() else "read"
+    out.write(f"{done} {args.path} ({len(archive):,} bytes); uploading to {base}\n")
     try:
         created = _request(
             f"{base}/api/v1/versions/",

@@ -161,8 +161,8 @@ def test_an_archive_file_is_uploaded_as_it_is(
     fake, url = api
     archive = tmp_path / "bot.zip"
     archive.write_bytes(b"PK\x05\x06" + bytes(18))
-    code, _out = submit(str(archive), "--server", url, "--token-file", str(token_file), "--no-wait")
-    assert code == 0
+    code, out = submit(str(archive), "--server", url, "--token-file", str(token_file), "--no-wait")
+    assert code == 0 and out.startswith(f"read {archive} (22 bytes)")
     assert fake.received[0][2]["Content-Type"] == "application/zip"
     assert fake.received[0][3] == archive.read_bytes()
 
