@@ -154,11 +154,6 @@ def _as_record(action: Any) -> dict[str, Any]:
     return action_to_dict(action)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="arena/match/loop.py does not yet pass Decision.distribution to its DecisionRecord "
-    "(one keyword, for the lead to add; then remove this mark)",
-)
 def test_the_hand_record_keeps_the_normalised_distribution_the_action_was_drawn_from(
     tmp_path: Path,
 ) -> None:
