@@ -32,7 +32,9 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import random
+import subprocess
 import sys
 import tempfile
 import threading
@@ -47,6 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.uploads import pack  # noqa: E402
+from tests.arena.report.runs import write_tournament  # noqa: E402
 from tests.arena.server.browser.live import (  # noqa: E402
     COMPETITION,
     STARTER_BOTS,
@@ -55,8 +58,8 @@ from tests.arena.server.browser.live import (  # noqa: E402
     live_site,
 )
 
-#: The tournament imported so that the pages have rows: three quick sample bots.
-TOURNAMENT_BOTS = ("python_calling_station", "python_random", "python_hand_strength")
+#: The tournament imported so that the pages have rows (a round robin: six pairs).
+TOURNAMENT_BOTS = ("ann", "bob", "cat", "dan")
 
 #: The longest the benchmark waits for one upload's verdict (the target is 60 s).
 VERDICT_SECONDS = 300.0
@@ -217,14 +220,11 @@ def make_teams(site: LiveSite, bots: Sequence[str]) -> dict[str, str]:
 
 
 def import_tournament(site: LiveSite, folder: Path, deals: int) -> None:
-    """Play a small tournament of the sample bots and put it on the site."""
-    import subprocess
-
-    run = folder / "tournament"
-    manifests = [str(ROOT / "sample_bots" / bot / "bot.toml") for bot in TOURNAMENT_BOTS]
-    command = arena("tournament", *manifests, "--deals", str(deals), "--out", str(run),
-                    "--sandbox", "none")  # fmt: skip
-    subprocess.run(command, check=True, capture_output=True, timeout=600, cwd=folder)
+    """A tournament of four bots put on the site (its hands played by the engine, written in
+    the arena's layouts: the pages read it as they read a real run)."""
+    run = write_tournament(
+        folder / "tournament", bots=TOURNAMENT_BOTS, deals=deals, block_deals=min(deals, 5)
+    )
     subprocess.run(
         arena("server", "import-tournament", str(site.root), str(run)),
         check=True, capture_output=True, timeout=600, cwd=folder,
@@ -232,24 +232,24 @@ def import_tournament(site: LiveSite, folder: Path, deals: int) -> None:
 
 
 def discover_pages(site: LiveSite) -> dict[str, list[str]]:
-    """The paths the clients browse, by kind (match and team pages found through the API)."""
-    client = Client(site.url)
-    try:
-        pages: dict[str, list[str]] = {
-            "leaderboard": ["/"],
-            "api leaderboard": ["/api/v1/leaderboard/"],
-            "api matches": ["/api/v1/matches/"],
-        }
-        status, body = client.request("GET", "/api/v1/matches/")
-        if status == 200:
-            matches = json.loads(body)
-            rows = matches.get("matches", matches) if isinstance(matches, dict) else matches
-            match_pages = [urlsplit(row["url"]).path for row in rows if "url" in row][:20]
-            if match_pages:
-                pages["match page"] = match_pages
-        return pages
-    finally:
-        client.close()
+    """The paths the clients browse, by kind (the match and team ids read from the site)."""
+    script = (
+        "import json\n"
+        "from arena.server.models import Match, Team\n"
+        "print(json.dumps([list(Match.objects.values_list('pk', flat=True)),"
+        " list(Team.objects.values_list('pk', flat=True))]))\n"
+    )
+    matches, teams = json.loads(site.manage("shell", "-c", script).strip().splitlines()[-1])
+    pages = {
+        "leaderboard": ["/"],
+        "match page": [f"/matches/{pk}/" for pk in matches],
+        "hand viewer": [f"/matches/{pk}/hands/" for pk in matches],
+        "team page": [f"/teams/{pk}/" for pk in teams],
+        "api leaderboard": ["/api/v1/leaderboard/"],
+        "api match": [f"/api/v1/matches/{pk}/" for pk in matches],
+        "api teams": ["/api/v1/teams/"],
+    }
+    return {kind: paths for kind, paths in pages.items() if paths}
 
 
 @contextmanager
@@ -320,7 +320,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.seconds, args.clients, args.bots = 3.0, 4, ["python_calling_station"]
-    deals = 4 if args.quick else 20
+    deals = 2 if args.quick else 10
     with (
         tempfile.TemporaryDirectory(prefix="bench-server-") as temporary,
         database(args.database) as url,
@@ -350,6 +350,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             for thread in threads:
                 thread.join()
             summarise(load, max(args.seconds, 1e-9), print)
+            busy = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+            print(f"machine's load average (1, 5, 15 min) at the end: {busy} on "
+                  f"{os.cpu_count()} cores (others' work shares them)")  # fmt: skip
             print(f"(wall {time.monotonic() - started:.1f} s, including the last verdicts)")
     return 0
 
