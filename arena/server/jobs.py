@@ -108,10 +108,19 @@ def renew(version: BotVersion, worker: str) -> bool:
     )
 
 
+#: The version's status while each validation step runs.
+STAGES = {
+    "unpack": VersionStatus.BUILDING,
+    "build": VersionStatus.BUILDING,
+    "building": VersionStatus.BUILDING,
+    "protocol_check": VersionStatus.PROTOCOL_CHECK,
+    "validation_match": VersionStatus.VALIDATION_MATCH,
+}
+
+
 @dataclass(frozen=True, slots=True)
 class StepReport:
-    """A step's state as the pipeline reports it: ``step`` is a :class:`VersionStatus` of
-    work (building, protocol_check, validation_match)."""
+    """A step's state as the pipeline reports it (``step``: a key of :data:`STAGES`)."""
 
     step: str
     status: StepStatus
@@ -125,8 +134,9 @@ def record_step(version: BotVersion, worker: str, report: StepReport) -> None:
     with transaction.atomic():
         if not renew(version, worker):
             return
-        if report.step in IN_PROGRESS:
-            BotVersion.objects.filter(pk=version.pk).update(status=report.step)
+        stage = STAGES.get(report.step)
+        if stage is not None:
+            BotVersion.objects.filter(pk=version.pk).update(status=stage)
         step, _ = ValidationStep.objects.get_or_create(
             version_id=version.pk,
             step=report.step,

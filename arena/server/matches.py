@@ -80,15 +80,22 @@ def viewer_page(team: Team | None, match: Match) -> str:
             hands.append(hand)
     except (HandLogError, ViewerError, OSError) as error:
         notes.append(f"the hands cannot be read: {error}")
-    document = {
+    # The report's document for a match with no section but the hands (the report draws
+    # an empty section as absent).
+    document: dict[str, Any] = {
         "title": f"match {match.pk}",
         "kind": "match",
         "facts": [["source", match.source], ["hands", str(match.hands_played)]],
         "unit": "hands",
-        "leaderboard": None,
+        "leaderboard": {},
         "crosstable": None,
         "sprt": [],
-        "charts": None,
+        "score": "raw",
+        "estimator": None,
+        "adjustment": None,
+        "lead": "",
+        "luck": [],
+        "charts": [],
         "faults": [],
         "latency": [],
         "places": None,
@@ -96,6 +103,6 @@ def viewer_page(team: Team | None, match: Match) -> str:
         "hands": hands,
         "hands_total": len(hands),
         "open_other": "",
-        "open": hands[0]["id"] if hands else None,
+        "open": None,
     }
     return render_page(f"match {match.pk}", document)

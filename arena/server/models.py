@@ -144,6 +144,7 @@ class StepStatus(models.TextChoices):
     RUNNING = "running"
     PASSED = "passed"
     FAILED = "failed"
+    SKIPPED = "skipped"
 
 
 class ValidationStep(models.Model):

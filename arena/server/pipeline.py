@@ -17,9 +17,21 @@ from typing import Any, Protocol
 
 from arena.server.jobs import StepReport
 
-__all__ = ["PIPELINE_ENV", "Pipeline", "ValidationRules", "Verdict", "load_pipeline"]
+__all__ = [
+    "PIPELINE_ENV",
+    "Pipeline",
+    "SiteFailure",
+    "ValidationRules",
+    "Verdict",
+    "load_pipeline",
+]
 
 PIPELINE_ENV = "ARENA_SERVER_PIPELINE"
+
+
+class SiteFailure(RuntimeError):
+    """The validation could not run here (the sandbox does not work, the house bot cannot
+    be loaded): not the bot's fault. The worker puts the upload back in the queue."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/v1/versions/<int:version_id>/", api.version, name="api-version"),
     path("api/v1/leaderboard/", api.leaderboard, name="api-leaderboard"),
     path("api/v1/matches/<int:match_id>/", api.match, name="api-match"),
+    path("api/v1/matches/<int:match_id>/hands.<str:fmt>", api.hands, name="api-hands"),
     path("api/v1/teams/", api.teams, name="api-teams"),
+    path("favicon.ico", pages.no_icon),
     path("admin/", admin.site.urls),
     # The application serves its own static files (the site's style sheet, the admin's).
     re_path(r"^static/(?P<path>.*)$", serve_static, {"insecure": True}),

@@ -25,7 +25,7 @@ from typing import Any
 
 from arena.server.competition import Visibility
 
-__all__ = ["HIDDEN_CARD", "can_see_match", "redact_history"]
+__all__ = ["HIDDEN_CARD", "can_see_match", "redact_history", "seats_seen"]
 
 #: A card the viewer may not see.
 HIDDEN_CARD = "??"
@@ -43,6 +43,21 @@ def can_see_match(*, is_own: bool, visibility: Visibility) -> bool:
     return is_own or visibility is not Visibility.NOTHING
 
 
+def seats_seen(
+    history: Mapping[str, Any], *, own_seats: Set[int], visibility: Visibility
+) -> set[int] | None:
+    """The seats whose hole cards the viewer sees (None: every seat): its own, and those
+    the site's visibility shows (a hand shown at showdown, or all)."""
+    if visibility is Visibility.EVERYTHING:
+        return None
+    # A draw's showdown shows the hand after the draw, not the one dealt: hidden then.
+    is_draw = history.get("config", {}).get("variant") == "five_card_draw"
+    shown = set()
+    if visibility is Visibility.SHOWDOWNS and not is_draw:
+        shown = {e["seat_index"] for e in history.get("events", ()) if e["type"] == "hand_shown"}
+    return set(own_seats) | shown
+
+
 def redact_history(
     history: Mapping[str, Any], *, own_seats: Set[int], visibility: Visibility
 ) -> dict[str, Any]:
@@ -50,21 +65,12 @@ def redact_history(
     seen = copy.deepcopy(dict(history))
     seen.pop("deck", None)
     seen.pop("seed", None)
-    if visibility is Visibility.EVERYTHING:
+    visible = seats_seen(history, own_seats=own_seats, visibility=visibility)
+    if visible is None:
         return seen
-    # A draw's showdown shows the hand after the draw, not the one dealt: hidden then.
-    is_draw = seen.get("config", {}).get("variant") == "five_card_draw"
-    shown = {
-        event["seat_index"]
-        for event in seen.get("events", ())
-        if event["type"] == "hand_shown" and not is_draw
-    }
     for event in seen.get("events", ()):
         names = _PRIVATE.get(event["type"], ())
-        seat = event.get("seat_index")
-        if not names or seat in own_seats:
-            continue
-        if visibility is Visibility.SHOWDOWNS and seat in shown:
+        if not names or event.get("seat_index") in visible:
             continue
         for name in names:
             event[name] = [HIDDEN_CARD] * len(event.get(name) or ())

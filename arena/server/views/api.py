@@ -11,20 +11,24 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
-from arena.server.matches import match_data
+from arena.export.sources import SourceError, open_source
+from arena.server.competition import Visibility
+from arena.server.downloads import FORMATS, export_hands
+from arena.server.matches import match_data, own_seats
 from arena.server.models import BotVersion, LeaderboardRow, Match, SiteSettings, Team
-from arena.server.scope import requesting_team, visible
+from arena.server.scope import is_own_match, requesting_team, visible
 from arena.server.tokens import bearer_token
 from arena.server.versions import UploadRefused, store_upload
 
-__all__ = ["leaderboard", "match", "version", "versions"]
+__all__ = ["hands", "leaderboard", "match", "teams", "version", "versions"]
 
 
 def _error(message: str, status: int) -> JsonResponse:
@@ -118,6 +122,27 @@ def match(request: HttpRequest, match_id: int) -> JsonResponse:
     if found is None:
         return _error(f"no match {match_id}", 404)
     return JsonResponse(match_data(found))
+
+
+@require_GET
+def hands(request: HttpRequest, match_id: int, fmt: str) -> HttpResponse:
+    """The hands of one of the team's own matches as PHH or ACPC log lines, the other
+    seats' cards hidden as the site's visibility says (:mod:`arena.server.downloads`)."""
+    team = requesting_team(request)
+    found = visible(team, Match).filter(pk=match_id).first()
+    if found is None or not is_own_match(team, found) or fmt not in FORMATS:
+        return _error(f"no hands of match {match_id} as {fmt!r} for this team", 404)
+    try:
+        source = open_source(Path(found.hands_file))
+    except SourceError as error:
+        return _error(f"the hands cannot be read: {error}", 404)
+    visibility = Visibility(SiteSettings.current().visibility)
+    text = export_hands(source.hands(), fmt, own_seats=own_seats(team, found),
+                        visibility=visibility)  # fmt: skip
+    response = HttpResponse(text, content_type="text/plain; charset=utf-8")
+    name = f"match-{found.pk}{FORMATS[fmt]}"
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
 
 
 @require_GET

@@ -19,6 +19,13 @@ __all__ = ["leaderboard", "match_hands", "match_page", "my_team", "team_page", "
            "version_page"]  # fmt: skip
 
 
+def no_icon(request: HttpRequest) -> HttpResponse:
+    """``/favicon.ico``, which browsers ask for: nothing (rather than a 404 in their log)."""
+    response = HttpResponse(status=204)
+    response.headers["Cache-Control"] = "max-age=86400"
+    return response
+
+
 def leaderboard(request: HttpRequest) -> HttpResponse:
     """Every leaderboard, best first."""
     boards: dict[str, list[LeaderboardRow]] = {}

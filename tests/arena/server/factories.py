@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
@@ -58,3 +59,17 @@ def bot_archive(text: str = 'name = "bot"\n') -> bytes:
             info.size = len(data)
             archive.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+def write_hands(path: Path, names: tuple[str, str] = ("ants", "bees"), count: int = 6) -> Path:
+    """A heads-up match's ``hands.jsonl`` of ``count`` hands at ``path`` (engine-played)."""
+    from engine.config import GameConfig
+    from tests.arena.report.runs import play_hand, write_match
+
+    ids = ["p0", "p1"]
+    hands = [
+        play_hand(GameConfig(), ids, hand_number=number, deck_seed=f"d{number}", policy_seed=number)
+        for number in range(1, count + 1)
+    ]
+    write_match(path, "m1", names, hands, {"variant": "holdem"})
+    return path

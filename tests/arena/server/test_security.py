@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -26,7 +28,13 @@ from arena.server.models import (
     VersionStatus,
 )
 from arena.server.site import security_settings
-from tests.arena.server.factories import PASSWORD, make_team, make_token, make_version
+from tests.arena.server.factories import (
+    PASSWORD,
+    make_team,
+    make_token,
+    make_version,
+    write_hands,
+)
 
 pytestmark = pytest.mark.usefixtures("db")
 
@@ -35,7 +43,7 @@ pytestmark = pytest.mark.usefixtures("db")
 class Owned:
     """Team A's objects, and a client for each team by session and by token."""
 
-    ids: dict[str, int]
+    ids: dict[str, Any]
     own_session: Client
     own_token: str
     other_session: Client
@@ -43,15 +51,19 @@ class Owned:
 
 
 @pytest.fixture
-def owned() -> Owned:
+def owned(tmp_path: Path) -> Owned:
     ants = make_team("ants", member="ann")
     make_team("bees", member="bob")
     version = make_version(ants, status=VersionStatus.ACCEPTED)
     token = make_token(ants)
-    match = Match.objects.create(status=MatchStatus.FINISHED, source="ladder", external_id="m1")
+    hands = write_hands(tmp_path / "hands.jsonl", count=1)
+    match = Match.objects.create(
+        status=MatchStatus.FINISHED, source="ladder", external_id="m1", hands_file=str(hands)
+    )
     MatchSeat.objects.create(match=match, seat_index=0, name="ants", team=ants, version=version)
     SiteSettings.objects.update_or_create(pk=1, defaults={"visibility": "nothing"})
-    ids = {
+    ids: dict[str, Any] = {
+        "fmt": "phh",
         "version_id": version.pk,
         "token_id": ApiToken.objects.get(team=ants).pk,
         "match_id": match.pk,
@@ -79,18 +91,19 @@ PRIVATE_URLS = {
     "matches/<int:match_id>/": "get",
     "matches/<int:match_id>/hands/": "get",
     "api/v1/matches/<int:match_id>/": "get",
+    "api/v1/matches/<int:match_id>/hands.<str:fmt>": "get",
 }
 #: URLs naming an object that every team may see.
 PUBLIC_URLS = {"teams/<int:team_id>/"}
 
 
 def test_every_url_naming_an_object_is_in_the_table() -> None:
-    named = {route for route, _ in _patterns(get_resolver()) if "<int:" in route}
+    named = {route for route, _ in _patterns(get_resolver()) if ":" in route and "<" in route}
     assert named == set(PRIVATE_URLS) | PUBLIC_URLS
 
 
-def _fill(route: str, ids: dict[str, int]) -> str:
-    return "/" + re.sub(r"<int:(\w+)>", lambda m: str(ids[m.group(1)]), route)
+def _fill(route: str, ids: dict[str, Any]) -> str:
+    return "/" + re.sub(r"<(?:int|str):(\w+)>", lambda m: str(ids[m.group(1)]), route)
 
 
 @pytest.mark.parametrize("route", sorted(PRIVATE_URLS))
