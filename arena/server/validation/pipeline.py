@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.bots.build import build_bots
@@ -132,7 +132,7 @@ def validate(
         run.step(
             "validation_match",
             lambda: play_validation_match(
-                manifest, house, rules, work_dir / "match", launcher, run.log
+                _as_built(manifest, launcher), house, rules, work_dir / "match", launcher, run.log
             ),
         )
     except StepFailed as failure:
@@ -205,6 +205,13 @@ def _build(manifest: BotManifest, launcher: SandboxLauncher, run: _Run) -> str:
     if not result.is_ok:
         raise StepFailed(result.reason, BUILD_HINT)
     return result.reason
+
+
+def _as_built(manifest: BotManifest, launcher: SandboxLauncher) -> BotManifest:
+    """The bot as the launcher last built it, with nothing left to build: the match plays
+    that copy instead of building a third time (the build step and check-bot each built)."""
+    copy = launcher.built_copy(manifest)
+    return manifest if copy is None else replace(manifest, build=None, working_dir=copy)
 
 
 def _protocol_check(

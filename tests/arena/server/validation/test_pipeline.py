@@ -220,3 +220,14 @@ def test_step_reports_have_the_apis_form() -> None:
     assert report.to_dict() == {
         "step": "build", "status": "failed", "message": "build 'make' failed", "hint": "fix it",
     }  # fmt: skip
+
+
+def test_a_bot_with_a_build_step_plays_its_built_copy(tmp_path: Path) -> None:
+    source = (REPO_ROOT / "sample_bots" / "python_calling_station" / "bot.py").read_text()
+    manifest = {"name": "built", "command": ["{python}", "bot.py"], "build": ["sh", "build.sh"]}
+    files = {"bot.py.in": source, "build.sh": "cp bot.py.in bot.py\n"}
+    verdict, _seen = run(
+        bot_archive(tmp_path, manifest, files), tmp_path, replace(RULES, hand_count=1)
+    )
+    assert verdict.is_accepted, verdict
+    assert verdict.step("build").message.startswith("build 'sh build.sh' succeeded")
