@@ -66,6 +66,7 @@ class Entry:
     link_target: str = ""
     is_encrypted: bool = False
     open: Callable[[], IO[bytes]] | None = None
+    tar_member: tarfile.TarInfo | None = None
 
 
 class Budget:
@@ -213,18 +214,19 @@ def _tar_entry(tar: tarfile.TarFile, member: tarfile.TarInfo) -> Entry:
         is_executable=bool(member.mode & 0o100),
         link_target=member.linkname,
         open=opener,
+        tar_member=member,
     )
 
 
-def tar_second_layer(member_name: str, entry: Entry, dest: str | None) -> None:
-    """tarfile's ``data`` filter on a tar entry that passed our rules (the second layer)."""
-    info = tarfile.TarInfo(member_name)
-    info.type = tarfile.DIRTYPE if entry.kind is EntryKind.FOLDER else tarfile.REGTYPE
-    info.mode = 0o755 if entry.is_executable else 0o644
+def tar_second_layer(entry: Entry, dest: str | None) -> None:
+    """tarfile's ``data`` filter on the real tar member of ``entry``, which passed our
+    rules (the second layer; ``dest`` None: nothing is written)."""
+    if entry.tar_member is None:
+        return
     try:
-        tarfile.data_filter(info, dest or _NOWHERE)
+        tarfile.data_filter(entry.tar_member, dest or _NOWHERE)
     except tarfile.FilterError as exc:
-        raise ArchiveError("leaves_folder", member_name) from exc
+        raise ArchiveError("data_filter", entry.name, detail=str(exc)) from exc
 
 
 # -- zip -------------------------------------------------------------------------------------

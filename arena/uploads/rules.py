@@ -69,6 +69,7 @@ RULES: dict[str, str] = {
     "link": "links are not accepted (a {kind}{to}); put the file itself in the archive",
     "special_file": "only files and folders are accepted, not a {kind}",
     "encrypted": "encrypted entries are not accepted",
+    "data_filter": "refused by Python's tar data filter: {detail}",
 }
 
 

@@ -136,7 +136,7 @@ def _run(source: Path | bytes, limits: ArchiveLimits, sink: _Sink) -> ArchiveSum
             if not name:
                 continue  # the archive's root folder ("./")
             if kind == TAR_GZ:
-                tar_second_layer(name, entry, sink.dest)
+                tar_second_layer(entry, sink.dest)
             if entry.kind is EntryKind.FOLDER:
                 sink.folder(name)
                 continue

@@ -186,11 +186,14 @@ def test_what_is_not_a_whole_archive_is_refused(tmp_path: Path, archive: bytes, 
 
 
 def test_tarfile_data_filter_is_the_second_layer() -> None:
-    entry = Entry("x", EntryKind.FILE)
+    member, _data = hostile.file_info("../x")
     with pytest.raises(ArchiveError) as caught:
-        tar_second_layer("../x", entry, "/srv/bot")
-    assert caught.value.code == "leaves_folder"
-    tar_second_layer("src/x", entry, None)  # a good name passes it
+        tar_second_layer(Entry("../x", EntryKind.FILE, tar_member=member), "/srv/bot")
+    assert caught.value.code == "data_filter"
+    assert str(caught.value).startswith("entry '../x': refused by Python's tar data filter: ")
+    good, _data = hostile.file_info("src/x")
+    tar_second_layer(Entry("src/x", EntryKind.FILE, tar_member=good), None)  # passes
+    tar_second_layer(Entry("x", EntryKind.FILE), None)  # a zip entry: no tar member
 
 
 def test_a_packed_sample_bot_unpacks_whole_with_fresh_modes(tmp_path: Path) -> None:
