@@ -40,6 +40,7 @@ __all__ = [
     "finish",
     "record_step",
     "renew",
+    "retry_later",
     "worker_name",
 ]
 
@@ -47,6 +48,8 @@ __all__ = [
 LEASE_SECONDS = float(os.environ.get("ARENA_SERVER_LEASE_SECONDS", "60"))
 #: Claims of one version before it is given up as our failure.
 MAX_ATTEMPTS = 3
+#: Seconds before a validation the site could not run is tried again (times the attempts).
+RETRY_SECONDS = 60.0
 
 
 def worker_name() -> str:
@@ -116,6 +119,21 @@ STAGES = {
     "protocol_check": VersionStatus.PROTOCOL_CHECK,
     "validation_match": VersionStatus.VALIDATION_MATCH,
 }
+
+
+def retry_later(version: BotVersion, worker: str, why: str) -> None:
+    """Give up ``worker``'s claim on ``version``, which the site could not validate (the
+    sandbox does not work, a file cannot be read): it is claimed again after
+    :data:`RETRY_SECONDS` times its attempts, by the expiry of a lease nobody holds; the
+    team sees why it waits."""
+    delay = timedelta(seconds=RETRY_SECONDS * max(1, version.attempts))
+    BotVersion.objects.filter(pk=version.pk, claimed_by=worker).update(
+        status=VersionStatus.BUILDING,
+        claimed_by="",
+        lease_expires=timezone.now() + delay,
+        reason=f"the site could not validate it yet ({why}); it will try again",
+        hint="nothing to do: the organisers are told",
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,20 +5,26 @@ infrastructure failure."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+from pathlib import Path
+
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 from arena.server.admin import rerun_infrastructure_failures
+from arena.server.jobs import RETRY_SECONDS, claim_next
 from arena.server.models import (
     BotVersion,
     FailureKind,
     Match,
     MatchStatus,
+    SiteSettings,
     VersionStatus,
 )
 from arena.server.pipeline import PIPELINE_ENV
 from arena.server.versions import revalidate
-from tests.arena.server.factories import make_team, make_version
+from tests.arena.server.factories import bot_archive, make_team, make_version
 
 pytestmark = pytest.mark.usefixtures("db")
 
@@ -74,3 +80,23 @@ def test_only_an_infrastructure_failure_is_run_again() -> None:
         bots.pk: MatchStatus.FAILED,
         played.pk: MatchStatus.FINISHED,
     }
+
+
+def test_a_validation_that_cannot_run_here_goes_back_to_the_queue(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The default pipeline, with a house bot that cannot be loaded: the site's failure.
+    SiteSettings.objects.update_or_create(
+        pk=1, defaults={"validation_house_bot": str(tmp_path / "missing" / "bot.toml")}
+    )
+    monkeypatch.delenv(PIPELINE_ENV, raising=False)
+    version = make_version(make_team("ants"), data=bot_archive())
+    call_command("validate_uploads", once=True)
+    waiting = BotVersion.objects.get(pk=version.pk)
+    assert (waiting.status, waiting.attempts, waiting.claimed_by) == ("building", 1, "")
+    assert "house bot cannot be loaded" in waiting.reason
+    # Claimed again once the retry's lease expires, not before.
+    assert claim_next("w2") is None
+    later = timezone.now() + timedelta(seconds=RETRY_SECONDS + 1)
+    again = claim_next("w2", now=later)
+    assert again is not None and again.attempts == 2

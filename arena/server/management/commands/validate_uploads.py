@@ -26,6 +26,7 @@ from arena.server.jobs import (
     finish,
     record_step,
     renew,
+    retry_later,
     worker_name,
 )
 from arena.server.models import BotVersion, SiteSettings, StepStatus, VersionStatus
@@ -109,11 +110,11 @@ class Command(BaseCommand):
                 lambda report: record_step(version, worker, report),
             )
         except _Stop:
-            _release(version, worker, attempt_counts=False)
+            _release(version, worker)
             raise
         except SiteFailure as failure:  # not the bot's: try again later (MAX_ATTEMPTS)
             self.stderr.write(f"validation of version {version.pk} cannot run here: {failure}")
-            _release(version, worker, attempt_counts=True)
+            retry_later(version, worker, str(failure))
             return
         except Exception as error:  # our bug or the host's: the bot is not to blame
             self.stderr.write(f"validation of version {version.pk} failed: {error!r}")
@@ -143,11 +144,11 @@ def _keep_lease(version: BotVersion, worker: str, done: threading.Event) -> None
         renew(version, worker)
 
 
-def _release(version: BotVersion, worker: str, *, attempt_counts: bool) -> None:
-    """Put a version back in the queue: one this worker was stopped in the middle of (the
-    attempt does not count), or one the site could not validate (it counts)."""
+def _release(version: BotVersion, worker: str) -> None:
+    """Put a version this worker was stopped in the middle of back in the queue (the
+    attempt does not count)."""
     BotVersion.objects.filter(pk=version.pk, claimed_by=worker).update(
         status=VersionStatus.QUEUED,
         lease_expires=None,
-        attempts=F("attempts") - (0 if attempt_counts else 1),
+        attempts=F("attempts") - 1,
     )
