@@ -1,8 +1,10 @@
 """``arena report``: one self-contained HTML page of a tournament or a match.
 
-The page shows the leaderboard with confidence intervals, the crosstable as a heat map,
-each bot's chips over its hands (raw and duplicate-adjusted), faults, decision latency,
-finishing places, and a hand viewer that steps through any embedded hand action by action.
+The page shows the leaderboard with confidence intervals (raw and luck-adjusted side by
+side, with the luck between them and what the adjustment removes), the crosstable as a heat
+map, each bot's chips over its hands (raw and duplicate-adjusted), each match's luck,
+faults, decision latency, finishing places, and a hand viewer that steps through any
+embedded hand action by action.
 See ``docs/report.md``.
 """
 
