@@ -58,10 +58,17 @@ def pack(folder: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> bytes:
             count += 1
             if count > limits.max_entry_count:
                 raise ArchiveError("too_many_entries", limit=limits.max_entry_count)
-            info, data = _member(root, path, name)
-            total += info.size
-            if total > limits.max_unpacked_bytes:
-                raise ArchiveError("unpacked_too_large", name, limit=limits.max_unpacked_bytes)
+            info, source = _member(root, path, name)
+            data = None
+            if source is not None:
+                # The size on disk first: a huge file is refused before it is read.
+                if total + source.stat().st_size > limits.max_unpacked_bytes:
+                    raise ArchiveError("unpacked_too_large", name, limit=limits.max_unpacked_bytes)
+                data = source.read_bytes()
+                info.size = len(data)
+                total += info.size
+                if total > limits.max_unpacked_bytes:  # it grew while being read
+                    raise ArchiveError("unpacked_too_large", name, limit=limits.max_unpacked_bytes)
             tar.addfile(info, None if data is None else io.BytesIO(data))
     return buffer.getvalue()
 
@@ -80,8 +87,9 @@ def _walk(root: Path, prefix: str) -> list[tuple[Path, str]]:
     return out
 
 
-def _member(root: Path, path: Path, name: str) -> tuple[tarfile.TarInfo, bytes | None]:
-    """The tar header of ``path`` and its bytes (None for a folder)."""
+def _member(root: Path, path: Path, name: str) -> tuple[tarfile.TarInfo, Path | None]:
+    """The tar header of ``path`` and the file to read its bytes from (None for a
+    folder; a link's target for a link)."""
     clean_name(name)
     info = tarfile.TarInfo(name)
     info.mtime = 0
@@ -107,7 +115,5 @@ def _member(root: Path, path: Path, name: str) -> tuple[tarfile.TarInfo, bytes |
     if not stat.S_ISREG(mode):
         kind = "fifo" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode) else "device"
         raise ArchiveError("special_file", name, kind=kind)
-    data = path.read_bytes()
-    info.size = len(data)
     info.mode = 0o755 if mode & stat.S_IXUSR else 0o644
-    return info, data
+    return info, path
