@@ -10,8 +10,10 @@ Both run the same rules (:mod:`arena.uploads.rules`) on every entry, in order:
 4. the kind: files and folders only. Every link is refused, symbolic or hard, wherever it
    points (the simplest rule that is safe: nothing in the folder can point anywhere);
    devices, fifos and sockets too;
-5. the bytes, counted while they are read: the files' total, and the ratio of unpacked to
-   compressed bytes (a bomb is stopped after about a megabyte more than it may give).
+5. a tar entry then passes tarfile's own ``data`` filter too (a second layer);
+6. the bytes, counted while they are read: the files' total, and the ratio of unpacked to
+   compressed bytes (a bomb stops once it gave more than ``max_ratio`` times what was
+   read of it, beyond its first MiB: a few megabytes for a 10 GiB bomb).
 
 Files are written with fresh modes (``0644``, ``0755`` when the archive marks them
 executable by their owner): no set-uid bit, owner or time is taken from the archive. A
