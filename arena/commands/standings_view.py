@@ -117,6 +117,12 @@ def print_standings(console: Console, standings: Standings) -> None:
     if standings.crosstable is not None and len(standings.crosstable.bots) > 1:
         console.print(_crosstable(standings))
         console.print("marks: + / - the 95% interval excludes 0, ++ / -- the 99% interval")
+        table = standings.crosstable
+        if any(cell.adjusted is not None for cell in table.cells):
+            other = "raw" if table.score == "adjusted" else "adjusted"
+            console.print(
+                f"cells: the {table.score} result with its mark, the {other} one under it"
+            )
     for pair, result in standings.sprt:
         console.print(
             f"{inert_text(pair[0])} vs {inert_text(pair[1])}: {result.text}", markup=False
@@ -139,10 +145,8 @@ def _crosstable(standings: Standings) -> Table:
     crosstable = standings.crosstable
     assert crosstable is not None
     order = [row.bot for row in standings.leaderboard.rows if row.bot in crosstable.bots]
-    has_both = any(cell.adjusted is not None for cell in crosstable.cells)
-    score = f" ({crosstable.score}; the other score under it)" if has_both else ""
     table = Table(
-        title=f"crosstable: the row bot's mbb/hand against the column bot (95%){score}",
+        title="crosstable: the row bot's mbb/hand against the column bot (95%)",
         title_justify="left",
     )
     table.add_column("", no_wrap=True)
