@@ -16,7 +16,9 @@ bytes up:
 * :mod:`protocol.request_encoder` - one seat's request lines: the fast encoder the arena uses
   and the plain one (``encode`` of the builders), the same bytes.
 * :mod:`protocol.replies` - parsers of bots' replies into engine actions, with seq rules and
-  legality checks against ``LegalActions``.
+  legality checks against ``LegalActions`` (:mod:`protocol.betting`: a wire action's legality).
+* :mod:`protocol.strategy` - a reply's ``distribution`` (a mixed strategy): its checks and the
+  draw of an action from it with a number the arena gives.
 * :mod:`protocol.errors` - whose fault: ``BotFaultError`` (stable codes) or ``ArenaBugError``.
 * :mod:`protocol.version`, :mod:`protocol.cards`, :mod:`protocol.legal` - versions, wire cards,
   the legal-action list.

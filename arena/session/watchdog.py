@@ -32,6 +32,11 @@ or one without ``seq`` that is not  no attempt (a line written for a notificatio
 the expected reply type             be read only after the next request was sent)
 ==================================  ==================================================
 
+A valid reply that reports a mixed strategy (a ``distribution``) is a valid reply like any
+other: the action applied is the one the ``draw`` given to :meth:`BotSession.decide` gives
+(the match's secret draw, :mod:`arena.session.draws`), and the outcome keeps the strategy.
+An invalid distribution is an invalid reply with its code.
+
 Without the hung rule a bot that stopped answering would cost a full timeout at every
 decision for the rest of the match; with it, at most ``hung_after_timeouts`` timeouts per
 process it is given. Only a valid reply resets the count (invalid replies do not: a bot
