@@ -51,10 +51,10 @@ sys.path.insert(0, str(ROOT))
 from arena.uploads import pack  # noqa: E402
 from tests.arena.report.runs import write_tournament  # noqa: E402
 from tests.arena.server.browser.live import (  # noqa: E402
-    COMPETITION,
     STARTER_BOTS,
     LiveSite,
     arena,
+    competition,
     live_site,
 )
 
@@ -312,6 +312,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="mean pause between requests, s (1.0; 0: closed loop)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=1, help="validation workers (1)")
     parser.add_argument("--threads", type=int, default=8, help="web server threads (8)")
+    parser.add_argument("--validation-hands", type=int, default=200,
+                        help="hands of an upload's validation match (200, as a site)")  # fmt: skip
     parser.add_argument("--database", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--bots", nargs="*", default=STARTER_BOTS, metavar="BOT",
                         help="starter bots to upload (sample_bots/ folder names; all)")  # fmt: skip
@@ -320,13 +322,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.seconds, args.clients, args.bots = 3.0, 4, ["python_calling_station"]
+        args.validation_hands = 20
     deals = 2 if args.quick else 10
     with (
         tempfile.TemporaryDirectory(prefix="bench-server-") as temporary,
         database(args.database) as url,
     ):
         folder = Path(temporary)
-        with live_site(folder, competition=COMPETITION, database=url, workers=args.workers,
+        rules = competition(args.validation_hands)
+        with live_site(folder, competition=rules, database=url, workers=args.workers,
                        threads=args.threads) as site:  # fmt: skip
             import_tournament(site, folder, deals)
             tokens = make_teams(site, args.bots)
@@ -334,7 +338,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"site {site.url} ({args.database}, {args.workers} worker(s), "
                   f"{args.threads} threads); pages: {', '.join(sorted(pages))}")  # fmt: skip
             print(f"{args.clients} clients for {args.seconds:.0f} s, mean pause {args.think} s; "
-                  f"uploading {len(args.bots)} starter bot(s)")  # fmt: skip
+                  f"uploading {len(args.bots)} starter bot(s), validation matches of "
+                  f"{args.validation_hands} hands")  # fmt: skip
             load = Load()
             started = time.monotonic()
             until = started + args.seconds

@@ -17,23 +17,25 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from tests import REPO_ROOT
 
-#: Open sign-up (the journeys sign up through the form), showdowns shown to other teams, and
-#: a short validation match so that an upload is judged in seconds.
-COMPETITION = """\
-[site]
-signup = "open"
-visibility = "showdowns"
 
-[validation]
-hands = 20
-"""
+def competition(validation_hands: int = 20) -> str:
+    """A competition file: open sign-up (the journeys sign up through the form), showdowns
+    shown to other teams, and a validation match of ``validation_hands`` hands (the site's
+    default is 200; 20 judges an upload in seconds)."""
+    return (
+        '[site]\nsignup = "open"\nvisibility = "showdowns"\n\n'
+        f"[validation]\nhands = {validation_hands}\n"
+    )
+
+
+#: The competition of the journeys.
+COMPETITION = competition()
 
 #: The administrator's password of every live site (loopback only, gone at the end).
 ADMIN_PASSWORD = "a live site's administrator"
@@ -152,11 +154,3 @@ def live_site(
 
 #: The starter bots a team may begin from (sample_bots/).
 STARTER_BOTS = sorted(path.parent.name for path in (REPO_ROOT / "sample_bots").glob("*/bot.toml"))
-
-
-def get(url: str, *, timeout: float = 30.0, headers: dict[str, str] | None = None) -> bytes:
-    """The body of a GET of ``url`` (an HTTP error raises)."""
-    request = urllib.request.Request(url, headers=headers or {})
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        body: bytes = response.read()
-        return body
