@@ -24,6 +24,7 @@ here, the house bot cannot be loaded) raises :class:`InfrastructureError`.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -52,7 +53,7 @@ from arena.session.policy import TimeLimits
 from arena.tools.checkbot import check_bot
 from arena.uploads import ArchiveError, unpack
 
-__all__ = ["validate"]
+__all__ = ["archive_seed", "validate"]
 
 #: Longest team log kept per part (build output, stderr), from its end.
 TEAM_LOG_MAX_CHARS = 64 * 1024
@@ -127,6 +128,7 @@ def validate(
     try:
         run.step("unpack", lambda: _unpack(archive, work_dir / "upload", rules, found))
         manifest = found[0]
+        rules = replace(rules, match=replace(rules.match, seed=archive_seed(archive)))
         run.step("build", lambda: _build(manifest, launcher, run))
         run.step("protocol_check", lambda: _protocol_check(manifest, rules, launcher, run))
         run.step(
@@ -140,6 +142,14 @@ def validate(
     finally:
         launcher.close()
     return run.verdict(None, manifest.name)
+
+
+def archive_seed(archive: Path) -> int:
+    """The validation match's seed: from the archive's bytes (SHA-256), so the same upload
+    meets the same cards when it is validated again (a fault can be reproduced) and
+    another upload other cards."""
+    digest = hashlib.sha256(archive.read_bytes()).digest()
+    return int.from_bytes(digest[:8], "big")
 
 
 def _house_bot(rules: ValidationRules) -> BotManifest:

@@ -22,6 +22,7 @@ from arena.server.validation import (
     Verdict,
     validate,
 )
+from arena.server.validation.pipeline import archive_seed
 from arena.uploads import pack
 from tests import REPO_ROOT
 from tests.arena.uploads import hostile
@@ -95,6 +96,9 @@ def test_a_sample_bot_is_accepted_and_each_step_is_reported_as_it_starts_and_end
         "4 hands against 'python calling station': no fault"
         in verdict.step("validation_match").message
     )
+    # The match's cards come from the archive: the same upload meets the same cards again.
+    results = json.loads((tmp_path / "work" / "match" / "results.json").read_text())
+    assert results["seed"] == archive_seed(archive) != archive_seed(REPO_ROOT / "README.md")
 
 
 def test_a_bot_that_does_not_build_is_rejected_with_its_output_for_its_team_only(
