@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,18 @@ def _site(key: str, parse: Any, default: object, help: str, **options: Any) -> S
     return Setting(key, parse, default, None, help, group="site", **options)
 
 
+def _deadline(value: object) -> datetime:
+    """A date and time (TOML's own, or ISO 8601 text); without a zone, UTC."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError("must be a date and time, like 2026-12-01T18:00:00Z") from None
+    if not isinstance(value, datetime):
+        raise ValueError("must be a date and time, like 2026-12-01T18:00:00Z")
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
 _MB = 1024 * 1024
 #: The site's own keys (not flags of any command), by dotted key.
 SITE_KEYS: dict[str, Setting] = {
@@ -104,6 +117,7 @@ SITE_KEYS: dict[str, Setting] = {
               "faults a bot may make in its validation match and still be accepted"),
         _site("validation.house_bot", path, None, "the house bot's manifest",
               shown="sample_bots/python_calling_station/bot.toml"),
+        _site("ladder.deadline", _deadline, None, "when uploads freeze and the finals start"),
     )
 }  # fmt: skip
 
@@ -131,13 +145,14 @@ class SiteRules:
     validation_hands: int = 200
     validation_allowed_faults: int = 0
     validation_house_bot: Path | None = None
+    ladder_deadline: datetime | None = None
 
     def to_values(self) -> dict[str, Any]:
         """The rules as JSON-ready values by attribute name."""
         values: dict[str, Any] = {}
         for item in fields(self):
             value = getattr(self, item.name)
-            values[item.name] = str(value) if isinstance(value, Path) else value
+            values[item.name] = str(value) if isinstance(value, Path | datetime) else value
         return values
 
 

@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "arena.server.apps.ServerConfig",
+    "arena.server.ladder.apps.LadderConfig",
 ]
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

@@ -1,0 +1,77 @@
+"""The ladder's knobs on a site: the environment's ``ARENA_LADDER`` (a JSON object) and
+over it Django's ``ARENA_LADDER`` setting (a dict), both optional, over the defaults here,
+read again at every use so a test, a benchmark or an administrator can change them.
+
+>>> LadderSettings().deals, LadderSettings().promotion_min_games
+(100, 10)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from arena.ladder.matchmaking import MatchmakingSettings
+from arena.ladder.promotion import PromotionTest
+from arena.stats.sprt import Sprt
+
+__all__ = ["ENV", "LadderSettings", "current"]
+
+#: The environment variable of the ladder's knobs (JSON).
+ENV = "ARENA_LADDER"
+
+
+@dataclass(frozen=True, slots=True)
+class LadderSettings:
+    """``deals``: deals of one game (each played twice, seats swapped); ``lease_s``: how
+    long a worker's claim holds without renewal; ``max_attempts``: claims of a game before
+    it is left out as the infrastructure's failure; ``promotion_*``: the sequential test
+    (H1 "better by ``promotion_mbb1``" mbb/hand, at least ``promotion_min_games`` games);
+    ``test_games_per_request``: the most games one request may ask for; the rest are
+    matchmaking's (placement, floor, team cap, the test games' rate limit)."""
+
+    deals: int = 100
+    lease_s: float = 60.0
+    max_attempts: int = 3
+    promotion_mbb1: float = 20.0
+    promotion_min_games: int = 10
+    test_games_per_request: int = 5
+    placement_games: int = 5
+    team_cap: int = 4
+    test_games_per_window: int = 10
+    test_window_s: float = 3600.0
+
+    def matchmaking(self) -> MatchmakingSettings:
+        """The matchmaking's settings."""
+        return MatchmakingSettings(
+            placement_games=self.placement_games,
+            team_cap=self.team_cap,
+            test_games_per_window=self.test_games_per_window,
+            test_window_s=self.test_window_s,
+        )
+
+    def promotion(self, candidate: str, incumbent: str) -> PromotionTest:
+        """The promotion test of ``candidate`` against ``incumbent``."""
+        return PromotionTest(
+            candidate,
+            incumbent,
+            sprt=Sprt(0.0, self.promotion_mbb1),
+            min_games=self.promotion_min_games,
+        )
+
+
+def current() -> LadderSettings:
+    """The defaults with the environment's and Django's ``ARENA_LADDER`` over them; an
+    unknown key raises ``ValueError`` naming it."""
+    given: dict[str, Any] = json.loads(os.environ.get(ENV) or "{}")
+    given.update(getattr(settings, "ARENA_LADDER", None) or {})
+    known = {item.name for item in dataclasses.fields(LadderSettings)}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise ValueError(f"ARENA_LADDER: unknown keys {unknown}; known: {sorted(known)}")
+    return LadderSettings(**given)

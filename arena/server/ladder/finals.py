@@ -1,0 +1,106 @@
+"""The finals: at the competition file's deadline (``ladder.deadline``) uploads and
+activations freeze, each team's active version enters a final duplicate round robin,
+played by the tournament runner (:func:`arena.tournament.host.run`) with the ladder's
+settings, and its standings, crosstable and report are published on the site.
+
+Entrants and their order are :mod:`arena.ladder.finals`' (best first by the ladder's last
+fit). The run folder is ``<work>/finals``: a finals stopped half way (the machine
+restarted) is resumed by running ``ladder_finals`` again, as ``arena tournament`` resumes.
+The tournament's matches and its leaderboard (board ``finals``) are imported as any
+tournament's (:func:`arena.server.importer.save_tournament`); the report is written next
+to the run folder and served by the finals page.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+from datetime import UTC, datetime
+from pathlib import Path
+
+from django.conf import settings
+from django.utils import timezone
+
+from arena.ladder.finals import finals_entrants, is_frozen
+from arena.ladder.games import pair_records
+from arena.ladder.ratings import fit
+from arena.report.build import write_report
+from arena.server.competition import read_competition
+from arena.server.importer import read_tournament, save_tournament
+from arena.server.ladder.models import FinalsRun, version_label
+from arena.server.ladder.play import LadderRules, VersionFiles, prepare
+from arena.server.ladder.state import active_versions, rated_results
+from arena.settings import SettingsError
+from arena.tournament.config import Format
+from arena.tournament.config_keys import BotEntry
+from arena.tournament.display import QuietDisplay
+from arena.tournament.host import run
+
+__all__ = ["FINALS_NAME", "competition_deadline", "is_frozen_now", "run_finals"]
+
+#: The finals' tournament name and leaderboard.
+FINALS_NAME = "finals"
+
+
+def competition_deadline() -> float | None:
+    """The deadline of the site's competition file (seconds since the epoch), or None
+    (no file, no deadline, or a file that cannot be read: the site's other parts say so)."""
+    file = getattr(settings, "ARENA_COMPETITION_FILE", None)
+    if file is None:
+        return None
+    try:
+        deadline = read_competition(Path(file)).rules.ladder_deadline
+    except (SettingsError, OSError):
+        return None
+    return None if deadline is None else deadline.timestamp()
+
+
+def is_frozen_now(now: datetime | None = None) -> bool:
+    """True from the deadline on: no upload or activation counts any more."""
+    moment = now or datetime.now(UTC)
+    return is_frozen(now_s=moment.timestamp(), deadline_s=competition_deadline())
+
+
+def run_finals(rules: LadderRules, work: Path) -> FinalsRun:
+    """Play (or resume) the finals under ``rules`` in ``work`` and publish them; the run's
+    row. ``ValueError`` when fewer than two teams have an active version."""
+    versions = {version_label(version): version for version in active_versions()}
+    standings = fit(pair_records(rated_results()), bots=versions)
+    entrants = finals_entrants(
+        {version.team.name: label for label, version in versions.items()}, standings
+    )
+    row = FinalsRun.objects.create(entrants=list(entrants))
+    try:
+        bots = []
+        for label in entrants:
+            version = versions[label]
+            files = VersionFiles(label, Path(version.archive.path), version.pk)
+            manifest, _built = prepare(files, rules, work / "ladder")
+            bots.append(BotEntry(label, manifest.resolve()))
+        config = dataclasses.replace(
+            rules.config,
+            bots=tuple(bots),
+            format=Format.ROUND_ROBIN,
+            name=FINALS_NAME,
+            out=work / "finals",
+            sandbox=rules.sandbox,
+        )
+        notes = io.StringIO()
+        hosted = run(config, display=QuietDisplay(notes))
+        save_tournament(read_tournament(hosted.folder.path))
+        report = work / "finals-report.html"
+        write_report(hosted.folder.path, report)
+    except Exception as error:
+        FinalsRun.objects.filter(pk=row.pk).update(
+            status="failed", message=f"{type(error).__name__}: {error}", finished=timezone.now()
+        )
+        raise
+    FinalsRun.objects.filter(pk=row.pk).update(
+        status="done",
+        standings=hosted.standings.to_dict(),
+        report_file=str(report),
+        message=notes.getvalue()[-4000:],
+        finished=timezone.now(),
+    )
+    row.refresh_from_db()
+    return row

@@ -1,0 +1,146 @@
+"""``ladder_worker``: a worker of the ladder. It claims a game (one to play again, else
+matchmaking's next; see :mod:`arena.server.ladder.queue`), plays its two matches through
+the match executor seam while a thread renews its lease, and stores the result once. Its
+matches run in a local process pool (``--concurrency`` matches at once, default 2: a
+game's two seatings side by side) that lives as long as the worker. SIGTERM or SIGINT
+stops it and puts its game back; ``kill -9`` leaves a claim that expires, and the game is
+played again by whoever claims it next. Started by ``arena server run``, which restarts it
+when it dies; it dies with its parent (Linux's parent-death signal)."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import random
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+
+from arena.bots.sandbox.select import SandboxUnavailableError
+from arena.cluster.executor import MatchExecutor
+from arena.cluster.local import local_executor
+from arena.ladder.ends import EndCause
+from arena.server.jobs import worker_name
+from arena.server.ladder import config
+from arena.server.ladder.models import Game, version_label
+from arena.server.ladder.play import (
+    GameSpec,
+    LadderRules,
+    PlayedGame,
+    VersionFiles,
+    ladder_rules,
+    play_game,
+)
+from arena.server.ladder.queue import claim_next, release, renew, store_played
+from arena.server.models import SiteSettings
+from arena.server.versions import archive_limits
+from arena.tournament.worker import play_match
+
+__all__ = ["Command", "game_spec"]
+
+_PR_SET_PDEATHSIG = 1
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class _Stop(BaseException):
+    """SIGTERM or SIGINT arrived."""
+
+
+def _stop(_signum: int, _frame: object) -> None:
+    raise _Stop
+
+
+def game_spec(game: Game) -> GameSpec:
+    """What :func:`~arena.server.ladder.play.play_game` needs of a claimed game."""
+    return GameSpec(
+        game_id=game.pk,
+        first=VersionFiles(version_label(game.first), Path(game.first.archive.path), game.first.pk),
+        second=VersionFiles(
+            version_label(game.second), Path(game.second.archive.path), game.second.pk
+        ),
+        seed=int(game.seed),
+        deals=game.deals,
+        is_rated=game.is_rated,
+    )
+
+
+class Command(BaseCommand):
+    """The ladder's worker."""
+
+    help = "claim ladder games, play them and store their results, until stopped"
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        """``--once``: play until nothing is left to play; ``--games N``: stop after N
+        games; ``--poll`` seconds between looks; ``--concurrency`` matches at once."""
+        parser.add_argument("--once", action="store_true")
+        parser.add_argument("--games", type=int, default=None)
+        parser.add_argument("--poll", type=float, default=1.0)
+        parser.add_argument("--concurrency", type=int, default=2)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        """Claim, play and store until stopped."""
+        if sys.platform == "linux" and not options["once"] and options["games"] is None:
+            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        worker = worker_name()
+        rng = random.Random(os.urandom(16))
+        root = Path(settings.ARENA_WORK_DIR) / "ladder"
+        competition = settings.ARENA_COMPETITION_FILE
+        try:
+            rules = ladder_rules(
+                None if competition is None else Path(competition),
+                archive_limits(SiteSettings.current()),
+            )
+        except SandboxUnavailableError as error:
+            self.stderr.write(f"the ladder cannot play here: {error}")
+            raise SystemExit(1) from None
+        played = 0
+        with local_executor(options["concurrency"], play_match) as executor:
+            # After the pool: it turns SIGTERM into KeyboardInterrupt, the worker stops itself.
+            previous = {number: signal.signal(number, _stop) for number in _STOP_SIGNALS}
+            try:
+                while options["games"] is None or played < options["games"]:
+                    game = claim_next(worker, config.current(), rng)
+                    if game is None:
+                        if options["once"]:
+                            return
+                        time.sleep(options["poll"])
+                        continue
+                    self._play(game, worker, executor, rules, root)
+                    played += 1
+            except _Stop:
+                return
+            finally:
+                for number, handler in previous.items():
+                    signal.signal(number, handler)
+
+    def _play(
+        self, game: Game, worker: str, executor: MatchExecutor, rules: LadderRules, root: Path
+    ) -> None:
+        settings_now = config.current()
+        done = threading.Event()
+
+        def keep_lease() -> None:
+            while not done.wait(settings_now.lease_s / 3):
+                renew(game, worker, settings_now)
+
+        keeper = threading.Thread(target=keep_lease, daemon=True)
+        keeper.start()
+        try:
+            outcome = play_game(game_spec(game), executor, rules, root)
+        except _Stop:
+            release(game, worker)
+            raise
+        except Exception as error:  # our bug or the host's: never the bots' fault
+            self.stderr.write(f"ladder game {game.pk} failed: {error!r}")
+            outcome = PlayedGame(EndCause.ARENA_ERROR, detail=f"{type(error).__name__}: {error}")
+        finally:
+            done.set()
+            keeper.join()
+        if not store_played(game, worker, outcome, settings_now):
+            self.stderr.write(f"ladder game {game.pk}: the claim was lost; its result is dropped")

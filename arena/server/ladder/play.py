@@ -1,0 +1,260 @@
+"""Playing a ladder game: its two matches (the same seed, seats swapped) through the match
+executor seam (:class:`arena.cluster.executor.MatchExecutor`: the local process pool by
+default), with the competition's settings and sandbox, the luck estimator on.
+
+Each version is unpacked (by the site's archive rules) and built in the sandbox once per
+machine, into ``<work>/ladder/versions/<id>`` (built in a private folder, then renamed
+into place, so two workers building at once cannot mix their files); every match starts
+it from there, as a tournament starts its bots from its builds. The game's match files go
+to ``<work>/ladder/games/<id>``; a game played again starts its matches afresh.
+
+What came back is a :class:`PlayedGame`: how the game ended
+(:class:`arena.ladder.ends.EndCause`; who did not start, when a bot did not) and, when it
+was played to its end, its result (:func:`arena.ladder.games.game_from_block`), the
+duplicate units per deal and each version's faults. Nothing here touches the database.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import re
+import shutil
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.bots.build import build_bots
+from arena.bots.manifest import ManifestError, load_manifest
+from arena.bots.sandbox.limits import LimitsError
+from arena.bots.sandbox.select import (
+    SandboxLevel,
+    SandboxUnavailableError,
+    choose,
+    launcher_for,
+)
+from arena.cluster.executor import MatchExecutor
+from arena.cluster.job import MatchJob
+from arena.ladder.ends import EndCause
+from arena.ladder.games import GameResult, game_from_block
+from arena.server.competition import read_competition
+from arena.settings.catalog import Luck
+from arena.stats.units import duplicate_units
+from arena.store.outcome import MatchOutcome
+from arena.tournament.config import TournamentConfig
+from arena.tournament.plan import MatchSpec
+from arena.uploads import ArchiveError, ArchiveLimits, unpack
+
+__all__ = ["GameSpec", "LadderRules", "PlayedGame", "VersionFiles", "ladder_rules", "play_game"]
+
+
+@dataclass(frozen=True, slots=True)
+class LadderRules:
+    """How every ladder game is played: the competition's game and limits (a tournament
+    config without bots, luck on), the sandbox layer and its limits, the archive rules."""
+
+    config: TournamentConfig
+    sandbox: SandboxLevel
+    limits: tuple[tuple[str, int], ...] = ()
+    expose: tuple[Path, ...] = ()
+    archive: ArchiveLimits = field(default_factory=ArchiveLimits)
+
+
+def ladder_rules(competition_file: Path | None, archive: ArchiveLimits) -> LadderRules:
+    """The rules from the competition file (none: the defaults, the strict sandbox, as
+    for validation); the sandbox is the strongest layer here when the file names none.
+    ``SandboxUnavailableError`` when the layer asked for does not work here."""
+    config = TournamentConfig(bots=())
+    if competition_file is not None:
+        config = read_competition(competition_file).config
+    config = dataclasses.replace(config, luck=Luck.ON, score=None)
+    level, _reasons = choose(config.sandbox or SandboxLevel.STRICT)
+    return LadderRules(
+        config=config,
+        sandbox=level,
+        limits=tuple(sorted(config.resource_limits.items())),
+        expose=config.expose,
+        archive=archive,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class VersionFiles:
+    """A version to play: its label, its archive and its number on the site."""
+
+    label: str
+    archive: Path
+    version_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """A game to play: its number, its two versions (``first`` sits first in the first
+    match), its seed, its deals and whether it is rated."""
+
+    game_id: int
+    first: VersionFiles
+    second: VersionFiles
+    seed: int
+    deals: int
+    is_rated: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedGame:
+    """How a game ended and what it left (module docstring). ``units``: ``first``'s
+    result per deal, ``{"adjusted": [...], "raw": [...]}``; ``faults``: each version's
+    faults by kind; ``matches``: each match's outcome and the folder its paths are in."""
+
+    cause: EndCause
+    at_fault: tuple[str, ...] = ()
+    detail: str = ""
+    result: GameResult | None = None
+    units: dict[str, list[float]] = field(default_factory=dict)
+    faults: dict[str, dict[str, int]] = field(default_factory=dict)
+    matches: tuple[tuple[MatchOutcome, Path], ...] = ()
+
+
+class _NotBuilt(Exception):
+    """A version that cannot be unpacked or built here (its own fault: it was accepted)."""
+
+    def __init__(self, label: str, reason: str) -> None:
+        super().__init__(f"{label}: {reason}")
+        self.label = label
+
+
+def prepare(version: VersionFiles, rules: LadderRules, root: Path) -> tuple[Path, Path | None]:
+    """The version's manifest and built folder under ``root`` (made once per machine)."""
+    home = root / "versions" / str(version.version_id)
+    marker = home / "ready.json"
+    if not marker.is_file():
+        _build(version, rules, home)
+    data: dict[str, Any] = json.loads(marker.read_text(encoding="utf-8"))
+    built = data.get("build")
+    return home / data["manifest"], None if built is None else home / built
+
+
+def _build(version: VersionFiles, rules: LadderRules, home: Path) -> None:
+    scratch = home.parent / f".{home.name}-{uuid.uuid4().hex}"
+    scratch.mkdir(parents=True, mode=0o700)
+    try:
+        try:
+            unpack(version.archive, scratch / "upload", rules.archive)
+        except ArchiveError as exc:
+            raise _NotBuilt(version.label, f"its archive cannot be unpacked: {exc}") from None
+        path = scratch / "upload" / "bot.toml"
+        tops = list((scratch / "upload").iterdir())
+        if not path.is_file() and len(tops) == 1 and tops[0].is_dir():
+            path = tops[0] / "bot.toml"
+        try:
+            manifest = load_manifest(path)
+        except (ManifestError, OSError) as exc:
+            raise _NotBuilt(version.label, f"its bot.toml cannot be read: {exc}") from None
+        launcher = launcher_for(rules.sandbox, overrides=dict(rules.limits), expose=rules.expose)
+        try:
+            (built,) = build_bots([(version.label, manifest)], launcher=launcher)
+            if not built.result.is_ok:
+                raise _NotBuilt(version.label, f"its build failed: {built.result.reason}")
+            build = None
+            if built.built_copy is not None:
+                shutil.copytree(built.built_copy, scratch / "build", symlinks=True)
+                build = "build"
+        finally:
+            launcher.close()
+        document = {"manifest": str(path.relative_to(scratch)), "build": build}
+        (scratch / "ready.json").write_text(json.dumps(document), encoding="utf-8")
+        with contextlib.suppress(OSError):  # another worker built it first: keep theirs
+            scratch.rename(home)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+#: The start of a bot's part of :class:`arena.match.readiness.BotsNotReadyError`'s message.
+_ABSENT = re.compile(r"'((?:[^'\\]|\\.)*)' \(seat (\d+)\)")
+
+
+def play_game(
+    spec: GameSpec, executor: MatchExecutor, rules: LadderRules, root: Path
+) -> PlayedGame:
+    """Play ``spec``'s two matches on ``executor`` (files under ``root``) and say how it
+    ended (module docstring)."""
+    first, second = spec.first.label, spec.second.label
+    try:
+        files = {first: prepare(spec.first, rules, root), second: prepare(spec.second, rules, root)}
+    except _NotBuilt as exc:
+        return PlayedGame(EndCause.BOT_NOT_READY, (exc.label,), str(exc))
+    except (SandboxUnavailableError, LimitsError) as exc:
+        return PlayedGame(EndCause.SANDBOX_UNAVAILABLE, detail=str(exc))
+    except OSError as exc:
+        return PlayedGame(EndCause.ARENA_ERROR, detail=f"the versions cannot be prepared: {exc}")
+    game_dir = root / "games" / str(spec.game_id)
+    base = MatchSpec(
+        match_id=f"game-{spec.game_id}", block_id=f"game-{spec.game_id}", kind="heads_up",
+        bots=(first, second), seed=spec.seed, position=0, group=tuple(sorted((first, second))),
+        block_index=0, arrangement=0, hand_count=spec.deals,
+    )  # fmt: skip
+    config = base.match_config(rules.config)
+    jobs = [
+        MatchJob(
+            match_id=match_id,
+            config=dataclasses.replace(config, match_id=match_id),
+            bots=seats,
+            manifests=tuple(files[bot][0] for bot in seats),
+            sandbox=rules.sandbox.value,
+            tournament_dir=game_dir,
+            limits=rules.limits,
+            working_dirs=tuple(files[bot][1] for bot in seats),
+            expose=rules.expose,
+        )
+        for match_id, seats in (
+            (f"game-{spec.game_id}", (first, second)),
+            (f"game-{spec.game_id}-swap", (second, first)),
+        )
+    ]
+    futures = [executor.submit(job) for job in jobs]
+    outcomes = [future.result() for future in futures]
+    matches = tuple((outcome, game_dir) for outcome in outcomes)
+    faults: dict[str, dict[str, int]] = {}
+    for outcome in outcomes:
+        for seat in outcome.seats:
+            mine = faults.setdefault(seat.bot, {})
+            for kind, count in seat.fault_counts.items():
+                mine[kind] = mine.get(kind, 0) + count
+    failed = [outcome for outcome in outcomes if outcome.error is not None]
+    if failed:
+        return _failed(failed, (first, second), faults, matches)
+    result = game_from_block(outcomes, first, second, is_rated=spec.is_rated)
+    units = {
+        score: [deal[first] for deal in duplicate_units(outcomes, score=score)]
+        for score in ("adjusted", "raw")
+    }
+    return PlayedGame(EndCause.PLAYED, result=result, units=units, faults=faults, matches=matches)
+
+
+def _failed(
+    failed: Sequence[MatchOutcome],
+    bots: tuple[str, str],
+    faults: dict[str, dict[str, int]],
+    matches: tuple[tuple[MatchOutcome, Path], ...],
+) -> PlayedGame:
+    """A game with a match that could not be played to its end: a bot that did not start
+    (its fault), or the arena's trouble."""
+    errors = "; ".join(str(outcome.error) for outcome in failed)
+    absent = sorted(
+        {
+            name
+            for outcome in failed
+            if "not ready" in str(outcome.error)
+            for name, _seat in _ABSENT.findall(str(outcome.error))
+            if name in bots
+        }
+    )
+    if absent:
+        return PlayedGame(EndCause.BOT_NOT_READY, tuple(absent), errors, faults=faults,
+                          matches=matches)  # fmt: skip
+    if any(str(outcome.error).startswith("cannot prepare the match") for outcome in failed):
+        return PlayedGame(EndCause.SANDBOX_UNAVAILABLE, detail=errors)
+    return PlayedGame(EndCause.ARENA_ERROR, detail=errors)

@@ -1,0 +1,264 @@
+"""The ladder's queue: the ``game`` table is the queue, a worker claims a game with a
+lease, and a result is stored once.
+
+Theory of operation. A worker asks :func:`claim_next` for work. A game still queued (one
+put back to be played again), or claimed by a worker whose lease expired (killed, out of
+memory, the machine restarted), is claimed first, by a conditional ``UPDATE`` on the row as
+the worker read it, so two workers racing for it cannot both win; an expired claim counts as
+an attempt the infrastructure lost (:func:`arena.ladder.ends.classify_end`), and past
+``max_attempts`` the game is left out with its reason rather than tried forever. Otherwise
+matchmaking (:func:`arena.ladder.matchmaking.next_game`) picks the next pairing from the
+database's state and the game is created already claimed, in one transaction.
+
+:func:`store_played` writes what the worker brought back in one transaction, only while
+the worker still holds the claim: the game's result (or its forfeit, or its re-run), the
+two matches for the site's match pages, the ratings fitted again and the promotion tests
+advanced. A worker killed before that commit leaves a claim that expires; one killed after
+it leaves a finished game that no claim can touch again: a game is never lost and never
+counted twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings as django_settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from arena.ladder.ends import EndAction, EndCause, classify_end, forfeit
+from arena.ladder.finals import is_frozen
+from arena.ladder.matchmaking import GameKind, next_game
+from arena.server.ladder.config import LadderSettings
+from arena.server.ladder.models import Game, GameStatus, PromotionTest, TestRequest, version_label
+from arena.server.ladder.play import PlayedGame
+from arena.server.ladder.state import (
+    active_versions,
+    advance_promotions,
+    ladder_state,
+    refresh_ratings,
+)
+from arena.server.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
+from arena.store.outcome import MatchOutcome
+
+__all__ = ["claim_next", "deadline_s", "game_seed", "release", "renew", "store_played"]
+
+_WITH_TEAMS = ("first__team", "second__team")
+
+
+def game_seed(game_id: int) -> int:
+    """The game's seed, from the site's secret stream: HMAC-SHA256 of the game's number
+    under the site's secret key (256 bits nobody without the key can guess)."""
+    key = str(django_settings.SECRET_KEY).encode()
+    digest = hmac.new(key, f"ladder-game-{game_id}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest, "big")
+
+
+def deadline_s() -> float | None:
+    """The finals' deadline (seconds since the epoch) from the competition file, if any."""
+    from arena.server.ladder.finals import competition_deadline
+
+    return competition_deadline()
+
+
+def _claimable(now: datetime) -> Q:
+    return Q(status=GameStatus.QUEUED) | Q(status=GameStatus.CLAIMED, lease_expires__lt=now)
+
+
+def claim_next(
+    worker: str, settings: LadderSettings, rng: random.Random, *, now: datetime | None = None
+) -> Game | None:
+    """Claim a game for ``worker``: one to play again first, else the one matchmaking picks
+    now; None when there is nothing to play."""
+    now = now or timezone.now()
+    lease = now + timedelta(seconds=settings.lease_s)
+    for candidate in Game.objects.filter(_claimable(now)).order_by("pk")[:5]:
+        reason = candidate.end_reason
+        if candidate.status == GameStatus.CLAIMED:  # its worker stopped: not the bots' fault
+            decision = classify_end(
+                EndCause.WORKER_LOST, attempt=candidate.attempts, max_attempts=settings.max_attempts
+            )
+            reason = decision.reason
+            if decision.action is EndAction.VOID:
+                Game.objects.filter(
+                    pk=candidate.pk, status=GameStatus.CLAIMED, attempts=candidate.attempts
+                ).update(status=GameStatus.FAILED_INFRASTRUCTURE, end_reason=reason,
+                         lease_expires=None, finished=now)  # fmt: skip
+                continue
+        claimed = Game.objects.filter(
+            _claimable(now), pk=candidate.pk, attempts=candidate.attempts
+        ).update(status=GameStatus.CLAIMED, claimed_by=worker, lease_expires=lease,
+                 attempts=candidate.attempts + 1, end_reason=reason)  # fmt: skip
+        if claimed:
+            return Game.objects.select_related(*_WITH_TEAMS).get(pk=candidate.pk)
+    return _schedule(worker, settings, rng, now, lease)
+
+
+def _schedule(
+    worker: str, settings: LadderSettings, rng: random.Random, now: datetime, lease: datetime
+) -> Game | None:
+    with transaction.atomic():
+        pairing = next_game(ladder_state(settings, now), settings.matchmaking(), rng)
+        if pairing is None:
+            return None
+        versions = _versions({pairing.first, pairing.second})
+        first, second = versions[pairing.first], versions[pairing.second]
+        requested_by = None
+        if pairing.kind is GameKind.TEST:
+            request = (
+                TestRequest.objects.filter(bot=first, opponent=second, games_left__gt=0)
+                .order_by("pk")
+                .first()
+            )
+            if request is not None:
+                TestRequest.objects.filter(pk=request.pk).update(games_left=F("games_left") - 1)
+                requested_by = request.team
+        game = Game.objects.create(
+            kind=str(pairing.kind),
+            is_rated=pairing.is_rated,
+            reason=pairing.reason[:200],
+            first=first,
+            second=second,
+            requested_by=requested_by,
+            status=GameStatus.CLAIMED,
+            claimed_by=worker,
+            lease_expires=lease,
+            attempts=1,
+            seed="",
+            deals=settings.deals,
+        )
+        game.seed = str(game_seed(game.pk))
+        game.save(update_fields=["seed"])
+    return Game.objects.select_related(*_WITH_TEAMS).get(pk=game.pk)
+
+
+def _versions(labels: set[str]) -> dict[str, BotVersion]:
+    """The versions named by ``labels``: the active ones, the promotion tests' and the
+    test requests' (the only ones matchmaking names)."""
+    found = {version_label(version): version for version in active_versions()}
+    extra = [
+        version
+        for test in PromotionTest.objects.select_related("candidate__team", "incumbent__team")
+        for version in (test.candidate, test.incumbent)
+    ] + [
+        version
+        for request in TestRequest.objects.select_related("bot__team", "opponent__team")
+        for version in (request.bot, request.opponent)
+    ]
+    for version in extra:
+        found.setdefault(version_label(version), version)
+    missing = labels - set(found)
+    if missing:
+        raise LookupError(f"matchmaking named versions the site does not have: {sorted(missing)}")
+    return found
+
+
+def renew(game: Game, worker: str, settings: LadderSettings) -> bool:
+    """Extend ``worker``'s lease on ``game``; False when the claim was lost."""
+    until = timezone.now() + timedelta(seconds=settings.lease_s)
+    return bool(
+        Game.objects.filter(pk=game.pk, claimed_by=worker, status=GameStatus.CLAIMED).update(
+            lease_expires=until
+        )
+    )
+
+
+def release(game: Game, worker: str) -> None:
+    """Put back a game ``worker`` was stopped in the middle of (SIGTERM): played again
+    at once, the attempt not counted."""
+    Game.objects.filter(pk=game.pk, claimed_by=worker, status=GameStatus.CLAIMED).update(
+        status=GameStatus.QUEUED, claimed_by="", lease_expires=None,
+        attempts=F("attempts") - 1,
+    )  # fmt: skip
+
+
+def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSettings) -> bool:
+    """Store what ``worker`` brought back for ``game`` (module docstring); False, and
+    nothing written, when it no longer holds the claim."""
+    decision = classify_end(
+        played.cause,
+        attempt=game.attempts,
+        max_attempts=settings.max_attempts,
+        at_fault=played.at_fault,
+        detail=played.detail,
+    )
+    now = timezone.now()
+    held = Game.objects.filter(pk=game.pk, claimed_by=worker, status=GameStatus.CLAIMED)
+    with transaction.atomic():
+        if decision.action is EndAction.RERUN:
+            return bool(held.update(status=GameStatus.QUEUED, claimed_by="", lease_expires=None,
+                                    end_reason=decision.reason))  # fmt: skip
+        fields: dict[str, Any] = {"end_reason": decision.reason, "lease_expires": None,
+                                  "finished": now, "faults": played.faults}  # fmt: skip
+        first, second = version_label(game.first), version_label(game.second)
+        fields["first_at_fault"] = first in decision.at_fault
+        fields["second_at_fault"] = second in decision.at_fault
+        result = played.result
+        if decision.action is EndAction.FORFEIT:
+            result = forfeit(first, second, decision.at_fault[0], hand_count=2 * game.deals)
+        if result is not None and decision.action in (EndAction.RESULT, EndAction.FORFEIT):
+            fields.update(adjusted_mbb=result.adjusted_mbb, raw_mbb=result.raw_mbb,
+                          hand_count=result.hand_count, units=played.units)  # fmt: skip
+        if decision.action is EndAction.RESULT:
+            fields["status"] = GameStatus.DONE
+        elif decision.at_fault:
+            fields["status"] = GameStatus.BOT_FAULT
+        else:
+            fields["status"] = GameStatus.FAILED_INFRASTRUCTURE
+        if not held.update(**fields):
+            return False
+        game.refresh_from_db()
+        matches = _store_matches(game, played.matches, decision.action is EndAction.RESULT)
+        Game.objects.filter(pk=game.pk).update(
+            match_seat=matches[0] if matches else None,
+            match_swap=matches[1] if len(matches) > 1 else None,
+        )
+        refresh_ratings()
+        advance_promotions(settings, is_frozen=is_frozen(now_s=now.timestamp(),
+                                                         deadline_s=deadline_s()))  # fmt: skip
+    return True
+
+
+def _store_matches(
+    game: Game, matches: Sequence[tuple[MatchOutcome, Path]], is_result: bool
+) -> list[Match]:
+    """The game's matches as the site's match rows (their pages and hand viewer)."""
+    by_label = {version_label(game.first): game.first, version_label(game.second): game.second}
+    stored = []
+    for outcome, folder in matches:
+        failed = outcome.error is not None
+        hands = outcome.hands_path
+        match, _ = Match.objects.update_or_create(
+            source="ladder",
+            external_id=outcome.match_id,
+            defaults={
+                "status": MatchStatus.FAILED if failed else MatchStatus.FINISHED,
+                "failure_kind": FailureKind.NONE if is_result else FailureKind.BOT_FAULT,
+                "failure_message": outcome.error or "",
+                "hands_file": "" if hands is None else str(folder / hands),
+                "hands_played": len(outcome.hands),
+                "finished": timezone.now(),
+            },
+        )
+        match.seats.all().delete()
+        seats = []
+        for position, seat in enumerate(outcome.seats):
+            version = by_label.get(seat.bot)
+            adjusted = None
+            if outcome.hands and all(hand.adjusted is not None for hand in outcome.hands):
+                adjusted = sum(hand.adjusted[position] for hand in outcome.hands if hand.adjusted)
+            seats.append(MatchSeat(match=match, seat_index=seat.seat_index, name=seat.bot,
+                                   player_id=f"p{seat.seat_index}", version=version,
+                                   team=None if version is None else version.team,
+                                   chips_won=seat.chips_won, adjusted_chips=adjusted,
+                                   fault_count=sum(seat.fault_counts.values())))  # fmt: skip
+        MatchSeat.objects.bulk_create(seats)
+        stored.append(match)
+    return stored

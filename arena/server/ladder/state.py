@@ -1,0 +1,220 @@
+"""The database's state as :mod:`arena.ladder`'s values, and what follows a result: the
+ratings fitted again (and the site's leaderboard rows written from them), the promotion
+tests advanced (and a candidate found better made active when its team asked).
+
+The ladder's names for versions are their labels (``<team>-v<number>``,
+:func:`~arena.server.ladder.models.version_label`); the active versions are the teams'
+active ones that are accepted and not disabled.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from django.db.models import Max, Q
+from django.utils import timezone
+
+from arena.ladder.games import GameResult, pair_records
+from arena.ladder.matchmaking import Entrant, GameKind, GameRequest, LadderState, Pairing
+from arena.ladder.promotion import Verdict, should_activate
+from arena.ladder.ratings import Standings, fit
+from arena.server.ladder.config import LadderSettings
+from arena.server.ladder.models import (
+    Game,
+    GameStatus,
+    LadderTeamSettings,
+    PromotionStatus,
+    PromotionTest,
+    Rating,
+    TestRequest,
+    version_label,
+)
+from arena.server.models import BotVersion, LeaderboardRow, Team, VersionStatus
+from arena.server.versions import activate
+
+__all__ = [
+    "IN_FLIGHT",
+    "LADDER_BOARD",
+    "active_versions",
+    "advance_promotions",
+    "game_result",
+    "ladder_state",
+    "rated_results",
+    "refresh_ratings",
+]
+
+#: The name of the ladder's board among the site's leaderboards.
+LADDER_BOARD = "ladder"
+#: The statuses of a game not played yet.
+IN_FLIGHT = (GameStatus.QUEUED, GameStatus.CLAIMED)
+_WITH_TEAMS = ("first__team", "second__team")
+
+
+def active_versions() -> list[BotVersion]:
+    """Each team's active version that is accepted and not disabled, by team name."""
+    return list(
+        BotVersion.objects.filter(
+            pk__in=Team.objects.exclude(active_version=None).values("active_version"),
+            status=VersionStatus.ACCEPTED,
+            is_disabled=False,
+        )
+        .select_related("team")
+        .order_by("team__name")
+    )
+
+
+def game_result(game: Game) -> GameResult | None:
+    """The ladder's value of a finished game (None: it has no result)."""
+    if game.adjusted_mbb is None or game.raw_mbb is None or game.hand_count <= 0:
+        return None
+    return GameResult(
+        version_label(game.first),
+        version_label(game.second),
+        adjusted_mbb=game.adjusted_mbb,
+        raw_mbb=game.raw_mbb,
+        hand_count=game.hand_count,
+        is_rated=game.is_rated,
+    )
+
+
+def _results(games: Iterable[Game]) -> list[GameResult]:
+    return [result for game in games if (result := game_result(game)) is not None]
+
+
+def rated_results() -> list[GameResult]:
+    """Every rated game's result, in the order played."""
+    games = Game.objects.filter(
+        is_rated=True,
+        adjusted_mbb__isnull=False,
+        status__in=(GameStatus.DONE, GameStatus.BOT_FAULT),
+    ).select_related(*_WITH_TEAMS)
+    return _results(games.order_by("pk"))
+
+
+def refresh_ratings() -> Standings:
+    """Fit the ratings again, replace the :class:`Rating` rows (active versions only, placed
+    among themselves) and the site's ``ladder`` leaderboard rows; the fit."""
+    results = rated_results()
+    active = {version_label(version): version for version in active_versions()}
+    standings = fit(pair_records(results), bots=active)
+    order = [bot for bot in standings.order if bot in active]
+    hands: dict[str, int] = {}
+    for result in results:
+        for bot in (result.first, result.second):
+            hands[bot] = hands.get(bot, 0) + result.hand_count
+    Rating.objects.all().delete()
+    LeaderboardRow.objects.filter(board=LADDER_BOARD).delete()
+    ratings, rows = [], []
+    for place, bot in enumerate(order, start=1):
+        fitted, version = standings.rating(bot), active[bot]
+        chance = standings.chance_above(bot, order[place]) if place < len(order) else None
+        ratings.append(Rating(version=version, place=place, strength=fitted.strength,
+                              sd=fitted.sd, low=fitted.low, high=fitted.high,
+                              game_count=fitted.game_count, chance_above_next=chance))  # fmt: skip
+        rows.append(LeaderboardRow(board=LADDER_BOARD, position=place, name=bot,
+                                   team=version.team, mbb_per_hand=fitted.strength,
+                                   half_width=(fitted.high - fitted.low) / 2.0,
+                                   hands=hands.get(bot, 0)))  # fmt: skip
+    Rating.objects.bulk_create(ratings)
+    LeaderboardRow.objects.bulk_create(rows)
+    return standings
+
+
+def _versions_of(game_filter: Q) -> Q:
+    return Q(first__in=game_filter) | Q(second__in=game_filter)
+
+
+def ladder_state(settings: LadderSettings, now: datetime | None = None) -> LadderState:
+    """What matchmaking reads, from the database now."""
+    now = now or timezone.now()
+    active = active_versions()
+    rated = Game.objects.filter(is_rated=True)
+    finished = rated.filter(adjusted_mbb__isnull=False)
+    entrants = []
+    for version in active:
+        mine = Q(first=version) | Q(second=version)
+        last = rated.filter(mine).exclude(status=GameStatus.FAILED_INFRASTRUCTURE)
+        entrants.append(
+            Entrant(
+                version_label(version),
+                version.team.name,
+                game_count=finished.filter(mine).count(),
+                last_game_number=last.aggregate(last=Max("pk"))["last"],
+            )
+        )
+    results = rated_results()
+    standings = fit(pair_records(results), bots=[version_label(v) for v in active])
+    in_flight = tuple(
+        Pairing(version_label(game.first), version_label(game.second), GameKind(game.kind))
+        for game in Game.objects.filter(status__in=IN_FLIGHT).select_related(*_WITH_TEAMS)
+    )
+    requests = [
+        GameRequest(test.team.name, version_label(test.candidate),
+                    version_label(test.incumbent), GameKind.VERSION_TEST)
+        for test in PromotionTest.objects.filter(status=PromotionStatus.RUNNING)
+        .select_related("team", "candidate__team", "incumbent__team").order_by("pk")
+    ]  # fmt: skip
+    requests += [
+        GameRequest(request.team.name, version_label(request.bot),
+                    version_label(request.opponent), GameKind.TEST, request.games_left)
+        for request in TestRequest.objects.filter(games_left__gt=0)
+        .select_related("team", "bot__team", "opponent__team").order_by("pk")
+    ]  # fmt: skip
+    since = now - timedelta(seconds=settings.test_window_s)
+    starts: dict[str, list[float]] = {}
+    for game in Game.objects.filter(kind=GameKind.TEST, created__gt=since).select_related(
+        "requested_by"
+    ):
+        if game.requested_by is not None:
+            starts.setdefault(game.requested_by.name, []).append(game.created.timestamp())
+    return LadderState(
+        entrants=tuple(entrants),
+        standings=standings,
+        in_flight=in_flight,
+        requests=tuple(requests),
+        game_number=Game.objects.aggregate(last=Max("pk"))["last"] or 0,
+        now_s=now.timestamp() if now else time.time(),
+        recent_test_starts={team: tuple(values) for team, values in starts.items()},
+    )
+
+
+#: Where an infinite ratio (every game the same score) is drawn and stored (JSON has no inf).
+_LLR_CAP = 1e6
+
+
+def _finite(value: float) -> float:
+    return max(-_LLR_CAP, min(_LLR_CAP, value))
+
+
+def advance_promotions(settings: LadderSettings, *, is_frozen: bool = False) -> None:
+    """Read each running promotion test's games again: its ratio's history, its verdict,
+    and the candidate made active when it is better and its team asked (not after the
+    deadline: activations are frozen then)."""
+    running = PromotionTest.objects.filter(status=PromotionStatus.RUNNING).select_related(
+        "team", "candidate__team", "incumbent__team"
+    )
+    for test in running:
+        pair = Q(first=test.candidate, second=test.incumbent) | Q(
+            first=test.incumbent, second=test.candidate
+        )
+        games = Game.objects.filter(pair, kind=GameKind.VERSION_TEST).select_related(*_WITH_TEAMS)
+        candidate, incumbent = version_label(test.candidate), version_label(test.incumbent)
+        state = settings.promotion(candidate, incumbent).state(_results(games.order_by("pk")))
+        test.game_count = state.game_count
+        test.llr = _finite(state.result.llr)
+        test.lower_bound, test.upper_bound = state.lower_bound, state.upper_bound
+        test.llr_history = [[count, _finite(value)] for count, value in state.llr_history]
+        if state.verdict is not Verdict.CONTINUE:
+            test.status = (
+                PromotionStatus.BETTER
+                if state.verdict is Verdict.BETTER
+                else PromotionStatus.NOT_BETTER
+            )
+            test.decided = timezone.now()
+            auto = LadderTeamSettings.of(test.team).auto_activate
+            if should_activate(state, auto_activate=auto) and not is_frozen:
+                activate(test.team, test.candidate)
+                test.activated = True
+        test.save()
