@@ -23,7 +23,9 @@ token. Then, for ``--seconds`` (60):
    uploaded again (new versions) so that the workers stay busy to the end.
 
 Printed: requests, requests/s, p50/p90/p99/max latency and errors, overall and per page;
-each bot's verdict and time to it. Targets: p99 under 250 ms with no errors (50 clients on
+each bot's verdict and time to it; the web server process's CPU time per request (which,
+unlike the latencies, does not depend on what else the machine runs) and the machine's
+load average. Targets: p99 under 250 ms with no errors (50 clients on
 a 2-core machine), every starter bot accepted in under 60 s. Only 127.0.0.1 is contacted.
 """
 
@@ -47,6 +49,8 @@ from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+import psutil  # noqa: E402
 
 from arena.uploads import pack  # noqa: E402
 from tests.arena.report.runs import write_tournament  # noqa: E402
@@ -341,6 +345,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"uploading {len(args.bots)} starter bot(s), validation matches of "
                   f"{args.validation_hands} hands")  # fmt: skip
             load = Load()
+            web = psutil.Process(site.process.pid)  # waitress (the workers are its children)
+            web_cpu = sum(web.cpu_times()[:2])
             started = time.monotonic()
             until = started + args.seconds
             threads = [
@@ -354,7 +360,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 thread.start()
             for thread in threads:
                 thread.join()
+            web_cpu = sum(web.cpu_times()[:2]) - web_cpu
             summarise(load, max(args.seconds, 1e-9), print)
+            # The web process's own processor time per request does not depend on what else
+            # runs on the machine (the latencies do): the capacity it implies is per core.
+            per_request = web_cpu / max(1, len(load.samples)) * 1000
+            print(f"web server CPU: {web_cpu:.1f} s for {len(load.samples)} requests = "
+                  f"{per_request:.1f} ms per request (about {1000 / per_request:.0f} "
+                  "requests/s per free core)")  # fmt: skip
             busy = ", ".join(f"{value:.1f}" for value in os.getloadavg())
             print(f"machine's load average (1, 5, 15 min) at the end: {busy} on "
                   f"{os.cpu_count()} cores (others' work shares them)")  # fmt: skip
