@@ -13,11 +13,17 @@ from django.db.models import Q
 from arena.report.page import render_page
 from arena.report.viewer import ViewerError, viewer_hand
 from arena.server.competition import Visibility
-from arena.server.models import Match, MatchSeat, SiteSettings, Team
+from arena.server.models import BotVersion, Match, MatchSeat, SiteSettings, Team
 from arena.server.visibility import redact_history
 from arena.store.hand_log import HandLogError, iter_hands, read_header
 
-__all__ = ["MAX_VIEWER_HANDS", "match_data", "own_seats", "viewer_page"]
+__all__ = [
+    "MAX_VIEWER_HANDS",
+    "match_data",
+    "own_seats",
+    "version_results",
+    "viewer_page",
+]
 
 #: Hands a match page embeds for the viewer (the first ones).
 MAX_VIEWER_HANDS = 200
@@ -56,6 +62,28 @@ def match_data(match: Match) -> dict[str, Any]:
             for seat in match.seats.select_related("team", "version")
         ],
     }
+
+
+def version_results(version: BotVersion) -> list[dict[str, Any]]:
+    """A version's results per opponent over the matches it played: matches, hands, chips
+    won, and luck-adjusted chips (None unless every match has them)."""
+    rows: dict[str, dict[str, Any]] = {}
+    seats = MatchSeat.objects.filter(version=version).select_related("match")
+    for seat in seats.prefetch_related("match__seats"):
+        for other in seat.match.seats.all():
+            if other.pk == seat.pk:
+                continue
+            empty = {"opponent": other.name, "matches": 0, "hands": 0, "chips_won": 0,
+                     "adjusted": 0.0}  # fmt: skip
+            row = rows.setdefault(other.name, empty)
+            row["matches"] += 1
+            row["hands"] += seat.match.hands_played
+            row["chips_won"] += seat.chips_won
+            adjusted = row["adjusted"]
+            row["adjusted"] = None if adjusted is None or seat.adjusted_chips is None else (
+                adjusted + seat.adjusted_chips
+            )  # fmt: skip
+    return sorted(rows.values(), key=lambda row: str(row["opponent"]))
 
 
 def viewer_page(team: Team | None, match: Match) -> str:

@@ -31,9 +31,12 @@ STOP_GRACE = 5.0
 class WorkerPool:
     """The worker processes, kept at ``count`` while running."""
 
-    def __init__(self, site: SiteFolder, count: int, out: TextIO) -> None:
+    def __init__(
+        self, site: SiteFolder, count: int, out: TextIO, command: str = "validate_uploads"
+    ) -> None:
         self.site = site
         self.count = count
+        self.command = command
         self.out = out
         self.processes: list[subprocess.Popen[bytes]] = []
         self.stopping = threading.Event()
@@ -41,7 +44,7 @@ class WorkerPool:
 
     def _start_one(self) -> subprocess.Popen[bytes]:
         env = {**os.environ, SITE_ENV: str(self.site.root)}
-        command = [sys.executable, "-m", "arena.server.manage", "validate_uploads"]
+        command = [sys.executable, "-m", "arena.server.manage", self.command]
         return subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL)
 
     def start(self) -> None:
@@ -85,6 +88,7 @@ def serve(
     workers: int,
     threads: int,
     out: TextIO,
+    ladder_workers: int = 1,
 ) -> int:
     """Serve the site at ``root`` until SIGINT or SIGTERM; the exit code."""
     import waitress
@@ -97,8 +101,10 @@ def serve(
 
     call_command("migrate", verbosity=0, interactive=False)  # a newer arena's tables
     pool = WorkerPool(site, workers, out)
+    ladder = WorkerPool(site, ladder_workers, out, "ladder_worker")  # arena.server.ladder
     server = waitress.create_server(application, host=host, port=port, threads=threads)
     pool.start()
+    ladder.start()
     try:
         where = f"http://{host}:{server.effective_port}/"
         out.write(f"serving {site.root} on {where} with {workers} worker(s); Ctrl-C stops\n")
@@ -107,5 +113,6 @@ def serve(
     finally:
         server.close()
         pool.stop()
+        ladder.stop()
     out.write("stopped\n")
     return 0

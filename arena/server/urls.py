@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.staticfiles.views import serve as serve_static
-from django.urls import URLPattern, URLResolver, path, re_path
+from django.urls import URLPattern, URLResolver, include, path, re_path
 
 from arena.server.views import accounts, api, pages
 
@@ -31,6 +31,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/v1/matches/<int:match_id>/hands.<str:fmt>", api.hands, name="api-hands"),
     path("api/v1/teams/", api.teams, name="api-teams"),
     path("favicon.ico", pages.no_icon),
+    path("", include("arena.server.ladder.urls")),
     path("admin/", admin.site.urls),
     # The application serves its own static files (the site's style sheet, the admin's).
     re_path(r"^static/(?P<path>.*)$", serve_static, {"insecure": True}),

@@ -37,7 +37,13 @@ from arena.ladder.ends import EndAction, EndCause, classify_end, forfeit
 from arena.ladder.finals import is_frozen
 from arena.ladder.matchmaking import GameKind, next_game
 from arena.server.ladder.config import LadderSettings
-from arena.server.ladder.models import Game, GameStatus, PromotionTest, TestRequest, version_label
+from arena.server.ladder.models import (
+    Game,
+    GameStatus,
+    PromotionTest,
+    TestGameRequest,
+    version_label,
+)
 from arena.server.ladder.play import PlayedGame
 from arena.server.ladder.state import (
     active_versions,
@@ -113,12 +119,12 @@ def _schedule(
         requested_by = None
         if pairing.kind is GameKind.TEST:
             request = (
-                TestRequest.objects.filter(bot=first, opponent=second, games_left__gt=0)
+                TestGameRequest.objects.filter(bot=first, opponent=second, games_left__gt=0)
                 .order_by("pk")
                 .first()
             )
             if request is not None:
-                TestRequest.objects.filter(pk=request.pk).update(games_left=F("games_left") - 1)
+                TestGameRequest.objects.filter(pk=request.pk).update(games_left=F("games_left") - 1)
                 requested_by = request.team
         game = Game.objects.create(
             kind=str(pairing.kind),
@@ -149,7 +155,7 @@ def _versions(labels: set[str]) -> dict[str, BotVersion]:
         for version in (test.candidate, test.incumbent)
     ] + [
         version
-        for request in TestRequest.objects.select_related("bot__team", "opponent__team")
+        for request in TestGameRequest.objects.select_related("bot__team", "opponent__team")
         for version in (request.bot, request.opponent)
     ]
     for version in extra:

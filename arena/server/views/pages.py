@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 
 from arena.report.page import CONTENT_SECURITY_POLICY as VIEWER_POLICY
 from arena.server.forms import UploadForm
-from arena.server.matches import match_data, viewer_page
+from arena.server.matches import match_data, version_results, viewer_page
 from arena.server.models import BotVersion, LeaderboardRow, Match, Team
 from arena.server.scope import identified, requesting_team, visible
 from arena.server.versions import UploadRefused, activate, store_upload
@@ -60,8 +60,13 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
     """One of the team's versions: its validation steps (refreshed while it runs), its
     verdict and its stderr."""
     version = get_object_or_404(visible(requesting_team(request), BotVersion), pk=version_id)
-    return render(request, "arena/version.html", {"version": version,
-                                                  "steps": version.steps.all()})  # fmt: skip
+    context = {
+        "version": version,
+        "steps": version.steps.all(),
+        "results": version_results(version),
+        "matches": Match.objects.filter(seats__version=version).distinct().order_by("-pk")[:50],
+    }
+    return render(request, "arena/version.html", context)
 
 
 @login_required

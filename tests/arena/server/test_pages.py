@@ -124,3 +124,33 @@ def test_a_token_is_shown_once_and_kept_hashed() -> None:
     client.post(f"/tokens/{row.pk}/revoke/")
     revoked = Client().get("/api/v1/versions/", headers={"Authorization": f"Bearer {token}"})
     assert revoked.status_code == 401
+
+
+def test_a_version_page_shows_its_results_per_opponent() -> None:
+    from arena.server.matches import version_results
+    from arena.server.models import MatchSeat, MatchStatus, VersionStatus
+    from tests.arena.server.factories import make_version
+
+    ants = make_team("ants", member="ann")
+    version = make_version(ants, status=VersionStatus.ACCEPTED)
+    for number, (won, adjusted) in enumerate(((30, 12.5), (-10, None)), start=1):
+        match = Match.objects.create(
+            status=MatchStatus.FINISHED, source="ladder", external_id=str(number), hands_played=100
+        )
+        MatchSeat.objects.create(
+            match=match,
+            seat_index=0,
+            name="ants",
+            team=ants,
+            version=version,
+            chips_won=won,
+            adjusted_chips=adjusted,
+        )
+        MatchSeat.objects.create(match=match, seat_index=1, name="house", chips_won=-won)
+    assert version_results(version) == [
+        {"opponent": "house", "matches": 2, "hands": 200, "chips_won": 20, "adjusted": None}
+    ]
+    client = Client()
+    client.login(username="ann", password=PASSWORD)
+    page = client.get(f"/versions/{version.pk}/").content.decode()
+    assert 'id="results"' in page and "<td>house</td><td>2</td><td>200</td>" in page
