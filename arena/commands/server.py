@@ -67,6 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="port (default: %(default)s; 0: any free one)")  # fmt: skip
     serve.add_argument("--workers", type=value_type(whole(0, 64), "int"), default=1,
                        metavar="N", help="validation workers (default: %(default)s)")  # fmt: skip
+    serve.add_argument("--ladder-workers", type=value_type(whole(0, 64), "int"), default=1,
+                       metavar="N", help="ladder workers (default: %(default)s)")  # fmt: skip
     serve.add_argument("--threads", type=value_type(whole(1, 256), "int"), default=8,
                        metavar="N", help="web server threads (default: %(default)s)")  # fmt: skip
     load = actions.add_parser("import-tournament", help="show a tournament's results on the site")
@@ -91,7 +93,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         from arena.server.serve import serve
 
         return serve(args.site, host=args.host, port=args.port, workers=args.workers,
-                     threads=args.threads, out=out)  # fmt: skip
+                     threads=args.threads, out=out,
+                     ladder_workers=args.ladder_workers)  # fmt: skip
     from arena.server.importer import import_tournament
 
     imported = import_tournament(args.site, args.run_folder)

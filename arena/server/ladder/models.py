@@ -27,7 +27,7 @@ __all__ = [
     "PromotionStatus",
     "PromotionTest",
     "Rating",
-    "TestGameRequest",
+    "UnrankedRequest",
     "version_label",
 ]
 
@@ -163,7 +163,7 @@ class LadderTeamSettings(models.Model):
         return row
 
 
-class TestGameRequest(models.Model):
+class UnrankedRequest(models.Model):
     """A team's unranked test games against a chosen opponent, still to start."""
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="+")

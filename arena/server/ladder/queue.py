@@ -41,7 +41,7 @@ from arena.server.ladder.models import (
     Game,
     GameStatus,
     PromotionTest,
-    TestGameRequest,
+    UnrankedRequest,
     version_label,
 )
 from arena.server.ladder.play import PlayedGame
@@ -119,12 +119,12 @@ def _schedule(
         requested_by = None
         if pairing.kind is GameKind.TEST:
             request = (
-                TestGameRequest.objects.filter(bot=first, opponent=second, games_left__gt=0)
+                UnrankedRequest.objects.filter(bot=first, opponent=second, games_left__gt=0)
                 .order_by("pk")
                 .first()
             )
             if request is not None:
-                TestGameRequest.objects.filter(pk=request.pk).update(games_left=F("games_left") - 1)
+                UnrankedRequest.objects.filter(pk=request.pk).update(games_left=F("games_left") - 1)
                 requested_by = request.team
         game = Game.objects.create(
             kind=str(pairing.kind),
@@ -155,7 +155,7 @@ def _versions(labels: set[str]) -> dict[str, BotVersion]:
         for version in (test.candidate, test.incumbent)
     ] + [
         version
-        for request in TestGameRequest.objects.select_related("bot__team", "opponent__team")
+        for request in UnrankedRequest.objects.select_related("bot__team", "opponent__team")
         for version in (request.bot, request.opponent)
     ]
     for version in extra:

@@ -28,7 +28,7 @@ from arena.server.ladder.models import (
     PromotionStatus,
     PromotionTest,
     Rating,
-    TestGameRequest,
+    UnrankedRequest,
     version_label,
 )
 from arena.server.models import BotVersion, LeaderboardRow, Team, VersionStatus
@@ -159,7 +159,7 @@ def ladder_state(settings: LadderSettings, now: datetime | None = None) -> Ladde
     requests += [
         GameRequest(request.team.name, version_label(request.bot),
                     version_label(request.opponent), GameKind.TEST, request.games_left)
-        for request in TestGameRequest.objects.filter(games_left__gt=0)
+        for request in UnrankedRequest.objects.filter(games_left__gt=0)
         .select_related("team", "bot__team", "opponent__team").order_by("pk")
     ]  # fmt: skip
     since = now - timedelta(seconds=settings.test_window_s)

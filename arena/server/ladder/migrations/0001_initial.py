@@ -139,7 +139,7 @@ class Migration(migrations.Migration):
             },
         ),
         migrations.CreateModel(
-            name="TestGameRequest",
+            name="UnrankedRequest",
             fields=[
                 (
                     "id",

@@ -1,0 +1,258 @@
+"""The ladder's pages and API: the ladder (ratings with their intervals, the chance each
+version is above the next, every pair's result raw and luck-adjusted), a version's ladder
+page (its games, its faults with their reasons, its promotion tests with their chart; its
+team's only), the forms that ask for a promotion test or unranked test games and set
+"activate automatically when better", and the finals. Every version is looked up through
+:func:`arena.server.scope.visible`: another team's version is 404."""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from django.db.models import Q, Sum
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_POST
+
+from arena.ladder.games import pair_records
+from arena.ladder.matchmaking import GameKind
+from arena.report.page import CONTENT_SECURITY_POLICY as REPORT_POLICY
+from arena.server.ladder import config
+from arena.server.ladder.chart import llr_chart
+from arena.server.ladder.finals import is_frozen_now
+from arena.server.ladder.models import (
+    FinalsRun,
+    Game,
+    LadderTeamSettings,
+    PromotionStatus,
+    PromotionTest,
+    Rating,
+    UnrankedRequest,
+    version_label,
+)
+from arena.server.ladder.state import active_versions, rated_results
+from arena.server.models import BotVersion, Team, VersionStatus
+from arena.server.scope import identified, requesting_team, visible
+
+__all__ = [
+    "api_ladder",
+    "finals_page",
+    "finals_report",
+    "ladder_page",
+    "request_promotion",
+    "request_test_games",
+    "team_settings",
+    "version_page",
+]
+
+
+def _number(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None or not math.isfinite(value) else round(value, digits)
+
+
+def ladder_data() -> dict[str, Any]:
+    """The ladder as the page and the API show it (public: ratings and pair results)."""
+    ratings = [
+        {
+            "place": rating.place,
+            "bot": version_label(rating.version),
+            "team": rating.version.team.name,
+            "team_id": rating.version.team_id,
+            "rating": _number(rating.strength),
+            "plus_minus": _number((rating.high - rating.low) / 2.0),
+            "low": _number(rating.low),
+            "high": _number(rating.high),
+            "games": rating.game_count,
+            "chance_above_next": _number(rating.chance_above_next, 3),
+        }
+        for rating in Rating.objects.select_related("version__team")
+    ]
+    pairs = []
+    for (first, second), record in sorted(pair_records(rated_results()).items()):
+        adjusted, raw = record.adjusted_estimate(), record.raw_estimate()
+        pairs.append(
+            {
+                "first": first,
+                "second": second,
+                "games": record.game_count,
+                "hands": record.hand_count,
+                "adjusted": _number(adjusted.mean),
+                "adjusted_plus_minus": _number(adjusted.half_width),
+                "raw": _number(raw.mean),
+                "raw_plus_minus": _number(raw.half_width),
+                "luck": _number(raw.mean - adjusted.mean),
+            }
+        )
+    in_flight = Game.objects.filter(status__in=("queued", "claimed")).count()
+    played = Game.objects.filter(status="done").count()
+    return {"ratings": ratings, "pairs": pairs, "games_played": played, "in_flight": in_flight}
+
+
+def ladder_page(request: HttpRequest) -> HttpResponse:
+    """The ladder: ratings, chances, pairs."""
+    return render(request, "ladder/ladder.html", {"data": ladder_data()})
+
+
+def api_ladder(request: HttpRequest) -> JsonResponse:
+    """``GET /api/v1/ladder/``: :func:`ladder_data`."""
+    return JsonResponse(ladder_data())
+
+
+def _game_row(game: Game, version: BotVersion) -> dict[str, Any]:
+    mine_first = game.first_id == version.pk
+    opponent = game.second if mine_first else game.first
+    score = game.score_for(version.pk)
+    raw = None if game.raw_mbb is None else (game.raw_mbb if mine_first else -game.raw_mbb)
+    return {
+        "game": game,
+        "opponent": version_label(opponent),
+        "score": _number(score),
+        "raw": _number(raw),
+        "at_fault": game.first_at_fault if mine_first else game.second_at_fault,
+        "faults": (game.faults or {}).get(version_label(version), {}),
+        "seed": game.seed if game.is_over else None,
+    }
+
+
+def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
+    """A version's ladder page, for its team (another team: 404)."""
+    team = requesting_team(request)
+    version = get_object_or_404(visible(team, BotVersion).select_related("team"), pk=version_id)
+    games = (
+        Game.objects.filter(Q(first=version) | Q(second=version))
+        .select_related("first__team", "second__team")
+        .order_by("-pk")[:200]
+    )
+    rows = [_game_row(game, version) for game in games]
+    tests = [
+        {"test": test, "chart": mark_safe(
+            llr_chart(test.llr_history, lower=test.lower_bound, upper=test.upper_bound))}
+        for test in PromotionTest.objects.filter(candidate=version).select_related(
+            "incumbent__team").order_by("-pk")
+    ]  # fmt: skip
+    opponents = [v for v in active_versions() if v.pk != version.pk]
+    context = {
+        "version": version,
+        "label": version_label(version),
+        "rows": rows,
+        "faults": [row for row in rows if row["at_fault"] or row["faults"]],
+        "tests": tests,
+        "opponents": opponents,
+        "settings": LadderTeamSettings.of(version.team),
+        "can_test": version.status == VersionStatus.ACCEPTED
+        and version.team.active_version_id not in (None, version.pk),
+        "is_accepted": version.status == VersionStatus.ACCEPTED,
+        "is_frozen": is_frozen_now(),
+        "message": request.GET.get("message", "")[:200],
+    }
+    return render(request, "ladder/version.html", context)
+
+
+def _own_version(request: HttpRequest, version_id: int) -> tuple[Team, BotVersion]:
+    team = requesting_team(request)
+    version = get_object_or_404(visible(team, BotVersion).select_related("team"), pk=version_id)
+    assert team is not None  # visible() found it: the team owns it
+    return team, version
+
+
+def _back(version: BotVersion, message: str) -> HttpResponse:
+    response = redirect("ladder-version", version_id=version.pk)
+    response["Location"] += "?" + _query(message)
+    return response
+
+
+def _query(message: str) -> str:
+    from urllib.parse import urlencode
+
+    return urlencode({"message": message})
+
+
+@identified
+@require_POST
+def request_promotion(request: HttpRequest, version_id: int) -> HttpResponse:
+    """Ask whether this version is better than the team's active one (a promotion test)."""
+    team, version = _own_version(request, version_id)
+    incumbent = team.active_version
+    if version.status != VersionStatus.ACCEPTED or incumbent is None or incumbent == version:
+        raise Http404("an accepted version that is not the active one, and an active one")
+    running = PromotionTest.objects.filter(candidate=version, status=PromotionStatus.RUNNING)
+    if not running.exists():
+        PromotionTest.objects.create(team=team, candidate=version, incumbent=incumbent)
+    return _back(version, f"promotion test against {version_label(incumbent)} asked for")
+
+
+@identified
+@require_POST
+def request_test_games(request: HttpRequest, version_id: int) -> HttpResponse:
+    """Ask for unranked test games of this version against a chosen active version; at
+    most the settings' games per request, and per team in the window (429 past it)."""
+    team, version = _own_version(request, version_id)
+    settings = config.current()
+    try:
+        opponent_id = int(request.POST.get("opponent", ""))
+        count = int(request.POST.get("games", "1"))
+    except ValueError:
+        return HttpResponse("opponent and games must be numbers", status=400)
+    opponent = next((v for v in active_versions() if v.pk == opponent_id), None)
+    if version.status != VersionStatus.ACCEPTED or opponent is None or opponent == version:
+        return HttpResponse("choose an accepted version and another active one", status=400)
+    if not 1 <= count <= settings.test_games_per_request:
+        return HttpResponse(
+            f"games must be 1 to {settings.test_games_per_request}, got {count}", status=400
+        )
+    since = timezone.now() - timedelta(seconds=settings.test_window_s)
+    started = Game.objects.filter(requested_by=team, kind=GameKind.TEST, created__gt=since).count()
+    pending = UnrankedRequest.objects.filter(team=team).aggregate(n=Sum("games_left"))["n"] or 0
+    if started + pending + count > settings.test_games_per_window:
+        return HttpResponse(
+            f"at most {settings.test_games_per_window} test games per team in "
+            f"{settings.test_window_s / 3600:g} h ({started} started, {pending} waiting)",
+            status=429,
+        )
+    UnrankedRequest.objects.create(team=team, bot=version, opponent=opponent, games_left=count)
+    return _back(version, f"{count} test game(s) against {version_label(opponent)} asked for")
+
+
+@identified
+@require_POST
+def team_settings(request: HttpRequest, version_id: int) -> HttpResponse:
+    """Set "activate automatically when better" for the version's team."""
+    team, version = _own_version(request, version_id)
+    LadderTeamSettings.objects.update_or_create(
+        team=team, defaults={"auto_activate": request.POST.get("auto_activate") == "on"}
+    )
+    return _back(version, "settings saved")
+
+
+def finals_page(request: HttpRequest) -> HttpResponse:
+    """The finals' standings and crosstable, once played."""
+    run = FinalsRun.objects.filter(status="done").order_by("-pk").first()
+    context: dict[str, Any] = {"run": run, "rows": [], "bots": [], "cells": {}}
+    if run is not None:
+        standings = run.standings or {}
+        context["rows"] = (standings.get("leaderboard") or {}).get("rows", [])
+        crosstable = standings.get("crosstable") or {}
+        bots = list(crosstable.get("bots", []))
+        cells = {(cell["row"], cell["column"]): cell for cell in crosstable.get("cells", [])}
+        context["bots"] = bots
+        context["grid"] = [(row, [cells.get((row, column)) for column in bots]) for row in bots]
+    return render(request, "ladder/finals.html", context)
+
+
+def finals_report(request: HttpRequest) -> HttpResponse:
+    """The finals' report (the tournament report's page, with its own policy)."""
+    run = FinalsRun.objects.filter(status="done").order_by("-pk").first()
+    if run is None or not run.report_file:
+        raise Http404("no finals yet")
+    try:
+        page = Path(run.report_file).read_bytes()
+    except OSError:
+        raise Http404("the report is gone") from None
+    response = HttpResponse(page, content_type="text/html; charset=utf-8")
+    response.headers["Content-Security-Policy"] = REPORT_POLICY
+    return response

@@ -1,0 +1,120 @@
+"""The ladder's pages and API: ratings with their intervals and chances, each pair's
+result raw and luck-adjusted, the site's leaderboard fed by the ladder, a version's page
+(faults with their reasons, the promotion test's chart) for its team only, the forms
+(promotion test, test games rate-limited, auto-activation)."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from arena.server.ladder.models import (
+    Game,
+    GameStatus,
+    LadderTeamSettings,
+    PromotionTest,
+    UnrankedRequest,
+)
+from arena.server.ladder.state import refresh_ratings
+from arena.server.models import BotVersion, Team
+from tests.arena.server.factories import PASSWORD, make_team
+from tests.arena.server.ladder.conftest import accepted
+
+
+def _played(
+    first: BotVersion, second: BotVersion, adjusted: float, raw: float, **fields: object
+) -> Game:
+    values: dict[str, object] = {"kind": "uncertainty", "seed": "7", "deals": 4,
+                                 "status": GameStatus.DONE, "hand_count": 8, **fields}  # fmt: skip
+    return Game.objects.create(first=first, second=second, adjusted_mbb=adjusted, raw_mbb=raw,
+                               **values)  # fmt: skip
+
+
+@pytest.fixture
+def three(small_ladder: None) -> dict[str, BotVersion]:
+    """Three teams' active versions with a few games played."""
+    versions = {
+        name: accepted(make_team(name), b"x" + name.encode()) for name in ("ants", "bees", "cats")
+    }
+    ants, bees, cats = versions["ants"], versions["bees"], versions["cats"]
+    for adjusted in (300.0, 250.0, 280.0):
+        _played(ants, bees, adjusted, adjusted + 100.0)
+        _played(bees, cats, adjusted / 3, adjusted / 3 - 50.0)
+    _played(cats, ants, 750.0, 750.0, status=GameStatus.BOT_FAULT, second_at_fault=True,
+            end_reason="ants-v1 did not start: it forfeits the game")  # fmt: skip
+    refresh_ratings()
+    return versions
+
+
+def _client(name: str) -> Client:
+    client = Client()
+    assert client.login(username=f"{name}-1", password=PASSWORD)
+    return client
+
+
+def test_the_ladder_shows_ratings_chances_and_pairs_raw_and_adjusted(
+    three: dict[str, BotVersion],
+) -> None:
+    data = Client().get("/api/v1/ladder/").json()
+    assert sorted(row["bot"] for row in data["ratings"]) == ["ants-v1", "bees-v1", "cats-v1"]
+    assert [row["place"] for row in data["ratings"]] == [1, 2, 3]
+    first = data["ratings"][0]
+    assert (
+        first["low"] < first["rating"] < first["high"] and 0.5 <= first["chance_above_next"] <= 1.0
+    )
+    (pair,) = [p for p in data["pairs"] if (p["first"], p["second"]) == ("ants-v1", "bees-v1")]
+    assert pair["games"] == 3 and pair["adjusted"] == pytest.approx(276.7, abs=0.1)
+    assert pair["raw"] == pytest.approx(376.7, abs=0.1) and pair["luck"] == pytest.approx(100.0)
+    page = Client().get("/ladder/").content.decode()
+    assert "bees-v1" in page and "above next" in page
+    # The site's leaderboard reads the ladder's ratings (its "ladder" board).
+    assert "ladder" in Client().get("/").content.decode()
+
+
+def test_another_team_sees_no_private_data(three: dict[str, BotVersion]) -> None:
+    ants = three["ants"]
+    own = _client("ants").get(f"/ladder/versions/{ants.pk}/")
+    assert own.status_code == 200
+    assert "ants-v1 did not start: it forfeits the game" in own.content.decode()
+    bees = _client("bees")
+    assert bees.get(f"/ladder/versions/{ants.pk}/").status_code == 404
+    assert bees.post(f"/ladder/versions/{ants.pk}/promotion/").status_code == 404
+    assert (
+        bees.post(f"/ladder/versions/{ants.pk}/settings/", {"auto_activate": "on"}).status_code
+        == 404
+    )
+    assert Client().get(f"/ladder/versions/{ants.pk}/").status_code == 404
+
+
+def test_a_promotion_test_is_asked_for_and_drawn(three: dict[str, BotVersion]) -> None:
+    team = Team.objects.get(name="ants")
+    candidate = accepted(team, b"newer", active=False)
+    client = _client("ants")
+    assert client.post(f"/ladder/versions/{candidate.pk}/promotion/").status_code == 302
+    assert (
+        client.post(
+            f"/ladder/versions/{candidate.pk}/settings/", {"auto_activate": "on"}
+        ).status_code
+        == 302
+    )
+    assert LadderTeamSettings.of(team).auto_activate
+    (test,) = PromotionTest.objects.all()
+    assert test.candidate == candidate and test.incumbent == three["ants"]
+    PromotionTest.objects.filter(pk=test.pk).update(
+        llr_history=[[1, 0.4], [2, 1.1]], lower_bound=-2.94, upper_bound=2.94, game_count=2
+    )
+    page = client.get(f"/ladder/versions/{candidate.pk}/").content.decode()
+    assert "<svg" in page and "<polyline" in page and "better 2.94" in page
+
+
+def test_test_games_are_rate_limited_per_team(three: dict[str, BotVersion]) -> None:
+    client = _client("ants")
+    url = f"/ladder/versions/{three['ants'].pk}/test-games/"
+    opponent = three["bees"].pk
+    assert client.post(url, {"opponent": opponent, "games": 5}).status_code == 302
+    assert client.post(url, {"opponent": opponent, "games": 5}).status_code == 302
+    refused = client.post(url, {"opponent": opponent, "games": 1})
+    assert refused.status_code == 429 and "at most 10 test games" in refused.content.decode()
+    assert client.post(url, {"opponent": opponent, "games": 6}).status_code == 400
+    assert client.post(url, {"opponent": "x"}).status_code == 400
+    assert sum(UnrankedRequest.objects.values_list("games_left", flat=True)) == 10
