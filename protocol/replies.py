@@ -194,7 +194,7 @@ def parse_action_reply(
         _reject_bad_shape(obj, "action")
     assert type(obj) is dict
     _reject_unknown_seq(obj, expected_seq)
-    if "distribution" in obj:
+    if obj.get("distribution") is not None:
         return strategy_from_reply(obj["distribution"], legal)
     return action_from_reply(obj["action"], json_integer(obj.get("amount")), legal)
 
@@ -267,7 +267,9 @@ def action_shape_is_valid(obj: object) -> bool:
         return False
     if not _is_count(obj.get("seq"), 1):
         return False
-    if "distribution" in obj:  # a mixed strategy, in place of the one action
+    # A mixed strategy, in place of the one action (null, as some serialisers write an
+    # absent field, is no distribution: a bot that never sends one sees nothing change).
+    if obj.get("distribution") is not None:
         if "action" in obj:
             return False
         amount = obj.get("amount")
@@ -364,20 +366,26 @@ def _reject_bad_shape(obj: object, message_type: str) -> None:
 
 def _reject_action_and_distribution(obj: dict[str, Any]) -> None:
     """An action reply names one action or a distribution: exactly one of the two."""
-    if "distribution" in obj and "action" in obj:
+    distribution = obj.get("distribution")
+    if distribution is not None and "action" in obj:
         raise BotReplyError(
             ErrorCode.SCHEMA_VIOLATION,
             "'action' and 'distribution' together: send one action or one distribution",
             "/distribution",
         )
-    distribution = obj.get("distribution")
+    if distribution is not None and type(distribution) is not list:
+        raise BotReplyError(
+            ErrorCode.SCHEMA_VIOLATION,
+            f"distribution must be a list of entries, got {shown_value(distribution)}",
+            "/distribution",
+        )
     if type(distribution) is list and len(distribution) > MAX_ENTRIES:
         raise BotReplyError(
             ErrorCode.SCHEMA_VIOLATION,
             f"distribution has {len(distribution)} entries, at most {MAX_ENTRIES} are allowed",
             "/distribution",
         )
-    if "distribution" not in obj and "action" not in obj:
+    if distribution is None and "action" not in obj:
         raise BotReplyError(
             ErrorCode.SCHEMA_VIOLATION,
             "'action' is a required property (or 'distribution', for a mixed strategy)",

@@ -229,3 +229,12 @@ def test_parsing_any_distribution_raises_nothing_but_the_bots_fault(reply: dict[
         return
     assert isinstance(parsed, MixedStrategy)
     assert math.fsum(p for _, p in parsed.entries) == pytest.approx(1.0)
+
+
+def test_a_null_distribution_is_no_distribution_as_a_null_amount_is_no_amount() -> None:
+    # Serialisers often write an absent optional field as null: such a bot never meant one.
+    reply = {"type": "action", "seq": 5, "action": "CALL", "distribution": None}
+    assert validator_for("action").is_valid(reply) and action_shape_is_valid(reply)
+    assert parse_action_reply(reply, 5, FACING_BET) == Call()
+    error = _rejected({"type": "action", "seq": 5, "distribution": None})
+    assert (error.code, error.path) == (ErrorCode.SCHEMA_VIOLATION, "/action")
