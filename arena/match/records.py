@@ -114,8 +114,11 @@ class DecisionRecord:
     why the arena chose (``timeout``, ``invalid_reply``, ``crash``, ...).
     ``distribution`` is the mixed strategy the bot reported and the arena drew ``action``
     from, as ``({"action": ..., "amount": ...}, probability)`` pairs in the bot's order;
-    None when the bot answered with one action. It stays in the arena's records: no other
-    seat is ever sent it (the luck estimator's action term reads it).
+    None when the bot answered with one action. Only the entries of probability above 0
+    are kept, each a legal move, and the probabilities are the bot's divided by their sum
+    (the bot's own numbers are in its reply): the distribution the draw used
+    (:mod:`arena.session.draws`). It stays in the arena's records: no other seat is ever
+    sent it (the luck estimator's action term reads it).
     """
 
     seat_index: int
