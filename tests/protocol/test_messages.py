@@ -29,7 +29,7 @@ from protocol.messages import (
     hello,
     match_end,
 )
-from protocol.schema import find_issue, validate_outgoing
+from protocol.schema import find_issue, validate_outgoing, validator_for
 
 LEGAL = LegalActions(
     seat_index=0,
@@ -384,3 +384,19 @@ def test_wire_cards_round_trip_and_non_cards_are_none() -> None:
     assert card_from_wire(["A", "spades"]) is None
     assert card_from_wire({"rank": 10, "suit": "hearts"}) is None
     assert card_from_wire({"rank": "A"}) is None
+
+
+def test_hello_names_the_features_this_arena_accepts_within_version_one() -> None:
+    message = hello(
+        seq=1,
+        player_id="p0",
+        seat_index=0,
+        config=GameConfig(),
+        seat_count=2,
+        starting_stack=200,
+        hand_count=10,
+    )
+    assert message["features"] == ["distribution"] and message["protocol_version"] == 1
+    assert validator_for("hello").is_valid(message)
+    assert validator_for("hello").is_valid(message | {"features": []})
+    assert not validator_for("hello").is_valid(message | {"features": ["x", "x"]})
