@@ -28,24 +28,39 @@ __all__ = ["WorkerPool", "serve"]
 STOP_GRACE = 5.0
 
 
+#: How a worker is started: the site's management commands (the command's name follows).
+MANAGE = (sys.executable, "-m", "arena.server.manage")
+
+
 class WorkerPool:
-    """The worker processes, kept at ``count`` while running."""
+    """The worker processes (the management ``command``: ``validate_uploads``, the ladder's
+    ``ladder_worker``), kept at ``count`` while running; a dead one is seen within
+    ``check_every`` seconds."""
 
     def __init__(
-        self, site: SiteFolder, count: int, out: TextIO, command: str = "validate_uploads"
+        self,
+        site: SiteFolder,
+        count: int,
+        out: TextIO,
+        command: str = "validate_uploads",
+        *,
+        program: tuple[str, ...] = MANAGE,
+        check_every: float = 1.0,
     ) -> None:
         self.site = site
         self.count = count
         self.command = command
         self.out = out
+        self.program = program
+        self.check_every = check_every
         self.processes: list[subprocess.Popen[bytes]] = []
         self.stopping = threading.Event()
         self.lock = threading.Lock()
 
     def _start_one(self) -> subprocess.Popen[bytes]:
         env = {**os.environ, SITE_ENV: str(self.site.root)}
-        command = [sys.executable, "-m", "arena.server.manage", self.command]
-        return subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL)
+        argv = [*self.program, self.command]
+        return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL)
 
     def start(self) -> None:
         """Start the workers and the thread that restarts a dead one."""
@@ -54,7 +69,7 @@ class WorkerPool:
         threading.Thread(target=self._watch, name="worker-watch", daemon=True).start()
 
     def _watch(self) -> None:
-        while not self.stopping.wait(1.0):
+        while not self.stopping.wait(self.check_every):
             with self.lock:
                 for index, process in enumerate(self.processes):
                     if process.poll() is not None and not self.stopping.is_set():

@@ -75,3 +75,28 @@ def test_the_secret_key_file_is_never_overwritten(tmp_path: Path) -> None:
     write_secret_key(key)
     with pytest.raises(FileExistsError):
         write_secret_key(key)
+
+
+@pytest.mark.parametrize(
+    ("setup", "arguments", "message"),
+    [
+        ("full", {}, "exists and is not empty"),
+        ("", {"password": "short"}, "at least 10 characters"),
+        ("", {"database": "mysql://x/y"}, "must start with sqlite:/// or postgresql://"),
+    ],
+)
+def test_init_refuses_before_making_anything(
+    tmp_path: Path, setup: str, arguments: dict[str, str], message: str
+) -> None:
+    from arena.server.init_site import init_site
+    from arena.settings import UsageError
+
+    competition = tmp_path / "comp.toml"
+    competition.write_text("", encoding="utf-8")
+    root = tmp_path / "site"
+    if setup == "full":
+        root.mkdir()
+        (root / "something").write_text("x", encoding="utf-8")
+    with pytest.raises(UsageError, match=message):
+        init_site(root, competition, **arguments)  # type: ignore[arg-type]
+    assert not (root / "site.json").exists()
