@@ -14,6 +14,7 @@ from arena.server.models import (
     Match,
     MatchSeat,
     MatchStatus,
+    Membership,
     SiteSettings,
     Team,
     ValidationStep,
@@ -23,10 +24,17 @@ from arena.server.versions import revalidate
 __all__ = ["BotVersionAdmin", "MatchAdmin", "TeamAdmin", "rerun_infrastructure_failures"]
 
 
+class MemberInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = Membership
+    extra = 1
+
+
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    """Teams."""
+    """Teams, and their members (with sign-up by the administrator, accounts are made in
+    Users and put in a team here)."""
 
+    inlines = (MemberInline,)
     list_display = ("name", "created", "active_version")
     search_fields = ("name",)
     readonly_fields = ("join_code",)

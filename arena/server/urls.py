@@ -32,6 +32,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/v1/teams/", api.teams, name="api-teams"),
     path("favicon.ico", pages.no_icon),
     path("", include("arena.server.ladder.urls")),
+    # The admin's log-in is the site's, so that its rate limit holds there too.
+    path("admin/login/", accounts.log_in),
     path("admin/", admin.site.urls),
     # The application serves its own static files (the site's style sheet, the admin's).
     re_path(r"^static/(?P<path>.*)$", serve_static, {"insecure": True}),

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from arena.server import ratelimit
@@ -56,7 +57,8 @@ def _is_limited(address: str, username: str) -> bool:
 
 
 def log_in(request: HttpRequest) -> HttpResponse:
-    """Log in; after too many failures for the account or the address, 429."""
+    """Log in (the admin's log-in too); after too many failures for the account or the
+    address, 429."""
     form = AuthenticationForm(request, data=request.POST or None)
     if request.method == "POST":
         address = client_address(request)
@@ -68,9 +70,20 @@ def log_in(request: HttpRequest) -> HttpResponse:
                           status=429)  # fmt: skip
         if form.is_valid():
             login(request, form.get_user())
-            return redirect("leaderboard")
-        LoginFailure.objects.create(address=address, username=username, at=timezone.now())
+            return redirect(_next_page(request))
+        now = timezone.now()
+        LoginFailure.objects.filter(at__lt=now - timedelta(seconds=ratelimit.WINDOW)).delete()
+        LoginFailure.objects.create(address=address, username=username, at=now)
     return render(request, "arena/login.html", {"form": form})
+
+
+def _next_page(request: HttpRequest) -> str:
+    """Where to go after logging in: ``next`` when it is a page of this site."""
+    wanted = str(request.POST.get("next") or request.GET.get("next") or "")
+    safe = url_has_allowed_host_and_scheme(
+        wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return wanted if wanted and safe else "/"
 
 
 @require_POST

@@ -229,3 +229,23 @@ def test_the_admin_pages_need_staff() -> None:
         assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
     User.objects.filter(username="ann").update(is_staff=True, is_superuser=True)
     assert client.get("/admin/arena_server/botversion/").status_code == 200
+
+
+def test_the_admins_log_in_is_the_rate_limited_one() -> None:
+    make_team("ants", member="ann")
+    User.objects.filter(username="ann").update(is_staff=True, is_superuser=True)
+    client = Client()
+    for _ in range(ratelimit.ACCOUNT_LIMIT):
+        client.post("/admin/login/", {"username": "ann", "password": "wrong"})
+    assert (
+        client.post("/admin/login/", {"username": "ann", "password": PASSWORD}).status_code == 429
+    )
+
+
+@pytest.mark.parametrize(
+    ("wanted", "landing"), [("/admin/", "/admin/"), ("https://evil.example/", "/")]
+)
+def test_log_in_goes_back_to_a_page_of_this_site_only(wanted: str, landing: str) -> None:
+    make_team("ants", member="ann")
+    response = Client().post("/login/", {"username": "ann", "password": PASSWORD, "next": wanted})
+    assert response.status_code == 302 and response["Location"] == landing
