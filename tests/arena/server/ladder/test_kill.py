@@ -1,0 +1,103 @@
+"""A ladder worker killed with SIGKILL in the middle of a game loses nothing: its claim's
+lease expires, another worker plays the game again from its start (the same seed), and
+the result is counted once. Real processes on a real site (SQLite in a file)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+#: Long enough for a loaded machine; the test waits only as long as it must.
+WAIT = 120.0
+
+SEED_SITE = """
+from tests.arena.server.ladder.conftest import team_with
+team_with("ants", "station")
+team_with("bees", "folder")
+"""
+
+REPORT = """
+import json
+from arena.server.ladder.models import Game, Rating
+print(json.dumps({
+    "games": [[g.pk, g.status, g.attempts, g.end_reason, g.hand_count]
+              for g in Game.objects.order_by("pk")],
+    "ratings": list(Rating.objects.values_list("game_count", flat=True)),
+}))
+"""
+
+
+def _until(what: str, check: Any) -> Any:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _manage(root: Path, *arguments: str, **options: Any) -> Any:
+    env = {
+        **os.environ,
+        "ARENA_SITE_DIR": str(root),
+        "ARENA_LADDER": json.dumps({"deals": 150, "lease_s": 2.0, "placement_games": 1}),
+    }
+    command = [sys.executable, "-m", "arena.server.manage", *arguments]
+    if options.pop("background", False):
+        return subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, **options)
+    return subprocess.run(command, env=env, check=True, capture_output=True, text=True,
+                          timeout=WAIT, **options)  # fmt: skip
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    competition = tmp_path / "competition.toml"
+    competition.write_text('[site]\nsignup = "open"\n', encoding="utf-8")
+    root = tmp_path / "site"
+    command = ["server", "init", str(root), "--competition", str(competition)]
+    subprocess.run([sys.executable, "-m", "arena.cli", *command],
+                   check=True, capture_output=True, timeout=WAIT)  # fmt: skip
+    _manage(root, "shell", "-c", SEED_SITE)
+    return root
+
+
+def _hands_started(root: Path) -> bool:
+    return any(path.stat().st_size > 0 for path in (root / "work").rglob("hands.jsonl"))
+
+
+@pytest.mark.slow  # real processes, about 8 s of CPU; test_worker.py has the in-process case
+def test_a_killed_worker_s_game_is_played_again_and_counted_once(site: Path) -> None:
+    first = _manage(site, "ladder_worker", "--games", "1", background=True)
+    try:
+        _until("the game's first hands", lambda: _hands_started(site))
+        children = psutil.Process(first.pid).children(recursive=True)
+        first.send_signal(signal.SIGKILL)
+        first.wait(WAIT)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    # Its match processes die with it (their parent-death signal).
+    _until("the dead worker's processes to end",
+           lambda: not any(c.is_running() and c.status() != "zombie"
+                           for c in children))  # fmt: skip
+    killed = json.loads(_manage(site, "shell", "-c", REPORT).stdout.splitlines()[-1])
+    assert [game[1] for game in killed["games"]] == ["claimed"]
+    time.sleep(2.5)  # the dead worker's lease expires
+    _manage(site, "ladder_worker", "--games", "1")
+    after = json.loads(_manage(site, "shell", "-c", REPORT).stdout.splitlines()[-1])
+    ((game_id, status, attempts, reason, hands),) = after["games"]
+    assert (game_id, status, attempts) == (killed["games"][0][0], "done", 2)
+    assert "stopped" in reason or reason == "played to its end"
+    assert hands == 300  # played once, whole, from its start
+    assert after["ratings"] == [1, 1]  # counted once for each of the two versions
