@@ -14,7 +14,8 @@ from arena.luck import LuckError, estimate_hand, luck_record
 from arena.match.config import MatchConfig
 from arena.tools import replay
 from arena.tools.replay import replay_file
-from tests.arena.scripted import calling_station, min_raiser, play, read_records
+from engine.config import GameConfig, Variant
+from tests.arena.scripted import calling_station, chooser, min_raiser, play, read_records
 from tests.arena.session.harness import mixer
 
 Record = dict[str, Any]
@@ -145,3 +146,16 @@ def test_a_luck_estimate_that_cannot_be_computed_again_is_a_mismatch_not_a_crash
     [check] = replay_file(path).checks
     assert not check.is_ok
     assert check.reason == "the luck estimate cannot be computed again: bad distribution entry 7"
+
+
+def test_a_five_card_draw_match_with_mixed_strategies_replays_identical(tmp_path: Path) -> None:
+    # Draw decisions count in a hand's decision index as betting ones do.
+    config = MatchConfig(
+        game=GameConfig(variant=Variant.FIVE_CARD_DRAW), hand_count=5, seed=9, luck=True
+    )
+    play([chooser(4), mixer(), calling_station], config, tmp_path)
+    path = tmp_path / "hands.jsonl"
+    decisions = [d for hand in _hands(read_records(path)) for d in hand["decisions"]]
+    assert any(d["action"]["action"] == "DISCARD" for d in decisions)
+    report = replay_file(path)
+    assert report.is_ok, report.format()
