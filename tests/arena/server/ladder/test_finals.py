@@ -1,0 +1,62 @@
+"""The finals: refused before the deadline (unless asked for now); at it, activations
+freeze and each team's active version plays the final round robin through the tournament
+runner, whose standings, crosstable and report the site publishes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import Client, override_settings
+
+from arena.server.ladder.finals import competition_deadline, is_frozen_now
+from arena.server.ladder.models import FinalsRun
+from arena.server.models import LeaderboardRow
+from tests.arena.server.ladder.conftest import team_with
+
+
+def _competition(tmp_path: Path, deadline: str | None) -> Path:
+    path = tmp_path / "competition.toml"
+    text = "deals = 4\nblock_deals = 4\n"
+    if deadline is not None:
+        text += f"[ladder]\ndeadline = {deadline}\n"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_finals_wait_for_the_deadline(small_ladder: None, tmp_path: Path) -> None:
+    with override_settings(
+        ARENA_COMPETITION_FILE=str(_competition(tmp_path, "2999-01-01T00:00:00Z"))
+    ):
+        assert competition_deadline() is not None and not is_frozen_now()
+        with pytest.raises(CommandError, match="the deadline has not come"):
+            call_command("ladder_finals")
+    with override_settings(ARENA_COMPETITION_FILE=None):
+        assert competition_deadline() is None and not is_frozen_now()
+
+
+def test_at_the_deadline_the_finals_are_played_and_published(
+    small_ladder: None, tmp_path: Path
+) -> None:
+    team_with("ants", "station")
+    team_with("bees", "folder")
+    with override_settings(
+        ARENA_COMPETITION_FILE=str(_competition(tmp_path, "2020-01-01T00:00:00Z"))
+    ):
+        assert is_frozen_now()
+        call_command("ladder_finals")
+    run = FinalsRun.objects.get()
+    assert run.status == "done" and sorted(run.entrants) == ["ants-v1", "bees-v1"]
+    rows = run.standings["leaderboard"]["rows"]
+    assert [row["bot"] for row in rows] == ["ants-v1", "bees-v1"]  # the station beats the folder
+    assert set(run.standings["crosstable"]["bots"]) == {"ants-v1", "bees-v1"}
+    assert list(LeaderboardRow.objects.filter(board="finals").values_list("name", flat=True)) == [
+        "ants-v1",
+        "bees-v1",
+    ]
+    page = Client().get("/ladder/finals/").content.decode()
+    assert "crosstable" in page and "ants-v1" in page
+    report = Client().get("/ladder/finals/report/")
+    assert report.status_code == 200 and b"<html" in report.content[:200].lower()
+    assert "script-src" in report.headers["Content-Security-Policy"]
