@@ -1,6 +1,6 @@
 """How fast the ladder's ranking converges, and how long a matchmaking decision takes.
 
-Run: ``.venv/bin/python bench/bench_ladder.py`` (default: 10 and 50 bots, 5 seeds, and a
+Run: ``.venv/bin/python bench/bench_ladder.py`` (default: 10 and 50 bots, 7 seeds, and a
 scale test of 300 bots: about a minute on an idle core); ``--bots 10 50 200`` for the full
 table and ``--scale-bots 1000`` for the issue's scale (each takes minutes: a rating fit is
 ``n**3`` work in pure Python, 200 bots about 0.2 s, 1,000 bots about 15 s);
@@ -260,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--bots", type=int, nargs="+", default=[10, 50], help="ladder sizes (10 50)"
     )
-    parser.add_argument("--seeds", type=int, default=5, help="seeds per size (5)")
+    parser.add_argument("--seeds", type=int, default=7, help="seeds per size (7)")
     parser.add_argument("--game-sd", type=float, default=150.0, help="SD of a game's score (150)")
     parser.add_argument("--max-games", type=int, default=200_000, help="budget per run (200000)")
     parser.add_argument(
