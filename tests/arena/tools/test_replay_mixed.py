@@ -159,3 +159,14 @@ def test_a_five_card_draw_match_with_mixed_strategies_replays_identical(tmp_path
     assert any(d["action"]["action"] == "DISCARD" for d in decisions)
     report = replay_file(path)
     assert report.is_ok, report.format()
+
+
+def test_a_recorded_distribution_other_than_the_replys_is_a_mismatch(tmp_path: Path) -> None:
+    path = _history(tmp_path, hand_count=2)
+    records = read_records(path)
+    decision = next(d for hand in _hands(records) for d in hand["decisions"] if "distribution" in d)
+    decision["distribution"][0]["probability"] += 0.001
+    _rewrite(path, records)
+    report = replay_file(path)
+    [check] = [c for c in report.checks if not c.is_ok]
+    assert "/distribution/0/probability" in check.reason, check.reason
