@@ -67,6 +67,8 @@ class Checker(Conversation):
     steps: list[CheckStep] = field(default_factory=list, init=False)
     latencies_ms: list[float] = field(default_factory=list, init=False)
     strategies: list[MixedStrategy] = field(default_factory=list, init=False)
+    #: The decisions (by seq) answered with a distribution, and the action drawn.
+    drawn: dict[int, Action] = field(default_factory=dict, init=False)
 
     def passed(self, name: str, reason: str) -> None:
         self.steps.append(CheckStep(name, True, reason))
@@ -109,8 +111,13 @@ class Checker(Conversation):
         self.latencies_ms.append(latency_ms)
         if isinstance(parsed, MixedStrategy):
             self.strategies.append(parsed)
-            return _CHECK_DRAWS.action(parsed, hand), seq, latency_ms
+            self.drawn[seq] = _CHECK_DRAWS.action(parsed, hand)
+            return self.drawn[seq], seq, latency_ms
         return parsed, seq, latency_ms
+
+    def answer(self, seq: int, action: Action) -> str:
+        """How request ``seq`` was answered, for a step's reason."""
+        return f"a distribution ({action} drawn)" if seq in self.drawn else str(action)
 
     def play_script(self, hand: Hand) -> None:
         """The scripted opponent's turns: stand pat, check, or call."""
@@ -232,7 +239,7 @@ class Checker(Conversation):
         action, seq, latency_ms = decision
         return (
             f"facing a raise to {legal.current_bet} (to_call {legal.call_amount}), answered "
-            f"request {seq} with {action} in {latency_ms:.0f} ms"
+            f"request {seq} with {self.answer(seq, action)} in {latency_ms:.0f} ms"
         )
 
     def opponent_raises(self, hand: Hand) -> None:
@@ -261,7 +268,7 @@ class Checker(Conversation):
                 text = f"answered the rejected request {rejected_seq} again instead of the new one"
             raise StepFailedError(text, exc.hint) from exc
         hand.act(action)
-        return f"after the error, answered the new request {seq} with {action}"
+        return f"after the error, answered the new request {seq} with {self.answer(seq, action)}"
 
     def play_hand(self, hand: Hand, hand_id: str) -> str:
         count = 0
@@ -292,7 +299,7 @@ class Checker(Conversation):
                 next_action, _seq, _lat = self.ask(hand, hand_id)
                 hand.act(next_action)
         self.notify_end(hand, hand_id)
-        return f"facing an all-in, answered request {seq} with {action}"
+        return f"facing an all-in, answered request {seq} with {self.answer(seq, action)}"
 
 
 def match_end_step(checker: Checker) -> None:

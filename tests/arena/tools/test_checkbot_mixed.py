@@ -32,6 +32,8 @@ def test_a_bot_reporting_valid_distributions_passes_and_the_report_counts_them(
     text = report.format()
     assert f"{report.distribution_count} of {report.decision_count} decision(s) came as a " in text
     assert "answered with a valid distribution" in text
+    first = report.step("first_decision").reason
+    assert "answered request 2 with a distribution (" in first and " drawn) in " in first
     assert report.to_dict()["hands"]["distribution_count"] == report.hands.distribution_count
 
 
