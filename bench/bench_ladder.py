@@ -20,6 +20,10 @@ table and ``--scale-bots 1000`` for the issue's scale (each takes minutes: a rat
    are compared on the same seeds: the ladder's matchmaking (placement, floor,
    uncertainty; every bot its own team) and uniformly random pairs. Reported: median hands
    to converge, the ratio (target: the ladder needs at least 2x fewer), wrong claims.
+   ``--whole-ranking HANDS`` adds the price of that focus: for 50 bots after HANDS hands
+   (3 seeds), Kendall's tau of the whole fitted order against the true one, the mean
+   distance of a bot from its true place and the fewest games any bot played, ladder
+   against random pairs.
 2. Scale: ``--scale-bots`` bots (the issue's figure: 1,000), 10 workers. Standings are
    fitted once from a synthetic history (the fit's time is printed apart: it runs once per
    batch of results, not per game), then each of 2,000 decisions is timed: ten games in
@@ -37,7 +41,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from statistics import NormalDist
@@ -91,19 +95,17 @@ def top3_confidence(standings: Standings) -> float:
     return chance
 
 
-def converge(
+def ladder_runs(
     count: int,
     seed: int,
     *,
     targeted: bool,
     sd: float,
-    max_games: int,
     matchmaking: MatchmakingSettings,
-) -> Run:
-    """Games until the fit's top 3 are right and 95% sure, with one pairing rule."""
+) -> Iterator[tuple[int, Standings, dict[str, int]]]:
+    """After each batch of games: the games so far, the fit and each bot's game count."""
     truth = strengths(count)
     names = list(truth)
-    true_top = tuple(names[:3])
     rng = random.Random(seed)
     batch = max(10, count // 2)
     # Every bot is its own team and the cap never binds: the bench measures the rule.
@@ -112,8 +114,7 @@ def converge(
     counts = dict.fromkeys(names, 0)
     last: dict[str, int | None] = dict.fromkeys(names, None)
     standings = fit({}, names)
-    wrong = 0
-    while len(games) < max_games:
+    while True:
         planned: list[Pairing] = []
         for _ in range(batch):
             if targeted:
@@ -136,11 +137,73 @@ def converge(
             counts[pairing.first] += 1
             counts[pairing.second] += 1
         standings = fit(pair_records(games), names)
+        yield len(games), standings, counts
+
+
+def converge(
+    count: int,
+    seed: int,
+    *,
+    targeted: bool,
+    sd: float,
+    max_games: int,
+    matchmaking: MatchmakingSettings,
+) -> Run:
+    """Games until the fit's top 3 are right and 95% sure, with one pairing rule."""
+    true_top = tuple(list(strengths(count))[:3])
+    wrong = 0
+    runs = ladder_runs(count, seed, targeted=targeted, sd=sd, matchmaking=matchmaking)
+    for played, standings, _counts in runs:
         if top3_confidence(standings) >= CONFIDENCE:
             if standings.order[:3] == true_top:
-                return Run(len(games) * HANDS_PER_GAME, wrong)
+                return Run(played * HANDS_PER_GAME, wrong)
             wrong += 1
+        if played >= max_games:
+            break
     return Run(None, wrong)
+
+
+def whole_ranking(
+    count: int,
+    seed: int,
+    *,
+    targeted: bool,
+    sd: float,
+    games: int,
+    matchmaking: MatchmakingSettings,
+) -> tuple[float, float, int]:
+    """After ``games`` games: Kendall's tau of the fitted order against the true one, the
+    mean distance of a bot from its true place, and the fewest games any bot played."""
+    names = list(strengths(count))
+    runs = ladder_runs(count, seed, targeted=targeted, sd=sd, matchmaking=matchmaking)
+    standings, counts = next((st, n) for played, st, n in runs if played >= games)
+    place = {bot: index for index, bot in enumerate(standings.order)}
+    agree = sum(1 if place[a] < place[b] else -1 for a, b in itertools.combinations(names, 2))
+    tau = agree / (count * (count - 1) / 2)
+    error = statistics.mean(abs(place[bot] - index) for index, bot in enumerate(names))
+    return tau, error, min(counts.values())
+
+
+def bench_whole_ranking(
+    count: int, hands: int, seeds: int, sd: float, matchmaking: MatchmakingSettings
+) -> None:
+    print(f"3. The whole ranking after {hands:,} hands, {count} bots (the price of the focus)")
+    print(
+        f"   {'seed':>5} {'rule':>7} {'Kendall tau':>12} {'mean place error':>17} "
+        f"{'fewest games':>13}"
+    )
+    for seed in range(seeds):
+        for targeted in (True, False):
+            tau, error, fewest = whole_ranking(
+                count,
+                seed,
+                targeted=targeted,
+                sd=sd,
+                games=hands // HANDS_PER_GAME,
+                matchmaking=matchmaking,
+            )
+            rule = "ladder" if targeted else "random"
+            print(f"   {seed:>5} {rule:>7} {tau:>12.3f} {error:>17.2f} {fewest:>13}")
 
 
 def bench_convergence(
@@ -274,6 +337,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--skip-scale", action="store_true", help="convergence only")
     parser.add_argument("--verbose", action="store_true", help="print every run")
     parser.add_argument(
+        "--whole-ranking",
+        type=int,
+        metavar="HANDS",
+        default=None,
+        help="also compare the whole ranking of 50 bots after HANDS hands (3 seeds)",
+    )
+    parser.add_argument(
         "--quick", action="store_true", help="the test suite's tiny run (10 bots, 2 seeds)"
     )
     args = parser.parse_args(argv)
@@ -291,6 +361,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_convergence(
         args.bots, args.seeds, args.game_sd, args.max_games, matchmaking, verbose=args.verbose
     )
+    if args.whole_ranking:
+        bench_whole_ranking(50, args.whole_ranking, 3, args.game_sd, matchmaking)
     if not args.skip_scale:
         bench_scale(args.scale_bots, 10, args.decisions)
     return 0
