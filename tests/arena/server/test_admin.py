@@ -1,0 +1,90 @@
+"""The organiser's admin through its pages (actions on versions and matches), the site
+folder's refusals, and the pages' small paths (no team yet, an unaccepted version)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from arena.server.models import BotVersion, FailureKind, Match, MatchStatus, VersionStatus
+from arena.server.site import SiteFolder
+from arena.settings import UsageError
+from tests.arena.server.factories import PASSWORD, make_team, make_version
+
+
+@pytest.fixture
+def staff() -> Client:
+    User.objects.create_superuser("root", password=PASSWORD)
+    client = Client()
+    assert client.login(username="root", password=PASSWORD)
+    return client
+
+
+def _act(client: Client, model: str, action: str, pks: list[int]) -> str:
+    response = client.post(
+        f"/admin/arena_server/{model}/", {"action": action, "_selected_action": pks}, follow=True
+    )
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+@pytest.mark.usefixtures("db")
+def test_versions_are_disabled_enabled_and_validated_again(staff: Client) -> None:
+    team = make_team("ants")
+    version = make_version(team, status=VersionStatus.ACCEPTED)
+    team.active_version = version
+    team.save()
+    assert "1 version(s) disabled" in _act(staff, "botversion", "disable", [version.pk])
+    team.refresh_from_db()
+    assert team.active_version is None and BotVersion.objects.get(pk=version.pk).is_disabled
+    assert "1 version(s) enabled" in _act(staff, "botversion", "enable", [version.pk])
+    assert "1 version(s) queued" in _act(staff, "botversion", "validate_again", [version.pk])
+    assert BotVersion.objects.get(pk=version.pk).status == VersionStatus.QUEUED
+
+
+@pytest.mark.usefixtures("db")
+def test_the_admin_re_runs_a_site_failure_and_refuses_a_bots_fault(staff: Client) -> None:
+    ours = Match.objects.create(
+        status=MatchStatus.FAILED,
+        source="l",
+        external_id="1",
+        failure_kind=FailureKind.INFRASTRUCTURE,
+    )
+    bots = Match.objects.create(
+        status=MatchStatus.FAILED, source="l", external_id="2", failure_kind=FailureKind.BOT_FAULT
+    )
+    page = _act(staff, "match", "rerun", [ours.pk, bots.pk])
+    assert "1 match(es) queued again" in page and "never a bot" in page
+    assert Match.objects.get(pk=bots.pk).status == MatchStatus.FAILED
+
+
+@pytest.mark.usefixtures("db")
+def test_a_user_without_a_team_is_sent_to_make_one_and_only_accepted_versions_play() -> None:
+    team = make_team("ants", member="ann")
+    User.objects.create_user("lone", password=PASSWORD)
+    lone = Client()
+    lone.login(username="lone", password=PASSWORD)
+    assert lone.get("/team/")["Location"] == "/team/new/"
+    assert lone.get("/upload/")["Location"] == "/team/new/"
+    assert lone.get("/tokens/").status_code == 404
+    member = Client()
+    member.login(username="ann", password=PASSWORD)
+    assert member.get("/team/new/")["Location"] == "/team/"
+    queued = make_version(team)
+    assert member.post(f"/versions/{queued.pk}/activate/").status_code == 404
+    assert Client().get("/favicon.ico").status_code == 204
+
+
+@pytest.mark.parametrize(
+    ("content", "message"), [(None, "is not a site folder"), ("{not json", "cannot be read")]
+)
+def test_a_folder_that_is_not_a_site_is_a_usage_error(
+    tmp_path: Path, content: str | None, message: str
+) -> None:
+    if content is not None:
+        (tmp_path / "site.json").write_text(content, encoding="utf-8")
+    with pytest.raises(UsageError, match=message):
+        SiteFolder.load(tmp_path)
