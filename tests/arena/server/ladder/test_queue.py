@@ -1,0 +1,109 @@
+"""The queue and the play step without bots: a game whose worker keeps dying is left out
+after its attempts, an unranked test game is scheduled from a team's request, a version
+that cannot be unpacked forfeits, a match that failed for the arena is played again, and a
+worker whose play step raises stores an infrastructure failure, never a bot's."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.test import override_settings
+from django.utils import timezone
+
+from arena.bots.sandbox.select import SandboxLevel
+from arena.ladder.ends import EndCause
+from arena.server.ladder import config
+from arena.server.ladder.models import Game, GameStatus, UnrankedRequest
+from arena.server.ladder.play import (
+    GameSpec,
+    LadderRules,
+    VersionFiles,
+    _failed,
+    play_game,
+)
+from arena.server.ladder.queue import claim_next
+from arena.store.outcome import MatchOutcome
+from arena.tournament.config import TournamentConfig
+from tests.arena.server.ladder.conftest import team_with
+
+
+def test_a_game_whose_worker_keeps_dying_is_left_out_with_its_reason(small_ladder: None) -> None:
+    team_with("ants", "station")
+    team_with("bees", "folder")
+    settings = config.current()
+    now = timezone.now()
+    game = claim_next("w0", settings, random.Random(1), now=now)
+    assert game is not None
+    for attempt in range(1, settings.max_attempts):
+        now += timedelta(seconds=settings.lease_s + 1)
+        again = claim_next(f"w{attempt}", settings, random.Random(1), now=now)
+        assert again is not None and again.pk == game.pk
+    now += timedelta(seconds=settings.lease_s + 1)
+    claim_next("late", settings, random.Random(1), now=now)
+    game.refresh_from_db()
+    assert game.status == GameStatus.FAILED_INFRASTRUCTURE
+    assert f"on each of {settings.max_attempts} attempts: left out" in game.end_reason
+
+
+def test_an_unranked_test_game_is_scheduled_from_the_team_s_request(small_ladder: None) -> None:
+    ants, station = team_with("ants", "station")
+    _bees, folder = team_with("bees", "folder")
+    UnrankedRequest.objects.create(team=ants, bot=station, opponent=folder, games_left=2)
+    game = claim_next("w", config.current(), random.Random(1))
+    assert game is not None and game.kind == "test" and not game.is_rated
+    assert game.requested_by == ants and game.first == station
+    assert UnrankedRequest.objects.get().games_left == 1
+    assert game.seed and int(game.seed) > 2**200  # the site's secret stream, 256 bits
+
+
+def test_an_unknown_setting_is_named() -> None:
+    with override_settings(ARENA_LADDER={"dealz": 3}), pytest.raises(ValueError, match="dealz"):
+        config.current()
+
+
+def _rules() -> LadderRules:
+    return LadderRules(TournamentConfig(bots=()), SandboxLevel.NONE)
+
+
+def test_a_version_that_cannot_be_unpacked_forfeits(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.tar.gz"
+    broken.write_bytes(b"not an archive")
+    good = VersionFiles("ants-v1", broken, 1)
+    spec = GameSpec(7, good, VersionFiles("bees-v1", broken, 2), seed=1, deals=2)
+    played = play_game(spec, executor=None, rules=_rules(), root=tmp_path)  # type: ignore[arg-type]
+    assert played.cause is EndCause.BOT_NOT_READY and played.at_fault == ("ants-v1",)
+    assert "cannot be unpacked" in played.detail
+
+
+def _outcome(error: str) -> MatchOutcome:
+    return MatchOutcome("game-1", (), (), "error", None, 0.1, error=error)
+
+
+def test_a_failed_match_is_the_bot_s_fault_only_when_it_did_not_start() -> None:
+    absent = _outcome("1 bot not ready at the start of the match: 'bees-v1' (seat 1): exited: 3")
+    played = _failed([absent], ("ants-v1", "bees-v1"), {}, ())
+    assert played.cause is EndCause.BOT_NOT_READY and played.at_fault == ("bees-v1",)
+    sandbox = _failed([_outcome("cannot prepare the match: no bwrap")], ("a", "b"), {}, ())
+    assert sandbox.cause is EndCause.SANDBOX_UNAVAILABLE
+    ours = _failed([_outcome("RuntimeError: boom")], ("a", "b"), {}, ())
+    assert ours.cause is EndCause.ARENA_ERROR and not ours.at_fault
+
+
+def test_a_worker_whose_play_step_raises_plays_the_game_again(
+    small_ladder: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    team_with("ants", "station")
+    team_with("bees", "folder")
+
+    def boom(*_args: object) -> None:
+        raise RuntimeError("the arena broke")
+
+    monkeypatch.setattr("arena.server.ladder.management.commands.ladder_worker.play_game", boom)
+    call_command("ladder_worker", "--games", "1", "--concurrency", "1")
+    (game,) = Game.objects.all()
+    assert game.status == GameStatus.QUEUED and not game.first_at_fault
+    assert "the arena failed: played again" in game.end_reason
