@@ -42,21 +42,11 @@ def site(tmp_path: Path) -> Path:
     competition = tmp_path / "competition.toml"
     competition.write_text('[site]\nsignup = "open"\n', encoding="utf-8")
     root = tmp_path / "site"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "arena.cli",
-            "server",
-            "init",
-            str(root),
-            "--competition",
-            str(competition),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=WAIT,
-    )
+    argv = ["server", "init", str(root), "--competition", str(competition)]
+    done = subprocess.run([sys.executable, "-m", "arena.cli", *argv], check=True,
+                          capture_output=True, text=True, timeout=WAIT)  # fmt: skip
+    # No password given: one is drawn and printed this once.
+    assert re.search(r"administrator admin, password \S{16} \(shown this once\)", done.stdout)
     return root
 
 
