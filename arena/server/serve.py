@@ -117,7 +117,12 @@ def serve(
     call_command("migrate", verbosity=0, interactive=False)  # a newer arena's tables
     pool = WorkerPool(site, workers, out)
     ladder = WorkerPool(site, ladder_workers, out, "ladder_worker")  # arena.server.ladder
-    server = waitress.create_server(application, host=host, port=port, threads=threads)
+    from django.conf import settings
+
+    # A request body larger than any upload the site takes is refused by waitress itself.
+    largest = settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1024 * 1024
+    server = waitress.create_server(application, host=host, port=port, threads=threads,
+                                    max_request_body_size=largest)  # fmt: skip
     pool.start()
     ladder.start()
     try:

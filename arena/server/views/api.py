@@ -14,6 +14,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
@@ -78,6 +79,8 @@ def versions(request: HttpRequest) -> JsonResponse:
         created = store_upload(team, request.body)
     except UploadRefused as refused:
         return _error(str(refused), 400)
+    except RequestDataTooBig:  # a body without its length, longer than any upload
+        return _error(f"the archive is larger than the limit of {limit:,} bytes", 413)
     url = request.build_absolute_uri(reverse("api-version", args=[created.pk]))
     body = {"id": created.pk, "version": created.number, "status": created.status, "url": url}
     return JsonResponse(body, status=201)

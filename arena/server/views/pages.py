@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 from arena.report.page import CONTENT_SECURITY_POLICY as VIEWER_POLICY
 from arena.server.forms import UploadForm
 from arena.server.matches import match_data, version_results, viewer_page
-from arena.server.models import BotVersion, LeaderboardRow, Match, Team
+from arena.server.models import BotVersion, LeaderboardRow, Match, SiteSettings, Team
 from arena.server.scope import identified, requesting_team, visible
 from arena.server.versions import UploadRefused, activate, store_upload
 
@@ -78,8 +78,12 @@ def upload(request: HttpRequest) -> HttpResponse:
     form = UploadForm(request.POST or None, request.FILES or None)
     status = 200
     if request.method == "POST" and form.is_valid():
+        archive = form.cleaned_data["archive"]
         try:
-            version = store_upload(team, form.cleaned_data["archive"].read())
+            limit = SiteSettings.current().upload_archive_bytes
+            if archive.size > limit:  # refused before it is read
+                raise UploadRefused(f"the archive is larger than the limit of {limit:,} bytes")
+            version = store_upload(team, archive.read())
         except UploadRefused as refused:
             form.add_error("archive", str(refused))
             status = 400

@@ -137,3 +137,13 @@ def _file(data: bytes) -> object:
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     return SimpleUploadedFile("bot.tar.gz", data, content_type="application/gzip")
+
+
+def test_the_form_refuses_an_archive_over_the_limit_before_reading_it() -> None:
+    SiteSettings.objects.update_or_create(pk=1, defaults={"upload_archive_bytes": 100})
+    make_team("ants", member="ann")
+    client = Client()
+    client.login(username="ann", password="a long enough password")
+    response = client.post("/upload/", {"archive": _file(bot_archive() + b"x" * 200)})
+    assert response.status_code == 400 and "limit of 100 bytes" in response.content.decode()
+    assert not BotVersion.objects.exists()
