@@ -65,3 +65,10 @@ def test_a_bad_distribution_is_a_clear_error() -> None:
     decision["distribution"] = [{"action": {"action": "CALL"}, "probability": -1}]
     with pytest.raises(LuckError, match="bad distribution entry"):
         estimate_hand(record)
+
+
+def test_the_estimate_does_not_depend_on_who_the_players_are() -> None:
+    record = random_record(9, seat_count=3, mixed=True)
+    renamed = json.loads(json.dumps(record).replace('"p0"', '"zed"').replace('"p1"', '"amy"'))
+    assert renamed != record
+    assert estimate_hand(renamed) == estimate_hand(record)
