@@ -1,6 +1,6 @@
 """The ``arena`` command: ``match``, ``tournament``, ``report``, ``replay``, ``check-bot``,
-``play``, ``discord``, ``export`` and ``demo`` (nine commands, registered in
-:data:`arena.commands.COMMANDS`).
+``play``, ``discord``, ``export``, ``server``, ``submit`` and ``demo`` (eleven commands,
+registered in :data:`arena.commands.COMMANDS`).
 
 This module parses the arguments and runs the command's module; the module's use case does
 the work. Every bad flag, manifest or setting is reported as ``arena <command>: error:
