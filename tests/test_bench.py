@@ -18,6 +18,8 @@ SMALL_RUNS = {
     "bench_dask.py": ["--quick"],
     "bench_engine.py": ["--hands", "20"],
     "bench_evaluator.py": ["--count", "2000", "--repeat", "1"],
+    "bench_ladder.py": ["--quick"],
+    "bench_luck.py": ["--quick"],
     "bench_protocol.py": ["--repeat", "1", "--min-seconds", "0.01"],
     "bench_report.py": ["--quick"],
     "bench_match_memory.py": ["--quick"],
