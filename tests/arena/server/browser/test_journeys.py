@@ -197,6 +197,18 @@ def _journey(browser: Any, tmp_path: Path, database: str | None) -> None:
         ann.page.click("text=Watch the hands")
         _watch_a_hand(ann)
 
+        # Cards of a hand that ended without a showdown (the site shows showdowns): the
+        # team sees its own two and not the other's; another team sees none.
+        hands_path = ann.page.url.removeprefix(site.url).split("#")[0]
+        assert _hole_cards_of_a_folded_hand(ann).count(HIDDEN) == 2
+        bob.go(hands_path)
+        assert _hole_cards_of_a_folded_hand(bob) == [HIDDEN] * 4
+        bob.check_clean()
+
+
+#: How the viewer shows a card its visitor may not see.
+HIDDEN = "??"
+
 
 def _watch_a_hand(visitor: Visitor) -> None:
     """The viewer page drawn by the report's script: open the first hand, step to its end."""
@@ -209,6 +221,23 @@ def _watch_a_hand(visitor: Visitor) -> None:
     page.keyboard.press("End")
     assert page.locator("#viewer-result").inner_text().strip()
     visitor.check_clean()
+
+
+def _hole_cards_of_a_folded_hand(visitor: Visitor) -> list[str]:
+    """The cards on the viewer's table at the first step of the first hand won by a fold."""
+    page = visitor.page
+    page.wait_for_selector("body[data-ready]", state="attached")
+    row = page.locator("#hands tbody tr", has_text="others folded").first
+    hand = row.get_attribute("data-hand")
+    row.locator("a").first.click()
+    sync_api.expect(page.locator("#viewer h2")).to_have_text(f"Hand {hand}")
+    page.keyboard.press("Home")
+    sync_api.expect(page.locator("#viewer-counter")).to_have_text(re.compile(r"^step 1 of "))
+    cards: list[str] = page.locator("#viewer-table g.card").evaluate_all(
+        "nodes => nodes.map(node => node.dataset.card)"
+    )
+    assert len(cards) == 4, cards  # two seats' hole cards, no board yet
+    return cards
 
 
 def test_a_team_signs_up_uploads_a_starter_bot_and_watches_it_accepted(
