@@ -4,6 +4,7 @@ live), the upload form, a match's page and its hand viewer."""
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -42,7 +43,10 @@ def team_page(request: HttpRequest, team_id: int) -> HttpResponse:
         "team": team,
         "is_mine": mine is not None and mine.pk == team.pk,
         "versions": visible(mine, BotVersion).filter(team=team).order_by("-number"),
-        "matches": visible(mine, Match).filter(seats__team=team).distinct()[:50],
+        "matches": visible(mine, Match)
+        .filter(Q(seats__team=team) | Q(seats__version__team=team))
+        .distinct()
+        .order_by("-pk")[:50],
     }
     return render(request, "arena/team.html", context)
 
