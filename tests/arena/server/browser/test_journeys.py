@@ -7,8 +7,11 @@ one bot bears the first team's name (so that match is the team's). Through the p
 a person would: sign up, make a team, upload a starter bot
 (``sample_bots/python_calling_station`` packed as tar.gz) with the form, watch the
 version's page until validation says "accepted", open the leaderboard, the team's match
-and that match's hand viewer. Then a second team, in its
-own browser context, is refused the first team's version page and its log (404).
+and that match's hand viewer. A second team, in its own browser context, is refused the
+first team's version page and its log (404), by its session and by an API token it made
+on the tokens page; the first team's own token reads the version, and ``arena submit``
+uploads its next version with that token and gets "accepted" (exit code 0). In a hand
+won by a fold, the team sees its own hole cards only and the other team none.
 
 Every page must load without a script error or a dialog, and the browser may reach
 nothing but the site (every other request is aborted). Against SQLite in the default
@@ -88,6 +91,20 @@ class Visitor:
         self.page.fill("#id_name", team)
         self.page.click("button:text('Make the team')")
         sync_api.expect(self.page.locator("h1")).to_have_text(team)
+
+    def make_token(self, name: str) -> str:
+        """A new API token made on the tokens page (shown there this once)."""
+        self.go("tokens/")
+        self.page.fill("#id_name", name)
+        self.page.click("button:text('Make a token')")
+        token: str = self.page.locator("#new-token").inner_text().strip()
+        assert token.startswith("arena_")
+        return token
+
+    def api(self, path: str, token: str) -> Any:
+        """A GET of the site's API with ``token`` (the response)."""
+        headers = {"Authorization": f"Bearer {token}"}
+        return self.page.request.get(self.site + path.lstrip("/"), headers=headers)
 
     def check_clean(self) -> None:
         """No script error, no dialog, no request off the site."""
@@ -186,7 +203,16 @@ def _journey(browser: Any, tmp_path: Path, database: str | None) -> None:
         assert "accepted" not in bob.page.content()
         assert "python calling station" not in bob.page.content()
         assert bob.go("team/").status == 200  # its own pages work
+        version_api = "api/v1/" + version_path.removeprefix("/")
+        assert bob.api(version_api, bob.make_token("laptop")).status == 404
         bob.check_clean()
+
+        # A token made on the tokens page reads the version through the API, and
+        # `arena submit` uploads the next version with it and waits for the verdict.
+        token = ann.make_token("laptop")
+        seen = ann.api(version_api, token)
+        assert seen.status == 200 and seen.json()["status"] == "accepted"
+        _submit(site, token, tmp_path)
 
         # The team's match, and its hands in the report's viewer.
         ann.go("")
@@ -204,6 +230,22 @@ def _journey(browser: Any, tmp_path: Path, database: str | None) -> None:
         bob.go(hands_path)
         assert _hole_cards_of_a_folded_hand(bob) == [HIDDEN] * 4
         bob.check_clean()
+
+
+def _submit(site: LiveSite, token: str, folder: Path) -> None:
+    """``arena submit`` of a starter bot with ``token``: accepted, exit code 0."""
+    import subprocess
+
+    token_file = folder / "token"
+    token_file.write_text(token + "\n", encoding="utf-8")
+    bot = REPO_ROOT / "sample_bots" / "python_random"
+    done = subprocess.run(
+        arena("submit", str(bot), "--server", site.url, "--token-file", str(token_file),
+              "--timeout", str(VALIDATION_MS // 1000), "--poll-interval", "0.5"),
+        capture_output=True, text=True, timeout=VALIDATION_MS / 1000 + 60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr + site.log()[-3000:]
+    assert "accepted" in done.stdout
 
 
 #: How the viewer shows a card its visitor may not see.
