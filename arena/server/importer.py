@@ -79,8 +79,9 @@ def read_tournament(folder: Path) -> TournamentResults:
 
 def import_tournament(site_dir: Path, folder: Path) -> ImportSummary:
     """Put the tournament of ``folder`` on the site at ``site_dir``."""
+    site = SiteFolder.load(site_dir.absolute())
     results = read_tournament(folder)
-    start_django(SiteFolder.load(site_dir.absolute()).root)
+    start_django(site.root)
     return save_tournament(results)
 
 
