@@ -210,19 +210,6 @@ def upload_all(
         first_round = False
 
 
-def make_teams(site: LiveSite, bots: Sequence[str]) -> dict[str, str]:
-    """One team per bot, each with a member and an API token: bot -> token."""
-    script = (
-        "import json\n"
-        "from tests.arena.server.factories import make_team, make_token\n"
-        f"bots = {list(bots)!r}\n"
-        "print(json.dumps({bot: make_token(make_team('team-' + bot)) for bot in bots}))\n"
-    )
-    output = site.manage("shell", "-c", script)
-    tokens: dict[str, str] = json.loads(output.strip().splitlines()[-1])
-    return tokens
-
-
 def import_tournament(site: LiveSite, folder: Path, deals: int) -> None:
     """A tournament of four bots put on the site (its hands played by the engine, written in
     the arena's layouts: the pages read it as they read a real run)."""
@@ -235,15 +222,20 @@ def import_tournament(site: LiveSite, folder: Path, deals: int) -> None:
     )  # fmt: skip
 
 
-def discover_pages(site: LiveSite) -> dict[str, list[str]]:
-    """The paths the clients browse, by kind (the match and team ids read from the site)."""
+def prepare(site: LiveSite, bots: Sequence[str]) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """One team per bot, each with a member and an API token (bot -> token); and the paths
+    the clients browse, by kind (the match and team ids read from the site). One Django
+    start for both."""
     script = (
         "import json\n"
         "from arena.server.models import Match, Team\n"
-        "print(json.dumps([list(Match.objects.values_list('pk', flat=True)),"
+        "from tests.arena.server.factories import make_team, make_token\n"
+        f"tokens = {{bot: make_token(make_team('team-' + bot)) for bot in {list(bots)!r}}}\n"
+        "print(json.dumps([tokens, list(Match.objects.values_list('pk', flat=True)),"
         " list(Team.objects.values_list('pk', flat=True))]))\n"
     )
-    matches, teams = json.loads(site.manage("shell", "-c", script).strip().splitlines()[-1])
+    output = site.manage("shell", "-c", script).strip().splitlines()[-1]
+    tokens, matches, teams = json.loads(output)
     pages = {
         "leaderboard": ["/"],
         "match page": [f"/matches/{pk}/" for pk in matches],
@@ -253,7 +245,7 @@ def discover_pages(site: LiveSite) -> dict[str, list[str]]:
         "api match": [f"/api/v1/matches/{pk}/" for pk in matches],
         "api teams": ["/api/v1/teams/"],
     }
-    return {kind: paths for kind, paths in pages.items() if paths}
+    return tokens, {kind: paths for kind, paths in pages.items() if paths}
 
 
 @contextmanager
@@ -337,8 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with live_site(folder, competition=rules, database=url, workers=args.workers,
                        threads=args.threads) as site:  # fmt: skip
             import_tournament(site, folder, deals)
-            tokens = make_teams(site, args.bots)
-            pages = discover_pages(site)
+            tokens, pages = prepare(site, args.bots)
             print(f"site {site.url} ({args.database}, {args.workers} worker(s), "
                   f"{args.threads} threads); pages: {', '.join(sorted(pages))}")  # fmt: skip
             print(f"{args.clients} clients for {args.seconds:.0f} s, mean pause {args.think} s; "
