@@ -30,6 +30,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/v1/matches/<int:match_id>/", api.match, name="api-match"),
     path("api/v1/matches/<int:match_id>/hands.<str:fmt>", api.hands, name="api-hands"),
     path("api/v1/teams/", api.teams, name="api-teams"),
+    path("api/v1/teams/<int:team_id>/", api.team, name="api-team"),
     path("favicon.ico", pages.no_icon),
     path("", include("arena.server.ladder.urls")),
     # The admin's log-in is the site's, so that its rate limit holds there too.

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
@@ -29,7 +30,7 @@ from arena.server.scope import is_own_match, requesting_team, visible
 from arena.server.tokens import bearer_token
 from arena.server.versions import UploadRefused, store_upload
 
-__all__ = ["hands", "leaderboard", "match", "teams", "version", "versions"]
+__all__ = ["hands", "leaderboard", "match", "team", "teams", "version", "versions"]
 
 
 def _error(message: str, status: int) -> JsonResponse:
@@ -146,6 +147,32 @@ def hands(request: HttpRequest, match_id: int, fmt: str) -> HttpResponse:
     name = f"match-{found.pk}{FORMATS[fmt]}"
     response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
+
+
+@require_GET
+def team(request: HttpRequest, team_id: int) -> JsonResponse:
+    """A team's public facts (name, active version, matches); its versions for its own."""
+    mine = requesting_team(request)
+    found = visible(mine, Team).filter(pk=team_id).first()
+    if found is None:
+        return _error(f"no team {team_id}", 404)
+    matches = (
+        visible(mine, Match)
+        .filter(Q(seats__team=found) | Q(seats__version__team=found))
+        .distinct()
+        .order_by("-pk")[:100]
+    )
+    active = found.active_version
+    data: dict[str, Any] = {
+        "id": found.pk,
+        "name": found.name,
+        "active_version": None if active is None else active.number,
+        "matches": [match.pk for match in matches],
+    }
+    if mine is not None and mine.pk == found.pk:
+        rows = visible(mine, BotVersion).select_related("team").order_by("-number")
+        data["versions"] = [version_data(row, with_steps=False) for row in rows]
+    return JsonResponse(data)
 
 
 @require_GET

@@ -147,3 +147,17 @@ def test_the_form_refuses_an_archive_over_the_limit_before_reading_it() -> None:
     response = client.post("/upload/", {"archive": _file(bot_archive() + b"x" * 200)})
     assert response.status_code == 400 and "limit of 100 bytes" in response.content.decode()
     assert not BotVersion.objects.exists()
+
+
+def test_a_teams_json_shows_its_versions_to_its_own_only() -> None:
+    ants, bees = make_team("ants"), make_team("bees")
+    token = make_token(ants)
+    client = Client()
+    client.post("/api/v1/versions/", data=bot_archive(), content_type="application/gzip",
+                headers={"Authorization": f"Bearer {token}"})  # fmt: skip
+    own = client.get(f"/api/v1/teams/{ants.pk}/", headers={"Authorization": f"Bearer {token}"})
+    assert own.json()["name"] == "ants" and [v["version"] for v in own.json()["versions"]] == [1]
+    other = client.get(f"/api/v1/teams/{ants.pk}/",
+                       headers={"Authorization": f"Bearer {make_token(bees)}"})  # fmt: skip
+    assert other.status_code == 200 and "versions" not in other.json()
+    assert client.get("/api/v1/teams/999/").status_code == 404

@@ -103,7 +103,7 @@ PRIVATE_URLS = {
     "ladder/versions/<int:version_id>/settings/": "post",
 }
 #: URLs naming an object that every team may see.
-PUBLIC_URLS = {"teams/<int:team_id>/"}
+PUBLIC_URLS = {"teams/<int:team_id>/", "api/v1/teams/<int:team_id>/"}
 
 
 def test_every_url_naming_an_object_is_in_the_table() -> None:
