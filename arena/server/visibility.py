@@ -25,22 +25,12 @@ from typing import Any
 
 from arena.server.competition import Visibility
 
-__all__ = ["HIDDEN_CARD", "can_see_match", "redact_history", "seats_seen"]
+__all__ = ["HIDDEN_CARD", "redact_history", "seats_seen"]
 
 #: A card the viewer may not see.
 HIDDEN_CARD = "??"
 #: Each private event type and its private fields (``engine.events``' ``private_fields``).
 _PRIVATE = {"hole_cards_dealt": ("cards",), "cards_drawn": ("discarded", "drawn")}
-
-
-def can_see_match(*, is_own: bool, visibility: Visibility) -> bool:
-    """Whether a team may open a match: its own always, another's unless the setting is
-    ``nothing``.
-
-    >>> can_see_match(is_own=False, visibility=Visibility.NOTHING)
-    False
-    """
-    return is_own or visibility is not Visibility.NOTHING
 
 
 def seats_seen(
