@@ -451,7 +451,11 @@ def test_a_seq_that_is_not_a_positive_integer_is_a_strike_not_a_wait(seq: object
 
 
 def test_a_real_hung_process_is_killed_after_three_timeouts_and_restarted() -> None:
-    manifest = load_manifest(TEST_BOTS / "hang" / "bot.toml")  # never answers an act
+    # Never answers and never reads after ready, so it cannot leave by itself when its
+    # input is closed: the kill is what ends it (a bot that reads could see the end of its
+    # input and exit 0 first, under load).
+    manifest = load_manifest(TEST_BOTS / "hang" / "bot.toml")
+    manifest = dataclasses.replace(manifest, command=(*manifest.command[:2], "deaf"))
     started: list[ProcessTransport] = []
     session = BotSession(
         process_factory(manifest, on_start=started.append),
