@@ -259,3 +259,16 @@ def test_log_in_goes_back_to_a_page_of_this_site_only(wanted: str, landing: str)
     make_team("ants", member="ann")
     response = Client().post("/login/", {"username": "ann", "password": PASSWORD, "next": wanted})
     assert response.status_code == 302 and response["Location"] == landing
+
+
+def test_behind_a_proxy_the_limit_counts_the_address_the_proxy_saw() -> None:
+    from django.test import RequestFactory
+
+    from arena.server.views.accounts import client_address
+
+    request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.1",
+                                   HTTP_X_FORWARDED_FOR="1.2.3.4, 203.0.113.7")  # fmt: skip
+    assert client_address(request) == "10.0.0.1"  # no proxy trusted: the connection's
+    with override_settings(SECURE_PROXY_SSL_HEADER=("HTTP_X_FORWARDED_PROTO", "https")):
+        # The address the proxy added last; what the client claimed before it is ignored.
+        assert client_address(request) == "203.0.113.7"
