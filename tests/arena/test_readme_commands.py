@@ -95,14 +95,18 @@ def test_every_documented_command_parses(
         assert exc.code == 0, f"{where}: arena {' '.join(argv)}: {capsys.readouterr().err}"
 
 
-def _every_flag() -> set[str]:
-    parser = cli.build_parser()
+def _flags_of(parser: argparse.ArgumentParser) -> set[str]:
+    """The parser's flags and those of its subcommands, at any depth (``arena server run``)."""
     flags = {option for action in parser._actions for option in action.option_strings}
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for subparser in action.choices.values():
-                flags |= {o for a in subparser._actions for o in a.option_strings}
+                flags |= _flags_of(subparser)
     return flags
+
+
+def _every_flag() -> set[str]:
+    return _flags_of(cli.build_parser())
 
 
 def test_every_flag_the_readme_names_is_a_flag_of_some_command() -> None:
