@@ -71,6 +71,12 @@ def site(tmp_path: Path) -> Path:
     return root
 
 
+def _report(root: Path) -> dict[str, Any]:
+    """The site's games and ratings (:data:`REPORT`)."""
+    found: dict[str, Any] = json.loads(_manage(root, "shell", "-c", REPORT).stdout.splitlines()[-1])
+    return found
+
+
 def _hands_started(root: Path) -> bool:
     return any(path.stat().st_size > 0 for path in (root / "work").rglob("hands.jsonl"))
 
@@ -91,13 +97,54 @@ def test_a_killed_worker_s_game_is_played_again_and_counted_once(site: Path) -> 
     _until("the dead worker's processes to end",
            lambda: not any(c.is_running() and c.status() != "zombie"
                            for c in children))  # fmt: skip
-    killed = json.loads(_manage(site, "shell", "-c", REPORT).stdout.splitlines()[-1])
+    killed = _report(site)
     assert [game[1] for game in killed["games"]] == ["claimed"]
     time.sleep(2.5)  # the dead worker's lease expires
     _manage(site, "ladder_worker", "--games", "1")
-    after = json.loads(_manage(site, "shell", "-c", REPORT).stdout.splitlines()[-1])
+    after = _report(site)
     ((game_id, status, attempts, reason, hands),) = after["games"]
     assert (game_id, status, attempts) == (killed["games"][0][0], "done", 2)
     assert "stopped" in reason or reason == "played to its end"
     assert hands == 300  # played once, whole, from its start
     assert after["ratings"] == [1, 1]  # counted once for each of the two versions
+
+
+@pytest.mark.slow  # real processes: arena server run, killed and started again
+def test_a_killed_server_s_game_is_played_again_when_it_starts_again(site: Path) -> None:
+    env = {
+        **os.environ,
+        "ARENA_LADDER": json.dumps({"deals": 150, "lease_s": 2.0, "placement_games": 1}),
+    }
+    command = [sys.executable, "-m", "arena.cli", "server", "run", str(site), "--port", "0",
+               "--workers", "0", "--ladder-workers", "1"]  # fmt: skip
+
+    def start() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+
+    server = start()
+    try:
+        _until("the game's first hands", lambda: _hands_started(site))
+        children = psutil.Process(server.pid).children(recursive=True)
+        assert any("ladder_worker" in " ".join(child.cmdline()) for child in children)
+        server.send_signal(signal.SIGKILL)
+        server.wait(WAIT)
+        _until("the server's workers to end",
+               lambda: not any(c.is_running() and c.status() != "zombie"
+                               for c in children))  # fmt: skip
+        server = start()
+        _until("the game played again", lambda: _report(site)["games"][0][1] == "done")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(WAIT)
+        finally:
+            if server.poll() is None:
+                os.killpg(server.pid, signal.SIGKILL)
+                server.wait()
+    after = _report(site)
+    first = after["games"][0]
+    assert first[1] == "done" and first[4] == 300  # played whole, from its start
+    ratings = after["ratings"]
+    done = [game for game in after["games"] if game[1] == "done"]
+    assert sum(ratings) == 2 * len(done)  # each finished game counted once per version
