@@ -8,6 +8,7 @@ import random
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
@@ -73,3 +74,13 @@ def test_an_expired_claim_is_played_again_and_counted_once(small_ladder: None) -
     assert store_played(again, "live-worker", infra, settings)
     assert Game.objects.get(pk=game.pk).status == GameStatus.QUEUED  # played again
     assert Game.objects.count() == 1
+
+
+@pytest.mark.slow  # a local Dask cluster: a few seconds to start
+def test_the_worker_plays_through_a_dask_cluster_too(small_ladder: None) -> None:
+    team_with("ants", "station")
+    team_with("bees", "folder")
+    call_command("ladder_worker", "--games", "1", "--executor", "dask", "--concurrency", "2")
+    (game,) = Game.objects.all()
+    assert game.status == GameStatus.DONE and game.hand_count == 2 * game.deals
+    assert Match.objects.filter(source="ladder", hands_played=game.deals).count() == 2

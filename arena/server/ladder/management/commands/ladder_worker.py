@@ -2,7 +2,10 @@
 matchmaking's next; see :mod:`arena.server.ladder.queue`), plays its two matches through
 the match executor seam while a thread renews its lease, and stores the result once. Its
 matches run in a local process pool (``--concurrency`` matches at once, default 2: a
-game's two seatings side by side) that lives as long as the worker. SIGTERM or SIGINT
+game's two seatings side by side) that lives as long as the worker, or with ``--executor
+dask`` on a Dask cluster (``--scheduler ADDRESS``; none: a local cluster), whose workers
+must see the site's work folder at the same path (the versions' builds are there; the
+matches' files come back with their outcomes when they cannot write it). SIGTERM or SIGINT
 stops it and puts its game back; ``kill -9`` leaves a claim that expires, and the game is
 played again by whoever claims it next. Started by ``arena server run``, which restarts it
 when it dies; it dies with its parent (Linux's parent-death signal)."""
@@ -23,6 +26,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from arena.bots.sandbox.select import SandboxUnavailableError
+from arena.cluster.dask_executor import ClusterError, dask_executor
 from arena.cluster.executor import MatchExecutor
 from arena.cluster.local import local_executor
 from arena.ladder.ends import EndCause
@@ -70,6 +74,21 @@ def game_spec(game: Game) -> GameSpec:
     )
 
 
+def _executor(options: dict[str, Any], rules: LadderRules, root: Path) -> Any:
+    """The match executor the options name (a context manager)."""
+    if options["executor"] == "dask":
+        root.mkdir(parents=True, exist_ok=True)
+        return dask_executor(
+            play_match,
+            options["scheduler"],
+            options["concurrency"],
+            concurrency=options["concurrency"],
+            sandbox=rules.sandbox.value,
+            run_folder=root,
+        )
+    return local_executor(options["concurrency"], play_match)
+
+
 class Command(BaseCommand):
     """The ladder's worker."""
 
@@ -82,6 +101,8 @@ class Command(BaseCommand):
         parser.add_argument("--games", type=int, default=None)
         parser.add_argument("--poll", type=float, default=1.0)
         parser.add_argument("--concurrency", type=int, default=2)
+        parser.add_argument("--executor", choices=("local", "dask"), default="local")
+        parser.add_argument("--scheduler", default=None, help="dask: tcp://HOST:8786")
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Claim, play and store until stopped."""
@@ -100,7 +121,12 @@ class Command(BaseCommand):
             self.stderr.write(f"the ladder cannot play here: {error}")
             raise SystemExit(1) from None
         played = 0
-        with local_executor(options["concurrency"], play_match) as executor:
+        try:
+            executor = _executor(options, rules, root)
+        except ClusterError as error:
+            self.stderr.write(f"the ladder cannot reach its cluster: {error}")
+            raise SystemExit(1) from None
+        with executor:
             # After the pool: it turns SIGTERM into KeyboardInterrupt, the worker stops itself.
             previous = {number: signal.signal(number, _stop) for number in _STOP_SIGNALS}
             try:
