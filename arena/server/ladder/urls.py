@@ -18,4 +18,6 @@ urlpatterns: list[URLPattern] = [
     path("ladder/finals/", views.finals_page, name="ladder-finals"),
     path("ladder/finals/report/", views.finals_report, name="ladder-finals-report"),
     path("api/v1/ladder/", views.api_ladder, name="api-ladder"),
+    path("api/v1/ladder/versions/<int:version_id>/", views.api_version,
+         name="api-ladder-version"),
 ]  # fmt: skip

@@ -41,6 +41,7 @@ from arena.server.scope import identified, requesting_team, visible
 
 __all__ = [
     "api_ladder",
+    "api_version",
     "finals_page",
     "finals_report",
     "ladder_page",
@@ -151,6 +152,55 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
         "message": request.GET.get("message", "")[:200],
     }
     return render(request, "ladder/version.html", context)
+
+
+def api_version(request: HttpRequest, version_id: int) -> JsonResponse:
+    """``GET /api/v1/ladder/versions/<id>/``: a version's ladder games, faults and
+    promotion tests, for its team (a bearer token or a session; anyone else: 404)."""
+    team = requesting_team(request)
+    version = visible(team, BotVersion).select_related("team").filter(pk=version_id).first()
+    if version is None:
+        return JsonResponse({"error": "no such version"}, status=404)
+    games = (
+        Game.objects.filter(Q(first=version) | Q(second=version))
+        .select_related("first__team", "second__team")
+        .order_by("-pk")[:200]
+    )
+    rows = [_game_row(game, version) for game in games]
+    return JsonResponse(
+        {
+            "version": version_label(version),
+            "games": [
+                {
+                    "id": row["game"].pk,
+                    "kind": row["game"].kind,
+                    "status": row["game"].status,
+                    "opponent": row["opponent"],
+                    "adjusted_mbb": row["score"],
+                    "raw_mbb": row["raw"],
+                    "at_fault": row["at_fault"],
+                    "faults": row["faults"],
+                    "reason": row["game"].end_reason,
+                    "seed": row["seed"],
+                }
+                for row in rows
+            ],
+            "promotion_tests": [
+                {
+                    "incumbent": version_label(test.incumbent),
+                    "status": test.status,
+                    "games": test.game_count,
+                    "llr": test.llr,
+                    "bounds": [test.lower_bound, test.upper_bound],
+                    "llr_history": test.llr_history,
+                    "activated": test.activated,
+                }
+                for test in PromotionTest.objects.filter(candidate=version)
+                .select_related("incumbent__team")
+                .order_by("-pk")
+            ],
+        }
+    )
 
 
 def _own_version(request: HttpRequest, version_id: int) -> tuple[Team, BotVersion]:

@@ -17,7 +17,7 @@ from arena.server.ladder.models import (
 )
 from arena.server.ladder.state import refresh_ratings
 from arena.server.models import BotVersion, Team
-from tests.arena.server.factories import PASSWORD, make_team
+from tests.arena.server.factories import PASSWORD, make_team, make_token
 from tests.arena.server.ladder.conftest import accepted
 
 
@@ -84,6 +84,14 @@ def test_another_team_sees_no_private_data(three: dict[str, BotVersion]) -> None
         == 404
     )
     assert Client().get(f"/ladder/versions/{ants.pk}/").status_code == 404
+    api = f"/api/v1/ladder/versions/{ants.pk}/"
+    assert bees.get(api).status_code == 404
+    token = make_token(Team.objects.get(name="bees"))
+    assert Client().get(api, HTTP_AUTHORIZATION=f"Bearer {token}").status_code == 404
+    mine = Client().get(api, HTTP_AUTHORIZATION=f"Bearer {make_token(ants.team)}").json()
+    forfeits = [game for game in mine["games"] if game["at_fault"]]
+    assert [game["adjusted_mbb"] for game in forfeits] == [-750.0]
+    assert "did not start" in forfeits[0]["reason"] and forfeits[0]["seed"] == "7"
 
 
 def test_a_promotion_test_is_asked_for_and_drawn(three: dict[str, BotVersion]) -> None:
