@@ -107,3 +107,25 @@ def test_a_worker_whose_play_step_raises_plays_the_game_again(
     (game,) = Game.objects.all()
     assert game.status == GameStatus.QUEUED and not game.first_at_fault
     assert "the arena failed: played again" in game.end_reason
+
+
+def test_the_admin_plays_again_only_the_infrastructure_s_failures(small_ladder: None) -> None:
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    _ants, station = team_with("ants", "station")
+    _bees, folder = team_with("bees", "folder")
+    common = {"kind": "uncertainty", "first": station, "second": folder, "seed": "1", "deals": 4}
+    lost = Game.objects.create(status=GameStatus.FAILED_INFRASTRUCTURE, attempts=3, **common)
+    forfeit = Game.objects.create(status=GameStatus.BOT_FAULT, attempts=1, **common)
+    User.objects.create_superuser("boss", password="a long enough password")
+    client = Client()
+    client.login(username="boss", password="a long enough password")
+    response = client.post(
+        "/admin/arena_ladder/game/",
+        {"action": "play_again", "_selected_action": [lost.pk, forfeit.pk]},
+        follow=True,
+    )
+    assert "1 game(s) queued again; 1 left alone" in response.content.decode()
+    assert Game.objects.get(pk=lost.pk).status == GameStatus.QUEUED
+    assert Game.objects.get(pk=forfeit.pk).status == GameStatus.BOT_FAULT
