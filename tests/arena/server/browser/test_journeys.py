@@ -259,9 +259,9 @@ def _watch_a_hand(visitor: Visitor) -> None:
     hands = page.locator("#hands tbody tr")
     assert hands.count() > 0
     page.locator("#hands tbody tr a").first.click()
-    assert page.locator("#viewer").is_visible()
+    sync_api.expect(page.locator("#viewer")).to_be_visible()  # drawn on the hash change
     page.keyboard.press("End")
-    assert page.locator("#viewer-result").inner_text().strip()
+    sync_api.expect(page.locator("#viewer-result")).to_have_text(re.compile(r"\S"))
     visitor.check_clean()
 
 
@@ -297,3 +297,8 @@ def test_the_same_journey_on_postgresql(
     for url in database_urls(postgres_server):
         assert url is not None
         _journey(browser, tmp_path, url)
+        # The site kept its rows there: the administrator and the two teams' members.
+        name = url.rsplit("/", 1)[1]
+        with postgres_server.connect(name) as connection:
+            users = connection.execute("SELECT username FROM auth_user ORDER BY username")
+            assert [row[0] for row in users.fetchall()] == ["admin", "ann-1", "bob-1"]
