@@ -79,18 +79,31 @@ def _rolled_back() -> Iterator[None]:
 
 
 def _on_database(url: str) -> Iterator[None]:
+    """The test's default connection on the database at ``url``, migrated.
+
+    A connection's backend is fixed when it is made (its class is the engine's), so editing
+    its settings would leave a SQLite connection opening a file named after the PostgreSQL
+    database: the default connection is made anew from the URL's settings, and the session's
+    own (its in-memory SQLite database open) is put back afterwards.
+    """
     from django.core.management import call_command
-    from django.db import connection
+    from django.db import DEFAULT_DB_ALIAS, connection, connections
 
     from arena.server.site import database_settings
 
-    saved: dict[str, Any] = dict(connection.settings_dict)
-    connection.close()
-    connection.settings_dict.update(database_settings(url))
+    saved_settings: dict[str, Any] = connections.settings[DEFAULT_DB_ALIAS]
+    saved_connection = connections[DEFAULT_DB_ALIAS]
+    # (the OPTIONS too: the session's SQLite options mean nothing to PostgreSQL)
+    wanted = {**saved_settings, "OPTIONS": {}, **database_settings(url)}
+    connections.settings[DEFAULT_DB_ALIAS] = connections.configure_settings(
+        {DEFAULT_DB_ALIAS: wanted}
+    )[DEFAULT_DB_ALIAS]
+    del connections[DEFAULT_DB_ALIAS]
     try:
+        assert connection.vendor == ("postgresql" if url.startswith("postgres") else "sqlite")
         call_command("migrate", verbosity=0, interactive=False)
         yield
     finally:
         connection.close()
-        connection.settings_dict.clear()
-        connection.settings_dict.update(saved)
+        connections.settings[DEFAULT_DB_ALIAS] = saved_settings
+        connections[DEFAULT_DB_ALIAS] = saved_connection
