@@ -102,7 +102,8 @@ def test_luck_adds_up_per_bot_per_pair_and_per_match() -> None:
             assert seat.adjusted_mbb + seat.luck_mbb == pytest.approx(seat.raw_mbb)
     # The adjusted results vary less than the raw ones: narrower intervals, same units.
     assert all(
-        row.adjusted.half_width < row.estimate.half_width for row in standings.leaderboard.rows
+        row.adjusted is not None and row.adjusted.half_width < row.estimate.half_width
+        for row in standings.leaderboard.rows
     )
 
 

@@ -8,14 +8,15 @@ minimum, with probability 0.5. Stands pat in a draw; exits at match_end.
 
 import json
 import sys
+from typing import Any
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "valid"
 
 
-def distribution(message):
+def distribution(message: dict[str, Any]) -> list[dict[str, Any]]:
     legal = message["legal_actions"]
     passive = "CHECK" if "CHECK" in legal else "CALL"
-    weights = [(passive, 0.7, None)]
+    weights: list[tuple[str, float, int | None]] = [(passive, 0.7, None)]
     if "RAISE" in legal:
         weights.append(("RAISE", 0.2, message["min_raise_to"]))
     if "FOLD" in legal:
@@ -23,7 +24,7 @@ def distribution(message):
     total = sum(weight for _, weight, _ in weights)
     entries = []
     for name, weight, amount in weights:
-        entry = {"action": name, "probability": weight / total}
+        entry: dict[str, Any] = {"action": name, "probability": weight / total}
         if amount is not None:
             entry["amount"] = amount
         entries.append(entry)
