@@ -32,12 +32,15 @@ class LadderSettings:
     long a worker's claim holds without renewal; ``max_attempts``: claims of a game before
     it is left out as the infrastructure's failure; ``promotion_*``: the sequential test
     (H1 "better by ``promotion_mbb1``" mbb/hand, at least ``promotion_min_games`` games);
+    ``game_deadline_s``: how long a game's matches may run before the game is played
+    again as the infrastructure's failure (an overloaded machine, a stuck process);
     ``test_games_per_request``: the most games one request may ask for; the rest are
     matchmaking's (placement, floor, team cap, the test games' rate limit)."""
 
     deals: int = 100
     lease_s: float = 60.0
     max_attempts: int = 3
+    game_deadline_s: float = 3600.0
     promotion_mbb1: float = 20.0
     promotion_min_games: int = 10
     test_games_per_request: int = 5

@@ -23,6 +23,7 @@ import re
 import shutil
 import uuid
 from collections.abc import Sequence
+from concurrent.futures import wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -177,10 +178,16 @@ _ABSENT = re.compile(r"'((?:[^'\\]|\\.)*)' \(seat (\d+)\)")
 
 
 def play_game(
-    spec: GameSpec, executor: MatchExecutor, rules: LadderRules, root: Path
+    spec: GameSpec,
+    executor: MatchExecutor,
+    rules: LadderRules,
+    root: Path,
+    *,
+    deadline_s: float | None = None,
 ) -> PlayedGame:
     """Play ``spec``'s two matches on ``executor`` (files under ``root``) and say how it
-    ended (module docstring)."""
+    ended (module docstring); matches not over after ``deadline_s`` seconds end it as
+    past the deadline (they still run: the caller replaces the executor)."""
     first, second = spec.first.label, spec.second.label
     try:
         files = {first: prepare(spec.first, rules, root), second: prepare(spec.second, rules, root)}
@@ -215,6 +222,9 @@ def play_game(
         )
     ]
     futures = [executor.submit(job) for job in jobs]
+    _done, running = wait(futures, timeout=deadline_s)
+    if running:
+        return PlayedGame(EndCause.DEADLINE, detail=f"not over after {deadline_s:g} s")
     outcomes = [future.result() for future in futures]
     matches = tuple((outcome, game_dir) for outcome in outcomes)
     faults: dict[str, dict[str, int]] = {}

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.test import override_settings
 from django.utils import timezone
 
 from arena.ladder.ends import EndCause
@@ -19,7 +20,7 @@ from arena.server.ladder.play import PlayedGame
 from arena.server.ladder.queue import claim_next, store_played
 from arena.server.models import LeaderboardRow, Match
 from tests.arena.server.factories import make_team
-from tests.arena.server.ladder.conftest import accepted, not_starting_bot, team_with
+from tests.arena.server.ladder.conftest import SMALL, accepted, not_starting_bot, team_with
 
 
 def test_the_worker_plays_a_game_stores_it_once_and_rates_both(small_ladder: None) -> None:
@@ -84,3 +85,15 @@ def test_the_worker_plays_through_a_dask_cluster_too(small_ladder: None) -> None
     (game,) = Game.objects.all()
     assert game.status == GameStatus.DONE and game.hand_count == 2 * game.deals
     assert Match.objects.filter(source="ladder", hands_played=game.deals).count() == 2
+
+
+def test_a_game_past_its_deadline_is_played_again_as_the_infrastructure_s(
+    small_ladder: None,
+) -> None:
+    team_with("ants", "station")
+    team_with("bees", "folder")
+    with override_settings(ARENA_LADDER={**SMALL, "game_deadline_s": 0.01}):
+        call_command("ladder_worker", "--games", "1", "--concurrency", "2")
+    (game,) = Game.objects.all()
+    assert game.status == GameStatus.QUEUED and not (game.first_at_fault or game.second_at_fault)
+    assert "ran past the executor's deadline: played again" in game.end_reason

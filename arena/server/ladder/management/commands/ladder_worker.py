@@ -28,7 +28,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from arena.bots.sandbox.select import SandboxUnavailableError
 from arena.cluster.dask_executor import ClusterError, dask_executor
 from arena.cluster.executor import MatchExecutor
-from arena.cluster.local import local_executor
+from arena.cluster.local import LocalMatchExecutor, local_executor
 from arena.ladder.ends import EndCause
 from arena.server.jobs import worker_name
 from arena.server.ladder import config
@@ -89,6 +89,15 @@ def _executor(options: dict[str, Any], rules: LadderRules, root: Path) -> Any:
     return local_executor(options["concurrency"], play_match)
 
 
+def _drop(executor: Any) -> None:
+    """Close ``executor`` at once: a local pool's workers are killed (their bots with
+    them), a cluster's matches cancelled."""
+    if isinstance(executor, LocalMatchExecutor):
+        executor.close(kill=True)
+    else:
+        executor.close()
+
+
 class Command(BaseCommand):
     """The ladder's worker."""
 
@@ -126,28 +135,33 @@ class Command(BaseCommand):
         except ClusterError as error:
             self.stderr.write(f"the ladder cannot reach its cluster: {error}")
             raise SystemExit(1) from None
-        with executor:
-            # After the pool: it turns SIGTERM into KeyboardInterrupt, the worker stops itself.
-            previous = {number: signal.signal(number, _stop) for number in _STOP_SIGNALS}
-            try:
-                while options["games"] is None or played < options["games"]:
-                    game = claim_next(worker, config.current(), rng)
-                    if game is None:
-                        if options["once"]:
-                            return
-                        time.sleep(options["poll"])
-                        continue
-                    self._play(game, worker, executor, rules, root)
-                    played += 1
-            except _Stop:
-                return
-            finally:
-                for number, handler in previous.items():
-                    signal.signal(number, handler)
+        # After the pool: it turns SIGTERM into KeyboardInterrupt, the worker stops itself.
+        previous = {number: signal.signal(number, _stop) for number in _STOP_SIGNALS}
+        try:
+            while options["games"] is None or played < options["games"]:
+                game = claim_next(worker, config.current(), rng)
+                if game is None:
+                    if options["once"]:
+                        return
+                    time.sleep(options["poll"])
+                    continue
+                if self._play(game, worker, executor, rules, root):
+                    # A match past the deadline still holds a process: start afresh.
+                    _drop(executor)
+                    executor = _executor(options, rules, root)
+                played += 1
+        except _Stop:
+            return
+        finally:
+            _drop(executor)
+            for number, handler in previous.items():
+                signal.signal(number, handler)
 
     def _play(
         self, game: Game, worker: str, executor: MatchExecutor, rules: LadderRules, root: Path
-    ) -> None:
+    ) -> bool:
+        """Play and store ``game``; True when its matches ran past the deadline (they
+        still run: the executor is to be replaced)."""
         settings_now = config.current()
         done = threading.Event()
 
@@ -158,7 +172,9 @@ class Command(BaseCommand):
         keeper = threading.Thread(target=keep_lease, daemon=True)
         keeper.start()
         try:
-            outcome = play_game(game_spec(game), executor, rules, root)
+            outcome = play_game(
+                game_spec(game), executor, rules, root, deadline_s=settings_now.game_deadline_s
+            )
         except _Stop:
             release(game, worker)
             raise
@@ -170,3 +186,4 @@ class Command(BaseCommand):
             keeper.join()
         if not store_played(game, worker, outcome, settings_now):
             self.stderr.write(f"ladder game {game.pk}: the claim was lost; its result is dropped")
+        return outcome.cause is EndCause.DEADLINE
