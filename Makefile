@@ -5,7 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-long demo lint typecheck pytest bench clean sandbox-tools browser-tools
+.PHONY: test test-long demo lint typecheck pytest bench clean sandbox-tools browser-tools \
+	database-tools
 
 # uv installs the same packages as pip would (from PyPI), several times faster (a fresh
 # clone's set-up is part of `make test`'s time); where uv cannot be had or fails, pip does it.
@@ -49,7 +50,23 @@ browser-tools:
 	      "the report's browser test will be skipped"; \
 	  fi; }
 
-test: $(STAMP) sandbox-tools browser-tools lint typecheck pytest
+# The server's tests also run against a real PostgreSQL, which they start themselves in a
+# temporary folder (tests/postgres.py). Install its server the same way: quietly, once,
+# where we can; elsewhere those tests are skipped with the reason.
+database-tools:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing postgresql (apt-get) for the server's PostgreSQL tests"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -qq postgresql >/dev/null 2>&1 \
+	      || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq postgresql >/dev/null 2>&1; } \
+	      || echo "note: could not install postgresql; the PostgreSQL tests will be skipped"; \
+	  else \
+	    echo "note: PostgreSQL is not installed (apt-get install postgresql as root);" \
+	      "the PostgreSQL tests will be skipped"; \
+	  fi; }
+
+test: $(STAMP) sandbox-tools browser-tools database-tools lint typecheck pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -65,7 +82,7 @@ typecheck: $(STAMP)
 # pyproject.toml) is checked once, at the end of the second. The second pass runs even
 # when the first failed, so that one run shows every failure.
 PYTEST_WORKERS ?= auto
-pytest: $(STAMP) sandbox-tools browser-tools
+pytest: $(STAMP) sandbox-tools browser-tools database-tools
 	rm -f .coverage .coverage.*
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal --cov --cov-report= \
 	  --cov-fail-under=0 -q -m "not slow and not serial"; first=$$?; \
@@ -73,7 +90,7 @@ pytest: $(STAMP) sandbox-tools browser-tools
 	  && exit $$first
 
 # The long runs that do not fit `make test`'s ten minutes (tests marked slow).
-test-long: $(STAMP) sandbox-tools browser-tools
+test-long: $(STAMP) sandbox-tools browser-tools database-tools
 	$(BIN)/pytest -q -m slow
 
 demo: $(STAMP) sandbox-tools
