@@ -27,12 +27,14 @@ team_with("bees", "folder")
 
 REPORT = """
 import json
+from django.db import transaction
 from arena.server.ladder.models import Game, Rating
-print(json.dumps({
-    "games": [[g.pk, g.status, g.attempts, g.end_reason, g.hand_count]
-              for g in Game.objects.order_by("pk")],
-    "ratings": list(Rating.objects.values_list("game_count", flat=True)),
-}))
+with transaction.atomic():  # one snapshot: a game stored meanwhile is in both or neither
+    print(json.dumps({
+        "games": [[g.pk, g.status, g.attempts, g.end_reason, g.hand_count]
+                  for g in Game.objects.order_by("pk")],
+        "ratings": list(Rating.objects.values_list("game_count", flat=True)),
+    }))
 """
 
 

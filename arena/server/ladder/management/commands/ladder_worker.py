@@ -153,6 +153,8 @@ class Command(BaseCommand):
         except _Stop:
             return
         finally:
+            for number in _STOP_SIGNALS:  # a second signal must not cut the closing short
+                signal.signal(number, signal.SIG_IGN)
             _drop(executor)
             for number, handler in previous.items():
                 signal.signal(number, handler)
