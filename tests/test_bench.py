@@ -26,10 +26,21 @@ SMALL_RUNS = {
     "bench_results_db.py": ["--quick"],
     "bench_time_basis.py": ["--quick"],
     "bench_tournament.py": ["--quick"],
+    "bench_server.py": ["--quick"],
+    "bench_ladder_server.py": ["--quick"],
 }
+#: Small runs still too long for `make test` (a live site with a ladder playing real
+#: games: about 36 s): `make test-long` runs them.
+SLOW_SMALL_RUNS = {"bench_ladder_server.py"}
 
 
-@pytest.mark.parametrize("script", sorted(SMALL_RUNS))
+@pytest.mark.parametrize(
+    "script",
+    [
+        pytest.param(name, marks=[pytest.mark.slow] if name in SLOW_SMALL_RUNS else [])
+        for name in sorted(SMALL_RUNS)
+    ],
+)
 def test_benchmark_runs_with_small_sizes(script: str) -> None:
     completed = subprocess.run(
         [sys.executable, str(REPO_ROOT / "bench" / script), *SMALL_RUNS[script]],

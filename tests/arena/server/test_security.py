@@ -101,6 +101,7 @@ PRIVATE_URLS = {
     "ladder/versions/<int:version_id>/promotion/": "post",
     "ladder/versions/<int:version_id>/test-games/": "post",
     "ladder/versions/<int:version_id>/settings/": "post",
+    "api/v1/ladder/versions/<int:version_id>/": "get",
 }
 #: URLs naming an object that every team may see.
 PUBLIC_URLS = {"teams/<int:team_id>/", "api/v1/teams/<int:team_id>/"}
@@ -158,6 +159,9 @@ FORMS = [
     "/upload/",
     "/versions/{version_id}/activate/",
     "/tokens/{token_id}/revoke/",
+    "/ladder/versions/{version_id}/promotion/",
+    "/ladder/versions/{version_id}/test-games/",
+    "/ladder/versions/{version_id}/settings/",
     "/admin/login/",
 ]
 

@@ -41,17 +41,22 @@ def distribution(message: dict[str, Any]) -> list[dict[str, Any]]:
     return entries
 
 
-for line in sys.stdin:
-    message = json.loads(line)
-    kind, seq = message["type"], message.get("seq")
-    if kind == "hello":
-        reply = {"type": "ready", "seq": seq, "name": "mixed"}
-    elif kind == "act":
-        reply = {"type": "action", "seq": seq, "distribution": distribution(message)}
-    elif kind == "draw":
-        reply = {"type": "discard", "seq": seq, "cards": []}
-    elif kind == "match_end":
-        break
-    else:
-        continue
-    print(json.dumps(reply), flush=True)
+def main() -> None:
+    for line in sys.stdin:
+        message = json.loads(line)
+        kind, seq = message["type"], message.get("seq")
+        if kind == "hello":
+            reply = {"type": "ready", "seq": seq, "name": "mixed"}
+        elif kind == "act":
+            reply = {"type": "action", "seq": seq, "distribution": distribution(message)}
+        elif kind == "draw":
+            reply = {"type": "discard", "seq": seq, "cards": []}
+        elif kind == "match_end":
+            break
+        else:
+            continue
+        print(json.dumps(reply), flush=True)
+
+
+if __name__ == "__main__":
+    main()
