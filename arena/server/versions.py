@@ -38,6 +38,7 @@ def archive_limits(site: SiteSettings) -> ArchiveLimits:
 def store_upload(team: Team, data: bytes) -> BotVersion:
     """Check ``data`` (a tar.gz or zip archive) and keep it as ``team``'s next version,
     queued for validation; :class:`UploadRefused` names the rule it breaks."""
+    _refuse_after_the_deadline()
     site = SiteSettings.current()
     if len(data) > site.upload_archive_bytes:
         raise UploadRefused(
@@ -65,6 +66,16 @@ def store_upload(team: Team, data: bytes) -> BotVersion:
     raise UploadRefused("too many uploads at once; try again")
 
 
+def _refuse_after_the_deadline() -> None:
+    """From the competition's deadline on, the finals play the versions active then: no
+    upload and no change of version counts any more."""
+    # Imported here: the ladder's modules import this one.
+    from arena.server.ladder.finals import is_frozen_now
+
+    if is_frozen_now():
+        raise UploadRefused("the deadline has passed: uploads and activations are frozen")
+
+
 def _flush(path: str) -> None:
     descriptor = os.open(path, os.O_RDONLY)
     try:
@@ -77,6 +88,7 @@ def activate(team: Team, version: BotVersion) -> None:
     """Make ``version`` (accepted, the team's, not disabled) the one the team plays with."""
     if version.team_id != team.pk:
         raise ValueError("a team activates only its own versions")
+    _refuse_after_the_deadline()
     if version.status != VersionStatus.ACCEPTED or version.is_disabled:
         raise UploadRefused(f"version {version.number} is not accepted: only an accepted one plays")
     Team.objects.filter(pk=team.pk).update(active_version=version)

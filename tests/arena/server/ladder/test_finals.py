@@ -12,7 +12,7 @@ from django.test import Client, override_settings
 
 from arena.server.ladder.finals import competition_deadline, is_frozen_now
 from arena.server.ladder.models import FinalsRun
-from arena.server.models import LeaderboardRow
+from arena.server.models import LeaderboardRow, VersionStatus
 from tests.arena.server.ladder.conftest import team_with
 
 
@@ -60,3 +60,25 @@ def test_at_the_deadline_the_finals_are_played_and_published(
     report = Client().get("/ladder/finals/report/")
     assert report.status_code == 200 and b"<html" in report.content[:200].lower()
     assert "script-src" in report.headers["Content-Security-Policy"]
+
+
+def test_from_the_deadline_no_upload_and_no_change_of_version_counts(
+    small_ladder: None, tmp_path: Path
+) -> None:
+    # The finals play the versions active at the deadline: a later upload or activation
+    # would change who plays after the fact.
+    from arena.server.versions import UploadRefused, activate, store_upload
+    from tests.arena.server.factories import make_version
+
+    team, active = team_with("ants", "station")
+    newer = make_version(team, status=VersionStatus.ACCEPTED)
+    with override_settings(
+        ARENA_COMPETITION_FILE=str(_competition(tmp_path, "2020-01-01T00:00:00Z"))
+    ):
+        with pytest.raises(UploadRefused, match="the deadline has passed"):
+            store_upload(team, b"any archive")
+        with pytest.raises(UploadRefused, match="the deadline has passed"):
+            activate(team, newer)
+    team.refresh_from_db()
+    assert team.active_version_id == active.pk
+    assert team.versions.count() == 2
