@@ -24,7 +24,7 @@ from arena.bots.sandbox.confinement import (
     remove_private_dir,
 )
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, LimitReason
-from arena.bots.sandbox.watch import TreeUsage, TreeWatch
+from arena.bots.sandbox.watch import TreeUsage, TreeWatch, Watched
 
 
 class OverMemory:
@@ -187,14 +187,35 @@ def test_the_kernel_s_oom_kill_is_a_memory_limit_with_the_peak_it_held(tmp_path:
     assert not directory.exists()
 
 
+class _UnthreadedWatch(TreeWatch):
+    """A watch that looks only when told to (``check_now``): a watch's thread looks once as
+    it starts, which would race a test that changes what the kernel counted."""
+
+    def watch(
+        self,
+        pid: int,
+        limits: Any,
+        on_breach: Any,
+        *,
+        check: Any = None,
+    ) -> Watched:
+        watched = Watched(self, pid, limits, on_breach, check)
+        self._watched.append(watched)
+        return watched
+
+
 def test_a_bot_that_ended_well_is_not_charged_with_a_refused_fork(tmp_path: Path) -> None:
     launch, cgroup = _with_cgroup(tmp_path)
-    (cgroup.directories[0] / "pids.events").write_text("max 3\n")
     trees = OverMemory(is_over=False)
-    watch = TreeWatch(interval_s=3600, reader=trees.read, killer=trees.kill)
+    watch = _UnthreadedWatch(interval_s=3600, reader=trees.read, killer=trees.kill)
     confinement = Confinement(4242, launch, watch=watch)
+    # The kernel refused a fork once after the watch's last look, and the bot carried on
+    # and ended well (exit 0): that refusal is no reason to charge it with the limit.
+    (cgroup.directories[0] / "pids.events").write_text("max 3\n")
+    assert confinement._kernel_breach() is not None  # what a failed bot would be told
     (cgroup.directories[0] / "pids.events").unlink()
     assert confinement.release(None, 0) == (None, "")
+    assert trees.killed == []
 
 
 def test_a_spec_that_never_started_leaves_nothing(tmp_path: Path) -> None:
