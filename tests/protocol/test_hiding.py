@@ -30,8 +30,9 @@ from protocol.replies import parse_action_reply, parse_discard
 from protocol.strategy import MixedStrategy
 from tests.engine.freezeouts import dead_button_positions
 
-HOLDEM_HAND_COUNT = 1700
+HOLDEM_HAND_COUNT = 1000
 DRAW_HAND_COUNT = 300
+DEAD_BUTTON_HAND_COUNT = 200
 STRICT_HAND_COUNT = 30  # full JSON Schema validation (slow) on the first hands only
 
 
@@ -248,13 +249,17 @@ def _play(
         tally.others_shown += bool(shown - seen[seat.seat_index])
 
 
-def test_no_message_to_a_bot_leaks_hidden_cards_in_random_holdem_hands() -> None:
+# make test plays a thousand hands; make test-long five times as many.
+@pytest.mark.parametrize(
+    "hand_count", [HOLDEM_HAND_COUNT, pytest.param(5 * HOLDEM_HAND_COUNT, marks=pytest.mark.slow)]
+)
+def test_no_message_to_a_bot_leaks_hidden_cards_in_random_holdem_hands(hand_count: int) -> None:
     rng = random.Random(20240601)
     tally = _Tally()
-    for number in range(1, HOLDEM_HAND_COUNT + 1):
+    for number in range(1, hand_count + 1):
         _play(rng, Variant.HOLDEM, number, tally, strict=number <= STRICT_HAND_COUNT)
-    assert tally.messages > 10 * HOLDEM_HAND_COUNT
-    assert tally.own_cards_seen > HOLDEM_HAND_COUNT  # the checker does see cards
+    assert tally.messages > 10 * hand_count
+    assert tally.own_cards_seen > hand_count  # the checker does see cards
     assert tally.others_shown > 100  # showdowns happened and were allowed
     assert tally.raises > 100 and tally.all_ins > 100 and tally.rejected > 100
     assert tally.mixed > 100  # distributions were accepted, drawn and never sent on
@@ -268,18 +273,23 @@ def test_no_message_to_a_bot_leaks_hidden_cards_in_random_five_card_draw_hands()
     assert tally.others_shown > 10
 
 
+@pytest.mark.parametrize(
+    "hand_count", [DEAD_BUTTON_HAND_COUNT, pytest.param(2000, marks=pytest.mark.slow)]
+)
 @pytest.mark.parametrize("variant", list(Variant))
 def test_no_message_leaks_hidden_cards_with_a_dead_button_or_a_dead_small_blind(
-    variant: Variant,
+    variant: Variant, hand_count: int
 ) -> None:
     rng, dead_rng = random.Random(99), random.Random(100)
     tally = _Tally()
-    for number in range(1, 301):
+    for number in range(1, hand_count + 1):
         # Every message of the first hands is checked against the JSON Schemas, which
         # must accept a null small_blind_seat and a button_seat where nobody sits.
         _play(rng, variant, number, tally, strict=number <= 60, dead_rng=dead_rng)
-    assert tally.dead_small_blinds >= 50 and tally.dead_buttons >= 50, vars(tally)
-    assert tally.own_cards_seen > 300 and tally.others_shown > 10
+    # About one hand in five has a dead small blind or a dead button.
+    least = hand_count // 6
+    assert tally.dead_small_blinds >= least and tally.dead_buttons >= least, vars(tally)
+    assert tally.own_cards_seen > hand_count and tally.others_shown > 10
 
 
 def test_leak_checker_catches_another_seats_card_in_any_form() -> None:
