@@ -91,11 +91,16 @@ def _compare(hand: Hand) -> str:
     return "odd"
 
 
-def test_pokerkit_replays_no_limit_hands_to_our_final_stacks() -> None:
+# make test compares a couple of hundred hands; make test-long a thousand more.
+@pytest.mark.parametrize(
+    "seeds", [range(200), pytest.param(range(200, 1400), marks=pytest.mark.slow)]
+)
+def test_pokerkit_replays_no_limit_hands_to_our_final_stacks(seeds: range) -> None:
     outcomes = {"equal": 0, "odd": 0}
-    for seed in range(400):
+    for seed in seeds:
         outcomes[_compare(_random_hand(seed, BettingStructure.NO_LIMIT))] += 1
-    assert outcomes["equal"] >= 390
+    # "odd": only the odd chips of a split pot differ (pokerkit gives them by its own rule).
+    assert outcomes["equal"] >= len(seeds) * 39 // 40
 
 
 def _cap_or_half_bet_rule_used(hand: Hand) -> bool:

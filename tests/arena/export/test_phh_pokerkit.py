@@ -156,8 +156,8 @@ def _sweep(seeds: Sequence[int], **options: object) -> dict[str, list[int]]:
 
 
 def test_no_limit_hands_load_in_pokerkit_with_our_final_stacks() -> None:
-    found = _sweep(range(300))
-    assert len(found[EQUAL]) >= 250
+    found = _sweep(range(150))
+    assert len(found[EQUAL]) >= 125
     # Split pots with odd chips are drawn often enough to meet pokerkit's first rule.
     assert found[REMAINDER_TO_FIRST], found
 
