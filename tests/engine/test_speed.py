@@ -245,9 +245,10 @@ def test_a_new_event_class_gets_its_own_compiled_to_dict() -> None:
     assert "cards" not in PotAwarded(0, 10, (1,), ((1, 10),), "").to_dict()
 
 
-def test_cached_views_equal_views_built_field_by_field() -> None:
+@pytest.mark.parametrize("hand_count", [100, pytest.param(1000, marks=pytest.mark.slow)])
+def test_cached_views_equal_views_built_field_by_field(hand_count: int) -> None:
     rng = random.Random(77)
-    for number in range(1, 201):
+    for number in range(1, hand_count + 1):
         hand = random_hand(rng, number)
         play(hand, rng, check_views=True)
 
