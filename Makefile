@@ -66,7 +66,13 @@ database-tools:
 	      "the PostgreSQL tests will be skipped"; \
 	  fi; }
 
-test: $(STAMP) sandbox-tools browser-tools database-tools lint typecheck pytest
+# mypy runs beside the tests (the tests leave a core idle while they wait on bot processes)
+# and its report follows theirs; either failing fails `make test`.
+test: $(STAMP) sandbox-tools browser-tools database-tools lint
+	@$(BIN)/mypy > $(VENV)/mypy.out 2>&1 & typing=$$!; \
+	$(MAKE) --no-print-directory pytest; tested=$$?; \
+	wait $$typing; typed=$$?; echo "$(BIN)/mypy"; cat $(VENV)/mypy.out; \
+	test $$tested = 0 && test $$typed = 0
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -76,12 +82,13 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # Two passes. First every test that may share the machine, on every core (pytest-xdist,
-# each idle worker taking tests from a busy one's queue); then the tests marked serial
+# two workers per core, so that one's waits on bot processes overlap another's work, each
+# idle worker taking tests from a busy one's queue); then the tests marked serial
 # (kernel limits, a bot going after the machine's resources, CPU or memory measured)
 # alone, one at a time. Coverage adds up over both passes, and its gate (fail_under in
 # pyproject.toml) is checked once, at the end of the second. The second pass runs even
 # when the first failed, so that one run shows every failure.
-PYTEST_WORKERS ?= auto
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 pytest: $(STAMP) sandbox-tools browser-tools database-tools
 	rm -f .coverage .coverage.*
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal --cov --cov-report= \
