@@ -82,13 +82,12 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # Two passes. First every test that may share the machine, on every core (pytest-xdist,
-# two workers per core, so that one's waits on bot processes overlap another's work, each
-# idle worker taking tests from a busy one's queue); then the tests marked serial
+# each idle worker taking tests from a busy one's queue); then the tests marked serial
 # (kernel limits, a bot going after the machine's resources, CPU or memory measured)
 # alone, one at a time. Coverage adds up over both passes, and its gate (fail_under in
 # pyproject.toml) is checked once, at the end of the second. The second pass runs even
 # when the first failed, so that one run shows every failure.
-PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
+PYTEST_WORKERS ?= auto
 pytest: $(STAMP) sandbox-tools browser-tools database-tools
 	rm -f .coverage .coverage.*
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal --cov --cov-report= \
