@@ -66,13 +66,7 @@ database-tools:
 	      "the PostgreSQL tests will be skipped"; \
 	  fi; }
 
-# mypy runs beside the tests (the tests leave a core idle while they wait on bot processes)
-# and its report follows theirs; either failing fails `make test`.
-test: $(STAMP) sandbox-tools browser-tools database-tools lint
-	@$(BIN)/mypy > $(VENV)/mypy.out 2>&1 & typing=$$!; \
-	$(MAKE) --no-print-directory pytest; tested=$$?; \
-	wait $$typing; typed=$$?; echo "$(BIN)/mypy"; cat $(VENV)/mypy.out; \
-	test $$tested = 0 && test $$typed = 0
+test: $(STAMP) sandbox-tools browser-tools database-tools lint typecheck pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
