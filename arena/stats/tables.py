@@ -48,6 +48,11 @@ __all__ = [
 OrderBy = Literal["mean", "rating"]
 
 
+def _scored(score: Score, raw: Estimate, adjusted: Estimate | None) -> Estimate:
+    """The estimate ``score`` asks for: the adjusted one when there is one, else the raw."""
+    return adjusted if score == "adjusted" and adjusted is not None else raw
+
+
 def _luck(raw: Estimate, adjusted: Estimate | None) -> float | None:
     """Raw minus adjusted mean (mbb/hand) over the same units; None without adjusted units."""
     if adjusted is None or adjusted.n == 0:
@@ -77,9 +82,7 @@ class LeaderboardRow:
     @property
     def scored(self) -> Estimate:
         """The estimate of the score that ranks the row."""
-        if self.score == "adjusted" and self.adjusted is not None:
-            return self.adjusted
-        return self.estimate
+        return _scored(self.score, self.estimate, self.adjusted)
 
     @property
     def luck(self) -> float | None:
@@ -142,9 +145,7 @@ class CrosstableCell:
     @property
     def scored(self) -> Estimate:
         """The estimate of the score that sets the mark."""
-        if self.score == "adjusted" and self.adjusted is not None:
-            return self.adjusted
-        return self.estimate
+        return _scored(self.score, self.estimate, self.adjusted)
 
     @property
     def luck(self) -> float | None:

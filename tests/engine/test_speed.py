@@ -261,6 +261,9 @@ def test_views_without_a_cache_and_the_shared_parts_agree_with_the_cached_view()
         seat = hand.actor_index
         view = hand.view(seat)
         assert build_view(hand, seat) == view
+        # A spectator sees no hole cards and no legal actions, built either way.
+        assert build_view(hand, None) == hand.view(None)
+        assert build_view(hand, None).legal_actions is None
         cache = ViewCache()
         assert cache.shared(hand, len(hand.events)) == (view.seats, view.pots)
         assert cache.shared(hand, len(hand.events)) == (view.seats, view.pots)
