@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from arena.server.django_start import start_django
+from arena.server.lifeline import parent_env
 from arena.server.site import SITE_ENV, SiteFolder
 
 __all__ = ["WorkerPool", "serve"]
@@ -58,7 +59,7 @@ class WorkerPool:
         self.lock = threading.Lock()
 
     def _start_one(self) -> subprocess.Popen[bytes]:
-        env = {**os.environ, SITE_ENV: str(self.site.root)}
+        env = {**os.environ, SITE_ENV: str(self.site.root), **parent_env()}
         argv = [*self.program, self.command]
         return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL)
 

@@ -6,10 +6,8 @@ also restarts it when it dies; it dies with its parent (Linux's parent-death sig
 
 from __future__ import annotations
 
-import ctypes
 import shutil
 import signal
-import sys
 import threading
 import time
 from pathlib import Path
@@ -29,12 +27,12 @@ from arena.server.jobs import (
     retry_later,
     worker_name,
 )
+from arena.server.lifeline import die_with_parent
 from arena.server.models import BotVersion, SiteSettings, StepStatus, VersionStatus
 from arena.server.pipeline import SiteFailure, ValidationRules, Verdict, load_pipeline
 
 __all__ = ["Command", "rules_now"]
 
-_PR_SET_PDEATHSIG = 1
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
@@ -74,9 +72,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Claim and validate until stopped (or, with ``--once``, until the queue is empty)."""
-        if sys.platform == "linux" and not options["once"]:
+        if not options["once"]:
             # Die with arena server run, even when it is killed with SIGKILL.
-            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+            die_with_parent()
         previous = {number: signal.signal(number, _stop) for number in _STOP_SIGNALS}
         worker = worker_name()
         pipeline = load_pipeline()

@@ -12,11 +12,9 @@ when it dies; it dies with its parent (Linux's parent-death signal)."""
 
 from __future__ import annotations
 
-import ctypes
 import os
 import random
 import signal
-import sys
 import threading
 import time
 from pathlib import Path
@@ -42,13 +40,13 @@ from arena.server.ladder.play import (
     play_game,
 )
 from arena.server.ladder.queue import claim_next, release, renew, store_played
+from arena.server.lifeline import die_with_parent
 from arena.server.models import SiteSettings
 from arena.server.versions import archive_limits
 from arena.tournament.worker import play_match
 
 __all__ = ["Command", "game_spec"]
 
-_PR_SET_PDEATHSIG = 1
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
@@ -115,8 +113,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Claim, play and store until stopped."""
-        if sys.platform == "linux" and not options["once"] and options["games"] is None:
-            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        if not options["once"] and options["games"] is None:
+            # Die with arena server run, even when it is killed with SIGKILL.
+            die_with_parent()
         worker = worker_name()
         rng = random.Random(os.urandom(16))
         root = Path(settings.ARENA_WORK_DIR) / "ladder"
