@@ -45,6 +45,7 @@ from arena.settings.files import read_toml
 from arena.settings.grammar import choice, path, size, whole
 from arena.tournament.config import GameSettings, TimeSettings, TournamentConfig
 from arena.tournament.config_rules import problems
+from arena.uploads import DEFAULT_LIMITS
 
 __all__ = [
     "COMPETITION_KEYS",
@@ -97,7 +98,6 @@ def _deadline(value: object) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-_MB = 1024 * 1024
 #: The site's own keys (not flags of any command), by dotted key.
 SITE_KEYS: dict[str, Setting] = {
     setting.key: setting
@@ -107,10 +107,12 @@ SITE_KEYS: dict[str, Setting] = {
         _site("site.invite_code", _invite_code, None, "the code to sign up with (signup = invite)"),
         _site("site.visibility", choice(Visibility), Visibility.SHOWDOWNS,
               "what other teams see of a match", choices=tuple(Visibility)),
-        _site("upload.archive_bytes", size, 10 * _MB, "largest archive uploaded", shown="10MiB"),
-        _site("upload.unpacked_bytes", size, 100 * _MB, "largest total once unpacked",
-              shown="100MiB"),
-        _site("upload.file_count", whole(1, 1_000_000), 2000, "most files in an archive"),
+        _site("upload.archive_bytes", size, DEFAULT_LIMITS.max_archive_bytes,
+              "largest archive uploaded", shown="10MiB"),
+        _site("upload.unpacked_bytes", size, DEFAULT_LIMITS.max_unpacked_bytes,
+              "largest total once unpacked", shown="100MiB"),
+        _site("upload.file_count", whole(1, 1_000_000), DEFAULT_LIMITS.max_entry_count,
+              "most files in an archive"),
         _site("validation.hands", whole(1, 100_000), 200,
               "hands of the validation match against the house bot"),
         _site("validation.allowed_faults", whole(0, 100_000), 0,
@@ -139,9 +141,9 @@ class SiteRules:
     signup: SignUp = SignUp.ADMIN
     invite_code: str | None = None
     visibility: Visibility = Visibility.SHOWDOWNS
-    upload_archive_bytes: int = 10 * _MB
-    upload_unpacked_bytes: int = 100 * _MB
-    upload_file_count: int = 2000
+    upload_archive_bytes: int = DEFAULT_LIMITS.max_archive_bytes
+    upload_unpacked_bytes: int = DEFAULT_LIMITS.max_unpacked_bytes
+    upload_file_count: int = DEFAULT_LIMITS.max_entry_count
     validation_hands: int = 200
     validation_allowed_faults: int = 0
     validation_house_bot: Path | None = None

@@ -14,6 +14,8 @@ from typing import ClassVar
 from django.conf import settings
 from django.db import models
 
+from arena.uploads import DEFAULT_LIMITS
+
 __all__ = [
     "ApiToken",
     "BotVersion",
@@ -245,9 +247,12 @@ class SiteSettings(models.Model):
     signup = models.CharField(max_length=8, default="admin")
     invite_code = models.CharField(max_length=64, blank=True)
     visibility = models.CharField(max_length=12, default="showdowns")
-    upload_archive_bytes = models.PositiveBigIntegerField(default=10 * 1024 * 1024)
-    upload_unpacked_bytes = models.PositiveBigIntegerField(default=100 * 1024 * 1024)
-    upload_file_count = models.PositiveIntegerField(default=2000)
+    # The archive rules' own defaults (arena.uploads), until the competition file sets them.
+    upload_archive_bytes = models.PositiveBigIntegerField(default=DEFAULT_LIMITS.max_archive_bytes)
+    upload_unpacked_bytes = models.PositiveBigIntegerField(
+        default=DEFAULT_LIMITS.max_unpacked_bytes
+    )
+    upload_file_count = models.PositiveIntegerField(default=DEFAULT_LIMITS.max_entry_count)
     validation_hands = models.PositiveIntegerField(default=200)
     validation_allowed_faults = models.PositiveIntegerField(default=0)
     validation_house_bot = models.CharField(max_length=1024, blank=True)
