@@ -25,6 +25,8 @@ __all__ = ["ENV", "LadderSettings", "current"]
 #: The environment variable of the ladder's knobs (JSON).
 ENV = "ARENA_LADDER"
 
+_MATCHMAKING = MatchmakingSettings()
+
 
 @dataclass(frozen=True, slots=True)
 class LadderSettings:
@@ -44,10 +46,11 @@ class LadderSettings:
     promotion_mbb1: float = 20.0
     promotion_min_games: int = 10
     test_games_per_request: int = 5
-    placement_games: int = 5
-    team_cap: int = 4
-    test_games_per_window: int = 10
-    test_window_s: float = 3600.0
+    # The matchmaking's knobs default to the matchmaking's own defaults.
+    placement_games: int = _MATCHMAKING.placement_games
+    team_cap: int = _MATCHMAKING.team_cap
+    test_games_per_window: int = _MATCHMAKING.test_games_per_window
+    test_window_s: float = _MATCHMAKING.test_window_s
 
     def matchmaking(self) -> MatchmakingSettings:
         """The matchmaking's settings."""
