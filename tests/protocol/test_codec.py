@@ -4,31 +4,20 @@ from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.actions import LegalActions
 from engine.cards import Card
 from protocol import codec
 from protocol.codec import RawJSON, decode, encode, encode_with_raw, json_text, scalar_text
 from protocol.errors import ArenaBugError, BotFaultError, DecodeError, ErrorCode, ProtocolError
 from protocol.replies import parse_action_reply
+from tests.protocol.situations import FACING_BET
 
-_FACING_BET = LegalActions(
-    seat_index=0,
-    stack=100,
-    current_bet=2,
-    committed=0,
-    can_fold=True,
-    can_check=False,
-    can_call=True,
-    call_amount=2,
-    can_raise=True,
-    min_raise_to=4,
-    max_raise_to=100,
-)
+_FACING_BET = replace(FACING_BET, seat_index=0)
 
 
 def test_encode_is_compact_utf8_json_with_one_newline() -> None:

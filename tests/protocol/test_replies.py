@@ -28,21 +28,8 @@ from protocol.replies import (
     reply_seq,
 )
 from protocol.schema import validator_for
+from tests.protocol.situations import FACING_BET
 
-# Pre-flop, seat 3 faces a big blind of 2 with 100 behind: fold, call 2, raise to 4..100.
-FACING_BET = LegalActions(
-    seat_index=3,
-    stack=100,
-    current_bet=2,
-    committed=0,
-    can_fold=True,
-    can_check=False,
-    can_call=True,
-    call_amount=2,
-    can_raise=True,
-    min_raise_to=4,
-    max_raise_to=100,
-)
 # Flop, nothing bet yet: check, or bet 2..50.
 UNOPENED = replace(
     FACING_BET,

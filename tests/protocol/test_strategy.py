@@ -15,21 +15,8 @@ from protocol.errors import BotReplyError, ErrorCode
 from protocol.replies import action_shape_is_valid, parse_action, parse_action_reply
 from protocol.schema import validator_for
 from protocol.strategy import MAX_ENTRIES, SUM_TOLERANCE, MixedStrategy
+from tests.protocol.situations import FACING_BET
 
-# Pre-flop, seat 3 faces a big blind of 2 with 100 behind: fold, call 2, raise to 4..100.
-FACING_BET = LegalActions(
-    seat_index=3,
-    stack=100,
-    current_bet=2,
-    committed=0,
-    can_fold=True,
-    can_check=False,
-    can_call=True,
-    call_amount=2,
-    can_raise=True,
-    min_raise_to=4,
-    max_raise_to=100,
-)
 UNOPENED = replace(FACING_BET, current_bet=0, can_check=True, can_call=False, call_amount=0)
 SHORT_CALL = replace(FACING_BET, stack=2, current_bet=30, call_amount=30, can_raise=False)
 
