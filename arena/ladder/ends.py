@@ -20,13 +20,22 @@ admins to look at, rather than retried forever.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from arena.ladder.games import GameResult
+from arena.ladder.games import MAX_SEATS, GameResult, TableResult
 
-__all__ = ["EndAction", "EndCause", "EndDecision", "classify_end", "forfeit"]
+__all__ = [
+    "FORFEIT_MBB",
+    "EndAction",
+    "EndCause",
+    "EndDecision",
+    "classify_end",
+    "forfeit",
+    "forfeit_table",
+]
 
 #: A heads-up bot that folds every hand loses half a small blind and a big blind per two
 #: hands: 750 mbb/hand.
@@ -83,10 +92,15 @@ def classify_end(
     max_attempts: int = 3,
     at_fault: Sequence[str] = (),
     detail: str = "",
+    seats: int = 2,
 ) -> EndDecision:
-    """What to do with a game that ended by ``cause`` on its ``attempt``-th try (from 1).
-    ``at_fault`` names the bots that did not start (BOT_NOT_READY needs one or two);
-    ``detail`` is appended to the reason. A bad argument raises ``ValueError`` naming it."""
+    """What to do with a game of ``seats`` bots (2 heads-up, up to 10 at a ring table) that
+    ended by ``cause`` on its ``attempt``-th try (from 1). ``at_fault`` names the bots that
+    did not start (BOT_NOT_READY needs 1 to ``seats``): some of them forfeit, all of them
+    leave no result (void). ``detail`` is appended to the reason. A bad argument raises
+    ``ValueError`` naming it."""
+    if not isinstance(seats, int) or isinstance(seats, bool) or not 2 <= seats <= MAX_SEATS:
+        raise ValueError(f"seats must be an integer from 2 to {MAX_SEATS}, got {seats!r}")
     if not isinstance(attempt, int) or isinstance(attempt, bool) or attempt < 1:
         raise ValueError(f"attempt must be an integer of 1 or more, got {attempt!r}")
     if not isinstance(max_attempts, int) or isinstance(max_attempts, bool) or max_attempts < 1:
@@ -97,15 +111,25 @@ def classify_end(
         return EndDecision(EndAction.RESULT, (), "played to its end" + suffix)
     if cause is EndCause.BOT_NOT_READY:
         bots = tuple(at_fault)
+        if len(set(bots)) != len(bots) or not 1 <= len(bots) <= seats:
+            raise ValueError(
+                f"the bots that did not start must be named (1 to {seats}, each once), "
+                f"got {at_fault!r}"
+            )
         if len(bots) == 1:
             return EndDecision(
                 EndAction.FORFEIT, bots, f"{bots[0]} did not start: it forfeits the game{suffix}"
             )
-        if len(bots) == 2:
+        if len(bots) == 2 and seats == 2:
             # Neither played: no result to give either, but both faults show.
             reason = f"neither {bots[0]} nor {bots[1]} started: no result{suffix}"
             return EndDecision(EndAction.VOID, bots, reason)
-        raise ValueError(f"a bot that did not start must be named (one or two), got {at_fault!r}")
+        names = ", ".join(bots[:-1]) + f" and {bots[-1]}"
+        if len(bots) < seats:
+            reason = f"{names} did not start: they forfeit the game{suffix}"
+            return EndDecision(EndAction.FORFEIT, bots, reason)
+        # No bot of the table played: no result to give any, but every fault shows.
+        return EndDecision(EndAction.VOID, bots, f"none of {names} started: no result{suffix}")
     what = _INFRASTRUCTURE_REASONS[cause]
     if attempt < max_attempts:
         return EndDecision(EndAction.RERUN, (), f"{what}: played again{suffix}")
@@ -126,3 +150,33 @@ def forfeit(
         raise ValueError(f"bot {at_fault!r} did not play this game ({first} vs {second})")
     score = forfeit_mbb if at_fault == second else -forfeit_mbb
     return GameResult(first, second, score, score, hand_count)
+
+
+def forfeit_table(
+    bots: Sequence[str],
+    at_fault: Sequence[str],
+    *,
+    hand_count: int,
+    forfeit_mbb: float = FORFEIT_MBB,
+) -> TableResult:
+    """The rated result of a table some of whose bots did not start: each of ``at_fault``
+    loses ``forfeit_mbb`` per hand, luck-adjusted and raw alike, and the others share what
+    they lose equally (zero-sum, as a table is). For two bots it is :func:`forfeit`'s game.
+    ``at_fault`` must name 1 to ``len(bots) - 1`` of the bots (all at fault is void, not a
+    result); anything else raises ``ValueError`` naming it.
+
+    >>> forfeit_table(("ann", "bob", "cat"), ("cat",), hand_count=300).adjusted
+    (375.0, 375.0, -750.0)
+    """
+    names = tuple(bots)
+    faults = set(at_fault)
+    if not faults or len(faults) != len(tuple(at_fault)) or not faults < set(names):
+        raise ValueError(
+            f"at_fault must name 1 to {len(names) - 1} of the bots {names!r} once each, "
+            f"got {tuple(at_fault)!r}"
+        )
+    if not (isinstance(forfeit_mbb, int | float) and 0.0 < forfeit_mbb < math.inf):
+        raise ValueError(f"forfeit_mbb must be a positive number, got {forfeit_mbb!r}")
+    share = forfeit_mbb * len(faults) / (len(names) - len(faults))
+    scores = tuple(-forfeit_mbb if bot in faults else share for bot in names)
+    return TableResult(names, scores, scores, hand_count)

@@ -25,6 +25,15 @@ interval of a strength is ``s +- z * sd`` (normal quantile), and the chance
 that ``a`` is really above ``b`` is ``Phi((s_a - s_b) / sqrt(Var(s_a - s_b)))`` with the
 covariance (the two estimates are correlated when they share opponents).
 
+Ring tables. A table of ``n`` bots reaches the fit as its ``n(n-1)/2`` pair comparisons
+(:meth:`arena.ladder.games.TableResult.pairwise`), each carrying ``2 / n`` of a heads-up
+game's information (the comparisons of one table share its noise; the games module's
+docstring derives the share). So a pair's weight is its ``information`` (the sum of its
+games' weights; the game count when all are heads-up) over the variance of one of its
+games, not its game count over it, and its mean is the weights' mean of its games (the
+plain mean when all weigh the same: heads-up ladders get the same numbers as before). A
+pair's variance of one game is still measured from its games' spread, shrunk as above.
+
 >>> from arena.ladder.games import GameResult, pair_records
 >>> games = [GameResult("ann", "bob", m, m, 200) for m in (90.0, 110.0, 100.0)]
 >>> standings = fit(pair_records(games))
@@ -213,14 +222,15 @@ def fit(
         count = record.game_count
         summary = summaries[key]
         variance = _shrunk_variance(summary.stdev**2, count, pooled, settings)
-        weight = count / variance
+        weight = record.information / variance
+        mean = _weighted_mean(record, summary.mean)
         i, j = index[record.first], index[record.second]
         matrix[i][i] += weight
         matrix[j][j] += weight
         matrix[i][j] -= weight
         matrix[j][i] -= weight
-        target[i] += weight * summary.mean
-        target[j] -= weight * summary.mean
+        target[i] += weight * mean
+        target[j] -= weight * mean
         games[i] += count
         games[j] += count
     covariance = inverse(matrix)
@@ -246,6 +256,17 @@ def fit(
         _index=index,
         _covariance=tuple(tuple(row) for row in covariance),
         _strengths=tuple(strengths),
+    )
+
+
+def _weighted_mean(record: PairRecord, mean: float) -> float:
+    """The mean of the pair's games weighed by their weights (``mean``, the plain one, when
+    they all weigh the same: the same number to the last bit)."""
+    weights = record.weights
+    if all(weight == weights[0] for weight in weights):
+        return mean
+    return math.fsum(w * x for w, x in zip(weights, record.adjusted, strict=True)) / math.fsum(
+        weights
     )
 
 
