@@ -28,9 +28,20 @@ pending requests. The first tier that has an eligible game wins:
    onto one.
 
 Every tier respects the cap: a team has at most ``team_cap`` games in flight (a game counts
-for both its teams), so a team with many versions or requests cannot starve the others.
-Ties are broken by the ``random.Random`` passed in; nothing else is random, so the same
-state and seed give the same pairing.
+once for each team at it), so a team with many versions or requests cannot starve the
+others. Ties are broken by the ``random.Random`` passed in; nothing else is random, so the
+same state and seed give the same pairing.
+
+Ring tables (``table_size`` 3 to 10; 2, the default, is heads-up). A rated tier's pair
+(placement, floor, uncertainty) is the table's first two seats; the rest are filled with
+other entrants, placed ones (any while nobody is placed yet), each of a team not yet at the
+table (one version per team: two versions of one team at a ring table could play for each
+other) and under the cap, those with the fewest games in flight first, then the nearest in
+the standings to the pair (the comparisons a table adds are then between neighbours, where
+the order is in doubt), ties by the ``random.Random``. With fewer eligible the table is
+smaller, never below the pair. Version tests and unranked test games stay heads-up: they
+answer a question about two versions. A game in flight counts for every team at it (once
+each), every pair of its bots and every bot.
 """
 
 from __future__ import annotations
@@ -40,10 +51,11 @@ import math
 import random
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from arena.ladder.games import MAX_SEATS
 from arena.ladder.ratings import Standings
 
 __all__ = [
@@ -78,16 +90,25 @@ class GameKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Pairing:
-    """A game to play (or in flight): two bot versions, why, and a reason to show.
+    """A game to play (or in flight): two bot versions, why, and a reason to show; at a
+    ring table, ``others`` are the extra seats (after ``first`` and ``second``).
 
     >>> Pairing("ann-v1", "bob-v3", GameKind.PLACEMENT, "placement 2 of 5").is_rated
     True
+    >>> Pairing("ann-v1", "bob-v3", GameKind.UNCERTAINTY, others=("cat-v1",)).bots
+    ('ann-v1', 'bob-v3', 'cat-v1')
     """
 
     first: str
     second: str
     kind: GameKind
     reason: str = ""
+    others: tuple[str, ...] = ()
+
+    @property
+    def bots(self) -> tuple[str, ...]:
+        """Every bot at the table: ``first``, ``second``, then ``others``."""
+        return (self.first, self.second, *self.others)
 
     @property
     def is_rated(self) -> bool:
@@ -106,6 +127,7 @@ class Pairing:
             "second": self.second,
             "kind": str(self.kind),
             "reason": self.reason,
+            "others": list(self.others),
         }
 
 
@@ -149,12 +171,17 @@ class MatchmakingSettings:
     test_games_per_window: int = 10
     test_window_s: float = 3600.0
     place_weight: float = 2.0
+    #: Seats at a rated game's table: 2 heads-up, up to 10 at a ring table.
+    table_size: int = 2
 
     def __post_init__(self) -> None:
         for name in ("placement_games", "team_cap", "test_games_per_window"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{name} must be an integer of 0 or more, got {value!r}")
+        size = self.table_size
+        if not isinstance(size, int) or isinstance(size, bool) or not 2 <= size <= MAX_SEATS:
+            raise ValueError(f"table_size must be an integer from 2 to {MAX_SEATS}, got {size!r}")
         if self.team_cap < 1:
             raise ValueError(f"team_cap must be 1 or more, got {self.team_cap!r}")
         if not 0.0 < self.floor_share <= 1.0:
@@ -226,22 +253,56 @@ class _Matchmaker:
         self.pair_in_flight: Counter[tuple[str, str]] = Counter()
         self.bot_in_flight: Counter[str] = Counter()
         for game in state.in_flight:
-            for team in {
-                self.team.get(game.first, game.first),
-                self.team.get(game.second, game.second),
-            }:
+            bots = game.bots
+            for team in {self.team.get(bot, bot) for bot in bots}:
                 self.busy[team] += 1
-            self.pair_in_flight[game.pair] += 1
+            if game.others:
+                for pair in itertools.combinations(sorted(bots), 2):
+                    self.pair_in_flight[pair] += 1
+            else:
+                self.pair_in_flight[game.pair] += 1
             if game.is_rated:
-                self.bot_in_flight[game.first] += 1
-                self.bot_in_flight[game.second] += 1
+                for bot in bots:
+                    self.bot_in_flight[bot] += 1
 
     def choose(self) -> Pairing | None:
         for tier in (self._requested, self._placement, self._floor, self._uncertainty):
             pairing = tier()
             if pairing is not None:
+                if pairing.is_rated and self.settings.table_size > 2:
+                    return self._fill(pairing)
                 return pairing
         return None
+
+    def _fill(self, pairing: Pairing) -> Pairing:
+        """``pairing`` with its table filled (the module docstring's ring tables)."""
+        state, settings = self.state, self.settings
+        needed = settings.placement_games
+        placed = [e.bot for e in state.entrants if e.game_count >= needed]
+        pool = placed or [e.bot for e in state.entrants]
+        order = state.standings.order
+        position = {bot: index for index, bot in enumerate(order)}
+        anchors = [position[bot] for bot in (pairing.first, pairing.second) if bot in position]
+        seated = {self.team[pairing.first], self.team[pairing.second]}
+        busy, cap, in_flight = self.busy, settings.team_cap, self.bot_in_flight
+        candidates = []
+        for bot in pool:
+            place = position.get(bot)
+            team = self.team[bot]
+            if place is None or team in seated or busy.get(team, 0) >= cap:
+                continue
+            distance = min(abs(place - anchor) for anchor in anchors) if anchors else 0
+            candidates.append((in_flight.get(bot, 0), distance, self.rng.random(), bot))
+        candidates.sort()
+        others: list[str] = []
+        for *_, bot in candidates:
+            if len(others) == settings.table_size - 2:
+                break
+            team = self.team[bot]
+            if team not in seated:  # one version per team at the table
+                others.append(bot)
+                seated.add(team)
+        return replace(pairing, others=tuple(others))
 
     def _free(self, first: str, second: str) -> bool:
         """True when both teams are under the cap (one team counted once)."""

@@ -165,7 +165,14 @@ def test_the_same_state_and_seed_give_the_same_pairing() -> None:
 
 def test_a_pairing_exports_its_kind() -> None:
     pairing = Pairing("a", "b", GameKind.FLOOR, "floor")
-    assert pairing.to_dict() == {"first": "a", "second": "b", "kind": "floor", "reason": "floor"}
+    assert pairing.to_dict() == {
+        "first": "a",
+        "second": "b",
+        "kind": "floor",
+        "reason": "floor",
+        "others": [],
+    }
+    assert Pairing("a", "b", GameKind.FLOOR, others=("c",)).to_dict()["others"] == ["c"]
 
 
 @pytest.mark.parametrize(
@@ -176,6 +183,8 @@ def test_a_pairing_exports_its_kind() -> None:
         ({"floor_share": 0.0}, "floor_share must be in"),
         ({"test_window_s": 0.0}, "test_window_s must be a positive number"),
         ({"place_weight": -1.0}, "place_weight must be 0 or more"),
+        ({"table_size": 1}, "table_size must be an integer from 2 to 10, got 1"),
+        ({"table_size": 11}, "table_size must be an integer from 2 to 10, got 11"),
     ],
 )
 def test_bad_matchmaking_settings_are_refused_naming_the_setting(
