@@ -5,6 +5,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
+# Python writes and reuses bytecode (and pytest its rewritten test modules) so that the
+# hundreds of Python processes a test run starts do not each compile Django and the arena
+# from source again: a machine-wide PYTHONDONTWRITEBYTECODE would cost `make test` minutes.
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: test test-long demo lint typecheck pytest bench clean sandbox-tools browser-tools \
 	database-tools
 
@@ -14,7 +19,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip uv 2>/dev/null || true
 	# (setuptools warns about every editable install of a flat layout; nothing to act on)
-	{ test -x $(BIN)/uv && PYTHONWARNINGS=ignore $(BIN)/uv pip install --quiet \
+	{ test -x $(BIN)/uv && PYTHONWARNINGS=ignore $(BIN)/uv pip install --quiet --compile-bytecode \
 	    --python $(BIN)/python -e '.[dev]'; } \
 	  || PYTHONWARNINGS=ignore $(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)

@@ -51,6 +51,10 @@ NO_COVER_TESTS: tuple[str, ...] = (
 
 _ROOT = Path(__file__).resolve().parent.parent
 
+#: The test bots are programs the matches run, not test modules: doctest collection would
+#: import each one (slow, and its bytecode cache would appear in folders tests list).
+collect_ignore = ["bots"]
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the tests of :data:`SERIAL_MODULES` ``serial`` and those of
