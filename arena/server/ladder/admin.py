@@ -8,20 +8,58 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from arena.server.ladder.models import FinalsRun, Game, GameStatus, PromotionTest
+from arena.server.ladder.models import (
+    FinalsRun,
+    Game,
+    GameStatus,
+    PromotionTest,
+    TableSeat,
+    version_label,
+)
 
-__all__ = ["FinalsRunAdmin", "GameAdmin", "PromotionTestAdmin"]
+__all__ = ["FinalsRunAdmin", "GameAdmin", "PromotionTestAdmin", "TableSeatInline"]
+
+
+class TableSeatInline(admin.TabularInline):  # type: ignore[type-arg]
+    """A ring table's seats: each version and its result (read only: the worker writes them)."""
+
+    model = TableSeat
+    extra = 0
+    can_delete = False
+    fields = ("seat_index", "version", "adjusted_mbb", "raw_mbb", "at_fault")
+    readonly_fields = fields
+    ordering = ("seat_index",)
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        """Seats are the schedule's, never added by hand."""
+        return False
 
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """Ladder games: their state, lease and result."""
 
-    list_display = ("pk", "kind", "first", "second", "status", "attempts", "adjusted_mbb",
-                    "created", "finished")  # fmt: skip
-    list_filter = ("status", "kind", "is_rated")
-    readonly_fields = ("seed", "claimed_by", "lease_expires", "attempts", "units", "faults")
+    list_display = ("pk", "kind", "first", "second", "others", "status", "attempts",
+                    "adjusted_mbb", "created", "finished")  # fmt: skip
+    list_filter = ("status", "kind", "is_rated", "seat_count")
+    readonly_fields = ("seed", "claimed_by", "lease_expires", "attempts", "units", "faults",
+                       "seat_count", "rotation_matches")  # fmt: skip
+    inlines = (TableSeatInline,)
     actions = ("play_again",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Game]:
+        """The games with their versions and seats (no query per row)."""
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("first__team", "second__team")
+            .prefetch_related("table_seats__version__team")
+        )
+
+    @admin.display(description="other seats")
+    def others(self, game: Game) -> str:
+        """A table's versions after the first two, in seat order (heads-up: none)."""
+        return ", ".join(version_label(seat.version) for seat in game.seats_in_order()[2:])
 
     @admin.action(description="Play the selected infrastructure failures again")
     def play_again(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:

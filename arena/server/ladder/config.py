@@ -52,13 +52,15 @@ class LadderSettings:
     test_games_per_window: int = _MATCHMAKING.test_games_per_window
     test_window_s: float = _MATCHMAKING.test_window_s
 
-    def matchmaking(self) -> MatchmakingSettings:
-        """The matchmaking's settings."""
+    def matchmaking(self, table_size: int = 2) -> MatchmakingSettings:
+        """The matchmaking's settings, a rated game seating ``table_size`` versions (the
+        competition's: :attr:`arena.server.ladder.play.LadderRules.table_size`)."""
         return MatchmakingSettings(
             placement_games=self.placement_games,
             team_cap=self.team_cap,
             test_games_per_window=self.test_games_per_window,
             test_window_s=self.test_window_s,
+            table_size=table_size,
         )
 
     def promotion(self, candidate: str, incumbent: str) -> PromotionTest:

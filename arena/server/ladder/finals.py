@@ -1,5 +1,6 @@
 """The finals: at the competition file's deadline (``ladder.deadline``) uploads and
-activations freeze, each team's active version enters a final duplicate round robin,
+activations freeze, each team's active version enters a final duplicate round robin (a
+ring competition's: a duplicate ring of its seats, every table of that many entrants),
 played by the tournament runner (:func:`arena.tournament.host.run`) with the ladder's
 settings, and its standings, crosstable and report are published on the site.
 
@@ -17,6 +18,7 @@ import dataclasses
 import io
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
@@ -36,7 +38,13 @@ from arena.tournament.config_keys import BotEntry
 from arena.tournament.display import QuietDisplay
 from arena.tournament.host import run
 
-__all__ = ["FINALS_NAME", "competition_deadline", "is_frozen_now", "run_finals"]
+__all__ = [
+    "FINALS_NAME",
+    "competition_deadline",
+    "finals_format",
+    "is_frozen_now",
+    "run_finals",
+]
 
 #: The finals' tournament name and leaderboard.
 FINALS_NAME = "finals"
@@ -61,6 +69,20 @@ def is_frozen_now(now: datetime | None = None) -> bool:
     return is_frozen(now_s=moment.timestamp(), deadline_s=competition_deadline())
 
 
+def finals_format(table_size: int, entrant_count: int) -> dict[str, Any]:
+    """The finals tournament's format keys: a ring of ``table_size`` seats for a ring
+    competition (fewer when fewer entrants are left: a table cannot seat more), a round
+    robin for a heads-up one or when two entrants are all there is.
+
+    >>> finals_format(2, 6)["format"], finals_format(3, 6)
+    (<Format.ROUND_ROBIN: 'round_robin'>, {'format': <Format.RING: 'ring'>, 'ring_seats': 3})
+    """
+    seats = min(table_size, entrant_count)
+    if seats <= 2:
+        return {"format": Format.ROUND_ROBIN, "ring_seats": None}
+    return {"format": Format.RING, "ring_seats": seats}
+
+
 def run_finals(rules: LadderRules, work: Path) -> FinalsRun:
     """Play (or resume) the finals under ``rules`` in ``work`` and publish them; the run's
     row. ``ValueError`` when fewer than two teams have an active version."""
@@ -80,7 +102,7 @@ def run_finals(rules: LadderRules, work: Path) -> FinalsRun:
         config = dataclasses.replace(
             rules.config,
             bots=tuple(bots),
-            format=Format.ROUND_ROBIN,
+            **finals_format(rules.table_size, len(bots)),
             name=FINALS_NAME,
             out=work / "finals",
             sandbox=rules.sandbox,

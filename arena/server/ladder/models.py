@@ -2,7 +2,10 @@
 requests, the teams' ladder settings and the finals.
 
 A game is one duplicate pair of matches between two bot versions: the same deals played
-once each way round. Its row is its job: ``queued`` until a worker claims it (``claimed``,
+once each way round. With a ring competition a rated game is a table instead: ``N`` versions
+(``seat_count``), the same deals played in the ``N`` rotations of the table (seat ``i`` gets
+the ``(i + r) mod N``-th version in rotation ``r``), each version's result on its
+:class:`TableSeat` row. Its row is its job: ``queued`` until a worker claims it (``claimed``,
 with the worker's name and a lease that the worker renews), then ``done`` (a result),
 ``bot_fault`` (a bot did not start: a forfeit, or no result when neither did) or
 ``failed_infrastructure`` (left out after too many attempts the bots were not to blame for).
@@ -27,6 +30,7 @@ __all__ = [
     "PromotionStatus",
     "PromotionTest",
     "Rating",
+    "TableSeat",
     "UnrankedRequest",
     "version_label",
 ]
@@ -48,7 +52,9 @@ class GameStatus(models.TextChoices):
 
 
 class Game(models.Model):
-    """A ladder game: a duplicate pair of matches, its lease, its result."""
+    """A ladder game: a duplicate pair of matches (or a table's rotations), its lease, its
+    result. ``first`` and ``second`` are its first two seats; a table's every seat, with
+    each version's result, is a :class:`TableSeat` (a heads-up game has none)."""
 
     kind = models.CharField(max_length=16)
     is_rated = models.BooleanField(default=True)
@@ -65,11 +71,15 @@ class Game(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     seed = models.CharField(max_length=80)
     deals = models.PositiveIntegerField()
-    #: ``first``'s mean mbb/hand over the game's deals (``second``'s is the opposite).
+    #: Versions at the table: 2 heads-up, ``N`` for a ring table.
+    seat_count = models.PositiveSmallIntegerField(default=2)
+    #: ``first``'s mean mbb/hand over the game's deals (heads-up, ``second``'s is the
+    #: opposite; a table's every seat has its own on its :class:`TableSeat`).
     adjusted_mbb = models.FloatField(null=True, blank=True)
     raw_mbb = models.FloatField(null=True, blank=True)
     hand_count = models.PositiveIntegerField(default=0)
-    #: ``first``'s result per deal (luck-adjusted and raw): the duplicate units.
+    #: ``first``'s result per deal (luck-adjusted and raw): the duplicate units (a table:
+    #: ``{"adjusted": {label: [...]}, "raw": {label: [...]}}``, every seat's).
     units = models.JSONField(default=dict, blank=True)
     #: Each seat's faults by kind, by version label.
     faults = models.JSONField(default=dict, blank=True)
@@ -82,6 +92,9 @@ class Game(models.Model):
     match_swap = models.ForeignKey(
         Match, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    #: A table's matches (:class:`Match` numbers) in rotation order (heads-up: empty; its
+    #: two are ``match_seat`` and ``match_swap``).
+    rotation_matches = models.JSONField(default=list, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
 
@@ -89,7 +102,48 @@ class Game(models.Model):
         indexes: ClassVar = [models.Index(fields=["status", "lease_expires"])]
 
     def __str__(self) -> str:
+        if self.is_table:
+            return f"game {self.pk}: table of {self.seat_count} ({self.first}, {self.second}, ...)"
         return f"game {self.pk}: {self.first} vs {self.second}"
+
+    @property
+    def is_table(self) -> bool:
+        """True for a ring table (more than two seats)."""
+        return self.seat_count > 2
+
+    def seats_in_order(self) -> list[TableSeat]:
+        """A table's seats by seat index (heads-up: none)."""
+        if not self.is_table:
+            return []
+        return sorted(self.table_seats.all(), key=lambda seat: seat.seat_index)
+
+    def seat_of(self, version_id: int) -> TableSeat | None:
+        """``version_id``'s seat at this table (None: heads-up, or not at it)."""
+        return next((s for s in self.seats_in_order() if s.version_id == version_id), None)
+
+    def match_numbers(self) -> list[int]:
+        """The game's matches on the site (their pages), in playing order."""
+        if self.is_table:
+            return [int(number) for number in self.rotation_matches]
+        return [pk for pk in (self.match_seat_id, self.match_swap_id) if pk is not None]
+
+    def is_at_fault(self, version_id: int) -> bool:
+        """True when ``version_id`` did not start (it forfeited, or nobody had a result)."""
+        seat = self.seat_of(version_id)
+        if seat is not None:
+            return seat.at_fault
+        if version_id == self.first_id:
+            return self.first_at_fault
+        return version_id == self.second_id and self.second_at_fault
+
+    def raw_for(self, version_id: int) -> float | None:
+        """``version_id``'s raw mbb/hand in this game (None: no result)."""
+        if self.raw_mbb is None:
+            return None
+        seat = self.seat_of(version_id)
+        if seat is not None:
+            return seat.raw_mbb
+        return self.raw_mbb if version_id == self.first_id else -self.raw_mbb
 
     @property
     def is_over(self) -> bool:
@@ -100,7 +154,33 @@ class Game(models.Model):
         """``version_id``'s luck-adjusted mbb/hand in this game (None: no result)."""
         if self.adjusted_mbb is None:
             return None
+        seat = self.seat_of(version_id)
+        if seat is not None:
+            return seat.adjusted_mbb
         return self.adjusted_mbb if version_id == self.first_id else -self.adjusted_mbb
+
+
+class TableSeat(models.Model):
+    """One seat of a ring table game: its version, in the first rotation's seat order, and
+    the version's result at the table (mbb/hand, luck-adjusted and raw; None until over or
+    without a result) and whether it did not start."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="table_seats")
+    seat_index = models.PositiveSmallIntegerField()
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    adjusted_mbb = models.FloatField(null=True, blank=True)
+    raw_mbb = models.FloatField(null=True, blank=True)
+    at_fault = models.BooleanField(default=False)
+
+    class Meta:
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["game", "seat_index"], name="one_version_per_seat"),
+            models.UniqueConstraint(fields=["game", "version"], name="one_seat_per_version"),
+        ]
+        indexes: ClassVar = [models.Index(fields=["version", "game"])]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} seat {self.seat_index}: {self.version}"
 
 
 class Rating(models.Model):

@@ -1,17 +1,23 @@
 """Playing a ladder game: its two matches (the same seed, seats swapped) through the match
 executor seam (:class:`arena.cluster.executor.MatchExecutor`: the local process pool by
-default), with the competition's settings and sandbox, the luck estimator on.
+default), with the competition's settings and sandbox, the luck estimator on. A ring
+table of ``N`` versions plays ``N`` matches instead, the same seed in each rotation of the
+table (seat ``i`` gets version ``(i + r) mod N`` in rotation ``r``, as a ring tournament's
+block does).
 
 Each version is unpacked (by the site's archive rules) and built in the sandbox once per
 machine, into ``<work>/ladder/versions/<id>`` (built in a private folder, then renamed
 into place, so two workers building at once cannot mix their files); every match starts
 it from there, as a tournament starts its bots from its builds. The game's match files go
-to ``<work>/ladder/games/<id>``; a game played again starts its matches afresh.
+to ``<work>/ladder/games/<id>``; a game played again starts its matches afresh. Match ids:
+``game-<id>`` and ``game-<id>-swap`` heads-up; ``game-<id>`` and ``game-<id>-r<k>`` for
+rotation ``k`` (1 to ``N - 1``) at a table.
 
 What came back is a :class:`PlayedGame`: how the game ended
 (:class:`arena.ladder.ends.EndCause`; who did not start, when a bot did not) and, when it
-was played to its end, its result (:func:`arena.ladder.games.game_from_block`), the
-duplicate units per deal and each version's faults. Nothing here touches the database.
+was played to its end, its result (:func:`arena.ladder.games.game_from_block`, a table's
+:func:`arena.ladder.games.table_from_block`), the duplicate units per deal and each
+version's faults. Nothing here touches the database.
 """
 
 from __future__ import annotations
@@ -40,37 +46,51 @@ from arena.bots.sandbox.select import (
 from arena.cluster.executor import MatchExecutor
 from arena.cluster.job import MatchJob
 from arena.ladder.ends import EndCause
-from arena.ladder.games import GameResult, game_from_block
-from arena.server.competition import read_competition
+from arena.ladder.games import GameResult, TableResult, game_from_block, table_from_block
+from arena.server.competition import COMPETITION_KEYS, read_competition
 from arena.settings.catalog import Luck
+from arena.settings.files import read_toml
+from arena.stats.scores import Score
 from arena.stats.units import duplicate_units
 from arena.store.outcome import MatchOutcome
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import DEFAULT_TABLE_SEATS, Format, TournamentConfig
 from arena.tournament.plan import MatchSpec
 from arena.uploads import ArchiveError, ArchiveLimits, unpack
 
-__all__ = ["GameSpec", "LadderRules", "PlayedGame", "VersionFiles", "ladder_rules", "play_game"]
+__all__ = [
+    "GameSpec",
+    "LadderRules",
+    "PlayedGame",
+    "VersionFiles",
+    "ladder_rules",
+    "play_game",
+    "table_size",
+]
 
 
 @dataclass(frozen=True, slots=True)
 class LadderRules:
     """How every ladder game is played: the competition's game and limits (a tournament
-    config without bots, luck on), the sandbox layer and its limits, the archive rules."""
+    config without bots, luck on), the sandbox layer and its limits, the archive rules,
+    and the versions at a rated game's table (2: heads-up; a ring competition's seats)."""
 
     config: TournamentConfig
     sandbox: SandboxLevel
     limits: tuple[tuple[str, int], ...] = ()
     expose: tuple[Path, ...] = ()
     archive: ArchiveLimits = field(default_factory=ArchiveLimits)
+    table_size: int = 2
 
 
 def ladder_rules(competition_file: Path | None, archive: ArchiveLimits) -> LadderRules:
     """The rules from the competition file (none: the defaults, the strict sandbox, as
-    for validation); the sandbox is the strongest layer here when the file names none.
-    ``SandboxUnavailableError`` when the layer asked for does not work here."""
+    for validation); the sandbox is the strongest layer here when the file names none. A
+    ``ring`` competition's rated games are tables of its ``ring.seats`` versions
+    (:data:`~arena.tournament.config.DEFAULT_TABLE_SEATS` when absent); any other format's
+    are heads-up. ``SandboxUnavailableError`` when the layer asked for does not work here."""
     config = TournamentConfig(bots=())
     if competition_file is not None:
-        config = read_competition(competition_file).config
+        config = _with_ring_seats(read_competition(competition_file).config, competition_file)
     config = dataclasses.replace(config, luck=Luck.ON, score=None)
     level, _reasons = choose(config.sandbox or SandboxLevel.STRICT)
     return LadderRules(
@@ -79,7 +99,30 @@ def ladder_rules(competition_file: Path | None, archive: ArchiveLimits) -> Ladde
         limits=tuple(sorted(config.resource_limits.items())),
         expose=config.expose,
         archive=archive,
+        table_size=table_size(config),
     )
+
+
+def _with_ring_seats(config: TournamentConfig, file: Path) -> TournamentConfig:
+    """``config`` with the file's ``ring.seats``: :func:`read_competition` checks the key
+    but does not pass it on to its config (to remove once it does)."""
+    if config.format is not Format.RING or config.ring_seats is not None:
+        return config
+    given = read_toml(file, COMPETITION_KEYS).get("ring.seats")
+    if given is None:
+        return config
+    value, _source = given
+    seats = COMPETITION_KEYS["ring.seats"].read(value, source=str(file))
+    assert isinstance(seats, int)  # the key's grammar: a whole number, checked
+    return dataclasses.replace(config, ring_seats=seats)
+
+
+def table_size(config: TournamentConfig) -> int:
+    """Versions at a rated ladder game's table under a competition's ``config``: its ring
+    seats for a ring competition, else 2 (heads-up)."""
+    if config.format is not Format.RING:
+        return 2
+    return config.ring_seats if config.ring_seats is not None else DEFAULT_TABLE_SEATS
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +136,9 @@ class VersionFiles:
 
 @dataclass(frozen=True, slots=True)
 class GameSpec:
-    """A game to play: its number, its two versions (``first`` sits first in the first
-    match), its seed, its deals and whether it is rated."""
+    """A game to play: its number, its versions (``first`` sits first in the first match,
+    ``second`` next, a table's ``others`` after them), its seed, its deals and whether it
+    is rated."""
 
     game_id: int
     first: VersionFiles
@@ -102,19 +146,42 @@ class GameSpec:
     seed: int
     deals: int
     is_rated: bool = True
+    others: tuple[VersionFiles, ...] = ()
+
+    @property
+    def versions(self) -> tuple[VersionFiles, ...]:
+        """Every version in the first match's seat order."""
+        return (self.first, self.second, *self.others)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Every version's label in the first match's seat order."""
+        return tuple(version.label for version in self.versions)
+
+    def seatings(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Each match's id and seats: heads-up the pair and the swap; a table its rotations
+        (seat ``i`` gets version ``(i + r) mod N`` in rotation ``r``)."""
+        bots, base = self.labels, f"game-{self.game_id}"
+        if len(bots) == 2:
+            return [(base, bots), (f"{base}-swap", bots[::-1])]
+        return [
+            (base if rotation == 0 else f"{base}-r{rotation}", bots[rotation:] + bots[:rotation])
+            for rotation in range(len(bots))
+        ]
 
 
 @dataclass(frozen=True, slots=True)
 class PlayedGame:
     """How a game ended and what it left (module docstring). ``units``: ``first``'s
-    result per deal, ``{"adjusted": [...], "raw": [...]}``; ``faults``: each version's
-    faults by kind; ``matches``: each match's outcome and the folder its paths are in."""
+    result per deal, ``{"adjusted": [...], "raw": [...]}`` (a table: every version's,
+    ``{"adjusted": {label: [...]}, "raw": {...}}``); ``faults``: each version's faults by
+    kind; ``matches``: each match's outcome and the folder its paths are in."""
 
     cause: EndCause
     at_fault: tuple[str, ...] = ()
     detail: str = ""
-    result: GameResult | None = None
-    units: dict[str, list[float]] = field(default_factory=dict)
+    result: GameResult | TableResult | None = None
+    units: dict[str, Any] = field(default_factory=dict)
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
     matches: tuple[tuple[MatchOutcome, Path], ...] = ()
 
@@ -185,23 +252,36 @@ def play_game(
     *,
     deadline_s: float | None = None,
 ) -> PlayedGame:
-    """Play ``spec``'s two matches on ``executor`` (files under ``root``) and say how it
-    ended (module docstring); matches not over after ``deadline_s`` seconds end it as
-    past the deadline (they still run: the caller replaces the executor)."""
-    first, second = spec.first.label, spec.second.label
-    try:
-        files = {first: prepare(spec.first, rules, root), second: prepare(spec.second, rules, root)}
-    except _NotBuilt as exc:
-        return PlayedGame(EndCause.BOT_NOT_READY, (exc.label,), str(exc))
-    except (SandboxUnavailableError, LimitsError) as exc:
-        return PlayedGame(EndCause.SANDBOX_UNAVAILABLE, detail=str(exc))
-    except OSError as exc:
-        return PlayedGame(EndCause.ARENA_ERROR, detail=f"the versions cannot be prepared: {exc}")
+    """Play ``spec``'s matches (two heads-up, a table's rotations) on ``executor`` (files
+    under ``root``) and say how it ended (module docstring); matches not over after
+    ``deadline_s`` seconds end it as past the deadline (they still run: the caller
+    replaces the executor)."""
+    bots = spec.labels
+    files: dict[str, tuple[Path, Path | None]] = {}
+    not_built: list[_NotBuilt] = []
+    for version in spec.versions:
+        try:
+            files[version.label] = prepare(version, rules, root)
+        except _NotBuilt as exc:
+            not_built.append(exc)
+            if len(spec.versions) == 2:
+                break  # heads-up the first forfeits, as ever
+            # At a table every one is named: one left unnamed would share the forfeits.
+        except (SandboxUnavailableError, LimitsError) as exc:
+            return PlayedGame(EndCause.SANDBOX_UNAVAILABLE, detail=str(exc))
+        except OSError as exc:
+            detail = f"the versions cannot be prepared: {exc}"
+            return PlayedGame(EndCause.ARENA_ERROR, detail=detail)
+    if not_built:
+        labels = tuple(exc.label for exc in not_built)
+        return PlayedGame(EndCause.BOT_NOT_READY, labels, "; ".join(map(str, not_built)))
     game_dir = root / "games" / str(spec.game_id)
+    is_table = len(bots) > 2
     base = MatchSpec(
-        match_id=f"game-{spec.game_id}", block_id=f"game-{spec.game_id}", kind="heads_up",
-        bots=(first, second), seed=spec.seed, position=0, group=tuple(sorted((first, second))),
-        block_index=0, arrangement=0, hand_count=spec.deals,
+        match_id=f"game-{spec.game_id}", block_id=f"game-{spec.game_id}",
+        kind="ring" if is_table else "heads_up", bots=bots, seed=spec.seed, position=0,
+        group=bots if is_table else tuple(sorted(bots)), block_index=0, arrangement=0,
+        hand_count=spec.deals,
     )  # fmt: skip
     config = base.match_config(rules.config)
     jobs = [
@@ -216,10 +296,7 @@ def play_game(
             working_dirs=tuple(files[bot][1] for bot in seats),
             expose=rules.expose,
         )
-        for match_id, seats in (
-            (f"game-{spec.game_id}", (first, second)),
-            (f"game-{spec.game_id}-swap", (second, first)),
-        )
+        for match_id, seats in spec.seatings()
     ]
     futures = [executor.submit(job) for job in jobs]
     _done, running = wait(futures, timeout=deadline_s)
@@ -235,23 +312,31 @@ def play_game(
                 mine[kind] = mine.get(kind, 0) + count
     failed = [outcome for outcome in outcomes if outcome.error is not None]
     if failed:
-        return _failed(failed, (first, second), faults, matches)
-    result = game_from_block(outcomes, first, second, is_rated=spec.is_rated)
-    units = {
-        score: [deal[first] for deal in duplicate_units(outcomes, score=score)]
-        for score in ("adjusted", "raw")
-    }
+        return _failed(failed, bots, faults, matches)
+    result: GameResult | TableResult
+    units: dict[str, Any] = {}
+    scores: tuple[Score, ...] = ("adjusted", "raw")
+    if is_table:
+        result = table_from_block(outcomes, bots, is_rated=spec.is_rated)
+        for score in scores:
+            deals = duplicate_units(outcomes, score=score)
+            units[score] = {bot: [deal[bot] for deal in deals] for bot in bots}
+    else:
+        first = bots[0]
+        result = game_from_block(outcomes, first, bots[1], is_rated=spec.is_rated)
+        for score in scores:
+            units[score] = [deal[first] for deal in duplicate_units(outcomes, score=score)]
     return PlayedGame(EndCause.PLAYED, result=result, units=units, faults=faults, matches=matches)
 
 
 def _failed(
     failed: Sequence[MatchOutcome],
-    bots: tuple[str, str],
+    bots: Sequence[str],
     faults: dict[str, dict[str, int]],
     matches: tuple[tuple[MatchOutcome, Path], ...],
 ) -> PlayedGame:
-    """A game with a match that could not be played to its end: a bot that did not start
-    (its fault), or the arena's trouble."""
+    """A game with a match that could not be played to its end: the bots (any of the
+    game's) that did not start (their fault), or the arena's trouble."""
     errors = "; ".join(str(outcome.error) for outcome in failed)
     absent = sorted(
         {

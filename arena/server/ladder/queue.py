@@ -8,14 +8,15 @@ the worker read it, so two workers racing for it cannot both win; an expired cla
 an attempt the infrastructure lost (:func:`arena.ladder.ends.classify_end`), and past
 ``max_attempts`` the game is left out with its reason rather than tried forever. Otherwise
 matchmaking (:func:`arena.ladder.matchmaking.next_game`) picks the next pairing from the
-database's state and the game is created already claimed, in one transaction.
+database's state and the game is created already claimed, in one transaction (a ring
+competition's rated games are tables: ``table_size`` versions, each on its seat row).
 
 :func:`store_played` writes what the worker brought back in one transaction, only while
-the worker still holds the claim: the game's result (or its forfeit, or its re-run), the
-two matches for the site's match pages, the ratings fitted again and the promotion tests
-advanced. A worker killed before that commit leaves a claim that expires; one killed after
-it leaves a finished game that no claim can touch again: a game is never lost and never
-counted twice.
+the worker still holds the claim: the game's result (or its forfeit, or its re-run; a
+table's every seat), its matches (two, or a table's rotations) for the site's match
+pages, the ratings fitted again and the promotion tests advanced. A worker killed before
+that commit leaves a claim that expires; one killed after it leaves a finished game that
+no claim can touch again: a game is never lost and never counted twice.
 """
 
 from __future__ import annotations
@@ -33,14 +34,16 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from arena.ladder.ends import EndAction, EndCause, classify_end, forfeit
+from arena.ladder.ends import EndAction, EndCause, classify_end, forfeit, forfeit_table
 from arena.ladder.finals import is_frozen
+from arena.ladder.games import GameResult, TableResult
 from arena.ladder.matchmaking import GameKind, next_game
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.models import (
     Game,
     GameStatus,
     PromotionTest,
+    TableSeat,
     UnrankedRequest,
     version_label,
 )
@@ -79,10 +82,15 @@ def _claimable(now: datetime) -> Q:
 
 
 def claim_next(
-    worker: str, settings: LadderSettings, rng: random.Random, *, now: datetime | None = None
+    worker: str,
+    settings: LadderSettings,
+    rng: random.Random,
+    *,
+    now: datetime | None = None,
+    table_size: int = 2,
 ) -> Game | None:
     """Claim a game for ``worker``: one to play again first, else the one matchmaking picks
-    now; None when there is nothing to play."""
+    now (its rated games seat ``table_size`` versions); None when there is nothing to play."""
     now = now or timezone.now()
     lease = now + timedelta(seconds=settings.lease_s)
     for candidate in Game.objects.filter(_claimable(now)).order_by("pk")[:5]:
@@ -103,18 +111,31 @@ def claim_next(
         ).update(status=GameStatus.CLAIMED, claimed_by=worker, lease_expires=lease,
                  attempts=candidate.attempts + 1, end_reason=reason)  # fmt: skip
         if claimed:
-            return Game.objects.select_related(*_WITH_TEAMS).get(pk=candidate.pk)
-    return _schedule(worker, settings, rng, now, lease)
+            return _claimed(candidate.pk)
+    return _schedule(worker, settings, rng, now, lease, table_size)
+
+
+def _claimed(game_id: int) -> Game:
+    return (
+        Game.objects.select_related(*_WITH_TEAMS)
+        .prefetch_related("table_seats__version__team")
+        .get(pk=game_id)
+    )
 
 
 def _schedule(
-    worker: str, settings: LadderSettings, rng: random.Random, now: datetime, lease: datetime
+    worker: str,
+    settings: LadderSettings,
+    rng: random.Random,
+    now: datetime,
+    lease: datetime,
+    table_size: int,
 ) -> Game | None:
     with transaction.atomic():
-        pairing = next_game(ladder_state(settings, now), settings.matchmaking(), rng)
+        pairing = next_game(ladder_state(settings, now), settings.matchmaking(table_size), rng)
         if pairing is None:
             return None
-        versions = _versions({pairing.first, pairing.second})
+        versions = _versions(set(pairing.bots))
         first, second = versions[pairing.first], versions[pairing.second]
         requested_by = None
         if pairing.kind is GameKind.TEST:
@@ -139,10 +160,16 @@ def _schedule(
             attempts=1,
             seed="",
             deals=settings.deals,
+            seat_count=len(pairing.bots),
         )
         game.seed = str(game_seed(game.pk))
         game.save(update_fields=["seed"])
-    return Game.objects.select_related(*_WITH_TEAMS).get(pk=game.pk)
+        if game.is_table:
+            TableSeat.objects.bulk_create(
+                TableSeat(game=game, seat_index=index, version=versions[label])
+                for index, label in enumerate(pairing.bots)
+            )
+    return _claimed(game.pk)
 
 
 def _versions(labels: set[str]) -> dict[str, BotVersion]:
@@ -188,12 +215,18 @@ def release(game: Game, worker: str) -> None:
 def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSettings) -> bool:
     """Store what ``worker`` brought back for ``game`` (module docstring); False, and
     nothing written, when it no longer holds the claim."""
+    seats = game.seats_in_order()
+    labels = [version_label(seat.version) for seat in seats] or [
+        version_label(game.first),
+        version_label(game.second),
+    ]
     decision = classify_end(
         played.cause,
         attempt=game.attempts,
         max_attempts=settings.max_attempts,
         at_fault=played.at_fault,
         detail=played.detail,
+        seats=game.seat_count,
     )
     now = timezone.now()
     held = Game.objects.filter(pk=game.pk, claimed_by=worker, status=GameStatus.CLAIMED)
@@ -203,15 +236,22 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
                                     end_reason=decision.reason))  # fmt: skip
         fields: dict[str, Any] = {"end_reason": decision.reason, "lease_expires": None,
                                   "finished": now, "faults": played.faults}  # fmt: skip
-        first, second = version_label(game.first), version_label(game.second)
-        fields["first_at_fault"] = first in decision.at_fault
-        fields["second_at_fault"] = second in decision.at_fault
+        fields["first_at_fault"] = labels[0] in decision.at_fault
+        fields["second_at_fault"] = labels[1] in decision.at_fault
         result = played.result
         if decision.action is EndAction.FORFEIT:
-            result = forfeit(first, second, decision.at_fault[0], hand_count=2 * game.deals)
+            hand_count = game.seat_count * game.deals
+            if game.is_table:
+                result = forfeit_table(labels, decision.at_fault, hand_count=hand_count)
+            else:
+                first, second = labels
+                result = forfeit(first, second, decision.at_fault[0], hand_count=hand_count)
         if result is not None and decision.action in (EndAction.RESULT, EndAction.FORFEIT):
-            fields.update(adjusted_mbb=result.adjusted_mbb, raw_mbb=result.raw_mbb,
-                          hand_count=result.hand_count, units=played.units)  # fmt: skip
+            fields.update(adjusted_mbb=result.score_for(labels[0]),
+                          raw_mbb=result.raw_for(labels[0]), hand_count=result.hand_count,
+                          units=played.units)  # fmt: skip
+        else:
+            result = None
         if decision.action is EndAction.RESULT:
             fields["status"] = GameStatus.DONE
         elif decision.at_fault:
@@ -220,11 +260,13 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
             fields["status"] = GameStatus.FAILED_INFRASTRUCTURE
         if not held.update(**fields):
             return False
+        _store_seats(seats, labels, result, decision.at_fault)
         game.refresh_from_db()
         matches = _store_matches(game, played.matches, decision.action is EndAction.RESULT)
         Game.objects.filter(pk=game.pk).update(
             match_seat=matches[0] if matches else None,
-            match_swap=matches[1] if len(matches) > 1 else None,
+            match_swap=matches[1] if len(matches) > 1 and not game.is_table else None,
+            rotation_matches=[match.pk for match in matches] if game.is_table else [],
         )
         refresh_ratings()
         advance_promotions(settings, is_frozen=is_frozen(now_s=now.timestamp(),
@@ -232,11 +274,27 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
     return True
 
 
+def _store_seats(
+    seats: Sequence[TableSeat],
+    labels: Sequence[str],
+    result: GameResult | TableResult | None,
+    at_fault: Sequence[str],
+) -> None:
+    """A table's result on its seats: each version's score (None without a result) and
+    whether it did not start."""
+    for seat, label in zip(seats, labels, strict=False):
+        seat.adjusted_mbb = None if result is None else result.score_for(label)
+        seat.raw_mbb = None if result is None else result.raw_for(label)
+        seat.at_fault = label in at_fault
+    TableSeat.objects.bulk_update(seats, ["adjusted_mbb", "raw_mbb", "at_fault"])
+
+
 def _store_matches(
     game: Game, matches: Sequence[tuple[MatchOutcome, Path]], is_result: bool
 ) -> list[Match]:
     """The game's matches as the site's match rows (their pages and hand viewer)."""
     by_label = {version_label(game.first): game.first, version_label(game.second): game.second}
+    by_label.update((version_label(seat.version), seat.version) for seat in game.seats_in_order())
     stored = []
     for outcome, folder in matches:
         failed = outcome.error is not None

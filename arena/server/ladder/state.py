@@ -4,7 +4,9 @@ tests advanced (and a candidate found better made active when its team asked).
 
 The ladder's names for versions are their labels (``<team>-v<number>``,
 :func:`~arena.server.ladder.models.version_label`); the active versions are the teams'
-active ones that are accepted and not disabled.
+active ones that are accepted and not disabled. A ring table's result reaches the fit as
+its pairwise comparisons (:meth:`arena.ladder.games.TableResult.pairwise`), and its hands
+count once for each version at the table.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ import time
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-from django.db.models import Max, Q
+from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
 
-from arena.ladder.games import GameResult, pair_records
+from arena.ladder.games import GameResult, TableResult, pair_records
 from arena.ladder.matchmaking import Entrant, GameKind, GameRequest, LadderState, Pairing
 from arena.ladder.promotion import Verdict, should_activate
 from arena.ladder.ratings import Standings, fit
@@ -28,6 +30,7 @@ from arena.server.ladder.models import (
     PromotionStatus,
     PromotionTest,
     Rating,
+    TableSeat,
     UnrankedRequest,
     version_label,
 )
@@ -41,8 +44,11 @@ __all__ = [
     "advance_promotions",
     "game_result",
     "ladder_state",
+    "plays_in",
     "rated_results",
     "refresh_ratings",
+    "table_result",
+    "with_seats",
 ]
 
 #: The name of the ladder's board among the site's leaderboards.
@@ -65,9 +71,23 @@ def active_versions() -> list[BotVersion]:
     )
 
 
+def with_seats(games: QuerySet[Game]) -> QuerySet[Game]:
+    """``games`` with their versions and a table's seats loaded (no query per game)."""
+    return games.select_related(*_WITH_TEAMS).prefetch_related("table_seats__version__team")
+
+
+def plays_in(version: BotVersion | int) -> Q:
+    """The games ``version`` plays in: heads-up as first or second, or at a table's seat."""
+    seated = TableSeat.objects.filter(version=version).values("game")
+    return Q(first=version) | Q(second=version) | Q(pk__in=seated)
+
+
 def game_result(game: Game) -> GameResult | None:
-    """The ladder's value of a finished game (None: it has no result)."""
-    if game.adjusted_mbb is None or game.raw_mbb is None or game.hand_count <= 0:
+    """The ladder's value of a finished heads-up game (None: it has no result, or it is a
+    table: :func:`table_result`)."""
+    if game.is_table or game.adjusted_mbb is None or game.raw_mbb is None:
+        return None
+    if game.hand_count <= 0:
         return None
     return GameResult(
         version_label(game.first),
@@ -79,31 +99,78 @@ def game_result(game: Game) -> GameResult | None:
     )
 
 
+def table_result(game: Game) -> TableResult | None:
+    """The ladder's value of a finished table (None: it has no result, or it is heads-up)."""
+    seats = game.seats_in_order()
+    if not seats or game.adjusted_mbb is None or game.hand_count <= 0:
+        return None
+    adjusted = tuple(seat.adjusted_mbb for seat in seats)
+    raw = tuple(seat.raw_mbb for seat in seats)
+    if any(value is None for value in adjusted + raw):
+        return None
+    return TableResult(
+        tuple(version_label(seat.version) for seat in seats),
+        tuple(float(value) for value in adjusted if value is not None),
+        tuple(float(value) for value in raw if value is not None),
+        hand_count=game.hand_count,
+        is_rated=game.is_rated,
+    )
+
+
 def _results(games: Iterable[Game]) -> list[GameResult]:
-    return [result for game in games if (result := game_result(game)) is not None]
+    """Each game's results as the fit reads them: a heads-up game's own, a table's pairs."""
+    found: list[GameResult] = []
+    for game in games:
+        table = table_result(game)
+        if table is not None:
+            found.extend(table.pairwise())
+        elif (result := game_result(game)) is not None:
+            found.append(result)
+    return found
 
 
-def rated_results() -> list[GameResult]:
-    """Every rated game's result, in the order played."""
+def _rated_games() -> list[Game]:
+    """Every rated game with a result, in the order played."""
     games = Game.objects.filter(
         is_rated=True,
         adjusted_mbb__isnull=False,
         status__in=(GameStatus.DONE, GameStatus.BOT_FAULT),
-    ).select_related(*_WITH_TEAMS)
-    return _results(games.order_by("pk"))
+    )
+    return list(with_seats(games).order_by("pk"))
+
+
+def rated_results() -> list[GameResult]:
+    """Every rated game's result, in the order played (a table's as its pairs)."""
+    return _results(_rated_games())
+
+
+def _played(games: Iterable[Game]) -> tuple[dict[str, int], dict[str, int]]:
+    """The games and the hands each version played: a game once for each version in it
+    (a table once, not once per pair), with its hands."""
+    counts: dict[str, int] = {}
+    hands: dict[str, int] = {}
+    for game in games:
+        if game.hand_count <= 0:
+            continue
+        seats = game.seats_in_order()
+        versions = [seat.version for seat in seats] if seats else [game.first, game.second]
+        for version in versions:
+            label = version_label(version)
+            counts[label] = counts.get(label, 0) + 1
+            hands[label] = hands.get(label, 0) + game.hand_count
+    return counts, hands
 
 
 def refresh_ratings() -> Standings:
     """Fit the ratings again, replace the :class:`Rating` rows (active versions only, placed
-    among themselves) and the site's ``ladder`` leaderboard rows; the fit."""
-    results = rated_results()
+    among themselves; their games counted as :func:`_played` does) and the site's
+    ``ladder`` leaderboard rows; the fit."""
+    games = _rated_games()
+    results = _results(games)
     active = {version_label(version): version for version in active_versions()}
     standings = fit(pair_records(results), bots=active)
     order = [bot for bot in standings.order if bot in active]
-    hands: dict[str, int] = {}
-    for result in results:
-        for bot in (result.first, result.second):
-            hands[bot] = hands.get(bot, 0) + result.hand_count
+    counts, hands = _played(games)
     Rating.objects.all().delete()
     LeaderboardRow.objects.filter(board=LADDER_BOARD).delete()
     ratings, rows = [], []
@@ -112,7 +179,7 @@ def refresh_ratings() -> Standings:
         chance = standings.chance_above(bot, order[place]) if place < len(order) else None
         ratings.append(Rating(version=version, place=place, strength=fitted.strength,
                               sd=fitted.sd, low=fitted.low, high=fitted.high,
-                              game_count=fitted.game_count, chance_above_next=chance))  # fmt: skip
+                              game_count=counts.get(bot, 0), chance_above_next=chance))  # fmt: skip
         rows.append(LeaderboardRow(board=LADDER_BOARD, position=place, name=bot,
                                    team=version.team, mbb_per_hand=fitted.strength,
                                    half_width=(fitted.high - fitted.low) / 2.0,
@@ -120,10 +187,6 @@ def refresh_ratings() -> Standings:
     Rating.objects.bulk_create(ratings)
     LeaderboardRow.objects.bulk_create(rows)
     return standings
-
-
-def _versions_of(game_filter: Q) -> Q:
-    return Q(first__in=game_filter) | Q(second__in=game_filter)
 
 
 def ladder_state(settings: LadderSettings, now: datetime | None = None) -> LadderState:
@@ -134,7 +197,7 @@ def ladder_state(settings: LadderSettings, now: datetime | None = None) -> Ladde
     finished = rated.filter(adjusted_mbb__isnull=False)
     entrants = []
     for version in active:
-        mine = Q(first=version) | Q(second=version)
+        mine = plays_in(version)
         last = rated.filter(mine).exclude(status=GameStatus.FAILED_INFRASTRUCTURE)
         entrants.append(
             Entrant(
@@ -147,9 +210,10 @@ def ladder_state(settings: LadderSettings, now: datetime | None = None) -> Ladde
     results = rated_results()
     standings = fit(pair_records(results), bots=[version_label(v) for v in active])
     in_flight = tuple(
-        Pairing(version_label(game.first), version_label(game.second), GameKind(game.kind))
-        for game in Game.objects.filter(status__in=IN_FLIGHT).select_related(*_WITH_TEAMS)
-    )
+        Pairing(version_label(game.first), version_label(game.second), GameKind(game.kind),
+                others=tuple(version_label(seat.version) for seat in game.seats_in_order()[2:]))
+        for game in with_seats(Game.objects.filter(status__in=IN_FLIGHT))
+    )  # fmt: skip
     requests = [
         GameRequest(test.team.name, version_label(test.candidate),
                     version_label(test.incumbent), GameKind.VERSION_TEST)
@@ -199,7 +263,7 @@ def advance_promotions(settings: LadderSettings, *, is_frozen: bool = False) -> 
         pair = Q(first=test.candidate, second=test.incumbent) | Q(
             first=test.incumbent, second=test.candidate
         )
-        games = Game.objects.filter(pair, kind=GameKind.VERSION_TEST).select_related(*_WITH_TEAMS)
+        games = with_seats(Game.objects.filter(pair, kind=GameKind.VERSION_TEST))
         candidate, incumbent = version_label(test.candidate), version_label(test.incumbent)
         state = settings.promotion(candidate, incumbent).state(_results(games.order_by("pk")))
         test.game_count = state.game_count

@@ -1,9 +1,10 @@
 """The ladder's pages and API: the ladder (ratings with their intervals, the chance each
-version is above the next, every pair's result raw and luck-adjusted), a version's ladder
-page (its games, its faults with their reasons, its promotion tests with their chart; its
-team's only), the forms that ask for a promotion test or unranked test games and set
-"activate automatically when better", and the finals. Every version is looked up through
-:func:`arena.server.scope.visible`: another team's version is 404."""
+version is above the next, every pair's result raw and luck-adjusted, the last ring tables
+with each version's score), a version's ladder page (its games, its faults with their
+reasons, its promotion tests with their chart; its team's only), the forms that ask for a
+promotion test or unranked test games and set "activate automatically when better", and the
+finals. Every version is looked up through :func:`arena.server.scope.visible`: another
+team's version is 404."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from django.db.models import Q, Sum
+from django.db.models import Sum
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -35,7 +36,7 @@ from arena.server.ladder.models import (
     UnrankedRequest,
     version_label,
 )
-from arena.server.ladder.state import active_versions, rated_results
+from arena.server.ladder.state import active_versions, plays_in, rated_results, with_seats
 from arena.server.models import BotVersion, Team, VersionStatus
 from arena.server.scope import identified, requesting_team, visible
 
@@ -91,7 +92,30 @@ def ladder_data() -> dict[str, Any]:
         )
     in_flight = Game.objects.filter(status__in=("queued", "claimed")).count()
     played = Game.objects.filter(status="done").count()
-    return {"ratings": ratings, "pairs": pairs, "games_played": played, "in_flight": in_flight}
+    tables = with_seats(
+        Game.objects.filter(seat_count__gt=2, status__in=("done", "bot_fault"))
+    ).order_by("-pk")[:_RECENT_TABLES]
+    return {"ratings": ratings, "pairs": pairs, "games_played": played, "in_flight": in_flight,
+            "tables": [{"id": game.pk, "kind": game.kind, "status": game.status,
+                        "seats": _seats(game)} for game in tables]}  # fmt: skip
+
+
+#: The ring tables the ladder page lists (the last ones over).
+_RECENT_TABLES = 20
+
+
+def _seats(game: Game) -> list[dict[str, Any]]:
+    """A table's versions in seat order, each with its score (luck-adjusted and raw
+    mbb/hand; None without a result) and whether it did not start; heads-up: none."""
+    return [
+        {
+            "bot": version_label(seat.version),
+            "adjusted_mbb": _number(seat.adjusted_mbb),
+            "raw_mbb": _number(seat.raw_mbb),
+            "at_fault": seat.at_fault,
+        }
+        for seat in game.seats_in_order()
+    ]
 
 
 def ladder_page(request: HttpRequest) -> HttpResponse:
@@ -105,31 +129,35 @@ def api_ladder(request: HttpRequest) -> JsonResponse:
 
 
 def _game_row(game: Game, version: BotVersion) -> dict[str, Any]:
-    mine_first = game.first_id == version.pk
-    opponent = game.second if mine_first else game.first
-    score = game.score_for(version.pk)
-    raw = None if game.raw_mbb is None else (game.raw_mbb if mine_first else -game.raw_mbb)
+    seats = _seats(game)
+    if seats:  # a table: every other version at it
+        label = version_label(version)
+        opponent = ", ".join(seat["bot"] for seat in seats if seat["bot"] != label)
+    else:
+        opponent = version_label(game.second if game.first_id == version.pk else game.first)
     return {
         "game": game,
-        "opponent": version_label(opponent),
-        "score": _number(score),
-        "raw": _number(raw),
-        "at_fault": game.first_at_fault if mine_first else game.second_at_fault,
+        "opponent": opponent,
+        "score": _number(game.score_for(version.pk)),
+        "raw": _number(game.raw_for(version.pk)),
+        "at_fault": game.is_at_fault(version.pk),
         "faults": (game.faults or {}).get(version_label(version), {}),
         "seed": game.seed if game.is_over else None,
+        "seats": seats,
+        "matches": game.match_numbers(),
     }
+
+
+def _games_of(version: BotVersion) -> list[Game]:
+    """The version's last 200 games (heads-up or at a table), newest first."""
+    return list(with_seats(Game.objects.filter(plays_in(version))).order_by("-pk")[:200])
 
 
 def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
     """A version's ladder page, for its team (another team: 404)."""
     team = requesting_team(request)
     version = get_object_or_404(visible(team, BotVersion).select_related("team"), pk=version_id)
-    games = (
-        Game.objects.filter(Q(first=version) | Q(second=version))
-        .select_related("first__team", "second__team")
-        .order_by("-pk")[:200]
-    )
-    rows = [_game_row(game, version) for game in games]
+    rows = [_game_row(game, version) for game in _games_of(version)]
     tests = [
         {"test": test, "chart": mark_safe(
             llr_chart(test.llr_history, lower=test.lower_bound, upper=test.upper_bound))}
@@ -161,12 +189,7 @@ def api_version(request: HttpRequest, version_id: int) -> JsonResponse:
     version = visible(team, BotVersion).select_related("team").filter(pk=version_id).first()
     if version is None:
         return JsonResponse({"error": "no such version"}, status=404)
-    games = (
-        Game.objects.filter(Q(first=version) | Q(second=version))
-        .select_related("first__team", "second__team")
-        .order_by("-pk")[:200]
-    )
-    rows = [_game_row(game, version) for game in games]
+    rows = [_game_row(game, version) for game in _games_of(version)]
     return JsonResponse(
         {
             "version": version_label(version),
@@ -182,6 +205,8 @@ def api_version(request: HttpRequest, version_id: int) -> JsonResponse:
                     "faults": row["faults"],
                     "reason": row["game"].end_reason,
                     "seed": row["seed"],
+                    "seats": row["seats"],
+                    "matches": row["matches"],
                 }
                 for row in rows
             ],

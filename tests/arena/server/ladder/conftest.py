@@ -18,6 +18,7 @@ from tests.arena.server.factories import make_team, make_version
 BOTS = {
     "station": REPO_ROOT / "sample_bots" / "python_calling_station",
     "random": REPO_ROOT / "sample_bots" / "python_random",
+    "strength": REPO_ROOT / "sample_bots" / "python_hand_strength",
     "folder": REPO_ROOT / "tests" / "bots" / "folder",
 }
 

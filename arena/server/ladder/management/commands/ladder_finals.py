@@ -1,6 +1,7 @@
 """``ladder_finals``: at the competition file's deadline, play the finals (a duplicate
-round robin of each team's active version, through the tournament runner) and publish
-them on the site. Before the deadline it refuses unless ``--now`` is given."""
+round robin of each team's active version, a ring competition's a duplicate ring, through
+the tournament runner) and publish them on the site. Before the deadline it refuses
+unless ``--now`` is given."""
 
 from __future__ import annotations
 

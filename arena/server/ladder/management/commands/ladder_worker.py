@@ -1,14 +1,15 @@
 """``ladder_worker``: a worker of the ladder. It claims a game (one to play again, else
-matchmaking's next; see :mod:`arena.server.ladder.queue`), plays its two matches through
-the match executor seam while a thread renews its lease, and stores the result once. Its
-matches run in a local process pool (``--concurrency`` matches at once, default 2: a
-game's two seatings side by side) that lives as long as the worker, or with ``--executor
-dask`` on a Dask cluster (``--scheduler ADDRESS``; none: a local cluster), whose workers
-must see the site's work folder at the same path (the versions' builds are there; the
-matches' files come back with their outcomes when they cannot write it). SIGTERM or SIGINT
-stops it and puts its game back; ``kill -9`` leaves a claim that expires, and the game is
-played again by whoever claims it next. Started by ``arena server run``, which restarts it
-when it dies; it dies with its parent (Linux's parent-death signal)."""
+matchmaking's next; see :mod:`arena.server.ladder.queue`), plays its two matches (a ring
+competition's table: one per rotation) through the match executor seam while a thread
+renews its lease, and stores the result once. Its matches run in a local process pool
+(``--concurrency`` matches at once, default 2: a game's two seatings side by side) that
+lives as long as the worker, or with ``--executor dask`` on a Dask cluster (``--scheduler
+ADDRESS``; none: a local cluster), whose workers must see the site's work folder at the
+same path (the versions' builds are there; the matches' files come back with their outcomes
+when they cannot write it). SIGTERM or SIGINT stops it and puts its game back; ``kill -9``
+leaves a claim that expires, and the game is played again by whoever claims it next.
+Started by ``arena server run``, which restarts it when it dies; it dies with its parent
+(Linux's parent-death signal)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ from arena.server.ladder.play import (
 )
 from arena.server.ladder.queue import claim_next, release, renew, store_played
 from arena.server.lifeline import die_with_parent
-from arena.server.models import SiteSettings
+from arena.server.models import BotVersion, SiteSettings
 from arena.server.versions import archive_limits
 from arena.tournament.worker import play_match
 
@@ -58,17 +59,20 @@ def _stop(_signum: int, _frame: object) -> None:
     raise _Stop
 
 
+def _files(version: BotVersion) -> VersionFiles:
+    return VersionFiles(version_label(version), Path(version.archive.path), version.pk)
+
+
 def game_spec(game: Game) -> GameSpec:
     """What :func:`~arena.server.ladder.play.play_game` needs of a claimed game."""
     return GameSpec(
         game_id=game.pk,
-        first=VersionFiles(version_label(game.first), Path(game.first.archive.path), game.first.pk),
-        second=VersionFiles(
-            version_label(game.second), Path(game.second.archive.path), game.second.pk
-        ),
+        first=_files(game.first),
+        second=_files(game.second),
         seed=int(game.seed),
         deals=game.deals,
         is_rated=game.is_rated,
+        others=tuple(_files(seat.version) for seat in game.seats_in_order()[2:]),
     )
 
 
@@ -138,7 +142,7 @@ class Command(BaseCommand):
         previous = {number: signal.signal(number, _stop) for number in _STOP_SIGNALS}
         try:
             while options["games"] is None or played < options["games"]:
-                game = claim_next(worker, config.current(), rng)
+                game = claim_next(worker, config.current(), rng, table_size=rules.table_size)
                 if game is None:
                     if options["once"]:
                         return
