@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import random
 import statistics
 import sys
@@ -49,7 +50,7 @@ from statistics import NormalDist
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.ladder.games import GameResult, pair_records  # noqa: E402
+from arena.ladder.games import GameResult, TableResult, pair_records  # noqa: E402
 from arena.ladder.matchmaking import (  # noqa: E402
     Entrant,
     GameKind,
@@ -61,6 +62,8 @@ from arena.ladder.matchmaking import (  # noqa: E402
 from arena.ladder.ratings import Standings, fit  # noqa: E402
 
 HANDS_PER_GAME = 200
+#: A game's deals: a heads-up game plays them twice, a table of n in its n rotations.
+DEALS = HANDS_PER_GAME // 2
 CONFIDENCE = 0.95
 
 
@@ -86,6 +89,24 @@ def play(
     return GameResult(first, second, score, score + rng.gauss(0.0, 2 * sd), HANDS_PER_GAME)
 
 
+def play_table(
+    bots: Sequence[str], truth: dict[str, float], sd: float, rng: random.Random
+) -> TableResult:
+    """One simulated ring table: each bot's score is its centred strength (its strength
+    less the others' mean) plus noise, the noise centred too (a table is zero-sum; centring
+    leaves every difference as it was). The noise per seat is ``sd * sqrt(2)``: a table of
+    two is then a heads-up game of score SD ``sd``."""
+    n = len(bots)
+    total = math.fsum(truth[bot] for bot in bots)
+    centred = [truth[bot] - (total - truth[bot]) / (n - 1) for bot in bots]
+    noise = [rng.gauss(0.0, sd * math.sqrt(2.0)) for _ in bots]
+    extra = [rng.gauss(0.0, 2 * sd * math.sqrt(2.0)) for _ in bots]
+    mean_noise, mean_extra = statistics.fmean(noise), statistics.fmean(extra)
+    adjusted = tuple(c + e - mean_noise for c, e in zip(centred, noise, strict=True))
+    raw = tuple(a + x - mean_extra for a, x in zip(adjusted, extra, strict=True))
+    return TableResult(tuple(bots), adjusted, raw, DEALS * n)
+
+
 def top3_confidence(standings: Standings) -> float:
     """The fit's chance that its top 3 are right (the three neighbour chances, multiplied)."""
     order = standings.order
@@ -102,15 +123,20 @@ def ladder_runs(
     targeted: bool,
     sd: float,
     matchmaking: MatchmakingSettings,
-) -> Iterator[tuple[int, Standings, dict[str, int]]]:
-    """After each batch of games: the games so far, the fit and each bot's game count."""
+    seats: int = 2,
+) -> Iterator[tuple[int, int, Standings, dict[str, int]]]:
+    """After each batch of games (tables of ``seats`` when above 2): the games so far, the
+    hands so far, the fit and each bot's game count."""
     truth = strengths(count)
     names = list(truth)
     rng = random.Random(seed)
     batch = max(10, count // 2)
     # Every bot is its own team and the cap never binds: the bench measures the rule.
-    settings = replace(matchmaking, team_cap=max(matchmaking.team_cap, batch))
+    settings = replace(
+        matchmaking, team_cap=max(matchmaking.team_cap, batch * seats), table_size=seats
+    )
     games: list[GameResult] = []
+    played = hands = 0
     counts = dict.fromkeys(names, 0)
     last: dict[str, int | None] = dict.fromkeys(names, None)
     standings = fit({}, names)
@@ -122,22 +148,35 @@ def ladder_runs(
                     entrants=tuple(Entrant(n, n, counts[n], last[n]) for n in names),
                     standings=standings,
                     in_flight=tuple(planned),
-                    game_number=len(games) + len(planned),
+                    game_number=played + len(planned),
                 )
                 pairing = next_game(state, settings, rng)
-                assert pairing is not None
-            else:
+                if pairing is None:
+                    # Every placement pair is in flight already (big tables while nobody
+                    # is placed): the free workers wait for this batch's results.
+                    assert planned, "nothing in flight, yet no game to play"
+                    break
+            elif seats == 2:
                 a, b = rng.sample(names, 2)
                 pairing = Pairing(a, b, GameKind.UNCERTAINTY, "uniformly random")
+            else:
+                a, b, *others = rng.sample(names, seats)
+                pairing = Pairing(a, b, GameKind.UNCERTAINTY, "uniformly random", tuple(others))
             planned.append(pairing)
-            for bot in (pairing.first, pairing.second):
-                last[bot] = len(games) + len(planned) - 1
+            for bot in pairing.bots:
+                last[bot] = played + len(planned) - 1
         for pairing in planned:
-            games.append(play(pairing.first, pairing.second, truth, sd, rng))
-            counts[pairing.first] += 1
-            counts[pairing.second] += 1
+            if pairing.others:
+                games.extend(play_table(pairing.bots, truth, sd, rng).pairwise())
+                hands += DEALS * len(pairing.bots)
+            else:
+                games.append(play(pairing.first, pairing.second, truth, sd, rng))
+                hands += HANDS_PER_GAME
+            for bot in pairing.bots:
+                counts[bot] += 1
+        played += len(planned)
         standings = fit(pair_records(games), names)
-        yield len(games), standings, counts
+        yield played, hands, standings, counts
 
 
 def converge(
@@ -148,15 +187,17 @@ def converge(
     sd: float,
     max_games: int,
     matchmaking: MatchmakingSettings,
+    seats: int = 2,
 ) -> Run:
-    """Games until the fit's top 3 are right and 95% sure, with one pairing rule."""
+    """Hands until the fit's top 3 are right and 95% sure, with one pairing rule (games,
+    or tables of ``seats``; ``max_games`` of them at most)."""
     true_top = tuple(list(strengths(count))[:3])
     wrong = 0
-    runs = ladder_runs(count, seed, targeted=targeted, sd=sd, matchmaking=matchmaking)
-    for played, standings, _counts in runs:
+    runs = ladder_runs(count, seed, targeted=targeted, sd=sd, matchmaking=matchmaking, seats=seats)
+    for played, hands, standings, _counts in runs:
         if top3_confidence(standings) >= CONFIDENCE:
             if standings.order[:3] == true_top:
-                return Run(played * HANDS_PER_GAME, wrong)
+                return Run(hands, wrong)
             wrong += 1
         if played >= max_games:
             break
@@ -176,7 +217,7 @@ def whole_ranking(
     mean distance of a bot from its true place, and the fewest games any bot played."""
     names = list(strengths(count))
     runs = ladder_runs(count, seed, targeted=targeted, sd=sd, matchmaking=matchmaking)
-    standings, counts = next((st, n) for played, st, n in runs if played >= games)
+    standings, counts = next((st, n) for played, _, st, n in runs if played >= games)
     place = {bot: index for index, bot in enumerate(standings.order)}
     agree = sum(1 if place[a] < place[b] else -1 for a, b in itertools.combinations(names, 2))
     tau = agree / (count * (count - 1) / 2)
@@ -213,47 +254,71 @@ def bench_convergence(
     max_games: int,
     matchmaking: MatchmakingSettings,
     *,
+    ring_seats: int = 0,
     verbose: bool = False,
 ) -> None:
     print("1. Convergence: hands until the top 3 are right with 95% confidence")
-    print(f"   (game = 100 duplicate deals, {HANDS_PER_GAME} hands, score SD {sd:g} mbb/hand)")
+    print(f"   (game = 100 duplicate deals, {HANDS_PER_GAME} hands, score SD {sd:g} mbb/hand;")
+    print("   a ring table: the deals in every rotation, noise SD per seat sd * sqrt(2))")
     header = (
-        f"   {'bots':>5} {'seeds':>5} {'ladder (median)':>16} {'random (median)':>16} "
-        f"{'ratio':>6} {'wrong claims L/R':>17} {'time s':>7}"
+        f"   {'bots':>5} {'table':>6} {'seeds':>5} {'ladder (median)':>16} "
+        f"{'random (median)':>16} {'ratio':>6} {'wrong claims L/R':>17} {'time s':>7}"
     )
     print(header)
     for count in bot_counts:
-        started = time.perf_counter()
-        ladder: list[Run] = []
-        uniform: list[Run] = []
-        for seed in range(seeds):
-            # Interleaved: the same seed for both rules, one after the other.
-            runs = [
-                converge(
-                    count, seed, targeted=rule, sd=sd, max_games=max_games, matchmaking=matchmaking
-                )
-                for rule in (True, False)
-            ]
-            ladder.append(runs[0])
-            uniform.append(runs[1])
-            if verbose:
-                print(
-                    f"     {count} bots, seed {seed}: ladder {runs[0]}, random {runs[1]}",
-                    flush=True,
-                )
-        budget = max_games * HANDS_PER_GAME
-        lad = statistics.median(r.hands if r.hands is not None else budget for r in ladder)
-        uni = statistics.median(r.hands if r.hands is not None else budget for r in uniform)
-        wrong = f"{sum(r.wrong_claims for r in ladder)}/{sum(r.wrong_claims for r in uniform)}"
-        unfinished = sum(r.hands is None for r in ladder + uniform)
-        note = f"  ({unfinished} runs hit the budget of {budget:,} hands)" if unfinished else ""
-        print(
-            f"   {count:>5} {seeds:>5} {lad:>16,.0f} {uni:>16,.0f} {uni / lad:>5.1f}x {wrong:>17} "
-            f"{time.perf_counter() - started:>7.1f}{note}"
-        )
+        for seats in (2, ring_seats) if ring_seats > 2 else (2,):
+            _convergence_row(count, seats, seeds, sd, max_games, matchmaking, verbose=verbose)
 
 
-def bench_scale(count: int, workers: int, decisions: int) -> None:
+def _convergence_row(
+    count: int,
+    seats: int,
+    seeds: int,
+    sd: float,
+    max_games: int,
+    matchmaking: MatchmakingSettings,
+    *,
+    verbose: bool,
+) -> None:
+    started = time.perf_counter()
+    ladder: list[Run] = []
+    uniform: list[Run] = []
+    for seed in range(seeds):
+        # Interleaved: the same seed for both rules, one after the other.
+        runs = [
+            converge(
+                count,
+                seed,
+                targeted=rule,
+                sd=sd,
+                max_games=max_games,
+                matchmaking=matchmaking,
+                seats=seats,
+            )
+            for rule in (True, False)
+        ]
+        ladder.append(runs[0])
+        uniform.append(runs[1])
+        if verbose:
+            print(
+                f"     {count} bots, {seats} seats, seed {seed}: ladder {runs[0]}, "
+                f"random {runs[1]}",
+                flush=True,
+            )
+    budget = max_games * DEALS * seats
+    lad = statistics.median(r.hands if r.hands is not None else budget for r in ladder)
+    uni = statistics.median(r.hands if r.hands is not None else budget for r in uniform)
+    wrong = f"{sum(r.wrong_claims for r in ladder)}/{sum(r.wrong_claims for r in uniform)}"
+    unfinished = sum(r.hands is None for r in ladder + uniform)
+    note = f"  ({unfinished} runs hit the budget of {budget:,} hands)" if unfinished else ""
+    table = "HU" if seats == 2 else f"{seats}-seat"
+    print(
+        f"   {count:>5} {table:>6} {seeds:>5} {lad:>16,.0f} {uni:>16,.0f} {uni / lad:>5.1f}x "
+        f"{wrong:>17} {time.perf_counter() - started:>7.1f}{note}"
+    )
+
+
+def bench_scale(count: int, workers: int, decisions: int, ring_seats: int = 0) -> None:
     print(f"2. Scale: {count:,} bots, {workers} workers, {decisions:,} decisions")
     truth = strengths(count)
     names = list(truth)
@@ -271,11 +336,26 @@ def bench_scale(count: int, workers: int, decisions: int) -> None:
         f"   fit of {count:,} bots from {len(games):,} games: "
         f"{time.perf_counter() - started:.1f} s (once per batch of results, not per game)"
     )
+    for seats in (2, ring_seats) if ring_seats > 2 else (2,):
+        _time_decisions(names, standings, workers, decisions, seats, rng)
+
+
+def _time_decisions(
+    names: Sequence[str],
+    standings: Standings,
+    workers: int,
+    decisions: int,
+    seats: int,
+    rng: random.Random,
+) -> None:
+    """Times ``decisions`` decisions of a ladder of ``names`` at tables of ``seats``."""
+    count = len(names)
+    print(f"   tables of {seats}:" if seats > 2 else "   heads-up:")
     # A ladder in its steady state: every bot placed, its last game somewhere in the last
     # n games (so the floor tier has bots coming due as the decisions go on).
     entrants = [Entrant(n, f"team-{n}", 6, -rng.randrange(count)) for n in names]
     position = {name: index for index, name in enumerate(names)}
-    settings = MatchmakingSettings()
+    settings = MatchmakingSettings(table_size=seats)
     in_flight: list[Pairing] = []
     walls: list[float] = []
     cpus: list[float] = []
@@ -301,7 +381,7 @@ def bench_scale(count: int, workers: int, decisions: int) -> None:
         in_flight.append(pairing)
         if len(in_flight) >= workers:
             done = in_flight.pop(0)
-            for bot in (done.first, done.second):
+            for bot in done.bots:
                 index = position[bot]
                 entrants[index] = replace(
                     entrants[index],
@@ -334,6 +414,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--place-weight", type=float, default=None, help="matchmaking's place_weight"
     )
     parser.add_argument("--floor-share", type=float, default=None, help="matchmaking's floor_share")
+    parser.add_argument(
+        "--ring-seats",
+        type=int,
+        default=3,
+        help="seats of the ring tables' convergence rows (3; 2 for heads-up only)",
+    )
     parser.add_argument("--skip-scale", action="store_true", help="convergence only")
     parser.add_argument("--verbose", action="store_true", help="print every run")
     parser.add_argument(
@@ -359,12 +445,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"floor_share {matchmaking.floor_share:g}"
     )
     bench_convergence(
-        args.bots, args.seeds, args.game_sd, args.max_games, matchmaking, verbose=args.verbose
+        args.bots,
+        args.seeds,
+        args.game_sd,
+        args.max_games,
+        matchmaking,
+        ring_seats=args.ring_seats,
+        verbose=args.verbose,
     )
     if args.whole_ranking:
         bench_whole_ranking(50, args.whole_ranking, 3, args.game_sd, matchmaking)
     if not args.skip_scale:
-        bench_scale(args.scale_bots, 10, args.decisions)
+        bench_scale(args.scale_bots, 10, args.decisions, args.ring_seats)
     return 0
 
 

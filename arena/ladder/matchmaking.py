@@ -275,28 +275,55 @@ class _Matchmaker:
         return None
 
     def _fill(self, pairing: Pairing) -> Pairing:
-        """``pairing`` with its table filled (the module docstring's ring tables)."""
+        """``pairing`` with its table filled (the module docstring's ring tables).
+
+        The candidates are met walking the standings outwards from the pair, a distance at
+        a time; the walk stops once enough of them, of distinct teams, have no game in
+        flight (nobody farther can come before them), so a big ladder costs a few places
+        rather than a pass over every bot."""
         state, settings = self.state, self.settings
+        standings, order = state.standings, state.standings.order
         needed = settings.placement_games
-        placed = [e.bot for e in state.entrants if e.game_count >= needed]
-        pool = placed or [e.bot for e in state.entrants]
-        order = state.standings.order
-        position = {bot: index for index, bot in enumerate(order)}
-        anchors = [position[bot] for bot in (pairing.first, pairing.second) if bot in position]
+        counts = {entrant.bot: entrant.game_count for entrant in state.entrants}
+        bootstrapping = all(count < needed for count in counts.values())
+        anchors = [
+            place - 1
+            for place in (standings.place_of(pairing.first), standings.place_of(pairing.second))
+            if place is not None
+        ] or [0]  # neither fitted (cannot happen on a rated tier): start at the top
         seated = {self.team[pairing.first], self.team[pairing.second]}
         busy, cap, in_flight = self.busy, settings.team_cap, self.bot_in_flight
-        candidates = []
-        for bot in pool:
-            place = position.get(bot)
-            team = self.team[bot]
-            if place is None or team in seated or busy.get(team, 0) >= cap:
-                continue
-            distance = min(abs(place - anchor) for anchor in anchors) if anchors else 0
-            candidates.append((in_flight.get(bot, 0), distance, self.rng.random(), bot))
+        seats = settings.table_size - 2
+        candidates: list[tuple[int, int, float, str]] = []
+        idle_teams: set[str] = set()
+        seen: set[int] = set()
+        for distance in range(len(order)):
+            for anchor in anchors:
+                for index in (anchor - distance, anchor + distance):
+                    if not 0 <= index < len(order) or index in seen:
+                        continue
+                    seen.add(index)
+                    bot = order[index]
+                    count = counts.get(bot)
+                    team = self.team.get(bot)
+                    if (
+                        count is None  # fitted but no longer an entrant
+                        or team is None
+                        or team in seated
+                        or (count < needed and not bootstrapping)
+                        or busy.get(team, 0) >= cap
+                    ):
+                        continue
+                    flights = in_flight.get(bot, 0)
+                    candidates.append((flights, distance, self.rng.random(), bot))
+                    if flights == 0:
+                        idle_teams.add(team)
+            if len(idle_teams) >= seats:
+                break
         candidates.sort()
         others: list[str] = []
         for *_, bot in candidates:
-            if len(others) == settings.table_size - 2:
+            if len(others) == seats:
                 break
             team = self.team[bot]
             if team not in seated:  # one version per team at the table

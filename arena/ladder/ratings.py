@@ -129,6 +129,8 @@ class Standings:
     _gaps: dict[tuple[str, str], tuple[float, float]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    #: Memo of :meth:`place_of` (filled at its first call).
+    _places: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -139,6 +141,14 @@ class Standings:
         """The rating of ``bot``; a bot not fitted raises ``KeyError`` naming it."""
         self._position(bot)
         return next(rating for rating in self.ratings if rating.bot == bot)
+
+    def place_of(self, bot: str) -> int | None:
+        """The place of ``bot`` (1 the best), None when it is not fitted; remembered, so
+        matchmaking's many look-ups cost one pass over the standings."""
+        places = self._places
+        if not places and self.ratings:
+            places.update((rating.bot, rating.place) for rating in self.ratings)
+        return places.get(bot)
 
     def __contains__(self, bot: object) -> bool:
         return bot in self._index

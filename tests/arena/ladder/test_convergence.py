@@ -7,6 +7,7 @@ import importlib.util
 import statistics
 import sys
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -25,8 +26,10 @@ def bench() -> ModuleType:
     return module
 
 
-def _median_hands(bench: ModuleType, count: int, seeds: int, *, targeted: bool) -> float:
-    runs = [
+def _runs(
+    bench: ModuleType, count: int, seeds: int, *, targeted: bool, seats: int = 2
+) -> list[Any]:
+    return [
         bench.converge(
             count,
             seed,
@@ -34,9 +37,14 @@ def _median_hands(bench: ModuleType, count: int, seeds: int, *, targeted: bool) 
             sd=150.0,
             max_games=20_000,
             matchmaking=MatchmakingSettings(),
+            seats=seats,
         )
         for seed in range(seeds)
     ]
+
+
+def _median_hands(bench: ModuleType, count: int, seeds: int, *, targeted: bool) -> float:
+    runs = _runs(bench, count, seeds, targeted=targeted)
     assert all(run.hands is not None and run.wrong_claims == 0 for run in runs)
     return float(statistics.median(run.hands for run in runs))
 
@@ -48,6 +56,21 @@ def test_the_ladder_settles_the_top_3_of_10_bots_in_half_the_hands_of_random_pai
     ladder = _median_hands(bench, 10, 15, targeted=True)
     uniform = _median_hands(bench, 10, 15, targeted=False)
     assert uniform >= 2.0 * ladder, (ladder, uniform)
+
+
+def test_the_ladder_with_3_seat_tables_settles_the_top_3_of_10_bots_faster_than_random_tables(
+    bench: ModuleType,
+) -> None:
+    # Seeded simulation (a table's scores: centred strengths plus noise): every run ends
+    # with the true top 3 at 95% confidence, in 1.7x fewer hands than random tables on
+    # these 15 seeds (41,600 against 72,000). A claim at 95% is wrong now and then: two
+    # are allowed, so that a change of the rng's draws does not fail the test.
+    ladder = _runs(bench, 10, 15, targeted=True, seats=3)
+    uniform = _runs(bench, 10, 15, targeted=False, seats=3)
+    assert all(run.hands is not None for run in ladder + uniform)
+    assert sum(run.wrong_claims for run in ladder + uniform) <= 2
+    medians = [statistics.median(run.hands for run in runs) for runs in (ladder, uniform)]
+    assert medians[1] >= 1.5 * medians[0], medians
 
 
 @pytest.mark.slow

@@ -122,3 +122,10 @@ def test_bad_fit_settings_are_refused_naming_the_setting(
 ) -> None:
     with pytest.raises(ValueError, match=named):
         FitSettings(**fields)
+
+
+def test_a_bots_place_is_looked_up_by_name_and_an_unfitted_bot_has_none() -> None:
+    games = [GameResult("ann", "bob", m, m, 200) for m in (90.0, 110.0)]
+    standings = fit(pair_records(games), bots=("cat",))
+    assert [standings.place_of(bot) for bot in standings.order] == [1, 2, 3]
+    assert standings.place_of("ann") == 1 and standings.place_of("dan") is None
