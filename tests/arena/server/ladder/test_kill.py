@@ -1,6 +1,7 @@
 """A ladder worker killed with SIGKILL in the middle of a game loses nothing: its claim's
 lease expires, another worker plays the game again from its start (the same seed), and
-the result is counted once. Real processes on a real site (SQLite in a file)."""
+the result is counted once; a ring competition's table too. Real processes on a real site
+(SQLite in a file)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,10 @@ from tests.arena.server.ladder.conftest import team_with
 team_with("ants", "station")
 team_with("bees", "folder")
 """
+
+#: A ring competition of three seats, and a third team to fill its table.
+RING = 'format = "ring"\n[site]\nsignup = "open"\n[ring]\nseats = 3\n'
+SEED_RING = SEED_SITE + 'team_with("cats", "random")\n'
 
 REPORT = """
 import json
@@ -63,13 +68,22 @@ def _manage(root: Path, *arguments: str, **options: Any) -> Any:
 
 @pytest.fixture
 def site(tmp_path: Path) -> Path:
+    return _site(tmp_path, '[site]\nsignup = "open"\n', SEED_SITE)
+
+
+@pytest.fixture
+def ring_site(tmp_path: Path) -> Path:
+    return _site(tmp_path, RING, SEED_RING)
+
+
+def _site(tmp_path: Path, text: str, seed: str) -> Path:
     competition = tmp_path / "competition.toml"
-    competition.write_text('[site]\nsignup = "open"\n', encoding="utf-8")
+    competition.write_text(text, encoding="utf-8")
     root = tmp_path / "site"
     command = ["server", "init", str(root), "--competition", str(competition)]
     subprocess.run([sys.executable, "-m", "arena.cli", *command],
                    check=True, capture_output=True, timeout=WAIT)  # fmt: skip
-    _manage(root, "shell", "-c", SEED_SITE)
+    _manage(root, "shell", "-c", seed)
     return root
 
 
@@ -85,6 +99,16 @@ def _hands_started(root: Path) -> bool:
 
 @pytest.mark.slow  # real processes, about 8 s of CPU; test_worker.py has the in-process case
 def test_a_killed_worker_s_game_is_played_again_and_counted_once(site: Path) -> None:
+    _kill_and_play_again(site, seats=2)
+
+
+@pytest.mark.slow  # real processes; test_ring.py has the in-process case
+def test_a_killed_worker_s_table_is_played_again_and_counted_once(ring_site: Path) -> None:
+    _kill_and_play_again(ring_site, seats=3)
+
+
+def _kill_and_play_again(site: Path, *, seats: int) -> None:
+    """Kill the worker in the middle of the site's first game, play it again: once, whole."""
     first = _manage(site, "ladder_worker", "--games", "1", background=True)
     try:
         _until("the game's first hands", lambda: _hands_started(site))
@@ -107,8 +131,8 @@ def test_a_killed_worker_s_game_is_played_again_and_counted_once(site: Path) -> 
     ((game_id, status, attempts, reason, hands),) = after["games"]
     assert (game_id, status, attempts) == (killed["games"][0][0], "done", 2)
     assert "stopped" in reason or reason == "played to its end"
-    assert hands == 300  # played once, whole, from its start
-    assert after["ratings"] == [1, 1]  # counted once for each of the two versions
+    assert hands == 150 * seats  # played once, whole, from its start
+    assert after["ratings"] == [1] * seats  # counted once for each of its versions
 
 
 @pytest.mark.slow  # real processes: arena server run, killed and started again
