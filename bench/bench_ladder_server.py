@@ -5,7 +5,8 @@ many games of the same length.
 
 Run: ``.venv/bin/python bench/bench_ladder_server.py`` (``--quick`` for a small run;
 ``--deals``, ``--before``, ``--stable``, ``--budget``, ``--sixth``, ``--games``,
-``--rounds``).
+``--rounds``; ``--seats N``: the same run with a ring competition of ``N`` seats too, its
+figures printed beside heads-up's).
 
 1. A live site (``arena server init`` + ``arena server run`` on a free loopback port, in a
    temporary folder, gone at the end; one validation worker and one ladder worker, which
@@ -28,6 +29,12 @@ Run: ``.venv/bin/python bench/bench_ladder_server.py`` (``--quick`` for a small 
    the CPU time of each process tree. Both include their start (Django and the process
    pool; the tournament's builds and pool).
 
+With ``--seats N`` (3 to 10) the steps run twice, each in a process of its own (Django
+is set up once per process): heads-up, then a site whose competition is a ring of ``N``
+seats (every rated game a table of ``N`` versions of ``N`` teams, played in its ``N``
+rotations; step 4's tournament a ring of ``N`` seats too), and the two runs' figures are
+printed side by side at the end.
+
 The site's own figures (ratings, pairs) are in its database; only 127.0.0.1 is contacted.
 """
 
@@ -35,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import resource
 import subprocess
@@ -97,10 +105,22 @@ def _top(count: int) -> tuple[int, ...]:
     return tuple(Rating.objects.order_by("place").values_list("version_id", flat=True)[:count])
 
 
-def ladder_phase(args: argparse.Namespace, folder: Path) -> None:
-    """Steps 1 to 3 of the module docstring."""
+#: The line that carries a run's figures to the process comparing runs (``--seats``).
+FIGURES = "figures: "
+
+
+def _competition(seats: int) -> str:
+    """The site's competition file: heads-up, or a ring of ``seats`` seats."""
+    text = competition(validation_hands=20)
+    if seats > 2:
+        text = f'format = "ring"\n{text}\n[ring]\nseats = {seats}\n'
+    return text
+
+
+def ladder_phase(args: argparse.Namespace, folder: Path, figures: dict[str, float]) -> None:
+    """Steps 1 to 3 of the module docstring (their figures into ``figures``)."""
     os.environ["ARENA_LADDER"] = json.dumps({"deals": args.deals})
-    site = init_site(folder, competition=competition(validation_hands=20))
+    site = init_site(folder, competition=_competition(args.seats))
     start_django(site)
     from arena.server.ladder.models import Game, Rating
 
@@ -126,6 +146,7 @@ def ladder_phase(args: argparse.Namespace, folder: Path) -> None:
             return Rating.objects.filter(version_id=sixth, game_count__gt=0).exists()
 
         to_rated = _wait("the sixth's first rated result", rated, args.budget)
+        figures["sixth's first rated result (s)"] = to_rated
         print(f"time from activation to the sixth's first rated result: {to_rated:.1f} s")
         rated_at = time.monotonic()  # watched for --stable seconds at least from here
         while (
@@ -144,8 +165,18 @@ def ladder_phase(args: argparse.Namespace, folder: Path) -> None:
               f"{'stable' if held else 'NOT stable'} for {time.monotonic() - changed:.0f} s "
               f"(bound {args.budget:.0f} s): {[_label(pk) for pk in top]}")  # fmt: skip
         each = sum(durations) / max(1, len(durations))
-        print(f"{games.count()} games played in {time.monotonic() - started:.0f} s, "
+        elapsed = time.monotonic() - started
+        hands = sum(game.hand_count for game in games)
+        print(f"{games.count()} games played in {elapsed:.0f} s, "
               f"{each:.2f} s each from claim to result")  # fmt: skip
+        figures.update({
+            "top 3 last change from start (s)": changed - started,
+            "top 3 stable (1 = yes)": float(held),
+            "games played": float(games.count()),
+            "seconds per game, claim to result": each,
+            "hands per game": hands / max(1, games.count()),
+            "hands per second": hands / elapsed,
+        })  # fmt: skip
 
 
 def _label(version_id: int) -> str:
@@ -155,51 +186,76 @@ def _label(version_id: int) -> str:
     return version_label(BotVersion.objects.select_related("team").get(pk=version_id))
 
 
-def overhead_phase(args: argparse.Namespace, folder: Path) -> None:
-    """Step 4 of the module docstring (the site of steps 1-3, stopped)."""
+def overhead_phase(args: argparse.Namespace, folder: Path, figures: dict[str, float]) -> None:
+    """Step 4 of the module docstring (the site of steps 1-3, stopped; its figures into
+    ``figures``)."""
     site = folder / "site"
     manifests = [ROOT / "sample_bots" / bot / "bot.toml" for bot in STARTER_BOTS[: args.bots]]
     manifests.append(args.sixth / "bot.toml")
     env = {**os.environ, "ARENA_SITE_DIR": str(site)}
-    figures: dict[str, list[tuple[float, float, int]]] = {"ladder": [], "tournament": []}
+    timings: dict[str, list[tuple[float, float, int]]] = {"ladder": [], "tournament": []}
     for round_number in range(args.rounds):
         worker = [sys.executable, "-m", "arena.server.manage", "ladder_worker",
                   "--games", str(args.games), "--concurrency", "2"]  # fmt: skip
         out = folder / f"tournament-{round_number}"
-        tournament = arena("tournament", *map(str, manifests[: _bots_for(args.games)]),
+        bots = _bots_for(args.games, args.seats)
+        ring = ["--format", "ring", "--ring-seats", str(args.seats)] if args.seats > 2 else []
+        tournament = arena("tournament", *map(str, manifests[:bots]), *ring,
                            "--deals", str(args.deals), "--block-deals", str(args.deals),
                            "--concurrency", "2", "--sandbox", "strict", "--luck", "on",
                            "--out", str(out), "--no-progress", "--no-report")  # fmt: skip
         for name, command, games in (
             ("ladder", worker, args.games),
-            ("tournament", tournament, _pairs(_bots_for(args.games))),
+            ("tournament", tournament, math.comb(bots, args.seats)),
         ):
             cpu, started = _children_cpu(), time.monotonic()
             subprocess.run(command, env=env, check=True, capture_output=True, timeout=3600)
-            figures[name].append((time.monotonic() - started, _children_cpu() - cpu, games))
-    for name, runs in figures.items():
+            timings[name].append((time.monotonic() - started, _children_cpu() - cpu, games))
+    for name, runs in timings.items():
         wall = sum(w for w, _c, _g in runs) / sum(g for _w, _c, g in runs)
         cpu = sum(c for _w, c, _g in runs) / sum(g for _w, _c, g in runs)
-        print(f"{name}: {wall:.2f} s wall, {cpu:.2f} s CPU per game of {2 * args.deals} hands "
-              f"({len(runs)} run(s))")  # fmt: skip
-    ladder = sum(w for w, _c, _g in figures["ladder"]) / sum(g for _w, _c, g in figures["ladder"])
-    plain = sum(w for w, _c, _g in figures["tournament"]) / sum(
-        g for _w, _c, g in figures["tournament"]
+        print(f"{name}: {wall:.2f} s wall, {cpu:.2f} s CPU per game of "
+              f"{args.seats * args.deals} hands ({len(runs)} run(s))")  # fmt: skip
+        figures[f"{name}: wall s per game"] = wall
+        figures[f"{name}: CPU s per game"] = cpu
+    ladder = sum(w for w, _c, _g in timings["ladder"]) / sum(g for _w, _c, g in timings["ladder"])
+    plain = sum(w for w, _c, _g in timings["tournament"]) / sum(
+        g for _w, _c, g in timings["tournament"]
     )
     print(f"worker overhead per game against arena tournament: {ladder - plain:+.2f} s "
           f"({ladder / plain:.2f}x)")  # fmt: skip
+    figures["worker overhead s per game"] = ladder - plain
 
 
-def _bots_for(games: int) -> int:
-    """The fewest bots whose round robin has at least ``games`` pairs (at most six)."""
-    count = 2
-    while _pairs(count) < games and count < 6:
+def _bots_for(games: int, seats: int = 2) -> int:
+    """The fewest bots (at most six, at least ``seats``) whose round robin (a ring: groups
+    of ``seats``) has at least ``games`` pairs or groups."""
+    count = seats
+    while math.comb(count, seats) < games and count < 6:
         count += 1
     return count
 
 
-def _pairs(bots: int) -> int:
-    return bots * (bots - 1) // 2
+def _compare(args: argparse.Namespace) -> None:
+    """Heads-up and a ring of ``--seats`` seats, each run in a process of its own, their
+    output shown, then their figures side by side."""
+    runs: dict[int, dict[str, float]] = {}
+    for seats in (2, args.seats):
+        command = [sys.executable, str(Path(__file__).resolve()), *sys.argv[1:],
+                   "--table", str(seats)]  # fmt: skip
+        print(f"== {'heads-up' if seats == 2 else f'ring of {seats} seats'} ==", flush=True)
+        done = subprocess.run(command, check=True, capture_output=True, text=True, timeout=7200)
+        for line in done.stdout.splitlines():
+            if line.startswith(FIGURES):
+                runs[seats] = json.loads(line.removeprefix(FIGURES))
+            else:
+                print(line)
+    names = list(runs[2])
+    width = max(len(name) for name in names)
+    print(f"\n{'':{width}}  {'heads-up':>10}  {f'{args.seats} seats':>10}")
+    for name in names:
+        values = [runs[seats].get(name, math.nan) for seats in (2, args.seats)]
+        print(f"{name:{width}}  " + "  ".join(f"{value:>10.2f}" for value in values))
 
 
 def main() -> None:
@@ -214,14 +270,27 @@ def main() -> None:
     parser.add_argument("--sixth", type=Path, default=ROOT / "tests" / "bots" / "folder")
     parser.add_argument("--games", type=int, default=15)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--seats", type=int, default=2,
+                        help="3 to 10: a ring of N seats too, beside heads-up")  # fmt: skip
+    parser.add_argument("--table", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if not 2 <= args.seats <= 10:
+        parser.error(f"--seats must be 2 (heads-up) to 10, got {args.seats}")
+    if args.seats > 2 and args.table is None:
+        _compare(args)
+        return
+    if args.table is not None:  # one of --seats' runs: its figures for the parent
+        args.seats = args.table
     if args.quick:
         args.deals, args.bots, args.before, args.stable = 5, 2, 2.0, 3.0
         args.budget, args.games, args.rounds = 60.0, 1, 1
+    figures: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        ladder_phase(args, folder)
-        overhead_phase(args, folder)
+        ladder_phase(args, folder, figures)
+        overhead_phase(args, folder, figures)
+    if args.table is not None:
+        print(FIGURES + json.dumps(figures))
 
 
 if __name__ == "__main__":
