@@ -5,15 +5,18 @@ from a ``random.Random`` passed in, so every decision is tested without a server
 database or a process, and the server's worker calls the same functions.
 
 * :mod:`~arena.ladder.games`: a game's result (a duplicate unit, luck-adjusted mbb/hand
-  with the raw beside it) and the results of each pair;
+  with the raw beside it), a ring table's result and its pair comparisons (each weighing
+  ``2 / n`` of a heads-up game), and the results of each pair;
 * :mod:`~arena.ladder.ratings`: the strengths fitted to every pair's results (weighted
   least squares on the margins), their intervals and the chance each bot is above the next;
-* :mod:`~arena.ladder.matchmaking`: the next game (tests, placement, floor, uncertainty)
-  under a cap of games in flight per team;
+* :mod:`~arena.ladder.matchmaking`: the next game (tests, placement, floor, uncertainty),
+  filled to a ring table's size when the ladder plays tables, under a cap of games in
+  flight per team;
 * :mod:`~arena.ladder.promotion`: the sequential test of a candidate version against its
   team's active one, and the auto-activation rule;
 * :mod:`~arena.ladder.finals`: the freeze at the deadline, the finals' entrants and pairs;
-* :mod:`~arena.ladder.ends`: re-run (the infrastructure's fault) or result (the bot's).
+* :mod:`~arena.ladder.ends`: re-run (the infrastructure's fault) or result (the bot's),
+  and forfeits, heads-up or at a table.
 
 docs/ladder.md explains the rules and why they were chosen.
 """

@@ -5,7 +5,9 @@ The line is whose fault it is. A game that ran to its end is a result, whatever 
 did inside it: a crash, a timeout or a bad reply is the bot's own play (the arena played
 its default action and recorded the fault). A bot that never started (it cannot run, or
 sent no ``ready`` in time) forfeits the game: it is scored as if it had folded every hand
-(``forfeit_mbb``, 750 mbb/hand heads-up: half a small blind and a big blind). Everything
+(``forfeit_mbb``, 750 mbb/hand heads-up: half a small blind and a big blind; at a ring
+table each bot that did not start loses that and the others share it, and a table none of
+whose bots started has no result). Everything
 else is the infrastructure's fault and never a bot's loss: a worker killed or a machine
 gone (its claim expired), a game past the executor's deadline (an overloaded machine), a
 sandbox that could not be set up, our own bug. Such a game is played again, up to
