@@ -3,7 +3,8 @@ seats = 3``) every rated game is a table of three versions of three teams, playe
 table's three rotations (each stored as a match of the site), its result stored per version
 (luck-adjusted with raw beside it) and rated as its pairs; a version that does not start
 forfeits and is flagged while the others keep a result; a table whose worker died is
-played again once; version tests stay heads-up; the finals are a ring tournament."""
+played again once; version tests stay heads-up; the admin lists every seat; the finals are
+a ring tournament."""
 
 from __future__ import annotations
 
@@ -20,7 +21,14 @@ from django.utils import timezone
 from arena.ladder.ends import EndCause
 from arena.server.ladder import config
 from arena.server.ladder.finals import finals_format
-from arena.server.ladder.models import FinalsRun, Game, GameStatus, Rating, UnrankedRequest
+from arena.server.ladder.models import (
+    FinalsRun,
+    Game,
+    GameStatus,
+    Rating,
+    TableSeat,
+    UnrankedRequest,
+)
 from arena.server.ladder.play import PlayedGame, _failed, ladder_rules
 from arena.server.ladder.queue import claim_next, store_played
 from arena.server.ladder.state import rated_results
@@ -206,3 +214,20 @@ def test_the_finals_of_a_ring_competition_are_a_ring_tournament(
     assert all(match.seats.count() == 3 for match in finals)
     rows = run.standings["leaderboard"]["rows"]
     assert sorted(row["bot"] for row in rows) == ["ants-v1", "bees-v1", "cats-v1"]
+
+
+def test_the_admin_lists_a_table_s_every_seat(ring: Path) -> None:
+    from django.contrib.auth.models import User
+
+    versions = [team_with(team, bot)[1] for team, bot in list(TEAMS.items())[:3]]
+    game = Game.objects.create(kind="placement", first=versions[0], second=versions[1],
+                               seed="1", deals=4, seat_count=3)  # fmt: skip
+    for index, version in enumerate(versions):
+        TableSeat.objects.create(game=game, seat_index=index, version=version)
+    User.objects.create_superuser("boss", password="a long enough password")
+    client = Client()
+    client.login(username="boss", password="a long enough password")
+    listing = client.get("/admin/arena_ladder/game/").content.decode()
+    assert "Other seats" in listing and 'field-others">cats-v1<' in listing
+    page = client.get(f"/admin/arena_ladder/game/{game.pk}/change/")
+    assert page.status_code == 200 and "Table seats" in page.content.decode()
