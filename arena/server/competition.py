@@ -32,18 +32,16 @@ business here: uploads are the bots.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from arena.bots.sandbox.limits import LIMIT_KEYS
 from arena.settings import Setting, SettingsError, file_keys
 from arena.settings.files import read_toml
 from arena.settings.grammar import choice, path, size, whole
-from arena.tournament.config import GameSettings, TimeSettings, TournamentConfig
+from arena.tournament.config import GameSettings, TimeSettings, TournamentConfig, config_from_values
 from arena.tournament.config_rules import problems
 from arena.uploads import DEFAULT_LIMITS
 
@@ -195,33 +193,8 @@ def read_competition(file: Path) -> Competition:
     )
     if rules.signup is SignUp.INVITE and rules.invite_code is None:
         raise SettingsError(label, "site.invite_code", None, "is needed when site.signup = invite")
-    config = TournamentConfig(
-        bots=(),
-        game=_table(GameSettings, "game", values),
-        limits=_table(TimeSettings, "limits", values),
-        resource_limits={
-            leaf: values[f"limits.{leaf}"] for leaf in LIMIT_KEYS if f"limits.{leaf}" in values
-        },
-        source=label,
-        **{key: value for key, value in values.items() if key in _TOP_KEYS},
-    )
-    for key, value, why in problems(config):
-        if key != "bots":  # the uploads are the bots
-            raise SettingsError(label, key, value, why)
+    tournament_values = {key: value for key, value in values.items() if key not in SITE_KEYS}
+    config = config_from_values(tournament_values, bots=(), source=label)
+    for key, value, why in problems(config, with_bots=False):  # the uploads are the bots
+        raise SettingsError(label, key, value, why)
     return Competition(config, rules)
-
-
-#: The top-level keys that are fields of :class:`TournamentConfig`.
-_TOP_KEYS = frozenset(
-    key for key, setting in COMPETITION_KEYS.items() if not setting.table and key != "bots"
-)
-
-
-def _table(cls: type[Any], table: str, values: Mapping[str, Any]) -> Any:
-    """The ``[table]`` dataclass from the values given; a field ``x_s`` holds ``table.x``."""
-    given = {}
-    for item in fields(cls):
-        key = f"{table}.{item.name.removesuffix('_s')}"
-        if key in values:
-            given[item.name] = values[key]
-    return cls(**given)

@@ -78,6 +78,7 @@ __all__ = [
     "TournamentConfig",
     "TournamentConfigError",
     "build_config",
+    "config_from_values",
     "difference",
     "fingerprint",
     "load_config",
@@ -428,8 +429,22 @@ def _build(given: Given, label: str) -> TournamentConfig:
         message = "no bots: list their manifests (bots = [...] or on the command line)"
         raise TournamentConfigError(label, None, None, message)
     bots, bots_source = given["bots"]
-    config = TournamentConfig(
-        bots=load_bots(bots, bots_source, rename_copies=bots_source.is_text),
+    bot_entries = load_bots(bots, bots_source, rename_copies=bots_source.is_text)
+    config = config_from_values(values, bots=bot_entries, source=label)
+    for key, value, why in problems(config):
+        raise TournamentConfigError(given[key][1].label if key in given else label, key, value, why)
+    return config
+
+
+def config_from_values(
+    values: Mapping[str, Any], *, bots: tuple[BotEntry, ...], source: str
+) -> TournamentConfig:
+    """The config of ``bots`` from a file's parsed ``values`` by dotted key (the others keep
+    their defaults), not yet checked against :func:`~arena.tournament.config_rules.problems`:
+    the one place a file's keys become a config's fields (the tournament file's and the
+    server's competition file's alike)."""
+    return TournamentConfig(
+        bots=bots,
         resource_limits={
             leaf: values[f"limits.{leaf}"] for leaf in LIMIT_KEYS if f"limits.{leaf}" in values
         },
@@ -438,12 +453,9 @@ def _build(given: Given, label: str) -> TournamentConfig:
         sprt=_settings(SprtSettings, "sprt", values),
         sit_and_go=_settings(SitAndGoSettings, "sit_and_go", values),
         ring_seats=values.get("ring.seats"),
-        source=label,
+        source=source,
         **{key: value for key, value in values.items() if key in _TOP_KEYS},
     )
-    for key, value, why in problems(config):
-        raise TournamentConfigError(given[key][1].label if key in given else label, key, value, why)
-    return config
 
 
 #: The keys at the top of a file that are fields of :class:`TournamentConfig`.

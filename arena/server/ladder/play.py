@@ -47,9 +47,8 @@ from arena.cluster.executor import MatchExecutor
 from arena.cluster.job import MatchJob
 from arena.ladder.ends import EndCause
 from arena.ladder.games import GameResult, TableResult, game_from_block, table_from_block
-from arena.server.competition import COMPETITION_KEYS, read_competition
+from arena.server.competition import read_competition
 from arena.settings.catalog import Luck
-from arena.settings.files import read_toml
 from arena.stats.scores import Score
 from arena.stats.units import duplicate_units
 from arena.store.outcome import MatchOutcome
@@ -90,7 +89,7 @@ def ladder_rules(competition_file: Path | None, archive: ArchiveLimits) -> Ladde
     are heads-up. ``SandboxUnavailableError`` when the layer asked for does not work here."""
     config = TournamentConfig(bots=())
     if competition_file is not None:
-        config = _with_ring_seats(read_competition(competition_file).config, competition_file)
+        config = read_competition(competition_file).config
     config = dataclasses.replace(config, luck=Luck.ON, score=None)
     level, _reasons = choose(config.sandbox or SandboxLevel.STRICT)
     return LadderRules(
@@ -101,20 +100,6 @@ def ladder_rules(competition_file: Path | None, archive: ArchiveLimits) -> Ladde
         archive=archive,
         table_size=table_size(config),
     )
-
-
-def _with_ring_seats(config: TournamentConfig, file: Path) -> TournamentConfig:
-    """``config`` with the file's ``ring.seats``: :func:`read_competition` checks the key
-    but does not pass it on to its config (to remove once it does)."""
-    if config.format is not Format.RING or config.ring_seats is not None:
-        return config
-    given = read_toml(file, COMPETITION_KEYS).get("ring.seats")
-    if given is None:
-        return config
-    value, _source = given
-    seats = COMPETITION_KEYS["ring.seats"].read(value, source=str(file))
-    assert isinstance(seats, int)  # the key's grammar: a whole number, checked
-    return dataclasses.replace(config, ring_seats=seats)
 
 
 def table_size(config: TournamentConfig) -> int:

@@ -39,6 +39,23 @@ def test_site_keys_and_game_keys_are_read_together(tmp_path: Path) -> None:
     assert rules.validation_house_bot == tmp_path / "house" / "bot.toml"
 
 
+def test_every_tournament_table_of_the_file_reaches_the_competition_config(
+    tmp_path: Path,
+) -> None:
+    # The ladder reads the ring's seats (its tables) and the finals every table: a key the
+    # file accepts must not be dropped on the way to the config.
+    competition = read_competition(
+        _file(
+            tmp_path,
+            'format = "ring"\n[ring]\nseats = 3\n[sprt]\nalpha = 0.01\n[sit_and_go]\nseats = 4\n',
+        )
+    )
+    config = competition.config
+    assert (config.ring_seats, config.seats) == (3, 3)
+    assert config.sprt.alpha == 0.01
+    assert config.sit_and_go.seats == 4
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
