@@ -210,6 +210,6 @@ def test_the_demo_plays_every_starter_bot_and_is_the_same_competition_every_time
     pairs = len(expected) * (len(expected) - 1) // 2
     assert standings["matches_counted"] == 2 * pairs and standings["hands"] == 12 * pairs
     assert standings["faults"] == {}
-    histories = sorted((tmp_path / "first" / "matches").glob("*/hands.jsonl"))
-    assert len(histories) == 2 * pairs
-    assert all(replay_file(history).is_ok for history in histories[:2])
+    files = sorted((tmp_path / "first" / "matches").glob("*/hands.jsonl"))
+    assert len(files) == 2 * pairs
+    assert all(replay_file(file).is_ok for file in files[:2])
