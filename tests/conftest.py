@@ -10,6 +10,7 @@ its module to :data:`SERIAL_MODULES` with the reason.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
@@ -108,13 +109,19 @@ def no_leftover_processes() -> Iterator[None]:
     """Fail the test if it leaves a child process behind (and kill what it left)."""
     before = _children()
     yield
-    leftover = []
+    new = []
     for pid in _children() - before:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            new.append(psutil.Process(pid))
+    # A process already on its way out (a pool's worker told to stop, its command line
+    # already gone) is given two seconds to finish; one still there after is a leak.
+    _gone, alive = psutil.wait_procs(new, timeout=2.0) if new else ([], [])
+    leftover = []
+    for proc in alive:
         try:
-            proc = psutil.Process(pid)
             if proc.status() == psutil.STATUS_ZOMBIE:
                 continue
-            leftover.append(f"{pid} {' '.join(proc.cmdline())}")
+            leftover.append(f"{proc.pid} {' '.join(proc.cmdline())}")
             proc.kill()
         except psutil.NoSuchProcess:
             continue
