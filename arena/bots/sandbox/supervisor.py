@@ -32,8 +32,9 @@ visible. It does what ``preexec_fn`` cannot do safely in a threaded arena:
    killed by the same signal, so the arena reports how the bot ended (as the first
    process of a PID namespace, which cannot be killed from inside, it exits with 128 plus
    the signal's number instead, as shells do);
-6. when it stops because the arena died, it also removes ``--private-dir`` (the bot's
-   private directory), which the arena would have removed.
+6. when it stops because the arena died (its death signal, or the bot ended and the
+   supervisor's parent is no longer the arena), it also removes ``--private-dir`` (the
+   bot's private directory), which the arena would have removed.
 
 Exit code 125 means the supervisor's own arguments were wrong, 127 that the bot's program
 could not be executed (the reason is on stderr).
@@ -88,7 +89,7 @@ _KILL_PAUSE_S = 0.002
 # Python ignores these at start-up; an ignored signal stays ignored across exec.
 _RESTORED_SIGNALS = ("SIGPIPE", "SIGXFSZ", "SIGXFZ")
 _STOP_SIGNALS = (DEATH_SIGNAL, signal.SIGHUP, signal.SIGINT)
-_private_dirs: list[str] = []  # removed when the supervisor is stopped by a signal
+_private_dirs: list[str] = []  # removed when the supervisor outlives the arena
 
 
 class SupervisorError(Exception):
@@ -214,11 +215,16 @@ def _on_stop_signal(number: int, _frame: object) -> None:  # pragma: no cover
     """The arena died (or asked us to stop): take the whole tree down, then go, killed
     by SIGKILL as the bot was (whatever ``number`` was)."""
     _kill_tree()
+    _remove_private_dir()
+    _die_by(signal.SIGKILL)
+
+
+def _remove_private_dir() -> None:  # pragma: no cover
+    """Remove the bot's private directory: the arena, gone, cannot."""
     if _private_dirs:
         import shutil  # only on this path: it costs start-up time
 
         shutil.rmtree(_private_dirs[0], ignore_errors=True)
-    _die_by(signal.SIGKILL)
 
 
 def _take_streams(options: dict[str, int]) -> None:  # pragma: no cover
@@ -303,6 +309,10 @@ def main(argv: Sequence[str]) -> NoReturn:  # pragma: no cover
         if pid == bot:
             break
     _kill_tree()
+    if os.getppid() != parent:
+        # The arena died and the bot ended first (it read the end of its input before our
+        # death signal was handled): nobody else will remove the directory.
+        _remove_private_dir()
     _exit_like(status)
 
 
