@@ -91,7 +91,8 @@ class GameKind(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Pairing:
     """A game to play (or in flight): two bot versions, why, and a reason to show; at a
-    ring table, ``others`` are the extra seats (after ``first`` and ``second``).
+    ring table, ``others`` are the extra seats (after ``first`` and ``second``). A bot
+    version seated twice raises ``ValueError`` naming the seats.
 
     >>> Pairing("ann-v1", "bob-v3", GameKind.PLACEMENT, "placement 2 of 5").is_rated
     True
@@ -104,6 +105,11 @@ class Pairing:
     kind: GameKind
     reason: str = ""
     others: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        bots = self.bots
+        if len(set(bots)) != len(bots):
+            raise ValueError(f"a game seats each bot version once, got {bots!r}")
 
     @property
     def bots(self) -> tuple[str, ...]:

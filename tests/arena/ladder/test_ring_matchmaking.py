@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -176,3 +177,14 @@ def test_a_table_respects_the_cap_seats_each_team_once_and_repeats_with_the_seed
     # Filled to the size whenever enough placed teams are free.
     if pairing.is_rated and len(free_teams | set(seated)) >= matchmaking.table_size:
         assert len(seated) == matchmaking.table_size
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "others"),
+    [("ann", "ann", ()), ("ann", "bob", ("ann",)), ("ann", "bob", ("cat", "cat"))],
+)
+def test_a_pairing_that_seats_a_version_twice_is_refused_naming_the_seats(
+    first: str, second: str, others: tuple[str, ...]
+) -> None:
+    with pytest.raises(ValueError, match="seats each bot version once"):
+        Pairing(first, second, GameKind.UNCERTAINTY, others=others)
