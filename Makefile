@@ -94,9 +94,13 @@ pytest: $(STAMP) sandbox-tools browser-tools database-tools
 	$(BIN)/pytest --cov --cov-append --cov-report=term -q -m "serial and not slow" \
 	  && exit $$first
 
-# The long runs that do not fit `make test`'s ten minutes (tests marked slow).
+# The long runs that do not fit `make test`'s ten minutes (tests marked slow): those that may
+# share the machine on every core, then the serial ones alone, as `make test` runs them.
 test-long: $(STAMP) sandbox-tools browser-tools database-tools
-	$(BIN)/pytest -q -m slow
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal -q -m "slow and not serial"; first=$$?; \
+	$(BIN)/pytest -q -m "slow and serial" -p no:xdist; second=$$?; \
+	if [ $$second -eq 5 ]; then second=0; fi; \
+	[ $$first -eq 0 ] && [ $$second -eq 0 ]
 
 demo: $(STAMP) sandbox-tools
 	$(BIN)/arena demo
