@@ -109,23 +109,28 @@ def no_leftover_processes() -> Iterator[None]:
     """Fail the test if it leaves a child process behind (and kill what it left)."""
     before = _children()
     yield
-    new = []
-    for pid in _children() - before:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            new.append(psutil.Process(pid))
+    running = _running(_children() - before)
     # A process already on its way out (a pool's worker told to stop, its command line
     # already gone) is given two seconds to finish; one still there after is a leak.
-    _gone, alive = psutil.wait_procs(new, timeout=2.0) if new else ([], [])
+    if running:
+        psutil.wait_procs(running, timeout=2.0)
     leftover = []
-    for proc in alive:
-        try:
-            if proc.status() == psutil.STATUS_ZOMBIE:
-                continue
+    for proc in _running({proc.pid for proc in running}):
+        with contextlib.suppress(psutil.NoSuchProcess):
             leftover.append(f"{proc.pid} {' '.join(proc.cmdline())}")
             proc.kill()
-        except psutil.NoSuchProcess:
-            continue
     assert not leftover, f"test left processes running: {leftover}"
+
+
+def _running(pids: set[int]) -> list[psutil.Process]:
+    """The processes of ``pids`` that still run (a zombie has ended: its parent reaps it)."""
+    found = []
+    for pid in pids:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            proc = psutil.Process(pid)
+            if proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+    return found
 
 
 class _ErrorCollector(logging.Handler):
