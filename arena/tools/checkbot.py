@@ -104,7 +104,7 @@ STEP_NAMES = (
 
 
 def check_bot(
-    manifest_path: str | Path,
+    manifest_path: str | Path | BotManifest,
     *,
     limits: TimeLimits | None = None,
     launcher: Launcher | None = None,
@@ -114,7 +114,9 @@ def check_bot(
     seed: int | None = None,
     notification_wait_s: float = DEFAULT_NOTIFICATION_WAIT_S,
 ) -> CheckReport:
-    """Run the scripted conversation against the bot of ``manifest_path``.
+    """Run the scripted conversation against the bot of ``manifest_path`` (or the
+    manifest already loaded: a caller that built the bot passes it as built, with nothing
+    left to build, so that it is not built twice).
 
     ``limits`` are the time limits of a match (default: those of :class:`TimeLimits`);
     ``variant`` ``"five_card_draw"`` also checks ``draw`` requests. With ``hand_count``
@@ -127,12 +129,16 @@ def check_bot(
         raise ValueError(f"hand_count must not be negative, got {hand_count}")
     limits = limits or TimeLimits()
     steps: list[CheckStep] = []
-    path_text = str(manifest_path)
-    try:
-        manifest = load_manifest(manifest_path)
-    except ManifestError as exc:
-        steps.append(CheckStep("manifest", False, str(exc)))
-        return _report(path_text, "", steps, "")
+    if isinstance(manifest_path, BotManifest):
+        manifest = manifest_path
+        path_text = str(manifest.path or manifest.name)
+    else:
+        path_text = str(manifest_path)
+        try:
+            manifest = load_manifest(manifest_path)
+        except ManifestError as exc:
+            steps.append(CheckStep("manifest", False, str(exc)))
+            return _report(path_text, "", steps, "")
     steps.append(CheckStep("manifest", True, f"{manifest.name!r}: {' '.join(manifest.command)}"))
     # The one build path every command uses: a build tool the sandbox cannot run is a
     # failed build step that says why, not an exception.

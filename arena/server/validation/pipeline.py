@@ -218,8 +218,8 @@ def _build(manifest: BotManifest, launcher: SandboxLauncher, run: _Run) -> str:
 
 
 def _as_built(manifest: BotManifest, launcher: SandboxLauncher) -> BotManifest:
-    """The bot as the launcher last built it, with nothing left to build: the match plays
-    that copy instead of building a third time (the build step and check-bot each built)."""
+    """The bot as the launcher last built it, with nothing left to build: check-bot and the
+    match play that copy instead of building it again."""
     copy = launcher.built_copy(manifest)
     return manifest if copy is None else replace(manifest, build=None, working_dir=copy)
 
@@ -227,14 +227,15 @@ def _as_built(manifest: BotManifest, launcher: SandboxLauncher) -> BotManifest:
 def _protocol_check(
     manifest: BotManifest, rules: ValidationRules, launcher: SandboxLauncher, run: _Run
 ) -> str:
-    assert manifest.path is not None
     config = rules.match
     limits = TimeLimits(
         decision_s=config.decision_timeout_s,
         startup_s=config.startup_timeout_s,
         time_basis=config.time_basis,
     )
-    report = check_bot(manifest.path, limits=limits, launcher=launcher, variant=config.game.variant)
+    # The bot as the build step left it: check-bot does not build it again.
+    built = _as_built(manifest, launcher)
+    report = check_bot(built, limits=limits, launcher=launcher, variant=config.game.variant)
     run.log("stderr during the protocol check", report.stderr_tail)
     failure = report.first_failure
     if failure is not None:

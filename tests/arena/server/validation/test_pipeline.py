@@ -5,12 +5,14 @@ with the reason and the hint, its own output kept for its team only."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from arena.bots.build import build_bots
 from arena.bots.sandbox.select import choose
 from arena.match.config import MatchConfig
 from arena.server.validation import (
@@ -235,3 +237,29 @@ def test_a_bot_with_a_build_step_plays_its_built_copy(tmp_path: Path) -> None:
     )
     assert verdict.is_accepted, verdict
     assert verdict.step("build").message.startswith("build 'sh build.sh' succeeded")
+
+
+def test_a_bot_with_a_build_step_is_built_once_per_validation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Building is the slow part of a compiled bot's validation: the build step builds it,
+    # check-bot and the match play that build.
+    builds: list[str] = []
+
+    def counting(real: Callable[..., Any]) -> Callable[..., Any]:
+        def build(bots: Any, **kwargs: Any) -> Any:
+            builds.extend(name for name, manifest in bots if manifest.build is not None)
+            return real(bots, **kwargs)
+
+        return build
+
+    for module in ("arena.server.validation.pipeline", "arena.tools.checkbot"):
+        monkeypatch.setattr(f"{module}.build_bots", counting(build_bots))
+    source = (REPO_ROOT / "sample_bots" / "python_calling_station" / "bot.py").read_text()
+    manifest = {"name": "built", "command": ["{python}", "bot.py"], "build": ["sh", "build.sh"]}
+    files = {"bot.py.in": source, "build.sh": "cp bot.py.in bot.py\n"}
+    verdict, _seen = run(
+        bot_archive(tmp_path, manifest, files), tmp_path, replace(RULES, hand_count=1)
+    )
+    assert verdict.is_accepted, verdict
+    assert builds == ["built"]
