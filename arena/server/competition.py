@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.settings import Setting, SettingsError, file_keys
+from arena.settings.catalog import Format
 from arena.settings.files import read_toml
 from arena.settings.grammar import choice, path, size, whole
 from arena.tournament.config import GameSettings, TimeSettings, TournamentConfig, config_from_values
@@ -197,4 +198,9 @@ def read_competition(file: Path) -> Competition:
     config = config_from_values(tournament_values, bots=(), source=label)
     for key, value, why in problems(config, with_bots=False):  # the uploads are the bots
         raise SettingsError(label, key, value, why)
+    if config.format not in (Format.ROUND_ROBIN, Format.RING):
+        # A gauntlet needs a challenger and a freezeout stacks that carry over: neither is
+        # a ladder game; silently playing heads-up instead would not be what was asked.
+        why = "the ladder plays round_robin (heads-up games) or ring (tables of ring.seats)"
+        raise SettingsError(label, "format", str(config.format), why)
     return Competition(config, rules)

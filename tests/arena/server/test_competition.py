@@ -65,6 +65,8 @@ def test_every_tournament_table_of_the_file_reaches_the_competition_config(
         ("[upload]\nfile_count = 0\n", "upload.file_count = 0: must be at least 1"),
         ("[game]\nsmall_blind = 5\n", "game.small_blind = 5: must not be larger than"),
         ('bots = ["a.toml"]\n', 'bots = ["a.toml"]: unknown key'),
+        ('format = "gauntlet"\n', 'format = "gauntlet": the ladder plays round_robin'),
+        ('format = "sit_and_go"\n', 'format = "sit_and_go": the ladder plays round_robin'),
     ],
 )
 def test_a_bad_key_is_one_line_naming_the_key_and_value(
