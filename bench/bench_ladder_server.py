@@ -82,8 +82,8 @@ def _wait(what: str, check: object, timeout: float) -> float:
 def _upload_and_activate(team_name: str, folder: Path, timeout: float) -> tuple[int, float]:
     """Upload ``folder`` for a new team, wait for its verdict, activate it; its version's
     id and the time its validation took."""
-    from arena.server.models import BotVersion, Team, VersionStatus
-    from arena.server.versions import activate, store_upload
+    from arena.server.site.models import BotVersion, Team, VersionStatus
+    from arena.server.site.versions import activate, store_upload
 
     team = Team.objects.create(name=team_name)
     version = store_upload(team, pack(folder))
@@ -181,7 +181,7 @@ def ladder_phase(args: argparse.Namespace, folder: Path, figures: dict[str, floa
 
 def _label(version_id: int) -> str:
     from arena.server.ladder.models import version_label
-    from arena.server.models import BotVersion
+    from arena.server.site.models import BotVersion
 
     return version_label(BotVersion.objects.select_related("team").get(pk=version_id))
 

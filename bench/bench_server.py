@@ -228,7 +228,7 @@ def prepare(site: LiveSite, bots: Sequence[str]) -> tuple[dict[str, str], dict[s
     start for both."""
     script = (
         "import json\n"
-        "from arena.server.models import Match, Team\n"
+        "from arena.server.site.models import Match, Team\n"
         "from tests.arena.server.factories import make_team, make_token\n"
         f"tokens = {{bot: make_token(make_team('team-' + bot)) for bot in {list(bots)!r}}}\n"
         "print(json.dumps([tokens, list(Match.objects.values_list('pk', flat=True)),"

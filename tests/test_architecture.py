@@ -77,9 +77,24 @@ ARENA_LAYERS: dict[str, frozenset[str]] = layers_from_docstring(
 )
 
 
-def _arena_part(module: str) -> str:
-    """``arena.match.loop`` -> ``match``; ``arena.cli`` -> ``cli``; ``arena`` -> ``""``."""
-    parts = module.split(".")
+#: The same for each part of ``arena.server``, as the ``arena.server`` package docstring
+#: shows them: the project, then its applications, then the shared base modules.
+SERVER_LAYERS: dict[str, frozenset[str]] = layers_from_docstring(
+    ast.get_docstring(
+        ast.parse((ROOT / "arena" / "server" / "__init__.py").read_text(encoding="utf-8"))
+    )
+    or ""
+)
+
+#: Each layered package and its table; a module is held to the table of the innermost.
+LAYERED = {"arena": ARENA_LAYERS, "arena.server": SERVER_LAYERS}
+
+
+def _part(module: str, package: str = "arena") -> str:
+    """The part of ``package`` that ``module`` belongs to: ``arena.match.loop`` -> ``match``;
+    ``arena.cli`` -> ``cli``; ``arena`` -> ``""``; ``arena.server.site.models`` in
+    ``arena.server`` -> ``site``."""
+    parts = module.removeprefix(package).split(".")
     return parts[1] if len(parts) > 1 else ""
 
 
@@ -111,25 +126,31 @@ def _arena_imports(relative: str, source: str) -> list[tuple[int, str]]:
     return [(line, name) for line, name in found if name.split(".")[0] == "arena"]
 
 
-def forbidden_arena_imports(relative: str, source: str) -> list[str]:
-    """What the file at ``relative`` (``arena/...``) imports against the arena's layering,
-    each as ``file:line imports module (why)``."""
-    part = _arena_part(_module_name(relative))
-    if part == "":  # arena/__init__.py: the package docstring only
+def forbidden_arena_imports(relative: str, source: str, package: str = "arena") -> list[str]:
+    """What the file at ``relative`` (inside ``package``: ``arena`` or ``arena.server``)
+    imports against ``package``'s layering, each as ``file:line imports module (why)``;
+    imports from outside ``package`` are the outer table's business."""
+    layers = LAYERED[package]
+    part = _part(_module_name(relative), package)
+    if part == "":  # the package's __init__.py: its docstring only
         allowed_parts: frozenset[str] = frozenset()
-    elif part not in ARENA_LAYERS:
+    elif part not in layers:
         return [
-            f"{relative}: arena.{part} is not in the arena's layers (the table in the arena"
-            " package docstring): give it its place"
+            f"{relative}: {package}.{part} is not in the {package}'s layers (the table in the"
+            f" {package} package docstring): give it its place"
         ]
     else:
-        allowed_parts = ARENA_LAYERS[part]
+        allowed_parts = layers[part]
     problems = []
     for line, module in _arena_imports(relative, source):
-        if _arena_part(module) in allowed_parts:
+        if not (module + ".").startswith(package + "."):
             continue
-        may = ", ".join(f"arena.{name}" for name in sorted(allowed_parts)) or "nothing"
-        problems.append(f"{relative}:{line} imports {module}: arena.{part} may import only {may}")
+        if _part(module, package) in allowed_parts:
+            continue
+        may = ", ".join(f"{package}.{name}" for name in sorted(allowed_parts)) or "nothing"
+        problems.append(
+            f"{relative}:{line} imports {module}: {package}.{part} may import only {may}"
+        )
     return problems
 
 
@@ -139,6 +160,89 @@ def test_arena_parts_import_only_down_their_layers() -> None:
         relative = path.relative_to(ROOT).as_posix()
         problems += forbidden_arena_imports(relative, path.read_text(encoding="utf-8"))
     assert not problems, "imports against the arena's layering:\n" + "\n".join(problems)
+
+
+def test_server_parts_import_only_down_their_layers() -> None:
+    # The project imports its applications, they import the shared base modules, never back up.
+    problems = []
+    for path in _python_files("arena/server"):
+        relative = path.relative_to(ROOT).as_posix()
+        source = path.read_text(encoding="utf-8")
+        problems += forbidden_arena_imports(relative, source, package="arena.server")
+    assert not problems, "imports against the server's layering:\n" + "\n".join(problems)
+
+
+def test_every_server_part_has_its_place_in_the_layers() -> None:
+    folder = ROOT / "arena" / "server"
+    parts = {
+        path.stem if path.is_file() else path.name
+        for path in folder.iterdir()
+        if (path.is_dir() and (path / "__init__.py").exists())
+        or (path.suffix == ".py" and path.name != "__init__.py")
+    }
+    assert parts == set(SERVER_LAYERS), f"differ: {sorted(parts ^ set(SERVER_LAYERS))}"
+    assert set().union(*SERVER_LAYERS.values()) <= set(SERVER_LAYERS)
+
+
+def import_graph(folder: str) -> dict[str, set[str]]:
+    """Each module under ``folder`` (``arena/server``) and the modules under it that it
+    imports anywhere in its body (a function's import too: one there must not hide a cycle);
+    ``from package import module`` is an arrow to the module."""
+    files = {
+        _module_name(path.relative_to(ROOT).as_posix()): path for path in _python_files(folder)
+    }
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        relative = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=relative)
+        imported = {module for _line, module in _arena_imports(relative, path.read_text("utf-8"))}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported |= {f"{node.module}.{alias.name}" for alias in node.names}
+        graph[name] = {module for module in imported if module in files and module != name}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """A cycle of ``graph`` as the modules along it, first one repeated at the end; ``[]``
+    when there is none.
+
+    >>> find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}})
+    ['a', 'b', 'c', 'a']
+    >>> find_cycle({"a": {"b"}, "b": set()})
+    []
+    """
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> list[str]:
+        if node in path:
+            return [*path[path.index(node) :], node]
+        if node in done:
+            return []
+        for following in sorted(graph.get(node, ())):
+            cycle = visit(following, [*path, node])
+            if cycle:
+                return cycle
+        done.add(node)
+        return []
+
+    for start in sorted(graph):
+        cycle = visit(start, [])
+        if cycle:
+            return cycle
+    return []
+
+
+def test_the_server_has_no_import_cycle() -> None:
+    # A cycle dodged by an import inside a function is a cycle all the same.
+    cycle = find_cycle(import_graph("arena/server"))
+    assert not cycle, "an import cycle in arena/server: " + " -> ".join(cycle)
+
+
+def test_a_cycle_through_a_function_level_import_is_found() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert find_cycle(graph) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) == []
 
 
 def test_every_arena_part_has_its_place_in_the_layers() -> None:
@@ -226,6 +330,18 @@ def test_a_layer_table_is_parsed_part_by_part() -> None:
             "arena/session/policy.py:3 imports arena.match.config",
         ),
         (
+            "arena/server/site/versions.py",
+            "def frozen():\n    from arena.server.ladder.finals import is_frozen_now\n",
+            "arena/server/site/versions.py:2 imports arena.server.ladder.finals: arena.server.site"
+            " may import only",
+        ),
+        (
+            "arena/server/competition.py",
+            "from arena.server.settings import SITE\n",
+            "arena/server/competition.py:1 imports arena.server.settings: arena.server.competition"
+            " may import only arena.server.competition",
+        ),
+        (
             "arena/hall/rating.py",
             "import math\n",
             "arena/hall/rating.py: arena.hall is not in the arena's layers",
@@ -235,7 +351,8 @@ def test_a_layer_table_is_parsed_part_by_part() -> None:
 def test_an_import_against_the_arena_layers_is_named_with_its_file_and_line(
     relative: str, source: str, named: str
 ) -> None:
-    problems = forbidden_arena_imports(relative, source)
+    package = "arena.server" if relative.startswith("arena/server/") else "arena"
+    problems = forbidden_arena_imports(relative, source, package)
     assert len(problems) == 1 and problems[0].startswith(named), problems
 
 

@@ -95,7 +95,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return serve(args.site, host=args.host, port=args.port, workers=args.workers,
                      threads=args.threads, out=out,
                      ladder_workers=args.ladder_workers)  # fmt: skip
-    from arena.server.importer import import_tournament
+    from arena.server.site.importer import import_tournament
 
     imported = import_tournament(args.site, args.run_folder)
     out.write(f"imported {imported.name}: {imported.rows} leaderboard rows, "

@@ -1,20 +1,43 @@
 """The competition web site (``arena server``): teams upload bots, each upload is checked
 in the sandbox, everyone sees the results.
 
-A small Django project. The parts that need no HTTP and no database are plain modules
-tested alone: the competition file (:mod:`.competition`), the site folder (:mod:`.site`),
-API tokens (:mod:`.tokens`), the log-in limit (:mod:`.ratelimit`), what a team may see of
-a hand (:mod:`.visibility`). The domain rules over the rows are plain functions the views,
-the API and the admin share: storing and activating versions (:mod:`.versions`), a match's
-data and hand viewer (:mod:`.matches`), the hands a team downloads (:mod:`.downloads`),
-importing a tournament (:mod:`.importer`), the validation queue with its leases
-(:mod:`.jobs`). Django's parts: the settings built from the site folder
-(:mod:`.settings`), the models (:mod:`.models`), the one function that scopes every query
-to the requesting team (:mod:`.scope`), thin views (:mod:`.views`), the admin
-(:mod:`.admin`), the worker (the ``validate_uploads`` management command, which calls the
-validation through :mod:`.pipeline`). :mod:`.serve` runs waitress and the workers together;
-:mod:`.init_site` makes a site. The validation itself is :mod:`.validation`, the ladder
-:mod:`.ladder`.
+A Django project beside its applications, as a Django site is laid out: this folder holds
+the project (the settings built from the site folder, the URLs, the WSGI entry, ``manage``,
+the start-up, ``init`` and ``run``, the middleware), the plain modules every part shares,
+and three applications:
+
+* :mod:`.site`: the site itself: teams, tokens, versions and their verdicts, matches and
+  their hands, the leaderboard, the admin, the views (Django label ``arena_server``);
+* :mod:`.validation`: the validation corridor: the pure validation of an upload, its queue
+  over the ``bot_version`` table, the ``validate_uploads`` worker;
+* :mod:`.ladder`: the ladder: its games, ratings, promotion tests, finals and worker.
+
+Imports point one way, down this table of the server's parts (``tests/test_architecture.py``
+reads it from here, as it reads the arena's): the project at the top, then the
+applications, then the shared base modules. Each part may import itself and the parts
+listed after its name::
+
+    site_folder:   (nothing)
+    competition:   (nothing)
+    lifeline:      (nothing)
+    django_start:  site_folder
+    deadline:      competition
+    site:          deadline, competition, django_start, site_folder
+    validation:    site, competition, lifeline
+    ladder:        site, validation, deadline, competition, lifeline
+    middleware:    (nothing)
+    settings:      site_folder
+    urls:          site, ladder
+    wsgi:          django_start
+    manage:        django_start
+    conftest:      django_start
+    init_site:     site, competition, site_folder, django_start
+    serve:         wsgi, lifeline, site_folder, django_start
+
+The base modules: :mod:`.site_folder` (what a site keeps on disk), :mod:`.competition`
+(the competition file), :mod:`.deadline` (when uploads freeze),
+:mod:`.lifeline` (a worker dies with ``arena server run``), :mod:`.django_start` (Django
+started once per process).
 
 Nothing here imports Django at module level except the Django modules themselves, so that
 ``arena --help`` and the doctests of the plain modules need no configured settings.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from arena.server.site import SITE_ENV
+from arena.server.site_folder import SITE_ENV
 
 __all__ = ["SETTINGS_MODULE", "start_django"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.server.competition import Competition, read_competition
-from arena.server.site import SiteFolder, database_settings, write_secret_key
+from arena.server.site_folder import SiteFolder, database_settings, write_secret_key
 from arena.settings import UsageError
 
 __all__ = ["NewSite", "init_site"]
@@ -74,7 +74,7 @@ def _make_database(site: SiteFolder, competition: Competition, admin: str, passw
 
     start_django(site.root)
     call_command("migrate", verbosity=0, interactive=False)
-    from arena.server.models import SiteSettings
+    from arena.server.site.models import SiteSettings
 
     rules = competition.rules
     SiteSettings.objects.update_or_create(

@@ -7,7 +7,7 @@ stops the server and then the workers (SIGTERM, a few seconds' grace, then SIGKI
 worker that loses its parent (``kill -9`` of this process) gets SIGTERM from the kernel
 and stops too. No state lives in these processes: an upload is on disk and in the
 database before it is answered, and a worker's job is leased (see
-:mod:`arena.server.jobs`), so ``kill -9`` of any of them loses nothing.
+:mod:`arena.server.validation.queue`), so ``kill -9`` of any of them loses nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import TextIO
 
 from arena.server.django_start import start_django
 from arena.server.lifeline import parent_env
-from arena.server.site import SITE_ENV, SiteFolder
+from arena.server.site_folder import SITE_ENV, SiteFolder
 
 __all__ = ["WorkerPool", "serve"]
 

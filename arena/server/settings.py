@@ -1,5 +1,5 @@
 """Django's settings, built from the site folder named by ``ARENA_SITE_DIR`` (see
-:mod:`arena.server.site`): the database, the secret key, the host names, the uploads
+:mod:`arena.server.site_folder`): the database, the secret key, the host names, the uploads
 folder. Debug is always off; static files are served by the application itself (no
 separate web server needed in front, though TLS should be); with ``behind_tls`` the
 cookies are ``Secure`` and the proxy's ``X-Forwarded-Proto: https`` is trusted.
@@ -14,7 +14,7 @@ import os
 import secrets
 from pathlib import Path
 
-from arena.server.site import (
+from arena.server.site_folder import (
     DATABASE_ENV,
     SITE_ENV,
     SiteFolder,
@@ -47,7 +47,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
-    "arena.server.apps.ServerConfig",
+    "arena.server.site.apps.SiteConfig",
+    "arena.server.validation.apps.ValidationConfig",
     "arena.server.ladder.apps.LadderConfig",
 ]
 MIDDLEWARE = [

@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.contrib.staticfiles.views import serve as serve_static
 from django.urls import URLPattern, URLResolver, include, path, re_path
 
-from arena.server.views import accounts, api, pages
+from arena.server.site.views import accounts, api, pages
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", pages.leaderboard, name="leaderboard"),

@@ -8,7 +8,7 @@ Entrants and their order are :mod:`arena.ladder.finals`' (best first by the ladd
 fit). The run folder is ``<work>/finals``: a finals stopped half way (the machine
 restarted) is resumed by running ``ladder_finals`` again, as ``arena tournament`` resumes.
 The tournament's matches and its leaderboard (board ``finals``) are imported as any
-tournament's (:func:`arena.server.importer.save_tournament`); the report is written next
+tournament's (:func:`arena.server.site.importer.save_tournament`); the report is written next
 to the run folder and served by the finals page.
 """
 
@@ -16,23 +16,19 @@ from __future__ import annotations
 
 import dataclasses
 import io
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.utils import timezone
 
-from arena.ladder.finals import finals_entrants, is_frozen
+from arena.ladder.finals import finals_entrants
 from arena.ladder.games import pair_records
 from arena.ladder.ratings import fit
 from arena.report.build import write_report
-from arena.server.competition import read_competition
-from arena.server.importer import read_tournament, save_tournament
 from arena.server.ladder.models import FinalsRun, version_label
 from arena.server.ladder.play import LadderRules, VersionFiles, prepare
 from arena.server.ladder.state import active_versions, rated_results
-from arena.settings import SettingsError
+from arena.server.site.importer import read_tournament, save_tournament
 from arena.tournament.config import Format
 from arena.tournament.config_keys import BotEntry
 from arena.tournament.display import QuietDisplay
@@ -40,33 +36,12 @@ from arena.tournament.host import run
 
 __all__ = [
     "FINALS_NAME",
-    "competition_deadline",
     "finals_format",
-    "is_frozen_now",
     "run_finals",
 ]
 
 #: The finals' tournament name and leaderboard.
 FINALS_NAME = "finals"
-
-
-def competition_deadline() -> float | None:
-    """The deadline of the site's competition file (seconds since the epoch), or None
-    (no file, no deadline, or a file that cannot be read: the site's other parts say so)."""
-    file = getattr(settings, "ARENA_COMPETITION_FILE", None)
-    if file is None:
-        return None
-    try:
-        deadline = read_competition(Path(file)).rules.ladder_deadline
-    except (SettingsError, OSError):
-        return None
-    return None if deadline is None else deadline.timestamp()
-
-
-def is_frozen_now(now: datetime | None = None) -> bool:
-    """True from the deadline on: no upload or activation counts any more."""
-    moment = now or datetime.now(UTC)
-    return is_frozen(now_s=moment.timestamp(), deadline_s=competition_deadline())
 
 
 def finals_format(table_size: int, entrant_count: int) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import ClassVar
 
 from django.db import models
 
-from arena.server.models import BotVersion, Match, Team
+from arena.server.site.models import BotVersion, Match, Team
 
 __all__ = [
     "FinalsRun",

@@ -38,6 +38,7 @@ from arena.ladder.ends import EndAction, EndCause, classify_end, forfeit, forfei
 from arena.ladder.finals import is_frozen
 from arena.ladder.games import GameResult, TableResult
 from arena.ladder.matchmaking import GameKind, next_game
+from arena.server.deadline import competition_deadline
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.models import (
     Game,
@@ -54,10 +55,10 @@ from arena.server.ladder.state import (
     ladder_state,
     refresh_ratings,
 )
-from arena.server.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
+from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome
 
-__all__ = ["claim_next", "deadline_s", "game_seed", "release", "renew", "store_played"]
+__all__ = ["claim_next", "game_seed", "release", "renew", "store_played"]
 
 _WITH_TEAMS = ("first__team", "second__team")
 
@@ -68,13 +69,6 @@ def game_seed(game_id: int) -> int:
     key = str(django_settings.SECRET_KEY).encode()
     digest = hmac.new(key, f"ladder-game-{game_id}".encode(), hashlib.sha256).digest()
     return int.from_bytes(digest, "big")
-
-
-def deadline_s() -> float | None:
-    """The finals' deadline (seconds since the epoch) from the competition file, if any."""
-    from arena.server.ladder.finals import competition_deadline
-
-    return competition_deadline()
 
 
 def _claimable(now: datetime) -> Q:
@@ -269,8 +263,8 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
             rotation_matches=[match.pk for match in matches] if game.is_table else [],
         )
         refresh_ratings()
-        advance_promotions(settings, is_frozen=is_frozen(now_s=now.timestamp(),
-                                                         deadline_s=deadline_s()))  # fmt: skip
+        frozen = is_frozen(now_s=now.timestamp(), deadline_s=competition_deadline())
+        advance_promotions(settings, is_frozen=frozen)
     return True
 
 

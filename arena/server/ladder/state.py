@@ -34,8 +34,8 @@ from arena.server.ladder.models import (
     UnrankedRequest,
     version_label,
 )
-from arena.server.models import BotVersion, LeaderboardRow, Team, VersionStatus
-from arena.server.versions import activate
+from arena.server.site.models import BotVersion, LeaderboardRow, Team, VersionStatus
+from arena.server.site.versions import activate
 
 __all__ = [
     "IN_FLIGHT",

@@ -3,7 +3,7 @@ version is above the next, every pair's result raw and luck-adjusted, the last r
 with each version's score), a version's ladder page (its games, its faults with their
 reasons, its promotion tests with their chart; its team's only), the forms that ask for a
 promotion test or unranked test games and set "activate automatically when better", and the
-finals. Every version is looked up through :func:`arena.server.scope.visible`: another
+finals. Every version is looked up through :func:`arena.server.site.scope.visible`: another
 team's version is 404."""
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from django.views.decorators.http import require_POST
 from arena.ladder.games import pair_records
 from arena.ladder.matchmaking import GameKind
 from arena.report.page import CONTENT_SECURITY_POLICY as REPORT_POLICY
+from arena.server.deadline import is_frozen_now
 from arena.server.ladder import config
 from arena.server.ladder.chart import llr_chart
-from arena.server.ladder.finals import is_frozen_now
 from arena.server.ladder.models import (
     FinalsRun,
     Game,
@@ -37,8 +37,8 @@ from arena.server.ladder.models import (
     version_label,
 )
 from arena.server.ladder.state import active_versions, plays_in, rated_results, with_seats
-from arena.server.models import BotVersion, Team, VersionStatus
-from arena.server.scope import identified, requesting_team, visible
+from arena.server.site.models import BotVersion, Team, VersionStatus
+from arena.server.site.scope import identified, requesting_team, visible
 
 __all__ = [
     "api_ladder",

@@ -1,5 +1,5 @@
 """The validation as the server's worker calls it: :func:`validate_for_site` takes the
-site's rules (the fields of ``arena.server.pipeline.ValidationRules``) and returns what
+site's rules (the fields of ``arena.server.validation.seam.ValidationRules``) and returns what
 the worker stores (``accepted``, ``steps``, ``reason``, ``hint``, ``stderr``; each step
 with ``step``, ``status``, ``message``, ``hint`` and ``log``), with plain values only: no
 Django here. :func:`rules_for_site` turns the site's rules into :class:`ValidationRules`.
@@ -50,7 +50,7 @@ def rules_for_site(
     file_count: int,
 ) -> ValidationRules:
     """The rules of a validation on the site (the arguments are the fields of the server's
-    ``arena.server.pipeline.ValidationRules``: pass ``**dataclasses.asdict(rules)``).
+    ``arena.server.validation.seam.ValidationRules``: pass ``**dataclasses.asdict(rules)``).
 
     Raises :class:`InfrastructureError` when the competition file cannot be read."""
     archive = ArchiveLimits(
@@ -97,7 +97,7 @@ def competition_match(competition: Competition) -> MatchConfig:
 
 @dataclass(frozen=True, slots=True)
 class SiteStep:
-    """A step as the worker records it (the fields of ``arena.server.jobs.StepReport``)."""
+    """A step as the worker records it (the fields of the queue's ``StepReport``)."""
 
     step: str
     status: str
@@ -108,7 +108,7 @@ class SiteStep:
 
 @dataclass(frozen=True, slots=True)
 class SiteVerdict:
-    """A verdict as the worker stores it (the fields of ``arena.server.pipeline.Verdict``);
+    """A verdict as the worker stores it (the fields of ``arena.server.validation.seam.Verdict``);
     ``stderr`` is the team log: the bot's build output and stderr, for its team only."""
 
     accepted: bool

@@ -89,7 +89,7 @@ def _on_database(url: str) -> Iterator[None]:
     from django.core.management import call_command
     from django.db import DEFAULT_DB_ALIAS, connection, connections
 
-    from arena.server.site import database_settings
+    from arena.server.site_folder import database_settings
 
     saved_settings: dict[str, Any] = connections.settings[DEFAULT_DB_ALIAS]
     saved_connection = connections[DEFAULT_DB_ALIAS]

@@ -8,8 +8,8 @@ from pathlib import Path
 from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
 
-from arena.server.models import ApiToken, BotVersion, Membership, Team, VersionStatus
-from arena.server.tokens import new_token, token_digest, token_prefix
+from arena.server.site.models import ApiToken, BotVersion, Membership, Team, VersionStatus
+from arena.server.site.tokens import new_token, token_digest, token_prefix
 
 PASSWORD = "a long enough password"
 

@@ -7,9 +7,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.server.jobs import StepReport
-from arena.server.models import StepStatus
-from arena.server.pipeline import ValidationRules, Verdict
+from arena.server.site.models import StepStatus
+from arena.server.validation.queue import StepReport
+from arena.server.validation.seam import ValidationRules, Verdict
 
 #: The file the first attempt writes its worker's process id to (the test kills it).
 MARKER_ENV = "ARENA_TEST_MARKER"

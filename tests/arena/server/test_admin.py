@@ -9,8 +9,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from arena.server.models import BotVersion, FailureKind, Match, MatchStatus, VersionStatus
-from arena.server.site import SiteFolder
+from arena.server.site.models import BotVersion, FailureKind, Match, MatchStatus, VersionStatus
+from arena.server.site_folder import SiteFolder
 from arena.settings import UsageError
 from tests.arena.server.factories import PASSWORD, make_team, make_version
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from arena.server.jobs import StepReport, claim_next, finish
-from arena.server.models import BotVersion, SiteSettings, StepStatus, VersionStatus
+from arena.server.site.models import BotVersion, SiteSettings, StepStatus, VersionStatus
+from arena.server.validation.queue import StepReport, claim_next, finish
 from tests.arena.server.factories import bot_archive, make_team, make_token
 
 pytestmark = pytest.mark.usefixtures("db")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from arena.server import ratelimit
 from arena.server.competition import SITE_KEYS
+from arena.server.site import ratelimit
 from tests import REPO_ROOT
 
 DOC = (REPO_ROOT / "docs" / "server.md").read_text(encoding="utf-8")

@@ -11,8 +11,8 @@ from django.test import Client
 
 from arena.export.sources import open_source
 from arena.server.competition import Visibility
-from arena.server.downloads import export_hands
-from arena.server.models import Match, MatchSeat, MatchStatus, SiteSettings
+from arena.server.site.downloads import export_hands
+from arena.server.site.models import Match, MatchSeat, MatchStatus, SiteSettings
 from tests.arena.server.factories import make_team, make_token, write_hands
 
 

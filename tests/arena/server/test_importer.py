@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.importer import read_tournament, save_tournament
-from arena.server.models import LeaderboardRow, Match
+from arena.server.site.importer import read_tournament, save_tournament
+from arena.server.site.models import LeaderboardRow, Match
 from arena.settings import UsageError
 from tests.arena.report.runs import write_tournament
 from tests.arena.server.factories import make_team

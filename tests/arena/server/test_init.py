@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.server.site import SiteFolder, write_secret_key
+from arena.server.site_folder import SiteFolder, write_secret_key
 
 
 def _arena(*argv: str) -> subprocess.CompletedProcess[str]:

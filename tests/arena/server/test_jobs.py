@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from arena.server.jobs import MAX_ATTEMPTS, StepReport, claim_next, finish, record_step
-from arena.server.models import BotVersion, StepStatus, VersionStatus
+from arena.server.site.models import BotVersion, StepStatus, VersionStatus
+from arena.server.validation.queue import MAX_ATTEMPTS, StepReport, claim_next, finish, record_step
 from tests.arena.server.factories import make_team, make_version
 
 pytestmark = pytest.mark.usefixtures("db")

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from arena.server.importer import read_tournament, save_tournament
-from arena.server.models import ApiToken, Match, SiteSettings, Team
-from arena.server.visibility import HIDDEN_CARD
+from arena.server.site.importer import read_tournament, save_tournament
+from arena.server.site.models import ApiToken, Match, SiteSettings, Team
+from arena.server.site.visibility import HIDDEN_CARD
 from tests.arena.report.runs import write_tournament
 from tests.arena.server.factories import PASSWORD, make_team
 
@@ -127,8 +127,8 @@ def test_a_token_is_shown_once_and_kept_hashed() -> None:
 
 
 def test_a_version_page_shows_its_results_per_opponent() -> None:
-    from arena.server.matches import version_results
-    from arena.server.models import MatchSeat, MatchStatus, VersionStatus
+    from arena.server.site.matches import version_results
+    from arena.server.site.models import MatchSeat, MatchStatus, VersionStatus
     from tests.arena.server.factories import make_version
 
     ants = make_team("ants", member="ann")

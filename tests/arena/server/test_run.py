@@ -52,7 +52,8 @@ def site(tmp_path: Path) -> Path:
 
 def _token(root: Path) -> str:
     script = (
-        "from arena.server.models import Team; from tests.arena.server.factories import make_token;"
+        "from arena.server.site.models import Team;"
+        "from tests.arena.server.factories import make_token;"
         "print(make_token(Team.objects.create(name='ants')))"
     )
     done = subprocess.run(

@@ -16,9 +16,9 @@ from django.contrib.auth.models import User
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from arena.server import ratelimit
 from arena.server.middleware import CONTENT_SECURITY_POLICY
-from arena.server.models import (
+from arena.server.site import ratelimit
+from arena.server.site.models import (
     ApiToken,
     Match,
     MatchSeat,
@@ -27,7 +27,7 @@ from arena.server.models import (
     Team,
     VersionStatus,
 )
-from arena.server.site import security_settings
+from arena.server.site_folder import security_settings
 from tests.arena.server.factories import (
     PASSWORD,
     make_team,
@@ -268,7 +268,7 @@ def test_log_in_goes_back_to_a_page_of_this_site_only(wanted: str, landing: str)
 def test_behind_a_proxy_the_limit_counts_the_address_the_proxy_saw() -> None:
     from django.test import RequestFactory
 
-    from arena.server.views.accounts import client_address
+    from arena.server.site.views.accounts import client_address
 
     request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.1",
                                    HTTP_X_FORWARDED_FOR="1.2.3.4, 203.0.113.7")  # fmt: skip

@@ -13,7 +13,7 @@ import pytest
 
 from arena.server import serve
 from arena.server.serve import WorkerPool
-from arena.server.site import SiteFolder
+from arena.server.site_folder import SiteFolder
 
 # Stand-ins for the management program (the command's name comes after, unused).
 SLEEPER = (sys.executable, "-c", "import time; time.sleep(120)")

@@ -12,9 +12,8 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from arena.server.admin import rerun_infrastructure_failures
-from arena.server.jobs import RETRY_SECONDS, claim_next
-from arena.server.models import (
+from arena.server.site.admin import rerun_infrastructure_failures
+from arena.server.site.models import (
     BotVersion,
     FailureKind,
     Match,
@@ -22,8 +21,9 @@ from arena.server.models import (
     SiteSettings,
     VersionStatus,
 )
-from arena.server.pipeline import PIPELINE_ENV
-from arena.server.versions import revalidate
+from arena.server.site.versions import revalidate
+from arena.server.validation.queue import RETRY_SECONDS, claim_next
+from arena.server.validation.seam import PIPELINE_ENV
 from tests.arena.server.factories import bot_archive, make_team, make_version
 
 pytestmark = pytest.mark.usefixtures("db")

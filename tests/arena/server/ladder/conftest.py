@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.test import override_settings
 
-from arena.server.models import BotVersion, Team, VersionStatus
+from arena.server.site.models import BotVersion, Team, VersionStatus
 from arena.uploads import pack
 from tests import REPO_ROOT
 from tests.arena.server.factories import make_team, make_version

@@ -10,9 +10,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client, override_settings
 
-from arena.server.ladder.finals import competition_deadline, is_frozen_now
+from arena.server.deadline import competition_deadline, is_frozen_now
 from arena.server.ladder.models import FinalsRun
-from arena.server.models import LeaderboardRow, VersionStatus
+from arena.server.site.models import LeaderboardRow, VersionStatus
 from tests.arena.server.ladder.conftest import team_with
 
 
@@ -67,7 +67,7 @@ def test_from_the_deadline_no_upload_and_no_change_of_version_counts(
 ) -> None:
     # The finals play the versions active at the deadline: a later upload or activation
     # would change who plays after the fact.
-    from arena.server.versions import UploadRefused, activate, store_upload
+    from arena.server.site.versions import UploadRefused, activate, store_upload
     from tests.arena.server.factories import make_version
 
     team, active = team_with("ants", "station")

@@ -16,7 +16,7 @@ from arena.server.ladder.models import (
     UnrankedRequest,
 )
 from arena.server.ladder.state import refresh_ratings
-from arena.server.models import BotVersion, Team
+from arena.server.site.models import BotVersion, Team
 from tests.arena.server.factories import PASSWORD, make_team, make_token
 from tests.arena.server.ladder.conftest import accepted
 

@@ -13,7 +13,7 @@ from arena.server.ladder.models import (
     PromotionTest,
     Rating,
 )
-from arena.server.models import Team
+from arena.server.site.models import Team
 from tests.arena.server.ladder.conftest import accepted, packed, team_with
 
 

@@ -32,7 +32,7 @@ from arena.server.ladder.models import (
 from arena.server.ladder.play import PlayedGame, _failed, ladder_rules
 from arena.server.ladder.queue import claim_next, store_played
 from arena.server.ladder.state import rated_results
-from arena.server.models import LeaderboardRow, Match, MatchSeat
+from arena.server.site.models import LeaderboardRow, Match, MatchSeat
 from arena.store.outcome import MatchOutcome
 from arena.tournament.config import DEFAULT_TABLE_SEATS, Format
 from arena.uploads import ArchiveLimits

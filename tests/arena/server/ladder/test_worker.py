@@ -18,7 +18,7 @@ from arena.server.ladder import config
 from arena.server.ladder.models import Game, GameStatus, Rating
 from arena.server.ladder.play import PlayedGame
 from arena.server.ladder.queue import claim_next, store_played
-from arena.server.models import LeaderboardRow, Match
+from arena.server.site.models import LeaderboardRow, Match
 from tests.arena.server.factories import make_team
 from tests.arena.server.ladder.conftest import SMALL, accepted, not_starting_bot, team_with
 

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from arena.bots.sandbox.select import SandboxLevel
-from arena.server.validation import InfrastructureError
 from arena.server.validation.for_site import (
     DEFAULT_HOUSE_BOT,
     SiteStep,
     rules_for_site,
     validate_for_site,
 )
+from arena.server.validation.report import InfrastructureError
 from tests.arena.uploads import hostile
 
 SITE = {
@@ -63,7 +63,7 @@ def test_a_competition_file_that_cannot_be_read_is_not_the_uploads_fault(
 
 @dataclass(frozen=True)
 class SiteRules:
-    """The fields of the server's ValidationRules (arena.server.pipeline), as the worker
+    """The fields of the server's ValidationRules (arena.server.validation.seam), as the worker
     passes them."""
 
     competition_file: Path | None

@@ -12,7 +12,9 @@ import pytest
 from arena.bots.manifest import load_manifest
 from arena.match.readiness import AbsentBot, BotsNotReadyError
 from arena.match.results import MatchResult, PlayerResult
-from arena.server.validation import StepFailed, ValidationRules, match_step
+from arena.server.validation import match_step
+from arena.server.validation.report import StepFailed
+from arena.server.validation.rules import ValidationRules
 from tests import REPO_ROOT
 
 HOUSE = REPO_ROOT / "sample_bots" / "python_calling_station" / "bot.toml"

@@ -15,16 +15,15 @@ import pytest
 from arena.bots.build import build_bots
 from arena.bots.sandbox.select import choose
 from arena.match.config import MatchConfig
-from arena.server.validation import (
+from arena.server.validation.pipeline import archive_seed, validate
+from arena.server.validation.report import (
     STEP_NAMES,
     InfrastructureError,
     StepReport,
     StepStatus,
-    ValidationRules,
     Verdict,
-    validate,
 )
-from arena.server.validation.pipeline import archive_seed
+from arena.server.validation.rules import ValidationRules
 from arena.uploads import pack
 from tests import REPO_ROOT
 from tests.arena.uploads import hostile

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from arena.server.models import BotVersion, VersionStatus
-from arena.server.pipeline import PIPELINE_ENV
+from arena.server.site.models import BotVersion, VersionStatus
+from arena.server.validation.seam import PIPELINE_ENV
 from arena.uploads import pack
 from tests import REPO_ROOT
 from tests.arena.server.factories import make_team, make_version
@@ -32,7 +32,7 @@ def real_validation(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_sample_bot_is_accepted_by_the_worker(monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena.server.models import SiteSettings
+    from arena.server.site.models import SiteSettings
 
     site = SiteSettings.current()
     site.validation_hands = 3

@@ -12,10 +12,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.bots.sandbox.select import SandboxUnavailableError
-from arena.server.ladder.finals import competition_deadline, is_frozen_now, run_finals
+from arena.server.deadline import competition_deadline, is_frozen_now
+from arena.server.ladder.finals import run_finals
 from arena.server.ladder.play import ladder_rules
-from arena.server.models import SiteSettings
-from arena.server.versions import archive_limits
+from arena.server.site.models import SiteSettings
+from arena.server.site.versions import archive_limits
 
 __all__ = ["Command"]
 

@@ -29,7 +29,6 @@ from arena.cluster.dask_executor import ClusterError, dask_executor
 from arena.cluster.executor import MatchExecutor
 from arena.cluster.local import LocalMatchExecutor, local_executor
 from arena.ladder.ends import EndCause
-from arena.server.jobs import worker_name
 from arena.server.ladder import config
 from arena.server.ladder.models import Game, version_label
 from arena.server.ladder.play import (
@@ -42,8 +41,9 @@ from arena.server.ladder.play import (
 )
 from arena.server.ladder.queue import claim_next, release, renew, store_played
 from arena.server.lifeline import die_with_parent
-from arena.server.models import BotVersion, SiteSettings
-from arena.server.versions import archive_limits
+from arena.server.site.models import BotVersion, SiteSettings
+from arena.server.site.versions import archive_limits
+from arena.server.validation.queue import worker_name
 from arena.tournament.worker import play_match
 
 __all__ = ["Command", "game_spec"]

@@ -4,7 +4,7 @@ until the ladder writes its own results.
 The run folder's results database is read through :mod:`arena.store` and ranked by
 :func:`arena.tournament.standings.compute_standings`, exactly as ``arena report`` does: the
 leaderboard named after the tournament is replaced, and each finished match becomes a
-:class:`~arena.server.models.Match` (its hands stay in the run folder, which the site
+:class:`~arena.server.site.models.Match` (its hands stay in the run folder, which the site
 reads; keep it). A bot whose name is a team's name is that team's. Importing the same
 run again updates it in place.
 """
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.server.django_start import start_django
-from arena.server.site import SiteFolder
+from arena.server.site_folder import SiteFolder
 from arena.settings import UsageError
 from arena.store.outcome import MatchOutcome
 from arena.store.run_folder import RunFolder
@@ -90,7 +90,7 @@ def save_tournament(results: TournamentResults) -> ImportSummary:
     from django.db import transaction
     from django.utils import timezone
 
-    from arena.server.models import LeaderboardRow, Match, MatchSeat, MatchStatus, Team
+    from arena.server.site.models import LeaderboardRow, Match, MatchSeat, MatchStatus, Team
 
     teams = {team.name: team for team in Team.objects.all()}
     source = f"tournament {results.name}"

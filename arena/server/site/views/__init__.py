@@ -1,2 +1,2 @@
 """The site's views: thin. Each reads the request, calls a plain function (or a query of
-:func:`arena.server.scope.visible`) and renders; no rule lives here."""
+:func:`arena.server.site.scope.visible`) and renders; no rule lives here."""

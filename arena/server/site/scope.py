@@ -26,8 +26,8 @@ from django.db.models import Model, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from arena.server.competition import Visibility
-from arena.server.models import ApiToken, BotVersion, Match, SiteSettings, Team
-from arena.server.tokens import bearer_token, token_digest
+from arena.server.site.models import ApiToken, BotVersion, Match, SiteSettings, Team
+from arena.server.site.tokens import bearer_token, token_digest
 
 __all__ = ["identified", "is_own_match", "requesting_team", "visible"]
 
@@ -47,7 +47,9 @@ def visible(team: Team | None, model: type[_M]) -> QuerySet[_M]:
         return rows.filter(_own_match(team)).distinct() if team is not None else rows.none()
     if model is Team:
         return rows
-    raise LookupError(f"no visibility rule for {model.__name__}: add one to arena.server.scope")
+    raise LookupError(
+        f"no visibility rule for {model.__name__}: add one to arena.server.site.scope"
+    )
 
 
 def is_own_match(team: Team | None, match: Match) -> bool:

@@ -6,7 +6,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import arena.server.models
+import arena.server.site.models
 
 
 class Migration(migrations.Migration):
@@ -155,7 +155,7 @@ class Migration(migrations.Migration):
                 (
                     "join_code",
                     models.CharField(
-                        default=arena.server.models.new_join_code, max_length=32, unique=True
+                        default=arena.server.site.models.new_join_code, max_length=32, unique=True
                     ),
                 ),
                 ("created", models.DateTimeField(auto_now_add=True)),

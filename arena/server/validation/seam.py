@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from arena.server.jobs import StepReport
+from arena.server.validation.queue import StepReport
 
 __all__ = [
     "PIPELINE_ENV",
@@ -74,7 +74,7 @@ class Pipeline(Protocol):
 
 def load_pipeline() -> Pipeline:
     """The pipeline ``ARENA_SERVER_PIPELINE`` names, else the uploads' validation."""
-    name = os.environ.get(PIPELINE_ENV) or "arena.server.validation_adapter:validate"
+    name = os.environ.get(PIPELINE_ENV) or "arena.server.validation.adapter:validate"
     module_name, _, function = name.partition(":")
     found: Any = getattr(importlib.import_module(module_name), function)
     pipeline: Pipeline = found

@@ -1,5 +1,5 @@
 """What a team sees of a match: its seats and results, and its hands for the report's
-hand viewer with the cards the site's visibility allows (:mod:`arena.server.visibility`).
+hand viewer with the cards the site's visibility allows (:mod:`arena.server.site.visibility`).
 Plain functions over the rows; the views render them."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from django.db.models import Q
 from arena.report.page import render_page
 from arena.report.viewer import ViewerError, viewer_hand
 from arena.server.competition import Visibility
-from arena.server.models import BotVersion, Match, MatchSeat, SiteSettings, Team
-from arena.server.visibility import redact_history
+from arena.server.site.models import BotVersion, Match, MatchSeat, SiteSettings, Team
+from arena.server.site.visibility import redact_history
 from arena.store.hand_log import HandLogError, iter_hands, read_header
 
 __all__ = [

@@ -4,7 +4,7 @@ refused (HTTP 429) until the oldest failure leaves the window. A success does no
 the count: a guesser that also knows one password gains nothing.
 
 The decision is a pure function of the failures' times (:func:`is_limited`); the failures
-themselves are rows of :class:`arena.server.models.LoginFailure`, so every process of the
+themselves are rows of :class:`arena.server.site.models.LoginFailure`, so every process of the
 site counts the same ones.
 
 >>> is_limited([0.0] * 5, now=60.0, limit=5, window=900.0)

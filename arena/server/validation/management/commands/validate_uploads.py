@@ -1,8 +1,9 @@
 """``validate_uploads``: the worker. It claims queued versions one at a time (see
-:mod:`arena.server.jobs`), validates each with the pipeline (:mod:`arena.server.pipeline`)
-while a thread renews its lease, and writes the verdict. SIGTERM or SIGINT stops it; a job
-it was working on goes back to the queue at once. Started by ``arena server run``, which
-also restarts it when it dies; it dies with its parent (Linux's parent-death signal)."""
+:mod:`arena.server.validation.queue`), validates each with the pipeline
+(:mod:`arena.server.validation.seam`) while a thread renews its lease, and writes the
+verdict. SIGTERM or SIGINT stops it; a job it was working on goes back to the queue at once.
+Started by ``arena server run``, which also restarts it when it dies; it dies with its
+parent (Linux's parent-death signal)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db.models import F
 
-from arena.server.jobs import (
+from arena.server.lifeline import die_with_parent
+from arena.server.site.models import BotVersion, SiteSettings, StepStatus, VersionStatus
+from arena.server.validation.queue import (
     LEASE_SECONDS,
     StepReport,
     claim_next,
@@ -27,9 +30,7 @@ from arena.server.jobs import (
     retry_later,
     worker_name,
 )
-from arena.server.lifeline import die_with_parent
-from arena.server.models import BotVersion, SiteSettings, StepStatus, VersionStatus
-from arena.server.pipeline import SiteFailure, ValidationRules, Verdict, load_pipeline
+from arena.server.validation.seam import SiteFailure, ValidationRules, Verdict, load_pipeline
 
 __all__ = ["Command", "rules_now"]
 

@@ -10,11 +10,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from arena.report.page import CONTENT_SECURITY_POLICY as VIEWER_POLICY
-from arena.server.forms import UploadForm
-from arena.server.matches import match_data, version_results, viewer_page
-from arena.server.models import BotVersion, LeaderboardRow, Match, SiteSettings, Team
-from arena.server.scope import identified, requesting_team, visible
-from arena.server.versions import UploadRefused, activate, store_upload
+from arena.server.site.forms import UploadForm
+from arena.server.site.matches import match_data, version_results, viewer_page
+from arena.server.site.models import BotVersion, LeaderboardRow, Match, SiteSettings, Team
+from arena.server.site.scope import identified, requesting_team, visible
+from arena.server.site.versions import UploadRefused, activate, store_upload
 
 __all__ = ["leaderboard", "match_hands", "match_page", "my_team", "team_page", "upload",
            "version_page"]  # fmt: skip

@@ -3,7 +3,7 @@ validation steps, matches with each seat's result, the leaderboard's rows, the s
 settings and failed log-ins.
 
 Every row a team owns reaches its team in one step (``version.team``, ``token.team``):
-:mod:`arena.server.scope` filters on it, once for every view.
+:mod:`arena.server.site.scope` filters on it, once for every view.
 """
 
 from __future__ import annotations
@@ -268,7 +268,7 @@ class SiteSettings(models.Model):
 
 
 class LoginFailure(models.Model):
-    """A failed log-in, kept for the rate limit (see :mod:`arena.server.ratelimit`)."""
+    """A failed log-in, kept for the rate limit (see :mod:`arena.server.site.ratelimit`)."""
 
     address = models.CharField(max_length=64, db_index=True)
     username = models.CharField(max_length=150, db_index=True)

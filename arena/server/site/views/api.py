@@ -23,12 +23,12 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from arena.export.sources import SourceError, open_source
 from arena.server.competition import Visibility
-from arena.server.downloads import FORMATS, export_hands
-from arena.server.matches import match_data, own_seats
-from arena.server.models import BotVersion, LeaderboardRow, Match, SiteSettings, Team
-from arena.server.scope import is_own_match, requesting_team, visible
-from arena.server.tokens import bearer_token
-from arena.server.versions import UploadRefused, store_upload
+from arena.server.site.downloads import FORMATS, export_hands
+from arena.server.site.matches import match_data, own_seats
+from arena.server.site.models import BotVersion, LeaderboardRow, Match, SiteSettings, Team
+from arena.server.site.scope import is_own_match, requesting_team, visible
+from arena.server.site.tokens import bearer_token
+from arena.server.site.versions import UploadRefused, store_upload
 
 __all__ = ["hands", "leaderboard", "match", "team", "teams", "version", "versions"]
 
@@ -131,7 +131,7 @@ def match(request: HttpRequest, match_id: int) -> JsonResponse:
 @require_GET
 def hands(request: HttpRequest, match_id: int, fmt: str) -> HttpResponse:
     """The hands of one of the team's own matches as PHH or ACPC log lines, the other
-    seats' cards hidden as the site's visibility says (:mod:`arena.server.downloads`)."""
+    seats' cards hidden as the site's visibility says (:mod:`arena.server.site.downloads`)."""
     team = requesting_team(request)
     found = visible(team, Match).filter(pk=match_id).first()
     if found is None or not is_own_match(team, found) or fmt not in FORMATS:

@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from arena.server.models import Team
+from arena.server.site.models import Team
 
 __all__ = ["JoinTeamForm", "NewTeamForm", "SignUpForm", "TokenForm", "UploadForm"]
 

@@ -4,7 +4,7 @@ share; the views only translate their errors to HTTP.
 
 An upload is written to the uploads folder and flushed to disk before its row is committed,
 and the row before the client is answered: once ``201`` is sent, ``kill -9`` of anything
-loses nothing, and the queue (:mod:`arena.server.jobs`) picks it up.
+loses nothing, and the queue (:mod:`arena.server.validation.queue`) picks it up.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
-from arena.server.models import BotVersion, SiteSettings, Team, VersionStatus
+from arena.server.deadline import is_frozen_now
+from arena.server.site.models import BotVersion, SiteSettings, Team, VersionStatus
 from arena.uploads import ArchiveError, ArchiveLimits, inspect
 
 __all__ = ["UploadRefused", "activate", "revalidate", "store_upload"]
@@ -69,9 +70,6 @@ def store_upload(team: Team, data: bytes) -> BotVersion:
 def _refuse_after_the_deadline() -> None:
     """From the competition's deadline on, the finals play the versions active then: no
     upload and no change of version counts any more."""
-    # Imported here: the ladder's modules import this one.
-    from arena.server.ladder.finals import is_frozen_now
-
     if is_frozen_now():
         raise UploadRefused("the deadline has passed: uploads and activations are frozen")
 

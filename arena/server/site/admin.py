@@ -8,7 +8,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from arena.server.models import (
+from arena.server.site.models import (
     BotVersion,
     FailureKind,
     Match,
@@ -19,7 +19,7 @@ from arena.server.models import (
     Team,
     ValidationStep,
 )
-from arena.server.versions import revalidate
+from arena.server.site.versions import revalidate
 
 __all__ = ["BotVersionAdmin", "MatchAdmin", "TeamAdmin", "rerun_infrastructure_failures"]
 

@@ -5,7 +5,7 @@ cards a player did not see.
 
 Each hand is replayed and written by :mod:`arena.export` exactly as ``arena export``
 writes it; only the hidden cards are then blanked, by the one rule of
-:func:`arena.server.visibility.seats_seen`.
+:func:`arena.server.site.visibility.seats_seen`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from arena.export.phh import hand_phh_fields
 from arena.export.refusals import HandRefused, replay
 from arena.export.sources import SourceHand
 from arena.server.competition import Visibility
-from arena.server.visibility import seats_seen
+from arena.server.site.visibility import seats_seen
 from engine.phh import dumps_phh
 
 __all__ = ["FORMATS", "export_hands"]

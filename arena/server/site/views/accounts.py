@@ -16,12 +16,12 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from arena.server import ratelimit
 from arena.server.competition import SignUp
-from arena.server.forms import JoinTeamForm, NewTeamForm, SignUpForm, TokenForm
-from arena.server.models import ApiToken, LoginFailure, Membership, SiteSettings, Team
-from arena.server.scope import identified, requesting_team, visible
-from arena.server.tokens import new_token, token_digest, token_prefix
+from arena.server.site import ratelimit
+from arena.server.site.forms import JoinTeamForm, NewTeamForm, SignUpForm, TokenForm
+from arena.server.site.models import ApiToken, LoginFailure, Membership, SiteSettings, Team
+from arena.server.site.scope import identified, requesting_team, visible
+from arena.server.site.tokens import new_token, token_digest, token_prefix
 
 __all__ = ["join_team", "log_in", "log_out", "new_team", "revoke_token", "sign_up", "tokens"]
 

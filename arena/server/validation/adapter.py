@@ -2,7 +2,7 @@
 (:func:`arena.server.validation.for_site.validate_for_site`, which turns the site's rules
 into the validation's), with one thing added: a validation that cannot run here (the
 validation's :class:`InfrastructureError`: the sandbox does not work, the competition file
-or the house bot cannot be read) is a :class:`~arena.server.pipeline.SiteFailure`, so the
+or the house bot cannot be read) is a :class:`~arena.server.validation.seam.SiteFailure`, so the
 upload goes back to the queue instead of being rejected for the site's fault."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.server.jobs import StepReport
-from arena.server.models import StepStatus
-from arena.server.pipeline import SiteFailure, ValidationRules, Verdict
-from arena.server.validation import InfrastructureError
+from arena.server.site.models import StepStatus
 from arena.server.validation.for_site import SiteStep, validate_for_site
+from arena.server.validation.queue import StepReport
+from arena.server.validation.report import InfrastructureError
+from arena.server.validation.seam import SiteFailure, ValidationRules, Verdict
 
 __all__ = ["validate"]
 

@@ -24,7 +24,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from arena.server.models import (
+from arena.server.site.models import (
     IN_PROGRESS,
     BotVersion,
     StepStatus,
