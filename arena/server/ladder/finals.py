@@ -16,57 +16,28 @@ from __future__ import annotations
 
 import dataclasses
 import io
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.utils import timezone
 
-from arena.ladder.finals import finals_entrants, is_frozen
+from arena.ladder.finals import finals_entrants
 from arena.ladder.games import pair_records
 from arena.ladder.ratings import fit
 from arena.report.build import write_report
-from arena.server.competition import read_competition
 from arena.server.importer import read_tournament, save_tournament
-from arena.server.ladder.models import FinalsRun, version_label
+from arena.server.ladder.models import FinalsRun, FinalsStatus, version_label
 from arena.server.ladder.play import LadderRules, VersionFiles, prepare
 from arena.server.ladder.state import active_versions, rated_results
-from arena.settings import SettingsError
 from arena.tournament.config import Format
 from arena.tournament.config_keys import BotEntry
 from arena.tournament.display import QuietDisplay
 from arena.tournament.host import run
 
-__all__ = [
-    "FINALS_NAME",
-    "competition_deadline",
-    "finals_format",
-    "is_frozen_now",
-    "run_finals",
-]
+__all__ = ["FINALS_NAME", "finals_format", "run_finals"]
 
 #: The finals' tournament name and leaderboard.
 FINALS_NAME = "finals"
-
-
-def competition_deadline() -> float | None:
-    """The deadline of the site's competition file (seconds since the epoch), or None
-    (no file, no deadline, or a file that cannot be read: the site's other parts say so)."""
-    file = getattr(settings, "ARENA_COMPETITION_FILE", None)
-    if file is None:
-        return None
-    try:
-        deadline = read_competition(Path(file)).rules.ladder_deadline
-    except (SettingsError, OSError):
-        return None
-    return None if deadline is None else deadline.timestamp()
-
-
-def is_frozen_now(now: datetime | None = None) -> bool:
-    """True from the deadline on: no upload or activation counts any more."""
-    moment = now or datetime.now(UTC)
-    return is_frozen(now_s=moment.timestamp(), deadline_s=competition_deadline())
 
 
 def finals_format(table_size: int, entrant_count: int) -> dict[str, Any]:
@@ -114,11 +85,13 @@ def run_finals(rules: LadderRules, work: Path) -> FinalsRun:
         write_report(hosted.folder.path, report)
     except Exception as error:
         FinalsRun.objects.filter(pk=row.pk).update(
-            status="failed", message=f"{type(error).__name__}: {error}", finished=timezone.now()
+            status=FinalsStatus.FAILED,
+            message=f"{type(error).__name__}: {error}",
+            finished=timezone.now(),
         )
         raise
     FinalsRun.objects.filter(pk=row.pk).update(
-        status="done",
+        status=FinalsStatus.DONE,
         standings=hosted.standings.to_dict(),
         report_file=str(report),
         message=notes.getvalue()[-4000:],

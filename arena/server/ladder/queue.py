@@ -35,9 +35,9 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from arena.ladder.ends import EndAction, EndCause, classify_end, forfeit, forfeit_table
-from arena.ladder.finals import is_frozen
 from arena.ladder.games import GameResult, TableResult
 from arena.ladder.matchmaking import GameKind, next_game
+from arena.server.current import is_frozen_now
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.models import (
     Game,
@@ -57,7 +57,7 @@ from arena.server.ladder.state import (
 from arena.server.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome
 
-__all__ = ["claim_next", "deadline_s", "game_seed", "release", "renew", "store_played"]
+__all__ = ["claim_next", "game_seed", "release", "renew", "store_played"]
 
 _WITH_TEAMS = ("first__team", "second__team")
 
@@ -68,13 +68,6 @@ def game_seed(game_id: int) -> int:
     key = str(django_settings.SECRET_KEY).encode()
     digest = hmac.new(key, f"ladder-game-{game_id}".encode(), hashlib.sha256).digest()
     return int.from_bytes(digest, "big")
-
-
-def deadline_s() -> float | None:
-    """The finals' deadline (seconds since the epoch) from the competition file, if any."""
-    from arena.server.ladder.finals import competition_deadline
-
-    return competition_deadline()
 
 
 def _claimable(now: datetime) -> Q:
@@ -269,8 +262,7 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
             rotation_matches=[match.pk for match in matches] if game.is_table else [],
         )
         refresh_ratings()
-        advance_promotions(settings, is_frozen=is_frozen(now_s=now.timestamp(),
-                                                         deadline_s=deadline_s()))  # fmt: skip
+        advance_promotions(settings, is_frozen=is_frozen_now(now))
     return True
 
 

@@ -23,8 +23,8 @@ from arena.uploads import DEFAULT_LIMITS, ArchiveLimits
 
 __all__ = ["DEFAULT_VALIDATION_HANDS", "ValidationRules", "default_resource_limits"]
 
-#: Hands of the validation match when the competition sets none.
-DEFAULT_VALIDATION_HANDS = 50
+#: Hands of the validation match when the competition sets none (its ``validation.hands``).
+DEFAULT_VALIDATION_HANDS = 200
 
 
 def default_resource_limits() -> dict[str, int]:

@@ -26,7 +26,7 @@ from tests.arena.server.ladder.conftest import SMALL, accepted, not_starting_bot
 def test_the_worker_plays_a_game_stores_it_once_and_rates_both(small_ladder: None) -> None:
     _ants, station = team_with("ants", "station")
     _bees, folder = team_with("bees", "folder")
-    call_command("ladder_worker", "--games", "1", "--concurrency", "2")
+    call_command("ladder_worker", "--games", "1")
     (game,) = Game.objects.all()
     assert game.status == GameStatus.DONE and game.attempts == 1
     assert game.hand_count == 2 * game.deals and len(game.units["adjusted"]) == game.deals
@@ -49,7 +49,7 @@ def test_a_bot_that_does_not_start_forfeits_and_its_page_says_why(
 ) -> None:
     _ants, _station = team_with("ants", "station")
     dud = accepted(make_team("bees"), not_starting_bot(tmp_path))
-    call_command("ladder_worker", "--games", "1", "--concurrency", "2")
+    call_command("ladder_worker", "--games", "1")
     (game,) = Game.objects.all()
     assert game.status == GameStatus.BOT_FAULT
     at_fault = game.first_at_fault if game.first_id == dud.pk else game.second_at_fault
@@ -78,10 +78,14 @@ def test_an_expired_claim_is_played_again_and_counted_once(small_ladder: None) -
 
 
 @pytest.mark.slow  # a local Dask cluster: a few seconds to start
-def test_the_worker_plays_through_a_dask_cluster_too(small_ladder: None) -> None:
+def test_the_worker_plays_through_a_dask_cluster_too(small_ladder: None, tmp_path: Path) -> None:
+    # The competition file's executor keys, which the finals obey too.
     team_with("ants", "station")
     team_with("bees", "folder")
-    call_command("ladder_worker", "--games", "1", "--executor", "dask", "--concurrency", "2")
+    competition = tmp_path / "competition.toml"
+    competition.write_text('executor = "dask"\nconcurrency = 2\n', encoding="utf-8")
+    with override_settings(ARENA_COMPETITION_FILE=str(competition)):
+        call_command("ladder_worker", "--games", "1")
     (game,) = Game.objects.all()
     assert game.status == GameStatus.DONE and game.hand_count == 2 * game.deals
     assert Match.objects.filter(source="ladder", hands_played=game.deals).count() == 2
@@ -93,7 +97,7 @@ def test_a_game_past_its_deadline_is_played_again_as_the_infrastructure_s(
     team_with("ants", "station")
     team_with("bees", "folder")
     with override_settings(ARENA_LADDER={**SMALL, "game_deadline_s": 0.01}):
-        call_command("ladder_worker", "--games", "1", "--concurrency", "2")
+        call_command("ladder_worker", "--games", "1")
     (game,) = Game.objects.all()
     assert game.status == GameStatus.QUEUED and not (game.first_at_fault or game.second_at_fault)
     assert "ran past the executor's deadline: played again" in game.end_reason
