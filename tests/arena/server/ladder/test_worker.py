@@ -4,7 +4,10 @@ a claim whose lease expired is played again and counted once."""
 
 from __future__ import annotations
 
+import io
+import os
 import random
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,12 +16,17 @@ from django.core.management import call_command
 from django.test import override_settings
 from django.utils import timezone
 
+from arena.cluster.local import LocalMatchExecutor
 from arena.ladder.ends import EndCause
+from arena.server.competition import read_competition
+from arena.server.current import current_competition
 from arena.server.ladder import config
+from arena.server.ladder.management.commands.ladder_worker import Command, _executor
 from arena.server.ladder.models import Game, GameStatus, Rating
-from arena.server.ladder.play import PlayedGame
+from arena.server.ladder.play import PlayedGame, ladder_rules
 from arena.server.ladder.queue import claim_next, store_played
 from arena.server.models import LeaderboardRow, Match
+from arena.uploads import ArchiveLimits
 from tests.arena.server.factories import make_team
 from tests.arena.server.ladder.conftest import SMALL, accepted, not_starting_bot, team_with
 
@@ -101,3 +109,42 @@ def test_a_game_past_its_deadline_is_played_again_as_the_infrastructure_s(
     (game,) = Game.objects.all()
     assert game.status == GameStatus.QUEUED and not (game.first_at_fault or game.second_at_fault)
     assert "ran past the executor's deadline: played again" in game.end_reason
+
+
+def _settled(path: Path, text: str) -> Path:
+    """``text`` at ``path``, written a minute ago (a settled file: see
+    :data:`arena.server.competition.SETTLED_S`)."""
+    path.write_text(text, encoding="utf-8")
+    then = time.time() - 60.0
+    os.utime(path, (then, then))
+    return path
+
+
+@pytest.mark.usefixtures("db")
+def test_the_worker_takes_an_edited_competition_from_the_next_game_on(tmp_path: Path) -> None:
+    # The file is live for the ladder too: a changed file gives new rules (and a new
+    # executor); an unchanged one nothing; one half edited keeps the rules, said once.
+    path = _settled(tmp_path / "competition.toml", "concurrency = 1\n")
+    errors = io.StringIO()
+    command = Command(stderr=errors)
+    with override_settings(ARENA_COMPETITION_FILE=str(path)):
+        first = current_competition()
+        assert command._renewed(first) is None
+        _settled(path, "concurrency = 3\n[game]\nbig_blind = 4\nsmall_blind = 2\n")
+        renewed = command._renewed(first)
+        assert renewed is not None
+        competition, rules = renewed
+        assert (rules.config.concurrency, rules.config.game.big_blind) == (3, 4)
+        _settled(path, "concurrency = 0\n")
+        assert command._renewed(competition) is None
+        assert command._renewed(competition) is None
+    assert errors.getvalue().count("the ladder keeps its rules") == 1
+    assert "concurrency = 0" in errors.getvalue()
+
+
+def test_the_ladder_plays_on_the_executor_the_competition_names(tmp_path: Path) -> None:
+    # executor and concurrency: the keys the finals' tournament obeys, from the same file.
+    competition = read_competition(_settled(tmp_path / "c.toml", "concurrency = 3\n"))
+    rules = ladder_rules(competition, ArchiveLimits())
+    with _executor(rules, tmp_path) as executor:
+        assert isinstance(executor, LocalMatchExecutor) and executor.concurrency == 3
