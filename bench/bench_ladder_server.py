@@ -110,8 +110,9 @@ FIGURES = "figures: "
 
 
 def _competition(seats: int) -> str:
-    """The site's competition file: heads-up, or a ring of ``seats`` seats."""
-    text = competition(validation_hands=20)
+    """The site's competition file: heads-up, or a ring of ``seats`` seats; two matches at
+    once (the ladder worker's executor, as the tournament's ``--concurrency 2``)."""
+    text = f"concurrency = 2\n{competition(validation_hands=20)}"
     if seats > 2:
         text = f'format = "ring"\n{text}\n[ring]\nseats = {seats}\n'
     return text
@@ -196,7 +197,7 @@ def overhead_phase(args: argparse.Namespace, folder: Path, figures: dict[str, fl
     timings: dict[str, list[tuple[float, float, int]]] = {"ladder": [], "tournament": []}
     for round_number in range(args.rounds):
         worker = [sys.executable, "-m", "arena.server.manage", "ladder_worker",
-                  "--games", str(args.games), "--concurrency", "2"]  # fmt: skip
+                  "--games", str(args.games)]  # fmt: skip
         out = folder / f"tournament-{round_number}"
         bots = _bots_for(args.games, args.seats)
         ring = ["--format", "ring", "--ring-seats", str(args.seats)] if args.seats > 2 else []

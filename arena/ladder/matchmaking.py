@@ -50,7 +50,7 @@ import itertools
 import math
 import random
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -204,6 +204,28 @@ class MatchmakingSettings:
         100
         """
         return max(1, math.ceil(entrant_count / (2.0 * self.floor_share)))
+
+    def test_games_started(self, starts: Iterable[float], now_s: float) -> int:
+        """Of one team's test games started at ``starts`` (seconds), those within the
+        window before ``now_s`` (strictly: one started a whole window ago has left it).
+
+        >>> MatchmakingSettings(test_window_s=60.0).test_games_started([30.0, 31.0, 90.0], 90.0)
+        2
+        """
+        since = now_s - self.test_window_s
+        return sum(1 for start in starts if start > since)
+
+    def may_start_test_games(self, starts: Iterable[float], now_s: float, count: int = 1) -> bool:
+        """Whether a team whose test games started at ``starts`` may start ``count`` more
+        at ``now_s``: at most ``test_games_per_window`` in any window (the request form
+        asks this of what it would add, matchmaking of each game it starts).
+
+        >>> rule = MatchmakingSettings(test_games_per_window=3, test_window_s=60.0)
+        >>> starts = [10.0, 20.0]
+        >>> rule.may_start_test_games(starts, 30.0), rule.may_start_test_games(starts, 30.0, 2)
+        (True, False)
+        """
+        return self.test_games_started(starts, now_s) + count <= self.test_games_per_window
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,9 +384,8 @@ class _Matchmaker:
     def _test_allowed(self, request: GameRequest) -> bool:
         if request.games_left <= 0:
             return False
-        since = self.state.now_s - self.settings.test_window_s
         starts = self.state.recent_test_starts.get(request.team, ())
-        return sum(1 for start in starts if start > since) < self.settings.test_games_per_window
+        return self.settings.may_start_test_games(starts, self.state.now_s)
 
     def _played(self, entrant: Entrant) -> int:
         """Rated games finished or in flight."""

@@ -21,10 +21,10 @@ listed after its name::
     competition:   (nothing)
     lifeline:      (nothing)
     django_start:  site_folder
-    deadline:      competition
-    site:          deadline, competition, django_start, site_folder
+    current:       competition
+    site:          current, competition, django_start, site_folder
     validation:    site, competition, lifeline
-    ladder:        site, validation, deadline, competition, lifeline
+    ladder:        site, validation, current, competition, lifeline
     middleware:    (nothing)
     settings:      site_folder
     urls:          site, ladder
@@ -35,7 +35,8 @@ listed after its name::
     serve:         wsgi, lifeline, site_folder, django_start
 
 The base modules: :mod:`.site_folder` (what a site keeps on disk), :mod:`.competition`
-(the competition file), :mod:`.deadline` (when uploads freeze),
+(the competition file), :mod:`.current` (the competition as its file says now, parsed
+again only when it changes, and its deadline, when uploads freeze),
 :mod:`.lifeline` (a worker dies with ``arena server run``), :mod:`.django_start` (Django
 started once per process).
 

@@ -27,11 +27,22 @@ A bad value is one line naming the file, the key and the value
 
 The tournament's keys that say who plays (``bots``, ``challenger``) are the ladder's
 business here: uploads are the bots.
+
+One rule says where each key lives once the site runs: the tables of :data:`COPIED_TABLES`
+(``[site]``, ``[upload]``, ``[validation]``: :class:`SiteRules`) are the site's settings,
+copied into the database by ``init`` (and by the admin's "reload from the competition
+file") and changed in the admin pages from then on; every other key (the game, the time
+limits, the sandbox, the executor, ``ladder.deadline``) is live: read from the file at each
+use, through :func:`read_when_changed`, which parses it again only once it has changed.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import threading
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -44,16 +55,21 @@ from arena.settings.files import read_toml
 from arena.settings.grammar import choice, path, size, whole
 from arena.tournament.config import GameSettings, TimeSettings, TournamentConfig, config_from_values
 from arena.tournament.config_rules import problems
-from arena.uploads import DEFAULT_LIMITS
+from arena.uploads import DEFAULT_LIMITS, ArchiveLimits
 
 __all__ = [
     "COMPETITION_KEYS",
+    "COPIED_TABLES",
+    "DEFAULT_VALIDATION_HANDS",
     "SITE_KEYS",
     "Competition",
     "SignUp",
     "SiteRules",
     "Visibility",
+    "is_copied",
     "read_competition",
+    "read_when_changed",
+    "rules_attribute",
 ]
 
 
@@ -79,6 +95,10 @@ def _invite_code(value: object) -> str:
     if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9._-]{6,64}", value):
         raise ValueError("must be 6 to 64 letters, digits, '.', '_' or '-'")
     return value
+
+
+#: Hands of the validation match when the competition sets none (its ``validation.hands``).
+DEFAULT_VALIDATION_HANDS = 200
 
 
 def _site(key: str, parse: Any, default: object, help: str, **options: Any) -> Setting:
@@ -112,7 +132,7 @@ SITE_KEYS: dict[str, Setting] = {
               "largest total once unpacked", shown="100MiB"),
         _site("upload.file_count", whole(1, 1_000_000), DEFAULT_LIMITS.max_entry_count,
               "most files in an archive"),
-        _site("validation.hands", whole(1, 100_000), 200,
+        _site("validation.hands", whole(1, 100_000), DEFAULT_VALIDATION_HANDS,
               "hands of the validation match against the house bot"),
         _site("validation.allowed_faults", whole(0, 100_000), 0,
               "faults a bot may make in its validation match and still be accepted"),
@@ -129,41 +149,112 @@ COMPETITION_KEYS: dict[str, Setting] = {
 }
 
 
+#: The tables copied into the database (the site's settings, :class:`SiteRules`); the
+#: file's other keys are live (module docstring).
+COPIED_TABLES = ("site", "upload", "validation")
+
+
+def is_copied(key: str) -> bool:
+    """Whether the dotted ``key`` is one of the site's settings, copied into the database
+    (else it is read from the file at each use).
+
+    >>> is_copied("upload.archive_bytes"), is_copied("ladder.deadline"), is_copied("seed")
+    (True, False, False)
+    """
+    table, dot, _name = key.partition(".")
+    return bool(dot) and table in COPIED_TABLES
+
+
+def rules_attribute(key: str) -> str:
+    """The attribute of :class:`SiteRules` (and column of the site's settings) holding a
+    copied key: the dotted key with ``_`` for ``.``, ``site.`` left out.
+
+    >>> rules_attribute("site.signup"), rules_attribute("upload.file_count")
+    ('signup', 'upload_file_count')
+    """
+    return key.replace(".", "_").removeprefix("site_")
+
+
+#: Where the values of :meth:`SiteRules.from_stored` come from, in messages.
+_STORED = "site settings"
+
+
+def _default(key: str) -> Any:
+    """The declared default of a copied key (the one place it is written)."""
+    return SITE_KEYS[key].default
+
+
 @dataclass(frozen=True, slots=True)
 class SiteRules:
-    """The site's own settings (``[site]``, ``[upload]``, ``[validation]``).
+    """The site's own settings (``[site]``, ``[upload]``, ``[validation]``): one field per
+    copied key of :data:`SITE_KEYS`, named by :func:`rules_attribute`, with its default.
 
     >>> SiteRules().signup, SiteRules().visibility, SiteRules().upload_file_count
     (<SignUp.ADMIN: 'admin'>, <Visibility.SHOWDOWNS: 'showdowns'>, 2000)
     """
 
-    signup: SignUp = SignUp.ADMIN
-    invite_code: str | None = None
-    visibility: Visibility = Visibility.SHOWDOWNS
-    upload_archive_bytes: int = DEFAULT_LIMITS.max_archive_bytes
-    upload_unpacked_bytes: int = DEFAULT_LIMITS.max_unpacked_bytes
-    upload_file_count: int = DEFAULT_LIMITS.max_entry_count
-    validation_hands: int = 200
-    validation_allowed_faults: int = 0
-    validation_house_bot: Path | None = None
-    ladder_deadline: datetime | None = None
+    signup: SignUp = _default("site.signup")  # noqa: RUF009
+    invite_code: str | None = _default("site.invite_code")
+    visibility: Visibility = _default("site.visibility")  # noqa: RUF009
+    upload_archive_bytes: int = _default("upload.archive_bytes")
+    upload_unpacked_bytes: int = _default("upload.unpacked_bytes")
+    upload_file_count: int = _default("upload.file_count")
+    validation_hands: int = _default("validation.hands")
+    validation_allowed_faults: int = _default("validation.allowed_faults")
+    validation_house_bot: Path | None = _default("validation.house_bot")  # noqa: RUF009
 
-    def to_values(self) -> dict[str, Any]:
-        """The rules as JSON-ready values by attribute name."""
-        values: dict[str, Any] = {}
+    @property
+    def archive_limits(self) -> ArchiveLimits:
+        """What an uploaded archive may hold (the ``[upload]`` table).
+
+        >>> SiteRules(upload_file_count=3).archive_limits.max_entry_count
+        3
+        """
+        return ArchiveLimits(
+            max_archive_bytes=self.upload_archive_bytes,
+            max_unpacked_bytes=self.upload_unpacked_bytes,
+            max_entry_count=self.upload_file_count,
+        )
+
+    def to_stored(self) -> dict[str, str | int]:
+        """The rules as a database row holds them, by attribute: text for a choice or a
+        path, ``""`` for none (:meth:`from_stored` reads them back)."""
+        stored: dict[str, str | int] = {}
         for item in fields(self):
             value = getattr(self, item.name)
-            values[item.name] = str(value) if isinstance(value, Path | datetime) else value
-        return values
+            stored[item.name] = value if isinstance(value, int) else str(value or "")
+        return stored
+
+    @classmethod
+    def from_stored(cls, stored: Mapping[str, object]) -> SiteRules:
+        """The rules from a row's values by attribute (``""`` for none), each read by its
+        key's parser; :class:`SettingsError` names the first bad one.
+
+        >>> SiteRules.from_stored({"visibility": "nothing", "invite_code": ""}).visibility
+        <Visibility.NOTHING: 'nothing'>
+        >>> SiteRules.from_stored({"signup": "everyone"})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        arena.settings.model.SettingsError: site settings: site.signup = "everyone": must be ...
+        """
+        values: dict[str, Any] = {}
+        for key, setting in SITE_KEYS.items():
+            name = rules_attribute(key)
+            if is_copied(key) and name in stored:
+                given = stored[name]
+                values[name] = None if given in ("", None) else setting.read(given, source=_STORED)
+        return cls(**values)
 
 
 @dataclass(frozen=True, slots=True)
 class Competition:
     """A competition file read and checked: the game and limits every match plays (a
-    :class:`TournamentConfig` without bots) and the site's rules."""
+    :class:`TournamentConfig` without bots), the site's rules (copied at ``init``) and the
+    deadline (``ladder.deadline``: uploads freeze and the finals start; None: never)."""
 
     config: TournamentConfig
     rules: SiteRules = field(default_factory=SiteRules)
+    deadline: datetime | None = None
 
     @property
     def game(self) -> GameSettings:
@@ -186,11 +277,7 @@ def read_competition(file: Path) -> Competition:
         parsed = COMPETITION_KEYS[key].read(value, source=label)
         values[key] = source.base_dir / parsed if isinstance(parsed, Path) else parsed
     rules = SiteRules(
-        **{
-            key.replace(".", "_").removeprefix("site_"): value
-            for key, value in values.items()
-            if key in SITE_KEYS
-        }
+        **{rules_attribute(key): value for key, value in values.items() if is_copied(key)}
     )
     if rules.signup is SignUp.INVITE and rules.invite_code is None:
         raise SettingsError(label, "site.invite_code", None, "is needed when site.signup = invite")
@@ -203,4 +290,31 @@ def read_competition(file: Path) -> Competition:
         # a ladder game; silently playing heads-up instead would not be what was asked.
         why = "the ladder plays round_robin (heads-up games) or ring (tables of ring.seats)"
         raise SettingsError(label, "format", str(config.format), why)
-    return Competition(config, rules)
+    return Competition(config, rules, values.get("ladder.deadline"))
+
+
+#: The file last read by :func:`read_when_changed`: its stamp and what it held.
+_last_read: tuple[tuple[object, ...], Competition] | None = None
+_reading = threading.Lock()
+#: Seconds after which a file's modification time is trusted to have moved with any
+#: later write: two writes within one tick of the file system's clock (a few ms) can
+#: leave the same time, so a file written this recently is parsed again at each read.
+SETTLED_S = 1.0
+
+
+def read_when_changed(file: Path) -> Competition:
+    """The competition file at ``file`` as :func:`read_competition` reads it, parsed again
+    only when it has changed since the last call: another path, modification time, size
+    or inode (an editor that saves by renaming a new file over the old one changes the
+    inode), or a file written less than :data:`SETTLED_S` ago. A file that cannot be read
+    raises as :func:`read_competition` does, every time."""
+    global _last_read
+    status = os.stat(file)
+    stamp = (str(file), status.st_mtime_ns, status.st_size, status.st_ino, status.st_dev)
+    with _reading:
+        if _last_read is not None and _last_read[0] == stamp:
+            return _last_read[1]
+        is_settled = time.time() - status.st_mtime > SETTLED_S
+        competition = read_competition(file)
+        _last_read = (stamp, competition) if is_settled else None
+        return competition

@@ -76,21 +76,7 @@ def _make_database(site: SiteFolder, competition: Competition, admin: str, passw
     call_command("migrate", verbosity=0, interactive=False)
     from arena.server.site.models import SiteSettings
 
-    rules = competition.rules
-    SiteSettings.objects.update_or_create(
-        pk=1,
-        defaults={
-            "signup": rules.signup.value,
-            "invite_code": rules.invite_code or "",
-            "visibility": rules.visibility.value,
-            "upload_archive_bytes": rules.upload_archive_bytes,
-            "upload_unpacked_bytes": rules.upload_unpacked_bytes,
-            "upload_file_count": rules.upload_file_count,
-            "validation_hands": rules.validation_hands,
-            "validation_allowed_faults": rules.validation_allowed_faults,
-            "validation_house_bot": str(rules.validation_house_bot or ""),
-        },
-    )
+    SiteSettings.copy_rules(competition.rules)
     users = get_user_model()
     if not users.objects.filter(username=admin).exists():
         users.objects.create_superuser(username=admin, email="", password=password)

@@ -25,7 +25,7 @@ from arena.ladder.finals import finals_entrants
 from arena.ladder.games import pair_records
 from arena.ladder.ratings import fit
 from arena.report.build import write_report
-from arena.server.ladder.models import FinalsRun, version_label
+from arena.server.ladder.models import FinalsRun, FinalsStatus, version_label
 from arena.server.ladder.play import LadderRules, VersionFiles, prepare
 from arena.server.ladder.state import active_versions, rated_results
 from arena.server.site.importer import read_tournament, save_tournament
@@ -34,11 +34,7 @@ from arena.tournament.config_keys import BotEntry
 from arena.tournament.display import QuietDisplay
 from arena.tournament.host import run
 
-__all__ = [
-    "FINALS_NAME",
-    "finals_format",
-    "run_finals",
-]
+__all__ = ["FINALS_NAME", "finals_format", "run_finals"]
 
 #: The finals' tournament name and leaderboard.
 FINALS_NAME = "finals"
@@ -89,11 +85,13 @@ def run_finals(rules: LadderRules, work: Path) -> FinalsRun:
         write_report(hosted.folder.path, report)
     except Exception as error:
         FinalsRun.objects.filter(pk=row.pk).update(
-            status="failed", message=f"{type(error).__name__}: {error}", finished=timezone.now()
+            status=FinalsStatus.FAILED,
+            message=f"{type(error).__name__}: {error}",
+            finished=timezone.now(),
         )
         raise
     FinalsRun.objects.filter(pk=row.pk).update(
-        status="done",
+        status=FinalsStatus.DONE,
         standings=hosted.standings.to_dict(),
         report_file=str(report),
         message=notes.getvalue()[-4000:],

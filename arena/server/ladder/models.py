@@ -24,6 +24,7 @@ from arena.server.site.models import BotVersion, Match, Team
 
 __all__ = [
     "FinalsRun",
+    "FinalsStatus",
     "Game",
     "GameStatus",
     "LadderTeamSettings",
@@ -253,10 +254,18 @@ class UnrankedRequest(models.Model):
     created = models.DateTimeField(auto_now_add=True)
 
 
+class FinalsStatus(models.TextChoices):
+    """Where a finals run is: playing, published, or stopped by an error (its message)."""
+
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
 class FinalsRun(models.Model):
     """The finals: the final round robin's standings, crosstable and report, once played."""
 
-    status = models.CharField(max_length=12, default="running")
+    status = models.CharField(max_length=12, default=FinalsStatus.RUNNING)
     message = models.TextField(blank=True)
     entrants = models.JSONField(default=list)
     standings = models.JSONField(default=dict, blank=True)

@@ -47,7 +47,7 @@ from arena.cluster.executor import MatchExecutor
 from arena.cluster.job import MatchJob
 from arena.ladder.ends import EndCause
 from arena.ladder.games import GameResult, TableResult, game_from_block, table_from_block
-from arena.server.competition import read_competition
+from arena.server.competition import Competition
 from arena.settings.catalog import Luck
 from arena.stats.scores import Score
 from arena.stats.units import duplicate_units
@@ -81,15 +81,13 @@ class LadderRules:
     table_size: int = 2
 
 
-def ladder_rules(competition_file: Path | None, archive: ArchiveLimits) -> LadderRules:
-    """The rules from the competition file (none: the defaults, the strict sandbox, as
-    for validation); the sandbox is the strongest layer here when the file names none. A
+def ladder_rules(competition: Competition | None, archive: ArchiveLimits) -> LadderRules:
+    """The rules of the competition (none: the defaults, the strict sandbox, as for
+    validation); the sandbox is the strongest layer here when the file names none. A
     ``ring`` competition's rated games are tables of its ``ring.seats`` versions
     (:data:`~arena.tournament.config.DEFAULT_TABLE_SEATS` when absent); any other format's
     are heads-up. ``SandboxUnavailableError`` when the layer asked for does not work here."""
-    config = TournamentConfig(bots=())
-    if competition_file is not None:
-        config = read_competition(competition_file).config
+    config = TournamentConfig(bots=()) if competition is None else competition.config
     config = dataclasses.replace(config, luck=Luck.ON, score=None)
     level, _reasons = choose(config.sandbox or SandboxLevel.STRICT)
     return LadderRules(

@@ -35,10 +35,9 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from arena.ladder.ends import EndAction, EndCause, classify_end, forfeit, forfeit_table
-from arena.ladder.finals import is_frozen
 from arena.ladder.games import GameResult, TableResult
 from arena.ladder.matchmaking import GameKind, next_game
-from arena.server.deadline import competition_deadline
+from arena.server.current import is_frozen_now
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.models import (
     Game,
@@ -263,8 +262,7 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
             rotation_matches=[match.pk for match in matches] if game.is_table else [],
         )
         refresh_ratings()
-        frozen = is_frozen(now_s=now.timestamp(), deadline_s=competition_deadline())
-        advance_promotions(settings, is_frozen=frozen)
+        advance_promotions(settings, is_frozen=is_frozen_now(now))
     return True
 
 

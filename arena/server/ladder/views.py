@@ -23,12 +23,14 @@ from django.views.decorators.http import require_POST
 from arena.ladder.games import pair_records
 from arena.ladder.matchmaking import GameKind
 from arena.report.page import CONTENT_SECURITY_POLICY as REPORT_POLICY
-from arena.server.deadline import is_frozen_now
+from arena.server.current import is_frozen_now
 from arena.server.ladder import config
 from arena.server.ladder.chart import llr_chart
 from arena.server.ladder.models import (
     FinalsRun,
+    FinalsStatus,
     Game,
+    GameStatus,
     LadderTeamSettings,
     PromotionStatus,
     PromotionTest,
@@ -90,10 +92,10 @@ def ladder_data() -> dict[str, Any]:
                 "luck": _number(raw.mean - adjusted.mean),
             }
         )
-    in_flight = Game.objects.filter(status__in=("queued", "claimed")).count()
-    played = Game.objects.filter(status="done").count()
+    in_flight = Game.objects.filter(status__in=(GameStatus.QUEUED, GameStatus.CLAIMED)).count()
+    played = Game.objects.filter(status=GameStatus.DONE).count()
     tables = with_seats(
-        Game.objects.filter(seat_count__gt=2, status__in=("done", "bot_fault"))
+        Game.objects.filter(seat_count__gt=2, status__in=(GameStatus.DONE, GameStatus.BOT_FAULT))
     ).order_by("-pk")[:_RECENT_TABLES]
     return {"ratings": ratings, "pairs": pairs, "games_played": played, "in_flight": in_flight,
             "tables": [{"id": game.pk, "kind": game.kind, "status": game.status,
@@ -280,10 +282,19 @@ def request_test_games(request: HttpRequest, version_id: int) -> HttpResponse:
         return HttpResponse(
             f"games must be 1 to {settings.test_games_per_request}, got {count}", status=400
         )
-    since = timezone.now() - timedelta(seconds=settings.test_window_s)
-    started = Game.objects.filter(requested_by=team, kind=GameKind.TEST, created__gt=since).count()
+    now = timezone.now()
+    # The database narrows the games to the window; the matchmaking's rule decides.
+    since = now - timedelta(seconds=settings.test_window_s)
+    starts = [
+        created.timestamp()
+        for created in Game.objects.filter(
+            requested_by=team, kind=GameKind.TEST, created__gt=since
+        ).values_list("created", flat=True)
+    ]
+    rule = settings.matchmaking()
+    started = rule.test_games_started(starts, now.timestamp())
     pending = UnrankedRequest.objects.filter(team=team).aggregate(n=Sum("games_left"))["n"] or 0
-    if started + pending + count > settings.test_games_per_window:
+    if not rule.may_start_test_games(starts, now.timestamp(), pending + count):
         return HttpResponse(
             f"at most {settings.test_games_per_window} test games per team in "
             f"{settings.test_window_s / 3600:g} h ({started} started, {pending} waiting)",
@@ -306,7 +317,7 @@ def team_settings(request: HttpRequest, version_id: int) -> HttpResponse:
 
 def finals_page(request: HttpRequest) -> HttpResponse:
     """The finals' standings and crosstable, once played."""
-    run = FinalsRun.objects.filter(status="done").order_by("-pk").first()
+    run = FinalsRun.objects.filter(status=FinalsStatus.DONE).order_by("-pk").first()
     context: dict[str, Any] = {"run": run, "rows": [], "bots": [], "cells": {}}
     if run is not None:
         standings = run.standings or {}
@@ -321,7 +332,7 @@ def finals_page(request: HttpRequest) -> HttpResponse:
 
 def finals_report(request: HttpRequest) -> HttpResponse:
     """The finals' report (the tournament report's page, with its own policy)."""
-    run = FinalsRun.objects.filter(status="done").order_by("-pk").first()
+    run = FinalsRun.objects.filter(status=FinalsStatus.DONE).order_by("-pk").first()
     if run is None or not run.report_file:
         raise Http404("no finals yet")
     try:

@@ -1,13 +1,18 @@
 """The organiser's admin site (staff only): teams, versions (disable, validate again),
 matches (re-run an infrastructure failure; a bot's fault is a result and never re-run),
-the site's settings."""
+the site's settings (checked by the competition file's own rules; reloaded from the file)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from arena.server.competition import SiteRules, rules_attribute
+from arena.server.current import current_competition
 from arena.server.site.models import (
     BotVersion,
     FailureKind,
@@ -20,8 +25,16 @@ from arena.server.site.models import (
     ValidationStep,
 )
 from arena.server.site.versions import revalidate
+from arena.settings import SettingsError
 
-__all__ = ["BotVersionAdmin", "MatchAdmin", "TeamAdmin", "rerun_infrastructure_failures"]
+__all__ = [
+    "BotVersionAdmin",
+    "MatchAdmin",
+    "SiteSettingsAdmin",
+    "TeamAdmin",
+    "reload_site_settings",
+    "rerun_infrastructure_failures",
+]
 
 
 class MemberInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -113,8 +126,50 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
                               level=messages.WARNING)  # fmt: skip
 
 
+def reload_site_settings() -> SiteRules:
+    """Copy the competition file's ``[site]``, ``[upload]`` and ``[validation]`` tables
+    into the site's settings again (what ``init`` did), over the admin's changes; the rules
+    copied. ``SettingsError`` (or ``OSError``) when the file cannot be read, ``LookupError``
+    when the site names none."""
+    competition = current_competition()
+    if competition is None:
+        raise LookupError("the site names no competition file")
+    SiteSettings.copy_rules(competition.rules)
+    return competition.rules
+
+
+class SiteSettingsForm(forms.ModelForm):  # type: ignore[type-arg]
+    """The site's settings as the admin edits them, each value checked by its key's rule
+    in the competition file (a bad one is refused on its field, naming the rule)."""
+
+    class Meta:
+        model = SiteSettings
+        fields = "__all__"
+
+    def clean(self) -> dict[str, Any]:
+        """Every value read as the competition file's key would be."""
+        cleaned: dict[str, Any] = super().clean() or {}
+        try:
+            SiteRules.from_stored(cleaned)
+        except SettingsError as error:
+            self.add_error(rules_attribute(error.key or ""), error.reason)
+        return cleaned
+
+
 @admin.register(SiteSettings)
 class SiteSettingsAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    """The site's settings (one row)."""
+    """The site's settings (one row): edited here, or reloaded from the competition file."""
 
+    form = SiteSettingsForm
     list_display = ("signup", "visibility", "upload_archive_bytes", "validation_hands")
+    actions = ("reload",)
+
+    @admin.action(description="Reload from the competition file")
+    def reload(self, request: HttpRequest, queryset: QuerySet[SiteSettings]) -> None:
+        """:func:`reload_site_settings`; a file that cannot be read is named, nothing changes."""
+        try:
+            reload_site_settings()
+        except (SettingsError, OSError, LookupError) as error:
+            self.message_user(request, f"not reloaded: {error}", level=messages.ERROR)
+            return
+        self.message_user(request, "the site's settings are the competition file's again")

@@ -14,7 +14,7 @@ from typing import ClassVar
 from django.conf import settings
 from django.db import models
 
-from arena.uploads import DEFAULT_LIMITS
+from arena.server.competition import SiteRules, rules_attribute
 
 __all__ = [
     "ApiToken",
@@ -241,20 +241,31 @@ class LeaderboardRow(models.Model):
         ordering: ClassVar = ["board", "position"]
 
 
-class SiteSettings(models.Model):
-    """The site's rules (one row), first from the competition file, then the admin's."""
+def _stored_default(key: str) -> str | int:
+    """The column default of a copied site key: its declared default as a row holds it."""
+    return SiteRules().to_stored()[rules_attribute(key)]
 
-    signup = models.CharField(max_length=8, default="admin")
+
+class SiteSettings(models.Model):
+    """The site's settings (one row): the competition file's copied keys (its ``[site]``,
+    ``[upload]`` and ``[validation]`` tables, see :mod:`arena.server.competition`), set by
+    ``init`` and by the admin's "reload", changed in the admin pages. One column per field
+    of :class:`SiteRules`, its default the declared one; :meth:`rules` reads the row."""
+
+    signup = models.CharField(max_length=8, default=_stored_default("site.signup"))
     invite_code = models.CharField(max_length=64, blank=True)
-    visibility = models.CharField(max_length=12, default="showdowns")
-    # The archive rules' own defaults (arena.uploads), until the competition file sets them.
-    upload_archive_bytes = models.PositiveBigIntegerField(default=DEFAULT_LIMITS.max_archive_bytes)
-    upload_unpacked_bytes = models.PositiveBigIntegerField(
-        default=DEFAULT_LIMITS.max_unpacked_bytes
+    visibility = models.CharField(max_length=12, default=_stored_default("site.visibility"))
+    upload_archive_bytes = models.PositiveBigIntegerField(
+        default=_stored_default("upload.archive_bytes")
     )
-    upload_file_count = models.PositiveIntegerField(default=DEFAULT_LIMITS.max_entry_count)
-    validation_hands = models.PositiveIntegerField(default=200)
-    validation_allowed_faults = models.PositiveIntegerField(default=0)
+    upload_unpacked_bytes = models.PositiveBigIntegerField(
+        default=_stored_default("upload.unpacked_bytes")
+    )
+    upload_file_count = models.PositiveIntegerField(default=_stored_default("upload.file_count"))
+    validation_hands = models.PositiveIntegerField(default=_stored_default("validation.hands"))
+    validation_allowed_faults = models.PositiveIntegerField(
+        default=_stored_default("validation.allowed_faults")
+    )
     validation_house_bot = models.CharField(max_length=1024, blank=True)
 
     class Meta:
@@ -265,6 +276,19 @@ class SiteSettings(models.Model):
         """The one row (made with the defaults when missing)."""
         row, _ = cls.objects.get_or_create(pk=1)
         return row
+
+    @classmethod
+    def copy_rules(cls, rules: SiteRules) -> SiteSettings:
+        """Make the one row hold ``rules`` (``init``, the admin's "reload")."""
+        row, _ = cls.objects.update_or_create(pk=1, defaults=rules.to_stored())
+        return row
+
+    def rules(self) -> SiteRules:
+        """The row's values as the site's rules; :class:`arena.settings.SettingsError`
+        names a value the admin pages let through that no rule allows."""
+        return SiteRules.from_stored(
+            {name: getattr(self, name) for name in SiteRules().to_stored()}
+        )
 
 
 class LoginFailure(models.Model):

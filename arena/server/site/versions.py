@@ -16,9 +16,9 @@ from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
-from arena.server.deadline import is_frozen_now
+from arena.server.current import is_frozen_now
 from arena.server.site.models import BotVersion, SiteSettings, Team, VersionStatus
-from arena.uploads import ArchiveError, ArchiveLimits, inspect
+from arena.uploads import ArchiveError, inspect
 
 __all__ = ["UploadRefused", "activate", "revalidate", "store_upload"]
 
@@ -27,27 +27,18 @@ class UploadRefused(ValueError):
     """An upload that breaks a rule; the message names the rule (and the entry)."""
 
 
-def archive_limits(site: SiteSettings) -> ArchiveLimits:
-    """The archive rules of the site's settings."""
-    return ArchiveLimits(
-        max_archive_bytes=site.upload_archive_bytes,
-        max_unpacked_bytes=site.upload_unpacked_bytes,
-        max_entry_count=site.upload_file_count,
-    )
-
-
 def store_upload(team: Team, data: bytes) -> BotVersion:
     """Check ``data`` (a tar.gz or zip archive) and keep it as ``team``'s next version,
     queued for validation; :class:`UploadRefused` names the rule it breaks."""
     _refuse_after_the_deadline()
-    site = SiteSettings.current()
-    if len(data) > site.upload_archive_bytes:
+    limits = SiteSettings.current().rules().archive_limits
+    if len(data) > limits.max_archive_bytes:
         raise UploadRefused(
             f"the archive is {len(data):,} bytes, more than the limit of "
-            f"{site.upload_archive_bytes:,}"
+            f"{limits.max_archive_bytes:,}"
         )
     try:
-        inspect(data, archive_limits(site))
+        inspect(data, limits)
     except ArchiveError as error:
         raise UploadRefused(str(error)) from None
     digest = hashlib.sha256(data).hexdigest()

@@ -24,7 +24,7 @@ from typing import Any
 
 from arena.bots.sandbox.select import SandboxLevel
 from arena.match.config import MatchConfig
-from arena.server.competition import Competition, read_competition
+from arena.server.competition import Competition, read_when_changed
 from arena.server.validation.pipeline import validate
 from arena.server.validation.report import InfrastructureError, StepReport
 from arena.server.validation.rules import ValidationRules, default_resource_limits
@@ -67,7 +67,7 @@ def rules_for_site(
     if competition_file is None:
         return ValidationRules(**common)  # type: ignore[arg-type]
     try:
-        competition = read_competition(competition_file)
+        competition = read_when_changed(competition_file)
     except (SettingsError, OSError) as exc:
         raise InfrastructureError(f"the competition file cannot be read: {exc}") from exc
     return ValidationRules(

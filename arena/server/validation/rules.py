@@ -19,12 +19,10 @@ from arena.bots.sandbox.limits import DEFAULT_LIMITS as DEFAULT_RESOURCE_LIMITS
 from arena.bots.sandbox.limits import LIMIT_KEYS
 from arena.bots.sandbox.select import SandboxLevel
 from arena.match.config import MatchConfig
+from arena.server.competition import DEFAULT_VALIDATION_HANDS
 from arena.uploads import DEFAULT_LIMITS, ArchiveLimits
 
 __all__ = ["DEFAULT_VALIDATION_HANDS", "ValidationRules", "default_resource_limits"]
-
-#: Hands of the validation match when the competition sets none.
-DEFAULT_VALIDATION_HANDS = 50
 
 
 def default_resource_limits() -> dict[str, int]:

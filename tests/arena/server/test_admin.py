@@ -7,9 +7,17 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
+from django.test import Client, override_settings
 
-from arena.server.site.models import BotVersion, FailureKind, Match, MatchStatus, VersionStatus
+from arena.server.competition import SignUp, SiteRules, Visibility
+from arena.server.site.models import (
+    BotVersion,
+    FailureKind,
+    Match,
+    MatchStatus,
+    SiteSettings,
+    VersionStatus,
+)
 from arena.server.site_folder import SiteFolder
 from arena.settings import UsageError
 from tests.arena.server.factories import PASSWORD, make_team, make_version
@@ -88,3 +96,52 @@ def test_a_folder_that_is_not_a_site_is_a_usage_error(
         (tmp_path / "site.json").write_text(content, encoding="utf-8")
     with pytest.raises(UsageError, match=message):
         SiteFolder.load(tmp_path)
+
+
+def _competition_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "competition.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.usefixtures("db")
+def test_the_site_settings_are_reloaded_from_the_competition_file(
+    staff: Client, tmp_path: Path
+) -> None:
+    # The copied tables change only here (or in the form): an edit of the file waits.
+    SiteSettings.objects.update_or_create(pk=1, defaults={"visibility": "nothing"})
+    text = '[site]\nvisibility = "everything"\n[validation]\nhands = 7\n'
+    path = _competition_file(tmp_path, text)
+    with override_settings(ARENA_COMPETITION_FILE=str(path)):
+        assert SiteSettings.current().rules().visibility is Visibility.NOTHING
+        page = _act(staff, "sitesettings", "reload", [1])
+    assert "the competition file&#x27;s again" in page
+    rules = SiteSettings.current().rules()
+    assert (rules.visibility, rules.validation_hands) == (Visibility.EVERYTHING, 7)
+
+
+@pytest.mark.usefixtures("db")
+def test_a_reload_that_cannot_read_the_file_changes_nothing_and_says_why(
+    staff: Client, tmp_path: Path
+) -> None:
+    SiteSettings.objects.update_or_create(pk=1, defaults={"visibility": "nothing"})
+    path = _competition_file(tmp_path, '[site]\nvisibility = "all"\n')
+    with override_settings(ARENA_COMPETITION_FILE=str(path)):
+        page = _act(staff, "sitesettings", "reload", [1])
+    assert "Not reloaded" in page and "site.visibility = &quot;all&quot;: must be one of" in page
+    with override_settings(ARENA_COMPETITION_FILE=None):
+        assert "names no competition file" in _act(staff, "sitesettings", "reload", [1])
+    assert SiteSettings.current().visibility == "nothing"
+
+
+@pytest.mark.usefixtures("db")
+def test_the_settings_form_refuses_a_value_no_rule_of_the_file_allows(staff: Client) -> None:
+    row = SiteSettings.current()
+    form = {**SiteRules().to_stored(), "signup": "everyone"}
+    response = staff.post(f"/admin/arena_server/sitesettings/{row.pk}/change/", form)
+    assert response.status_code == 200  # the form again, with the error on its field
+    assert "must be one of open, invite, admin" in response.content.decode()
+    assert SiteSettings.current().signup == "admin"
+    form["signup"] = "open"
+    assert staff.post(f"/admin/arena_server/sitesettings/{row.pk}/change/", form).status_code == 302
+    assert SiteSettings.current().rules().signup is SignUp.OPEN

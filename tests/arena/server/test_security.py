@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,13 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
 
 from arena.server.middleware import CONTENT_SECURITY_POLICY
 from arena.server.site import ratelimit
 from arena.server.site.models import (
     ApiToken,
+    LoginFailure,
     Match,
     MatchSeat,
     MatchStatus,
@@ -203,6 +206,18 @@ def test_log_in_is_rate_limited_per_account() -> None:
     response = client.post("/login/", {"username": "ann", "password": PASSWORD})
     assert response.status_code == 429
     assert "_auth_user_id" not in client.session
+
+
+def test_failures_that_left_the_window_do_not_count() -> None:
+    # The view asks ratelimit.is_limited: a failure a whole window old has left it.
+    make_team("ants", member="ann")
+    now = timezone.now()
+    for age in [ratelimit.WINDOW] + [60.0] * (ratelimit.ACCOUNT_LIMIT - 1):
+        LoginFailure.objects.create(address="198.51.100.7", username="ann",
+                                    at=now - timedelta(seconds=age))  # fmt: skip
+    assert Client().post("/login/", {"username": "ann", "password": PASSWORD}).status_code == 302
+    LoginFailure.objects.create(address="198.51.100.7", username="ann", at=now)
+    assert Client().post("/login/", {"username": "ann", "password": PASSWORD}).status_code == 429
 
 
 def test_log_in_is_rate_limited_per_address() -> None:

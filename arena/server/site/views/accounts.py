@@ -10,6 +10,7 @@ from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.db import transaction
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -50,10 +51,20 @@ def sign_up(request: HttpRequest) -> HttpResponse:
 
 
 def _is_limited(address: str, username: str) -> bool:
-    since = timezone.now() - timedelta(seconds=ratelimit.WINDOW)
-    recent = LoginFailure.objects.filter(at__gte=since)
-    account = recent.filter(username=username).count() >= ratelimit.ACCOUNT_LIMIT
-    return account or recent.filter(address=address).count() >= ratelimit.ADDRESS_LIMIT
+    """:func:`arena.server.site.ratelimit.is_limited` for the account and for the address, over
+    the failures the database keeps (narrowed to the window; the rule decides)."""
+    now = timezone.now()
+    recent = LoginFailure.objects.filter(at__gte=now - timedelta(seconds=ratelimit.WINDOW))
+
+    def limited(failures: QuerySet[LoginFailure], limit: int) -> bool:
+        times = [at.timestamp() for at in failures.values_list("at", flat=True)]
+        return ratelimit.is_limited(
+            times, now=now.timestamp(), limit=limit, window=ratelimit.WINDOW
+        )
+
+    return limited(recent.filter(username=username), ratelimit.ACCOUNT_LIMIT) or limited(
+        recent.filter(address=address), ratelimit.ADDRESS_LIMIT
+    )
 
 
 def log_in(request: HttpRequest) -> HttpResponse:

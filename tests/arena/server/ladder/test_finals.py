@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client, override_settings
 
-from arena.server.deadline import competition_deadline, is_frozen_now
+from arena.server.current import competition_deadline, is_frozen_now
 from arena.server.ladder.models import FinalsRun
 from arena.server.site.models import LeaderboardRow, VersionStatus
 from tests.arena.server.ladder.conftest import team_with

@@ -5,9 +5,14 @@ result raw and luck-adjusted, the site's leaderboard fed by the ladder, a versio
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
+from django.utils import timezone
 
+from arena.ladder.matchmaking import GameKind
+from arena.server.ladder import config
 from arena.server.ladder.models import (
     Game,
     GameStatus,
@@ -126,3 +131,23 @@ def test_test_games_are_rate_limited_per_team(three: dict[str, BotVersion]) -> N
     assert client.post(url, {"opponent": opponent, "games": 6}).status_code == 400
     assert client.post(url, {"opponent": "x"}).status_code == 400
     assert sum(UnrankedRequest.objects.values_list("games_left", flat=True)) == 10
+
+
+def test_test_games_started_count_in_the_window_as_matchmaking_counts_them(
+    three: dict[str, BotVersion],
+) -> None:
+    # The form asks the matchmaking's rule: games started within the window count (here
+    # nine), one started a whole window ago has left it, requests waiting count too.
+    team = Team.objects.get(name="ants")
+    ants, bees = three["ants"], three["bees"]
+    window = config.current().test_window_s
+    for age in [60.0] * 9 + [window + 60.0]:
+        game = Game.objects.create(kind=GameKind.TEST, first=ants, second=bees, seed="1",
+                                   deals=4, requested_by=team)  # fmt: skip
+        Game.objects.filter(pk=game.pk).update(created=timezone.now() - timedelta(seconds=age))
+    client = _client("ants")
+    url = f"/ladder/versions/{ants.pk}/test-games/"
+    refused = client.post(url, {"opponent": bees.pk, "games": 2})
+    assert refused.status_code == 429 and "(9 started, 0 waiting)" in refused.content.decode()
+    assert client.post(url, {"opponent": bees.pk, "games": 1}).status_code == 302
+    assert client.post(url, {"opponent": bees.pk, "games": 1}).status_code == 429

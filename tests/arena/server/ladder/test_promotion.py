@@ -22,7 +22,7 @@ def test_a_clearly_better_version_is_accepted_and_made_active(small_ladder: None
     station = accepted(team, packed("station"), active=False)
     LadderTeamSettings.objects.create(team=team, auto_activate=True)
     PromotionTest.objects.create(team=team, candidate=station, incumbent=folder)
-    call_command("ladder_worker", "--once", "--games", "6", "--concurrency", "2")
+    call_command("ladder_worker", "--once", "--games", "6")
     test = PromotionTest.objects.get()
     assert test.status == PromotionStatus.BETTER and test.activated
     assert test.game_count >= 2 and test.llr >= test.upper_bound

@@ -103,7 +103,7 @@ def test_a_worker_whose_play_step_raises_plays_the_game_again(
         raise RuntimeError("the arena broke")
 
     monkeypatch.setattr("arena.server.ladder.management.commands.ladder_worker.play_game", boom)
-    call_command("ladder_worker", "--games", "1", "--concurrency", "1")
+    call_command("ladder_worker", "--games", "1")
     (game,) = Game.objects.all()
     assert game.status == GameStatus.QUEUED and not game.first_at_fault
     assert "the arena failed: played again" in game.end_reason

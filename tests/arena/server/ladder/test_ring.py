@@ -19,6 +19,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from arena.ladder.ends import EndCause
+from arena.server.competition import read_competition
 from arena.server.ladder import config
 from arena.server.ladder.finals import finals_format
 from arena.server.ladder.models import (
@@ -52,8 +53,9 @@ def _competition(tmp_path: Path, *, seats: str = "[ring]\nseats = 3\n", extra: s
 
 @pytest.fixture
 def ring(small_ladder: None, tmp_path: Path) -> Iterator[Path]:
-    """The site's competition is a ring of three seats."""
-    path = _competition(tmp_path)
+    """The site's competition is a ring of three seats, whose three rotations the worker
+    plays at once (the competition's ``concurrency``, as the finals')."""
+    path = _competition(tmp_path, extra="concurrency = 3\n")
     with override_settings(ARENA_COMPETITION_FILE=str(path)):
         yield path
 
@@ -62,14 +64,13 @@ def test_a_ring_competition_seats_its_ring_and_any_other_format_plays_heads_up(
     tmp_path: Path,
 ) -> None:
     archive = ArchiveLimits()
-    rules = ladder_rules(_competition(tmp_path), archive)
+    rules = ladder_rules(read_competition(_competition(tmp_path)), archive)
     assert rules.table_size == 3 and rules.config.ring_seats == 3
-    assert ladder_rules(_competition(tmp_path, seats=""), archive).table_size == (
-        DEFAULT_TABLE_SEATS
-    )
+    unseated = read_competition(_competition(tmp_path, seats=""))
+    assert ladder_rules(unseated, archive).table_size == DEFAULT_TABLE_SEATS
     heads_up = tmp_path / "rr.toml"
     heads_up.write_text('format = "round_robin"\n', encoding="utf-8")
-    assert ladder_rules(heads_up, archive).table_size == 2
+    assert ladder_rules(read_competition(heads_up), archive).table_size == 2
     assert ladder_rules(None, archive).table_size == 2
 
 
@@ -77,7 +78,7 @@ def test_the_worker_plays_tables_of_three_teams_stores_each_rotation_and_rates_e
     ring: Path,
 ) -> None:
     versions = {team: team_with(team, bot)[1] for team, bot in TEAMS.items()}
-    call_command("ladder_worker", "--games", "2", "--concurrency", "3")
+    call_command("ladder_worker", "--games", "2")
     games = list(Game.objects.order_by("pk"))
     assert len(games) == 2
     for game in games:
@@ -139,7 +140,7 @@ def test_a_version_that_does_not_start_at_a_table_forfeits_the_others_keep_a_res
     _ants, station = team_with("ants", "station")
     _bees, folder = team_with("bees", "folder")
     dud = accepted(make_team("cats"), not_starting_bot(tmp_path))
-    call_command("ladder_worker", "--games", "1", "--concurrency", "3")
+    call_command("ladder_worker", "--games", "1")
     (game,) = Game.objects.all()
     assert game.status == GameStatus.BOT_FAULT and game.seat_count == 3
     assert "cats-v1 did not start" in game.end_reason
@@ -165,7 +166,7 @@ def test_a_table_whose_worker_died_is_played_again_once(ring: Path) -> None:
     assert game is not None and game.seat_count == 3 and game.attempts == 1
     # The worker died: its lease runs out, and the next worker plays the table whole.
     Game.objects.filter(pk=game.pk).update(lease_expires=timezone.now() - timedelta(seconds=1))
-    call_command("ladder_worker", "--games", "1", "--concurrency", "3")
+    call_command("ladder_worker", "--games", "1")
     (played,) = Game.objects.all()
     assert played.pk == game.pk and played.status == GameStatus.DONE and played.attempts == 2
     assert played.end_reason == "played to its end"

@@ -4,7 +4,10 @@ a claim whose lease expired is played again and counted once."""
 
 from __future__ import annotations
 
+import io
+import os
 import random
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,12 +16,17 @@ from django.core.management import call_command
 from django.test import override_settings
 from django.utils import timezone
 
+from arena.cluster.local import LocalMatchExecutor
 from arena.ladder.ends import EndCause
+from arena.server.competition import read_competition
+from arena.server.current import current_competition
 from arena.server.ladder import config
+from arena.server.ladder.management.commands.ladder_worker import Command, _executor
 from arena.server.ladder.models import Game, GameStatus, Rating
-from arena.server.ladder.play import PlayedGame
+from arena.server.ladder.play import PlayedGame, ladder_rules
 from arena.server.ladder.queue import claim_next, store_played
 from arena.server.site.models import LeaderboardRow, Match
+from arena.uploads import ArchiveLimits
 from tests.arena.server.factories import make_team
 from tests.arena.server.ladder.conftest import SMALL, accepted, not_starting_bot, team_with
 
@@ -26,7 +34,7 @@ from tests.arena.server.ladder.conftest import SMALL, accepted, not_starting_bot
 def test_the_worker_plays_a_game_stores_it_once_and_rates_both(small_ladder: None) -> None:
     _ants, station = team_with("ants", "station")
     _bees, folder = team_with("bees", "folder")
-    call_command("ladder_worker", "--games", "1", "--concurrency", "2")
+    call_command("ladder_worker", "--games", "1")
     (game,) = Game.objects.all()
     assert game.status == GameStatus.DONE and game.attempts == 1
     assert game.hand_count == 2 * game.deals and len(game.units["adjusted"]) == game.deals
@@ -49,7 +57,7 @@ def test_a_bot_that_does_not_start_forfeits_and_its_page_says_why(
 ) -> None:
     _ants, _station = team_with("ants", "station")
     dud = accepted(make_team("bees"), not_starting_bot(tmp_path))
-    call_command("ladder_worker", "--games", "1", "--concurrency", "2")
+    call_command("ladder_worker", "--games", "1")
     (game,) = Game.objects.all()
     assert game.status == GameStatus.BOT_FAULT
     at_fault = game.first_at_fault if game.first_id == dud.pk else game.second_at_fault
@@ -78,10 +86,14 @@ def test_an_expired_claim_is_played_again_and_counted_once(small_ladder: None) -
 
 
 @pytest.mark.slow  # a local Dask cluster: a few seconds to start
-def test_the_worker_plays_through_a_dask_cluster_too(small_ladder: None) -> None:
+def test_the_worker_plays_through_a_dask_cluster_too(small_ladder: None, tmp_path: Path) -> None:
+    # The competition file's executor keys, which the finals obey too.
     team_with("ants", "station")
     team_with("bees", "folder")
-    call_command("ladder_worker", "--games", "1", "--executor", "dask", "--concurrency", "2")
+    competition = tmp_path / "competition.toml"
+    competition.write_text('executor = "dask"\nconcurrency = 2\n', encoding="utf-8")
+    with override_settings(ARENA_COMPETITION_FILE=str(competition)):
+        call_command("ladder_worker", "--games", "1")
     (game,) = Game.objects.all()
     assert game.status == GameStatus.DONE and game.hand_count == 2 * game.deals
     assert Match.objects.filter(source="ladder", hands_played=game.deals).count() == 2
@@ -93,7 +105,46 @@ def test_a_game_past_its_deadline_is_played_again_as_the_infrastructure_s(
     team_with("ants", "station")
     team_with("bees", "folder")
     with override_settings(ARENA_LADDER={**SMALL, "game_deadline_s": 0.01}):
-        call_command("ladder_worker", "--games", "1", "--concurrency", "2")
+        call_command("ladder_worker", "--games", "1")
     (game,) = Game.objects.all()
     assert game.status == GameStatus.QUEUED and not (game.first_at_fault or game.second_at_fault)
     assert "ran past the executor's deadline: played again" in game.end_reason
+
+
+def _settled(path: Path, text: str) -> Path:
+    """``text`` at ``path``, written a minute ago (a settled file: see
+    :data:`arena.server.competition.SETTLED_S`)."""
+    path.write_text(text, encoding="utf-8")
+    then = time.time() - 60.0
+    os.utime(path, (then, then))
+    return path
+
+
+@pytest.mark.usefixtures("db")
+def test_the_worker_takes_an_edited_competition_from_the_next_game_on(tmp_path: Path) -> None:
+    # The file is live for the ladder too: a changed file gives new rules (and a new
+    # executor); an unchanged one nothing; one half edited keeps the rules, said once.
+    path = _settled(tmp_path / "competition.toml", "concurrency = 1\n")
+    errors = io.StringIO()
+    command = Command(stderr=errors)
+    with override_settings(ARENA_COMPETITION_FILE=str(path)):
+        first = current_competition()
+        assert command._renewed(first) is None
+        _settled(path, "concurrency = 3\n[game]\nbig_blind = 4\nsmall_blind = 2\n")
+        renewed = command._renewed(first)
+        assert renewed is not None
+        competition, rules = renewed
+        assert (rules.config.concurrency, rules.config.game.big_blind) == (3, 4)
+        _settled(path, "concurrency = 0\n")
+        assert command._renewed(competition) is None
+        assert command._renewed(competition) is None
+    assert errors.getvalue().count("the ladder keeps its rules") == 1
+    assert "concurrency = 0" in errors.getvalue()
+
+
+def test_the_ladder_plays_on_the_executor_the_competition_names(tmp_path: Path) -> None:
+    # executor and concurrency: the keys the finals' tournament obeys, from the same file.
+    competition = read_competition(_settled(tmp_path / "c.toml", "concurrency = 3\n"))
+    rules = ladder_rules(competition, ArchiveLimits())
+    with _executor(rules, tmp_path) as executor:
+        assert isinstance(executor, LocalMatchExecutor) and executor.concurrency == 3

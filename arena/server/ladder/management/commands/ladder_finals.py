@@ -12,11 +12,10 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena.bots.sandbox.select import SandboxUnavailableError
-from arena.server.deadline import competition_deadline, is_frozen_now
+from arena.server.current import competition_deadline, current_competition, is_frozen_now
 from arena.server.ladder.finals import run_finals
 from arena.server.ladder.play import ladder_rules
 from arena.server.site.models import SiteSettings
-from arena.server.site.versions import archive_limits
 
 __all__ = ["Command"]
 
@@ -38,13 +37,10 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{when} (ladder.deadline in the competition file); --now plays them anyway"
             )
-        competition = settings.ARENA_COMPETITION_FILE
         try:
-            rules = ladder_rules(
-                None if competition is None else Path(competition),
-                archive_limits(SiteSettings.current()),
-            )
+            archive = SiteSettings.current().rules().archive_limits
+            rules = ladder_rules(current_competition(), archive)
             row = run_finals(rules, Path(settings.ARENA_WORK_DIR))
-        except (ValueError, SandboxUnavailableError) as error:
+        except (ValueError, SandboxUnavailableError, OSError) as error:  # SettingsError too
             raise CommandError(str(error)) from None
         self.stdout.write(f"finals played: {len(row.entrants)} entrants; report {row.report_file}")

@@ -29,6 +29,8 @@ from arena.cluster.dask_executor import ClusterError, dask_executor
 from arena.cluster.executor import MatchExecutor
 from arena.cluster.local import LocalMatchExecutor, local_executor
 from arena.ladder.ends import EndCause
+from arena.server.competition import Competition
+from arena.server.current import current_competition
 from arena.server.ladder import config
 from arena.server.ladder.models import Game, version_label
 from arena.server.ladder.play import (
@@ -42,8 +44,9 @@ from arena.server.ladder.play import (
 from arena.server.ladder.queue import claim_next, release, renew, store_played
 from arena.server.lifeline import die_with_parent
 from arena.server.site.models import BotVersion, SiteSettings
-from arena.server.site.versions import archive_limits
 from arena.server.validation.queue import worker_name
+from arena.settings import SettingsError
+from arena.settings.catalog import ExecutorKind
 from arena.tournament.worker import play_match
 
 __all__ = ["Command", "game_spec"]
@@ -76,19 +79,26 @@ def game_spec(game: Game) -> GameSpec:
     )
 
 
-def _executor(options: dict[str, Any], rules: LadderRules, root: Path) -> Any:
-    """The match executor the options name (a context manager)."""
-    if options["executor"] == "dask":
+def _executor(rules: LadderRules, root: Path) -> Any:
+    """The match executor the competition names (a context manager), as the finals'
+    (:func:`arena.tournament.host.run`) is made from the same keys."""
+    config = rules.config
+    if config.executor is ExecutorKind.DASK:
         root.mkdir(parents=True, exist_ok=True)
         return dask_executor(
             play_match,
-            options["scheduler"],
-            options["concurrency"],
-            concurrency=options["concurrency"],
+            config.scheduler,
+            config.worker_count(),
+            concurrency=config.concurrency,
             sandbox=rules.sandbox.value,
             run_folder=root,
         )
-    return local_executor(options["concurrency"], play_match)
+    return local_executor(config.worker_count(), play_match)
+
+
+def _rules(competition: Competition | None) -> LadderRules:
+    """The ladder's rules under ``competition`` and the site's archive limits."""
+    return ladder_rules(competition, SiteSettings.current().rules().archive_limits)
 
 
 def _drop(executor: Any) -> None:
@@ -104,16 +114,15 @@ class Command(BaseCommand):
     """The ladder's worker."""
 
     help = "claim ladder games, play them and store their results, until stopped"
+    #: The last problem with the competition file written (each is written once).
+    _problem = ""
 
     def add_arguments(self, parser: CommandParser) -> None:
         """``--once``: play until nothing is left to play; ``--games N``: stop after N
-        games; ``--poll`` seconds between looks; ``--concurrency`` matches at once."""
+        games; ``--poll`` seconds between looks."""
         parser.add_argument("--once", action="store_true")
         parser.add_argument("--games", type=int, default=None)
         parser.add_argument("--poll", type=float, default=1.0)
-        parser.add_argument("--concurrency", type=int, default=2)
-        parser.add_argument("--executor", choices=("local", "dask"), default="local")
-        parser.add_argument("--scheduler", default=None, help="dask: tcp://HOST:8786")
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Claim, play and store until stopped."""
@@ -123,18 +132,15 @@ class Command(BaseCommand):
         worker = worker_name()
         rng = random.Random(os.urandom(16))
         root = Path(settings.ARENA_WORK_DIR) / "ladder"
-        competition = settings.ARENA_COMPETITION_FILE
         try:
-            rules = ladder_rules(
-                None if competition is None else Path(competition),
-                archive_limits(SiteSettings.current()),
-            )
-        except SandboxUnavailableError as error:
+            competition = current_competition()
+            rules = _rules(competition)
+        except (SandboxUnavailableError, SettingsError, OSError) as error:
             self.stderr.write(f"the ladder cannot play here: {error}")
             raise SystemExit(1) from None
         played = 0
         try:
-            executor = _executor(options, rules, root)
+            executor = _executor(rules, root)
         except ClusterError as error:
             self.stderr.write(f"the ladder cannot reach its cluster: {error}")
             raise SystemExit(1) from None
@@ -142,6 +148,11 @@ class Command(BaseCommand):
         previous = {number: signal.signal(number, _stop) for number in _STOP_SIGNALS}
         try:
             while options["games"] is None or played < options["games"]:
+                renewed = self._renewed(competition)
+                if renewed is not None:  # the file was edited: its rules from the next game on
+                    competition, rules = renewed
+                    _drop(executor)
+                    executor = _executor(rules, root)
                 game = claim_next(worker, config.current(), rng, table_size=rules.table_size)
                 if game is None:
                     if options["once"]:
@@ -151,7 +162,7 @@ class Command(BaseCommand):
                 if self._play(game, worker, executor, rules, root):
                     # A match past the deadline still holds a process: start afresh.
                     _drop(executor)
-                    executor = _executor(options, rules, root)
+                    executor = _executor(rules, root)
                 played += 1
         except _Stop:
             return
@@ -161,6 +172,24 @@ class Command(BaseCommand):
             _drop(executor)
             for number, handler in previous.items():
                 signal.signal(number, handler)
+
+    def _renewed(
+        self, competition: Competition | None
+    ) -> tuple[Competition | None, LadderRules] | None:
+        """The competition file as it is now and its rules, when it is not ``competition``
+        any more; None when it is unchanged, or cannot be used (said once, and the worker
+        keeps the rules it has: an edit half made must not stop the ladder)."""
+        try:
+            now = current_competition()
+            if now is competition:
+                return None
+            return now, _rules(now)
+        except (SettingsError, OSError, SandboxUnavailableError) as error:
+            problem = f"the competition file cannot be used; the ladder keeps its rules: {error}"
+            if problem != self._problem:
+                self.stderr.write(problem)
+            self._problem = problem
+            return None
 
     def _play(
         self, game: Game, worker: str, executor: MatchExecutor, rules: LadderRules, root: Path

@@ -48,16 +48,17 @@ def _stop(_signum: int, _frame: object) -> None:
 
 def rules_now() -> ValidationRules:
     """The validation's rules as the site's settings say now."""
-    site = SiteSettings.current()
+    site = SiteSettings.current().rules()
+    archive = site.archive_limits
     competition = settings.ARENA_COMPETITION_FILE
     return ValidationRules(
         competition_file=None if competition is None else Path(competition),
         hands=site.validation_hands,
         allowed_faults=site.validation_allowed_faults,
-        house_bot=Path(site.validation_house_bot) if site.validation_house_bot else None,
-        archive_bytes=site.upload_archive_bytes,
-        unpacked_bytes=site.upload_unpacked_bytes,
-        file_count=site.upload_file_count,
+        house_bot=site.validation_house_bot,
+        archive_bytes=archive.max_archive_bytes,
+        unpacked_bytes=archive.max_unpacked_bytes,
+        file_count=archive.max_entry_count,
     )
 
 
