@@ -211,14 +211,14 @@ def test_a_layer_table_is_parsed_part_by_part() -> None:
             "arena/store/jsonl.py:1 imports arena.match.loop",
         ),
         (
-            "arena/tools/replay.py",
+            "arena/checkbot/wire.py",
             "from arena import cli\n",
-            "arena/tools/replay.py:1 imports arena.cli",
+            "arena/checkbot/wire.py:1 imports arena.cli",
         ),
         (
             "arena/match/players.py",
-            "from ..tools.checkbot import check_bot\n",
-            "arena/match/players.py:1 imports arena.tools.checkbot",
+            "from ..checkbot import check_bot\n",
+            "arena/match/players.py:1 imports arena.checkbot",
         ),
         (
             "arena/session/policy.py",
@@ -243,8 +243,9 @@ def test_imports_down_the_arena_layers_are_allowed() -> None:
     allowed = {
         "arena/match/run.py": "from arena.store.jsonl import JsonLinesStore\n",
         "arena/match/records.py": "from arena.store.hand_log import HISTORY_FORMAT\n",
-        "arena/tools/replay.py": "from arena.store.hand_log import read_hand_log\n",
-        "arena/cli.py": "from arena.commands import play\nfrom arena import tools\n",
+        "arena/match/replay.py": "from arena.store.hand_log import read_hand_log\n",
+        "arena/checkbot/hands.py": "from arena.match.run import seat_session\n",
+        "arena/cli.py": "from arena.commands import play\nfrom arena import checkbot\n",
         "arena/session/reading.py": "from . import faults\nfrom ..bots import transport\n",
     }
     for relative, source in allowed.items():

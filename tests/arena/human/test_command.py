@@ -13,7 +13,7 @@ from arena.bots import build
 from arena.bots.transport import BotStartError
 from arena.cli import run_command
 from arena.commands.play import DEFAULT_PLAY_HANDS
-from arena.tools.replay import replay_file
+from arena.match.replay import replay_file
 from tests import TEST_BOTS
 from tests.arena.human.helpers import ScriptedFrontEnd
 from tests.arena.scripted import SAMPLE_BOTS

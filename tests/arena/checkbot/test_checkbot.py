@@ -12,9 +12,9 @@ import pytest
 from arena.bots.launcher import DirectLauncher, LaunchSpec
 from arena.bots.manifest import BotManifest
 from arena.bots.transport import BotStartError
+from arena.checkbot import STEP_NAMES, CheckReport, CheckStep, check_bot
+from arena.checkbot.hints import NO_REPLY_HINT, NOTIFICATION_HINT
 from arena.session.policy import TimeLimits
-from arena.tools.checkbot import STEP_NAMES, CheckReport, CheckStep, check_bot
-from arena.tools.checkbot_hints import NO_REPLY_HINT, NOTIFICATION_HINT
 from tests import REPO_ROOT, TEST_BOTS
 
 ROOT = REPO_ROOT

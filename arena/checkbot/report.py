@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from arena.tools.checkbot_hands import HandsReport
+from arena.checkbot.hands import HandsReport
 from protocol.inert import inert_text
 
 __all__ = ["CheckReport", "CheckStep"]
@@ -36,7 +36,7 @@ class CheckStep:
     """One step of the check: its name, whether it passed, why, and what to fix.
 
     ``hint`` is set on a failed step when the failure is one of the common mistakes
-    (:mod:`arena.tools.checkbot_hints`).
+    (:mod:`arena.checkbot.hints`).
     """
 
     name: str

@@ -1,10 +1,10 @@
 """The scripted conversation of ``arena check-bot``: the steps after ``start``, in the
-order of :data:`arena.tools.checkbot.STEP_NAMES` (the table and the reasons for the order are
+order of :data:`arena.checkbot.STEP_NAMES` (the table and the reasons for the order are
 in that module's docstring).
 
 The bot sits in seat 0 of a heads-up hand dealt by the real engine against a scripted
 opponent on the button; every request and notification is built by the real message
-builders and every reply read by the watchdog's rules (:mod:`arena.tools.checkbot_wire`).
+builders and every reply read by the watchdog's rules (:mod:`arena.checkbot.wire`).
 A reply that reports a mixed strategy (:mod:`protocol.strategy`) is checked like any
 reply and its action drawn as a match would, from a fixed seed here (no match is played):
 :attr:`Checker.strategies` keeps each one for the report.
@@ -16,11 +16,11 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from arena.checkbot.hints import NOTIFICATION_HINT, reply_hint
+from arena.checkbot.report import CheckStep
+from arena.checkbot.wire import BotGoneError, Conversation, StepFailedError
 from arena.session.draws import StrategyDraws
 from arena.session.reading import expected_reply_type, parse_decision
-from arena.tools.checkbot_hints import NOTIFICATION_HINT, reply_hint
-from arena.tools.checkbot_report import CheckStep
-from arena.tools.checkbot_wire import BotGoneError, Conversation, StepFailedError
 from engine.actions import Action, AllIn, Call, Check, Discard, RaiseTo
 from engine.config import GameConfig
 from engine.deck import Deck

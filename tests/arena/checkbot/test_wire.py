@@ -1,4 +1,4 @@
-"""The check's side of the pipes (:mod:`arena.tools.checkbot_wire`), on in-memory bots: a
+"""The check's side of the pipes (:mod:`arena.checkbot.wire`), on in-memory bots: a
 bot that is gone is :class:`BotGoneError`, a line too long is noted, never raised."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from arena.bots.in_memory import BotExit, BotOutput, FakeClock, InMemoryTransport
+from arena.checkbot.script import Checker, match_end_step
+from arena.checkbot.wire import BotGoneError, Conversation, StepFailedError
 from arena.session.policy import TimeLimits
-from arena.tools.checkbot_script import Checker, match_end_step
-from arena.tools.checkbot_wire import BotGoneError, Conversation, StepFailedError
 from engine.config import GameConfig
 
 LIMITS = TimeLimits(decision_s=0.5, startup_s=1.0, match_end_grace_s=0.3)

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from arena.luck import LuckError, estimate_hand, luck_record
+from arena.match import replay
 from arena.match.config import MatchConfig
-from arena.tools import replay
-from arena.tools.replay import replay_file
+from arena.match.replay import replay_file
 from engine.config import GameConfig, Variant
 from tests.arena.scripted import calling_station, chooser, min_raiser, play, read_records
 from tests.arena.session.harness import mixer

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.checkbot import check_bot
 from arena.session.policy import TimeLimits
-from arena.tools.checkbot import check_bot
 from tests import TEST_BOTS
 
 LIMITS = TimeLimits(decision_s=2.0, startup_s=5.0, match_end_grace_s=0.5)

@@ -11,14 +11,14 @@ from typing import Any, cast
 import pytest
 
 from arena.match.config import MatchConfig, StackPolicy
-from arena.store.hand_log import HandLog, HandLogError
-from arena.tools.replay import (
+from arena.match.replay import (
     HandCheck,
     RecordedDecider,
     ReplayReport,
     replay_file,
     replay_run,
 )
+from arena.store.hand_log import HandLog, HandLogError
 from engine.actions import Fold, LegalActions, RaiseTo
 from engine.config import GameConfig
 from engine.deck import Deck

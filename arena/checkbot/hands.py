@@ -26,13 +26,13 @@ from arena.bots.launcher import Launcher
 from arena.bots.manifest import BotManifest
 from arena.bots.process import process_factory
 from arena.bots.transport import Clock, Transport
+from arena.checkbot.hints import NOTIFICATION_HINT, reply_hint
 from arena.match.config import MatchConfig, new_secret_seed
 from arena.match.readiness import BotsNotReadyError
 from arena.match.run import run_match
 from arena.session.faults import Fault, FaultKind, FaultLedger, LatencyStats
 from arena.session.policy import TimeLimits
 from arena.session.watchdog import BotSession
-from arena.tools.checkbot_hints import NOTIFICATION_HINT, reply_hint
 from engine.config import GameConfig, Variant
 
 __all__ = ["STATION_NAME", "FaultSummary", "HandsReport", "calling_station", "play_quick_hands"]

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.checkbot import STEP_NAMES, check_bot
+from arena.checkbot.hints import NO_REPLY_HINT, NOTIFICATION_HINT, reply_hint
 from arena.session.policy import TimeLimits
-from arena.tools.checkbot import STEP_NAMES, check_bot
-from arena.tools.checkbot_hints import NO_REPLY_HINT, NOTIFICATION_HINT, reply_hint
 from protocol.errors import ErrorCode
 
 LIMITS = TimeLimits(decision_s=0.5, startup_s=1.0, match_end_grace_s=0.3)

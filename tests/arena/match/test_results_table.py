@@ -1,11 +1,11 @@
-"""The terminal results table (:mod:`arena.tools.results_table`) and its helpers."""
+"""The terminal results table (:mod:`arena.match.results_table`) and its helpers."""
 
 from __future__ import annotations
 
 import pytest
 
 from arena.match.results import MatchResult, PlayerResult
-from arena.tools.results_table import (
+from arena.match.results_table import (
     crash_stderr_lines,
     fault_summary,
     format_results_table,

@@ -4,7 +4,7 @@ what it writes, by the watchdog's rules (:mod:`arena.session.reading`).
 :class:`Conversation` numbers the requests, notes every line written while nothing was
 asked (for the ``quiet`` step) and turns a missing or broken reply into
 :class:`StepFailedError`, with a hint for the common mistakes
-(:mod:`arena.tools.checkbot_hints`), and a bot that went away into :class:`BotGoneError`.
+(:mod:`arena.checkbot.hints`), and a bot that went away into :class:`BotGoneError`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.bots.transport import Clock, Transport, TransportClosedError
+from arena.checkbot.hints import NO_REPLY_HINT, reply_hint
 from arena.session.policy import TimeLimits
 from arena.session.reading import read_reply
-from arena.tools.checkbot_hints import NO_REPLY_HINT, reply_hint
 from protocol.codec import encode
 from protocol.errors import BotFaultError
 

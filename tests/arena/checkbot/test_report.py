@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from arena.checkbot import CheckReport, CheckStep, check_bot
 from arena.session.policy import TimeLimits
-from arena.tools.checkbot import CheckReport, CheckStep, check_bot
 
 LIMITS = TimeLimits(decision_s=0.5, startup_s=5.0, match_end_grace_s=0.5)
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\u202e\x85"

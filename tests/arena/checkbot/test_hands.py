@@ -13,10 +13,8 @@ import pytest
 
 from arena import cli
 from arena.bots.manifest import load_manifest
-from arena.session.faults import Fault, FaultKind, FaultLedger, LatencyStats
-from arena.session.policy import TimeLimits
-from arena.tools.checkbot import check_bot
-from arena.tools.checkbot_hands import (
+from arena.checkbot import check_bot
+from arena.checkbot.hands import (
     STATION_NAME,
     FaultSummary,
     HandsReport,
@@ -24,7 +22,9 @@ from arena.tools.checkbot_hands import (
     play_quick_hands,
     summarize_faults,
 )
-from arena.tools.checkbot_hints import NOTIFICATION_HINT
+from arena.checkbot.hints import NOTIFICATION_HINT
+from arena.session.faults import Fault, FaultKind, FaultLedger, LatencyStats
+from arena.session.policy import TimeLimits
 from tests import REPO_ROOT, TEST_BOTS
 
 LIMITS = TimeLimits(decision_s=0.5, startup_s=5.0, match_end_grace_s=0.5)

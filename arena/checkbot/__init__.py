@@ -28,7 +28,7 @@ match_end_exit      after ``match_end`` the bot exits by itself, with exit code 
 
 Why this order. The steps follow a match, and the script is arranged so that the
 mistakes bot authors make most are met in the first steps, each with a hint saying what
-to fix (:mod:`arena.tools.checkbot_hints`):
+to fix (:mod:`arena.checkbot.hints`):
 
 * an unflushed reply, or one without its newline, never arrives: the ``handshake`` (the
   bot's first reply) shows it;
@@ -47,7 +47,7 @@ cannot go on, the remaining steps are reported as not run; an answer to ``hand_s
 fails that step but the conversation goes on.
 
 With ``hand_count`` (``--hands N``) the bot then plays ``N`` quick hands against a
-built-in calling station through the real watchdog (:mod:`arena.tools.checkbot_hands`); a
+built-in calling station through the real watchdog (:mod:`arena.checkbot.hands`); a
 fault there fails the check. The hands are played even after a failed step, as long as
 the bot got through the handshake: they show how often the mistake strikes in play (a
 bot that cannot start plays no hand).
@@ -55,7 +55,7 @@ bot that cannot start plays no hand).
 A bot may answer a decision with a distribution (a mixed strategy, ``protocol/PROTOCOL.md``):
 the check validates it like any reply (an invalid one fails its step, or is a fault of the
 hands, with the reason and a hint) and the report says how many decisions came as one.
-The script itself is :mod:`arena.tools.checkbot_script`.
+The script itself is :mod:`arena.checkbot.script`.
 """
 
 from __future__ import annotations
@@ -70,19 +70,19 @@ from arena.bots.launcher import DirectLauncher, Launcher
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
 from arena.bots.process import ProcessTransport
 from arena.bots.transport import BotStartError, Clock, Transport
+from arena.checkbot.hands import HandsReport, play_quick_hands
+from arena.checkbot.report import CheckReport, CheckStep
+from arena.checkbot.script import DEFAULT_NOTIFICATION_WAIT_S, Checker, match_end_step
+from arena.checkbot.wire import BotGoneError, StepFailedError
 from arena.session.policy import TimeLimits
-from arena.tools.checkbot_hands import HandsReport, play_quick_hands
-from arena.tools.checkbot_report import CheckReport, CheckStep
-from arena.tools.checkbot_script import DEFAULT_NOTIFICATION_WAIT_S, Checker, match_end_step
-from arena.tools.checkbot_wire import BotGoneError, StepFailedError
 from engine.config import GameConfig, Variant
 
 __all__ = [
     "DEFAULT_NOTIFICATION_WAIT_S",
     "STEP_NAMES",
-    "CheckReport",  # from arena.tools.checkbot_report, like CheckStep
+    "CheckReport",  # from arena.checkbot.report, like CheckStep
     "CheckStep",
-    "HandsReport",  # from arena.tools.checkbot_hands
+    "HandsReport",  # from arena.checkbot.hands
     "check_bot",
 ]
 
