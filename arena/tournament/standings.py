@@ -41,7 +41,7 @@ from arena.stats.sprt import SprtResult
 from arena.stats.tables import Crosstable, Leaderboard, crosstable, leaderboard
 from arena.stats.units import duplicate_units
 from arena.store.outcome import MatchOutcome
-from arena.store.sqlite_schema import PlannedMatch
+from arena.store.sqlite.schema import PlannedMatch
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import TournamentRun
 

@@ -3,7 +3,7 @@
 :class:`OutcomeRows` turns a :class:`~arena.store.outcome.MatchOutcome` into the rows of
 ``match_seats``, ``hands``, ``faults`` and ``latency`` (made before the write transaction
 starts); :func:`read_children` and :func:`outcome_from_rows` read them back exactly. The
-tables are :mod:`arena.store.sqlite_schema`'s.
+tables are :mod:`arena.store.sqlite.schema`'s.
 """
 
 from __future__ import annotations

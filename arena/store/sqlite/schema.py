@@ -1,5 +1,5 @@
 """The results database's tables and the values kept in them (a tournament's record, its
-bots, a planned match and where it stands); :mod:`arena.store.sqlite_rows` maps a match's
+bots, a planned match and where it stands); :mod:`arena.store.sqlite.rows` maps a match's
 outcome to its rows and back.
 
 ``docs/results-database.md`` describes every table and column for people; this module is

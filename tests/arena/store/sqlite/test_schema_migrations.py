@@ -12,8 +12,8 @@ import pytest
 
 from arena.store.outcome import HandSummary, MatchOutcome
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
-from arena.store.sqlite_schema import MIGRATIONS, SCHEMA_VERSION
-from tests.arena.store.test_sqlite import planned, sample_outcome
+from arena.store.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
+from tests.arena.store.sqlite.test_sqlite import planned, sample_outcome
 
 ESTIMATOR = "chance-equity/1 v=0123abcd"
 

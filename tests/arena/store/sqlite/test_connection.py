@@ -21,7 +21,7 @@ from pathlib import Path
 
 from arena.store.sqlite import ResultsDatabase
 from tests import REPO_ROOT
-from tests.arena.store.test_sqlite import SECRET_SEED, sample_outcome, sample_plan
+from tests.arena.store.sqlite.test_sqlite import SECRET_SEED, sample_outcome, sample_plan
 
 PLANNED_MATCHES = 3000
 
@@ -30,7 +30,7 @@ WRITER = f"""
 import sys, time
 from pathlib import Path
 from arena.store.sqlite import ResultsDatabase
-from tests.arena.store.test_sqlite import SECRET_SEED, sample_outcome, sample_plan
+from tests.arena.store.sqlite.test_sqlite import SECRET_SEED, sample_outcome, sample_plan
 
 path, count, pause_s = Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
 with ResultsDatabase(path) as db:

@@ -1,4 +1,4 @@
-"""The results database's schema (:mod:`arena.store.sqlite_schema`): any outcome comes back
+"""The results database's schema (:mod:`arena.store.sqlite.schema`): any outcome comes back
 exactly as recorded, and ``docs/results-database.md`` describes every table and column the
 code creates, with example queries that run."""
 
@@ -20,9 +20,9 @@ from arena.store.outcome import (
     SeatOutcome,
 )
 from arena.store.sqlite import PlannedMatch, ResultsDatabase
-from arena.store.sqlite_schema import SCHEMA_VERSION, TABLES
+from arena.store.sqlite.schema import SCHEMA_VERSION, TABLES
 from tests import REPO_ROOT
-from tests.arena.store.test_sqlite import planned, sample_outcome
+from tests.arena.store.sqlite.test_sqlite import planned, sample_outcome
 
 DOC = REPO_ROOT / "docs" / "results-database.md"
 

@@ -18,9 +18,9 @@ in :meth:`ResultsDatabase.finished_match_ids`.
 
 The file is created readable by its owner only (mode 0600; SQLite gives the ``-wal`` and
 ``-shm`` files the same mode): it holds the tournament's secret seed. The tables are
-described in ``docs/results-database.md`` and defined in :mod:`arena.store.sqlite_schema`;
-a match's outcome becomes rows in :mod:`arena.store.sqlite_rows`, and the file is opened,
-and every call's statements run in a transaction, in :mod:`arena.store.sqlite_connection`.
+described in ``docs/results-database.md`` and defined in :mod:`arena.store.sqlite.schema`;
+a match's outcome becomes rows in :mod:`arena.store.sqlite.rows`, and the file is opened,
+and every call's statements run in a transaction, in :mod:`arena.store.sqlite.connection`.
 """
 
 from __future__ import annotations
@@ -35,20 +35,20 @@ from typing import Any
 
 from arena.store.closing import ClosedOnExit
 from arena.store.outcome import MatchOutcome
-from arena.store.sqlite_connection import (
+from arena.store.sqlite.connection import (
     DATABASE_FILE_MODE,
     DatabaseFile,
     ResultsDatabaseError,
     json_text,
 )
-from arena.store.sqlite_rows import (
+from arena.store.sqlite.rows import (
     OutcomeRows,
     bots_problem,
     outcome_from_rows,
     outcome_problem,
     read_children,
 )
-from arena.store.sqlite_schema import (
+from arena.store.sqlite.schema import (
     KEEP_BOT_CONTENTS,
     MIGRATIONS,
     PLAN_COLUMNS,
@@ -91,7 +91,7 @@ class ResultsDatabase(ClosedOnExit):
     Opening a file that is not an SQLite database, or a results database of a schema version
     this arena neither reads nor migrates, raises :class:`ResultsDatabaseError` naming the
     file (and the versions). An older version it knows is migrated when the file is opened
-    for writing, read as it is when opened read-only (:mod:`arena.store.sqlite_schema`).
+    for writing, read as it is when opened read-only (:mod:`arena.store.sqlite.schema`).
     ``now`` gives the timestamps (UTC); tests pass a fixed clock.
     """
 

@@ -32,7 +32,7 @@ from arena.store.sqlite import (
     ResultsDatabaseError,
     TournamentRecord,
 )
-from arena.store.sqlite_schema import SCHEMA_VERSION
+from arena.store.sqlite.schema import SCHEMA_VERSION
 
 BOTS = ("alpha", "beta")
 SECRET_SEED = 2**255 + 12345  # a secret seed has 256 bits: more than SQLite's INTEGER holds
