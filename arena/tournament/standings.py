@@ -155,7 +155,7 @@ def compute_standings(
     score: str = "adjusted",
 ) -> Standings:
     """The standings of a tournament named ``name`` of format ``fmt`` (a
-    :class:`~arena.tournament.config_keys.Format` value) between ``bots``, from its
+    :class:`~arena.settings.catalog.Format` value) between ``bots``, from its
     ``plan`` and the outcomes of its ``counted`` matches (see the module docstring).
 
     ``matches_planned`` is how many matches the plan needs (all of it unless told);

@@ -1,9 +1,5 @@
-"""A tournament's bots (:class:`BotEntry`, loaded and checked by :func:`load_bots`) and its
-configuration error; the keys themselves are declared once in :mod:`arena.settings.catalog`.
-
->>> str(TournamentConfigError("weekly.toml", "sprt.alpha", 0.7, "must be below 0.5"))
-'weekly.toml: sprt.alpha = 0.7: must be below 0.5'
-"""
+"""A tournament's bots: :class:`BotEntry`, loaded and checked by :func:`load_bots` (the
+``bots`` key itself is declared once in :mod:`arena.settings.catalog`)."""
 
 from __future__ import annotations
 
@@ -12,29 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots.manifest import ManifestError, load_manifest
-from arena.settings import REGISTRY, SettingsError
-from arena.settings.catalog import MAX_MATCHES, ExecutorKind, Format, bot_name
+from arena.settings import REGISTRY
+from arena.settings.catalog import bot_name
 from arena.settings.files import ValueSource
 from arena.settings.grammar import path as parse_path
 from arena.settings.grammar import suggestion
+from arena.tournament.config.errors import TournamentConfigError
 
-__all__ = [
-    "MAX_MATCHES",
-    "BotEntry",
-    "ExecutorKind",
-    "Format",
-    "TournamentConfigError",
-    "ValueSource",
-    "load_bots",
-]
-
-
-class TournamentConfigError(SettingsError):
-    """A tournament configuration that cannot be used; the message names the source (the
-    TOML file or ``command line``), the dotted key and the bad value, and says what is
-    allowed (see :class:`arena.settings.SettingsError`)."""
-
-    code = "bad_tournament_config"
+__all__ = ["BotEntry", "load_bots"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from arena.settings.catalog import MAX_MATCHES, ExecutorKind, Format
 from arena.settings.grammar import suggestion
-from arena.tournament.config_keys import MAX_MATCHES, ExecutorKind, Format
 
 if TYPE_CHECKING:
     from arena.tournament.config import TournamentConfig

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.session.policy import TimeBasis
 from arena.settings import REGISTRY, file_keys
-from arena.tournament.config_keys import Format
+from arena.settings.catalog import Format
 
 if TYPE_CHECKING:
     from arena.tournament.config import TournamentConfig

@@ -34,8 +34,8 @@ the file (or ``command line``), the key and the value, and says what is allowed.
 Every key (its parser, default, flag, help and whether it decides the results) is declared
 once in :mod:`arena.settings.catalog`; the dataclasses below are the typed view of the
 tables and take their defaults from there. The rules between keys are
-:mod:`arena.tournament.config_rules`; what of a config decides the results (its
-fingerprint) is :mod:`arena.tournament.config_identity`.
+:mod:`arena.tournament.config.rules`; what of a config decides the results (its
+fingerprint) is :mod:`arena.tournament.config.identity`.
 """
 
 from __future__ import annotations
@@ -53,24 +53,18 @@ from arena.cluster.executor import default_concurrency
 from arena.match.config import Score, resolve_score
 from arena.session.policy import TimeBasis
 from arena.settings import COMMAND_LINE, REGISTRY, SettingsError, file_keys
-from arena.settings.catalog import Luck
+from arena.settings.catalog import ExecutorKind, Format, Luck
 from arena.settings.files import Given, ValueSource, read_overrides, read_toml, source_label
 from arena.stats.sprt import Sprt
-from arena.tournament.config_identity import difference, fingerprint
-from arena.tournament.config_keys import (
-    BotEntry,
-    ExecutorKind,
-    Format,
-    TournamentConfigError,
-    load_bots,
-)
-from arena.tournament.config_rules import problems
+from arena.tournament.config.bots import BotEntry, load_bots
+from arena.tournament.config.errors import TournamentConfigError
+from arena.tournament.config.identity import difference, fingerprint
+from arena.tournament.config.rules import problems
 from engine.config import BettingStructure, GameConfig, Variant
 
 __all__ = [
     "DEFAULT_TABLE_SEATS",
     "BotEntry",
-    "Format",
     "GameSettings",
     "SitAndGoSettings",
     "SprtSettings",
@@ -440,7 +434,7 @@ def config_from_values(
     values: Mapping[str, Any], *, bots: tuple[BotEntry, ...], source: str
 ) -> TournamentConfig:
     """The config of ``bots`` from a file's parsed ``values`` by dotted key (the others keep
-    their defaults), not yet checked against :func:`~arena.tournament.config_rules.problems`:
+    their defaults), not yet checked against :func:`~arena.tournament.config.rules.problems`:
     the one place a file's keys become a config's fields (the tournament file's and the
     server's competition file's alike)."""
     return TournamentConfig(
