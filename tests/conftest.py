@@ -57,7 +57,7 @@ NO_COVER_TESTS: tuple[str, ...] = (
     "tests/arena/stats/test_engine_matches.py::test_duplicate_deals_have_lower_variance",
     "tests/arena/session/test_latency.py::test_a_million_latencies",
     "tests/arena/session/test_faults.py::test_the_ledger_does_not_grow",
-    "tests/arena/store/test_sqlite_schema.py::test_any_outcome_comes_back_exactly",
+    "tests/arena/store/sqlite/test_schema.py::test_any_outcome_comes_back_exactly",
 )
 
 _ROOT = Path(__file__).resolve().parent.parent

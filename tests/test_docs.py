@@ -369,7 +369,7 @@ def test_the_protocol_opens_with_a_short_bot_and_how_to_run_it() -> None:
 
 
 def test_the_minimal_bot_passes_check_bot_and_its_quick_hands(minimal_bot: Path) -> None:
-    check_bot = arena_name("check_bot", ("arena.tools.checkbot",))
+    check_bot = arena_name("check_bot", ("arena.checkbot",))
     report = check_bot(minimal_bot, hand_count=20, seed=11)
     assert report.passed, report.format()
     assert report.hands.hands_played == 20 and report.hands.fault_count == 0

@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import TextIO
 
 from arena.bots.transport import BotStartError
+from arena.checkbot import check_bot
 from arena.commands.common import load_manifests, open_launcher
 from arena.match.log import configure_logging
 from arena.session.policy import TimeBasis, TimeLimits
 from arena.settings import UsageError, add_groups
 from arena.settings.flags import value_type
 from arena.settings.grammar import whole
-from arena.tools.checkbot import check_bot
 
 __all__ = ["DESCRIPTION", "add_arguments", "run"]
 

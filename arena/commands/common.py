@@ -23,9 +23,9 @@ from arena.bots.sandbox.select import (
     needs_cgroup,
 )
 from arena.match.results import MatchResult
+from arena.match.results_table import crash_stderr_lines, format_results_table
 from arena.settings import UsageError
 from arena.store.run_folder import RunFolder
-from arena.tools.results_table import crash_stderr_lines, format_results_table
 
 __all__ = [
     "check_out_dir",

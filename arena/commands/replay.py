@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 from typing import TextIO
 
+from arena.match.replay import replay_run
 from arena.settings import UsageError
 from arena.store.hand_log import HandLogError
-from arena.tools.replay import replay_run
 
 __all__ = ["DESCRIPTION", "add_arguments", "run"]
 

@@ -16,7 +16,7 @@ told what the seats must hear. :class:`LiveBots` is the decider of a real match:
   decision keeps the distribution for the hand record, and no seat is told it.
 
 ``arena replay`` supplies another decider that reads the recorded replies
-(:mod:`arena.tools.replay`); the loop is the same.
+(:mod:`arena.match.replay`); the loop is the same.
 """
 
 from __future__ import annotations

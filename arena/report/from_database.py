@@ -38,7 +38,7 @@ from arena.session.latency import LatencyHistogram
 from arena.store.outcome import MatchOutcome
 from arena.store.run_folder import RunFolder
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError, TournamentRecord
-from arena.store.sqlite_schema import PlanEntry
+from arena.store.sqlite.schema import PlanEntry
 from arena.tournament.standings import DuplicateBlock, compute_standings
 
 __all__ = ["load_tournament"]

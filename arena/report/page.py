@@ -1,7 +1,8 @@
 """The report as one self-contained HTML file.
 
-Everything is inline: the style sheet and the script are the package's
-``assets/report.css`` and ``assets/report.js`` (read with :mod:`importlib.resources`),
+Everything is inline: the style sheet is the package's ``assets/report.css`` and the
+script is made of its ``assets/*.js`` files, one for each part of the page it draws
+(:data:`SCRIPT_FILES`, read with :mod:`importlib.resources`),
 the data is one JSON document in a ``<script type="application/json">`` element, and
 the charts and the hand viewer's table are SVG drawn by the script. The page asks for
 nothing: a Content-Security-Policy in the page itself forbids every fetch, connection,
@@ -33,18 +34,53 @@ from typing import Any
 
 __all__ = [
     "CONTENT_SECURITY_POLICY",
+    "SCRIPT_FILES",
     "asset",
     "content_security_policy",
     "embed_json",
     "render_page",
+    "report_script",
     "script_element_text",
 ]
+
+#: The files of the report's script, in the order they run: the shared helpers, one file
+#: for each part of the page it draws (in the page's order), and the one that draws them.
+SCRIPT_FILES = (
+    "helpers.js",
+    "summary.js",
+    "leaderboard.js",
+    "crosstable.js",
+    "charts.js",
+    "luck.js",
+    "places.js",
+    "faults.js",
+    "latency.js",
+    "hand_list.js",
+    "viewer.js",
+    "main.js",
+)
+
+# The one script's first and last lines around the files: one function holds them all, so
+# that what they declare is shared between them and is no global of the page.
+_SCRIPT_HEAD = (
+    "// The arena report's script: draws the tables, charts and the hand viewer from the\n"
+    "// JSON document embedded in the page. It loads nothing and sends nothing. Every string\n"
+    "// from the data (bot names, messages) is untrusted: it goes on the page as text\n"
+    "// (textContent or attribute values), never as HTML.\n"
+    '"use strict";\n\n(function () {\n'
+)
+_SCRIPT_TAIL = "})();\n"
 
 
 @cache
 def asset(name: str) -> str:
     """The text of ``arena/report/assets/<name>``."""
     return resources.files("arena.report").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def report_script() -> str:
+    """The report's one script: the :data:`SCRIPT_FILES` in order, inside one function."""
+    return _SCRIPT_HEAD + "\n".join(asset(name) for name in SCRIPT_FILES) + _SCRIPT_TAIL
 
 
 def script_element_text(script: str) -> str:
@@ -67,8 +103,8 @@ def content_security_policy(script: str) -> str:
     )
 
 
-#: The policy of the report's page (its script is the packaged ``report.js``).
-CONTENT_SECURITY_POLICY = content_security_policy(asset("report.js"))
+#: The policy of the report's page (its script is :func:`report_script`).
+CONTENT_SECURITY_POLICY = content_security_policy(report_script())
 
 
 def embed_json(document: Any) -> str:
@@ -82,7 +118,7 @@ def render_page(title: str, document: Any) -> str:
     """The whole HTML page for the report ``document`` (the script draws it)."""
     data = embed_json(document)
     # The script and style sheet are our own files; a "</script" in them would be a bug.
-    script = asset("report.js")
+    script = report_script()
     style = asset("report.css")
     if "</script" in script.lower() or "</style" in style.lower():
         raise ValueError("an asset of the report closes its own element")

@@ -54,7 +54,7 @@ from arena.settings.catalog import Format
 from arena.settings.files import read_toml
 from arena.settings.grammar import choice, path, size, whole
 from arena.tournament.config import GameSettings, TimeSettings, TournamentConfig, config_from_values
-from arena.tournament.config_rules import problems
+from arena.tournament.config.rules import problems
 from arena.uploads import DEFAULT_LIMITS, ArchiveLimits
 
 __all__ = [

@@ -17,7 +17,7 @@ A new setting is one :func:`declare` call in a module imported here (see
 from __future__ import annotations
 
 from arena.settings import catalog
-from arena.settings.catalog import ExecutorKind, Format, Luck
+from arena.settings.catalog import Luck
 from arena.settings.flags import add_groups, flag_type, given
 from arena.settings.grammar import parse_duration, parse_schedule
 from arena.settings.model import (
@@ -33,8 +33,6 @@ from arena.settings.model import (
 __all__ = [
     "COMMAND_LINE",
     "REGISTRY",
-    "ExecutorKind",
-    "Format",
     "Luck",
     "Setting",
     "SettingsError",

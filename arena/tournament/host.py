@@ -41,12 +41,12 @@ from arena.cluster.executor import MatchExecutor
 from arena.cluster.local import local_executor
 from arena.session.stderr_file import safe_file_name
 from arena.settings import UsageError
+from arena.settings.catalog import ExecutorKind
 from arena.store.jsonl import PRIVATE_FILE_MODE
 from arena.store.run_folder import RunFolder
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
 from arena.tournament.bot_versions import changed_bots_message, read_contents
 from arena.tournament.config import TournamentConfig, difference, fingerprint
-from arena.tournament.config_keys import ExecutorKind
 from arena.tournament.runner import Display, TournamentRun, TournamentRunner
 from arena.tournament.standings import Standings, build_standings
 from arena.tournament.worker import play_match

@@ -46,7 +46,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from arena.match.config import MatchConfig, StackPolicy
-from arena.tournament.config import Format, TournamentConfig
+from arena.settings.catalog import Format
+from arena.tournament.config import TournamentConfig
 from arena.tournament.seeds import derive_seed, ordering_key
 from engine.schedule import BlindSchedule
 

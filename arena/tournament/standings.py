@@ -41,7 +41,7 @@ from arena.stats.sprt import SprtResult
 from arena.stats.tables import Crosstable, Leaderboard, crosstable, leaderboard
 from arena.stats.units import duplicate_units
 from arena.store.outcome import MatchOutcome
-from arena.store.sqlite_schema import PlannedMatch
+from arena.store.sqlite.schema import PlannedMatch
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import TournamentRun
 
@@ -155,7 +155,7 @@ def compute_standings(
     score: str = "adjusted",
 ) -> Standings:
     """The standings of a tournament named ``name`` of format ``fmt`` (a
-    :class:`~arena.tournament.config_keys.Format` value) between ``bots``, from its
+    :class:`~arena.settings.catalog.Format` value) between ``bots``, from its
     ``plan`` and the outcomes of its ``counted`` matches (see the module docstring).
 
     ``matches_planned`` is how many matches the plan needs (all of it unless told);

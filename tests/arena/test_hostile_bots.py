@@ -25,12 +25,12 @@ from arena.bots.in_memory import BotOutput, InMemoryTransport
 from arena.bots.manifest import BotManifest, load_manifest
 from arena.bots.process import ProcessTransport, process_factory
 from arena.match.config import MatchConfig
+from arena.match.replay import replay_file
 from arena.match.results import MatchResult
 from arena.match.run import open_sessions, run_match
 from arena.session.faults import FaultKind
 from arena.session.policy import TimeLimits
 from arena.session.watchdog import BotSession
-from arena.tools.replay import replay_file
 from engine.config import GameConfig
 from engine.hand import Hand, SeatSetup
 from protocol.messages import hand_end, hand_start, match_end

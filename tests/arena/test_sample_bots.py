@@ -20,10 +20,10 @@ import pytest
 from arena.bots.build import build_bot
 from arena.bots.manifest import load_manifest
 from arena.bots.process import ProcessTransport
+from arena.checkbot import check_bot
 from arena.cli import main
+from arena.match.replay import replay_file
 from arena.session.policy import TimeLimits
-from arena.tools.checkbot import check_bot
-from arena.tools.replay import replay_file
 from engine.actions import Discard, LegalActions
 from engine.cards import parse_cards
 from engine.config import GameConfig

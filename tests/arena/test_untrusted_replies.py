@@ -24,10 +24,10 @@ from arena.export.acpc import write_acpc
 from arena.export.phh import write_phh
 from arena.export.sources import open_source
 from arena.match.config import MatchConfig
+from arena.match.replay import replay_file
 from arena.match.results import MatchResult
 from arena.report.build import write_report
 from arena.session.faults import FaultKind
-from arena.tools.replay import replay_file
 from engine.config import Variant
 from protocol.codec import MAX_DEPTH
 from tests.arena.scripted import calling_station, play, read_records

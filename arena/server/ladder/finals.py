@@ -29,8 +29,8 @@ from arena.server.ladder.models import FinalsRun, FinalsStatus, version_label
 from arena.server.ladder.play import LadderRules, VersionFiles, prepare
 from arena.server.ladder.state import active_versions, rated_results
 from arena.server.site.importer import read_tournament, save_tournament
-from arena.tournament.config import Format
-from arena.tournament.config_keys import BotEntry
+from arena.settings.catalog import Format
+from arena.tournament.config import BotEntry
 from arena.tournament.display import QuietDisplay
 from arena.tournament.host import run
 

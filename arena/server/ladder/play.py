@@ -48,11 +48,11 @@ from arena.cluster.job import MatchJob
 from arena.ladder.ends import EndCause
 from arena.ladder.games import GameResult, TableResult, game_from_block, table_from_block
 from arena.server.competition import Competition
-from arena.settings.catalog import Luck
+from arena.settings.catalog import Format, Luck
 from arena.stats.scores import Score
 from arena.stats.units import duplicate_units
 from arena.store.outcome import MatchOutcome
-from arena.tournament.config import DEFAULT_TABLE_SEATS, Format, TournamentConfig
+from arena.tournament.config import DEFAULT_TABLE_SEATS, TournamentConfig
 from arena.tournament.plan import MatchSpec
 from arena.uploads import ArchiveError, ArchiveLimits, unpack
 

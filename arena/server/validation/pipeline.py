@@ -39,6 +39,7 @@ from arena.bots.sandbox.select import (
     choose,
     launcher_for,
 )
+from arena.checkbot import check_bot
 from arena.server.validation.match_step import play_validation_match
 from arena.server.validation.report import (
     STEP_NAMES,
@@ -50,7 +51,6 @@ from arena.server.validation.report import (
 )
 from arena.server.validation.rules import ValidationRules
 from arena.session.policy import TimeLimits
-from arena.tools.checkbot import check_bot
 from arena.uploads import ArchiveError, unpack
 
 __all__ = ["archive_seed", "validate"]

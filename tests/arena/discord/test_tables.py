@@ -13,7 +13,7 @@ from arena.bots.process import process_factory
 from arena.commands.report import report_after_run
 from arena.discord.table import ChatTable, TableState
 from arena.discord.tables import TableManager
-from arena.tools.replay import replay_file
+from arena.match.replay import replay_file
 from tests.arena.discord.helpers import (
     CARD,
     HAND_HEADER,

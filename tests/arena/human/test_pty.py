@@ -14,7 +14,7 @@ from typing import Any
 import pexpect
 import pytest
 
-from arena.tools.replay import replay_file
+from arena.match.replay import replay_file
 from tests import REPO_ROOT
 from tests.arena.scripted import SAMPLE_BOTS
 

@@ -21,8 +21,8 @@ from arena.human.table import (
 from arena.human.transport import NO_TIME_LIMIT_S, HumanTransport
 from arena.match.config import MatchConfig, MatchConfigError
 from arena.match.players import Decider
+from arena.match.replay import replay_file
 from arena.match.run import run_match
-from arena.tools.replay import replay_file
 from engine.actions import Fold
 from engine.config import GameConfig, Variant
 from engine.hand import Hand

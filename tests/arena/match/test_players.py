@@ -10,8 +10,8 @@ from typing import Any
 
 from arena.bots.in_memory import FakeClock
 from arena.match.config import MatchConfig
+from arena.match.results_table import format_results_table
 from arena.match.run import run_match
-from arena.tools.results_table import format_results_table
 from tests.arena.scripted import (
     assert_chips_conserved,
     calling_station,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,14 @@ import pytest
 
 from arena.report import HandRef, ReportError, write_report
 from arena.report.build import load_source
-from arena.report.page import CONTENT_SECURITY_POLICY, embed_json, render_page
+from arena.report.page import (
+    CONTENT_SECURITY_POLICY,
+    SCRIPT_FILES,
+    asset,
+    embed_json,
+    render_page,
+    report_script,
+)
 from arena.store.sqlite import ResultsDatabase
 from tests.arena.report.conftest import HOSTILE, embedded_data
 from tests.arena.report.runs import write_tournament
@@ -322,6 +330,19 @@ def test_a_failed_write_leaves_no_partial_file(
     with pytest.raises(ReportError, match=r"cannot write the report .*No space left on device"):
         write_report(rr_run, tmp_path / "r.html")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_script_is_every_script_asset_once_in_its_order() -> None:
+    # A file added to assets/ but not to SCRIPT_FILES would never run: none may be left out.
+    folder = resources.files("arena.report").joinpath("assets")
+    on_disk = sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".js"))
+    assert sorted(SCRIPT_FILES) == on_disk and len(set(SCRIPT_FILES)) == len(SCRIPT_FILES)
+    script = report_script()
+    positions = [script.index(asset(name)) for name in SCRIPT_FILES]
+    assert positions == sorted(positions)
+    # One function holds them all: nothing they declare becomes a global of the page.
+    before_the_files = script.partition(asset(SCRIPT_FILES[0]))[0]
+    assert before_the_files.endswith("(function () {\n") and script.endswith("\n})();\n")
 
 
 def test_an_asset_that_closes_its_element_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,7 @@ import random
 from collections.abc import Mapping, Sequence
 
 from arena.store.outcome import HandSummary, MatchOutcome, SeatOutcome
-from arena.store.sqlite_schema import PlannedMatch
+from arena.store.sqlite.schema import PlannedMatch
 
 __all__ = ["ESTIMATOR", "block_outcomes", "ring", "round_robin", "synthetic_match"]
 

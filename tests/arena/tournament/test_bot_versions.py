@@ -14,7 +14,7 @@ import pytest
 from arena.bots.contents import BotContents, folder_contents
 from arena.bots.manifest import load_manifest
 from arena.store.sqlite import ResultsDatabase
-from arena.store.sqlite_schema import create_schema
+from arena.store.sqlite.schema import create_schema
 from arena.tournament import host
 from arena.tournament.bot_versions import SHOWN_FILES, changed_bots_message, read_contents
 from arena.tournament.config import build_config

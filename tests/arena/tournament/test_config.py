@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from arena.bots.sandbox.select import SandboxLevel
+from arena.settings.catalog import Format
 from arena.stats.sprt import Sprt
 from arena.tournament.config import (
     DEFAULT_TABLE_SEATS,
     BotEntry,
-    Format,
     TournamentConfig,
     TournamentConfigError,
     build_config,

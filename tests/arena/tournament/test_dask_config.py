@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from arena.settings.catalog import ExecutorKind
 from arena.tournament.config import (
     TournamentConfigError,
     build_config,
     fingerprint,
     load_config,
 )
-from arena.tournament.config_keys import ExecutorKind
 from tests.arena.tournament.helpers import FOLDER, STATION
 
 BOTS = [str(FOLDER), str(STATION)]

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.match.config import StackPolicy
+from arena.settings.catalog import Format
 from arena.tournament.config import (
     BotEntry,
-    Format,
     SitAndGoSettings,
     TournamentConfig,
     build_config,

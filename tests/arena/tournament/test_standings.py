@@ -11,7 +11,7 @@ import pytest
 
 from arena.store.outcome import MatchOutcome
 from arena.store.sqlite import ResultsDatabase
-from arena.store.sqlite_schema import PlannedMatch
+from arena.store.sqlite.schema import PlannedMatch
 from arena.tournament.standings import Standings, complete_blocks, compute_standings
 from tests.arena.report.runs import write_tournament
 

@@ -13,7 +13,7 @@ import pytest
 from arena.stats.scores import Score
 from arena.stats.sprt import Sprt
 from arena.store.outcome import HandSummary, MatchOutcome, SeatOutcome
-from arena.store.sqlite_schema import PlannedMatch
+from arena.store.sqlite.schema import PlannedMatch
 from arena.tournament.plan import MatchSpec
 from arena.tournament.sequential import SequentialTests
 from arena.tournament.standings import compute_standings

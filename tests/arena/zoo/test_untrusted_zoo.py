@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arena.bots.manifest import ManifestError, load_manifest
-from arena.tools.checkbot import check_bot
-from arena.tools.replay import replay_file
+from arena.checkbot import check_bot
+from arena.match.replay import replay_file
 from tests import TEST_BOTS
 from tests.arena.zoo.harness import bot, play, station
 

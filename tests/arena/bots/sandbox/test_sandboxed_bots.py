@@ -30,7 +30,7 @@ from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.bots.sandbox.watch import DEFAULT_INTERVAL_S
 from arena.bots.startup import measure_startup
 from arena.bots.transport import BotStartError, ExitInfo, TransportClosedError
-from arena.tools.checkbot import check_bot
+from arena.checkbot import check_bot
 from tests import REPO_ROOT, TEST_BOTS
 
 HELLO = b'{"type":"hello","seq":1}\n'

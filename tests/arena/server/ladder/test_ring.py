@@ -34,8 +34,9 @@ from arena.server.ladder.play import PlayedGame, _failed, ladder_rules
 from arena.server.ladder.queue import claim_next, store_played
 from arena.server.ladder.state import rated_results
 from arena.server.site.models import LeaderboardRow, Match, MatchSeat
+from arena.settings.catalog import Format
 from arena.store.outcome import MatchOutcome
-from arena.tournament.config import DEFAULT_TABLE_SEATS, Format
+from arena.tournament.config import DEFAULT_TABLE_SEATS
 from arena.uploads import ArchiveLimits
 from tests.arena.server.factories import PASSWORD, make_team
 from tests.arena.server.ladder.conftest import accepted, not_starting_bot, team_with

@@ -252,7 +252,7 @@ def test_a_bot_with_a_build_step_is_built_once_per_validation(
 
         return build
 
-    for module in ("arena.server.validation.pipeline", "arena.tools.checkbot"):
+    for module in ("arena.server.validation.pipeline", "arena.checkbot"):
         monkeypatch.setattr(f"{module}.build_bots", counting(build_bots))
     source = (REPO_ROOT / "sample_bots" / "python_calling_station" / "bot.py").read_text()
     manifest = {"name": "built", "command": ["{python}", "bot.py"], "build": ["sh", "build.sh"]}

@@ -1,0 +1,1 @@
+"""Tests of :mod:`arena.checkbot`, one file per module."""

@@ -1,0 +1,1 @@
+"""Tests of :mod:`arena.commands`, one file per command module."""

@@ -1,0 +1,1 @@
+"""Tests of :mod:`arena.store.sqlite`, one file per module."""

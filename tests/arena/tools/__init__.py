@@ -1,1 +1,0 @@
-"""Tests of :mod:`arena.tools`, one file per module."""
