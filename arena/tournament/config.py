@@ -51,7 +51,7 @@ from arena.bots.sandbox.limits import LIMIT_KEYS
 from arena.bots.sandbox.select import SandboxLevel
 from arena.cluster.executor import default_concurrency
 from arena.match.config import Score, resolve_score
-from arena.session.policy import TimeBasis
+from arena.session.policy import TimeBasis, TimeLimits
 from arena.settings import COMMAND_LINE, REGISTRY, SettingsError, file_keys
 from arena.settings.catalog import Luck
 from arena.settings.files import Given, ValueSource, read_overrides, read_toml, source_label
@@ -119,13 +119,23 @@ class GameSettings:
 
 @dataclass(frozen=True, slots=True)
 class TimeSettings:
-    """Every match's time limits in seconds (``[limits]``)."""
+    """Every match's time limits in seconds (``[limits]``), as the file's table holds
+    them; :meth:`time_limits` is the value every match plays under."""
 
     decision_timeout_s: float = _default("limits.decision_timeout")
     startup_timeout_s: float = _default("limits.startup_timeout")
     time_bank_s: float = _default("limits.time_bank")
     check_on_timeout: bool = _default("limits.check_on_timeout")
     time_basis: TimeBasis = _default("limits.time_basis")  # noqa: RUF009
+
+    def time_limits(self) -> TimeLimits:
+        """The time limits of every match (and of the server's validation), whole."""
+        return TimeLimits(
+            decision_s=self.decision_timeout_s,
+            startup_s=self.startup_timeout_s,
+            time_bank_s=self.time_bank_s,
+            time_basis=self.time_basis,
+        )
 
 
 @dataclass(frozen=True, slots=True)

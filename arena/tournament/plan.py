@@ -104,11 +104,8 @@ class MatchSpec:
             "seed": self.seed,
             "match_id": self.match_id,
             "starting_stack": game.starting_stack,
-            "decision_timeout_s": limits.decision_timeout_s,
-            "startup_timeout_s": limits.startup_timeout_s,
-            "time_bank_s": limits.time_bank_s,
+            "time_limits": limits.time_limits(),
             "check_on_timeout": limits.check_on_timeout,
-            "time_basis": limits.time_basis,
             "luck": settings.luck.is_on,
             "score": settings.score_used,
         }

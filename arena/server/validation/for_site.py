@@ -87,11 +87,8 @@ def competition_match(competition: Competition) -> MatchConfig:
     return MatchConfig(
         game=game.game_config(),
         starting_stack=game.starting_stack,
-        decision_timeout_s=limits.decision_timeout_s,
-        startup_timeout_s=limits.startup_timeout_s,
-        time_bank_s=limits.time_bank_s,
+        time_limits=limits.time_limits(),
         check_on_timeout=limits.check_on_timeout,
-        time_basis=limits.time_basis,
     )
 
 
