@@ -172,7 +172,9 @@ class TournamentConfig:
     :meth:`worker_count`. ``seed`` None means a secret seed drawn when the run starts;
     ``sandbox`` None the strongest layer that works here (the runner decides).
     ``executor`` and ``scheduler`` (None: a local cluster) say what runs the matches.
-    ``resource_limits`` holds only the limits given; they override the manifests'.
+    The ``[limits]`` table holds two kinds of limit, kept apart here: ``time`` (the time
+    limits, :class:`TimeSettings`) and ``resource_limits`` (the sandbox's, only those given;
+    they override the manifests').
     ``expose`` are host paths the strict sandbox shows every bot read-only (the host's
     choice, never a manifest's; they do not decide the results).
     ``luck`` says whether every match runs the luck estimator; ``score`` what ranks the
@@ -188,7 +190,7 @@ class TournamentConfig:
     deals: int = _default("deals")
     block_deals: int = _default("block_deals")
     game: GameSettings = field(default_factory=GameSettings)
-    limits: TimeSettings = field(default_factory=TimeSettings)
+    time: TimeSettings = field(default_factory=TimeSettings)
     resource_limits: Mapping[str, int] = field(default_factory=dict, hash=False)
     sprt: SprtSettings = field(default_factory=SprtSettings)
     sit_and_go: SitAndGoSettings = field(default_factory=SitAndGoSettings)
@@ -345,7 +347,7 @@ class TournamentConfig:
     def _tables(self) -> tuple[tuple[str, Any], ...]:
         return (
             ("game", self.game),
-            ("limits", self.limits),
+            ("limits", self.time),
             ("sprt", self.sprt),
             ("sit_and_go", self.sit_and_go),
         )
@@ -459,7 +461,7 @@ def config_from_values(
             leaf: values[f"limits.{leaf}"] for leaf in LIMIT_KEYS if f"limits.{leaf}" in values
         },
         game=_settings(GameSettings, "game", values),
-        limits=_settings(TimeSettings, "limits", values),
+        time=_settings(TimeSettings, "limits", values),
         sprt=_settings(SprtSettings, "sprt", values),
         sit_and_go=_settings(SitAndGoSettings, "sit_and_go", values),
         ring_seats=values.get("ring.seats"),

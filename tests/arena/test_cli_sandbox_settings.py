@@ -99,7 +99,7 @@ def test_the_tournament_plays_every_match_on_its_time_basis(tmp_path: Path) -> N
     weekly = tmp_path / "weekly.toml"
     weekly.write_text(f'bots = ["{STATION}", "{STRENGTH}"]\n[limits]\ntime_basis = "cpu"\n')
     config = load_config(weekly)
-    assert config.limits.time_basis is TimeBasis.CPU
+    assert config.time.time_basis is TimeBasis.CPU
     jobs = _jobs(config, tmp_path)
     assert jobs and all(job.config.time_limits.time_basis is TimeBasis.CPU for job in jobs)
 

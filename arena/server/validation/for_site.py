@@ -83,12 +83,12 @@ def competition_match(competition: Competition) -> MatchConfig:
     """The competition's match settings (game, stacks, time limits) as a match config;
     the validation sets its own hands."""
     game = competition.game
-    limits = competition.limits
+    time = competition.time
     return MatchConfig(
         game=game.game_config(),
         starting_stack=game.starting_stack,
-        time_limits=limits.time_limits(),
-        check_on_timeout=limits.check_on_timeout,
+        time_limits=time.time_limits(),
+        check_on_timeout=time.check_on_timeout,
     )
 
 
