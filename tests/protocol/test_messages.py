@@ -294,6 +294,12 @@ def test_match_end_lists_the_standings() -> None:
     assert message["hands_played"] == 57
 
 
+def test_a_standing_without_a_final_stack_leaves_chips_out() -> None:
+    # Stacks reset every hand: no number that reads like a stack is sent.
+    message = _valid(match_end([Standing("p0", "caller", None, 30, 1)], hands_played=2))
+    assert message["standings"] == [{"player_id": "p0", "name": "caller", "net": 30, "place": 1}]
+
+
 COMMITMENT = "0123456789abcdef" * 4
 SALT = bytes(range(32))
 CLOCK = TimeLimits(startup_ms=10_000, decision_ms=5_000, time_bank_ms=0)
