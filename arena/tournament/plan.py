@@ -97,15 +97,14 @@ class MatchSpec:
         its game, deals, seed and id; stacks reset every hand for duplicate matches, a
         freezeout whose blinds double every ``double_every_hands`` hands for a sit-and-go."""
         game = settings.game
-        time = settings.time
         common: dict[str, Any] = {
             "game": game.game_config(),
             "hand_count": self.hand_count,
             "seed": self.seed,
             "match_id": self.match_id,
             "starting_stack": game.starting_stack,
-            "time_limits": time.time_limits(),
-            "check_on_timeout": time.check_on_timeout,
+            "time_limits": settings.time.time_limits(),
+            "check_on_timeout": settings.time.check_on_timeout,
             "luck": settings.luck.is_on,
             "score": settings.score_used,
         }

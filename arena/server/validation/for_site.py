@@ -83,12 +83,11 @@ def competition_match(competition: Competition) -> MatchConfig:
     """The competition's match settings (game, stacks, time limits) as a match config;
     the validation sets its own hands."""
     game = competition.game
-    time = competition.time
     return MatchConfig(
         game=game.game_config(),
         starting_stack=game.starting_stack,
-        time_limits=time.time_limits(),
-        check_on_timeout=time.check_on_timeout,
+        time_limits=competition.time.time_limits(),
+        check_on_timeout=competition.time.check_on_timeout,
     )
 
 
