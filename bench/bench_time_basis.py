@@ -48,7 +48,7 @@ from arena.bots.process import ProcessTransport  # noqa: E402
 from arena.bots.sandbox.select import choose, launcher_for  # noqa: E402
 from arena.match.config import MatchConfig, new_secret_seed  # noqa: E402
 from arena.match.run import open_sessions, run_match  # noqa: E402
-from arena.session.policy import TimeBasis  # noqa: E402
+from arena.session.policy import TimeBasis, TimeLimits  # noqa: E402
 
 THINKER = textwrap.dedent(
     """
@@ -98,13 +98,9 @@ def play(
     level, _ = choose(None)
     launcher = launcher_for(level)
     bots = [dataclasses.replace(load_manifest(manifest), name=f"thinker-{i}") for i in (1, 2)]
-    config = MatchConfig(
-        hand_count=hands, seed=new_secret_seed(), decision_timeout_s=timeout_ms / 1000
-    )
+    limits = TimeLimits(decision_s=timeout_ms / 1000, time_basis=basis)
+    config = MatchConfig(hand_count=hands, seed=new_secret_seed(), time_limits=limits)
     sessions = open_sessions(bots, config, launcher=launcher)
-    for _name, session in sessions:
-        # The basis is a session setting (arena.session.policy.TimeLimits.time_basis).
-        session.limits = dataclasses.replace(session.limits, time_basis=basis)
     try:
         with tempfile.TemporaryDirectory(prefix="bench-time-basis-") as out:
             result = run_match(config, sessions, Path(out) / "run")

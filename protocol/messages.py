@@ -67,15 +67,16 @@ REPLY_TYPES: Mapping[str, str] = {"hello": "ready", "act": "action", "draw": "di
 
 @dataclass(frozen=True, slots=True)
 class TimeLimits:
-    """The clock a bot plays under, in milliseconds (sent in ``hello``).
+    """The clock a bot plays under, in milliseconds: only the wire form of ``hello``'s
+    ``time_limits``, with no defaults of its own (the arena's time limits make it).
 
-    >>> TimeLimits().to_wire()
-    {'startup_ms': 10000, 'decision_ms': 5000, 'time_bank_ms': 0}
+    >>> TimeLimits(startup_ms=10_000, decision_ms=500, time_bank_ms=0).to_wire()
+    {'startup_ms': 10000, 'decision_ms': 500, 'time_bank_ms': 0}
     """
 
-    startup_ms: int = 10_000
-    decision_ms: int = 5_000
-    time_bank_ms: int = 0
+    startup_ms: int
+    decision_ms: int
+    time_bank_ms: int
 
     def to_wire(self) -> dict[str, int]:
         """The ``time_limits`` object of ``hello``."""
@@ -112,7 +113,7 @@ def hello(
     seat_count: int,
     starting_stack: int,
     hand_count: int | None,
-    time_limits: TimeLimits = TimeLimits(),
+    time_limits: TimeLimits,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     protocol_version: int = PROTOCOL_VERSION,

@@ -23,7 +23,6 @@ from engine.evaluator import WORST_CLASS
 from engine.table import MAX_SEAT_COUNT, MIN_SEAT_COUNT
 from protocol.framing import DEFAULT_MAX_LINE_BYTES
 from protocol.messages import DEFAULT_MAX_ATTEMPTS
-from protocol.messages import TimeLimits as WireTimeLimits
 from tests import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
@@ -207,15 +206,17 @@ def test_time_limits_in_the_fault_page_are_the_arenas_defaults() -> None:
     text = FAULTS.read_text(encoding="utf-8")
     limits = arena_name("TimeLimits", WATCHDOG_MODULES)()
     match_config = arena_name("MatchConfig", MATCH_MODULES)()
-    wire = WireTimeLimits()
+    # A match carries the one time limits value; hello announces its wire form.
+    assert match_config.time_limits == limits
+    wire = limits.to_wire()
     decision = seconds(table_cell(text, "decision time"))
     startup = seconds(table_cell(text, "startup time"))
     bank = seconds(table_cell(text, "time bank"))
-    assert decision == limits.decision_s == match_config.decision_timeout_s
+    assert decision == limits.decision_s
     assert decision * 1000 == wire.decision_ms
-    assert startup == limits.startup_s == match_config.startup_timeout_s
+    assert startup == limits.startup_s
     assert startup * 1000 == wire.startup_ms
-    assert bank == limits.time_bank_s == match_config.time_bank_s == wire.time_bank_ms
+    assert bank == limits.time_bank_s == wire.time_bank_ms
     assert seconds(table_cell(text, "grace")) == limits.grace_s
     assert seconds(table_cell(text, "exit grace")) == limits.match_end_grace_s
 

@@ -17,7 +17,6 @@ first of each, and the reply latencies (p50, p99, max).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,14 +24,13 @@ from arena.bots.in_memory import BotExit, BotOutput, InMemoryTransport
 from arena.bots.launcher import Launcher
 from arena.bots.manifest import BotManifest
 from arena.bots.process import process_factory
-from arena.bots.transport import Clock, Transport
+from arena.bots.transport import Clock
 from arena.checkbot.hints import NOTIFICATION_HINT, reply_hint
 from arena.match.config import MatchConfig, new_secret_seed
 from arena.match.readiness import BotsNotReadyError
-from arena.match.run import run_match
+from arena.match.run import run_match, seat_session
 from arena.session.faults import Fault, FaultKind, FaultLedger, LatencyStats
 from arena.session.policy import TimeLimits
-from arena.session.watchdog import BotSession
 from engine.config import GameConfig, Variant
 
 __all__ = ["STATION_NAME", "FaultSummary", "HandsReport", "calling_station", "play_quick_hands"]
@@ -172,22 +170,24 @@ def play_quick_hands(
     """
     if hand_count < 1:
         raise ValueError(f"hand_count must be at least 1, got {hand_count}")
-    limits = limits or TimeLimits()
+    # The time limits go whole into the match: hello announces them, both sessions keep
+    # them (the match-end grace too); attempts, restarts and the hung rule are a match's.
     config = MatchConfig(
         game=GameConfig(small_blind=1, big_blind=2, variant=Variant(variant)),
         hand_count=hand_count,
         seed=new_secret_seed() if seed is None else seed,
         starting_stack=_STACK,
         match_id="check",
-        decision_timeout_s=limits.decision_s,
-        startup_timeout_s=limits.startup_s,
-        time_bank_s=limits.time_bank_s,
+        time_limits=TimeLimits() if limits is None else limits,
     )
-    # The sessions keep every limit given (the match-end grace too); the config announces
-    # the same decision, start-up and bank times in hello.
-    bot = _session(process_factory(manifest, launcher=launcher), 0, manifest.name, limits, clock)
-    station = _session(
-        lambda: InMemoryTransport(calling_station, clock=clock), 1, STATION_NAME, limits, clock
+    factory = process_factory(manifest, launcher=launcher)
+    bot = seat_session(factory, config, seat_index=0, name=manifest.name, clock=clock)
+    station = seat_session(
+        lambda: InMemoryTransport(calling_station, clock=clock),
+        config,
+        seat_index=1,
+        name=STATION_NAME,
+        clock=clock,
     )
     error = ""
     hands_played = chips_won = 0
@@ -206,24 +206,6 @@ def play_quick_hands(
         chips_won=chips_won,
         error=error,
         distribution_count=bot.distribution_count,
-    )
-
-
-def _session(
-    factory: Callable[[], Transport],
-    seat_index: int,
-    name: str,
-    limits: TimeLimits,
-    clock: Clock,
-) -> BotSession:
-    """A session with a match's defaults (attempts, restarts, the hung rule)."""
-    return BotSession(
-        factory,
-        player_id=f"p{seat_index}",
-        seat_index=seat_index,
-        clock=clock,
-        limits=limits,
-        name=name,
     )
 
 

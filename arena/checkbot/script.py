@@ -36,7 +36,6 @@ from protocol.messages import (
     hello,
     match_end,
 )
-from protocol.messages import TimeLimits as WireTimeLimits
 from protocol.replies import parse_ready
 from protocol.strategy import MixedStrategy
 
@@ -160,7 +159,6 @@ class Checker(Conversation):
 
     def handshake(self) -> None:
         seq = self.next_seq()
-        wire_limits = WireTimeLimits(**self.limits.to_wire())
         self.send(
             hello(
                 seq=seq,
@@ -170,7 +168,7 @@ class Checker(Conversation):
                 seat_count=2,
                 starting_stack=_STACK,
                 hand_count=2,
-                time_limits=wire_limits,
+                time_limits=self.limits.to_wire(),
             ),
         )
         try:

@@ -25,8 +25,9 @@ class MatchJob:
     """Everything a worker needs to play one match (picklable).
 
     ``bots`` are the tournament's names for the seats in seat order and ``manifests`` their
-    manifest files; ``sandbox`` is a :class:`SandboxLevel` value with ``limits`` the
-    resource-limit overrides; files go to ``tournament_dir / matches / match_id``.
+    manifest files; ``sandbox`` is a :class:`SandboxLevel` value with ``resource_limits``
+    the overrides of the sandbox's resource limits (the time limits are the config's);
+    files go to ``tournament_dir / matches / match_id``.
     ``working_dirs`` (by seat, when given) replace the manifests' folders: the host built
     each bot once into a folder of the run, and every match starts from that build.
     ``expose``: the host's paths the strict sandbox shows every bot read-only.
@@ -38,7 +39,7 @@ class MatchJob:
     manifests: tuple[Path, ...]
     sandbox: str
     tournament_dir: Path
-    limits: tuple[tuple[str, int], ...] = ()
+    resource_limits: tuple[tuple[str, int], ...] = ()
     working_dirs: tuple[Path | None, ...] = ()
     expose: tuple[Path, ...] = ()
 

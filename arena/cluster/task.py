@@ -67,10 +67,11 @@ def match_deadline(job: MatchJob) -> float:
     a little over an hour: a backstop for an arena that hangs, not a time limit for bots.
     """
     config, seats = job.config, len(job.bots)
+    limits = config.time_limits
     hands = config.hand_count if config.hand_count is not None else UNCAPPED_HANDS
-    starts = seats * (config.restart_budget + 1) * config.startup_timeout_s
-    decisions = hands * seats * DECISIONS_PER_HAND * config.decision_timeout_s
-    return DEADLINE_MARGIN_S + starts + decisions + seats * config.time_bank_s
+    starts = seats * (config.restart_budget + 1) * limits.startup_s
+    decisions = hands * seats * DECISIONS_PER_HAND * limits.decision_s
+    return DEADLINE_MARGIN_S + starts + decisions + seats * limits.time_bank_s
 
 
 def run_in_referee(

@@ -24,6 +24,7 @@ from arena.bots.process import process_factory
 from arena.bots.transport import Transport
 from arena.commands.common import load_manifests, open_launcher
 from arena.discord.tables import TableManager
+from arena.session.policy import TimeLimits
 from arena.settings import UsageError, add_groups
 
 __all__ = ["DESCRIPTION", "TOKEN_ENV", "add_arguments", "read_token", "run"]
@@ -128,7 +129,7 @@ def run(args: argparse.Namespace, out: TextIO, *, run_client: RunClient | None =
 
         def make_manager(sink: Any) -> TableManager:
             manager = TableManager(
-                sink, bots, args.runs_dir, decision_timeout_s=args.decision_timeout
+                sink, bots, args.runs_dir, time_limits=TimeLimits(decision_s=args.decision_timeout)
             )
             managers.append(manager)
             return manager

@@ -44,7 +44,8 @@ from arena.human.transport import HumanTransport
 from arena.match.config import MatchConfig, StackPolicy
 from arena.match.readiness import BotsNotReadyError
 from arena.match.results import MatchResult
-from arena.match.run import run_match
+from arena.match.run import run_match, seat_session
+from arena.session.policy import TimeLimits
 from arena.session.watchdog import BotSession
 from arena.store.run_folder import RunFolder
 from engine.config import GameConfig
@@ -160,9 +161,10 @@ class ChatTable:
         bot_factories: dict[str, Callable[[], Transport]],
         out_dir: Path,
         *,
-        decision_timeout_s: float,
+        time_limits: TimeLimits,
     ) -> None:
-        """Deal: run the match in a worker thread (the seats are fixed from now on)."""
+        """Deal: run the match in a worker thread (the seats are fixed from now on); the
+        bots play under ``time_limits``, a person under the table's turn time."""
         settings = self.settings
         config = MatchConfig(
             game=GameConfig(small_blind=settings.small_blind, big_blind=settings.big_blind),
@@ -172,7 +174,7 @@ class ChatTable:
             stack_policy=StackPolicy.FREEZEOUT,
             schedule=settings.schedule(),
             match_id=MATCH_ID,
-            decision_timeout_s=decision_timeout_s,
+            time_limits=time_limits,
             # A person out of time is checked when it is free, folded otherwise, as a bot.
             check_on_timeout=True,
             # Nothing is worked out ahead while people think; hand_start/hand_end lines
@@ -193,7 +195,7 @@ class ChatTable:
         self, index: int, config: MatchConfig, bot_factories: dict[str, Callable[[], Transport]]
     ) -> tuple[str, BotSession]:
         seat = self.seats[index]
-        limits = config.time_limits()
+        limits = config.time_limits
         factory: Callable[[], Transport]
         if seat.user_id is not None:
             user_id = seat.user_id
@@ -207,18 +209,14 @@ class ChatTable:
         else:
             assert seat.bot is not None
             factory = bot_factories[seat.bot]
-        session = BotSession(
+        session = seat_session(
             tapped_factory(factory, index, self),
-            player_id=f"p{index}",
+            config,
             seat_index=index,
-            clock=self.clock,
-            limits=limits,
-            max_invalid_attempts=config.max_invalid_attempts,
-            check_when_free=config.check_on_timeout,
-            restart_budget=config.restart_budget,
-            hung_after_timeouts=config.hung_after_timeouts,
             name=seat.name,
+            clock=self.clock,
             event_texts=self._event_texts,
+            limits=limits,
         )
         return seat.name, session
 

@@ -36,6 +36,7 @@ from arena.discord.markup import chat_name
 from arena.discord.settings import SettingsError, parse_settings
 from arena.discord.table import ChatSeat, ChatTable, Sink, TableState
 from arena.match.config import MAX_SEATS, MIN_SEATS, new_secret_seed
+from arena.session.policy import TimeLimits
 
 __all__ = ["MAX_NAME_CHARS", "TableManager"]
 
@@ -49,6 +50,7 @@ class TableManager:
     ``bots`` maps the names of the configured bots to their transport factories (a bot
     process under the sandbox, :func:`arena.bots.process.process_factory`); each table's
     run folder is made under ``runs_dir``. ``seed`` makes each match's secret seed.
+    ``time_limits`` are the bots' (default: the arena's); a person has the table's turn time.
     """
 
     def __init__(
@@ -59,14 +61,14 @@ class TableManager:
         *,
         clock: Callable[[], float] = time.monotonic,
         seed: Callable[[], int] = new_secret_seed,
-        decision_timeout_s: float = 5.0,
+        time_limits: TimeLimits | None = None,
     ) -> None:
         self.sink = sink
         self.bots = dict(bots)
         self.runs_dir = runs_dir
         self.clock = clock
         self.seed = seed
-        self.decision_timeout_s = decision_timeout_s
+        self.time_limits = TimeLimits() if time_limits is None else time_limits
         self.tables: dict[int, ChatTable] = {}
 
     def table(self, channel_id: int) -> ChatTable | None:
@@ -158,7 +160,7 @@ class TableManager:
             suffix += 1
             out_dir = self.runs_dir / f"discord-{channel_id}-{stamp}-{suffix}"
         out_dir.mkdir(parents=True)
-        table.start(self.seed(), self.bots, out_dir, decision_timeout_s=self.decision_timeout_s)
+        table.start(self.seed(), self.bots, out_dir, time_limits=self.time_limits)
         names = ", ".join(seat.shown for seat in table.seats)
         return f"Shuffle up and deal: {names}. Hole cards come by direct message."
 

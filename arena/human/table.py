@@ -65,7 +65,7 @@ def human_session(
     if timeout_s is not None and not timeout_s > 0:
         raise MatchConfigError(f"the person's time limit must be positive, got {timeout_s!r}")
     limits = replace(
-        config.time_limits(),
+        config.time_limits,
         decision_s=NO_TIME_LIMIT_S if timeout_s is None else timeout_s,
         time_bank_s=0.0,
     )

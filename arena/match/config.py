@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from arena.session.policy import DEFAULT_HUNG_AFTER_TIMEOUTS, TimeBasis, TimeLimits
+from arena.session.policy import (
+    DEFAULT_HUNG_AFTER_TIMEOUTS,
+    DEFAULT_MAX_INVALID_ATTEMPTS,
+    DEFAULT_RESTART_BUDGET,
+    TimeBasis,
+    TimeLimits,
+)
 from engine.config import GameConfig
 from engine.schedule import BlindSchedule
 
@@ -105,8 +111,9 @@ class MatchConfig:
     """Everything that decides how a match is played (bots and processes aside).
 
     ``hand_count`` is the number of hands (``reset``, ``carry``) or the cap on hands
-    (``freezeout``, where ``None`` means play until one bot has every chip). The time limits
-    are what the sessions enforce and what the ``hello`` message announces.
+    (``freezeout``, where ``None`` means play until one bot has every chip).
+    ``time_limits`` are what the sessions enforce and what the ``hello`` message announces,
+    one value from the settings to the watchdog.
     ``seed`` decides every deck: it is secret until ``match_end`` reveals it (see
     :mod:`arena.match.fairness`; :func:`new_secret_seed` makes one). ``match_id`` is in
     every hand id the bots see, so it is never made from the seed (default
@@ -126,14 +133,11 @@ class MatchConfig:
     stack_policy: StackPolicy = StackPolicy.RESET
     schedule: BlindSchedule | None = None
     match_id: str = ""
-    decision_timeout_s: float = 5.0
-    startup_timeout_s: float = 10.0
-    time_bank_s: float = 0.0
+    time_limits: TimeLimits = field(default_factory=TimeLimits)
     check_on_timeout: bool = False
-    max_invalid_attempts: int = 3
-    restart_budget: int = 3
+    max_invalid_attempts: int = DEFAULT_MAX_INVALID_ATTEMPTS
+    restart_budget: int = DEFAULT_RESTART_BUDGET
     hung_after_timeouts: int = DEFAULT_HUNG_AFTER_TIMEOUTS
-    time_basis: TimeBasis = TimeBasis.WALL
     # Whether to play on without a bot that is not ready at the start: a choice made before
     # the match, which decides whether it happens at all, so not written in to_dict either.
     allow_absent_bots: bool = False
@@ -162,14 +166,9 @@ class MatchConfig:
             raise MatchConfigError(
                 f"starting_stack must be a positive integer, got {self.starting_stack!r}",
             )
-        for name in ("decision_timeout_s", "startup_timeout_s"):
-            value = getattr(self, name)
-            if not isinstance(value, int | float) or not value > 0:
-                raise MatchConfigError(f"{name} must be a positive number, got {value!r}")
-        if not isinstance(self.time_bank_s, int | float) or not self.time_bank_s >= 0:
-            raise MatchConfigError(
-                f"time_bank_s must be a non-negative number, got {self.time_bank_s!r}",
-            )
+        # The time limits checked their own values when they were built.
+        if not isinstance(self.time_limits, TimeLimits):
+            raise MatchConfigError(f"time_limits must be TimeLimits, got {self.time_limits!r}")
         if not is_int(self.max_invalid_attempts) or self.max_invalid_attempts < 1:
             raise MatchConfigError(
                 f"max_invalid_attempts must be at least 1, got {self.max_invalid_attempts!r}",
@@ -182,8 +181,6 @@ class MatchConfig:
             raise MatchConfigError(
                 f"hung_after_timeouts must be a positive integer, got {self.hung_after_timeouts!r}",
             )
-        if not isinstance(self.time_basis, TimeBasis):
-            raise MatchConfigError(f"time basis {self.time_basis!r}: must be wall or cpu")
         if not isinstance(self.allow_absent_bots, bool):
             raise MatchConfigError(
                 f"allow_absent_bots must be true or false, got {self.allow_absent_bots!r}",
@@ -202,7 +199,10 @@ class MatchConfig:
             object.__setattr__(self, "match_id", DEFAULT_MATCH_ID)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready form (written in the hand history header and results)."""
+        """Plain JSON-ready form (written in the hand history header and results). The
+        time limits are written as the flat fields they always were (``decision_timeout_s``,
+        ``startup_timeout_s``, ``time_bank_s``, ``time_basis``), so every file reads alike."""
+        limits = self.time_limits
         return {
             "match_id": self.match_id,
             "seed": self.seed,
@@ -211,9 +211,9 @@ class MatchConfig:
             "starting_stack": self.starting_stack,
             "stack_policy": self.stack_policy.value,
             "schedule": None if self.schedule is None else self.schedule.to_dict(),
-            "decision_timeout_s": self.decision_timeout_s,
-            "startup_timeout_s": self.startup_timeout_s,
-            "time_bank_s": self.time_bank_s,
+            "decision_timeout_s": limits.decision_s,
+            "startup_timeout_s": limits.startup_s,
+            "time_bank_s": limits.time_bank_s,
             "check_on_timeout": self.check_on_timeout,
             "max_invalid_attempts": self.max_invalid_attempts,
             "restart_budget": self.restart_budget,
@@ -221,8 +221,8 @@ class MatchConfig:
             # Written only when not the wall clock, so that files of the default basis
             # stay as they were before the CPU basis existed.
             **(
-                {"time_basis": self.time_basis.value}
-                if self.time_basis is not TimeBasis.WALL
+                {"time_basis": limits.time_basis.value}
+                if limits.time_basis is not TimeBasis.WALL
                 else {}
             ),
             # Written only with the estimator on: the files of a match without it stay as
@@ -232,8 +232,19 @@ class MatchConfig:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MatchConfig:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict` (files of every version: a key added later takes
+        the value that applied before it existed)."""
         schedule = data.get("schedule")
+        try:
+            time_limits = TimeLimits(
+                decision_s=data["decision_timeout_s"],
+                startup_s=data["startup_timeout_s"],
+                time_bank_s=data["time_bank_s"],
+                # Absent from files written before the CPU basis existed: the wall clock.
+                time_basis=TimeBasis.parse(data.get("time_basis", TimeBasis.WALL.value)),
+            )
+        except ValueError as exc:
+            raise MatchConfigError(str(exc)) from None
         return cls(
             game=GameConfig.from_dict(dict(data["game"])),
             hand_count=data["hand_count"],
@@ -242,26 +253,14 @@ class MatchConfig:
             stack_policy=StackPolicy(data["stack_policy"]),
             schedule=None if schedule is None else BlindSchedule.from_dict(schedule),
             match_id=data.get("match_id", ""),
-            decision_timeout_s=data["decision_timeout_s"],
-            startup_timeout_s=data["startup_timeout_s"],
-            time_bank_s=data["time_bank_s"],
+            time_limits=time_limits,
             check_on_timeout=data["check_on_timeout"],
             max_invalid_attempts=data["max_invalid_attempts"],
             restart_budget=data["restart_budget"],
             # Absent from files written before the rule existed: the default applied then.
             hung_after_timeouts=data.get("hung_after_timeouts", DEFAULT_HUNG_AFTER_TIMEOUTS),
-            time_basis=TimeBasis.parse(data.get("time_basis", TimeBasis.WALL.value)),
             luck=data.get("luck", False),
             score=data.get("score"),
-        )
-
-    def time_limits(self) -> TimeLimits:
-        """The sessions' time limits for this match."""
-        return TimeLimits(
-            decision_s=self.decision_timeout_s,
-            startup_s=self.startup_timeout_s,
-            time_bank_s=self.time_bank_s,
-            time_basis=self.time_basis,
         )
 
 

@@ -67,7 +67,6 @@ from engine.hand import Hand
 from engine.history import hand_to_history
 from engine.result import HandResult
 from engine.table import Table, hand_seed
-from protocol import messages
 
 __all__ = ["MatchRunner", "MatchSeat"]
 
@@ -184,7 +183,7 @@ class MatchRunner:
             seat_count=len(self.seats),
             starting_stack=self.config.starting_stack,
             hand_count=self.config.hand_count,
-            time_limits=messages.TimeLimits(**self.config.time_limits().to_wire()),
+            time_limits=self.config.time_limits.to_wire(),
             max_attempts=self.config.max_invalid_attempts,
             # A fresh salt for this match: the bots get the commitment now, the seed and
             # the salt at match_end (arena.match.fairness).

@@ -44,13 +44,13 @@ def seat_session(
     limits: TimeLimits | None = None,
 ) -> BotSession:
     """The session of seat ``seat_index`` under ``config``'s rules (its time limits unless
-    ``limits`` are given), its transports made by ``factory``."""
+    ``limits`` are given: a person's seat has its own), its transports made by ``factory``."""
     return BotSession(
         factory,
         player_id=f"p{seat_index}",
         seat_index=seat_index,
         clock=clock,
-        limits=config.time_limits() if limits is None else limits,
+        limits=config.time_limits if limits is None else limits,
         max_invalid_attempts=config.max_invalid_attempts,
         check_when_free=config.check_on_timeout,
         restart_budget=config.restart_budget,

@@ -262,9 +262,9 @@ class Competition:
         return self.config.game
 
     @property
-    def limits(self) -> TimeSettings:
-        """Every match's time limits."""
-        return self.config.limits
+    def time(self) -> TimeSettings:
+        """Every match's time limits (the time keys of ``[limits]``)."""
+        return self.config.time
 
 
 def read_competition(file: Path) -> Competition:

@@ -193,7 +193,8 @@ class BotLifecycle:
         self.transport = transport
         seq = self._next_seq()
         hello = dict(self._hello_fields)
-        hello.setdefault("time_limits", self._limits.to_wire())
+        # The wire form of the limits, as a JSON object (protocol.messages.hello's way).
+        hello.setdefault("time_limits", self._limits.to_wire().to_wire())
         hello.update(type="hello", seq=seq)
         outcome = await_ready(
             transport,

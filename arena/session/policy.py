@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from engine.actions import Action, Call, Check, Discard, Fold, LegalActions
+from protocol import messages
 
 __all__ = [
     "DEFAULT_HUNG_AFTER_TIMEOUTS",
+    "DEFAULT_MAX_INVALID_ATTEMPTS",
     "DEFAULT_RESTART_BUDGET",
     "DEFAULT_WALL_BACKSTOP",
     "TimeBasis",
@@ -20,6 +22,10 @@ __all__ = [
 
 #: Restarts of a crashed bot allowed per match before its seat sits out.
 DEFAULT_RESTART_BUDGET = 3
+
+#: Replies a bot may send per decision before its seat takes the default action: the
+#: attempts ``hello`` announces when a match names none.
+DEFAULT_MAX_INVALID_ATTEMPTS = messages.DEFAULT_MAX_ATTEMPTS
 
 #: Timeouts in a row after which a bot counts as hung: its process tree is killed and it
 #: is restarted before the next hand, so a hung bot costs this many timeouts per restart.
@@ -50,10 +56,12 @@ class TimeBasis(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class TimeLimits:
-    """How long a bot may take, in seconds.
+    """How long a bot may take, in seconds: the one value a time limit is, from the
+    setting to the watchdog. Its defaults are the arena's (the settings take theirs from
+    here), and every field is checked when it is built.
 
     >>> TimeLimits(decision_s=0.5).to_wire()
-    {'startup_ms': 10000, 'decision_ms': 500, 'time_bank_ms': 0}
+    TimeLimits(startup_ms=10000, decision_ms=500, time_bank_ms=0)
     """
 
     decision_s: float = 5.0
@@ -65,22 +73,32 @@ class TimeLimits:
     wall_backstop: float = DEFAULT_WALL_BACKSTOP  # on the CPU basis: the wall clock's limit
 
     def __post_init__(self) -> None:
-        for name in ("decision_s", "startup_s", "time_bank_s", "match_end_grace_s", "grace_s"):
+        # A decision and a start-up need some time; the others may be none at all.
+        for name in ("decision_s", "startup_s"):
             value = getattr(self, name)
-            if not value >= 0:  # also rejects NaN
+            if not _is_number(value) or not value > 0:  # also rejects NaN
+                raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+        for name in ("time_bank_s", "match_end_grace_s", "grace_s"):
+            value = getattr(self, name)
+            if not _is_number(value) or not value >= 0:  # also rejects NaN
                 raise ValueError(f"{name} must be a non-negative number of seconds, got {value!r}")
         if not isinstance(self.time_basis, TimeBasis):
             raise ValueError(f"time basis {self.time_basis!r}: must be wall or cpu")
-        if not self.wall_backstop >= 1:  # also rejects NaN
+        if not _is_number(self.wall_backstop) or not self.wall_backstop >= 1:  # also NaN
             raise ValueError(f"wall_backstop must be at least 1, got {self.wall_backstop!r}")
 
-    def to_wire(self) -> dict[str, int]:
-        """The ``time_limits`` object of ``hello`` (milliseconds)."""
-        return {
-            "startup_ms": round(self.startup_s * 1000),
-            "decision_ms": round(self.decision_s * 1000),
-            "time_bank_ms": round(self.time_bank_s * 1000),
-        }
+    def to_wire(self) -> messages.TimeLimits:
+        """The ``time_limits`` of ``hello`` (whole milliseconds; the grace is not told)."""
+        return messages.TimeLimits(
+            startup_ms=round(self.startup_s * 1000),
+            decision_ms=round(self.decision_s * 1000),
+            time_bank_ms=round(self.time_bank_s * 1000),
+        )
+
+
+def _is_number(value: object) -> bool:
+    """An int or a float, not a bool (``True`` seconds is a mistake, not one second)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def default_action(legal: LegalActions, *, check_when_free: bool = False) -> Action:

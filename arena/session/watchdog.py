@@ -67,6 +67,7 @@ from arena.session.handshake import ReadyInfo
 from arena.session.lifecycle import BotLifecycle
 from arena.session.policy import (
     DEFAULT_HUNG_AFTER_TIMEOUTS,
+    DEFAULT_MAX_INVALID_ATTEMPTS,
     DEFAULT_RESTART_BUDGET,
     TimeLimits,
 )
@@ -101,7 +102,7 @@ class BotSession:
         seat_index: int,
         clock: Clock = time.monotonic,
         limits: TimeLimits | None = None,
-        max_invalid_attempts: int = 3,
+        max_invalid_attempts: int = DEFAULT_MAX_INVALID_ATTEMPTS,
         check_when_free: bool = False,
         restart_budget: int = DEFAULT_RESTART_BUDGET,
         hung_after_timeouts: int = DEFAULT_HUNG_AFTER_TIMEOUTS,

@@ -26,7 +26,7 @@ from arena.bots.sandbox.reach import parse_expose
 from arena.bots.sandbox.select import SandboxLevel
 from arena.match.config import Score
 from arena.match.log import LOG_LEVELS
-from arena.session.policy import TimeBasis
+from arena.session.policy import TimeBasis, TimeLimits
 from arena.settings import grammar
 from arena.settings.grammar import boolean, choice, duration, number, whole
 from arena.settings.model import declare
@@ -243,23 +243,25 @@ declare("game.starting_stack", whole(1, MAX_CHIPS), 200, "--stack",
         "each bot's stack in chips (freezeout: at the start)", group="game", kind="int",
         metavar="CHIPS", dest="stack")  # fmt: skip
 
-# -- time limits -----------------------------------------------------------------------------
-declare("limits.decision_timeout", duration(), 5.0, "--decision-timeout",
-        "time per decision (seconds, or e.g. 250ms)", group="limits", shown="5 s",
-        metavar="SECONDS")  # fmt: skip
-declare("limits.startup_timeout", duration(), 10.0, "--startup-timeout",
-        "time to start and answer hello (seconds)", group="limits", shown="10 s",
-        metavar="SECONDS")  # fmt: skip
-declare("limits.time_bank", duration(allow_zero=True), 0.0, "--time-bank",
+# -- time limits (their defaults are those of the arena's TimeLimits) ------------------------
+_TIME = TimeLimits()
+declare("limits.decision_timeout", duration(), _TIME.decision_s, "--decision-timeout",
+        "time per decision (seconds, or e.g. 250ms)", group="limits",
+        shown=f"{_TIME.decision_s:g} s", metavar="SECONDS")  # fmt: skip
+declare("limits.startup_timeout", duration(), _TIME.startup_s, "--startup-timeout",
+        "time to start and answer hello (seconds)", group="limits",
+        shown=f"{_TIME.startup_s:g} s", metavar="SECONDS")  # fmt: skip
+declare("limits.time_bank", duration(allow_zero=True), _TIME.time_bank_s, "--time-bank",
         "extra time per match a bot may spend over the decision limit (seconds)",
-        group="limits", shown="0 s", metavar="SECONDS")  # fmt: skip
+        group="limits", shown=f"{_TIME.time_bank_s:g} s", metavar="SECONDS")  # fmt: skip
 declare("limits.check_on_timeout", boolean, False, "--check-on-timeout",
         "after a timeout, check when checking is free instead of folding", group="limits",
         kind="bool")  # fmt: skip
-declare("limits.time_basis", _time_basis, TimeBasis.WALL, "--time-basis",
+declare("limits.time_basis", _time_basis, _TIME.time_basis, "--time-basis",
         "what a decision's time is measured in: wall (the clock) or cpu (the bot's own CPU "
         "time, so a loaded host does not make it late; the wall clock still ends a "
-        "decision at 3 times its time)", group="limits", choices=_values(TimeBasis))  # fmt: skip
+        f"decision at {_TIME.wall_backstop:g} times its time)", group="limits",
+        choices=_values(TimeBasis))  # fmt: skip
 
 # -- resource limits (the sandbox's; a flag beats a manifest's [limits]) ---------------------
 for _key, _flag, _what in (

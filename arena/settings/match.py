@@ -15,6 +15,7 @@ from arena.match.config import (
     StackPolicy,
     new_secret_seed,
 )
+from arena.session.policy import TimeLimits
 from arena.settings.grammar import SCHEDULE_ERRORS, parse_schedule
 from arena.settings.model import REGISTRY, UsageError
 from engine.config import BettingStructure, ConfigError, GameConfig, Variant
@@ -71,6 +72,13 @@ def match_config(
             "--score adjusted needs the luck estimator, and --luck is off: "
             "use --score raw, or leave --luck on"
         )
+    # The settings were read by their keys' rules, which the time limits' own agree with.
+    time_limits = TimeLimits(
+        decision_s=value("limits.decision_timeout"),
+        startup_s=value("limits.startup_timeout"),
+        time_bank_s=value("limits.time_bank"),
+        time_basis=value("limits.time_basis"),
+    )
     seed = value("seed")
     options: dict[str, Any] = {
         "game": game,
@@ -80,11 +88,8 @@ def match_config(
         "stack_policy": policy,
         "schedule": schedule,
         "match_id": match_id,
-        "decision_timeout_s": value("limits.decision_timeout"),
-        "startup_timeout_s": value("limits.startup_timeout"),
-        "time_bank_s": value("limits.time_bank"),
+        "time_limits": time_limits,
         "check_on_timeout": value("limits.check_on_timeout"),
-        "time_basis": value("limits.time_basis"),
         "prefetch": not value("no_prefetch"),
         "allow_absent_bots": value("allow_absent"),
         "luck": luck,

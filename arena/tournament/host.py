@@ -130,7 +130,7 @@ def run(
                 sandbox=level.value,
                 out_dir=folder.path.resolve(),
                 display=display,
-                limits=tuple(sorted(config.resource_limits.items())),
+                resource_limits=tuple(sorted(config.resource_limits.items())),
                 working_dirs=built,
                 bot_contents={name: value.to_json() for name, value in contents.items()},
             )

@@ -98,18 +98,14 @@ class MatchSpec:
         its game, deals, seed and id; stacks reset every hand for duplicate matches, a
         freezeout whose blinds double every ``double_every_hands`` hands for a sit-and-go."""
         game = settings.game
-        limits = settings.limits
         common: dict[str, Any] = {
             "game": game.game_config(),
             "hand_count": self.hand_count,
             "seed": self.seed,
             "match_id": self.match_id,
             "starting_stack": game.starting_stack,
-            "decision_timeout_s": limits.decision_timeout_s,
-            "startup_timeout_s": limits.startup_timeout_s,
-            "time_bank_s": limits.time_bank_s,
-            "check_on_timeout": limits.check_on_timeout,
-            "time_basis": limits.time_basis,
+            "time_limits": settings.time.time_limits(),
+            "check_on_timeout": settings.time.check_on_timeout,
             "luck": settings.luck.is_on,
             "score": settings.score_used,
         }

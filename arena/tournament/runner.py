@@ -86,7 +86,7 @@ class TournamentRunner:
         sandbox: str,
         out_dir: Path,
         display: Display,
-        limits: Sequence[tuple[str, int]] = (),
+        resource_limits: Sequence[tuple[str, int]] = (),
         working_dirs: Mapping[str, Path] | None = None,
         bot_contents: Mapping[str, str] | None = None,
     ) -> None:
@@ -96,7 +96,7 @@ class TournamentRunner:
         self.sandbox = sandbox
         self.out_dir = out_dir
         self.display = display
-        self.limits = tuple(limits)
+        self.resource_limits = tuple(resource_limits)
         self._manifests = {bot.name: bot.manifest for bot in config.bots}
         # Each bot's built folder (the host builds once; matches start from the build).
         self._working_dirs = dict(working_dirs or {})
@@ -166,7 +166,7 @@ class TournamentRunner:
             manifests=tuple(self._manifests[name] for name in spec.bots),
             sandbox=self.sandbox,
             tournament_dir=self.out_dir,
-            limits=self.limits,
+            resource_limits=self.resource_limits,
             working_dirs=tuple(self._working_dirs.get(name) for name in spec.bots),
             expose=self.config.expose,
         )

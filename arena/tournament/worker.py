@@ -48,7 +48,7 @@ def play_match(job: MatchJob) -> MatchOutcome:
     try:
         manifests = _manifests(job)
         launcher = launcher_for(
-            SandboxLevel(job.sandbox), overrides=dict(job.limits), expose=job.expose
+            SandboxLevel(job.sandbox), overrides=dict(job.resource_limits), expose=job.expose
         )
     except (ManifestError, LimitsError, SandboxUnavailableError, ValueError) as exc:
         return _failed(job, f"cannot prepare the match: {exc}", started)

@@ -179,7 +179,7 @@ def sessions(
             player_id=f"p{index}",
             seat_index=index,
             clock=clock,
-            limits=config.time_limits(),
+            limits=config.time_limits,
             max_invalid_attempts=config.max_invalid_attempts,
             check_when_free=config.check_on_timeout,
             restart_budget=config.restart_budget,

@@ -20,7 +20,7 @@ from arena.cli import main
 from arena.cluster.job import MatchJob, failed_outcome
 from arena.commands import common
 from arena.match.config import MatchConfig
-from arena.session.policy import TimeBasis
+from arena.session.policy import TimeBasis, TimeLimits
 from arena.settings import UsageError, given, group
 from arena.settings.match import match_config
 from arena.store.outcome import MatchOutcome
@@ -61,18 +61,18 @@ def test_a_match_on_the_cpu_time_basis_charges_cpu_time_and_records_it(tmp_path:
     )
     config = json.loads((tmp_path / "a" / "results.json").read_text("utf-8"))["config"]
     assert config["time_basis"] == "cpu"
-    assert MatchConfig.from_dict(config).time_limits().time_basis is TimeBasis.CPU
+    assert MatchConfig.from_dict(config).time_limits.time_basis is TimeBasis.CPU
     # The default basis is not written: files stay as they were before the CPU basis.
     assert main([*argv, "--sandbox", "none", "--out", str(tmp_path / "b")]) == 0
     config = json.loads((tmp_path / "b" / "results.json").read_text("utf-8"))["config"]
     assert "time_basis" not in config
-    assert MatchConfig.from_dict(config).time_limits().time_basis is TimeBasis.WALL
+    assert MatchConfig.from_dict(config).time_limits.time_basis is TimeBasis.WALL
 
 
 def test_the_time_basis_flag_reaches_the_sessions_time_limits() -> None:
     args = cli.build_parser().parse_args(["match", STATION, STATION, "--time-basis", "CPU"])
     config = match_config(given(args, group("limits")), default_hands=10)
-    assert config.time_limits().time_basis is TimeBasis.CPU
+    assert config.time_limits.time_basis is TimeBasis.CPU
     check = cli.build_parser().parse_args(["check-bot", STATION, "--time-basis", "cpu"])
     assert check.time_basis == "cpu"
 
@@ -92,16 +92,16 @@ def test_a_bad_time_basis_is_one_error_line_naming_it(
     with pytest.raises(ValueError, match="time basis 'sundial': must be wall or cpu"):
         MatchConfig.from_dict({**MatchConfig().to_dict(), "time_basis": "sundial"})
     with pytest.raises(ValueError, match="time basis 'cpu'"):
-        MatchConfig(time_basis="cpu")  # type: ignore[arg-type]
+        MatchConfig(time_limits=TimeLimits(time_basis="cpu"))  # type: ignore[arg-type]
 
 
 def test_the_tournament_plays_every_match_on_its_time_basis(tmp_path: Path) -> None:
     weekly = tmp_path / "weekly.toml"
     weekly.write_text(f'bots = ["{STATION}", "{STRENGTH}"]\n[limits]\ntime_basis = "cpu"\n')
     config = load_config(weekly)
-    assert config.limits.time_basis is TimeBasis.CPU
+    assert config.time.time_basis is TimeBasis.CPU
     jobs = _jobs(config, tmp_path)
-    assert jobs and all(job.config.time_basis is TimeBasis.CPU for job in jobs)
+    assert jobs and all(job.config.time_limits.time_basis is TimeBasis.CPU for job in jobs)
 
 
 def test_a_tournament_stored_before_the_time_basis_existed_is_still_recognised() -> None:

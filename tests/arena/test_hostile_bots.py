@@ -391,7 +391,9 @@ def test_crashes_on_every_street_are_faults_and_the_match_completes(tmp_path: Pa
     streets = ["hand_start", "PRE_FLOP", "FLOP", "TURN", "RIVER", "hand_end"]
     manifests = [_station(), *(_bot("crasher", street, "exit") for street in streets)]
     manifests.append(_bot("crasher", "PRE_FLOP", "signal"))
-    config = MatchConfig(hand_count=6, seed=7, decision_timeout_s=1.0, restart_budget=2)
+    config = MatchConfig(
+        hand_count=6, seed=7, time_limits=TimeLimits(decision_s=1.0), restart_budget=2
+    )
     result = _play(manifests, config, tmp_path)
     for index in range(1, len(manifests)):
         counts = _counts(result, f"p{index}")
@@ -413,7 +415,9 @@ def test_hanging_garbage_stale_and_flooding_bots_are_recorded(tmp_path: Path) ->
         _bot("flood", "1", "0.1"),
         _bot("unsolicited"),
     ]
-    config = MatchConfig(hand_count=5, seed=3, decision_timeout_s=0.25, startup_timeout_s=5.0)
+    config = MatchConfig(
+        hand_count=5, seed=3, time_limits=TimeLimits(decision_s=0.25, startup_s=5.0)
+    )
     result = _play(manifests, config, tmp_path)
     assert _counts(result, "p1")["timeout"] >= 1
     assert _counts(result, "p2")["invalid_reply"] >= 3
@@ -430,7 +434,11 @@ def test_hanging_garbage_stale_and_flooding_bots_are_recorded(tmp_path: Path) ->
 def test_a_bot_that_never_starts_sits_out_and_the_match_still_runs(tmp_path: Path) -> None:
     manifests = [_station(), _bot("hang", "startup"), _station()]
     config = MatchConfig(
-        hand_count=3, seed=1, startup_timeout_s=0.3, restart_budget=1, allow_absent_bots=True
+        hand_count=3,
+        seed=1,
+        time_limits=TimeLimits(startup_s=0.3),
+        restart_budget=1,
+        allow_absent_bots=True,
     )
     result = _play(manifests, config, tmp_path)
     assert _counts(result, "p1")["startup_failure"] == 2  # the start and one restart

@@ -28,11 +28,12 @@ from arena.match.replay import replay_file
 from arena.match.results import MatchResult
 from arena.report.build import write_report
 from arena.session.faults import FaultKind
+from arena.session.policy import TimeLimits
 from engine.config import Variant
 from protocol.codec import MAX_DEPTH
 from tests.arena.scripted import calling_station, play, read_records
 
-CONFIG = MatchConfig(hand_count=4, seed=7, decision_timeout_s=1.0)
+CONFIG = MatchConfig(hand_count=4, seed=7, time_limits=TimeLimits(decision_s=1.0))
 
 
 def nested(depth: int) -> bytes:

@@ -24,7 +24,15 @@ from engine.hand import Hand, SeatSetup
 from protocol.cards import card_from_wire
 from protocol.codec import encode
 from protocol.errors import BotReplyError, ErrorCode
-from protocol.messages import act_request, draw_request, error_message, hand_end, hand_start, hello
+from protocol.messages import (
+    TimeLimits,
+    act_request,
+    draw_request,
+    error_message,
+    hand_end,
+    hand_start,
+    hello,
+)
 from protocol.replies import parse_action, parse_action_reply, parse_discard, parse_ready
 from protocol.request_decoder import legal_from_request
 from protocol.schema import ARENA_TO_BOT, MESSAGE_TYPES, direction_of, find_issue, load_schema
@@ -178,6 +186,8 @@ def test_the_example_hand_is_exactly_what_the_engine_and_the_builders_produce() 
         seat_count=2,
         starting_stack=200,
         hand_count=100,
+        # The clock of the example's hello.
+        time_limits=TimeLimits(startup_ms=10_000, decision_ms=5_000, time_bank_ms=0),
         deck_commitment=hashlib.sha256(salt_and_seed).hexdigest(),
     )
     assert next(messages) == _wire(greeting)

@@ -123,7 +123,7 @@ def test_hello_carries_version_seat_game_and_limits() -> None:
             seat_count=6,
             starting_stack=1000,
             hand_count=None,
-            time_limits=TimeLimits(decision_ms=2000, time_bank_ms=30_000),
+            time_limits=TimeLimits(startup_ms=10_000, decision_ms=2000, time_bank_ms=30_000),
         ),
     )
     assert message["protocol_version"] == 1 and message["supported_versions"] == [1]
@@ -294,8 +294,15 @@ def test_match_end_lists_the_standings() -> None:
     assert message["hands_played"] == 57
 
 
+def test_a_standing_without_a_final_stack_leaves_chips_out() -> None:
+    # Stacks reset every hand: no number that reads like a stack is sent.
+    message = _valid(match_end([Standing("p0", "caller", None, 30, 1)], hands_played=2))
+    assert message["standings"] == [{"player_id": "p0", "name": "caller", "net": 30, "place": 1}]
+
+
 COMMITMENT = "0123456789abcdef" * 4
 SALT = bytes(range(32))
+CLOCK = TimeLimits(startup_ms=10_000, decision_ms=5_000, time_bank_ms=0)
 
 
 def _hello(**options: Any) -> dict[str, Any]:
@@ -307,6 +314,7 @@ def _hello(**options: Any) -> dict[str, Any]:
         seat_count=2,
         starting_stack=200,
         hand_count=10,
+        time_limits=CLOCK,
         **options,
     )
 
@@ -374,6 +382,7 @@ def test_every_arena_message_type_names_the_variant_values_the_engine_uses() -> 
             seat_count=2,
             starting_stack=10,
             hand_count=1,
+            time_limits=CLOCK,
         )
         assert find_issue(message) is None
 
@@ -395,6 +404,7 @@ def test_hello_names_the_features_this_arena_accepts_within_version_one() -> Non
         seat_count=2,
         starting_stack=200,
         hand_count=10,
+        time_limits=CLOCK,
     )
     assert message["features"] == ["distribution"] and message["protocol_version"] == 1
     assert validator_for("hello").is_valid(message)

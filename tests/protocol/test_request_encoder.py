@@ -434,3 +434,13 @@ def test_request_encoder_reports_our_mistakes_like_the_builders() -> None:
         encoder.request(replace(VIEW, legal_actions=None), seq=1, hand_id="h", time_limit_ms=1)
     with pytest.raises(ArenaBugError, match="attempt 4"):
         encoder.request(VIEW, seq=1, hand_id="h", time_limit_ms=1, attempt=4)
+
+
+def test_each_combination_of_legal_action_names_is_encoded_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The table lives as long as the program, so other tests may have filled it: start empty.
+    monkeypatch.setattr(layout, "_ACTION_NAME_TEXTS", {})
+    first = layout.action_names_text(LEGAL)
+    assert json.loads(first) == legal_action_names(LEGAL)
+    assert layout.action_names_text(LEGAL) is first  # looked up, not encoded again

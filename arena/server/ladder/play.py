@@ -70,12 +70,12 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class LadderRules:
     """How every ladder game is played: the competition's game and limits (a tournament
-    config without bots, luck on), the sandbox layer and its limits, the archive rules,
+    config without bots, luck on), the sandbox layer and its resource limits, the archive rules,
     and the versions at a rated game's table (2: heads-up; a ring competition's seats)."""
 
     config: TournamentConfig
     sandbox: SandboxLevel
-    limits: tuple[tuple[str, int], ...] = ()
+    resource_limits: tuple[tuple[str, int], ...] = ()
     expose: tuple[Path, ...] = ()
     archive: ArchiveLimits = field(default_factory=ArchiveLimits)
     table_size: int = 2
@@ -93,7 +93,7 @@ def ladder_rules(competition: Competition | None, archive: ArchiveLimits) -> Lad
     return LadderRules(
         config=config,
         sandbox=level,
-        limits=tuple(sorted(config.resource_limits.items())),
+        resource_limits=tuple(sorted(config.resource_limits.items())),
         expose=config.expose,
         archive=archive,
         table_size=table_size(config),
@@ -204,7 +204,9 @@ def _build(version: VersionFiles, rules: LadderRules, home: Path) -> None:
             manifest = load_manifest(path)
         except (ManifestError, OSError) as exc:
             raise _NotBuilt(version.label, f"its bot.toml cannot be read: {exc}") from None
-        launcher = launcher_for(rules.sandbox, overrides=dict(rules.limits), expose=rules.expose)
+        launcher = launcher_for(
+            rules.sandbox, overrides=dict(rules.resource_limits), expose=rules.expose
+        )
         try:
             (built,) = build_bots([(version.label, manifest)], launcher=launcher)
             if not built.result.is_ok:
@@ -275,7 +277,7 @@ def play_game(
             manifests=tuple(files[bot][0] for bot in seats),
             sandbox=rules.sandbox.value,
             tournament_dir=game_dir,
-            limits=rules.limits,
+            resource_limits=rules.resource_limits,
             working_dirs=tuple(files[bot][1] for bot in seats),
             expose=rules.expose,
         )

@@ -83,15 +83,11 @@ def competition_match(competition: Competition) -> MatchConfig:
     """The competition's match settings (game, stacks, time limits) as a match config;
     the validation sets its own hands."""
     game = competition.game
-    limits = competition.limits
     return MatchConfig(
         game=game.game_config(),
         starting_stack=game.starting_stack,
-        decision_timeout_s=limits.decision_timeout_s,
-        startup_timeout_s=limits.startup_timeout_s,
-        time_bank_s=limits.time_bank_s,
-        check_on_timeout=limits.check_on_timeout,
-        time_basis=limits.time_basis,
+        time_limits=competition.time.time_limits(),
+        check_on_timeout=competition.time.check_on_timeout,
     )
 
 

@@ -50,7 +50,6 @@ from arena.server.validation.report import (
     Verdict,
 )
 from arena.server.validation.rules import ValidationRules
-from arena.session.policy import TimeLimits
 from arena.uploads import ArchiveError, unpack
 
 __all__ = ["archive_seed", "validate"]
@@ -228,14 +227,11 @@ def _protocol_check(
     manifest: BotManifest, rules: ValidationRules, launcher: SandboxLauncher, run: _Run
 ) -> str:
     config = rules.match
-    limits = TimeLimits(
-        decision_s=config.decision_timeout_s,
-        startup_s=config.startup_timeout_s,
-        time_basis=config.time_basis,
-    )
     # The bot as the build step left it: check-bot does not build it again.
     built = _as_built(manifest, launcher)
-    report = check_bot(built, limits=limits, launcher=launcher, variant=config.game.variant)
+    report = check_bot(
+        built, limits=config.time_limits, launcher=launcher, variant=config.game.variant
+    )
     run.log("stderr during the protocol check", report.stderr_tail)
     failure = report.first_failure
     if failure is not None:

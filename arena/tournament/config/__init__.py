@@ -51,7 +51,7 @@ from arena.bots.sandbox.limits import LIMIT_KEYS
 from arena.bots.sandbox.select import SandboxLevel
 from arena.cluster.executor import default_concurrency
 from arena.match.config import Score, resolve_score
-from arena.session.policy import TimeBasis
+from arena.session.policy import TimeBasis, TimeLimits
 from arena.settings import COMMAND_LINE, REGISTRY, SettingsError, file_keys
 from arena.settings.catalog import ExecutorKind, Format, Luck
 from arena.settings.files import Given, ValueSource, read_overrides, read_toml, source_label
@@ -113,13 +113,23 @@ class GameSettings:
 
 @dataclass(frozen=True, slots=True)
 class TimeSettings:
-    """Every match's time limits in seconds (``[limits]``)."""
+    """Every match's time limits in seconds (``[limits]``), as the file's table holds
+    them; :meth:`time_limits` is the value every match plays under."""
 
     decision_timeout_s: float = _default("limits.decision_timeout")
     startup_timeout_s: float = _default("limits.startup_timeout")
     time_bank_s: float = _default("limits.time_bank")
     check_on_timeout: bool = _default("limits.check_on_timeout")
     time_basis: TimeBasis = _default("limits.time_basis")  # noqa: RUF009
+
+    def time_limits(self) -> TimeLimits:
+        """The time limits of every match (and of the server's validation), whole."""
+        return TimeLimits(
+            decision_s=self.decision_timeout_s,
+            startup_s=self.startup_timeout_s,
+            time_bank_s=self.time_bank_s,
+            time_basis=self.time_basis,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +166,9 @@ class TournamentConfig:
     :meth:`worker_count`. ``seed`` None means a secret seed drawn when the run starts;
     ``sandbox`` None the strongest layer that works here (the runner decides).
     ``executor`` and ``scheduler`` (None: a local cluster) say what runs the matches.
-    ``resource_limits`` holds only the limits given; they override the manifests'.
+    The ``[limits]`` table holds two kinds of limit, kept apart here: ``time`` (the time
+    limits, :class:`TimeSettings`) and ``resource_limits`` (the sandbox's, only those given;
+    they override the manifests').
     ``expose`` are host paths the strict sandbox shows every bot read-only (the host's
     choice, never a manifest's; they do not decide the results).
     ``luck`` says whether every match runs the luck estimator; ``score`` what ranks the
@@ -172,7 +184,7 @@ class TournamentConfig:
     deals: int = _default("deals")
     block_deals: int = _default("block_deals")
     game: GameSettings = field(default_factory=GameSettings)
-    limits: TimeSettings = field(default_factory=TimeSettings)
+    time: TimeSettings = field(default_factory=TimeSettings)
     resource_limits: Mapping[str, int] = field(default_factory=dict, hash=False)
     sprt: SprtSettings = field(default_factory=SprtSettings)
     sit_and_go: SitAndGoSettings = field(default_factory=SitAndGoSettings)
@@ -329,7 +341,7 @@ class TournamentConfig:
     def _tables(self) -> tuple[tuple[str, Any], ...]:
         return (
             ("game", self.game),
-            ("limits", self.limits),
+            ("limits", self.time),
             ("sprt", self.sprt),
             ("sit_and_go", self.sit_and_go),
         )
@@ -443,7 +455,7 @@ def config_from_values(
             leaf: values[f"limits.{leaf}"] for leaf in LIMIT_KEYS if f"limits.{leaf}" in values
         },
         game=_settings(GameSettings, "game", values),
-        limits=_settings(TimeSettings, "limits", values),
+        time=_settings(TimeSettings, "limits", values),
         sprt=_settings(SprtSettings, "sprt", values),
         sit_and_go=_settings(SitAndGoSettings, "sit_and_go", values),
         ring_seats=values.get("ring.seats"),

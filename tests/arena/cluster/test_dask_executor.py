@@ -27,6 +27,7 @@ from arena.cluster.files import pack_files
 from arena.cluster.job import MatchJob
 from arena.cluster.zygote import close_zygote
 from arena.match.config import MatchConfig
+from arena.session.policy import TimeLimits
 from arena.store.outcome import MatchOutcome, SeatOutcome
 from arena.tournament.worker import play_match
 from tests import TEST_BOTS
@@ -172,7 +173,7 @@ def test_a_hung_match_comes_back_as_a_timeout_fault(
 ) -> None:
     executor = cluster.executor(play_match, match_deadline_s=2.0)
     try:
-        job = job_for(tmp_path, manifests=(HANG, STATION), decision_timeout_s=60.0)
+        job = job_for(tmp_path, manifests=(HANG, STATION), time_limits=TimeLimits(decision_s=60.0))
         outcome = executor.submit(job).result(timeout=120)
     finally:
         executor.close()
@@ -211,7 +212,10 @@ def test_closing_cancels_the_matches_not_finished(
     tmp_path: Path, cluster: DaskCluster, local_cluster: DaskCluster
 ) -> None:
     executor = cluster.executor(play_match, match_deadline_s=3.0)
-    hung: dict[str, Any] = {"manifests": (HANG, STATION), "decision_timeout_s": 60.0}
+    hung: dict[str, Any] = {
+        "manifests": (HANG, STATION),
+        "time_limits": TimeLimits(decision_s=60.0),
+    }
     jobs = [job_for(tmp_path, f"m-{i}", **hung) for i in range(4)]
     futures = [executor.submit(job) for job in jobs]
     executor.close()

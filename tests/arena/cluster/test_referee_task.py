@@ -29,6 +29,7 @@ from arena.cluster.job import MatchJob
 from arena.cluster.task import match_deadline, run_in_referee
 from arena.cluster.zygote import Zygote, ZygoteError, close_zygote
 from arena.match.config import MatchConfig, StackPolicy
+from arena.session.policy import TimeLimits
 from arena.store.outcome import MatchOutcome
 from arena.tournament.worker import play_match
 from tests import TEST_BOTS
@@ -105,7 +106,7 @@ def test_a_hung_match_is_a_timeout_fault_and_its_referee_and_bots_are_killed(
     tmp_path: Path,
 ) -> None:
     # The bot never answers and the decision limit is long: only the deadline ends it.
-    job = job_for(tmp_path, (HANG, STATION), decision_timeout_s=60.0)
+    job = job_for(tmp_path, (HANG, STATION), time_limits=TimeLimits(decision_s=60.0))
     outcome: list[MatchOutcome] = []
     runner = threading.Thread(target=lambda: outcome.append(run_in_referee(play_match, job, 2.0)))
     runner.start()
@@ -284,14 +285,19 @@ def test_killing_a_referee_that_is_gone_does_nothing() -> None:
 def test_the_deadline_allows_every_start_and_four_full_decisions_per_seat_and_hand(
     tmp_path: Path,
 ) -> None:
-    job = job_for(tmp_path, hand_count=100, decision_timeout_s=5.0, time_bank_s=10.0)
+    job = job_for(
+        tmp_path, hand_count=100, time_limits=TimeLimits(decision_s=5.0, time_bank_s=10.0)
+    )
     # 60 s margin + 2 seats x 4 starts x 10 s + 100 hands x 2 seats x 4 x 5 s + 2 x 10 s
     assert match_deadline(job) == 60 + 80 + 4000 + 20
 
 
 def test_a_freezeout_without_a_cap_on_hands_gets_the_uncapped_allowance(tmp_path: Path) -> None:
     job = job_for(
-        tmp_path, hand_count=None, stack_policy=StackPolicy.FREEZEOUT, decision_timeout_s=1.0
+        tmp_path,
+        hand_count=None,
+        stack_policy=StackPolicy.FREEZEOUT,
+        time_limits=TimeLimits(decision_s=1.0),
     )
     assert match_deadline(job) == 60 + 2 * 4 * 10 + task.UNCAPPED_HANDS * 2 * 4 * 1
 

@@ -4,6 +4,7 @@ the ways a table can stop."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -21,6 +22,9 @@ from arena.discord.settings import SettingsError, TableSettings, parse_settings
 from arena.discord.table import TableState
 from arena.discord.tables import TableManager
 from arena.human.render import SeatNames
+from arena.match.config import MatchConfig
+from arena.session.policy import TimeLimits
+from arena.store.run_folder import RunFolder
 from tests.arena.discord.helpers import WAIT_S, RecordingSink, play_out, station_factory
 from tests.arena.scripted import calling_station
 
@@ -197,3 +201,21 @@ def test_the_discord_sink_must_be_started_and_drops_texts_once_the_client_closed
     loop.run_until_complete(start())
     loop.close()
     sink.to_person(2, "too late")  # no error: nobody to tell any more
+
+
+def test_the_bots_of_a_table_play_under_the_time_limits_it_was_given(tmp_path: Path) -> None:
+    # The manager's time limits reach the match whole (the time bank too); a person's
+    # seat has the table's turn time instead, which is not what the header records.
+    limits = TimeLimits(decision_s=1.5, startup_s=4.0, time_bank_s=2.0)
+    sink = RecordingSink()
+    tables = TableManager(sink, {"station": station_factory}, tmp_path, time_limits=limits)
+    assert TableManager(sink, {}, tmp_path).time_limits == TimeLimits()  # the arena's own
+    tables.open(CHANNEL, ANN, "ann", "stack=100 blinds=1/10 level=1h")
+    tables.seat_bot(CHANNEL, ANN, "station")
+    tables.start(CHANNEL, ANN)
+    play_out(tables, CHANNEL, {0: lambda table: "all in"})
+    table = tables.table(CHANNEL)
+    assert table is not None and table.out_dir is not None
+    history = RunFolder(table.out_dir).history.read_text(encoding="utf-8")
+    header = json.loads(history.splitlines()[0])
+    assert MatchConfig.from_dict(header["config"]).time_limits == limits

@@ -23,6 +23,7 @@ from arena.match.config import MatchConfig, MatchConfigError
 from arena.match.players import Decider
 from arena.match.replay import replay_file
 from arena.match.run import run_match
+from arena.session.policy import TimeLimits
 from engine.actions import Fold
 from engine.config import GameConfig, Variant
 from engine.hand import Hand
@@ -128,7 +129,7 @@ def test_leaving_the_table_stops_the_match_and_keeps_the_hands_played(tmp_path: 
 
 def test_the_person_takes_their_seat_and_the_bots_fill_the_others_in_order() -> None:
     seat = HumanSeat(ScriptedFrontEnd([]), name="ann")
-    config = MatchConfig(decision_timeout_s=2.0)
+    config = MatchConfig(time_limits=TimeLimits(decision_s=2.0))
     table = table_sessions([("a", idle), ("b", idle)], config, seat, seat_index=1)
     assert [name for name, _ in table] == ["a", "ann", "b"]
     assert [session.name for _, session in table] == ["a", "ann", "b"]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena.match.config import MatchConfig, MatchConfigError, StackPolicy
+from arena.session.policy import TimeBasis, TimeLimits
 from engine.schedule import BlindSchedule
 
 
@@ -18,8 +21,7 @@ from engine.schedule import BlindSchedule
         ({"hand_count": None}, "hand_count is required"),
         ({"seed": "x"}, "seed must be an integer, got 'x'"),
         ({"starting_stack": 0}, "starting_stack must be a positive integer, got 0"),
-        ({"decision_timeout_s": 0}, "decision_timeout_s must be a positive number, got 0"),
-        ({"time_bank_s": -1}, "time_bank_s must be a non-negative number, got -1"),
+        ({"time_limits": "5s"}, "time_limits must be TimeLimits, got '5s'"),
         ({"max_invalid_attempts": 0}, "max_invalid_attempts must be at least 1, got 0"),
         ({"restart_budget": -1}, "restart_budget must be a non-negative integer, got -1"),
         ({"hung_after_timeouts": 0}, "hung_after_timeouts must be a positive integer, got 0"),
@@ -77,3 +79,42 @@ def test_allow_absent_bots_is_off_by_default_and_not_recorded() -> None:
     allowed = MatchConfig(seed=4, allow_absent_bots=True)
     assert allowed.to_dict() == MatchConfig(seed=4).to_dict()
     assert "allow_absent_bots" not in allowed.to_dict()
+
+
+#: A match config as a run folder of an older arena holds it: the time limits as flat
+#: fields, before ``hung_after_timeouts``, ``time_basis`` and ``luck`` were written.
+OLD_CONFIG = Path(__file__).parent / "data" / "config_before_time_basis.json"
+
+
+def test_a_config_stored_in_the_old_flat_shape_loads_its_time_limits_whole() -> None:
+    stored = json.loads(OLD_CONFIG.read_text(encoding="utf-8"))
+    config = MatchConfig.from_dict(stored)
+    assert config.time_limits == TimeLimits(decision_s=0.5, startup_s=3.0, time_bank_s=7.5)
+    assert config.time_limits.time_basis is TimeBasis.WALL  # the only basis back then
+    # It is written back in the same flat fields (the keys added since are the only news).
+    assert {key: config.to_dict()[key] for key in stored} == stored
+    assert "time_limits" not in config.to_dict()
+
+
+def test_match_config_holds_one_time_limits_value_carried_whole() -> None:
+    limits = TimeLimits(decision_s=0.25, startup_s=2.0, time_bank_s=1.5, time_basis=TimeBasis.CPU)
+    config = MatchConfig(time_limits=limits)
+    assert config.time_limits is limits
+    assert MatchConfig.from_dict(config.to_dict()).time_limits == limits
+    assert MatchConfig().time_limits == TimeLimits()  # one default: the time limits' own
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("decision_timeout_s", 0, "decision_s must be a positive number of seconds, got 0"),
+        ("startup_timeout_s", "10", "startup_s must be a positive number of seconds, got '10'"),
+        ("time_bank_s", -1, "time_bank_s must be a non-negative number of seconds, got -1"),
+    ],
+)
+def test_a_stored_config_with_a_bad_time_limit_names_it(
+    field: str, value: object, message: str
+) -> None:
+    stored = {**MatchConfig().to_dict(), field: value}
+    with pytest.raises(MatchConfigError, match=message):
+        MatchConfig.from_dict(stored)

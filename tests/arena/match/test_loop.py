@@ -17,6 +17,7 @@ from arena.match.config import MatchConfig, MatchError, StackPolicy
 from arena.match.loop import MatchRunner
 from arena.match.readiness import BotsNotReadyError
 from arena.match.run import run_match
+from arena.session.policy import TimeLimits
 from arena.session.watchdog import BotSession, DecisionOutcome
 from engine.actions import Call, RaiseTo
 from engine.config import DrawLimit, GameConfig, Variant
@@ -40,7 +41,7 @@ from tests.arena.scripted import (
 
 
 def test_timeout_folds_and_is_in_the_ledger(tmp_path: Path) -> None:
-    config = MatchConfig(hand_count=4, seed=1, decision_timeout_s=0.5)
+    config = MatchConfig(hand_count=4, seed=1, time_limits=TimeLimits(decision_s=0.5))
     result = play([sleeper(2.0), calling_station], config, tmp_path)
     slow = result.player("p0")
     assert slow.faults["counts"]["timeout"] >= 1
@@ -51,7 +52,9 @@ def test_timeout_folds_and_is_in_the_ledger(tmp_path: Path) -> None:
 
 
 def test_check_on_timeout_checks_when_checking_is_free(tmp_path: Path) -> None:
-    config = MatchConfig(hand_count=2, seed=1, decision_timeout_s=0.5, check_on_timeout=True)
+    config = MatchConfig(
+        hand_count=2, seed=1, time_limits=TimeLimits(decision_s=0.5), check_on_timeout=True
+    )
     play([calling_station, sleeper(2.0)], config, tmp_path)
     # Heads-up, seat 1 is the big blind in hand 1: it may check after the call.
     decisions = [d for d in hand_records(tmp_path)[0]["decisions"] if d["seat_index"] == 1]
@@ -247,7 +250,7 @@ def mute(message: dict[str, Any]) -> BotOutput:
 
 
 def test_three_timeouts_in_a_row_mean_hung_and_a_restart(tmp_path: Path) -> None:
-    config = MatchConfig(hand_count=5, seed=3, decision_timeout_s=1.0)
+    config = MatchConfig(hand_count=5, seed=3, time_limits=TimeLimits(decision_s=1.0))
     result = play([mute, calling_station], config, tmp_path)
     counts = result.player("p0").faults["counts"]
     assert (counts["timeout"], counts["hung"], counts["restart"]) == (5, 1, 1)
@@ -278,7 +281,7 @@ def test_a_hung_bot_costs_at_most_k_timeouts_per_restart_then_sits_out(tmp_path:
     assert (counts["hung"], counts["restart"]) == (budget + 1, budget)
     assert player.is_sitting_out
     # The whole match waited for those 12 timeouts and nothing else.
-    assert clock() <= (budget + 1) * k * (config.decision_timeout_s + 0.05) + 1e-6
+    assert clock() <= (budget + 1) * k * (config.time_limits.decision_s + 0.05) + 1e-6
     sitting = [hand["sitting_out"] for hand in hand_records(tmp_path)]
     assert sitting[: budget * k + k] == [[]] * 12 and sitting[12:] == [[0]] * 88
     assert_chips_conserved(result)
@@ -290,7 +293,7 @@ def test_a_hung_bot_costs_at_most_k_timeouts_per_restart_then_sits_out(tmp_path:
 def test_a_bot_that_never_says_ready_stops_the_match_before_the_first_hand(
     tmp_path: Path,
 ) -> None:
-    config = MatchConfig(hand_count=3, seed=1, startup_timeout_s=0.5)
+    config = MatchConfig(hand_count=3, seed=1, time_limits=TimeLimits(startup_s=0.5))
     seats = sessions([calling_station, never_ready], config, FakeClock())
     with pytest.raises(BotsNotReadyError) as info:
         run_match(config, seats, tmp_path)
@@ -312,7 +315,7 @@ def test_a_bot_that_never_says_ready_stops_the_match_before_the_first_hand(
 
 
 def test_every_bot_that_cannot_be_started_is_named_with_its_reason() -> None:
-    config = MatchConfig(hand_count=3, seed=1, startup_timeout_s=0.5)
+    config = MatchConfig(hand_count=3, seed=1, time_limits=TimeLimits(startup_s=0.5))
     with pytest.raises(BotsNotReadyError) as info:
         play([never_ready, calling_station, crasher(on="hello", exit_code=4)], config)
     assert [(bot.seat_index, bot.code) for bot in info.value.absent] == [
@@ -325,7 +328,11 @@ def test_every_bot_that_cannot_be_started_is_named_with_its_reason() -> None:
 
 def test_with_absent_bots_allowed_the_match_plays_on_without_them(tmp_path: Path) -> None:
     config = MatchConfig(
-        hand_count=3, seed=1, startup_timeout_s=0.5, restart_budget=0, allow_absent_bots=True
+        hand_count=3,
+        seed=1,
+        time_limits=TimeLimits(startup_s=0.5),
+        restart_budget=0,
+        allow_absent_bots=True,
     )
     result = play([never_ready, calling_station], config, tmp_path)
     assert result.hands_played == 3 and result.player("p0").is_sitting_out

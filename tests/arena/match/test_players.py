@@ -12,6 +12,7 @@ from arena.bots.in_memory import FakeClock
 from arena.match.config import MatchConfig
 from arena.match.results_table import format_results_table
 from arena.match.run import run_match
+from arena.session.policy import TimeLimits
 from tests.arena.scripted import (
     assert_chips_conserved,
     calling_station,
@@ -43,7 +44,11 @@ def test_bot_dying_between_decisions_is_found_by_its_session(tmp_path: Path) -> 
 
 def test_bot_that_fails_to_restart_is_dead_until_its_budget_is_spent(tmp_path: Path) -> None:
     config = MatchConfig(
-        hand_count=4, seed=1, restart_budget=2, startup_timeout_s=0.5, allow_absent_bots=True
+        hand_count=4,
+        seed=1,
+        restart_budget=2,
+        time_limits=TimeLimits(startup_s=0.5),
+        allow_absent_bots=True,
     )
     result = play([crasher(on="hello"), calling_station], config, tmp_path)
     kinds = [
@@ -78,7 +83,11 @@ def test_exhausted_restart_budget_sits_out_but_still_posts_blinds(tmp_path: Path
 
 def test_bot_that_never_starts_sits_out_the_whole_match() -> None:
     config = MatchConfig(
-        hand_count=3, seed=1, restart_budget=0, startup_timeout_s=0.5, allow_absent_bots=True
+        hand_count=3,
+        seed=1,
+        restart_budget=0,
+        time_limits=TimeLimits(startup_s=0.5),
+        allow_absent_bots=True,
     )
     result = play([never_ready, calling_station], config)
     player = result.player("p0")

@@ -18,6 +18,7 @@ from arena.match.replay import (
     replay_file,
     replay_run,
 )
+from arena.session.policy import TimeLimits
 from arena.store.hand_log import HandLog, HandLogError
 from engine.actions import Fold, LegalActions, RaiseTo
 from engine.config import GameConfig
@@ -73,14 +74,18 @@ def test_replay_of_an_untouched_history_is_identical(tmp_path: Path) -> None:
 
 
 def test_replay_reproduces_faults_timeouts_and_restarts(tmp_path: Path) -> None:
-    config = MatchConfig(hand_count=5, seed=2, decision_timeout_s=0.5, restart_budget=1)
+    config = MatchConfig(
+        hand_count=5, seed=2, time_limits=TimeLimits(decision_s=0.5), restart_budget=1
+    )
     bots = [garbage, sleeper(1.0), crasher(on="act"), min_raiser]
     report = replay_file(_history(tmp_path, config, bots))
     assert report.is_ok, report.format()
 
 
 def test_replay_applies_check_on_timeout_as_the_match_did(tmp_path: Path) -> None:
-    config = MatchConfig(hand_count=4, seed=3, decision_timeout_s=0.5, check_on_timeout=True)
+    config = MatchConfig(
+        hand_count=4, seed=3, time_limits=TimeLimits(decision_s=0.5), check_on_timeout=True
+    )
     report = replay_file(_history(tmp_path, config, [calling_station, sleeper(1.0)]))
     assert report.is_ok, report.format()
 
@@ -292,7 +297,11 @@ def test_recorded_sitting_out_seats_sit_out_in_the_replay() -> None:
 
 def test_a_replay_of_a_match_with_dead_seats_is_identical(tmp_path: Path) -> None:
     config = MatchConfig(
-        hand_count=4, seed=1, restart_budget=2, startup_timeout_s=0.5, allow_absent_bots=True
+        hand_count=4,
+        seed=1,
+        restart_budget=2,
+        time_limits=TimeLimits(startup_s=0.5),
+        allow_absent_bots=True,
     )
     path = _history(tmp_path, config, [crasher(on="hello"), calling_station])
     kinds = {d["by"] for r in read_records(path) if r["type"] == "hand" for d in r["decisions"]}

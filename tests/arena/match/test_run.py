@@ -13,6 +13,7 @@ from arena.bots.manifest import load_manifest
 from arena.match.config import MatchConfig, MatchConfigError
 from arena.match.readiness import BotsNotReadyError
 from arena.match.run import live_match, open_sessions, run_match
+from arena.session.policy import TimeLimits
 from tests import TEST_BOTS
 from tests.arena.scripted import SAMPLE_BOTS
 
@@ -41,7 +42,7 @@ def test_a_match_needs_two_to_ten_bots(count: int) -> None:
 
 def test_open_sessions_makes_one_unstarted_session_per_manifest() -> None:
     manifest = load_manifest(SAMPLE_BOTS / "python_calling_station" / "bot.toml")
-    config = MatchConfig(decision_timeout_s=0.25, restart_budget=1)
+    config = MatchConfig(time_limits=TimeLimits(decision_s=0.25), restart_budget=1)
     opened = open_sessions([manifest, manifest], config)
     assert [name for name, _ in opened] == [manifest.name, manifest.name]
     session = opened[1][1]
@@ -66,7 +67,7 @@ def test_a_bot_whose_command_does_not_exist_stops_the_match_naming_it(tmp_path: 
         load_manifest(folder / "bot.toml"),
         replace(hang, command=(*hang.command[:2], "startup")),  # never says ready
     ]
-    config = MatchConfig(hand_count=2, startup_timeout_s=0.3)
+    config = MatchConfig(hand_count=2, time_limits=TimeLimits(startup_s=0.3))
     with pytest.raises(BotsNotReadyError) as info:
         run_match(config, open_sessions(manifests, config), tmp_path / "out")
     broken, mute = info.value.absent

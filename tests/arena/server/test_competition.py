@@ -43,7 +43,7 @@ def test_site_keys_and_game_keys_are_read_together(tmp_path: Path) -> None:
         )
     )
     rules = competition.rules
-    assert (competition.game.big_blind, competition.limits.decision_timeout_s) == (4, 0.25)
+    assert (competition.game.big_blind, competition.time.decision_timeout_s) == (4, 0.25)
     assert competition.config.resource_limits == {"memory_bytes": 256 * 1024 * 1024}
     assert (rules.signup, rules.invite_code, rules.visibility) == (
         SignUp.INVITE,

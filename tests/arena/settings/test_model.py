@@ -54,9 +54,11 @@ def test_the_tournaments_defaults_are_the_declared_ones() -> None:
 
 def test_a_matchs_defaults_are_the_declared_ones() -> None:
     config = MatchConfig()
-    assert config.decision_timeout_s == REGISTRY["limits.decision_timeout"].default
-    assert config.startup_timeout_s == REGISTRY["limits.startup_timeout"].default
-    assert config.time_bank_s == REGISTRY["limits.time_bank"].default
+    limits = config.time_limits
+    assert limits.decision_s == REGISTRY["limits.decision_timeout"].default
+    assert limits.startup_s == REGISTRY["limits.startup_timeout"].default
+    assert limits.time_bank_s == REGISTRY["limits.time_bank"].default
+    assert limits.time_basis is REGISTRY["limits.time_basis"].default
     assert config.starting_stack == REGISTRY["game.starting_stack"].default
 
 

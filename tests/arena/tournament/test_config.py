@@ -65,7 +65,7 @@ def test_every_key_of_a_complete_file_is_read() -> None:
     game = config.game
     assert (game.variant, game.betting) == (Variant.FIVE_CARD_DRAW, BettingStructure.POT_LIMIT)
     assert (game.small_blind, game.big_blind, game.ante, game.starting_stack) == (5, 10, 1, 1000)
-    limits = config.limits
+    limits = config.time
     assert (limits.decision_timeout_s, limits.startup_timeout_s, limits.time_bank_s) == (
         0.25,
         2.5,
@@ -107,7 +107,7 @@ def test_defaults_of_a_file_with_only_bots(tmp_path: Path) -> None:
         2,
         200,
     )
-    assert config.limits.decision_timeout_s == 5.0
+    assert config.time.decision_timeout_s == 5.0
     assert config.resource_limits == {}
     assert config.sprt.enabled is False
     assert config.sprt_test() is None
@@ -467,7 +467,7 @@ def test_flag_text_is_read_by_the_keys_kind(tmp_path: Path) -> None:
     )
     assert config.deals == 300
     assert (config.sprt.enabled, config.sprt.mbb1) == (True, 25.5)
-    assert config.limits.decision_timeout_s == 0.25
+    assert config.time.decision_timeout_s == 0.25
     assert config.resource_limits == {"memory_bytes": 256 * 1024**2}
 
 

@@ -294,12 +294,9 @@ def test_a_duplicate_match_resets_stacks_and_plays_its_blocks_deals() -> None:
     assert match.game.variant is Variant.FIVE_CARD_DRAW
     assert match.game.structure is BettingStructure.FIXED_LIMIT
     assert (match.game.small_blind, match.game.big_blind) == (5, 10)
-    assert (match.decision_timeout_s, match.time_bank_s, match.check_on_timeout) == (
-        0.25,
-        2.0,
-        True,
-    )
-    assert match.startup_timeout_s == 10.0
+    limits = match.time_limits
+    assert (limits.decision_s, limits.time_bank_s, match.check_on_timeout) == (0.25, 2.0, True)
+    assert limits.startup_s == 10.0
 
 
 def test_a_freezeout_doubles_its_blinds_and_caps_its_hands() -> None:

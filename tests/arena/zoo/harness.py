@@ -31,6 +31,7 @@ from arena.bots.sandbox.select import SandboxLevel, choose, launcher_for
 from arena.match.config import MatchConfig, new_secret_seed
 from arena.match.results import MatchResult
 from arena.match.run import open_sessions, run_match
+from arena.session.policy import TimeLimits
 from arena.session.watchdog import BotSession
 from tests import TEST_BOTS
 
@@ -125,8 +126,7 @@ def play(
     options: dict[str, object] = {
         "hand_count": hands,
         "seed": new_secret_seed(),
-        "decision_timeout_s": 0.3,
-        "startup_timeout_s": 10.0,
+        "time_limits": TimeLimits(decision_s=0.3, startup_s=10.0),
         **config,
     }
     match_config = MatchConfig(**options)  # type: ignore[arg-type]

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots.sandbox.cgroup_probe import probe_cgroups
+from arena.session.policy import TimeLimits
 from tests.arena.zoo.harness import LIMITS, bot, play, station
 
 
@@ -35,7 +36,7 @@ def test_a_memory_hog_is_stopped_at_the_memory_limit(tmp_path: Path) -> None:
         [bot("sandbox_hog", "act", "2048"), station("victim")],
         tmp_path,
         hands=4,
-        decision_timeout_s=1.0,
+        time_limits=TimeLimits(decision_s=1.0),
         hung_after_timeouts=10,
     )
     assert crash_codes(played.faults(0)) == {"memory_limit"}, played.faults(0)
@@ -49,7 +50,7 @@ def test_a_cpu_spin_is_stopped_at_the_cpu_limit(tmp_path: Path) -> None:
         [bot("sandbox_spinner", "act", "60"), station("victim")],
         tmp_path,
         hands=4,
-        decision_timeout_s=1.0,
+        time_limits=TimeLimits(decision_s=1.0),
         hung_after_timeouts=10,
     )
     assert crash_codes(played.faults(0)) == {"cpu_limit"}, played.faults(0)
@@ -86,7 +87,7 @@ def test_a_bot_spinning_background_threads_is_held_to_its_cpu_share(tmp_path: Pa
         tmp_path,
         hands=4,
         limits=replace(LIMITS, cpu_percent=50, cpu_seconds=60),
-        decision_timeout_s=2.0,
+        time_limits=TimeLimits(decision_s=2.0),
     )
     report = json.loads(played.stderr(0).strip().splitlines()[-1])
     # An upper bound only: a loaded machine gives the bot less, never more. Unheld, the

@@ -15,6 +15,7 @@ from arena.bots.transport import ExitInfo, TransportClosedError
 from arena.match.config import MatchConfig
 from arena.match.run import open_sessions, run_match
 from arena.session.faults import FaultKind, FaultLedger, FaultRecorder
+from arena.session.policy import TimeLimits
 from tests import REPO_ROOT, TEST_BOTS
 
 LIMITS = replace(
@@ -49,7 +50,11 @@ def test_a_bot_stopped_by_a_limit_is_a_crash_with_the_limit_as_its_code(
     manifest: BotManifest, code: str, tmp_path: Path
 ) -> None:
     config = MatchConfig(
-        hand_count=2, seed=5, decision_timeout_s=5.0, restart_budget=0, allow_absent_bots=True
+        hand_count=2,
+        seed=5,
+        time_limits=TimeLimits(decision_s=5.0),
+        restart_budget=0,
+        allow_absent_bots=True,
     )
     launcher = LimitsLauncher(LIMITS)
     sessions = open_sessions([station(), manifest], config, launcher=launcher)

@@ -43,11 +43,12 @@ def test_the_competition_file_gives_the_game_time_limits_and_resource_limits(
     file = tmp_path / "competition.toml"
     file.write_text(
         '[game]\nsmall_blind = 2\nbig_blind = 4\n[limits]\ndecision_timeout = "2s"\n'
-        'memory_bytes = "256MiB"\n'
+        'time_bank = "3s"\nmemory_bytes = "256MiB"\n'
     )
     rules = rules_for_site(competition_file=file, **SITE)  # type: ignore[arg-type]
     assert rules.match.game.big_blind == 4
-    assert rules.match.decision_timeout_s == 2.0
+    # The time limits arrive whole, the time bank too (check-bot and the match get them).
+    assert (rules.match.time_limits.decision_s, rules.match.time_limits.time_bank_s) == (2.0, 3.0)
     assert rules.resource_limits["memory_bytes"] == 256 * 1024 * 1024
     assert rules.sandbox is SandboxLevel.STRICT
 

@@ -24,6 +24,7 @@ from arena.server.validation.report import (
     Verdict,
 )
 from arena.server.validation.rules import ValidationRules
+from arena.session.policy import TimeLimits
 from arena.uploads import pack
 from tests import REPO_ROOT
 from tests.arena.uploads import hostile
@@ -31,7 +32,7 @@ from tests.arena.uploads import hostile
 HOUSE = REPO_ROOT / "sample_bots" / "python_calling_station" / "bot.toml"
 RULES = ValidationRules(
     house_bot=HOUSE,
-    match=MatchConfig(decision_timeout_s=5.0, startup_timeout_s=10.0, seed=7),
+    match=MatchConfig(time_limits=TimeLimits(decision_s=5.0, startup_s=10.0), seed=7),
     hand_count=4,
     sandbox=choose(None)[0],  # the strongest layer here (strict where bwrap works)
 )
