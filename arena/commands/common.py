@@ -34,6 +34,7 @@ __all__ = [
     "load_manifests",
     "open_launcher",
     "print_match_end",
+    "with_advice",
 ]
 
 
@@ -71,6 +72,20 @@ def load_manifests(paths: Sequence[Path]) -> list[BotManifest]:
         return [load_manifest(path) for path in paths]
     except ManifestError as exc:
         raise UsageError(f"bad manifest: {exc}") from None
+
+
+def with_advice(error: Exception, advice: str) -> str:
+    """The error's message and what to do about it: after ``; `` on its line, or on a line
+    of its own when the message ends with quoted lines (a failed build's output), where
+    it would read as one of them.
+
+    >>> with_advice(ValueError("no bot"), "fix it")
+    'no bot; fix it'
+    >>> with_advice(ValueError("failed; its output ends with:\\n  | x.c:3"), "fix it")
+    'failed; its output ends with:\\n  | x.c:3\\nfix it'
+    """
+    message = str(error)
+    return f"{message}\n{advice}" if "\n" in message else f"{message}; {advice}"
 
 
 def default_out_dir(prefix: str) -> Path:

@@ -25,6 +25,7 @@ from arena.commands.common import (
     load_manifests,
     open_launcher,
     print_match_end,
+    with_advice,
 )
 from arena.commands.report import report_after_run
 from arena.match import host
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         )
     except BuildFailedError as exc:
         raise UsageError(
-            f"{exc}; fix the bot, or pass --allow-absent to play on without it"
+            with_advice(exc, "fix the bot, or pass --allow-absent to play on without it")
         ) from None
     except BotsNotReadyError as exc:
         # Nearly always a mistake of the command (a wrong path, a missing build): no hand

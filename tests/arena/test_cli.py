@@ -243,6 +243,30 @@ def test_a_bot_whose_build_fails_stops_the_match_with_exit_code_2(
     assert not (tmp_path / "run" / "results.json").exists()
 
 
+def test_a_failed_build_shows_the_end_of_its_output_even_without_verbose(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The reason alone ("failed (exit code 2)") never says what to fix; the compiler's
+    # error, at the end of the build's output, does: it is shown under the reason, and
+    # the advice comes on a line of its own after it.
+    bot_dir = tmp_path / "bot"
+    bot_dir.mkdir()
+    noise = "; ".join(f"print('step {n}')" for n in range(30))
+    script = f"import sys; {noise}; print('bot.c:3:5: error: expected ;'); sys.exit(2)"
+    (bot_dir / "bot.toml").write_text(
+        f'name = "broken"\ncommand = ["./bot"]\nbuild = ["{{python}}", "-c", "{script}"]\n'
+    )
+    argv = ["match", STATION, str(bot_dir / "bot.toml"), "--hands", "2", "--no-progress"]
+    assert _exit_code([*argv, "--out", str(tmp_path / "run"), "--log-level", "off"]) == 2
+    err = capsys.readouterr().err
+    assert "failed (exit code 2)" in err and "its output ends with:" in err
+    lines = err.splitlines()
+    error_line = lines.index("  | bot.c:3:5: error: expected ;")
+    assert lines[error_line - 1] == "  | step 29" and "  | step 11" in lines
+    assert "  | step 10" not in lines  # only the end: 20 lines
+    assert lines[error_line + 1] == "fix the bot, or pass --allow-absent to play on without it"
+
+
 def test_a_bot_that_cannot_start_stops_the_match_with_exit_code_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
