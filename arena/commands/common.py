@@ -34,6 +34,7 @@ __all__ = [
     "load_manifests",
     "open_launcher",
     "print_match_end",
+    "require_parent_folder",
     "with_advice",
 ]
 
@@ -72,6 +73,21 @@ def load_manifests(paths: Sequence[Path]) -> list[BotManifest]:
         return [load_manifest(path) for path in paths]
     except ManifestError as exc:
         raise UsageError(f"bad manifest: {exc}") from None
+
+
+def require_parent_folder(target: Path, flag: str) -> None:
+    """A usage error naming the folder ``target`` would go in when it is not a folder
+    that exists: an output is written into a folder that is there, never into a tree of
+    folders made from a typo (at the file system's root, say)."""
+    parent = target.parent
+    if parent.is_dir():
+        return
+    what = (
+        f"{str(parent)!r} is a file, not a folder"
+        if parent.exists()
+        else (f"the folder {str(parent)!r} does not exist")
+    )
+    raise UsageError(f"{flag} {str(target)!r}: {what}")
 
 
 def with_advice(error: Exception, advice: str) -> str:
