@@ -12,12 +12,12 @@
 ... )
 >>> print(format_results_table(result))
 match seed7: 100 hands, seed 7, stacks reset every hand
-┏━━━━━━━┳━━━━━━━━┳━━━━━━┳━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━━┓
-┃ place ┃ bot    ┃ seat ┃ chips won ┃ bb/100 ┃ faults    ┃ p50 ms ┃ p99 ms ┃
-┡━━━━━━━╇━━━━━━━━╇━━━━━━╇━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━━┩
-│     1 │ raiser │    1 │       +40 │  20.00 │ timeout 2 │    1.2 │ 5000.0 │
-│     2 │ caller │    0 │       -40 │ -20.00 │ -         │      - │      - │
-└───────┴────────┴──────┴───────────┴────────┴───────────┴────────┴────────┘
+┏━━━━━━━┳━━━━━━━━┳━━━━━━┳━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━━┓
+┃ place ┃ bot    ┃ seat ┃ chips won ┃ raw bb/100 ┃ faults    ┃ p50 ms ┃ p99 ms ┃
+┡━━━━━━━╇━━━━━━━━╇━━━━━━╇━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━━┩
+│     1 │ raiser │    1 │       +40 │      20.00 │ timeout 2 │    1.2 │ 5000.0 │
+│     2 │ caller │    0 │       -40 │     -20.00 │ -         │      - │      - │
+└───────┴────────┴──────┴───────────┴────────────┴───────────┴────────┴────────┘
 """
 
 from __future__ import annotations
@@ -120,7 +120,9 @@ def _columns(with_stack: bool) -> list[tuple[str, JustifyMethod]]:
         ("bot", "left"),
         ("seat", "right"),
         ("chips won", "right"),
-        ("bb/100", "right"),
+        # Raw: the chips won, per 100 hands (the luck-adjusted rate is in the score
+        # table under this one, headed as such).
+        ("raw bb/100", "right"),
     ]
     if with_stack:
         columns.append(("stack", "right"))

@@ -103,6 +103,8 @@ def test_sit_and_go_ranks_by_rating_with_finishing_places(tmp_path: Path) -> Non
     ordinals = [row["rating"]["ordinal"] for row in rows]
     assert ordinals == sorted(ordinals, reverse=True)
     assert result["crosstable"] is None
+    # The printed title names the number that orders the rows: the rating, not chips.
+    assert "ranked by rating (mu - 3 sigma)" in text
 
 
 def test_ring_game_every_bot_in_every_seat(tmp_path: Path) -> None:
