@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from arena.session.policy import DEFAULT_HUNG_AFTER_TIMEOUTS, TimeBasis, TimeLimits
+from arena.store.hand_log import DEFAULT_MATCH_ID
 from engine.config import GameConfig
 from engine.schedule import BlindSchedule
 
@@ -33,10 +34,6 @@ __all__ = [
 
 #: How many bots a match seats.
 MIN_SEATS, MAX_SEATS = 2, 10
-
-#: The match id when none is given. A constant, never made from the seed: hand ids
-#: (``<match_id>-<n>``) go to the bots, and the seed must stay secret until the match ends.
-DEFAULT_MATCH_ID = "match"
 
 #: How many random bits a secret seed has.
 SECRET_SEED_BITS = 256
