@@ -118,7 +118,7 @@ def score_table(result: MatchResult, *, score: str) -> str:
     ...            PlayerResult("p1", "bob", 1, 4, -8, -4.0))
     >>> result = MatchResult("m", 1, "hands", 4, players, estimator="e/1", hands=hands)
     >>> print(score_table(result, score="adjusted"))
-    mbb/hand ± 95% interval over the hands; score adjusted; luck estimator e/1
+    mbb/hand ± 95% interval over the hands; score adjusted; luck estimator e/1; rows by adjusted
     ┏━━━━━┳━━━━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━┓
     ┃ bot ┃          raw ┃   adjusted ┃ luck ┃
     ┡━━━━━╇━━━━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━┩
@@ -133,6 +133,7 @@ def score_table(result: MatchResult, *, score: str) -> str:
     if has_luck:
         table.add_column("adjusted", justify="right")
         table.add_column("luck", justify="right")
+    rows: list[tuple[float, list[str]]] = []
     for player in result.ranked():
         # The hands the seat was dealt: all of them, or those up to its elimination.
         last = player.eliminated_in_hand
@@ -144,16 +145,27 @@ def score_table(result: MatchResult, *, score: str) -> str:
         index = player.seat_index
         raw = estimate([mbb(hand.nets[index], hand.big_blind) for hand in hands])
         row = [inert_text(player.name), _interval(raw)]
+        scored = raw.mean
         if has_luck:
             adjusted = estimate(
                 [1000.0 * (hand.adjusted or ())[index] / hand.big_blind for hand in hands]
             )
             row += [_interval(adjusted), f"{raw.mean - adjusted.mean:+.0f}"]
+            scored = adjusted.mean if score == "adjusted" else raw.mean
+        rows.append((scored, row))
+    # Rows in the order of a number shown: the places of a match that gives them (a
+    # freezeout), else the score the match is measured by.
+    by_place = any(player.place is not None for player in result.players)
+    kind = score if has_luck else "raw"
+    if not by_place:
+        rows.sort(key=lambda scored_row: -scored_row[0])  # stable: ties keep the ranking
+    for _scored, row in rows:
         table.add_row(*(Text(cell) for cell in row))
     text = io.StringIO()
     make_console(text, terminal=False).print(table)
     about = f"luck estimator {result.estimator}" if has_luck else "luck estimator off"
-    lines = [f"mbb/hand ± 95% interval over the hands; score {score}; {about}"]
+    order = "place" if by_place else kind
+    lines = [f"mbb/hand ± 95% interval over the hands; score {score}; {about}; rows by {order}"]
     return "\n".join(lines + [line.rstrip() for line in text.getvalue().splitlines()])
 
 
