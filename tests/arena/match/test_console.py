@@ -62,3 +62,13 @@ def test_stacked_rows_can_take_their_heading_from_several_columns() -> None:
     lines = out.getvalue().splitlines()
     assert "1 ann_the_bot" in lines and "2 bob" in lines
     assert not any(line.startswith("    bot:") for line in lines)
+
+
+def test_an_untitled_table_is_stacked_without_a_title_line() -> None:
+    table = Table()
+    for header in ("bot", "a rather long header", "another long header"):
+        table.add_column(header)
+    table.add_row("ann", "first-long-value", "second-long-value")
+    out = io.StringIO()
+    print_table(Console(file=out, width=20, force_terminal=True, color_system=None), table)
+    assert out.getvalue().splitlines()[0] == "ann"
