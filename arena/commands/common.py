@@ -22,10 +22,11 @@ from arena.bots.sandbox.select import (
     launcher_for,
     needs_cgroup,
 )
+from arena.match.console import show_table
 from arena.match.results import MatchResult
 from arena.settings import UsageError
 from arena.store.run_folder import RunFolder
-from arena.tools.results_table import crash_stderr_lines, format_results_table
+from arena.tools.results_table import crash_stderr_lines, results_table
 
 __all__ = [
     "check_out_dir",
@@ -135,7 +136,8 @@ def check_out_dir(path: Path) -> RunFolder:
 def print_match_end(result: MatchResult, folder: RunFolder, out: TextIO, *, speed: bool) -> None:
     """The results table, where the crashed bots' stderr is, (``speed``: the time and
     rate) and where the files are."""
-    out.write(format_results_table(result) + "\n")
+    # On a terminal fitted to its width (wrapped or stacked), never cut or wrapped by it.
+    show_table(out, results_table(result))
     for line in crash_stderr_lines(result, folder.path):
         out.write(line + "\n")
     if speed:

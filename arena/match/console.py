@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import Callable
 from typing import IO
@@ -33,7 +34,15 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["UNBOUNDED_WIDTH", "is_terminal", "make_console", "print_table", "progress_bar"]
+__all__ = [
+    "UNBOUNDED_WIDTH",
+    "is_terminal",
+    "make_console",
+    "print_table",
+    "progress_bar",
+    "show_table",
+    "table_text",
+]
 
 #: The width of a console that is not a terminal: wide enough for any table the arena
 #: prints (a 9-bot crosstable is under 200 columns), so nothing is ever cut.
@@ -90,6 +99,22 @@ def print_table(console: Console, table: Table, *, heading_columns: int = 1) -> 
         console.print(Text(" ".join(texts[:heading_columns])))
         for header, text in zip(headers[heading_columns:], texts[heading_columns:], strict=True):
             console.print(Text(f"    {header}: {text}"))
+
+
+def table_text(table: Table) -> str:
+    """``table`` as plain text at its natural width (no colour, no trailing spaces)."""
+    text = io.StringIO()
+    make_console(text, terminal=False).print(table)
+    return "\n".join(line.rstrip() for line in text.getvalue().splitlines())
+
+
+def show_table(stream: IO[str], table: Table) -> None:
+    """Write ``table`` to ``stream``: fitted to the screen (:func:`print_table`) on a
+    terminal, else as :func:`table_text`."""
+    if is_terminal(stream):
+        print_table(make_console(stream, terminal=True), table)
+    else:
+        stream.write(table_text(table) + "\n")
 
 
 def progress_bar(

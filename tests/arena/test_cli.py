@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -460,3 +462,29 @@ def test_the_old_spelling_of_a_renamed_flag_still_works_but_is_not_shown(
     assert _exit_code(["match", "--help"]) == 0
     text = capsys.readouterr().out
     assert "--betting {no_limit,pot_limit,fixed_limit}" in text and "--structure" not in text
+
+
+def test_a_match_on_an_80_column_terminal_prints_its_tables_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The results and score tables of two long-named bots are wider than 80 columns: a
+    # terminal cut or wrapped them. They are fitted to its width, and no cell is cut.
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setenv("COLUMNS", "80")
+    out = Terminal()
+    argv = ["match", STATION, STRENGTH, "--hands", "4", "--seed", "2", "--no-progress"]
+    argv += ["--out", str(tmp_path / "run"), "--no-report", "--log-level", "off"]
+    assert main(argv, stdout=out) == 0
+    text = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())  # the terminal's colours
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("match: 4 hands"))
+    tables = lines[
+        start : next(i for i, line in enumerate(lines) if line.startswith("hand history"))
+    ]
+    assert tables and all(len(line) <= 80 for line in tables) and "…" not in text
+    assert "python calling station" in text and "python hand strength" in text
+    assert "raw" in text and "bb/100" in text  # the header wraps at its space
+    assert "; rows by adjusted" in text  # the score the match is measured by

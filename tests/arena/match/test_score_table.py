@@ -65,7 +65,11 @@ def test_rows_are_ordered_by_the_score_the_match_is_measured_by() -> None:
         HandSummary(1, 2, (8, -8), adjusted=(-2.0, 2.0)),
         HandSummary(2, 2, (2, -2), adjusted=(-1.0, 1.0)),
     )
-    players = (PlayerResult("p0", "ann", 0, 2, 10, 5.0), PlayerResult("p1", "bob", 1, 2, -10, -5.0))
+    # Their places are those of the chips, as a match with stacks reset gives them.
+    players = (
+        PlayerResult("p0", "ann", 0, 2, 10, 5.0, place=1),
+        PlayerResult("p1", "bob", 1, 2, -10, -5.0, place=2),
+    )
     result = MatchResult("m", 1, "hands", 2, players, estimator="e/1", hands=hands)
     text = score_table(result, score="adjusted")
     assert list(_rows(text)) == ["bob", "ann"] and text.splitlines()[0].endswith("rows by adjusted")
