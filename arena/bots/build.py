@@ -20,10 +20,22 @@ from arena.bots.manifest import BotManifest
 from arena.bots.process_tree import kill_session
 from arena.bots.stderr_log import CappedLog
 from arena.bots.transport import BotStartError, describe_exit, split_returncode
+from protocol.inert import inert_text
 
-__all__ = ["BuildError", "BuildResult", "BuiltBot", "build_bot", "build_bots", "run_build"]
+__all__ = [
+    "OUTPUT_TAIL_LINES",
+    "BuildError",
+    "BuildResult",
+    "BuiltBot",
+    "build_bot",
+    "build_bots",
+    "run_build",
+]
 
 _OUTPUT_CAP_BYTES = 64 * 1024
+#: Lines of a failed build's output quoted with its reason: a compiler writes its error
+#: last, and a person reading a terminal needs it, not the whole log.
+OUTPUT_TAIL_LINES = 20
 
 
 class BuildError(RuntimeError):
@@ -47,6 +59,38 @@ class BuildResult:
     duration_s: float = 0.0
     output: str = ""
     is_timed_out: bool = False
+
+    def output_tail(self) -> list[str]:
+        """The last :data:`OUTPUT_TAIL_LINES` non-blank lines of the build's output (where
+        a compiler writes its error), oldest first.
+
+        >>> BuildResult("b", True, False, "r", output="cc x.c\\n\\nx.c:3: error\\n").output_tail()
+        ['cc x.c', 'x.c:3: error']
+        """
+        lines = [line.rstrip() for line in self.output.splitlines() if line.strip()]
+        return lines[-OUTPUT_TAIL_LINES:]
+
+    def explain(self) -> str:
+        """The reason and, below it, the end of the build's output: what every command
+        shows for a failed build (a reason alone, ``failed (exit code 2)``, never says
+        what to fix).
+
+        >>> failed = BuildResult("b", True, False, "build 'make' failed", output="x.c:3: err")
+        >>> print(failed.explain())
+        build 'make' failed; its output ends with:
+          | x.c:3: err
+        """
+        return self.reason + self.quoted_output()
+
+    def quoted_output(self) -> str:
+        """``"; its output ends with:"`` and the lines of :meth:`output_tail`, each on a
+        line of its own after ``  | `` (``""`` when the build printed nothing)."""
+        tail = self.output_tail()
+        if not tail:
+            return ""
+        # The output is the bot author's text: shown inert, as their stderr is.
+        quoted = ("  | " + inert_text(line.expandtabs(8)) for line in tail)
+        return "\n".join(["; its output ends with:", *quoted])
 
 
 def run_build(

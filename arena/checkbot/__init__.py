@@ -145,8 +145,7 @@ def check_bot(
     (built,) = build_bots([(manifest.name, manifest)], launcher=launcher or DirectLauncher())
     build = built.result
     if not build.is_ok:
-        output = build.output.strip()[-500:]
-        steps.append(CheckStep("build", False, build.reason + (f": {output}" if output else "")))
+        steps.append(CheckStep("build", False, build.explain()))
         return _report(path_text, manifest.name, steps, "")
     steps.append(CheckStep("build", True, build.reason))
     config = GameConfig(small_blind=1, big_blind=2, variant=Variant(variant))

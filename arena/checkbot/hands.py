@@ -23,7 +23,7 @@ from typing import Any
 from arena.bots.in_memory import BotExit, BotOutput, InMemoryTransport
 from arena.bots.launcher import Launcher
 from arena.bots.manifest import BotManifest
-from arena.bots.process import process_factory
+from arena.bots.process import ProcessTransport, process_factory
 from arena.bots.transport import Clock
 from arena.checkbot.hints import NOTIFICATION_HINT, reply_hint
 from arena.match.config import MatchConfig, new_secret_seed
@@ -97,6 +97,11 @@ class HandsReport:
     error: str = ""
     #: Decisions the bot answered with a valid distribution (a mixed strategy).
     distribution_count: int = 0
+    #: What the bot wrote to stderr during the hands (every process of it, restarts
+    #: included; lines counted in what was kept), and the end of the last process's.
+    stderr_bytes: int = 0
+    stderr_line_count: int = 0
+    stderr_tail: str = ""
 
     @property
     def fault_count(self) -> int:
@@ -116,6 +121,8 @@ class HandsReport:
             "chips_won": self.chips_won,
             "error": self.error,
             "distribution_count": self.distribution_count,
+            "stderr_bytes": self.stderr_bytes,
+            "stderr_line_count": self.stderr_line_count,
             "faults": [
                 {"kind": s.kind, "count": s.count, "first": s.first, "hint": s.hint}
                 for s in self.faults
@@ -180,7 +187,8 @@ def play_quick_hands(
         match_id="check",
         time_limits=TimeLimits() if limits is None else limits,
     )
-    factory = process_factory(manifest, launcher=launcher)
+    processes: list[ProcessTransport] = []  # each start of the bot, to count its stderr
+    factory = process_factory(manifest, launcher=launcher, on_start=processes.append)
     bot = seat_session(factory, config, seat_index=0, name=manifest.name, clock=clock)
     station = seat_session(
         lambda: InMemoryTransport(calling_station, clock=clock),
@@ -206,6 +214,10 @@ def play_quick_hands(
         chips_won=chips_won,
         error=error,
         distribution_count=bot.distribution_count,
+        stderr_bytes=sum(process.stderr_log.total_bytes for process in processes),
+        # Of bytes: split at \n, \r\n and \r only, as the scripted steps count theirs.
+        stderr_line_count=sum(len(process.stderr_log.data().splitlines()) for process in processes),
+        stderr_tail=processes[-1].stderr_log.tail_text() if processes else "",
     )
 
 

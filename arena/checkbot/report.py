@@ -120,14 +120,25 @@ class CheckReport:
             )
         if self.hands is not None:
             lines.extend(self.hands.format_lines())
+        # The scripted steps' stderr and the quick hands' together: the hands are where a
+        # bot that logs every decision writes most. The tail is the latest of the two.
+        hands = self.hands
+        stderr_tail = hands.stderr_tail if hands is not None and hands.stderr_tail else ""
         # Split on "\n" only: a U+2028 in the bot's text is escaped, not a line break.
-        tail = [line.rstrip("\r") for line in self.stderr_tail.strip().split("\n") if line]
+        tail = [
+            line.rstrip("\r")
+            for line in (stderr_tail or self.stderr_tail).strip().split("\n")
+            if line
+        ]
         if tail and self.passed:
-            count = self.stderr_line_count or len(tail)
+            count = self.stderr_line_count + (hands.stderr_line_count if hands else 0)
+            size = self.stderr_bytes + (hands.stderr_bytes if hands else 0)
+            played = f" and the {hands.hands_played} quick hands" if hands else ""
             lines.append(
-                f"note: the bot wrote {count} line(s) ({self.stderr_bytes} bytes) to stderr "
-                "during the check; a match keeps a bot's stderr in stderr/<seat>-<name>.log "
-                "of its run folder (results.json names it as stderr_log); the last lines:"
+                f"note: the bot wrote {count or len(tail)} line(s) ({size} bytes) to stderr "
+                f"during the check (the scripted steps{played}); a match keeps a bot's stderr "
+                "in stderr/<seat>-<name>.log of its run folder (results.json names it as "
+                "stderr_log); the last lines:"
             )
             lines.extend("  | " + line for line in tail[-STDERR_LINES_SHOWN_ON_PASS:])
         lines.append("result: " + ("PASSED" if self.passed else "FAILED"))

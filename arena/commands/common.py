@@ -22,8 +22,9 @@ from arena.bots.sandbox.select import (
     launcher_for,
     needs_cgroup,
 )
+from arena.match.console import show_table
 from arena.match.results import MatchResult
-from arena.match.results_table import crash_stderr_lines, format_results_table
+from arena.match.results_table import crash_stderr_lines, results_table
 from arena.settings import UsageError
 from arena.store.run_folder import RunFolder
 
@@ -34,6 +35,8 @@ __all__ = [
     "load_manifests",
     "open_launcher",
     "print_match_end",
+    "require_parent_folder",
+    "with_advice",
 ]
 
 
@@ -73,6 +76,35 @@ def load_manifests(paths: Sequence[Path]) -> list[BotManifest]:
         raise UsageError(f"bad manifest: {exc}") from None
 
 
+def require_parent_folder(target: Path, flag: str) -> None:
+    """A usage error naming the folder ``target`` would go in when it is not a folder
+    that exists: an output is written into a folder that is there, never into a tree of
+    folders made from a typo (at the file system's root, say)."""
+    parent = target.parent
+    if parent.is_dir():
+        return
+    what = (
+        f"{str(parent)!r} is a file, not a folder"
+        if parent.exists()
+        else (f"the folder {str(parent)!r} does not exist")
+    )
+    raise UsageError(f"{flag} {str(target)!r}: {what}")
+
+
+def with_advice(error: Exception, advice: str) -> str:
+    """The error's message and what to do about it: after ``; `` on its line, or on a line
+    of its own when the message ends with quoted lines (a failed build's output), where
+    it would read as one of them.
+
+    >>> with_advice(ValueError("no bot"), "fix it")
+    'no bot; fix it'
+    >>> with_advice(ValueError("failed; its output ends with:\\n  | x.c:3"), "fix it")
+    'failed; its output ends with:\\n  | x.c:3\\nfix it'
+    """
+    message = str(error)
+    return f"{message}\n{advice}" if "\n" in message else f"{message}; {advice}"
+
+
 def default_out_dir(prefix: str) -> Path:
     """``runs/<prefix>-<time>``: not named after the seed, a path is no place for a secret."""
     return Path("runs") / f"{prefix}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -104,7 +136,8 @@ def check_out_dir(path: Path) -> RunFolder:
 def print_match_end(result: MatchResult, folder: RunFolder, out: TextIO, *, speed: bool) -> None:
     """The results table, where the crashed bots' stderr is, (``speed``: the time and
     rate) and where the files are."""
-    out.write(format_results_table(result) + "\n")
+    # On a terminal fitted to its width (wrapped or stacked), never cut or wrapped by it.
+    show_table(out, results_table(result))
     for line in crash_stderr_lines(result, folder.path):
         out.write(line + "\n")
     if speed:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
+from arena.commands.common import require_parent_folder
 from arena.export.acpc import ACPC_LOG_SUFFIX, write_acpc
 from arena.export.phh import PHHS_SUFFIX, write_phh
 from arena.export.refusals import ExportSummary
@@ -89,6 +90,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     problem = _output_problem(target, target.suffix == suffix)
     if problem is not None:
         raise UsageError(problem)
+    # A one-file output, or the folder of one file per hand, goes in a folder that exists.
+    require_parent_folder(target, "-o")
     try:
         summary = writer(source.hands(), target)
     except SourceError as error:

@@ -12,7 +12,6 @@ between them (raw - adjusted). Raw is always shown.
 from __future__ import annotations
 
 import argparse
-import io
 from pathlib import Path
 from typing import TextIO
 
@@ -25,11 +24,12 @@ from arena.commands.common import (
     load_manifests,
     open_launcher,
     print_match_end,
+    with_advice,
 )
 from arena.commands.report import report_after_run
 from arena.match import host
 from arena.match.config import MAX_SEATS, MIN_SEATS
-from arena.match.console import make_console
+from arena.match.console import show_table, table_text
 from arena.match.host import BuildFailedError
 from arena.match.log import configure_logging
 from arena.match.progress import Progress
@@ -41,7 +41,15 @@ from arena.stats.intervals import Estimate, estimate
 from arena.stats.units import mbb
 from protocol.inert import inert_text
 
-__all__ = ["DEFAULT_HAND_COUNT", "DESCRIPTION", "GROUPS", "add_arguments", "run", "score_table"]
+__all__ = [
+    "DEFAULT_HAND_COUNT",
+    "DESCRIPTION",
+    "GROUPS",
+    "add_arguments",
+    "run",
+    "score_summary",
+    "score_table",
+]
 
 #: Hands of a match when --hands is not given (and it is not a freezeout).
 DEFAULT_HAND_COUNT = 100
@@ -83,7 +91,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         )
     except BuildFailedError as exc:
         raise UsageError(
-            f"{exc}; fix the bot, or pass --allow-absent to play on without it"
+            with_advice(exc, "fix the bot, or pass --allow-absent to play on without it")
         ) from None
     except BotsNotReadyError as exc:
         # Nearly always a mistake of the command (a wrong path, a missing build): no hand
@@ -97,7 +105,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         remove_logging()
         launcher.close()
     print_match_end(result, folder, out, speed=True)
-    out.write(score_table(result, score=str(config.score)) + "\n")
+    about, table = score_summary(result, score=str(config.score))
+    out.write(about + "\n")
+    show_table(out, table)
     if not args.no_report:
         report_after_run(folder.path, out)
     return 0
@@ -106,8 +116,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 def score_table(result: MatchResult, *, score: str) -> str:
     """Each bot's result in mbb/hand ± its 95% interval over the hands it was dealt: raw,
     and with the luck estimator adjusted and the luck (raw - adjusted); a first line names
-    what the match was measured by (``score``) and the estimator. Plain text at its natural
-    width, as the results table.
+    what the match was measured by (``score``), the estimator and the order of the rows.
+    Plain text at its natural width, as the results table.
 
     >>> from arena.match.results import PlayerResult
     >>> from arena.store.outcome import HandSummary
@@ -117,7 +127,7 @@ def score_table(result: MatchResult, *, score: str) -> str:
     ...            PlayerResult("p1", "bob", 1, 4, -8, -4.0))
     >>> result = MatchResult("m", 1, "hands", 4, players, estimator="e/1", hands=hands)
     >>> print(score_table(result, score="adjusted"))
-    mbb/hand ± 95% interval over the hands; score adjusted; luck estimator e/1
+    mbb/hand ± 95% interval over the hands; score adjusted; luck estimator e/1; rows by adjusted
     ┏━━━━━┳━━━━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━┓
     ┃ bot ┃          raw ┃   adjusted ┃ luck ┃
     ┡━━━━━╇━━━━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━┩
@@ -125,6 +135,12 @@ def score_table(result: MatchResult, *, score: str) -> str:
     │ bob │ -1000 ± 2905 │ -250 ± 726 │ -750 │
     └─────┴──────────────┴────────────┴──────┘
     """
+    about, table = score_summary(result, score=score)
+    return about + "\n" + table_text(table)
+
+
+def score_summary(result: MatchResult, *, score: str) -> tuple[str, Table]:
+    """:func:`score_table`'s first line and its table (which a terminal fits to its width)."""
     has_luck = result.estimator is not None and all(h.adjusted is not None for h in result.hands)
     table = Table()
     table.add_column("bot")
@@ -132,6 +148,7 @@ def score_table(result: MatchResult, *, score: str) -> str:
     if has_luck:
         table.add_column("adjusted", justify="right")
         table.add_column("luck", justify="right")
+    rows: list[tuple[float, list[str]]] = []
     for player in result.ranked():
         # The hands the seat was dealt: all of them, or those up to its elimination.
         last = player.eliminated_in_hand
@@ -143,17 +160,25 @@ def score_table(result: MatchResult, *, score: str) -> str:
         index = player.seat_index
         raw = estimate([mbb(hand.nets[index], hand.big_blind) for hand in hands])
         row = [inert_text(player.name), _interval(raw)]
+        scored = raw.mean
         if has_luck:
             adjusted = estimate(
                 [1000.0 * (hand.adjusted or ())[index] / hand.big_blind for hand in hands]
             )
             row += [_interval(adjusted), f"{raw.mean - adjusted.mean:+.0f}"]
+            scored = adjusted.mean if score == "adjusted" else raw.mean
+        rows.append((scored, row))
+    # Rows in the order of a number shown: a freezeout's places (who busted first), else
+    # the score the match is measured by (the other formats' places are the raw chips).
+    by_place = result.mode == "freezeout"
+    kind = score if has_luck else "raw"
+    if not by_place:
+        rows.sort(key=lambda scored_row: -scored_row[0])  # stable: ties keep the ranking
+    for _scored, row in rows:
         table.add_row(*(Text(cell) for cell in row))
-    text = io.StringIO()
-    make_console(text, terminal=False).print(table)
     about = f"luck estimator {result.estimator}" if has_luck else "luck estimator off"
-    lines = [f"mbb/hand ± 95% interval over the hands; score {score}; {about}"]
-    return "\n".join(lines + [line.rstrip() for line in text.getvalue().splitlines()])
+    order = "place" if by_place else kind
+    return f"mbb/hand ± 95% interval over the hands; score {score}; {about}; rows by {order}", table
 
 
 def _interval(value: Estimate) -> str:

@@ -23,6 +23,7 @@ from arena.commands.common import (
     load_manifests,
     open_launcher,
     print_match_end,
+    with_advice,
 )
 from arena.commands.report import report_after_run
 from arena.human import host
@@ -125,7 +126,7 @@ def run(args: argparse.Namespace, out: TextIO, *, front_end: FrontEnd | None = N
             timeout_s=args.human_timeout,
         )
     except (BuildFailedError, BotsNotReadyError) as exc:
-        raise UsageError(f"{exc}; fix the bot and try again") from None
+        raise UsageError(with_advice(exc, "fix the bot and try again")) from None
     except (KeyboardInterrupt, LeftTableError):
         # The bots are already stopped (run_match's finally); the hands so far are kept.
         out.write(f"\nyou left the table: the hands played are in {folder.history}\n")

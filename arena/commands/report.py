@@ -16,6 +16,7 @@ import argparse
 from pathlib import Path
 from typing import TextIO
 
+from arena.commands.common import require_parent_folder
 from arena.report import (
     DEFAULT_MAX_HANDS,
     HandRef,
@@ -93,9 +94,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     """``arena report``: write the report; 0 when written (a problem is a usage error)."""
     source: Path = args.source
     target: Path = args.out if args.out is not None else default_output(source)
-    if not target.parent.is_dir():
-        # Never a tree of folders made from a typo (at the file system's root, say).
-        raise UsageError(f"-o {str(target)!r}: the folder {str(target.parent)!r} does not exist")
+    require_parent_folder(target, "-o")
     try:
         summary = write_report(source, target, max_hands=args.viewer_hands, hands=args.hand)
     except ReportError as error:

@@ -13,7 +13,12 @@ notes under the tables say which it is and why.
 Bot names are the bot authors' text: they are shown inert (:func:`protocol.inert.inert_text`)
 and never read as markup. When the output is not a terminal (a CI log, ``| tee``) the
 tables are printed at their natural width: a log has no screen edge, and a crosstable cut
-at the console's width would lose its last columns (marks, names).
+at the console's width would lose its last columns (marks, names). On a terminal narrower
+than a table, its cells wrap or its rows are stacked (:func:`arena.match.console.print_table`),
+never cut.
+
+Each number says its kind: the win rates and bb/100 are headed ``raw`` or ``adjusted``, the
+ratings ``rating``, and the title says which of them orders the rows.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from arena.match.console import make_console
+from arena.match.console import make_console, print_table
 from arena.stats.intervals import Estimate
 from arena.tournament.standings import Standings
 from protocol.inert import inert_text
@@ -68,7 +73,10 @@ def print_standings(console: Console, standings: Standings) -> None:
     duplicate = standings.format != "sit_and_go"
     rows = standings.leaderboard.rows
     both = duplicate and any(row.adjusted is not None for row in rows)
-    ranked = f", ranked by {standings.score}" if duplicate else ""
+    # Every number names its kind, and the title names the one the rows are ordered by.
+    score = standings.leaderboard.score
+    by_rating = standings.leaderboard.order_by == "rating"
+    ranked = ", ranked by rating (mu - 3 sigma)" if by_rating else f", ranked by {score}"
     board = Table(
         title=Text(
             f"{inert_text(standings.name)}: {standings.format}, "
@@ -83,9 +91,9 @@ def print_standings(console: Console, standings: Standings) -> None:
         board.add_column("adjusted mbb/hand (95%)", justify="right")
         board.add_column("luck", justify="right")
     elif duplicate:
-        board.add_column("mbb/hand (95%)", justify="right")
+        board.add_column(f"{score} mbb/hand (95%)", justify="right")
     if duplicate:
-        board.add_column("bb/100", justify="right")
+        board.add_column(f"{score} bb/100", justify="right")
         board.add_column("deals", justify="right")
     board.add_column("chips won", justify="right")
     if rated:
@@ -113,9 +121,9 @@ def print_standings(console: Console, standings: Standings) -> None:
         faults = standings.fault_counts.get(row.bot, {})
         cells.append(", ".join(f"{kind} {n}" for kind, n in sorted(faults.items())) or "0")
         board.add_row(*(Text(cell) for cell in cells))
-    console.print(board)
+    print_table(console, board, heading_columns=2)
     if standings.crosstable is not None and len(standings.crosstable.bots) > 1:
-        console.print(_crosstable(standings))
+        print_table(console, _crosstable(standings))
         console.print("marks: + / - the 95% interval excludes 0, ++ / -- the 99% interval")
         table = standings.crosstable
         if any(cell.adjusted is not None for cell in table.cells):
@@ -146,7 +154,7 @@ def _crosstable(standings: Standings) -> Table:
     assert crosstable is not None
     order = [row.bot for row in standings.leaderboard.rows if row.bot in crosstable.bots]
     table = Table(
-        title="crosstable: the row bot's mbb/hand against the column bot (95%)",
+        title=f"crosstable: the row bot's {crosstable.score} mbb/hand against the column bot (95%)",
         title_justify="left",
     )
     table.add_column("", no_wrap=True)

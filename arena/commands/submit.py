@@ -6,11 +6,22 @@ body and ``Authorization: Bearer <token>`` answers 201 ``{"id", "version", "stat
 "url"}``; ``GET /api/v1/versions/<id>/`` answers the status and the steps so far. Every
 text the server sends back (a reason may quote the bot) is printed inert.
 
+It prints the version's page on the site (``<server>/versions/<id>/``, where the steps,
+the verdict and later the version's games are), not the API's JSON address.
+
+While it waits for the verdict, a server that does not answer (a connection refused or
+reset, a proxy's 502, 503 or 504, as during a restart) is asked again with a growing pause
+(0.5 s doubling up to 10 s) for up to ``--retry-for`` seconds in all, with one line when it
+stops answering and one when it answers again. The upload itself is never sent twice: a
+second POST would make a second version.
+
 Exit codes: 0 accepted (or, with ``--no-wait``, uploaded); 1 rejected, or the server
 refused the upload; 2 a usage error (a path that is no bot folder or archive, a token
 file that cannot be read, a URL that is not http(s), a folder that cannot be packed, a
-token the server refuses); 3 the server cannot be reached, failed, or the verdict did not
-come within ``--timeout``.
+token the server refuses); 3 the server cannot be reached, failed, did not answer again
+within ``--retry-for``, or the verdict did not come within ``--timeout``; 130 interrupted
+(Ctrl-C or SIGTERM: once the upload is sent, the line names its page, where the verdict
+will be).
 """
 
 from __future__ import annotations
@@ -22,6 +33,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -29,7 +41,7 @@ from arena.settings import UsageError
 from arena.uploads import ArchiveError, pack
 from protocol.inert import inert_text
 
-__all__ = ["DESCRIPTION", "UNREACHABLE", "add_arguments", "run"]
+__all__ = ["DEFAULT_RETRY_FOR_S", "DESCRIPTION", "UNREACHABLE", "add_arguments", "run"]
 
 DESCRIPTION = (
     "Upload a bot to a competition's server: pack the folder (bot.toml at its top), send "
@@ -40,17 +52,30 @@ DESCRIPTION = (
 
 #: The exit code when the server cannot be reached, fails, or gives no verdict in time.
 UNREACHABLE = 3
+#: The exit code of an interrupted command (Ctrl-C or SIGTERM), as every command's.
+INTERRUPTED = 130
 _FINAL = ("accepted", "rejected")
 _REQUEST_TIMEOUT_S = 30.0
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
+#: A version's page on the site, below the server's address (the site's ``version`` URL).
+_VERSION_PAGE = "/versions/{id}/"
+#: How long the wait keeps asking a server that does not answer (a restart takes
+#: seconds), and the first and the longest pause between two tries.
+DEFAULT_RETRY_FOR_S = 120.0
+_FIRST_PAUSE_S = 0.5
+_LONGEST_PAUSE_S = 10.0
+#: HTTP statuses a proxy answers while the server behind it restarts.
+_PASSING_STATUSES = (502, 503, 504)
 
 
 class _ServerError(Exception):
-    """The server could not be asked, or answered with an error: the line, and the exit code."""
+    """The server could not be asked, or answered with an error: the line, the exit code,
+    and whether asking again later may work (a server that is restarting)."""
 
-    def __init__(self, message: str, exit_code: int) -> None:
+    def __init__(self, message: str, exit_code: int, *, is_passing: bool = False) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+        self.is_passing = is_passing
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,6 +104,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=600.0,
         metavar="S",
         help="seconds to wait for the verdict (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--retry-for",
+        type=_positive_seconds,
+        default=DEFAULT_RETRY_FOR_S,
+        metavar="S",
+        help=(
+            "while waiting, how long to keep asking a server that does not answer (a "
+            "restart), with growing pauses (default: %(default)g)"
+        ),
     )
     parser.add_argument(
         "--poll-interval",
@@ -113,15 +148,20 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             data=archive,
             content_type=content_type,
         )
-        version_id = created["id"]
-        out.write(
-            f"uploaded as version {_shown(created.get('version'))}: "
-            f"{_shown(created.get('url', ''))}\n"
-        )
+        version_id = urllib.parse.quote(str(created["id"]))
+        # The page a person opens, not the API's JSON address the upload's answer names.
+        page = base + _VERSION_PAGE.format(id=version_id)
+        out.write(f"uploaded as version {_shown(created.get('version'))}: {_shown(page)}\n")
         if args.no_wait:
             return 0
-        status_url = f"{base}/api/v1/versions/{urllib.parse.quote(str(version_id))}/"
-        return _wait(status_url, token, args.timeout, args.poll_interval, out, time.monotonic)
+        status_url = f"{base}/api/v1/versions/{version_id}/"
+        patience = _Patience(args.timeout, args.poll_interval, args.retry_for)
+        try:
+            return _wait(status_url, token, patience, page, out)
+        except KeyboardInterrupt:
+            # Only the waiting stops: the server validates the upload all the same.
+            out.write(f"\ninterrupted: the upload is validated all the same; see {page}\n")
+            return INTERRUPTED
     except _ServerError as exc:
         out.write(f"{exc}\n")
         return exc.exit_code
@@ -179,7 +219,9 @@ def _request(
         raise _http_error(exc) from None
     except (urllib.error.URLError, OSError) as exc:
         why = getattr(exc, "reason", None) or exc
-        raise _ServerError(f"cannot reach the server at {url}: {why}", UNREACHABLE) from None
+        raise _ServerError(
+            f"cannot reach the server at {url}: {why}", UNREACHABLE, is_passing=True
+        ) from None
     try:
         answer = json.loads(body)
     except ValueError:
@@ -200,33 +242,70 @@ def _http_error(error: urllib.error.HTTPError) -> _ServerError:
         return _ServerError(f"the server refused the token (HTTP {code}){detail}", 2)
     if 400 <= code < 500:
         return _ServerError(f"the server refused the upload (HTTP {code}){detail}", 1)
-    return _ServerError(f"the server failed (HTTP {code}){detail}", UNREACHABLE)
+    return _ServerError(
+        f"the server failed (HTTP {code}){detail}",
+        UNREACHABLE,
+        is_passing=code in _PASSING_STATUSES,
+    )
 
 
-def _wait(
-    url: str,
-    token: str,
-    timeout_s: float,
-    interval_s: float,
-    out: TextIO,
-    clock: Callable[[], float],
-) -> int:
-    """Poll the version until its verdict, printing each step once it has ended."""
-    deadline = clock() + timeout_s
+@dataclass(frozen=True, slots=True)
+class _Patience:
+    """How long to wait for a verdict, how often to look, and how long to keep asking a
+    server that does not answer; the clock and the pause are the real ones but in tests."""
+
+    timeout_s: float
+    interval_s: float
+    retry_for_s: float
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+
+
+def _wait(url: str, token: str, patience: _Patience, page: str, out: TextIO) -> int:
+    """Poll the version until its verdict, printing each step once it has ended; a server
+    that stops answering is asked again with growing pauses (see the module docstring)."""
+    clock = patience.clock
+    deadline = clock() + patience.timeout_s
     printed: set[tuple[str, str]] = set()
+    silent_since: float | None = None
+    pause = _FIRST_PAUSE_S
     while True:
-        state = _request(url, token)
+        try:
+            state = _request(url, token)
+        except _ServerError as exc:
+            if not exc.is_passing:
+                raise
+            now = clock()
+            if silent_since is None:
+                silent_since = now
+                out.write(
+                    f"{exc}; asking again for up to {patience.retry_for_s:g} s "
+                    "(the server may be restarting)\n"
+                )
+            if now - silent_since + pause > patience.retry_for_s or now + pause > deadline:
+                out.write(
+                    f"the server has not answered for {now - silent_since:.0f} s: {exc}; "
+                    f"the version's page: {page}\n"
+                )
+                return UNREACHABLE
+            patience.sleep(pause)
+            pause = min(2 * pause, _LONGEST_PAUSE_S)
+            continue
+        if silent_since is not None:
+            out.write(f"the server answers again after {clock() - silent_since:.0f} s\n")
+            silent_since, pause = None, _FIRST_PAUSE_S
         for step in state.get("steps") or []:
             _print_step(step, printed, out)
         status = str(state.get("status", ""))
         if status in _FINAL:
             return _verdict(state, status, out)
-        if clock() + interval_s > deadline:
+        if clock() + patience.interval_s > deadline:
             out.write(
-                f"no verdict within {timeout_s:g} s (the version is {_shown(status)}); see {url}\n"
+                f"no verdict within {patience.timeout_s:g} s (the version is "
+                f"{_shown(status)}); see {page}\n"
             )
             return UNREACHABLE
-        time.sleep(interval_s)
+        patience.sleep(patience.interval_s)
 
 
 def _print_step(step: Any, printed: set[tuple[str, str]], out: TextIO) -> None:

@@ -20,6 +20,7 @@ from arena.session.policy import (
     TimeBasis,
     TimeLimits,
 )
+from arena.store.hand_log import DEFAULT_MATCH_ID
 from engine.config import GameConfig
 from engine.schedule import BlindSchedule
 
@@ -39,10 +40,6 @@ __all__ = [
 
 #: How many bots a match seats.
 MIN_SEATS, MAX_SEATS = 2, 10
-
-#: The match id when none is given. A constant, never made from the seed: hand ids
-#: (``<match_id>-<n>``) go to the bots, and the seed must stay secret until the match ends.
-DEFAULT_MATCH_ID = "match"
 
 #: How many random bits a secret seed has.
 SECRET_SEED_BITS = 256

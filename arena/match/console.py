@@ -16,11 +16,13 @@
 
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import Callable
 from typing import IO
 
 from rich.console import Console
+from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -29,8 +31,18 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.table import Table
+from rich.text import Text
 
-__all__ = ["UNBOUNDED_WIDTH", "is_terminal", "make_console", "progress_bar"]
+__all__ = [
+    "UNBOUNDED_WIDTH",
+    "is_terminal",
+    "make_console",
+    "print_table",
+    "progress_bar",
+    "show_table",
+    "table_text",
+]
 
 #: The width of a console that is not a terminal: wide enough for any table the arena
 #: prints (a 9-bot crosstable is under 200 columns), so nothing is ever cut.
@@ -58,6 +70,51 @@ def make_console(stream: IO[str], *, terminal: bool | None = None) -> Console:
         emoji=False,
         highlight=False,
     )
+
+
+def print_table(console: Console, table: Table, *, heading_columns: int = 1) -> None:
+    """Print ``table`` on ``console`` without cutting a word, however narrow the screen.
+
+    A table that fits is printed as it is. One that fits only with its cells wrapped at
+    spaces (``+25.0 ±20.5`` on two lines) is printed wrapped. One whose widest words side
+    by side are still wider than the screen (an 80-column terminal and a leaderboard of
+    nine columns) is printed *stacked*: a block per row, its first ``heading_columns``
+    cells as a heading and every other cell under it after its column's header. A cut
+    cell (``adjust…``, ``-27.8 ±7…``) would hide the very number the table is for.
+    """
+    for column in table.columns:
+        # At worst a word longer than its column breaks; never an ellipsis.
+        column.no_wrap = False
+        column.overflow = "fold"
+    unbounded = console.options.update_width(UNBOUNDED_WIDTH)
+    if Measurement.get(console, unbounded, table).minimum <= console.width:
+        console.print(table)
+        return
+    if table.title:
+        console.print(table.title)
+    headers = [str(column.header) for column in table.columns]
+    for cells in zip(*(list(column.cells) for column in table.columns), strict=True):
+        # A cell of several lines (a crosstable's two scores) reads as one line here.
+        texts = [str(cell).replace("\n", "; ") for cell in cells]
+        console.print(Text(" ".join(texts[:heading_columns])))
+        for header, text in zip(headers[heading_columns:], texts[heading_columns:], strict=True):
+            console.print(Text(f"    {header}: {text}"))
+
+
+def table_text(table: Table) -> str:
+    """``table`` as plain text at its natural width (no colour, no trailing spaces)."""
+    text = io.StringIO()
+    make_console(text, terminal=False).print(table)
+    return "\n".join(line.rstrip() for line in text.getvalue().splitlines())
+
+
+def show_table(stream: IO[str], table: Table) -> None:
+    """Write ``table`` to ``stream``: fitted to the screen (:func:`print_table`) on a
+    terminal, else as :func:`table_text`."""
+    if is_terminal(stream):
+        print_table(make_console(stream, terminal=True), table)
+    else:
+        stream.write(table_text(table) + "\n")
 
 
 def progress_bar(

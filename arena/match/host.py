@@ -35,8 +35,11 @@ class BuildFailedError(RuntimeError):
 
     def __init__(self, failed: Sequence[tuple[int, BuiltBot]]) -> None:
         self.failed = tuple(failed)
-        reasons = "; ".join(
+        # Each reason with the end of the build's output (the compiler's error), which
+        # says what to fix; the next bot's reason starts on a line of its own.
+        reasons = ";\n".join(
             f"{bot.manifest.name!r} (seat {seat}): {bot.result.reason} ({bot.manifest.path})"
+            + bot.result.quoted_output()
             for seat, bot in failed
         )
         noun = "bot" if len(failed) == 1 else "bots"

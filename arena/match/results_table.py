@@ -12,17 +12,16 @@
 ... )
 >>> print(format_results_table(result))
 match seed7: 100 hands, seed 7, stacks reset every hand
-┏━━━━━━━┳━━━━━━━━┳━━━━━━┳━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━━┓
-┃ place ┃ bot    ┃ seat ┃ chips won ┃ bb/100 ┃ faults    ┃ p50 ms ┃ p99 ms ┃
-┡━━━━━━━╇━━━━━━━━╇━━━━━━╇━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━━┩
-│     1 │ raiser │    1 │       +40 │  20.00 │ timeout 2 │    1.2 │ 5000.0 │
-│     2 │ caller │    0 │       -40 │ -20.00 │ -         │      - │      - │
-└───────┴────────┴──────┴───────────┴────────┴───────────┴────────┴────────┘
+┏━━━━━━━┳━━━━━━━━┳━━━━━━┳━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━━┓
+┃ place ┃ bot    ┃ seat ┃ chips won ┃ raw bb/100 ┃ faults    ┃ p50 ms ┃ p99 ms ┃
+┡━━━━━━━╇━━━━━━━━╇━━━━━━╇━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━━┩
+│     1 │ raiser │    1 │       +40 │      20.00 │ timeout 2 │    1.2 │ 5000.0 │
+│     2 │ caller │    0 │       -40 │     -20.00 │ -         │      - │      - │
+└───────┴────────┴──────┴───────────┴────────────┴───────────┴────────┴────────┘
 """
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.match.config import DEFAULT_MATCH_ID
-from arena.match.console import make_console
+from arena.match.console import table_text
 from arena.match.results import MatchResult, PlayerResult
 from protocol.inert import inert_text
 
@@ -120,7 +119,9 @@ def _columns(with_stack: bool) -> list[tuple[str, JustifyMethod]]:
         ("bot", "left"),
         ("seat", "right"),
         ("chips won", "right"),
-        ("bb/100", "right"),
+        # Raw: the chips won, per 100 hands (the luck-adjusted rate is in the score
+        # table under this one, headed as such).
+        ("raw bb/100", "right"),
     ]
     if with_stack:
         columns.append(("stack", "right"))
@@ -130,9 +131,7 @@ def _columns(with_stack: bool) -> list[tuple[str, JustifyMethod]]:
 def format_results_table(result: MatchResult) -> str:
     """:func:`results_table` as plain text at its natural width (no colour), for a
     terminal or a log alike."""
-    out = io.StringIO()
-    make_console(out, terminal=False).print(results_table(result))
-    return "\n".join(line.rstrip() for line in out.getvalue().splitlines())
+    return table_text(results_table(result))
 
 
 #: The fault kinds after which a bot's stderr is worth reading: it died, or never started.

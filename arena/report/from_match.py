@@ -30,7 +30,7 @@ from arena.stats.lead import lead_sentence
 from arena.stats.match_luck import match_luck
 from arena.stats.tables import leaderboard
 from arena.stats.units import mbb
-from arena.store.hand_log import HandLogError, iter_hands, read_header
+from arena.store.hand_log import DEFAULT_MATCH_ID, HandLogError, iter_hands, read_header
 from arena.store.outcome import HandSummary, MatchOutcome, SeatOutcome
 
 __all__ = ["load_match"]
@@ -47,10 +47,16 @@ def load_match(hands_path: Path, results_path: Path | None) -> RunData:
             for player in header["players"]
             if isinstance(player, Mapping)
         }
-        match_id = str(header.get("match_id") or "match")
+        match_id = str(header.get("match_id") or DEFAULT_MATCH_ID)
         kind = "match" if results_path is not None else "hands"
         source = hands_path.parent if results_path is not None else hands_path
-        data = RunData(kind=kind, title=f"match {match_id}", source=source, unit="hands")
+        # A match given no id is named by its bots (seat order), not "match match".
+        title = (
+            " vs ".join(names.values())
+            if match_id == DEFAULT_MATCH_ID and names
+            else f"match {match_id}"
+        )
+        data = RunData(kind=kind, title=title, source=source, unit="hands")
         data.hand_files[match_id] = hands_path
         settings = header.get("config")
         settings = settings if isinstance(settings, Mapping) else {}

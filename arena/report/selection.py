@@ -7,7 +7,9 @@ kind from what the kinds before it left of the budget:
 1. the hands asked for by name (``--hand MATCH/N``), always, even beyond the budget;
 2. hands with a fault (a timeout, a crash, an invalid reply...), at most half of the
    budget, earliest first in plan order;
-3. the biggest pots, at most half of what is left, largest first;
+3. the biggest pots, at most half of what is left, largest first, and only pots bigger
+   than the run's median pot: where most pots are the blinds (4 chips, the most common
+   pot), such a hand is no "big pot", and the sample has room for it;
 4. an evenly spaced sample of the other hands in plan order, for the rest.
 
 The choice depends only on the candidates, never on chance or the clock, so the same run
@@ -21,6 +23,7 @@ gives the same report.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -89,8 +92,9 @@ def select_hands(
     for candidate in sorted(faults, key=lambda c: c.order)[: budget // 2]:
         chosen[candidate.ref] = "fault"
     left = max(0, max_hands - len(chosen))
-    rest = [c for c in candidates if c.ref not in chosen]
-    for candidate in sorted(rest, key=lambda c: (-c.pot, c.order))[: left // 2]:
+    typical = statistics.median_low(c.pot for c in candidates)
+    big = [c for c in candidates if c.ref not in chosen and c.pot > typical]
+    for candidate in sorted(big, key=lambda c: (-c.pot, c.order))[: left // 2]:
         chosen[candidate.ref] = "big pot"
     left = max(0, max_hands - len(chosen))
     rest = sorted((c for c in candidates if c.ref not in chosen), key=lambda c: c.order)

@@ -32,6 +32,7 @@ from typing import IO, Any
 from arena.store.run_folder import RunFolder
 
 __all__ = [
+    "DEFAULT_MATCH_ID",
     "HISTORY_FORMAT",
     "HandLog",
     "HandLogError",
@@ -40,6 +41,12 @@ __all__ = [
     "read_hands",
     "read_header",
 ]
+
+#: The match id when none is given (written in the header as any other). A constant,
+#: never made from the seed: hand ids (``<match_id>-<n>``) go to the bots, and the seed must
+#: stay secret until the match ends. Defined here, below the match that writes it and the
+#: report that reads it: a report titles such a match by its bots, not "match match".
+DEFAULT_MATCH_ID = "match"
 
 #: Version of the hand history's layout, written in its header and checked when read.
 HISTORY_FORMAT = 1

@@ -205,7 +205,7 @@ def _build_bots(
         for bot in build_bots(manifests.items(), launcher=launcher):
             if not bot.result.is_ok:
                 raise TournamentSetupError(
-                    f"building {bot.name!r} ({bot.manifest.path}) failed: {bot.result.reason}"
+                    f"building {bot.name!r} ({bot.manifest.path}) failed: {bot.result.explain()}"
                 )
             if bot.built_copy is not None:
                 target = builds / safe_file_name(bot.name)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -243,6 +245,30 @@ def test_a_bot_whose_build_fails_stops_the_match_with_exit_code_2(
     assert not (tmp_path / "run" / "results.json").exists()
 
 
+def test_a_failed_build_shows_the_end_of_its_output_even_without_verbose(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The reason alone ("failed (exit code 2)") never says what to fix; the compiler's
+    # error, at the end of the build's output, does: it is shown under the reason, and
+    # the advice comes on a line of its own after it.
+    bot_dir = tmp_path / "bot"
+    bot_dir.mkdir()
+    noise = "; ".join(f"print('step {n}')" for n in range(30))
+    script = f"import sys; {noise}; print('bot.c:3:5: error: expected ;'); sys.exit(2)"
+    (bot_dir / "bot.toml").write_text(
+        f'name = "broken"\ncommand = ["./bot"]\nbuild = ["{{python}}", "-c", "{script}"]\n'
+    )
+    argv = ["match", STATION, str(bot_dir / "bot.toml"), "--hands", "2", "--no-progress"]
+    assert _exit_code([*argv, "--out", str(tmp_path / "run"), "--log-level", "off"]) == 2
+    err = capsys.readouterr().err
+    assert "failed (exit code 2)" in err and "its output ends with:" in err
+    lines = err.splitlines()
+    error_line = lines.index("  | bot.c:3:5: error: expected ;")
+    assert lines[error_line - 1] == "  | step 29" and "  | step 11" in lines
+    assert "  | step 10" not in lines  # only the end: 20 lines
+    assert lines[error_line + 1] == "fix the bot, or pass --allow-absent to play on without it"
+
+
 def test_a_bot_that_cannot_start_stops_the_match_with_exit_code_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -436,3 +462,29 @@ def test_the_old_spelling_of_a_renamed_flag_still_works_but_is_not_shown(
     assert _exit_code(["match", "--help"]) == 0
     text = capsys.readouterr().out
     assert "--betting {no_limit,pot_limit,fixed_limit}" in text and "--structure" not in text
+
+
+def test_a_match_on_an_80_column_terminal_prints_its_tables_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The results and score tables of two long-named bots are wider than 80 columns: a
+    # terminal cut or wrapped them. They are fitted to its width, and no cell is cut.
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setenv("COLUMNS", "80")
+    out = Terminal()
+    argv = ["match", STATION, STRENGTH, "--hands", "4", "--seed", "2", "--no-progress"]
+    argv += ["--out", str(tmp_path / "run"), "--no-report", "--log-level", "off"]
+    assert main(argv, stdout=out) == 0
+    text = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())  # the terminal's colours
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("match: 4 hands"))
+    tables = lines[
+        start : next(i for i, line in enumerate(lines) if line.startswith("hand history"))
+    ]
+    assert tables and all(len(line) <= 80 for line in tables) and "…" not in text
+    assert "python calling station" in text and "python hand strength" in text
+    assert "raw" in text and "bb/100" in text  # the header wraps at its space
+    assert "; rows by adjusted" in text  # the score the match is measured by

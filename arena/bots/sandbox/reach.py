@@ -9,6 +9,8 @@ as long as the home directory is closed (``/root`` is 0700). The error then name
 out (:func:`unreachable_message`): install the tool where every user can run it, or let the
 host expose its directory read-only to the strict layer's box, which makes each exposed
 directory's parents searchable inside the box (``--expose DIR``; a manifest never can).
+For a rustup toolchain the error also names the ``[env]`` a manifest needs: rustup looks
+for its toolchains in the bot's home, which in the box is the bot's own.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ __all__ = [
     "installation_of",
     "is_runnable_by_anyone",
     "parse_expose",
+    "rustup_home_of",
     "unreachable_message",
 ]
 
@@ -70,22 +73,47 @@ def unreachable_message(bot_name: str, program: str, *, is_strict: bool) -> str:
     closed = closed_directory(program)
     where = f"{str(closed)!r} is closed to other users" if closed else "it is closed"
     expose = installation_of(Path(os.path.realpath(program)))
+    rustup_home = rustup_home_of(expose)
+    paths = (expose,) if rustup_home is None else (expose, rustup_home)
+    flags = " ".join(f"--expose {path}" for path in paths)
+    listed = ", ".join(repr(str(path)) for path in paths)
     # The way out comes first: a fault's detail and the match's one-line refusal are cut
     # to a few hundred characters, and long paths must not push it out.
     how = (
-        f"the host can expose it read-only to the box: --expose {expose} (expose = "
-        f"[{str(expose)!r}] in a tournament config; add any other directory it uses, as "
-        "~/.rustup beside ~/.cargo)"
+        f"the host can expose it read-only to the box: {flags} (expose = [{listed}] in a "
+        "tournament config; add any other directory it uses)"
         if is_strict
-        else f"run under --sandbox strict with --expose {expose}, which shows it read-only "
-        "in the box (the limits layer cannot)"
+        else f"run under --sandbox strict with {flags}, which shows it read-only in the box "
+        "(the limits layer cannot)"
+    )
+    rustup = (
+        ""
+        if rustup_home is None
+        else " The bot's home in the box is its own, where rustup finds no toolchain: its "
+        f"manifest's [env] also needs RUSTUP_HOME = {str(rustup_home)!r}, CARGO_HOME = "
+        f'{str(expose)!r} and RUSTUP_TOOLCHAIN = "stable" (or the toolchain it is built '
+        "with); docs/sandbox.md has a worked example."
     )
     return (
         f"cannot run bot {bot_name!r}: its program cannot be run by the bot's own user "
-        f"({where}). Ways out: {how}. Install it where every user can run it (a system "
-        "package, /usr/local, /opt): a toolchain installed in a home directory, as rustup "
-        f"and pyenv do, is closed to other users. The program: {program!r}"
+        f"({where}). Ways out: {how}.{rustup} Install it where every user can run it (a "
+        "system package, /usr/local, /opt): a toolchain installed in a home directory, as "
+        f"rustup and pyenv do, is closed to other users. The program: {program!r}"
     )
+
+
+def rustup_home_of(installation: Path) -> Path | None:
+    """The toolchains' directory of a rustup installation (``~/.rustup`` beside the
+    ``~/.cargo`` whose ``bin`` holds rustup and its proxies, or ``$RUSTUP_HOME``), None
+    when ``installation`` is not one.
+
+    >>> rustup_home_of(Path("/nowhere/.cargo")) is None
+    True
+    """
+    if not (installation / "bin" / "rustup").exists():
+        return None
+    named = os.environ.get("RUSTUP_HOME")
+    return Path(named) if named else installation.parent / ".rustup"
 
 
 def parse_expose(values: Iterable[object]) -> tuple[Path, ...]:

@@ -31,9 +31,12 @@ function drawLeaderboard(main) {
     high = Math.max(high, e.high === null ? e.mean : e.high);
   }
   const head = ["#", "bot"];
+  // Each number names its kind; a match's units are its hands, counted once.
+  const unitColumn = hasRates && DATA.unit !== "hands";
   if (hasBoth) head.push("raw mbb/hand (95%)", "adjusted mbb/hand (95%)", "luck");
-  else if (hasRates) head.push("mbb/hand (95%)");
-  if (hasRates) head.push("interval", "bb/100", DATA.unit);
+  else if (hasRates) head.push("raw mbb/hand (95%)");
+  if (hasRates) head.push("interval", `${hasBoth ? DATA.score : "raw"} bb/100`);
+  if (unitColumn) head.push(DATA.unit);
   head.push("hands", "chips won");
   if (hasRatings) head.push("rating \u03bc \u00b1 \u03c3");
   if (hasPlaces) head.push("avg place");
@@ -58,8 +61,8 @@ function drawLeaderboard(main) {
     if (hasRates) {
       cells.push(el("td", { class: "center" }, intervalBar(e, low, high)));
       cells.push(el("td", { class: tone(e.bb100), text: signed(e.bb100, 2) }));
-      cells.push(el("td", { text: plain(row.deals) }));
     }
+    if (unitColumn) cells.push(el("td", { text: plain(row.deals) }));
     cells.push(el("td", { text: plain(row.hands) }));
     cells.push(el("td", { class: tone(row.chips), text: signed(row.chips) }));
     if (hasRatings) {

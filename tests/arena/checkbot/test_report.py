@@ -65,6 +65,20 @@ def test_a_passing_bot_that_wrote_to_stderr_is_told_how_much_and_where_it_is_kep
     assert report.to_dict()["stderr_line_count"] == report.stderr_line_count
 
 
+def test_the_stderr_note_counts_the_quick_hands_lines_too(tmp_path: Path) -> None:
+    # The bot writes a line for every message, so most of its lines come during the
+    # quick hands; the note counted only the scripted steps' lines.
+    report = check_bot(station(tmp_path, "1.0"), limits=LIMITS, hand_count=10, seed=1)
+    assert report.passed and report.hands is not None, report.format()
+    hands = report.hands
+    assert hands.stderr_line_count > 10 * 2 and hands.stderr_bytes > 0  # hand_start, hand_end...
+    total = report.stderr_line_count + hands.stderr_line_count
+    text = report.format()
+    assert f"the bot wrote {total} line(s)" in text and "and the 10 quick hands" in text
+    assert f"({report.stderr_bytes + hands.stderr_bytes} bytes)" in text
+    assert hands.to_dict()["stderr_line_count"] == hands.stderr_line_count
+
+
 def test_a_bot_name_and_a_multi_line_reason_are_shown_inert_line_by_line() -> None:
     report = CheckReport(
         "bot.toml",

@@ -126,7 +126,19 @@ def test_an_output_of_the_wrong_kind_is_refused(
         capsys, str(match), "--format", "acpc", "-o", str(file)
     )
     error = fails(capsys, str(match), "--format", "phh", "-o", str(file / "x.phhs"))
-    assert f"cannot write '{file / 'x.phhs'}'" in error
+    assert f"-o '{file / 'x.phhs'}': '{file}' is a file, not a folder" in error
+
+
+@pytest.mark.parametrize("name", ["x.phhs", "per-hand"])
+def test_an_output_in_a_missing_folder_is_refused_as_report_refuses_it(
+    capsys: pytest.CaptureFixture[str], match: Path, tmp_path: Path, name: str
+) -> None:
+    # As `arena report -o`: the folders are never made, which for a typo would build a
+    # tree at the file system's root; the error names the missing folder.
+    target = tmp_path / "nowhere" / "dir" / name
+    error = fails(capsys, str(match), "--format", "phh", "-o", str(target))
+    assert f"-o '{target}': the folder '{target.parent}' does not exist" in error
+    assert not (tmp_path / "nowhere").exists()
 
 
 def test_a_broken_hand_file_stops_the_export_naming_the_line(

@@ -21,7 +21,7 @@ def test_without_the_estimator_only_the_raw_result_is_shown_and_it_says_so() -> 
     hands = (HandSummary(1, 2, (2, -2)), HandSummary(2, 2, (-1, 1)))
     players = (PlayerResult("p0", "ann", 0, 2, 1, 0.5), PlayerResult("p1", "bob", 1, 2, -1, -0.5))
     text = score_table(MatchResult("m", 1, "hands", 2, players, hands=hands), score="raw")
-    assert text.splitlines()[0].endswith("score raw; luck estimator off")
+    assert text.splitlines()[0].endswith("score raw; luck estimator off; rows by raw")
     assert "adjusted" not in text and "luck  " not in text
     assert _rows(text)["ann"] == ["+250 ± 9530"]
 
@@ -41,7 +41,8 @@ def test_a_busted_bot_is_measured_over_the_hands_it_was_dealt() -> None:
     )
     result = MatchResult("m", 1, "freezeout", 4, players, estimator="e/1", hands=hands)
     rows = _rows(score_table(result, score="adjusted"))
-    assert list(rows) == ["ann", "cal", "bob"]  # by place
+    assert list(rows) == ["ann", "cal", "bob"]  # by place, as the first line says
+    assert score_table(result, score="adjusted").splitlines()[0].endswith("rows by place")
     # bob: (-1000 - 9000) / 2 raw, (-500 - 4000) / 2 adjusted, over its 2 hands only.
     assert rows["bob"][0].startswith("-5000 ± ") and rows["bob"][1].startswith("-2250 ± ")
     assert rows["bob"][2] == "-2750"
@@ -55,3 +56,21 @@ def test_one_hand_has_no_interval_yet() -> None:
     players = (PlayerResult("p0", "ann", 0, 1, 2, 1.0), PlayerResult("p1", "bob", 1, 1, -2, -1.0))
     result = MatchResult("m", 1, "hands", 1, players, estimator="e/1", hands=hands)
     assert _rows(score_table(result, score="adjusted"))["ann"] == ["+1000 ± -", "+250 ± -", "+750"]
+
+
+def test_rows_are_ordered_by_the_score_the_match_is_measured_by() -> None:
+    # ann won the chips (raw) but bob played better once the luck is taken out: with the
+    # adjusted score, bob's row comes first, as the number it is measured by says.
+    hands = (
+        HandSummary(1, 2, (8, -8), adjusted=(-2.0, 2.0)),
+        HandSummary(2, 2, (2, -2), adjusted=(-1.0, 1.0)),
+    )
+    # Their places are those of the chips, as a match with stacks reset gives them.
+    players = (
+        PlayerResult("p0", "ann", 0, 2, 10, 5.0, place=1),
+        PlayerResult("p1", "bob", 1, 2, -10, -5.0, place=2),
+    )
+    result = MatchResult("m", 1, "hands", 2, players, estimator="e/1", hands=hands)
+    text = score_table(result, score="adjusted")
+    assert list(_rows(text)) == ["bob", "ann"] and text.splitlines()[0].endswith("rows by adjusted")
+    assert list(_rows(score_table(result, score="raw"))) == ["ann", "bob"]

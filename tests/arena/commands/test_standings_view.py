@@ -111,3 +111,38 @@ def test_both_scores_are_printed_with_the_luck_the_lead_and_the_score_note() -> 
     assert len(re.findall(r"raw [+-]\d+ ±\d+", text)) == 6
     assert standings.lead in text
     assert "Ranked by the luck-adjusted result (synthetic/1)" in text
+
+
+def test_an_80_column_terminal_gets_every_number_whole_and_named() -> None:
+    # The leaderboard on an 80-column terminal was cut ("adjust…", "-27.8 ±7…"); now it is
+    # stacked a bot at a time, each number after its header, and the headers name the
+    # kind of every number (raw or adjusted), the title the one that orders the rows.
+    from arena.tournament.standings import compute_standings
+    from tests.arena.stats.adjusted_outcomes import round_robin
+
+    bots = ("ann_the_bot", "bob", "cat")
+    plan, outcomes = round_robin(bots)
+    standings = compute_standings(
+        name="t", fmt="round_robin", bots=bots, plan=plan, counted=outcomes
+    )
+    out = io.StringIO()
+    console = Console(file=out, width=80, force_terminal=True, color_system=None)
+    print_standings(console, standings)
+    text = out.getvalue()
+    assert "…" not in text and all(len(line) <= 80 for line in text.splitlines())
+    assert "ranked by adjusted" in text
+    ann = standings.leaderboard.row("ann_the_bot")
+    assert ann.adjusted is not None
+    assert "1 ann_the_bot\n" in text
+    assert f"    adjusted bb/100: {ann.adjusted.bb_per_100:+.2f}\n" in text
+    assert "    raw mbb/hand (95%): " in text and "    adjusted mbb/hand (95%): " in text
+    assert "bb/100: " not in text.replace("adjusted bb/100: ", "")  # never unnamed
+    assert "crosstable: the row bot's adjusted mbb/hand" in text
+
+
+def test_a_raw_only_leaderboard_names_its_numbers_raw() -> None:
+    out = io.StringIO()
+    print_standings(Console(file=out, width=250), _standings(["ann", "bob"]))
+    head = next(line for line in out.getvalue().splitlines() if "mbb/hand (95%)" in line)
+    assert "raw mbb/hand (95%)" in head and "raw bb/100" in head
+    assert "ranked by raw" in out.getvalue()

@@ -63,6 +63,14 @@ def serve(api: FakeApi) -> tuple[ThreadingHTTPServer, threading.Thread]:
             api.received.append(("GET", self.path, dict(self.headers), b""))
             state = api.states[min(api.gets, len(api.states) - 1)]
             api.gets += 1
+            if "hang_up" in state:  # a server going down: the connection closes unanswered
+                self.close_connection = True
+                return
+            if "proxy_status" in state:  # the proxy in front of a restarting server
+                self.send_response(state["proxy_status"])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             self.answer(200, state)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -115,7 +123,8 @@ def test_an_accepted_bot_prints_each_step_once_then_accepted(
     code, out = submit(str(BOT), "--server", url + "/", "--token-file", str(token_file))
     assert code == 0, out
     lines = out.splitlines()
-    assert lines[1] == "uploaded as version 3: /v/17/"
+    # The version's page, which a browser shows, not the API's JSON address.
+    assert lines[1] == f"uploaded as version 3: {url}/versions/17/"
     assert lines[2:] == [
         "  unpack: passed: 2 files",
         "  build: passed: no build step",
@@ -218,6 +227,75 @@ def test_no_verdict_within_the_timeout_exits_3(api: tuple[FakeApi, str], token_f
     )
     assert code == 3
     assert "no verdict within 0.05 s (the version is building)" in out
+
+
+def test_a_server_restarting_while_it_validates_is_asked_again_until_it_answers(
+    api: tuple[FakeApi, str], token_file: Path
+) -> None:
+    # Exit code 3 on the first connection error left a team guessing whether its upload
+    # was judged; the wait now asks again with growing pauses, saying so once each way.
+    fake, url = api
+    fake.states = [
+        {"status": "building", "steps": [step("unpack", "passed", "2 files")]},
+        {"hang_up": True},
+        {"proxy_status": 502},
+        {"status": "accepted", "steps": [step("unpack", "passed", "2 files")]},
+    ]
+    code, out = submit(str(BOT), "--server", url, "--token-file", str(token_file))
+    assert code == 0, out
+    lines = out.splitlines()
+    assert lines[2] == "  unpack: passed: 2 files"
+    assert lines[3].startswith(f"cannot reach the server at {url}/api/v1/versions/17/: ")
+    assert lines[3].endswith("; asking again for up to 120 s (the server may be restarting)")
+    assert lines[4].startswith("the server answers again after ") and lines[5] == "accepted"
+    assert fake.gets == 4 and [m for m, *_ in fake.received].count("POST") == 1  # never resent
+
+
+def test_a_server_that_stays_away_is_given_up_after_retry_for_with_the_page(
+    api: tuple[FakeApi, str], token_file: Path
+) -> None:
+    fake, url = api
+    fake.states = [{"proxy_status": 503}]
+    argv = ["--token-file", str(token_file), "--retry-for", "0.2"]
+    code, out = submit(str(BOT), "--server", url, *argv)
+    assert code == 3
+    lines = out.splitlines()
+    assert lines[2] == "the server failed (HTTP 503); asking again for up to 0.2 s " + (
+        "(the server may be restarting)"
+    )
+    assert lines[3] == (
+        "the server has not answered for 0 s: the server failed (HTTP 503); "
+        f"the version's page: {url}/versions/17/"
+    )
+
+
+def test_a_server_error_that_a_restart_does_not_explain_is_not_retried(
+    api: tuple[FakeApi, str], token_file: Path
+) -> None:
+    fake, url = api
+    fake.states = [{"proxy_status": 500}]
+    code, out = submit(str(BOT), "--server", url, "--token-file", str(token_file))
+    assert code == 3 and fake.gets == 1
+    assert out.splitlines()[-1] == "the server failed (HTTP 500)"
+
+
+def test_an_interrupted_wait_names_the_page_where_the_verdict_will_be(
+    api: tuple[FakeApi, str], token_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ctrl-C and SIGTERM (which the command line turns into the same interrupt) stop only
+    # the waiting: the upload was sent and is judged all the same.
+    from arena.commands import submit as command
+
+    def interrupted(*args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(command, "_wait", interrupted)
+    _fake, url = api
+    code, out = submit(str(BOT), "--server", url, "--token-file", str(token_file))
+    assert code == 130
+    assert out.splitlines()[-1] == (
+        f"interrupted: the upload is validated all the same; see {url}/versions/17/"
+    )
 
 
 @pytest.mark.parametrize(

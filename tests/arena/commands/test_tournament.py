@@ -103,6 +103,8 @@ def test_sit_and_go_ranks_by_rating_with_finishing_places(tmp_path: Path) -> Non
     ordinals = [row["rating"]["ordinal"] for row in rows]
     assert ordinals == sorted(ordinals, reverse=True)
     assert result["crosstable"] is None
+    # The printed title names the number that orders the rows: the rating, not chips.
+    assert "ranked by rating (mu - 3 sigma)" in text
 
 
 def test_ring_game_every_bot_in_every_seat(tmp_path: Path) -> None:
@@ -243,11 +245,16 @@ def test_a_bot_whose_build_fails_stops_the_tournament_before_a_match(
 ) -> None:
     broken = tmp_path / "broken" / "bot.toml"
     broken.parent.mkdir()
-    broken.write_text('name = "broken"\ncommand = ["./bot"]\nbuild = ["false"]\n')
+    script = "import sys; print('bot.c:3: error: expected ;'); sys.exit(1)"
+    broken.write_text(
+        f'name = "broken"\ncommand = ["./bot"]\nbuild = ["{{python}}", "-c", "{script}"]\n'
+    )
     code, _text = run_tournament(STATION, broken, "--out", tmp_path / "run", "--sandbox", "none")
     assert code == 2
     error = capsys.readouterr().err
-    assert f"building 'broken' ({broken}) failed: build 'false' failed (exit code 1)" in error
+    assert f"building 'broken' ({broken}) failed: build " in error
+    # The compiler's error, which says what to fix, not only the exit code.
+    assert "failed (exit code 1); its output ends with:\n  | bot.c:3: error: expected ;" in error
 
 
 def test_a_run_folder_that_cannot_be_made_is_one_line(

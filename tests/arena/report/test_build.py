@@ -137,6 +137,20 @@ def test_a_match_report_uses_results_json(match_run: Path, tmp_path: Path) -> No
     assert len(data["hands"]) == 30
 
 
+def test_a_match_without_an_id_is_titled_by_its_bots_not_match_match(
+    match_run: Path, tmp_path: Path
+) -> None:
+    # The arena's default match id is "match": "match match" said nothing twice.
+    page = write_report(match_run, tmp_path / "r.html").path.read_text(encoding="utf-8")
+    assert embedded_data(page)["title"] == "ann vs bob vs cat vs dan vs eve"
+    assert "<title>ann vs bob vs cat vs dan vs eve</title>" in page
+    assert "match match" not in page
+    header, *rest = (match_run / "hands.jsonl").read_text(encoding="utf-8").splitlines(True)
+    named = tmp_path / "hands.jsonl"
+    named.write_text(header.replace('"match_id":"match"', '"match_id":"m7"') + "".join(rest))
+    assert _report(named, tmp_path / "named.html")["title"] == "match m7"
+
+
 def test_a_hand_history_alone_still_gives_a_report(match_run: Path, tmp_path: Path) -> None:
     data = _report(match_run / "hands.jsonl", tmp_path / "r.html")
     assert data["kind"] == "hands" and data["latency"] == []

@@ -339,3 +339,42 @@ def test_raw_and_adjusted_are_shown_side_by_side_with_the_explanation_and_each_m
     assert len(row.locator("td.luck").all_inner_texts()) == 2
     assert page.locator('nav.toc a[data-section="luck"]').count() == 1
     browser.shot("luck", "#luck")
+
+
+#: Counts the words of each bot name cell that the browser laid out over two lines.
+_BROKEN_WORDS = """cells => cells.flatMap(cell => {
+  const node = cell.firstChild;
+  if (!node || node.nodeType !== Node.TEXT_NODE) return [];
+  const broken = [];
+  const text = node.textContent;
+  for (const found of text.matchAll(/\\S+/g)) {
+    const range = document.createRange();
+    range.setStart(node, found.index);
+    range.setEnd(node, found.index + found[0].length);
+    const tops = new Set([...range.getClientRects()].map(rect => Math.round(rect.top)));
+    if (tops.size > 1) broken.push(found[0]);
+  }
+  return broken;
+})"""
+
+
+def test_a_single_match_names_its_columns_once_and_never_breaks_a_bot_name_mid_word(
+    tmp_path: Path, browser: Browser
+) -> None:
+    # A match's report had two columns headed "hands" (its hands, and the units of its
+    # rates, which are hands too), an unnamed bb/100 and, at 1,280 px, a bot name broken
+    # inside a word ("strengt" / "h").
+    from tests.arena.report.runs import write_match_folder
+
+    names = ["python hand strength", "python calling station"]
+    run = write_match_folder(tmp_path / "run", names, hand_count=40)
+    report = tmp_path / "report.html"
+    write_report(run, report)
+    browser.open(report)
+    head = _cells(browser, "#leaderboard thead th")
+    assert len(head) == len(set(head)) and head.count("hands") == 1
+    assert "adjusted bb/100" in head and "bb/100" not in head
+    assert browser.page.title() == "python hand strength vs python calling station"
+    cells = browser.page.locator("#leaderboard td.name, #hands td.text")
+    assert cells.evaluate_all(_BROKEN_WORDS) == []
+    browser.shot("single-match", "#leaderboard")

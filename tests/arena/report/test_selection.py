@@ -76,3 +76,19 @@ def test_a_hand_is_named_match_slash_number() -> None:
 def test_a_bad_hand_name_is_an_error_naming_it(bad: str) -> None:
     with pytest.raises(ValueError, match=f"{bad!r} does not name a hand"):
         parse_hand_ref(bad)
+
+
+def test_a_pot_no_bigger_than_the_usual_one_is_never_called_a_big_pot() -> None:
+    # Two calling stations: nearly every pot is the blinds' 4 chips. The most common pot
+    # was tagged "shown because: big pot"; only pots above the median are big, and the
+    # sample takes the rest of the budget.
+    hands = [
+        Candidate(HandRef("m", n), order=n, pot=36 if n in (5, 50) else 4) for n in range(1, 301)
+    ]
+    chosen = select_hands(hands, 20)
+    assert [(ref.hand_number, why) for ref, why in chosen if why == "big pot"] == [
+        (5, "big pot"),
+        (50, "big pot"),
+    ]
+    assert sum(why == "sample" for _ref, why in chosen) == 18
+    assert len(select_hands([Candidate(HandRef("m", n), n, 4) for n in range(1, 99)], 8)) == 8
