@@ -9,7 +9,8 @@ the API and the admin share: storing and activating versions (:mod:`.versions`),
 data and hand viewer (:mod:`.matches`), the hands a team downloads (:mod:`.downloads`),
 importing a tournament (:mod:`.importer`), the validation queue with its leases
 (:mod:`.jobs`). Django's parts: the settings built from the site folder
-(:mod:`.settings`), the models (:mod:`.models`), the one function that scopes every query
+(:mod:`.settings`), the competition as its file says now and its deadline
+(:mod:`.current`), the models (:mod:`.models`), the one function that scopes every query
 to the requesting team (:mod:`.scope`), thin views (:mod:`.views`), the admin
 (:mod:`.admin`), the worker (the ``validate_uploads`` management command, which calls the
 validation through :mod:`.pipeline`). :mod:`.serve` runs waitress and the workers together;
