@@ -78,7 +78,7 @@ def test_a_file_that_cannot_be_read_raises_each_time_and_freezes_nothing(tmp_pat
     path = _write(tmp_path / "competition.toml", '[site]\nsignup = "everyone"\n')
     with override_settings(ARENA_COMPETITION_FILE=str(path)):
         for _attempt in range(2):
-            with pytest.raises(SettingsError, match="site.signup"):
+            with pytest.raises(SettingsError, match=r"site\.signup"):
                 current_competition()
         assert competition_deadline() is None and not is_frozen_now()
     with override_settings(ARENA_COMPETITION_FILE=str(tmp_path / "gone.toml")):

@@ -130,6 +130,8 @@ def test_the_worker_takes_an_edited_competition_from_the_next_game_on(tmp_path: 
     with override_settings(ARENA_COMPETITION_FILE=str(path)):
         first = current_competition()
         assert command._renewed(first) is None
+        path.write_text("concurrency = 1\n", encoding="utf-8")  # just written: read again,
+        assert command._renewed(first) is None  # but it says the same: the executor stays
         _settled(path, "concurrency = 3\n[game]\nbig_blind = 4\nsmall_blind = 2\n")
         renewed = command._renewed(first)
         assert renewed is not None
