@@ -1,8 +1,9 @@
-"""The finals: at the competition file's deadline (``ladder.deadline``) uploads and
-activations freeze, each team's active version enters a final duplicate round robin (a
-ring competition's: a duplicate ring of its seats, every table of that many entrants),
-played by the tournament runner (:func:`arena.tournament.host.run`) with the ladder's
-settings, and its standings, crosstable and report are published on the site.
+"""The finals: at the competition file's deadline (``ladder.deadline``, read by
+:mod:`arena.server.current`) uploads and activations freeze, each team's active version
+enters a final duplicate round robin (a ring competition's: a duplicate ring of its seats,
+every table of that many entrants), played by the tournament runner
+(:func:`arena.tournament.host.run`) with the ladder's settings, and its standings,
+crosstable and report are published on the site.
 
 Entrants and their order are :mod:`arena.ladder.finals`' (best first by the ladder's last
 fit). The run folder is ``<work>/finals``: a finals stopped half way (the machine

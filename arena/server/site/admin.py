@@ -152,7 +152,8 @@ class SiteSettingsForm(forms.ModelForm):  # type: ignore[type-arg]
         try:
             SiteRules.from_stored(cleaned)
         except SettingsError as error:
-            self.add_error(rules_attribute(error.key or ""), error.reason)
+            assert error.key is not None  # from_stored names the key of each value it refuses
+            self.add_error(rules_attribute(error.key), error.reason)
         return cleaned
 
 

@@ -21,9 +21,10 @@ from arena.ladder.ends import EndCause
 from arena.server.competition import read_competition
 from arena.server.current import current_competition
 from arena.server.ladder import config
+from arena.server.ladder.management.commands import ladder_worker as worker_module
 from arena.server.ladder.management.commands.ladder_worker import Command, _executor
 from arena.server.ladder.models import Game, GameStatus, Rating
-from arena.server.ladder.play import PlayedGame, ladder_rules
+from arena.server.ladder.play import LadderRules, PlayedGame, ladder_rules
 from arena.server.ladder.queue import claim_next, store_played
 from arena.server.site.models import LeaderboardRow, Match
 from arena.uploads import ArchiveLimits
@@ -130,6 +131,8 @@ def test_the_worker_takes_an_edited_competition_from_the_next_game_on(tmp_path: 
     with override_settings(ARENA_COMPETITION_FILE=str(path)):
         first = current_competition()
         assert command._renewed(first) is None
+        path.write_text("concurrency = 1\n", encoding="utf-8")  # just written: read again,
+        assert command._renewed(first) is None  # but it says the same: the executor stays
         _settled(path, "concurrency = 3\n[game]\nbig_blind = 4\nsmall_blind = 2\n")
         renewed = command._renewed(first)
         assert renewed is not None
@@ -148,3 +151,24 @@ def test_the_ladder_plays_on_the_executor_the_competition_names(tmp_path: Path) 
     rules = ladder_rules(competition, ArchiveLimits())
     with _executor(rules, tmp_path) as executor:
         assert isinstance(executor, LocalMatchExecutor) and executor.concurrency == 3
+
+
+@pytest.mark.usefixtures("db")
+def test_a_running_worker_plays_on_a_new_executor_once_the_file_has_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The file says concurrency 1 when the worker starts and 3 at its next look: the
+    # executor it then plays on is made from the new rules (the real one, recorded).
+    before = read_competition(_settled(tmp_path / "before.toml", "concurrency = 1\n"))
+    after = read_competition(_settled(tmp_path / "after.toml", "concurrency = 3\n"))
+    readings = iter([before, after])
+    monkeypatch.setattr(worker_module, "current_competition", lambda: next(readings, after))
+    made: list[int] = []
+
+    def recording(rules: LadderRules, root: Path) -> object:
+        made.append(rules.config.worker_count())
+        return _executor(rules, root)
+
+    monkeypatch.setattr(worker_module, "_executor", recording)
+    call_command("ladder_worker", "--once")  # nothing to play: one look, then it stops
+    assert made == [1, 3]

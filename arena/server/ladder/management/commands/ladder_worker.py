@@ -176,12 +176,13 @@ class Command(BaseCommand):
     def _renewed(
         self, competition: Competition | None
     ) -> tuple[Competition | None, LadderRules] | None:
-        """The competition file as it is now and its rules, when it is not ``competition``
-        any more; None when it is unchanged, or cannot be used (said once, and the worker
+        """The competition file as it is now and its rules, when it says something else than
+        ``competition``; None when it says the same (a file just written is parsed again at
+        each look: equal, it changes nothing), or cannot be used (said once, and the worker
         keeps the rules it has: an edit half made must not stop the ladder)."""
         try:
             now = current_competition()
-            if now is competition:
+            if now == competition:
                 return None
             return now, _rules(now)
         except (SettingsError, OSError, SandboxUnavailableError) as error:
