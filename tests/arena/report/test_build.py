@@ -346,7 +346,7 @@ def test_the_script_is_every_script_asset_once_in_its_order() -> None:
 
 
 def test_an_asset_that_closes_its_element_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("arena.report.page.asset", lambda name: "x </script> y")
+    monkeypatch.setattr("arena.report.page.report_script", lambda: "x </script> y")
     with pytest.raises(ValueError, match="closes its own element"):
         render_page("t", {})
 
