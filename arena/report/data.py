@@ -10,8 +10,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from arena.report.sections import (
+    Chart,
+    Crosstable,
+    FaultRow,
+    LatencyRow,
+    Leaderboard,
+    MatchLuck,
+    MatchPlaces,
+    SprtTest,
+    TournamentPlaces,
+)
 from arena.report.selection import Candidate
 
 __all__ = ["MAX_CHART_POINTS", "ReportError", "RunData"]
@@ -23,6 +33,10 @@ MAX_CHART_POINTS = 400
 
 class ReportError(ValueError):
     """A report cannot be made; the message names the path or value and what is wrong."""
+
+
+def _no_leaderboard() -> Leaderboard:
+    return {"order_by": "mean", "score": "raw", "rows": []}
 
 
 @dataclass(slots=True)
@@ -43,20 +57,20 @@ class RunData:
     source: Path
     facts: list[tuple[str, str]] = field(default_factory=list)
     unit: str = "deals"
-    leaderboard: dict[str, Any] = field(default_factory=dict)
-    crosstable: dict[str, Any] | None = None
-    sprt: list[dict[str, Any]] = field(default_factory=list)
-    charts: list[dict[str, Any]] = field(default_factory=list)
-    faults: list[dict[str, Any]] = field(default_factory=list)
-    latency: list[dict[str, Any]] = field(default_factory=list)
-    places: dict[str, Any] | None = None
+    leaderboard: Leaderboard = field(default_factory=_no_leaderboard)
+    crosstable: Crosstable | None = None
+    sprt: list[SprtTest] = field(default_factory=list)
+    charts: list[Chart] = field(default_factory=list)
+    faults: list[FaultRow] = field(default_factory=list)
+    latency: list[LatencyRow] = field(default_factory=list)
+    places: TournamentPlaces | MatchPlaces | None = None
     notes: list[str] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
     hand_files: dict[str, Path] = field(default_factory=dict)
     score: str = "raw"
     estimator: str | None = None
     lead: str = ""
-    luck: list[dict[str, Any]] = field(default_factory=list)
+    luck: list[MatchLuck] = field(default_factory=list)
     # The facts show a seed that was drawn secret: the page is written for the arena's
     # user only, as the results database and the match files that hold it.
     has_secret_seed: bool = False

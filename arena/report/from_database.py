@@ -23,10 +23,17 @@ import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from arena.report.data import MAX_CHART_POINTS, ReportError, RunData
 from arena.report.sections import (
+    Chart,
+    FaultRow,
+    LatencyRow,
+    Leaderboard,
+    PlaceCounts,
+    SprtTest,
+    TournamentPlaces,
     crosstable_section,
     cumulative,
     latency_bins,
@@ -118,7 +125,7 @@ def _plan(database: ResultsDatabase, tournament_id: int) -> dict[str, PlanEntry]
     return {entry.match_id: entry for entry in database.plan(tournament_id)}
 
 
-def _sprt(path: Path, data: RunData) -> list[dict[str, Any]]:
+def _sprt(path: Path, data: RunData) -> list[SprtTest]:
     """The sequential tests' results, as the tournament wrote them in standings.json
     (none while it runs, or when the file cannot be read: a note says so)."""
     try:
@@ -130,13 +137,15 @@ def _sprt(path: Path, data: RunData) -> list[dict[str, Any]]:
         return []
     tests = document.get("sprt", ()) if isinstance(document, dict) else ()
     return (
-        [dict(item) for item in tests if isinstance(item, dict)] if isinstance(tests, list) else []
+        [cast(SprtTest, dict(item)) for item in tests if isinstance(item, dict)]
+        if isinstance(tests, list)
+        else []
     )
 
 
 def _charts(
     fmt: str, counted: Sequence[MatchOutcome], blocks: Sequence[DuplicateBlock]
-) -> list[dict[str, Any]]:
+) -> list[Chart]:
     """Each bot's raw line and (duplicate formats) its duplicate-adjusted line, from the
     standings' complete blocks and their units."""
     raw: dict[str, list[tuple[float, float]]] = defaultdict(list)
@@ -176,11 +185,11 @@ def _adjusted_steps(
             adjusted[bot].append((k, k * mbb * big_blinds[number] / 1000.0))
 
 
-def _faults(counted: Sequence[MatchOutcome]) -> tuple[dict[str, int], list[dict[str, Any]]]:
+def _faults(counted: Sequence[MatchOutcome]) -> tuple[dict[str, int], list[FaultRow]]:
     """Each bot's fault total, and one row per bot and kind: the count and the first
     example (in plan order) with its match, hand and message."""
     totals: dict[str, int] = defaultdict(int)
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    rows: dict[tuple[str, str], FaultRow] = {}
     for outcome in counted:
         for seat in outcome.seats:
             for kind, count in seat.fault_counts.items():
@@ -205,7 +214,7 @@ def _faults(counted: Sequence[MatchOutcome]) -> tuple[dict[str, int], list[dict[
     return dict(totals), ordered
 
 
-def _latency(counted: Sequence[MatchOutcome]) -> list[dict[str, Any]]:
+def _latency(counted: Sequence[MatchOutcome]) -> list[LatencyRow]:
     """Each bot's reply latencies over its counted matches: the merged histogram (the
     buckets of every match share one layout) and its summary."""
     merged: dict[str, LatencyHistogram] = {}
@@ -237,7 +246,7 @@ def _latency(counted: Sequence[MatchOutcome]) -> list[dict[str, Any]]:
     ]
 
 
-def _places(counted: Sequence[MatchOutcome], board: Mapping[str, Any]) -> dict[str, Any]:
+def _places(counted: Sequence[MatchOutcome], board: Leaderboard) -> TournamentPlaces:
     """Freezeouts: how often each bot finished in each place, and its rating."""
     counts: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
     most = 0
@@ -245,16 +254,16 @@ def _places(counted: Sequence[MatchOutcome], board: Mapping[str, Any]) -> dict[s
         for seat in outcome.seats:
             counts[seat.bot][seat.place] += 1
             most = max(most, seat.place)
-    rows = []
-    for row in board.get("rows", ()):
+    rows: list[PlaceCounts] = []
+    for row in board["rows"]:
         bot = row["bot"]
         found = counts.get(bot, {})
         rows.append(
             {
                 "bot": bot,
                 "counts": [found.get(place, 0) for place in range(1, most + 1)],
-                "average": row.get("place"),
-                "rating": row.get("rating"),
+                "average": row["place"],
+                "rating": row["rating"],
             }
         )
     return {"places": most, "rows": rows}

@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from arena.report.data import MAX_CHART_POINTS, ReportError, RunData
-from arena.report.sections import cumulative, latency_bins, leaderboard_section, luck_section
+from arena.report.sections import (
+    FaultRow,
+    LatencyRow,
+    MatchPlace,
+    cumulative,
+    latency_bins,
+    leaderboard_section,
+    luck_section,
+)
 from arena.report.selection import Candidate, HandRef
 from arena.stats._values import is_real
 from arena.stats.lead import lead_sentence
@@ -34,6 +42,9 @@ from arena.store.hand_log import DEFAULT_MATCH_ID, HandLogError, iter_hands, rea
 from arena.store.outcome import HandSummary, MatchOutcome, SeatOutcome
 
 __all__ = ["load_match"]
+
+#: The message of a bot's first fault in a hand history alone (the arena chose its action).
+_DEFAULTED = "the bot faulted and the arena chose its action"
 
 
 def load_match(hands_path: Path, results_path: Path | None) -> RunData:
@@ -99,7 +110,7 @@ def _read_hands(
     seat_of = {player_id: index for index, player_id in enumerate(names)}
     summaries: list[HandSummary] = []
     steps: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    arena_defaults: dict[str, dict[str, Any]] = {}
+    arena_defaults: dict[str, FaultRow] = {}
     for record in iter_hands(path):
         history = record["history"]
         result = history.get("result")
@@ -158,7 +169,7 @@ def _read_hands(
                         "bot": bot,
                         "kind": "arena_default_action",
                         "count": 0,
-                        "example": {"match": match_id, "hand": number, "message": ""},
+                        "example": {"match": match_id, "hand": number, "message": _DEFAULTED},
                     },
                 )
                 entry["count"] += 1
@@ -196,8 +207,6 @@ def _read_hands(
         {"bot": bot, "raw": cumulative(line, MAX_CHART_POINTS), "adjusted": None}
         for bot, line in sorted(steps.items())
     ]
-    for entry in arena_defaults.values():
-        entry["example"]["message"] = "the bot faulted and the arena chose its action"
     data.faults = sorted(arena_defaults.values(), key=lambda row: row["bot"])
 
 
@@ -221,10 +230,10 @@ def _adjusted_by_seat(
 
 def _from_results(results: Mapping[str, Any], data: RunData) -> None:
     """The fault ledger, latency and places of ``results.json``."""
-    faults: list[dict[str, Any]] = []
+    faults: list[FaultRow] = []
     totals: dict[str, int] = {}
-    latency: list[dict[str, Any]] = []
-    places: list[dict[str, Any]] = []
+    latency: list[LatencyRow] = []
+    places: list[MatchPlace] = []
     match_id = next(iter(data.hand_files))
     for player in results["players"]:
         if not isinstance(player, Mapping):
@@ -261,7 +270,7 @@ def _from_results(results: Mapping[str, Any], data: RunData) -> None:
             latency.append(
                 {
                     "bot": bot,
-                    "count": stats.get("count"),
+                    "count": stats["count"],
                     "mean": stats.get("mean_ms"),
                     "p50": stats.get("p50_ms"),
                     "p99": stats.get("p99_ms"),

@@ -78,8 +78,10 @@ def asset(name: str) -> str:
     return resources.files("arena.report").joinpath("assets", name).read_text(encoding="utf-8")
 
 
+@cache
 def report_script() -> str:
-    """The report's one script: the :data:`SCRIPT_FILES` in order, inside one function."""
+    """The report's one script: the :data:`SCRIPT_FILES` in order, inside one function
+    (joined once: every page holds the same script)."""
     return _SCRIPT_HEAD + "\n".join(asset(name) for name in SCRIPT_FILES) + _SCRIPT_TAIL
 
 

@@ -3,7 +3,8 @@
 Each function turns what the statistics and the stores give into the small documents the
 page's script draws: leaderboard rows, crosstable cells, chart lines, latency histograms,
 fault summaries and finishing places. Numbers are rounded here, once, so the embedded
-JSON stays small.
+JSON stays small. Each document's shape is a ``TypedDict`` below (a plain ``dict`` at run
+time, so it goes into the page's JSON as it is), the one the page's script reads.
 
 >>> thin([(x, x % 7) for x in range(1, 11)], 4)
 [(1, 1), (6, 6), (7, 0), (10, 3)]
@@ -15,12 +16,29 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 __all__ = [
     "ADJUSTMENT_EXPLAINED",
     "BINS_PER_DECADE",
     "MAX_LUCK_MATCHES",
+    "Chart",
+    "Crosstable",
+    "CrosstableCell",
+    "Estimate",
+    "FaultExample",
+    "FaultRow",
+    "LatencyRow",
+    "Leaderboard",
+    "LeaderboardRow",
+    "LuckSeat",
+    "MatchLuck",
+    "MatchPlace",
+    "MatchPlaces",
+    "PlaceCounts",
+    "Rating",
+    "SprtTest",
+    "TournamentPlaces",
     "crosstable_section",
     "cumulative",
     "estimate_section",
@@ -45,6 +63,181 @@ ADJUSTMENT_EXPLAINED = (
 #: The luck of at most this many matches is embedded (the rest is in standings.json).
 MAX_LUCK_MATCHES = 2000
 
+#: A chart's points: (hands, chips), each running total.
+Points = list[tuple[float, float]]
+
+
+class Estimate(TypedDict):
+    """A win rate in mbb/hand: mean, half width of the 95% interval and its bounds (None
+    when unknown), bb/100, the units it is over and the significance mark."""
+
+    mean: float | None
+    half: float | None
+    low: float | None
+    high: float | None
+    bb100: float | None
+    n: int
+    sign: str
+
+
+class _Adjusted(TypedDict):
+    """The luck-adjusted estimate (None when not known) and the luck, of a row or a cell."""
+
+    adjusted: Estimate | None
+    luck: float | None
+
+
+class Rating(TypedDict):
+    """A bot's multiplayer rating."""
+
+    mu: float | None
+    sigma: float | None
+    ordinal: float | None
+    games: int
+
+
+class LeaderboardRow(_Adjusted):
+    """One bot of the leaderboard."""
+
+    rank: int
+    bot: str
+    estimate: Estimate
+    deals: int
+    hands: int
+    chips: int
+    faults: int
+    rating: Rating | None
+    place: float | None
+
+
+class Leaderboard(TypedDict):
+    """The leaderboard: what orders it, the score that ranks and its rows."""
+
+    order_by: str
+    score: str
+    rows: list[LeaderboardRow]
+
+
+class CrosstableCell(Estimate, _Adjusted):
+    """The row bot's result against the column bot, with the mark of the score that ranks."""
+
+    row: str
+    column: str
+    mark: str
+
+
+class Crosstable(TypedDict):
+    """The heat map's bots and cells."""
+
+    bots: list[str]
+    score: str
+    cells: list[CrosstableCell]
+
+
+class LuckSeat(TypedDict):
+    """One seat of a match's luck: raw and adjusted chips and mbb/hand, and the luck."""
+
+    bot: str
+    hands: int
+    raw: int
+    adjusted: float | None
+    luck: float | None
+    raw_mbb: float | None
+    adjusted_mbb: float | None
+    luck_mbb: float | None
+
+
+class MatchLuck(TypedDict):
+    """How much of one match's result was luck, seat by seat."""
+
+    match: str
+    seats: list[LuckSeat]
+
+
+class Chart(TypedDict):
+    """A bot's chips over its hands: the raw line and the adjusted one (None: not drawn)."""
+
+    bot: str
+    raw: Points
+    adjusted: Points | None
+
+
+class FaultExample(TypedDict):
+    """The first fault of a kind: its match, hand (None: between hands) and message."""
+
+    match: str
+    hand: int | None
+    message: str
+
+
+class FaultRow(TypedDict):
+    """A bot's faults of one kind: how many, and the first."""
+
+    bot: str
+    kind: str
+    count: int
+    example: FaultExample | None
+
+
+class LatencyRow(TypedDict):
+    """A bot's reply latencies (ms): summary (None: a match's results.json did not say)
+    and ``[low, high, count]`` bins."""
+
+    bot: str
+    count: int
+    mean: float | None
+    p50: float | None
+    p99: float | None
+    max: float | None
+    bins: list[list[float]]
+
+
+class PlaceCounts(TypedDict):
+    """A bot's finishing places over a tournament's freezeouts: how often in each place
+    (first place first), its average place and its rating."""
+
+    bot: str
+    counts: list[int]
+    average: float | None
+    rating: Rating | None
+
+
+class TournamentPlaces(TypedDict):
+    """A tournament's finishing places: the most places of a match, and a row per bot."""
+
+    places: int
+    rows: list[PlaceCounts]
+
+
+class MatchPlace(TypedDict):
+    """Where a bot finished a freezeout match."""
+
+    bot: str
+    place: int | None
+    eliminated: int | None
+    final_stack: int | None
+
+
+class MatchPlaces(TypedDict):
+    """A freezeout match's finishing places, best first."""
+
+    match: list[MatchPlace]
+
+
+class SprtTest(TypedDict, total=False):
+    """A pair's sequential test as the tournament wrote it in ``standings.json`` (read back
+    as it is: a key may be missing, and the page shows what is there)."""
+
+    pair: list[str]
+    status: str
+    llr: float | str
+    lower_bound: float
+    upper_bound: float
+    n: int
+    mbb0: float
+    mbb1: float
+    text: str
+
 
 def _rounded(value: Any, digits: int = 2) -> float | None:
     """A finite number rounded, or None (JSON has no infinity)."""
@@ -53,7 +246,7 @@ def _rounded(value: Any, digits: int = 2) -> float | None:
     return round(float(value), digits) if math.isfinite(value) else None
 
 
-def estimate_section(estimate: Mapping[str, Any]) -> dict[str, Any]:
+def estimate_section(estimate: Mapping[str, Any]) -> Estimate:
     """An ``Estimate.to_dict()`` (mbb/hand) as the page shows it: mean, half width of the
     95% interval (None when unknown), bounds, bb/100, units and the sign mark."""
     return {
@@ -67,7 +260,7 @@ def estimate_section(estimate: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _adjusted_section(item: Mapping[str, Any]) -> dict[str, Any]:
+def _adjusted_section(item: Mapping[str, Any]) -> _Adjusted:
     """The adjusted estimate (None when not known) and the luck of a row or a cell."""
     adjusted = item.get("adjusted_mbb_per_hand")
     return {
@@ -76,12 +269,10 @@ def _adjusted_section(item: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def leaderboard_section(
-    board: Mapping[str, Any], fault_totals: Mapping[str, int]
-) -> dict[str, Any]:
+def leaderboard_section(board: Mapping[str, Any], fault_totals: Mapping[str, int]) -> Leaderboard:
     """A ``Leaderboard.to_dict()`` (or standings.json's ``leaderboard``) as rows for the
     page, each with the bot's fault total, its adjusted estimate and luck when known."""
-    rows = []
+    rows: list[LeaderboardRow] = []
     for row in board.get("rows", ()):
         rating = row.get("rating")
         rows.append(
@@ -112,7 +303,7 @@ def leaderboard_section(
     }
 
 
-def crosstable_section(table: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def crosstable_section(table: Mapping[str, Any] | None) -> Crosstable | None:
     """A ``Crosstable.to_dict()`` as the heat map's bots and cells (row bot's mbb/hand
     against the column bot, with the significance mark of the score that ranks, and the
     adjusted estimate and luck when known)."""
@@ -134,7 +325,7 @@ def crosstable_section(table: Mapping[str, Any] | None) -> dict[str, Any] | None
     }
 
 
-def luck_section(matches: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def luck_section(matches: Sequence[Mapping[str, Any]]) -> list[MatchLuck]:
     """Each match's luck (``MatchLuck.to_dict()``) as the page's table rows: per seat the
     bot, its raw and adjusted chips and mbb/hand, and the luck (raw minus adjusted); at most
     :data:`MAX_LUCK_MATCHES` matches."""
@@ -159,7 +350,7 @@ def luck_section(matches: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def cumulative(steps: Iterable[tuple[float, float]], max_points: int) -> list[tuple[float, float]]:
+def cumulative(steps: Iterable[tuple[float, float]], max_points: int) -> Points:
     """The running totals of ``(x step, y step)`` pairs as points, starting at (0, 0),
     thinned to about ``max_points`` (:func:`thin`)."""
     x = 0.0

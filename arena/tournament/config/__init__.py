@@ -35,7 +35,9 @@ Every key (its parser, default, flag, help and whether it decides the results) i
 once in :mod:`arena.settings.catalog`; the dataclasses below are the typed view of the
 tables and take their defaults from there. The rules between keys are
 :mod:`arena.tournament.config.rules`; what of a config decides the results (its
-fingerprint) is :mod:`arena.tournament.config.identity`.
+fingerprint) is :mod:`arena.tournament.config.identity`; the ``bots`` list is read by
+:mod:`arena.tournament.config.bots`, and the one error is
+:mod:`arena.tournament.config.errors`'s.
 """
 
 from __future__ import annotations

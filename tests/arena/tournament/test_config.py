@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from arena.bots.sandbox.select import SandboxLevel
-from arena.settings.catalog import Format
+from arena.match.config import Score
+from arena.settings.catalog import ExecutorKind, Format, Luck
 from arena.stats.sprt import Sprt
 from arena.tournament.config import (
     DEFAULT_TABLE_SEATS,
@@ -21,7 +22,9 @@ from arena.tournament.config import (
     load_config,
     merge,
 )
+from arena.tournament.plan import plan
 from engine.config import BettingStructure, Variant
+from tests.arena.tournament.helpers import FOLDER, STATION
 
 DATA = Path(__file__).resolve().parent / "data"
 BOTS = DATA / "bots"
@@ -609,3 +612,128 @@ def test_the_fingerprint_ignores_settings_the_format_does_not_use(tmp_path: Path
     assert fingerprint(sit_and_go.with_overrides({"deals": 7})) == fingerprint(sit_and_go)
     changed = sit_and_go.with_overrides({"sit_and_go.max_hands": 5})
     assert fingerprint(changed) != fingerprint(sit_and_go)
+
+
+# -- luck and score --------------------------------------------------------------------------
+# The tournament's luck and score settings: read from the declarations (file and flags),
+# checked together, carried to every match, and kept out of an older run's fingerprint.
+
+
+def test_luck_is_on_and_the_adjusted_score_ranks_by_default(tmp_path: Path) -> None:
+    config = build_config(file=write(tmp_path, ""))
+    assert config.luck is Luck.ON and config.score is None
+    assert config.score_used is Score.ADJUSTED
+    match = plan(config, 5)[0].match_config(config)
+    assert match.luck is True and match.score is Score.ADJUSTED
+
+
+def test_a_file_with_luck_off_scores_raw_and_its_matches_skip_the_estimator(
+    tmp_path: Path,
+) -> None:
+    config = build_config(file=write(tmp_path, 'luck = "off"'))
+    assert config.score_used is Score.RAW
+    assert plan(config, 5)[0].match_config(config).luck is False
+    assert config.to_dict()["luck"] == "off" and config.to_dict()["score"] is None
+
+
+def test_a_flag_asks_for_the_raw_score_with_luck_on(tmp_path: Path) -> None:
+    config = build_config(file=write(tmp_path, 'score = "adjusted"'), overrides={"score": "raw"})
+    assert config.luck is Luck.ON and config.score_used is Score.RAW
+    assert plan(config, 5)[0].match_config(config).score is Score.RAW
+
+
+def test_the_adjusted_score_with_luck_off_is_refused_naming_both(tmp_path: Path) -> None:
+    with pytest.raises(TournamentConfigError) as caught:
+        build_config(file=write(tmp_path, 'luck = "off"\nscore = "adjusted"'))
+    message = str(caught.value)
+    assert 'score = "adjusted"' in message and "luck is off" in message
+
+
+def test_a_bad_score_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(TournamentConfigError, match="score"):
+        build_config(file=write(tmp_path, 'score = "lucky"'))
+
+
+def test_a_run_stored_before_the_luck_setting_is_found_again_with_luck_off() -> None:
+    bots = [str(manifest("alpha")), str(manifest("beta"))]
+    off = build_config(overrides={"bots": bots, "luck": "off"})
+    on = build_config(overrides={"bots": bots})
+    stored = off.to_dict()
+    del stored["luck"], stored["score"]  # as a run written before the settings existed
+    assert difference(stored, off) == ""
+    assert difference(stored, on) == 'luck = "off", now "on"'
+    assert fingerprint(off) != fingerprint(on)
+
+
+# -- the executor ----------------------------------------------------------------------------
+# The executor settings: ``executor`` and ``scheduler``, from TOML and flags; they decide
+# nothing a bot does, so they are not part of the tournament's fingerprint.
+
+
+DASK_BOTS = [str(FOLDER), str(STATION)]
+
+
+def _file(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "t.toml"
+    path.write_text(f"bots = {json.dumps(DASK_BOTS)}\n{body}\n", encoding="utf-8")
+    return path
+
+
+def test_the_local_pool_is_the_default_executor() -> None:
+    config = build_config(overrides={"bots": DASK_BOTS})
+    assert (config.executor, config.scheduler) == (ExecutorKind.LOCAL, None)
+
+
+def test_a_file_asks_for_a_dask_cluster_at_a_scheduler(tmp_path: Path) -> None:
+    config = load_config(_file(tmp_path, 'executor = "dask"\nscheduler = "tcp://10.0.0.5:8786"'))
+    assert (config.executor, config.scheduler) == (ExecutorKind.DASK, "tcp://10.0.0.5:8786")
+    assert build_config(overrides=config.to_values()) == config
+    assert config.to_dict()["executor"] == "dask"
+
+
+@pytest.mark.parametrize(
+    "address", ["tcp://10.0.0.5:8786", "tls://scheduler.lan:8786", "host-1:8786", "[::1]:8786"]
+)
+def test_a_scheduler_is_an_address_with_a_port(address: str) -> None:
+    config = build_config(overrides={"bots": DASK_BOTS, "executor": "dask", "scheduler": address})
+    assert config.scheduler == address
+
+
+@pytest.mark.parametrize(
+    "address", ["http://host:8786", "tcp://host", "tcp://host:0", "tcp://host:70000", "", 8786]
+)
+def test_a_bad_scheduler_address_is_named_with_the_shape_wanted(address: object) -> None:
+    with pytest.raises(TournamentConfigError) as caught:
+        build_config(overrides={"bots": DASK_BOTS, "executor": "dask", "scheduler": address})
+    assert caught.value.key == "scheduler"
+    assert "must be a Dask scheduler's address: tcp://HOST:PORT or tls://HOST:PORT" in str(
+        caught.value
+    )
+
+
+def test_an_unknown_executor_suggests_the_closest() -> None:
+    with pytest.raises(TournamentConfigError, match=r"one of local, dask \(did you mean 'dask'"):
+        build_config(overrides={"bots": DASK_BOTS, "executor": "dsk"})
+
+
+def test_a_scheduler_without_the_dask_executor_is_an_error() -> None:
+    with pytest.raises(TournamentConfigError) as caught:
+        build_config(overrides={"bots": DASK_BOTS, "scheduler": "tcp://10.0.0.5:8786"})
+    assert str(caught.value) == (
+        'command line: scheduler = "tcp://10.0.0.5:8786": is used only by executor = dask'
+        " (--executor dask)"
+    )
+
+
+def test_the_executor_leaves_the_fingerprint_alone() -> None:
+    # A run started on the local pool resumes on a cluster, and the other way round.
+    local = build_config(overrides={"bots": DASK_BOTS, "seed": 3})
+    cluster = build_config(
+        overrides={
+            "bots": DASK_BOTS,
+            "seed": 3,
+            "executor": "dask",
+            "scheduler": "tcp://10.0.0.5:8786",
+        }
+    )
+    assert fingerprint(local) == fingerprint(cluster)
