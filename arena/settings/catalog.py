@@ -202,7 +202,7 @@ declare("block_deals", _DEALS, 100, "--block-deals",
         metavar="N")  # fmt: skip
 declare("seed", whole(), None, "--seed",
         "the seed that decides every deal, to play the same again (default: a secret "
-        "256-bit seed from the operating system, revealed to the bots at the end)",
+        "256-bit seed from the operating system, revealed once no match still deals from it)",
         group="run", kind="seed", shown="secret", metavar="SEED",
         decides_results=False)  # fmt: skip
 declare("concurrency", whole(1, MAX_CONCURRENCY), None, "--concurrency",

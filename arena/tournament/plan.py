@@ -111,6 +111,8 @@ class MatchSpec:
             "time_basis": limits.time_basis,
             "luck": settings.luck.is_on,
             "score": settings.score_used,
+            # Every seating of a duplicate block deals from its seed: none may reveal it.
+            "seed_shared": self.kind != "sit_and_go",
         }
         if self.kind != "sit_and_go":
             return MatchConfig(stack_policy=StackPolicy.RESET, **common)
