@@ -268,7 +268,8 @@ for _key, _flag, _what in (
     ("processes", "--processes", "processes of the bot"),
     ("file_size_bytes", "--file-size", "largest file it writes"),
     ("open_files", "--open-files", "open files per process"),
-    ("tmp_bytes", "--tmp-size", "its private /tmp (strict)"),
+    ("tmp_bytes", "--tmp-size", "its private /tmp (strict, not root)"),
+    ("disk_bytes", "--disk-size", "all it writes: its private folder and /tmp (as root)"),
     ("cpu_percent", "--cpu-percent", "CPU share of the whole bot, 100 = one core (cgroup)"),
 ):
     _is_size = _key in SIZE_KEYS
