@@ -91,10 +91,7 @@ def hold_disk(folder: Path, size_bytes: int) -> bool:
 
 def is_held(folder: Path) -> bool:
     """Whether ``folder`` is a mount of its own (a tmpfs :func:`hold_disk` made)."""
-    try:
-        return os.path.ismount(folder) and not folder.is_symlink()
-    except OSError:
-        return False
+    return not folder.is_symlink() and os.path.ismount(folder)
 
 
 def release_disk(folder: Path) -> None:
@@ -109,10 +106,7 @@ def disk_breach(folder: Path | None, size_bytes: int) -> LimitBreach | None:
     """The disk limit, when ``folder`` is a held tmpfs that the bot filled."""
     if folder is None or not is_held(folder):
         return None
-    try:
-        usage = os.statvfs(folder)
-    except OSError:
-        return None
+    usage = os.statvfs(folder)
     free = usage.f_bavail * usage.f_frsize
     if free >= FULL_SLACK_BYTES and (usage.f_files == 0 or usage.f_ffree > 0):
         return None

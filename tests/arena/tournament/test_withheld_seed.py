@@ -23,10 +23,21 @@ from arena.match.config import MatchConfig, MatchConfigError
 from arena.match.fairness import DeckCommitment, commitment_of, withheld_salt
 from arena.match.run import run_match
 from arena.session.draws import StrategyDraws
+from arena.tools.replay import replay_file
 from arena.tournament.config import BotEntry, Format, TournamentConfig
 from arena.tournament.plan import MatchSpec, plan
 from tests import REPO_ROOT
-from tests.arena.scripted import Bot, calling_station, chooser, exits_on_match_end, sessions
+from tests.arena.scripted import (
+    Bot,
+    calling_station,
+    chooser,
+    exits_on_match_end,
+    min_raiser,
+    play,
+    read_records,
+    sessions,
+)
+from tests.arena.session.harness import mixer
 
 TOURNAMENT_SEED = 2**200 + 99  # a secret tournament seed's size
 
@@ -206,3 +217,22 @@ def test_a_withheld_commitment_reveals_nothing_and_needs_a_match_id() -> None:
         MatchConfig(seed=7, seed_shared=True)
     with pytest.raises(MatchConfigError, match="seed_shared must be true or false"):
         MatchConfig(seed=7, match_id="m", seed_shared=1)  # type: ignore[arg-type]
+
+
+def test_replay_draws_a_shared_seed_match_again_with_its_match_key(tmp_path: Path) -> None:
+    # The hand history says the seed is shared, so replay keys the draws as the match did
+    # (keyed by the seed alone, the mixed bot's draws would not come out the same).
+    config = MatchConfig(hand_count=8, seed=77, match_id="b1-swap", seed_shared=True)
+    play([mixer(), min_raiser, calling_station], config, tmp_path)
+    path = tmp_path / "hands.jsonl"
+    header = read_records(path)[0]
+    assert header["config"]["seed_shared"] is True
+    assert replay_file(path).is_ok
+    mixed = [
+        decision
+        for record in read_records(path)
+        if record["type"] == "hand"
+        for decision in record["decisions"]
+        if decision["by"] == "bot" and "distribution" in decision["replies"][-1]
+    ]
+    assert len(mixed) >= 8

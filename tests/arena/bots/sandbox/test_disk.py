@@ -9,6 +9,7 @@ build of the report wrote 64 MiB under a 4 MiB file limit.
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 import time
@@ -21,6 +22,7 @@ import pytest
 from arena.bots.build import run_build
 from arena.bots.manifest import BotManifest, load_manifest
 from arena.bots.process import ProcessTransport
+from arena.bots.sandbox import disk, limited
 from arena.bots.sandbox.confinement import remove_private_dir
 from arena.bots.sandbox.disk import (
     MIN_INODES,
@@ -30,6 +32,7 @@ from arena.bots.sandbox.disk import (
     release_disk,
     tmpfs_options,
 )
+from arena.bots.sandbox.limited import LimitsLauncher, PrivateDirError
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, LimitReason, ResourceLimits
 from arena.bots.sandbox.select import SandboxLauncher, SandboxLevel, launcher_for, probe
 from arena.bots.transport import TransportClosedError
@@ -213,3 +216,35 @@ def test_mounting_without_the_right_says_false_and_a_missing_folder_raises(
         assert os.waitstatus_to_exitcode(status) == 0
     finally:
         remove_private_dir(target)
+
+
+def test_a_folder_that_cannot_be_unmounted_is_left_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Removing a bot's folder must never raise: an unmount the kernel refuses is logged,
+    # and the next arena's sweep tries again.
+    class Refusing:
+        def umount2(self, _path: bytes, _flags: int) -> int:
+            return -1
+
+    monkeypatch.setattr(disk, "_libc", Refusing())
+    monkeypatch.setattr(disk, "is_held", lambda _folder: True)
+    release_disk(tmp_path)
+    assert f"cannot unmount {tmp_path}" in caplog.text
+
+
+def test_a_mount_the_kernel_refuses_is_a_private_dir_error_naming_the_bot(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def refuse(folder: Path, _size: int) -> bool:
+        raise OSError(errno.EINVAL, "Invalid argument")
+
+    monkeypatch.setattr(limited, "hold_disk", refuse)
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    manifest = BotManifest(name="refused", command=("{python}", "bot.py"), working_dir=folder)
+    launcher = LimitsLauncher(temp_dir=tmp_path, drop_privileges=False, hold_disks=True)
+    with pytest.raises(PrivateDirError, match="cannot start bot 'refused': Invalid argument"):
+        launcher.prepare(manifest)
+    assert not list(tmp_path.glob("arena-bot-*"))  # nothing left behind
+    launcher.close()
