@@ -22,10 +22,11 @@ Each start of a bot gets:
 
 As root, the private directory is a tmpfs of ``disk_bytes`` of its own
 (:mod:`arena.bots.sandbox.disk`), and the supervisor gives the bot a mount namespace of
-its own in which ``/tmp``, ``/var/tmp`` and ``/dev/shm`` are the directory's ``tmp/``
-(``--private-tmp``): everything the bot can write in the places every program writes is
-held to one size by the kernel and is gone when it ends, so nothing passes from one
-match to the next through them.
+its own in which ``/tmp``, ``/var/tmp``, ``/dev/shm`` and ``/run/lock`` are the
+directory's ``tmp/``, and an IPC namespace of its own (``--private-tmp``): everything the
+bot can write in the places every user may write is held to one size by the kernel and is
+gone when it ends, as are its shared memory segments and message queues, so nothing passes
+from one match to the next through them.
 
 What this layer does not stop: the bot still sees the whole file system as its user does
 (the checkout too, when it is world-readable), the network, and, without root, the other

@@ -18,11 +18,13 @@ visible. It does what ``preexec_fn`` cannot do safely in a threaded arena:
    exits. The signal comes when the *thread* that started the supervisor ends, so the arena
    starts bots from a thread that lives as long as they do;
 1b. given ``--private-tmp=1`` (the limits layer, as root; it needs ``--private-dir``),
-   it moves into a mount namespace of its own, private to it and the bot, in which
-   ``/tmp``, ``/var/tmp`` and ``/dev/shm`` are the private directory's ``tmp/`` (a tmpfs
-   of the bot's disk size: :mod:`arena.bots.sandbox.disk`), and the private directory is
-   shown again at its own path, should it lie in one of them. What the bot leaves there
-   is gone with it: no file passes from one match to the next;
+   it moves into a mount namespace of its own, private to it and the bot, in which the
+   places every user may write (:data:`SHARED_TMP_DIRS`) are the private directory's
+   ``tmp/`` (a tmpfs of the bot's disk size: :mod:`arena.bots.sandbox.disk`), and the
+   private directory is shown again at its own path, should it lie in one of them; and
+   into an IPC namespace of its own, so that no shared memory segment, semaphore or
+   message queue it makes outlives it. What the bot leaves there is gone with it: nothing
+   passes from one match to the next through them;
 2. it makes itself a child subreaper (``PR_SET_CHILD_SUBREAPER``): every process the bot
    starts that is orphaned, even one that called ``setsid()`` and exec'd with an empty
    environment, becomes the supervisor's child instead of init's, so it can be found;
@@ -87,10 +89,12 @@ OPTIONS: dict[str, int | None] = {
 #: The options that name a descriptor to take as standard input and output.
 _STREAM_OPTIONS = {"stdin-fd": 0, "stdout-fd": 1}
 
-#: The places every program may write, which the bot gets as its own with --private-tmp.
-SHARED_TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+#: The places every user may write, which the bot gets as its own with --private-tmp (a
+#: link, as /var/lock often is, is left alone: its target is in the list).
+SHARED_TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock")
 
 _CLONE_NEWNS = 0x00020000
+_CLONE_NEWIPC = 0x08000000
 _MS_BIND = 0x1000
 _MS_REC = 0x4000
 _MS_PRIVATE = 1 << 18
@@ -254,7 +258,7 @@ def _private_tmp(private_dir: str) -> None:  # pragma: no cover
             error = ctypes.get_errno()
             raise OSError(error, f"{what}: {os.strerror(error)}")
 
-    check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    check(libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC), "unshare(CLONE_NEWNS | CLONE_NEWIPC)")
     # Nothing mounted here reaches the machine's namespace, nor the other way round.
     check(
         libc.mount(None, b"/", None, ctypes.c_ulong(_MS_REC | _MS_PRIVATE), None), "make / private"

@@ -1,6 +1,7 @@
 """Zoo cheater ``state``: a bot that leaves a file in every temporary place it can write
-(``$TMPDIR``, ``/tmp``, ``/var/tmp``, ``/dev/shm``, ``$HOME``) in one match and looks for
-it in the next, as a bot keeping what one half of a duplicate pair showed it would.
+(``$TMPDIR``, ``/tmp``, ``/var/tmp``, ``/dev/shm``, ``/run/lock``, ``$HOME``) and a System
+V shared memory segment in one match and looks for them in the next, as a bot keeping what
+one half of a duplicate pair showed it would.
 
 Under ``strict`` and (as root) ``limits`` it finds nothing: each start has its own
 ``/tmp`` and folder, gone when it ends. Under ``none`` only its ``TMPDIR`` is its own: the
@@ -9,8 +10,10 @@ layer cannot stop a bot writing to the machine's ``/tmp``, and the test says so.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import uuid
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +23,10 @@ from arena.bots.sandbox.select import SandboxLevel, probe
 from tests.arena.zoo.harness import bot, cheat_verdicts, play, station
 
 #: The places the machine shares between users and runs (where a file could wait).
-SHARED = ("/tmp", "/var/tmp", "/dev/shm")
+SHARED = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_IPC_RMID = 0
 
 
 @pytest.fixture
@@ -32,6 +38,9 @@ def token() -> Iterator[str]:
         path = Path(folder) / f"arena-state-{made}"
         if path.exists():
             path.unlink()
+    segment = _libc.shmget(zlib.crc32(made.encode()) & 0x7FFFFFFF, 0, 0)  # the carrier's key
+    if segment >= 0:
+        _libc.shmctl(segment, _IPC_RMID, None)
 
 
 def two_matches(level: SandboxLevel, token: str, tmp_path: Path) -> tuple[str, str]:
@@ -57,9 +66,10 @@ def test_no_file_passes_from_one_match_to_the_next(
     if level is SandboxLevel.LIMITS and os.geteuid() != 0:
         pytest.skip("without root the limits layer cannot give a bot its own /tmp")
     first, second = two_matches(level, token, tmp_path)
-    # It did write: its TMPDIR, its home and /tmp at least (so the check below can fail).
+    # It did write: its TMPDIR, its home, /tmp and a shared memory segment at least (so
+    # the check below can fail).
     wrote = first.split("wrote: ", 1)[1].split()
-    assert {"$TMPDIR", "$HOME", "/tmp"} <= set(wrote), first
+    assert {"$TMPDIR", "$HOME", "/tmp", "sysv"} <= set(wrote), first
     assert cheat_verdicts(second, "state") == ["failed nothing found"], second
     for folder in SHARED:  # nothing reached the machine's shared places either
         assert not (Path(folder) / f"arena-state-{token}").exists()
@@ -71,5 +81,5 @@ def test_under_none_only_the_tmpdir_is_private(token: str, tmp_path: Path) -> No
     _, second = two_matches(SandboxLevel.NONE, token, tmp_path)
     (verdict,) = cheat_verdicts(second, "state")
     found = verdict.removeprefix("success found in ").split()
-    assert "/tmp" in found
+    assert "/tmp" in found and "sysv" in found
     assert "$TMPDIR" not in found

@@ -2,8 +2,9 @@
 
 ``carrier_bot.py TOKEN``: at start it looks for ``arena-state-TOKEN`` in each place a
 program may write temporary files (``$TMPDIR``, ``/tmp``, ``/var/tmp``, ``/dev/shm``,
-``$HOME``), then writes that file (readable and writable by anyone) in each of them, as it
-would to find it again in its next match. Its verdict on stderr:
+``/run/lock``, ``$HOME``) and for a System V shared memory segment of the key
+:func:`sysv_key` (``sysv``), then makes each (readable and writable by anyone), as it
+would to find them again in its next match. Its verdict on stderr:
 ``CHEAT state: success found in PLACES`` or ``CHEAT state: failed nothing found``, and the
 places it could write as ``wrote: PLACES`` (the proof that it tried). Then it plays like a
 calling station and exits at ``match_end``.
@@ -11,15 +12,25 @@ calling station and exits at ``match_end``.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import sys
+import zlib
 from typing import Any
+
+_IPC_CREAT = 0o1000
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def sysv_key(token: str) -> int:
+    """The System V IPC key the carrier uses for ``token``."""
+    return zlib.crc32(token.encode()) & 0x7FFFFFFF
 
 
 def places() -> dict[str, str]:
     """Each temporary place by its name (the environment's ones by their variable)."""
-    found = {"/tmp": "/tmp", "/var/tmp": "/var/tmp", "/dev/shm": "/dev/shm"}
+    found = {name: name for name in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")}
     for variable in ("TMPDIR", "HOME"):
         value = os.environ.get(variable)
         if value:
@@ -43,6 +54,11 @@ def carry(token: str) -> None:
             wrote.append(label)
         except OSError:
             continue
+    key = sysv_key(token)
+    if _libc.shmget(key, 0, 0) >= 0:
+        seen.append("sysv")
+    if _libc.shmget(key, 4096, _IPC_CREAT | 0o666) >= 0:
+        wrote.append("sysv")
     verdict = f"success found in {' '.join(seen)}" if seen else "failed nothing found"
     sys.stderr.write(f"CHEAT state: {verdict}\nwrote: {' '.join(wrote)}\n")
     sys.stderr.flush()
