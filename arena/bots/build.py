@@ -3,7 +3,9 @@
 A manifest's ``build`` (e.g. ``["make", "--silent"]``) runs in the bot's working
 directory, in its own session, with the manifest's environment. Its output (stdout and
 stderr together) is kept in a capped log. If it runs past ``build_timeout_s`` its whole
-process tree is killed and the build fails; the result says why in one sentence.
+process tree is killed and the build fails; the result says why in one sentence (and
+that it filled its disk, when a sandbox held its private folder to ``disk_bytes`` and the
+build failed with it full: :mod:`arena.bots.sandbox.disk`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from arena.bots.launcher import DirectLauncher, Launcher
 from arena.bots.manifest import BotManifest
 from arena.bots.process_tree import kill_session
+from arena.bots.sandbox.disk import disk_breach
 from arena.bots.stderr_log import CappedLog
 from arena.bots.transport import BotStartError, describe_exit, split_returncode
 from protocol.inert import inert_text
@@ -146,6 +149,11 @@ def run_build(
         reason = f"build {command!r} took longer than {limit:g} s and was killed"
     elif returncode != 0:
         reason = f"build {command!r} failed ({describe_exit(exit_code, signal_number)})"
+        full = (
+            None if spec.limits is None else disk_breach(spec.private_dir, spec.limits.disk_bytes)
+        )
+        if full is not None:
+            reason += f"; stopped by the sandbox: {full.describe()}"
     else:
         reason = f"build {command!r} succeeded in {duration:.2f} s"
     return BuildResult(

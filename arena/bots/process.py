@@ -268,7 +268,7 @@ class ProcessTransport:
         status = self._let_exit(time.monotonic() + grace_s)
         is_killed = status is None
         confinement = self._confinement
-        if is_killed and confinement is not None:
+        if is_killed and confinement is not None and confinement.has_supervisor:
             # A supervisor takes the whole tree down, orphans included, before it exits.
             confinement.ask_to_stop()
             self._wait_exit_status(_SUPERVISOR_STOP_S)

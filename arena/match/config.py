@@ -143,6 +143,11 @@ class MatchConfig:
     prefetch: bool = True
     luck: bool = False
     score: Score | None = None
+    # Another match deals from this seed (the other seatings of a duplicate block):
+    # match_end then withholds it (arena.match.fairness) and the draws from mixed
+    # strategies are keyed by the match's id too (draw_key), so no match tells a bot what
+    # one still to come will deal or draw.
+    seed_shared: bool = False
 
     def __post_init__(self) -> None:
         def is_int(value: object) -> bool:
@@ -192,6 +197,13 @@ class MatchConfig:
             raise MatchConfigError(str(exc)) from None
         if not isinstance(self.match_id, str):
             raise MatchConfigError(f"match_id must be a string, got {self.match_id!r}")
+        if not isinstance(self.seed_shared, bool):
+            raise MatchConfigError(f"seed_shared must be true or false, got {self.seed_shared!r}")
+        if self.seed_shared and not self.match_id:
+            raise MatchConfigError(
+                "seed_shared needs a match_id: the draws of each match that shares a seed "
+                "are keyed by its id"
+            )
         if not self.match_id:
             object.__setattr__(self, "match_id", DEFAULT_MATCH_ID)
 
@@ -225,7 +237,15 @@ class MatchConfig:
             # Written only with the estimator on: the files of a match without it stay as
             # they were before it existed (and a file without the keys was played without).
             **({"luck": True, "score": str(self.score)} if self.luck else {}),
+            # Written only when shared (replay keys the draws by it), as luck above.
+            **({"seed_shared": True} if self.seed_shared else {}),
         }
+
+    @property
+    def draw_key(self) -> str | None:
+        """What keys the draws from mixed strategies beside the seed: the match's id when
+        another match shares the seed (so the two draw apart), else nothing."""
+        return self.match_id if self.seed_shared else None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MatchConfig:
@@ -258,6 +278,7 @@ class MatchConfig:
             hung_after_timeouts=data.get("hung_after_timeouts", DEFAULT_HUNG_AFTER_TIMEOUTS),
             luck=data.get("luck", False),
             score=data.get("score"),
+            seed_shared=data.get("seed_shared", False),
         )
 
 

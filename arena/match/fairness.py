@@ -14,6 +14,15 @@ The salt is what keeps the commitment from giving the seed away: a seed chosen o
 command line may be small (``--seed 7``), and without a salt a bot could hash every small
 number until one matched. The salt is not written in the hand history, so the same seed
 still gives the same bytes there.
+
+A seed another match still deals from (the other seatings of a duplicate block, which play
+the same cards) must not be told at this match's end: a bot that kept it would know every
+card of the matches to come. Such a match's commitment is *withheld*
+(:meth:`DeckCommitment.withheld`): ``match_end`` reveals neither seed nor salt, and the
+salt is made from the seed (:func:`withheld_salt`), so that once the block is over whoever
+learns the seed (the organiser publishes it with the results) checks the commitment with
+nothing else. Such a seed is a block's, derived from the tournament's secret seed: no bot
+can guess it, which is what the random salt is for elsewhere.
 """
 
 from __future__ import annotations
@@ -22,7 +31,14 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 
-__all__ = ["SALT_BYTES", "DeckCommitment", "commitment_of", "new_salt"]
+__all__ = [
+    "SALT_BYTES",
+    "WITHHELD_SALT_DOMAIN",
+    "DeckCommitment",
+    "commitment_of",
+    "new_salt",
+    "withheld_salt",
+]
 
 #: How many random bytes salt a commitment (as many as the hash has).
 SALT_BYTES = 32
@@ -31,6 +47,20 @@ SALT_BYTES = 32
 def new_salt() -> bytes:
     """A fresh salt from the operating system's generator: one per match."""
     return os.urandom(SALT_BYTES)
+
+
+#: The first bytes of a withheld commitment's salt (a purpose and a version).
+WITHHELD_SALT_DOMAIN = b"poker-arena withheld salt v1|"
+
+
+def withheld_salt(seed: int) -> bytes:
+    """The salt of a withheld commitment: SHA-256 of :data:`WITHHELD_SALT_DOMAIN` and the
+    seed's decimal text, so the seed alone opens the commitment.
+
+    >>> withheld_salt(7) == hashlib.sha256(b"poker-arena withheld salt v1|7").digest()
+    True
+    """
+    return hashlib.sha256(WITHHELD_SALT_DOMAIN + str(seed).encode()).digest()
 
 
 def commitment_of(seed: int, salt: bytes) -> str:
@@ -46,7 +76,9 @@ def commitment_of(seed: int, salt: bytes) -> str:
 @dataclass(frozen=True, slots=True)
 class DeckCommitment:
     """A match's seed with the salt of its commitment; the arena keeps it until
-    ``match_end`` reveals both. Its ``repr`` shows neither (it may end up in a log).
+    ``match_end`` reveals both, unless it is withheld (``is_withheld``: another match
+    still deals from the seed; see :meth:`withheld`). Its ``repr`` shows neither seed nor
+    salt (it may end up in a log).
 
     >>> deck = DeckCommitment(7, bytes(32))
     >>> deck.commitment == commitment_of(7, bytes(32))
@@ -58,6 +90,18 @@ class DeckCommitment:
     seed: int
     # new_salt is looked up when a commitment is made, so a test can pin the salt.
     salt: bytes = field(default_factory=lambda: new_salt())
+    is_withheld: bool = False
+
+    @classmethod
+    def withheld(cls, seed: int) -> DeckCommitment:
+        """The commitment of a match whose seed another match still deals from: its salt
+        is :func:`withheld_salt` and ``match_end`` reveals nothing.
+
+        >>> deck = DeckCommitment.withheld(7)
+        >>> deck.revealed, deck.commitment == commitment_of(7, withheld_salt(7))
+        (None, True)
+        """
+        return cls(seed, withheld_salt(seed), is_withheld=True)
 
     def __post_init__(self) -> None:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
@@ -72,3 +116,8 @@ class DeckCommitment:
     def commitment(self) -> str:
         """What every bot is told at ``hello``."""
         return commitment_of(self.seed, self.salt)
+
+    @property
+    def revealed(self) -> tuple[int, bytes] | None:
+        """The seed and salt ``match_end`` tells; None when they are withheld."""
+        return None if self.is_withheld else (self.seed, self.salt)

@@ -186,8 +186,14 @@ class MatchRunner:
             time_limits=self.config.time_limits.to_wire(),
             max_attempts=self.config.max_invalid_attempts,
             # A fresh salt for this match: the bots get the commitment now, the seed and
-            # the salt at match_end (arena.match.fairness).
-            deck=DeckCommitment(self.config.seed),
+            # the salt at match_end (arena.match.fairness), unless another match still
+            # deals from the seed: then they are withheld.
+            deck=(
+                DeckCommitment.withheld(self.config.seed)
+                if self.config.seed_shared
+                else DeckCommitment(self.config.seed)
+            ),
+            draw_key=self.config.draw_key,
         )
         reported = self.decider.start(hello)
         for seat in self.seats:

@@ -84,7 +84,8 @@ class HelloInfo:
 
     ``deck`` is the secret seed with the salt of its commitment: ``hello`` carries the
     commitment alone, ``match_end`` reveals the seed and the salt (see
-    :mod:`arena.match.fairness`).
+    :mod:`arena.match.fairness`). ``draw_key`` is what, beside the seed, keys the arena's
+    draws from mixed strategies (:class:`~arena.session.draws.StrategyDraws`).
     """
 
     game: GameConfig
@@ -94,6 +95,7 @@ class HelloInfo:
     time_limits: messages.TimeLimits
     max_attempts: int
     deck: DeckCommitment
+    draw_key: str | None = None
 
 
 class Decider(Protocol):
@@ -185,7 +187,7 @@ class LiveBots:
         """Send ``hello`` (with the deck commitment) to every bot and wait for its
         ``ready`` (failures are faults)."""
         self._deck = hello.deck
-        self._draws = StrategyDraws(hello.deck.seed)
+        self._draws = StrategyDraws(hello.deck.seed, match_key=hello.draw_key)
         names: dict[int, str] = {}
         for seat_index, session in enumerate(self._sessions):
             if session is None:
@@ -289,8 +291,10 @@ class LiveBots:
 
     def finish(self, standings: Sequence[StandingEntry], hands_played: int) -> None:
         """Send ``match_end`` with the standings and the deck's seed and salt (the match is
-        over: the seed is no longer a secret) to every bot and let it exit."""
-        deck = self._deck
+        over: the seed is no longer a secret, unless another match still deals from it) to
+        every bot and let it exit."""
+        # A withheld seed (another match still deals from it) is not told at all.
+        revealed = None if self._deck is None else self._deck.revealed
         message = messages.match_end(
             [
                 messages.Standing(
@@ -303,8 +307,8 @@ class LiveBots:
                 for entry in standings
             ],
             hands_played=hands_played,
-            deck_seed=None if deck is None else deck.seed,
-            deck_salt=None if deck is None else deck.salt,
+            deck_seed=None if revealed is None else revealed[0],
+            deck_salt=None if revealed is None else revealed[1],
         )
         for session in self._sessions:
             if session is not None:

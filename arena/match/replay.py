@@ -193,7 +193,7 @@ class RecordedDecider:
 
     def __init__(self, log: HandLog, config: MatchConfig) -> None:
         self._config = config
-        self._draws = StrategyDraws(config.seed)
+        self._draws = StrategyDraws(config.seed, match_key=config.draw_key)
         self._names = {player["seat_index"]: player["name"] for player in log.header["players"]}
         self._records = {record["hand_number"]: record for record in log.hands}
         self._current: dict[str, Any] = {}

@@ -16,9 +16,12 @@ So decision ``i`` of hand ``n`` draws ``u``, the first 53-bit float of SHAKE-256
 
     b"poker-arena strategy v1|" + seed + b"|" + n + b"|" + i
 
-(decimal text, as :func:`engine.seeds.hand_key`), and takes the entry whose share of
+(decimal text, as :func:`engine.seeds.hand_key`; followed by ``b"|"`` and the match's id
+when another match deals from the same seed, so that the seatings of a duplicate block draw
+apart), and takes the entry whose share of
 [0, 1) holds it (:meth:`protocol.strategy.MixedStrategy.draw`). Once ``match_end`` has
-revealed the seed, anyone can check every draw with ``hashlib`` alone.
+revealed the seed (for a shared seed: once it is published after the block), anyone can
+check every draw with ``hashlib`` alone.
 
 >>> draws = StrategyDraws(42)
 >>> draws.uniform(3, 0) == StreamRandom(b"poker-arena strategy v1|42|3|0").random()
@@ -41,13 +44,17 @@ __all__ = ["STRATEGY_DOMAIN", "StrategyDraws", "decision_index", "strategy_key"]
 STRATEGY_DOMAIN = b"poker-arena strategy v1|"
 
 
-def strategy_key(match_seed: int, hand_number: int, index: int) -> bytes:
-    """The key of the draw for decision ``index`` of hand ``hand_number``.
+def strategy_key(
+    match_seed: int, hand_number: int, index: int, match_key: str | None = None
+) -> bytes:
+    """The key of the draw for decision ``index`` of hand ``hand_number``; a ``match_key``
+    (the match's id, where another match shares the seed) comes last.
 
-    >>> strategy_key(42, 3, 0)
-    b'poker-arena strategy v1|42|3|0'
+    >>> strategy_key(42, 3, 0), strategy_key(42, 3, 0, "b1-swap")
+    (b'poker-arena strategy v1|42|3|0', b'poker-arena strategy v1|42|3|0|b1-swap')
     """
-    return STRATEGY_DOMAIN + f"{match_seed}|{hand_number}|{index}".encode()
+    tail = "" if match_key is None else f"|{match_key}"
+    return STRATEGY_DOMAIN + f"{match_seed}|{hand_number}|{index}{tail}".encode()
 
 
 def decision_index(hand: Hand) -> int:
@@ -59,17 +66,22 @@ def decision_index(hand: Hand) -> int:
 
 @dataclass(frozen=True, slots=True)
 class StrategyDraws:
-    """The draws of one match, keyed by its secret seed; its ``repr`` hides the seed (it
-    may end up in a log while the match is played)."""
+    """The draws of one match, keyed by its secret seed and, where another match deals from
+    the same seed (a duplicate block's seatings), by ``match_key``, the match's id: the
+    halves of a block then draw apart, and what one half showed of its draws says nothing
+    of the other's. Its ``repr`` hides the seed (it may end up in a log while the match is
+    played)."""
 
     match_seed: int
+    match_key: str | None = None
 
     def __repr__(self) -> str:
         return "StrategyDraws(match_seed=...)"
 
     def uniform(self, hand_number: int, index: int) -> float:
         """The number in [0, 1) drawn for decision ``index`` of hand ``hand_number``."""
-        return StreamRandom(strategy_key(self.match_seed, hand_number, index)).random()
+        key = strategy_key(self.match_seed, hand_number, index, self.match_key)
+        return StreamRandom(key).random()
 
     def action(self, strategy: MixedStrategy, hand: Hand) -> Action:
         """The action ``strategy`` gives for the decision ``hand`` waits for now."""

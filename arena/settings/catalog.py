@@ -202,7 +202,7 @@ declare("block_deals", _DEALS, 100, "--block-deals",
         metavar="N")  # fmt: skip
 declare("seed", whole(), None, "--seed",
         "the seed that decides every deal, to play the same again (default: a secret "
-        "256-bit seed from the operating system, revealed to the bots at the end)",
+        "256-bit seed from the operating system, revealed once no match still deals from it)",
         group="run", kind="seed", shown="secret", metavar="SEED",
         decides_results=False)  # fmt: skip
 declare("concurrency", whole(1, MAX_CONCURRENCY), None, "--concurrency",
@@ -270,7 +270,8 @@ for _key, _flag, _what in (
     ("processes", "--processes", "processes of the bot"),
     ("file_size_bytes", "--file-size", "largest file it writes"),
     ("open_files", "--open-files", "open files per process"),
-    ("tmp_bytes", "--tmp-size", "its private /tmp (strict)"),
+    ("tmp_bytes", "--tmp-size", "its private /tmp (strict, not root)"),
+    ("disk_bytes", "--disk-size", "all it writes: its private folder and /tmp (as root)"),
     ("cpu_percent", "--cpu-percent", "CPU share of the whole bot, 100 = one core (cgroup)"),
 ):
     _is_size = _key in SIZE_KEYS

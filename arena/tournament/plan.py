@@ -108,6 +108,8 @@ class MatchSpec:
             "check_on_timeout": settings.time.check_on_timeout,
             "luck": settings.luck.is_on,
             "score": settings.score_used,
+            # Every seating of a duplicate block deals from its seed: none may reveal it.
+            "seed_shared": self.kind != "sit_and_go",
         }
         if self.kind != "sit_and_go":
             return MatchConfig(stack_policy=StackPolicy.RESET, **common)

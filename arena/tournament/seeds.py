@@ -15,9 +15,10 @@ share their deals unless their ids are equal.
 
 Why 63 bits: a derived seed is stored and shown in many places (the results database,
 whose integers are signed 64-bit, and every hand history); 2**63 seeds are far beyond any
-search a bot could make while a match is running. A bot learns a block's seed at that
-match's end (``match_end`` reveals it), which tells it nothing about the other blocks'
-seeds as long as the tournament seed itself cannot be guessed: a small seed given by hand
+search a bot could make while a match is running. No bot is told a block's seed while the
+block is played (its seatings' ``match_end`` withhold it: :mod:`arena.match.fairness`); a
+published block seed tells nothing about the other blocks' seeds as long as the tournament
+seed itself cannot be guessed: a small seed given by hand
 (``seed = 7``) is for a tournament that must be played again exactly, not for one between
 bots whose authors might try every small number.
 

@@ -17,10 +17,14 @@ and runs it in a box:
 * a file system of read-only binds of what programs need (``/usr``, ``/etc``, the
   ``/bin``-style links, the interpreter's and the bot program's installation when they
   live elsewhere, the supervisor's one file), a ``/proc`` and ``/dev`` of its own, a
-  private ``/tmp`` of ``limits.tmp_bytes`` (``TMPDIR`` points there) and the bot's private
-  directory, its only writable place. Nothing else exists in the box: not the checkout,
-  not the other bots, not the match's output, whose hand history holds the seed. Binds are
-  ``nosuid`` and bwrap sets ``no_new_privs``, so no program in the box gains a privilege;
+  private ``/tmp`` (``TMPDIR`` points there) and the bot's private directory, its only
+  writable places. As root the private directory is a tmpfs of ``limits.disk_bytes``
+  (:mod:`arena.bots.sandbox.disk`) and ``/tmp`` is its ``tmp/``: one size holds all the
+  bot writes; without root ``/tmp`` is a tmpfs of ``limits.tmp_bytes`` and the private
+  directory is on the host's disk, its files capped one by one (``RLIMIT_FSIZE``).
+  Nothing else exists in the box: not the checkout, not the other bots, not the match's
+  output, whose hand history holds the seed. Binds are ``nosuid`` and bwrap sets
+  ``no_new_privs``, so no program in the box gains a privilege;
 * a user id of its own: run as root, the box keeps only ``CAP_SETUID``, ``CAP_SETGID``,
   ``CAP_DAC_READ_SEARCH`` and ``CAP_KILL`` for the supervisor (pid 1 of the box, which sees
   nothing outside it), which changes to the bot's fresh uid, clearing all four, before the
@@ -64,7 +68,8 @@ from pathlib import Path
 from arena.bots.launcher import LaunchSpec
 from arena.bots.manifest import BotManifest
 from arena.bots.sandbox.cgroup import join_command
-from arena.bots.sandbox.limited import SUPERVISOR_PATH, LimitsLauncher
+from arena.bots.sandbox.disk import is_held
+from arena.bots.sandbox.limited import PRIVATE_TMP_OPTION, SUPERVISOR_PATH, LimitsLauncher
 from arena.bots.sandbox.limits import DEFAULT_LIMITS
 from arena.bots.sandbox.seccomp import UnknownMachineError, filter_for_machine
 
@@ -146,10 +151,13 @@ class Box:
         read_only: Iterable[Path],
         tmp_bytes: int,
         seccomp_fd: int | None = None,
+        tmp_source: Path | None = None,
     ) -> list[str]:
         """bwrap's argv up to its ``--``, for a box whose only writable place is
         ``private_dir``; the command follows. ``seccomp_fd`` is the open descriptor of
-        the system call filter, if one is applied."""
+        the system call filter, if one is applied. ``tmp_source`` is the box's ``/tmp``
+        when given (the private directory's ``tmp/``, on its size-limited tmpfs), else a
+        tmpfs of ``tmp_bytes``."""
         args = [
             self.bwrap,
             "--unshare-pid",
@@ -169,10 +177,14 @@ class Box:
             if host.is_symlink():
                 args += ["--symlink", os.readlink(host), str(host)]
                 made.add(host)
-        args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777"]
-        if self.has_size_option:
-            args += ["--size", str(tmp_bytes)]
-        args += ["--tmpfs", "/tmp"]
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        if tmp_source is not None:
+            args += ["--bind", str(tmp_source), "/tmp"]
+        else:
+            args += ["--perms", "1777"]
+            if self.has_size_option:
+                args += ["--size", str(tmp_bytes)]
+            args += ["--tmpfs", "/tmp"]
         for path in read_only:
             if path.exists() and path not in made:
                 args += _parent_directories(path, made)
@@ -354,6 +366,8 @@ class StrictLauncher:
                 read_only=read_only,
                 tmp_bytes=limits.tmp_bytes,
                 seccomp_fd=None if self.filter_path is None else SECCOMP_FD,
+                # One size for all the bot writes, where its folder is a tmpfs of its own.
+                tmp_source=private_dir / "tmp" if is_held(private_dir) else None,
             ),
             interpreter,
             *_with_stream_options(spec.argv[1:]),
@@ -388,10 +402,10 @@ def _bot_program(argv: Sequence[str]) -> list[str]:
 
 def _with_stream_options(arguments: Sequence[str]) -> list[str]:
     """The supervisor's ``arguments`` with the options that take the streams from
-    descriptors 3 and 4, before its ``--``.
+    descriptors 3 and 4, before its ``--``, and without :data:`PRIVATE_TMP_OPTION`.
 
-    >>> _with_stream_options(["-I", "supervisor.py", "--cpu=5", "--", "bot", "--"])
-    ['-I', 'supervisor.py', '--cpu=5', '--stdin-fd=3', '--stdout-fd=4', '--', 'bot', '--']
+    >>> _with_stream_options(["-I", "supervisor.py", "--cpu=5", "--private-tmp=1", "--", "bot"])
+    ['-I', 'supervisor.py', '--cpu=5', '--stdin-fd=3', '--stdout-fd=4', '--', 'bot']
     """
     items = list(arguments)
     if "--" not in items:
@@ -399,7 +413,9 @@ def _with_stream_options(arguments: Sequence[str]) -> list[str]:
             f"the inner launcher's command {items!r} has no supervisor '--' before the bot's"
         )
     split = items.index("--")
-    return [*items[:split], *_STREAM_OPTIONS, *items[split:]]
+    # The box has its own /tmp, and its filter refuses the namespace the option would make.
+    options = [item for item in items[:split] if item != PRIVATE_TMP_OPTION]
+    return [*options, *_STREAM_OPTIONS, *items[split:]]
 
 
 def _outermost(paths: Iterable[Path]) -> list[Path]:

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from arena.bots.launcher import LaunchSpec
 from arena.bots.sandbox.cgroup import BotCgroup, CgroupError
+from arena.bots.sandbox.disk import disk_breach, release_disk
 from arena.bots.sandbox.limits import LimitReason, ResourceLimits, format_size
 from arena.bots.sandbox.supervisor import DEATH_SIGNAL
 from arena.bots.sandbox.watch import LimitBreach, TreeWatch, Watched, read_tree, shared_watch
@@ -108,6 +109,12 @@ class Confinement:
             return None
         return kernel_breach(self.cgroup, self.limits)
 
+    @property
+    def has_supervisor(self) -> bool:
+        """Whether a supervisor runs in front of the bot (a spec with limits has one; the
+        ``none`` layer's, with only a private ``TMPDIR``, has not)."""
+        return self.limits is not None
+
     def ask_to_stop(self) -> None:
         """Send the supervisor its stop signal: it kills the whole tree, then exits."""
         with contextlib.suppress(OSError):
@@ -127,6 +134,12 @@ class Confinement:
         # bot whose fork was refused once may carry on and end as it should).
         is_failed = signal_number is not None or exit_code not in (None, 0)
         kernel = self._kernel_breach() if is_failed else None
+        # Read before the folder goes too: a bot that failed with its disk full.
+        disk = (
+            disk_breach(self.private_dir, self.limits.disk_bytes)
+            if is_failed and self.limits
+            else None
+        )
         _remove(self.private_dir, self.cgroup)
         self.cgroup = None
         if self._breach is not None:
@@ -138,6 +151,8 @@ class Confinement:
             return str(found[0]), found[1]
         if kernel is not None:
             return str(kernel.reason), kernel.detail
+        if disk is not None:
+            return str(disk.reason), disk.detail
         return None, ""
 
     def _on_breach(self, breach: LimitBreach) -> None:
@@ -193,9 +208,11 @@ def remove_private_dir(path: Path) -> None:
 
     Only ``path`` and what is inside it are ever changed: a failure at ``path`` itself
     (another arena removed it first, say) must not touch its parent, the shared temporary
-    folder, whose mode every other program relies on.
+    folder, whose mode every other program relies on. A folder that is a tmpfs of its own
+    (:mod:`arena.bots.sandbox.disk`) is unmounted first, which drops all it holds.
     """
     top = os.path.abspath(path)
+    release_disk(path)
 
     # Root removes anything; an arena without root must first open what its bot closed.
     def make_writable_and_retry(function: object, failed: str, _exc: object) -> None:

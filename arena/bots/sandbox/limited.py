@@ -20,10 +20,21 @@ Each start of a bot gets:
   tasks. Without root this step is skipped and the bot runs as the arena's user; the
   strict layer (``bwrap``) is what keeps such a bot from looking around.
 
+As root, the private directory is a tmpfs of ``disk_bytes`` of its own
+(:mod:`arena.bots.sandbox.disk`), and the supervisor gives the bot a mount namespace of
+its own in which ``/tmp``, ``/var/tmp``, ``/dev/shm`` and ``/run/lock`` are the
+directory's ``tmp/``, and an IPC namespace of its own (``--private-tmp``): everything the
+bot can write in the places every user may write is held to one size by the kernel and is
+gone when it ends, as are its shared memory segments and message queues, so nothing passes
+from one match to the next through them.
+
 What this layer does not stop: the bot still sees the whole file system as its user does
 (the checkout too, when it is world-readable), the network, and, without root, the other
-processes of its user. The private directory is on the arena's temporary file system
-with no quota (``RLIMIT_FSIZE`` caps each file, not their sum).
+processes of its user. A directory elsewhere that every user may write (rare, but a
+system may have one) is not covered: only the strict layer shows a bot nothing else.
+Without root, the private directory is on the arena's temporary file system with no
+quota (``RLIMIT_FSIZE`` caps each file, not their sum), and ``/tmp`` is the machine's: a
+bot may leave a file there for its next start to find, which ``--sandbox strict`` stops.
 
 A build step (``prepare_build``) runs the same way in a private copy that the launcher
 keeps until :meth:`LimitsLauncher.close`; later starts of that bot copy the built tree,
@@ -50,6 +61,7 @@ from arena.bots.launcher import LaunchSpec, expand_placeholders
 from arena.bots.manifest import BotManifest
 from arena.bots.sandbox.cgroup import BotCgroup, CgroupError, CgroupParent, join_command
 from arena.bots.sandbox.confinement import remove_private_dir
+from arena.bots.sandbox.disk import hold_disk
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.bots.sandbox.private_dir import (
     DEFAULT_COPY_CAP_BYTES,
@@ -74,6 +86,7 @@ __all__ = [
     "DEFAULT_COPY_CAP_BYTES",
     "DEFAULT_COPY_CAP_FILES",
     "ENV_ALLOWED",
+    "PRIVATE_TMP_OPTION",
     "SUPERVISOR_PATH",
     "LimitsLauncher",
     "PrivateDirError",
@@ -88,6 +101,10 @@ logger = logging.getLogger("arena.bots")
 
 #: The exec wrapper (a standalone script: a wrapping layer binds this one file).
 SUPERVISOR_PATH = Path(__file__).with_name("supervisor.py")
+
+#: The supervisor's option that gives the bot the private directory's ``tmp/`` as ``/tmp``
+#: (a wrapping layer with a ``/tmp`` of its own leaves it out).
+PRIVATE_TMP_OPTION = "--private-tmp=1"
 
 #: Variables of the arena's environment a bot gets (``LC_*`` too).
 ENV_ALLOWED = ("PATH", "LANG", "TZ")
@@ -117,6 +134,9 @@ class LimitsLauncher:
     ``expose`` are the host's paths a wrapping layer shows the bot read-only (the strict
     layer's box, with ``is_boxed``); a program there counts as runnable when the bot's
     user can pass from the exposed directory down (the box opens its parents).
+    ``hold_disks`` is whether each private directory is a tmpfs of ``disk_bytes``
+    (only root may mount one: :func:`~arena.bots.sandbox.select.launcher_for` asks for it
+    when the arena runs as root; where the mount is refused the folder stays plain).
 
     A bot dies with the *thread* that started it (that is how the kernel's death signal
     works): start bots from a thread that lives as long as they do.
@@ -138,6 +158,7 @@ class LimitsLauncher:
         cgroups: CgroupParent | None = None,
         expose: tuple[Path, ...] = (),
         is_boxed: bool = False,
+        hold_disks: bool = False,
     ) -> None:
         self.limits = limits
         self.python = python
@@ -166,6 +187,7 @@ class LimitsLauncher:
                         f"expose {str(path)!r}: the limits layer cannot show it to bots "
                         f"({str(closed)!r} is closed to other users); use --sandbox strict"
                     )
+        self.hold_disks = hold_disks
         self._build_dirs: dict[Path, Path] = {}
         self._build_cgroups: dict[Path, BotCgroup] = {}
         self._finalizer = weakref.finalize(self, _remove_all, self._build_dirs, self._build_cgroups)
@@ -225,6 +247,8 @@ class LimitsLauncher:
         user = fresh_user_id() if self.drop_privileges else None
         private = Path(tempfile.mkdtemp(prefix=owner_prefix(), dir=self.temp_dir))
         try:
+            # Before the copy goes in: the copy counts against the size too.
+            is_held = self.hold_disks and _hold_disk(manifest.name, private, limits.disk_bytes)
             work = private / "bot"
             copy_bot_dir(
                 source,
@@ -263,6 +287,9 @@ class LimitsLauncher:
             f"--as={address_space_backstop(limits)}",
             f"--private-dir={private}",
         ]
+        if is_held and not self.is_boxed:
+            # The box makes its own /tmp; without one the supervisor's namespace does.
+            wrapper.append(PRIVATE_TMP_OPTION)
         if user is not None:
             wrapper += [
                 f"--nproc={limits.processes * _TASKS_PER_PROCESS}",
@@ -334,6 +361,14 @@ def _resolve_program(
     if is_unprivileged and not is_own and not is_runnable_by_anyone(found, below=exposed):
         raise BotStartError(unreachable_message(bot_name, found, is_strict=is_boxed))
     return resolved
+
+
+def _hold_disk(bot_name: str, private: Path, size_bytes: int) -> bool:
+    """:func:`~arena.bots.sandbox.disk.hold_disk`, its failure a :class:`PrivateDirError`."""
+    try:
+        return hold_disk(private, size_bytes)
+    except OSError as exc:
+        raise PrivateDirError(f"cannot start bot {bot_name!r}: {exc.strerror or exc}") from exc
 
 
 def _close_quietly(cgroup: BotCgroup) -> None:

@@ -38,7 +38,12 @@ a second and stops it (:mod:`arena.bots.sandbox.watch`), and no CPU share is kep
                     writes past it dies of ``SIGXFSZ``. Python ignores that signal, so a
                     Python bot gets an ``OSError`` (EFBIG) instead and carries on.
 ``open_files``      open file descriptors per process (``RLIMIT_NOFILE``)
-``tmp_bytes``       the size of the private ``/tmp`` (strict layer only)
+``tmp_bytes``       the size of the strict layer's private ``/tmp`` where the private
+                    folder has no tmpfs of its own (the arena is not root)
+``disk_bytes``      all a bot may write: its private folder (its copy, ``HOME``,
+                    ``TMPDIR``) and ``/tmp``, one tmpfs of this size where the arena is
+                    root (:mod:`arena.bots.sandbox.disk`); past it a write fails with
+                    ``ENOSPC``. Without root it is not held.
 ==================  ===================================================================
 
 A bot stopped by a limit is a crash whose fault code is one of :class:`LimitReason`.
@@ -100,6 +105,7 @@ class LimitReason(StrEnum):
     CPU = "cpu_limit"
     PROCESSES = "process_limit"
     FILE_SIZE = "file_size_limit"
+    DISK = "disk_limit"
 
 
 class LimitsError(ValueError):
@@ -130,6 +136,7 @@ class ResourceLimits:
     open_files: int
     tmp_bytes: int
     cpu_percent: int = 100
+    disk_bytes: int = 1 * _GIB
 
     def with_overrides(self, values: Mapping[str, object], *, source: str) -> ResourceLimits:
         """These limits with ``values`` (by key; sizes may carry a unit) put in.
@@ -156,7 +163,7 @@ class ResourceLimits:
             f"memory {format_size(self.memory_bytes)}, cpu {self.cpu_seconds} s, "
             f"processes {self.processes}, file size {format_size(self.file_size_bytes)}, "
             f"open files {self.open_files}, /tmp {format_size(self.tmp_bytes)}, "
-            f"cpu share {self.cpu_percent}%"
+            f"cpu share {self.cpu_percent}%, disk {format_size(self.disk_bytes)}"
         )
 
 
@@ -164,7 +171,7 @@ class ResourceLimits:
 LIMIT_KEYS = tuple(field.name for field in fields(ResourceLimits))
 
 #: The limits that are sizes in bytes (and accept a unit).
-SIZE_KEYS = ("memory_bytes", "file_size_bytes", "tmp_bytes")
+SIZE_KEYS = ("memory_bytes", "file_size_bytes", "tmp_bytes", "disk_bytes")
 
 #: Limits no honest bot reaches (all the starter bots, node included, use a small fraction).
 DEFAULT_LIMITS = ResourceLimits(
@@ -175,6 +182,7 @@ DEFAULT_LIMITS = ResourceLimits(
     open_files=1024,
     tmp_bytes=256 * _MIB,
     cpu_percent=100,
+    disk_bytes=1 * _GIB,
 )
 
 

@@ -3,8 +3,10 @@
 Three layers, each containing the one before:
 
 =========  ==============================================================================
-``none``   the bot runs as it is (:class:`~arena.bots.launcher.DirectLauncher`): for
-           debugging a bot of one's own, never for code from strangers
+``none``   the bot runs as it is (:class:`~arena.bots.launcher.DirectLauncher`), but for
+           a ``TMPDIR`` of its own per start: for debugging a bot of one's own, never
+           for code from strangers (nothing stops it writing wherever its user may, so
+           it can leave a file for its next match to find)
 ``limits`` resource limits, a private copy of its directory, a scrubbed environment,
            nothing left behind (:class:`~arena.bots.sandbox.limited.LimitsLauncher`);
            needs no privilege and works everywhere
@@ -36,13 +38,14 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
-from arena.bots.launcher import DirectLauncher, Launcher
+from arena.bots.launcher import DirectLauncher, Launcher, LaunchSpec
 from arena.bots.manifest import BotManifest
 from arena.bots.sandbox.bwrap import (
     Box,
@@ -55,6 +58,7 @@ from arena.bots.sandbox.cgroup import CgroupParent
 from arena.bots.sandbox.cgroup_probe import probe_cgroups
 from arena.bots.sandbox.limited import LimitsLauncher
 from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
+from arena.bots.sandbox.private_dir import owner_prefix, sweep_private_dirs
 
 __all__ = [
     "Probe",
@@ -109,7 +113,21 @@ class SandboxLauncher(Launcher, Protocol):
 
 
 class _PlainLauncher(DirectLauncher):
-    """The ``none`` layer: a :class:`DirectLauncher` with nothing to close."""
+    """The ``none`` layer: a :class:`DirectLauncher`, each start of a bot with a
+    ``TMPDIR`` of its own, removed when the bot is closed (builds run in place, as they
+    always did here). That is all this layer can offer: a bot that writes elsewhere (the
+    machine's ``/tmp`` itself, its home) is not stopped."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.temp_dir = Path(tempfile.gettempdir())
+        sweep_private_dirs(self.temp_dir)  # those of arenas killed before they could
+
+    def prepare(self, manifest: BotManifest) -> LaunchSpec:
+        """The bot as it is, with a fresh ``TMPDIR`` (its spec's ``private_dir``)."""
+        spec = super().prepare(manifest)
+        private = Path(tempfile.mkdtemp(prefix=owner_prefix(), dir=self.temp_dir))
+        return replace(spec, env={**spec.env, "TMPDIR": str(private)}, private_dir=private)
 
     def close(self) -> None:
         """Nothing to remove."""
@@ -193,6 +211,8 @@ def launcher_for(
         cgroups=found.cgroups,
         expose=expose,
         is_boxed=level is SandboxLevel.STRICT,
+        # Only root may mount the tmpfs that holds each bot's disk.
+        hold_disks=os.geteuid() == 0,
     )
     if level is SandboxLevel.LIMITS:
         return inner

@@ -4,7 +4,8 @@ This file is a standalone script that uses nothing but the standard library, run
 
     python -I -S supervisor.py [--cpu=S] [--fsize=B] [--nofile=N] [--as=B]
                                [--nproc=N] [--uid=U --gid=G] [--private-dir=PATH]
-                               [--stdin-fd=N --stdout-fd=M] -- program arg...
+                               [--private-tmp=1] [--stdin-fd=N --stdout-fd=M]
+                               -- program arg...
 
 so a wrapping layer (``bwrap``) needs to make only this one file and an interpreter
 visible. It does what ``preexec_fn`` cannot do safely in a threaded arena:
@@ -16,6 +17,14 @@ visible. It does what ``preexec_fn`` cannot do safely in a threaded arena:
    by ``kill -9``, the supervisor gets :data:`DEATH_SIGNAL`, kills the bot's whole tree and
    exits. The signal comes when the *thread* that started the supervisor ends, so the arena
    starts bots from a thread that lives as long as they do;
+1b. given ``--private-tmp=1`` (the limits layer, as root; it needs ``--private-dir``),
+   it moves into a mount namespace of its own, private to it and the bot, in which the
+   places every user may write (:data:`SHARED_TMP_DIRS`) are the private directory's
+   ``tmp/`` (a tmpfs of the bot's disk size: :mod:`arena.bots.sandbox.disk`), and the
+   private directory is shown again at its own path, should it lie in one of them; and
+   into an IPC namespace of its own, so that no shared memory segment, semaphore or
+   message queue it makes outlives it. What the bot leaves there is gone with it: nothing
+   passes from one match to the next through them;
 2. it makes itself a child subreaper (``PR_SET_CHILD_SUBREAPER``): every process the bot
    starts that is orphaned, even one that called ``setsid()`` and exec'd with an empty
    environment, becomes the supervisor's child instead of init's, so it can be found;
@@ -74,11 +83,21 @@ OPTIONS: dict[str, int | None] = {
     "gid": None,
     "stdin-fd": None,
     "stdout-fd": None,
+    "private-tmp": None,
 }
 
 #: The options that name a descriptor to take as standard input and output.
 _STREAM_OPTIONS = {"stdin-fd": 0, "stdout-fd": 1}
 
+#: The places every user may write, which the bot gets as its own with --private-tmp (a
+#: link, as /var/lock often is, is left alone: its target is in the list).
+SHARED_TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock")
+
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWIPC = 0x08000000
+_MS_BIND = 0x1000
+_MS_REC = 0x4000
+_MS_PRIVATE = 1 << 18
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _BAD_ARGUMENTS = 125
@@ -116,6 +135,8 @@ def parse_arguments(argv: Sequence[str]) -> Arguments:
                 raise SupervisorError("no command after '--'")
             if ("uid" in options) != ("gid" in options):
                 raise SupervisorError("--uid and --gid go together")
+            if options.get("private-tmp") and private_dir is None:
+                raise SupervisorError("--private-tmp needs --private-dir")
             streams = [options[name] for name in _STREAM_OPTIONS if name in options]
             if any(fd <= 2 for fd in streams) or len(set(streams)) != len(streams):
                 raise SupervisorError(
@@ -227,6 +248,43 @@ def _remove_private_dir() -> None:  # pragma: no cover
         shutil.rmtree(_private_dirs[0], ignore_errors=True)
 
 
+def _private_tmp(private_dir: str) -> None:  # pragma: no cover
+    """Enter a mount namespace of our own where the shared temporary directories are the
+    private directory's ``tmp/`` (see the module docstring, step 1b)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def check(result: int, what: str) -> None:
+        if result != 0:
+            error = ctypes.get_errno()
+            raise OSError(error, f"{what}: {os.strerror(error)}")
+
+    check(libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC), "unshare(CLONE_NEWNS | CLONE_NEWIPC)")
+    # Nothing mounted here reaches the machine's namespace, nor the other way round.
+    check(
+        libc.mount(None, b"/", None, ctypes.c_ulong(_MS_REC | _MS_PRIVATE), None), "make / private"
+    )
+    # Held open: once /tmp is covered, the private directory (in /tmp) is reached by these.
+    folder = os.open(private_dir, os.O_PATH | os.O_DIRECTORY)
+    tmp = os.open(os.path.join(private_dir, "tmp"), os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        covered = []
+        for target in SHARED_TMP_DIRS:
+            if os.path.isdir(target) and not os.path.islink(target):
+                source = f"/proc/self/fd/{tmp}".encode()
+                check(libc.mount(source, target.encode(), None, ctypes.c_ulong(_MS_BIND), None),
+                      f"bind the private tmp/ on {target}")  # fmt: skip
+                covered.append(target)
+        if any(private_dir.startswith(target + "/") for target in covered):
+            os.makedirs(private_dir, mode=0o700, exist_ok=True)  # in tmp/: where it is shown
+            source = f"/proc/self/fd/{folder}".encode()
+            flags = ctypes.c_ulong(_MS_BIND | _MS_REC)
+            check(libc.mount(source, private_dir.encode(), None, flags, None),
+                  "show the private directory at its path")  # fmt: skip
+    finally:
+        os.close(folder)
+        os.close(tmp)
+
+
 def _take_streams(options: dict[str, int]) -> None:  # pragma: no cover
     """Move the descriptors of ``--stdin-fd``/``--stdout-fd`` onto 0 and 1 (and drop
     those options: they are the supervisor's, not the bot's)."""
@@ -288,6 +346,12 @@ def main(argv: Sequence[str]) -> NoReturn:  # pragma: no cover
         os._exit(_BAD_ARGUMENTS)
     if private_dir is not None:
         _private_dirs.append(private_dir)
+    if options.pop("private-tmp", 0) and private_dir is not None:
+        try:
+            _private_tmp(private_dir)
+        except OSError as exc:
+            os.write(2, f"supervisor: cannot give the bot a private /tmp: {exc}\n".encode())
+            os._exit(_CANNOT_EXECUTE)
     for number in _STOP_SIGNALS:
         signal.signal(number, _on_stop_signal)
     _prctl(_PR_SET_PDEATHSIG, DEATH_SIGNAL)

@@ -104,7 +104,11 @@ def test_limits_read_as_a_dict_and_a_line() -> None:
     assert list(limits.to_dict()) == list(LIMIT_KEYS)
     assert limits.describe() == (
         "memory 1 GiB, cpu 60 s, processes 10, file size 1536 B, open files 64, /tmp 256 MiB, "
-        "cpu share 100%"
+        "cpu share 100%, disk 1 GiB"
+    )
+    assert DEFAULT_LIMITS.disk_bytes == GIB  # a bot's folder and /tmp together
+    assert DEFAULT_LIMITS.with_overrides({"disk_bytes": "64MiB"}, source="x").disk_bytes == (
+        64 * 1024**2
     )
     assert format_size(3 * 1024**4) == "3 TiB"
 

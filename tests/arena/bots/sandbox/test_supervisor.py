@@ -66,6 +66,7 @@ def test_options_are_whole_numbers_up_to_the_double_dash() -> None:
         (["--private-dir=tmp/x", "--", "x"], "absolute path"),
         (["--stdin-fd=1", "--", "x"], "above 2"),
         (["--stdin-fd=5", "--stdout-fd=5", "--", "x"], "two different"),
+        (["--private-tmp=1", "--", "x"], "needs --private-dir"),
     ]:
         with pytest.raises(SupervisorError, match=words):
             parse_arguments(bad)
