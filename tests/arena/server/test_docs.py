@@ -22,7 +22,8 @@ def test_every_site_key_is_in_the_table() -> None:
 
 def test_the_log_in_limits_are_the_ones_enforced() -> None:
     stated = (
-        f"after {ratelimit.ACCOUNT_LIMIT} failures for one account, or "
-        f"{ratelimit.ADDRESS_LIMIT} from one address, within {int(ratelimit.WINDOW // 60)}"
+        f"after {ratelimit.LOG_IN_PAIR.count} failures for one account from one address, or "
+        f"{ratelimit.LOG_IN_ADDRESS.count} from one address, within "
+        f"{int(ratelimit.LOG_IN_PAIR.window // 60)}"
     )
     assert stated in " ".join(DOC.split())

@@ -14,7 +14,8 @@ from arena.server.site.forms import UploadForm
 from arena.server.site.matches import match_data, version_results, viewer_page
 from arena.server.site.models import BotVersion, LeaderboardRow, Match, SiteSettings, Team
 from arena.server.site.scope import identified, requesting_team, visible
-from arena.server.site.versions import UploadRefused, activate, store_upload
+from arena.server.site.versions import UploadRefused, UploadTooSoon, activate, store_upload
+from arena.server.site.views.accounts import client_address
 
 __all__ = ["leaderboard", "match_hands", "match_page", "my_team", "team_page", "upload",
            "version_page"]  # fmt: skip
@@ -87,10 +88,10 @@ def upload(request: HttpRequest) -> HttpResponse:
             limit = SiteSettings.current().upload_archive_bytes
             if archive.size > limit:  # refused before it is read
                 raise UploadRefused(f"the archive is larger than the limit of {limit:,} bytes")
-            version = store_upload(team, archive.read())
+            version = store_upload(team, archive.read(), address=client_address(request))
         except UploadRefused as refused:
             form.add_error("archive", str(refused))
-            status = 400
+            status = 429 if isinstance(refused, UploadTooSoon) else 400
         else:
             return redirect("version", version_id=version.pk)
     return render(request, "arena/upload.html", {"form": form}, status=status)
