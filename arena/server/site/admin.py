@@ -195,4 +195,4 @@ class UserWithLinksAdmin(UserAdmin):  # type: ignore[type-arg]
         (:mod:`arena.server.site.password_links`)."""
         for user in queryset:
             link = request.build_absolute_uri(password_link(user))
-            self.message_user(request, f"{user.username}: {link}")
+            self.message_user(request, f"one-time password link for {user.username}: {link}")

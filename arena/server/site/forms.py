@@ -24,12 +24,12 @@ class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
         if invite is None:
             del self.fields["invite_code"]
 
-    def clean_username(self) -> str | None:
+    def clean_username(self) -> str:
         """A name no account has in any case (Django's check), and in ASCII once read as
         NFKC: a database compares case only in ASCII for certain, and the log-in finds an
         account by its name in any case (:mod:`arena.server.site.names`)."""
-        name: str | None = super().clean_username()
-        if name is not None and not name.isascii():
+        name = str(super().clean_username() or "")  # "" once Django found the name taken
+        if not name.isascii():
             raise forms.ValidationError(
                 f"{name!r}: a user name is ASCII letters, digits and @ . + - _ only"
             )

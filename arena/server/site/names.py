@@ -20,7 +20,6 @@ import unicodedata
 from typing import Any
 
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import User
 from django.http import HttpRequest
 
@@ -57,7 +56,7 @@ class NameBackend(ModelBackend):
         username: str | None = None,
         password: str | None = None,
         **kwargs: Any,
-    ) -> AbstractBaseUser | None:
+    ) -> User | None:
         """The account ``username`` means, when ``password`` is its password and it may log in."""
         if username is None or password is None:
             return None

@@ -3,6 +3,7 @@ join with the team's code) and API tokens (shown once, revocable)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
 
 from django.conf import settings
@@ -52,7 +53,7 @@ def client_address(request: HttpRequest) -> str:
     return str(request.META.get("REMOTE_ADDR", ""))[:64]
 
 
-def _refused(request: HttpRequest, template: str, context: dict[str, object],
+def _refused(request: HttpRequest, template: str, context: Mapping[str, object],
              checks: tuple[tuple[Limit, str], ...]) -> HttpResponse | None:  # fmt: skip
     """A 429 page naming the first of ``checks`` (a limit and its key) already used up, or
     None when every one has room."""
@@ -232,16 +233,20 @@ def remove_member(request: HttpRequest, membership_id: int) -> HttpResponse:
     (:func:`arena.server.site.scope.requesting_team`)."""
     team = _team_or_404(request)
     target = get_object_or_404(Membership.objects.filter(team=team), pk=membership_id)
-    mine = Membership.objects.filter(user_id=request.user.pk, team=team).first()
+    user = request.user
+    mine = (
+        Membership.objects.filter(user=user, team=team).first() if user.is_authenticated else None
+    )
     if mine is None:
         return _plain("a member removes members, logged in (a token cannot)", 403)
     if team.memberships.count() == 1:
         return _plain("the last member of a team cannot leave it", 400)
     if target.pk != mine.pk and (target.joined, target.pk) < (mine.joined, mine.pk):
         return _plain("a member removes only those who joined after it", 403)
+    leaving = target.pk == mine.pk
     target.delete()
     team.rotate_join_code()
-    return redirect("my-team" if target.pk != mine.pk else "team-new")
+    return redirect("team-new" if leaving else "my-team")
 
 
 def _plain(message: str, status: int) -> HttpResponse:
