@@ -9,7 +9,7 @@ Every row a team owns reaches its team in one step (``version.team``, ``token.te
 from __future__ import annotations
 
 import secrets
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from django.conf import settings
 from django.db import models
@@ -68,6 +68,21 @@ class Membership(models.Model):
     )
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
     joined = models.DateTimeField(auto_now_add=True)
+
+    def may_remove(self, other: Membership) -> bool:
+        """Whether this member may take ``other`` out of their team: itself, or one who
+        joined after it, never an earlier one (who joins with the code cannot throw the
+        team's founders out). The last member stays whatever this says (the view's rule)."""
+        return other.team_id == self.team_id and (other.joined, other.pk) >= (self.joined, self.pk)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        """Take the member out, by the team's page or the admin's; the team gets a new code,
+        so that who was removed cannot join again with the code it knew (its tokens stop
+        working by :func:`arena.server.site.scope.requesting_team`'s rule)."""
+        team = self.team
+        deleted = super().delete(*args, **kwargs)
+        team.rotate_join_code()
+        return deleted
 
 
 class ApiToken(models.Model):

@@ -17,7 +17,14 @@ from django.test import Client
 from django.utils import timezone
 
 from arena.server.site import ratelimit, throttle
-from arena.server.site.models import ApiToken, Membership, SiteSettings, Team, VersionStatus
+from arena.server.site.models import (
+    ApiToken,
+    Membership,
+    RateEvent,
+    SiteSettings,
+    Team,
+    VersionStatus,
+)
 from arena.server.site.names import find_account
 from tests.arena.server.factories import PASSWORD, bot_archive, make_team, make_token, make_version
 
@@ -342,6 +349,33 @@ def test_the_last_member_cannot_leave() -> None:
     assert team.memberships.count() == 1
 
 
+def test_a_member_removed_in_the_admin_cannot_join_again_with_the_code_it_knew() -> None:
+    # The admin's inline deletes the membership row by row (Membership.delete), as here.
+    team = make_team("ants", member="ann")
+    _second_member(team, "bea")
+    old = team.join_code
+    Membership.objects.get(user__username="bea").delete()
+    team.refresh_from_db()
+    assert team.join_code != old
+    bea = Client()
+    bea.login(username="bea", password=PASSWORD)
+    assert bea.post("/team/join/", {"code": old}).status_code == 400
+
+
+def test_the_team_page_offers_only_the_removals_a_member_may_make() -> None:
+    team = make_team("ants", member="ann")
+    joiner = _second_member(team, "bea")
+    founder = Client()
+    founder.login(username="ann", password=PASSWORD)
+    ann, bea = (Membership.objects.get(user__username=name).pk for name in ("ann", "bea"))
+    page = founder.get("/team/").content.decode()
+    assert f"/team/members/{bea}/remove/" in page and f"/team/members/{ann}/remove/" in page
+    page = joiner.get("/team/").content.decode()
+    assert f"/team/members/{bea}/remove/" in page and f"/team/members/{ann}/remove/" not in page
+    Membership.objects.get(pk=bea).delete()
+    assert "/remove/" not in founder.get("/team/").content.decode()  # the last member stays
+
+
 def test_a_token_removes_no_member() -> None:
     team = make_team("ants", member="ann")
     _second_member(team, "bea")
@@ -363,6 +397,7 @@ def _sign_up(address: str, name: str, **extra: str) -> int:
 def test_sign_up_is_limited_per_address() -> None:
     # Before the fix one address made 21 accounts in 15 s.
     SiteSettings.objects.update_or_create(pk=1, defaults={"signup": "open"})
+    assert Client(REMOTE_ADDR=ATTACKER).get("/signup/").status_code == 200  # a look is free
     for number in range(ratelimit.SIGN_UPS.count):
         assert _sign_up(ATTACKER, f"bot{number}") == 302
     assert _sign_up(ATTACKER, "onemore") == 429
@@ -454,3 +489,13 @@ def test_each_upload_counts_towards_its_teams_limit() -> None:
     assert throttle.is_over(
         ratelimit.Limit(ratelimit.UPLOADS_FROM_ADDRESS.kind, 1, 3600.0, "uploads"), ATTACKER
     )
+
+
+def test_an_upload_without_a_client_address_counts_for_its_team_only() -> None:
+    from arena.server.site.versions import store_upload
+
+    team = make_team("ants", member="ann")
+    store_upload(team, bot_archive())
+    one = ratelimit.Limit(ratelimit.TEAM_UPLOADS.kind, 1, 3600.0, "uploads")
+    assert throttle.is_over(one, f"team {team.pk}")
+    assert not RateEvent.objects.filter(kind=ratelimit.UPLOADS_FROM_ADDRESS.kind).exists()

@@ -225,12 +225,10 @@ def rotate_join_code(request: HttpRequest) -> HttpResponse:
 @identified
 @require_POST
 def remove_member(request: HttpRequest, membership_id: int) -> HttpResponse:
-    """Take a member out of the team. A member removes those who joined after it, or
-    itself, never an earlier one (who joins with the code cannot throw the team's founders
-    out); the last member stays (a team keeps someone who can act for it); a token removes
-    no one (a member does, logged in). The team's code is rotated, so that the removed
-    member cannot join again with the code it knew; its tokens stop working at once
-    (:func:`arena.server.site.scope.requesting_team`)."""
+    """Take a member out of the team, as :meth:`Membership.may_remove` allows: a member
+    removes itself or those who joined after it; the last member stays (a team keeps
+    someone who can act for it); a token removes no one (a member does, logged in). The
+    team gets a new code and the removed member's tokens stop working at once."""
     team = _team_or_404(request)
     target = get_object_or_404(Membership.objects.filter(team=team), pk=membership_id)
     user = request.user
@@ -241,11 +239,10 @@ def remove_member(request: HttpRequest, membership_id: int) -> HttpResponse:
         return _plain("a member removes members, logged in (a token cannot)", 403)
     if team.memberships.count() == 1:
         return _plain("the last member of a team cannot leave it", 400)
-    if target.pk != mine.pk and (target.joined, target.pk) < (mine.joined, mine.pk):
+    if not mine.may_remove(target):
         return _plain("a member removes only those who joined after it", 403)
     leaving = target.pk == mine.pk
     target.delete()
-    team.rotate_join_code()
     return redirect("team-new" if leaving else "my-team")
 
 
