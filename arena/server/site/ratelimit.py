@@ -24,6 +24,7 @@ False
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -35,6 +36,7 @@ __all__ = [
     "TEAM_UPLOADS",
     "UPLOADS_FROM_ADDRESS",
     "Limit",
+    "address_key",
     "is_limited",
 ]
 
@@ -76,3 +78,24 @@ UPLOADS_FROM_ADDRESS = Limit("upload-address", 30, 3600.0, "uploads from this ad
 def is_limited(failures: Iterable[float], *, now: float, limit: int, window: float) -> bool:
     """Whether the events (times in seconds) within ``window`` before ``now`` reach ``limit``."""
     return sum(1 for at in failures if now - at < window) >= limit
+
+
+def address_key(address: str) -> str:
+    """An address as the limits count it: an IPv4 address itself, an IPv6 address its /64
+    network (one host is given a whole /64: counted per address, it would have 2**64
+    addresses, each with a fresh allowance); anything else as it is.
+
+    >>> address_key("203.0.113.7"), address_key("2001:db8:1:2:aaaa::1")
+    ('203.0.113.7', '2001:db8:1:2::/64')
+    >>> address_key("::ffff:203.0.113.7"), address_key("not an address")
+    ('203.0.113.7', 'not an address')
+    """
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, 64), strict=False))
+    return str(parsed)

@@ -132,6 +132,15 @@ def test_a_guesser_pays_the_address_limit_across_accounts() -> None:
     assert _log_in(OWNER, "alice", PASSWORD) == 302
 
 
+def test_an_ipv6_guesser_gets_one_allowance_per_64_network() -> None:
+    # A host holds a whole /64: counted per address it would have 2**64 fresh allowances.
+    make_team("ants", member="alice")
+    for host in range(ratelimit.LOG_IN_PAIR.count):
+        assert _log_in(f"2001:db8:1:2::{host + 1:x}", "alice", "wrong") == 200
+    assert _log_in("2001:db8:1:2:ffff::9", "alice", PASSWORD) == 429
+    assert _log_in("2001:db8:1:3::1", "alice", PASSWORD) == 302  # another network
+
+
 # -- finding 10: passwords ------------------------------------------------------------------
 
 

@@ -39,9 +39,9 @@ from arena.server.site.ratelimit import Limit
 from arena.server.site.scope import identified, requesting_team, visible
 from arena.server.site.tokens import new_token, token_digest, token_prefix
 
-__all__ = ["change_password", "join_team", "log_in", "log_out", "new_team", "password_changed",
-           "password_reset_done", "remove_member", "reset_password", "revoke_token",
-           "rotate_join_code", "sign_up", "tokens"]  # fmt: skip
+__all__ = ["change_password", "join_team", "limited_address", "log_in", "log_out", "new_team",
+           "password_changed", "password_reset_done", "remove_member", "reset_password",
+           "revoke_token", "rotate_join_code", "sign_up", "tokens"]  # fmt: skip
 
 
 def client_address(request: HttpRequest) -> str:
@@ -63,6 +63,11 @@ def _refused(request: HttpRequest, template: str, context: Mapping[str, object],
     return None
 
 
+def limited_address(request: HttpRequest) -> str:
+    """The client's address as the rate limits count it (:func:`ratelimit.address_key`)."""
+    return ratelimit.address_key(client_address(request))
+
+
 def sign_up(request: HttpRequest) -> HttpResponse:
     """A new account, when the site's sign-up allows one; at most
     :data:`~arena.server.site.ratelimit.SIGN_UPS` from one address, and a wrong invitation
@@ -73,7 +78,7 @@ def sign_up(request: HttpRequest) -> HttpResponse:
     invite = site.invite_code if site.signup == SignUp.INVITE else None
     form = SignUpForm(request.POST or None, invite=invite)
     if request.method == "POST":
-        address = client_address(request)
+        address = limited_address(request)
         checks = ((ratelimit.SIGN_UPS, address), (ratelimit.CODE_GUESSES, address))
         refused = _refused(request, "arena/signup.html", {"form": form}, checks)
         if refused is not None:
@@ -94,7 +99,7 @@ def log_in(request: HttpRequest) -> HttpResponse:
     account is counted as the log-in finds it (:func:`account_key`), whatever its spelling."""
     form = AuthenticationForm(request, data=request.POST or None)
     if request.method == "POST":
-        address = client_address(request)
+        address = limited_address(request)
         account = account_key(str(request.POST.get("username", ""))[:150])
         checks = ((ratelimit.LOG_IN_PAIR, f"{address} {account}"),
                   (ratelimit.LOG_IN_ADDRESS, address))  # fmt: skip
@@ -147,7 +152,7 @@ def join_team(request: HttpRequest) -> HttpResponse:
     form = JoinTeamForm(request.POST)
     if requesting_team(request) is not None or not form.is_valid():
         return redirect("team-new")
-    address = client_address(request)
+    address = limited_address(request)
     context = {"form": NewTeamForm(), "join": form}
     refused = _refused(request, "arena/team_new.html", context,
                        ((ratelimit.CODE_GUESSES, address),))  # fmt: skip

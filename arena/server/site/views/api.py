@@ -29,7 +29,7 @@ from arena.server.site.models import BotVersion, LeaderboardRow, Match, SiteSett
 from arena.server.site.scope import is_own_match, requesting_team, visible
 from arena.server.site.tokens import bearer_token
 from arena.server.site.versions import UploadRefused, UploadTooSoon, store_upload
-from arena.server.site.views.accounts import client_address
+from arena.server.site.views.accounts import limited_address
 
 __all__ = ["hands", "leaderboard", "match", "team", "teams", "version", "versions"]
 
@@ -78,7 +78,7 @@ def versions(request: HttpRequest) -> JsonResponse:
     if not length.isdigit() or int(length) > limit:
         return _error(f"the archive is larger than the limit of {limit:,} bytes", 413)
     try:
-        created = store_upload(team, request.body, address=client_address(request))
+        created = store_upload(team, request.body, address=limited_address(request))
     except UploadRefused as refused:
         return _error(str(refused), 429 if isinstance(refused, UploadTooSoon) else 400)
     except RequestDataTooBig:  # a body without its length, longer than any upload

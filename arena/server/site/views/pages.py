@@ -22,7 +22,7 @@ from arena.server.site.models import (
 )
 from arena.server.site.scope import identified, requesting_team, visible
 from arena.server.site.versions import UploadRefused, UploadTooSoon, activate, store_upload
-from arena.server.site.views.accounts import client_address
+from arena.server.site.views.accounts import limited_address
 
 __all__ = ["leaderboard", "match_hands", "match_page", "my_team", "team_page", "upload",
            "version_page"]  # fmt: skip
@@ -106,7 +106,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             limit = SiteSettings.current().upload_archive_bytes
             if archive.size > limit:  # refused before it is read
                 raise UploadRefused(f"the archive is larger than the limit of {limit:,} bytes")
-            version = store_upload(team, archive.read(), address=client_address(request))
+            version = store_upload(team, archive.read(), address=limited_address(request))
         except UploadRefused as refused:
             form.add_error("archive", str(refused))
             status = 429 if isinstance(refused, UploadTooSoon) else 400
