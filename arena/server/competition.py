@@ -15,6 +15,7 @@ sandbox) plus the site's own keys, read by the same mechanism and with the same 
     archive_bytes = "10MiB"     # the archive as uploaded
     unpacked_bytes = "100MiB"   # its files once unpacked
     file_count = 2000
+    queued_per_team = 3         # versions a team may have waiting for validation
     [validation]
     hands = 200                 # hands of the validation match against the house bot
     allowed_faults = 0
@@ -132,6 +133,9 @@ SITE_KEYS: dict[str, Setting] = {
               "largest total once unpacked", shown="100MiB"),
         _site("upload.file_count", whole(1, 1_000_000), DEFAULT_LIMITS.max_entry_count,
               "most files in an archive"),
+        _site("upload.queued_per_team", whole(1, 1_000), 3,
+              "versions a team may have waiting for validation (one team cannot fill the "
+              "queue every team waits in); a further upload is refused"),
         _site("validation.hands", whole(1, 100_000), DEFAULT_VALIDATION_HANDS,
               "hands of the validation match against the house bot"),
         _site("validation.allowed_faults", whole(0, 100_000), 0,
@@ -199,6 +203,7 @@ class SiteRules:
     upload_archive_bytes: int = _default("upload.archive_bytes")
     upload_unpacked_bytes: int = _default("upload.unpacked_bytes")
     upload_file_count: int = _default("upload.file_count")
+    upload_queued_per_team: int = _default("upload.queued_per_team")
     validation_hands: int = _default("validation.hands")
     validation_allowed_faults: int = _default("validation.allowed_faults")
     validation_house_bot: Path | None = _default("validation.house_bot")  # noqa: RUF009

@@ -84,10 +84,14 @@ LANGUAGE_CODE = "en"
 STATIC_URL = "/static/"
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
+# An account is found by its name in any spelling (NFKC, spaces, case): see the backend.
+AUTHENTICATION_BACKENDS = ["arena.server.site.names.NameBackend"]
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
      "OPTIONS": {"min_length": 10}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]  # fmt: skip
 # An upload's body is read in full before it is checked; above this it is refused at once
 # (the site's own archive limit, usually smaller, is checked next).

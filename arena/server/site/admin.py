@@ -8,6 +8,8 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -24,6 +26,7 @@ from arena.server.site.models import (
     Team,
     ValidationStep,
 )
+from arena.server.site.password_links import password_link
 from arena.server.site.versions import revalidate
 from arena.settings import SettingsError
 
@@ -32,6 +35,7 @@ __all__ = [
     "MatchAdmin",
     "SiteSettingsAdmin",
     "TeamAdmin",
+    "UserWithLinksAdmin",
     "reload_site_settings",
     "rerun_infrastructure_failures",
 ]
@@ -174,3 +178,21 @@ class SiteSettingsAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             self.message_user(request, f"not reloaded: {error}", level=messages.ERROR)
             return
         self.message_user(request, "the site's settings are the competition file's again")
+
+
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class UserWithLinksAdmin(UserAdmin):  # type: ignore[type-arg]
+    """Django's Users page, with a one-time link to set a password (the site sends no email)."""
+
+    actions = ("make_password_links",)
+
+    @admin.action(description="Make a one-time password link for the selected users")
+    def make_password_links(self, request: HttpRequest, queryset: QuerySet[User]) -> None:
+        """A link per user, shown here once, to give to its owner
+        (:mod:`arena.server.site.password_links`)."""
+        for user in queryset:
+            link = request.build_absolute_uri(password_link(user))
+            self.message_user(request, f"one-time password link for {user.username}: {link}")

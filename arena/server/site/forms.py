@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 from typing import Any
 
 from django import forms
@@ -9,7 +10,7 @@ from django.contrib.auth.forms import UserCreationForm
 
 from arena.server.site.models import Team
 
-__all__ = ["JoinTeamForm", "NewTeamForm", "SignUpForm", "TokenForm", "UploadForm"]
+__all__ = ["JoinTeamForm", "NewTeamForm", "SignUpForm", "TokenForm", "UploadForm", "codes_match"]
 
 
 class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
@@ -23,12 +24,33 @@ class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
         if invite is None:
             del self.fields["invite_code"]
 
+    def clean_username(self) -> str:
+        """A name no account has in any case (Django's check), and in ASCII once read as
+        NFKC: a database compares case only in ASCII for certain, and the log-in finds an
+        account by its name in any case (:mod:`arena.server.site.names`)."""
+        name = str(super().clean_username() or "")  # "" once Django found the name taken
+        if not name.isascii():
+            raise forms.ValidationError(
+                f"{name!r}: a user name is ASCII letters, digits and @ . + - _ only"
+            )
+        return name
+
     def clean_invite_code(self) -> str:
-        """The code must be the site's."""
+        """The code must be the site's (compared in constant time: the time taken tells a
+        guesser nothing of how much of the code it had right)."""
         code = str(self.cleaned_data.get("invite_code") or "")
-        if self.invite is not None and code != self.invite:
+        if self.invite is not None and not codes_match(code, self.invite):
             raise forms.ValidationError("that is not the invitation code")
         return code
+
+
+def codes_match(given: str, expected: str) -> bool:
+    """Whether a typed code is ``expected``, in constant time.
+
+    >>> codes_match("blue-42", "blue-42"), codes_match("blue-41", "blue-42")
+    (True, False)
+    """
+    return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
 
 
 class NewTeamForm(forms.Form):
@@ -55,9 +77,12 @@ class JoinTeamForm(forms.Form):
 
 
 class TokenForm(forms.Form):
-    """A new token's name."""
+    """A new token's name, and the days it works (blank: until revoked)."""
 
     name = forms.CharField(max_length=64)
+    days = forms.IntegerField(
+        required=False, min_value=1, max_value=3650, label="Works for (days, blank: until revoked)"
+    )
 
 
 class UploadForm(forms.Form):

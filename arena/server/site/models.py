@@ -1,6 +1,6 @@
 """The site's tables: teams and their members, API tokens, bot versions and their
 validation steps, matches with each seat's result, the leaderboard's rows, the site's
-settings and failed log-ins.
+settings and the events the rate limits count.
 
 Every row a team owns reaches its team in one step (``version.team``, ``token.team``):
 :mod:`arena.server.site.scope` filters on it, once for every view.
@@ -9,10 +9,11 @@ Every row a team owns reaches its team in one step (``version.team``, ``token.te
 from __future__ import annotations
 
 import secrets
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from arena.server.competition import SiteRules, rules_attribute
 
@@ -21,11 +22,11 @@ __all__ = [
     "BotVersion",
     "FailureKind",
     "LeaderboardRow",
-    "LoginFailure",
     "Match",
     "MatchSeat",
     "MatchStatus",
     "Membership",
+    "RateEvent",
     "SiteSettings",
     "StepStatus",
     "Team",
@@ -52,6 +53,12 @@ class Team(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def rotate_join_code(self) -> str:
+        """Give the team a new code (the old one joins no one any more); the new code."""
+        self.join_code = new_join_code()
+        self.save(update_fields=["join_code"])
+        return self.join_code
+
 
 class Membership(models.Model):
     """A user's team (one team per user)."""
@@ -61,6 +68,21 @@ class Membership(models.Model):
     )
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
     joined = models.DateTimeField(auto_now_add=True)
+
+    def may_remove(self, other: Membership) -> bool:
+        """Whether this member may take ``other`` out of their team: itself, or one who
+        joined after it, never an earlier one (who joins with the code cannot throw the
+        team's founders out). The last member stays whatever this says (the view's rule)."""
+        return other.team_id == self.team_id and (other.joined, other.pk) >= (self.joined, self.pk)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        """Take the member out, by the team's page or the admin's; the team gets a new code,
+        so that who was removed cannot join again with the code it knew (its tokens stop
+        working by :func:`arena.server.site.scope.requesting_team`'s rule)."""
+        team = self.team
+        deleted = super().delete(*args, **kwargs)
+        team.rotate_join_code()
+        return deleted
 
 
 class ApiToken(models.Model):
@@ -76,11 +98,14 @@ class ApiToken(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     last_used = models.DateTimeField(null=True, blank=True)
     revoked = models.DateTimeField(null=True, blank=True)
+    #: When the token stops working by itself (None: only when revoked or its maker leaves).
+    expires = models.DateTimeField(null=True, blank=True)
 
     @property
     def is_active(self) -> bool:
-        """Not revoked."""
-        return self.revoked is None
+        """Not revoked, not expired (a token whose maker left is refused too, by
+        :func:`arena.server.site.scope.requesting_team`)."""
+        return self.revoked is None and (self.expires is None or self.expires > timezone.now())
 
 
 class VersionStatus(models.TextChoices):
@@ -267,6 +292,9 @@ class SiteSettings(models.Model):
         default=_stored_default("validation.allowed_faults")
     )
     validation_house_bot = models.CharField(max_length=1024, blank=True)
+    upload_queued_per_team = models.PositiveIntegerField(
+        default=_stored_default("upload.queued_per_team")
+    )
 
     class Meta:
         verbose_name_plural = "site settings"
@@ -291,9 +319,13 @@ class SiteSettings(models.Model):
         )
 
 
-class LoginFailure(models.Model):
-    """A failed log-in, kept for the rate limit (see :mod:`arena.server.site.ratelimit`)."""
+class RateEvent(models.Model):
+    """An event a rate limit counts (a failed log-in, a sign-up, a wrong code, an upload),
+    by the limit's kind and key (see :mod:`arena.server.site.ratelimit`)."""
 
-    address = models.CharField(max_length=64, db_index=True)
-    username = models.CharField(max_length=150, db_index=True)
+    kind = models.CharField(max_length=32)
+    key = models.CharField(max_length=200)
     at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        indexes: ClassVar = [models.Index(fields=["kind", "key", "at"])]

@@ -22,7 +22,7 @@ from functools import wraps
 from typing import Any, TypeVar
 
 from django.contrib.auth.views import redirect_to_login
-from django.db.models import Model, Q, QuerySet
+from django.db.models import F, Model, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from arena.server.competition import Visibility
@@ -63,19 +63,27 @@ def _own_match(team: Team | None) -> Q:
 
 def requesting_team(request: HttpRequest) -> Team | None:
     """The team a request acts for: its bearer token's (an API call), else its logged-in
-    user's. A token that is unknown or revoked is no team at all; its last use is noted."""
+    user's. A token is no team at all when it is unknown, revoked or expired, or when its
+    maker is no longer an active member of its team (removed, left, deactivated): every
+    call looks again, so each takes effect at once. A token's last use is noted."""
     token = bearer_token(request.headers.get("Authorization"))
     if token is not None:
         from django.utils import timezone
 
+        now = timezone.now()
         found = (
             ApiToken.objects.select_related("team")
-            .filter(digest=token_digest(token), revoked__isnull=True)
+            .filter(
+                Q(expires__isnull=True) | Q(expires__gt=now),
+                digest=token_digest(token),
+                revoked__isnull=True,
+                created_by__is_active=True,
+                created_by__membership__team=F("team"),
+            )
             .first()
         )
         if found is None:
             return None
-        now = timezone.now()
         if found.last_used is None or now - found.last_used > LAST_USED_EVERY:
             # Noted at most once a minute: no write on every call of a busy client.
             ApiToken.objects.filter(pk=found.pk).update(last_used=now)

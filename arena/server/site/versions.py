@@ -17,21 +17,49 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from arena.server.current import is_frozen_now
-from arena.server.site.models import BotVersion, SiteSettings, Team, VersionStatus
+from arena.server.site import ratelimit, throttle
+from arena.server.site.models import IN_PROGRESS, BotVersion, SiteSettings, Team, VersionStatus
 from arena.uploads import ArchiveError, inspect
 
-__all__ = ["UploadRefused", "activate", "revalidate", "store_upload"]
+__all__ = ["WAITING", "UploadRefused", "UploadTooSoon", "activate", "revalidate", "store_upload"]
+
+#: The statuses of a version waiting for its verdict (queued, or held by a worker).
+WAITING = (VersionStatus.QUEUED, *IN_PROGRESS)
 
 
 class UploadRefused(ValueError):
     """An upload that breaks a rule; the message names the rule (and the entry)."""
 
 
-def store_upload(team: Team, data: bytes) -> BotVersion:
+class UploadTooSoon(UploadRefused):
+    """An upload refused for now (HTTP 429): a rate limit is used up, or the team already has
+    as many versions waiting for validation as the site allows."""
+
+
+def store_upload(team: Team, data: bytes, *, address: str | None = None) -> BotVersion:
     """Check ``data`` (a tar.gz or zip archive) and keep it as ``team``'s next version,
-    queued for validation; :class:`UploadRefused` names the rule it breaks."""
+    queued for validation; :class:`UploadRefused` names the rule it breaks. Each upload
+    counts towards the team's rate limit, and the address's when one is given (a client's);
+    :class:`UploadTooSoon` when one is used up or the team has ``upload.queued_per_team``
+    versions waiting already."""
     _refuse_after_the_deadline()
-    limits = SiteSettings.current().rules().archive_limits
+    rules = SiteSettings.current().rules()
+    checks = [(ratelimit.TEAM_UPLOADS, f"team {team.pk}")]
+    if address is not None:
+        checks.append((ratelimit.UPLOADS_FROM_ADDRESS, address))
+    for limit, key in checks:
+        if throttle.is_over(limit, key):
+            raise UploadTooSoon(limit.refusal)
+    waiting = team.versions.filter(status__in=WAITING, is_disabled=False).count()
+    if waiting >= rules.upload_queued_per_team:
+        raise UploadTooSoon(
+            f"the team has {waiting} versions waiting for validation, the most the site "
+            f"allows (upload.queued_per_team = {rules.upload_queued_per_team}): upload again "
+            "once one is done"
+        )
+    for limit, key in checks:
+        throttle.note(limit, key)
+    limits = rules.archive_limits
     if len(data) > limits.max_archive_bytes:
         raise UploadRefused(
             f"the archive is {len(data):,} bytes, more than the limit of "

@@ -39,10 +39,15 @@ def make_version(
 
 
 def make_token(team: Team) -> str:
-    """A new token of ``team`` (the token itself)."""
+    """A new token of ``team`` (the token itself), made by its first member."""
     token = new_token()
+    maker = team.memberships.order_by("pk").first()
     ApiToken.objects.create(
-        team=team, name="test", prefix=token_prefix(token), digest=token_digest(token)
+        team=team,
+        created_by=None if maker is None else maker.user,
+        name="test",
+        prefix=token_prefix(token),
+        digest=token_digest(token),
     )
     return token
 

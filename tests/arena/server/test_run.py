@@ -52,9 +52,8 @@ def site(tmp_path: Path) -> Path:
 
 def _token(root: Path) -> str:
     script = (
-        "from arena.server.site.models import Team;"
-        "from tests.arena.server.factories import make_token;"
-        "print(make_token(Team.objects.create(name='ants')))"
+        "from tests.arena.server.factories import make_team, make_token;"
+        "print(make_token(make_team('ants')))"
     )
     done = subprocess.run(
         [sys.executable, "-m", "arena.server.manage", "shell", "-c", script],

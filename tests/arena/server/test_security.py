@@ -19,10 +19,9 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
 from arena.server.middleware import CONTENT_SECURITY_POLICY
-from arena.server.site import ratelimit
+from arena.server.site import ratelimit, throttle
 from arena.server.site.models import (
     ApiToken,
-    LoginFailure,
     Match,
     MatchSeat,
     MatchStatus,
@@ -73,6 +72,7 @@ def owned(tmp_path: Path) -> Owned:
         "token_id": ApiToken.objects.get(team=ants).pk,
         "match_id": match.pk,
         "team_id": ants.pk,
+        "membership_id": ants.memberships.get().pk,
     }
     own, other = Client(), Client()
     assert own.login(username="ann", password=PASSWORD)
@@ -95,6 +95,7 @@ PRIVATE_URLS = {
     "versions/<int:version_id>/activate/": "post",
     "api/v1/versions/<int:version_id>/": "get",
     "tokens/<int:token_id>/revoke/": "post",
+    "team/members/<int:membership_id>/remove/": "post",
     "matches/<int:match_id>/": "get",
     "matches/<int:match_id>/hands/": "get",
     "api/v1/matches/<int:match_id>/": "get",
@@ -162,6 +163,9 @@ FORMS = [
     "/upload/",
     "/versions/{version_id}/activate/",
     "/tokens/{token_id}/revoke/",
+    "/team/code/",
+    "/team/members/{membership_id}/remove/",
+    "/password/",
     "/ladder/versions/{version_id}/promotion/",
     "/ladder/versions/{version_id}/test-games/",
     "/ladder/versions/{version_id}/settings/",
@@ -196,33 +200,38 @@ def test_team_and_bot_strings_are_escaped_under_a_policy() -> None:
         assert "script-src 'self'" in response["Content-Security-Policy"]
 
 
-def test_log_in_is_rate_limited_per_account() -> None:
+def test_log_in_is_rate_limited_per_account_from_one_address() -> None:
     make_team("ants", member="ann")
     client = Client()
-    for _ in range(ratelimit.ACCOUNT_LIMIT):
+    for _ in range(ratelimit.LOG_IN_PAIR.count):
         response = client.post("/login/", {"username": "ann", "password": "wrong"})
         assert response.status_code == 200
-    # Now even the right password is refused until the window passes.
+    # Now even the right password is refused from this address until the window passes.
     response = client.post("/login/", {"username": "ann", "password": PASSWORD})
     assert response.status_code == 429
     assert "_auth_user_id" not in client.session
 
 
-def test_failures_that_left_the_window_do_not_count() -> None:
+def test_failures_that_left_the_window_do_not_count(monkeypatch: pytest.MonkeyPatch) -> None:
     # The view asks ratelimit.is_limited: a failure a whole window old has left it.
     make_team("ants", member="ann")
-    now = timezone.now()
-    for age in [ratelimit.WINDOW] + [60.0] * (ratelimit.ACCOUNT_LIMIT - 1):
-        LoginFailure.objects.create(address="198.51.100.7", username="ann",
-                                    at=now - timedelta(seconds=age))  # fmt: skip
-    assert Client().post("/login/", {"username": "ann", "password": PASSWORD}).status_code == 302
-    LoginFailure.objects.create(address="198.51.100.7", username="ann", at=now)
-    assert Client().post("/login/", {"username": "ann", "password": PASSWORD}).status_code == 429
+    client = Client(REMOTE_ADDR="198.51.100.7")
+    window = ratelimit.LOG_IN_PAIR.window
+    real_now = timezone.now()
+    monkeypatch.setattr(timezone, "now", lambda: real_now - timedelta(seconds=window))
+    throttle.note(ratelimit.LOG_IN_PAIR, "198.51.100.7 ann")
+    monkeypatch.setattr(timezone, "now", lambda: real_now - timedelta(seconds=60))
+    for _ in range(ratelimit.LOG_IN_PAIR.count - 1):
+        throttle.note(ratelimit.LOG_IN_PAIR, "198.51.100.7 ann")
+    monkeypatch.setattr(timezone, "now", lambda: real_now)
+    assert client.post("/login/", {"username": "ann", "password": PASSWORD}).status_code == 302
+    throttle.note(ratelimit.LOG_IN_PAIR, "198.51.100.7 ann")
+    assert client.post("/login/", {"username": "ann", "password": PASSWORD}).status_code == 429
 
 
 def test_log_in_is_rate_limited_per_address() -> None:
     client = Client(REMOTE_ADDR="203.0.113.9")
-    for number in range(ratelimit.ADDRESS_LIMIT):
+    for number in range(ratelimit.LOG_IN_ADDRESS.count):
         client.post("/login/", {"username": f"guess{number}", "password": "wrong"})
     make_team("ants", member="ann")
     response = client.post("/login/", {"username": "ann", "password": PASSWORD})
@@ -264,7 +273,7 @@ def test_the_admins_log_in_is_the_rate_limited_one() -> None:
     make_team("ants", member="ann")
     User.objects.filter(username="ann").update(is_staff=True, is_superuser=True)
     client = Client()
-    for _ in range(ratelimit.ACCOUNT_LIMIT):
+    for _ in range(ratelimit.LOG_IN_PAIR.count):
         client.post("/admin/login/", {"username": "ann", "password": "wrong"})
     assert (
         client.post("/admin/login/", {"username": "ann", "password": PASSWORD}).status_code == 429

@@ -28,7 +28,8 @@ from arena.server.site.matches import match_data, own_seats
 from arena.server.site.models import BotVersion, LeaderboardRow, Match, SiteSettings, Team
 from arena.server.site.scope import is_own_match, requesting_team, visible
 from arena.server.site.tokens import bearer_token
-from arena.server.site.versions import UploadRefused, store_upload
+from arena.server.site.versions import UploadRefused, UploadTooSoon, store_upload
+from arena.server.site.views.accounts import limited_address
 
 __all__ = ["hands", "leaderboard", "match", "team", "teams", "version", "versions"]
 
@@ -77,9 +78,9 @@ def versions(request: HttpRequest) -> JsonResponse:
     if not length.isdigit() or int(length) > limit:
         return _error(f"the archive is larger than the limit of {limit:,} bytes", 413)
     try:
-        created = store_upload(team, request.body)
+        created = store_upload(team, request.body, address=limited_address(request))
     except UploadRefused as refused:
-        return _error(str(refused), 400)
+        return _error(str(refused), 429 if isinstance(refused, UploadTooSoon) else 400)
     except RequestDataTooBig:  # a body without its length, longer than any upload
         return _error(f"the archive is larger than the limit of {limit:,} bytes", 413)
     url = request.build_absolute_uri(reverse("api-version", args=[created.pk]))

@@ -12,9 +12,17 @@ from django.views.decorators.http import require_POST
 from arena.report.page import CONTENT_SECURITY_POLICY as VIEWER_POLICY
 from arena.server.site.forms import UploadForm
 from arena.server.site.matches import match_data, version_results, viewer_page
-from arena.server.site.models import BotVersion, LeaderboardRow, Match, SiteSettings, Team
+from arena.server.site.models import (
+    BotVersion,
+    LeaderboardRow,
+    Match,
+    Membership,
+    SiteSettings,
+    Team,
+)
 from arena.server.site.scope import identified, requesting_team, visible
-from arena.server.site.versions import UploadRefused, activate, store_upload
+from arena.server.site.versions import UploadRefused, UploadTooSoon, activate, store_upload
+from arena.server.site.views.accounts import limited_address
 
 __all__ = ["leaderboard", "match_hands", "match_page", "my_team", "team_page", "upload",
            "version_page"]  # fmt: skip
@@ -39,9 +47,11 @@ def team_page(request: HttpRequest, team_id: int) -> HttpResponse:
     """A team: public facts for all; its versions, code and tokens for its members."""
     team = get_object_or_404(visible(requesting_team(request), Team), pk=team_id)
     mine = requesting_team(request)
+    is_mine = mine is not None and mine.pk == team.pk
     context = {
         "team": team,
-        "is_mine": mine is not None and mine.pk == team.pk,
+        "is_mine": is_mine,
+        "members": _members(request, team) if is_mine else [],
         "versions": visible(mine, BotVersion).filter(team=team).order_by("-number"),
         "matches": visible(mine, Match)
         .filter(Q(seats__team=team) | Q(seats__version__team=team))
@@ -49,6 +59,15 @@ def team_page(request: HttpRequest, team_id: int) -> HttpResponse:
         .order_by("-pk")[:50],
     }
     return render(request, "arena/team.html", context)
+
+
+def _members(request: HttpRequest, team: Team) -> list[tuple[Membership, bool]]:
+    """The team's members, each with whether the requesting user may remove it."""
+    members = list(team.memberships.select_related("user").order_by("joined", "pk"))
+    mine = next((member for member in members if member.user_id == request.user.pk), None)
+    alone = len(members) == 1
+    return [(member, mine is not None and not alone and mine.may_remove(member))
+            for member in members]  # fmt: skip
 
 
 @login_required
@@ -87,10 +106,10 @@ def upload(request: HttpRequest) -> HttpResponse:
             limit = SiteSettings.current().upload_archive_bytes
             if archive.size > limit:  # refused before it is read
                 raise UploadRefused(f"the archive is larger than the limit of {limit:,} bytes")
-            version = store_upload(team, archive.read())
+            version = store_upload(team, archive.read(), address=limited_address(request))
         except UploadRefused as refused:
             form.add_error("archive", str(refused))
-            status = 400
+            status = 429 if isinstance(refused, UploadTooSoon) else 400
         else:
             return redirect("version", version_id=version.pk)
     return render(request, "arena/upload.html", {"form": form}, status=status)
