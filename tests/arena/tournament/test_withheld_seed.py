@@ -21,10 +21,11 @@ import pytest
 from arena.bots.in_memory import BotExit, BotOutput, FakeClock
 from arena.match.config import MatchConfig, MatchConfigError
 from arena.match.fairness import DeckCommitment, commitment_of, withheld_salt
+from arena.match.replay import replay_file
 from arena.match.run import run_match
 from arena.session.draws import StrategyDraws
-from arena.tools.replay import replay_file
-from arena.tournament.config import BotEntry, Format, TournamentConfig
+from arena.settings.catalog import Format
+from arena.tournament.config import BotEntry, TournamentConfig
 from arena.tournament.plan import MatchSpec, plan
 from tests import REPO_ROOT
 from tests.arena.scripted import (
