@@ -105,10 +105,12 @@ def test_a_match_in_a_referee_gives_the_same_outcome_as_in_this_process(tmp_path
 def test_a_hung_match_is_a_timeout_fault_and_its_referee_and_bots_are_killed(
     tmp_path: Path,
 ) -> None:
-    # The bot never answers and the decision limit is long: only the deadline ends it.
+    # The bot never answers and the decision limit is long: only the deadline ends it. The
+    # deadline leaves the referee and both bots time to start on a loaded machine (at 2 s,
+    # under a load of 15 on two cores, the deadline came before the bots had started).
     job = job_for(tmp_path, (HANG, STATION), time_limits=TimeLimits(decision_s=60.0))
     outcome: list[MatchOutcome] = []
-    runner = threading.Thread(target=lambda: outcome.append(run_in_referee(play_match, job, 2.0)))
+    runner = threading.Thread(target=lambda: outcome.append(run_in_referee(play_match, job, 8.0)))
     runner.start()
     seen: list[psutil.Process] = []
     while runner.is_alive() and len(seen) < 3:  # the referee and its two bots
@@ -119,7 +121,7 @@ def test_a_hung_match_is_a_timeout_fault_and_its_referee_and_bots_are_killed(
     (result,) = outcome
     assert result.ended_reason == "timeout" and not result.is_counted
     assert result.error is not None and result.error.startswith("timeout: ")
-    assert "deadline of 2 s" in result.error
+    assert "deadline of 8 s" in result.error
     _gone, alive = psutil.wait_procs(seen, timeout=10)
     assert not alive
 
