@@ -112,3 +112,11 @@ def test_the_public_finals_report_is_drawn_from_redacted_data(
     # The folder folds its small blinds: those hands' cards are hidden to a visitor.
     assert '"??"' in public and '"??"' not in whole
     assert "ants-v1" in public and "crosstable" in public
+    # Under visibility "nothing" a visitor sees no hand of the finals at all.
+    from arena.server.competition import Visibility
+    from arena.server.ladder.finals import write_public_report
+
+    hidden = tmp_path / "nothing.html"
+    write_public_report(Path(run.report_file).parent / "finals", hidden, Visibility.NOTHING)
+    assert '"hands":[]' in hidden.read_text(encoding="utf-8").replace(" ", "")
+    assert '"hands":[]' not in public.replace(" ", "")
