@@ -53,8 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a host name the site answers to (repeat; default: localhost)",
     )
     init.add_argument("--behind-tls", action="store_true",
-                      help="TLS ends at a proxy in front: secure cookies, trust its "
-                      "X-Forwarded-Proto header")  # fmt: skip
+                      help="TLS ends at a proxy in front: secure cookies, HTTPS only (run "
+                      "it with --trusted-proxy)")  # fmt: skip
     init.add_argument("--database", metavar="URL",
                       help="postgresql://USER:PASSWORD@HOST:PORT/NAME (default: SQLite in "
                       "the site folder)")  # fmt: skip
