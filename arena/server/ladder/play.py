@@ -169,7 +169,13 @@ class PlayedGame:
     result per deal, ``{"adjusted": [...], "raw": [...]}`` (a table: every version's,
     ``{"adjusted": {label: [...]}, "raw": {...}}``); ``faults``: each version's faults by
     kind; ``matches``: each match's outcome and the folder its paths are in; ``detail``:
-    what every version at the table may read of how it ended (module docstring)."""
+    what every version at the table may read of how it ended (module docstring). The
+    detail of an infrastructure failure (an exception's text, whoever made it) is the
+    organiser's: it is logged when the game is made and kept out of the reason.
+
+    >>> PlayedGame(EndCause.ARENA_ERROR, detail="OSError: [Errno 28] /srv/site").detail
+    ''
+    """
 
     cause: EndCause
     at_fault: tuple[str, ...] = ()
@@ -178,6 +184,11 @@ class PlayedGame:
     units: dict[str, Any] = field(default_factory=dict)
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
     matches: tuple[tuple[MatchOutcome, Path], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.cause.is_infrastructure and self.detail:
+            _log.warning("a ladder game's %s: %s", self.cause.value, self.detail)
+            object.__setattr__(self, "detail", "")  # frozen: set once, here
 
 
 class _NotBuilt(Exception):
@@ -267,11 +278,10 @@ def play_game(
                 break  # heads-up the first forfeits, as ever
             # At a table every one is named: one left unnamed would share the forfeits.
         except (SandboxUnavailableError, LimitsError) as exc:
-            _log.warning("game %s: the sandbox cannot be set up: %s", spec.game_id, exc)
-            return PlayedGame(EndCause.SANDBOX_UNAVAILABLE)
+            return PlayedGame(EndCause.SANDBOX_UNAVAILABLE, detail=str(exc))
         except OSError as exc:
-            _log.warning("game %s: the versions cannot be prepared: %s", spec.game_id, exc)
-            return PlayedGame(EndCause.ARENA_ERROR, detail="the versions cannot be prepared")
+            detail = f"game {spec.game_id}: the versions cannot be prepared: {exc}"
+            return PlayedGame(EndCause.ARENA_ERROR, detail=detail)
     if not_built:
         labels = tuple(exc.label for exc in not_built)
         return PlayedGame(EndCause.BOT_NOT_READY, labels, "; ".join(map(str, not_built)))
@@ -337,8 +347,7 @@ def _failed(
 ) -> PlayedGame:
     """A game with a match that could not be played to its end: the bots (any of the
     game's) that did not start (their fault), or the arena's trouble."""
-    errors = "; ".join(str(outcome.error) for outcome in failed)
-    _log.warning("matches %s failed: %s", ", ".join(o.match_id for o in failed), errors)
+    errors = "; ".join(f"{outcome.match_id}: {outcome.error}" for outcome in failed)
     codes = {
         name: code
         for outcome in failed
@@ -349,9 +358,10 @@ def _failed(
     if codes:
         absent = tuple(sorted(codes))
         # Each bot's failure by its code: the text after it quotes the bot's stderr.
+        _log.warning("bots did not start: %s", errors)  # their stderr: the organiser's
         detail = "; ".join(f"{name}: {codes[name]}" for name in absent)
         return PlayedGame(EndCause.BOT_NOT_READY, absent, detail, faults=faults,
                           matches=matches)  # fmt: skip
     if any(str(outcome.error).startswith("cannot prepare the match") for outcome in failed):
-        return PlayedGame(EndCause.SANDBOX_UNAVAILABLE)
-    return PlayedGame(EndCause.ARENA_ERROR)
+        return PlayedGame(EndCause.SANDBOX_UNAVAILABLE, detail=errors)
+    return PlayedGame(EndCause.ARENA_ERROR, detail=errors)
