@@ -120,9 +120,11 @@ def _visibility() -> Visibility:
 def published_seed(game: Game) -> str | None:
     """The game's deck seed as its versions' teams may read it: only once the game is
     over and only where the site's visibility is ``everything``. Under any other
-    visibility the seed would deal every card the hand histories hide (``arena match
-    --seed`` replays the same deals), so it is never published; the organiser keeps it
-    (the admin)."""
+    visibility the seed would deal every card again (``arena match --seed`` replays the
+    same deals), the ones the hand histories hide included (a duplicate game shows each
+    team every seat's hole cards in one half or another; the seed adds the rest of each
+    deck: the boards a fold left undealt), so it is never published; the organiser
+    keeps it (the admin)."""
     if not game.is_over or _visibility() is not Visibility.EVERYTHING:
         return None
     return game.seed
