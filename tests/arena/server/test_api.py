@@ -3,6 +3,8 @@ its steps, errors as ``{"error"}`` with a 4xx status."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -179,7 +181,7 @@ def test_the_api_checks_the_token_and_the_length_before_reading_the_body(
     # waitress holds a body to the upload limit (arena.server.serve); the application
     # reads none of it for a caller without a valid token, nor past the limit.
     headers = {} if token is None else {"Authorization": f"Bearer {token}"}
-    big = {"CONTENT_LENGTH": str(64 * 1024 * 1024), "wsgi.input": _Unread()}
+    big: dict[str, Any] = {"CONTENT_LENGTH": str(64 * 1024 * 1024), "wsgi.input": _Unread()}
     response = Client().generic("POST", "/api/v1/versions/", headers=headers, **big)
     assert response.status_code == 401
     valid = {"Authorization": f"Bearer {make_token(make_team('ants'))}"}
