@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: test test-long demo lint typecheck pytest bench clean sandbox-tools browser-tools \
-	database-tools
+	database-tools proxy-tools
 
 # uv installs the same packages as pip would (from PyPI), several times faster (a fresh
 # clone's set-up is part of `make test`'s time); where uv cannot be had or fails, pip does it.
@@ -71,6 +71,23 @@ database-tools:
 	      "the PostgreSQL tests will be skipped"; \
 	  fi; }
 
+# The TLS deployment test runs the site behind nginx (tests/arena/server/test_tls_proxy.py,
+# make test-long). Install it the same way: quietly, once, where we can; elsewhere that test
+# is skipped with the reason.
+proxy-tools:
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing nginx (apt-get) for the TLS deployment test"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -qq nginx-light >/dev/null 2>&1 \
+	      || apt-get install -y -qq nginx >/dev/null 2>&1 \
+	      || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq nginx >/dev/null 2>&1; } \
+	      || echo "note: could not install nginx; the TLS deployment test will be skipped"; \
+	  else \
+	    echo "note: nginx is not installed (apt-get install nginx as root);" \
+	      "the TLS deployment test will be skipped"; \
+	  fi; }
+
 test: $(STAMP) sandbox-tools browser-tools database-tools lint typecheck pytest
 
 lint: $(STAMP)
@@ -96,7 +113,7 @@ pytest: $(STAMP) sandbox-tools browser-tools database-tools
 
 # The long runs that do not fit `make test`'s ten minutes (tests marked slow): those that may
 # share the machine on every core, then the serial ones alone, as `make test` runs them.
-test-long: $(STAMP) sandbox-tools browser-tools database-tools
+test-long: $(STAMP) sandbox-tools browser-tools database-tools proxy-tools
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal -q -m "slow and not serial"; first=$$?; \
 	$(BIN)/pytest -q -m "slow and serial" -p no:xdist; second=$$?; \
 	if [ $$second -eq 5 ]; then second=0; fi; \

@@ -53,8 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a host name the site answers to (repeat; default: localhost)",
     )
     init.add_argument("--behind-tls", action="store_true",
-                      help="TLS ends at a proxy in front: secure cookies, trust its "
-                      "X-Forwarded-Proto header")  # fmt: skip
+                      help="TLS ends at a proxy in front: secure cookies, HTTPS only (run "
+                      "it with --trusted-proxy)")  # fmt: skip
     init.add_argument("--database", metavar="URL",
                       help="postgresql://USER:PASSWORD@HOST:PORT/NAME (default: SQLite in "
                       "the site folder)")  # fmt: skip
@@ -71,6 +71,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        metavar="N", help="ladder workers (default: %(default)s)")  # fmt: skip
     serve.add_argument("--threads", type=value_type(whole(1, 256), "int"), default=8,
                        metavar="N", help="web server threads (default: %(default)s)")  # fmt: skip
+    serve.add_argument("--trusted-proxy", type=_proxy, metavar="ADDR",
+                       help="the address of the proxy in front that ends TLS: its "
+                       "X-Forwarded-Proto and X-Forwarded-For are believed, no one "
+                       "else's (see docs/server.md)")  # fmt: skip
     load = actions.add_parser("import-tournament", help="show a tournament's results on the site")
     load.add_argument("site", type=Path, metavar="SITE_DIR", help="the site folder")
     load.add_argument(
@@ -94,13 +98,24 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
         return serve(args.site, host=args.host, port=args.port, workers=args.workers,
                      threads=args.threads, out=out,
-                     ladder_workers=args.ladder_workers)  # fmt: skip
+                     ladder_workers=args.ladder_workers,
+                     trusted_proxy=args.trusted_proxy)  # fmt: skip
     from arena.server.site.importer import import_tournament
 
     imported = import_tournament(args.site, args.run_folder)
     out.write(f"imported {imported.name}: {imported.rows} leaderboard rows, "
               f"{imported.matches} matches\n")  # fmt: skip
     return 0
+
+
+def _proxy(text: str) -> str:
+    """``--trusted-proxy``'s value (:func:`arena.server.serve.proxy_address`)."""
+    from arena.server.serve import proxy_address
+
+    try:
+        return proxy_address(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _init(args: argparse.Namespace, out: TextIO) -> int:

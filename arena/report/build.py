@@ -12,7 +12,7 @@ import os
 import shlex
 import tempfile
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from arena.store.hand_log import HandLogError, read_hands
 from arena.store.jsonl import PRIVATE_FILE_MODE
 from arena.store.run_folder import RunFolder
 
-__all__ = ["DEFAULT_MAX_HANDS", "ReportSummary", "load_source", "write_report"]
+__all__ = ["DEFAULT_MAX_HANDS", "Redaction", "ReportSummary", "load_source", "write_report"]
 
 #: How many hands a report embeds for its viewer unless told otherwise.
 DEFAULT_MAX_HANDS = 200
@@ -44,6 +44,18 @@ class ReportSummary:
     hands_embedded: int
     hands_total: int
     bots: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """How a report is drawn for readers who are not its organiser: each embedded hand's
+    history through ``history`` (which hides the cards they may not see, and the deck and
+    seed), and none of what only the organiser may read: the seed among the facts, a
+    fault's message (a bot's stderr), the bots' decisions, any note naming a file, the
+    command that names the run folder. The report's data is redacted before the page is
+    drawn, so nothing left out reaches the page."""
+
+    history: Callable[[Mapping[str, Any]], dict[str, Any]]
 
 
 def load_source(source: Path) -> RunData:
@@ -77,23 +89,28 @@ def write_report(
     *,
     max_hands: int = DEFAULT_MAX_HANDS,
     hands: Sequence[HandRef] = (),
+    redaction: Redaction | None = None,
 ) -> ReportSummary:
     """Write the report of ``source`` to ``out`` (one self-contained HTML file).
 
     It embeds at most ``max_hands`` hands for the hand viewer
     (:mod:`arena.report.selection`), plus every hand of ``hands`` (each ``match/number``
-    must exist in the run). Raises :class:`ReportError` naming the path or value on any
-    problem.
+    must exist in the run). With a ``redaction`` it is the public copy (:class:`Redaction`).
+    Raises :class:`ReportError` naming the path or value on any problem.
     """
     if isinstance(max_hands, bool) or not isinstance(max_hands, int) or max_hands < 0:
         raise ReportError(f"max_hands must be a whole number of 0 or more, got {max_hands!r}")
     data = load_source(Path(source))
     _check_requested(data, hands)
     chosen = select_hands(data.candidates, max_hands, hands)
-    embedded = _embedded_hands(data, chosen, set(hands))
+    embedded = _embedded_hands(data, chosen, set(hands), redaction)
     document = _document(data, embedded, hands)
+    is_private = data.has_secret_seed
+    if redaction is not None:
+        _redact(document, data)
+        is_private = False
     page = render_page(data.title, document).encode("utf-8")
-    _write(Path(out), page, is_private=data.has_secret_seed)
+    _write(Path(out), page, is_private=is_private)
     bots = tuple(str(row["bot"]) for row in data.leaderboard.get("rows", ()))
     return ReportSummary(
         path=Path(out),
@@ -126,10 +143,27 @@ def _check_requested(data: RunData, hands: Sequence[HandRef]) -> None:
         )
 
 
+def _redact(document: dict[str, Any], data: RunData) -> None:
+    """Leave out of ``document`` what only the organiser may read (:class:`Redaction`)."""
+    document["facts"] = [[label, value] for label, value in data.facts if label != "seed"]
+    document["faults"] = [
+        {**row, "example": None if row["example"] is None else {
+            key: value for key, value in row["example"].items() if key != "message"}}
+        for row in data.faults
+    ]  # fmt: skip
+    # A note naming a file holds a server path (or an error about one).
+    document["notes"] = [note for note in data.notes if os.sep not in note]
+    document["open_other"] = ""
+
+
 def _embedded_hands(
-    data: RunData, chosen: Sequence[tuple[HandRef, str]], requested: set[HandRef]
+    data: RunData,
+    chosen: Sequence[tuple[HandRef, str]],
+    requested: set[HandRef],
+    redaction: Redaction | None = None,
 ) -> list[dict[str, Any]]:
-    """The viewer documents of the chosen hands, read match by match."""
+    """The viewer documents of the chosen hands, read match by match (through the
+    redaction's history, without the decisions, when there is one)."""
     by_match: dict[str, list[HandRef]] = defaultdict(list)
     for ref, _why in chosen:
         by_match[ref.match_id].append(ref)
@@ -154,12 +188,12 @@ def _embedded_hands(
             if record is None:
                 problem = f"hand {ref} is not in {path}"
             else:
+                history, decisions = record["history"], record.get("decisions") or ()
+                if redaction is not None:
+                    history, decisions = redaction.history(history), ()
                 try:
                     documents[ref] = viewer_hand(
-                        record["history"],
-                        names,
-                        match_id=match_id,
-                        decisions=record.get("decisions") or (),
+                        history, names, match_id=match_id, decisions=decisions
                     )
                 except ViewerError as error:
                     problem = str(error)

@@ -32,7 +32,7 @@ listed after its name::
     manage:        django_start
     conftest:      django_start
     init_site:     site, competition, site_folder, django_start
-    serve:         wsgi, lifeline, site_folder, django_start
+    serve:         wsgi, site, lifeline, site_folder, django_start
 
 The base modules: :mod:`.site_folder` (what a site keeps on disk), :mod:`.competition`
 (the competition file), :mod:`.current` (the competition as its file says now, parsed

@@ -8,25 +8,90 @@ worker that loses its parent (``kill -9`` of this process) gets SIGTERM from the
 and stops too. No state lives in these processes: an upload is on disk and in the
 database before it is answered, and a worker's job is leased (see
 :mod:`arena.server.validation.queue`), so ``kill -9`` of any of them loses nothing.
+
+Behind a proxy that ends TLS (``--trusted-proxy ADDR``, the proxy's address), waitress
+takes the client's scheme and address from that proxy's ``X-Forwarded-Proto`` and
+``X-Forwarded-For`` (:func:`waitress_options`), and from no one else: the same headers
+sent by any other peer are dropped. Django then sees https (no redirect to itself), and
+``REMOTE_ADDR``, which the log-in limit counts by, is the browser's address.
+
+A request body is refused by waitress itself past the site's upload limit and a little
+room (:data:`BODY_SLACK`), before the application reads a byte of it.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from arena.server.django_start import start_django
 from arena.server.lifeline import parent_env
 from arena.server.site_folder import SITE_ENV, SiteFolder
 
-__all__ = ["WorkerPool", "serve"]
+__all__ = ["BODY_SLACK", "WorkerPool", "proxy_address", "serve", "waitress_options"]
 
 #: Seconds a worker has to stop after SIGTERM before it is killed.
 STOP_GRACE = 5.0
+
+
+#: Room above the site's upload limit for a request body: a form's other fields and its
+#: multipart framing (an upload is an archive of at most the limit, plus these).
+BODY_SLACK = 256 * 1024
+
+#: The proxy headers waitress takes from the trusted proxy: the scheme and the client.
+PROXY_HEADERS = frozenset({"x-forwarded-proto", "x-forwarded-for"})
+
+
+def proxy_address(text: str) -> str:
+    """A trusted proxy's address (an IPv4 or IPv6 address, as the proxy connects from);
+    ``ValueError`` naming the value otherwise.
+
+    >>> proxy_address("127.0.0.1")
+    '127.0.0.1'
+    >>> proxy_address("nginx")
+    Traceback (most recent call last):
+    ...
+    ValueError: a trusted proxy is an IP address (as it connects from), got 'nginx'
+    """
+    try:
+        return str(ipaddress.ip_address(text.strip()))
+    except ValueError:
+        raise ValueError(
+            f"a trusted proxy is an IP address (as it connects from), got {text!r}"
+        ) from None
+
+
+def waitress_options(
+    *, threads: int, upload_bytes: int, trusted_proxy: str | None = None
+) -> dict[str, Any]:
+    """waitress's settings: ``threads``, a body limit of ``upload_bytes`` (the site's upload
+    limit) and :data:`BODY_SLACK`, and with a ``trusted_proxy`` the client's scheme and
+    address taken from that proxy's headers only (module docstring).
+
+    >>> options = waitress_options(threads=4, upload_bytes=1000, trusted_proxy="127.0.0.1")
+    >>> options["max_request_body_size"], options["trusted_proxy_count"]
+    (263145, 1)
+    >>> "trusted_proxy" in waitress_options(threads=4, upload_bytes=1000)
+    False
+    """
+    options: dict[str, Any] = {
+        "threads": threads,
+        # waitress refuses a body of this size or more: the limit and its slack pass.
+        "max_request_body_size": upload_bytes + BODY_SLACK + 1,
+    }
+    if trusted_proxy is not None:
+        options.update(
+            trusted_proxy=trusted_proxy,
+            trusted_proxy_count=1,
+            trusted_proxy_headers=set(PROXY_HEADERS),
+            clear_untrusted_proxy_headers=True,
+        )
+    return options
 
 
 #: How a worker is started: the site's management commands (the command's name follows).
@@ -105,8 +170,10 @@ def serve(
     threads: int,
     out: TextIO,
     ladder_workers: int = 1,
+    trusted_proxy: str | None = None,
 ) -> int:
-    """Serve the site at ``root`` until SIGINT or SIGTERM; the exit code."""
+    """Serve the site at ``root`` until SIGINT or SIGTERM (behind ``trusted_proxy``, the
+    address of a proxy in front: module docstring); the exit code."""
     import waitress
 
     site = SiteFolder.load(root.absolute())
@@ -118,12 +185,15 @@ def serve(
     call_command("migrate", verbosity=0, interactive=False)  # a newer arena's tables
     pool = WorkerPool(site, workers, out)
     ladder = WorkerPool(site, ladder_workers, out, "ladder_worker")  # arena.server.ladder
-    from django.conf import settings
+    from arena.server.site.models import SiteSettings
 
     # A request body larger than any upload the site takes is refused by waitress itself.
-    largest = settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1024 * 1024
-    server = waitress.create_server(application, host=host, port=port, threads=threads,
-                                    max_request_body_size=largest)  # fmt: skip
+    limit = SiteSettings.current().upload_archive_bytes
+    options = waitress_options(threads=threads, upload_bytes=limit, trusted_proxy=trusted_proxy)
+    server = waitress.create_server(application, host=host, port=port, **options)
+    if site.behind_tls and trusted_proxy is None:
+        out.write("note: the site is behind TLS but no --trusted-proxy is named: "
+                  "every request is redirected to https\n")  # fmt: skip
     pool.start()
     ladder.start()
     try:

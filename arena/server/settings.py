@@ -2,7 +2,8 @@
 :mod:`arena.server.site_folder`): the database, the secret key, the host names, the uploads
 folder. Debug is always off; static files are served by the application itself (no
 separate web server needed in front, though TLS should be); with ``behind_tls`` the
-cookies are ``Secure`` and the proxy's ``X-Forwarded-Proto: https`` is trusted.
+cookies are ``Secure`` and plain HTTP is redirected (the scheme is waitress's, taken from
+the trusted proxy only: :mod:`arena.server.serve`).
 
 Without ``ARENA_SITE_DIR`` (type checking, importing the package's modules in tests) the
 settings are a throwaway in-memory site with a random key; nothing is served that way.
@@ -102,7 +103,7 @@ FILE_UPLOAD_PERMISSIONS = 0o600
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-# Behind a proxy that ends TLS: secure cookies, the proxy's header trusted (see security_settings).
+# Behind a proxy that ends TLS: secure cookies, HTTPS only (see security_settings).
 globals().update(security_settings(behind_tls=SITE is not None and SITE.behind_tls,
                                    allowed_hosts=ALLOWED_HOSTS))  # fmt: skip
 

@@ -186,9 +186,14 @@ def database_settings(url: str) -> dict[str, Any]:
 
 def security_settings(*, behind_tls: bool, allowed_hosts: list[str]) -> dict[str, Any]:
     """Django's settings for a site served over TLS by a proxy in front (``behind_tls``):
-    the proxy's ``X-Forwarded-Proto: https`` is trusted, cookies are ``Secure``, plain HTTP
-    is redirected and browsers are told to keep to HTTPS. Cookies are ``HttpOnly`` and
-    ``SameSite=Lax`` either way.
+    cookies are ``Secure``, plain HTTP is redirected and browsers are told to keep to
+    HTTPS. Cookies are ``HttpOnly`` and ``SameSite=Lax`` either way. Django reads the
+    scheme from the WSGI server, never from a header: waitress sets it from the trusted
+    proxy's ``X-Forwarded-Proto`` only (``arena server run --trusted-proxy``), so no other
+    client can claim https.
+
+    >>> "SECURE_PROXY_SSL_HEADER" in security_settings(behind_tls=True, allowed_hosts=[])
+    False
 
     >>> tls = security_settings(behind_tls=True, allowed_hosts=["poker.example.org"])
     >>> tls["CSRF_TRUSTED_ORIGINS"]
@@ -206,7 +211,6 @@ def security_settings(*, behind_tls: bool, allowed_hosts: list[str]) -> dict[str
     }
     if behind_tls:
         values.update(
-            SECURE_PROXY_SSL_HEADER=("HTTP_X_FORWARDED_PROTO", "https"),
             SECURE_SSL_REDIRECT=True,
             SECURE_HSTS_SECONDS=31_536_000,
             CSRF_TRUSTED_ORIGINS=[f"https://{host}" for host in allowed_hosts if host != "*"],

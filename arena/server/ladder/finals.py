@@ -10,7 +10,10 @@ fit). The run folder is ``<work>/finals``: a finals stopped half way (the machin
 restarted) is resumed by running ``ladder_finals`` again, as ``arena tournament`` resumes.
 The tournament's matches and its leaderboard (board ``finals``) are imported as any
 tournament's (:func:`arena.server.site.importer.save_tournament`); the report is written next
-to the run folder and served by the finals page.
+to the run folder twice: the organiser's, whole (every card, the seed, the bots' stderr,
+the paths: 0600, shown to staff only), and the public copy everyone reads, drawn from
+redacted data (:func:`public_report_path`): cards as the site's visibility lets a visitor
+see them (no hand at all under ``nothing``), no seed, no fault message, no path.
 """
 
 from __future__ import annotations
@@ -25,17 +28,26 @@ from django.utils import timezone
 from arena.ladder.finals import finals_entrants
 from arena.ladder.games import pair_records
 from arena.ladder.ratings import fit
-from arena.report.build import write_report
+from arena.report.build import DEFAULT_MAX_HANDS, Redaction, write_report
+from arena.server.competition import Visibility
 from arena.server.ladder.models import FinalsRun, FinalsStatus, version_label
 from arena.server.ladder.play import LadderRules, VersionFiles, prepare
 from arena.server.ladder.state import active_versions, rated_results
 from arena.server.site.importer import read_tournament, save_tournament
+from arena.server.site.models import SiteSettings
+from arena.server.site.visibility import redact_history
 from arena.settings.catalog import Format
 from arena.tournament.config import BotEntry
 from arena.tournament.display import QuietDisplay
 from arena.tournament.host import run
 
-__all__ = ["FINALS_NAME", "finals_format", "run_finals"]
+__all__ = [
+    "FINALS_NAME",
+    "finals_format",
+    "public_report_path",
+    "run_finals",
+    "write_public_report",
+]
 
 #: The finals' tournament name and leaderboard.
 FINALS_NAME = "finals"
@@ -53,6 +65,24 @@ def finals_format(table_size: int, entrant_count: int) -> dict[str, Any]:
     if seats <= 2:
         return {"format": Format.ROUND_ROBIN, "ring_seats": None}
     return {"format": Format.RING, "ring_seats": seats}
+
+
+def public_report_path(report: Path) -> Path:
+    """Where the public copy of the organiser's ``report`` is written: beside it.
+
+    >>> public_report_path(Path("/work/finals-report.html")).name
+    'finals-report.public.html'
+    """
+    return report.with_name(f"{report.stem}.public{report.suffix}")
+
+
+def write_public_report(run_folder: Path, out: Path, visibility: Visibility) -> None:
+    """The finals' report as a visitor may read it (module docstring), to ``out``."""
+    redaction = Redaction(
+        history=lambda history: redact_history(history, own_seats=set(), visibility=visibility)
+    )
+    hands = 0 if visibility is Visibility.NOTHING else DEFAULT_MAX_HANDS
+    write_report(run_folder, out, max_hands=hands, redaction=redaction)
 
 
 def run_finals(rules: LadderRules, work: Path) -> FinalsRun:
@@ -84,6 +114,8 @@ def run_finals(rules: LadderRules, work: Path) -> FinalsRun:
         save_tournament(read_tournament(hosted.folder.path))
         report = work / "finals-report.html"
         write_report(hosted.folder.path, report)
+        visibility = Visibility(SiteSettings.current().visibility)
+        write_public_report(hosted.folder.path, public_report_path(report), visibility)
     except Exception as error:
         FinalsRun.objects.filter(pk=row.pk).update(
             status=FinalsStatus.FAILED,

@@ -10,8 +10,9 @@ with the worker's name and a lease that the worker renews), then ``done`` (a res
 ``bot_fault`` (a bot did not start: a forfeit, or no result when neither did) or
 ``failed_infrastructure`` (left out after too many attempts the bots were not to blame for).
 A claimed game whose lease expired is claimed again and played from its start, with the
-same seed. Its seed comes from the site's secret key and the game's number and is shown
-only once the game is over.
+same seed. Its seed comes from the site's secret key and the game's number; a team is
+shown it only once the game is over and only where the site shows every card anyway
+(:func:`arena.server.ladder.views.published_seed`).
 """
 
 from __future__ import annotations
@@ -148,7 +149,7 @@ class Game(models.Model):
 
     @property
     def is_over(self) -> bool:
-        """Done, a bot's fault or left out: its seed may be shown."""
+        """Done, a bot's fault or left out (its seed may be shown: see the module)."""
         return self.status not in (GameStatus.QUEUED, GameStatus.CLAIMED)
 
     def score_for(self, version_id: int) -> float | None:

@@ -18,6 +18,13 @@ What came back is a :class:`PlayedGame`: how the game ended
 was played to its end, its result (:func:`arena.ladder.games.game_from_block`, a table's
 :func:`arena.ladder.games.table_from_block`), the duplicate units per deal and each
 version's faults. Nothing here touches the database.
+
+A game's ``detail`` becomes part of its end reason, which every version at its table
+reads: it never holds a bot's stderr, a build's output, a path or an exception's text.
+A bot that did not start is named with its start-up failure's code only (``exited``,
+``startup_timeout``: its stderr tail stays out); what went wrong in the infrastructure
+is logged whole for the organiser (logger ``arena.server.ladder.play``) and shown as
+what failed.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
 import re
 import shutil
 import uuid
@@ -65,6 +73,8 @@ __all__ = [
     "play_game",
     "table_size",
 ]
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +168,14 @@ class PlayedGame:
     """How a game ended and what it left (module docstring). ``units``: ``first``'s
     result per deal, ``{"adjusted": [...], "raw": [...]}`` (a table: every version's,
     ``{"adjusted": {label: [...]}, "raw": {...}}``); ``faults``: each version's faults by
-    kind; ``matches``: each match's outcome and the folder its paths are in."""
+    kind; ``matches``: each match's outcome and the folder its paths are in; ``detail``:
+    what every version at the table may read of how it ended (module docstring). The
+    detail of an infrastructure failure (an exception's text, whoever made it) is the
+    organiser's: it is logged when the game is made and kept out of the reason.
+
+    >>> PlayedGame(EndCause.ARENA_ERROR, detail="OSError: [Errno 28] /srv/site").detail
+    ''
+    """
 
     cause: EndCause
     at_fault: tuple[str, ...] = ()
@@ -168,13 +185,20 @@ class PlayedGame:
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
     matches: tuple[tuple[MatchOutcome, Path], ...] = ()
 
+    def __post_init__(self) -> None:
+        if self.cause.is_infrastructure and self.detail:
+            _log.warning("a ladder game's %s: %s", self.cause.value, self.detail)
+            object.__setattr__(self, "detail", "")  # frozen: set once, here
+
 
 class _NotBuilt(Exception):
-    """A version that cannot be unpacked or built here (its own fault: it was accepted)."""
+    """A version that cannot be unpacked or built here (its own fault: it was accepted):
+    what failed (public) and why (the organiser's: it may quote the version's files)."""
 
-    def __init__(self, label: str, reason: str) -> None:
+    def __init__(self, label: str, reason: str, why: object) -> None:
         super().__init__(f"{label}: {reason}")
         self.label = label
+        _log.warning("%s: %s: %s", label, reason, why)
 
 
 def prepare(version: VersionFiles, rules: LadderRules, root: Path) -> tuple[Path, Path | None]:
@@ -195,7 +219,7 @@ def _build(version: VersionFiles, rules: LadderRules, home: Path) -> None:
         try:
             unpack(version.archive, scratch / "upload", rules.archive)
         except ArchiveError as exc:
-            raise _NotBuilt(version.label, f"its archive cannot be unpacked: {exc}") from None
+            raise _NotBuilt(version.label, "its archive cannot be unpacked", exc) from None
         path = scratch / "upload" / "bot.toml"
         tops = list((scratch / "upload").iterdir())
         if not path.is_file() and len(tops) == 1 and tops[0].is_dir():
@@ -203,14 +227,14 @@ def _build(version: VersionFiles, rules: LadderRules, home: Path) -> None:
         try:
             manifest = load_manifest(path)
         except (ManifestError, OSError) as exc:
-            raise _NotBuilt(version.label, f"its bot.toml cannot be read: {exc}") from None
+            raise _NotBuilt(version.label, "its bot.toml cannot be read", exc) from None
         launcher = launcher_for(
             rules.sandbox, overrides=dict(rules.resource_limits), expose=rules.expose
         )
         try:
             (built,) = build_bots([(version.label, manifest)], launcher=launcher)
             if not built.result.is_ok:
-                raise _NotBuilt(version.label, f"its build failed: {built.result.reason}")
+                raise _NotBuilt(version.label, "its build failed", built.result.reason)
             build = None
             if built.built_copy is not None:
                 shutil.copytree(built.built_copy, scratch / "build", symlinks=True)
@@ -225,8 +249,9 @@ def _build(version: VersionFiles, rules: LadderRules, home: Path) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-#: The start of a bot's part of :class:`arena.match.readiness.BotsNotReadyError`'s message.
-_ABSENT = re.compile(r"'((?:[^'\\]|\\.)*)' \(seat (\d+)\)")
+#: A bot's part of :class:`arena.match.readiness.BotsNotReadyError`'s message: its name,
+#: its seat and its start-up failure's code (the free text after it is the bot's own).
+_ABSENT = re.compile(r"'((?:[^'\\]|\\.)*)' \(seat (\d+)\): ([a-z_]+)")
 
 
 def play_game(
@@ -255,7 +280,7 @@ def play_game(
         except (SandboxUnavailableError, LimitsError) as exc:
             return PlayedGame(EndCause.SANDBOX_UNAVAILABLE, detail=str(exc))
         except OSError as exc:
-            detail = f"the versions cannot be prepared: {exc}"
+            detail = f"game {spec.game_id}: the versions cannot be prepared: {exc}"
             return PlayedGame(EndCause.ARENA_ERROR, detail=detail)
     if not_built:
         labels = tuple(exc.label for exc in not_built)
@@ -322,18 +347,20 @@ def _failed(
 ) -> PlayedGame:
     """A game with a match that could not be played to its end: the bots (any of the
     game's) that did not start (their fault), or the arena's trouble."""
-    errors = "; ".join(str(outcome.error) for outcome in failed)
-    absent = sorted(
-        {
-            name
-            for outcome in failed
-            if "not ready" in str(outcome.error)
-            for name, _seat in _ABSENT.findall(str(outcome.error))
-            if name in bots
-        }
-    )
-    if absent:
-        return PlayedGame(EndCause.BOT_NOT_READY, tuple(absent), errors, faults=faults,
+    errors = "; ".join(f"{outcome.match_id}: {outcome.error}" for outcome in failed)
+    codes = {
+        name: code
+        for outcome in failed
+        if "not ready" in str(outcome.error)
+        for name, _seat, code in _ABSENT.findall(str(outcome.error))
+        if name in bots
+    }
+    if codes:
+        absent = tuple(sorted(codes))
+        # Each bot's failure by its code: the text after it quotes the bot's stderr.
+        _log.warning("bots did not start: %s", errors)  # their stderr: the organiser's
+        detail = "; ".join(f"{name}: {codes[name]}" for name in absent)
+        return PlayedGame(EndCause.BOT_NOT_READY, absent, detail, faults=faults,
                           matches=matches)  # fmt: skip
     if any(str(outcome.error).startswith("cannot prepare the match") for outcome in failed):
         return PlayedGame(EndCause.SANDBOX_UNAVAILABLE, detail=errors)

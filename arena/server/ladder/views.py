@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from django.contrib import messages
 from django.db.models import Sum
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -23,9 +24,11 @@ from django.views.decorators.http import require_POST
 from arena.ladder.games import pair_records
 from arena.ladder.matchmaking import GameKind
 from arena.report.page import CONTENT_SECURITY_POLICY as REPORT_POLICY
+from arena.server.competition import Visibility
 from arena.server.current import is_frozen_now
 from arena.server.ladder import config
 from arena.server.ladder.chart import llr_chart
+from arena.server.ladder.finals import public_report_path
 from arena.server.ladder.models import (
     FinalsRun,
     FinalsStatus,
@@ -39,7 +42,7 @@ from arena.server.ladder.models import (
     version_label,
 )
 from arena.server.ladder.state import active_versions, plays_in, rated_results, with_seats
-from arena.server.site.models import BotVersion, Team, VersionStatus
+from arena.server.site.models import BotVersion, SiteSettings, Team, VersionStatus
 from arena.server.site.scope import identified, requesting_team, visible
 
 __all__ = [
@@ -60,7 +63,10 @@ def _number(value: float | None, digits: int = 1) -> float | None:
 
 
 def ladder_data() -> dict[str, Any]:
-    """The ladder as the page and the API show it (public: ratings and pair results)."""
+    """The ladder as the page and the API show it (public: ratings and pair results).
+    With the site's visibility ``nothing`` no game is anyone else's business: the
+    ratings stay, each pair's games and hands and the tables' results go."""
+    hides_games = _visibility() is Visibility.NOTHING
     ratings = [
         {
             "place": rating.place,
@@ -77,7 +83,8 @@ def ladder_data() -> dict[str, Any]:
         for rating in Rating.objects.select_related("version__team")
     ]
     pairs = []
-    for (first, second), record in sorted(pair_records(rated_results()).items()):
+    records = {} if hides_games else pair_records(rated_results())
+    for (first, second), record in sorted(records.items()):
         adjusted, raw = record.adjusted_estimate(), record.raw_estimate()
         pairs.append(
             {
@@ -94,9 +101,9 @@ def ladder_data() -> dict[str, Any]:
         )
     in_flight = Game.objects.filter(status__in=(GameStatus.QUEUED, GameStatus.CLAIMED)).count()
     played = Game.objects.filter(status=GameStatus.DONE).count()
-    tables = with_seats(
+    tables = [] if hides_games else with_seats(
         Game.objects.filter(seat_count__gt=2, status__in=(GameStatus.DONE, GameStatus.BOT_FAULT))
-    ).order_by("-pk")[:_RECENT_TABLES]
+    ).order_by("-pk")[:_RECENT_TABLES]  # fmt: skip
     return {"ratings": ratings, "pairs": pairs, "games_played": played, "in_flight": in_flight,
             "tables": [{"id": game.pk, "kind": game.kind, "status": game.status,
                         "seats": _seats(game)} for game in tables]}  # fmt: skip
@@ -104,6 +111,23 @@ def ladder_data() -> dict[str, Any]:
 
 #: The ring tables the ladder page lists (the last ones over).
 _RECENT_TABLES = 20
+
+
+def _visibility() -> Visibility:
+    return Visibility(SiteSettings.current().visibility)
+
+
+def published_seed(game: Game) -> str | None:
+    """The game's deck seed as its versions' teams may read it: only once the game is
+    over and only where the site's visibility is ``everything``. Under any other
+    visibility the seed would deal every card again (``arena match --seed`` replays the
+    same deals), the ones the hand histories hide included (a duplicate game shows each
+    team every seat's hole cards in one half or another; the seed adds the rest of each
+    deck: the boards a fold left undealt), so it is never published; the organiser
+    keeps it (the admin)."""
+    if not game.is_over or _visibility() is not Visibility.EVERYTHING:
+        return None
+    return game.seed
 
 
 def _seats(game: Game) -> list[dict[str, Any]]:
@@ -144,7 +168,7 @@ def _game_row(game: Game, version: BotVersion) -> dict[str, Any]:
         "raw": _number(game.raw_for(version.pk)),
         "at_fault": game.is_at_fault(version.pk),
         "faults": (game.faults or {}).get(version_label(version), {}),
-        "seed": game.seed if game.is_over else None,
+        "seed": published_seed(game),
         "seats": seats,
         "matches": game.match_numbers(),
     }
@@ -179,7 +203,6 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
         and version.team.active_version_id not in (None, version.pk),
         "is_accepted": version.status == VersionStatus.ACCEPTED,
         "is_frozen": is_frozen_now(),
-        "message": request.GET.get("message", "")[:200],
     }
     return render(request, "ladder/version.html", context)
 
@@ -237,16 +260,11 @@ def _own_version(request: HttpRequest, version_id: int) -> tuple[Team, BotVersio
     return team, version
 
 
-def _back(version: BotVersion, message: str) -> HttpResponse:
-    response = redirect("ladder-version", version_id=version.pk)
-    response["Location"] += "?" + _query(message)
-    return response
-
-
-def _query(message: str) -> str:
-    from urllib.parse import urlencode
-
-    return urlencode({"message": message})
+def _back(request: HttpRequest, version: BotVersion, message: str) -> HttpResponse:
+    """Back to the version's page with ``message`` (Django's messages: the text never
+    travels in the URL, where anyone could write a link with their own)."""
+    messages.success(request, message)
+    return redirect("ladder-version", version_id=version.pk)
 
 
 @identified
@@ -260,7 +278,7 @@ def request_promotion(request: HttpRequest, version_id: int) -> HttpResponse:
     running = PromotionTest.objects.filter(candidate=version, status=PromotionStatus.RUNNING)
     if not running.exists():
         PromotionTest.objects.create(team=team, candidate=version, incumbent=incumbent)
-    return _back(version, f"promotion test against {version_label(incumbent)} asked for")
+    return _back(request, version, f"promotion test against {version_label(incumbent)} asked for")
 
 
 @identified
@@ -301,7 +319,9 @@ def request_test_games(request: HttpRequest, version_id: int) -> HttpResponse:
             status=429,
         )
     UnrankedRequest.objects.create(team=team, bot=version, opponent=opponent, games_left=count)
-    return _back(version, f"{count} test game(s) against {version_label(opponent)} asked for")
+    return _back(
+        request, version, f"{count} test game(s) against {version_label(opponent)} asked for"
+    )
 
 
 @identified
@@ -312,7 +332,7 @@ def team_settings(request: HttpRequest, version_id: int) -> HttpResponse:
     LadderTeamSettings.objects.update_or_create(
         team=team, defaults={"auto_activate": request.POST.get("auto_activate") == "on"}
     )
-    return _back(version, "settings saved")
+    return _back(request, version, "settings saved")
 
 
 def finals_page(request: HttpRequest) -> HttpResponse:
@@ -331,12 +351,16 @@ def finals_page(request: HttpRequest) -> HttpResponse:
 
 
 def finals_report(request: HttpRequest) -> HttpResponse:
-    """The finals' report (the tournament report's page, with its own policy)."""
+    """The finals' report (the tournament report's page, with its own policy): its public
+    copy (:func:`arena.server.ladder.finals.public_report_path`), the organiser's whole
+    one to staff only."""
     run = FinalsRun.objects.filter(status=FinalsStatus.DONE).order_by("-pk").first()
     if run is None or not run.report_file:
         raise Http404("no finals yet")
+    whole = Path(run.report_file)
+    is_organiser = request.user.is_authenticated and request.user.is_staff
     try:
-        page = Path(run.report_file).read_bytes()
+        page = (whole if is_organiser else public_report_path(whole)).read_bytes()
     except OSError:
         raise Http404("the report is gone") from None
     response = HttpResponse(page, content_type="text/html; charset=utf-8")

@@ -3,6 +3,8 @@ its steps, errors as ``{"error"}`` with a 4xx status."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -161,3 +163,27 @@ def test_a_teams_json_shows_its_versions_to_its_own_only() -> None:
                        headers={"Authorization": f"Bearer {make_token(bees)}"})  # fmt: skip
     assert other.status_code == 200 and "versions" not in other.json()
     assert client.get("/api/v1/teams/999/").status_code == 404
+
+
+class _Unread:
+    """A request body that fails the test if anything reads it."""
+
+    def read(self, *_args: object) -> bytes:
+        raise AssertionError("the body was read")
+
+    readline = read
+
+
+@pytest.mark.parametrize("token", [None, "arena_unknown"])
+def test_the_api_checks_the_token_and_the_length_before_reading_the_body(
+    token: str | None,
+) -> None:
+    # waitress holds a body to the upload limit (arena.server.serve); the application
+    # reads none of it for a caller without a valid token, nor past the limit.
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+    big: dict[str, Any] = {"CONTENT_LENGTH": str(64 * 1024 * 1024), "wsgi.input": _Unread()}
+    response = Client().generic("POST", "/api/v1/versions/", headers=headers, **big)
+    assert response.status_code == 401
+    valid = {"Authorization": f"Bearer {make_token(make_team('ants'))}"}
+    response = Client().generic("POST", "/api/v1/versions/", headers=valid, **big)
+    assert response.status_code == 413

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
 from django.utils import timezone
 
 from arena.server.site.admin import rerun_infrastructure_failures
@@ -24,7 +25,7 @@ from arena.server.site.models import (
 from arena.server.site.versions import revalidate
 from arena.server.validation.queue import RETRY_SECONDS, claim_next
 from arena.server.validation.seam import PIPELINE_ENV
-from tests.arena.server.factories import bot_archive, make_team, make_version
+from tests.arena.server.factories import PASSWORD, bot_archive, make_team, make_version
 
 pytestmark = pytest.mark.usefixtures("db")
 
@@ -53,6 +54,11 @@ def test_a_pipeline_that_raises_is_the_sites_failure(monkeypatch: pytest.MonkeyP
     done = BotVersion.objects.get(pk=version.pk)
     assert done.status == VersionStatus.REJECTED
     assert "not the bot" in done.reason and "RuntimeError" in done.reason
+    # The exception's text stays in the worker's log: the page shows what failed only.
+    assert [step.message for step in done.steps.all()] == ["the site failed"]
+    page = Client()
+    assert page.login(username="ants-1", password=PASSWORD)
+    assert "the disk is full" not in page.get(f"/versions/{version.pk}/").content.decode()
 
 
 def _broken(*args: object) -> object:

@@ -17,7 +17,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,8 +74,15 @@ class LiveSite:
         return done.stdout
 
 
-def init_site(folder: Path, *, competition: str = COMPETITION, database: str | None = None) -> Path:
-    """``arena server init`` of a new site in ``folder/site``; the site's folder."""
+def init_site(
+    folder: Path,
+    *,
+    competition: str = COMPETITION,
+    database: str | None = None,
+    options: Sequence[str] = (),
+) -> Path:
+    """``arena server init`` of a new site in ``folder/site`` (with ``options``, such as
+    ``--behind-tls``); the site's folder."""
     folder.mkdir(parents=True, exist_ok=True)
     competition_file = folder / "competition.toml"
     competition_file.write_text(competition, encoding="utf-8")
@@ -86,6 +93,7 @@ def init_site(folder: Path, *, competition: str = COMPETITION, database: str | N
                     "--admin-password-file", str(password_file))  # fmt: skip
     if database is not None:
         command += ["--database", database]
+    command += options
     done = subprocess.run(
         command, capture_output=True, text=True, timeout=START_SECONDS, check=False, cwd=folder
     )
@@ -95,13 +103,16 @@ def init_site(folder: Path, *, competition: str = COMPETITION, database: str | N
 
 
 @contextlib.contextmanager
-def running_site(site: Path, *, workers: int = 1, threads: int = 8) -> Iterator[LiveSite]:
-    """``arena server run`` of ``site`` on a free loopback port until the block ends."""
+def running_site(
+    site: Path, *, workers: int = 1, threads: int = 8, options: Sequence[str] = ()
+) -> Iterator[LiveSite]:
+    """``arena server run`` of ``site`` on a free loopback port until the block ends (with
+    ``options``, such as ``--trusted-proxy``)."""
     log_path = site.parent / "server.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             arena("server", "run", str(site), "--host", "127.0.0.1", "--port", "0",
-                  "--workers", str(workers), "--threads", str(threads)),
+                  "--workers", str(workers), "--threads", str(threads), *options),
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             cwd=site.parent, start_new_session=True,
         )  # fmt: skip

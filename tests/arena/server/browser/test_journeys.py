@@ -21,6 +21,8 @@ Playwright or a Chromium is not installed.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -32,7 +34,8 @@ import pytest
 from arena.uploads import pack
 from tests import REPO_ROOT
 from tests.arena.report.runs import write_tournament
-from tests.arena.server.browser.live import LiveSite, arena, live_site
+from tests.arena.server.browser.live import LiveSite, arena, init_site, live_site, running_site
+from tests.arena.server.browser.proxy import HOST, behind_nginx, missing_tool
 from tests.postgres import PostgresServer, database_urls, postgres_server  # noqa: F401
 
 sync_api = pytest.importorskip(
@@ -124,7 +127,9 @@ def browser() -> Iterator[Any]:
 
 
 def _visitor(browser: Any, site: str) -> Visitor:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    # Over https the site's certificate is the test's own, self-signed.
+    context = browser.new_context(viewport={"width": 1280, "height": 900},
+                                  ignore_https_errors=site.startswith("https:"))  # fmt: skip
     page = context.new_page()
     seen = Visitor(page, site)
 
@@ -166,9 +171,37 @@ def _import_tournament(site: LiveSite, folder: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def _journey(browser: Any, tmp_path: Path, database: str | None) -> None:
-    with live_site(tmp_path / "live", database=database) as site:
-        ann = _visitor(browser, site.url)
+@dataclass(frozen=True)
+class Served:
+    """A live site, the address the browser uses and the certificate to trust (None:
+    plain HTTP)."""
+
+    site: LiveSite
+    url: str
+    cert: Path | None = None
+
+
+@contextlib.contextmanager
+def _served(tmp_path: Path, database: str | None, tls: bool) -> Iterator[Served]:
+    """A live site and the address the browser uses: its own, or with ``tls`` nginx's
+    in front of it over https (the deployment docs/server.md shows)."""
+    if not tls:
+        with live_site(tmp_path / "live", database=database) as site:
+            yield Served(site, site.url)
+        return
+    root = init_site(tmp_path / "live", database=database,
+                     options=["--behind-tls", "--host-name", HOST])  # fmt: skip
+    with (
+        running_site(root, options=["--trusted-proxy", "127.0.0.1"]) as site,
+        behind_nginx(tmp_path / "nginx", site) as proxied,
+    ):
+        yield Served(site, proxied.url, proxied.cert)
+
+
+def _journey(browser: Any, tmp_path: Path, database: str | None, *, tls: bool = False) -> None:
+    with _served(tmp_path, database, tls) as served:
+        site, url = served.site, served.url
+        ann = _visitor(browser, url)
         ann.sign_up_with_team("ann-1", "ann")
         _import_tournament(site, tmp_path)
 
@@ -181,7 +214,7 @@ def _journey(browser: Any, tmp_path: Path, database: str | None) -> None:
         )
         ann.page.click("button:text('Upload')")
         ann.page.wait_for_url(re.compile(r"/versions/\d+/$"))
-        version_path = ann.page.url.removeprefix(site.url)
+        version_path = ann.page.url.removeprefix(url)
         status = ann.page.locator("#status")
         sync_api.expect(status).to_have_text(re.compile("accepted|rejected"), timeout=VALIDATION_MS)
         steps = ann.page.locator("#steps").inner_text()
@@ -195,9 +228,9 @@ def _journey(browser: Any, tmp_path: Path, database: str | None) -> None:
         assert ann.page.locator("table tbody a", has_text="ann").count() == 1
 
         # Another team sees neither the version nor its log, as if they did not exist.
-        bob = _visitor(browser, site.url)
+        bob = _visitor(browser, url)
         bob.sign_up_with_team("bob-1", "bob rivals")
-        bob.missing.add(site.url + version_path)
+        bob.missing.add(url + version_path)
         refused = bob.go(version_path)
         assert refused.status == 404
         assert "accepted" not in bob.page.content()
@@ -212,7 +245,7 @@ def _journey(browser: Any, tmp_path: Path, database: str | None) -> None:
         token = ann.make_token("laptop")
         seen = ann.api(version_api, token)
         assert seen.status == 200 and seen.json()["status"] == "accepted"
-        _submit(site, token, tmp_path)
+        _submit(served, token, tmp_path)
 
         # The team's match, and its hands in the report's viewer.
         ann.go("")
@@ -225,26 +258,31 @@ def _journey(browser: Any, tmp_path: Path, database: str | None) -> None:
 
         # Cards of a hand that ended without a showdown (the site shows showdowns): the
         # team sees its own two and not the other's; another team sees none.
-        hands_path = ann.page.url.removeprefix(site.url).split("#")[0]
+        hands_path = ann.page.url.removeprefix(url).split("#")[0]
         assert _hole_cards_of_a_folded_hand(ann).count(HIDDEN) == 2
         bob.go(hands_path)
         assert _hole_cards_of_a_folded_hand(bob) == [HIDDEN] * 4
         bob.check_clean()
 
 
-def _submit(site: LiveSite, token: str, folder: Path) -> None:
-    """``arena submit`` of a starter bot with ``token``: accepted, exit code 0."""
+def _submit(served: Served, token: str, folder: Path) -> None:
+    """``arena submit`` of a starter bot with ``token``: accepted, exit code 0 (over https
+    trusting the site's certificate, as Python's ssl reads ``SSL_CERT_FILE``)."""
     import subprocess
 
     token_file = folder / "token"
     token_file.write_text(token + "\n", encoding="utf-8")
     bot = REPO_ROOT / "sample_bots" / "python_random"
+    env = dict(os.environ)
+    if served.cert is not None:
+        env["SSL_CERT_FILE"] = str(served.cert)
     done = subprocess.run(
-        arena("submit", str(bot), "--server", site.url, "--token-file", str(token_file),
+        arena("submit", str(bot), "--server", served.url, "--token-file", str(token_file),
               "--timeout", str(VALIDATION_MS // 1000), "--poll-interval", "0.5"),
         capture_output=True, text=True, timeout=VALIDATION_MS / 1000 + 60, check=False,
+        env=env,
     )  # fmt: skip
-    assert done.returncode == 0, done.stdout + done.stderr + site.log()[-3000:]
+    assert done.returncode == 0, done.stdout + done.stderr + served.site.log()[-3000:]
     assert "accepted" in done.stdout
 
 
@@ -302,3 +340,13 @@ def test_the_same_journey_on_postgresql(
         with postgres_server.connect(name) as connection:
             users = connection.execute("SELECT username FROM auth_user ORDER BY username")
             assert [row[0] for row in users.fetchall()] == ["admin", "ann-1", "bob-1"]
+
+
+@pytest.mark.slow
+def test_the_same_journey_through_nginx_over_https(browser: Any, tmp_path: Path) -> None:
+    # The deployment docs/server.md shows: the site made --behind-tls, run with
+    # --trusted-proxy, nginx ending TLS in front (tests/arena/server/browser/proxy.py).
+    why = missing_tool()
+    if why is not None:
+        pytest.skip(why)
+    _journey(browser, tmp_path, None, tls=True)

@@ -82,3 +82,41 @@ def test_from_the_deadline_no_upload_and_no_change_of_version_counts(
     team.refresh_from_db()
     assert team.active_version_id == active.pk
     assert team.versions.count() == 2
+
+
+def test_the_public_finals_report_is_drawn_from_redacted_data(
+    small_ladder: None, tmp_path: Path
+) -> None:
+    # The organiser's report holds every hole card, the secret seed and the server's paths
+    # (the report module writes it 0600); a visitor reads a copy drawn without them.
+    import re
+
+    from django.contrib.auth.models import User
+
+    team_with("ants", "station")
+    team_with("bees", "folder")
+    with override_settings(
+        ARENA_COMPETITION_FILE=str(_competition(tmp_path, "2020-01-01T00:00:00Z"))
+    ):
+        call_command("ladder_finals")
+    run = FinalsRun.objects.get()
+    public = Client().get("/ladder/finals/report/").content.decode()
+    User.objects.create_user("org", password="an organiser's password", is_staff=True)
+    organiser = Client()
+    assert organiser.login(username="org", password="an organiser's password")
+    whole = organiser.get("/ladder/finals/report/").content.decode()
+    seed = re.search(r'\["seed", ?"(\d+)"\]', whole)
+    assert seed is not None and seed.group(1) not in public
+    work = str(Path(run.report_file).parent)
+    assert work in whole and work not in public
+    # The folder folds its small blinds: those hands' cards are hidden to a visitor.
+    assert '"??"' in public and '"??"' not in whole
+    assert "ants-v1" in public and "crosstable" in public
+    # Under visibility "nothing" a visitor sees no hand of the finals at all.
+    from arena.server.competition import Visibility
+    from arena.server.ladder.finals import write_public_report
+
+    hidden = tmp_path / "nothing.html"
+    write_public_report(Path(run.report_file).parent / "finals", hidden, Visibility.NOTHING)
+    assert '"hands":[]' in hidden.read_text(encoding="utf-8").replace(" ", "")
+    assert '"hands":[]' not in public.replace(" ", "")

@@ -96,7 +96,9 @@ def test_another_team_sees_no_private_data(three: dict[str, BotVersion]) -> None
     mine = Client().get(api, HTTP_AUTHORIZATION=f"Bearer {make_token(ants.team)}").json()
     forfeits = [game for game in mine["games"] if game["at_fault"]]
     assert [game["adjusted_mbb"] for game in forfeits] == [-750.0]
-    assert "did not start" in forfeits[0]["reason"] and forfeits[0]["seed"] == "7"
+    # The deck seed would deal every card the hand histories hide: never published
+    # under the default visibility (see test_hidden_cards).
+    assert "did not start" in forfeits[0]["reason"] and forfeits[0]["seed"] is None
 
 
 def test_a_promotion_test_is_asked_for_and_drawn(three: dict[str, BotVersion]) -> None:
@@ -151,3 +153,50 @@ def test_test_games_started_count_in_the_window_as_matchmaking_counts_them(
     assert refused.status_code == 429 and "(9 started, 0 waiting)" in refused.content.decode()
     assert client.post(url, {"opponent": bees.pk, "games": 1}).status_code == 302
     assert client.post(url, {"opponent": bees.pk, "games": 1}).status_code == 429
+
+
+def _set_visibility(value: str) -> None:
+    from arena.server.site.models import SiteSettings
+
+    SiteSettings.objects.update_or_create(pk=1, defaults={"visibility": value})
+
+
+def test_the_seed_is_published_only_under_visibility_everything(
+    three: dict[str, BotVersion],
+) -> None:
+    # Where every card is shown anyway the seed hides nothing: the two teams that played
+    # may check their deals; under any other visibility it would deal the hidden cards.
+    ants = three["ants"]
+    client = _client("ants")
+    for visibility, seed in (("showdowns", None), ("nothing", None), ("everything", "7")):
+        _set_visibility(visibility)
+        games = client.get(f"/api/v1/ladder/versions/{ants.pk}/").json()["games"]
+        assert {game["seed"] for game in games} == {seed}
+        page = client.get(f"/ladder/versions/{ants.pk}/").content.decode()
+        assert ("(kept secret)" in page) is (seed is None)
+
+
+def test_visibility_nothing_hides_every_pair_s_games_from_the_public_ladder(
+    three: dict[str, BotVersion],
+) -> None:
+    _set_visibility("nothing")
+    data = Client().get("/api/v1/ladder/").json()
+    # The ratings stay (the ladder's point); no pair's games, hands or results.
+    assert len(data["ratings"]) == 3
+    assert data["pairs"] == [] and data["tables"] == []
+    assert "ants-v1" not in str(data["pairs"]) and "hands" not in str(data["pairs"])
+    page = Client().get("/ladder/").content.decode()
+    assert "376.7" not in page  # the ants-bees pair's raw result
+
+
+def test_the_version_page_shows_no_text_from_its_link(three: dict[str, BotVersion]) -> None:
+    # A link with ?message= would let anyone put their words on a team's own page.
+    ants = three["ants"]
+    client = _client("ants")
+    page = client.get(f"/ladder/versions/{ants.pk}/?message=call+us+at+555").content.decode()
+    assert "call us at 555" not in page
+    # The site's own messages arrive through Django's messages, once.
+    response = client.post(f"/ladder/versions/{ants.pk}/settings/", {"auto_activate": "on"})
+    assert response.status_code == 302 and "?" not in response["Location"]
+    assert "settings saved" in client.get(response["Location"]).content.decode()
+    assert "settings saved" not in client.get(response["Location"]).content.decode()

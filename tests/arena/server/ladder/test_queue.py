@@ -87,6 +87,7 @@ def test_a_failed_match_is_the_bot_s_fault_only_when_it_did_not_start() -> None:
     absent = _outcome("1 bot not ready at the start of the match: 'bees-v1' (seat 1): exited: 3")
     played = _failed([absent], ("ants-v1", "bees-v1"), {}, ())
     assert played.cause is EndCause.BOT_NOT_READY and played.at_fault == ("bees-v1",)
+    assert played.detail == "bees-v1: exited"
     sandbox = _failed([_outcome("cannot prepare the match: no bwrap")], ("a", "b"), {}, ())
     assert sandbox.cause is EndCause.SANDBOX_UNAVAILABLE
     ours = _failed([_outcome("RuntimeError: boom")], ("a", "b"), {}, ())
@@ -107,6 +108,8 @@ def test_a_worker_whose_play_step_raises_plays_the_game_again(
     (game,) = Game.objects.all()
     assert game.status == GameStatus.QUEUED and not game.first_at_fault
     assert "the arena failed: played again" in game.end_reason
+    # The exception's text is the organiser's (the worker's log), not the teams'.
+    assert "the arena broke" not in game.end_reason
 
 
 def test_the_admin_plays_again_only_the_infrastructure_s_failures(small_ladder: None) -> None:
@@ -129,3 +132,27 @@ def test_the_admin_plays_again_only_the_infrastructure_s_failures(small_ladder: 
     assert "1 game(s) queued again; 1 left alone" in response.content.decode()
     assert Game.objects.get(pk=lost.pk).status == GameStatus.QUEUED
     assert Game.objects.get(pk=forfeit.pk).status == GameStatus.BOT_FAULT
+
+
+def test_a_game_s_reason_holds_no_stderr_no_path_and_no_exception_text() -> None:
+    # The reason is read by every version at the table: the bot's stderr tail (quoted
+    # after its failure's code), a path or an OSError's text stays in the organiser's log.
+    stderr = "Traceback: /home/bees/secret_strategy.py line 3: KEY=hunter2"
+    absent = _outcome(
+        f"1 bot not ready at the start of the match: 'bees-v1' (seat 1): exited: {stderr}"
+    )
+    played = _failed([absent], ("ants-v1", "bees-v1"), {}, ())
+    failed = _failed([_outcome("OSError: [Errno 28] /srv/site/work/ladder full")], ("a", "b"),
+                     {}, ())  # fmt: skip
+    sandbox = _failed([_outcome("cannot prepare the match: /srv/site/bwrap")], ("a", "b"), {}, ())
+    for game in (played, failed, sandbox):
+        assert "hunter2" not in game.detail and "/" not in game.detail
+    assert played.detail == "bees-v1: exited"
+
+
+def test_a_version_that_cannot_be_read_is_named_without_its_path(tmp_path: Path) -> None:
+    archive = tmp_path / "secret-folder" / "gone.tar.gz"  # missing: an OSError with its path
+    spec = GameSpec(7, VersionFiles("ants-v1", archive, 1), VersionFiles("bees-v1", archive, 2),
+                    seed=1, deals=2)  # fmt: skip
+    played = play_game(spec, executor=None, rules=_rules(), root=tmp_path)  # type: ignore[arg-type]
+    assert "secret-folder" not in played.detail and "gone.tar.gz" not in played.detail

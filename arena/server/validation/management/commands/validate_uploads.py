@@ -120,7 +120,8 @@ class Command(BaseCommand):
             self.stderr.write(f"validation of version {version.pk} failed: {error!r}")
             verdict = Verdict(
                 accepted=False,
-                steps=(StepReport("building", StepStatus.FAILED, f"the site failed: {error}"),),
+                # The exception's text (paths, the host's state) is for the log above only.
+                steps=(StepReport("building", StepStatus.FAILED, "the site failed"),),
                 reason=f"the site's validation failed ({type(error).__name__}), not the bot",
                 hint="tell the organisers; the upload can be validated again from the admin",
             )
