@@ -11,13 +11,30 @@ uncalled bet counts as the bettor's own (it comes back to them).
 The equity is exact with one or two board cards to come (and for five-card draw, whose
 showdown is the current hands); before the flop it is a sample of boards whose size grows
 with the pot (:data:`PARAMETERS`): sampling effort goes where the chips are.
+
+**The betting to come** (hold'em). On top of the chips already in, each live seat's value
+gets a prediction of what the betting still to come will add::
+
+    (equity_i - 1/live) * (w[street][0] * min(behind, pot) + w[street][1] * behind)
+
+``equity_i`` is its chance of winning against every live hand, ``behind`` the most two
+live seats can still both bet (the second-largest live stack; 0 when fewer than two live
+seats have chips left), ``pot`` every chip put in, ``street`` the board's size. The
+weights were fitted (``bench/fit_luck_value.py``) on self-play hands of the starter bots
+that no benchmark adjusts, then frozen in :data:`PARAMETERS` (so in the estimator's
+name). The term sums to zero over the seats, and it is linear in the equity with
+coefficients the cards do not change, so its average over a street's cards is the same
+term on the state before them with the new street's weights
+(:meth:`ValueFunction.street_expectation`): the equity is a fair game over the cards, the
+whole value no longer is (the weights change with the street). Over a deal it averages to
+zero (every seat's equity averages ``1/live``). Five-card draw has no such term.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from arena.luck import fast_ranks
 from arena.luck.equity import (
@@ -36,7 +53,7 @@ from engine.evaluator import rank_class
 from engine.pots import Pot, build_pots
 from engine.seeds import StreamRandom
 
-__all__ = ["PARAMETERS", "ValueFunction", "sample_count"]
+__all__ = ["BETTING_WEIGHTS", "PARAMETERS", "ValueFunction", "betting_scale", "sample_count"]
 
 #: Everything that fixes the value function's numbers (hashed into the estimator's name).
 PARAMETERS: dict[str, Any] = {
@@ -50,6 +67,20 @@ PARAMETERS: dict[str, Any] = {
     "draw_exact_limit": 2000,  # enumerate a draw's replacements up to this many
     "stream": "shake256 'poker-arena luck v1|' + purpose + hand seed or deck",
     "sampling": "one shuffle of the unseen cards per board, read through a fixed design",
+    "betting": "(equity - 1/live) * (w0 * min(behind, pot) + w1 * behind), per board size",
+    # Fitted by `bench/fit_luck_value.py --deals 300 --tournaments 2` (3,600 hands of the
+    # starter bots' round robin from seeds no benchmark uses), then frozen.
+    "betting_weights": {
+        "0": [0.0, 0.1502],
+        "3": [1.797, 0.0941],
+        "4": [1.5973, 0.0455],
+        "5": [1.1217, -0.0133],
+    },
+}
+#: The betting term's weights by board size (0, 3, 4, 5 cards).
+BETTING_WEIGHTS: dict[int, tuple[float, float]] = {
+    int(size): (float(pair[0]), float(pair[1]))
+    for size, pair in PARAMETERS["betting_weights"].items()
 }
 _PER_UNIT: int = PARAMETERS["samples_per_unit"]
 _MIN_SAMPLES: int = PARAMETERS["samples_min"]
@@ -69,13 +100,34 @@ def sample_count(pot_total: int, unit: int) -> int:
     return max(_MIN_SAMPLES, min(_MAX_SAMPLES, 1 << max(wanted - 1, 0).bit_length()))
 
 
+def betting_scale(state: TableState, weights: tuple[float, float]) -> float:
+    """How many chips the betting to come moves per unit of equity above an equal share:
+    ``weights`` applied to ``min(behind, pot)`` and ``behind`` (see the module docstring).
+
+    >>> from engine.cards import Card
+    >>> state = TableState(committed=(10, 10), street=(0, 0), stacks=(90, 190),
+    ...     live=(True, True), hands=((), ()), board=(), dead=(0, 0), out=frozenset())
+    >>> betting_scale(state, (0.5, 0.1))  # behind 90, pot 20: 0.5 * 20 + 0.1 * 90
+    19.0
+    """
+    stacks = sorted(
+        (s for s, alive in zip(state.stacks, state.live, strict=True) if alive), reverse=True
+    )
+    behind = stacks[1] if len(stacks) > 1 else 0
+    if behind <= 0:
+        return 0.0
+    return weights[0] * min(behind, sum(state.committed)) + weights[1] * behind
+
+
 class ValueFunction:
     """The value function over one hand's states (its caches live as long as the hand).
 
     ``fast`` ranks hands with :mod:`arena.luck.fast_ranks` (the same numbers, faster;
     default: its ``USE_FAST_RANKS`` switch);
     ``exact`` enumerates every flop completion whatever the pot (the tests' exact
-    equities; the estimator samples them in small pots).
+    equities; the estimator samples them in small pots);
+    ``betting`` are the betting term's weights by board size (default ``"frozen"``:
+    :data:`BETTING_WEIGHTS`; None: no betting term, the chips already in only).
     """
 
     def __init__(
@@ -86,8 +138,11 @@ class ValueFunction:
         key: bytes,
         fast: bool | None = None,
         exact: bool = False,
+        betting: dict[int, tuple[float, float]] | Literal["frozen"] | None = "frozen",
     ) -> None:
         self.is_draw = variant == "five_card_draw"
+        weights = BETTING_WEIGHTS if betting == "frozen" else betting
+        self.betting = None if self.is_draw or not weights else weights
         self.unit = unit
         self.key = key
         self.fast = fast_ranks.USE_FAST_RANKS if fast is None else fast
@@ -114,7 +169,45 @@ class ValueFunction:
     # -- values -------------------------------------------------------------------------
 
     def value(self, state: TableState) -> list[float]:
-        """``v`` of every position in ``state``."""
+        """``v`` of every position in ``state``: the chips already in, plus the betting to
+        come."""
+        values = self.chips_value(state)
+        if self.betting is not None:
+            self._add_betting(values, state, self.betting[len(state.board)])
+        return values
+
+    def street_expectation(self, before: TableState, board_size: int) -> list[float]:
+        """The average of ``v`` over every way the dealer could deal the board of
+        ``before`` up to ``board_size`` cards: the chips already in are a fair game over
+        the cards (their average is their value now), and the betting term is linear in
+        the equity, whose average is the equity now, with the new street's weights."""
+        values = self.chips_value(before)
+        if self.betting is not None:
+            self._add_betting(values, before, self.betting[board_size])
+        return values
+
+    def _add_betting(
+        self, values: list[float], state: TableState, weights: tuple[float, float]
+    ) -> None:
+        scale = betting_scale(state, weights)
+        if scale == 0.0:
+            return
+        for member, edge in self.equity_edges(state).items():
+            values[member] += edge * scale
+
+    def equity_edges(self, state: TableState) -> dict[int, float]:
+        """Each live position's equity against every live hand minus an equal share
+        (they sum to zero); empty when fewer than two seats are live."""
+        members = [p for p, alive in enumerate(state.live) if alive]
+        if len(members) < 2:
+            return {}
+        shares = self._shares(state, members, sum(state.committed))
+        equal = 1.0 / len(members)
+        return {m: share - equal for m, share in zip(members, shares, strict=True)}
+
+    def chips_value(self, state: TableState) -> list[float]:
+        """The chips already in: each pot times each live seat's equity in it, minus what
+        the seat put in."""
         values = [float(-c) for c in state.committed]
         pot_total = sum(state.committed)
         for pot in self.pots(state):
