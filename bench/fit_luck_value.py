@@ -12,9 +12,9 @@ a hand the benchmark adjusts, and the weights were frozen before the benchmark r
 
 The model (``arena.luck.value``): after each chance event of hold'em (the deal, the flop,
 the turn, the river), what each live seat will still win beyond the chips' value now,
-``raw - chips_value``, is predicted by ``(equity - 1/live) * (w0 * min(behind, pot) + w1 *
-behind)``; one pair of weights per board size, by least squares over every seat of every
-hand of the corpus.
+``raw - chips_value``, is predicted by ``(equity - 1/live) * w * min(behind, raised)``;
+one weight per board size, by least squares over every seat of every hand of the corpus
+(0 where the feature is never above 0: at the deal nothing is raised yet).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from arena.luck.value import ValueFunction, betting_scale
 #: Where the corpus's tournament seeds start (the benchmark's start at 1).
 CORPUS_SEED = 1_000_000
 
-Sums = dict[int, list[float]]  # per board size: xx00, xx01, xx11, xy0, xy1, count
+Sums = dict[int, list[float]]  # per board size: sum x*x, sum x*y, count
 
 
 def corpus_records(deals: int, tournaments: int) -> list[dict[str, object]]:
@@ -66,46 +66,37 @@ def accumulate(record: dict[str, object], sums: Sums) -> None:
             continue
         state = step.after
         chips = value.chips_value(state)
-        features = (betting_scale(state, (1.0, 0.0)), betting_scale(state, (0.0, 1.0)))
-        row = sums.setdefault(len(state.board), [0.0] * 6)
+        feature = betting_scale(state, 1.0, timeline.unit)
+        row = sums.setdefault(len(state.board), [0.0] * 3)
         for position, edge in value.equity_edges(state).items():
-            x0, x1 = edge * features[0], edge * features[1]
-            y = timeline.raw[position] - chips[position]
-            row[0] += x0 * x0
-            row[1] += x0 * x1
-            row[2] += x1 * x1
-            row[3] += x0 * y
-            row[4] += x1 * y
-            row[5] += 1
+            x = edge * feature
+            row[0] += x * x
+            row[1] += x * (timeline.raw[position] - chips[position])
+            row[2] += 1
 
 
-def solve(row: list[float]) -> tuple[float, float]:
-    """The least-squares weights of one board size (2 x 2 normal equations)."""
-    a, b, c, d, e, _ = row
-    det = a * c - b * b
-    if abs(det) < 1e-9 * max(a * c, 1.0):
-        # The features are proportional (at the deal every pot and stack is the same):
-        # the stack behind alone, which bounds the betting to come whatever the blinds.
-        return (0.0, e / c if c else 0.0)
-    return ((c * d - b * e) / det, (a * e - b * d) / det)
+def solve(row: list[float]) -> float:
+    """The least-squares weight of one board size (0 when its feature was always 0)."""
+    xx, xy, _ = row
+    return xy / xx if xx else 0.0
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=300, help="duplicate deals per pair")
+    parser.add_argument("--deals", type=int, default=150, help="duplicate deals per pair")
     parser.add_argument("--tournaments", type=int, default=2, help="corpus tournaments")
     args = parser.parse_args()
     records = corpus_records(args.deals, args.tournaments)
     sums: Sums = {}
     for record in records:
         accumulate(record, sums)
-    weights = {str(size): [round(w, 4) for w in solve(sums[size])] for size in sorted(sums)}
+    weights = {str(size): round(solve(sums[size]), 4) for size in sorted(sums)}
     print(
         f"corpus: {len(records)} hands ({args.tournaments} tournaments x 3 pairs x "
         f"{args.deals} deals x 2 seatings, seeds from {CORPUS_SEED})"
     )
     for size in sorted(sums):
-        print(f"  board {size}: {int(sums[size][5])} seat-states, weights {weights[str(size)]}")
+        print(f"  board {size}: {int(sums[size][2])} seat-states, weight {weights[str(size)]}")
     print(f'    "betting_weights": {weights},'.replace("'", '"'))
 
 

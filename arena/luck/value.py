@@ -15,19 +15,21 @@ with the pot (:data:`PARAMETERS`): sampling effort goes where the chips are.
 **The betting to come** (hold'em). On top of the chips already in, each live seat's value
 gets a prediction of what the betting still to come will add::
 
-    (equity_i - 1/live) * (w[street][0] * min(behind, pot) + w[street][1] * behind)
+    (equity_i - 1/live) * w[street] * min(behind, raised)
 
 ``equity_i`` is its chance of winning against every live hand, ``behind`` the most two
 live seats can still both bet (the second-largest live stack; 0 when fewer than two live
-seats have chips left), ``pot`` every chip put in, ``street`` the board's size. The
-weights were fitted (``bench/fit_luck_value.py``) on self-play hands of the starter bots
-that no benchmark adjusts, then frozen in :data:`PARAMETERS` (so in the estimator's
-name). The term sums to zero over the seats, and it is linear in the equity with
-coefficients the cards do not change, so its average over a street's cards is the same
-term on the state before them with the new street's weights
-(:meth:`ValueFunction.street_expectation`): the equity is a fair game over the cards, the
-whole value no longer is (the weights change with the street). Over a deal it averages to
-zero (every seat's equity averages ``1/live``). Five-card draw has no such term.
+seats have chips left), ``raised`` the chips in the pots beyond two big blinds (what the
+betting so far put in beyond the blinds and a call: zero for players who only check and
+call, so the term leaves them as they were), ``street`` the board's size. The weights were
+fitted (``bench/fit_luck_value.py``) on self-play hands of the starter bots that no
+benchmark adjusts, then frozen in :data:`PARAMETERS` (so in the estimator's name). The
+term sums to zero over the seats, and it is linear in the equity with a coefficient the
+cards do not change, so its average over a street's cards is the same term on the state
+before them with the new street's weight (:meth:`ValueFunction.street_expectation`): the
+equity is a fair game over the cards, the whole value no longer is (the weight changes
+with the street). Over a deal it averages to zero (every seat's equity averages
+``1/live``). Five-card draw has no such term.
 """
 
 from __future__ import annotations
@@ -67,20 +69,14 @@ PARAMETERS: dict[str, Any] = {
     "draw_exact_limit": 2000,  # enumerate a draw's replacements up to this many
     "stream": "shake256 'poker-arena luck v1|' + purpose + hand seed or deck",
     "sampling": "one shuffle of the unseen cards per board, read through a fixed design",
-    "betting": "(equity - 1/live) * (w0 * min(behind, pot) + w1 * behind), per board size",
-    # Fitted by `bench/fit_luck_value.py --deals 300 --tournaments 2` (3,600 hands of the
+    "betting": "(equity - 1/live) * w[board size] * min(behind, pot - 2 big blinds)",
+    # Fitted by `bench/fit_luck_value.py --deals 150 --tournaments 2` (1,800 hands of the
     # starter bots' round robin from seeds no benchmark uses), then frozen.
-    "betting_weights": {
-        "0": [0.0, 0.1502],
-        "3": [1.797, 0.0941],
-        "4": [1.5973, 0.0455],
-        "5": [1.1217, -0.0133],
-    },
+    "betting_weights": {"0": 0.0, "3": 3.1092, "4": 2.3354, "5": 1.0991},
 }
-#: The betting term's weights by board size (0, 3, 4, 5 cards).
-BETTING_WEIGHTS: dict[int, tuple[float, float]] = {
-    int(size): (float(pair[0]), float(pair[1]))
-    for size, pair in PARAMETERS["betting_weights"].items()
+#: The betting term's weight by board size (0, 3, 4, 5 cards).
+BETTING_WEIGHTS: dict[int, float] = {
+    int(size): float(weight) for size, weight in PARAMETERS["betting_weights"].items()
 }
 _PER_UNIT: int = PARAMETERS["samples_per_unit"]
 _MIN_SAMPLES: int = PARAMETERS["samples_min"]
@@ -100,23 +96,22 @@ def sample_count(pot_total: int, unit: int) -> int:
     return max(_MIN_SAMPLES, min(_MAX_SAMPLES, 1 << max(wanted - 1, 0).bit_length()))
 
 
-def betting_scale(state: TableState, weights: tuple[float, float]) -> float:
+def betting_scale(state: TableState, weight: float, unit: int) -> float:
     """How many chips the betting to come moves per unit of equity above an equal share:
-    ``weights`` applied to ``min(behind, pot)`` and ``behind`` (see the module docstring).
+    ``weight`` times ``min(behind, raised)`` (see the module docstring; ``unit``: the big
+    blind).
 
-    >>> from engine.cards import Card
     >>> state = TableState(committed=(10, 10), street=(0, 0), stacks=(90, 190),
     ...     live=(True, True), hands=((), ()), board=(), dead=(0, 0), out=frozenset())
-    >>> betting_scale(state, (0.5, 0.1))  # behind 90, pot 20: 0.5 * 20 + 0.1 * 90
-    19.0
+    >>> betting_scale(state, 1.5, 2)  # behind 90, raised 20 - 4: 1.5 * 16
+    24.0
     """
-    stacks = sorted(
-        (s for s, alive in zip(state.stacks, state.live, strict=True) if alive), reverse=True
-    )
-    behind = stacks[1] if len(stacks) > 1 else 0
-    if behind <= 0:
+    raised = sum(state.committed) - 2 * unit
+    if raised <= 0 or weight == 0.0:
         return 0.0
-    return weights[0] * min(behind, sum(state.committed)) + weights[1] * behind
+    stacks = sorted((s for s, alive in zip(state.stacks, state.live, strict=True) if alive))
+    behind = stacks[-2] if len(stacks) > 1 else 0
+    return weight * min(behind, raised)
 
 
 class ValueFunction:
@@ -126,7 +121,7 @@ class ValueFunction:
     default: its ``USE_FAST_RANKS`` switch);
     ``exact`` enumerates every flop completion whatever the pot (the tests' exact
     equities; the estimator samples them in small pots);
-    ``betting`` are the betting term's weights by board size (default ``"frozen"``:
+    ``betting`` is the betting term's weight by board size (default ``"frozen"``:
     :data:`BETTING_WEIGHTS`; None: no betting term, the chips already in only).
     """
 
@@ -138,7 +133,7 @@ class ValueFunction:
         key: bytes,
         fast: bool | None = None,
         exact: bool = False,
-        betting: dict[int, tuple[float, float]] | Literal["frozen"] | None = "frozen",
+        betting: dict[int, float] | Literal["frozen"] | None = "frozen",
     ) -> None:
         self.is_draw = variant == "five_card_draw"
         weights = BETTING_WEIGHTS if betting == "frozen" else betting
@@ -180,16 +175,14 @@ class ValueFunction:
         """The average of ``v`` over every way the dealer could deal the board of
         ``before`` up to ``board_size`` cards: the chips already in are a fair game over
         the cards (their average is their value now), and the betting term is linear in
-        the equity, whose average is the equity now, with the new street's weights."""
+        the equity, whose average is the equity now, with the new street's weight."""
         values = self.chips_value(before)
         if self.betting is not None:
             self._add_betting(values, before, self.betting[board_size])
         return values
 
-    def _add_betting(
-        self, values: list[float], state: TableState, weights: tuple[float, float]
-    ) -> None:
-        scale = betting_scale(state, weights)
+    def _add_betting(self, values: list[float], state: TableState, weight: float) -> None:
+        scale = betting_scale(state, weight, self.unit)
         if scale == 0.0:
             return
         for member, edge in self.equity_edges(state).items():

@@ -39,18 +39,22 @@ def send(message: dict[str, Any]) -> None:
 def _round_total(entry: dict[str, Any], request: dict[str, Any]) -> int | None:
     """What a move comes to: my total bet this round after it (None for a fold). Two
     entries with the same total are the same move, which a distribution may name once."""
-    mine = next(
-        (s["current_bet"] for s in request["table_state"] if s["seat_index"] == request["seat_index"]),
+    mine: int = next(
+        (
+            s["current_bet"]
+            for s in request["table_state"]
+            if s["seat_index"] == request["seat_index"]
+        ),
         request["current_bet"] - request["to_call"],
     )
-    all_in_to = mine + request["player_stack"]
+    all_in_to: int = mine + request["player_stack"]
     name = entry["action"]
     if name == "FOLD":
         return None
     if name == "CHECK":
         return mine
     if name == "CALL":
-        return min(request["current_bet"], all_in_to)
+        return min(int(request["current_bet"]), all_in_to)
     if name == "RAISE":
         return int(entry["amount"])
     return all_in_to

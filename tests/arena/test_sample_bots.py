@@ -187,9 +187,10 @@ def test_the_demo_plays_every_starter_bot_and_is_the_same_competition_every_time
         expected.add("js tight")
     if shutil.which("make") and shutil.which("gcc"):
         expected.add("c pairs")
-    # Every starter bot is deterministic (the random one is seeded in its manifest), so
-    # the demo's standings and hand histories are the same from run to run: the demo runs
-    # twice (one test, not two, because a demo is among the suite's longest steps).
+    # Every starter bot is deterministic (the random one reports its strategy and the arena
+    # draws from the match seed), so the demo's standings and hand histories are the same
+    # from run to run: the demo runs twice (one test, not two, because a demo is among the
+    # suite's longest steps).
     runs = []
     for run in ("first", "second"):
         folder = tmp_path / run
