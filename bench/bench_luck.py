@@ -38,6 +38,9 @@ nothing.
    with luck off and with luck on, and the estimator's own time per hand over the first
    match's ``hands.jsonl`` records; interleaved over ``--rounds`` rounds, medians shown.
    The machine's load moves the match times a lot; the estimator alone is CPU time.
+3. The estimator's CPU per hand (process time, best of 3) on the hands of each pair of the
+   shipped round robin (``--cpu-deals`` deals per pair), with and without its betting
+   term: the random bot's reported strategies make its hands the dearest.
 """
 
 from __future__ import annotations
@@ -345,20 +348,49 @@ def cost_rounds(hands: int, rounds: int, seed: int) -> None:
     )
 
 
+def estimator_cpu(deals: int, seed: int) -> None:
+    """The estimator's CPU per hand on the shipped round robin's hands, by pair, with and
+    without its betting term: a reporting bot's decisions each need the value after
+    every action of its distribution, an all-in among them."""
+    if deals < 1:
+        return
+    print(f"3. The estimator's CPU per hand, {deals} deals per pair (both seatings), best of 3")
+    bots = ROUND_ROBINS["shipped (random reports)"]
+    for i, first in enumerate(bots):
+        for second in bots[i + 1 :]:
+            records = pair_records(BOTS[first], BOTS[second], deals, seed)
+            figures = []
+            for context in (contextlib.nullcontext, chips_only):
+                best = math.inf
+                for _ in range(3):
+                    with context():
+                        started = time.process_time()
+                        for record in records:
+                            estimate_hand(record)
+                        best = min(best, time.process_time() - started)
+                figures.append(1e3 * best / len(records))
+            print(
+                f"   {first + ' v ' + second:34} {figures[0]:.2f} ms/hand"
+                f" ({figures[1]:.2f} without the betting term)"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=1000, help="duplicate deals per pair")
     parser.add_argument("--seeds", type=int, default=6, help="independent tournaments")
     parser.add_argument("--hands", type=int, default=300, help="hands per cost round")
     parser.add_argument("--rounds", type=int, default=3, help="cost rounds")
+    parser.add_argument("--cpu-deals", type=int, default=100, help="deals per pair of step 3")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run)")
     args = parser.parse_args()
     if args.quick:
-        args.deals, args.seeds, args.hands, args.rounds = 10, 2, 10, 1
+        args.deals, args.seeds, args.hands, args.rounds, args.cpu_deals = 10, 2, 10, 1, 5
     started = time.perf_counter()
     variance_table(args.deals, args.seeds, args.seed)
     cost_rounds(args.hands, args.rounds, args.seed)
+    estimator_cpu(args.cpu_deals, args.seed)
     print(f"({time.perf_counter() - started:.0f} s)")
 
 
