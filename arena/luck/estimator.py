@@ -15,7 +15,9 @@ from the distribution), whatever the bots do, so ``adjusted`` has the expectatio
 
 * the deal: by symmetry every live seat has an equal share of every pot it may win;
 * a board street: the equity over uniformly dealt cards is a martingale and dealing puts no
-  chips in, so the expectation is ``v`` of the state just before the cards;
+  chips in, so the chips' part of the expectation is their value just before the cards,
+  and the betting part, linear in the equity, is its value then with the new street's
+  weights (:meth:`~arena.luck.value.ValueFunction.street_expectation`);
 * a draw: the replacements are enumerated (or sampled) from the cards nobody has seen;
 * a decision: the reported distribution over the actions, each applied to the state.
 
@@ -42,7 +44,7 @@ from arena.luck.value import PARAMETERS, ValueFunction
 __all__ = ["ESTIMATOR", "NAME", "VERSION", "HandLuck", "estimate_hand", "luck_record"]
 
 NAME = "chance-equity"
-VERSION = 1
+VERSION = 2
 
 
 def _fingerprint() -> str:
@@ -175,7 +177,7 @@ def estimate_hand(record: Mapping[str, Any]) -> HandLuck:
             _add(correction, value.dealt_expectation(step.after), -1.0)
         elif step.kind == "street":
             _add(correction, value.value(step.after))
-            _add(correction, value.value(step.before), -1.0)
+            _add(correction, value.street_expectation(step.before, len(step.after.board)), -1.0)
         elif not step.is_reshuffled:  # a draw from the stub the dealer was dealing from
             assert step.position is not None
             _add(correction, value.value(step.after))

@@ -11,13 +11,32 @@ uncalled bet counts as the bettor's own (it comes back to them).
 The equity is exact with one or two board cards to come (and for five-card draw, whose
 showdown is the current hands); before the flop it is a sample of boards whose size grows
 with the pot (:data:`PARAMETERS`): sampling effort goes where the chips are.
+
+**The betting to come** (hold'em). On top of the chips already in, each live seat's value
+gets a prediction of what the betting still to come will add::
+
+    (equity_i - 1/live) * w[street] * min(behind, raised)
+
+``equity_i`` is its chance of winning against every live hand, ``behind`` the most two
+live seats can still both bet (the second-largest live stack; 0 when fewer than two live
+seats have chips left), ``raised`` the chips in the pots beyond two big blinds (what the
+betting so far put in beyond the blinds and a call: zero for players who only check and
+call, so the term leaves them as they were), ``street`` the board's size. The weights were
+fitted (``bench/fit_luck_value.py``) on self-play hands of the starter bots that no
+benchmark adjusts, then frozen in :data:`PARAMETERS` (so in the estimator's name). The
+term sums to zero over the seats, and it is linear in the equity with a coefficient the
+cards do not change, so its average over a street's cards is the same term on the state
+before them with the new street's weight (:meth:`ValueFunction.street_expectation`): the
+equity is a fair game over the cards, the whole value no longer is (the weight changes
+with the street). Over a deal it averages to zero (every seat's equity averages
+``1/live``). Five-card draw has no such term.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from arena.luck import fast_ranks
 from arena.luck.equity import (
@@ -36,7 +55,7 @@ from engine.evaluator import rank_class
 from engine.pots import Pot, build_pots
 from engine.seeds import StreamRandom
 
-__all__ = ["PARAMETERS", "ValueFunction", "sample_count"]
+__all__ = ["BETTING_WEIGHTS", "PARAMETERS", "ValueFunction", "betting_scale", "sample_count"]
 
 #: Everything that fixes the value function's numbers (hashed into the estimator's name).
 PARAMETERS: dict[str, Any] = {
@@ -50,6 +69,14 @@ PARAMETERS: dict[str, Any] = {
     "draw_exact_limit": 2000,  # enumerate a draw's replacements up to this many
     "stream": "shake256 'poker-arena luck v1|' + purpose + hand seed or deck",
     "sampling": "one shuffle of the unseen cards per board, read through a fixed design",
+    "betting": "(equity - 1/live) * w[board size] * min(behind, pot - 2 big blinds)",
+    # Fitted by `bench/fit_luck_value.py --deals 150 --tournaments 2` (1,800 hands of the
+    # starter bots' round robin from seeds no benchmark uses), then frozen.
+    "betting_weights": {"0": 0.0, "3": 3.1092, "4": 2.3354, "5": 1.0991},
+}
+#: The betting term's weight by board size (0, 3, 4, 5 cards).
+BETTING_WEIGHTS: dict[int, float] = {
+    int(size): float(weight) for size, weight in PARAMETERS["betting_weights"].items()
 }
 _PER_UNIT: int = PARAMETERS["samples_per_unit"]
 _MIN_SAMPLES: int = PARAMETERS["samples_min"]
@@ -69,13 +96,33 @@ def sample_count(pot_total: int, unit: int) -> int:
     return max(_MIN_SAMPLES, min(_MAX_SAMPLES, 1 << max(wanted - 1, 0).bit_length()))
 
 
+def betting_scale(state: TableState, weight: float, unit: int) -> float:
+    """How many chips the betting to come moves per unit of equity above an equal share:
+    ``weight`` times ``min(behind, raised)`` (see the module docstring; ``unit``: the big
+    blind).
+
+    >>> state = TableState(committed=(10, 10), street=(0, 0), stacks=(90, 190),
+    ...     live=(True, True), hands=((), ()), board=(), dead=(0, 0), out=frozenset())
+    >>> betting_scale(state, 1.5, 2)  # behind 90, raised 20 - 4: 1.5 * 16
+    24.0
+    """
+    raised = sum(state.committed) - 2 * unit
+    if raised <= 0 or weight == 0.0:
+        return 0.0
+    stacks = sorted((s for s, alive in zip(state.stacks, state.live, strict=True) if alive))
+    behind = stacks[-2] if len(stacks) > 1 else 0
+    return weight * min(behind, raised)
+
+
 class ValueFunction:
     """The value function over one hand's states (its caches live as long as the hand).
 
     ``fast`` ranks hands with :mod:`arena.luck.fast_ranks` (the same numbers, faster;
     default: its ``USE_FAST_RANKS`` switch);
     ``exact`` enumerates every flop completion whatever the pot (the tests' exact
-    equities; the estimator samples them in small pots).
+    equities; the estimator samples them in small pots);
+    ``betting`` is the betting term's weight by board size (default ``"frozen"``:
+    :data:`BETTING_WEIGHTS`; None: no betting term, the chips already in only).
     """
 
     def __init__(
@@ -86,8 +133,11 @@ class ValueFunction:
         key: bytes,
         fast: bool | None = None,
         exact: bool = False,
+        betting: dict[int, float] | Literal["frozen"] | None = "frozen",
     ) -> None:
         self.is_draw = variant == "five_card_draw"
+        weights = BETTING_WEIGHTS if betting == "frozen" else betting
+        self.betting = None if self.is_draw or not weights else weights
         self.unit = unit
         self.key = key
         self.fast = fast_ranks.USE_FAST_RANKS if fast is None else fast
@@ -114,7 +164,43 @@ class ValueFunction:
     # -- values -------------------------------------------------------------------------
 
     def value(self, state: TableState) -> list[float]:
-        """``v`` of every position in ``state``."""
+        """``v`` of every position in ``state``: the chips already in, plus the betting to
+        come."""
+        values = self.chips_value(state)
+        if self.betting is not None:
+            self._add_betting(values, state, self.betting[len(state.board)])
+        return values
+
+    def street_expectation(self, before: TableState, board_size: int) -> list[float]:
+        """The average of ``v`` over every way the dealer could deal the board of
+        ``before`` up to ``board_size`` cards: the chips already in are a fair game over
+        the cards (their average is their value now), and the betting term is linear in
+        the equity, whose average is the equity now, with the new street's weight."""
+        values = self.chips_value(before)
+        if self.betting is not None:
+            self._add_betting(values, before, self.betting[board_size])
+        return values
+
+    def _add_betting(self, values: list[float], state: TableState, weight: float) -> None:
+        scale = betting_scale(state, weight, self.unit)
+        if scale == 0.0:
+            return
+        for member, edge in self.equity_edges(state).items():
+            values[member] += edge * scale
+
+    def equity_edges(self, state: TableState) -> dict[int, float]:
+        """Each live position's equity against every live hand minus an equal share
+        (they sum to zero); empty when fewer than two seats are live."""
+        members = [p for p, alive in enumerate(state.live) if alive]
+        if len(members) < 2:
+            return {}
+        shares = self._shares(state, members, sum(state.committed))
+        equal = 1.0 / len(members)
+        return {m: share - equal for m, share in zip(members, shares, strict=True)}
+
+    def chips_value(self, state: TableState) -> list[float]:
+        """The chips already in: each pot times each live seat's equity in it, minus what
+        the seat put in."""
         values = [float(-c) for c in state.committed]
         pot_total = sum(state.committed)
         for pot in self.pots(state):

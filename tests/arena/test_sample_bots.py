@@ -30,8 +30,9 @@ from engine.config import GameConfig
 from engine.deck import Deck
 from engine.hand import Hand, SeatSetup
 from protocol.codec import encode
-from protocol.messages import draw_request
+from protocol.messages import act_request, draw_request
 from protocol.replies import parse_discard
+from protocol.strategy import strategy_from_reply
 from tests import REPO_ROOT
 
 SAMPLES = REPO_ROOT / "sample_bots"
@@ -186,9 +187,10 @@ def test_the_demo_plays_every_starter_bot_and_is_the_same_competition_every_time
         expected.add("js tight")
     if shutil.which("make") and shutil.which("gcc"):
         expected.add("c pairs")
-    # Every starter bot is deterministic (the random one is seeded in its manifest), so
-    # the demo's standings and hand histories are the same from run to run: the demo runs
-    # twice (one test, not two, because a demo is among the suite's longest steps).
+    # Every starter bot is deterministic (the random one reports its strategy and the arena
+    # draws from the match seed), so the demo's standings and hand histories are the same
+    # from run to run: the demo runs twice (one test, not two, because a demo is among the
+    # suite's longest steps).
     runs = []
     for run in ("first", "second"):
         folder = tmp_path / run
@@ -213,3 +215,112 @@ def test_the_demo_plays_every_starter_bot_and_is_the_same_competition_every_time
     files = sorted((tmp_path / "first" / "matches").glob("*/hands.jsonl"))
     assert len(files) == 2 * pairs
     assert all(replay_file(file).is_ok for file in files[:2])
+
+
+# -- the random bot's reported mixed strategy ------------------------------------------------
+
+
+def random_bot_requests(count: int, seed: int) -> Iterator[tuple[dict[str, Any], LegalActions]]:
+    """The ``act`` requests (and their legal actions) of ``count`` hands of the random bot
+    against itself, each action drawn from its own report: short stacks too, so that calls
+    and raises run into the all-in."""
+    bot = load_bot("python_random")
+    rng = random.Random(seed)
+    for number in range(count):
+        stacks = (rng.choice([3, 9, 40, 200]), rng.choice([5, 25, 200]))
+        hand = Hand.start(
+            GameConfig(small_blind=1, big_blind=2),
+            [SeatSetup(0, "a", stacks[0]), SeatSetup(1, "b", stacks[1])],
+            button_index=number % 2,
+            deck=Deck.shuffled(random.Random(seed * 1000 + number)),
+        )
+        while not hand.is_over:
+            view = hand.view(hand.legal_actions().seat_index)  # type: ignore[union-attr]
+            request = act_request(view, seq=1, hand_id="h", time_limit_ms=1000)
+            legal = view.legal_actions
+            assert legal is not None
+            yield request, legal
+            strategy = strategy_from_reply(bot.report(request)["distribution"], legal)
+            hand.act(strategy.draw(rng.random()))
+
+
+def test_the_random_bot_reports_a_valid_distribution_at_every_decision() -> None:
+    # The arena's own check (legal moves, each named once, summing to 1) accepts every
+    # report, including the short-stack spots where a call or a raise is the all-in.
+    bot = load_bot("python_random")
+    merged = 0
+    for request, legal in random_bot_requests(60, seed=5):
+        reply = bot.report(request)
+        assert set(reply) == {"type", "seq", "distribution"}
+        strategy = strategy_from_reply(reply["distribution"], legal)
+        assert sum(p for _, p in strategy.entries) == pytest.approx(1.0)
+        named = [entry["action"] for entry in reply["distribution"]]
+        expected = {"FOLD", "CHECK", "CALL", "RAISE", "ALL_IN"} & set(request["legal_actions"])
+        if "CHECK" in expected:
+            expected.discard("FOLD")  # never a fold when checking is free
+        merged += set(named) != expected
+        assert set(named) <= expected
+    assert merged > 0  # the short stacks did make moves coincide with the all-in
+
+
+def test_the_random_bot_plays_every_kind_equally_and_all_in_one_time_in_twenty() -> None:
+    bot = load_bot("python_random")
+    request = {
+        "seq": 4,
+        "seat_index": 0,
+        "legal_actions": ["FOLD", "CALL", "RAISE", "ALL_IN"],
+        "current_bet": 2,
+        "to_call": 1,
+        "min_raise_to": 4,
+        "max_raise_to": 200,
+        "player_stack": 199,
+        "table_state": [{"seat_index": 0, "current_bet": 1}],
+    }
+    entries = {(e["action"], e.get("amount")): e["probability"] for e in bot.strategy(request)}
+    kind = 0.95 / 3 + 0.05 / 4
+    assert entries == pytest.approx(
+        {
+            ("FOLD", None): kind,
+            ("CALL", None): kind,
+            ("RAISE", 4): kind / 3,
+            ("RAISE", 8): kind / 3,
+            ("RAISE", 12): kind / 3,
+            ("ALL_IN", None): 0.05 / 4,
+        }
+    )
+    # A raise to the whole stack is the all-in: named once, under ALL_IN.
+    request.update(max_raise_to=8, player_stack=7)
+    entries = {(e["action"], e.get("amount")): e["probability"] for e in bot.strategy(request)}
+    assert entries == pytest.approx(
+        {
+            ("FOLD", None): kind,
+            ("CALL", None): kind,
+            ("RAISE", 4): kind / 2,
+            ("ALL_IN", None): kind / 2 + 0.05 / 4,
+        }
+    )
+
+
+def test_the_random_bot_with_draw_draws_its_report_and_repeats_with_its_seed() -> None:
+    bot = load_bot("python_random")
+    requests = [request for request, _ in random_bot_requests(10, seed=8)]
+    first = [bot.draw(request, random.Random(3)) for request in requests]
+    assert first == [bot.draw(request, random.Random(3)) for request in requests]
+    for request, reply in zip(requests, first, strict=True):
+        offered = [(e["action"], e.get("amount")) for e in bot.strategy(request)]
+        assert (reply["action"], reply.get("amount")) in offered
+
+
+def test_the_random_bots_manifest_says_it_is_not_seeded_and_runs_it_reporting() -> None:
+    manifest = load_manifest(SAMPLES / "python_random" / "bot.toml")
+    assert list(manifest.command[1:]) == ["bot.py"]  # no --draw: the arena draws
+    text = (SAMPLES / "python_random" / "bot.toml").read_text()
+    assert "Seeded: no" in text
+
+
+def test_check_bot_sees_the_random_bot_report_every_decision() -> None:
+    report = check_bot(SAMPLES / "python_random" / "bot.toml", limits=LIMITS, hand_count=8, seed=2)
+    hands = report.hands
+    assert hands is not None and hands.is_clean and report.passed
+    # Every reply of the played hands was a report: none came as a single action.
+    assert hands.distribution_count == hands.latency.count >= 8

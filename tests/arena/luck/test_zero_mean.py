@@ -1,7 +1,12 @@
 """Proof that every correction term averages to zero: on recorded hands, at every street,
 every card the dealer could have dealt (and every action of a reported distribution) is
 enumerated and the probability-weighted terms must sum to zero. The equities here are
-exact (one or two board cards to come, five-card-draw showdowns)."""
+exact (one or two board cards to come, five-card-draw showdowns).
+
+The value function is checked with its frozen betting term, without it (the chips already
+in only), and with large made-up weights that differ by street: with those the average
+over a street's cards is not the value just before it, so a test that passes with them
+checks the average the estimator computes, not the fair-game shortcut."""
 
 from __future__ import annotations
 
@@ -13,31 +18,45 @@ import pytest
 from arena.luck import estimate_hand
 from arena.luck.equity import unseen_cards
 from arena.luck.timeline import ChanceStep, TableState, walk_history
-from arena.luck.value import ValueFunction
+from arena.luck.value import BETTING_WEIGHTS, ValueFunction, betting_scale
 from tests.arena.luck.play import random_record
+
+#: Betting weights by board size, large and different per street (see the docstring).
+MADE_UP = {0: 2.5, 3: -1.0, 4: 0.7, 5: 1.5}
+WEIGHTS = {"frozen": BETTING_WEIGHTS, "none": None, "made-up": MADE_UP}
 
 
 def _street_steps(
-    variant: str, seat_count: int, board_size: int
+    variant: str, seat_count: int, board_size: int, weights: str = "frozen"
 ) -> list[tuple[ValueFunction, ChanceStep]]:
-    """Street steps dealing the board to ``board_size`` cards, from random hands."""
-    found = []
-    for seed in range(200):
-        record = random_record(seed, variant=variant, seat_count=seat_count, policy="call")
-        timeline = walk_history(record["history"])
-        value = ValueFunction(
-            variant=timeline.variant, unit=timeline.unit, key=timeline.key, exact=True
-        )
-        for step in timeline.steps:
-            if (
-                isinstance(step, ChanceStep)
-                and step.kind == "street"
-                and len(step.after.board) == board_size
-            ):
-                found.append((value, step))
-        if len(found) >= 2:
-            break
-    assert found, "no hand reached that street"
+    """Street steps dealing the board to ``board_size`` cards, from random hands: two
+    where the betting term is at work (chips raised, chips behind), one of calling
+    stations (no chips raised)."""
+    found: list[tuple[ValueFunction, ChanceStep]] = []
+    for policy, wanted in (("random", 2), ("call", 1)):
+        count = 0
+        for seed in range(400):
+            record = random_record(seed, variant=variant, seat_count=seat_count, policy=policy)
+            timeline = walk_history(record["history"])
+            value = ValueFunction(
+                variant=timeline.variant,
+                unit=timeline.unit,
+                key=timeline.key,
+                exact=True,
+                betting=WEIGHTS[weights],
+            )
+            for step in timeline.steps:
+                if (
+                    isinstance(step, ChanceStep)
+                    and step.kind == "street"
+                    and len(step.after.board) == board_size
+                    and (policy == "call" or betting_scale(step.before, 1.0, timeline.unit) > 0)
+                ):
+                    found.append((value, step))
+                    count += 1
+            if count >= wanted:
+                break
+        assert count, f"no {policy} hand reached that street"
     return found
 
 
@@ -45,14 +64,15 @@ def _dealt(state: TableState, cards: tuple) -> TableState:  # type: ignore[type-
     return replace(state, board=state.board + cards, out=state.out | frozenset(cards))
 
 
+@pytest.mark.parametrize("weights", list(WEIGHTS))
 @pytest.mark.parametrize(("seat_count", "board_size"), [(2, 5), (3, 5), (2, 4), (4, 4)])
 def test_the_board_terms_average_to_zero_over_every_card_that_could_have_come(
-    seat_count: int, board_size: int
+    seat_count: int, board_size: int, weights: str
 ) -> None:
-    # E over the street's cards of v(after) is v(before): the term v(after) - v(before)
-    # the estimator takes has mean zero.
-    for value, step in _street_steps("holdem", seat_count, board_size):
-        expected = value.value(step.before)
+    # E over the street's cards of v(after) is the street expectation the estimator
+    # subtracts, so its term v(after) - expectation has mean zero.
+    for value, step in _street_steps("holdem", seat_count, board_size, weights):
+        expected = value.street_expectation(step.before, board_size)
         pool = unseen_cards(step.before.out)
         dealt = len(step.after.board) - len(step.before.board)
         outcomes = list(itertools.combinations(pool, dealt))
@@ -61,7 +81,20 @@ def test_the_board_terms_average_to_zero_over_every_card_that_could_have_come(
             for position, v in enumerate(value.value(_dealt(step.before, cards))):
                 total[position] += v / len(outcomes)
         assert total == pytest.approx(expected, abs=1e-9)
-        assert value.value(step.after) != pytest.approx(expected)  # the cards did matter
+        if sum(step.after.live) >= 2:
+            assert value.value(step.after) != pytest.approx(expected)  # the cards mattered
+        if weights == "none":  # the chips already in are a fair game over the cards
+            assert expected == value.value(step.before)
+
+
+def test_with_betting_weights_that_change_by_street_the_shortcut_would_be_biased() -> None:
+    # The value just before a street is not the average over its cards once the betting
+    # term's weights change with the street: the estimator must not use it.
+    differs = 0
+    for value, step in _street_steps("holdem", 2, 4, "made-up"):
+        expected = value.street_expectation(step.before, 4)
+        differs += value.value(step.before) != pytest.approx(expected, abs=1e-6)
+    assert differs
 
 
 @pytest.mark.slow
@@ -73,13 +106,19 @@ def test_the_flop_term_averages_to_zero_over_every_flop() -> None:
     for flop in itertools.combinations(pool, 3):
         expected_by_flop.append(exact.value(_dealt(step.before, flop)))
     mean = [sum(v[p] for v in expected_by_flop) / len(expected_by_flop) for p in range(2)]
-    # The exact pre-flop equity: every completion of the board from the same pool.
+    # The exact pre-flop equity: every completion of the board from the same pool, put
+    # into the betting term with the flop's weights.
     board_total = [0.0, 0.0]
     boards = list(itertools.combinations(pool, 5))
+    chips = ValueFunction(variant="holdem", unit=2, key=b"exact", exact=True, betting=None)
     for board in boards:
-        for position, v in enumerate(exact.value(_dealt(step.before, board))):
+        for position, v in enumerate(chips.value(_dealt(step.before, board))):
             board_total[position] += v / len(boards)
-    assert mean == pytest.approx(board_total, abs=1e-9)
+    equity = board_total[0] + step.before.committed[0]  # seat 0's share of the pot
+    edge = equity / sum(step.before.committed) - 0.5
+    scale = betting_scale(step.before, BETTING_WEIGHTS[3], 2)
+    expected = [board_total[0] + edge * scale, board_total[1] - edge * scale]
+    assert mean == pytest.approx(expected, abs=1e-9)
 
 
 def test_the_draw_term_averages_to_zero_over_every_replacement() -> None:
@@ -111,9 +150,13 @@ def test_the_draw_term_averages_to_zero_over_every_replacement() -> None:
     assert checked >= 5
 
 
-def test_the_action_term_averages_to_zero_under_the_reported_distribution() -> None:
+@pytest.mark.parametrize("weights", list(WEIGHTS))
+def test_the_action_term_averages_to_zero_under_the_reported_distribution(
+    weights: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Replace the drawn action by each action of the distribution in turn: weighted by the
     # distribution, the adjusted results equal those of the hand with no distribution.
+    monkeypatch.setattr("arena.luck.value.BETTING_WEIGHTS", WEIGHTS[weights])
     checked = 0
     for seed in range(16):
         record = random_record(seed, seat_count=3, mixed=True)
@@ -147,9 +190,10 @@ def test_the_action_term_averages_to_zero_under_the_reported_distribution() -> N
     assert checked >= 6
 
 
+@pytest.mark.parametrize("weights", list(WEIGHTS))
 @pytest.mark.parametrize("variant", ["holdem", "five_card_draw"])
 def test_the_deal_term_averages_to_zero_over_every_way_to_seat_the_dealt_hands(
-    variant: str,
+    variant: str, weights: str
 ) -> None:
     # Every deal is as likely as the same hands given to the seats in another order, so
     # averaging v over the permutations of one deal's hands is averaging over deals: it
@@ -157,7 +201,12 @@ def test_the_deal_term_averages_to_zero_over_every_way_to_seat_the_dealt_hands(
     for seed in range(3):
         record = random_record(seed, variant=variant, seat_count=3)
         timeline = walk_history(record["history"])
-        value = ValueFunction(variant=timeline.variant, unit=timeline.unit, key=timeline.key)
+        value = ValueFunction(
+            variant=timeline.variant,
+            unit=timeline.unit,
+            key=timeline.key,
+            betting=WEIGHTS[weights],
+        )
         step = next(s for s in timeline.steps if isinstance(s, ChanceStep) and s.kind == "deal")
         after = step.after
         orders = list(itertools.permutations(after.hands))

@@ -1,0 +1,63 @@
+"""The value function's betting term: when it is at work, and that it is zero-sum."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.luck.timeline import TableState
+from arena.luck.value import ValueFunction, betting_scale
+from engine.cards import parse_cards
+
+ACES, KINGS = tuple(parse_cards("As Ah")), tuple(parse_cards("Ks Kh"))
+
+
+def _state(
+    committed: tuple[int, ...], stacks: tuple[int, ...], live: tuple[bool, ...]
+) -> TableState:
+    hands = (ACES, KINGS, tuple(parse_cards("2c 7d")))[: len(committed)]
+    return TableState(
+        committed=committed,
+        street=(0,) * len(committed),
+        stacks=stacks,
+        live=live,
+        hands=hands,
+        board=tuple(parse_cards("3c 8d Jh")),
+        dead=(0,) * len(committed),
+        out=frozenset(card for hand in hands for card in hand) | frozenset(parse_cards("3c 8d Jh")),
+    )
+
+
+def test_the_betting_term_needs_chips_raised_and_chips_behind() -> None:
+    # Blinds and a call (two big blinds in all) raise nothing: checkers and callers keep
+    # the chips-only value.
+    assert betting_scale(_state((2, 2), (198, 198), (True, True)), 3.0, 2) == 0.0
+    # Raised 20 - 4 = 16, both can still bet 150: 16 chips at work.
+    assert betting_scale(_state((10, 10), (150, 190), (True, True)), 3.0, 2) == 48.0
+    # An all-in player leaves nothing to bet against it; a lone player nobody to bet with.
+    assert betting_scale(_state((10, 10), (0, 190), (True, True)), 3.0, 2) == 0.0
+    assert betting_scale(_state((10, 10), (150, 190), (True, False)), 3.0, 2) == 0.0
+    # The raise is capped by what two players still in can both bet.
+    assert betting_scale(_state((100, 100), (8, 100), (True, True)), 1.0, 2) == 8.0
+
+
+def test_the_betting_term_moves_value_to_the_better_hand_and_sums_to_zero() -> None:
+    state = _state((10, 10, 10), (150, 190, 90), (True, True, True))
+    chips_only = ValueFunction(variant="holdem", unit=2, key=b"t", betting=None).value(state)
+    weights = {0: 0.0, 3: 2.0, 4: 0.0, 5: 0.0}
+    value = ValueFunction(variant="holdem", unit=2, key=b"t", betting=weights)
+    betting = value.value(state)
+    edges = value.equity_edges(state)
+    assert sum(edges.values()) == pytest.approx(0.0, abs=1e-12)
+    scale = betting_scale(state, 2.0, 2)
+    assert betting == pytest.approx([c + edges[p] * scale for p, c in enumerate(chips_only)])
+    assert betting[0] > chips_only[0] and sum(betting) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_with_one_seat_live_there_is_no_equity_edge() -> None:
+    value = ValueFunction(variant="holdem", unit=2, key=b"t")
+    assert value.equity_edges(_state((10, 10), (150, 190), (True, False))) == {}
+
+
+def test_five_card_draw_has_no_betting_term() -> None:
+    value = ValueFunction(variant="five_card_draw", unit=2, key=b"t", betting={0: 5.0})
+    assert value.betting is None
