@@ -20,11 +20,12 @@ listed after its name::
     site_folder:   (nothing)
     competition:   (nothing)
     lifeline:      (nothing)
+    jobs:          lifeline
     django_start:  site_folder
     deadline:      competition
     site:          deadline, competition, django_start, site_folder
-    validation:    site, competition, lifeline
-    ladder:        site, validation, deadline, competition, lifeline
+    validation:    site, jobs, competition
+    ladder:        site, jobs, deadline, competition
     middleware:    (nothing)
     settings:      site_folder
     urls:          site, ladder
@@ -35,7 +36,8 @@ listed after its name::
     serve:         wsgi, lifeline, site_folder, django_start
 
 The base modules: :mod:`.site_folder` (what a site keeps on disk), :mod:`.competition`
-(the competition file), :mod:`.deadline` (when uploads freeze),
+(the competition file), :mod:`.deadline` (when uploads freeze), :mod:`.jobs` (the job
+queue with leases and the workers' loop, for the validation and the ladder alike),
 :mod:`.lifeline` (a worker dies with ``arena server run``), :mod:`.django_start` (Django
 started once per process).
 

@@ -16,7 +16,6 @@ from enum import StrEnum
 from typing import Any
 
 __all__ = [
-    "SERVER_STATUS",
     "STDERR_MARKER",
     "STEP_NAMES",
     "InfrastructureError",
@@ -29,14 +28,6 @@ __all__ = [
 
 #: The steps, in order.
 STEP_NAMES = ("unpack", "build", "protocol_check", "validation_match")
-
-#: The version's status on the server while each step runs.
-SERVER_STATUS = {
-    "unpack": "building",
-    "build": "building",
-    "protocol_check": "protocol_check",
-    "validation_match": "validation_match",
-}
 
 
 class StepStatus(StrEnum):
