@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Generic, TypeVar
@@ -51,11 +51,13 @@ class LeaseQueue(Generic[Row]):
     """The queue over ``model``'s rows (each with ``claimed_by``, ``lease_expires`` and
     ``attempts`` fields). ``waiting``: the rows waiting for a worker; ``held``: the rows a
     worker holds (by their state; with an expired lease they are claimable again);
-    ``order``: which claimable row goes first."""
+    ``released``: the fields that put a row back among the waiting ones; ``order``: which
+    claimable row goes first."""
 
     model: type[Row]
     waiting: Q
     held: Q
+    released: Mapping[str, Any]
     order: tuple[str, ...] = ("pk",)
 
     def claimable(self, now: datetime) -> Q:
@@ -107,9 +109,9 @@ class LeaseQueue(Generic[Row]):
         until = timezone.now() + timedelta(seconds=lease_seconds())
         return bool(self.holding(row, worker).update(lease_expires=until))
 
-    def release(self, row: Row, worker: str, **fields: Any) -> None:
+    def release(self, row: Row, worker: str) -> None:
         """Put back a row ``worker`` was stopped in the middle of (SIGTERM): claimed again
-        at once, the attempt not counted; ``fields``: its waiting state."""
+        at once, the attempt not counted."""
         self.holding(row, worker).update(
-            claimed_by="", lease_expires=None, attempts=F("attempts") - 1, **fields
+            claimed_by="", lease_expires=None, attempts=F("attempts") - 1, **self.released
         )

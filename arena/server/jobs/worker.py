@@ -16,14 +16,15 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from arena.server.jobs.lease import lease_seconds
 from arena.server.lifeline import die_with_parent
 
-__all__ = ["Stop", "Worker"]
+__all__ = ["Leases", "Stop", "Worker"]
 
 Job = TypeVar("Job")
+Job_contra = TypeVar("Job_contra", contravariant=True)
 Result = TypeVar("Result")
 
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -38,16 +39,27 @@ def _stop(_signum: int, _frame: object) -> None:
     raise Stop
 
 
+class Leases(Protocol[Job_contra]):
+    """What a worker needs of its queue's leases (a
+    :class:`~arena.server.jobs.lease.LeaseQueue`)."""
+
+    def renew(self, row: Job_contra, worker: str, /) -> bool:
+        """Extend ``worker``'s lease on ``row``; False when the claim was lost."""
+
+    def release(self, row: Job_contra, worker: str, /) -> None:
+        """Put ``row`` back, the attempt not counted."""
+
+
 @dataclass(frozen=True, slots=True)
 class Worker(Generic[Job, Result]):
-    """One kind of worker: how it claims a job (``claim``: None when there is none),
-        renews and releases a job's lease, works on a job, turns an error of the work into a
-        result (``failed``), and stores a result. ``name(job)`` names a job in the messages
-    ``warn`` writes (the command's stderr)."""
+    """One kind of worker, ``worker`` by name in the claims: how it claims a job (``claim``:
+    None when there is none), the leases of its queue, how it works on a job, turns an
+    error of the work into a result (``failed``) and stores a result. ``name(job)`` names a
+    job in the messages ``warn`` writes (the command's stderr)."""
 
+    worker: str
     claim: Callable[[], Job | None]
-    renew: Callable[[Job], object]
-    release: Callable[[Job], None]
+    leases: Leases[Job]
     work: Callable[[Job], Result]
     failed: Callable[[Job, Exception], Result]
     store: Callable[[Job, Result], None]
@@ -99,14 +111,14 @@ class Worker(Generic[Job, Result]):
 
         def keep_lease() -> None:
             while not finished.wait(every):
-                self.renew(job)
+                self.leases.renew(job, self.worker)
 
         keeper = threading.Thread(target=keep_lease, daemon=True)
         keeper.start()
         try:
             result = self.work(job)
         except Stop:
-            self.release(job)
+            self.leases.release(job, self.worker)
             raise
         except Exception as error:  # our bug or the host's: the bot is not to blame
             self.warn(f"{self.name(job)} failed: {error!r}")

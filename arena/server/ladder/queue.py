@@ -66,7 +66,7 @@ from arena.server.ladder.state import (
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome
 
-__all__ = ["claim_next", "game_seed", "release", "renew", "store_played"]
+__all__ = ["QUEUE", "claim_next", "game_seed", "store_played"]
 
 _WITH_TEAMS = ("first__team", "second__team")
 
@@ -80,7 +80,12 @@ def game_seed(game_id: int) -> int:
 
 
 #: The games as a queue: queued ones wait; a worker holds a claimed one.
-QUEUE = LeaseQueue(Game, waiting=Q(status=GameStatus.QUEUED), held=Q(status=GameStatus.CLAIMED))
+QUEUE = LeaseQueue(
+    Game,
+    waiting=Q(status=GameStatus.QUEUED),
+    held=Q(status=GameStatus.CLAIMED),
+    released={"status": GameStatus.QUEUED},
+)
 
 
 def claim_next(
@@ -196,17 +201,6 @@ def _versions(labels: set[str]) -> dict[str, BotVersion]:
     if missing:
         raise LookupError(f"matchmaking named versions the site does not have: {sorted(missing)}")
     return found
-
-
-def renew(game: Game, worker: str) -> bool:
-    """Extend ``worker``'s lease on ``game``; False when the claim was lost."""
-    return QUEUE.renew(game, worker)
-
-
-def release(game: Game, worker: str) -> None:
-    """Put back a game ``worker`` was stopped in the middle of (SIGTERM): played again
-    at once, the attempt not counted."""
-    QUEUE.release(game, worker, status=GameStatus.QUEUED)
 
 
 def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSettings) -> bool:

@@ -30,8 +30,6 @@ __all__ = [
     "claim_next",
     "finish",
     "record_step",
-    "release",
-    "renew",
     "retry_later",
 ]
 
@@ -46,6 +44,7 @@ QUEUE = LeaseQueue(
     BotVersion,
     waiting=Q(status=VersionStatus.QUEUED, is_disabled=False),
     held=Q(status__in=IN_PROGRESS),
+    released={"status": VersionStatus.QUEUED},
     order=("created", "pk"),
 )
 
@@ -77,17 +76,6 @@ def _give_up(version: BotVersion, now: datetime) -> None:
     )
 
 
-def renew(version: BotVersion, worker: str) -> bool:
-    """Extend ``worker``'s lease on ``version``; False when the claim was lost."""
-    return QUEUE.renew(version, worker)
-
-
-def release(version: BotVersion, worker: str) -> None:
-    """Put a version this worker was stopped in the middle of back in the queue (the
-    attempt does not count)."""
-    QUEUE.release(version, worker, status=VersionStatus.QUEUED)
-
-
 #: The version's status while each validation step runs.
 STAGES = {
     "unpack": VersionStatus.BUILDING,
@@ -116,7 +104,7 @@ def retry_later(version: BotVersion, worker: str, why: str) -> None:
 def record_step(version: BotVersion, worker: str, report: StepReport) -> None:
     """Show a step's progress on the version's page (and the status it is at)."""
     with transaction.atomic():
-        if not renew(version, worker):
+        if not QUEUE.renew(version, worker):
             return
         stage = STAGES.get(report.step)
         if stage is not None:

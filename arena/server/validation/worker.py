@@ -81,9 +81,9 @@ def validation_worker(
             queue.finish(version, worker, result)
 
     return Worker(
+        worker=worker,
         claim=lambda: queue.claim_next(worker),
-        renew=lambda version: queue.renew(version, worker),
-        release=lambda version: queue.release(version, worker),
+        leases=queue.QUEUE,
         work=work,
         failed=_site_failed,
         store=store,

@@ -24,11 +24,17 @@ class Jobs:
     def claim(self) -> str | None:
         return self.waiting.pop(0) if self.waiting else None
 
+    def renew(self, job: str, worker: str) -> bool:
+        return True
+
+    def release(self, job: str, worker: str) -> None:
+        self.released.append(f"{job} by {worker}")
+
     def worker(self, work: object) -> Worker[str, str]:
         return Worker(
+            worker="w1",
             claim=self.claim,
-            renew=lambda _job: True,
-            release=self.released.append,
+            leases=self,
             work=work,  # type: ignore[arg-type]
             failed=lambda job, error: f"{job}: the site failed ({type(error).__name__})",
             store=lambda job, result: self.stored.append((job, result)),
@@ -74,7 +80,7 @@ def test_a_stop_signal_releases_the_job_in_hand_and_ends_the_loop() -> None:
     jobs = Jobs("a", "b")
     jobs.worker(work).run(closing=jobs.close, jobs=5)
     # Not stored, not counted as a failure: put back for the next worker; "b" never taken.
-    assert (jobs.released, jobs.stored, jobs.waiting, jobs.closed) == (["a"], [], ["b"], 1)
+    assert (jobs.released, jobs.stored, jobs.waiting, jobs.closed) == (["a by w1"], [], ["b"], 1)
     assert signal.getsignal(signal.SIGTERM) == before  # the handlers are the caller's again
 
 

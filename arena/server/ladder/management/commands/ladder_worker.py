@@ -37,7 +37,7 @@ from arena.server.ladder.play import (
     ladder_rules,
     play_game,
 )
-from arena.server.ladder.queue import claim_next, release, renew, store_played
+from arena.server.ladder.queue import QUEUE, claim_next, store_played
 from arena.server.site.models import BotVersion, SiteSettings
 from arena.server.site.versions import archive_limits
 from arena.tournament.worker import play_match
@@ -139,9 +139,9 @@ class Command(BaseCommand):
         # The loop sets its signal handlers after the pool is made: the pool turns SIGTERM
         # into KeyboardInterrupt, the worker stops itself.
         Worker(
+            worker=worker,
             claim=lambda: claim_next(worker, config.current(), rng, table_size=rules.table_size),
-            renew=lambda game: renew(game, worker),
-            release=lambda game: release(game, worker),
+            leases=QUEUE,
             work=play,
             failed=_arena_error,  # our bug or the host's: never the bots' fault
             store=store,
