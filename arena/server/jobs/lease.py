@@ -7,11 +7,11 @@ it read it (still claimable, the same number of attempts): two workers racing fo
 cannot both win, on SQLite or PostgreSQL. While it works the worker renews its lease every
 third of the lease; a worker stopped by a signal releases the row (the attempt not
 counted); a worker killed with ``kill -9`` leaves a lease that expires, and the row is
-claimed again. A row claimed :attr:`LeaseQueue.max_attempts` times without an end is given
-up, so a job that kills its worker every time cannot block the queue.
+claimed again. A row claimed ``max_attempts`` times without an end is given up (how, each
+queue says), so a job that kills its worker every time cannot block the queue.
 
-The lease's length is the site's one setting ``ARENA_LEASE_SECONDS`` (read at each use, so
-a test can change it).
+The lease's length is the site's one setting ``ARENA_LEASE_SECONDS`` (from the environment's
+``ARENA_SERVER_LEASE_SECONDS``; read at each use, so a test can change it).
 """
 
 from __future__ import annotations

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+from dataclasses import replace
+
+from django.test import override_settings
 
 from arena.server.jobs.worker import Stop, Worker
 
@@ -20,11 +24,13 @@ class Jobs:
         self.released: list[str] = []
         self.said: list[str] = []
         self.closed = 0
+        self.renewed = threading.Event()
 
     def claim(self) -> str | None:
         return self.waiting.pop(0) if self.waiting else None
 
     def renew(self, job: str, worker: str) -> bool:
+        self.renewed.set()
         return True
 
     def release(self, job: str, worker: str) -> None:
@@ -87,3 +93,22 @@ def test_a_stop_signal_releases_the_job_in_hand_and_ends_the_loop() -> None:
 def test_stop_is_not_an_exception_the_work_could_catch() -> None:
     # The work's own "except Exception" must not swallow the stop.
     assert not issubclass(Stop, Exception)
+
+
+def test_with_nothing_to_claim_the_loop_waits_and_looks_again() -> None:
+    jobs = Jobs()
+    claims = iter([None, "a"])
+    replace(jobs.worker(str.upper), claim=lambda: next(claims)).run(jobs=1, poll=0.0)
+    assert jobs.stored == [("a", "A")]
+
+
+def test_the_lease_is_renewed_while_the_work_runs() -> None:
+    jobs = Jobs("a")
+
+    def work(job: str) -> str:
+        # A lease of 30 ms is renewed every 10 ms: the work waits until it has been.
+        return "renewed" if jobs.renewed.wait(60) else "never renewed"
+
+    with override_settings(ARENA_LEASE_SECONDS=0.03):
+        jobs.worker(work).run(once=True)
+    assert jobs.stored == [("a", "renewed")]
