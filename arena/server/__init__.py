@@ -20,11 +20,12 @@ listed after its name::
     site_folder:   (nothing)
     competition:   (nothing)
     lifeline:      (nothing)
+    jobs:          lifeline
     django_start:  site_folder
     current:       competition
     site:          current, competition, django_start, site_folder
-    validation:    site, competition, lifeline
-    ladder:        site, validation, current, competition, lifeline
+    validation:    site, jobs, competition
+    ladder:        site, jobs, current, competition
     middleware:    (nothing)
     settings:      site_folder
     urls:          site, ladder
@@ -36,7 +37,8 @@ listed after its name::
 
 The base modules: :mod:`.site_folder` (what a site keeps on disk), :mod:`.competition`
 (the competition file), :mod:`.current` (the competition as its file says now, parsed
-again only when it changes, and its deadline, when uploads freeze),
+again only when it changes, and its deadline, when uploads freeze), :mod:`.jobs` (the job
+queue with leases and the workers' loop, for the validation and the ladder alike),
 :mod:`.lifeline` (a worker dies with ``arena server run``), :mod:`.django_start` (Django
 started once per process).
 

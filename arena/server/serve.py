@@ -7,7 +7,7 @@ stops the server and then the workers (SIGTERM, a few seconds' grace, then SIGKI
 worker that loses its parent (``kill -9`` of this process) gets SIGTERM from the kernel
 and stops too. No state lives in these processes: an upload is on disk and in the
 database before it is answered, and a worker's job is leased (see
-:mod:`arena.server.validation.queue`), so ``kill -9`` of any of them loses nothing.
+:mod:`arena.server.jobs.lease`), so ``kill -9`` of any of them loses nothing.
 
 Behind a proxy that ends TLS (``--trusted-proxy ADDR``, the proxy's address), waitress
 takes the client's scheme and address from that proxy's ``X-Forwarded-Proto`` and
@@ -171,9 +171,11 @@ def serve(
     out: TextIO,
     ladder_workers: int = 1,
     trusted_proxy: str | None = None,
+    program: tuple[str, ...] = MANAGE,
 ) -> int:
     """Serve the site at ``root`` until SIGINT or SIGTERM (behind ``trusted_proxy``, the
-    address of a proxy in front: module docstring); the exit code."""
+    address of a proxy in front: module docstring); the exit code. The workers are
+    ``program``'s commands (the site's ``manage``; the tests' scripted workers)."""
     import waitress
 
     site = SiteFolder.load(root.absolute())
@@ -183,8 +185,8 @@ def serve(
     from arena.server.wsgi import application
 
     call_command("migrate", verbosity=0, interactive=False)  # a newer arena's tables
-    pool = WorkerPool(site, workers, out)
-    ladder = WorkerPool(site, ladder_workers, out, "ladder_worker")  # arena.server.ladder
+    pool = WorkerPool(site, workers, out, program=program)
+    ladder = WorkerPool(site, ladder_workers, out, "ladder_worker", program=program)
     from arena.server.site.models import SiteSettings
 
     # A request body larger than any upload the site takes is refused by waitress itself.

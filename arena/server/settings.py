@@ -11,6 +11,7 @@ settings are a throwaway in-memory site with a random key; nothing is served tha
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from pathlib import Path
@@ -30,16 +31,23 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 DEBUG = False
 SECRET_KEY = SITE.secret_key() if SITE is not None else secrets.token_urlsafe(50)
 ALLOWED_HOSTS = list(SITE.allowed_hosts) if SITE is not None else ["testserver", "localhost"]
+# The environment's database wins over the site folder's (tests, containers).
 DATABASES = {
-    "default": database_settings(SITE.database_url)
-    if SITE is not None
-    else database_settings(os.environ.get(DATABASE_ENV) or "sqlite:///:memory:")
+    "default": database_settings(
+        os.environ.get(DATABASE_ENV)
+        or (SITE.database_url if SITE is not None else "sqlite:///:memory:")
+    )
 }
 MEDIA_ROOT = str(SITE.layout.uploads) if SITE is not None else "/nonexistent-uploads"
 ARENA_WORK_DIR = str(SITE.layout.work) if SITE is not None else "/nonexistent-work"
 ARENA_COMPETITION_FILE = (
     str(SITE.competition_file) if SITE is not None and SITE.competition_file else None
 )
+# The site's knobs from the environment, read here and nowhere else:
+#: How long a worker's claim on a job (a validation, a ladder game) holds without renewal.
+ARENA_LEASE_SECONDS = float(os.environ.get("ARENA_SERVER_LEASE_SECONDS") or 60)
+#: The ladder's knobs over their defaults (arena.server.ladder.config): a JSON object.
+ARENA_LADDER = json.loads(os.environ.get("ARENA_LADDER") or "{}")
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -90,10 +90,8 @@ class SiteFolder:
 
     @property
     def database_url(self) -> str:
-        """The database: the environment's, ``site.json``'s, or the folder's SQLite file."""
-        from_env = os.environ.get(DATABASE_ENV)
-        if from_env:
-            return from_env
+        """The database: ``site.json``'s, or the folder's SQLite file (the environment's
+        ``ARENA_DATABASE_URL`` wins over both: see :mod:`arena.server.settings`)."""
         return self.database or f"sqlite:///{self.layout.sqlite_file}"
 
     def save(self) -> None:

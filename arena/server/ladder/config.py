@@ -1,6 +1,7 @@
-"""The ladder's knobs on a site: the environment's ``ARENA_LADDER`` (a JSON object) and
-over it Django's ``ARENA_LADDER`` setting (a dict), both optional, over the defaults here,
-read again at every use so a test, a benchmark or an administrator can change them.
+"""The ladder's knobs on a site: Django's ``ARENA_LADDER`` setting (a dict: the
+environment's ``ARENA_LADDER``, a JSON object, as the site's settings read it) over the
+defaults here, read again at every use so a test, a benchmark or an administrator can change
+them. The lease of a claimed game is the site's one lease (``ARENA_LEASE_SECONDS``).
 
 >>> LadderSettings().deals, LadderSettings().promotion_min_games
 (100, 10)
@@ -9,8 +10,6 @@ read again at every use so a test, a benchmark or an administrator can change th
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,30 +17,27 @@ from django.conf import settings
 
 from arena.ladder.matchmaking import MatchmakingSettings
 from arena.ladder.promotion import PromotionTest
+from arena.server.jobs.lease import DEFAULT_MAX_ATTEMPTS
 from arena.stats.sprt import Sprt
 
-__all__ = ["ENV", "LadderSettings", "current"]
-
-#: The environment variable of the ladder's knobs (JSON).
-ENV = "ARENA_LADDER"
+__all__ = ["LadderSettings", "current"]
 
 _MATCHMAKING = MatchmakingSettings()
 
 
 @dataclass(frozen=True, slots=True)
 class LadderSettings:
-    """``deals``: deals of one game (each played twice, seats swapped); ``lease_s``: how
-    long a worker's claim holds without renewal; ``max_attempts``: claims of a game before
-    it is left out as the infrastructure's failure; ``promotion_*``: the sequential test
-    (H1 "better by ``promotion_mbb1``" mbb/hand, at least ``promotion_min_games`` games);
+    """``deals``: deals of one game (each played twice, seats swapped); ``max_attempts``:
+    claims of a game before it is left out as the infrastructure's failure;
+    ``promotion_*``: the sequential test (H1 "better by ``promotion_mbb1``" mbb/hand, at
+    least ``promotion_min_games`` games);
     ``game_deadline_s``: how long a game's matches may run before the game is played
     again as the infrastructure's failure (an overloaded machine, a stuck process);
     ``test_games_per_request``: the most games one request may ask for; the rest are
     matchmaking's (placement, floor, team cap, the test games' rate limit)."""
 
     deals: int = 100
-    lease_s: float = 60.0
-    max_attempts: int = 3
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
     game_deadline_s: float = 3600.0
     promotion_mbb1: float = 20.0
     promotion_min_games: int = 10
@@ -74,10 +70,9 @@ class LadderSettings:
 
 
 def current() -> LadderSettings:
-    """The defaults with the environment's and Django's ``ARENA_LADDER`` over them; an
-    unknown key raises ``ValueError`` naming it."""
-    given: dict[str, Any] = json.loads(os.environ.get(ENV) or "{}")
-    given.update(getattr(settings, "ARENA_LADDER", None) or {})
+    """The defaults with Django's ``ARENA_LADDER`` over them; an unknown key raises
+    ``ValueError`` naming it."""
+    given: dict[str, Any] = dict(getattr(settings, "ARENA_LADDER", None) or {})
     known = {item.name for item in dataclasses.fields(LadderSettings)}
     unknown = sorted(set(given) - known)
     if unknown:

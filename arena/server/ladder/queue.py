@@ -1,12 +1,12 @@
 """The ladder's queue: the ``game`` table is the queue, a worker claims a game with a
-lease, and a result is stored once.
+lease (:class:`arena.server.jobs.lease.LeaseQueue`), and a result is stored once.
 
 Theory of operation. A worker asks :func:`claim_next` for work. A game still queued (one
 put back to be played again), or claimed by a worker whose lease expired (killed, out of
-memory, the machine restarted), is claimed first, by a conditional ``UPDATE`` on the row as
-the worker read it, so two workers racing for it cannot both win; an expired claim counts as
-an attempt the infrastructure lost (:func:`arena.ladder.ends.classify_end`), and past
-``max_attempts`` the game is left out with its reason rather than tried forever. Otherwise
+memory, the machine restarted), is claimed first, by the queue's conditional ``UPDATE``; an
+expired claim counts as an attempt the infrastructure lost
+(:func:`arena.ladder.ends.classify_end`), and past ``max_attempts`` the game is left out
+with its reason rather than tried forever. Otherwise
 matchmaking (:func:`arena.ladder.matchmaking.next_game`) picks the next pairing from the
 database's state and the game is created already claimed, in one transaction (a ring
 competition's rated games are tables: ``table_size`` versions, each on its seat row).
@@ -34,10 +34,18 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from arena.ladder.ends import EndAction, EndCause, classify_end, forfeit, forfeit_table
+from arena.ladder.ends import (
+    EndAction,
+    EndCause,
+    EndDecision,
+    classify_end,
+    forfeit,
+    forfeit_table,
+)
 from arena.ladder.games import GameResult, TableResult
 from arena.ladder.matchmaking import GameKind, next_game
 from arena.server.current import is_frozen_now
+from arena.server.jobs.lease import LeaseQueue, lease_seconds
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.models import (
     Game,
@@ -57,7 +65,7 @@ from arena.server.ladder.state import (
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome
 
-__all__ = ["claim_next", "game_seed", "release", "renew", "store_played"]
+__all__ = ["QUEUE", "claim_next", "game_seed", "store_played"]
 
 _WITH_TEAMS = ("first__team", "second__team")
 
@@ -70,8 +78,13 @@ def game_seed(game_id: int) -> int:
     return int.from_bytes(digest, "big")
 
 
-def _claimable(now: datetime) -> Q:
-    return Q(status=GameStatus.QUEUED) | Q(status=GameStatus.CLAIMED, lease_expires__lt=now)
+#: The games as a queue: queued ones wait; a worker holds a claimed one.
+QUEUE = LeaseQueue(
+    Game,
+    waiting=Q(status=GameStatus.QUEUED),
+    held=Q(status=GameStatus.CLAIMED),
+    released={"status": GameStatus.QUEUED},
+)
 
 
 def claim_next(
@@ -85,26 +98,29 @@ def claim_next(
     """Claim a game for ``worker``: one to play again first, else the one matchmaking picks
     now (its rated games seat ``table_size`` versions); None when there is nothing to play."""
     now = now or timezone.now()
-    lease = now + timedelta(seconds=settings.lease_s)
-    for candidate in Game.objects.filter(_claimable(now)).order_by("pk")[:5]:
-        reason = candidate.end_reason
-        if candidate.status == GameStatus.CLAIMED:  # its worker stopped: not the bots' fault
-            decision = classify_end(
-                EndCause.WORKER_LOST, attempt=candidate.attempts, max_attempts=settings.max_attempts
-            )
-            reason = decision.reason
-            if decision.action is EndAction.VOID:
-                Game.objects.filter(
-                    pk=candidate.pk, status=GameStatus.CLAIMED, attempts=candidate.attempts
-                ).update(status=GameStatus.FAILED_INFRASTRUCTURE, end_reason=reason,
-                         lease_expires=None, finished=now)  # fmt: skip
-                continue
-        claimed = Game.objects.filter(
-            _claimable(now), pk=candidate.pk, attempts=candidate.attempts
-        ).update(status=GameStatus.CLAIMED, claimed_by=worker, lease_expires=lease,
-                 attempts=candidate.attempts + 1, end_reason=reason)  # fmt: skip
-        if claimed:
-            return _claimed(candidate.pk)
+
+    def lost(game: Game) -> EndDecision:  # its worker stopped: not the bots' fault
+        return classify_end(
+            EndCause.WORKER_LOST, attempt=game.attempts, max_attempts=settings.max_attempts
+        )
+
+    def left_out(game: Game, when: datetime) -> None:
+        Game.objects.filter(pk=game.pk, attempts=game.attempts).update(
+            status=GameStatus.FAILED_INFRASTRUCTURE, end_reason=lost(game).reason,
+            lease_expires=None, finished=when,
+        )  # fmt: skip
+
+    def claimed(game: Game) -> dict[str, Any]:
+        again = game.status == GameStatus.CLAIMED
+        return {"status": GameStatus.CLAIMED,
+                "end_reason": lost(game).reason if again else game.end_reason}  # fmt: skip
+
+    found = QUEUE.claim_next(
+        worker, max_attempts=settings.max_attempts, give_up=left_out, claimed=claimed, now=now
+    )
+    if found is not None:
+        return _claimed(found)
+    lease = now + timedelta(seconds=lease_seconds())
     return _schedule(worker, settings, rng, now, lease, table_size)
 
 
@@ -186,25 +202,6 @@ def _versions(labels: set[str]) -> dict[str, BotVersion]:
     return found
 
 
-def renew(game: Game, worker: str, settings: LadderSettings) -> bool:
-    """Extend ``worker``'s lease on ``game``; False when the claim was lost."""
-    until = timezone.now() + timedelta(seconds=settings.lease_s)
-    return bool(
-        Game.objects.filter(pk=game.pk, claimed_by=worker, status=GameStatus.CLAIMED).update(
-            lease_expires=until
-        )
-    )
-
-
-def release(game: Game, worker: str) -> None:
-    """Put back a game ``worker`` was stopped in the middle of (SIGTERM): played again
-    at once, the attempt not counted."""
-    Game.objects.filter(pk=game.pk, claimed_by=worker, status=GameStatus.CLAIMED).update(
-        status=GameStatus.QUEUED, claimed_by="", lease_expires=None,
-        attempts=F("attempts") - 1,
-    )  # fmt: skip
-
-
 def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSettings) -> bool:
     """Store what ``worker`` brought back for ``game`` (module docstring); False, and
     nothing written, when it no longer holds the claim."""
@@ -222,7 +219,7 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
         seats=game.seat_count,
     )
     now = timezone.now()
-    held = Game.objects.filter(pk=game.pk, claimed_by=worker, status=GameStatus.CLAIMED)
+    held = QUEUE.holding(game, worker)
     with transaction.atomic():
         if decision.action is EndAction.RERUN:
             return bool(held.update(status=GameStatus.QUEUED, claimed_by="", lease_expires=None,

@@ -60,7 +60,7 @@ class TeamAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 class StepInline(admin.TabularInline):  # type: ignore[type-arg]
     model = ValidationStep
     extra = 0
-    readonly_fields = ("position", "step", "status", "message", "hint", "log")
+    readonly_fields = ("position", "step", "status", "message", "hint", "duration_s")
 
 
 @admin.register(BotVersion)

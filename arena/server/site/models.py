@@ -28,7 +28,6 @@ __all__ = [
     "Membership",
     "RateEvent",
     "SiteSettings",
-    "StepStatus",
     "Team",
     "ValidationStep",
     "VersionStatus",
@@ -165,25 +164,19 @@ class BotVersion(models.Model):
         return self.status in (VersionStatus.ACCEPTED, VersionStatus.REJECTED)
 
 
-class StepStatus(models.TextChoices):
-    """A validation step's state."""
-
-    RUNNING = "running"
-    PASSED = "passed"
-    FAILED = "failed"
-    SKIPPED = "skipped"
-
-
 class ValidationStep(models.Model):
-    """One step of a version's validation, as its page shows it live."""
+    """One step of a version's validation, as its page shows it live: the fields of the
+    validation's :class:`~arena.server.validation.report.StepReport` (``status`` one of its
+    ``StepStatus``)."""
 
     version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="steps")
     position = models.PositiveIntegerField()
     step = models.CharField(max_length=32)
-    status = models.CharField(max_length=16, choices=StepStatus.choices)
+    status = models.CharField(max_length=16)
     message = models.TextField(blank=True)
     hint = models.TextField(blank=True)
-    log = models.TextField(blank=True)
+    #: How long the step took (0 while it runs).
+    duration_s = models.FloatField(default=0.0)
 
     class Meta:
         ordering: ClassVar = ["position"]

@@ -5,6 +5,8 @@
   starts and ends, and returns a :class:`~.report.Verdict`; no Django there
   (:mod:`.match_step` plays the validation match, :mod:`.for_site` makes the rules from
   the site's settings);
-* :mod:`.queue`: the ``bot_version`` table as the validation's queue, with leases;
-* the ``validate_uploads`` management command: the worker.
+* :mod:`.queue`: the ``bot_version`` table as the validation's queue, with leases; it
+  records the validation's own step reports and verdict;
+* :mod:`.worker`: the worker, which calls the pipeline directly, and the
+  ``validate_uploads`` management command that runs it.
 """

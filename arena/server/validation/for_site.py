@@ -1,12 +1,6 @@
-"""The validation as the server's worker calls it: :func:`validate_for_site` takes the
-site's rules (the fields of ``arena.server.validation.seam.ValidationRules``) and returns what
-the worker stores (``accepted``, ``steps``, ``reason``, ``hint``, ``stderr``; each step
-with ``step``, ``status``, ``message``, ``hint`` and ``log``), with plain values only: no
-Django here. :func:`rules_for_site` turns the site's rules into :class:`ValidationRules`.
-
-The steps keep their names (``unpack``, ``build``, ``protocol_check``,
-``validation_match``); the last two are also the version's status while they run, and the
-version is ``building`` from its claim until then.
+"""The validation's rules on a site: :func:`rules_for_site` makes the
+:class:`ValidationRules` from the site's settings and its competition file (no Django
+here: the worker passes the values).
 
 The competition file gives the game, the time limits, the sandbox layer (strict when it
 names none: an upload is a stranger's code), the resource limits and the exposed paths;
@@ -16,22 +10,17 @@ python calling station of ``sample_bots`` when none is named) and the upload lim
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from arena.bots.sandbox.select import SandboxLevel
 from arena.match.config import MatchConfig
 from arena.server.competition import Competition, read_when_changed
-from arena.server.validation.pipeline import validate
-from arena.server.validation.report import InfrastructureError, StepReport
+from arena.server.validation.report import InfrastructureError
 from arena.server.validation.rules import ValidationRules, default_resource_limits
 from arena.settings import SettingsError
 from arena.uploads import ArchiveLimits
 
-__all__ = ["DEFAULT_HOUSE_BOT", "SiteStep", "SiteVerdict", "rules_for_site", "validate_for_site"]
+__all__ = ["DEFAULT_HOUSE_BOT", "competition_match", "rules_for_site"]
 
 #: The house bot when the site names none (in a checkout or an editable install).
 DEFAULT_HOUSE_BOT = (
@@ -49,8 +38,8 @@ def rules_for_site(
     unpacked_bytes: int,
     file_count: int,
 ) -> ValidationRules:
-    """The rules of a validation on the site (the arguments are the fields of the server's
-    ``arena.server.validation.seam.ValidationRules``: pass ``**dataclasses.asdict(rules)``).
+    """The rules of a validation on the site: its competition file (None: the defaults),
+    the site's validation settings and its archive limits.
 
     Raises :class:`InfrastructureError` when the competition file cannot be read."""
     archive = ArchiveLimits(
@@ -88,47 +77,4 @@ def competition_match(competition: Competition) -> MatchConfig:
         starting_stack=game.starting_stack,
         time_limits=competition.time.time_limits(),
         check_on_timeout=competition.time.check_on_timeout,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class SiteStep:
-    """A step as the worker records it (the fields of the queue's ``StepReport``)."""
-
-    step: str
-    status: str
-    message: str = ""
-    hint: str = ""
-    log: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class SiteVerdict:
-    """A verdict as the worker stores it (the fields of ``arena.server.validation.seam.Verdict``);
-    ``stderr`` is the team log: the bot's build output and stderr, for its team only."""
-
-    accepted: bool
-    steps: tuple[SiteStep, ...] = ()
-    reason: str = ""
-    hint: str = ""
-    stderr: str = ""
-
-
-def _site_step(report: StepReport) -> SiteStep:
-    return SiteStep(report.step, str(report.status), report.message, report.hint)
-
-
-def validate_for_site(
-    archive: Path, work_dir: Path, rules: Any, on_step: Callable[[Any], None]
-) -> SiteVerdict:
-    """Validate ``archive`` under the site's ``rules`` (a dataclass with the fields of
-    :func:`rules_for_site`), reporting each step to ``on_step`` as a :class:`SiteStep`."""
-    ours = rules_for_site(**dataclasses.asdict(rules))
-    verdict = validate(archive, work_dir, ours, lambda report: on_step(_site_step(report)))
-    return SiteVerdict(
-        accepted=verdict.is_accepted,
-        steps=tuple(_site_step(report) for report in verdict.steps),
-        reason="" if verdict.is_accepted else verdict.reason,
-        hint=verdict.hint,
-        stderr=verdict.team_log,
     )

@@ -1,93 +1,68 @@
-"""The validation queue: the ``bot_version`` table is the queue, a worker claims a row
-with a lease and renews it while it works.
+"""The validation's queue: the ``bot_version`` table, a version claimed by a worker with a
+lease (:class:`arena.server.jobs.lease.LeaseQueue`: a queued version, or one whose
+worker's lease expired) and renewed while it is validated.
 
-Theory of operation. A queued version, or one whose lease has expired (its worker died:
-killed, out of memory, the machine restarted), is claimable. A worker claims one with a
-single conditional ``UPDATE`` (the row still claimable, as it read it): two workers racing
-for a row cannot both win, on SQLite or PostgreSQL. While it validates it renews the
-lease every :data:`LEASE_SECONDS` / 3 seconds; each step's progress is written as it
-happens, so the version's page shows it live. The verdict, the steps and the status are
-written in one transaction, so a worker killed at any moment leaves either the verdict or
-a lease that expires and a claim that starts the validation again from the archive, which
-is never changed. After :data:`MAX_ATTEMPTS` claims a version is rejected as our failure,
-never the bot's, so a version that kills its worker every time cannot block the queue.
+Each step's progress is written as it happens, so the version's page shows it live. The
+verdict, the steps and the status are written in one transaction, so a worker killed at
+any moment leaves either the verdict or a lease that expires and a claim that starts the
+validation again from the archive, which is never changed. After :data:`MAX_ATTEMPTS`
+claims a version is rejected as our failure, never the bot's, so a version that kills its
+worker every time cannot block the queue. What is recorded is the validation's own
+:class:`~arena.server.validation.report.StepReport` and
+:class:`~arena.server.validation.report.Verdict`.
 """
 
 from __future__ import annotations
 
-import os
-import socket
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from arena.server.site.models import (
-    IN_PROGRESS,
-    BotVersion,
-    StepStatus,
-    ValidationStep,
-    VersionStatus,
-)
+from arena.server.jobs.lease import DEFAULT_MAX_ATTEMPTS, LeaseQueue
+from arena.server.site.models import IN_PROGRESS, BotVersion, ValidationStep, VersionStatus
+from arena.server.validation.report import StepReport, Verdict
 
 __all__ = [
-    "LEASE_SECONDS",
     "MAX_ATTEMPTS",
-    "StepReport",
+    "QUEUE",
     "claim_next",
     "finish",
     "record_step",
-    "renew",
     "retry_later",
-    "worker_name",
 ]
 
-#: How long a claim holds without renewal, in seconds (``ARENA_SERVER_LEASE_SECONDS``).
-LEASE_SECONDS = float(os.environ.get("ARENA_SERVER_LEASE_SECONDS", "60"))
 #: Claims of one version before it is given up as our failure.
-MAX_ATTEMPTS = 3
+MAX_ATTEMPTS = DEFAULT_MAX_ATTEMPTS
 #: Seconds before a validation the site could not run is tried again (times the attempts).
 RETRY_SECONDS = 60.0
 
-
-def worker_name() -> str:
-    """This worker's name in the claims: host and process id."""
-    return f"{socket.gethostname()}:{os.getpid()}"[:64]
-
-
-def _claimable(now: datetime) -> Q:
-    return Q(status=VersionStatus.QUEUED, is_disabled=False) | Q(
-        status__in=IN_PROGRESS, lease_expires__lt=now
-    )
+#: The versions as a queue: queued ones (not disabled) wait; a worker holds one while it
+#: is building, in its protocol check or in its validation match.
+QUEUE = LeaseQueue(
+    BotVersion,
+    waiting=Q(status=VersionStatus.QUEUED, is_disabled=False),
+    held=Q(status__in=IN_PROGRESS),
+    released={"status": VersionStatus.QUEUED},
+    order=("created", "pk"),
+)
 
 
 def claim_next(worker: str, *, now: datetime | None = None) -> BotVersion | None:
     """Claim the oldest claimable version for ``worker``; None when there is none. A version
     claimed again starts afresh (its old steps go)."""
     now = now or timezone.now()
-    for candidate in BotVersion.objects.filter(_claimable(now)).order_by("created", "pk")[:5]:
-        if candidate.attempts >= MAX_ATTEMPTS:
-            _give_up(candidate, now)
-            continue
-        with transaction.atomic():
-            claimed = BotVersion.objects.filter(
-                _claimable(now), pk=candidate.pk, attempts=candidate.attempts
-            ).update(
-                status=VersionStatus.BUILDING,
-                claimed_by=worker,
-                lease_expires=now + timedelta(seconds=LEASE_SECONDS),
-                attempts=candidate.attempts + 1,
-                reason="",
-                hint="",
-                stderr="",
-                updated=now,
-            )
-            if claimed:
-                ValidationStep.objects.filter(version_id=candidate.pk).delete()
-                return BotVersion.objects.get(pk=candidate.pk)
-    return None
+    fresh = {"status": VersionStatus.BUILDING, "reason": "", "hint": "", "stderr": ""}
+    claimed = QUEUE.claim_next(
+        worker,
+        max_attempts=MAX_ATTEMPTS,
+        give_up=_give_up,
+        claimed=lambda _version: {**fresh, "updated": now},
+        then=lambda pk: ValidationStep.objects.filter(version_id=pk).delete(),
+        now=now,
+    )
+    return None if claimed is None else BotVersion.objects.get(pk=claimed)
 
 
 def _give_up(version: BotVersion, now: datetime) -> None:
@@ -98,16 +73,6 @@ def _give_up(version: BotVersion, now: datetime) -> None:
         hint="upload it again; if it happens again, tell the organisers",
         lease_expires=None,
         updated=now,
-    )
-
-
-def renew(version: BotVersion, worker: str) -> bool:
-    """Extend ``worker``'s lease on ``version``; False when the claim was lost."""
-    until = timezone.now() + timedelta(seconds=LEASE_SECONDS)
-    return bool(
-        BotVersion.objects.filter(pk=version.pk, claimed_by=worker, status__in=IN_PROGRESS).update(
-            lease_expires=until
-        )
     )
 
 
@@ -127,7 +92,7 @@ def retry_later(version: BotVersion, worker: str, why: str) -> None:
     :data:`RETRY_SECONDS` times its attempts, by the expiry of a lease nobody holds; the
     team sees why it waits."""
     delay = timedelta(seconds=RETRY_SECONDS * max(1, version.attempts))
-    BotVersion.objects.filter(pk=version.pk, claimed_by=worker).update(
+    QUEUE.holding(version, worker).update(
         status=VersionStatus.BUILDING,
         claimed_by="",
         lease_expires=timezone.now() + delay,
@@ -136,21 +101,10 @@ def retry_later(version: BotVersion, worker: str, why: str) -> None:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class StepReport:
-    """A step's state as the pipeline reports it (``step``: a key of :data:`STAGES`)."""
-
-    step: str
-    status: StepStatus
-    message: str = ""
-    hint: str = ""
-    log: str = ""
-
-
 def record_step(version: BotVersion, worker: str, report: StepReport) -> None:
     """Show a step's progress on the version's page (and the status it is at)."""
     with transaction.atomic():
-        if not renew(version, worker):
+        if not QUEUE.renew(version, worker):
             return
         stage = STAGES.get(report.step)
         if stage is not None:
@@ -164,30 +118,20 @@ def record_step(version: BotVersion, worker: str, report: StepReport) -> None:
             },
         )
         step.status = report.status
-        step.message, step.hint, step.log = report.message, report.hint, report.log
+        step.message, step.hint, step.duration_s = report.message, report.hint, report.duration_s
         step.save()
 
 
-def finish(
-    version: BotVersion,
-    worker: str,
-    *,
-    accepted: bool,
-    steps: tuple[StepReport, ...],
-    reason: str = "",
-    hint: str = "",
-    stderr: str = "",
-) -> bool:
-    """Write the verdict, every step and the bot's stderr in one transaction; False (and
-    nothing written) when ``worker`` no longer holds the claim."""
+def finish(version: BotVersion, worker: str, verdict: Verdict) -> bool:
+    """Write the verdict (the reason of a rejection only), every step and the team log (the
+    bot's build output and stderr) in one transaction; False (and nothing written) when
+    ``worker`` no longer holds the claim."""
     with transaction.atomic():
-        updated = BotVersion.objects.filter(
-            pk=version.pk, claimed_by=worker, status__in=IN_PROGRESS
-        ).update(
-            status=VersionStatus.ACCEPTED if accepted else VersionStatus.REJECTED,
-            reason=reason,
-            hint=hint,
-            stderr=stderr,
+        updated = QUEUE.holding(version, worker).update(
+            status=VersionStatus.ACCEPTED if verdict.is_accepted else VersionStatus.REJECTED,
+            reason="" if verdict.is_accepted else verdict.reason,
+            hint=verdict.hint,
+            stderr=verdict.team_log,
             lease_expires=None,
             updated=timezone.now(),
         )
@@ -202,8 +146,8 @@ def finish(
                 status=report.status,
                 message=report.message,
                 hint=report.hint,
-                log=report.log,
+                duration_s=report.duration_s,
             )
-            for index, report in enumerate(steps)
+            for index, report in enumerate(verdict.steps)
         )
         return True

@@ -4,19 +4,14 @@ and ends, and the :class:`Verdict`.
 A step's ``message`` and ``hint`` are for the team's version page; the bot's own output
 (its build log, its stderr) is never in them but in :attr:`Verdict.team_log`, which the
 server shows to the bot's team only.
-
->>> StepReport("build", StepStatus.PASSED, "no build step").to_dict()
-{'step': 'build', 'status': 'passed', 'message': 'no build step', 'hint': ''}
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 __all__ = [
-    "SERVER_STATUS",
     "STDERR_MARKER",
     "STEP_NAMES",
     "InfrastructureError",
@@ -29,14 +24,6 @@ __all__ = [
 
 #: The steps, in order.
 STEP_NAMES = ("unpack", "build", "protocol_check", "validation_match")
-
-#: The version's status on the server while each step runs.
-SERVER_STATUS = {
-    "unpack": "building",
-    "build": "building",
-    "protocol_check": "protocol_check",
-    "validation_match": "validation_match",
-}
 
 
 class StepStatus(StrEnum):
@@ -89,15 +76,6 @@ class StepReport:
     message: str = ""
     hint: str = ""
     duration_s: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """The API's form (``GET /api/v1/versions/<id>/``'s ``steps``)."""
-        return {
-            "step": self.step,
-            "status": str(self.status),
-            "message": self.message,
-            "hint": self.hint,
-        }
 
 
 @dataclass(frozen=True, slots=True)

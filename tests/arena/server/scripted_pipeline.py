@@ -1,4 +1,5 @@
-"""Scripted validation pipelines for the worker's tests (``ARENA_SERVER_PIPELINE``)."""
+"""Scripted validation pipelines for the worker's tests (its ``pipeline`` parameter:
+:func:`arena.server.validation.worker.validation_worker`)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.server.site.models import StepStatus
-from arena.server.validation.queue import StepReport
-from arena.server.validation.seam import ValidationRules, Verdict
+from arena.server.validation.report import StepReport, StepStatus, Verdict
+from arena.server.validation.rules import ValidationRules
 
 #: The file the first attempt writes its worker's process id to (the test kills it).
 MARKER_ENV = "ARENA_TEST_MARKER"
@@ -20,12 +20,13 @@ def accept(
 ) -> Verdict:
     """Every step passes at once."""
     steps = tuple(
-        StepReport(step, StepStatus.PASSED, f"{step} passed")
+        StepReport(step, StepStatus.PASSED, f"{step} passed", duration_s=0.5)
         for step in ("building", "protocol_check", "validation_match")
     )
     for report in steps:
         on_step(report)
-    return Verdict(accepted=archive.is_file(), steps=steps, stderr="hello from the bot")
+    reason = "every step passed" if archive.is_file() else "no archive"
+    return Verdict(archive.is_file(), reason, "", steps, team_log="hello from the bot")
 
 
 def hang_first_time(

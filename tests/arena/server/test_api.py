@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from arena.server.site.models import BotVersion, SiteSettings, StepStatus, VersionStatus
-from arena.server.validation.queue import StepReport, claim_next, finish
+from arena.server.site.models import BotVersion, SiteSettings, VersionStatus
+from arena.server.validation.queue import claim_next, finish
+from arena.server.validation.report import StepReport, StepStatus, Verdict
 from tests.arena.server.factories import bot_archive, make_team, make_token
 
 pytestmark = pytest.mark.usefixtures("db")
@@ -39,17 +40,11 @@ def test_an_upload_is_a_queued_version_and_its_status_has_the_steps() -> None:
     assert body["url"].endswith(f"/api/v1/versions/{body['id']}/")
     version = claim_next("w")
     assert version is not None
-    finish(
-        version,
-        "w",
-        accepted=False,
-        reason="no reply to hello",
-        hint="flush stdout",
-        steps=(
-            StepReport("building", StepStatus.PASSED, "built"),
-            StepReport("protocol_check", StepStatus.FAILED, "no hello", "flush"),
-        ),
+    steps = (
+        StepReport("building", StepStatus.PASSED, "built"),
+        StepReport("protocol_check", StepStatus.FAILED, "no hello", "flush"),
     )
+    finish(version, "w", Verdict(False, "no reply to hello", "flush stdout", steps))
     status = client.get(
         f"/api/v1/versions/{body['id']}/", headers={"Authorization": f"Bearer {token}"}
     ).json()

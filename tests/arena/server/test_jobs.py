@@ -8,8 +8,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from arena.server.site.models import BotVersion, StepStatus, VersionStatus
-from arena.server.validation.queue import MAX_ATTEMPTS, StepReport, claim_next, finish, record_step
+from arena.server.site.models import BotVersion, VersionStatus
+from arena.server.validation.queue import MAX_ATTEMPTS, claim_next, finish, record_step
+from arena.server.validation.report import StepReport, StepStatus, Verdict
 from tests.arena.server.factories import make_team, make_version
 
 pytestmark = pytest.mark.usefixtures("db")
@@ -34,8 +35,8 @@ def test_an_expired_lease_is_claimed_again_from_scratch() -> None:
     assert again is not None and again.pk == first.pk and again.claimed_by == "w2"
     assert again.attempts == 2 and again.steps.count() == 0
     # The first worker lost its claim: its verdict is not written.
-    assert not finish(first, "w1", accepted=True, steps=())
-    assert finish(again, "w2", accepted=False, steps=(), reason="no bot.toml")
+    assert not finish(first, "w1", Verdict(True, "every step passed", "", ()))
+    assert finish(again, "w2", Verdict(False, "no bot.toml", "", ()))
     assert BotVersion.objects.get(pk=first.pk).status == VersionStatus.REJECTED
 
 
@@ -46,13 +47,15 @@ def test_steps_show_the_status_and_the_verdict_keeps_them() -> None:
     record_step(version, "w1", StepReport("protocol_check", StepStatus.RUNNING))
     assert BotVersion.objects.get(pk=version.pk).status == VersionStatus.PROTOCOL_CHECK
     steps = (
-        StepReport("building", StepStatus.PASSED, "built"),
-        StepReport("protocol_check", StepStatus.PASSED, "spoke"),
+        StepReport("building", StepStatus.PASSED, "built", duration_s=1.5),
+        StepReport("protocol_check", StepStatus.PASSED, "spoke", duration_s=0.25),
     )
-    assert finish(version, "w1", accepted=True, steps=steps, stderr="thinking...")
+    assert finish(version, "w1", Verdict(True, "every step passed", "", steps, "thinking..."))
     done = BotVersion.objects.get(pk=version.pk)
-    assert (done.status, done.stderr) == (VersionStatus.ACCEPTED, "thinking...")
+    # An accepted version keeps no reason; the team log is its stderr.
+    assert (done.status, done.reason, done.stderr) == (VersionStatus.ACCEPTED, "", "thinking...")
     assert [step.message for step in done.steps.all()] == ["built", "spoke"]
+    assert [step.duration_s for step in done.steps.all()] == [1.5, 0.25]
 
 
 def test_a_version_that_never_finishes_is_given_up_as_the_sites_failure() -> None:

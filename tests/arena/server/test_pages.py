@@ -154,3 +154,23 @@ def test_a_version_page_shows_its_results_per_opponent() -> None:
     client.login(username="ann", password=PASSWORD)
     page = client.get(f"/versions/{version.pk}/").content.decode()
     assert 'id="results"' in page and "<td>house</td><td>2</td><td>200</td>" in page
+
+
+def test_a_version_page_shows_how_long_each_finished_step_took() -> None:
+    from arena.server.site.models import ValidationStep, VersionStatus
+    from tests.arena.server.factories import make_version
+
+    ants = make_team("ants", member="ann")
+    version = make_version(ants, status=VersionStatus.ACCEPTED)
+    for position, (step, status, took) in enumerate(
+        (("build", "passed", 12.34), ("protocol_check", "running", 0.0))
+    ):
+        ValidationStep.objects.create(
+            version=version, position=position, step=step, status=status, duration_s=took
+        )
+    client = Client()
+    client.login(username="ann", password=PASSWORD)
+    page = client.get(f"/versions/{version.pk}/").content.decode()
+    assert '<strong>build</strong>: passed in <span class="duration">12.3 s</span>' in page
+    # A step still running has no duration yet: none is shown.
+    assert "<strong>protocol_check</strong>: running\n" in page

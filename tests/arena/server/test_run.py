@@ -67,17 +67,13 @@ def _token(root: Path) -> str:
 
 
 class Server:
-    """``arena server run`` in a process of its own, on a free port."""
+    """``arena server run`` in a process of its own, on a free port, its validation workers
+    with a pipeline that hangs the first time (:mod:`tests.arena.server.scripted_site`)."""
 
     def __init__(self, root: Path, marker: Path) -> None:
-        env = {
-            **os.environ,
-            "ARENA_SERVER_LEASE_SECONDS": "2",
-            MARKER_ENV: str(marker),
-            "ARENA_SERVER_PIPELINE": "tests.arena.server.scripted_pipeline:hang_first_time",
-        }
+        env = {**os.environ, "ARENA_SERVER_LEASE_SECONDS": "2", MARKER_ENV: str(marker)}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", "server", "run", str(root), "--port", "0"],
+            [sys.executable, "-m", "tests.arena.server.scripted_site", "run", str(root)],
             env=env,
             stdout=subprocess.PIPE,
             text=True,

@@ -5,6 +5,7 @@ infrastructure failure."""
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 from pathlib import Path
 
@@ -24,18 +25,17 @@ from arena.server.site.models import (
 )
 from arena.server.site.versions import revalidate
 from arena.server.validation.queue import RETRY_SECONDS, claim_next
-from arena.server.validation.seam import PIPELINE_ENV
+from arena.server.validation.report import Verdict
+from arena.server.validation.worker import validation_worker
 from tests.arena.server.factories import PASSWORD, bot_archive, make_team, make_version
+from tests.arena.server.scripted_pipeline import accept
 
 pytestmark = pytest.mark.usefixtures("db")
 
 
-def test_the_worker_validates_the_queue_and_keeps_the_steps(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setenv(PIPELINE_ENV, "tests.arena.server.scripted_pipeline:accept")
+def test_the_worker_validates_the_queue_and_keeps_the_steps() -> None:
     version = make_version(make_team("ants"))
-    call_command("validate_uploads", once=True)
+    validation_worker(io.StringIO().write, pipeline=accept).run(once=True)
     done = BotVersion.objects.get(pk=version.pk)
     assert (done.status, done.stderr) == (VersionStatus.ACCEPTED, "hello from the bot")
     steps = [(step.step, step.status) for step in done.steps.all()]
@@ -47,13 +47,14 @@ def test_the_worker_validates_the_queue_and_keeps_the_steps(
     assert again.status == VersionStatus.QUEUED and not again.steps.exists()
 
 
-def test_a_pipeline_that_raises_is_the_sites_failure(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(PIPELINE_ENV, "tests.arena.server.test_worker:_broken")
+def test_a_pipeline_that_raises_is_the_sites_failure() -> None:
     version = make_version(make_team("ants"))
-    call_command("validate_uploads", once=True)
+    said = io.StringIO()
+    validation_worker(said.write, pipeline=_broken).run(once=True)
     done = BotVersion.objects.get(pk=version.pk)
     assert done.status == VersionStatus.REJECTED
     assert "not the bot" in done.reason and "RuntimeError" in done.reason
+    assert f"validation of version {version.pk} failed: RuntimeError" in said.getvalue()
     # The exception's text stays in the worker's log: the page shows what failed only.
     assert [step.message for step in done.steps.all()] == ["the site failed"]
     page = Client()
@@ -61,7 +62,7 @@ def test_a_pipeline_that_raises_is_the_sites_failure(monkeypatch: pytest.MonkeyP
     assert "the disk is full" not in page.get(f"/versions/{version.pk}/").content.decode()
 
 
-def _broken(*args: object) -> object:
+def _broken(*args: object) -> Verdict:
     raise RuntimeError("the disk is full")
 
 
@@ -95,7 +96,6 @@ def test_a_validation_that_cannot_run_here_goes_back_to_the_queue(
     SiteSettings.objects.update_or_create(
         pk=1, defaults={"validation_house_bot": str(tmp_path / "missing" / "bot.toml")}
     )
-    monkeypatch.delenv(PIPELINE_ENV, raising=False)
     version = make_version(make_team("ants"), data=bot_archive())
     call_command("validate_uploads", once=True)
     waiting = BotVersion.objects.get(pk=version.pk)

@@ -11,7 +11,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [  # noqa: RUF012
-        ("arena_server", "0001_initial"),
+        ("arena_server", "0002_step_duration"),
     ]
 
     operations = [  # noqa: RUF012

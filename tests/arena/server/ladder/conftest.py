@@ -22,8 +22,8 @@ BOTS = {
     "folder": REPO_ROOT / "tests" / "bots" / "folder",
 }
 
-#: Few deals, a promotion test that decides after two games, a short lease.
-SMALL = {"deals": 4, "promotion_min_games": 2, "lease_s": 30.0, "placement_games": 1}
+#: Few deals, a promotion test that decides after two games.
+SMALL = {"deals": 4, "promotion_min_games": 2, "placement_games": 1}
 
 
 @pytest.fixture

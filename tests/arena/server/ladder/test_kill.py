@@ -57,7 +57,8 @@ def _manage(root: Path, *arguments: str, **options: Any) -> Any:
     env = {
         **os.environ,
         "ARENA_SITE_DIR": str(root),
-        "ARENA_LADDER": json.dumps({"deals": 150, "lease_s": 2.0, "placement_games": 1}),
+        "ARENA_LADDER": json.dumps({"deals": 150, "placement_games": 1}),
+        "ARENA_SERVER_LEASE_SECONDS": "2",
     }
     command = [sys.executable, "-m", "arena.server.manage", *arguments]
     if options.pop("background", False):
@@ -139,7 +140,8 @@ def _kill_and_play_again(site: Path, *, seats: int) -> None:
 def test_a_killed_server_s_game_is_played_again_when_it_starts_again(site: Path) -> None:
     env = {
         **os.environ,
-        "ARENA_LADDER": json.dumps({"deals": 150, "lease_s": 2.0, "placement_games": 1}),
+        "ARENA_LADDER": json.dumps({"deals": 150, "placement_games": 1}),
+        "ARENA_SERVER_LEASE_SECONDS": "2",
     }
     command = [sys.executable, "-m", "arena.cli", "server", "run", str(site), "--port", "0",
                "--workers", "0", "--ladder-workers", "1"]  # fmt: skip

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from arena.bots.sandbox.select import SandboxLevel
 from arena.ladder.ends import EndCause
+from arena.server.jobs.lease import lease_seconds
 from arena.server.ladder import config
 from arena.server.ladder.models import Game, GameStatus, UnrankedRequest
 from arena.server.ladder.play import (
@@ -39,10 +40,10 @@ def test_a_game_whose_worker_keeps_dying_is_left_out_with_its_reason(small_ladde
     game = claim_next("w0", settings, random.Random(1), now=now)
     assert game is not None
     for attempt in range(1, settings.max_attempts):
-        now += timedelta(seconds=settings.lease_s + 1)
+        now += timedelta(seconds=lease_seconds() + 1)
         again = claim_next(f"w{attempt}", settings, random.Random(1), now=now)
         assert again is not None and again.pk == game.pk
-    now += timedelta(seconds=settings.lease_s + 1)
+    now += timedelta(seconds=lease_seconds() + 1)
     claim_next("late", settings, random.Random(1), now=now)
     game.refresh_from_db()
     assert game.status == GameStatus.FAILED_INFRASTRUCTURE

@@ -20,6 +20,7 @@ from arena.cluster.local import LocalMatchExecutor
 from arena.ladder.ends import EndCause
 from arena.server.competition import read_competition
 from arena.server.current import current_competition
+from arena.server.jobs.lease import lease_seconds
 from arena.server.ladder import config
 from arena.server.ladder.management.commands import ladder_worker as worker_module
 from arena.server.ladder.management.commands.ladder_worker import Command, _executor
@@ -74,7 +75,7 @@ def test_an_expired_claim_is_played_again_and_counted_once(small_ladder: None) -
     game = claim_next("dead-worker", settings, rng)
     assert game is not None and game.status == GameStatus.CLAIMED
     # The worker died: its lease runs out.
-    later = timezone.now() + timedelta(seconds=settings.lease_s + 1)
+    later = timezone.now() + timedelta(seconds=lease_seconds() + 1)
     again = claim_next("live-worker", settings, rng, now=later)
     assert again is not None and again.pk == game.pk and again.attempts == 2
     assert "the worker playing it stopped" in again.end_reason

@@ -3,20 +3,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from arena.bots.sandbox.select import SandboxLevel
-from arena.server.validation.for_site import (
-    DEFAULT_HOUSE_BOT,
-    SiteStep,
-    rules_for_site,
-    validate_for_site,
-)
+from arena.server.validation.for_site import DEFAULT_HOUSE_BOT, rules_for_site
 from arena.server.validation.report import InfrastructureError
-from tests.arena.uploads import hostile
 
 SITE = {
     "hands": 30,
@@ -60,35 +53,3 @@ def test_a_competition_file_that_cannot_be_read_is_not_the_uploads_fault(
     file.write_text("[game]\nbig_blind = -1\n")
     with pytest.raises(InfrastructureError, match="the competition file cannot be read"):
         rules_for_site(competition_file=file, **SITE)  # type: ignore[arg-type]
-
-
-@dataclass(frozen=True)
-class SiteRules:
-    """The fields of the server's ValidationRules (arena.server.validation.seam), as the worker
-    passes them."""
-
-    competition_file: Path | None
-    hands: int
-    allowed_faults: int
-    house_bot: Path | None
-    archive_bytes: int
-    unpacked_bytes: int
-    file_count: int
-
-
-def test_the_worker_gets_plain_steps_and_the_verdict_with_the_team_log(tmp_path: Path) -> None:
-    archive = tmp_path / "upload.zip"
-    archive.write_bytes(hostile.zip_bytes(("bot.toml", b"x"), ("/etc/evil", b"x")))
-    rules = SiteRules(None, 2, 0, None, 10_000, 10_000, 10)
-    seen: list[SiteStep] = []
-    verdict = validate_for_site(archive, tmp_path / "work", rules, seen.append)
-    assert not verdict.accepted
-    assert (
-        verdict.reason
-        == "entry '/etc/evil': a path may not be absolute or start with a drive letter"
-    )
-    assert [(s.step, s.status) for s in verdict.steps] == [
-        ("unpack", "failed"), ("build", "skipped"), ("protocol_check", "skipped"),
-        ("validation_match", "skipped"),
-    ]  # fmt: skip
-    assert seen[0] == SiteStep("unpack", "running")

@@ -20,7 +20,6 @@ from arena.server.validation.report import (
     STEP_NAMES,
     InfrastructureError,
     StepReport,
-    StepStatus,
     Verdict,
 )
 from arena.server.validation.rules import ValidationRules
@@ -219,13 +218,6 @@ def test_rules_refuse_bad_values() -> None:
         replace(RULES, resource_limits={"gpu": 1})
     with pytest.raises(ValueError, match="max_build_timeout_s must be positive"):
         replace(RULES, max_build_timeout_s=0)
-
-
-def test_step_reports_have_the_apis_form() -> None:
-    report = StepReport("build", StepStatus.FAILED, "build 'make' failed", "fix it")
-    assert report.to_dict() == {
-        "step": "build", "status": "failed", "message": "build 'make' failed", "hint": "fix it",
-    }  # fmt: skip
 
 
 def test_a_bot_with_a_build_step_plays_its_built_copy(tmp_path: Path) -> None:

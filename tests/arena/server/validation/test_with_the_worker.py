@@ -1,5 +1,5 @@
-"""The site's worker (``validate_uploads``) with the real validation
-(:func:`validate_for_site`): a sample bot's archive is accepted with each step stored, a
+"""The site's worker (``validate_uploads``) with the real validation (its default
+pipeline): a sample bot's archive is accepted with each step stored, a
 hostile one is rejected with the rule and the entry."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ import pytest
 from django.core.management import call_command
 
 from arena.server.site.models import BotVersion, VersionStatus
-from arena.server.validation.seam import PIPELINE_ENV
 from arena.uploads import pack
 from tests import REPO_ROOT
 from tests.arena.server.factories import make_team, make_version
@@ -16,19 +15,12 @@ from tests.arena.uploads import hostile
 
 pytestmark = pytest.mark.usefixtures("db")
 
-PIPELINE = "arena.server.validation.for_site:validate_for_site"
-
 
 @pytest.fixture
 def database_url() -> None:
     """SQLite only: these tests are about the validation; the site's own tests try its
     storage on PostgreSQL too."""
     return None
-
-
-@pytest.fixture(autouse=True)
-def real_validation(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(PIPELINE_ENV, PIPELINE)
 
 
 def test_a_sample_bot_is_accepted_by_the_worker(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -56,3 +48,8 @@ def test_a_zip_slip_is_rejected_by_the_worker_naming_the_entry() -> None:
     done = BotVersion.objects.get(pk=version.pk)
     assert done.status == VersionStatus.REJECTED
     assert done.reason == "entry '../../evil': a path may not leave the bot's folder"
+    # The validation's own step reports, as they are: the first failed, the others skipped.
+    assert [(step.step, step.status) for step in done.steps.all()] == [
+        ("unpack", "failed"), ("build", "skipped"), ("protocol_check", "skipped"),
+        ("validation_match", "skipped"),
+    ]  # fmt: skip

@@ -2,12 +2,13 @@
 matchmaking's next; see :mod:`arena.server.ladder.queue`), plays its two matches (a ring
 competition's table: one per rotation) through the match executor seam while a thread
 renews its lease, and stores the result once. Its matches run in a local process pool
-(``--concurrency`` matches at once, default 2: a game's two seatings side by side) that
-lives as long as the worker, or with ``--executor dask`` on a Dask cluster (``--scheduler
-ADDRESS``; none: a local cluster), whose workers must see the site's work folder at the
-same path (the versions' builds are there; the matches' files come back with their outcomes
-when they cannot write it). SIGTERM or SIGINT stops it and puts its game back; ``kill -9``
-leaves a claim that expires, and the game is played again by whoever claims it next.
+that lives as long as the worker, or a Dask cluster, as the competition file's ``executor``,
+``concurrency`` and ``scheduler`` say (the finals' executor is made from the same keys;
+an edited file takes effect from the next game on). A Dask cluster's workers must see the
+site's work folder at the same path (the versions' builds are there; the matches' files
+come back with their outcomes when they cannot write it). SIGTERM or SIGINT stops it and
+puts its game back; ``kill -9`` leaves a claim that expires, and the game is played again
+by whoever claims it next.
 Started by ``arena server run``, which restarts it when it dies; it dies with its parent
 (Linux's parent-death signal)."""
 
@@ -15,9 +16,6 @@ from __future__ import annotations
 
 import os
 import random
-import signal
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +24,12 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from arena.bots.sandbox.select import SandboxUnavailableError
 from arena.cluster.dask_executor import ClusterError, dask_executor
-from arena.cluster.executor import MatchExecutor
 from arena.cluster.local import LocalMatchExecutor, local_executor
 from arena.ladder.ends import EndCause
 from arena.server.competition import Competition
 from arena.server.current import current_competition
+from arena.server.jobs.lease import worker_name
+from arena.server.jobs.worker import Worker
 from arena.server.ladder import config
 from arena.server.ladder.models import Game, version_label
 from arena.server.ladder.play import (
@@ -41,25 +40,13 @@ from arena.server.ladder.play import (
     ladder_rules,
     play_game,
 )
-from arena.server.ladder.queue import claim_next, release, renew, store_played
-from arena.server.lifeline import die_with_parent
+from arena.server.ladder.queue import QUEUE, claim_next, store_played
 from arena.server.site.models import BotVersion, SiteSettings
-from arena.server.validation.queue import worker_name
 from arena.settings import SettingsError
 from arena.settings.catalog import ExecutorKind
 from arena.tournament.worker import play_match
 
 __all__ = ["Command", "game_spec"]
-
-_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
-
-
-class _Stop(BaseException):
-    """SIGTERM or SIGINT arrived."""
-
-
-def _stop(_signum: int, _frame: object) -> None:
-    raise _Stop
 
 
 def _files(version: BotVersion) -> VersionFiles:
@@ -125,10 +112,7 @@ class Command(BaseCommand):
         parser.add_argument("--poll", type=float, default=1.0)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        """Claim, play and store until stopped."""
-        if not options["once"] and options["games"] is None:
-            # Die with arena server run, even when it is killed with SIGKILL.
-            die_with_parent()
+        """Claim, play and store until stopped (:class:`arena.server.jobs.worker.Worker`)."""
         worker = worker_name()
         rng = random.Random(os.urandom(16))
         root = Path(settings.ARENA_WORK_DIR) / "ladder"
@@ -138,40 +122,53 @@ class Command(BaseCommand):
         except (SandboxUnavailableError, SettingsError, OSError) as error:
             self.stderr.write(f"the ladder cannot play here: {error}")
             raise SystemExit(1) from None
-        played = 0
         try:
             executor = _executor(rules, root)
         except ClusterError as error:
             self.stderr.write(f"the ladder cannot reach its cluster: {error}")
             raise SystemExit(1) from None
-        # After the pool: it turns SIGTERM into KeyboardInterrupt, the worker stops itself.
-        previous = {number: signal.signal(number, _stop) for number in _STOP_SIGNALS}
-        try:
-            while options["games"] is None or played < options["games"]:
-                renewed = self._renewed(competition)
-                if renewed is not None:  # the file was edited: its rules from the next game on
-                    competition, rules = renewed
-                    _drop(executor)
-                    executor = _executor(rules, root)
-                game = claim_next(worker, config.current(), rng, table_size=rules.table_size)
-                if game is None:
-                    if options["once"]:
-                        return
-                    time.sleep(options["poll"])
-                    continue
-                if self._play(game, worker, executor, rules, root):
-                    # A match past the deadline still holds a process: start afresh.
-                    _drop(executor)
-                    executor = _executor(rules, root)
-                played += 1
-        except _Stop:
-            return
-        finally:
-            for number in _STOP_SIGNALS:  # a second signal must not cut the closing short
-                signal.signal(number, signal.SIG_IGN)
-            _drop(executor)
-            for number, handler in previous.items():
-                signal.signal(number, handler)
+
+        def claim() -> Game | None:
+            nonlocal competition, rules, executor
+            renewed = self._renewed(competition)
+            if renewed is not None:  # the file was edited: its rules from the next game on
+                competition, rules = renewed
+                _drop(executor)
+                executor = _executor(rules, root)
+            return claim_next(worker, config.current(), rng, table_size=rules.table_size)
+
+        def play(game: Game) -> PlayedGame:
+            deadline_s = config.current().game_deadline_s
+            return play_game(game_spec(game), executor, rules, root, deadline_s=deadline_s)
+
+        def store(game: Game, outcome: PlayedGame) -> None:
+            nonlocal executor
+            if not store_played(game, worker, outcome, config.current()):
+                self.stderr.write(
+                    f"ladder game {game.pk}: the claim was lost; its result is dropped"
+                )
+            if outcome.cause is EndCause.DEADLINE:
+                # A match past the deadline still holds a process: start afresh.
+                _drop(executor)
+                executor = _executor(rules, root)
+
+        # The loop sets its signal handlers after the pool is made: the pool turns SIGTERM
+        # into KeyboardInterrupt, the worker stops itself.
+        Worker(
+            worker=worker,
+            claim=claim,
+            leases=QUEUE,
+            work=play,
+            failed=_arena_error,  # our bug or the host's: never the bots' fault
+            store=store,
+            name=lambda game: f"ladder game {game.pk}",
+            warn=self.stderr.write,
+        ).run(
+            once=options["once"],
+            jobs=options["games"],
+            poll=options["poll"],
+            closing=lambda: _drop(executor),
+        )
 
     def _renewed(
         self, competition: Competition | None
@@ -192,33 +189,6 @@ class Command(BaseCommand):
             self._problem = problem
             return None
 
-    def _play(
-        self, game: Game, worker: str, executor: MatchExecutor, rules: LadderRules, root: Path
-    ) -> bool:
-        """Play and store ``game``; True when its matches ran past the deadline (they
-        still run: the executor is to be replaced)."""
-        settings_now = config.current()
-        done = threading.Event()
 
-        def keep_lease() -> None:
-            while not done.wait(settings_now.lease_s / 3):
-                renew(game, worker, settings_now)
-
-        keeper = threading.Thread(target=keep_lease, daemon=True)
-        keeper.start()
-        try:
-            outcome = play_game(
-                game_spec(game), executor, rules, root, deadline_s=settings_now.game_deadline_s
-            )
-        except _Stop:
-            release(game, worker)
-            raise
-        except Exception as error:  # our bug or the host's: never the bots' fault
-            self.stderr.write(f"ladder game {game.pk} failed: {error!r}")
-            outcome = PlayedGame(EndCause.ARENA_ERROR, detail=f"{type(error).__name__}: {error}")
-        finally:
-            done.set()
-            keeper.join()
-        if not store_played(game, worker, outcome, settings_now):
-            self.stderr.write(f"ladder game {game.pk}: the claim was lost; its result is dropped")
-        return outcome.cause is EndCause.DEADLINE
+def _arena_error(_game: Game, error: Exception) -> PlayedGame:
+    return PlayedGame(EndCause.ARENA_ERROR, detail=f"{type(error).__name__}: {error}")

@@ -1,0 +1,117 @@
+"""A table as a job queue with leases.
+
+Theory of operation. A row is claimable when it waits (its model's "queued" state) or when
+the lease of the worker holding it has expired (the worker died: killed, out of memory, the
+machine restarted). A worker claims one with a single conditional ``UPDATE`` on the row as
+it read it (still claimable, the same number of attempts): two workers racing for a row
+cannot both win, on SQLite or PostgreSQL. While it works the worker renews its lease every
+third of the lease; a worker stopped by a signal releases the row (the attempt not
+counted); a worker killed with ``kill -9`` leaves a lease that expires, and the row is
+claimed again. A row claimed ``max_attempts`` times without an end is given up (how, each
+queue says), so a job that kills its worker every time cannot block the queue.
+
+The lease's length is the site's one setting ``ARENA_LEASE_SECONDS`` (from the environment's
+``ARENA_SERVER_LEASE_SECONDS``; read at each use, so a test can change it).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Generic, TypeVar
+
+from django.conf import settings
+from django.db import models, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+__all__ = ["DEFAULT_MAX_ATTEMPTS", "LeaseQueue", "lease_seconds", "worker_name"]
+
+#: Claims of one job before it is given up.
+DEFAULT_MAX_ATTEMPTS = 3
+
+Row = TypeVar("Row", bound=models.Model)
+
+
+def worker_name() -> str:
+    """This worker's name in the claims: host and process id."""
+    return f"{socket.gethostname()}:{os.getpid()}"[:64]
+
+
+def lease_seconds() -> float:
+    """How long a claim holds without renewal (the site's ``ARENA_LEASE_SECONDS``)."""
+    return float(settings.ARENA_LEASE_SECONDS)
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseQueue(Generic[Row]):
+    """The queue over ``model``'s rows (each with ``claimed_by``, ``lease_expires`` and
+    ``attempts`` fields). ``waiting``: the rows waiting for a worker; ``held``: the rows a
+    worker holds (by their state; with an expired lease they are claimable again);
+    ``released``: the fields that put a row back among the waiting ones; ``order``: which
+    claimable row goes first."""
+
+    model: type[Row]
+    waiting: Q
+    held: Q
+    released: Mapping[str, Any]
+    order: tuple[str, ...] = ("pk",)
+
+    def claimable(self, now: datetime) -> Q:
+        """The rows a worker may claim at ``now``."""
+        return self.waiting | (self.held & Q(lease_expires__lt=now))
+
+    def claim_next(
+        self,
+        worker: str,
+        *,
+        max_attempts: int,
+        give_up: Callable[[Row, datetime], None],
+        claimed: Callable[[Row], dict[str, Any]],
+        then: Callable[[int], object] = lambda _pk: None,
+        now: datetime | None = None,
+    ) -> int | None:
+        """Claim the first claimable row for ``worker``; its primary key, or None when there
+        is none. A row claimed ``max_attempts`` times already is handed to ``give_up`` (which
+        writes its end) and passed over. ``claimed(row)``: the fields the claim also sets
+        (the row's "held" state among them); ``then(pk)`` runs in the claim's transaction."""
+        now = now or timezone.now()
+        for candidate in self.model._default_manager.filter(self.claimable(now)).order_by(
+            *self.order
+        )[:5]:
+            attempts = candidate.attempts  # type: ignore[attr-defined]
+            if attempts >= max_attempts:
+                give_up(candidate, now)
+                continue
+            with transaction.atomic():
+                won = self.model._default_manager.filter(
+                    self.claimable(now), pk=candidate.pk, attempts=attempts
+                ).update(
+                    claimed_by=worker,
+                    lease_expires=now + timedelta(seconds=lease_seconds()),
+                    attempts=attempts + 1,
+                    **claimed(candidate),
+                )
+                if won:
+                    then(candidate.pk)
+                    return int(candidate.pk)
+        return None
+
+    def holding(self, row: Row, worker: str) -> models.QuerySet[Row]:
+        """``row`` while ``worker`` still holds it (empty once the claim is lost)."""
+        return self.model._default_manager.filter(self.held, pk=row.pk, claimed_by=worker)
+
+    def renew(self, row: Row, worker: str) -> bool:
+        """Extend ``worker``'s lease on ``row``; False when the claim was lost."""
+        until = timezone.now() + timedelta(seconds=lease_seconds())
+        return bool(self.holding(row, worker).update(lease_expires=until))
+
+    def release(self, row: Row, worker: str) -> None:
+        """Put back a row ``worker`` was stopped in the middle of (SIGTERM): claimed again
+        at once, the attempt not counted."""
+        self.holding(row, worker).update(
+            claimed_by="", lease_expires=None, attempts=F("attempts") - 1, **self.released
+        )
