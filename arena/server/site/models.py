@@ -117,6 +117,10 @@ class BotVersion(models.Model):
     #: The bot's own stderr during validation: shown to its team only.
     stderr = models.TextField(blank=True)
     is_disabled = models.BooleanField(default=False)
+    #: Whether it becomes the team's active version once accepted: yes, no, or (None) only
+    #: when no version of the team plays yet -- a team's first accepted version plays by
+    #: itself (see :func:`arena.server.site.versions.on_accepted`).
+    activate_when_accepted = models.BooleanField(null=True, default=None)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
     # The job's lease: the worker holding it and until when (an expired lease is claimed

@@ -31,6 +31,7 @@ from arena.server.site.models import (
     ValidationStep,
     VersionStatus,
 )
+from arena.server.site.versions import on_accepted
 
 __all__ = [
     "LEASE_SECONDS",
@@ -193,6 +194,8 @@ def finish(
         )
         if not updated:
             return False
+        if accepted:
+            on_accepted(version)
         ValidationStep.objects.filter(version_id=version.pk).delete()
         ValidationStep.objects.bulk_create(
             ValidationStep(

@@ -14,7 +14,7 @@ from arena.server.site.forms import UploadForm
 from arena.server.site.matches import match_data, version_results, viewer_page
 from arena.server.site.models import BotVersion, LeaderboardRow, Match, SiteSettings, Team
 from arena.server.site.scope import identified, requesting_team, visible
-from arena.server.site.versions import UploadRefused, activate, store_upload
+from arena.server.site.versions import UploadRefused, activate, plays_now, store_upload
 
 __all__ = ["leaderboard", "match_hands", "match_page", "my_team", "team_page", "upload",
            "version_page"]  # fmt: skip
@@ -66,6 +66,7 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
     version = get_object_or_404(visible(requesting_team(request), BotVersion), pk=version_id)
     context = {
         "version": version,
+        "plays_now": plays_now(version),
         "steps": version.steps.all(),
         "results": version_results(version),
         "matches": Match.objects.filter(seats__version=version).distinct().order_by("-pk")[:50],
