@@ -154,3 +154,23 @@ def test_a_version_page_shows_its_results_per_opponent() -> None:
     client.login(username="ann", password=PASSWORD)
     page = client.get(f"/versions/{version.pk}/").content.decode()
     assert 'id="results"' in page and "<td>house</td><td>2</td><td>200</td>" in page
+
+
+def test_the_hand_viewer_is_the_sites_and_shows_the_match_pages_faults(imported: Match) -> None:
+    # Issue 32: the viewer said "No faults" on a match whose page shows faults 2, and the
+    # offline report's text (its leaderboard, how to write another report).
+    seat = imported.seats.get(name="bob")
+    seat.fault_count = 2
+    seat.save()
+    client = Client()
+    client.login(username="ann-1", password=PASSWORD)
+    assert "<td>2</td>" in client.get(f"/matches/{imported.pk}/").content.decode()
+    page = client.get(f"/matches/{imported.pk}/hands/").content.decode()
+    found = re.search(
+        r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S
+    )
+    assert found is not None
+    document = json.loads(found.group(1))
+    assert document["on_site"] is True
+    assert document["faults"] == [{"bot": "bob", "kind": "any", "count": 2, "example": None}]
+    assert document["hands_total"] == imported.hands_played
