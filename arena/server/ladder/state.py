@@ -34,7 +34,7 @@ from arena.server.ladder.models import (
     UnrankedRequest,
     version_label,
 )
-from arena.server.site.models import BotVersion, LeaderboardRow, Team, VersionStatus
+from arena.server.site.models import BotVersion, LeaderboardRow, ScoreKind, Team, VersionStatus
 from arena.server.site.versions import activate
 
 __all__ = [
@@ -181,7 +181,8 @@ def refresh_ratings() -> Standings:
                               sd=fitted.sd, low=fitted.low, high=fitted.high,
                               game_count=counts.get(bot, 0), chance_above_next=chance))  # fmt: skip
         rows.append(LeaderboardRow(board=LADDER_BOARD, position=place, name=bot,
-                                   team=version.team, mbb_per_hand=fitted.strength,
+                                   team=version.team, kind=ScoreKind.RATING,
+                                   mbb_per_hand=fitted.strength,
                                    half_width=(fitted.high - fitted.low) / 2.0,
                                    hands=hands.get(bot, 0)))  # fmt: skip
     Rating.objects.bulk_create(ratings)

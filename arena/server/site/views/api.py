@@ -163,6 +163,7 @@ def leaderboard(request: HttpRequest) -> JsonResponse:
                 "position": row.position,
                 "name": row.name,
                 "team": None if row.team is None else row.team.name,
+                "kind": row.kind,
                 "mbb_per_hand": _finite(row.mbb_per_hand),
                 "half_width": _finite(row.half_width),
                 "hands": row.hands,

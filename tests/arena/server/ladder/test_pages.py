@@ -72,8 +72,16 @@ def test_the_ladder_shows_ratings_chances_and_pairs_raw_and_adjusted(
     assert pair["raw"] == pytest.approx(376.7, abs=0.1) and pair["luck"] == pytest.approx(100.0)
     page = Client().get("/ladder/").content.decode()
     assert "bees-v1" in page and "above next" in page
-    # The site's leaderboard reads the ladder's ratings (its "ladder" board).
-    assert "ladder" in Client().get("/").content.decode()
+    # The site's leaderboard reads the ladder's ratings (its "ladder" board), named as
+    # ratings, in their order (issue 32: they were headed "mbb/hand", read as raw).
+    front = Client().get("/").content.decode()
+    assert "<th>rating (luck-adjusted mbb/hand against the field)</th>" in front
+    board = Client().get("/api/v1/leaderboard/").json()["boards"]["ladder"]
+    assert {row["kind"] for row in board} == {"rating"}
+    assert [row["name"] for row in board] == [row["bot"] for row in data["ratings"]]
+    assert [r["mbb_per_hand"] for r in board] == sorted(
+        (r["mbb_per_hand"] for r in board), reverse=True
+    )
 
 
 def test_another_team_sees_no_private_data(three: dict[str, BotVersion]) -> None:
