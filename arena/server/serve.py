@@ -5,7 +5,11 @@ This process serves the site and supervises the workers (``python -m arena.serve
 validate_uploads``): one that dies is started again within a second. SIGINT or SIGTERM
 stops the server and then the workers (SIGTERM, a few seconds' grace, then SIGKILL); a
 worker that loses its parent (``kill -9`` of this process) gets SIGTERM from the kernel
-and stops too. No state lives in these processes: an upload is on disk and in the
+and stops too. A server is stopped by a signal: SIGINT or SIGTERM is its normal end, so it
+prints ``stopped`` and exits 0 (not the other commands' ``interrupted`` and 130, which
+would have a service manager count every stop as a failure). An address it cannot listen
+on (a busy port) is one line naming it and exit code 2 (:class:`UsageError`), before any
+worker starts. No state lives in these processes: an upload is on disk and in the
 database before it is answered, and a worker's job is leased (see
 :mod:`arena.server.validation.queue`), so ``kill -9`` of any of them loses nothing.
 """
@@ -22,6 +26,7 @@ from typing import TextIO
 from arena.server.django_start import start_django
 from arena.server.lifeline import parent_env
 from arena.server.site_folder import SITE_ENV, SiteFolder
+from arena.settings import UsageError
 
 __all__ = ["WorkerPool", "serve"]
 
@@ -106,7 +111,8 @@ def serve(
     out: TextIO,
     ladder_workers: int = 1,
 ) -> int:
-    """Serve the site at ``root`` until SIGINT or SIGTERM; the exit code."""
+    """Serve the site at ``root`` until SIGINT or SIGTERM (then 0, see the module
+    docstring); :class:`UsageError` when it cannot listen on ``host:port``."""
     import waitress
 
     site = SiteFolder.load(root.absolute())
@@ -122,8 +128,12 @@ def serve(
 
     # A request body larger than any upload the site takes is refused by waitress itself.
     largest = settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1024 * 1024
-    server = waitress.create_server(application, host=host, port=port, threads=threads,
-                                    max_request_body_size=largest)  # fmt: skip
+    try:
+        server = waitress.create_server(application, host=host, port=port, threads=threads,
+                                        max_request_body_size=largest)  # fmt: skip
+    except OSError as error:  # a busy port, an address not of this machine, a port < 1024
+        why = error.strerror or str(error)
+        raise UsageError(f"cannot listen on {host}:{port}: {why}") from None
     pool.start()
     ladder.start()
     try:
