@@ -24,6 +24,7 @@ from arena.ladder.promotion import Verdict, should_activate
 from arena.ladder.ratings import Standings, fit
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.models import (
+    LLR_CAP,
     Game,
     GameStatus,
     LadderTeamSettings,
@@ -245,12 +246,8 @@ def ladder_state(settings: LadderSettings, now: datetime | None = None) -> Ladde
     )
 
 
-#: Where an infinite ratio (every game the same score) is drawn and stored (JSON has no inf).
-_LLR_CAP = 1e6
-
-
 def _finite(value: float) -> float:
-    return max(-_LLR_CAP, min(_LLR_CAP, value))
+    return max(-LLR_CAP, min(LLR_CAP, value))
 
 
 def advance_promotions(settings: LadderSettings, *, is_frozen: bool = False) -> None:

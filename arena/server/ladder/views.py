@@ -161,8 +161,10 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
     version = get_object_or_404(visible(team, BotVersion).select_related("team"), pk=version_id)
     rows = [_game_row(game, version) for game in _games_of(version)]
     tests = [
+        # No chart before the first game: its bounds are not set yet.
         {"test": test, "chart": mark_safe(
-            llr_chart(test.llr_history, lower=test.lower_bound, upper=test.upper_bound))}
+            llr_chart(test.llr_history, lower=test.lower_bound, upper=test.upper_bound)
+        ) if test.game_count else ""}
         for test in PromotionTest.objects.filter(candidate=version).select_related(
             "incumbent__team").order_by("-pk")
     ]  # fmt: skip

@@ -5,7 +5,10 @@ result raw and luck-adjusted, the site's leaderboard fed by the ladder, a versio
 
 from __future__ import annotations
 
+import re
+import shutil
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -22,6 +25,7 @@ from arena.server.ladder.models import (
 )
 from arena.server.ladder.state import refresh_ratings
 from arena.server.site.models import BotVersion, Team
+from tests import REPO_ROOT
 from tests.arena.server.factories import PASSWORD, make_team, make_token
 from tests.arena.server.ladder.conftest import accepted
 
@@ -159,3 +163,50 @@ def test_test_games_started_count_in_the_window_as_matchmaking_counts_them(
     assert refused.status_code == 429 and "(9 started, 0 waiting)" in refused.content.decode()
     assert client.post(url, {"opponent": bees.pk, "games": 1}).status_code == 302
     assert client.post(url, {"opponent": bees.pk, "games": 1}).status_code == 429
+
+
+def test_a_promotion_test_says_no_games_yet_and_never_an_infinite_ratio_as_a_number(
+    three: dict[str, BotVersion],
+) -> None:
+    # Issue 32: "log-likelihood ratio -1000000.00" after games that all ended 0.0, and
+    # "bounds 0.00 and 0.00" before the first game.
+    team = Team.objects.get(name="ants")
+    candidate = accepted(team, b"newer", active=False)
+    client = _client("ants")
+    client.post(f"/ladder/versions/{candidate.pk}/promotion/")
+    page = client.get(f"/ladder/versions/{candidate.pk}/").content.decode()
+    assert "<strong>running</strong>,\nno games yet." in page
+    assert "bounds" not in page and "<svg" not in page
+    PromotionTest.objects.update(status="not_better", game_count=3, llr=-1e6,
+                                 lower_bound=-2.94, upper_bound=2.94,
+                                 llr_history=[[3, -1e6]])  # fmt: skip
+    page = client.get(f"/ladder/versions/{candidate.pk}/").content.decode()
+    assert "<strong>not better</strong>,\nafter 3 games, every one with the same result" in page
+    assert "1000000" not in page.split("<svg")[0]
+    PromotionTest.objects.update(game_count=1, llr=0.5, status="running")
+    page = client.get(f"/ladder/versions/{candidate.pk}/").content.decode()
+    assert "after 1 game (log-likelihood ratio 0.50, bounds -2.94 and 2.94)" in page
+
+
+def test_the_version_page_fits_a_1280_pixel_window_with_a_long_seed(
+    three: dict[str, BotVersion], tmp_path: Path
+) -> None:
+    # Issue 32: 78-digit seeds in a column made the page 1,641 px wide.
+    sync_api = pytest.importorskip("playwright.sync_api")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no Chromium found (apt-get install chromium)")
+    Game.objects.update(seed="7" * 78)
+    html = _client("ants").get(f"/ladder/versions/{three['ants'].pk}/").content.decode()
+    assert "7" * 78 in html
+    style = (REPO_ROOT / "arena/server/site/static/arena/site.css").read_text(encoding="utf-8")
+    html = re.sub(r'<link rel="stylesheet"[^>]*>', f"<style>{style}</style>", html)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_content(html)
+            width = page.evaluate("document.documentElement.scrollWidth")
+        finally:
+            browser.close()
+    assert width <= 1280
