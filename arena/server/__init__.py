@@ -22,9 +22,10 @@ listed after its name::
     lifeline:      (nothing)
     django_start:  site_folder
     current:       competition
-    site:          current, competition, django_start, site_folder
+    overview:      competition
+    site:          current, competition, overview, django_start, site_folder
     validation:    site, competition, lifeline
-    ladder:        site, validation, current, competition, lifeline
+    ladder:        site, validation, current, competition, overview, lifeline
     middleware:    (nothing)
     settings:      site_folder
     urls:          site, ladder
@@ -36,7 +37,8 @@ listed after its name::
 
 The base modules: :mod:`.site_folder` (what a site keeps on disk), :mod:`.competition`
 (the competition file), :mod:`.current` (the competition as its file says now, parsed
-again only when it changes, and its deadline, when uploads freeze),
+again only when it changes, and its deadline, when uploads freeze), :mod:`.overview` (the
+rules a bot plays under as the overview page says them, the starter bots),
 :mod:`.lifeline` (a worker dies with ``arena server run``), :mod:`.django_start` (Django
 started once per process).
 

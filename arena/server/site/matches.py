@@ -13,6 +13,7 @@ from django.db.models import Q
 from arena.report.page import render_page
 from arena.report.viewer import ViewerError, viewer_hand
 from arena.server.competition import Visibility
+from arena.server.site.context_processors import current_title
 from arena.server.site.models import BotVersion, Match, MatchSeat, SiteSettings, Team
 from arena.server.site.visibility import redact_history
 from arena.store.hand_log import HandLogError, iter_hands, read_header
@@ -145,4 +146,4 @@ def viewer_page(team: Team | None, match: Match) -> str:
         "open": None,
         "on_site": True,
     }
-    return render_page(f"match {match.pk}", document)
+    return render_page(f"match {match.pk} · {current_title()}", document)

@@ -3,6 +3,8 @@ its steps, errors as ``{"error"}`` with a 4xx status."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -173,7 +175,7 @@ def _accept_next() -> BotVersion:
     return version
 
 
-def _upload(client: Client, token: str, query: str = "") -> dict[str, object]:
+def _upload(client: Client, token: str, query: str = "") -> dict[str, Any]:
     response = client.post(
         f"/api/v1/versions/{query}",
         data=bot_archive(),
@@ -181,7 +183,7 @@ def _upload(client: Client, token: str, query: str = "") -> dict[str, object]:
         headers={"Authorization": f"Bearer {token}"},
     )
     assert response.status_code == 201, response.content
-    body: dict[str, object] = response.json()
+    body: dict[str, Any] = response.json()
     return body
 
 
@@ -255,7 +257,7 @@ def test_the_api_activates_an_accepted_version_now_and_a_waiting_one_once_accept
     assert client.post(f"/api/v1/versions/{first.pk}/activate/", headers=auth).status_code == 200
 
 
-def test_the_api_refuses_to_activate_a_rejected_version_or_without_a_token() -> None:
+def test_the_api_refuses_to_activate_a_rejected_version_or_another_teams() -> None:
     team = make_team("ants")
     token = make_token(team)
     client = Client()
@@ -264,10 +266,22 @@ def test_the_api_refuses_to_activate_a_rejected_version_or_without_a_token() -> 
     url = f"/api/v1/versions/{created['id']}/activate/"
     refused = client.post(url, headers={"Authorization": f"Bearer {token}"})
     assert refused.status_code == 400 and "not accepted" in refused.json()["error"]
-    assert client.post(url).status_code == 401
-    assert client.post(url, headers={"Authorization": "Bearer arena_unknown"}).status_code == 401
+    # Another team's version is 404, as a missing one (to a visitor and an unknown token).
+    assert client.post(url).status_code == 404
+    assert client.post(url, headers={"Authorization": "Bearer arena_unknown"}).status_code == 404
     other = make_token(make_team("bees"))
     assert client.post(url, headers={"Authorization": f"Bearer {other}"}).status_code == 404
+
+
+def test_a_browsers_session_cannot_activate_through_the_api() -> None:
+    make_team("ants", member="ann")
+    client = Client()
+    client.login(username="ann", password="a long enough password")
+    client.post("/upload/", {"archive": _file(bot_archive())})
+    version = BotVersion.objects.get()
+    response = client.post(f"/api/v1/versions/{version.pk}/activate/")
+    assert response.status_code == 400 and "Bearer" in response.json()["error"]
+    assert version.activate_when_accepted is None
 
 
 def test_the_version_page_says_what_plays_now() -> None:

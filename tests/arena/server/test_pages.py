@@ -166,6 +166,7 @@ def test_the_hand_viewer_is_the_sites_and_shows_the_match_pages_faults(imported:
     client.login(username="ann-1", password=PASSWORD)
     assert "<td>2</td>" in client.get(f"/matches/{imported.pk}/").content.decode()
     page = client.get(f"/matches/{imported.pk}/hands/").content.decode()
+    assert f"<title>match {imported.pk} · Poker arena</title>" in page  # the site's title
     found = re.search(
         r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S
     )

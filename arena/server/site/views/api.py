@@ -121,15 +121,19 @@ def versions(request: HttpRequest) -> JsonResponse:
 @require_http_methods(["POST"])
 def activate(request: HttpRequest, version_id: int) -> JsonResponse:
     """Make one of the team's versions active: now when accepted, once accepted when it
-    waits for its verdict; 400 for a rejected one (or after the deadline)."""
-    if bearer_token(request.headers.get("Authorization")) is None:
-        return _error("authentication needed: Authorization: Bearer <token>", 401)
+    waits for its verdict; 400 for a rejected one (or after the deadline). Another team's
+    version is 404, as a missing one; a browser's session (no bearer token: there is no
+    CSRF token to check) is refused with 400, pointing to the version page's button."""
     team = requesting_team(request)
-    if team is None:
-        return _error("the token is unknown or revoked", 401)
     found = visible(team, BotVersion).select_related("team").filter(pk=version_id).first()
-    if found is None:
+    if team is None or found is None:
         return _error(f"no version {version_id}", 404)
+    if bearer_token(request.headers.get("Authorization")) is None:
+        return _error(
+            "this endpoint takes Authorization: Bearer <token>; "
+            "in a browser, use the version page's button",
+            400,
+        )
     try:
         request_activation(team, found)
     except UploadRefused as refused:
