@@ -316,3 +316,19 @@ def test_no_version_plays_by_itself_after_the_deadline_or_when_disabled(
     _accept_next()
     team.refresh_from_db()
     assert team.active_version is None
+
+
+def test_the_upload_form_shows_the_limits_and_may_ask_to_play_once_accepted() -> None:
+    SiteSettings.objects.update_or_create(pk=1, defaults={"upload_file_count": 17})
+    team = make_team("ants", member="ann")
+    client = Client()
+    client.login(username="ann", password="a long enough password")
+    page = client.get("/upload/").content.decode()
+    assert "17 files" in page and "the first one accepted plays by itself" in page
+    client.post("/upload/", {"archive": _file(bot_archive())})
+    _accept_next()
+    assert "Version 1 plays now" in client.get("/upload/").content.decode()
+    client.post("/upload/", {"archive": _file(bot_archive()), "activate": "on"})
+    second = _accept_next()
+    team.refresh_from_db()
+    assert team.active_version_id == second.pk

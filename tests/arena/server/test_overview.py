@@ -143,3 +143,19 @@ def test_the_countdown_names_two_units_or_says_it_has_passed() -> None:
 
 def test_no_starter_bots_where_the_folder_is_missing(tmp_path: Path) -> None:
     assert starter_bots(tmp_path / "nowhere") == []
+
+
+def test_the_rules_follow_every_time_and_sandbox_setting(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(
+        'sandbox = "limits"\n[game]\nante = 1\n[limits]\ncheck_on_timeout = true\n'
+        'time_bank = "2s"\ntime_basis = "cpu"\n',
+        encoding="utf-8",
+    )
+    rules = dict(competition_rules(read_competition(path), SiteRules(), deals=10))
+    assert ", ante 1, every hand" in rules["Game"]
+    assert rules["Time per decision"] == (
+        "5 s of CPU time, plus a time bank of 2 s a match; a bot out of time checks when "
+        "checking is free, else folds"
+    )
+    assert rules["Sandbox"].startswith("limits (resource limits")

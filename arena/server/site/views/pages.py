@@ -97,13 +97,16 @@ def upload(request: HttpRequest) -> HttpResponse:
             limit = SiteSettings.current().upload_archive_bytes
             if archive.size > limit:  # refused before it is read
                 raise UploadRefused(f"the archive is larger than the limit of {limit:,} bytes")
-            version = store_upload(team, archive.read())
+            wish = True if form.cleaned_data["activate"] else None
+            version = store_upload(team, archive.read(), activate=wish)
         except UploadRefused as refused:
             form.add_error("archive", str(refused))
             status = 400
         else:
             return redirect("version", version_id=version.pk)
-    return render(request, "arena/upload.html", {"form": form}, status=status)
+    limits = SiteSettings.current().rules().archive_limits
+    context = {"form": form, "limits": limits, "plays": team.active_version}
+    return render(request, "arena/upload.html", context, status=status)
 
 
 @identified
