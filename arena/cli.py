@@ -9,8 +9,9 @@ the work. Every bad flag, manifest or setting is reported as ``arena <command>: 
 bot that misbehaves during a match is a recorded fault, not an error of the command; an
 exception from our own code is a bug and is allowed to stop the command with its traceback.
 Ctrl-C or SIGTERM at any moment, start-up included, ends the command with an
-``interrupted`` line and exit code 130. Plain ``arena`` lists the commands (exit code 0);
-flags are never abbreviated (``--hand`` is not ``--hands``).
+``interrupted`` line and exit code 130 (but ``arena server run``, which a signal stops as
+it should: ``stopped`` and 0, see :mod:`arena.server.serve`). Plain ``arena`` lists the
+commands (exit code 0); flags are never abbreviated (``--hand`` is not ``--hands``).
 
 Examples::
 

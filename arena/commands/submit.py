@@ -6,6 +6,11 @@ body and ``Authorization: Bearer <token>`` answers 201 ``{"id", "version", "stat
 "url"}``; ``GET /api/v1/versions/<id>/`` answers the status and the steps so far. Every
 text the server sends back (a reason may quote the bot) is printed inert.
 
+With ``--activate`` the upload asks to play once accepted (``?activate=true``); without it
+the server's rule holds: a team's first accepted version plays by itself, a later one
+when the team activates it. The verdict's line says what plays now (the server's
+``plays_now``).
+
 It prints the version's page on the site (``<server>/versions/<id>/``, where the steps,
 the verdict and later the version's games are), not the API's JSON address.
 
@@ -94,6 +99,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a file holding your team's API token (made on the team's page, shown once)",
     )
     parser.add_argument(
+        "--activate",
+        action="store_true",
+        help=(
+            "play with this version once it is accepted (without it, only a team's first "
+            "accepted version plays by itself)"
+        ),
+    )
+    parser.add_argument(
         "--no-wait",
         action="store_true",
         help="upload and print the version's address, without waiting for the verdict",
@@ -143,7 +156,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     out.write(f"{done} {args.path} ({len(archive):,} bytes); uploading to {base}\n")
     try:
         created = _request(
-            f"{base}/api/v1/versions/",
+            f"{base}/api/v1/versions/" + ("?activate=true" if args.activate else ""),
             token,
             data=archive,
             content_type=content_type,
@@ -153,6 +166,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         page = base + _VERSION_PAGE.format(id=version_id)
         out.write(f"uploaded as version {_shown(created.get('version'))}: {_shown(page)}\n")
         if args.no_wait:
+            _print_plays_now(created, out)
             return 0
         status_url = f"{base}/api/v1/versions/{version_id}/"
         patience = _Patience(args.timeout, args.poll_interval, args.retry_for)
@@ -323,9 +337,16 @@ def _print_step(step: Any, printed: set[tuple[str, str]], out: TextIO) -> None:
         out.write(f"    hint: {_shown(step['hint'])}\n")
 
 
+def _print_plays_now(state: dict[str, Any], out: TextIO) -> None:
+    """The server's sentence on what plays for the team now (an older server has none)."""
+    if state.get("plays_now"):
+        out.write(f"plays now: {_shown(state['plays_now'])}\n")
+
+
 def _verdict(state: dict[str, Any], status: str, out: TextIO) -> int:
     if status == "accepted":
         out.write("accepted\n")
+        _print_plays_now(state, out)
         return 0
     out.write(f"rejected: {_shown(state.get('reason') or 'no reason given')}\n")
     if state.get("hint"):

@@ -236,6 +236,9 @@ def _document(
         "hands_total": len(data.candidates),
         "open_other": f"arena report {source} --hand MATCH/N -o hand.html",
         "open": str(requested[0]) if requested else None,
+        # The site's hand viewer sets it (arena.server.site.matches): the parts that
+        # speak of a report file (its leaderboard, how to write another) are left out.
+        "on_site": False,
     }
 
 

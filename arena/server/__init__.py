@@ -23,9 +23,10 @@ listed after its name::
     jobs:          lifeline
     django_start:  site_folder
     current:       competition
-    site:          current, competition, django_start, site_folder
+    overview:      competition
+    site:          current, competition, overview, django_start, site_folder
     validation:    site, jobs, competition
-    ladder:        site, jobs, current, competition
+    ladder:        site, jobs, current, competition, overview
     middleware:    (nothing)
     settings:      site_folder
     urls:          site, ladder
@@ -39,6 +40,8 @@ The base modules: :mod:`.site_folder` (what a site keeps on disk), :mod:`.compet
 (the competition file), :mod:`.current` (the competition as its file says now, parsed
 again only when it changes, and its deadline, when uploads freeze), :mod:`.jobs` (the job
 queue with leases and the workers' loop, for the validation and the ladder alike),
+:mod:`.overview` (the rules a bot plays under as the overview page says them, the starter
+bots),
 :mod:`.lifeline` (a worker dies with ``arena server run``), :mod:`.django_start` (Django
 started once per process).
 

@@ -3,6 +3,8 @@ sandbox) plus the site's own keys, read by the same mechanism and with the same 
 
 ::
 
+    title = "Spring heads-up"   # every page's title
+    description = "Bots play no-limit hold'em heads-up until May."
     [game]                      # as in a tournament file
     big_blind = 2
     [limits]
@@ -118,6 +120,17 @@ def _deadline(value: object) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
+def _text(longest: int) -> Any:
+    """A parser of text of 1 to ``longest`` characters (spaces around it left out)."""
+
+    def parse(value: object) -> str:
+        if not isinstance(value, str) or not value.strip() or len(value.strip()) > longest:
+            raise ValueError(f"must be text of 1 to {longest:,} characters")
+        return value.strip()
+
+    return parse
+
+
 #: The site's own keys (not flags of any command), by dotted key.
 SITE_KEYS: dict[str, Setting] = {
     setting.key: setting
@@ -143,6 +156,9 @@ SITE_KEYS: dict[str, Setting] = {
         _site("validation.house_bot", path, None, "the house bot's manifest",
               shown="sample_bots/python_calling_station/bot.toml"),
         _site("ladder.deadline", _deadline, None, "when uploads freeze and the finals start"),
+        _site("title", _text(100), None, "the competition's title, on every page"),
+        _site("description", _text(2000), None,
+              "what the competition is about, on its overview page"),
     )
 }  # fmt: skip
 
@@ -254,12 +270,16 @@ class SiteRules:
 @dataclass(frozen=True, slots=True)
 class Competition:
     """A competition file read and checked: the game and limits every match plays (a
-    :class:`TournamentConfig` without bots), the site's rules (copied at ``init``) and the
-    deadline (``ladder.deadline``: uploads freeze and the finals start; None: never)."""
+    :class:`TournamentConfig` without bots), the site's rules (copied at ``init``), the
+    deadline (``ladder.deadline``: uploads freeze and the finals start; None: never), and
+    what the site says of it: the file's ``title`` (every page's) and ``description`` (the
+    overview page's; None: the file gives none)."""
 
     config: TournamentConfig
     rules: SiteRules = field(default_factory=SiteRules)
     deadline: datetime | None = None
+    title: str | None = None
+    description: str | None = None
 
     @property
     def game(self) -> GameSettings:
@@ -295,7 +315,8 @@ def read_competition(file: Path) -> Competition:
         # a ladder game; silently playing heads-up instead would not be what was asked.
         why = "the ladder plays round_robin (heads-up games) or ring (tables of ring.seats)"
         raise SettingsError(label, "format", str(config.format), why)
-    return Competition(config, rules, values.get("ladder.deadline"))
+    return Competition(config, rules, values.get("ladder.deadline"),
+                       values.get("title"), values.get("description"))  # fmt: skip
 
 
 #: The file last read by :func:`read_when_changed`: its stamp and what it held.

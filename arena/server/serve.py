@@ -5,7 +5,11 @@ This process serves the site and supervises the workers (``python -m arena.serve
 validate_uploads``): one that dies is started again within a second. SIGINT or SIGTERM
 stops the server and then the workers (SIGTERM, a few seconds' grace, then SIGKILL); a
 worker that loses its parent (``kill -9`` of this process) gets SIGTERM from the kernel
-and stops too. No state lives in these processes: an upload is on disk and in the
+and stops too. A server is stopped by a signal: SIGINT or SIGTERM is its normal end, so it
+prints ``stopped`` and exits 0 (not the other commands' ``interrupted`` and 130, which
+would have a service manager count every stop as a failure). An address it cannot listen
+on (a busy port) is one line naming it and exit code 2 (:class:`UsageError`), before any
+worker starts. No state lives in these processes: an upload is on disk and in the
 database before it is answered, and a worker's job is leased (see
 :mod:`arena.server.jobs.lease`), so ``kill -9`` of any of them loses nothing.
 
@@ -32,6 +36,7 @@ from typing import Any, TextIO
 from arena.server.django_start import start_django
 from arena.server.lifeline import parent_env
 from arena.server.site_folder import SITE_ENV, SiteFolder
+from arena.settings import UsageError
 
 __all__ = ["BODY_SLACK", "WorkerPool", "proxy_address", "serve", "waitress_options"]
 
@@ -173,9 +178,10 @@ def serve(
     trusted_proxy: str | None = None,
     program: tuple[str, ...] = MANAGE,
 ) -> int:
-    """Serve the site at ``root`` until SIGINT or SIGTERM (behind ``trusted_proxy``, the
-    address of a proxy in front: module docstring); the exit code. The workers are
-    ``program``'s commands (the site's ``manage``; the tests' scripted workers)."""
+    """Serve the site at ``root`` until SIGINT or SIGTERM (then 0, see the module
+    docstring; behind ``trusted_proxy``, the address of a proxy in front); the exit code.
+    The workers are ``program``'s commands (the site's ``manage``; the tests' scripted
+    workers). :class:`UsageError` when it cannot listen on ``host:port``."""
     import waitress
 
     site = SiteFolder.load(root.absolute())
@@ -192,7 +198,11 @@ def serve(
     # A request body larger than any upload the site takes is refused by waitress itself.
     limit = SiteSettings.current().upload_archive_bytes
     options = waitress_options(threads=threads, upload_bytes=limit, trusted_proxy=trusted_proxy)
-    server = waitress.create_server(application, host=host, port=port, **options)
+    try:
+        server = waitress.create_server(application, host=host, port=port, **options)
+    except OSError as error:  # a busy port, an address not of this machine, a port < 1024
+        why = error.strerror or str(error)
+        raise UsageError(f"cannot listen on {host}:{port}: {why}") from None
     if site.behind_tls and trusted_proxy is None:
         out.write("note: the site is behind TLS but no --trusted-proxy is named: "
                   "every request is redirected to https\n")  # fmt: skip

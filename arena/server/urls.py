@@ -6,10 +6,14 @@ from django.contrib import admin
 from django.contrib.staticfiles.views import serve as serve_static
 from django.urls import URLPattern, URLResolver, include, path, re_path
 
+from arena.server.ladder import overview_page
 from arena.server.site.views import accounts, api, pages
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", pages.leaderboard, name="leaderboard"),
+    path("overview/", overview_page.overview, name="overview"),
+    path("protocol/", pages.protocol, name="protocol"),
+    path("starters/<str:name>.tar.gz", pages.starter, name="starter"),
     path("signup/", accounts.sign_up, name="signup"),
     path("login/", accounts.log_in, name="login"),
     path("logout/", accounts.log_out, name="logout"),
@@ -36,6 +40,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("matches/<int:match_id>/hands/", pages.match_hands, name="match-hands"),
     path("api/v1/versions/", api.versions, name="api-versions"),
     path("api/v1/versions/<int:version_id>/", api.version, name="api-version"),
+    path("api/v1/versions/<int:version_id>/activate/", api.activate, name="api-version-activate"),
     path("api/v1/leaderboard/", api.leaderboard, name="api-leaderboard"),
     path("api/v1/matches/<int:match_id>/", api.match, name="api-match"),
     path("api/v1/matches/<int:match_id>/hands.<str:fmt>", api.hands, name="api-hands"),

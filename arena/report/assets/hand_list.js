@@ -42,13 +42,20 @@ function drawHandList(main) {
   botChoice.addEventListener("change", relist);
   orderChoice.addEventListener("change", relist);
   const filters = el("p", { class: "filters" }, "Show the hands of ", botChoice, " ", orderChoice, " ", count);
-  const how = el("p", { class: "note" },
-    `This page holds ${DATA.hands.length} of the run's ${plain(DATA.hands_total)} hands ` +
-    "(every hand with a fault up to half of them, the biggest pots, and an even sample). " +
-    "To see any other hand, write a report that holds it: ", el("code", { text: DATA.open_other }));
+  // The site's viewer holds a match's first hands and is no file: it says so, and its
+  // own address is the link to a hand.
+  const how = DATA.on_site
+    ? el("p", { class: "note", text: DATA.hands.length < DATA.hands_total
+      ? `This page holds the first ${plain(DATA.hands.length)} of the match's ${plain(DATA.hands_total)} hands.`
+      : `This page holds the match's ${plain(DATA.hands.length)} hands.` })
+    : el("p", { class: "note" },
+      `This page holds ${DATA.hands.length} of the run's ${plain(DATA.hands_total)} hands ` +
+      "(every hand with a fault up to half of them, the biggest pots, and an even sample). " +
+      "To see any other hand, write a report that holds it: ", el("code", { text: DATA.open_other }));
+  const link = DATA.on_site ? window.location.pathname + "#hand=MATCH/N" : "report.html#hand=MATCH/N";
   const keys = el("p", { class: "note" }, "Open a hand, then step with ", el("kbd", { text: "\u2190" }), " ",
     el("kbd", { text: "\u2192" }), " (", el("kbd", { text: "Home" }), " / ", el("kbd", { text: "End" }),
-    " for the first and last step). A link to a hand is ", el("code", { text: "report.html#hand=MATCH/N" }), ".");
+    " for the first and last step). A link to a hand is ", el("code", { text: link }), ".");
   main.appendChild(section("hands", "Hands", how, keys, filters, el("div", { class: "hand-list" }, table)));
   relist();
 }

@@ -18,6 +18,8 @@ function intervalBar(estimate, low, high) {
 }
 
 function drawLeaderboard(main) {
+  // The site's hand viewer: the match's own page shows its results.
+  if (DATA.on_site) return;
   const rows = DATA.leaderboard.rows || [];
   const hasRates = rows.some((row) => row.estimate.n > 0);
   const hasBoth = hasRates && rows.some((row) => row.adjusted);

@@ -39,9 +39,11 @@ function openHand(id) {
   if (!hand) {
     viewer.hand = null;
     root.appendChild(el("h2", { text: `Hand ${id}` }));
-    root.appendChild(el("p", { class: "missing", text: `Hand ${id} is not in this report.` }));
-    root.appendChild(el("p", { class: "note" }, "Write a report that holds it: ",
-      el("code", { text: DATA.open_other.replace("MATCH/N", id) })));
+    root.appendChild(el("p", { class: "missing", text: `Hand ${id} is not in this ${DATA.on_site ? "page" : "report"}.` }));
+    if (!DATA.on_site) {
+      root.appendChild(el("p", { class: "note" }, "Write a report that holds it: ",
+        el("code", { text: DATA.open_other.replace("MATCH/N", id) })));
+    }
     root.scrollIntoView();
     return;
   }

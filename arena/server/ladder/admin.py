@@ -9,6 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from arena.server.ladder.models import (
+    LLR_CAP,
     FinalsRun,
     Game,
     GameStatus,
@@ -20,15 +21,29 @@ from arena.server.ladder.models import (
 __all__ = ["FinalsRunAdmin", "GameAdmin", "PromotionTestAdmin", "TableSeatInline"]
 
 
+def _one_decimal(value: float | None) -> str:
+    return "" if value is None else f"{value:.1f}"
+
+
 class TableSeatInline(admin.TabularInline):  # type: ignore[type-arg]
     """A ring table's seats: each version and its result (read only: the worker writes them)."""
 
     model = TableSeat
     extra = 0
     can_delete = False
-    fields = ("seat_index", "version", "adjusted_mbb", "raw_mbb", "at_fault")
+    fields = ("seat_index", "version", "adjusted", "raw", "at_fault")
     readonly_fields = fields
     ordering = ("seat_index",)
+
+    @admin.display(description="adjusted mbb/hand")
+    def adjusted(self, seat: TableSeat) -> str:
+        """The seat's luck-adjusted mbb/hand, to one decimal."""
+        return _one_decimal(seat.adjusted_mbb)
+
+    @admin.display(description="raw mbb/hand")
+    def raw(self, seat: TableSeat) -> str:
+        """The seat's raw mbb/hand, to one decimal."""
+        return _one_decimal(seat.raw_mbb)
 
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         """Seats are the schedule's, never added by hand."""
@@ -40,7 +55,7 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """Ladder games: their state, lease and result."""
 
     list_display = ("pk", "kind", "first", "second", "others", "status", "attempts",
-                    "adjusted_mbb", "created", "finished")  # fmt: skip
+                    "adjusted", "created", "finished")  # fmt: skip
     list_filter = ("status", "kind", "is_rated", "seat_count")
     readonly_fields = ("seed", "claimed_by", "lease_expires", "attempts", "units", "faults",
                        "seat_count", "rotation_matches")  # fmt: skip
@@ -55,6 +70,11 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             .select_related("first__team", "second__team")
             .prefetch_related("table_seats__version__team")
         )
+
+    @admin.display(description="adjusted mbb/hand", ordering="adjusted_mbb")
+    def adjusted(self, game: Game) -> str:
+        """The first seat's luck-adjusted mbb/hand, to one decimal (empty: not over)."""
+        return _one_decimal(game.adjusted_mbb)
 
     @admin.display(description="other seats")
     def others(self, game: Game) -> str:
@@ -78,8 +98,16 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 class PromotionTestAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     """Promotion tests and where they stand."""
 
-    list_display = ("team", "candidate", "incumbent", "status", "game_count", "llr", "activated")
+    list_display = ("team", "candidate", "incumbent", "status", "game_count", "ratio",
+                    "activated")  # fmt: skip
     list_filter = ("status",)
+
+    @admin.display(description="log-likelihood ratio", ordering="llr")
+    def ratio(self, test: PromotionTest) -> str:
+        """The ratio to two decimals, or what the page says instead (:attr:`evidence`)."""
+        return test.evidence if test.game_count == 0 or abs(test.llr) >= LLR_CAP else (
+            f"{test.llr:.2f}"
+        )  # fmt: skip
 
 
 @admin.register(FinalsRun)

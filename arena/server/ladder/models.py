@@ -24,6 +24,7 @@ from django.db import models
 from arena.server.site.models import BotVersion, Match, Team
 
 __all__ = [
+    "LLR_CAP",
     "FinalsRun",
     "FinalsStatus",
     "Game",
@@ -211,6 +212,10 @@ class PromotionStatus(models.TextChoices):
     CANCELLED = "cancelled"
 
 
+#: Where an infinite ratio (every game the same score) is drawn and stored (JSON has no inf).
+LLR_CAP = 1e6
+
+
 class PromotionTest(models.Model):
     """ "Is my new version better?": the candidate against the team's active version."""
 
@@ -229,6 +234,26 @@ class PromotionTest(models.Model):
     activated = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
     decided = models.DateTimeField(null=True, blank=True)
+
+    @property
+    def status_text(self) -> str:
+        """The status as words ("not better")."""
+        return str(self.status).replace("_", " ")
+
+    @property
+    def evidence(self) -> str:
+        """What the test has seen, honestly: no games yet (its bounds are not set then), a
+        ratio that is infinite (every game the same score: no spread, the test is decided
+        at once), or the ratio and its bounds."""
+        if self.game_count == 0:
+            return "no games yet"
+        games = f"{self.game_count} game{'' if self.game_count == 1 else 's'}"
+        if abs(self.llr) >= LLR_CAP:
+            return f"after {games}, every one with the same result (no spread: decided at once)"
+        return (
+            f"after {games} (log-likelihood ratio {self.llr:.2f}, "
+            f"bounds {self.lower_bound:.2f} and {self.upper_bound:.2f})"
+        )
 
 
 class LadderTeamSettings(models.Model):

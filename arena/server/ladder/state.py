@@ -24,6 +24,7 @@ from arena.ladder.promotion import Verdict, should_activate
 from arena.ladder.ratings import Standings, fit
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.models import (
+    LLR_CAP,
     Game,
     GameStatus,
     LadderTeamSettings,
@@ -34,7 +35,7 @@ from arena.server.ladder.models import (
     UnrankedRequest,
     version_label,
 )
-from arena.server.site.models import BotVersion, LeaderboardRow, Team, VersionStatus
+from arena.server.site.models import BotVersion, LeaderboardRow, ScoreKind, Team, VersionStatus
 from arena.server.site.versions import activate
 
 __all__ = [
@@ -181,7 +182,8 @@ def refresh_ratings() -> Standings:
                               sd=fitted.sd, low=fitted.low, high=fitted.high,
                               game_count=counts.get(bot, 0), chance_above_next=chance))  # fmt: skip
         rows.append(LeaderboardRow(board=LADDER_BOARD, position=place, name=bot,
-                                   team=version.team, mbb_per_hand=fitted.strength,
+                                   team=version.team, kind=ScoreKind.RATING,
+                                   mbb_per_hand=fitted.strength,
                                    half_width=(fitted.high - fitted.low) / 2.0,
                                    hands=hands.get(bot, 0)))  # fmt: skip
     Rating.objects.bulk_create(ratings)
@@ -244,12 +246,8 @@ def ladder_state(settings: LadderSettings, now: datetime | None = None) -> Ladde
     )
 
 
-#: Where an infinite ratio (every game the same score) is drawn and stored (JSON has no inf).
-_LLR_CAP = 1e6
-
-
 def _finite(value: float) -> float:
-    return max(-_LLR_CAP, min(_LLR_CAP, value))
+    return max(-LLR_CAP, min(LLR_CAP, value))
 
 
 def advance_promotions(settings: LadderSettings, *, is_frozen: bool = False) -> None:

@@ -185,8 +185,10 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
     version = get_object_or_404(visible(team, BotVersion).select_related("team"), pk=version_id)
     rows = [_game_row(game, version) for game in _games_of(version)]
     tests = [
+        # No chart before the first game: its bounds are not set yet.
         {"test": test, "chart": mark_safe(
-            llr_chart(test.llr_history, lower=test.lower_bound, upper=test.upper_bound))}
+            llr_chart(test.llr_history, lower=test.lower_bound, upper=test.upper_bound)
+        ) if test.game_count else ""}
         for test in PromotionTest.objects.filter(candidate=version).select_related(
             "incumbent__team").order_by("-pk")
     ]  # fmt: skip
@@ -341,13 +343,27 @@ def finals_page(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"run": run, "rows": [], "bots": [], "cells": {}}
     if run is not None:
         standings = run.standings or {}
-        context["rows"] = (standings.get("leaderboard") or {}).get("rows", [])
+        leaderboard = standings.get("leaderboard") or {}
+        # The rows are ranked by the standings' score: the number shown is that score's,
+        # named as such (the rows' plain ``mbb_per_hand`` is the raw one).
+        shown, context["kind"] = _scored(leaderboard.get("score"))
+        context["rows"] = [{**row, "shown": row.get(shown) or {}}
+                           for row in leaderboard.get("rows", [])]  # fmt: skip
         crosstable = standings.get("crosstable") or {}
         bots = list(crosstable.get("bots", []))
-        cells = {(cell["row"], cell["column"]): cell for cell in crosstable.get("cells", [])}
+        cell_shown, context["cell_kind"] = _scored(crosstable.get("score"))
+        cells = {(cell["row"], cell["column"]): (cell.get(cell_shown) or {})
+                 for cell in crosstable.get("cells", [])}  # fmt: skip
         context["bots"] = bots
         context["grid"] = [(row, [cells.get((row, column)) for column in bots]) for row in bots]
     return render(request, "ladder/finals.html", context)
+
+
+def _scored(score: object) -> tuple[str, str]:
+    """The key of a standings row's (or cell's) estimate of ``score``, and its name."""
+    if score == "adjusted":
+        return "adjusted_mbb_per_hand", "luck-adjusted mbb/hand"
+    return "mbb_per_hand", "raw mbb/hand"
 
 
 def finals_report(request: HttpRequest) -> HttpResponse:

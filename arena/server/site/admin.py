@@ -169,6 +169,10 @@ class SiteSettingsAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ("signup", "visibility", "upload_archive_bytes", "validation_hands")
     actions = ("reload",)
 
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        """One row only: no "Add" once it exists (:meth:`SiteSettings.current` makes it)."""
+        return not SiteSettings.objects.exists()
+
     @admin.action(description="Reload from the competition file")
     def reload(self, request: HttpRequest, queryset: QuerySet[SiteSettings]) -> None:
         """:func:`reload_site_settings`; a file that cannot be read is named, nothing changes."""

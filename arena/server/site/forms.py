@@ -86,6 +86,10 @@ class TokenForm(forms.Form):
 
 
 class UploadForm(forms.Form):
-    """A bot archive (tar.gz or zip)."""
+    """A bot archive (tar.gz or zip), and whether it plays once accepted (unticked: the
+    site's rule, only when no version of the team plays yet)."""
 
     archive = forms.FileField()
+    activate = forms.BooleanField(
+        required=False, label="Play with this version once it is accepted"
+    )

@@ -7,6 +7,9 @@ leaderboard named after the tournament is replaced, and each finished match beco
 :class:`~arena.server.site.models.Match` (its hands stay in the run folder, which the site
 reads; keep it). A bot whose name is a team's name is that team's. Importing the same
 run again updates it in place.
+
+Each row keeps the number that ranks it, and says which it is (:func:`ranking_number`):
+the luck-adjusted or raw win rate, or a freezeout's rating.
 """
 
 from __future__ import annotations
@@ -19,12 +22,14 @@ from pathlib import Path
 from arena.server.django_start import start_django
 from arena.server.site_folder import SiteFolder
 from arena.settings import UsageError
+from arena.stats.tables import Leaderboard
+from arena.stats.tables import LeaderboardRow as StandingsRow
 from arena.store.outcome import MatchOutcome
 from arena.store.run_folder import RunFolder
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
 from arena.tournament.standings import Standings, compute_standings
 
-__all__ = ["ImportSummary", "import_tournament", "read_tournament"]
+__all__ = ["ImportSummary", "import_tournament", "ranking_number", "read_tournament"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,18 +101,21 @@ def save_tournament(results: TournamentResults) -> ImportSummary:
     source = f"tournament {results.name}"
     with transaction.atomic():
         LeaderboardRow.objects.filter(board=results.name).delete()
-        rows = results.standings.leaderboard.rows
+        board = results.standings.leaderboard
+        rows = board.rows
+        numbers = [ranking_number(board, row) for row in rows]
         LeaderboardRow.objects.bulk_create(
             LeaderboardRow(
                 board=results.name,
                 position=row.rank,
                 name=row.bot,
                 team=teams.get(row.bot),
-                mbb_per_hand=row.estimate.mean,
-                half_width=_finite(row.estimate.half_width),
+                kind=kind,
+                mbb_per_hand=value,
+                half_width=half_width,
                 hands=row.hands,
             )
-            for row in rows
+            for row, (kind, value, half_width) in zip(rows, numbers, strict=True)
         )
         for outcome in results.outcomes:
             hands = "" if outcome.hands_path is None else str(results.folder / outcome.hands_path)
@@ -136,6 +144,18 @@ def save_tournament(results: TournamentResults) -> ImportSummary:
                 for position, seat in enumerate(outcome.seats)
             )
     return ImportSummary(results.name, len(rows), len(results.outcomes))
+
+
+def ranking_number(board: Leaderboard, row: StandingsRow) -> tuple[str, float | None, float | None]:
+    """The kind (a :class:`~arena.server.site.models.ScoreKind` value), the number and its
+    95% half-width that rank ``row`` on ``board``: a freezeout's rating, or the win rate
+    of the board's score (luck-adjusted or raw), never one kind shown in another's order."""
+    if board.order_by == "rating":
+        rating = row.rating
+        return "skill", None if rating is None else _finite(rating.ordinal), None
+    scored = row.scored
+    kind = "adjusted" if board.score == "adjusted" else "raw"
+    return kind, _finite(scored.mean), _finite(scored.half_width)
 
 
 def _finite(value: float) -> float | None:

@@ -13,6 +13,7 @@ from django.db.models import Q
 from arena.report.page import render_page
 from arena.report.viewer import ViewerError, viewer_hand
 from arena.server.competition import Visibility
+from arena.server.site.context_processors import current_title
 from arena.server.site.models import BotVersion, Match, MatchSeat, SiteSettings, Team
 from arena.server.site.visibility import redact_history
 from arena.store.hand_log import HandLogError, iter_hands, read_header
@@ -22,6 +23,7 @@ __all__ = [
     "match_data",
     "own_seats",
     "version_results",
+    "viewer_faults",
     "viewer_page",
 ]
 
@@ -86,6 +88,16 @@ def version_results(version: BotVersion) -> list[dict[str, Any]]:
     return sorted(rows.values(), key=lambda row: str(row["opponent"]))
 
 
+def viewer_faults(match: Match) -> list[dict[str, Any]]:
+    """The report's fault rows for ``match``: each seat's fault count, the one the match's
+    page shows (the site keeps a count per seat, not each fault)."""
+    return [
+        {"bot": seat.name, "kind": "any", "count": seat.fault_count, "example": None}
+        for seat in match.seats.all()
+        if seat.fault_count
+    ]
+
+
 def viewer_page(team: Team | None, match: Match) -> str:
     """The report's page with the match's first hands, cards hidden as the viewer may."""
     visibility = Visibility(SiteSettings.current().visibility)
@@ -98,8 +110,7 @@ def viewer_page(team: Team | None, match: Match) -> str:
         names = {str(player.get("player_id")): str(player.get("name"))
                  for player in header.get("players", ()) if isinstance(player, dict)}  # fmt: skip
         for record in iter_hands(path):
-            if len(hands) >= MAX_VIEWER_HANDS:
-                notes.append(f"the first {MAX_VIEWER_HANDS} hands of {match.hands_played}")
+            if len(hands) >= MAX_VIEWER_HANDS:  # the hand list says how many it holds
                 break
             history = redact_history(record["history"], own_seats=mine, visibility=visibility)
             decisions = [d for d in record.get("decisions") or () if d.get("seat_index") in mine]
@@ -108,8 +119,9 @@ def viewer_page(team: Team | None, match: Match) -> str:
             hands.append(hand)
     except (HandLogError, ViewerError, OSError) as error:
         notes.append(f"the hands cannot be read: {error}")
-    # The report's document for a match with no section but the hands (the report draws
-    # an empty section as absent).
+    # The report's document for a match with no section but the hands and the faults (the
+    # report draws an empty section as absent); ``on_site`` leaves out what speaks of a
+    # report file.
     document: dict[str, Any] = {
         "title": f"match {match.pk}",
         "kind": "match",
@@ -124,13 +136,14 @@ def viewer_page(team: Team | None, match: Match) -> str:
         "lead": "",
         "luck": [],
         "charts": [],
-        "faults": [],
+        "faults": viewer_faults(match),
         "latency": [],
         "places": None,
         "notes": notes,
         "hands": hands,
-        "hands_total": len(hands),
+        "hands_total": max(match.hands_played, len(hands)),
         "open_other": "",
         "open": None,
+        "on_site": True,
     }
-    return render_page(f"match {match.pk}", document)
+    return render_page(f"match {match.pk} · {current_title()}", document)

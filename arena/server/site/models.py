@@ -27,6 +27,7 @@ __all__ = [
     "MatchStatus",
     "Membership",
     "RateEvent",
+    "ScoreKind",
     "SiteSettings",
     "Team",
     "ValidationStep",
@@ -141,6 +142,10 @@ class BotVersion(models.Model):
     #: The bot's own stderr during validation: shown to its team only.
     stderr = models.TextField(blank=True)
     is_disabled = models.BooleanField(default=False)
+    #: Whether it becomes the team's active version once accepted: yes, no, or (None) only
+    #: when no version of the team plays yet -- a team's first accepted version plays by
+    #: itself (see :func:`arena.server.site.versions.on_accepted`).
+    activate_when_accepted = models.BooleanField(null=True, default=None)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
     # The job's lease: the worker holding it and until when (an expired lease is claimed
@@ -243,13 +248,26 @@ class MatchSeat(models.Model):
         ordering: ClassVar = ["seat_index"]
 
 
+class ScoreKind(models.TextChoices):
+    """What a leaderboard's number is; its label heads the column that shows it."""
+
+    RAW = "raw", "raw mbb/hand"
+    ADJUSTED = "adjusted", "luck-adjusted mbb/hand"
+    #: The ladder's: a strength in luck-adjusted mbb/hand against the field's average.
+    RATING = "rating", "rating (luck-adjusted mbb/hand against the field)"
+    #: A freezeout's: openskill's conservative skill, mu - 3 sigma.
+    SKILL = "skill", "rating (\u03bc \u2212 3\u03c3)"
+
+
 class LeaderboardRow(models.Model):
-    """A row of a leaderboard (the ladder's, or an imported tournament's standings)."""
+    """A row of a leaderboard (the ladder's, or an imported tournament's standings):
+    ``mbb_per_hand`` is the number that ranks it, of the kind ``kind`` names."""
 
     board = models.CharField(max_length=128)
     position = models.PositiveIntegerField()
     name = models.CharField(max_length=64)
     team = models.ForeignKey(Team, null=True, blank=True, on_delete=models.SET_NULL)
+    kind = models.CharField(max_length=8, choices=ScoreKind.choices, default=ScoreKind.RAW)
     mbb_per_hand = models.FloatField(null=True)
     half_width = models.FloatField(null=True)
     hands = models.PositiveIntegerField(default=0)

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from arena.server.jobs.lease import DEFAULT_MAX_ATTEMPTS, LeaseQueue
 from arena.server.site.models import IN_PROGRESS, BotVersion, ValidationStep, VersionStatus
+from arena.server.site.versions import on_accepted
 from arena.server.validation.report import StepReport, Verdict
 
 __all__ = [
@@ -137,6 +138,8 @@ def finish(version: BotVersion, worker: str, verdict: Verdict) -> bool:
         )
         if not updated:
             return False
+        if verdict.is_accepted:
+            on_accepted(version)
         ValidationStep.objects.filter(version_id=version.pk).delete()
         ValidationStep.objects.bulk_create(
             ValidationStep(

@@ -164,6 +164,30 @@ def test_no_wait_uploads_and_stops(api: tuple[FakeApi, str], token_file: Path) -
     assert [method for method, *_ in fake.received] == ["POST"]
 
 
+def test_activate_asks_the_server_to_play_the_version_and_the_verdict_says_what_plays(
+    api: tuple[FakeApi, str], token_file: Path
+) -> None:
+    fake, url = api
+    fake.states = [
+        {"status": "accepted", "steps": [], "plays_now": "version 3 plays on the ladder now"}
+    ]
+    code, out = submit(str(BOT), "--server", url, "--token-file", str(token_file), "--activate")
+    assert code == 0, out
+    assert fake.received[0][1] == "/api/v1/versions/?activate=true"
+    assert out.splitlines()[-2:] == ["accepted", "plays now: version 3 plays on the ladder now"]
+
+
+def test_without_activate_the_servers_rule_holds_and_no_wait_says_what_plays(
+    api: tuple[FakeApi, str], token_file: Path
+) -> None:
+    fake, url = api
+    fake.upload_body = {**fake.upload_body, "plays_now": "version 2 plays now; version 3 ..."}
+    code, out = submit(str(BOT), "--server", url, "--token-file", str(token_file), "--no-wait")
+    assert code == 0
+    assert fake.received[0][1] == "/api/v1/versions/"
+    assert out.splitlines()[-1] == "plays now: version 2 plays now; version 3 ..."
+
+
 def test_an_archive_file_is_uploaded_as_it_is(
     api: tuple[FakeApi, str], token_file: Path, tmp_path: Path
 ) -> None:

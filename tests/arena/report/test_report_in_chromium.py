@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from arena.report import write_report
+from arena.report.page import render_page
 from tests.arena.report.conftest import HOSTILE, embedded_data
 
 sync_api = pytest.importorskip(
@@ -378,3 +379,25 @@ def test_a_single_match_names_its_columns_once_and_never_breaks_a_bot_name_mid_w
     cells = browser.page.locator("#leaderboard td.name, #hands td.text")
     assert cells.evaluate_all(_BROKEN_WORDS) == []
     browser.shot("single-match", "#leaderboard")
+
+
+def test_the_sites_viewer_leaves_out_what_speaks_of_a_report_file(
+    rr_run: Path, tmp_path: Path, browser: Browser
+) -> None:
+    # The site embeds the report's page with ``on_site`` set (issue 32: its hand viewer
+    # showed an empty leaderboard, "write a report that holds it" and "report.html#hand=").
+    report = tmp_path / "report.html"
+    write_report(rr_run, report)
+    document = embedded_data(report.read_text(encoding="utf-8"))
+    shown = len(document["hands"])
+    document.update(on_site=True, hands_total=shown + 50, leaderboard={}, open_other="")
+    site_page = tmp_path / "site.html"
+    site_page.write_text(render_page("match 7", document), encoding="utf-8")
+    browser.open(site_page, "#hand=rr-009-b09/9")
+    text = browser.page.locator("body").inner_text()
+    for offline in ("Leaderboard", "Freezeouts", "write a report", "report.html#hand"):
+        assert offline not in text, offline
+    assert f"This page holds the first {shown} of the match's {shown + 50} hands." in text
+    assert "Hand rr-009-b09/9 is not in this page." in text
+    assert "site.html#hand=MATCH/N" in text
+    browser.shot("site-viewer")

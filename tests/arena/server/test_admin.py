@@ -145,3 +145,37 @@ def test_the_settings_form_refuses_a_value_no_rule_of_the_file_allows(staff: Cli
     form["signup"] = "open"
     assert staff.post(f"/admin/arena_server/sitesettings/{row.pk}/change/", form).status_code == 302
     assert SiteSettings.current().rules().signup is SignUp.OPEN
+
+
+@pytest.mark.usefixtures("db")
+def test_the_single_site_settings_row_cannot_be_added_again(staff: Client) -> None:
+    # Issue 32: the admin offered "Add site settings" for a one-row table.
+    SiteSettings.objects.all().delete()
+    assert staff.get("/admin/arena_server/sitesettings/add/").status_code == 200
+    SiteSettings.current()
+    listing = staff.get("/admin/arena_server/sitesettings/").content.decode()
+    assert "Add site settings" not in listing
+    assert staff.get("/admin/arena_server/sitesettings/add/").status_code == 403
+
+
+@pytest.mark.usefixtures("db")
+def test_the_ladders_admin_lists_numbers_rounded(staff: Client) -> None:
+    # Issue 32: the games list showed 391.6903409090909.
+    from arena.server.ladder.models import Game, PromotionTest, TableSeat
+
+    first = make_version(make_team("ants"), status=VersionStatus.ACCEPTED)
+    second = make_version(make_team("bees"), status=VersionStatus.ACCEPTED)
+    game = Game.objects.create(kind="uncertainty", first=first, second=second, seed="1",
+                               deals=4, adjusted_mbb=391.6903409090909)  # fmt: skip
+    TableSeat.objects.create(game=game, seat_index=0, version=first, adjusted_mbb=-12.345678,
+                             raw_mbb=7.25)  # fmt: skip
+    listing = staff.get("/admin/arena_ladder/game/").content.decode()
+    assert ">391.7<" in listing and "391.69" not in listing
+    page = staff.get(f"/admin/arena_ladder/game/{game.pk}/change/").content.decode()
+    assert "-12.3" in page and "-12.34" not in page and "7.2" in page
+    PromotionTest.objects.create(team=first.team, candidate=first, incumbent=first,
+                                 game_count=2, llr=1.23456)  # fmt: skip
+    PromotionTest.objects.create(team=first.team, candidate=first, incumbent=first,
+                                 game_count=3, llr=-1e6)  # fmt: skip
+    tests = staff.get("/admin/arena_ladder/promotiontest/").content.decode()
+    assert ">1.23<" in tests and "1000000" not in tests and "every one with the same" in tests

@@ -174,3 +174,24 @@ def test_a_version_page_shows_how_long_each_finished_step_took() -> None:
     assert '<strong>build</strong>: passed in <span class="duration">12.3 s</span>' in page
     # A step still running has no duration yet: none is shown.
     assert "<strong>protocol_check</strong>: running\n" in page
+
+
+def test_the_hand_viewer_is_the_sites_and_shows_the_match_pages_faults(imported: Match) -> None:
+    # Issue 32: the viewer said "No faults" on a match whose page shows faults 2, and the
+    # offline report's text (its leaderboard, how to write another report).
+    seat = imported.seats.get(name="bob")
+    seat.fault_count = 2
+    seat.save()
+    client = Client()
+    client.login(username="ann-1", password=PASSWORD)
+    assert "<td>2</td>" in client.get(f"/matches/{imported.pk}/").content.decode()
+    page = client.get(f"/matches/{imported.pk}/hands/").content.decode()
+    assert f"<title>match {imported.pk} · Poker arena</title>" in page  # the site's title
+    found = re.search(
+        r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S
+    )
+    assert found is not None
+    document = json.loads(found.group(1))
+    assert document["on_site"] is True
+    assert document["faults"] == [{"bot": "bob", "kind": "any", "count": 2, "example": None}]
+    assert document["hands_total"] == imported.hands_played

@@ -140,3 +140,47 @@ def test_a_killed_worker_loses_no_upload_and_run_stops_everything(
     finally:
         again.process.send_signal(signal.SIGTERM)
         assert again.process.wait(WAIT) == 0
+
+
+def test_a_busy_port_is_one_line_naming_it_and_exit_2(site: Path) -> None:
+    # Issue 32: a busy port was a 20-line traceback and exit code 1.
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "arena.cli", "server", "run", str(site), "--port", str(port)],
+            capture_output=True, text=True, timeout=WAIT,
+        )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+    error = [line for line in done.stderr.splitlines() if "error:" in line]
+    assert error == [f"arena server: error: cannot listen on 127.0.0.1:{port}: "
+                     "Address already in use"]  # fmt: skip
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_is_a_servers_normal_end_stopped_and_0(
+    running: tuple[Server, Path], stop: signal.Signals
+) -> None:
+    # The README's exit-code table names this exception to "interrupted, 130".
+    server, _marker = running
+    workers = server.workers()
+    server.process.send_signal(stop)
+    out, _ = server.process.communicate(timeout=WAIT)
+    assert server.process.returncode == 0
+    assert out.splitlines()[-1] == "stopped" and "interrupted" not in out
+    assert not any(w.is_running() and w.status() != "zombie" for w in workers)
+
+
+def test_the_readmes_exit_code_table_says_how_the_server_ends() -> None:
+    from tests import REPO_ROOT
+
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    (row,) = [line for line in readme.splitlines() if line.startswith("| `arena server run` |")]
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert "stopped by Ctrl-C or SIGTERM" in cells[1] and "busy port" in cells[3]
+    assert cells[4] == "-"  # never "interrupted, 130": the test above pins exit code 0
+    assert "but for `arena server run`" in readme

@@ -94,6 +94,7 @@ PRIVATE_URLS = {
     "versions/<int:version_id>/": "get",
     "versions/<int:version_id>/activate/": "post",
     "api/v1/versions/<int:version_id>/": "get",
+    "api/v1/versions/<int:version_id>/activate/": "post",
     "tokens/<int:token_id>/revoke/": "post",
     "team/members/<int:membership_id>/remove/": "post",
     "matches/<int:match_id>/": "get",
@@ -108,7 +109,8 @@ PRIVATE_URLS = {
     "api/v1/ladder/versions/<int:version_id>/": "get",
 }
 #: URLs naming an object that every team may see.
-PUBLIC_URLS = {"teams/<int:team_id>/", "api/v1/teams/<int:team_id>/"}
+PUBLIC_URLS = {"teams/<int:team_id>/", "api/v1/teams/<int:team_id>/",
+               "starters/<str:name>.tar.gz"}  # fmt: skip
 
 
 def test_every_url_naming_an_object_is_in_the_table() -> None:

@@ -2,10 +2,14 @@
 <token>``; the reading endpoints also take a logged-in browser's session. Every error is
 ``{"error": "..."}`` with a 4xx status; another team's object is 404, as a missing one.
 
-``POST /api/v1/versions/`` (body: the archive's bytes, tar.gz or zip) answers ``201
-{"id", "version", "status", "url"}``; ``GET /api/v1/versions/<id>/`` answers ``{"id",
-"version", "status", "steps": [{"step", "status", "message", "hint"}], "reason", "hint"}``.
-``arena submit`` calls exactly these.
+``POST /api/v1/versions/`` (body: the archive's bytes, tar.gz or zip; ``?activate=true``
+to play with it once accepted, ``false`` never by itself, left out: only when no version
+of the team plays yet) answers ``201 {"id", "version", "status", "url", "is_active",
+"active_version", "activate_when_accepted", "plays_now"}``; ``GET /api/v1/versions/<id>/``
+answers the same with ``"steps": [{"step", "status", "message", "hint"}], "reason",
+"hint"``. ``POST /api/v1/versions/<id>/activate/`` makes an accepted version active now,
+or a waiting one once accepted, and answers the version. ``arena submit`` calls exactly
+these.
 """
 
 from __future__ import annotations
@@ -28,10 +32,28 @@ from arena.server.site.matches import match_data, own_seats
 from arena.server.site.models import BotVersion, LeaderboardRow, Match, SiteSettings, Team
 from arena.server.site.scope import is_own_match, requesting_team, visible
 from arena.server.site.tokens import bearer_token
-from arena.server.site.versions import UploadRefused, UploadTooSoon, store_upload
+from arena.server.site.versions import (
+    UploadRefused,
+    UploadTooSoon,
+    plays_now,
+    request_activation,
+    store_upload,
+)
 from arena.server.site.views.accounts import limited_address
 
-__all__ = ["hands", "leaderboard", "match", "team", "teams", "version", "versions"]
+__all__ = [
+    "activate",
+    "hands",
+    "leaderboard",
+    "match",
+    "team",
+    "teams",
+    "version",
+    "versions",
+]
+
+#: The values of ``?activate=`` an upload takes, and what each asks.
+_ACTIVATE_CHOICES = {"true": True, "false": False}
 
 
 def _error(message: str, status: int) -> JsonResponse:
@@ -39,7 +61,8 @@ def _error(message: str, status: int) -> JsonResponse:
 
 
 def version_data(version: BotVersion, *, with_steps: bool = True) -> dict[str, Any]:
-    """A version as the API shows it to its team."""
+    """A version as the API shows it to its team, with what plays for the team now."""
+    active = version.team.active_version
     data: dict[str, Any] = {
         "id": version.pk,
         "version": version.number,
@@ -47,7 +70,10 @@ def version_data(version: BotVersion, *, with_steps: bool = True) -> dict[str, A
         "reason": version.reason,
         "hint": version.hint,
         "url": reverse("version", args=[version.pk]),
-        "is_active": version.team.active_version_id == version.pk,
+        "is_active": active is not None and active.pk == version.pk,
+        "active_version": None if active is None else active.number,
+        "activate_when_accepted": version.activate_when_accepted,
+        "plays_now": plays_now(version),
     }
     if with_steps:
         data["steps"] = [
@@ -73,19 +99,53 @@ def versions(request: HttpRequest) -> JsonResponse:
     team = requesting_team(request)
     if team is None:
         return _error("the token is unknown or revoked", 401)
+    wish = request.GET.get("activate")
+    if wish is not None and wish not in _ACTIVATE_CHOICES:
+        return _error(f"activate={wish!r} is neither 'true' nor 'false'", 400)
     limit = SiteSettings.current().upload_archive_bytes
     length = request.META.get("CONTENT_LENGTH") or "0"
     if not length.isdigit() or int(length) > limit:
         return _error(f"the archive is larger than the limit of {limit:,} bytes", 413)
     try:
-        created = store_upload(team, request.body, address=limited_address(request))
+        created = store_upload(
+            team,
+            request.body,
+            address=limited_address(request),
+            activate=None if wish is None else _ACTIVATE_CHOICES[wish],
+        )
     except UploadRefused as refused:
         return _error(str(refused), 429 if isinstance(refused, UploadTooSoon) else 400)
     except RequestDataTooBig:  # a body without its length, longer than any upload
         return _error(f"the archive is larger than the limit of {limit:,} bytes", 413)
-    url = request.build_absolute_uri(reverse("api-version", args=[created.pk]))
-    body = {"id": created.pk, "version": created.number, "status": created.status, "url": url}
+    body = version_data(created, with_steps=False)
+    body["url"] = request.build_absolute_uri(reverse("api-version", args=[created.pk]))
     return JsonResponse(body, status=201)
+
+
+@csrf_exempt  # token-authenticated only, as an upload
+@require_http_methods(["POST"])
+def activate(request: HttpRequest, version_id: int) -> JsonResponse:
+    """Make one of the team's versions active: now when accepted, once accepted when it
+    waits for its verdict; 400 for a rejected one (or after the deadline). Another team's
+    version is 404, as a missing one; a browser's session (no bearer token: there is no
+    CSRF token to check) is refused with 400, pointing to the version page's button."""
+    team = requesting_team(request)
+    found = visible(team, BotVersion).select_related("team").filter(pk=version_id).first()
+    if team is None or found is None:
+        return _error(f"no version {version_id}", 404)
+    if bearer_token(request.headers.get("Authorization")) is None:
+        return _error(
+            "this endpoint takes Authorization: Bearer <token>; "
+            "in a browser, use the version page's button",
+            400,
+        )
+    try:
+        request_activation(team, found)
+    except UploadRefused as refused:
+        return _error(str(refused), 400)
+    found.refresh_from_db()
+    found.team.refresh_from_db()
+    return JsonResponse(version_data(found, with_steps=False))
 
 
 @require_GET
@@ -112,6 +172,7 @@ def leaderboard(request: HttpRequest) -> JsonResponse:
                 "position": row.position,
                 "name": row.name,
                 "team": None if row.team is None else row.team.name,
+                "kind": row.kind,
                 "mbb_per_hand": _finite(row.mbb_per_hand),
                 "half_width": _finite(row.half_width),
                 "hands": row.hands,

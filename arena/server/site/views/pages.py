@@ -1,7 +1,11 @@
-"""The site's pages: the leaderboard, a team's page, a version's page (its validation,
-live), the upload form, a match's page and its hand viewer."""
+"""The site's pages: the protocol and the starter bots to download (which the overview,
+:mod:`arena.server.ladder.overview_page`, links to), the leaderboard, a team's page, a
+version's page (its validation, live), the upload form, a match's page and its hand
+viewer."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
@@ -10,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from arena.report.page import CONTENT_SECURITY_POLICY as VIEWER_POLICY
+from arena.server.overview import STARTERS_DIR, starter_bots
 from arena.server.site.forms import UploadForm
 from arena.server.site.matches import match_data, version_results, viewer_page
 from arena.server.site.models import (
@@ -21,11 +26,21 @@ from arena.server.site.models import (
     Team,
 )
 from arena.server.site.scope import identified, requesting_team, visible
-from arena.server.site.versions import UploadRefused, UploadTooSoon, activate, store_upload
+from arena.server.site.versions import (
+    UploadRefused,
+    UploadTooSoon,
+    activate,
+    plays_now,
+    store_upload,
+)
 from arena.server.site.views.accounts import limited_address
+from arena.uploads import pack
 
-__all__ = ["leaderboard", "match_hands", "match_page", "my_team", "team_page", "upload",
-           "version_page"]  # fmt: skip
+__all__ = ["leaderboard", "match_hands", "match_page", "my_team", "protocol", "starter",
+           "team_page", "upload", "version_page"]  # fmt: skip
+
+#: The protocol's document, which the overview links to.
+PROTOCOL_FILE = Path(__file__).resolve().parents[4] / "protocol" / "PROTOCOL.md"
 
 
 def no_icon(request: HttpRequest) -> HttpResponse:
@@ -85,6 +100,7 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
     version = get_object_or_404(visible(requesting_team(request), BotVersion), pk=version_id)
     context = {
         "version": version,
+        "plays_now": plays_now(version),
         "steps": version.steps.all(),
         "results": version_results(version),
         "matches": Match.objects.filter(seats__version=version).distinct().order_by("-pk")[:50],
@@ -106,13 +122,18 @@ def upload(request: HttpRequest) -> HttpResponse:
             limit = SiteSettings.current().upload_archive_bytes
             if archive.size > limit:  # refused before it is read
                 raise UploadRefused(f"the archive is larger than the limit of {limit:,} bytes")
-            version = store_upload(team, archive.read(), address=limited_address(request))
+            wish = True if form.cleaned_data["activate"] else None
+            version = store_upload(
+                team, archive.read(), address=limited_address(request), activate=wish
+            )
         except UploadRefused as refused:
             form.add_error("archive", str(refused))
             status = 429 if isinstance(refused, UploadTooSoon) else 400
         else:
             return redirect("version", version_id=version.pk)
-    return render(request, "arena/upload.html", {"form": form}, status=status)
+    limits = SiteSettings.current().rules().archive_limits
+    context = {"form": form, "limits": limits, "plays": team.active_version}
+    return render(request, "arena/upload.html", context, status=status)
 
 
 @identified
@@ -141,4 +162,19 @@ def match_hands(request: HttpRequest, match_id: int) -> HttpResponse:
     match = get_object_or_404(visible(team, Match), pk=match_id)
     response = HttpResponse(viewer_page(team, match))
     response.headers["Content-Security-Policy"] = VIEWER_POLICY
+    return response
+
+
+def protocol(request: HttpRequest) -> HttpResponse:
+    """The protocol a bot speaks (``protocol/PROTOCOL.md``), as text."""
+    text = PROTOCOL_FILE.read_text(encoding="utf-8")
+    return HttpResponse(text, content_type="text/plain; charset=utf-8")
+
+
+def starter(request: HttpRequest, name: str) -> HttpResponse:
+    """A starter bot's folder as the tar.gz ``arena submit`` would upload."""
+    if name not in starter_bots():
+        raise Http404(f"no starter bot {name!r}")
+    response = HttpResponse(pack(STARTERS_DIR / name), content_type="application/gzip")
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}.tar.gz"'
     return response

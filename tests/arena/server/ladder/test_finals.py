@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client, override_settings
+from django.utils import timezone
 
 from arena.server.current import competition_deadline, is_frozen_now
 from arena.server.ladder.models import FinalsRun
@@ -120,3 +121,31 @@ def test_the_public_finals_report_is_drawn_from_redacted_data(
     write_public_report(Path(run.report_file).parent / "finals", hidden, Visibility.NOTHING)
     assert '"hands":[]' in hidden.read_text(encoding="utf-8").replace(" ", "")
     assert '"hands":[]' not in public.replace(" ", "")
+
+
+@pytest.mark.usefixtures("db")
+def test_the_finals_page_shows_the_score_that_ranks_and_names_it() -> None:
+    # Issue 32: raw numbers were shown in the luck-adjusted order with no label.
+    def estimate(mean: float) -> dict[str, float]:
+        return {"mean": mean, "half_width": 5.0}
+
+    rows = [
+        {"rank": 1, "bot": "ants-v1", "hands": 10, "mbb_per_hand": estimate(-397.3),
+         "adjusted_mbb_per_hand": estimate(120.0)},
+        {"rank": 2, "bot": "bees-v1", "hands": 10, "mbb_per_hand": estimate(397.3),
+         "adjusted_mbb_per_hand": estimate(-120.0)},
+    ]  # fmt: skip
+    cells = [{"row": "ants-v1", "column": "bees-v1", "mbb_per_hand": estimate(-397.3),
+              "adjusted_mbb_per_hand": estimate(120.0)}]  # fmt: skip
+    standings = {"leaderboard": {"score": "adjusted", "rows": rows},
+                 "crosstable": {"score": "adjusted", "bots": ["ants-v1", "bees-v1"],
+                                "cells": cells}}  # fmt: skip
+    FinalsRun.objects.create(status="done", entrants=["ants-v1", "bees-v1"],
+                             standings=standings, finished=timezone.now())  # fmt: skip
+    page = Client().get("/ladder/finals/").content.decode()
+    assert "<th>luck-adjusted mbb/hand</th>" in page and "luck-adjusted mbb/hand)</h2>" in page
+    assert "<td>120.0</td>" in page and "-397.3" not in page
+    standings["leaderboard"]["score"] = standings["crosstable"]["score"] = "raw"
+    FinalsRun.objects.update(standings=standings)
+    page = Client().get("/ladder/finals/").content.decode()
+    assert "<th>raw mbb/hand</th>" in page and "<td>-397.3</td>" in page

@@ -5,7 +5,10 @@ result raw and luck-adjusted, the site's leaderboard fed by the ladder, a versio
 
 from __future__ import annotations
 
+import re
+import shutil
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -22,6 +25,7 @@ from arena.server.ladder.models import (
 )
 from arena.server.ladder.state import refresh_ratings
 from arena.server.site.models import BotVersion, Team
+from tests import REPO_ROOT
 from tests.arena.server.factories import PASSWORD, make_team, make_token
 from tests.arena.server.ladder.conftest import accepted
 
@@ -72,8 +76,16 @@ def test_the_ladder_shows_ratings_chances_and_pairs_raw_and_adjusted(
     assert pair["raw"] == pytest.approx(376.7, abs=0.1) and pair["luck"] == pytest.approx(100.0)
     page = Client().get("/ladder/").content.decode()
     assert "bees-v1" in page and "above next" in page
-    # The site's leaderboard reads the ladder's ratings (its "ladder" board).
-    assert "ladder" in Client().get("/").content.decode()
+    # The site's leaderboard reads the ladder's ratings (its "ladder" board), named as
+    # ratings, in their order (issue 32: they were headed "mbb/hand", read as raw).
+    front = Client().get("/").content.decode()
+    assert "<th>rating (luck-adjusted mbb/hand against the field)</th>" in front
+    board = Client().get("/api/v1/leaderboard/").json()["boards"]["ladder"]
+    assert {row["kind"] for row in board} == {"rating"}
+    assert [row["name"] for row in board] == [row["bot"] for row in data["ratings"]]
+    assert [r["mbb_per_hand"] for r in board] == sorted(
+        (r["mbb_per_hand"] for r in board), reverse=True
+    )
 
 
 def test_another_team_sees_no_private_data(three: dict[str, BotVersion]) -> None:
@@ -200,3 +212,51 @@ def test_the_version_page_shows_no_text_from_its_link(three: dict[str, BotVersio
     assert response.status_code == 302 and "?" not in response["Location"]
     assert "settings saved" in client.get(response["Location"]).content.decode()
     assert "settings saved" not in client.get(response["Location"]).content.decode()
+
+
+def test_a_promotion_test_says_no_games_yet_and_never_an_infinite_ratio_as_a_number(
+    three: dict[str, BotVersion],
+) -> None:
+    # Issue 32: "log-likelihood ratio -1000000.00" after games that all ended 0.0, and
+    # "bounds 0.00 and 0.00" before the first game.
+    team = Team.objects.get(name="ants")
+    candidate = accepted(team, b"newer", active=False)
+    client = _client("ants")
+    client.post(f"/ladder/versions/{candidate.pk}/promotion/")
+    page = client.get(f"/ladder/versions/{candidate.pk}/").content.decode()
+    assert "<strong>running</strong>,\nno games yet." in page
+    assert "bounds" not in page and "<svg" not in page
+    PromotionTest.objects.update(status="not_better", game_count=3, llr=-1e6,
+                                 lower_bound=-2.94, upper_bound=2.94,
+                                 llr_history=[[3, -1e6]])  # fmt: skip
+    page = client.get(f"/ladder/versions/{candidate.pk}/").content.decode()
+    assert "<strong>not better</strong>,\nafter 3 games, every one with the same result" in page
+    assert "1000000" not in page.split("<svg")[0]
+    PromotionTest.objects.update(game_count=1, llr=0.5, status="running")
+    page = client.get(f"/ladder/versions/{candidate.pk}/").content.decode()
+    assert "after 1 game (log-likelihood ratio 0.50, bounds -2.94 and 2.94)" in page
+
+
+def test_the_version_page_fits_a_1280_pixel_window_with_a_long_seed(
+    three: dict[str, BotVersion], tmp_path: Path
+) -> None:
+    # Issue 32: 78-digit seeds in a column made the page 1,641 px wide.
+    sync_api = pytest.importorskip("playwright.sync_api")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no Chromium found (apt-get install chromium)")
+    Game.objects.update(seed="7" * 78)
+    _set_visibility("everything")  # the only visibility under which a team sees a seed
+    html = _client("ants").get(f"/ladder/versions/{three['ants'].pk}/").content.decode()
+    assert "7" * 78 in html
+    style = (REPO_ROOT / "arena/server/site/static/arena/site.css").read_text(encoding="utf-8")
+    html = re.sub(r'<link rel="stylesheet"[^>]*>', f"<style>{style}</style>", html)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_content(html)
+            width = page.evaluate("document.documentElement.scrollWidth")
+        finally:
+            browser.close()
+    assert width <= 1280

@@ -1,0 +1,161 @@
+"""The competition's overview page: its name on every page's title, its description, the
+rules a bot plays under read from the settings (never typed twice), the deadline with a
+countdown, the protocol and the starter bots to download, and how to submit."""
+
+from __future__ import annotations
+
+import io
+import re
+import tarfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from django.test import Client, override_settings
+
+from arena.server.competition import Competition, SiteRules, read_competition
+from arena.server.overview import DEFAULT_TITLE, competition_rules, countdown, starter_bots
+from arena.server.site.models import SiteSettings
+from arena.tournament.config import TournamentConfig
+from tests.arena.server.factories import PASSWORD, make_team
+
+pytestmark = pytest.mark.usefixtures("db")
+
+COMPETITION = """\
+title = "Spring heads-up"
+description = "Bots play pot-limit hold'em heads-up until May."
+[game]
+betting = "pot_limit"
+small_blind = 2
+big_blind = 4
+starting_stack = 400
+[limits]
+decision_timeout = "250ms"
+memory_bytes = "512MiB"
+[ladder]
+deadline = "{deadline}"
+"""
+
+
+@pytest.fixture
+def competition_file(tmp_path: Path) -> Path:
+    deadline = (datetime.now(UTC) + timedelta(days=2, hours=6, minutes=30)).isoformat()
+    path = tmp_path / "competition.toml"
+    path.write_text(COMPETITION.format(deadline=deadline), encoding="utf-8")
+    return path
+
+
+def _title(page: str) -> str:
+    found = re.search(r"<title>(.*?)</title>", page, re.S)
+    assert found is not None
+    return found.group(1)
+
+
+def test_the_overview_shows_the_competition_and_the_rules_read_from_its_settings(
+    competition_file: Path,
+) -> None:
+    SiteSettings.objects.update_or_create(pk=1, defaults={"validation_allowed_faults": 2})
+    with override_settings(ARENA_COMPETITION_FILE=str(competition_file)):
+        page = Client().get("/overview/").content.decode()
+    assert _title(page) == "Overview · Spring heads-up"
+    assert "<h1>Spring heads-up</h1>" in page
+    assert "Bots play pot-limit hold&#x27;em heads-up until May." in page
+    assert "pot-limit hold&#x27;em, blinds 2/4, every hand starts with 400 chips (100 big" in page
+    assert "0.25 s of wall-clock time" in page and "memory 512 MiB" in page
+    assert "with at most 2 faults" in page
+    assert "(in 2 days, 6 hours)" in page
+    assert "arena submit my_bot --server http://testserver --token-file" in page
+    for name in starter_bots():
+        assert f'href="/starters/{name}.tar.gz"' in page
+    assert 'href="/protocol/"' in page
+
+
+def test_the_rules_are_the_competitions_and_the_sites_values() -> None:
+    rules = dict(competition_rules(Competition(TournamentConfig(bots=())), SiteRules(), deals=7))
+    assert rules["A ladder game"].startswith("7 deals, each played twice")
+    assert rules["Validation"].endswith("without a fault")
+    assert rules["Table"] == "heads-up: two bots"
+
+
+def test_a_ring_competition_says_its_table_and_rotations(tmp_path: Path) -> None:
+    path = tmp_path / "ring.toml"
+    path.write_text('format = "ring"\n[ring]\nseats = 4\n', encoding="utf-8")
+    rules = dict(competition_rules(read_competition(path), SiteSettings.current().rules(),
+                                   deals=10))  # fmt: skip
+    assert rules["Table"] == "ring tables of 4 bots"
+    assert rules["A ladder game"] == (
+        "10 deals, each played 4 times, once in each rotation of the seats"
+    )
+
+
+def test_every_page_title_names_the_competition(competition_file: Path) -> None:
+    make_team("ants", member="ann")
+    client = Client()
+    client.login(username="ann", password=PASSWORD)
+    with override_settings(ARENA_COMPETITION_FILE=str(competition_file)):
+        for url, title in (("/", "Leaderboard"), ("/ladder/", "Ladder"),
+                           ("/upload/", "Upload a bot"), ("/tokens/", "API tokens")):  # fmt: skip
+            assert _title(client.get(url).content.decode()) == f"{title} · Spring heads-up"
+        assert "Spring heads-up" in Client().get("/login/").content.decode()
+        assert _title(Client().get("/overview/").content.decode()) == "Overview · Spring heads-up"
+    assert _title(Client().get("/").content.decode()) == f"Leaderboard · {DEFAULT_TITLE}"
+
+
+def test_a_competition_file_that_cannot_be_read_is_said_on_the_overview(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('description = ""\n', encoding="utf-8")
+    with override_settings(ARENA_COMPETITION_FILE=str(bad)):
+        response = Client().get("/overview/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "cannot be read" in page and "1 to 2,000 characters" in page
+    assert _title(page) == f"Overview · {DEFAULT_TITLE}"
+
+
+def test_without_a_file_or_deadline_the_overview_says_so() -> None:
+    page = Client().get("/overview/").content.decode()
+    assert "None: the ladder plays on" in page and f"<h1>{DEFAULT_TITLE}</h1>" in page
+
+
+def test_a_starter_bot_downloads_as_the_archive_submit_sends() -> None:
+    name = starter_bots()[0]
+    response = Client().get(f"/starters/{name}.tar.gz")
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == f'attachment; filename="{name}.tar.gz"'
+    with tarfile.open(fileobj=io.BytesIO(response.content), mode="r:gz") as archive:
+        assert "bot.toml" in archive.getnames()
+    assert Client().get("/starters/nothing.tar.gz").status_code == 404
+
+
+def test_the_protocol_is_served_as_text() -> None:
+    response = Client().get("/protocol/")
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/plain")
+    assert "# " in response.content.decode()
+
+
+def test_the_countdown_names_two_units_or_says_it_has_passed() -> None:
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    assert countdown(now + timedelta(minutes=5, seconds=3), now=now) == "in 5 minutes"
+    assert countdown(now + timedelta(seconds=30), now=now) == "in less than a minute"
+    assert countdown(now - timedelta(seconds=1), now=now) == "it has passed"
+    assert countdown(now + timedelta(days=1, minutes=1), now=now) == "in 1 day, 1 minute"
+
+
+def test_no_starter_bots_where_the_folder_is_missing(tmp_path: Path) -> None:
+    assert starter_bots(tmp_path / "nowhere") == []
+
+
+def test_the_rules_follow_every_time_and_sandbox_setting(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(
+        'sandbox = "limits"\n[game]\nante = 1\n[limits]\ncheck_on_timeout = true\n'
+        'time_bank = "2s"\ntime_basis = "cpu"\n',
+        encoding="utf-8",
+    )
+    rules = dict(competition_rules(read_competition(path), SiteRules(), deals=10))
+    assert ", ante 1, every hand" in rules["Game"]
+    assert rules["Time per decision"] == (
+        "5 s of CPU time, plus a time bank of 2 s a match; a bot out of time checks when "
+        "checking is free, else folds"
+    )
+    assert rules["Sandbox"].startswith("limits (resource limits")
