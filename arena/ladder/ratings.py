@@ -54,7 +54,7 @@ from typing import Any
 
 from arena.ladder._linalg import inverse
 from arena.ladder.games import PairRecord
-from arena.stats.intervals import Estimate
+from arena.stats.intervals import Estimate, t_quantile
 
 __all__ = ["FitSettings", "Rating", "Standings", "fit"]
 
@@ -68,7 +68,7 @@ class FitSettings:
 
     confidence: float = 0.95
     prior_sd_mbb: float = 1000.0
-    variance_prior_games: float = 4.0
+    variance_prior_games: float = 10.0
     #: The spread of one game's score before any pair has two games to measure it by.
     fallback_game_sd_mbb: float = 1000.0
 
@@ -221,7 +221,7 @@ def fit(
     index = {name: position for position, name in enumerate(names)}
     size = len(names)
     summaries = {key: record.adjusted_estimate() for key, record in records.items()}
-    pooled = _pooled_variance(summaries.values(), settings)
+    pooled, freedom = _pooled_variance(summaries.values(), settings)
     ridge = 1.0 / settings.prior_sd_mbb**2
     matrix = [[0.0] * size for _ in range(size)]
     for position in range(size):
@@ -251,6 +251,13 @@ def fit(
     covariance = [[value - common for value in row] for row in covariance]
     strengths = [math.fsum(row[k] * target[k] for k in range(size)) for row in covariance]
     z = _NORMAL.inv_cdf(1.0 - (1.0 - settings.confidence) / 2.0)
+    # The spread of a game is estimated (the pooled variance, with ``freedom`` degrees of
+    # freedom), so a strength over its standard error follows Student's t, not the normal:
+    # the covariance is widened by (t / z)^2, and every normal interval and chance read
+    # from it has the width of the t one (a few games per pair: 1.10 times wider).
+    if freedom:
+        widen = (t_quantile(1.0 - (1.0 - settings.confidence) / 2.0, freedom) / z) ** 2
+        covariance = [[value * widen for value in row] for row in covariance]
     ranked = sorted(range(size), key=lambda k: (-strengths[k], names[k]))
     ratings = []
     for place, k in enumerate(ranked, start=1):
@@ -280,17 +287,27 @@ def _weighted_mean(record: PairRecord, mean: float) -> float:
     )
 
 
-def _pooled_variance(summaries: Iterable[Estimate], settings: FitSettings) -> float:
-    """The variance of one game's score pooled over the pairs with two games or more."""
-    squares = 0.0
-    freedom = 0
+def _pooled_variance(summaries: Iterable[Estimate], settings: FitSettings) -> tuple[float, float]:
+    """The variance of one game's score pooled over the pairs with two games or more, and
+    its degrees of freedom (0: no pair has two games, the fallback is used).
+
+    Each pair's sample variance counts by its degrees of freedom, but by no more than
+    ``variance_prior_games``: the pooled spread is the prior of the pairs that played
+    little, so one pair played far more than the rest must not make it its own spread.
+    The degrees of freedom are then Satterthwaite's, ``(sum c)^2 / sum(c^2 / f)``
+    (``sum f`` when no pair is capped)."""
+    cap = settings.variance_prior_games
+    squares = total = spread = 0.0
     for summary in summaries:
         if summary.n >= 2:
-            squares += summary.stdev**2 * (summary.n - 1)
-            freedom += summary.n - 1
-    if freedom == 0 or squares == 0.0:
-        return float(settings.fallback_game_sd_mbb) ** 2
-    return squares / freedom
+            freedom = summary.n - 1
+            count = min(float(freedom), cap) if cap > 0.0 else float(freedom)
+            squares += summary.stdev**2 * count
+            total += count
+            spread += count * count / freedom
+    if total == 0.0 or squares == 0.0:
+        return float(settings.fallback_game_sd_mbb) ** 2, 0.0
+    return squares / total, total * total / spread
 
 
 def _shrunk_variance(variance: float, count: int, pooled: float, settings: FitSettings) -> float:
