@@ -183,6 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--heteroscedastic", action="store_true", help="each pair its own score SD (75 to 300)"
     )
+    parser.add_argument(
+        "--pairing", choices=sorted(RULES), nargs="*", default=sorted(RULES), help="rows to run"
+    )
     parser.add_argument("--quick", action="store_true", help="the test suite's tiny run")
     args = parser.parse_args(argv)
     count, seeds = args.bots, args.seeds
@@ -199,6 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     if args.heteroscedastic:
         rows = [r for r in rows if r[0] != "targeted"]
+    rows = [r for r in rows if r[0] in args.pairing]
     spread = "its own per pair (75-300)" if args.heteroscedastic else f"{GAME_SD:g}"
     print(f"Coverage of the ladder's {CONFIDENCE:.0%} intervals ({count} bots, game SD {spread})")
     print(f"   (* outside {TARGET[0]:.2f}-{TARGET[1]:.2f}; [ ] the 95% interval over the seeds)")

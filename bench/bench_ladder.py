@@ -68,7 +68,7 @@ HANDS_PER_GAME = 200
 DEALS = HANDS_PER_GAME // 2
 CONFIDENCE = 0.95
 #: The settling runs' horizon: this many hands for each bot of the ladder.
-HORIZON_HANDS_PER_BOT = 40_000
+HORIZON_HANDS_PER_BOT = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,9 +236,14 @@ def settle(
     sd: float,
     horizon_hands: int,
     matchmaking: MatchmakingSettings,
+    budget_hands: int | None = None,
 ) -> Settling:
-    """Plays one heads-up ladder for ``horizon_hands`` hands and reads both stopping rules
-    off the same games (the games do not depend on when a rule would have stopped)."""
+    """Plays one heads-up ladder for ``horizon_hands`` hands, and on until the fit claims a
+    right top 3 (at most ``budget_hands``, 5 horizons by default), and reads both stopping
+    rules off the same games (the games do not depend on when a rule would have stopped);
+    "stays right" holds to the run's end."""
+    if budget_hands is None:
+        budget_hands = 5 * horizon_hands
     true_top = tuple(list(strengths(count))[:3])
     claimed: int | None = None
     right_since: int | None = None
@@ -255,7 +260,7 @@ def settle(
             right_since = None
         elif right_since is None:
             right_since = hands
-        if hands >= horizon_hands:
+        if hands >= horizon_hands and (claimed is not None or hands >= budget_hands):
             return Settling(claimed, right_since, wrong)
     raise AssertionError("unreachable: the ladder runs forever")
 
@@ -400,7 +405,10 @@ def bench_settling(
     uniformly random pairs, with the ratio's bootstrap interval."""
     print("5. Hands to a right top 3, heads-up, both stopping rules (median over the seeds)")
     print("   claimed: the fit's top 3 right and 95% sure; stays right: the fitted top 3 right")
-    print(f"   at every refit from then to the horizon ({HORIZON_HANDS_PER_BOT:,} hands a bot)")
+    print(
+        f"   at every refit from then to the run's end (at least {HORIZON_HANDS_PER_BOT:,} "
+        "hands a bot, and on until the claim; censored: no claim in 5 times that)"
+    )
     print(
         f"   {'bots':>5} {'seeds':>5} {'rule':>12} {'ladder':>9} {'random':>9} "
         f"{'ratio [95% bootstrap]':>24} {'wrong claims L/R':>17} {'censored':>9} {'time s':>7}"
