@@ -125,7 +125,11 @@ def uniform_games(
     truth: dict[str, float], games: int, spread: SpreadOf, rng: random.Random
 ) -> list[GameResult]:
     names = list(truth)
-    return [play(*rng.sample(names, 2), truth, spread, rng) for _ in range(games)]
+    games_played = []
+    for _ in range(games):
+        first, second = rng.sample(names, 2)
+        games_played.append(play(first, second, truth, spread, rng))
+    return games_played
 
 
 def run_uniform(count: int, games: int, seed: int, heteroscedastic: bool) -> tuple[float, float]:

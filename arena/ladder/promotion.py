@@ -15,8 +15,8 @@ is the generalised likelihood ratio of two normal models, each with the spread t
 the games best under its own mean, ``(n / 2) log(S0 / S1)`` with ``Sk`` the mean squared
 distance of the scores from ``mbbk``. :meth:`arena.stats.sprt.Sprt.llr` instead divides by
 the sample variance as if it were the true one; early in a test, when the games happen to
-agree, that ratio leaps past a bound, and its error rates came out above the nominal 5%
-(5.5% false "better" over 10,000 simulated tests). The profiled ratio is bounded by the
+agree, that ratio leaps past a bound, and its error rates came out above the nominal 5%.
+The profiled ratio is bounded by the
 evidence the games carry, and the test's error rates hold (docs/ladder.md gives the
 figures, ``bench/bench_ladder.py --version-tests`` measures them); far from the
 indifference zone between ``mbb0`` and ``mbb1`` it decides as fast.

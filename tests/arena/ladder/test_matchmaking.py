@@ -131,8 +131,8 @@ def test_the_focus_places_weigh_alike_and_the_places_below_them_less() -> None:
     state = _two_equal_pairs()
     top_only = MatchmakingSettings(focus_places=1, team_cap=10)
     top_three = MatchmakingSettings(focus_places=3, team_cap=10)
-    picks_top_only = set()
-    picks_top_three = set()
+    picks_top_only: set[tuple[str, str]] = set()
+    picks_top_three: set[tuple[str, str]] = set()
     for seed in range(20):
         for settings, picks in ((top_only, picks_top_only), (top_three, picks_top_three)):
             pairing = next_game(state, settings, random.Random(seed))
