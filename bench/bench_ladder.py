@@ -59,7 +59,7 @@ from arena.ladder.matchmaking import (  # noqa: E402
     Pairing,
     next_game,
 )
-from arena.ladder.promotion import PromotionTest, profiled_llr_of  # noqa: E402
+from arena.ladder.promotion import PromotionTest, corrected_llr_of  # noqa: E402
 from arena.ladder.ratings import Standings, fit  # noqa: E402
 from arena.stats.sprt import Sprt  # noqa: E402
 
@@ -562,7 +562,7 @@ def version_test_run(
         squares += step * (score - mean)
         if count < test.min_games:
             continue
-        llr = profiled_llr_of(count, mean, squares / count, sprt.mbb0, sprt.mbb1)
+        llr = corrected_llr_of(count, mean, squares / (count - 1), sprt)
         if llr >= upper:
             return "H1", count
         if llr <= lower:

@@ -10,26 +10,25 @@ compared with Wald's bounds: at the upper one the candidate is better, at the lo
 is not, in between the games go on. The state keeps the ratio after every game (a hundred
 points at most) so a page can draw it climbing towards its bounds.
 
-The spread of a game's score is not known: it is read from the games themselves. The ratio
-is the generalised likelihood ratio of two normal models, each with the spread that fits
-the games best under its own mean, ``(n / 2) log(S0 / S1)`` with ``Sk`` the mean squared
-distance of the scores from ``mbbk``. :meth:`arena.stats.sprt.Sprt.llr` instead divides by
-the sample variance as if it were the true one; early in a test, when the games happen to
-agree, that ratio leaps past a bound, and its error rates came out above the nominal 5%.
-The profiled ratio is bounded by the
-evidence the games carry, and the test's error rates hold (docs/ladder.md gives the
-figures, ``bench/bench_ladder.py --version-tests`` measures them); far from the
-indifference zone between ``mbb0`` and ``mbb1`` it decides as fast.
+The spread of a game's score is not known: it is read from the games themselves, and the
+ratio of :meth:`arena.stats.sprt.Sprt.llr` divides by the games' sample variance ``s²``
+as if it were the true one. Early in a test that overstates the evidence: for normal
+scores ``E[1 / s²] = (n - 1) / ((n - 3) σ²)``, so the ratio runs ahead of the one with
+the true spread, leaps past a bound when a few games happen to agree, and the error rates
+came out above the nominal 5%. The ratio here is that one times ``(n - 3) / (n - 1)``
+(0 before four games): its expected step per game is then the one the true spread gives,
+and both error rates hold (docs/ladder.md gives the figures, ``bench/bench_ladder.py
+--version-tests`` measures them). Games without spread still make the evidence certain.
 
 Before ``min_games`` games no verdict is given (the ratio is still shown): a handful of
 games says little about the spread.
 
 >>> from arena.ladder.games import GameResult
->>> test = PromotionTest("ann-v3", "ann-v2", min_games=3)
->>> games = [GameResult("ann-v3", "ann-v2", m, m, 200) for m in (21.0, 19.0, 20.0)]
->>> state = test.state(games)
->>> state.verdict, len(state.llr_history), round(state.upper_bound, 2)
-(<Verdict.BETTER: 'better'>, 3, 2.94)
+>>> test = PromotionTest("ann-v3", "ann-v2", min_games=5)
+>>> scores = (80.0, 40.0, 60.0, 70.0, 50.0)
+>>> state = test.state([GameResult("ann-v3", "ann-v2", m, m, 200) for m in scores])
+>>> state.verdict, len(state.llr_history), round(state.result.llr, 2), round(state.upper_bound, 2)
+(<Verdict.BETTER: 'better'>, 5, 10.0, 2.94)
 >>> should_activate(state, auto_activate=True)
 True
 """
@@ -49,8 +48,8 @@ __all__ = [
     "PromotionState",
     "PromotionTest",
     "Verdict",
-    "profiled_llr",
-    "profiled_llr_of",
+    "corrected_llr",
+    "corrected_llr_of",
     "should_activate",
 ]
 
@@ -141,9 +140,7 @@ class PromotionTest:
         step = max(1, math.ceil(total / _HISTORY_POINTS))
         counts = [*range(step, total, step), total] if total else []
         sprt = self.sprt
-        history = tuple(
-            (count, profiled_llr(scores[:count], sprt.mbb0, sprt.mbb1)) for count in counts
-        )
+        history = tuple((count, corrected_llr(scores[:count], sprt)) for count in counts)
         result = self.decide(scores)
         verdict = Verdict.CONTINUE
         if len(scores) >= self.min_games:
@@ -155,10 +152,10 @@ class PromotionTest:
 
     def decide(self, scores: Sequence[float]) -> SprtResult:
         """The test's state after the candidate's ``scores``: H1 ("better") or H0 accepted,
-        or ``'continue'``, by the profiled ratio against the SPRT's bounds (the minimum of
+        or ``'continue'``, by the corrected ratio against the SPRT's bounds (the minimum of
         games is the verdict's business, :meth:`state`)."""
         sprt = self.sprt
-        llr = profiled_llr(scores, sprt.mbb0, sprt.mbb1)
+        llr = corrected_llr(scores, sprt)
         lower, upper = sprt.lower_bound, sprt.upper_bound
         status: SprtStatus = "continue"
         if llr >= upper:
@@ -168,38 +165,35 @@ class PromotionTest:
         return SprtResult(status, llr, lower, upper, len(scores), sprt.mbb0, sprt.mbb1)
 
 
-def profiled_llr(scores: Sequence[float], mbb0: float, mbb1: float) -> float:
-    """The log-likelihood ratio of "the mean is ``mbb1``" against "the mean is ``mbb0``"
-    for normal ``scores`` of unknown spread, the spread profiled out under each:
-    ``(n / 2) log(S0 / S1)``, ``Sk = mean((x - mbbk)^2)``.
+def corrected_llr(scores: Sequence[float], sprt: Sprt) -> float:
+    """``sprt``'s log-likelihood ratio for ``scores`` times ``(n - 3) / (n - 1)`` (the module
+    docstring); 0 for fewer than four scores, and ``inf`` or ``-inf`` (or 0 halfway) when
+    they have no spread, as :meth:`arena.stats.sprt.Sprt.llr` gives.
 
-    Fewer than two scores say nothing of the spread: 0. Scores that sit exactly on one
-    mean (no spread around it) make the evidence certain: ``inf`` on ``mbb1``, ``-inf``
-    on ``mbb0``.
-
-    >>> round(profiled_llr([30.0, 10.0, 20.0], 0.0, 20.0), 3)
-    2.919
-    >>> profiled_llr([20.0, 20.0], 0.0, 20.0), profiled_llr([5.0], 0.0, 20.0)
-    (inf, 0.0)
+    >>> scores = [30.0, 10.0, 20.0, 40.0, 0.0]
+    >>> Sprt(0.0, 20.0).llr(scores), corrected_llr(scores, Sprt(0.0, 20.0))
+    (4.0, 2.0)
     """
     n = len(scores)
-    if n < 2:
+    if n < 4:
         return 0.0
-    mean = math.fsum(scores) / n
-    spread = math.fsum((score - mean) ** 2 for score in scores) / n
-    return profiled_llr_of(n, mean, spread, mbb0, mbb1)
+    return _corrected(sprt.llr(scores), n)
 
 
-def profiled_llr_of(n: int, mean: float, spread: float, mbb0: float, mbb1: float) -> float:
-    """:func:`profiled_llr` from the scores' count, mean and spread (the mean squared
-    distance from their mean, divisor ``n``): a running test updates these per game."""
-    if n < 2:
+def corrected_llr_of(n: int, mean: float, variance: float, sprt: Sprt) -> float:
+    """:func:`corrected_llr` from the scores' count, mean and sample variance (divisor
+    ``n - 1``): a running test updates these game by game."""
+    if n < 4:
         return 0.0
-    around0 = spread + (mean - mbb0) ** 2
-    around1 = spread + (mean - mbb1) ** 2
-    if around1 == 0.0 or around0 == 0.0:
-        return math.inf if around1 == 0.0 else -math.inf
-    return 0.5 * n * math.log(around0 / around1)
+    evidence = (sprt.mbb1 - sprt.mbb0) * (2.0 * mean - sprt.mbb0 - sprt.mbb1)
+    if variance == 0.0:
+        return math.copysign(math.inf, evidence) if evidence else 0.0
+    return _corrected(n * evidence / (2.0 * variance), n)
+
+
+def _corrected(llr: float, n: int) -> float:
+    """``llr`` times ``(n - 3) / (n - 1)`` (an infinite one stays infinite)."""
+    return llr if math.isinf(llr) else llr * (n - 3) / (n - 1)
 
 
 def should_activate(state: PromotionState, *, auto_activate: bool) -> bool:
