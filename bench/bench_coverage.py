@@ -190,6 +190,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--pairing", choices=sorted(RULES), nargs="*", default=sorted(RULES), help="rows to run"
     )
+    parser.add_argument(
+        "--per-pair", type=float, nargs="*", default=None, help="rows of these games per pair only"
+    )
     parser.add_argument("--quick", action="store_true", help="the test suite's tiny run")
     args = parser.parse_args(argv)
     count, seeds = args.bots, args.seeds
@@ -207,6 +210,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.heteroscedastic:
         rows = [r for r in rows if r[0] != "targeted"]
     rows = [r for r in rows if r[0] in args.pairing]
+    if args.per_pair is not None:
+        rows = [r for r in rows if r[1] / pairs in args.per_pair]
     spread = "its own per pair (75-300)" if args.heteroscedastic else f"{GAME_SD:g}"
     print(f"Coverage of the ladder's {CONFIDENCE:.0%} intervals ({count} bots, game SD {spread})")
     print(f"   (* outside {TARGET[0]:.2f}-{TARGET[1]:.2f}; [ ] the 95% interval over the seeds)")

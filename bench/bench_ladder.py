@@ -36,6 +36,8 @@ table and ``--scale-bots 1000`` for the issue's scale (each takes minutes: a rat
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import functools
 import itertools
 import math
 import random
@@ -323,7 +325,8 @@ def bench_convergence(
     print("   a ring table: the deals in every rotation, noise SD per seat sd * sqrt(2))")
     header = (
         f"   {'bots':>5} {'table':>6} {'seeds':>5} {'ladder (median)':>16} "
-        f"{'random (median)':>16} {'ratio':>6} {'wrong claims L/R':>17} {'time s':>7}"
+        f"{'random (median)':>16} {'ratio':>6} {'[bootstrap]':>13} {'wrong claims L/R':>17} "
+        f"{'time s':>7}"
     )
     print(header)
     for count in bot_counts:
@@ -367,15 +370,17 @@ def _convergence_row(
                 flush=True,
             )
     budget = max_games * DEALS * seats
-    lad = statistics.median(r.hands if r.hands is not None else budget for r in ladder)
-    uni = statistics.median(r.hands if r.hands is not None else budget for r in uniform)
+    ladder_hands = [float(r.hands if r.hands is not None else budget) for r in ladder]
+    uniform_hands = [float(r.hands if r.hands is not None else budget) for r in uniform]
+    lad, uni = statistics.median(ladder_hands), statistics.median(uniform_hands)
+    _ratio, low, high = ratio_interval(ladder_hands, uniform_hands)
     wrong = f"{sum(r.wrong_claims for r in ladder)}/{sum(r.wrong_claims for r in uniform)}"
     unfinished = sum(r.hands is None for r in ladder + uniform)
     note = f"  ({unfinished} runs hit the budget of {budget:,} hands)" if unfinished else ""
     table = "HU" if seats == 2 else f"{seats}-seat"
     print(
         f"   {count:>5} {table:>6} {seeds:>5} {lad:>16,.0f} {uni:>16,.0f} {uni / lad:>5.1f}x "
-        f"{wrong:>17} {time.perf_counter() - started:>7.1f}{note}"
+        f"{f'[{low:.2f}-{high:.2f}]':>13} {wrong:>17} {time.perf_counter() - started:>7.1f}{note}"
     )
 
 
@@ -398,8 +403,31 @@ def ratio_interval(
     return point, ratios[int(0.025 * resamples)], ratios[int(0.975 * resamples) - 1]
 
 
+def _settle_one(
+    count: int,
+    task: tuple[bool, int],
+    *,
+    sd: float,
+    horizon_hands: int,
+    matchmaking: MatchmakingSettings,
+) -> Settling:
+    targeted, seed = task
+    return settle(
+        count,
+        seed,
+        targeted=targeted,
+        sd=sd,
+        horizon_hands=horizon_hands,
+        matchmaking=matchmaking,
+    )
+
+
 def bench_settling(
-    bot_counts: Sequence[int], seeds: int, sd: float, matchmaking: MatchmakingSettings
+    bot_counts: Sequence[int],
+    seeds: int,
+    sd: float,
+    matchmaking: MatchmakingSettings,
+    jobs: int = 1,
 ) -> None:
     """Hands to a right top 3 under both stopping rules, the ladder's matchmaking against
     uniformly random pairs, with the ratio's bootstrap interval."""
@@ -416,20 +444,16 @@ def bench_settling(
     for count in bot_counts:
         started = time.perf_counter()
         horizon = HORIZON_HANDS_PER_BOT * count
-        runs = {
-            rule: [
-                settle(
-                    count,
-                    seed,
-                    targeted=rule,
-                    sd=sd,
-                    horizon_hands=horizon,
-                    matchmaking=matchmaking,
-                )
-                for seed in range(seeds)
-            ]
-            for rule in (True, False)
-        }
+        run = functools.partial(
+            _settle_one, count, sd=sd, horizon_hands=horizon, matchmaking=matchmaking
+        )
+        tasks = [(rule, seed) for rule in (True, False) for seed in range(seeds)]
+        if jobs > 1:
+            with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+                results = list(pool.map(run, tasks, chunksize=4))
+        else:
+            results = [run(task) for task in tasks]
+        runs = {rule: results[k * seeds : (k + 1) * seeds] for k, rule in enumerate((True, False))}
         wrong = (
             f"{sum(r.wrong_claims for r in runs[True])}/{sum(r.wrong_claims for r in runs[False])}"
         )
@@ -643,6 +667,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--settle-seeds", type=int, default=100, help="seeds of the settling runs (100)"
     )
+    parser.add_argument("--jobs", type=int, default=1, help="processes for the settling runs (1)")
     parser.add_argument(
         "--version-tests",
         type=int,
@@ -680,7 +705,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.skip_scale:
         bench_scale(args.scale_bots, 10, args.decisions, args.ring_seats)
     if args.settle_bots:
-        bench_settling(args.settle_bots, args.settle_seeds, args.game_sd, matchmaking)
+        bench_settling(args.settle_bots, args.settle_seeds, args.game_sd, matchmaking, args.jobs)
     if args.version_tests:
         bench_version_tests(args.version_tests, args.game_sd, PromotionTest("a", "b").sprt.mbb1)
     return 0
