@@ -6,13 +6,22 @@ and the expected score of ``a`` against ``b`` is ``s_a - s_b``. Each pair that p
 its mean score (luck-adjusted mbb/hand over its games) and that mean's variance; the
 strengths are the weighted least-squares fit of all the pairs' means, each weighed by the
 inverse of its variance, so a pair that played many games counts more, and a bot is rated
-even against opponents it never met (through the ones they both met). Three choices:
+even against opponents it never met (through the ones they both met). Four choices:
 
 * The margin counts, not only who won: a pair's mean in mbb/hand carries far more
   information per game than a win or a loss (Elo's input), and it is what poker is scored by.
 * A pair's variance is its sample variance shrunk towards the variance pooled over all
   pairs (as if ``variance_prior_games`` more games had the pooled spread): two games that
-  happen to agree do not make a pair look certain.
+  happen to agree do not make a pair look certain, and a pair's weight does not lean on
+  its own few games (weights from noisy variances overstate what the pairs know, and the
+  intervals then cover less than they say). In the pooled spread no pair counts for more
+  than ``variance_prior_games`` games: it is the prior of the pairs that played little, so
+  one pair played far more than the rest must not make it its own.
+* The pooled spread is estimated, so the covariance is widened by ``(t / z)^2``, Student's
+  t of its degrees of freedom over the normal quantile at the fit's confidence: the
+  intervals and chances read from it with the normal have the t's width.
+  ``bench/bench_coverage.py`` measures the coverage under uniform, targeted and
+  adversarial pairing (docs/ladder.md quotes it).
 * A weak normal prior on each strength (mean 0, standard deviation ``prior_sd_mbb``) keeps
   the fit defined when the results do not connect every bot (a new version with no game
   yet: strength 0, a very wide interval). With it the strengths sum to 0 exactly: a
