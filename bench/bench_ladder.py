@@ -24,6 +24,9 @@ table and ``--scale-bots 1000`` for the issue's scale (each takes minutes: a rat
    (3 seeds), Kendall's tau of the whole fitted order against the true one, the mean
    distance of a bot from its true place and the fewest games any bot played, ladder
    against random pairs.
+   The bots are named in a shuffled order (:func:`strengths`): the fit breaks ties by
+   name, and names in the order of strength would give matchmaking the true order at
+   the start.
 2. Scale: ``--scale-bots`` bots (the issue's figure: 1,000), 10 workers. Standings are
    fitted once from a synthetic history (the fit's time is printed apart: it runs once per
    batch of results, not per game), then each of 2,000 decisions is timed: ten games in
@@ -31,6 +34,14 @@ table and ``--scale-bots 1000`` for the issue's scale (each takes minutes: a rat
    decision). Wall-clock and CPU time are both printed: on a shared machine the wall
    clock's tail is other processes' time slices. The worker's own overhead per game
    against ``arena tournament`` needs the server's worker: not measured here.
+4. The version test (``--version-tests RUNS``): simulated "is my new version better?"
+   tests, the verdict read after every game; the false "better" rate for an equal version
+   and the false "not better" rate for one better by H1's margin, each with its interval.
+5. Hands to a right top 3 under two stopping rules (``--settle-bots 10 30``, 100 seeds,
+   ``--jobs`` processes): "claimed" (the fit's top 3 right and 95% sure) and "stays right"
+   (the fitted top 3 right at every refit from then to the run's end), the ladder's
+   matchmaking against random pairs on the same seeds, the ratio of the medians with its
+   bootstrap interval.
 """
 
 from __future__ import annotations
