@@ -630,7 +630,7 @@ def bench_version_tests(runs: int, sd: float, mbb1: float) -> None:
         label = '"better"' if wrong == "H1" else '"not better"'
         print(
             f"   {true_mbb:>13g} {'t(4)' if heavy else 'normal':>8} {runs:>6} {label:>14} "
-            f"{f'{rate:.2%} [{rate - half:.2%}-{rate + half:.2%}]':>24} "
+            f"{f'{rate:.2%} [{max(rate - half, 0.0):.2%}-{min(rate + half, 1.0):.2%}]':>24} "
             f"{statistics.fmean(games for _, games in results):>11.0f} "
             f"{sum(status == 'continue' for status, _ in results):>10}",
             flush=True,
@@ -687,11 +687,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also measure the version test's error rates over RUNS tests per row (10000)",
     )
     parser.add_argument(
-        "--quick", action="store_true", help="the test suite's tiny run (10 bots, 2 seeds)"
+        "--quick",
+        action="store_true",
+        help="the test suite's tiny run (10 bots, 2 seeds, 20 version tests)",
     )
     args = parser.parse_args(argv)
     if args.quick:
         args.bots, args.seeds, args.scale_bots, args.decisions = [10], 2, 100, 100
+        args.settle_bots, args.settle_seeds, args.version_tests = [10], 2, 20
     matchmaking = MatchmakingSettings()
     if args.place_weight is not None:
         matchmaking = replace(matchmaking, place_weight=args.place_weight)
@@ -715,10 +718,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         bench_whole_ranking(50, args.whole_ranking, 3, args.game_sd, matchmaking)
     if not args.skip_scale:
         bench_scale(args.scale_bots, 10, args.decisions, args.ring_seats)
-    if args.settle_bots:
-        bench_settling(args.settle_bots, args.settle_seeds, args.game_sd, matchmaking, args.jobs)
     if args.version_tests:
         bench_version_tests(args.version_tests, args.game_sd, PromotionTest("a", "b").sprt.mbb1)
+    if args.settle_bots:
+        bench_settling(args.settle_bots, args.settle_seeds, args.game_sd, matchmaking, args.jobs)
     return 0
 
 
