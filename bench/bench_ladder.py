@@ -653,6 +653,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--place-weight", type=float, default=None, help="matchmaking's place_weight"
     )
     parser.add_argument("--floor-share", type=float, default=None, help="matchmaking's floor_share")
+    parser.add_argument("--focus-places", type=int, default=None, help="matchmaking's focus_places")
     parser.add_argument(
         "--ring-seats",
         type=int,
@@ -700,9 +701,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         matchmaking = replace(matchmaking, place_weight=args.place_weight)
     if args.floor_share is not None:
         matchmaking = replace(matchmaking, floor_share=args.floor_share)
+    if args.focus_places is not None:
+        matchmaking = replace(matchmaking, focus_places=args.focus_places)
     print(
         f"   matchmaking: place_weight {matchmaking.place_weight:g}, "
-        f"floor_share {matchmaking.floor_share:g}"
+        f"floor_share {matchmaking.floor_share:g}, focus_places {matchmaking.focus_places}"
     )
     if args.bots:
         bench_convergence(
