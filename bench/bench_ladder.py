@@ -24,6 +24,9 @@ table and ``--scale-bots 1000`` for the issue's scale (each takes minutes: a rat
    (3 seeds), Kendall's tau of the whole fitted order against the true one, the mean
    distance of a bot from its true place and the fewest games any bot played, ladder
    against random pairs.
+   The bots are named in a shuffled order (:func:`strengths`): the fit breaks ties by
+   name, and names in the order of strength would give matchmaking the true order at
+   the start.
 2. Scale: ``--scale-bots`` bots (the issue's figure: 1,000), 10 workers. Standings are
    fitted once from a synthetic history (the fit's time is printed apart: it runs once per
    batch of results, not per game), then each of 2,000 decisions is timed: ten games in
@@ -31,11 +34,21 @@ table and ``--scale-bots 1000`` for the issue's scale (each takes minutes: a rat
    decision). Wall-clock and CPU time are both printed: on a shared machine the wall
    clock's tail is other processes' time slices. The worker's own overhead per game
    against ``arena tournament`` needs the server's worker: not measured here.
+4. The version test (``--version-tests RUNS``): simulated "is my new version better?"
+   tests, the verdict read after every game; the false "better" rate for an equal version
+   and the false "not better" rate for one better by H1's margin, each with its interval.
+5. Hands to a right top 3 under two stopping rules (``--settle-bots 10 30``, 100 seeds,
+   ``--jobs`` processes): "claimed" (the fit's top 3 right and 95% sure) and "stays right"
+   (the fitted top 3 right at every refit from then to the run's end), the ladder's
+   matchmaking against random pairs on the same seeds, the ratio of the medians with its
+   bootstrap interval.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import functools
 import itertools
 import math
 import random
@@ -59,12 +72,16 @@ from arena.ladder.matchmaking import (  # noqa: E402
     Pairing,
     next_game,
 )
+from arena.ladder.promotion import PromotionTest, corrected_llr_of  # noqa: E402
 from arena.ladder.ratings import Standings, fit  # noqa: E402
+from arena.stats.sprt import Sprt  # noqa: E402
 
 HANDS_PER_GAME = 200
 #: A game's deals: a heads-up game plays them twice, a table of n in its n rotations.
 DEALS = HANDS_PER_GAME // 2
 CONFIDENCE = 0.95
+#: The settling runs' horizon: this many hands for each bot of the ladder.
+HORIZON_HANDS_PER_BOT = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +93,16 @@ class Run:
 
 
 def strengths(count: int) -> dict[str, float]:
-    """True strengths: normal quantiles scaled to an SD of 200 mbb/hand, best first."""
+    """True strengths: normal quantiles scaled to an SD of 200 mbb/hand, best first. The
+    names are numbered in a shuffled order (the same for every seed): the fit breaks ties
+    by name, and before any game every bot ties at 0, so names in the order of strength
+    would hand the matchmaking the true order at the start."""
     normal = NormalDist(0.0, 200.0)
-    return {f"bot-{i:04d}": normal.inv_cdf((count - i - 0.5) / count) for i in range(count)}
+    numbers = list(range(count))
+    random.Random(count).shuffle(numbers)
+    return {
+        f"bot-{numbers[i]:04d}": normal.inv_cdf((count - i - 0.5) / count) for i in range(count)
+    }
 
 
 def play(
@@ -124,11 +148,12 @@ def ladder_runs(
     sd: float,
     matchmaking: MatchmakingSettings,
     seats: int = 2,
-) -> Iterator[tuple[int, int, Standings, dict[str, int]]]:
+) -> Iterator[tuple[int, int, Standings, dict[str, int], list[GameResult]]]:
     """After each batch of games (tables of ``seats`` when above 2): the games so far, the
-    hands so far, the fit and each bot's game count."""
+    hands so far, the fit, each bot's game count and the results so far (a table's as its
+    pair comparisons)."""
     truth = strengths(count)
-    names = list(truth)
+    names = sorted(truth)  # the entrants in name order, as a server lists them
     rng = random.Random(seed)
     batch = max(10, count // 2)
     # Every bot is its own team and the cap never binds: the bench measures the rule.
@@ -176,7 +201,7 @@ def ladder_runs(
                 counts[bot] += 1
         played += len(planned)
         standings = fit(pair_records(games), names)
-        yield played, hands, standings, counts
+        yield played, hands, standings, counts, games
 
 
 def converge(
@@ -194,7 +219,7 @@ def converge(
     true_top = tuple(list(strengths(count))[:3])
     wrong = 0
     runs = ladder_runs(count, seed, targeted=targeted, sd=sd, matchmaking=matchmaking, seats=seats)
-    for played, hands, standings, _counts in runs:
+    for played, hands, standings, _counts, _games in runs:
         if top3_confidence(standings) >= CONFIDENCE:
             if standings.order[:3] == true_top:
                 return Run(hands, wrong)
@@ -202,6 +227,55 @@ def converge(
         if played >= max_games:
             break
     return Run(None, wrong)
+
+
+@dataclass(frozen=True, slots=True)
+class Settling:
+    """One run to its horizon under both stopping rules: the hands until the fit first
+    claims a right top 3 at 95% (None: never), the hands from which the fitted top 3 is
+    right at every refit up to the horizon (None: wrong at the horizon), and the claims at
+    95% of a wrong top 3 before the right one."""
+
+    claimed: int | None
+    stays_right: int | None
+    wrong_claims: int
+
+
+def settle(
+    count: int,
+    seed: int,
+    *,
+    targeted: bool,
+    sd: float,
+    horizon_hands: int,
+    matchmaking: MatchmakingSettings,
+    budget_hands: int | None = None,
+) -> Settling:
+    """Plays one heads-up ladder for ``horizon_hands`` hands, and on until the fit claims a
+    right top 3 (at most ``budget_hands``, 5 horizons by default), and reads both stopping
+    rules off the same games (the games do not depend on when a rule would have stopped);
+    "stays right" holds to the run's end."""
+    if budget_hands is None:
+        budget_hands = 5 * horizon_hands
+    true_top = tuple(list(strengths(count))[:3])
+    claimed: int | None = None
+    right_since: int | None = None
+    wrong = 0
+    runs = ladder_runs(count, seed, targeted=targeted, sd=sd, matchmaking=matchmaking)
+    for _played, hands, standings, _counts, _games in runs:
+        right = standings.order[:3] == true_top
+        if claimed is None and top3_confidence(standings) >= CONFIDENCE:
+            if right:
+                claimed = hands
+            else:
+                wrong += 1
+        if not right:
+            right_since = None
+        elif right_since is None:
+            right_since = hands
+        if hands >= horizon_hands and (claimed is not None or hands >= budget_hands):
+            return Settling(claimed, right_since, wrong)
+    raise AssertionError("unreachable: the ladder runs forever")
 
 
 def whole_ranking(
@@ -217,7 +291,7 @@ def whole_ranking(
     mean distance of a bot from its true place, and the fewest games any bot played."""
     names = list(strengths(count))
     runs = ladder_runs(count, seed, targeted=targeted, sd=sd, matchmaking=matchmaking)
-    standings, counts = next((st, n) for played, _, st, n in runs if played >= games)
+    standings, counts = next((st, n) for played, _, st, n, _ in runs if played >= games)
     place = {bot: index for index, bot in enumerate(standings.order)}
     agree = sum(1 if place[a] < place[b] else -1 for a, b in itertools.combinations(names, 2))
     tau = agree / (count * (count - 1) / 2)
@@ -262,7 +336,8 @@ def bench_convergence(
     print("   a ring table: the deals in every rotation, noise SD per seat sd * sqrt(2))")
     header = (
         f"   {'bots':>5} {'table':>6} {'seeds':>5} {'ladder (median)':>16} "
-        f"{'random (median)':>16} {'ratio':>6} {'wrong claims L/R':>17} {'time s':>7}"
+        f"{'random (median)':>16} {'ratio':>6} {'[bootstrap]':>13} {'wrong claims L/R':>17} "
+        f"{'time s':>7}"
     )
     print(header)
     for count in bot_counts:
@@ -306,16 +381,116 @@ def _convergence_row(
                 flush=True,
             )
     budget = max_games * DEALS * seats
-    lad = statistics.median(r.hands if r.hands is not None else budget for r in ladder)
-    uni = statistics.median(r.hands if r.hands is not None else budget for r in uniform)
+    ladder_hands = [float(r.hands if r.hands is not None else budget) for r in ladder]
+    uniform_hands = [float(r.hands if r.hands is not None else budget) for r in uniform]
+    lad, uni = statistics.median(ladder_hands), statistics.median(uniform_hands)
+    _ratio, low, high = ratio_interval(ladder_hands, uniform_hands)
     wrong = f"{sum(r.wrong_claims for r in ladder)}/{sum(r.wrong_claims for r in uniform)}"
     unfinished = sum(r.hands is None for r in ladder + uniform)
     note = f"  ({unfinished} runs hit the budget of {budget:,} hands)" if unfinished else ""
     table = "HU" if seats == 2 else f"{seats}-seat"
     print(
         f"   {count:>5} {table:>6} {seeds:>5} {lad:>16,.0f} {uni:>16,.0f} {uni / lad:>5.1f}x "
-        f"{wrong:>17} {time.perf_counter() - started:>7.1f}{note}"
+        f"{f'[{low:.2f}-{high:.2f}]':>13} {wrong:>17} {time.perf_counter() - started:>7.1f}{note}"
     )
+
+
+def ratio_interval(
+    ladder: Sequence[float], uniform: Sequence[float], resamples: int = 2000
+) -> tuple[float, float, float]:
+    """The ratio of the medians, uniform over ladder, with its 95% bootstrap interval (the
+    seeds resampled with replacement, each seed's two runs together: they share it)."""
+    rng = random.Random(1)
+    seeds = len(ladder)
+    ratios = []
+    for _ in range(resamples):
+        picks = [rng.randrange(seeds) for _ in range(seeds)]
+        ratios.append(
+            statistics.median(uniform[k] for k in picks)
+            / statistics.median(ladder[k] for k in picks)
+        )
+    ratios.sort()
+    point = statistics.median(uniform) / statistics.median(ladder)
+    return point, ratios[int(0.025 * resamples)], ratios[int(0.975 * resamples) - 1]
+
+
+def _settle_one(
+    count: int,
+    task: tuple[bool, int],
+    *,
+    sd: float,
+    horizon_hands: int,
+    matchmaking: MatchmakingSettings,
+) -> Settling:
+    targeted, seed = task
+    return settle(
+        count,
+        seed,
+        targeted=targeted,
+        sd=sd,
+        horizon_hands=horizon_hands,
+        matchmaking=matchmaking,
+    )
+
+
+def bench_settling(
+    bot_counts: Sequence[int],
+    seeds: int,
+    sd: float,
+    matchmaking: MatchmakingSettings,
+    jobs: int = 1,
+) -> None:
+    """Hands to a right top 3 under both stopping rules, the ladder's matchmaking against
+    uniformly random pairs, with the ratio's bootstrap interval."""
+    print("5. Hands to a right top 3, heads-up, both stopping rules (median over the seeds)")
+    print("   claimed: the fit's top 3 right and 95% sure; stays right: the fitted top 3 right")
+    print(
+        f"   at every refit from then to the run's end (at least {HORIZON_HANDS_PER_BOT:,} "
+        "hands a bot, and on until the claim; censored: no claim in 5 times that)"
+    )
+    print(
+        f"   {'bots':>5} {'seeds':>5} {'rule':>12} {'ladder':>9} {'random':>9} "
+        f"{'ratio [95% bootstrap]':>24} {'wrong claims L/R':>17} {'censored':>9} {'time s':>7}"
+    )
+    for count in bot_counts:
+        started = time.perf_counter()
+        horizon = HORIZON_HANDS_PER_BOT * count
+        run = functools.partial(
+            _settle_one, count, sd=sd, horizon_hands=horizon, matchmaking=matchmaking
+        )
+        tasks = [(rule, seed) for rule in (True, False) for seed in range(seeds)]
+        if jobs > 1:
+            with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+                results = list(pool.map(run, tasks, chunksize=4))
+        else:
+            results = [run(task) for task in tasks]
+        runs = {rule: results[k * seeds : (k + 1) * seeds] for k, rule in enumerate((True, False))}
+        wrong = (
+            f"{sum(r.wrong_claims for r in runs[True])}/{sum(r.wrong_claims for r in runs[False])}"
+        )
+        for label in ("claimed", "stays right"):
+            hands = {
+                rule: [
+                    float(value if value is not None else horizon)
+                    for value in (
+                        (r.claimed if label == "claimed" else r.stays_right) for r in results
+                    )
+                ]
+                for rule, results in runs.items()
+            }
+            censored = sum(
+                (r.claimed if label == "claimed" else r.stays_right) is None
+                for results in runs.values()
+                for r in results
+            )
+            ratio, low, high = ratio_interval(hands[True], hands[False])
+            print(
+                f"   {count:>5} {seeds:>5} {label:>12} {statistics.median(hands[True]):>9,.0f} "
+                f"{statistics.median(hands[False]):>9,.0f} "
+                f"{f'{ratio:.2f}x [{low:.2f}-{high:.2f}]':>24} {wrong:>17} {censored:>9} "
+                f"{time.perf_counter() - started:>7.1f}",
+                flush=True,
+            )
 
 
 def bench_scale(count: int, workers: int, decisions: int, ring_seats: int = 0) -> None:
@@ -398,10 +573,74 @@ def _time_decisions(
     print(f"   first decision after a fit: {first_wall * 1e3:.1f} ms; games by tier: {kinds}")
 
 
+def version_test_run(
+    true_mbb: float, seed: int, test: PromotionTest, sd: float, *, heavy: bool, budget: int
+) -> tuple[str, int]:
+    """One simulated "is my new version better?" test: games of the candidate's score drawn
+    around ``true_mbb`` (a normal of SD ``sd``, or when ``heavy`` a Student's t of 4 degrees
+    of freedom scaled to that SD), the verdict read after every game as the server does;
+    returns the status ("H1", "H0", or "continue" past ``budget`` games) and the games."""
+    rng = random.Random(seed)
+    sprt = test.sprt
+    lower, upper = sprt.lower_bound, sprt.upper_bound
+    count, mean, squares = 0, 0.0, 0.0
+    # A t of 4 degrees of freedom has variance 2: scaled by 1/sqrt(2) to the SD wanted.
+    scale = sd / math.sqrt(2.0)
+    while count < budget:
+        if heavy:
+            score = true_mbb + scale * rng.gauss(0.0, 1.0) / math.sqrt(rng.gammavariate(2.0, 0.5))
+        else:
+            score = rng.gauss(true_mbb, sd)
+        count += 1
+        step = score - mean
+        mean += step / count
+        squares += step * (score - mean)
+        if count < test.min_games:
+            continue
+        llr = corrected_llr_of(count, mean, squares / (count - 1), sprt)
+        if llr >= upper:
+            return "H1", count
+        if llr <= lower:
+            return "H0", count
+    return "continue", count
+
+
+def bench_version_tests(runs: int, sd: float, mbb1: float) -> None:
+    """The version test's error rates over ``runs`` simulated tests per row."""
+    test = PromotionTest("new", "old", sprt=Sprt(0.0, mbb1))
+    budget = 100_000
+    z = NormalDist().inv_cdf(0.975)
+    print(
+        f'4. "Is my new version better?": error rates over {runs:,} simulated tests per row '
+        f"(H0 0, H1 {mbb1:g} mbb/hand, alpha = beta = {test.sprt.alpha:g}, game SD {sd:g}, "
+        f"verdicts from game {test.min_games})"
+    )
+    print(
+        f"   {'true mbb/hand':>13} {'scores':>8} {'runs':>6} {'wrong verdict':>14} "
+        f"{'rate [95% interval]':>24} {'mean games':>11} {'unfinished':>10}"
+    )
+    rows = [(0.0, "H1", False), (mbb1, "H0", False), (0.0, "H1", True), (mbb1, "H0", True)]
+    for true_mbb, wrong, heavy in rows:
+        results = [
+            version_test_run(true_mbb, seed, test, sd, heavy=heavy, budget=budget)
+            for seed in range(runs)
+        ]
+        rate = sum(status == wrong for status, _ in results) / runs
+        half = z * math.sqrt(rate * (1.0 - rate) / runs)
+        label = '"better"' if wrong == "H1" else '"not better"'
+        print(
+            f"   {true_mbb:>13g} {'t(4)' if heavy else 'normal':>8} {runs:>6} {label:>14} "
+            f"{f'{rate:.2%} [{max(rate - half, 0.0):.2%}-{min(rate + half, 1.0):.2%}]':>24} "
+            f"{statistics.fmean(games for _, games in results):>11.0f} "
+            f"{sum(status == 'continue' for status, _ in results):>10}",
+            flush=True,
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument(
-        "--bots", type=int, nargs="+", default=[10, 50], help="ladder sizes (10 50)"
+        "--bots", type=int, nargs="*", default=[10, 50], help="ladder sizes (10 50; none: skip)"
     )
     parser.add_argument("--seeds", type=int, default=7, help="seeds per size (7)")
     parser.add_argument("--game-sd", type=float, default=150.0, help="SD of a game's score (150)")
@@ -414,6 +653,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--place-weight", type=float, default=None, help="matchmaking's place_weight"
     )
     parser.add_argument("--floor-share", type=float, default=None, help="matchmaking's floor_share")
+    parser.add_argument("--focus-places", type=int, default=None, help="matchmaking's focus_places")
     parser.add_argument(
         "--ring-seats",
         type=int,
@@ -430,33 +670,61 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also compare the whole ranking of 50 bots after HANDS hands (3 seeds)",
     )
     parser.add_argument(
-        "--quick", action="store_true", help="the test suite's tiny run (10 bots, 2 seeds)"
+        "--settle-bots",
+        type=int,
+        nargs="*",
+        default=[],
+        help="also measure hands to a right top 3 under both stopping rules (10 30)",
+    )
+    parser.add_argument(
+        "--settle-seeds", type=int, default=100, help="seeds of the settling runs (100)"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="processes for the settling runs (1)")
+    parser.add_argument(
+        "--version-tests",
+        type=int,
+        metavar="RUNS",
+        default=0,
+        help="also measure the version test's error rates over RUNS tests per row (10000)",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="the test suite's tiny run (10 bots, 2 seeds, 20 version tests)",
     )
     args = parser.parse_args(argv)
     if args.quick:
         args.bots, args.seeds, args.scale_bots, args.decisions = [10], 2, 100, 100
+        args.settle_bots, args.settle_seeds, args.version_tests = [10], 2, 20
     matchmaking = MatchmakingSettings()
     if args.place_weight is not None:
         matchmaking = replace(matchmaking, place_weight=args.place_weight)
     if args.floor_share is not None:
         matchmaking = replace(matchmaking, floor_share=args.floor_share)
+    if args.focus_places is not None:
+        matchmaking = replace(matchmaking, focus_places=args.focus_places)
     print(
         f"   matchmaking: place_weight {matchmaking.place_weight:g}, "
-        f"floor_share {matchmaking.floor_share:g}"
+        f"floor_share {matchmaking.floor_share:g}, focus_places {matchmaking.focus_places}"
     )
-    bench_convergence(
-        args.bots,
-        args.seeds,
-        args.game_sd,
-        args.max_games,
-        matchmaking,
-        ring_seats=args.ring_seats,
-        verbose=args.verbose,
-    )
+    if args.bots:
+        bench_convergence(
+            args.bots,
+            args.seeds,
+            args.game_sd,
+            args.max_games,
+            matchmaking,
+            ring_seats=args.ring_seats,
+            verbose=args.verbose,
+        )
     if args.whole_ranking:
         bench_whole_ranking(50, args.whole_ranking, 3, args.game_sd, matchmaking)
     if not args.skip_scale:
         bench_scale(args.scale_bots, 10, args.decisions, args.ring_seats)
+    if args.version_tests:
+        bench_version_tests(args.version_tests, args.game_sd, PromotionTest("a", "b").sprt.mbb1)
+    if args.settle_bots:
+        bench_settling(args.settle_bots, args.settle_seeds, args.game_sd, matchmaking, args.jobs)
     return 0
 
 

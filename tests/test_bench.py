@@ -15,6 +15,7 @@ from tests import REPO_ROOT
 
 SMALL_RUNS = {
     "bench_arena.py": ["--hands", "30", "--rounds", "1", "--starts", "1"],
+    "bench_coverage.py": ["--quick"],
     "bench_dask.py": ["--quick"],
     "bench_engine.py": ["--hands", "20"],
     "bench_evaluator.py": ["--count", "2000", "--repeat", "1"],

@@ -11,7 +11,9 @@ pending requests. The first tier that has an eligible game wins:
    ``test_games_per_window`` started per team in any ``test_window_s`` seconds.
 3. **Placement**: a version with fewer than ``placement_games`` rated games plays a spread
    of opponents (the middle of the ladder first, then the quartiles, then the eighths...),
-   so one placement game already places it roughly and a handful give a first rating.
+   so one placement game already places it roughly and a few give a first rating; the
+   version with the fewest placement games (finished or in flight) goes first, so versions
+   arriving together (a ladder's start) are placed side by side.
 4. **Floor**: a version that has not started a game for ``floor_interval`` games (an even
    share of games would be one in ``n / 2``; the floor is ``floor_share`` of that) plays
    its most useful neighbour, so every active bot keeps playing.
@@ -21,9 +23,11 @@ pending requests. The first tier that has an eligible game wins:
    ``P(wrong) * w V / (1 + w V)`` (``V`` the variance of the difference, ``w`` the
    inverse of one game's variance; the second factor is the exact rank-one update of the
    fit's information, large for a pair that played little, small for one that played a
-   lot), times the importance of the place, ``1 / place ** place_weight`` (the order at
-   the top is what prizes, the finals' seeding and every reader of the leaderboard look
-   at; the floor keeps the rest of the ladder playing). Games in flight count as already
+   lot), times the importance of the place: 1 for the ``focus_places`` places at the top
+   (the prizes' places: a wrong third place costs as much as a wrong first), then
+   ``(place / focus_places) ** -place_weight`` (the order at the top is what prizes, the
+   finals' seeding and every reader of the leaderboard look at; the floor keeps the rest
+   of the ladder playing). Games in flight count as already
    played in ``V``, so ten workers asking at once spread over the pairs instead of piling
    onto one.
 
@@ -177,17 +181,22 @@ class MatchmakingSettings:
     test_games_per_window: int = 10
     test_window_s: float = 3600.0
     place_weight: float = 2.0
+    #: The places at the top that weigh alike (the prizes' places): the importance of a
+    #: place is ``(place / focus_places) ** -place_weight``, 1 within them.
+    focus_places: int = 3
     #: Seats at a rated game's table: 2 heads-up, up to 10 at a ring table.
     table_size: int = 2
 
     def __post_init__(self) -> None:
-        for name in ("placement_games", "team_cap", "test_games_per_window"):
+        for name in ("placement_games", "team_cap", "test_games_per_window", "focus_places"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{name} must be an integer of 0 or more, got {value!r}")
         size = self.table_size
         if not isinstance(size, int) or isinstance(size, bool) or not 2 <= size <= MAX_SEATS:
             raise ValueError(f"table_size must be an integer from 2 to {MAX_SEATS}, got {size!r}")
+        if self.focus_places < 1:
+            raise ValueError(f"focus_places must be 1 or more, got {self.focus_places!r}")
         if self.team_cap < 1:
             raise ValueError(f"team_cap must be 1 or more, got {self.team_cap!r}")
         if not 0.0 < self.floor_share <= 1.0:
@@ -395,10 +404,16 @@ class _Matchmaker:
         needed = self.settings.placement_games
         placed = {e.bot for e in self.state.entrants if e.game_count >= needed}
         ladder = [bot for bot in self.state.standings.order if bot in placed]
-        for entrant in self.state.entrants:
+        # The version with the fewest placement games (finished or in flight) first, in
+        # the entrants' order among equals: when many versions arrive at once (a ladder's
+        # start) a batch of games spreads over all of them instead of giving the first one
+        # all its placement games before the next has any.
+        placing = sorted(
+            (entrant for entrant in self.state.entrants if self._played(entrant) < needed),
+            key=self._played,
+        )
+        for entrant in placing:
             count = self._played(entrant)
-            if count >= needed:
-                continue
             # Bootstrapping (nobody placed yet): the other versions are the ladder.
             others = ladder or [e.bot for e in self.state.entrants if e.bot in self.state.standings]
             others = [bot for bot in others if self.team[bot] != entrant.team]
@@ -477,6 +492,7 @@ class _Matchmaker:
         weight = 1.0 / standings.game_sd**2
         priorities = []
         team, in_flight = self.team, self.pair_in_flight
+        focus, place_weight = self.settings.focus_places, self.settings.place_weight
         for place, (first, second) in enumerate(itertools.pairwise(order), start=1):
             if team[first] == team[second]:
                 continue
@@ -488,7 +504,7 @@ class _Matchmaker:
             pending = in_flight.get(_sorted(first, second), 0) if in_flight else 0
             effective = variance / (1.0 + pending * weight * variance)
             gain = weight * effective / (1.0 + weight * effective)
-            importance = place**-self.settings.place_weight
+            importance = 1.0 if place <= focus else (place / focus) ** -place_weight
             priorities.append((importance * wrong * gain, first, second))
         self._priorities = priorities
         return priorities

@@ -6,13 +6,22 @@ and the expected score of ``a`` against ``b`` is ``s_a - s_b``. Each pair that p
 its mean score (luck-adjusted mbb/hand over its games) and that mean's variance; the
 strengths are the weighted least-squares fit of all the pairs' means, each weighed by the
 inverse of its variance, so a pair that played many games counts more, and a bot is rated
-even against opponents it never met (through the ones they both met). Three choices:
+even against opponents it never met (through the ones they both met). Four choices:
 
 * The margin counts, not only who won: a pair's mean in mbb/hand carries far more
   information per game than a win or a loss (Elo's input), and it is what poker is scored by.
 * A pair's variance is its sample variance shrunk towards the variance pooled over all
   pairs (as if ``variance_prior_games`` more games had the pooled spread): two games that
-  happen to agree do not make a pair look certain.
+  happen to agree do not make a pair look certain, and a pair's weight does not lean on
+  its own few games (weights from noisy variances overstate what the pairs know, and the
+  intervals then cover less than they say). In the pooled spread no pair counts for more
+  than ``variance_prior_games`` games: it is the prior of the pairs that played little, so
+  one pair played far more than the rest must not make it its own.
+* The pooled spread is estimated, so the covariance is widened by ``(t / z)^2``, Student's
+  t of its degrees of freedom over the normal quantile at the fit's confidence: the
+  intervals and chances read from it with the normal have the t's width.
+  ``bench/bench_coverage.py`` measures the coverage under uniform, targeted and
+  adversarial pairing (docs/ladder.md quotes it).
 * A weak normal prior on each strength (mean 0, standard deviation ``prior_sd_mbb``) keeps
   the fit defined when the results do not connect every bot (a new version with no game
   yet: strength 0, a very wide interval). With it the strengths sum to 0 exactly: a
@@ -54,7 +63,7 @@ from typing import Any
 
 from arena.ladder._linalg import inverse
 from arena.ladder.games import PairRecord
-from arena.stats.intervals import Estimate
+from arena.stats.intervals import Estimate, t_quantile
 
 __all__ = ["FitSettings", "Rating", "Standings", "fit"]
 
@@ -68,7 +77,7 @@ class FitSettings:
 
     confidence: float = 0.95
     prior_sd_mbb: float = 1000.0
-    variance_prior_games: float = 4.0
+    variance_prior_games: float = 10.0
     #: The spread of one game's score before any pair has two games to measure it by.
     fallback_game_sd_mbb: float = 1000.0
 
@@ -221,7 +230,7 @@ def fit(
     index = {name: position for position, name in enumerate(names)}
     size = len(names)
     summaries = {key: record.adjusted_estimate() for key, record in records.items()}
-    pooled = _pooled_variance(summaries.values(), settings)
+    pooled, freedom = _pooled_variance(summaries.values(), settings)
     ridge = 1.0 / settings.prior_sd_mbb**2
     matrix = [[0.0] * size for _ in range(size)]
     for position in range(size):
@@ -251,6 +260,13 @@ def fit(
     covariance = [[value - common for value in row] for row in covariance]
     strengths = [math.fsum(row[k] * target[k] for k in range(size)) for row in covariance]
     z = _NORMAL.inv_cdf(1.0 - (1.0 - settings.confidence) / 2.0)
+    # The spread of a game is estimated (the pooled variance, with ``freedom`` degrees of
+    # freedom), so a strength over its standard error follows Student's t, not the normal:
+    # the covariance is widened by (t / z)^2, and every normal interval and chance read
+    # from it has the width of the t one (a few games per pair: 1.10 times wider).
+    if freedom:
+        widen = (t_quantile(1.0 - (1.0 - settings.confidence) / 2.0, freedom) / z) ** 2
+        covariance = [[value * widen for value in row] for row in covariance]
     ranked = sorted(range(size), key=lambda k: (-strengths[k], names[k]))
     ratings = []
     for place, k in enumerate(ranked, start=1):
@@ -280,17 +296,27 @@ def _weighted_mean(record: PairRecord, mean: float) -> float:
     )
 
 
-def _pooled_variance(summaries: Iterable[Estimate], settings: FitSettings) -> float:
-    """The variance of one game's score pooled over the pairs with two games or more."""
-    squares = 0.0
-    freedom = 0
+def _pooled_variance(summaries: Iterable[Estimate], settings: FitSettings) -> tuple[float, float]:
+    """The variance of one game's score pooled over the pairs with two games or more, and
+    its degrees of freedom (0: no pair has two games, the fallback is used).
+
+    Each pair's sample variance counts by its degrees of freedom, but by no more than
+    ``variance_prior_games``: the pooled spread is the prior of the pairs that played
+    little, so one pair played far more than the rest must not make it its own spread.
+    The degrees of freedom are then Satterthwaite's, ``(sum c)^2 / sum(c^2 / f)``
+    (``sum f`` when no pair is capped)."""
+    cap = settings.variance_prior_games
+    squares = total = spread = 0.0
     for summary in summaries:
         if summary.n >= 2:
-            squares += summary.stdev**2 * (summary.n - 1)
-            freedom += summary.n - 1
-    if freedom == 0 or squares == 0.0:
-        return float(settings.fallback_game_sd_mbb) ** 2
-    return squares / freedom
+            freedom = summary.n - 1
+            count = min(float(freedom), cap) if cap > 0.0 else float(freedom)
+            squares += summary.stdev**2 * count
+            total += count
+            spread += count * count / freedom
+    if total == 0.0 or squares == 0.0:
+        return float(settings.fallback_game_sd_mbb) ** 2, 0.0
+    return squares / total, total * total / spread
 
 
 def _shrunk_variance(variance: float, count: int, pooled: float, settings: FitSettings) -> float:

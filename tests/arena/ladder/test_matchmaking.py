@@ -106,6 +106,42 @@ def test_when_nobody_is_placed_yet_the_versions_place_against_each_other() -> No
     assert pairing.first == "x" and pairing.second in ("y", "z")
 
 
+def test_versions_arriving_together_are_placed_side_by_side() -> None:
+    # Six new versions at once: the one with the fewest placement games (finished or in
+    # flight) goes first, so the first three games place three different versions (the
+    # pairing's first; the second is the opponent at the ladder's middle), instead of the
+    # first one in the list playing all its placement games before the others start.
+    names = ("u", "v", "w", "x", "y", "z")
+    entrants = tuple(Entrant(bot, f"team-{bot}") for bot in names)
+    state = _state(entrants=entrants, standings=fit({}, bots=names))
+    in_flight: list[Pairing] = []
+    for _ in range(3):
+        pairing = _next(
+            replace(state, in_flight=tuple(in_flight)), MatchmakingSettings(team_cap=10)
+        )
+        assert pairing is not None and pairing.kind is GameKind.PLACEMENT
+        in_flight.append(pairing)
+    assert [pairing.first for pairing in in_flight] == ["u", "v", "w"]
+
+
+def test_the_focus_places_weigh_alike_and_the_places_below_them_less() -> None:
+    # p-q (place 1) and r-s (place 3) are equally uncertain. With the importance falling
+    # from the first place (focus_places 1), p-q always wins; with the top three places
+    # weighing alike, the two tie and the seeded generator picks either.
+    state = _two_equal_pairs()
+    top_only = MatchmakingSettings(focus_places=1, team_cap=10)
+    top_three = MatchmakingSettings(focus_places=3, team_cap=10)
+    picks_top_only: set[tuple[str, str]] = set()
+    picks_top_three: set[tuple[str, str]] = set()
+    for seed in range(20):
+        for settings, picks in ((top_only, picks_top_only), (top_three, picks_top_three)):
+            pairing = next_game(state, settings, random.Random(seed))
+            assert pairing is not None and pairing.kind is GameKind.UNCERTAINTY
+            picks.add(pairing.pair)
+    assert picks_top_only == {("p", "q")}
+    assert picks_top_three == {("p", "q"), ("r", "s")}
+
+
 def test_the_floor_gives_a_game_to_a_version_that_waited_too_long() -> None:
     entrants = list(_state().entrants)
     entrants[0] = Entrant("a", "team-a", 20, 0)  # a started nothing for 100 games
@@ -183,6 +219,8 @@ def test_a_pairing_exports_its_kind() -> None:
         ({"floor_share": 0.0}, "floor_share must be in"),
         ({"test_window_s": 0.0}, "test_window_s must be a positive number"),
         ({"place_weight": -1.0}, "place_weight must be 0 or more"),
+        ({"focus_places": 0}, "focus_places must be 1 or more, got 0"),
+        ({"focus_places": 1.5}, "focus_places must be an integer of 0 or more, got 1.5"),
         ({"table_size": 1}, "table_size must be an integer from 2 to 10, got 1"),
         ({"table_size": 11}, "table_size must be an integer from 2 to 10, got 11"),
     ],

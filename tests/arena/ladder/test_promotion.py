@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 
 import pytest
 
 from arena.ladder.games import GameResult
-from arena.ladder.promotion import PromotionTest, Verdict, should_activate
+from arena.ladder.promotion import (
+    PromotionTest,
+    Verdict,
+    corrected_llr,
+    corrected_llr_of,
+    should_activate,
+)
 from arena.stats.sprt import Sprt
 
 
@@ -59,10 +66,10 @@ def test_the_state_keeps_the_ratio_after_every_game_and_its_bounds() -> None:
 
 
 def test_no_verdict_before_the_minimum_games_even_past_a_bound() -> None:
-    games = [GameResult("new", "old", m, m, 200) for m in (100.0, 101.0, 99.0)]
-    early = PromotionTest("new", "old", min_games=4).state(games)
+    games = [GameResult("new", "old", m, m, 200) for m in (100.0, 101.0, 99.0, 100.0, 102.0)]
+    early = PromotionTest("new", "old", min_games=6).state(games)
     assert early.result.status == "H1" and early.verdict is Verdict.CONTINUE
-    assert PromotionTest("new", "old", min_games=3).state(games).verdict is Verdict.BETTER
+    assert PromotionTest("new", "old", min_games=5).state(games).verdict is Verdict.BETTER
 
 
 def test_a_long_test_keeps_a_hundred_points_of_history_ending_with_the_last_game() -> None:
@@ -78,17 +85,39 @@ def test_games_of_other_pairs_are_not_read() -> None:
 
 
 def test_the_candidate_becomes_active_only_when_better_and_the_team_asked() -> None:
-    games = [GameResult("new", "old", m, m, 200) for m in (80.0, 40.0, 60.0)]
-    better = PromotionTest("new", "old", min_games=3).state(games)
+    games = [GameResult("new", "old", m, m, 200) for m in (80.0, 40.0, 60.0, 70.0, 50.0)]
+    better = PromotionTest("new", "old", min_games=5).state(games)
     assert should_activate(better, auto_activate=True)
     assert not should_activate(better, auto_activate=False)
-    worse = PromotionTest("new", "old", min_games=3).state(
-        [GameResult("new", "old", m, m, 200) for m in (-80.0, -40.0, -60.0)]
+    worse = PromotionTest("new", "old", min_games=5).state(
+        [GameResult("new", "old", m, m, 200) for m in (-80.0, -40.0, -60.0, -70.0, -50.0)]
     )
     assert worse.verdict is Verdict.NOT_BETTER
     assert not should_activate(worse, auto_activate=True)
     # Games without spread make the evidence certain: an infinite ratio, written as text.
-    assert worse.to_dict()["llr_history"][-1] == [3, "-inf"] or worse.result.llr < 0
+    flat = PromotionTest("new", "old", min_games=5).state(
+        [GameResult("new", "old", -30.0, -30.0, 200) for _ in range(5)]
+    )
+    assert flat.verdict is Verdict.NOT_BETTER
+    assert flat.to_dict()["llr_history"][-1] == [5, "-inf"]
+
+
+def test_the_ratio_is_the_sprts_times_n_minus_3_over_n_minus_1() -> None:
+    # Dividing by the sample variance overstates the evidence by (n - 1) / (n - 3) on
+    # average (E[1 / s^2] for normal scores): the test's ratio takes that back.
+    scores = [35.0, -12.0, 60.0, 8.0, 22.0, -40.0]
+    sprt = Sprt(0.0, 20.0)
+    assert corrected_llr(scores, sprt) == pytest.approx(sprt.llr(scores) * 3 / 5, rel=1e-12)
+    # The running form (count, mean, sample variance) gives the same number.
+    mean, variance = statistics.fmean(scores), statistics.variance(scores)
+    assert corrected_llr_of(6, mean, variance, sprt) == pytest.approx(
+        corrected_llr(scores, sprt), rel=1e-12
+    )
+    # Fewer than four games: no evidence yet; no spread: certain, or none halfway.
+    assert corrected_llr(scores[:3], sprt) == 0.0 == corrected_llr_of(3, 50.0, 9.0, sprt)
+    assert corrected_llr_of(4, 20.0, 0.0, sprt) == math.inf
+    assert corrected_llr_of(4, 10.0, 0.0, sprt) == 0.0
+    assert corrected_llr([10.0] * 4, sprt) == 0.0
 
 
 def test_a_bad_promotion_test_is_refused() -> None:

@@ -129,3 +129,43 @@ def test_a_bots_place_is_looked_up_by_name_and_an_unfitted_bot_has_none() -> Non
     standings = fit(pair_records(games), bots=("cat",))
     assert [standings.place_of(bot) for bot in standings.order] == [1, 2, 3]
     assert standings.place_of("ann") == 1 and standings.place_of("dan") is None
+
+
+def test_one_pair_played_far_more_does_not_make_the_pooled_spread_its_own() -> None:
+    # ann-bob played 200 quiet games (SD about 20); five other pairs played three noisy
+    # games each (SD about 300). Counting each pair by its degrees of freedom, the quiet
+    # pair would set the pooled spread (about 60) and so the prior of every pair that
+    # played little; capped at variance_prior_games each, the noisy pairs weigh as much.
+    rng = random.Random(2)
+    games = [GameResult("ann", "bob", rng.gauss(0.0, 20.0), 0.0, 200) for _ in range(200)]
+    for first, second in (
+        ("ann", "cat"),
+        ("bob", "cat"),
+        ("cat", "dan"),
+        ("ann", "dan"),
+        ("bob", "dan"),
+    ):
+        games += [GameResult(first, second, rng.gauss(0.0, 300.0), 0.0, 200) for _ in range(3)]
+    capped = fit(pair_records(games))
+    uncapped = fit(pair_records(games), settings=FitSettings(variance_prior_games=0.0))
+    assert uncapped.game_sd < 80.0 < 150.0 < capped.game_sd
+
+
+def test_intervals_are_widened_to_students_t_of_the_pooled_spreads_freedom() -> None:
+    # Two pairs of two games (two degrees of freedom in the pooled spread): the interval's
+    # half-width is t(0.975, 2) = 4.30 standard errors of the model, not 1.96.
+    games = [GameResult("ann", "bob", m, 0.0, 200) for m in (90.0, 110.0)]
+    games += [GameResult("bob", "cat", m, 0.0, 200) for m in (40.0, 60.0)]
+    standings = fit(pair_records(games))
+    plain = fit(pair_records(games), settings=FitSettings(confidence=0.6827))
+    # The same fit at another confidence widens by its own t: the ratio of the two
+    # half-widths is t(0.975, 2) / t(0.84135, 2) = 4.303 / 1.321.
+    ann, ann_plain = standings.rating("ann"), plain.rating("ann")
+    assert ann.strength == ann_plain.strength
+    width, width_plain = ann.high - ann.strength, ann_plain.high - ann_plain.strength
+    assert width / width_plain == pytest.approx(4.3027 / 1.3213, rel=1e-3)
+    # Against the model's own variance: a path ann-bob-cat of weight w = 2 games / 200 (the
+    # pooled variance) has Var(s_ann) = 5 / (9 w) (the Laplacian's pseudo-inverse), and
+    # the standard error shown is its root times t / z.
+    model_sd = math.sqrt(5.0 / (9.0 * 2.0 / 200.0))
+    assert ann.sd == pytest.approx(model_sd * 4.3027 / 1.95996, rel=1e-4)
