@@ -1,6 +1,6 @@
 """The validation's rules on a site: :func:`rules_for_site` makes the
 :class:`ValidationRules` from the site's settings and its competition file (no Django
-here: the worker passes the values).
+here: the worker passes the site's rules whole).
 
 The competition file gives the game, the time limits, the sandbox layer (strict when it
 names none: an upload is a stranger's code), the resource limits and the exposed paths;
@@ -10,15 +10,15 @@ python calling station of ``sample_bots`` when none is named) and the upload lim
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from arena.bots.sandbox.select import SandboxLevel
 from arena.match.config import MatchConfig
-from arena.server.competition import Competition, read_when_changed
+from arena.server.competition import Competition, SiteRules, read_when_changed
 from arena.server.validation.report import InfrastructureError
 from arena.server.validation.rules import ValidationRules, default_resource_limits
 from arena.settings import SettingsError
-from arena.uploads import ArchiveLimits
 
 __all__ = ["DEFAULT_HOUSE_BOT", "competition_match", "rules_for_site"]
 
@@ -28,43 +28,30 @@ DEFAULT_HOUSE_BOT = (
 )
 
 
-def rules_for_site(
-    *,
-    competition_file: Path | None,
-    hands: int,
-    allowed_faults: int,
-    house_bot: Path | None,
-    archive_bytes: int,
-    unpacked_bytes: int,
-    file_count: int,
-) -> ValidationRules:
-    """The rules of a validation on the site: its competition file (None: the defaults),
-    the site's validation settings and its archive limits.
+def rules_for_site(competition_file: Path | None, site: SiteRules) -> ValidationRules:
+    """The rules of a validation on the site: its competition file (None: the defaults)
+    and the site's rules, carried whole (the validation's hands, faults allowed and house
+    bot; the upload's archive limits).
 
     Raises :class:`InfrastructureError` when the competition file cannot be read."""
-    archive = ArchiveLimits(
-        max_archive_bytes=archive_bytes,
-        max_unpacked_bytes=unpacked_bytes,
-        max_entry_count=file_count,
+    rules = ValidationRules(
+        house_bot=site.validation_house_bot or DEFAULT_HOUSE_BOT,
+        hand_count=site.validation_hands,
+        allowed_faults=site.validation_allowed_faults,
+        archive=site.archive_limits,
     )
-    common = {
-        "house_bot": house_bot or DEFAULT_HOUSE_BOT,
-        "hand_count": hands,
-        "allowed_faults": allowed_faults,
-        "archive": archive,
-    }
     if competition_file is None:
-        return ValidationRules(**common)  # type: ignore[arg-type]
+        return rules
     try:
         competition = read_when_changed(competition_file)
     except (SettingsError, OSError) as exc:
         raise InfrastructureError(f"the competition file cannot be read: {exc}") from exc
-    return ValidationRules(
+    return replace(
+        rules,
         match=competition_match(competition),
         sandbox=competition.config.sandbox or SandboxLevel.STRICT,
         resource_limits={**default_resource_limits(), **competition.config.resource_limits},
         expose=competition.config.expose,
-        **common,  # type: ignore[arg-type]
     )
 
 

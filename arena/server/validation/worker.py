@@ -37,17 +37,9 @@ Pipeline = Callable[[Path, Path, ValidationRules, Callable[[StepReport], None]],
 def rules_now() -> ValidationRules:
     """The validation's rules as the site's settings and competition file say now;
     :class:`InfrastructureError` when the competition file cannot be read."""
-    site = SiteSettings.current().rules()
-    archive = site.archive_limits
     competition = settings.ARENA_COMPETITION_FILE
     return rules_for_site(
-        competition_file=None if competition is None else Path(competition),
-        hands=site.validation_hands,
-        allowed_faults=site.validation_allowed_faults,
-        house_bot=site.validation_house_bot,
-        archive_bytes=archive.max_archive_bytes,
-        unpacked_bytes=archive.max_unpacked_bytes,
-        file_count=archive.max_entry_count,
+        None if competition is None else Path(competition), SiteSettings.current().rules()
     )
 
 
