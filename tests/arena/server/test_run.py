@@ -179,7 +179,9 @@ def test_the_readmes_exit_code_table_says_how_the_server_ends() -> None:
     from tests import REPO_ROOT
 
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    (row,) = [line for line in readme.splitlines() if line.startswith("| `arena server run SITE` |")]
+    (row,) = [
+        line for line in readme.splitlines() if line.startswith("| `arena server run SITE` |")
+    ]
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert "stopped by Ctrl-C or SIGTERM" in cells[1] and "busy port" in cells[3]
     assert cells[4] == "-"  # never "interrupted, 130": the test above pins exit code 0
