@@ -10,6 +10,11 @@ counted); a worker killed with ``kill -9`` leaves a lease that expires, and the 
 claimed again. A row claimed ``max_attempts`` times without an end is given up (how, each
 queue says), so a job that kills its worker every time cannot block the queue.
 
+Which claimable row goes first is the queue's ``order``: plain fields (first in, first out)
+or :func:`round_robin`, which serves the group (a team) served longest ago first. The order
+is read afresh before each try, so a worker that loses a race picks by the rows as they are
+now (the winner's claim counted), not by what it read before.
+
 The lease's length is the site's one setting ``ARENA_LEASE_SECONDS`` (from the environment's
 ``ARENA_SERVER_LEASE_SECONDS``; read at each use, so a test can change it).
 """
@@ -25,13 +30,22 @@ from typing import Any, Generic, TypeVar
 
 from django.conf import settings
 from django.db import models, transaction
-from django.db.models import F, Q
+from django.db.models import F, OrderBy, OuterRef, Q, Subquery
 from django.utils import timezone
 
-__all__ = ["DEFAULT_MAX_ATTEMPTS", "LeaseQueue", "lease_seconds", "worker_name"]
+__all__ = [
+    "CLAIM_TRIES",
+    "DEFAULT_MAX_ATTEMPTS",
+    "LeaseQueue",
+    "lease_seconds",
+    "round_robin",
+    "worker_name",
+]
 
 #: Claims of one job before it is given up.
 DEFAULT_MAX_ATTEMPTS = 3
+#: Tries of one claim (a lost race or a row given up, each followed by a fresh read).
+CLAIM_TRIES = 5
 
 Row = TypeVar("Row", bound=models.Model)
 
@@ -46,19 +60,34 @@ def lease_seconds() -> float:
     return float(settings.ARENA_LEASE_SECONDS)
 
 
+def round_robin(model: type[models.Model], group: str, served: Q, served_at: str) -> OrderBy:
+    """An order for :attr:`LeaseQueue.order` that takes turns across ``group`` (a field,
+    such as the team): a row sorts by when its group was last served -- the latest
+    ``served_at`` among the group's rows matching ``served`` -- never-served groups first.
+    Put the queue's own order after it (the oldest row of that group first). One correlated
+    subquery in the claim's ``SELECT``, the same on SQLite and PostgreSQL."""
+    last_served = (
+        model._default_manager.filter(served, **{group: OuterRef(group)})
+        .order_by(F(served_at).desc())
+        .values(served_at)[:1]
+    )
+    return Subquery(last_served).asc(nulls_first=True)
+
+
 @dataclass(frozen=True, slots=True)
 class LeaseQueue(Generic[Row]):
     """The queue over ``model``'s rows (each with ``claimed_by``, ``lease_expires`` and
     ``attempts`` fields). ``waiting``: the rows waiting for a worker; ``held``: the rows a
     worker holds (by their state; with an expired lease they are claimable again);
     ``released``: the fields that put a row back among the waiting ones; ``order``: which
-    claimable row goes first."""
+    claimable row goes first (field names or expressions, as ``QuerySet.order_by`` takes
+    them; :func:`round_robin` for turns across groups)."""
 
     model: type[Row]
     waiting: Q
     held: Q
     released: Mapping[str, Any]
-    order: tuple[str, ...] = ("pk",)
+    order: tuple[str | OrderBy, ...] = ("pk",)
 
     def claimable(self, now: datetime) -> Q:
         """The rows a worker may claim at ``now``."""
@@ -74,14 +103,24 @@ class LeaseQueue(Generic[Row]):
         then: Callable[[int], object] = lambda _pk: None,
         now: datetime | None = None,
     ) -> int | None:
-        """Claim the first claimable row for ``worker``; its primary key, or None when there
-        is none. A row claimed ``max_attempts`` times already is handed to ``give_up`` (which
-        writes its end) and passed over. ``claimed(row)``: the fields the claim also sets
-        (the row's "held" state among them); ``then(pk)`` runs in the claim's transaction."""
+        """Claim the first claimable row in :attr:`order` for ``worker``; its primary key,
+        or None when there is none (or after :data:`CLAIM_TRIES` tries all lost). A row
+        claimed ``max_attempts`` times already is handed to ``give_up`` (which writes its
+        end) and passed over. ``claimed(row)``: the fields the claim also sets (the row's
+        "held" state among them); ``then(pk)`` runs in the claim's transaction. Each try
+        reads the first row afresh: the order may depend on the claims just made."""
         now = now or timezone.now()
-        for candidate in self.model._default_manager.filter(self.claimable(now)).order_by(
-            *self.order
-        )[:5]:
+        passed_over: list[Any] = []
+        for _try in range(CLAIM_TRIES):
+            candidate = (
+                self.model._default_manager.filter(self.claimable(now))
+                .exclude(pk__in=passed_over)
+                .order_by(*self.order)
+                .first()
+            )
+            if candidate is None:
+                return None
+            passed_over.append(candidate.pk)
             attempts = candidate.attempts  # type: ignore[attr-defined]
             if attempts >= max_attempts:
                 give_up(candidate, now)

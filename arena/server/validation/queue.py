@@ -2,6 +2,16 @@
 lease (:class:`arena.server.jobs.lease.LeaseQueue`: a queued version, or one whose
 worker's lease expired) and renewed while it is validated.
 
+Teams take turns, so that one team's many uploads cannot delay every other team's
+validation. The rule: among the claimable versions, the claim takes the oldest one (by
+upload, then id) of the team served longest ago, a team never served first. A team's last
+service is the latest change (``updated``) among its versions a worker has claimed
+(``attempts`` above 0): the time of a claim, or of the verdict written after it. So a team
+with a version in validation waits behind every team with none, a team whose version was
+judged a minute ago behind one judged an hour ago, and a version whose worker died is
+claimed again once its lease expires, after the heads of the teams served before it. Among
+teams never served, the oldest upload goes first.
+
 Each step's progress is written as it happens, so the version's page shows it live. The
 verdict, the steps and the status are written in one transaction, so a worker killed at
 any moment leaves either the verdict or a lease that expires and a claim that starts the
@@ -20,7 +30,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from arena.server.jobs.lease import DEFAULT_MAX_ATTEMPTS, LeaseQueue
+from arena.server.jobs.lease import DEFAULT_MAX_ATTEMPTS, LeaseQueue, round_robin
 from arena.server.site.models import IN_PROGRESS, BotVersion, ValidationStep, VersionStatus
 from arena.server.site.versions import on_accepted
 from arena.server.validation.report import StepReport, Verdict
@@ -40,19 +50,21 @@ MAX_ATTEMPTS = DEFAULT_MAX_ATTEMPTS
 RETRY_SECONDS = 60.0
 
 #: The versions as a queue: queued ones (not disabled) wait; a worker holds one while it
-#: is building, in its protocol check or in its validation match.
+#: is building, in its protocol check or in its validation match. Teams take turns (the
+#: module's rule): the team served longest ago first, then its oldest upload.
 QUEUE = LeaseQueue(
     BotVersion,
     waiting=Q(status=VersionStatus.QUEUED, is_disabled=False),
     held=Q(status__in=IN_PROGRESS),
     released={"status": VersionStatus.QUEUED},
-    order=("created", "pk"),
+    order=(round_robin(BotVersion, "team", Q(attempts__gt=0), "updated"), "created", "pk"),
 )
 
 
 def claim_next(worker: str, *, now: datetime | None = None) -> BotVersion | None:
-    """Claim the oldest claimable version for ``worker``; None when there is none. A version
-    claimed again starts afresh (its old steps go)."""
+    """Claim for ``worker`` the oldest claimable version of the team served longest ago
+    (the module's rule); None when there is none. A version claimed again starts afresh
+    (its old steps go)."""
     now = now or timezone.now()
     fresh = {"status": VersionStatus.BUILDING, "reason": "", "hint": "", "stderr": ""}
     claimed = QUEUE.claim_next(
