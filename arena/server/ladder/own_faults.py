@@ -22,7 +22,14 @@ from pathlib import Path
 from arena.store.outcome import MatchOutcome, SeatOutcome
 from arena.store.run_folder import RunFolder
 
-__all__ = ["STDERR_TAIL_CHARS", "FaultDetail", "VersionFaults", "absent_bots", "own_faults"]
+__all__ = [
+    "STDERR_TAIL_CHARS",
+    "AbsentBot",
+    "FaultDetail",
+    "VersionFaults",
+    "absent_bots",
+    "own_faults",
+]
 
 #: How much of a version's stderr is kept per match, from its end (why it died is last).
 STDERR_TAIL_CHARS = 2000
@@ -34,7 +41,8 @@ _STDERR_QUOTE = "; its stderr ends with: "
 #: A bot's part of :class:`arena.match.readiness.BotsNotReadyError`'s message: its name,
 #: its seat, its start-up failure's code and the reason after it, up to the next bot's part.
 _ABSENT = re.compile(
-    r"'((?:[^'\\]|\\.)*)' \(seat (\d+)\): ([a-z_]+)(?:: (.*?))?(?=; '(?:[^'\\]|\\.)*' \(seat \d+\): |$)"
+    r"'((?:[^'\\]|\\.)*)' \(seat (\d+)\): ([a-z_]+)(?:: (.*?))?"
+    r"(?=; '(?:[^'\\]|\\.)*' \(seat \d+\): |$)"  # the next bot's part, or the end
 )
 
 

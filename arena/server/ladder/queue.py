@@ -15,9 +15,10 @@ competition's rated games are tables: ``table_size`` versions, each on its seat 
 the worker still holds the claim: the game's result (or its forfeit, or its re-run; a
 table's every seat), each version's own faults with their reasons, hands and its own
 stderr (:class:`~arena.server.ladder.models.OwnFaults`: its team's only), its matches
-(two, or a table's rotations) for the site's match pages, the ratings fitted again and the promotion tests advanced. A worker killed before
-that commit leaves a claim that expires; one killed after it leaves a finished game that
-no claim can touch again: a game is never lost and never counted twice.
+(two, or a table's rotations) for the site's match pages, the ratings fitted again and
+the promotion tests advanced. A worker killed before that commit leaves a claim that
+expires; one killed after it leaves a finished game that no claim can touch again: a game
+is never lost and never counted twice.
 """
 
 from __future__ import annotations
@@ -300,7 +301,7 @@ def _store_own_faults(game: Game, played: PlayedGame) -> None:
             version=versions[label],
             stderr=found.stderr,
             faults=[detail.as_dict() for detail in found.faults],
-        )  # fmt: skip
+        )
         for label, found in own_faults(played.matches).items()
         if label in versions
     )

@@ -5,6 +5,7 @@ sees none of it (issue 31, finding 2: another team's stderr never reaches a team
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from django.core.management import call_command
 from django.test import Client
@@ -23,7 +24,7 @@ from tests.arena.server.ladder.conftest import accepted, team_with
 CRASHER_SAYS = "crasher: crashing at FLOP (exit)"
 
 
-def _page_and_api(team: Team, version: BotVersion) -> tuple[str, dict[str, object]]:
+def _page_and_api(team: Team, version: BotVersion) -> tuple[str, dict[str, Any]]:
     """``version``'s ladder page (``team``'s member logged in) and its API answer (``team``'s
     token)."""
     client = Client()
@@ -47,7 +48,7 @@ def test_a_crash_s_reason_hand_and_stderr_reach_its_team_and_not_the_opponent_s(
     (own,) = OwnFaults.objects.all()
     assert own.version == crasher  # the station made no fault: no row of its own
     page, api = _page_and_api(bees, crasher)
-    (row,) = api["games"]  # type: ignore[misc]
+    (row,) = api["games"]
     crashes = [fault for fault in row["fault_details"] if fault["kind"] == "crash"]
     assert crashes, row["fault_details"]
     first = crashes[0]
@@ -59,7 +60,7 @@ def test_a_crash_s_reason_hand_and_stderr_reach_its_team_and_not_the_opponent_s(
     # The opponent played the same game: its page and API show the game, never the
     # crasher's stderr (nor the station's own fault details: it made none).
     their_page, their_api = _page_and_api(ants, station)
-    (their_row,) = their_api["games"]  # type: ignore[misc]
+    (their_row,) = their_api["games"]
     assert their_row["id"] == game.pk and their_row["fault_details"] == []
     assert "crasher: crashing" not in their_page
     assert "crasher: crashing" not in str(their_api)
@@ -86,7 +87,7 @@ def test_a_bot_that_does_not_start_shows_its_team_why_and_what_it_printed(
     dud = accepted(bees, pack(folder))
     call_command("ladder_worker", "--games", "1")
     page, api = _page_and_api(bees, dud)
-    (row,) = api["games"]  # type: ignore[misc]
+    (row,) = api["games"]
     # It did not start in either match of the pair: once per match.
     assert [fault["match"] for fault in row["fault_details"]] == [
         f"game-{row['id']}",
