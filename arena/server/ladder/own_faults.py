@@ -111,8 +111,8 @@ def own_faults(matches: Sequence[tuple[MatchOutcome, Path]]) -> dict[str, Versio
                             _without_stderr(example.message))
                 for example in seat.fault_examples
             ]  # fmt: skip
-            bot = absent.get(seat.seat_index)
-            if bot is not None and bot.name == seat.bot:
+            bot = absent.get(seat.seat_index)  # the error names its seats as the outcome does
+            if bot is not None:
                 details.append(FaultDetail(outcome.match_id, "startup_failure", None, bot.reason))
             if not details:
                 continue

@@ -303,7 +303,6 @@ def _store_own_faults(game: Game, played: PlayedGame) -> None:
             faults=[detail.as_dict() for detail in found.faults],
         )
         for label, found in own_faults(played.matches).items()
-        if label in versions
     )
 
 
