@@ -30,6 +30,7 @@ __all__ = [
     "Game",
     "GameStatus",
     "LadderTeamSettings",
+    "OwnFaults",
     "PromotionStatus",
     "PromotionTest",
     "Rating",
@@ -184,6 +185,31 @@ class TableSeat(models.Model):
 
     def __str__(self) -> str:
         return f"game {self.game_id} seat {self.seat_index}: {self.version}"
+
+
+class OwnFaults(models.Model):
+    """A version's own faults in one game, for its team only: each fault's match, kind,
+    hand and reason (``[{"match", "kind", "hand", "reason"}, ...]``) and the end of the
+    version's own stderr (:mod:`arena.server.ladder.own_faults`). The game's public
+    reason names a fault by its code; the rest is here, read only through
+    :func:`arena.server.site.scope.visible` (the version's team's rows)."""
+
+    #: The path from a row to the team that may read it (:func:`~arena.server.site.scope.visible`).
+    owner_team: ClassVar[str] = "version__team"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="+")
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    faults = models.JSONField(default=list, blank=True)
+    stderr = models.TextField(blank=True)
+
+    class Meta:
+        verbose_name_plural = "own faults"
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["game", "version"], name="own_faults_once_per_game"),
+        ]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id}: {self.version}'s faults"
 
 
 class Rating(models.Model):

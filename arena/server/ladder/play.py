@@ -33,7 +33,6 @@ import contextlib
 import dataclasses
 import json
 import logging
-import re
 import shutil
 import uuid
 from collections.abc import Sequence
@@ -56,6 +55,7 @@ from arena.cluster.job import MatchJob
 from arena.ladder.ends import EndCause
 from arena.ladder.games import GameResult, TableResult, game_from_block, table_from_block
 from arena.server.competition import Competition
+from arena.server.ladder.own_faults import absent_bots
 from arena.settings.catalog import Format, Luck
 from arena.stats.scores import Score
 from arena.stats.units import duplicate_units
@@ -249,11 +249,6 @@ def _build(version: VersionFiles, rules: LadderRules, home: Path) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-#: A bot's part of :class:`arena.match.readiness.BotsNotReadyError`'s message: its name,
-#: its seat and its start-up failure's code (the free text after it is the bot's own).
-_ABSENT = re.compile(r"'((?:[^'\\]|\\.)*)' \(seat (\d+)\): ([a-z_]+)")
-
-
 def play_game(
     spec: GameSpec,
     executor: MatchExecutor,
@@ -349,11 +344,10 @@ def _failed(
     game's) that did not start (their fault), or the arena's trouble."""
     errors = "; ".join(f"{outcome.match_id}: {outcome.error}" for outcome in failed)
     codes = {
-        name: code
+        bot.name: bot.code
         for outcome in failed
-        if "not ready" in str(outcome.error)
-        for name, _seat, code in _ABSENT.findall(str(outcome.error))
-        if name in bots
+        for bot in absent_bots(str(outcome.error))
+        if bot.name in bots
     }
     if codes:
         absent = tuple(sorted(codes))

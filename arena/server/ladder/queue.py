@@ -13,10 +13,12 @@ competition's rated games are tables: ``table_size`` versions, each on its seat 
 
 :func:`store_played` writes what the worker brought back in one transaction, only while
 the worker still holds the claim: the game's result (or its forfeit, or its re-run; a
-table's every seat), its matches (two, or a table's rotations) for the site's match
-pages, the ratings fitted again and the promotion tests advanced. A worker killed before
-that commit leaves a claim that expires; one killed after it leaves a finished game that
-no claim can touch again: a game is never lost and never counted twice.
+table's every seat), each version's own faults with their reasons, hands and its own
+stderr (:class:`~arena.server.ladder.models.OwnFaults`: its team's only), its matches
+(two, or a table's rotations) for the site's match pages, the ratings fitted again and
+the promotion tests advanced. A worker killed before that commit leaves a claim that
+expires; one killed after it leaves a finished game that no claim can touch again: a game
+is never lost and never counted twice.
 """
 
 from __future__ import annotations
@@ -50,11 +52,13 @@ from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.models import (
     Game,
     GameStatus,
+    OwnFaults,
     PromotionTest,
     TableSeat,
     UnrankedRequest,
     version_label,
 )
+from arena.server.ladder.own_faults import own_faults
 from arena.server.ladder.play import PlayedGame
 from arena.server.ladder.state import (
     active_versions,
@@ -252,6 +256,7 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
             return False
         _store_seats(seats, labels, result, decision.at_fault)
         game.refresh_from_db()
+        _store_own_faults(game, played)
         matches = _store_matches(game, played.matches, decision.action is EndAction.RESULT)
         Game.objects.filter(pk=game.pk).update(
             match_seat=matches[0] if matches else None,
@@ -278,12 +283,34 @@ def _store_seats(
     TableSeat.objects.bulk_update(seats, ["adjusted_mbb", "raw_mbb", "at_fault"])
 
 
+def _versions_at(game: Game) -> dict[str, BotVersion]:
+    """The game's versions by label (heads-up its two, a table its every seat's)."""
+    found = {version_label(game.first): game.first, version_label(game.second): game.second}
+    found.update((version_label(seat.version), seat.version) for seat in game.seats_in_order())
+    return found
+
+
+def _store_own_faults(game: Game, played: PlayedGame) -> None:
+    """Each version's own faults in the game, on a row of its own (its team's only: the
+    opponent's stderr never lands on another version's row)."""
+    versions = _versions_at(game)
+    OwnFaults.objects.filter(game=game).delete()  # a game played again starts afresh
+    OwnFaults.objects.bulk_create(
+        OwnFaults(
+            game=game,
+            version=versions[label],
+            stderr=found.stderr,
+            faults=[detail.as_dict() for detail in found.faults],
+        )
+        for label, found in own_faults(played.matches).items()
+    )
+
+
 def _store_matches(
     game: Game, matches: Sequence[tuple[MatchOutcome, Path]], is_result: bool
 ) -> list[Match]:
     """The game's matches as the site's match rows (their pages and hand viewer)."""
-    by_label = {version_label(game.first): game.first, version_label(game.second): game.second}
-    by_label.update((version_label(seat.version), seat.version) for seat in game.seats_in_order())
+    by_label = _versions_at(game)
     stored = []
     for outcome, folder in matches:
         failed = outcome.error is not None

@@ -1,7 +1,8 @@
 """The ladder's pages and API: the ladder (ratings with their intervals, the chance each
 version is above the next, every pair's result raw and luck-adjusted, the last ring tables
 with each version's score), a version's ladder page (its games, its faults with their
-reasons, its promotion tests with their chart; its team's only), the forms that ask for a
+reasons, the hands and the version's own stderr, its promotion tests with their chart; its
+team's only), the forms that ask for a
 promotion test or unranked test games and set "activate automatically when better", and the
 finals. Every version is looked up through :func:`arena.server.site.scope.visible`: another
 team's version is 404."""
@@ -35,6 +36,7 @@ from arena.server.ladder.models import (
     Game,
     GameStatus,
     LadderTeamSettings,
+    OwnFaults,
     PromotionStatus,
     PromotionTest,
     Rating,
@@ -154,7 +156,7 @@ def api_ladder(request: HttpRequest) -> JsonResponse:
     return JsonResponse(ladder_data())
 
 
-def _game_row(game: Game, version: BotVersion) -> dict[str, Any]:
+def _game_row(game: Game, version: BotVersion, own: OwnFaults | None) -> dict[str, Any]:
     seats = _seats(game)
     if seats:  # a table: every other version at it
         label = version_label(version)
@@ -168,22 +170,30 @@ def _game_row(game: Game, version: BotVersion) -> dict[str, Any]:
         "raw": _number(game.raw_for(version.pk)),
         "at_fault": game.is_at_fault(version.pk),
         "faults": (game.faults or {}).get(version_label(version), {}),
+        "own_faults": [] if own is None else own.faults,
+        "stderr": "" if own is None else own.stderr,
         "seed": published_seed(game),
         "seats": seats,
         "matches": game.match_numbers(),
     }
 
 
-def _games_of(version: BotVersion) -> list[Game]:
-    """The version's last 200 games (heads-up or at a table), newest first."""
-    return list(with_seats(Game.objects.filter(plays_in(version))).order_by("-pk")[:200])
+def _game_rows(team: Team | None, version: BotVersion) -> list[dict[str, Any]]:
+    """The version's last 200 games (heads-up or at a table), newest first, each with the
+    version's own faults as ``team`` may read them (:func:`visible`: its own version's
+    only; another version's at the same game never comes into the row)."""
+    games = list(with_seats(Game.objects.filter(plays_in(version))).order_by("-pk")[:200])
+    own = {
+        row.game_id: row for row in visible(team, OwnFaults).filter(version=version, game__in=games)
+    }
+    return [_game_row(game, version, own.get(game.pk)) for game in games]
 
 
 def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
     """A version's ladder page, for its team (another team: 404)."""
     team = requesting_team(request)
     version = get_object_or_404(visible(team, BotVersion).select_related("team"), pk=version_id)
-    rows = [_game_row(game, version) for game in _games_of(version)]
+    rows = _game_rows(team, version)
     tests = [
         # No chart before the first game: its bounds are not set yet.
         {"test": test, "chart": mark_safe(
@@ -197,7 +207,7 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
         "version": version,
         "label": version_label(version),
         "rows": rows,
-        "faults": [row for row in rows if row["at_fault"] or row["faults"]],
+        "faults": [row for row in rows if row["at_fault"] or row["faults"] or row["own_faults"]],
         "tests": tests,
         "opponents": opponents,
         "settings": LadderTeamSettings.of(version.team),
@@ -210,13 +220,14 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
 
 
 def api_version(request: HttpRequest, version_id: int) -> JsonResponse:
-    """``GET /api/v1/ladder/versions/<id>/``: a version's ladder games, faults and
-    promotion tests, for its team (a bearer token or a session; anyone else: 404)."""
+    """``GET /api/v1/ladder/versions/<id>/``: a version's ladder games, faults (with the
+    version's own reasons, hands and stderr: ``fault_details``, ``stderr``) and promotion
+    tests, for its team (a bearer token or a session; anyone else: 404)."""
     team = requesting_team(request)
     version = visible(team, BotVersion).select_related("team").filter(pk=version_id).first()
     if version is None:
         return JsonResponse({"error": "no such version"}, status=404)
-    rows = [_game_row(game, version) for game in _games_of(version)]
+    rows = _game_rows(team, version)
     return JsonResponse(
         {
             "version": version_label(version),
@@ -230,6 +241,9 @@ def api_version(request: HttpRequest, version_id: int) -> JsonResponse:
                     "raw_mbb": row["raw"],
                     "at_fault": row["at_fault"],
                     "faults": row["faults"],
+                    # The version's own: each fault's reason and hand, its stderr.
+                    "fault_details": row["own_faults"],
+                    "stderr": row["stderr"],
                     "reason": row["game"].end_reason,
                     "seed": row["seed"],
                     "seats": row["seats"],

@@ -11,6 +11,8 @@ that does not exist. The rules, per model:
 ``Match``           the matches one of its versions or its team sat in; every match
                     unless the site's visibility is ``nothing``
 ``Team``            every team (names and public pages)
+a team's own rows   a model that names its owner (``owner_team``, the lookup path to its
+                    team, as the ladder's per-version fault details do): the team's own
 ==================  =====================================================================
 """
 
@@ -47,6 +49,9 @@ def visible(team: Team | None, model: type[_M]) -> QuerySet[_M]:
         return rows.filter(_own_match(team)).distinct() if team is not None else rows.none()
     if model is Team:
         return rows
+    owner = getattr(model, "owner_team", None)
+    if isinstance(owner, str):
+        return rows.filter(**{owner: team}) if team is not None else rows.none()
     raise LookupError(
         f"no visibility rule for {model.__name__}: add one to arena.server.site.scope"
     )
