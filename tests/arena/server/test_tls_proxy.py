@@ -73,8 +73,11 @@ class Browser:
 
 
 def _failure_addresses(live: LiveSite) -> list[str]:
-    script = ("import json; from arena.server.site.models import LoginFailure as F;"
-              "print(json.dumps(sorted(F.objects.values_list('address', flat=True))))")  # fmt: skip
+    # A failed log-in is counted per address (the limit's key) as a rate event.
+    script = ("import json; from arena.server.site.models import RateEvent as E;"
+              "from arena.server.site.ratelimit import LOG_IN_ADDRESS as L;"
+              "print(json.dumps(sorted(E.objects.filter(kind=L.kind)"
+              ".values_list('key', flat=True))))")  # fmt: skip
     # The shell may say more before it; the script's line is the last.
     return list(json.loads(live.manage("shell", "-c", script).strip().splitlines()[-1]))
 
