@@ -48,11 +48,7 @@ def _is_count(value: object) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class BlindLevel:
-    """One level: small blind, big blind and the ante every hand of the level uses.
-
-    >>> BlindLevel(25, 50, ante=5).doubled()
-    BlindLevel(small_blind=50, big_blind=100, ante=10)
-    """
+    """One level: small blind, big blind and the ante every hand of the level uses."""
 
     small_blind: int
     big_blind: int
@@ -72,10 +68,6 @@ class BlindLevel:
             )
         if self.big_blind == 0 and self.ante == 0:
             raise ScheduleError("bad_level", "a level needs a big blind or an ante, both are 0")
-
-    def doubled(self) -> BlindLevel:
-        """The next level of a doubling schedule: every amount times two."""
-        return BlindLevel(2 * self.small_blind, 2 * self.big_blind, 2 * self.ante)
 
     def apply(self, config: GameConfig) -> GameConfig:
         """``config`` with this level's blinds and ante; everything else unchanged.

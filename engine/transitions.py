@@ -33,7 +33,7 @@ from __future__ import annotations
 from engine.errors import InvariantError
 from engine.phases import Phase
 
-__all__ = ["BETTING_PHASES", "TRANSITIONS", "check_transition"]
+__all__ = ["TRANSITIONS", "check_transition"]
 
 _P = Phase
 
@@ -54,11 +54,6 @@ TRANSITIONS: dict[Phase, frozenset[Phase]] = {
     _P.POT_DISTRIBUTION: frozenset({_P.HAND_COMPLETE}),
     _P.HAND_COMPLETE: frozenset(),
 }
-
-#: Phases in which players bet.
-BETTING_PHASES = frozenset(
-    {_P.PRE_FLOP, _P.FLOP, _P.TURN, _P.RIVER, _P.PRE_DRAW_BET, _P.POST_DRAW_BET},
-)
 
 
 def check_transition(current: Phase, target: Phase) -> None:

@@ -37,10 +37,8 @@ from protocol.framing import DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
     "MAX_DEPTH",
-    "RawJSON",
     "decode",
     "encode",
-    "encode_with_raw",
     "json_text",
     "nesting_depth",
     "scalar_text",
@@ -85,9 +83,7 @@ def _reused_iterencode(make_c_encoder: Any) -> Callable[[Any, int], Iterable[str
 
 _iterencode = _reused_iterencode(getattr(json.encoder, "c_make_encoder", None))
 _MAX_SHOWN = 80  # characters of a bad line quoted in an error message
-# The memos of encode_with_raw and scalar_text: the JSON texts of keys and of short strings
-# (both bounded: emptied when full).
-_KEY_TEXTS: dict[str, str] = {}
+# The memo of scalar_text: the JSON texts of short strings (bounded: emptied when full).
 _STRING_TEXTS: dict[str, str] = {}
 _MAX_MEMO_LENGTH = 64
 _MAX_MEMO_COUNT = 1024
@@ -147,44 +143,6 @@ def scalar_text(value: Any) -> str:
     if kind is bool:
         return "true" if value else "false"
     return json_text(value)
-
-
-class RawJSON(str):
-    """Text that is already JSON (from :func:`json_text`), written as it is by
-    :func:`encode_with_raw`.
-
-    >>> encode_with_raw({"type": "act", "history": RawJSON('[{"type":"x"}]'), "attempt": 1})
-    b'{"type":"act","history":[{"type":"x"}],"attempt":1}\\n'
-    """
-
-    __slots__ = ()
-
-
-def encode_with_raw(message: Mapping[str, Any]) -> bytes:
-    """Like :func:`encode`, but a :class:`RawJSON` value is written as the text it holds.
-
-    The line is byte for byte what :func:`encode` gives for the message with each
-    ``RawJSON(json_text(value))`` replaced by ``value``. A value that changes little from one
-    message to the next (a hand's history, a seat that did not act) can thus be turned into
-    JSON once and reused. Integers, ``None`` and short strings, the bulk of the other
-    fields, are written here without a call to the JSON encoder (each call has a fixed cost).
-    """
-    keys = _KEY_TEXTS
-    parts = []
-    for key, value in message.items():
-        key_text = keys.get(key)
-        if key_text is None:
-            if type(key) is not str:
-                raise ArenaBugError(f"key {key!r} of {_describe(message)} is not a string")
-            if len(keys) >= _MAX_MEMO_COUNT:
-                keys.clear()
-            key_text = keys[key] = json_text(key) + ":"
-        parts.append(key_text + (value if type(value) is RawJSON else scalar_text(value)))
-    try:
-        # A lone surrogate in a string cannot be UTF-8: UnicodeEncodeError.
-        return ("{" + ",".join(parts) + "}\n").encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ArenaBugError(f"cannot encode {_describe(message)} as JSON: {exc}") from exc
 
 
 def decode(line: bytes | bytearray, *, max_bytes: int = DEFAULT_MAX_LINE_BYTES) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 from engine.cards import Card
 from engine.view import PotView, SeatPublicView, SeatView
-from protocol.codec import RawJSON, encode, json_text
+from protocol.codec import encode, json_text
 from protocol.errors import ArenaBugError
 from protocol.layout import (
     ACT_REQUEST,
@@ -44,7 +44,6 @@ from protocol.layout import (
     POT_STATE,
     SEAT_STATE,
     TEXT_CARD_TEXTS,
-    action_names_text,
     actor_legal,
     cards_text,
     own_seat,
@@ -269,28 +268,6 @@ class FastRequestEncoder:
         self.table_text(view.seats)
         self.pots_text(view.pots)
         self.board_text(view.board)
-
-    # The bulky parts of a request as RawJSON (the plain builders' values, as JSON).
-
-    def cards(self, cards: Sequence[Card]) -> RawJSON:
-        """A list of wire cards."""
-        return RawJSON(cards_text(cards))
-
-    def action_names(self, legal: Any) -> RawJSON:
-        """The legal betting actions (a few combinations, each encoded once)."""
-        return RawJSON(action_names_text(legal))
-
-    def pots(self, view: SeatView) -> RawJSON:
-        """The gathered pots (they change only when a betting round ends)."""
-        return RawJSON(self.pots_text(view.pots))
-
-    def table_state(self, view: SeatView) -> RawJSON:
-        """Every seat's public state."""
-        return RawJSON(self.table_text(view.seats))
-
-    def history(self, history: Sequence[Mapping[str, Any]]) -> RawJSON:
-        """The public events so far, in wire form; only new events are encoded."""
-        return RawJSON(self.history_text(history))
 
     # The same as text, for the layout's writers.
 

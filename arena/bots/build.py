@@ -27,10 +27,8 @@ from protocol.inert import inert_text
 
 __all__ = [
     "OUTPUT_TAIL_LINES",
-    "BuildError",
     "BuildResult",
     "BuiltBot",
-    "build_bot",
     "build_bots",
     "run_build",
 ]
@@ -39,14 +37,6 @@ _OUTPUT_CAP_BYTES = 64 * 1024
 #: Lines of a failed build's output quoted with its reason: a compiler writes its error
 #: last, and a person reading a terminal needs it, not the whole log.
 OUTPUT_TAIL_LINES = 20
-
-
-class BuildError(RuntimeError):
-    """A bot's build failed; the message says how (exit code, timeout, missing program)."""
-
-    def __init__(self, result: BuildResult) -> None:
-        super().__init__(result.reason)
-        self.result = result
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,19 +157,6 @@ def run_build(
         output=output.text(),
         is_timed_out=is_timed_out,
     )
-
-
-def build_bot(
-    manifest: BotManifest,
-    *,
-    launcher: Launcher | None = None,
-    timeout_s: float | None = None,
-) -> BuildResult:
-    """Like :func:`run_build` but raise :class:`BuildError` when the build fails."""
-    result = run_build(manifest, launcher=launcher, timeout_s=timeout_s)
-    if not result.is_ok:
-        raise BuildError(result)
-    return result
 
 
 @dataclass(frozen=True, slots=True)

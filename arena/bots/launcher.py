@@ -26,15 +26,11 @@ from arena.bots.sandbox.cgroup import BotCgroup
 from arena.bots.sandbox.limits import ResourceLimits
 
 __all__ = [
-    "PLACEHOLDERS",
     "DirectLauncher",
     "LaunchSpec",
     "Launcher",
     "expand_placeholders",
 ]
-
-#: The placeholders a manifest command may use.
-PLACEHOLDERS = ("{python}", "{bot_dir}")
 
 
 @dataclass(frozen=True, slots=True)

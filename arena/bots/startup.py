@@ -1,8 +1,9 @@
 """How long a bot takes from ``exec`` to its ``ready``: :func:`measure_startup`.
 
-The one place in this package that speaks a protocol message: each start sends a minimal
-``hello`` and waits for a line that is a ``ready``, so the time covers the bot's whole
-start (interpreter, imports, its own set-up), not just the ``exec``.
+The one place in this package that speaks a protocol message: each start sends a
+``hello`` (:func:`protocol.messages.hello`, heads-up hold'em) and waits for a line that
+is a ``ready``, so the time covers the bot's whole start (interpreter, imports, its own
+set-up), not just the ``exec``.
 
 >>> timing = StartupTiming("x", (0.010, 0.030, 0.020))
 >>> timing.median_s, timing.max_s
@@ -16,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import statistics
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,8 @@ from typing import Any
 from arena.bots.launcher import Launcher
 from arena.bots.manifest import BotManifest, load_manifest
 from arena.bots.process import ProcessTransport
+from engine.config import GameConfig
+from protocol import messages
 from protocol.codec import decode, encode
 
 __all__ = ["StartupTiming", "measure_startup"]
@@ -63,7 +65,6 @@ def measure_startup(
     repeats: int = 5,
     launcher: Launcher | None = None,
     timeout_s: float = 10.0,
-    hello_fields: Mapping[str, Any] | None = None,
 ) -> StartupTiming:
     """Start the bot ``repeats`` times and time exec-to-``ready`` each time.
 
@@ -73,30 +74,18 @@ def measure_startup(
     """
     if not isinstance(manifest, BotManifest):
         manifest = load_manifest(manifest)
-    hello: dict[str, Any] = {
-        "type": "hello",
-        "seq": 1,
-        "protocol_version": 1,
-        "supported_versions": [1],
-        "player_id": "p0",
-        "seat_index": 0,
-        "game": {
-            "variant": "holdem",
-            "structure": "no_limit",
-            "small_blind": 1,
-            "big_blind": 2,
-            "ante": 0,
-            "seat_count": 2,
-            "starting_stack": 200,
-            "hand_count": 1,
-        },
-        "time_limits": {
-            "startup_ms": int(timeout_s * 1000),
-            "decision_ms": 5000,
-            "time_bank_ms": 0,
-        },
-        **(hello_fields or {}),
-    }
+    hello = messages.hello(
+        seq=1,
+        player_id="p0",
+        seat_index=0,
+        config=GameConfig(),  # heads-up no-limit hold'em, blinds 1/2
+        seat_count=2,
+        starting_stack=200,
+        hand_count=1,
+        time_limits=messages.TimeLimits(
+            startup_ms=int(timeout_s * 1000), decision_ms=5000, time_bank_ms=0
+        ),
+    )
     samples: list[float] = []
     for _ in range(repeats):
         started = time.monotonic()

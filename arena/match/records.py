@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from arena.store.hand_log import HISTORY_FORMAT
 from engine.actions import Action, Discard, RaiseTo
@@ -45,9 +45,6 @@ __all__ = [
     "encode_record",
     "encode_value",
 ]
-
-#: Who chose a decision's action.
-ChosenBy = Literal["bot", "policy", "sitting_out", "dead", "diverged"]
 
 # Made once (json.dumps with options builds an encoder per call); records are trees, so
 # the cycle check is skipped (a cycle would still fail, as a RecursionError).

@@ -58,12 +58,6 @@ class PlayerResult:
         """Big blinds won per 100 hands played (0.0 before any hand)."""
         return self._per_100(self.big_blinds_won)
 
-    @property
-    def adjusted_big_blinds_per_100(self) -> float | None:
-        """Luck-adjusted big blinds per 100 hands (None without the estimator)."""
-        adjusted = self.adjusted_big_blinds_won
-        return None if adjusted is None else self._per_100(adjusted)
-
     def _per_100(self, big_blinds: float) -> float:
         return 0.0 if self.hands_played == 0 else 100.0 * big_blinds / self.hands_played
 

@@ -144,11 +144,6 @@ class FaultLedger:
         """The stored faults in the order they happened."""
         return tuple(self._faults)
 
-    @property
-    def latency_histogram(self) -> LatencyHistogram:
-        """The reply latencies (the ledger's own histogram: read it, do not add to it)."""
-        return self._latency
-
     def latency_buckets(self) -> tuple[tuple[float, int], ...]:
         """The reply latencies' non-empty buckets, ``(upper bound in ms, count)``
         (:meth:`LatencyHistogram.buckets`): what adds up over many matches."""

@@ -25,7 +25,6 @@ from typing import Literal, Protocol
 from arena.stats._values import is_real
 
 __all__ = [
-    "SCORES",
     "AdjustedHandLike",
     "Score",
     "check_score",
@@ -35,7 +34,6 @@ __all__ = [
 
 #: What the statistics score: ``raw`` chips won, or the luck-``adjusted`` result.
 Score = Literal["raw", "adjusted"]
-SCORES: tuple[Score, ...] = ("raw", "adjusted")
 
 
 class AdjustedHandLike(Protocol):

@@ -39,7 +39,6 @@ from arena.bots.sandbox.select import (
 from arena.cluster.dask_executor import ClusterError, dask_executor
 from arena.cluster.executor import MatchExecutor
 from arena.cluster.local import local_executor
-from arena.session.stderr_file import safe_file_name
 from arena.settings import UsageError
 from arena.settings.catalog import ExecutorKind
 from arena.store.jsonl import PRIVATE_FILE_MODE
@@ -119,7 +118,7 @@ def run(
             )
         manifests = _manifests(config)
         contents = _unchanged_contents(db, config, manifests, folder.path)
-        built = _build_bots(config, level, manifests, folder.path / RunFolder.BUILDS)
+        built = _build_bots(config, level, manifests, folder)
         if level is SandboxLevel.NONE:  # its build wrote into each bot's own folder
             contents = read_contents(manifests, skip=folder.path)
         with _executor(config, level, built, notes) as executor:
@@ -189,7 +188,7 @@ def _build_bots(
     config: TournamentConfig,
     level: SandboxLevel,
     manifests: Mapping[str, BotManifest],
-    builds: Path,
+    folder: RunFolder,
 ) -> dict[str, Path]:
     """Build every bot once, on this machine, under the sandbox; the built folders by bot.
 
@@ -208,7 +207,7 @@ def _build_bots(
                     f"building {bot.name!r} ({bot.manifest.path}) failed: {bot.result.explain()}"
                 )
             if bot.built_copy is not None:
-                target = builds / safe_file_name(bot.name)
+                target = folder.build_dir(bot.name)
                 shutil.rmtree(target, ignore_errors=True)
                 shutil.copytree(bot.built_copy, target, symlinks=True)
                 built[bot.name] = target.resolve()

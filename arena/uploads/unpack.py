@@ -50,7 +50,6 @@ class ArchiveSummary:
     (cleaned names, in the archive's order), its folders and the files' bytes."""
 
     format: str
-    archive_bytes: int
     files: tuple[str, ...]
     folder_count: int
     unpacked_bytes: int
@@ -145,7 +144,7 @@ def _run(source: Path | bytes, limits: ArchiveLimits, sink: _Sink) -> ArchiveSum
             assert entry.open is not None
             with entry.open() as reader, sink.file(name, entry.is_executable) as writer:
                 _copy(name, reader, writer, budget)
-        return ArchiveSummary(kind, size, tuple(taken.files), len(taken.folders), budget.file_bytes)
+        return ArchiveSummary(kind, tuple(taken.files), len(taken.folders), budget.file_bytes)
 
 
 @dataclass(slots=True)

@@ -24,6 +24,7 @@ from arena.session.policy import TimeBasis, TimeLimits
 from arena.settings import UsageError, given, group
 from arena.settings.match import match_config
 from arena.store.outcome import MatchOutcome
+from arena.store.run_folder import RunFolder
 from arena.store.sqlite import ResultsDatabase
 from arena.tournament import host, worker
 from arena.tournament.config import (
@@ -188,7 +189,7 @@ def test_the_tournament_exposes_its_paths_to_the_build_and_every_match(
     assert flags.expose == (Path("/opt"),)  # the command line's list replaces the file's
     builds = _capture_launchers(monkeypatch, host)
     with pytest.raises(host.TournamentSetupError, match="recorded"):
-        host._build_bots(config, SandboxLevel.LIMITS, host._manifests(config), tmp_path / "b")
+        host._build_bots(config, SandboxLevel.LIMITS, host._manifests(config), RunFolder(tmp_path))
     assert builds[0]["expose"] == config.expose
     jobs = _jobs(config, tmp_path)
     assert jobs and all(job.expose == config.expose for job in jobs)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from arena.bots.build import build_bot
+from arena.bots.build import run_build
 from arena.bots.manifest import load_manifest
 from arena.bots.process import ProcessTransport
 from arena.checkbot import check_bot
@@ -94,7 +94,7 @@ def test_each_sample_bot_discards_the_cards_that_pair_nothing(
 ) -> None:
     needs_tools(name)
     manifest = load_manifest(SAMPLES / name / "bot.toml")
-    build_bot(manifest)
+    assert run_build(manifest).is_ok
     transport = ProcessTransport.start(manifest)
     transports.append(transport)
     message, legal = draw_case()

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from engine.cards import Card
 from protocol import codec
-from protocol.codec import RawJSON, decode, encode, encode_with_raw, json_text, scalar_text
+from protocol.codec import decode, encode, json_text, scalar_text
 from protocol.errors import ArenaBugError, BotFaultError, DecodeError, ErrorCode, ProtocolError
 from protocol.replies import parse_action_reply
 from tests.protocol.situations import FACING_BET
@@ -195,50 +195,6 @@ def test_json_text_is_the_encoded_line_without_its_newline() -> None:
     assert json_text(message).encode() + b"\n" == encode(message)
     with pytest.raises(ArenaBugError, match="'act' message"):
         json_text({"type": "act", "when": object()})
-
-
-def test_encode_with_raw_splices_raw_text_as_it_is() -> None:
-    history = [{"type": "blind_posted", "amount": 1}]
-    message = {"type": "act", "seq": 2, "history": history, "attempt": 1}
-    raw = {**message, "history": RawJSON(json_text(history))}
-    assert encode_with_raw(raw) == encode(message)
-    assert encode_with_raw({}) == encode({}) == b"{}\n"
-
-
-@given(st.dictionaries(st.text(), _JSON, max_size=6), st.sets(st.integers(0, 5)))
-def test_encode_with_raw_is_byte_for_byte_encode(
-    obj: dict[str, object], raw_positions: set[int]
-) -> None:
-    spliced = {
-        key: RawJSON(json_text(value)) if index in raw_positions else value
-        for index, (key, value) in enumerate(obj.items())
-    }
-    assert encode_with_raw(spliced) == encode(obj)
-    assert encode_with_raw(obj) == encode(obj)
-
-
-def test_encode_with_raw_writes_int_subclasses_and_long_strings_as_encode_does() -> None:
-    message = {"card": Card.parse("As"), "flag": True, "long": "x" * 500, "n": -7}
-    assert encode_with_raw(message) == encode(message)
-
-
-def test_encode_with_raw_keeps_its_memos_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(codec, "_MAX_MEMO_COUNT", 3)
-    monkeypatch.setattr(codec, "_KEY_TEXTS", {})
-    monkeypatch.setattr(codec, "_STRING_TEXTS", {})
-    for index in range(10):
-        message = {f"key{index}": f"value{index}"}
-        assert encode_with_raw(message) == encode(message)
-    assert len(codec._KEY_TEXTS) <= 3 and len(codec._STRING_TEXTS) <= 3
-
-
-def test_encode_with_raw_of_something_not_json_is_our_bug() -> None:
-    with pytest.raises(ArenaBugError, match="not a string"):
-        encode_with_raw({1: "one"})  # type: ignore[dict-item]
-    with pytest.raises(ArenaBugError, match="'ready' message"):
-        encode_with_raw({"type": "ready", "name": "\ud800"})
-    with pytest.raises(ArenaBugError):
-        encode_with_raw({"type": "act", "pot_total": float("nan")})
 
 
 @given(_JSON)

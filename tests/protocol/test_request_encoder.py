@@ -253,17 +253,6 @@ def test_what_changes_within_a_hand_is_written_anew_and_the_rest_reused() -> Non
     _same_line(encoder, replace(draw, board=tuple(parse_cards("2c 3c 4c"))))
 
 
-def test_the_parts_of_a_request_are_the_plain_values_as_json() -> None:
-    encoder = RequestEncoder()
-    view = replace(VIEW, pots=(PotView(4, (0, 1)), PotView(2, (1,))))
-    assert encoder.cards(view.hole_cards) == json_text(cards_to_wire(view.hole_cards))
-    assert encoder.action_names(LEGAL) == json_text(legal_action_names(LEGAL))
-    assert json.loads(encoder.pots(view)) == act_request(view, **FIELDS)["pots"]
-    assert json.loads(encoder.table_state(view)) == act_request(view, **FIELDS)["table_state"]
-    history = act_request(view, **FIELDS)["history"]
-    assert json.loads(encoder.history(view.history)) == history
-
-
 # -- one interface, two encoders; the layout both are made from -----------------------------
 
 

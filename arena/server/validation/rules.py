@@ -22,7 +22,7 @@ from arena.match.config import MatchConfig
 from arena.server.competition import DEFAULT_VALIDATION_HANDS
 from arena.uploads import DEFAULT_LIMITS, ArchiveLimits
 
-__all__ = ["DEFAULT_VALIDATION_HANDS", "ValidationRules", "default_resource_limits"]
+__all__ = ["ValidationRules", "default_resource_limits"]
 
 
 def default_resource_limits() -> dict[str, int]:
