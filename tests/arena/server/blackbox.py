@@ -27,14 +27,15 @@ import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import unescape
 from http.cookies import SimpleCookie
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from tests.arena.server.browser.live import ADMIN_PASSWORD, init_site, running_site
+from tests.arena.server.browser.live import ADMIN_PASSWORD, LiveSite, init_site, running_site
 
 #: The bound of every wait for the site (a verdict, a ladder game).
 WAIT_SECONDS = 240.0
@@ -64,7 +65,8 @@ class Answer:
     headers: http.client.HTTPMessage
     text: str
 
-    def json(self) -> object:
+    def json(self) -> Any:
+        """The body as JSON."""
         return json.loads(self.text)
 
 
@@ -79,10 +81,18 @@ class Client:
     seen: list[tuple[str, str]] = field(default_factory=list)
     host: str | None = None
 
-    def request(self, method: str, path: str, *, body: bytes | None = None,
-                headers: dict[str, str] | None = None, read: bool = True) -> Answer:  # fmt: skip
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60,
-                                                source_address=(self.address, 0))  # fmt: skip
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        read: bool = True,
+    ) -> Answer:
+        connection = http.client.HTTPConnection(
+            "127.0.0.1", self.port, timeout=60, source_address=(self.address, 0)
+        )
         sent = {"Host": self.host or f"127.0.0.1:{self.port}", **(headers or {})}
         if self.cookies:
             sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
@@ -108,8 +118,11 @@ class Client:
             self.get(path if not path.endswith("/remove/") else "/team/")
         data = {"csrfmiddlewaretoken": self.cookies.get("csrftoken", ""), **form}
         origin = f"http://{self.host or f'127.0.0.1:{self.port}'}"
-        headers = {"Content-Type": "application/x-www-form-urlencoded",
-                   "Referer": origin + path, "Origin": origin}  # fmt: skip
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Referer": origin + path,
+            "Origin": origin,
+        }
         return self.request("POST", path, body=urlencode(data).encode(), headers=headers)
 
     def api(self, method: str, path: str, token: str, body: bytes | None = None) -> Answer:
@@ -165,7 +178,8 @@ for line in sys.stdin:
         reply = {"type": "ready", "name": "probe", "protocol_version": 1}
     elif kind == "act":
         legal = message["legal_actions"]
-        reply = {"type": "action", "action": next(a for a in ("CHECK", "CALL", "FOLD") if a in legal)}
+        action = next(a for a in ("CHECK", "CALL", "FOLD") if a in legal)
+        reply = {"type": "action", "action": action}
     elif kind == "draw":
         reply = {"type": "discard", "cards": []}
     elif kind == "match_end":
@@ -181,22 +195,25 @@ for line in sys.stdin:
 def calling_bot() -> bytes:
     """A bot that checks or calls, for ever."""
     text = _BOT.replace("CRASH", "10**9").replace("MARKER", "ok")
-    return archive({"bot.toml": 'name = "caller"\ncommand = ["{python}", "bot.py"]\n',
-                    "bot.py": text})  # fmt: skip
+    return archive(
+        {"bot.toml": 'name = "caller"\ncommand = ["{python}", "bot.py"]\n', "bot.py": text}
+    )
 
 
 def crashing_bot() -> bytes:
     """A bot that passes validation, then dies in a ladder game writing
     :data:`STDERR_MARKER` to its stderr."""
     text = _BOT.replace("CRASH", str(CRASH_AFTER_HANDS)).replace("MARKER", STDERR_MARKER)
-    return archive({"bot.toml": 'name = "crasher"\ncommand = ["{python}", "bot.py"]\n',
-                    "bot.py": text})  # fmt: skip
+    return archive(
+        {"bot.toml": 'name = "crasher"\ncommand = ["{python}", "bot.py"]\n', "bot.py": text}
+    )
 
 
-def until(what: str, check: object, seconds: float = WAIT_SECONDS) -> object:
+def until(what: str, check: Callable[[], object], seconds: float = WAIT_SECONDS) -> object:
+    """The first true answer of ``check`` (asked twice a second), or TimeoutError."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        found = check()  # type: ignore[operator]
+        found = check()
         if found:
             return found
         time.sleep(0.5)
@@ -210,10 +227,13 @@ def sign_up(client: Client, name: str, password: str) -> Answer:
     )
 
 
-def member(port: int, address: str, name: str, team: str | None = None) -> Client:
-    """A new account (signed up from ``address``) and, with ``team``, its new team."""
+def member(
+    port: int, address: str, name: str, team: str | None = None, password: str | None = None
+) -> Client:
+    """A new account (signed up from ``address``; ``password`` or a drawn one) and, with
+    ``team``, its new team."""
     client = Client(port, address)
-    done = sign_up(client, name, f"{name} pass-{secrets.token_hex(4)}")
+    done = sign_up(client, name, password or f"{name} pass-{secrets.token_hex(4)}")
     if done.status != 302:
         raise RuntimeError(f"sign-up of {name} answered {done.status}: {done.text[-500:]}")
     if team is not None:
@@ -244,7 +264,7 @@ def upload(client: Client, token: str, body: bytes) -> Answer:
 
 def verdict(client: Client, token: str, version_id: int) -> str:
     def done() -> str | None:
-        status = str(client.api("GET", f"/api/v1/versions/{version_id}/", token).json()["status"])  # type: ignore[index]
+        status = str(client.api("GET", f"/api/v1/versions/{version_id}/", token).json()["status"])
         return status if status in {"accepted", "rejected"} else None
 
     return str(until(f"version {version_id}'s verdict", done))
@@ -255,15 +275,27 @@ def verdict(client: Client, token: str, version_id: int) -> str:
 
 def probe_spellings(probes: Probes, port: int) -> None:
     """4: the log-in limit counts an account whatever its spelling."""
-    member(port, "127.0.0.20", "alice", "alices")
+    password = f"alice's {secrets.token_hex(4)}"
+    member(port, "127.0.0.20", "alice", "alices", password)
     guesser = Client(port, "127.0.0.21")
     guesser.get("/login/")
     for _ in range(5):
         guesser.post_form("/login/", {"username": "alice", "password": "wrong guess"})
     for spelling in ("alice ", " alice", "\uff41lice", "ALICE"):
         answer = guesser.post_form("/login/", {"username": spelling, "password": "wrong guess"})
-        probes.check("4", f"6th wrong log-in as {spelling!r} after 5 as 'alice': 429",
-                     answer.status == 429, f"status {answer.status}")  # fmt: skip
+        probes.check(
+            "4",
+            f"6th wrong log-in as {spelling!r} after 5 as 'alice': 429",
+            answer.status == 429,
+            f"status {answer.status}",
+        )
+    right = guesser.post_form("/login/", {"username": "alice ", "password": password})
+    probes.check(
+        "4",
+        "then the right password as 'alice ' from that address: still refused (429)",
+        right.status == 429 and "sessionid" not in guesser.cookies,
+        f"status {right.status}",
+    )
 
 
 def probe_lock_out(probes: Probes, port: int) -> None:
@@ -272,16 +304,24 @@ def probe_lock_out(probes: Probes, port: int) -> None:
     attacker.get("/admin/login/")
     for _ in range(8):
         last = attacker.post_form("/admin/login/", {"username": "admin", "password": "nope"})
-    probes.check("5", "8 wrong admin passwords from one address: refused (429) there",
-                 last.status == 429, f"status {last.status}")  # fmt: skip
+    probes.check(
+        "5",
+        "8 wrong admin passwords from one address: refused (429) there",
+        last.status == 429,
+        f"status {last.status}",
+    )
     admin = Client(port, "127.0.0.23")
     admin.get("/admin/login/")
-    answer = admin.post_form("/admin/login/", {"username": "admin", "password": ADMIN_PASSWORD,
-                                               "next": "/admin/"})  # fmt: skip
+    answer = admin.post_form(
+        "/admin/login/", {"username": "admin", "password": ADMIN_PASSWORD, "next": "/admin/"}
+    )
     landed = admin.get("/admin/")
-    probes.check("5", "the administrator then logs in from its own address and reaches /admin/",
-                 answer.status == 302 and landed.status == 200 and "log out" in landed.text.lower(),
-                 f"log-in {answer.status}, /admin/ {landed.status}")  # fmt: skip
+    probes.check(
+        "5",
+        "the administrator then logs in from its own address and reaches /admin/",
+        answer.status == 302 and landed.status == 200 and "log out" in landed.text.lower(),
+        f"log-in {answer.status}, /admin/ {landed.status}",
+    )
 
 
 def probe_sign_up_rate(probes: Probes, port: int) -> None:
@@ -290,28 +330,42 @@ def probe_sign_up_rate(probes: Probes, port: int) -> None:
     statuses = []
     for number in range(12):
         client.cookies.clear()
-        statuses.append(sign_up(client, f"flood{number}", f"flood {number} {secrets.token_hex(4)}").status)
+        statuses.append(
+            sign_up(client, f"flood{number}", f"flood {number} {secrets.token_hex(4)}").status
+        )
         if statuses[-1] == 429:
             break
-    probes.check("7", f"12 sign-ups from one address: refused (429) by the 11th ({statuses})",
-                 429 in statuses and statuses.index(429) <= 10)  # fmt: skip
+    probes.check(
+        "7",
+        f"12 sign-ups from one address: refused (429) by the 11th ({statuses})",
+        429 in statuses and statuses.index(429) <= 10,
+    )
 
 
 def probe_join_codes(probes: Probes, port: int, owner: Client) -> None:
     """7 and 13: join codes are rate-limited and rotate."""
     code = join_code(owner)
     guesser = member(port, "127.0.0.25", "guesser")
-    statuses = [guesser.post_form("/team/join/", {"code": f"WRONG{i:03d}"}).status for i in range(11)]
+    statuses = [
+        guesser.post_form("/team/join/", {"code": f"WRONG{i:03d}"}).status for i in range(11)
+    ]
     right = guesser.post_form("/team/join/", {"code": code})
-    probes.check("7", f"11 wrong team codes then the right one from one address: 429 ({statuses}, {right.status})",
-                 statuses[-1] == 429 and right.status == 429)  # fmt: skip
+    probes.check(
+        "7",
+        f"11 wrong team codes, then the right one, from one address: 429 "
+        f"({statuses}, {right.status})",
+        statuses[-1] == 429 and right.status == 429,
+    )
     rotated = owner.post_form("/team/code/", {})
     new_code = join_code(owner)
     joiner = member(port, "127.0.0.26", "latecomer")
     old = joiner.post_form("/team/join/", {"code": code})
-    probes.check("13", "a team rotates its code: the old code joins no one",
-                 rotated.status == 302 and new_code != code and old.status == 400,
-                 f"rotate {rotated.status}, old code {old.status}")  # fmt: skip
+    probes.check(
+        "13",
+        "a team rotates its code: the old code joins no one",
+        rotated.status == 302 and new_code != code and old.status == 400,
+        f"rotate {rotated.status}, old code {old.status}",
+    )
 
 
 def probe_removed_member_token(probes: Probes, port: int, owner: Client) -> None:
@@ -321,21 +375,35 @@ def probe_removed_member_token(probes: Probes, port: int, owner: Client) -> None
     joined = carol.post_form("/team/join/", {"code": code})
     token = token_of(carol, "carol's")
     before = carol.api("GET", "/api/v1/versions/", token).status
-    buttons = re.findall(r'action="(/team/members/\d+/remove/)".*?<button[^>]*>([^<]*)</button>',
-                         owner.get("/team/").text, re.S)  # fmt: skip
+    buttons = re.findall(
+        r'action="(/team/members/\d+/remove/)".*?<button[^>]*>([^<]*)</button>',
+        owner.get("/team/").text,
+        re.S,
+    )
     found = next((action for action, label in buttons if label == "Remove"), None)
     if found is None:
-        probes.check("13", "the first member removes a later one", False, "no Remove button on /team/")
+        probes.check(
+            "13", "the first member removes a later one", False, "no Remove button on /team/"
+        )
         return
     removed = owner.post_form(found, {})
     after = carol.api("GET", "/api/v1/versions/", token)
     upload_after = carol.api("POST", "/api/v1/versions/", token, calling_bot())
-    probes.check("13", "the first member removes a later one", removed.status == 302,
-                 f"status {removed.status}")  # fmt: skip
-    probes.check("8", "the removed member's token lists (401) and uploads (401) no more",
-                 joined.status == 302 and before == 200 and after.status == 401
-                 and upload_after.status == 401,
-                 f"joined {joined.status}, before {before}, after {after.status}/{upload_after.status}")  # fmt: skip
+    probes.check(
+        "13",
+        "the first member removes a later one",
+        removed.status == 302,
+        f"status {removed.status}",
+    )
+    probes.check(
+        "8",
+        "the removed member's token lists (401) and uploads (401) no more",
+        joined.status == 302
+        and before == 200
+        and after.status == 401
+        and upload_after.status == 401,
+        f"joined {joined.status}, before {before}, after {after.status}/{upload_after.status}",
+    )
     probes.check("13", "removing a member gives the team a new code", join_code(owner) != code)
 
 
@@ -347,18 +415,26 @@ def probe_revoked_token(probes: Probes, owner: Client) -> None:
     before = owner.api("GET", "/api/v1/versions/", token).status
     revoked = owner.post_form(found[0], {}) if found else None
     after = owner.api("GET", "/api/v1/versions/", token).status
-    probes.check("8", "a revoked token is refused at once (401)",
-                 before == 200 and revoked is not None and after == 401,
-                 f"before {before}, after {after}")  # fmt: skip
+    probes.check(
+        "8",
+        "a revoked token is refused at once (401)",
+        before == 200 and revoked is not None and after == 401,
+        f"before {before}, after {after}",
+    )
     expiring = owner.post_form("/tokens/", {"name": "a week", "days": "7"})
-    probes.check("8", "a token can be made with an expiry (days)", expiring.status == 200
-                 and 'id="new-token"' in expiring.text, f"status {expiring.status}")  # fmt: skip
+    probes.check(
+        "8",
+        "a token can be made with an expiry (days)",
+        expiring.status == 200 and 'id="new-token"' in expiring.text,
+        f"status {expiring.status}",
+    )
 
 
 def probe_body_size(probes: Probes, port: int) -> None:
     """9: a 65 MiB body with a bogus token is refused before it is read."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=20,
-                                            source_address=("127.0.0.28", 0))  # fmt: skip
+    connection = http.client.HTTPConnection(
+        "127.0.0.1", port, timeout=20, source_address=("127.0.0.28", 0)
+    )
     try:
         connection.putrequest("POST", "/api/v1/versions/")
         connection.putheader("Authorization", "Bearer bogus")
@@ -374,23 +450,39 @@ def probe_body_size(probes: Probes, port: int) -> None:
         detail = f"status {status}"
     finally:
         connection.close()
-    probes.check("9", "POST of 65 MiB (Content-Length) with a bogus token, 64 KiB sent: refused "
-                 "at once (413) without the rest", status == 413, detail)  # fmt: skip
+    probes.check(
+        "9",
+        "POST of 65 MiB (Content-Length) with a bogus token, 64 KiB sent: refused "
+        "at once (413) without the rest",
+        status == 413,
+        detail,
+    )
 
 
 def probe_weak_passwords(probes: Probes, port: int, owner: Client) -> None:
     """10: a password equal to the name is refused; a member can change its password."""
     client = Client(port, "127.0.0.29")
     answer = sign_up(client, "samename", "samename")
-    probes.check("10", "sign-up with the password equal to the name: refused",
-                 answer.status != 302 and "sessionid" not in client.cookies,
-                 f"status {answer.status}")  # fmt: skip
+    probes.check(
+        "10",
+        "sign-up with the password equal to the name: refused",
+        answer.status != 302 and "sessionid" not in client.cookies,
+        f"status {answer.status}",
+    )
     short = sign_up(Client(port, "127.0.0.29"), "shorty", "abc")
-    probes.check("10", "sign-up with a 3-character password: refused", short.status != 302,
-                 f"status {short.status}")  # fmt: skip
+    probes.check(
+        "10",
+        "sign-up with a 3-character password: refused",
+        short.status != 302,
+        f"status {short.status}",
+    )
     page = owner.get("/password/")
-    probes.check("10", "a member can change its password (/password/ has the form)",
-                 page.status == 200 and "new_password1" in page.text, f"status {page.status}")  # fmt: skip
+    probes.check(
+        "10",
+        "a member can change its password (/password/ has the form)",
+        page.status == 200 and "new_password1" in page.text,
+        f"status {page.status}",
+    )
 
 
 def probe_queue_cap(probes: Probes, port: int) -> None:
@@ -402,16 +494,23 @@ def probe_queue_cap(probes: Probes, port: int) -> None:
         statuses.append(upload(flooder, token, calling_bot()).status)
         if statuses[-1] in {400, 429}:
             break
-    probes.check("7", f"8 uploads in a row by one team: refused once its queue is full ({statuses})",
-                 statuses[-1] in {400, 429} and statuses.count(201) <= 5)  # fmt: skip
+    probes.check(
+        "7",
+        f"8 uploads in a row by one team: refused once its queue is full ({statuses})",
+        statuses[-1] in {400, 429} and statuses.count(201) <= 5,
+    )
 
 
 def probe_message(probes: Probes, client: Client, token: str, version_id: int) -> None:
     """12: ``?message=`` on the ladder version page shows no text of the link's."""
     marker = "INJECTED-" + secrets.token_hex(4)
     page = client.get(f"/ladder/versions/{version_id}/?message={marker}+%3Cb%3Ebold%3C/b%3E")
-    probes.check("12", "?message=<text> on the ladder version page: the text is not shown",
-                 page.status == 200 and marker not in page.text, f"status {page.status}")  # fmt: skip
+    probes.check(
+        "12",
+        "?message=<text> on the ladder version page: the text is not shown",
+        page.status == 200 and marker not in page.text,
+        f"status {page.status}",
+    )
     del token
 
 
@@ -419,8 +518,8 @@ def probe_ladder(probes: Probes, port: int, team_a: Client, team_b: Client) -> N
     """0 and 2: after ladder games with a bot that crashes writing to stderr, neither team
     reads a seed (visibility showdowns) and the opponent reads no stderr."""
     token_a, token_b = token_of(team_a, "ladder"), token_of(team_b, "ladder")
-    version_a = upload(team_a, token_a, calling_bot()).json()["id"]  # type: ignore[index]
-    version_b = upload(team_b, token_b, crashing_bot()).json()["id"]  # type: ignore[index]
+    version_a = upload(team_a, token_a, calling_bot()).json()["id"]
+    version_b = upload(team_b, token_b, crashing_bot()).json()["id"]
     verdicts = (verdict(team_a, token_a, version_a), verdict(team_b, token_b, version_b))
     if verdicts != ("accepted", "accepted"):
         probes.check("0", "both ladder bots accepted", False, f"verdicts {verdicts}")
@@ -429,7 +528,7 @@ def probe_ladder(probes: Probes, port: int, team_a: Client, team_b: Client) -> N
 
     def games() -> list[dict[str, object]] | None:
         data = team_a.api("GET", f"/api/v1/ladder/versions/{version_a}/", token_a).json()
-        over = [g for g in data.get("games", []) if g.get("reason")]  # type: ignore[union-attr]
+        over = [g for g in data.get("games", []) if g.get("reason")]
         return over or None
 
     try:
@@ -446,15 +545,70 @@ def probe_ladder(probes: Probes, port: int, team_a: Client, team_b: Client) -> N
     for name in ("team A's API", "team B's API"):
         games_seen = json.loads(views[name]).get("games", [])
         seeds = [g.get("seed") for g in games_seen]
-        probes.check("0", f"{name}: no finished game's seed under visibility showdowns "
-                     f"({len(games_seen)} games)", bool(games_seen) and all(s is None for s in seeds),
-                     f"seeds {seeds[:3]}")  # fmt: skip
+        probes.check(
+            "0",
+            f"{name}: no finished game's seed under visibility showdowns ({len(games_seen)} games)",
+            bool(games_seen) and all(s is None for s in seeds),
+            f"seeds {seeds[:3]}",
+        )
     reasons = [g.get("reason") for g in json.loads(views["team A's API"]).get("games", [])]
+    # The probe means something only when the crashing bot did crash in a game A read.
+    probes.check(
+        "2",
+        f"a game ended by the crashing bot's fault, its reason read by A ({reasons})",
+        any(reasons),
+    )
     for name in ("team A's API", "team A's page", "the public ladder"):
-        probes.check("2", f"{name}: the crashing bot's stderr is not shown ({reasons[:1]})",
-                     STDERR_MARKER not in views[name])  # fmt: skip
-    probes.check("12", "team A's game reasons hold no raw OSError text",
-                 not any("Errno" in str(r) or "OSError" in str(r) for r in reasons), str(reasons[:3]))  # fmt: skip
+        probes.check(
+            "2", f"{name}: the crashing bot's stderr is not shown", STDERR_MARKER not in views[name]
+        )
+    probes.check(
+        "12",
+        "team A's game reasons hold no raw OSError text",
+        not any("Errno" in str(r) or "OSError" in str(r) for r in reasons),
+        str(reasons[:3]),
+    )
+
+
+def probe_finals(probes: Probes, live: LiveSite, admin: Client, folder: Path) -> None:
+    """3: the finals' public report (anonymous) holds no seed, no stderr and no path; the
+    finals are played by the organiser's own command, the report read over HTTP."""
+    try:
+        live.manage("ladder_finals", "--now")
+    except RuntimeError as error:
+        probes.check(
+            "3",
+            "the organiser plays the finals (manage ladder_finals --now)",
+            False,
+            str(error)[-300:],
+        )
+        return
+    port = int(urlsplit(live.url).port or 0)
+    whole = admin.get("/ladder/finals/report/")
+    public = Client(port, "127.0.0.33").get("/ladder/finals/report/")
+    seed = re.search(r'\["seed", ?"([^"]+)"\]', whole.text)
+    probes.check(
+        "3",
+        "the organiser's whole report names the finals' seed (so that its "
+        "absence from the public one means something)",
+        whole.status == 200 and seed is not None,
+        f"status {whole.status}",
+    )
+    secrets_shown = [
+        name
+        for name, text in (
+            ("the seed", seed.group(1) if seed else None),
+            ("the stderr", STDERR_MARKER),
+            ("the site's folder", str(folder)),
+        )
+        if text and text in public.text
+    ]
+    probes.check(
+        "3",
+        "the anonymous finals report shows no seed, no stderr, no server path",
+        public.status == 200 and not secrets_shown,
+        f"status {public.status}, shows {secrets_shown}",
+    )
 
 
 def probe_visibility_nothing(probes: Probes, port: int, admin: Client) -> None:
@@ -465,6 +619,13 @@ def probe_visibility_nothing(probes: Probes, port: int, admin: Client) -> None:
     if found is None:
         probes.not_covered("11", "no site settings to change in /admin/")
         return
+    before = Client(port, "127.0.0.32").get("/api/v1/ladder/").json()
+    probes.check(
+        "11",
+        "under visibility showdowns the public ladder shows the pairs (so that "
+        "their absence under nothing means something)",
+        bool(before.get("pairs")),
+    )
     form_page = admin.get(found.group(1)).text
     form = admin_form(form_page)
     if "visibility" not in form:
@@ -476,10 +637,15 @@ def probe_visibility_nothing(probes: Probes, port: int, admin: Client) -> None:
     saved = admin.post_form(found.group(1), form)
     public = Client(port, "127.0.0.32").get("/api/v1/ladder/")
     data = public.json() if public.status == 200 else {}
-    probes.check("11", "visibility nothing: the public ladder API shows no pairs and no tables",
-                 saved.status == 302 and public.status == 200
-                 and not data.get("pairs") and not data.get("tables"),  # type: ignore[union-attr]
-                 f"saved {saved.status}, ladder {public.status}: {public.text[:200]}")  # fmt: skip
+    probes.check(
+        "11",
+        "visibility nothing: the public ladder API shows no pairs and no tables",
+        saved.status == 302
+        and public.status == 200
+        and not data.get("pairs")
+        and not data.get("tables"),
+        f"saved {saved.status}, ladder {public.status}: {public.text[:200]}",
+    )
 
 
 def admin_form(page: str) -> dict[str, str]:
@@ -507,29 +673,48 @@ def admin_form(page: str) -> dict[str, str]:
 
 def probe_behind_tls(probes: Probes, folder: Path) -> None:
     """1: behind a trusted proxy, the proxy's https is believed; no one else's."""
-    site = init_site(folder, competition=COMPETITION,
-                     options=["--behind-tls", "--host-name", "localhost"])  # fmt: skip
+    site = init_site(
+        folder, competition=COMPETITION, options=["--behind-tls", "--host-name", "localhost"]
+    )
     with running_site(site, options=["--trusted-proxy", "127.0.0.1"]) as live:
         port = int(urlsplit(live.url).port or 0)
         proxy = Client(port, "127.0.0.1", host=f"localhost:{port}")
-        answer = proxy.get("/login/", **{"X-Forwarded-Proto": "https", "X-Forwarded-For": "127.0.0.40"})
-        probes.check("1", "X-Forwarded-Proto: https from the trusted proxy: 200, Secure cookies, HSTS",
-                     answer.status == 200 and "Strict-Transport-Security" in answer.headers
-                     and all("Secure" in c for c in answer.headers.get_all("Set-Cookie") or ()),
-                     f"status {answer.status} {answer.headers.get('Location')}")  # fmt: skip
+        answer = proxy.get(
+            "/login/", **{"X-Forwarded-Proto": "https", "X-Forwarded-For": "127.0.0.40"}
+        )
+        probes.check(
+            "1",
+            "X-Forwarded-Proto: https from the trusted proxy: 200, Secure cookies, HSTS",
+            answer.status == 200
+            and "Strict-Transport-Security" in answer.headers
+            and all("Secure" in c for c in answer.headers.get_all("Set-Cookie") or ()),
+            f"status {answer.status} {answer.headers.get('Location')}",
+        )
         stranger = Client(port, "127.0.0.41", host=f"localhost:{port}")
         direct = stranger.get("/login/", **{"X-Forwarded-Proto": "https"})
-        probes.check("1", "the same header from anyone else is not believed (301 to https)",
-                     direct.status == 301, f"status {direct.status}")  # fmt: skip
+        probes.check(
+            "1",
+            "the same header from anyone else is not believed (301 to https)",
+            direct.status == 301,
+            f"status {direct.status}",
+        )
 
 
 def check_no_paths(probes: Probes, clients: list[Client], folder: Path) -> None:
     """12: no page or API answer read by a team or a visitor names the site's folder."""
-    leaks = [(path, str(folder)) for client in clients for path, text in client.seen
-             if str(folder) in text]  # fmt: skip
+    leaks = [
+        (path, str(folder))
+        for client in clients
+        for path, text in client.seen
+        if str(folder) in text
+    ]
     count = sum(len(client.seen) for client in clients)
-    probes.check("12", f"no answer of {count} read by teams and visitors names a server path",
-                 not leaks, str(leaks[:3]))  # fmt: skip
+    probes.check(
+        "12",
+        f"no answer of {count} read by teams and visitors names a server path",
+        not leaks,
+        str(leaks[:3]),
+    )
 
 
 def run(folder: Path) -> Probes:
@@ -555,18 +740,21 @@ def run(folder: Path) -> Probes:
         probe_revoked_token(probes, team_a)
         probe_queue_cap(probes, port)
         probe_ladder(probes, port, team_a, team_b)
+        probe_finals(probes, live, admin, folder)
         visitor.get("/ladder/")
         visitor.get("/")
         visitor.get("/ladder/finals/")
         probe_visibility_nothing(probes, port, admin)
         check_no_paths(probes, [team_a, team_b, visitor], folder)
     probe_behind_tls(probes, folder / "tls")
-    probes.not_covered("3", "the finals are played by the organiser's command "
-                       "(manage ladder_finals), not over HTTP")  # fmt: skip
-    probes.not_covered("6", "disk quotas are the sandbox's (a bot filling its folder), "
-                       "not reachable over HTTP")  # fmt: skip
-    probes.not_covered("14", "state kept between a duplicate pair's halves is a bot's, "
-                       "inside the sandbox, not reachable over HTTP")  # fmt: skip
+    probes.not_covered(
+        "6", "disk quotas are the sandbox's (a bot filling its folder), not reachable over HTTP"
+    )
+    probes.not_covered(
+        "14",
+        "state kept between a duplicate pair's halves is a bot's, "
+        "inside the sandbox, not reachable over HTTP",
+    )
     return probes
 
 
@@ -574,9 +762,11 @@ def main() -> int:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="arena-blackbox-") as folder:
         probes = run(Path(folder))
-    print(f"total: {probes.held + probes.failed} probes, {probes.held} held, "
-          f"{probes.failed} failed; not covered over HTTP: findings "
-          f"{', '.join(probes.uncovered)}; {time.monotonic() - started:.0f} s")  # fmt: skip
+    print(
+        f"total: {probes.held + probes.failed} probes, {probes.held} held, "
+        f"{probes.failed} failed; not covered over HTTP: findings "
+        f"{', '.join(probes.uncovered)}; {time.monotonic() - started:.0f} s"
+    )
     return 1 if probes.failed else 0
 
 
