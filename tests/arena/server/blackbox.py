@@ -40,13 +40,14 @@ from tests.arena.server.browser.live import ADMIN_PASSWORD, LiveSite, init_site,
 #: The bound of every wait for the site (a verdict, a ladder game).
 WAIT_SECONDS = 240.0
 
-#: Hands of a validation match on the probed site, and the hand after which the crashing
-#: bot (:func:`crashing_bot`) dies: past every validation hand, within a ladder game.
+#: Hands of a validation match on the probed site, and the length of a match past which the
+#: crashing bot (:func:`crashing_bot`) dies at its start: a ladder game's, not validation's.
 VALIDATION_HANDS = 10
-CRASH_AFTER_HANDS = 15
+CRASH_PAST_HANDS = 15
 
 #: Deals of one ladder game on the probed site (the default, 100, takes longer).
-LADDER = json.dumps({"deals": 30})
+LADDER_DEALS = 30
+LADDER = json.dumps({"deals": LADDER_DEALS})
 
 COMPETITION = (
     '[site]\nsignup = "open"\nvisibility = "showdowns"\n\n'
@@ -79,7 +80,12 @@ class Client:
     cookies: dict[str, str] = field(default_factory=dict)
     #: Every body read, for the leak check (:func:`check_no_paths`).
     seen: list[tuple[str, str]] = field(default_factory=list)
+    #: The Host header (default: the address connected to).
     host: str | None = None
+    #: Headers sent with every request (those a TLS proxy adds), and the scheme the
+    #: browser's origin has (https behind that proxy).
+    always: dict[str, str] = field(default_factory=dict)
+    scheme: str = "http"
 
     def request(
         self,
@@ -88,18 +94,18 @@ class Client:
         *,
         body: bytes | None = None,
         headers: dict[str, str] | None = None,
-        read: bool = True,
     ) -> Answer:
+        """One request on a new connection from this client's address."""
         connection = http.client.HTTPConnection(
             "127.0.0.1", self.port, timeout=60, source_address=(self.address, 0)
         )
-        sent = {"Host": self.host or f"127.0.0.1:{self.port}", **(headers or {})}
+        sent = {"Host": self.host or f"127.0.0.1:{self.port}", **self.always, **(headers or {})}
         if self.cookies:
             sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         try:
             connection.request(method, path, body=body, headers=sent)
             response = connection.getresponse()
-            text = response.read().decode("utf-8", "replace") if read else ""
+            text = response.read().decode("utf-8", "replace")
         finally:
             connection.close()
         for header in response.headers.get_all("Set-Cookie") or ():
@@ -110,6 +116,7 @@ class Client:
         return Answer(response.status, response.headers, text)
 
     def get(self, path: str, **headers: str) -> Answer:
+        """A GET of ``path`` with ``headers``."""
         return self.request("GET", path, headers=headers)
 
     def post_form(self, path: str, form: dict[str, str]) -> Answer:
@@ -117,7 +124,7 @@ class Client:
         if "csrftoken" not in self.cookies:
             self.get(path if not path.endswith("/remove/") else "/team/")
         data = {"csrfmiddlewaretoken": self.cookies.get("csrftoken", ""), **form}
-        origin = f"http://{self.host or f'127.0.0.1:{self.port}'}"
+        origin = f"{self.scheme}://{self.host or f'127.0.0.1:{self.port}'}"
         headers = {
             "Content-Type": "application/x-www-form-urlencoded",
             "Referer": origin + path,
@@ -126,6 +133,7 @@ class Client:
         return self.request("POST", path, body=urlencode(data).encode(), headers=headers)
 
     def api(self, method: str, path: str, token: str, body: bytes | None = None) -> Answer:
+        """An API request with ``token`` as its bearer token."""
         return self.request(method, path, body=body, headers={"Authorization": f"Bearer {token}"})
 
 
@@ -163,16 +171,13 @@ def archive(files: dict[str, str]) -> bytes:
 
 
 _BOT = """import json, sys
-hands = 0
 for line in sys.stdin:
     message = json.loads(line)
     kind = message.get("type")
-    if kind == "hand_start":
-        hands += 1
-        if hands > CRASH:
-            sys.stderr.write("MARKER\\n" * 40)
-            sys.stderr.flush()
-            sys.exit(3)
+    if kind == "hello" and (message["game"].get("hand_count") or 0) > CRASH:
+        sys.stderr.write("MARKER\\n" * 40)
+        sys.stderr.flush()
+        sys.exit(3)
     seq = message.get("seq")
     if kind == "hello":
         reply = {"type": "ready", "name": "probe", "protocol_version": 1}
@@ -201,9 +206,9 @@ def calling_bot() -> bytes:
 
 
 def crashing_bot() -> bytes:
-    """A bot that passes validation, then dies in a ladder game writing
-    :data:`STDERR_MARKER` to its stderr."""
-    text = _BOT.replace("CRASH", str(CRASH_AFTER_HANDS)).replace("MARKER", STDERR_MARKER)
+    """A bot that passes validation, then does not start in a ladder game (a longer match),
+    writing :data:`STDERR_MARKER` to its stderr."""
+    text = _BOT.replace("CRASH", str(CRASH_PAST_HANDS)).replace("MARKER", STDERR_MARKER)
     return archive(
         {"bot.toml": 'name = "crasher"\ncommand = ["{python}", "bot.py"]\n', "bot.py": text}
     )
@@ -407,26 +412,44 @@ def probe_removed_member_token(probes: Probes, port: int, owner: Client) -> None
     probes.check("13", "removing a member gives the team a new code", join_code(owner) != code)
 
 
+def token_row(client: Client, name: str) -> list[str]:
+    """The cells of the tokens page's row of the token ``name`` (name, start, maker, made,
+    last used, expires, the revoke form), or [] when there is none."""
+    for row in re.findall(r"<tr><td>(.*?)</tr>", client.get("/tokens/").text, re.S):
+        cells = re.split(r"</td>\s*<td>", row)
+        if unescape(cells[0]) == name:
+            return cells
+    return []
+
+
 def probe_revoked_token(probes: Probes, owner: Client) -> None:
-    """8: a revoked token stops at once; an expiry can be set."""
+    """8: a token shows its last use; a revoked one stops at once; an expiry can be set."""
     token = token_of(owner, "to revoke")
-    page = owner.get("/tokens/").text
-    found = re.findall(r'action="(/tokens/\d+/revoke/)"', page)
+    unused = token_row(owner, "to revoke")
     before = owner.api("GET", "/api/v1/versions/", token).status
-    revoked = owner.post_form(found[0], {}) if found else None
+    used = token_row(owner, "to revoke")
+    probes.check(
+        "8",
+        "the tokens page shows a token's last use ('never', then a time once used)",
+        len(unused) > 4 and unused[4].strip() == "never" and used[4].strip() != "never",
+        f"{unused[4:5]} then {used[4:5]}",
+    )
+    form = re.search(r'action="(/tokens/\d+/revoke/)"', used[-1] if used else "")
+    revoked = owner.post_form(form.group(1), {}) if form else None
     after = owner.api("GET", "/api/v1/versions/", token).status
     probes.check(
         "8",
         "a revoked token is refused at once (401)",
-        before == 200 and revoked is not None and after == 401,
+        before == 200 and revoked is not None and revoked.status == 302 and after == 401,
         f"before {before}, after {after}",
     )
     expiring = owner.post_form("/tokens/", {"name": "a week", "days": "7"})
+    row = token_row(owner, "a week")
     probes.check(
         "8",
-        "a token can be made with an expiry (days)",
-        expiring.status == 200 and 'id="new-token"' in expiring.text,
-        f"status {expiring.status}",
+        "a token made to work 7 days shows its expiry",
+        expiring.status == 200 and len(row) > 5 and row[5].strip() != "never",
+        f"status {expiring.status}, row {row[:6]}",
     )
 
 
@@ -514,6 +537,10 @@ def probe_message(probes: Probes, client: Client, token: str, version_id: int) -
     del token
 
 
+#: The reasons of a game no bot's fault ended (not yet over, or played to its end).
+FINE = ("", None, "played to its end")
+
+
 def probe_ladder(probes: Probes, port: int, team_a: Client, team_b: Client) -> None:
     """0 and 2: after ladder games with a bot that crashes writing to stderr, neither team
     reads a seed (visibility showdowns) and the opponent reads no stderr."""
@@ -528,13 +555,13 @@ def probe_ladder(probes: Probes, port: int, team_a: Client, team_b: Client) -> N
 
     def games() -> list[dict[str, object]] | None:
         data = team_a.api("GET", f"/api/v1/ladder/versions/{version_a}/", token_a).json()
-        over = [g for g in data.get("games", []) if g.get("reason")]
+        over = [g for g in data.get("games", []) if g.get("reason") not in FINE]
         return over or None
 
     try:
-        until("a finished ladder game", games)
+        until("a ladder game the crashing bot did not start", games)
     except TimeoutError as error:
-        probes.check("0", "a ladder game between the two teams finishes", False, str(error))
+        probes.check("2", "a ladder game between the two teams ends", False, str(error))
         return
     views = {
         "team A's API": team_a.api("GET", f"/api/v1/ladder/versions/{version_a}/", token_a).text,
@@ -545,18 +572,22 @@ def probe_ladder(probes: Probes, port: int, team_a: Client, team_b: Client) -> N
     for name in ("team A's API", "team B's API"):
         games_seen = json.loads(views[name]).get("games", [])
         seeds = [g.get("seed") for g in games_seen]
+        played = sum(g.get("reason") == "played to its end" for g in games_seen)
         probes.check(
             "0",
-            f"{name}: no finished game's seed under visibility showdowns ({len(games_seen)} games)",
+            f"{name}: no game's seed under visibility showdowns ({len(games_seen)} games, "
+            f"{played} played to their end)",
             bool(games_seen) and all(s is None for s in seeds),
             f"seeds {seeds[:3]}",
         )
     reasons = [g.get("reason") for g in json.loads(views["team A's API"]).get("games", [])]
-    # The probe means something only when the crashing bot did crash in a game A read.
+    # The probe means something only when the crashing bot did not start in a game A read.
+    faults = [r for r in reasons if r not in FINE]
     probes.check(
         "2",
-        f"a game ended by the crashing bot's fault, its reason read by A ({reasons})",
-        any(reasons),
+        f"a game ended by the crashing bot not starting, its reason read by A ({faults[:1]})",
+        bool(faults),
+        str(reasons),
     )
     for name in ("team A's API", "team A's page", "the public ladder"):
         probes.check(
@@ -587,27 +618,26 @@ def probe_finals(probes: Probes, live: LiveSite, admin: Client, folder: Path) ->
     whole = admin.get("/ladder/finals/report/")
     public = Client(port, "127.0.0.33").get("/ladder/finals/report/")
     seed = re.search(r'\["seed", ?"([^"]+)"\]', whole.text)
+    private = {
+        "the seed": seed.group(1) if seed else None,
+        "the crashing bot's stderr": STDERR_MARKER,
+        "the site's folder": str(folder),
+    }
+    # The organiser's whole copy holds some of them: their absence from the public one
+    # then means something.
+    held_back = [name for name, text in private.items() if text and text in whole.text]
     probes.check(
         "3",
-        "the organiser's whole report names the finals' seed (so that its "
-        "absence from the public one means something)",
-        whole.status == 200 and seed is not None,
+        f"the organiser's whole report (read by the administrator) holds {held_back}",
+        whole.status == 200 and bool(held_back),
         f"status {whole.status}",
     )
-    secrets_shown = [
-        name
-        for name, text in (
-            ("the seed", seed.group(1) if seed else None),
-            ("the stderr", STDERR_MARKER),
-            ("the site's folder", str(folder)),
-        )
-        if text and text in public.text
-    ]
+    shown = [name for name, text in private.items() if text and text in public.text]
     probes.check(
         "3",
         "the anonymous finals report shows no seed, no stderr, no server path",
-        public.status == 200 and not secrets_shown,
-        f"status {public.status}, shows {secrets_shown}",
+        public.status == 200 and not shown,
+        f"status {public.status}, shows {shown}",
     )
 
 
@@ -690,6 +720,7 @@ def probe_behind_tls(probes: Probes, folder: Path) -> None:
             and all("Secure" in c for c in answer.headers.get_all("Set-Cookie") or ()),
             f"status {answer.status} {answer.headers.get('Location')}",
         )
+        probe_limit_behind_proxy(probes, port)
         stranger = Client(port, "127.0.0.41", host=f"localhost:{port}")
         direct = stranger.get("/login/", **{"X-Forwarded-Proto": "https"})
         probes.check(
@@ -698,6 +729,36 @@ def probe_behind_tls(probes: Probes, folder: Path) -> None:
             direct.status == 301,
             f"status {direct.status}",
         )
+
+
+def probe_limit_behind_proxy(probes: Probes, port: int) -> None:
+    """1 and 5: behind the proxy, the log-in limit counts each browser's address (the
+    proxy's X-Forwarded-For), not the proxy's: one browser's wrong passwords lock no one
+    else out, the administrator included."""
+
+    def browser(address: str) -> Client:
+        headers = {"X-Forwarded-Proto": "https", "X-Forwarded-For": address}
+        return Client(port, "127.0.0.1", host=f"localhost:{port}", always=headers, scheme="https")
+
+    guesser = browser("198.51.100.7")
+    statuses = [
+        guesser.post_form("/login/", {"username": "admin", "password": "nope"}).status
+        for _ in range(6)
+    ]
+    probes.check(
+        "1",
+        f"behind the proxy, 6 wrong admin passwords from one browser: the POSTs pass CSRF "
+        f"over https, the 6th is refused (429) ({statuses})",
+        statuses[:5] == [200] * 5 and statuses[5] == 429,
+    )
+    admin = browser("198.51.100.8")
+    answer = admin.post_form("/login/", {"username": "admin", "password": ADMIN_PASSWORD})
+    probes.check(
+        "1",
+        "then the administrator, another browser behind the same proxy, logs in (302)",
+        answer.status == 302,
+        f"status {answer.status}",
+    )
 
 
 def check_no_paths(probes: Probes, clients: list[Client], folder: Path) -> None:
@@ -747,6 +808,16 @@ def run(folder: Path) -> Probes:
         probe_visibility_nothing(probes, port, admin)
         check_no_paths(probes, [team_a, team_b, visitor], folder)
     probe_behind_tls(probes, folder / "tls")
+    probes.not_covered(
+        "12",
+        "(in part) 'the site failed: <exception>' on a version's steps needs the site "
+        "itself to fail, which no request of a team's can cause",
+    )
+    probes.not_covered(
+        "7",
+        "(in part) the per-team upload limit (20 an hour) is not reached over HTTP: "
+        "the queue cap refuses a team's 4th queued upload first",
+    )
     probes.not_covered(
         "6", "disk quotas are the sandbox's (a bot filling its folder), not reachable over HTTP"
     )
