@@ -146,6 +146,7 @@ class Probes:
         self.uncovered: list[str] = []
 
     def check(self, finding: str, tried: str, held: bool, detail: str = "") -> bool:
+        """Count and print one probe of ``finding``; ``detail`` is shown when it failed."""
         verdict = "held" if held else "FAILED"
         self.held += held
         self.failed += not held
@@ -154,6 +155,7 @@ class Probes:
         return held
 
     def not_covered(self, finding: str, why: str) -> None:
+        """Say that ``finding`` (or part of it) is not probed over HTTP, and why."""
         self.uncovered.append(finding)
         print(f"finding {finding:>2} | not covered over HTTP: {why}", flush=True)
 
@@ -226,6 +228,7 @@ def until(what: str, check: Callable[[], object], seconds: float = WAIT_SECONDS)
 
 
 def sign_up(client: Client, name: str, password: str) -> Answer:
+    """The sign-up form, filled in and sent (302 when the account was made)."""
     client.get("/signup/")
     return client.post_form(
         "/signup/", {"username": name, "password1": password, "password2": password}
@@ -249,6 +252,7 @@ def member(
 
 
 def token_of(client: Client, name: str = "probe") -> str:
+    """A new API token of the client's team, made on the tokens page (shown that once)."""
     page = client.post_form("/tokens/", {"name": name, "days": ""})
     found = re.search(r'<pre id="new-token">([^<]+)</pre>', page.text)
     if not found:
@@ -257,6 +261,7 @@ def token_of(client: Client, name: str = "probe") -> str:
 
 
 def join_code(client: Client) -> str:
+    """The client's team's code, as its team page shows it."""
     found = re.search(r"Team code[^<]*<code>([^<]+)</code>", client.get("/team/").text)
     if not found:
         raise RuntimeError("no team code on /team/")
@@ -264,10 +269,13 @@ def join_code(client: Client) -> str:
 
 
 def upload(client: Client, token: str, body: bytes) -> Answer:
+    """An upload through the API, to play once accepted."""
     return client.api("POST", "/api/v1/versions/?activate=true", token, body)
 
 
 def verdict(client: Client, token: str, version_id: int) -> str:
+    """The version's final status (accepted or rejected), once it has one."""
+
     def done() -> str | None:
         status = str(client.api("GET", f"/api/v1/versions/{version_id}/", token).json()["status"])
         return status if status in {"accepted", "rejected"} else None
@@ -779,6 +787,7 @@ def check_no_paths(probes: Probes, clients: list[Client], folder: Path) -> None:
 
 
 def run(folder: Path) -> Probes:
+    """Every probe, against sites made in ``folder``; their tally."""
     probes = Probes()
     site = init_site(folder / "main", competition=COMPETITION)
     os.environ["ARENA_LADDER"] = LADDER
@@ -830,6 +839,7 @@ def run(folder: Path) -> Probes:
 
 
 def main() -> int:
+    """Run the probes in a temporary folder, print the total; 1 when any failed."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="arena-blackbox-") as folder:
         probes = run(Path(folder))
