@@ -84,36 +84,57 @@ class Browser:
         assert [url for url in self.requests if url.split("#")[0] != self.allowed] == []
 
 
+@pytest.fixture(scope="module")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One headless Chromium for the module's tests (each test gets a fresh context of its
+    own, so no cookie, page or listener passes from one test to the next): starting
+    Playwright's driver and the browser for every test cost about two seconds each.
+
+    The browser starts its GPU, network and storage processes at its first page, not at
+    launch: a first page opened here starts them before any test begins, so the check
+    that a test leaves no process behind (tests/conftest.py) counts them as the module's.
+    """
+    blank = tmp_path_factory.mktemp("chromium") / "blank.html"
+    blank.write_text("<!doctype html><title>blank</title><p>blank</p>", encoding="utf-8")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            first = launched.new_context()
+            first.new_page().goto(blank.as_uri())
+            first.close()
+            yield launched
+        finally:
+            launched.close()
+
+
 @pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
+def browser(chromium: Any, tmp_path: Path) -> Iterator[Browser]:
     shots = tmp_path / "screenshots"
     shots.mkdir()
     print(f"screenshots: {shots}")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            context = chromium.new_context(viewport={"width": 1280, "height": 900})
-            page = context.new_page()
-            seen = Browser(page, shots)
-            page.on("console", lambda m: seen.errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda error: seen.errors.append(str(error)))
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        seen = Browser(page, shots)
+        page.on("console", lambda m: seen.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda error: seen.errors.append(str(error)))
 
-            def on_dialog(dialog: Any) -> None:
-                seen.dialogs.append(dialog.message)
-                dialog.dismiss()
+        def on_dialog(dialog: Any) -> None:
+            seen.dialogs.append(dialog.message)
+            dialog.dismiss()
 
-            page.on("dialog", on_dialog)
-            context.on("request", lambda request: seen.requests.append(request.url))
-            context.route(
-                "**/*",
-                lambda route: (
-                    route.continue_() if route.request.url.startswith("file:") else route.abort()
-                ),
-            )
-            yield seen
-            seen.check_clean()
-        finally:
-            chromium.close()
+        page.on("dialog", on_dialog)
+        context.on("request", lambda request: seen.requests.append(request.url))
+        context.route(
+            "**/*",
+            lambda route: (
+                route.continue_() if route.request.url.startswith("file:") else route.abort()
+            ),
+        )
+        yield seen
+        seen.check_clean()
+    finally:
+        context.close()
 
 
 def _cells(browser: Browser, selector: str) -> list[str]:
