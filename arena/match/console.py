@@ -81,6 +81,9 @@ def print_table(console: Console, table: Table, *, heading_columns: int = 1) -> 
     nine columns) is printed *stacked*: a block per row, its first ``heading_columns``
     cells as a heading and every other cell under it after its column's header. A cut
     cell (``adjust…``, ``-27.8 ±7…``) would hide the very number the table is for.
+
+    The table's columns are set to wrap (``no_wrap`` off, ``overflow="fold"``): a table is
+    built to be printed once.
     """
     for column in table.columns:
         # At worst a word longer than its column breaks; never an ellipsis.
