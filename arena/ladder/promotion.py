@@ -42,7 +42,7 @@ from enum import StrEnum
 from typing import Any
 
 from arena.ladder.games import GameResult
-from arena.stats.sprt import Sprt, SprtResult, SprtStatus
+from arena.stats.sprt import Sprt, SprtResult
 
 __all__ = [
     "PromotionState",
@@ -154,15 +154,7 @@ class PromotionTest:
         """The test's state after the candidate's ``scores``: H1 ("better") or H0 accepted,
         or ``'continue'``, by the corrected ratio against the SPRT's bounds (the minimum of
         games is the verdict's business, :meth:`state`)."""
-        sprt = self.sprt
-        llr = corrected_llr(scores, sprt)
-        lower, upper = sprt.lower_bound, sprt.upper_bound
-        status: SprtStatus = "continue"
-        if llr >= upper:
-            status = "H1"
-        elif llr <= lower:
-            status = "H0"
-        return SprtResult(status, llr, lower, upper, len(scores), sprt.mbb0, sprt.mbb1)
+        return self.sprt.result(corrected_llr(scores, self.sprt), len(scores))
 
 
 def corrected_llr(scores: Sequence[float], sprt: Sprt) -> float:

@@ -144,14 +144,18 @@ class Sprt:
 
     def decide(self, values: Sequence[float]) -> SprtResult:
         """The test's state after ``values``: H1 or H0 accepted, or ``'continue'``."""
-        llr = self.llr(values)
+        return self.result(self.llr(values), len(values))
+
+    def result(self, llr: float, count: int) -> SprtResult:
+        """The test's state for a log-likelihood ratio ``llr`` after ``count`` values: H1
+        at or above the upper bound, H0 at or below the lower one, else ``'continue'``."""
         lower, upper = self.lower_bound, self.upper_bound
         status: SprtStatus = "continue"
         if llr >= upper:
             status = "H1"
         elif llr <= lower:
             status = "H0"
-        return SprtResult(status, llr, lower, upper, len(values), self.mbb0, self.mbb1)
+        return SprtResult(status, llr, lower, upper, count, self.mbb0, self.mbb1)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form of the test's settings and bounds."""
