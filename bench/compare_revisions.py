@@ -4,13 +4,13 @@
 
 The base revision is exported (``git archive``) into a temporary folder, removed at the end,
 even on Ctrl-C. Then, every round, each benchmark (``bench_engine.py``, ``bench_arena.py``,
-``bench_tournament.py``) runs once in the base tree and once in the working tree ("head"),
-the side that goes first alternating from round to round: a change of the machine's load
-then hits both sides alike. Each side runs its own tree's script (the base's benchmark for
-the base's code) with the same Python, in its tree's folder, with ``PYTHONPATH`` set to its
-tree; before the rounds a probe shows where ``arena``, ``engine`` and ``protocol`` are
-imported from under exactly that setting, and the driver stops if any of them comes from
-elsewhere (the editable install of the working tree must not win).
+``bench_tournament.py``, ``bench_server.py``) runs once in the base tree and once in the
+working tree ("head"), the side that goes first alternating from round to round: a change of
+the machine's load then hits both sides alike. Each side runs its own tree's script (the
+base's benchmark for the base's code) with the same Python, in its tree's folder, with
+``PYTHONPATH`` set to its tree; before the rounds a probe shows where ``arena``, ``engine``
+and ``protocol`` are imported from under exactly that setting, and the driver stops if any
+of them comes from elsewhere (the editable install of the working tree must not win).
 
 The key figures are read from each benchmark's output; per figure the driver prints the
 median over the rounds for base and head, head/base (with the range of the per-round
@@ -121,6 +121,17 @@ BENCHES = (
                     higher_is_better=True),
             _figure("hands/s 2 workers", r"^\s*2 workers\s+([\d.]+) hands/s", "hands/s",
                     higher_is_better=True),
+        ),
+    ),
+    Bench(
+        "server",
+        "bench_server.py",
+        ("--seconds", "15", "--clients", "20"),
+        ("--seconds", "60", "--clients", "50"),
+        (
+            # "target p99 < 250 ms and no errors: met (p99 41 ms, 0 errors)": the whole load.
+            _figure("p99 latency", r"^target p99 < 250 ms and no errors: .*\(p99 (\d+) ms", "ms",
+                    higher_is_better=False),
         ),
     ),
 )  # fmt: skip
@@ -316,7 +327,7 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         "--benches",
         type=bench_names,
         default=tuple(bench.name for bench in BENCHES),
-        help="comma-separated subset of: engine, arena, tournament (all)",
+        help="comma-separated subset of: engine, arena, tournament, server (all)",
     )
     parser.add_argument(
         "--python", default=sys.executable, help="the interpreter of both sides (this one)"
