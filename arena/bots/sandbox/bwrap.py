@@ -18,9 +18,9 @@ and runs it in a box:
   ``/bin``-style links, the interpreter's and the bot program's installation when they
   live elsewhere, the supervisor's one file), a ``/proc`` and ``/dev`` of its own, a
   private ``/tmp`` (``TMPDIR`` points there) and the bot's private directory, its only
-  writable places. As root the private directory is a tmpfs of ``limits.disk_bytes``
+  writable places. As root the private directory is a tmpfs of ``resources.disk_bytes``
   (:mod:`arena.bots.sandbox.disk`) and ``/tmp`` is its ``tmp/``: one size holds all the
-  bot writes; without root ``/tmp`` is a tmpfs of ``limits.tmp_bytes`` and the private
+  bot writes; without root ``/tmp`` is a tmpfs of ``resources.tmp_bytes`` and the private
   directory is on the host's disk, its files capped one by one (``RLIMIT_FSIZE``).
   Nothing else exists in the box: not the checkout, not the other bots, not the match's
   output, whose hand history holds the seed. Binds are ``nosuid`` and bwrap sets
@@ -70,7 +70,7 @@ from arena.bots.manifest import BotManifest
 from arena.bots.sandbox.cgroup import join_command
 from arena.bots.sandbox.disk import is_held
 from arena.bots.sandbox.limited import PRIVATE_TMP_OPTION, SUPERVISOR_PATH, LimitsLauncher
-from arena.bots.sandbox.limits import DEFAULT_LIMITS
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES
 from arena.bots.sandbox.seccomp import UnknownMachineError, filter_for_machine
 
 __all__ = [
@@ -254,7 +254,7 @@ def check_box(box: Box, *, python: str = sys.executable) -> None:
             private_dir=Path(work),
             cwd=Path(work),
             read_only=visible_paths([interpreter]),
-            tmp_bytes=DEFAULT_LIMITS.tmp_bytes,
+            tmp_bytes=DEFAULT_RESOURCES.tmp_bytes,
             seccomp_fd=None if box.seccomp is None else SECCOMP_FD,
         )
         argv += [interpreter, "-I", "-S", "-c", "pass"]
@@ -346,7 +346,7 @@ class StrictLauncher:
                 f"the inner launcher gave {spec.argv[0]!r} no private directory; the strict "
                 "layer binds only that one"
             )
-        limits = spec.limits or DEFAULT_LIMITS
+        resources = spec.resources or DEFAULT_RESOURCES
         # The interpreter's own path (a virtualenv's python is a link into the checkout).
         interpreter = os.path.realpath(spec.argv[0])
         env_path = spec.env.get("PATH")
@@ -364,7 +364,7 @@ class StrictLauncher:
                 private_dir=private_dir,
                 cwd=spec.cwd,
                 read_only=read_only,
-                tmp_bytes=limits.tmp_bytes,
+                tmp_bytes=resources.tmp_bytes,
                 seccomp_fd=None if self.filter_path is None else SECCOMP_FD,
                 # One size for all the bot writes, where its folder is a tmpfs of its own.
                 tmp_source=private_dir / "tmp" if is_held(private_dir) else None,

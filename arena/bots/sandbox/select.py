@@ -57,8 +57,8 @@ from arena.bots.sandbox.bwrap import (
 from arena.bots.sandbox.cgroup import CgroupParent
 from arena.bots.sandbox.cgroup_probe import probe_cgroups
 from arena.bots.sandbox.limited import LimitsLauncher
-from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.bots.sandbox.private_dir import owner_prefix, sweep_private_dirs
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES, ResourceLimits
 
 __all__ = [
     "Probe",
@@ -186,13 +186,13 @@ def choose(
 
 def launcher_for(
     level: SandboxLevel,
-    limits: ResourceLimits = DEFAULT_LIMITS,
+    resources: ResourceLimits = DEFAULT_RESOURCES,
     *,
     overrides: Mapping[str, object] | None = None,
     probe: Probe | None = None,
     expose: tuple[Path, ...] = (),
 ) -> SandboxLauncher:
-    """The launcher of ``level``: ``limits`` for every bot, then each manifest's
+    """The launcher of ``level``: ``resources`` for every bot, then each manifest's
     ``[limits]``, then ``overrides`` (the command line's, which have the last word).
     ``expose`` are the host's paths the strict layer shows every bot read-only
     (:func:`arena.bots.sandbox.reach.parse_expose` checks them).
@@ -205,7 +205,7 @@ def launcher_for(
     # The interpreter's own path: a virtualenv's python is a link into the checkout,
     # which the strict layer does not show to bots.
     inner = LimitsLauncher(
-        limits,
+        resources,
         python=os.path.realpath(sys.executable),
         overrides=overrides,
         cgroups=found.cgroups,

@@ -41,7 +41,7 @@ from arena.bots.sandbox.bwrap import (
 )
 from arena.bots.sandbox.cgroup import ARENA_CGROUP_NAME, BotCgroup, CgroupParent, join_command
 from arena.bots.sandbox.limited import SUPERVISOR_PATH, LimitsLauncher
-from arena.bots.sandbox.limits import DEFAULT_LIMITS
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES
 from arena.bots.sandbox.select import probe
 from arena.bots.transport import TransportClosedError
 from arena.cli import main
@@ -49,7 +49,7 @@ from tests import REPO_ROOT, TEST_BOTS
 
 HELLO = b'{"type":"hello","seq":1}\n'
 DEADLINE_S = 20.0
-SMALL = replace(DEFAULT_LIMITS, memory_bytes=256 * 1024**2, processes=20, tmp_bytes=64 * 1024**2)
+SMALL = replace(DEFAULT_RESOURCES, memory_bytes=256 * 1024**2, processes=20, tmp_bytes=64 * 1024**2)
 
 
 def _box_or_skip() -> Box:

@@ -18,7 +18,7 @@ from arena.bots.manifest import load_manifest
 from arena.bots.process import ProcessTransport
 from arena.bots.sandbox.bwrap import SECCOMP_FD, StrictLauncher
 from arena.bots.sandbox.limited import LimitsLauncher
-from arena.bots.sandbox.limits import DEFAULT_LIMITS
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES
 from arena.bots.sandbox.seccomp import (
     AUDIT_ARCH,
     CLONE_NEW_FLAGS,
@@ -96,7 +96,7 @@ def launcher() -> Iterator[StrictLauncher]:
         pytest.skip(f"the strict layer cannot run here: {problem}")
     if box.seccomp is None:
         pytest.skip("no system call filter for this machine")
-    inner = LimitsLauncher(DEFAULT_LIMITS, python=os.path.realpath(sys.executable))
+    inner = LimitsLauncher(DEFAULT_RESOURCES, python=os.path.realpath(sys.executable))
     made = StrictLauncher(inner, box)
     yield made
     made.close()
