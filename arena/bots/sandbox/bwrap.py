@@ -43,8 +43,10 @@ starts copy it. :meth:`StrictLauncher.close` removes those copies.
 
 bwrap reports a box whose first process died of signal N as exit code 128 + N.
 
-The filter is written once per launcher to a file only the arena can read; the ``sh`` in
-front of bwrap opens it as descriptor 5 for ``--seccomp 5`` (bwrap reads it and closes it).
+The filter is written once per launcher to a sealed memory file (``memfd``) that goes with
+the arena's process however it ends (``kill -9`` leaves nothing in ``TMPDIR``); the ``sh``
+in front of bwrap opens it through ``/proc`` as descriptor 5 for ``--seccomp 5`` (bwrap
+reads it and closes it).
 
 The bot's standard input and output reach the box as descriptors 3 and 4, not 0 and 1
 (:data:`HAND_OVER_STREAMS`): bwrap's monitor, the process that stays outside the box until
@@ -55,6 +57,7 @@ the supervisor moves 3 and 4 back onto 0 and 1 inside the box.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -247,9 +250,8 @@ def check_box(box: Box, *, python: str = sys.executable) -> None:
     :class:`StrictUnavailableError` with bwrap's own words when that fails (no namespaces
     in an unprivileged container, a kernel without user namespaces...)."""
     interpreter = os.path.realpath(python)
+    filter_fd = None if box.seccomp is None else _filter_file(box.seccomp)
     with tempfile.TemporaryDirectory(prefix="arena-probe-") as work:
-        filter_path = Path(work) / "filter.bpf"
-        filter_path.write_bytes(box.seccomp or b"")
         argv = box.arguments(
             private_dir=Path(work),
             cwd=Path(work),
@@ -258,7 +260,7 @@ def check_box(box: Box, *, python: str = sys.executable) -> None:
             seccomp_fd=None if box.seccomp is None else SECCOMP_FD,
         )
         argv += [interpreter, "-I", "-S", "-c", "pass"]
-        front = HAND_OVER_STREAMS if box.seccomp is None else _with_filter(filter_path)
+        front = HAND_OVER_STREAMS if filter_fd is None else _with_filter(filter_fd)
         try:
             result = subprocess.run(
                 [*front, *argv],
@@ -270,6 +272,9 @@ def check_box(box: Box, *, python: str = sys.executable) -> None:
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise StrictUnavailableError(f"cannot run {box.bwrap!r}: {exc}") from exc
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
     if result.returncode != 0:
         said = (result.stderr.strip().splitlines() or ["no message"])[-1]
         raise StrictUnavailableError(
@@ -312,13 +317,12 @@ class StrictLauncher:
     def __init__(self, inner: LimitsLauncher, box: Box) -> None:
         self.inner = inner
         self.box = box
-        # The filter's file: the arena's alone, read by the sh in front of each box.
-        self._filter_dir = Path(tempfile.mkdtemp(prefix="arena-seccomp-"))
-        self.filter_path: Path | None = None
+        # The filter: the arena's alone, read by the sh in front of each box.
+        self.filter_fd: int | None = None
+        self._finalizer: weakref.finalize[[int], StrictLauncher] | None = None
         if box.seccomp is not None:
-            self.filter_path = self._filter_dir / "filter.bpf"
-            self.filter_path.write_bytes(box.seccomp)
-        self._finalizer = weakref.finalize(self, shutil.rmtree, self._filter_dir, True)
+            self.filter_fd = _filter_file(box.seccomp)
+            self._finalizer = weakref.finalize(self, os.close, self.filter_fd)
 
     def prepare(self, manifest: BotManifest) -> LaunchSpec:
         """The bot's spec (from its built copy, if it was built here) in a box."""
@@ -335,9 +339,10 @@ class StrictLauncher:
         return self.inner.built_copy(manifest)
 
     def close(self) -> None:
-        """Remove the built copies (and their cgroups) and the filter's file."""
+        """Remove the built copies (and their cgroups) and close the filter's file."""
         self.inner.close()
-        self._finalizer()
+        if self._finalizer is not None:
+            self._finalizer()
 
     def _wrap(self, spec: LaunchSpec) -> LaunchSpec:
         private_dir = spec.private_dir
@@ -357,7 +362,7 @@ class StrictLauncher:
             *self.inner.expose,  # the host's: a toolchain in a home directory, say
             SUPERVISOR_PATH,
         ]
-        front = HAND_OVER_STREAMS if self.filter_path is None else _with_filter(self.filter_path)
+        front = HAND_OVER_STREAMS if self.filter_fd is None else _with_filter(self.filter_fd)
         argv: tuple[str, ...] = (
             *front,
             *self.box.arguments(
@@ -365,7 +370,7 @@ class StrictLauncher:
                 cwd=spec.cwd,
                 read_only=read_only,
                 tmp_bytes=resources.tmp_bytes,
-                seccomp_fd=None if self.filter_path is None else SECCOMP_FD,
+                seccomp_fd=None if self.filter_fd is None else SECCOMP_FD,
                 # One size for all the bot writes, where its folder is a tmpfs of its own.
                 tmp_source=private_dir / "tmp" if is_held(private_dir) else None,
             ),
@@ -379,13 +384,26 @@ class StrictLauncher:
         return replace(spec, argv=argv, env=env)
 
 
-def _with_filter(path: Path) -> tuple[str, ...]:
-    """The ``sh`` in front of bwrap that also opens the filter at ``path`` as descriptor 5.
+def _filter_file(seccomp: bytes) -> int:
+    """A sealed memory file holding ``seccomp``, open as the returned descriptor: no path,
+    so nothing outlives the process, and no one can change it once written."""
+    fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    with open(fd, "wb", closefd=False) as file:
+        file.write(seccomp)
+    seals = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
+    return fd
 
-    >>> _with_filter(Path("/f.bpf"))[3:]
-    ('arena-bwrap', '/f.bpf')
+
+def _with_filter(fd: int) -> tuple[str, ...]:
+    """The ``sh`` in front of bwrap that also opens the filter's file, open in this process
+    as ``fd``, as descriptor 5 (through ``/proc``: the arena's descriptors do not reach
+    the child).
+
+    >>> _with_filter(7)[4] == f"/proc/{os.getpid()}/fd/7"
+    True
     """
-    return (*HAND_OVER_STREAMS_AND_FILTER, str(path))
+    return (*HAND_OVER_STREAMS_AND_FILTER, f"/proc/{os.getpid()}/fd/{fd}")
 
 
 def _bot_program(argv: Sequence[str]) -> list[str]:
