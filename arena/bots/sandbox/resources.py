@@ -14,37 +14,8 @@ be written with a unit:
 >>> parse_size("1.5GiB"), parse_size("64kB"), parse_size(4096)
 (1610612736, 64000, 4096)
 
-How each limit is enforced. Where the arena can make a cgroup for each bot (as root, or
-with a delegated cgroup; :mod:`arena.bots.sandbox.cgroup`), the kernel holds memory, tasks
-and the CPU share at once; elsewhere the arena watches the bot's process tree a few times
-a second and stops it (:mod:`arena.bots.sandbox.watch`), and no CPU share is kept.
-
-==================  ===================================================================
-``memory_bytes``    the memory of the bot's whole process tree: the cgroup's memory
-                    limit with swap off (the OOM killer ends the bot), else the
-                    resident memory the arena watches. Not an address-space limit: a
-                    JavaScript engine reserves far more address space than it touches.
-``cpu_seconds``     CPU time of each process (``RLIMIT_CPU``), and of the whole tree as
-                    the arena watches it
-``processes``       with a cgroup, tasks of the bot (``pids.max``: threads count, and
-                    so do the wrapper's one or two), else processes in the bot's tree,
-                    the wrapper included (watched; ``RLIMIT_NPROC`` where the bot has a
-                    user id of its own)
-``cpu_percent``     the CPU share of the whole bot, 100 being one core (cgroup
-                    ``cpu.max`` / ``cpu.cfs_quota_us``): a bot that spins threads gets
-                    no more, so it cannot slow the others down. Written ``150`` or
-                    ``"150%"``. Only a cgroup can keep it.
-``file_size_bytes`` the largest file a bot may write (``RLIMIT_FSIZE``): a program that
-                    writes past it dies of ``SIGXFSZ``. Python ignores that signal, so a
-                    Python bot gets an ``OSError`` (EFBIG) instead and carries on.
-``open_files``      open file descriptors per process (``RLIMIT_NOFILE``)
-``tmp_bytes``       the size of the strict layer's private ``/tmp`` where the private
-                    folder has no tmpfs of its own (the arena is not root)
-``disk_bytes``      all a bot may write: its private folder (its copy, ``HOME``,
-                    ``TMPDIR``) and ``/tmp``, one tmpfs of this size where the arena is
-                    root (:mod:`arena.bots.sandbox.disk`); past it a write fails with
-                    ``ENOSPC``. Without root it is not held.
-==================  ===================================================================
+How the kernel or the arena's watch holds each limit, with and without a cgroup, is the
+table of docs/sandbox.md ("The limits and what holds them").
 
 A bot stopped by a limit is a crash whose fault code is one of :class:`LimitReason`.
 """
