@@ -206,7 +206,7 @@ class BotCgroup:
     def configure(
         self, memory_bytes: int | None, processes: int | None, cpu_percent: int | None
     ) -> None:
-        """Write the limits (see the module's table); raise :class:`CgroupError`."""
+        """Write the limits (the files: docs/sandbox.md); raise :class:`CgroupError`."""
         memory = self.directory("memory")
         pids = self.directory("pids")
         cpu = self.directory("cpu")

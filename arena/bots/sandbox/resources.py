@@ -98,7 +98,7 @@ class ResourceLimitsError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ResourceLimits:
-    """What one bot may use (see the module docstring for how each is enforced)."""
+    """What one bot may use (how each is enforced: docs/sandbox.md)."""
 
     memory_bytes: int
     cpu_seconds: int
