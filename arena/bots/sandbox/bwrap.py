@@ -3,40 +3,26 @@
 :class:`StrictLauncher` takes the spec of the limits layer
 (:class:`~arena.bots.sandbox.limited.LimitsLauncher`: the supervisor that sets the resource
 limits and changes to the bot's own uid, then the bot, in a private copy of its directory)
-and runs it in a box:
+and runs it in a box; what the box keeps a bot from, and what it does not, is the README's
+"Security" section. How it is made:
 
-* its own PID namespace, with the supervisor as its first process (``--as-pid-1``): the
-  bot sees only its own processes in ``/proc`` and cannot signal, trace or read another
-  bot or the arena. When the supervisor dies the kernel kills everything in the box, and
-  ``--die-with-parent`` ties the box to the arena, so a ``kill -9`` of the arena leaves no
-  bot process behind;
-* its own network namespace, holding nothing but a loopback of its own: no connection
-  anywhere, not even to a port open on the machine's loopback;
-* its own IPC and UTS namespaces and a new terminal session (no ``TIOCSTI`` into the
-  arena's terminal);
-* a file system of read-only binds of what programs need (``/usr``, ``/etc``, the
-  ``/bin``-style links, the interpreter's and the bot program's installation when they
-  live elsewhere, the supervisor's one file), a ``/proc`` and ``/dev`` of its own, a
-  private ``/tmp`` (``TMPDIR`` points there) and the bot's private directory, its only
-  writable places. As root the private directory is a tmpfs of ``resources.disk_bytes``
-  (:mod:`arena.bots.sandbox.disk`) and ``/tmp`` is its ``tmp/``: one size holds all the
-  bot writes; without root ``/tmp`` is a tmpfs of ``resources.tmp_bytes`` and the private
-  directory is on the host's disk, its files capped one by one (``RLIMIT_FSIZE``).
-  Nothing else exists in the box: not the checkout, not the other bots, not the match's
-  output, whose hand history holds the seed. Binds are ``nosuid`` and bwrap sets
-  ``no_new_privs``, so no program in the box gains a privilege;
-* a user id of its own: run as root, the box keeps only ``CAP_SETUID``, ``CAP_SETGID``,
-  ``CAP_DAC_READ_SEARCH`` and ``CAP_KILL`` for the supervisor (pid 1 of the box, which sees
-  nothing outside it), which changes to the bot's fresh uid, clearing all four, before the
-  bot runs; the bot cannot signal its supervisor either.
-  Run as another user, bwrap's user namespace shows the bot as uid 65534, which is still
-  the arena's uid outside the box;
-* a system call filter (:mod:`arena.bots.sandbox.seccomp`, ``bwrap --seccomp``) that
-  takes away ptrace, mounts, namespaces, bpf, io_uring, module loading and the like
-  (each returns ``EPERM``), applied to the supervisor and everything it starts;
-* where the limits layer makes a cgroup for the bot (:mod:`arena.bots.sandbox.cgroup`),
-  that cgroup, joined before ``bwrap`` runs (:func:`~arena.bots.sandbox.cgroup.join_command`),
-  so that bwrap, the box and everything in it are held by it.
+* own PID, network (a loopback of its own), IPC and UTS namespaces and a new terminal
+  session; the supervisor is the box's first process (``--as-pid-1``): when it dies the
+  kernel kills everything in the box, and ``--die-with-parent`` ties the box to the arena;
+* read-only binds of what programs need (:data:`SYSTEM_DIRS`, the interpreter's and the
+  bot program's installation when they live elsewhere: :func:`visible_paths`, the
+  supervisor's one file), a ``/proc`` and ``/dev`` of its own, and two writable places: the
+  bot's private directory and a private ``/tmp`` (``TMPDIR``). As root the private
+  directory is a tmpfs of ``resources.disk_bytes`` (:mod:`arena.bots.sandbox.disk`) and
+  ``/tmp`` is its ``tmp/``; without root ``/tmp`` is a tmpfs of ``resources.tmp_bytes``.
+  Binds are ``nosuid`` and bwrap sets ``no_new_privs``;
+* run as root, the box keeps only ``CAP_SETUID``, ``CAP_SETGID``, ``CAP_DAC_READ_SEARCH``
+  and ``CAP_KILL`` for the supervisor, which changes to the bot's fresh uid, clearing all
+  four, before the bot runs; run as another user, bwrap's user namespace shows the bot as
+  uid 65534, which is still the arena's uid outside the box;
+* the system call filter of :mod:`arena.bots.sandbox.seccomp` (``bwrap --seccomp``), and
+  the bot's cgroup, where the limits layer makes one, joined before ``bwrap`` runs
+  (:func:`~arena.bots.sandbox.cgroup.join_command`) so that bwrap and the box are held by it.
 
 Builds run in the same box: the limits layer keeps the build's private copy and later
 starts copy it. :meth:`StrictLauncher.close` removes those copies.

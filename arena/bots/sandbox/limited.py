@@ -1,40 +1,24 @@
 """The limits layer: :class:`LimitsLauncher`, a launcher that needs no privilege.
 
-Each start of a bot gets:
+Each start of a bot gets (what that keeps a bot from, and what not, is the README's
+"Security" section):
 
 * a private temporary directory (:attr:`~arena.bots.launcher.LaunchSpec.private_dir`,
   :mod:`arena.bots.sandbox.private_dir`): ``bot/`` is a copy of the bot's directory and its
-  working directory (its files are there to read; what it writes goes to the copy, never
-  to the checkout), ``tmp/`` its ``TMPDIR``, the directory itself its ``HOME``. The process
-  code removes the directory when the bot is closed, and a new launcher sweeps those of
+  working directory, ``tmp/`` its ``TMPDIR``, the directory itself its ``HOME``. The
+  process code removes it when the bot is closed, and a new launcher sweeps those of
   arenas killed before they could;
 * a scrubbed environment: ``PATH``, ``LANG``, ``LC_*`` and ``TZ`` from the arena's, then
   the manifest's ``[env]``, then ``HOME``, ``TMPDIR`` and ``PYTHONUNBUFFERED=1``;
 * the exec wrapper :mod:`arena.bots.sandbox.supervisor` in front of its command, which
   sets the resource limits, dies with the arena and leaves nothing behind;
 * where a cgroup can be made (:mod:`arena.bots.sandbox.cgroup`), a cgroup of its own that
-  it joins before its first instruction: the kernel holds its memory, tasks and CPU share;
+  it joins before its first instruction;
 * when the arena runs as root, a user and group id of its own (a fresh one per start, far
-  above any real account's): the bot cannot read other processes' ``/proc`` entries or
-  signal the arena, its supervisor or another bot, and ``RLIMIT_NPROC`` counts only its own
-  tasks. Without root this step is skipped and the bot runs as the arena's user; the
-  strict layer (``bwrap``) is what keeps such a bot from looking around.
-
-As root, the private directory is a tmpfs of ``disk_bytes`` of its own
-(:mod:`arena.bots.sandbox.disk`), and the supervisor gives the bot a mount namespace of
-its own in which ``/tmp``, ``/var/tmp``, ``/dev/shm`` and ``/run/lock`` are the
-directory's ``tmp/``, and an IPC namespace of its own (``--private-tmp``): everything the
-bot can write in the places every user may write is held to one size by the kernel and is
-gone when it ends, as are its shared memory segments and message queues, so nothing passes
-from one match to the next through them.
-
-What this layer does not stop: the bot still sees the whole file system as its user does
-(the checkout too, when it is world-readable), the network, and, without root, the other
-processes of its user. A directory elsewhere that every user may write (rare, but a
-system may have one) is not covered: only the strict layer shows a bot nothing else.
-Without root, the private directory is on the arena's temporary file system with no
-quota (``RLIMIT_FSIZE`` caps each file, not their sum), and ``/tmp`` is the machine's: a
-bot may leave a file there for its next start to find, which ``--sandbox strict`` stops.
+  above any real account's), and a private directory that is a tmpfs of ``disk_bytes``
+  (:mod:`arena.bots.sandbox.disk`), which the supervisor also makes the bot's ``/tmp``,
+  ``/var/tmp``, ``/dev/shm`` and ``/run/lock``, in mount and IPC namespaces of its own
+  (``--private-tmp``; docs/sandbox.md, "Disk and temporary files").
 
 A build step (``prepare_build``) runs the same way in a private copy that the launcher
 keeps until :meth:`LimitsLauncher.close`; later starts of that bot copy the built tree,

@@ -1,19 +1,11 @@
 """Which sandbox layer runs the bots: :class:`SandboxLevel`, :func:`choose`, :func:`launcher_for`.
 
-Three layers, each containing the one before:
-
-=========  ==============================================================================
-``none``   the bot runs as it is (:class:`~arena.bots.launcher.DirectLauncher`), but for
-           a ``TMPDIR`` of its own per start: for debugging a bot of one's own, never
-           for code from strangers (nothing stops it writing wherever its user may, so
-           it can leave a file for its next match to find)
-``limits`` resource limits, a private copy of its directory, a scrubbed environment,
-           nothing left behind (:class:`~arena.bots.sandbox.limited.LimitsLauncher`);
-           needs no privilege and works everywhere
-``strict`` the limits layer inside a bubblewrap box: own PID and network namespaces, a
-           read-only system, a private ``/tmp``, an unprivileged uid
-           (:class:`~arena.bots.sandbox.bwrap.StrictLauncher`)
-=========  ==============================================================================
+Three layers, each containing the one before, as the README's "Security" section describes
+them: ``none`` (:class:`~arena.bots.launcher.DirectLauncher`, but for a ``TMPDIR`` of its
+own per start: for debugging a bot of one's own, never for code from strangers),
+``limits`` (:class:`~arena.bots.sandbox.limited.LimitsLauncher`, which needs no privilege)
+and ``strict`` (:class:`~arena.bots.sandbox.bwrap.StrictLauncher`, the limits layer in a
+bubblewrap box).
 
 In both ``limits`` and ``strict``, each bot gets a cgroup of its own where one can be made
 here (cgroup v2 or v1; :mod:`arena.bots.sandbox.cgroup_probe`): the kernel then holds its
