@@ -19,7 +19,7 @@ from arena.bots.sandbox.resources import DEFAULT_RESOURCES, RESOURCE_KEYS
 from arena.bots.sandbox.select import SandboxLevel
 from arena.match.config import MatchConfig
 from arena.server.competition import DEFAULT_VALIDATION_HANDS
-from arena.uploads import DEFAULT_LIMITS, ArchiveLimits
+from arena.uploads import DEFAULT_ARCHIVE_LIMITS, ArchiveLimits
 
 __all__ = ["ValidationRules", "default_resource_limits"]
 
@@ -47,7 +47,7 @@ class ValidationRules:
     sandbox: SandboxLevel = SandboxLevel.STRICT
     resource_limits: Mapping[str, int] = field(default_factory=default_resource_limits)
     expose: tuple[Path, ...] = ()
-    archive: ArchiveLimits = DEFAULT_LIMITS
+    archive: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS
     max_build_timeout_s: float = DEFAULT_BUILD_TIMEOUT_S
 
     def __post_init__(self) -> None:
