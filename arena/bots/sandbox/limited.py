@@ -54,7 +54,6 @@ from arena.bots.sandbox.private_dir import (
     fresh_user_id,
     give_to,
     owner_prefix,
-    private_dir_owner,
     sweep_private_dirs,
 )
 from arena.bots.sandbox.reach import (
@@ -67,18 +66,11 @@ from arena.bots.sandbox.resources import DEFAULT_RESOURCES, ResourceLimits
 from arena.bots.transport import BotStartError
 
 __all__ = [
-    "DEFAULT_COPY_CAP_BYTES",
-    "DEFAULT_COPY_CAP_FILES",
     "ENV_ALLOWED",
     "PRIVATE_TMP_OPTION",
     "SUPERVISOR_PATH",
     "LimitsLauncher",
-    "PrivateDirError",
     "address_space_backstop",
-    "copy_bot_dir",
-    "is_runnable_by_anyone",
-    "private_dir_owner",
-    "sweep_private_dirs",
 ]
 
 logger = logging.getLogger("arena.bots")

@@ -32,7 +32,8 @@ from arena.bots.sandbox.disk import (
     release_disk,
     tmpfs_options,
 )
-from arena.bots.sandbox.limited import LimitsLauncher, PrivateDirError
+from arena.bots.sandbox.limited import LimitsLauncher
+from arena.bots.sandbox.private_dir import PrivateDirError
 from arena.bots.sandbox.resources import DEFAULT_RESOURCES, LimitReason, ResourceLimits
 from arena.bots.sandbox.select import SandboxLauncher, SandboxLevel, launcher_for, probe
 from arena.bots.transport import TransportClosedError

@@ -14,16 +14,14 @@ from arena.bots.manifest import BotManifest
 from arena.bots.sandbox.cgroup import CgroupParent, is_zombie, join_command
 from arena.bots.sandbox.cgroup_probe import probe_cgroups
 from arena.bots.sandbox.confinement import abandon
-from arena.bots.sandbox.limited import (
-    SUPERVISOR_PATH,
-    LimitsLauncher,
+from arena.bots.sandbox.limited import SUPERVISOR_PATH, LimitsLauncher, address_space_backstop
+from arena.bots.sandbox.private_dir import (
     PrivateDirError,
-    address_space_backstop,
-    is_runnable_by_anyone,
+    _start_time,  # how the launcher names its owner
     private_dir_owner,
     sweep_private_dirs,
 )
-from arena.bots.sandbox.private_dir import _start_time  # how the launcher names its owner
+from arena.bots.sandbox.reach import is_runnable_by_anyone
 from arena.bots.sandbox.resources import DEFAULT_RESOURCES, ResourceLimits, ResourceLimitsError
 from arena.bots.transport import BotStartError
 
