@@ -140,7 +140,9 @@ def run_build(
     elif returncode != 0:
         reason = f"build {command!r} failed ({describe_exit(exit_code, signal_number)})"
         full = (
-            None if spec.limits is None else disk_breach(spec.private_dir, spec.limits.disk_bytes)
+            None
+            if spec.resources is None
+            else disk_breach(spec.private_dir, spec.resources.disk_bytes)
         )
         if full is not None:
             reason += f"; stopped by the sandbox: {full.describe()}"

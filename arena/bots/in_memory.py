@@ -52,10 +52,6 @@ class FakeClock:
         """Advance the clock (negative durations are ignored, like a real sleep)."""
         self.now += max(0.0, seconds)
 
-    def advance(self, seconds: float) -> None:
-        """Same as :meth:`sleep`."""
-        self.sleep(seconds)
-
 
 class BotExit(Exception):
     """Raised by an in-memory bot function to exit (``exit_code``) or die (``signal``)."""

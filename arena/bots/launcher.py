@@ -23,7 +23,7 @@ from typing import Protocol
 
 from arena.bots.manifest import BotManifest
 from arena.bots.sandbox.cgroup import BotCgroup
-from arena.bots.sandbox.limits import ResourceLimits
+from arena.bots.sandbox.resources import ResourceLimits
 
 __all__ = [
     "DirectLauncher",
@@ -37,7 +37,7 @@ __all__ = [
 class LaunchSpec:
     """Exactly what to execute: no shell, no further expansion.
 
-    ``limits``, when set, are watched by the process code while the bot runs (its tree's
+    ``resources``, when set, are watched by the process code while the bot runs (its tree's
     memory, CPU time and process count; :mod:`arena.bots.sandbox.watch`).
     ``private_dir`` is the bot's own temporary directory (its working copy, home and
     temporary files): a wrapping layer makes it the bot's only writable place, and the
@@ -50,7 +50,7 @@ class LaunchSpec:
     argv: tuple[str, ...]
     cwd: Path
     env: Mapping[str, str] = field(hash=False)
-    limits: ResourceLimits | None = None
+    resources: ResourceLimits | None = None
     private_dir: Path | None = None
     cgroup: BotCgroup | None = None
 

@@ -12,7 +12,7 @@ A manifest lives next to the bot (``bot.toml``)::
     [limits]                              # optional: this bot's sandbox limits
     memory_bytes = "2GiB"
 
-The ``[limits]`` keys are those of :class:`arena.bots.sandbox.limits.ResourceLimits`
+The ``[limits]`` keys are those of :class:`arena.bots.sandbox.resources.ResourceLimits`
 (``memory_bytes``, ``cpu_seconds``, ``processes``, ``file_size_bytes``, ``open_files``,
 ``tmp_bytes``); sizes may carry a unit (``"512MiB"``). They override the arena's defaults
 for this bot; limits given on the arena's command line override them in turn.
@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.bots.sandbox.limits import DEFAULT_LIMITS, LimitsError
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES, ResourceLimitsError
 from protocol.inert import control_characters, inert_text
 
 __all__ = [
@@ -95,7 +95,7 @@ class BotManifest:
     env: Mapping[str, str] = field(default_factory=dict, hash=False)
     path: Path | None = None  # the manifest file it came from, if any
     #: The ``[limits]`` table, checked, as numbers (a sandbox launcher applies them).
-    limits: Mapping[str, int] = field(default_factory=dict, hash=False)
+    resources: Mapping[str, int] = field(default_factory=dict, hash=False)
 
     @property
     def label(self) -> str:
@@ -163,7 +163,7 @@ def parse_manifest(data: Mapping[str, Any], *, path: Path) -> BotManifest:
             raise ManifestError(path, f"env.{key}", f"must be a string, got {value!r}")
         if not key or "=" in key or "\0" in key or "\0" in value:
             raise ManifestError(path, f"env.{key}", "is not a valid environment variable")
-    limits = _limits(path, data.get("limits", {}))
+    resources = _resources(path, data.get("limits", {}))
     return BotManifest(
         name=name,
         command=command,
@@ -172,7 +172,7 @@ def parse_manifest(data: Mapping[str, Any], *, path: Path) -> BotManifest:
         build_timeout_s=float(timeout),
         env=dict(env),
         path=path,
-        limits=limits,
+        resources=resources,
     )
 
 
@@ -201,12 +201,12 @@ def _name(path: Path, name: object) -> str:
     return name
 
 
-def _limits(path: Path, table: object) -> dict[str, int]:
+def _resources(path: Path, table: object) -> dict[str, int]:
     if not isinstance(table, Mapping):
         raise ManifestError(path, "limits", f"must be a table of limits, got {table!r}")
     try:
-        checked = DEFAULT_LIMITS.with_overrides(table, source=str(path))
-    except LimitsError as exc:
+        checked = DEFAULT_RESOURCES.with_overrides(table, source=str(path))
+    except ResourceLimitsError as exc:
         raise ManifestError(path, f"limits.{exc.key}", f"{exc.reason}, got {exc.value!r}") from None
     return {key: getattr(checked, key) for key in table}
 

@@ -177,7 +177,7 @@ class ProcessTransport:
     ) -> ProcessTransport:
         """Launch exactly ``spec`` (no shell), tagged with a fresh :data:`TOKEN_VARIABLE`.
 
-        A sandboxed spec (``limits``, ``private_dir``) has its tree watched while it runs
+        A sandboxed spec (``resources``, ``private_dir``) has its tree watched while it runs
         and its private directory removed when it is closed.
         """
         try:

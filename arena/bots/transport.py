@@ -72,7 +72,7 @@ class ExitInfo:
     stderr_tail: str = ""
     is_killed: bool = False  # the arena had to kill it (it did not exit within the grace)
     #: The sandbox stopped it for crossing a limit: ``"memory_limit"``, ``"cpu_limit"``,
-    #: ``"process_limit"`` or ``"file_size_limit"`` (see arena.bots.sandbox.limits), and what
+    #: ``"process_limit"`` or ``"file_size_limit"`` (see arena.bots.sandbox.resources), and what
     #: was measured.
     limit_reason: str | None = None
     limit_detail: str = ""

@@ -1,28 +1,19 @@
 """Tournaments on a Dask cluster: the executor behind ``arena tournament --executor dask``.
 
-The runner hands match jobs to a :class:`~arena.cluster.executor.MatchExecutor` and
-stores each outcome once; :class:`DaskMatchExecutor` is that executor for a Dask cluster,
-so the runner does not know which one plays its matches. Each job becomes one Dask task,
-:func:`~arena.cluster.task.run_in_referee`, which has a referee process on a worker
-play the match under a deadline. Where every worker shares the host's run folder at the
-same path (a local cluster; a network file system; checked at the start by a file the host
-writes there), the match writes its files there, as in the local pool; otherwise it sends
-them back with its outcome and the host writes them (``<run>/matches/<id>/``). When a task
-is done, the executor fetches its outcome (and writes its files), releases the task's Dask
-future at once (a finished task whose future is still held would be computed again if its
-worker died) and completes the runner's future: one outcome per match, stored by the host
-alone.
-
-A worker killed mid-match is Dask's to handle: its task runs again on another worker (up
-to ``distributed.scheduler.allowed-failures`` times, 3 by default), and only the run that
-finishes hands an outcome back. A task that kept killing its workers, or that Dask
-dropped, comes back as a failed outcome, as does a match past its deadline (``timeout``):
-stored as failed, not counted, played again by the next run.
+:class:`DaskMatchExecutor` is the runner's :class:`~arena.cluster.executor.MatchExecutor`
+for a Dask cluster: each job becomes one Dask task,
+:func:`~arena.cluster.task.run_in_referee`, which has a referee process on a worker play
+the match under a deadline. Where every worker shares the host's run folder at the same
+path (checked at the start by a file the host writes there), the match writes its files
+there; otherwise it sends them back with its outcome and the host writes them. When a
+task is done, the executor fetches its outcome, releases the task's Dask future at once
+(a finished task whose future is still held would be computed again if its worker died)
+and completes the runner's future: one outcome per match, stored by the host alone. What
+happens to a worker killed mid-match, or a match past its deadline, is docs/cluster.md.
 
 :class:`DaskCluster` connects to a scheduler (``--scheduler tcp://HOST:8786``) or starts a
 cluster of worker processes on this machine, and checks before the first match that every
 worker can start every bot (:func:`~arena.cluster.checks.check_bots_here`).
-``docs/cluster.md`` says how to set up the machines.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The referee: the process that plays one match of a cluster tournament.
 
-A Dask worker runs its tasks in threads of its own process, and Dask cannot stop a running
-task; so a task never plays a match itself. It starts a referee, a process of its own
-session that plays the match and hands the outcome back, waits for it with a deadline and
-kills its whole process group when the deadline passes (:mod:`arena.cluster.task`).
+Why a process of its own (Dask cannot stop a task's thread), and how a worker killed
+mid-match takes its referees and their bots with it, is docs/cluster.md ("How a match runs
+on a worker"); :mod:`arena.cluster.task` starts one and holds it to its deadline.
 
 The referee reads one :class:`~arena.cluster.task.RefereeCall` (pickled) from its
 standard input, plays it in a folder of its own, packs the match's files into the outcome
@@ -23,10 +22,8 @@ Two ways to start one:
   match plays. The zygote stays single-threaded, so forking it is safe, and it exits when
   its worker does: the socket then reads as closed, or its parent changes.
 
-Each referee starts a session of its own and asks the kernel for ``SIGKILL`` when its
-parent dies (``PR_SET_PDEATHSIG``), as the local pool's workers do: a worker killed
-mid-match takes its zygote, its referees and, through their supervisors, their bots with
-it. The bots run under the sandbox the job names, as on the host.
+Each referee starts a session of its own and dies with its parent
+(``PR_SET_PDEATHSIG``), as the local pool's workers do.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
-from arena.bots.sandbox.limits import LIMIT_KEYS, LimitsError
+from arena.bots.sandbox.resources import RESOURCE_KEYS, ResourceLimitsError
 from arena.bots.sandbox.select import (
     SandboxLauncher,
     SandboxLevel,
@@ -43,7 +43,7 @@ __all__ = [
 def limit_overrides(args: argparse.Namespace) -> dict[str, int]:
     """The resource limits given on the command line, by key (those not given are left out,
     so a manifest's ``[limits]`` still counts for them)."""
-    given = {key: getattr(args, key, None) for key in LIMIT_KEYS}
+    given = {key: getattr(args, key, None) for key in RESOURCE_KEYS}
     return {key: value for key, value in given.items() if value is not None}
 
 
@@ -61,7 +61,7 @@ def open_launcher(args: argparse.Namespace, out: TextIO) -> SandboxLauncher:
     try:
         level, reasons = choose(requested)
         launcher = launcher_for(level, overrides=overrides, expose=tuple(args.expose or ()))
-    except (SandboxUnavailableError, LimitsError, ValueError) as exc:
+    except (SandboxUnavailableError, ResourceLimitsError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     lines = describe(level, reasons, is_verbose=args.verbose, needs_cgroup=needs_cgroup(overrides))
     out.writelines(line + "\n" for line in lines)

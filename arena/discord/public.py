@@ -23,14 +23,13 @@ from typing import Any
 
 from arena.human.entry import describe_legal
 from arena.human.render import (
-    PHASE_NAMES,
-    POSITION_NAMES,
-    STATUS_NAMES,
     SeatNames,
     cards_text,
     event_lines,
     hand_end_text,
     match_end_text,
+    phase_and_pots,
+    seat_notes,
 )
 
 __all__ = [
@@ -98,23 +97,13 @@ def public_table_text(
     public = public_request(request)
     seat_players = {seat["seat_index"]: seat["player_id"] for seat in public["table_state"]}
     lines = event_lines(public["history"][events_told:], seat_players, names)
-    phase = PHASE_NAMES.get(public["game_state"], public["game_state"])
-    pots = public.get("pots") or []
-    side = ""
-    if len(pots) > 1:
-        side = " (" + ", ".join(f"pot {i + 1}: {pot['amount']}" for i, pot in enumerate(pots)) + ")"
-    lines.append(f"**Hand {public['hand_number']}** · {phase} · pot {public['pot_total']}{side}")
+    lines.append(f"**Hand {public['hand_number']}** · {phase_and_pots(public)}")
     if public.get("community_cards"):
         lines.append(f"Board: {cards_text(public['community_cards'])}")
     actor = seat_players.get(public["seat_index"], "")
     for seat in public["table_state"]:
         label = names.label(seat["player_id"])
-        notes = [POSITION_NAMES.get(seat["position"], ""), STATUS_NAMES.get(seat["status"], "")]
-        if seat.get("discard_count") is not None:
-            notes.append(f"drew {seat['discard_count']}")
-        if seat["seat_index"] == public["seat_index"]:
-            notes.append("<- to act")
-        extra = "  ".join(note for note in notes if note)
+        extra = seat_notes(seat, public)
         lines.append(
             f"`seat {seat['seat_index']}` {label}: stack {seat['stack']}, bet "
             f"{seat['current_bet']}{'  ' + extra if extra else ''}"

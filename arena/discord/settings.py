@@ -1,20 +1,7 @@
 """A chat table's settings, read from the words of an ``open`` command.
 
-Every setting is ``key=value``; the keys not given keep their defaults:
-
-==========  ==========================================================  ===========
-key         meaning                                                     default
-==========  ==========================================================  ===========
-``stack``   starting stack, in chips                                    ``1000``
-``blinds``  the big blind as a fraction of the stack (``1/100``,        ``1/100``
-            ``0.02``); the small blind is half of it
-``level``   level length: hands (``10h``) or minutes (``15m``); the     ``10h``
-            blinds double at every new level
-``turn``    a person's time per decision: seconds (``60``, ``60s``) or  ``60s``
-            minutes (``2m``); then fold, or check when it is free
-``hands``   the most hands to play (default: until one player has       none
-            every chip)
-==========  ==========================================================  ===========
+Every setting is ``key=value`` (``stack``, ``blinds``, ``level``, ``turn``, ``hands``); the
+keys not given keep their defaults. docs/discord.md has the table of what each means.
 
 >>> settings = parse_settings("stack=500 blinds=1/50 level=5m turn=30s")
 >>> settings.small_blind, settings.big_blind, settings.level_minutes, settings.turn_s

@@ -4,22 +4,9 @@ The person answers the same ``act`` and ``draw`` requests a bot gets. An entry i
 against the request's own legal actions (decoded from the request by the protocol,
 :func:`protocol.request_decoder.legal_from_request`) and checked by the protocol's reply
 parser, the one every bot reply goes through, so a person can enter nothing a bot could
-not send. Betting entries:
-
-==========================================  ===============================
-entry                                       reply
-==========================================  ===============================
-``f``, ``fold``                             ``FOLD``
-``c``, ``call``                             ``CALL``, or ``CHECK`` when nothing is to call
-``k``, ``x``, ``check``                     ``CHECK``
-``r 40``, ``raise 40``, ``b 40``, ``bet 40``  ``RAISE`` to 40 (the round total, as on the wire)
-``a``, ``allin``, ``all-in``, ``all in``    ``ALL_IN``
-==========================================  ===============================
-
-A draw entry lists the cards to throw away, by name (``9h 6h 2c``, a ten is ``Th`` or
-``10h``) or by their place in the hand (``3 4 5``), optionally after ``d``/``discard``;
-``p``, ``pat`` or ``none`` stands pat. ``?`` or ``help``, ``t`` or ``table`` and ``q`` or
-``quit`` are commands of the seat, not replies (:class:`Command`).
+not send. What a person may type (``f``, ``c``, ``r 40``, ``9h 6h 2c``, ``pat``...) is the
+table of docs/human-seat.md ("What you type"); ``?`` or ``help``, ``t`` or ``table`` and
+``q`` or ``quit`` are commands of the seat, not replies (:class:`Command`).
 
 >>> request = {"type": "act", "seq": 4, "seat_index": 0, "player_stack": 199,
 ...     "current_bet": 2, "to_call": 1, "min_raise_to": 4, "max_raise_to": 200,

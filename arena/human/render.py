@@ -38,7 +38,9 @@ __all__ = [
     "hand_start_text",
     "hello_text",
     "match_end_text",
+    "phase_and_pots",
     "request_text",
+    "seat_notes",
 ]
 
 HELP_TEXT = """\
@@ -142,33 +144,42 @@ def hand_start_text(message: Mapping[str, Any]) -> str:
 def request_text(request: Mapping[str, Any], names: SeatNames) -> str:
     """The table when the person is to act: seats, stacks, bets, pot, board, their cards,
     whose turn it is and what is legal, with the amounts."""
-    phase = PHASE_NAMES.get(request["game_state"], request["game_state"])
-    pots = request.get("pots") or []
-    side = ""
-    if len(pots) > 1:
-        side = " (" + ", ".join(f"pot {i + 1}: {pot['amount']}" for i, pot in enumerate(pots)) + ")"
-    lines = [
-        f"--- Hand {request['hand_number']} · {phase} · pot {request['pot_total']}{side} ---",
-    ]
+    lines = [f"--- Hand {request['hand_number']} · {phase_and_pots(request)} ---"]
     if request.get("community_cards"):
         lines.append(f"Board: {cards_text(request['community_cards'])}")
     seats = request["table_state"]
     labels = [names.label(seat["player_id"]) for seat in seats]
     width = max(len(label) for label in labels)
     for seat, label in zip(seats, labels, strict=True):
-        notes = [POSITION_NAMES.get(seat["position"], ""), STATUS_NAMES.get(seat["status"], "")]
-        if seat.get("discard_count") is not None:
-            notes.append(f"drew {seat['discard_count']}")
-        if seat["seat_index"] == request["seat_index"]:
-            notes.append("<- to act")
         lines.append(
             f"  seat {seat['seat_index']}  {label.ljust(width)}  stack {seat['stack']:>5}"
-            f"  bet {seat['current_bet']:>4}  {'  '.join(note for note in notes if note)}".rstrip()
+            f"  bet {seat['current_bet']:>4}  {seat_notes(seat, request)}".rstrip()
         )
     is_draw = request["type"] == "draw"
     lines.append(f"Your cards: {cards_text(request['hole_cards'], numbered=is_draw)}")
     lines.append("You may: " + ", ".join(describe_legal(request)))
     return "\n".join(lines)
+
+
+def phase_and_pots(request: Mapping[str, Any]) -> str:
+    """``flop · pot 40`` of a request, with each pot when there are side pots."""
+    phase = PHASE_NAMES.get(request["game_state"], request["game_state"])
+    pots = request.get("pots") or []
+    side = ""
+    if len(pots) > 1:
+        side = " (" + ", ".join(f"pot {i + 1}: {pot['amount']}" for i, pot in enumerate(pots)) + ")"
+    return f"{phase} · pot {request['pot_total']}{side}"
+
+
+def seat_notes(seat: Mapping[str, Any], request: Mapping[str, Any]) -> str:
+    """A seat of ``request``'s table in a few words: position, status, cards drawn, and
+    whether it is the seat to act."""
+    notes = [POSITION_NAMES.get(seat["position"], ""), STATUS_NAMES.get(seat["status"], "")]
+    if seat.get("discard_count") is not None:
+        notes.append(f"drew {seat['discard_count']}")
+    if seat["seat_index"] == request["seat_index"]:
+        notes.append("<- to act")
+    return "  ".join(note for note in notes if note)
 
 
 def event_lines(

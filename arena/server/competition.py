@@ -58,7 +58,7 @@ from arena.settings.files import read_toml
 from arena.settings.grammar import choice, path, size, whole
 from arena.tournament.config import GameSettings, TimeSettings, TournamentConfig, config_from_values
 from arena.tournament.config.rules import problems
-from arena.uploads import DEFAULT_LIMITS, ArchiveLimits
+from arena.uploads import DEFAULT_ARCHIVE_LIMITS, ArchiveLimits
 
 __all__ = [
     "COMPETITION_KEYS",
@@ -140,11 +140,11 @@ SITE_KEYS: dict[str, Setting] = {
         _site("site.invite_code", _invite_code, None, "the code to sign up with (signup = invite)"),
         _site("site.visibility", choice(Visibility), Visibility.SHOWDOWNS,
               "what other teams see of a match", choices=tuple(Visibility)),
-        _site("upload.archive_bytes", size, DEFAULT_LIMITS.max_archive_bytes,
+        _site("upload.archive_bytes", size, DEFAULT_ARCHIVE_LIMITS.max_archive_bytes,
               "largest archive uploaded", shown="10MiB"),
-        _site("upload.unpacked_bytes", size, DEFAULT_LIMITS.max_unpacked_bytes,
+        _site("upload.unpacked_bytes", size, DEFAULT_ARCHIVE_LIMITS.max_unpacked_bytes,
               "largest total once unpacked", shown="100MiB"),
-        _site("upload.file_count", whole(1, 1_000_000), DEFAULT_LIMITS.max_entry_count,
+        _site("upload.file_count", whole(1, 1_000_000), DEFAULT_ARCHIVE_LIMITS.max_entry_count,
               "most files in an archive"),
         _site("upload.queued_per_team", whole(1, 1_000), 3,
               "versions a team may have waiting for validation (one team cannot fill the "

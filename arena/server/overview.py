@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from arena.bots.sandbox.limits import DEFAULT_LIMITS, format_size
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES, format_size
 from arena.bots.sandbox.select import Probe, SandboxLevel, describe
 from arena.server.competition import Competition, SiteRules, Visibility
 from arena.settings.catalog import Format
@@ -83,7 +83,7 @@ def competition_rules(
     sandbox = describe(level, (), probe=_NO_PROBE)[0].removeprefix("sandbox: ")
     if config.sandbox is None:
         sandbox = f"the strongest the server has: {sandbox}"
-    limits = DEFAULT_LIMITS.with_overrides(config.resource_limits, source="the competition")
+    resources = DEFAULT_RESOURCES.with_overrides(config.resource_limits, source="the competition")
     return [
         ("Game", f"{_BETTING[game.betting]} {_VARIANTS[game.variant]}, blinds "
                  f"{game.small_blind}/{game.big_blind}{ante}, every hand starts with "
@@ -94,7 +94,7 @@ def competition_rules(
                               f"time {on_timeout}"),
         ("Start-up", f"{time.startup_timeout_s:g} s to start and answer the hello"),
         ("Sandbox", sandbox),
-        ("Resource limits", limits.describe()),
+        ("Resource limits", resources.describe()),
         ("Uploads", f"an archive of at most {format_size(rules.upload_archive_bytes)}, "
                     f"{format_size(rules.upload_unpacked_bytes)} unpacked, "
                     f"{rules.upload_file_count:,} files"),

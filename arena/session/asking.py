@@ -2,8 +2,7 @@
 and what a timeout or an invalid reply makes of it.
 
 :class:`~arena.session.watchdog.BotSession` hands every ``decide`` to its
-:class:`DecisionAsker`; what the session does on each fault is the table in that module's
-docstring (and docs/faults.md, for bot authors).
+:class:`DecisionAsker`; what the session does on each fault is the table of docs/faults.md.
 
 The action returned is always one the engine accepts: a reply the protocol lets through
 but the engine's ``apply`` (``Hand.act``) rejects is an invalid reply like any other, with

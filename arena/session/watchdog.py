@@ -3,34 +3,9 @@ for bot authors).
 
 Theory of operation. A session owns one transport at a time (a process, or a function in
 tests) and every conversation with it. It never raises for a bot's fault; every fault
-becomes an entry of the seat's :class:`~arena.session.faults.FaultLedger` and a default action:
-
-==================================  ==================================================
-what the bot did                    what the session does
-==================================  ==================================================
-no ``ready`` within ``startup_s``   startup failure recorded; the bot is not running
-no reply within ``decision_s``      timeout recorded with its latency and which time
-(+ time bank, + transport grace;    ran out; an ``error`` (code ``timeout``) tells the
-on the wall clock or in CPU time)   bot; the seat folds, or checks when it is free and
-                                    ``check_when_free``
-``hung_after_timeouts`` timeouts    hung recorded; the process tree is killed at once
-in a row (no valid reply between)   (no ``error``); the seat folds as for a timeout and
-                                    in the rest of the hand; the match restarts the bot
-                                    before the next hand, within the restart budget
-an invalid reply (bad JSON, bad     invalid reply recorded with its code; an ``error``
-schema, an action or amount that    with the reason and ``attempts_left`` is sent and
-the protocol or engine rejects)     the request is asked again with a new ``seq``;
-                                    after ``max_invalid_attempts`` the seat folds
-exits or closes its pipes           crash recorded (exit code or signal, stderr tail);
-                                    the process tree is killed; the seat folds now and
-                                    in every later decision until :meth:`restart`
-a reply with an older ``seq``       stale reply recorded and dropped; never applied
-a reply whose ``seq`` is missing    an invalid reply (code ``bad_seq``) like any other:
-or not a positive integer           it cannot be a late answer to anything sent
-a line when nothing was asked,      unsolicited line recorded and dropped; it uses
-or one without ``seq`` that is not  no attempt (a line written for a notification can
-the expected reply type             be read only after the next request was sent)
-==================================  ==================================================
+becomes an entry of the seat's :class:`~arena.session.faults.FaultLedger` and a default
+action (fold, or stand pat in a draw; check when it is free and ``check_when_free``), as
+the table of docs/faults.md ("Faults") gives for each thing a bot can do wrong.
 
 A valid reply that reports a mixed strategy (a ``distribution``) is a valid reply like any
 other: the action applied is the one the ``draw`` given to :meth:`BotSession.decide` gives

@@ -21,8 +21,13 @@ import re
 from enum import StrEnum
 from pathlib import Path
 
-from arena.bots.sandbox.limits import DEFAULT_LIMITS, SIZE_KEYS, LimitsError, format_size
 from arena.bots.sandbox.reach import parse_expose
+from arena.bots.sandbox.resources import (
+    DEFAULT_RESOURCES,
+    SIZE_KEYS,
+    ResourceLimitsError,
+    format_size,
+)
 from arena.bots.sandbox.select import SandboxLevel
 from arena.match.config import Score
 from arena.match.log import LOG_LEVELS
@@ -123,10 +128,10 @@ def _bots(value: object) -> object:
 def _limit(key: str) -> grammar.Parser:
     def parse(value: object) -> int:
         try:
-            limits = DEFAULT_LIMITS.with_overrides({key: value}, source="")
-        except LimitsError as exc:
+            resources = DEFAULT_RESOURCES.with_overrides({key: value}, source="")
+        except ResourceLimitsError as exc:
             raise ValueError(exc.reason) from None
-        result: int = getattr(limits, key)
+        result: int = getattr(resources, key)
         return result
 
     return parse
@@ -275,7 +280,7 @@ for _key, _flag, _what in (
     ("cpu_percent", "--cpu-percent", "CPU share of the whole bot, 100 = one core (cgroup)"),
 ):
     _is_size = _key in SIZE_KEYS
-    _default: int = getattr(DEFAULT_LIMITS, _key)
+    _default: int = getattr(DEFAULT_RESOURCES, _key)
     _text = format_size(_default) if _is_size else str(_default)
     declare(f"limits.{_key}", _limit(_key), None, _flag,
             f"{_what} (default {_text.replace(' ', '')})",

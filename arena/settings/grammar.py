@@ -24,7 +24,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 
-from arena.bots.sandbox.limits import parse_size
+from arena.bots.sandbox.resources import parse_size
 from engine.schedule import BlindLevel, BlindSchedule, ScheduleError
 
 __all__ = [

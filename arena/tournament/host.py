@@ -27,7 +27,7 @@ from typing import TextIO
 from arena.bots.build import build_bots
 from arena.bots.contents import BotContents
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
-from arena.bots.sandbox.limits import LimitsError
+from arena.bots.sandbox.resources import ResourceLimitsError
 from arena.bots.sandbox.select import (
     SandboxLevel,
     SandboxUnavailableError,
@@ -197,7 +197,7 @@ def _build_bots(
     """
     try:
         launcher = launcher_for(level, overrides=dict(config.resource_limits), expose=config.expose)
-    except (SandboxUnavailableError, LimitsError, ValueError) as exc:
+    except (SandboxUnavailableError, ResourceLimitsError, ValueError) as exc:
         raise TournamentSetupError(str(exc)) from None
     built: dict[str, Path] = {}
     try:

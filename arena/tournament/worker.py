@@ -26,7 +26,7 @@ import traceback
 from collections.abc import Sequence
 
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
-from arena.bots.sandbox.limits import LimitsError
+from arena.bots.sandbox.resources import ResourceLimitsError
 from arena.bots.sandbox.select import SandboxLevel, SandboxUnavailableError, launcher_for
 from arena.cluster.job import MatchJob, failed_outcome
 from arena.match.readiness import BotsNotReadyError
@@ -50,7 +50,7 @@ def play_match(job: MatchJob) -> MatchOutcome:
         launcher = launcher_for(
             SandboxLevel(job.sandbox), overrides=dict(job.resource_limits), expose=job.expose
         )
-    except (ManifestError, LimitsError, SandboxUnavailableError, ValueError) as exc:
+    except (ManifestError, ResourceLimitsError, SandboxUnavailableError, ValueError) as exc:
         return _failed(job, f"cannot prepare the match: {exc}", started)
     try:
         sessions = open_sessions(manifests, job.config, launcher=launcher)

@@ -11,11 +11,11 @@ rule and whose message names the entry (``docs/uploads.md`` lists the rules).
 from __future__ import annotations
 
 from arena.uploads.pack import SKIPPED_NAMES, pack
-from arena.uploads.rules import DEFAULT_LIMITS, RULES, ArchiveError, ArchiveLimits
+from arena.uploads.rules import DEFAULT_ARCHIVE_LIMITS, RULES, ArchiveError, ArchiveLimits
 from arena.uploads.unpack import ArchiveSummary, inspect, unpack
 
 __all__ = [
-    "DEFAULT_LIMITS",
+    "DEFAULT_ARCHIVE_LIMITS",
     "RULES",
     "SKIPPED_NAMES",
     "ArchiveError",

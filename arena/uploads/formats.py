@@ -73,15 +73,15 @@ class Budget:
     """The archive's byte counts, checked on every change: compressed bytes read, bytes
     they gave (``stream``: a tar's whole stream, a zip's files), and files' bytes."""
 
-    def __init__(self, limits: ArchiveLimits) -> None:
-        self.limits = limits
+    def __init__(self, archive_limits: ArchiveLimits) -> None:
+        self.archive_limits = archive_limits
         self.compressed_bytes = 0
         self.stream_bytes = 0
         self.file_bytes = 0
         self.stream_cap = (
-            limits.max_unpacked_bytes
+            archive_limits.max_unpacked_bytes
             + _TAR_OVERHEAD
-            + (limits.max_entry_count + 1) * _TAR_OVERHEAD_PER_ENTRY
+            + (archive_limits.max_entry_count + 1) * _TAR_OVERHEAD_PER_ENTRY
         )
 
     def read_compressed(self, count: int) -> None:
@@ -92,16 +92,18 @@ class Budget:
         """``count`` more bytes came out of decompression: the ratio is checked."""
         self.stream_bytes += count
         if self.stream_bytes > self.stream_cap:
-            raise ArchiveError("unpacked_too_large", limit=self.limits.max_unpacked_bytes)
+            raise ArchiveError("unpacked_too_large", limit=self.archive_limits.max_unpacked_bytes)
         ratio_bytes = self.stream_bytes - RATIO_FREE_BYTES
-        if ratio_bytes > self.limits.max_ratio * max(self.compressed_bytes, 1):
-            raise ArchiveError("compression_ratio", limit=self.limits.max_ratio)
+        if ratio_bytes > self.archive_limits.max_ratio * max(self.compressed_bytes, 1):
+            raise ArchiveError("compression_ratio", limit=self.archive_limits.max_ratio)
 
     def add_file_bytes(self, name: str, count: int) -> None:
         """``count`` more bytes of the file ``name`` are about to be written."""
         self.file_bytes += count
-        if self.file_bytes > self.limits.max_unpacked_bytes:
-            raise ArchiveError("unpacked_too_large", name, limit=self.limits.max_unpacked_bytes)
+        if self.file_bytes > self.archive_limits.max_unpacked_bytes:
+            raise ArchiveError(
+                "unpacked_too_large", name, limit=self.archive_limits.max_unpacked_bytes
+            )
 
 
 def read_entries(archive: IO[bytes], budget: Budget) -> tuple[str, Iterator[Entry]]:
@@ -312,8 +314,8 @@ def _zip_entries(archive: IO[bytes], budget: Budget) -> Iterator[Entry]:
         raise ArchiveError("damaged", detail=f"zip: {exc}") from None
     with zip_file:
         infos = zip_file.infolist()
-        if len(infos) > budget.limits.max_entry_count:
-            raise ArchiveError("too_many_entries", limit=budget.limits.max_entry_count)
+        if len(infos) > budget.archive_limits.max_entry_count:
+            raise ArchiveError("too_many_entries", limit=budget.archive_limits.max_entry_count)
         for info in infos:
             kind = _zip_kind(info)
             opener: Callable[[], IO[bytes]] | None = None

@@ -25,7 +25,7 @@ import stat
 import tarfile
 from pathlib import Path
 
-from arena.uploads.rules import DEFAULT_LIMITS, ArchiveError, ArchiveLimits, clean_name
+from arena.uploads.rules import DEFAULT_ARCHIVE_LIMITS, ArchiveError, ArchiveLimits, clean_name
 
 __all__ = ["SKIPPED_NAMES", "pack"]
 
@@ -37,11 +37,11 @@ SKIPPED_NAMES = frozenset(
 _SKIPPED_SUFFIXES = (".pyc",)
 
 
-def pack(folder: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> bytes:
+def pack(folder: Path, archive_limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS) -> bytes:
     """The tar.gz of ``folder``'s contents (see the module docstring).
 
     Raises :class:`ArchiveError` for a link out or to a folder, a special file, a name
-    the server refuses, more entries or file bytes than ``limits`` allow; ``ValueError``
+    the server refuses, more entries or file bytes than ``archive_limits`` allow; ``ValueError``
     when ``folder`` is not a folder.
     """
     if not folder.is_dir():
@@ -56,19 +56,23 @@ def pack(folder: Path, limits: ArchiveLimits = DEFAULT_LIMITS) -> bytes:
     ):
         for path, name in _walk(root, ""):
             count += 1
-            if count > limits.max_entry_count:
-                raise ArchiveError("too_many_entries", limit=limits.max_entry_count)
+            if count > archive_limits.max_entry_count:
+                raise ArchiveError("too_many_entries", limit=archive_limits.max_entry_count)
             info, source = _member(root, path, name)
             data = None
             if source is not None:
                 # The size on disk first: a huge file is refused before it is read.
-                if total + source.stat().st_size > limits.max_unpacked_bytes:
-                    raise ArchiveError("unpacked_too_large", name, limit=limits.max_unpacked_bytes)
+                if total + source.stat().st_size > archive_limits.max_unpacked_bytes:
+                    raise ArchiveError(
+                        "unpacked_too_large", name, limit=archive_limits.max_unpacked_bytes
+                    )
                 data = source.read_bytes()
                 info.size = len(data)
                 total += info.size
-                if total > limits.max_unpacked_bytes:  # it grew while being read
-                    raise ArchiveError("unpacked_too_large", name, limit=limits.max_unpacked_bytes)
+                if total > archive_limits.max_unpacked_bytes:  # it grew while being read
+                    raise ArchiveError(
+                        "unpacked_too_large", name, limit=archive_limits.max_unpacked_bytes
+                    )
             tar.addfile(info, None if data is None else io.BytesIO(data))
     return buffer.getvalue()
 

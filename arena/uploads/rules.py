@@ -25,7 +25,7 @@ import unicodedata
 from dataclasses import dataclass
 
 __all__ = [
-    "DEFAULT_LIMITS",
+    "DEFAULT_ARCHIVE_LIMITS",
     "MAX_NAME_BYTES",
     "MAX_PATH_CHARS",
     "RATIO_FREE_BYTES",
@@ -108,7 +108,7 @@ class ArchiveLimits:
 
 
 #: The limits when a competition sets none.
-DEFAULT_LIMITS = ArchiveLimits()
+DEFAULT_ARCHIVE_LIMITS = ArchiveLimits()
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 # Categories never shown as themselves: controls, format characters (bidirectional

@@ -37,7 +37,7 @@ from arena.uploads.formats import (
     read_entries,
     tar_second_layer,
 )
-from arena.uploads.rules import DEFAULT_LIMITS, ArchiveError, ArchiveLimits, clean_name
+from arena.uploads.rules import DEFAULT_ARCHIVE_LIMITS, ArchiveError, ArchiveLimits, clean_name
 
 __all__ = ["ArchiveSummary", "inspect", "unpack"]
 
@@ -100,39 +100,41 @@ class _FolderSink:
         return os.fdopen(descriptor, "wb")
 
 
-def inspect(source: Path | bytes, limits: ArchiveLimits = DEFAULT_LIMITS) -> ArchiveSummary:
+def inspect(
+    source: Path | bytes, archive_limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS
+) -> ArchiveSummary:
     """Check ``source`` (a path or the archive's bytes) against every rule without writing
     anything; raises :class:`ArchiveError` for the first rule broken."""
-    return _run(source, limits, _NullSink())
+    return _run(source, archive_limits, _NullSink())
 
 
 def unpack(
-    source: Path | bytes, dest: Path, limits: ArchiveLimits = DEFAULT_LIMITS
+    source: Path | bytes, dest: Path, archive_limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS
 ) -> ArchiveSummary:
     """Check ``source`` and unpack it into ``dest``, a folder that must not exist yet (it
     is created, mode 0755). Raises :class:`ArchiveError` for the first rule broken, and
     then ``dest`` is gone. ``FileExistsError`` when ``dest`` exists."""
     dest.mkdir(mode=0o755)
     try:
-        return _run(source, limits, _FolderSink(dest))
+        return _run(source, archive_limits, _FolderSink(dest))
     except BaseException:
         shutil.rmtree(dest, ignore_errors=True)
         raise
 
 
-def _run(source: Path | bytes, limits: ArchiveLimits, sink: _Sink) -> ArchiveSummary:
+def _run(source: Path | bytes, archive_limits: ArchiveLimits, sink: _Sink) -> ArchiveSummary:
     size = len(source) if isinstance(source, bytes) else source.stat().st_size
-    if size > limits.max_archive_bytes:
-        raise ArchiveError("archive_too_large", size=size, limit=limits.max_archive_bytes)
+    if size > archive_limits.max_archive_bytes:
+        raise ArchiveError("archive_too_large", size=size, limit=archive_limits.max_archive_bytes)
     archive: IO[bytes] = io.BytesIO(source) if isinstance(source, bytes) else source.open("rb")
     with archive:
-        budget = Budget(limits)
+        budget = Budget(archive_limits)
         kind, entries = read_entries(archive, budget)
         taken = _Taken()
         for entry in entries:
             taken.count += 1
-            if taken.count > limits.max_entry_count:
-                raise ArchiveError("too_many_entries", limit=limits.max_entry_count)
+            if taken.count > archive_limits.max_entry_count:
+                raise ArchiveError("too_many_entries", limit=archive_limits.max_entry_count)
             name = _checked(entry, taken)
             if not name:
                 continue  # the archive's root folder ("./")

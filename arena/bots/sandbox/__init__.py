@@ -11,5 +11,5 @@ Two layers wrap the launcher seam (:class:`arena.bots.launcher.Launcher`):
   where the machine allows it.
 
 The limits themselves, their defaults and their overrides are in
-:mod:`arena.bots.sandbox.limits`.
+:mod:`arena.bots.sandbox.resources`.
 """

@@ -3,48 +3,36 @@
 :class:`StrictLauncher` takes the spec of the limits layer
 (:class:`~arena.bots.sandbox.limited.LimitsLauncher`: the supervisor that sets the resource
 limits and changes to the bot's own uid, then the bot, in a private copy of its directory)
-and runs it in a box:
+and runs it in a box; what the box keeps a bot from, and what it does not, is the README's
+"Security" section. How it is made:
 
-* its own PID namespace, with the supervisor as its first process (``--as-pid-1``): the
-  bot sees only its own processes in ``/proc`` and cannot signal, trace or read another
-  bot or the arena. When the supervisor dies the kernel kills everything in the box, and
-  ``--die-with-parent`` ties the box to the arena, so a ``kill -9`` of the arena leaves no
-  bot process behind;
-* its own network namespace, holding nothing but a loopback of its own: no connection
-  anywhere, not even to a port open on the machine's loopback;
-* its own IPC and UTS namespaces and a new terminal session (no ``TIOCSTI`` into the
-  arena's terminal);
-* a file system of read-only binds of what programs need (``/usr``, ``/etc``, the
-  ``/bin``-style links, the interpreter's and the bot program's installation when they
-  live elsewhere, the supervisor's one file), a ``/proc`` and ``/dev`` of its own, a
-  private ``/tmp`` (``TMPDIR`` points there) and the bot's private directory, its only
-  writable places. As root the private directory is a tmpfs of ``limits.disk_bytes``
-  (:mod:`arena.bots.sandbox.disk`) and ``/tmp`` is its ``tmp/``: one size holds all the
-  bot writes; without root ``/tmp`` is a tmpfs of ``limits.tmp_bytes`` and the private
-  directory is on the host's disk, its files capped one by one (``RLIMIT_FSIZE``).
-  Nothing else exists in the box: not the checkout, not the other bots, not the match's
-  output, whose hand history holds the seed. Binds are ``nosuid`` and bwrap sets
-  ``no_new_privs``, so no program in the box gains a privilege;
-* a user id of its own: run as root, the box keeps only ``CAP_SETUID``, ``CAP_SETGID``,
-  ``CAP_DAC_READ_SEARCH`` and ``CAP_KILL`` for the supervisor (pid 1 of the box, which sees
-  nothing outside it), which changes to the bot's fresh uid, clearing all four, before the
-  bot runs; the bot cannot signal its supervisor either.
-  Run as another user, bwrap's user namespace shows the bot as uid 65534, which is still
-  the arena's uid outside the box;
-* a system call filter (:mod:`arena.bots.sandbox.seccomp`, ``bwrap --seccomp``) that
-  takes away ptrace, mounts, namespaces, bpf, io_uring, module loading and the like
-  (each returns ``EPERM``), applied to the supervisor and everything it starts;
-* where the limits layer makes a cgroup for the bot (:mod:`arena.bots.sandbox.cgroup`),
-  that cgroup, joined before ``bwrap`` runs (:func:`~arena.bots.sandbox.cgroup.join_command`),
-  so that bwrap, the box and everything in it are held by it.
+* own PID, network (a loopback of its own), IPC and UTS namespaces and a new terminal
+  session; the supervisor is the box's first process (``--as-pid-1``): when it dies the
+  kernel kills everything in the box, and ``--die-with-parent`` ties the box to the arena;
+* read-only binds of what programs need (:data:`SYSTEM_DIRS`, the interpreter's and the
+  bot program's installation when they live elsewhere: :func:`visible_paths`, the
+  supervisor's one file), a ``/proc`` and ``/dev`` of its own, and two writable places: the
+  bot's private directory and a private ``/tmp`` (``TMPDIR``). As root the private
+  directory is a tmpfs of ``resources.disk_bytes`` (:mod:`arena.bots.sandbox.disk`) and
+  ``/tmp`` is its ``tmp/``; without root ``/tmp`` is a tmpfs of ``resources.tmp_bytes``.
+  Binds are ``nosuid`` and bwrap sets ``no_new_privs``;
+* run as root, the box keeps only ``CAP_SETUID``, ``CAP_SETGID``, ``CAP_DAC_READ_SEARCH``
+  and ``CAP_KILL`` for the supervisor, which changes to the bot's fresh uid, clearing all
+  four, before the bot runs; run as another user, bwrap's user namespace shows the bot as
+  uid 65534, which is still the arena's uid outside the box;
+* the system call filter of :mod:`arena.bots.sandbox.seccomp` (``bwrap --seccomp``), and
+  the bot's cgroup, where the limits layer makes one, joined before ``bwrap`` runs
+  (:func:`~arena.bots.sandbox.cgroup.join_command`) so that bwrap and the box are held by it.
 
 Builds run in the same box: the limits layer keeps the build's private copy and later
 starts copy it. :meth:`StrictLauncher.close` removes those copies.
 
 bwrap reports a box whose first process died of signal N as exit code 128 + N.
 
-The filter is written once per launcher to a file only the arena can read; the ``sh`` in
-front of bwrap opens it as descriptor 5 for ``--seccomp 5`` (bwrap reads it and closes it).
+The filter is written once per launcher to a sealed memory file (``memfd``) that goes with
+the arena's process however it ends (``kill -9`` leaves nothing in ``TMPDIR``); the ``sh``
+in front of bwrap opens it through ``/proc`` as descriptor 5 for ``--seccomp 5`` (bwrap
+reads it and closes it).
 
 The bot's standard input and output reach the box as descriptors 3 and 4, not 0 and 1
 (:data:`HAND_OVER_STREAMS`): bwrap's monitor, the process that stays outside the box until
@@ -55,6 +43,7 @@ the supervisor moves 3 and 4 back onto 0 and 1 inside the box.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -70,7 +59,7 @@ from arena.bots.manifest import BotManifest
 from arena.bots.sandbox.cgroup import join_command
 from arena.bots.sandbox.disk import is_held
 from arena.bots.sandbox.limited import PRIVATE_TMP_OPTION, SUPERVISOR_PATH, LimitsLauncher
-from arena.bots.sandbox.limits import DEFAULT_LIMITS
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES
 from arena.bots.sandbox.seccomp import UnknownMachineError, filter_for_machine
 
 __all__ = [
@@ -247,18 +236,17 @@ def check_box(box: Box, *, python: str = sys.executable) -> None:
     :class:`StrictUnavailableError` with bwrap's own words when that fails (no namespaces
     in an unprivileged container, a kernel without user namespaces...)."""
     interpreter = os.path.realpath(python)
+    filter_fd = None if box.seccomp is None else _filter_file(box.seccomp)
     with tempfile.TemporaryDirectory(prefix="arena-probe-") as work:
-        filter_path = Path(work) / "filter.bpf"
-        filter_path.write_bytes(box.seccomp or b"")
         argv = box.arguments(
             private_dir=Path(work),
             cwd=Path(work),
             read_only=visible_paths([interpreter]),
-            tmp_bytes=DEFAULT_LIMITS.tmp_bytes,
+            tmp_bytes=DEFAULT_RESOURCES.tmp_bytes,
             seccomp_fd=None if box.seccomp is None else SECCOMP_FD,
         )
         argv += [interpreter, "-I", "-S", "-c", "pass"]
-        front = HAND_OVER_STREAMS if box.seccomp is None else _with_filter(filter_path)
+        front = HAND_OVER_STREAMS if filter_fd is None else _with_filter(filter_fd)
         try:
             result = subprocess.run(
                 [*front, *argv],
@@ -270,6 +258,9 @@ def check_box(box: Box, *, python: str = sys.executable) -> None:
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise StrictUnavailableError(f"cannot run {box.bwrap!r}: {exc}") from exc
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
     if result.returncode != 0:
         said = (result.stderr.strip().splitlines() or ["no message"])[-1]
         raise StrictUnavailableError(
@@ -312,13 +303,12 @@ class StrictLauncher:
     def __init__(self, inner: LimitsLauncher, box: Box) -> None:
         self.inner = inner
         self.box = box
-        # The filter's file: the arena's alone, read by the sh in front of each box.
-        self._filter_dir = Path(tempfile.mkdtemp(prefix="arena-seccomp-"))
-        self.filter_path: Path | None = None
+        # The filter: the arena's alone, read by the sh in front of each box.
+        self.filter_fd: int | None = None
+        self._finalizer: weakref.finalize[[int], StrictLauncher] | None = None
         if box.seccomp is not None:
-            self.filter_path = self._filter_dir / "filter.bpf"
-            self.filter_path.write_bytes(box.seccomp)
-        self._finalizer = weakref.finalize(self, shutil.rmtree, self._filter_dir, True)
+            self.filter_fd = _filter_file(box.seccomp)
+            self._finalizer = weakref.finalize(self, os.close, self.filter_fd)
 
     def prepare(self, manifest: BotManifest) -> LaunchSpec:
         """The bot's spec (from its built copy, if it was built here) in a box."""
@@ -335,9 +325,10 @@ class StrictLauncher:
         return self.inner.built_copy(manifest)
 
     def close(self) -> None:
-        """Remove the built copies (and their cgroups) and the filter's file."""
+        """Remove the built copies (and their cgroups) and close the filter's file."""
         self.inner.close()
-        self._finalizer()
+        if self._finalizer is not None:
+            self._finalizer()
 
     def _wrap(self, spec: LaunchSpec) -> LaunchSpec:
         private_dir = spec.private_dir
@@ -346,7 +337,7 @@ class StrictLauncher:
                 f"the inner launcher gave {spec.argv[0]!r} no private directory; the strict "
                 "layer binds only that one"
             )
-        limits = spec.limits or DEFAULT_LIMITS
+        resources = spec.resources or DEFAULT_RESOURCES
         # The interpreter's own path (a virtualenv's python is a link into the checkout).
         interpreter = os.path.realpath(spec.argv[0])
         env_path = spec.env.get("PATH")
@@ -357,15 +348,15 @@ class StrictLauncher:
             *self.inner.expose,  # the host's: a toolchain in a home directory, say
             SUPERVISOR_PATH,
         ]
-        front = HAND_OVER_STREAMS if self.filter_path is None else _with_filter(self.filter_path)
+        front = HAND_OVER_STREAMS if self.filter_fd is None else _with_filter(self.filter_fd)
         argv: tuple[str, ...] = (
             *front,
             *self.box.arguments(
                 private_dir=private_dir,
                 cwd=spec.cwd,
                 read_only=read_only,
-                tmp_bytes=limits.tmp_bytes,
-                seccomp_fd=None if self.filter_path is None else SECCOMP_FD,
+                tmp_bytes=resources.tmp_bytes,
+                seccomp_fd=None if self.filter_fd is None else SECCOMP_FD,
                 # One size for all the bot writes, where its folder is a tmpfs of its own.
                 tmp_source=private_dir / "tmp" if is_held(private_dir) else None,
             ),
@@ -379,13 +370,26 @@ class StrictLauncher:
         return replace(spec, argv=argv, env=env)
 
 
-def _with_filter(path: Path) -> tuple[str, ...]:
-    """The ``sh`` in front of bwrap that also opens the filter at ``path`` as descriptor 5.
+def _filter_file(seccomp: bytes) -> int:
+    """A sealed memory file holding ``seccomp``, open as the returned descriptor: no path,
+    so nothing outlives the process, and no one can change it once written."""
+    fd = os.memfd_create("arena-seccomp", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    with open(fd, "wb", closefd=False) as file:
+        file.write(seccomp)
+    seals = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
+    return fd
 
-    >>> _with_filter(Path("/f.bpf"))[3:]
-    ('arena-bwrap', '/f.bpf')
+
+def _with_filter(fd: int) -> tuple[str, ...]:
+    """The ``sh`` in front of bwrap that also opens the filter's file, open in this process
+    as ``fd``, as descriptor 5 (through ``/proc``: the arena's descriptors do not reach
+    the child).
+
+    >>> _with_filter(7)[4] == f"/proc/{os.getpid()}/fd/7"
+    True
     """
-    return (*HAND_OVER_STREAMS_AND_FILTER, str(path))
+    return (*HAND_OVER_STREAMS_AND_FILTER, f"/proc/{os.getpid()}/fd/{fd}")
 
 
 def _bot_program(argv: Sequence[str]) -> list[str]:

@@ -7,21 +7,8 @@ a little late: past the memory limit the OOM killer ends the bot, past the task 
 ``fork`` (or a new thread) fails, and past its CPU share the bot waits for the next period
 while the other bots run. Swap is off for the bot, so that a hog cannot hide in it.
 
-Both cgroup versions are served, with the same directory names:
-
-=================  ====================================  ====================================
-                   cgroup v2 (one tree)                  cgroup v1 (one tree per controller)
-=================  ====================================  ====================================
-memory             ``memory.max``, ``memory.swap.max``   ``memory.limit_in_bytes`` and
-                   0, ``memory.oom.group`` 1             ``memory.memsw.limit_in_bytes`` (or
-                                                         ``memory.swappiness`` 0)
-tasks              ``pids.max``                          ``pids.max``
-CPU share          ``cpu.max``                           ``cpu.cfs_quota_us`` / ``_period_us``
-peak memory        ``memory.peak``                       ``memory.max_usage_in_bytes``
-CPU time           ``cpu.stat`` ``usage_usec``           ``cpuacct.usage`` (nanoseconds)
-which limit hit    ``memory.events``, ``pids.events``    ``memory.oom_control``, ``pids.events``
-kill all           ``cgroup.kill``                       ``SIGKILL`` to each pid listed
-=================  ====================================  ====================================
+Both cgroup versions are served, with the same directory names; which file of each
+version holds what is the table of docs/sandbox.md ("Cgroups: v2, v1 and hybrid machines").
 
 Theory of operation:
 
@@ -219,7 +206,7 @@ class BotCgroup:
     def configure(
         self, memory_bytes: int | None, processes: int | None, cpu_percent: int | None
     ) -> None:
-        """Write the limits (see the module's table); raise :class:`CgroupError`."""
+        """Write the limits (the files: docs/sandbox.md); raise :class:`CgroupError`."""
         memory = self.directory("memory")
         pids = self.directory("pids")
         cpu = self.directory("cpu")

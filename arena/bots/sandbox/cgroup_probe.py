@@ -30,9 +30,7 @@ from arena.bots.sandbox.cgroup import ARENA_CGROUP_NAME, REQUIRED_CONTROLLERS, C
 __all__ = [
     "CgroupMount",
     "CgroupSupport",
-    "cgroup2_mount_point",
     "cgroup_mounts",
-    "own_cgroup",
     "own_cgroups",
     "probe_cgroups",
 ]
@@ -103,15 +101,6 @@ def cgroup_mounts(mountinfo: str) -> list[CgroupMount]:
     return found
 
 
-def cgroup2_mount_point(mountinfo: str) -> Path | None:
-    """The first cgroup v2 mount point listed in ``/proc/self/mountinfo`` text, if any.
-
-    >>> cgroup2_mount_point("41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw")
-    PosixPath('/sys/fs/cgroup/unified')
-    """
-    return next((mount.point for mount in cgroup_mounts(mountinfo) if mount.version == 2), None)
-
-
 def own_cgroups(proc_cgroup: str) -> dict[str, str]:
     """The arena's cgroup per controller in ``/proc/self/cgroup`` text; ``""`` is v2's.
 
@@ -128,15 +117,6 @@ def own_cgroups(proc_cgroup: str) -> dict[str, str]:
             if not name.startswith("name="):
                 found[name] = path or "/"
     return found
-
-
-def own_cgroup(proc_cgroup: str) -> str | None:
-    """The cgroup v2 path in ``/proc/self/cgroup`` text (its ``0::`` line), if any.
-
-    >>> own_cgroup("4:memory:/a\\n0::/user.slice/session-1.scope\\n")
-    '/user.slice/session-1.scope'
-    """
-    return own_cgroups(proc_cgroup).get("")
 
 
 def probe_cgroups(

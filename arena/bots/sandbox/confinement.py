@@ -1,6 +1,6 @@
 """The process side of a sandboxed bot: :class:`Confinement`.
 
-A :class:`~arena.bots.launcher.LaunchSpec` with ``limits``, a ``private_dir`` or a
+A :class:`~arena.bots.launcher.LaunchSpec` with ``resources``, a ``private_dir`` or a
 ``cgroup`` comes from a sandbox launcher. While such a bot runs, its tree is watched
 against the limits (:mod:`arena.bots.sandbox.watch`), except those its cgroup has the
 kernel hold (memory and tasks: the kernel's count is exact and never late); when it is
@@ -32,7 +32,7 @@ from pathlib import Path
 from arena.bots.launcher import LaunchSpec
 from arena.bots.sandbox.cgroup import BotCgroup, CgroupError
 from arena.bots.sandbox.disk import disk_breach, release_disk
-from arena.bots.sandbox.limits import LimitReason, ResourceLimits, format_size
+from arena.bots.sandbox.resources import LimitReason, ResourceLimits, format_size
 from arena.bots.sandbox.supervisor import DEATH_SIGNAL
 from arena.bots.sandbox.watch import LimitBreach, TreeWatch, Watched, read_tree, shared_watch
 
@@ -70,11 +70,11 @@ class Confinement:
         self.pid = pid
         self.private_dir = spec.private_dir
         self.cgroup = spec.cgroup
-        self.limits = spec.limits
+        self.resources = spec.resources
         self._watched: Watched | None = None
         self._breach: LimitBreach | None = None
-        if spec.limits is not None:
-            watched = spec.limits
+        if spec.resources is not None:
+            watched = spec.resources
             check = None
             if spec.cgroup is not None:
                 # The kernel holds these: the watch only reads what it counted, and stops
@@ -90,7 +90,7 @@ class Confinement:
         cls, pid: int, spec: LaunchSpec, *, watch: TreeWatch | None = None
     ) -> Confinement | None:
         """A confinement for a sandboxed spec, None for a bot run as it is."""
-        if spec.limits is None and spec.private_dir is None and spec.cgroup is None:
+        if spec.resources is None and spec.private_dir is None and spec.cgroup is None:
             return None
         return cls(pid, spec, watch=watch)
 
@@ -105,15 +105,15 @@ class Confinement:
         return "" if found is None else f"; stopped by the sandbox: {found.describe()}"
 
     def _kernel_breach(self) -> LimitBreach | None:
-        if self.cgroup is None or self.limits is None:
+        if self.cgroup is None or self.resources is None:
             return None
-        return kernel_breach(self.cgroup, self.limits)
+        return kernel_breach(self.cgroup, self.resources)
 
     @property
     def has_supervisor(self) -> bool:
         """Whether a supervisor runs in front of the bot (a spec with limits has one; the
         ``none`` layer's, with only a private ``TMPDIR``, has not)."""
-        return self.limits is not None
+        return self.resources is not None
 
     def ask_to_stop(self) -> None:
         """Send the supervisor its stop signal: it kills the whole tree, then exits."""
@@ -136,8 +136,8 @@ class Confinement:
         kernel = self._kernel_breach() if is_failed else None
         # Read before the folder goes too: a bot that failed with its disk full.
         disk = (
-            disk_breach(self.private_dir, self.limits.disk_bytes)
-            if is_failed and self.limits
+            disk_breach(self.private_dir, self.resources.disk_bytes)
+            if is_failed and self.resources
             else None
         )
         _remove(self.private_dir, self.cgroup)
@@ -168,7 +168,7 @@ def cpu_seconds_of(pid: int, confinement: Confinement | None) -> float:
     return counted if counted is not None else read_tree(pid)[1].cpu_seconds
 
 
-def kernel_breach(cgroup: BotCgroup, limits: ResourceLimits) -> LimitBreach | None:
+def kernel_breach(cgroup: BotCgroup, resources: ResourceLimits) -> LimitBreach | None:
     """The limit the kernel held ``cgroup`` at (memory, tasks), if it did."""
     reason = cgroup.limit_hit()
     if reason == LimitReason.MEMORY:
@@ -177,12 +177,13 @@ def kernel_breach(cgroup: BotCgroup, limits: ResourceLimits) -> LimitBreach | No
         return LimitBreach(
             LimitReason.MEMORY,
             f"the kernel's OOM killer ended a process at the memory limit of "
-            f"{format_size(limits.memory_bytes)}{held}",
+            f"{format_size(resources.memory_bytes)}{held}",
         )
     if reason == LimitReason.PROCESSES:
         return LimitBreach(
             LimitReason.PROCESSES,
-            f"the kernel refused a new process or thread at the limit of {limits.processes} tasks",
+            "the kernel refused a new process or thread at the limit of "
+            f"{resources.processes} tasks",
         )
     return None
 

@@ -29,7 +29,7 @@ import logging
 import os
 from pathlib import Path
 
-from arena.bots.sandbox.limits import LimitReason, format_size
+from arena.bots.sandbox.resources import LimitReason, format_size
 from arena.bots.sandbox.watch import LimitBreach
 
 __all__ = [

@@ -1,40 +1,24 @@
 """The limits layer: :class:`LimitsLauncher`, a launcher that needs no privilege.
 
-Each start of a bot gets:
+Each start of a bot gets (what that keeps a bot from, and what not, is the README's
+"Security" section):
 
 * a private temporary directory (:attr:`~arena.bots.launcher.LaunchSpec.private_dir`,
   :mod:`arena.bots.sandbox.private_dir`): ``bot/`` is a copy of the bot's directory and its
-  working directory (its files are there to read; what it writes goes to the copy, never
-  to the checkout), ``tmp/`` its ``TMPDIR``, the directory itself its ``HOME``. The process
-  code removes the directory when the bot is closed, and a new launcher sweeps those of
+  working directory, ``tmp/`` its ``TMPDIR``, the directory itself its ``HOME``. The
+  process code removes it when the bot is closed, and a new launcher sweeps those of
   arenas killed before they could;
 * a scrubbed environment: ``PATH``, ``LANG``, ``LC_*`` and ``TZ`` from the arena's, then
   the manifest's ``[env]``, then ``HOME``, ``TMPDIR`` and ``PYTHONUNBUFFERED=1``;
 * the exec wrapper :mod:`arena.bots.sandbox.supervisor` in front of its command, which
   sets the resource limits, dies with the arena and leaves nothing behind;
 * where a cgroup can be made (:mod:`arena.bots.sandbox.cgroup`), a cgroup of its own that
-  it joins before its first instruction: the kernel holds its memory, tasks and CPU share;
+  it joins before its first instruction;
 * when the arena runs as root, a user and group id of its own (a fresh one per start, far
-  above any real account's): the bot cannot read other processes' ``/proc`` entries or
-  signal the arena, its supervisor or another bot, and ``RLIMIT_NPROC`` counts only its own
-  tasks. Without root this step is skipped and the bot runs as the arena's user; the
-  strict layer (``bwrap``) is what keeps such a bot from looking around.
-
-As root, the private directory is a tmpfs of ``disk_bytes`` of its own
-(:mod:`arena.bots.sandbox.disk`), and the supervisor gives the bot a mount namespace of
-its own in which ``/tmp``, ``/var/tmp``, ``/dev/shm`` and ``/run/lock`` are the
-directory's ``tmp/``, and an IPC namespace of its own (``--private-tmp``): everything the
-bot can write in the places every user may write is held to one size by the kernel and is
-gone when it ends, as are its shared memory segments and message queues, so nothing passes
-from one match to the next through them.
-
-What this layer does not stop: the bot still sees the whole file system as its user does
-(the checkout too, when it is world-readable), the network, and, without root, the other
-processes of its user. A directory elsewhere that every user may write (rare, but a
-system may have one) is not covered: only the strict layer shows a bot nothing else.
-Without root, the private directory is on the arena's temporary file system with no
-quota (``RLIMIT_FSIZE`` caps each file, not their sum), and ``/tmp`` is the machine's: a
-bot may leave a file there for its next start to find, which ``--sandbox strict`` stops.
+  above any real account's), and a private directory that is a tmpfs of ``disk_bytes``
+  (:mod:`arena.bots.sandbox.disk`), which the supervisor also makes the bot's ``/tmp``,
+  ``/var/tmp``, ``/dev/shm`` and ``/run/lock``, in mount and IPC namespaces of its own
+  (``--private-tmp``; docs/sandbox.md, "Disk and temporary files").
 
 A build step (``prepare_build``) runs the same way in a private copy that the launcher
 keeps until :meth:`LimitsLauncher.close`; later starts of that bot copy the built tree,
@@ -62,7 +46,6 @@ from arena.bots.manifest import BotManifest
 from arena.bots.sandbox.cgroup import BotCgroup, CgroupError, CgroupParent, join_command
 from arena.bots.sandbox.confinement import remove_private_dir
 from arena.bots.sandbox.disk import hold_disk
-from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.bots.sandbox.private_dir import (
     DEFAULT_COPY_CAP_BYTES,
     DEFAULT_COPY_CAP_FILES,
@@ -71,7 +54,6 @@ from arena.bots.sandbox.private_dir import (
     fresh_user_id,
     give_to,
     owner_prefix,
-    private_dir_owner,
     sweep_private_dirs,
 )
 from arena.bots.sandbox.reach import (
@@ -80,21 +62,15 @@ from arena.bots.sandbox.reach import (
     parse_expose,
     unreachable_message,
 )
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES, ResourceLimits
 from arena.bots.transport import BotStartError
 
 __all__ = [
-    "DEFAULT_COPY_CAP_BYTES",
-    "DEFAULT_COPY_CAP_FILES",
     "ENV_ALLOWED",
     "PRIVATE_TMP_OPTION",
     "SUPERVISOR_PATH",
     "LimitsLauncher",
-    "PrivateDirError",
     "address_space_backstop",
-    "copy_bot_dir",
-    "is_runnable_by_anyone",
-    "private_dir_owner",
-    "sweep_private_dirs",
 ]
 
 logger = logging.getLogger("arena.bots")
@@ -115,16 +91,16 @@ _TASKS_PER_PROCESS = 4
 _GIB = 1024**3
 
 
-def address_space_backstop(limits: ResourceLimits) -> int:
+def address_space_backstop(resources: ResourceLimits) -> int:
     """``RLIMIT_AS``, a backstop far above the watched memory limit (16 times, at least
     4 GiB): a JavaScript engine reserves much more address space than it uses."""
-    return max(16 * limits.memory_bytes, 4 * _GIB)
+    return max(16 * resources.memory_bytes, 4 * _GIB)
 
 
 class LimitsLauncher:
     """Runs each bot under the supervisor, in a private copy, with a scrubbed environment.
 
-    ``limits`` are every bot's, before its manifest's ``[limits]``; ``overrides`` (the
+    ``resources`` are every bot's, before its manifest's ``[limits]``; ``overrides`` (the
     command line's) come after the manifest's. ``python`` runs the supervisor and is
     ``{python}`` in commands, except that a bot with a user id of its own gets
     ``bot_python`` when the arena's interpreter is not executable by other users.
@@ -146,7 +122,7 @@ class LimitsLauncher:
 
     def __init__(
         self,
-        limits: ResourceLimits = DEFAULT_LIMITS,
+        resources: ResourceLimits = DEFAULT_RESOURCES,
         *,
         python: str = sys.executable,
         overrides: Mapping[str, object] | None = None,
@@ -160,10 +136,10 @@ class LimitsLauncher:
         is_boxed: bool = False,
         hold_disks: bool = False,
     ) -> None:
-        self.limits = limits
+        self.resources = resources
         self.python = python
         self.overrides = dict(overrides or {})
-        limits.with_overrides(self.overrides, source="command line")  # fail early
+        resources.with_overrides(self.overrides, source="command line")  # fail early
         self.drop_privileges = os.geteuid() == 0 if drop_privileges is None else drop_privileges
         self.bot_python = python
         if self.drop_privileges and not is_runnable_by_anyone(python):
@@ -193,11 +169,11 @@ class LimitsLauncher:
         self._finalizer = weakref.finalize(self, _remove_all, self._build_dirs, self._build_cgroups)
         sweep_private_dirs(Path(tempfile.gettempdir()) if temp_dir is None else temp_dir)
 
-    def limits_for(self, manifest: BotManifest) -> ResourceLimits:
+    def resources_for(self, manifest: BotManifest) -> ResourceLimits:
         """The launcher's limits, then the manifest's ``[limits]``, then ``overrides``."""
         source = str(manifest.path or manifest.name)
-        limits = self.limits.with_overrides(manifest.limits, source=source)
-        return limits.with_overrides(self.overrides, source="command line")
+        resources = self.resources.with_overrides(manifest.resources, source=source)
+        return resources.with_overrides(self.overrides, source="command line")
 
     def prepare(self, manifest: BotManifest, *, is_joined: bool = True) -> LaunchSpec:
         """A fresh private copy of the bot (of its build, if this launcher built it).
@@ -243,12 +219,12 @@ class LimitsLauncher:
     def _spec(
         self, manifest: BotManifest, argv: tuple[str, ...], source: Path, *, is_joined: bool
     ) -> LaunchSpec:
-        limits = self.limits_for(manifest)
+        resources = self.resources_for(manifest)
         user = fresh_user_id() if self.drop_privileges else None
         private = Path(tempfile.mkdtemp(prefix=owner_prefix(), dir=self.temp_dir))
         try:
             # Before the copy goes in: the copy counts against the size too.
-            is_held = self.hold_disks and _hold_disk(manifest.name, private, limits.disk_bytes)
+            is_held = self.hold_disks and _hold_disk(manifest.name, private, resources.disk_bytes)
             work = private / "bot"
             copy_bot_dir(
                 source,
@@ -281,10 +257,10 @@ class LimitsLauncher:
             "-I",
             "-S",
             str(self.supervisor_path),
-            f"--cpu={limits.cpu_seconds}",
-            f"--fsize={limits.file_size_bytes}",
-            f"--nofile={limits.open_files}",
-            f"--as={address_space_backstop(limits)}",
+            f"--cpu={resources.cpu_seconds}",
+            f"--fsize={resources.file_size_bytes}",
+            f"--nofile={resources.open_files}",
+            f"--as={address_space_backstop(resources)}",
             f"--private-dir={private}",
         ]
         if is_held and not self.is_boxed:
@@ -292,31 +268,31 @@ class LimitsLauncher:
             wrapper.append(PRIVATE_TMP_OPTION)
         if user is not None:
             wrapper += [
-                f"--nproc={limits.processes * _TASKS_PER_PROCESS}",
+                f"--nproc={resources.processes * _TASKS_PER_PROCESS}",
                 f"--uid={user}",
                 f"--gid={user}",
             ]
-        cgroup = self._cgroup_for(manifest, limits)
+        cgroup = self._cgroup_for(manifest, resources)
         full = (*wrapper, "--", *command)
         return LaunchSpec(
             argv=join_command(cgroup, full) if cgroup is not None and is_joined else full,
             cwd=work,
             env=env,
-            limits=limits,
+            resources=resources,
             private_dir=private,
             cgroup=cgroup,
         )
 
-    def _cgroup_for(self, manifest: BotManifest, limits: ResourceLimits) -> BotCgroup | None:
-        """A cgroup with ``limits``; None without cgroups, or when one cannot be made now
+    def _cgroup_for(self, manifest: BotManifest, resources: ResourceLimits) -> BotCgroup | None:
+        """A cgroup with ``resources``; None without cgroups, or when one cannot be made now
         (then the watch alone holds the bot, as where no cgroup is writable)."""
         if self.cgroups is None:
             return None
         try:
             return self.cgroups.create_bot(
-                memory_bytes=limits.memory_bytes,
-                processes=limits.processes,
-                cpu_percent=limits.cpu_percent,
+                memory_bytes=resources.memory_bytes,
+                processes=resources.processes,
+                cpu_percent=resources.cpu_percent,
             )
         except CgroupError as exc:
             logger.warning("bot %r runs without a cgroup: %s", manifest.name, exc)

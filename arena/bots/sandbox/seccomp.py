@@ -7,23 +7,11 @@ before the kernel even looks at the caller's rights. Each denied call returns ``
 (a program that probes for a feature sees it refused and carries on); nothing else
 changes for the bot.
 
-Denied (see :data:`DENIED`):
-
-* looking into or driving other processes: ``ptrace``, ``process_vm_readv``/``writev``;
-* file systems and namespaces: ``mount``, ``umount2``, ``pivot_root``, the new mount API
-  (``open_tree``, ``move_mount``, ``fsopen``, ``fsconfig``, ``fsmount``, ``fspick``,
-  ``mount_setattr``), ``unshare``, ``setns``, and ``clone`` with any ``CLONE_NEW*`` flag
-  (a user namespace would give the bot capabilities inside it). ``clone3``, whose flags
-  sit in memory a filter cannot read, returns ``ENOSYS``, so the C library falls back to
-  ``clone``, whose flags it can;
-* kernel machinery: ``bpf``, ``perf_event_open``, ``userfaultfd``, ``io_uring_setup``,
-  ``io_uring_enter``, ``io_uring_register``, the key ring (``keyctl``, ``add_key``,
-  ``request_key``), ``fanotify_init``, handles (``name_to_handle_at``,
-  ``open_by_handle_at``), ``lookup_dcookie``;
-* the machine itself: ``kexec_load``, ``kexec_file_load``, ``init_module``,
-  ``finit_module``, ``delete_module``, ``reboot``, ``swapon``, ``swapoff``, ``acct``,
-  ``quotactl``, ``quotactl_fd``, ``syslog``, ``vhangup``, ``personality`` (which can turn
-  address randomisation off), and on x86-64 ``iopl``, ``ioperm``, ``uselib``.
+What is denied, and why, is :data:`DENIED` (listed for people in docs/sandbox.md, "The
+strict layer's system call filter"): ptrace and its kin, mounts and namespaces (and
+``clone`` with any ``CLONE_NEW*`` flag; ``clone3``, whose flags a filter cannot read,
+returns ``ENOSYS`` so that the C library falls back to ``clone``), kernel machinery (bpf,
+io_uring, the key ring...) and the machine itself (modules, kexec, reboot, swap...).
 
 The program first checks the architecture the call was made for: a call made in another
 one (a 32-bit ``int 0x80`` on x86-64, whose numbers mean other calls) kills the process,
@@ -52,55 +40,6 @@ __all__ = [
     "filter_for_machine",
 ]
 
-#: The calls denied with EPERM (by name; those a machine lacks are left out for it).
-DENIED = (
-    "ptrace",
-    "process_vm_readv",
-    "process_vm_writev",
-    "mount",
-    "umount2",
-    "pivot_root",
-    "open_tree",
-    "move_mount",
-    "fsopen",
-    "fsconfig",
-    "fsmount",
-    "fspick",
-    "mount_setattr",
-    "unshare",
-    "setns",
-    "bpf",
-    "perf_event_open",
-    "userfaultfd",
-    "io_uring_setup",
-    "io_uring_enter",
-    "io_uring_register",
-    "keyctl",
-    "add_key",
-    "request_key",
-    "fanotify_init",
-    "name_to_handle_at",
-    "open_by_handle_at",
-    "lookup_dcookie",
-    "kexec_load",
-    "kexec_file_load",
-    "init_module",
-    "finit_module",
-    "delete_module",
-    "reboot",
-    "swapon",
-    "swapoff",
-    "acct",
-    "quotactl",
-    "quotactl_fd",
-    "syslog",
-    "vhangup",
-    "personality",
-    "iopl",
-    "ioperm",
-    "uselib",
-)
-
 #: Each call's number on x86-64 and on AArch64 ("-": the machine has no such call), from
 #: the kernel's tables (arch/x86/entry/syscalls/syscall_64.tbl, include/uapi/asm-generic/unistd.h).
 _TABLE = """
@@ -121,6 +60,11 @@ syslog 103 116           vhangup 153 58              personality 135 92
 iopl 172 -               ioperm 173 -                uselib 134 -
 clone 56 220             clone3 435 435
 """
+
+
+#: The calls denied with EPERM, by name (those a machine lacks are left out for it): every
+#: call of the table but ``clone`` (denied by its flags) and ``clone3`` (``ENOSYS``).
+DENIED = tuple(name for name in _TABLE.split()[0::3] if name not in ("clone", "clone3"))
 
 
 def _numbers(column: int) -> dict[str, int]:

@@ -1,19 +1,11 @@
 """Which sandbox layer runs the bots: :class:`SandboxLevel`, :func:`choose`, :func:`launcher_for`.
 
-Three layers, each containing the one before:
-
-=========  ==============================================================================
-``none``   the bot runs as it is (:class:`~arena.bots.launcher.DirectLauncher`), but for
-           a ``TMPDIR`` of its own per start: for debugging a bot of one's own, never
-           for code from strangers (nothing stops it writing wherever its user may, so
-           it can leave a file for its next match to find)
-``limits`` resource limits, a private copy of its directory, a scrubbed environment,
-           nothing left behind (:class:`~arena.bots.sandbox.limited.LimitsLauncher`);
-           needs no privilege and works everywhere
-``strict`` the limits layer inside a bubblewrap box: own PID and network namespaces, a
-           read-only system, a private ``/tmp``, an unprivileged uid
-           (:class:`~arena.bots.sandbox.bwrap.StrictLauncher`)
-=========  ==============================================================================
+Three layers, each containing the one before, as the README's "Security" section describes
+them: ``none`` (:class:`~arena.bots.launcher.DirectLauncher`, but for a ``TMPDIR`` of its
+own per start: for debugging a bot of one's own, never for code from strangers),
+``limits`` (:class:`~arena.bots.sandbox.limited.LimitsLauncher`, which needs no privilege)
+and ``strict`` (:class:`~arena.bots.sandbox.bwrap.StrictLauncher`, the limits layer in a
+bubblewrap box).
 
 In both ``limits`` and ``strict``, each bot gets a cgroup of its own where one can be made
 here (cgroup v2 or v1; :mod:`arena.bots.sandbox.cgroup_probe`): the kernel then holds its
@@ -57,8 +49,8 @@ from arena.bots.sandbox.bwrap import (
 from arena.bots.sandbox.cgroup import CgroupParent
 from arena.bots.sandbox.cgroup_probe import probe_cgroups
 from arena.bots.sandbox.limited import LimitsLauncher
-from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
 from arena.bots.sandbox.private_dir import owner_prefix, sweep_private_dirs
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES, ResourceLimits
 
 __all__ = [
     "Probe",
@@ -186,13 +178,13 @@ def choose(
 
 def launcher_for(
     level: SandboxLevel,
-    limits: ResourceLimits = DEFAULT_LIMITS,
+    resources: ResourceLimits = DEFAULT_RESOURCES,
     *,
     overrides: Mapping[str, object] | None = None,
     probe: Probe | None = None,
     expose: tuple[Path, ...] = (),
 ) -> SandboxLauncher:
-    """The launcher of ``level``: ``limits`` for every bot, then each manifest's
+    """The launcher of ``level``: ``resources`` for every bot, then each manifest's
     ``[limits]``, then ``overrides`` (the command line's, which have the last word).
     ``expose`` are the host's paths the strict layer shows every bot read-only
     (:func:`arena.bots.sandbox.reach.parse_expose` checks them).
@@ -205,7 +197,7 @@ def launcher_for(
     # The interpreter's own path: a virtualenv's python is a link into the checkout,
     # which the strict layer does not show to bots.
     inner = LimitsLauncher(
-        limits,
+        resources,
         python=os.path.realpath(sys.executable),
         overrides=overrides,
         cgroups=found.cgroups,

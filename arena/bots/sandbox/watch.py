@@ -3,7 +3,7 @@
 A few times a second the thread reads, for every watched bot, its tree in ``/proc``: the
 process the arena started and every process below it. It sums their resident memory and
 CPU time (the time of children already reaped included) and counts them. When a sum
-crosses the bot's :class:`~arena.bots.sandbox.limits.ResourceLimits`, or the bot's own
+crosses the bot's :class:`~arena.bots.sandbox.resources.ResourceLimits`, or the bot's own
 check says a limit was hit (its cgroup's counters: the kernel refused a fork, or its OOM
 killer ended a process), it kills the tree
 (everything below the root first, again until nothing is left, then the root) and tells
@@ -13,10 +13,10 @@ The thread never touches the bot's pipes, so watching costs the match loop nothi
 message; the transport looks at the breach only when it reports a closed bot. The thread
 runs while something is watched and ends when nothing is.
 
->>> limits = ResourceLimits(100, 10, 5, 1, 1, 1)
->>> breach_of(TreeUsage(memory_bytes=200, cpu_seconds=1.0, process_count=2), limits).reason
+>>> resources = ResourceLimits(100, 10, 5, 1, 1, 1)
+>>> breach_of(TreeUsage(memory_bytes=200, cpu_seconds=1.0, process_count=2), resources).reason
 <LimitReason.MEMORY: 'memory_limit'>
->>> breach_of(TreeUsage(memory_bytes=50, cpu_seconds=1.0, process_count=5), limits) is None
+>>> breach_of(TreeUsage(memory_bytes=50, cpu_seconds=1.0, process_count=5), resources) is None
 True
 """
 
@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from arena.bots.sandbox.limits import LimitReason, ResourceLimits, format_size
+from arena.bots.sandbox.resources import LimitReason, ResourceLimits, format_size
 
 __all__ = [
     "DEFAULT_INTERVAL_S",
@@ -79,23 +79,23 @@ class LimitBreach:
         return f"{self.reason}: {self.detail}"
 
 
-def breach_of(usage: TreeUsage, limits: ResourceLimits) -> LimitBreach | None:
+def breach_of(usage: TreeUsage, resources: ResourceLimits) -> LimitBreach | None:
     """The first limit ``usage`` is over (processes, memory, CPU), or None."""
-    if usage.process_count > limits.processes:
+    if usage.process_count > resources.processes:
         return LimitBreach(
             LimitReason.PROCESSES,
-            f"{usage.process_count} processes, over the limit of {limits.processes}",
+            f"{usage.process_count} processes, over the limit of {resources.processes}",
         )
-    if usage.memory_bytes > limits.memory_bytes:
+    if usage.memory_bytes > resources.memory_bytes:
         return LimitBreach(
             LimitReason.MEMORY,
             f"resident memory {usage.memory_bytes // (1024 * 1024)} MiB, over the limit of "
-            f"{format_size(limits.memory_bytes)}",
+            f"{format_size(resources.memory_bytes)}",
         )
-    if usage.cpu_seconds > limits.cpu_seconds:
+    if usage.cpu_seconds > resources.cpu_seconds:
         return LimitBreach(
             LimitReason.CPU,
-            f"{usage.cpu_seconds:.1f} s of CPU time, over the limit of {limits.cpu_seconds} s",
+            f"{usage.cpu_seconds:.1f} s of CPU time, over the limit of {resources.cpu_seconds} s",
         )
     return None
 
@@ -176,12 +176,12 @@ class Watched:
         self,
         watch: TreeWatch,
         pid: int,
-        limits: ResourceLimits,
+        resources: ResourceLimits,
         on_breach: Callable[[LimitBreach], None],
         check: Callable[[], LimitBreach | None] | None = None,
     ) -> None:
         self.pid = pid
-        self.limits = limits
+        self.resources = resources
         self.on_breach = on_breach
         self.check = check
         self.breach: LimitBreach | None = None
@@ -213,15 +213,15 @@ class TreeWatch:
     def watch(
         self,
         pid: int,
-        limits: ResourceLimits,
+        resources: ResourceLimits,
         on_breach: Callable[[LimitBreach], None],
         *,
         check: Callable[[], LimitBreach | None] | None = None,
     ) -> Watched:
         """Watch the tree of ``pid``; ``on_breach`` is called (from the watch's thread,
         which holds the watch's lock: it must not call :meth:`forget`) when the tree
-        crossed ``limits`` or ``check`` found a breach, just before the tree is killed."""
-        watched = Watched(self, pid, limits, on_breach, check)
+        crossed ``resources`` or ``check`` found a breach, just before the tree is killed."""
+        watched = Watched(self, pid, resources, on_breach, check)
         with self._lock:
             self._watched.append(watched)
             if self._thread is None:
@@ -257,7 +257,7 @@ class TreeWatch:
 
     def _check(self, watched: Watched) -> None:
         _, usage = self._reader(watched.pid)
-        breach = breach_of(usage, watched.limits) if usage.process_count else None
+        breach = breach_of(usage, watched.resources) if usage.process_count else None
         if breach is None and watched.check is not None:
             breach = watched.check()
         if breach is None:

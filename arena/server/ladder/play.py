@@ -43,7 +43,7 @@ from typing import Any
 
 from arena.bots.build import build_bots
 from arena.bots.manifest import ManifestError, load_manifest
-from arena.bots.sandbox.limits import LimitsError
+from arena.bots.sandbox.resources import ResourceLimitsError
 from arena.bots.sandbox.select import (
     SandboxLevel,
     SandboxUnavailableError,
@@ -272,7 +272,7 @@ def play_game(
             if len(spec.versions) == 2:
                 break  # heads-up the first forfeits, as ever
             # At a table every one is named: one left unnamed would share the forfeits.
-        except (SandboxUnavailableError, LimitsError) as exc:
+        except (SandboxUnavailableError, ResourceLimitsError) as exc:
             return PlayedGame(EndCause.SANDBOX_UNAVAILABLE, detail=str(exc))
         except OSError as exc:
             detail = f"game {spec.game_id}: the versions cannot be prepared: {exc}"

@@ -78,14 +78,14 @@ def store_upload(
         )
     for limit, key in checks:
         throttle.note(limit, key)
-    limits = rules.archive_limits
-    if len(data) > limits.max_archive_bytes:
+    archive_limits = rules.archive_limits
+    if len(data) > archive_limits.max_archive_bytes:
         raise UploadRefused(
             f"the archive is {len(data):,} bytes, more than the limit of "
-            f"{limits.max_archive_bytes:,}"
+            f"{archive_limits.max_archive_bytes:,}"
         )
     try:
-        inspect(data, limits)
+        inspect(data, archive_limits)
     except ArchiveError as error:
         raise UploadRefused(str(error)) from None
     digest = hashlib.sha256(data).hexdigest()

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from arena.bots.build import build_bots
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
-from arena.bots.sandbox.limits import LimitsError
+from arena.bots.sandbox.resources import ResourceLimitsError
 from arena.bots.sandbox.select import (
     SandboxLauncher,
     SandboxUnavailableError,
@@ -162,7 +162,7 @@ def _launcher(rules: ValidationRules) -> SandboxLauncher:
     try:
         level, _reasons = choose(rules.sandbox)
         return launcher_for(level, overrides=rules.resource_limits, expose=rules.expose)
-    except (SandboxUnavailableError, LimitsError, ValueError) as exc:
+    except (SandboxUnavailableError, ResourceLimitsError, ValueError) as exc:
         raise InfrastructureError(str(exc)) from exc
 
 

@@ -15,19 +15,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.bots.manifest import DEFAULT_BUILD_TIMEOUT_S
-from arena.bots.sandbox.limits import DEFAULT_LIMITS as DEFAULT_RESOURCE_LIMITS
-from arena.bots.sandbox.limits import LIMIT_KEYS
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES, RESOURCE_KEYS
 from arena.bots.sandbox.select import SandboxLevel
 from arena.match.config import MatchConfig
 from arena.server.competition import DEFAULT_VALIDATION_HANDS
-from arena.uploads import DEFAULT_LIMITS, ArchiveLimits
+from arena.uploads import DEFAULT_ARCHIVE_LIMITS, ArchiveLimits
 
 __all__ = ["ValidationRules", "default_resource_limits"]
 
 
 def default_resource_limits() -> dict[str, int]:
     """Every resource limit at the sandbox's default."""
-    return {key: int(getattr(DEFAULT_RESOURCE_LIMITS, key)) for key in LIMIT_KEYS}
+    return {key: int(getattr(DEFAULT_RESOURCES, key)) for key in RESOURCE_KEYS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +37,7 @@ class ValidationRules:
     ``match``: the competition's match settings (game, time limits, seed); the validation
     plays ``hand_count`` hands of it, heads-up, the upload in seat 0. ``allowed_faults``:
     how many faults the upload may have in that match. ``resource_limits``: by key of
-    :class:`arena.bots.sandbox.limits.ResourceLimits`, over the bot's own.
+    :class:`arena.bots.sandbox.resources.ResourceLimits`, over the bot's own.
     """
 
     house_bot: Path
@@ -48,7 +47,7 @@ class ValidationRules:
     sandbox: SandboxLevel = SandboxLevel.STRICT
     resource_limits: Mapping[str, int] = field(default_factory=default_resource_limits)
     expose: tuple[Path, ...] = ()
-    archive: ArchiveLimits = DEFAULT_LIMITS
+    archive: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS
     max_build_timeout_s: float = DEFAULT_BUILD_TIMEOUT_S
 
     def __post_init__(self) -> None:
@@ -56,9 +55,9 @@ class ValidationRules:
             raise ValueError(f"hand_count must be at least 1, got {self.hand_count!r}")
         if self.allowed_faults < 0:
             raise ValueError(f"allowed_faults must not be negative, got {self.allowed_faults!r}")
-        unknown = sorted(set(self.resource_limits) - set(LIMIT_KEYS))
+        unknown = sorted(set(self.resource_limits) - set(RESOURCE_KEYS))
         if unknown:
-            raise ValueError(f"unknown resource limit {unknown[0]!r} (known: {LIMIT_KEYS})")
+            raise ValueError(f"unknown resource limit {unknown[0]!r} (known: {RESOURCE_KEYS})")
         if not self.max_build_timeout_s > 0:
             raise ValueError(
                 f"max_build_timeout_s must be positive, got {self.max_build_timeout_s!r}"

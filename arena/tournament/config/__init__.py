@@ -49,7 +49,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
 
-from arena.bots.sandbox.limits import LIMIT_KEYS
+from arena.bots.sandbox.resources import RESOURCE_KEYS
 from arena.bots.sandbox.select import SandboxLevel
 from arena.cluster.executor import default_concurrency
 from arena.match.config import Score, resolve_score
@@ -454,7 +454,7 @@ def config_from_values(
     return TournamentConfig(
         bots=bots,
         resource_limits={
-            leaf: values[f"limits.{leaf}"] for leaf in LIMIT_KEYS if f"limits.{leaf}" in values
+            leaf: values[f"limits.{leaf}"] for leaf in RESOURCE_KEYS if f"limits.{leaf}" in values
         },
         game=_settings(GameSettings, "game", values),
         time=_settings(TimeSettings, "limits", values),

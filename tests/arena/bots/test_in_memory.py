@@ -28,7 +28,7 @@ def test_in_memory_transport_reports_exit_and_close() -> None:
 
 def test_the_fake_clock_and_a_custom_sleep() -> None:
     clock = FakeClock()
-    clock.advance(1.5)
+    clock.sleep(1.5)
     slept: list[float] = []
     transport = InMemoryTransport(lambda m: None, clock=clock, sleep=slept.append)
     transport.send(b'{"type":"x"}\n')

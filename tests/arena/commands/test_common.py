@@ -12,7 +12,7 @@ from arena import cli
 from arena.bots.manifest import load_manifest
 from arena.bots.sandbox import select
 from arena.bots.sandbox.limited import LimitsLauncher
-from arena.bots.sandbox.limits import DEFAULT_LIMITS
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES
 from arena.bots.sandbox.select import Probe, choose, describe
 from arena.cli import main
 from arena.commands import common
@@ -77,13 +77,13 @@ def test_limit_flags_override_the_manifest_which_overrides_the_defaults(tmp_path
     launcher = common.open_launcher(args, io.StringIO())
     try:
         assert isinstance(launcher, LimitsLauncher)
-        limits = launcher.limits_for(manifest)
+        resources = launcher.resources_for(manifest)
     finally:
         launcher.close()
-    assert limits.open_files == 50  # the flag beats the manifest
-    assert limits.memory_bytes == 512 * 1024**2  # the manifest beats the default
-    assert limits.tmp_bytes == 64 * 1024**2
-    assert limits.processes == DEFAULT_LIMITS.processes
+    assert resources.open_files == 50  # the flag beats the manifest
+    assert resources.memory_bytes == 512 * 1024**2  # the manifest beats the default
+    assert resources.tmp_bytes == 64 * 1024**2
+    assert resources.processes == DEFAULT_RESOURCES.processes
 
 
 def test_the_limit_flags_show_their_defaults_in_help(capsys: pytest.CaptureFixture[str]) -> None:
@@ -91,10 +91,10 @@ def test_the_limit_flags_show_their_defaults_in_help(capsys: pytest.CaptureFixtu
     text = " ".join(capsys.readouterr().out.split())
     for flag, default in [
         ("--memory SIZE", "(default 1GiB)"),
-        ("--cpu-seconds N", f"(default {DEFAULT_LIMITS.cpu_seconds})"),
-        ("--processes N", f"(default {DEFAULT_LIMITS.processes})"),
+        ("--cpu-seconds N", f"(default {DEFAULT_RESOURCES.cpu_seconds})"),
+        ("--processes N", f"(default {DEFAULT_RESOURCES.processes})"),
         ("--file-size SIZE", "(default 256MiB)"),
-        ("--open-files N", f"(default {DEFAULT_LIMITS.open_files})"),
+        ("--open-files N", f"(default {DEFAULT_RESOURCES.open_files})"),
         ("--tmp-size SIZE", "(default 256MiB)"),
         ("--sandbox {none,limits,strict}", "strongest layer that works here"),
     ]:

@@ -44,7 +44,7 @@ class ScriptedFrontEnd:
             raise EOFError("no entries left")
         entry = self.entries.pop(0)
         if entry is TIMEOUT and self.clock is not None and timeout_s is not None:
-            self.clock.advance(timeout_s)
+            self.clock.sleep(timeout_s)
         return entry
 
     @property

@@ -79,7 +79,7 @@ def test_without_a_time_limit_the_person_is_never_hurried() -> None:
 def test_the_time_limit_runs_across_the_prompts_of_one_decision() -> None:
     clock = FakeClock()
     seat, front = seated(["zz", "c"], clock=clock)
-    front.on_prompt = lambda: clock.advance(4.0)
+    front.on_prompt = lambda: clock.sleep(4.0)
     assert seat.ask(act(), timeout_s=10.0) == {"type": "action", "seq": 9, "action": "CALL"}
     assert [timeout for _, timeout in front.prompts] == [10.0, 6.0]
 
@@ -90,7 +90,7 @@ def test_the_time_running_out_gives_no_reply() -> None:
     assert seat.ask(act(), timeout_s=5.0) is None
     # Time spent on bad entries counts: once it is over, nobody is asked again.
     seat, front = seated(["zz", "c"], clock=clock)
-    front.on_prompt = lambda: clock.advance(6.0)
+    front.on_prompt = lambda: clock.sleep(6.0)
     assert seat.ask(act(), timeout_s=5.0) is None
     assert len(front.prompts) == 1
 

@@ -18,10 +18,12 @@ from tests.arena.uploads import hostile
 BIG_ARCHIVES = ArchiveLimits(max_archive_bytes=64 * 1024 * 1024)
 
 
-def refused(archive: bytes, dest: Path, limits: ArchiveLimits = BIG_ARCHIVES) -> ArchiveError:
+def refused(
+    archive: bytes, dest: Path, archive_limits: ArchiveLimits = BIG_ARCHIVES
+) -> ArchiveError:
     """The refusal of ``archive``, checked to leave no folder behind."""
     with pytest.raises(ArchiveError) as caught:
-        unpack(archive, dest, limits)
+        unpack(archive, dest, archive_limits)
     assert not dest.exists()
     return caught.value
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import psutil
 
 from arena.bots.manifest import BotManifest, load_manifest
-from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES, ResourceLimits
 from arena.bots.sandbox.select import SandboxLevel, choose, launcher_for
 from arena.match.config import MatchConfig, new_secret_seed
 from arena.match.results import MatchResult
@@ -36,7 +36,7 @@ from arena.session.watchdog import BotSession
 from tests import TEST_BOTS
 
 __all__ = [
-    "LIMITS",
+    "RESOURCES",
     "RSS_BOUND_BYTES",
     "Played",
     "bot",
@@ -47,8 +47,8 @@ __all__ = [
 ]
 
 #: Small limits, so that a hostile bot is stopped in well under a second or two.
-LIMITS: ResourceLimits = replace(
-    DEFAULT_LIMITS,
+RESOURCES: ResourceLimits = replace(
+    DEFAULT_RESOURCES,
     memory_bytes=256 * 1024**2,
     processes=32,
     file_size_bytes=64 * 1024**2,
@@ -112,7 +112,7 @@ def play(
     *,
     hands: int = 3,
     level: SandboxLevel | None = None,
-    limits: ResourceLimits = LIMITS,
+    resources: ResourceLimits = RESOURCES,
     marker: str | None = None,
     **config: object,
 ) -> Played:
@@ -121,7 +121,7 @@ def play(
     """
     marker = marker or f"zoo-{uuid.uuid4().hex}"
     chosen, _reasons = choose(level)
-    launcher = launcher_for(chosen, limits)
+    launcher = launcher_for(chosen, resources)
     seated = [replace(m, env={**m.env, "ZOO_MARKER": marker}) for m in manifests]
     options: dict[str, object] = {
         "hand_count": hands,

@@ -15,7 +15,7 @@ import pytest
 
 from arena.bots.sandbox.cgroup_probe import probe_cgroups
 from arena.session.policy import TimeLimits
-from tests.arena.zoo.harness import LIMITS, bot, play, station
+from tests.arena.zoo.harness import RESOURCES, bot, play, station
 
 
 def crash_codes(faults: list[dict[str, object]]) -> set[object]:
@@ -55,7 +55,7 @@ def test_a_cpu_spin_is_stopped_at_the_cpu_limit(tmp_path: Path) -> None:
     )
     assert crash_codes(played.faults(0)) == {"cpu_limit"}, played.faults(0)
     assert played.counts(0)["timeout"] >= 1  # it was spinning when its time ran out
-    assert LIMITS.cpu_seconds == 2
+    assert RESOURCES.cpu_seconds == 2
 
 
 def test_a_1_gib_file_is_stopped_at_the_file_size_limit(tmp_path: Path) -> None:
@@ -86,7 +86,7 @@ def test_a_bot_spinning_background_threads_is_held_to_its_cpu_share(tmp_path: Pa
         [bot("zoo_thread_spinner"), station("victim")],
         tmp_path,
         hands=4,
-        limits=replace(LIMITS, cpu_percent=50, cpu_seconds=60),
+        resources=replace(RESOURCES, cpu_percent=50, cpu_seconds=60),
         time_limits=TimeLimits(decision_s=2.0),
     )
     report = json.loads(played.stderr(0).strip().splitlines()[-1])

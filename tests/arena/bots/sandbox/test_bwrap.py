@@ -41,7 +41,7 @@ from arena.bots.sandbox.bwrap import (
 )
 from arena.bots.sandbox.cgroup import ARENA_CGROUP_NAME, BotCgroup, CgroupParent, join_command
 from arena.bots.sandbox.limited import SUPERVISOR_PATH, LimitsLauncher
-from arena.bots.sandbox.limits import DEFAULT_LIMITS
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES
 from arena.bots.sandbox.select import probe
 from arena.bots.transport import TransportClosedError
 from arena.cli import main
@@ -49,7 +49,7 @@ from tests import REPO_ROOT, TEST_BOTS
 
 HELLO = b'{"type":"hello","seq":1}\n'
 DEADLINE_S = 20.0
-SMALL = replace(DEFAULT_LIMITS, memory_bytes=256 * 1024**2, processes=20, tmp_bytes=64 * 1024**2)
+SMALL = replace(DEFAULT_RESOURCES, memory_bytes=256 * 1024**2, processes=20, tmp_bytes=64 * 1024**2)
 
 
 def _box_or_skip() -> Box:
@@ -211,6 +211,7 @@ from arena.bots.process import ProcessTransport
 from arena.bots.sandbox.bwrap import StrictLauncher, find_box
 from arena.bots.sandbox.limited import LimitsLauncher
 
+Path(sys.argv[1]).mkdir()
 inner = LimitsLauncher(python=os.path.realpath(sys.executable), temp_dir=Path(sys.argv[1]))
 launcher = StrictLauncher(inner, find_box())
 manifest = load_manifest(sys.argv[2])
@@ -224,18 +225,25 @@ time.sleep(60)
 """
 
 
-def test_a_kill_9_of_the_starter_leaves_no_bot_process(tmp_path: Path) -> None:
-    _box_or_skip()
+def test_a_kill_9_of_the_starter_leaves_no_bot_process_and_no_filter_file(
+    tmp_path: Path,
+) -> None:
+    box_made = _box_or_skip()
+    # The system call filter once lived in an arena-seccomp-* folder of TMPDIR that a
+    # kill -9 left behind and no later run swept; a memory file goes with the process.
+    starter_tmp = tmp_path / "tmpdir"
+    starter_tmp.mkdir()
     starter = subprocess.Popen(
         [
             sys.executable,
             "-c",
             _STARTER,
-            str(tmp_path),
+            str(tmp_path / "private"),
             str(TEST_BOTS / "sandbox_forkbomb" / "bot.toml"),
         ],
         stdout=subprocess.PIPE,
         cwd=REPO_ROOT,
+        env={**os.environ, "TMPDIR": str(starter_tmp)},
     )
     box: list[psutil.Process] = []
     try:
@@ -246,12 +254,15 @@ def test_a_kill_9_of_the_starter_leaves_no_bot_process(tmp_path: Path) -> None:
         box = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
         # bwrap, the supervisor, the bot and its five sleeping children.
         assert len(box) >= 8
+        if box_made.seccomp is not None:  # the box reads the filter from the starter's file
+            assert "--seccomp" in psutil.Process(pid).cmdline()
         starter.kill()
         starter.wait()
         deadline = time.monotonic() + 10.0
         while time.monotonic() < deadline and any(_is_alive(process) for process in box):
             time.sleep(0.02)
         assert [process.pid for process in box if _is_alive(process)] == []
+        assert list(starter_tmp.iterdir()) == []
     finally:
         starter.kill()
         starter.wait()
@@ -375,11 +386,8 @@ def test_with_cgroups_the_box_joins_its_cgroup_before_bwrap_runs(tmp_path: Path)
         joining = join_command(spec.cgroup, ())
         front = (
             HAND_OVER_STREAMS
-            if launcher.filter_path is None
-            else (
-                *HAND_OVER_STREAMS_AND_FILTER,
-                str(launcher.filter_path),
-            )
+            if launcher.filter_fd is None
+            else (*HAND_OVER_STREAMS_AND_FILTER, f"/proc/{os.getpid()}/fd/{launcher.filter_fd}")
         )
         assert spec.argv[: len(joining) + len(front) + 1] == (*joining, *front, box.bwrap)
         assert spec.argv.count("arena-cgroup") == 1  # the inner layer did not join too

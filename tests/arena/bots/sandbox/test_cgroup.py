@@ -27,8 +27,8 @@ from arena.bots.sandbox.cgroup import (
 )
 from arena.bots.sandbox.cgroup_probe import (
     CgroupMount,
-    cgroup2_mount_point,
-    own_cgroup,
+    cgroup_mounts,
+    own_cgroups,
     probe_cgroups,
 )
 
@@ -181,9 +181,12 @@ def test_a_cgroup_that_is_not_writable_is_named(
 
 
 def test_the_mount_and_cgroup_readers() -> None:
-    assert cgroup2_mount_point("22 1 0:20 / /sys/fs/cgroup/memory rw - cgroup cgroup rw") is None
-    assert cgroup2_mount_point("41 31 0:38 / /a\\040b rw - cgroup2 cgroup2 rw") == Path("/a b")
-    assert own_cgroup("4:memory:/a\nnot a line\n") is None
+    (v1,) = cgroup_mounts("22 1 0:20 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory")
+    assert (v1.version, v1.controllers) == (1, frozenset({"rw", "memory"}))
+    # The kernel writes a space in a path as \040.
+    (v2,) = cgroup_mounts("41 31 0:38 / /a\\040b rw - cgroup2 cgroup2 rw")
+    assert (v2.version, v2.point) == (2, Path("/a b"))
+    assert own_cgroups("4:memory:/a\nnot a line\n") == {"memory": "/a"}  # no v2 line
 
 
 def test_the_probe_of_this_machine_never_fails() -> None:

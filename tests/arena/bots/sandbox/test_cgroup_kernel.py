@@ -28,7 +28,7 @@ from arena.bots.process import ProcessTransport
 from arena.bots.sandbox.cgroup import CPU_PERIOD_US, BotCgroup, CgroupParent, join_command
 from arena.bots.sandbox.cgroup_probe import probe_cgroups
 from arena.bots.sandbox.limited import LimitsLauncher
-from arena.bots.sandbox.limits import DEFAULT_LIMITS
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES
 from arena.bots.transport import TransportClosedError
 from tests import TEST_BOTS
 
@@ -177,8 +177,8 @@ def _bot(name: str, *args: str) -> BotManifest:
 
 @pytest.fixture
 def launcher(parent: CgroupParent) -> Iterator[LimitsLauncher]:
-    limits = replace(DEFAULT_LIMITS, memory_bytes=96 * MIB, processes=12)
-    made = LimitsLauncher(limits, cgroups=parent)
+    resources = replace(DEFAULT_RESOURCES, memory_bytes=96 * MIB, processes=12)
+    made = LimitsLauncher(resources, cgroups=parent)
     yield made
     made.close()
 

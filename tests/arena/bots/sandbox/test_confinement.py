@@ -23,7 +23,7 @@ from arena.bots.sandbox.confinement import (
     reason_of_signal,
     remove_private_dir,
 )
-from arena.bots.sandbox.limits import DEFAULT_LIMITS, LimitReason
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES, LimitReason
 from arena.bots.sandbox.watch import TreeUsage, TreeWatch, Watched
 
 
@@ -41,14 +41,14 @@ class OverMemory:
         self.killed.append(pid)
 
 
-def spec(tmp_path: Path, *, with_limits: bool = True) -> LaunchSpec:
+def spec(tmp_path: Path, *, with_resources: bool = True) -> LaunchSpec:
     private = tmp_path / "private"
     (private / "bot").mkdir(parents=True)
     return LaunchSpec(
         argv=("bot",),
         cwd=private / "bot",
         env={},
-        limits=DEFAULT_LIMITS if with_limits else None,
+        resources=DEFAULT_RESOURCES if with_resources else None,
         private_dir=private,
     )
 
@@ -83,13 +83,13 @@ def test_a_death_by_sigxfsz_or_sigxcpu_is_a_limit_stop(tmp_path: Path) -> None:
     assert reason_of_signal(signal.SIGXFSZ) is LimitReason.FILE_SIZE
     assert reason_of_signal(signal.SIGXCPU) is LimitReason.CPU
     assert reason_of_signal(signal.SIGKILL) is None and reason_of_signal(None) is None
-    confinement = Confinement(1, spec(tmp_path, with_limits=False))
+    confinement = Confinement(1, spec(tmp_path, with_resources=False))
     assert confinement.release(signal.SIGXFSZ)[0] == "file_size_limit"
-    assert Confinement(1, spec(tmp_path / "2", with_limits=False)).release(None) == (None, "")
+    assert Confinement(1, spec(tmp_path / "2", with_resources=False)).release(None) == (None, "")
     # The first process of a PID namespace says "killed by SIGXCPU" as exit code 128 + 24.
-    in_namespace = Confinement(1, spec(tmp_path / "3", with_limits=False))
+    in_namespace = Confinement(1, spec(tmp_path / "3", with_resources=False))
     assert in_namespace.release(None, 128 + signal.SIGXCPU)[0] == "cpu_limit"
-    assert Confinement(1, spec(tmp_path / "4", with_limits=False)).release(None, 3) == (None, "")
+    assert Confinement(1, spec(tmp_path / "4", with_resources=False)).release(None, 3) == (None, "")
 
 
 def test_a_private_dir_is_removed_even_where_the_bot_closed_it(tmp_path: Path) -> None:
@@ -158,13 +158,13 @@ def test_with_a_cgroup_the_watch_leaves_memory_and_processes_to_the_kernel(
     assert trees.killed == [4242]
     assert confinement.describe_breach() == (
         "; stopped by the sandbox: process_limit: the kernel refused a new process or thread "
-        f"at the limit of {DEFAULT_LIMITS.processes} tasks"
+        f"at the limit of {DEFAULT_RESOURCES.processes} tasks"
     )
     (cgroup.directories[0] / "pids.events").unlink()  # a real cgroup's files go with it
     assert confinement.release(int(signal.SIGKILL)) == (
         "process_limit",
         f"the kernel refused a new process or thread at the limit of "
-        f"{DEFAULT_LIMITS.processes} tasks",
+        f"{DEFAULT_RESOURCES.processes} tasks",
     )
     assert not cgroup.directories[0].exists() and not (tmp_path / "private").exists()
 
@@ -174,12 +174,12 @@ def test_the_kernel_s_oom_kill_is_a_memory_limit_with_the_peak_it_held(tmp_path:
     directory = cgroup.directories[0]
     (directory / "memory.events").write_text("oom_kill 1\n")
     (directory / "memory.peak").write_text(f"{300 * 1024**2}\n")
-    breach = kernel_breach(cgroup, DEFAULT_LIMITS)
+    breach = kernel_breach(cgroup, DEFAULT_RESOURCES)
     assert breach is not None and breach.describe() == (
         "memory_limit: the kernel's OOM killer ended a process at the memory limit of 1 GiB; "
         "it held at most 300 MiB"
     )
-    confinement = Confinement(4242, replace(launch, limits=None))
+    confinement = Confinement(4242, replace(launch, resources=None))
     assert confinement.describe_breach() == ""  # no limits: nothing to say about them
     (directory / "memory.events").unlink()
     (directory / "memory.peak").unlink()
@@ -194,12 +194,12 @@ class _UnthreadedWatch(TreeWatch):
     def watch(
         self,
         pid: int,
-        limits: Any,
+        resources: Any,
         on_breach: Any,
         *,
         check: Any = None,
     ) -> Watched:
-        watched = Watched(self, pid, limits, on_breach, check)
+        watched = Watched(self, pid, resources, on_breach, check)
         self._watched.append(watched)
         return watched
 
@@ -235,7 +235,7 @@ def test_cpu_time_is_the_cgroup_s_count_where_there_is_one_else_the_tree_s(
     assert cpu_seconds_of(os.getpid(), None) > 0  # this test process has computed
     launch, cgroup = _with_cgroup(tmp_path)
     (cgroup.directories[0] / "cpu.stat").write_text("usage_usec 1500000\n")
-    confinement = Confinement(4242, replace(launch, limits=None))
+    confinement = Confinement(4242, replace(launch, resources=None))
     assert cpu_seconds_of(4242, confinement) == 1.5
     (cgroup.directories[0] / "cpu.stat").unlink()
     assert cpu_seconds_of(4242, confinement) == 0.0  # no such tree: nothing computed

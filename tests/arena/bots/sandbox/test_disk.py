@@ -32,8 +32,9 @@ from arena.bots.sandbox.disk import (
     release_disk,
     tmpfs_options,
 )
-from arena.bots.sandbox.limited import LimitsLauncher, PrivateDirError
-from arena.bots.sandbox.limits import DEFAULT_LIMITS, LimitReason, ResourceLimits
+from arena.bots.sandbox.limited import LimitsLauncher
+from arena.bots.sandbox.private_dir import PrivateDirError
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES, LimitReason, ResourceLimits
 from arena.bots.sandbox.select import SandboxLauncher, SandboxLevel, launcher_for, probe
 from arena.bots.transport import TransportClosedError
 from tests import TEST_BOTS
@@ -41,7 +42,7 @@ from tests import TEST_BOTS
 _MIB = 1024**2
 #: An 8 MiB disk with a 4 MiB file limit: only the disk limit can stop 1 MiB files.
 SMALL_DISK: ResourceLimits = replace(
-    DEFAULT_LIMITS,
+    DEFAULT_RESOURCES,
     memory_bytes=256 * _MIB,
     processes=20,
     file_size_bytes=4 * _MIB,

@@ -14,17 +14,15 @@ from arena.bots.manifest import BotManifest
 from arena.bots.sandbox.cgroup import CgroupParent, is_zombie, join_command
 from arena.bots.sandbox.cgroup_probe import probe_cgroups
 from arena.bots.sandbox.confinement import abandon
-from arena.bots.sandbox.limited import (
-    SUPERVISOR_PATH,
-    LimitsLauncher,
+from arena.bots.sandbox.limited import SUPERVISOR_PATH, LimitsLauncher, address_space_backstop
+from arena.bots.sandbox.private_dir import (
     PrivateDirError,
-    address_space_backstop,
-    is_runnable_by_anyone,
+    _start_time,  # how the launcher names its owner
     private_dir_owner,
     sweep_private_dirs,
 )
-from arena.bots.sandbox.limits import DEFAULT_LIMITS, LimitsError, ResourceLimits
-from arena.bots.sandbox.private_dir import _start_time  # how the launcher names its owner
+from arena.bots.sandbox.reach import is_runnable_by_anyone
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES, ResourceLimits, ResourceLimitsError
 from arena.bots.transport import BotStartError
 
 ENV = {"PATH": os.defpath, "LANG": "C.UTF-8", "LC_TIME": "C", "TZ": "UTC", "SECRET": "x"}
@@ -66,13 +64,13 @@ def test_the_spec_runs_the_bot_under_the_supervisor_in_a_private_copy(
     separator = spec.argv.index("--")
     assert spec.argv[separator + 1 :] == (sys.executable, str(private / "bot" / "bot.py"), "--fast")
     options = spec.argv[4:separator]
-    assert f"--cpu={DEFAULT_LIMITS.cpu_seconds}" in options
-    assert f"--fsize={DEFAULT_LIMITS.file_size_bytes}" in options
-    assert f"--nofile={DEFAULT_LIMITS.open_files}" in options
-    assert f"--as={address_space_backstop(DEFAULT_LIMITS)}" in options
+    assert f"--cpu={DEFAULT_RESOURCES.cpu_seconds}" in options
+    assert f"--fsize={DEFAULT_RESOURCES.file_size_bytes}" in options
+    assert f"--nofile={DEFAULT_RESOURCES.open_files}" in options
+    assert f"--as={address_space_backstop(DEFAULT_RESOURCES)}" in options
     assert f"--private-dir={private}" in options
     assert not any(option.startswith(("--uid", "--nproc")) for option in options)
-    assert spec.limits == DEFAULT_LIMITS
+    assert spec.resources == DEFAULT_RESOURCES
     # The copy: files, folders and links (as links); the checkout is not where it runs.
     assert (private / "bot" / "data" / "book.txt").read_text() == "opening book\n"
     assert os.readlink(private / "bot" / "book") == "data/book.txt"
@@ -155,17 +153,17 @@ def test_an_unreadable_file_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_the_manifest_s_limits_come_before_the_command_line_s(tmp_path: Path) -> None:
     folder = bot_dir(tmp_path)
-    manifest = manifest_of(folder, limits={"processes": 8, "open_files": 99})
+    manifest = manifest_of(folder, resources={"processes": 8, "open_files": 99})
     launcher = LimitsLauncher(
         ResourceLimits(1024**3, 60, 10, 1024, 64, 1024),
         overrides={"open_files": "32"},
         temp_dir=tmp_path,
         drop_privileges=False,
     )
-    limits = launcher.limits_for(manifest)
-    assert (limits.processes, limits.open_files, limits.cpu_seconds) == (8, 32, 60)
-    assert launcher.prepare(manifest).limits == limits
-    with pytest.raises(LimitsError, match="command line: limit 'processes' = 'many'"):
+    resources = launcher.resources_for(manifest)
+    assert (resources.processes, resources.open_files, resources.cpu_seconds) == (8, 32, 60)
+    assert launcher.prepare(manifest).resources == resources
+    with pytest.raises(ResourceLimitsError, match="command line: limit 'processes' = 'many'"):
         LimitsLauncher(overrides={"processes": "many"})
 
 
@@ -183,7 +181,7 @@ def test_with_its_own_user_the_bot_gets_a_fresh_id_and_a_process_limit(tmp_path:
         options = spec.argv[: spec.argv.index("--")]
         uid = next(int(option[6:]) for option in options if option.startswith("--uid="))
         assert f"--gid={uid}" in options
-        assert f"--nproc={DEFAULT_LIMITS.processes * 4}" in options
+        assert f"--nproc={DEFAULT_RESOURCES.processes * 4}" in options
         assert spec.private_dir.stat().st_uid == uid
         assert (spec.private_dir / "bot" / "data" / "book.txt").stat().st_uid == uid
         assert spec.argv[spec.argv.index("--") + 1] == launcher.bot_python
@@ -313,7 +311,7 @@ def test_a_cgroup_that_cannot_be_made_leaves_the_bot_to_the_watch(
     nowhere = CgroupParent.unified(tmp_path / "missing" / "poker-arena")
     launcher = LimitsLauncher(temp_dir=tmp_path, drop_privileges=False, cgroups=nowhere)
     spec = launcher.prepare(manifest_of(bot_dir(tmp_path)))
-    assert spec.cgroup is None and spec.limits is not None
+    assert spec.cgroup is None and spec.resources is not None
     assert "bot 'b' runs without a cgroup: cannot" in caplog.text
     abandon(spec)
     launcher.close()

@@ -26,7 +26,7 @@ import pytest
 from arena.bots.manifest import BotManifest, load_manifest
 from arena.bots.process import ProcessTransport
 from arena.bots.sandbox.limited import LimitsLauncher
-from arena.bots.sandbox.limits import DEFAULT_LIMITS, ResourceLimits
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES, ResourceLimits
 from arena.bots.sandbox.watch import DEFAULT_INTERVAL_S
 from arena.bots.startup import measure_startup
 from arena.bots.transport import BotStartError, ExitInfo, TransportClosedError
@@ -40,7 +40,7 @@ ACT = (
 )
 DEADLINE_S = 20.0
 SMALL = replace(
-    DEFAULT_LIMITS,
+    DEFAULT_RESOURCES,
     memory_bytes=200 * 1024**2,
     processes=20,
     file_size_bytes=1024**2,
@@ -320,7 +320,7 @@ def test_limits_of_the_manifest_and_the_command_line_reach_the_bot(
         name="nofile",
         command=("{python}", "-c", code),
         working_dir=tmp_path,
-        limits={"open_files": 50, "cpu_seconds": 9},
+        resources={"open_files": 50, "cpu_seconds": 9},
     )
     launcher = LimitsLauncher(ResourceLimits(1024**3, 60, 10, 1024**2, 100, 1024**2))
     first = ProcessTransport.start(manifest, launcher=launcher)

@@ -10,7 +10,7 @@ import pytest
 
 from arena.bots.manifest import BotManifest, load_manifest
 from arena.bots.sandbox.limited import LimitsLauncher
-from arena.bots.sandbox.limits import DEFAULT_LIMITS
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES
 from arena.bots.transport import ExitInfo, TransportClosedError
 from arena.match.config import MatchConfig
 from arena.match.run import open_sessions, run_match
@@ -18,8 +18,8 @@ from arena.session.faults import FaultKind, FaultLedger, FaultRecorder
 from arena.session.policy import TimeLimits
 from tests import REPO_ROOT, TEST_BOTS
 
-LIMITS = replace(
-    DEFAULT_LIMITS,
+RESOURCES = replace(
+    DEFAULT_RESOURCES,
     memory_bytes=200 * 1024**2,
     processes=20,
     file_size_bytes=1024**2,
@@ -56,7 +56,7 @@ def test_a_bot_stopped_by_a_limit_is_a_crash_with_the_limit_as_its_code(
         restart_budget=0,
         allow_absent_bots=True,
     )
-    launcher = LimitsLauncher(LIMITS)
+    launcher = LimitsLauncher(RESOURCES)
     sessions = open_sessions([station(), manifest], config, launcher=launcher)
     result = run_match(config, sessions, tmp_path)
     assert result.hands_played == 2

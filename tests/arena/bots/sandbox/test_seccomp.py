@@ -18,7 +18,7 @@ from arena.bots.manifest import load_manifest
 from arena.bots.process import ProcessTransport
 from arena.bots.sandbox.bwrap import SECCOMP_FD, StrictLauncher
 from arena.bots.sandbox.limited import LimitsLauncher
-from arena.bots.sandbox.limits import DEFAULT_LIMITS
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES
 from arena.bots.sandbox.seccomp import (
     AUDIT_ARCH,
     CLONE_NEW_FLAGS,
@@ -96,11 +96,16 @@ def launcher() -> Iterator[StrictLauncher]:
         pytest.skip(f"the strict layer cannot run here: {problem}")
     if box.seccomp is None:
         pytest.skip("no system call filter for this machine")
-    inner = LimitsLauncher(DEFAULT_LIMITS, python=os.path.realpath(sys.executable))
+    inner = LimitsLauncher(DEFAULT_RESOURCES, python=os.path.realpath(sys.executable))
     made = StrictLauncher(inner, box)
+    assert made.filter_fd is not None
+    with open(f"/proc/self/fd/{made.filter_fd}", "rb") as filter_file:
+        assert filter_file.read() == box.seccomp  # what every box opens, whole
+    with pytest.raises(PermissionError):  # sealed: no one changes it once written
+        open(f"/proc/self/fd/{made.filter_fd}", "wb").close()
     yield made
     made.close()
-    assert made.filter_path is not None and not made.filter_path.exists()
+    assert made._finalizer is not None and not made._finalizer.alive  # the file is closed
 
 
 def test_a_bot_in_the_box_gets_eperm_for_every_denied_call_and_plays_on(

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from arena.bots.sandbox.limits import LimitReason, ResourceLimits
+from arena.bots.sandbox.resources import LimitReason, ResourceLimits
 from arena.bots.sandbox.watch import (
     LimitBreach,
     TreeUsage,
@@ -20,7 +20,7 @@ from arena.bots.sandbox.watch import (
     read_tree,
 )
 
-LIMITS = ResourceLimits(
+RESOURCES = ResourceLimits(
     memory_bytes=100 * 1024**2,
     cpu_seconds=10,
     processes=5,
@@ -44,15 +44,15 @@ DEADLINE_S = 10.0
     ],
 )
 def test_a_tree_is_over_a_limit_only_past_it(usage: TreeUsage, reason: LimitReason | None) -> None:
-    breach = breach_of(usage, LIMITS)
+    breach = breach_of(usage, RESOURCES)
     assert (breach and breach.reason) == reason
 
 
 def test_a_breach_says_what_was_measured() -> None:
-    breach = breach_of(TreeUsage(300 * MIB, 1.0, 1), LIMITS)
+    breach = breach_of(TreeUsage(300 * MIB, 1.0, 1), RESOURCES)
     assert breach is not None
     assert breach.describe() == "memory_limit: resident memory 300 MiB, over the limit of 100 MiB"
-    cpu = breach_of(TreeUsage(0, 12.25, 1), LIMITS)
+    cpu = breach_of(TreeUsage(0, 12.25, 1), RESOURCES)
     assert cpu is not None and cpu.detail == "12.2 s of CPU time, over the limit of 10 s"
 
 
@@ -76,8 +76,8 @@ def test_a_tree_over_its_limit_is_killed_once_and_its_owner_told() -> None:
     watch = TreeWatch(interval_s=3600, reader=trees.read, killer=trees.kill)
     told: list[LimitBreach] = []
     trees.usage = {1: TreeUsage(MIB, 0.0, 1), 2: TreeUsage(MIB, 0.0, 1)}
-    first = watch.watch(1, LIMITS, told.append)
-    second = watch.watch(2, LIMITS, told.append)
+    first = watch.watch(1, RESOURCES, told.append)
+    second = watch.watch(2, RESOURCES, told.append)
     try:
         watch.check_now()
         assert trees.killed == [] and told == []
@@ -106,14 +106,14 @@ def test_the_thread_runs_while_something_is_watched() -> None:
     trees = FakeTrees()
     watch = TreeWatch(interval_s=0.01, reader=trees.read, killer=trees.kill)
     assert not watch.is_running
-    watched = watch.watch(1, LIMITS, lambda _breach: None)
+    watched = watch.watch(1, RESOURCES, lambda _breach: None)
     assert watch.is_running
     watched.cancel()
     deadline = time.monotonic() + DEADLINE_S
     while watch.is_running and time.monotonic() < deadline:
         time.sleep(0.01)
     assert not watch.is_running
-    again = watch.watch(1, LIMITS, lambda _breach: None)  # and starts again when needed
+    again = watch.watch(1, RESOURCES, lambda _breach: None)  # and starts again when needed
     assert watch.is_running
     again.cancel()
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from arena.bots.manifest import ManifestError, parse_manifest
-from arena.bots.sandbox.limits import (
-    DEFAULT_LIMITS,
-    LIMIT_KEYS,
-    LimitsError,
+from arena.bots.sandbox.resources import (
+    DEFAULT_RESOURCES,
+    RESOURCE_KEYS,
     ResourceLimits,
+    ResourceLimitsError,
     format_size,
     parse_size,
 )
@@ -20,24 +20,24 @@ GIB = 1024**3
 
 
 def test_the_defaults_stop_the_zoo_well_before_its_bounds() -> None:
-    assert DEFAULT_LIMITS.memory_bytes < 2 * GIB  # a memory hog is stopped before 2 GiB
-    assert DEFAULT_LIMITS.processes < 200  # a fork bomb before 200 processes
-    assert DEFAULT_LIMITS.file_size_bytes < GIB  # a file before 1 GiB
+    assert DEFAULT_RESOURCES.memory_bytes < 2 * GIB  # a memory hog is stopped before 2 GiB
+    assert DEFAULT_RESOURCES.processes < 200  # a fork bomb before 200 processes
+    assert DEFAULT_RESOURCES.file_size_bytes < GIB  # a file before 1 GiB
     # ... and leave room for honest bots: node alone uses about 50 MiB and 7 threads.
-    assert DEFAULT_LIMITS.memory_bytes >= 512 * 1024**2
-    assert DEFAULT_LIMITS.processes >= 16
-    assert DEFAULT_LIMITS.open_files >= 256
+    assert DEFAULT_RESOURCES.memory_bytes >= 512 * 1024**2
+    assert DEFAULT_RESOURCES.processes >= 16
+    assert DEFAULT_RESOURCES.open_files >= 256
 
 
 def test_overrides_replace_only_the_named_limits() -> None:
-    limits = DEFAULT_LIMITS.with_overrides(
+    resources = DEFAULT_RESOURCES.with_overrides(
         {"memory_bytes": "512MiB", "cpu_seconds": "30", "processes": 8}, source="cli"
     )
-    assert limits.memory_bytes == 512 * 1024**2
-    assert limits.cpu_seconds == 30
-    assert limits.processes == 8
-    assert limits.open_files == DEFAULT_LIMITS.open_files
-    assert DEFAULT_LIMITS.with_overrides({}, source="cli") == DEFAULT_LIMITS
+    assert resources.memory_bytes == 512 * 1024**2
+    assert resources.cpu_seconds == 30
+    assert resources.processes == 8
+    assert resources.open_files == DEFAULT_RESOURCES.open_files
+    assert DEFAULT_RESOURCES.with_overrides({}, source="cli") == DEFAULT_RESOURCES
 
 
 @pytest.mark.parametrize(
@@ -89,8 +89,8 @@ def test_sizes_are_read_with_binary_and_decimal_units(text: str | int, size: int
     ],
 )
 def test_a_bad_override_names_its_source_key_and_value(key: str, value: object, words: str) -> None:
-    with pytest.raises(LimitsError) as caught:
-        DEFAULT_LIMITS.with_overrides({key: value}, source="bot.toml")
+    with pytest.raises(ResourceLimitsError) as caught:
+        DEFAULT_RESOURCES.with_overrides({key: value}, source="bot.toml")
     message = str(caught.value)
     assert message.startswith(f"bot.toml: limit {key!r} = {value!r}: ")
     assert words in message
@@ -100,14 +100,14 @@ def test_a_bad_override_names_its_source_key_and_value(key: str, value: object, 
 
 
 def test_limits_read_as_a_dict_and_a_line() -> None:
-    limits = ResourceLimits(GIB, 60, 10, 1536, 64, 256 * 1024**2)
-    assert list(limits.to_dict()) == list(LIMIT_KEYS)
-    assert limits.describe() == (
+    resources = ResourceLimits(GIB, 60, 10, 1536, 64, 256 * 1024**2)
+    assert list(resources.to_dict()) == list(RESOURCE_KEYS)
+    assert resources.describe() == (
         "memory 1 GiB, cpu 60 s, processes 10, file size 1536 B, open files 64, /tmp 256 MiB, "
         "cpu share 100%, disk 1 GiB"
     )
-    assert DEFAULT_LIMITS.disk_bytes == GIB  # a bot's folder and /tmp together
-    assert DEFAULT_LIMITS.with_overrides({"disk_bytes": "64MiB"}, source="x").disk_bytes == (
+    assert DEFAULT_RESOURCES.disk_bytes == GIB  # a bot's folder and /tmp together
+    assert DEFAULT_RESOURCES.with_overrides({"disk_bytes": "64MiB"}, source="x").disk_bytes == (
         64 * 1024**2
     )
     assert format_size(3 * 1024**4) == "3 TiB"
@@ -117,16 +117,18 @@ def test_limits_read_as_a_dict_and_a_line() -> None:
     ("value", "percent"), [(150, 150), ("50%", 50), (" 250 % ", 250), ("75", 75)]
 )
 def test_a_cpu_share_is_read_in_percent_of_one_core(value: object, percent: int) -> None:
-    assert DEFAULT_LIMITS.cpu_percent == 100  # one core per bot unless told otherwise
-    assert DEFAULT_LIMITS.with_overrides({"cpu_percent": value}, source="x").cpu_percent == percent
+    assert DEFAULT_RESOURCES.cpu_percent == 100  # one core per bot unless told otherwise
+    assert (
+        DEFAULT_RESOURCES.with_overrides({"cpu_percent": value}, source="x").cpu_percent == percent
+    )
 
 
 def test_a_manifest_limits_table_is_checked_and_kept_as_numbers(tmp_path: Path) -> None:
     path = tmp_path / "bot.toml"
     data = {"name": "x", "command": ["./bot"], "limits": {"memory_bytes": "2GiB", "processes": 4}}
     manifest = parse_manifest(data, path=path)
-    assert manifest.limits == {"memory_bytes": 2 * GIB, "processes": 4}
-    assert parse_manifest({"name": "x", "command": ["./bot"]}, path=path).limits == {}
+    assert manifest.resources == {"memory_bytes": 2 * GIB, "processes": 4}
+    assert parse_manifest({"name": "x", "command": ["./bot"]}, path=path).resources == {}
 
 
 @pytest.mark.parametrize(

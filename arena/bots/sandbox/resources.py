@@ -1,50 +1,21 @@
 """How much a bot may use: :class:`ResourceLimits`, their defaults and their overrides.
 
-Every limit has a default (:data:`DEFAULT_LIMITS`) that honest bots never reach (the
+Every limit has a default (:data:`DEFAULT_RESOURCES`) that honest bots never reach (the
 starter bots use a few dozen MiB, a second or two of CPU, one process) but that stops a
 runaway bot long before it hurts the machine: a memory hog well before 2 GiB, a fork bomb
 well before 200 processes, a file well before 1 GiB. A manifest's ``[limits]`` table and
 the command line override them by name (:meth:`ResourceLimits.with_overrides`); sizes may
 be written with a unit:
 
->>> limits = DEFAULT_LIMITS.with_overrides({"memory_bytes": "512MiB", "processes": 10},
-...                                        source="bot.toml")
->>> limits.memory_bytes, limits.processes
+>>> resources = DEFAULT_RESOURCES.with_overrides({"memory_bytes": "512MiB", "processes": 10},
+...                                              source="bot.toml")
+>>> resources.memory_bytes, resources.processes
 (536870912, 10)
 >>> parse_size("1.5GiB"), parse_size("64kB"), parse_size(4096)
 (1610612736, 64000, 4096)
 
-How each limit is enforced. Where the arena can make a cgroup for each bot (as root, or
-with a delegated cgroup; :mod:`arena.bots.sandbox.cgroup`), the kernel holds memory, tasks
-and the CPU share at once; elsewhere the arena watches the bot's process tree a few times
-a second and stops it (:mod:`arena.bots.sandbox.watch`), and no CPU share is kept.
-
-==================  ===================================================================
-``memory_bytes``    the memory of the bot's whole process tree: the cgroup's memory
-                    limit with swap off (the OOM killer ends the bot), else the
-                    resident memory the arena watches. Not an address-space limit: a
-                    JavaScript engine reserves far more address space than it touches.
-``cpu_seconds``     CPU time of each process (``RLIMIT_CPU``), and of the whole tree as
-                    the arena watches it
-``processes``       with a cgroup, tasks of the bot (``pids.max``: threads count, and
-                    so do the wrapper's one or two), else processes in the bot's tree,
-                    the wrapper included (watched; ``RLIMIT_NPROC`` where the bot has a
-                    user id of its own)
-``cpu_percent``     the CPU share of the whole bot, 100 being one core (cgroup
-                    ``cpu.max`` / ``cpu.cfs_quota_us``): a bot that spins threads gets
-                    no more, so it cannot slow the others down. Written ``150`` or
-                    ``"150%"``. Only a cgroup can keep it.
-``file_size_bytes`` the largest file a bot may write (``RLIMIT_FSIZE``): a program that
-                    writes past it dies of ``SIGXFSZ``. Python ignores that signal, so a
-                    Python bot gets an ``OSError`` (EFBIG) instead and carries on.
-``open_files``      open file descriptors per process (``RLIMIT_NOFILE``)
-``tmp_bytes``       the size of the strict layer's private ``/tmp`` where the private
-                    folder has no tmpfs of its own (the arena is not root)
-``disk_bytes``      all a bot may write: its private folder (its copy, ``HOME``,
-                    ``TMPDIR``) and ``/tmp``, one tmpfs of this size where the arena is
-                    root (:mod:`arena.bots.sandbox.disk`); past it a write fails with
-                    ``ENOSPC``. Without root it is not held.
-==================  ===================================================================
+How the kernel or the arena's watch holds each limit, with and without a cgroup, is the
+table of docs/sandbox.md ("The limits and what holds them").
 
 A bot stopped by a limit is a crash whose fault code is one of :class:`LimitReason`.
 """
@@ -58,12 +29,12 @@ from dataclasses import asdict, dataclass, fields, replace
 from enum import StrEnum
 
 __all__ = [
-    "DEFAULT_LIMITS",
-    "LIMIT_KEYS",
+    "DEFAULT_RESOURCES",
+    "RESOURCE_KEYS",
     "SIZE_KEYS",
     "LimitReason",
-    "LimitsError",
     "ResourceLimits",
+    "ResourceLimitsError",
     "format_size",
     "parse_size",
 ]
@@ -108,10 +79,10 @@ class LimitReason(StrEnum):
     DISK = "disk_limit"
 
 
-class LimitsError(ValueError):
+class ResourceLimitsError(ValueError):
     """A limit override that cannot be used; names where it came from, the key and value.
 
-    >>> str(LimitsError("bot.toml", "processes", 0, "must be at least 1"))
+    >>> str(ResourceLimitsError("bot.toml", "processes", 0, "must be at least 1"))
     "bot.toml: limit 'processes' = 0: must be at least 1"
     """
 
@@ -127,7 +98,7 @@ class LimitsError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ResourceLimits:
-    """What one bot may use (see the module docstring for how each is enforced)."""
+    """What one bot may use (how each is enforced: docs/sandbox.md)."""
 
     memory_bytes: int
     cpu_seconds: int
@@ -141,14 +112,14 @@ class ResourceLimits:
     def with_overrides(self, values: Mapping[str, object], *, source: str) -> ResourceLimits:
         """These limits with ``values`` (by key; sizes may carry a unit) put in.
 
-        Raises :class:`LimitsError` naming ``source``, the key and the value for an
+        Raises :class:`ResourceLimitsError` naming ``source``, the key and the value for an
         unknown key or a value that is not a positive whole number (or size).
         """
         changes: dict[str, int] = {}
         for key, value in values.items():
-            if key not in LIMIT_KEYS:
-                raise LimitsError(
-                    source, key, value, f"unknown limit (known: {', '.join(LIMIT_KEYS)})"
+            if key not in RESOURCE_KEYS:
+                raise ResourceLimitsError(
+                    source, key, value, f"unknown limit (known: {', '.join(RESOURCE_KEYS)})"
                 )
             changes[key] = _parse_value(source, key, value)
         return replace(self, **changes)
@@ -168,13 +139,13 @@ class ResourceLimits:
 
 
 #: Every limit's key, in order (the names a manifest's ``[limits]`` table uses).
-LIMIT_KEYS = tuple(field.name for field in fields(ResourceLimits))
+RESOURCE_KEYS = tuple(field.name for field in fields(ResourceLimits))
 
 #: The limits that are sizes in bytes (and accept a unit).
 SIZE_KEYS = ("memory_bytes", "file_size_bytes", "tmp_bytes", "disk_bytes")
 
 #: Limits no honest bot reaches (all the starter bots, node included, use a small fraction).
-DEFAULT_LIMITS = ResourceLimits(
+DEFAULT_RESOURCES = ResourceLimits(
     memory_bytes=1 * _GIB,
     cpu_seconds=3600,
     processes=64,
@@ -228,12 +199,12 @@ def _parse_value(source: str, key: str, value: object) -> int:
         else:
             number = _parse_percent(value) if key == "cpu_percent" else _parse_count(value)
     except ValueError as exc:
-        raise LimitsError(source, key, value, str(exc)) from None
+        raise ResourceLimitsError(source, key, value, str(exc)) from None
     if number < 1:
-        raise LimitsError(source, key, value, "must be at least 1")
+        raise ResourceLimitsError(source, key, value, "must be at least 1")
     highest = _MAX_PERCENT if key == "cpu_percent" else _MAX_VALUE
     if number > highest:
-        raise LimitsError(source, key, value, f"must be at most {highest}")
+        raise ResourceLimitsError(source, key, value, f"must be at most {highest}")
     return number
 
 
