@@ -247,6 +247,13 @@ def test_what_changes_within_a_hand_is_written_anew_and_the_rest_reused() -> Non
 # -- the layout the encoder and the builders are made from -----------------------------
 
 
+def test_the_encoder_reports_our_mistakes_like_the_builders() -> None:
+    with pytest.raises(ArenaBugError, match="not to act"):
+        RequestEncoder().request(replace(VIEW, legal_actions=None), **FIELDS)
+    with pytest.raises(ArenaBugError, match="attempt 0"):
+        RequestEncoder().request(VIEW, attempt=0, **FIELDS)
+
+
 def test_nested_layouts_write_what_their_builders_build() -> None:
     for seat in SEATS:
         assert layout.SEAT_STATE.text(seat) == json_text(layout.SEAT_STATE.build(seat))
