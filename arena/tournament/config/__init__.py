@@ -1,30 +1,9 @@
 """A tournament's configuration: :class:`TournamentConfig`, read from TOML and flags.
 
-A tournament file (every key but ``bots`` is optional; ``docs/tournament-config.md`` has
-the complete example and a table of every key with its type, default and meaning)::
-
-    name = "weekly"                 # the run folder is runs/<name> unless out is given
-    format = "round_robin"          # round_robin | gauntlet | ring | sit_and_go
-    bots = ["sample_bots/python_random/bot.toml", "sample_bots/c/bot.toml"]
-    deals = 200                     # per pair (ring: per group), in blocks of block_deals
-    block_deals = 100
-    seed = 7                        # absent: a secret 256-bit seed drawn at the start
-    concurrency = 2                 # absent: one match per CPU (dask: per worker thread)
-    sandbox = "strict"              # absent: the strongest layer that works here
-    [game]                          # variant, betting, small_blind, big_blind, ante,
-    variant = "holdem"              # starting_stack
-    [limits]                        # seconds or "250ms"; and a manifest's [limits] keys
-    decision_timeout = 5            # startup_timeout, time_bank, check_on_timeout
-    [sprt]                          # heads-up formats only: enabled, mbb0, mbb1, alpha, beta
-    enabled = true
-    luck = "on"                     # the luck estimator runs after every hand (or "off")
-    score = "adjusted"              # what ranks: adjusted (default with luck on) or raw
-    [sit_and_go]                    # games, seats, double_every_hands, max_hands
-    [ring]                          # seats
-    seats = 6
-
-``bots`` may also be ``[[bots]]`` tables with ``manifest`` and an optional ``name`` (the
-default name is the manifest's). Paths in the file are relative to the file's folder.
+A tournament file: TOML, every key but ``bots`` optional (``docs/tournament-config.md`` has
+the complete example and a table of every key with its type, default and meaning).
+``bots`` lists manifests, or ``[[bots]]`` tables with ``manifest`` and an optional ``name``
+(the default name is the manifest's). Paths in the file are relative to the file's folder.
 
 One validator reads both sources: :func:`build_config` takes the file and the command
 line's values (by dotted key, e.g. ``{"deals": 500, "sprt.enabled": True}``); a flag wins
