@@ -39,8 +39,8 @@ from engine.phases import Phase
 from engine.redaction import build_view
 from engine.speed.dataclass_init import fast_init
 from engine.speed.view_cache import ViewCache
-from engine.tournament import random_policy
 from engine.view import PotView, SeatPublicView, SeatView
+from tests.engine.policies import random_policy
 
 # -- the plain algorithms, as they were ---------------------------------------------------
 

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from engine.config import AnteMode, BettingStructure, DrawLimit, GameConfig, Variant
 from engine.hand import Hand, SeatSetup
-from engine.tournament import random_policy
 from protocol.codec import encode
 from protocol.messages import act_request, draw_request
 from protocol.request_decoder import legal_from_request
+from tests.engine.policies import random_policy
 
 CONFIGS = st.sampled_from(
     [

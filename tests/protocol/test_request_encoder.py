@@ -20,7 +20,6 @@ from engine.actions import Action, Call, Check, Discard, Fold, LegalActions, Rai
 from engine.cards import FULL_DECK, parse_cards
 from engine.config import AnteMode, BettingStructure, DrawLimit, GameConfig, Variant
 from engine.hand import Hand, SeatSetup
-from engine.tournament import random_policy
 from engine.view import PotView, SeatView
 from protocol import layout
 from protocol import request_encoder as request_encoder_module
@@ -31,6 +30,7 @@ from protocol.legal import legal_action_names
 from protocol.messages import RequestEncoder, act_request, draw_request, hand_end, hand_start
 from protocol.request_encoder import EventTextCache
 from tests.engine.freezeouts import dead_button_positions
+from tests.engine.policies import random_policy
 from tests.protocol.test_messages import DRAW_VIEW, LEGAL, VIEW
 
 # Player ids a bot may be given: plain, non-ASCII (written as UTF-8, not escaped), and
