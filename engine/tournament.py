@@ -8,9 +8,7 @@ the hand until it is over, ``finish_hand(hand)``; what the arena does, since bot
 asynchronously) or ``play(policy)`` asks a policy function for every decision.
 
 The button follows the tournament "dead button" rule (``ButtonRule.DEAD``, explained in
-``engine.button``): the big blind moves forward exactly one player every hand, so when a
-player busts nobody skips the big blind or posts it twice in a row; the small blind may be
-dead and the button may stay on an empty seat.
+``engine.button``).
 
 Finishing places: a player who busts finishes below everybody still seated. When several
 players bust in the same hand, the one who started that hand with more chips finishes
