@@ -22,7 +22,8 @@ fingerprint) is :mod:`arena.tournament.config.identity`; the ``bots`` list is re
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
@@ -387,15 +388,15 @@ def merge(
     return _build(given, source_label(file_config.source, overrides))
 
 
-class _as_tournament_error:
+@contextmanager
+def _as_tournament_error() -> Iterator[None]:
     """Re-raise the settings reader's errors as :class:`TournamentConfigError`."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
-        if isinstance(error, SettingsError) and not isinstance(error, TournamentConfigError):
-            raise TournamentConfigError(error.source, error.key, error.value, error.reason)
+    try:
+        yield
+    except TournamentConfigError:
+        raise
+    except SettingsError as error:
+        raise TournamentConfigError(error.source, error.key, error.value, error.reason) from None
 
 
 # ------------------------------------------------------------------------ checking
@@ -407,10 +408,8 @@ def _build(given: Given, label: str) -> TournamentConfig:
     for key, (value, source) in given.items():
         if key == "bots":
             continue
-        try:
+        with _as_tournament_error():
             parsed = keys[key].read(value, source=source.label, is_text=source.is_text)
-        except SettingsError as exc:
-            raise TournamentConfigError(exc.source, exc.key, exc.value, exc.reason) from None
         values[key] = source.base_dir / parsed if isinstance(parsed, Path) else parsed
     if "bots" not in given:
         message = "no bots: list their manifests (bots = [...] or on the command line)"
