@@ -11,20 +11,8 @@ exception from our own code is a bug and is allowed to stop the command with its
 Ctrl-C or SIGTERM at any moment, start-up included, ends the command with an
 ``interrupted`` line and exit code 130 (but ``arena server run``, which a signal stops as
 it should: ``stopped`` and 0, see :mod:`arena.server.serve`). Plain ``arena`` lists the
-commands (exit code 0); flags are never abbreviated (``--hand`` is not ``--hands``).
-
-Examples::
-
-    arena match sample_bots/python_calling_station/bot.toml sample_bots/python_random/bot.toml \\
-        --hands 500 --seed 7
-    arena match a/bot.toml b/bot.toml c/bot.toml --freezeout --stack 500 --schedule double@50
-    arena match a/bot.toml b/bot.toml --sandbox limits --memory 512MiB --processes 16
-    arena tournament sample_bots/*/bot.toml --deals 200 --seed 7
-    arena report runs/tournament -o report.html
-    arena replay runs/match-20260101-120000/hands.jsonl
-    arena check-bot sample_bots/python_random/bot.toml
-    arena play sample_bots/python_calling_station/bot.toml
-    arena demo
+commands (exit code 0); flags are never abbreviated (``--hand`` is not ``--hands``). The
+README shows each command at work.
 """
 
 # Only the standard library at the top: the commands (and everything they import) are

@@ -42,7 +42,7 @@ from engine.config import GameConfig  # noqa: E402
 from engine.deck import Deck  # noqa: E402
 from engine.hand import Hand, SeatSetup  # noqa: E402
 from engine.history import hand_to_history  # noqa: E402
-from engine.tournament import random_policy  # noqa: E402
+from tests.engine.policies import random_policy  # noqa: E402
 
 BOTS = ("alpha", "beta", "gamma", "delta")
 TIME_GOAL_S = 10.0

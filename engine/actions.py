@@ -143,6 +143,27 @@ class LegalActions:
     can_draw: bool = False
     max_discard_count: int = 0
 
+    @classmethod
+    def draw(
+        cls, seat_index: int, stack: int, max_discard_count: int, *, current_bet: int = 0
+    ) -> LegalActions:
+        """A five-card-draw decision: discard 0 to ``max_discard_count`` cards, nothing else."""
+        return cls(
+            seat_index=seat_index,
+            stack=stack,
+            current_bet=current_bet,
+            committed=0,
+            can_fold=False,
+            can_check=False,
+            can_call=False,
+            call_amount=0,
+            can_raise=False,
+            min_raise_to=0,
+            max_raise_to=0,
+            can_draw=True,
+            max_discard_count=max_discard_count,
+        )
+
     @property
     def is_draw(self) -> bool:
         """True when this decision is a five-card-draw discard, not a bet."""

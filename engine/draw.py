@@ -255,21 +255,7 @@ class DrawRoundState:
     def legal(self, position: int, seat_index: int, stack: int) -> LegalActions:
         """The draw decision of the player at ``position``: discard 0 to ``max_discard_count``."""
         limit = min(discard_limit(self.config, self.holes[position]), self.available_count)
-        return LegalActions(
-            seat_index=seat_index,
-            stack=stack,
-            current_bet=0,
-            committed=0,
-            can_fold=False,
-            can_check=False,
-            can_call=False,
-            call_amount=0,
-            can_raise=False,
-            min_raise_to=0,
-            max_raise_to=0,
-            can_draw=True,
-            max_discard_count=limit,
-        )
+        return LegalActions.draw(seat_index, stack, limit)
 
     def resolve(
         self, position: int, action: Action, legal: LegalActions, phase: str

@@ -6,8 +6,7 @@ Each event is a frozen, slotted dataclass with ``to_dict()`` giving plain JSON
 secret fields in ``private_fields``; :func:`public_dict` (from ``engine.redaction``, the
 one place where redaction happens) blanks them for everyone else. Each class's
 ``to_dict`` is generated once from its fields (``compile_to_dict``, a speed helper of
-``engine.speed``), since every event of every hand is turned into a dict;
-:func:`plain_to_dict` is the generic conversion it must agree with.
+``engine.speed``), since every event of every hand is turned into a dict.
 
 >>> BlindPosted(seat_index=2, blind="big_blind", amount=10, is_all_in=False).to_dict()
 {'type': 'blind_posted', 'seat_index': 2, 'blind': 'big_blind', 'amount': 10, 'is_all_in': False}
@@ -15,7 +14,7 @@ one place where redaction happens) blanks them for everyone else. Each class's
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.actions import ActionKind
@@ -23,7 +22,7 @@ from engine.cards import Card
 from engine.phases import Phase
 from engine.redaction import public_dict
 from engine.speed.dataclass_init import fast_init
-from engine.speed.event_dicts import compile_to_dict, plain_value
+from engine.speed.event_dicts import compile_to_dict
 
 __all__ = [
     "ActionTaken",
@@ -44,7 +43,6 @@ __all__ = [
     "StubReshuffled",
     "UncalledBetReturned",
     "compile_to_dict",
-    "plain_to_dict",
     "public_dict",
 ]
 
@@ -75,24 +73,6 @@ class Event:
 
 
 _COMPILING_TO_DICT = Event.to_dict
-
-
-def plain_to_dict(event: Event) -> dict[str, Any]:
-    """The generic ``to_dict`` (the plain counterpart of :func:`compile_to_dict`): every
-    field through :func:`~engine.speed.event_dicts.plain_value`, records as objects.
-
-    >>> plain_to_dict(StubReshuffled(card_count=7))
-    {'type': 'stub_reshuffled', 'card_count': 7}
-    """
-    data: dict[str, Any] = {"type": event.type}
-    for item in fields(event):
-        value = getattr(event, item.name)
-        keys = event.record_fields.get(item.name)
-        if keys is None:
-            data[item.name] = plain_value(value)
-        else:
-            data[item.name] = [dict(zip(keys, record, strict=True)) for record in value]
-    return data
 
 
 @dataclass(frozen=True, slots=True)

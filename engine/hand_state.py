@@ -348,8 +348,8 @@ class HandState:
 
     def view(self, seat_index: int | None) -> SeatView:
         """The hand as ``seat_index`` may see it (``None``: a spectator)."""
-        # build_view(self, seat_index, cache) without copying the events; an unknown seat
-        # raises SetupError (from hole_cards) before anything is built.
+        # Without copying the events; an unknown seat raises SetupError (from hole_cards)
+        # before anything is built.
         return self._view_cache.view(self, seat_index, self._events)
 
     def event_dicts(self) -> list[dict[str, Any]]:

@@ -1,25 +1,21 @@
 """Redaction: what one viewer may see. The only place where hidden cards are removed.
 
-Two things are redacted, both here: event dicts (:func:`public_dict`) and the whole-hand
-view (:func:`build_view`). A private event names its owner in ``seat_index`` and lists
-its secret fields in ``private_fields``; anyone else sees those fields as ``None`` (the
-number of cards stays visible, as it is at a real table). Other seats' hole cards appear
-in a view only once they were shown at showdown; the deck, the burn cards and mucked
-hands never appear.
+Event dicts are redacted here (:func:`public_dict`, :func:`blank_private`), those of a
+hand's views too (:class:`engine.speed.view_cache.ViewCache` builds the views). A private
+event names its owner in ``seat_index`` and lists its secret fields in ``private_fields``;
+anyone else sees those fields as ``None`` (the number of cards stays visible, as it is at a
+real table). Other seats' hole cards appear in a view only once they were shown at
+showdown; the deck, the burn cards and mucked hands never appear.
 
 Redaction reads a hand only through :class:`HandReader`, a read-only protocol with just
 what a view shows, and an event only through :class:`RedactableEvent`; it imports neither
-``engine.hand`` nor ``engine.events``. :func:`build_view` builds a view from scratch; a
-hand's own ``Hand.view`` gives the same view from its cache
-(:class:`engine.speed.view_cache.ViewCache`), which the tests compare.
+``engine.hand`` nor ``engine.events``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
-
-from engine.view import PotView, SeatPublicView, SeatView
 
 if TYPE_CHECKING:
     from engine.actions import LegalActions
@@ -29,7 +25,7 @@ if TYPE_CHECKING:
     from engine.pots import Pot
     from engine.seating import SeatSetup
 
-__all__ = ["HandReader", "RedactableEvent", "blank_private", "build_view", "public_dict"]
+__all__ = ["HandReader", "RedactableEvent", "blank_private", "public_dict"]
 
 
 class RedactableEvent(Protocol):
@@ -161,58 +157,3 @@ def blank_private(event: RedactableEvent, data: dict[str, Any]) -> dict[str, Any
         data[name + "_count"] = len(data[name])  # how many cards is public
         data[name] = None
     return data
-
-
-def build_view(hand: HandReader, seat_index: int | None) -> SeatView:
-    """The hand as seen from ``seat_index`` (``None``: a spectator who sees no hole cards),
-    built from scratch: the plain counterpart of ``Hand.view``."""
-    own: tuple[Card, ...] = ()
-    if seat_index is not None:
-        own = hand.hole_cards(seat_index)  # also rejects a seat not in the hand
-    config = hand.config
-    positions = hand.positions
-    shown = hand.shown_cards
-    seats = tuple(
-        SeatPublicView(
-            setup.seat_index,
-            setup.player_id,
-            stack,
-            str(status),
-            street,
-            committed,
-            positions.get(setup.seat_index, ""),
-            shown.get(setup.seat_index),
-            discard_count,
-        )
-        for setup, (stack, status, street, committed, discard_count) in zip(
-            hand.seats, hand.seat_rows(), strict=True
-        )
-    )
-    actor_index = hand.actor_index
-    # Only the player to act sees the legal actions.
-    legal = None
-    if seat_index is not None and seat_index == actor_index:
-        legal = hand.legal_actions()
-    return SeatView(
-        hand.hand_number,
-        str(config.variant),
-        str(config.structure),
-        str(hand.phase),
-        seat_index,
-        own,
-        hand.board,
-        hand.button_index,
-        hand.small_blind_index,
-        hand.big_blind_index,
-        config.small_blind,
-        config.big_blind,
-        config.ante,
-        seats,
-        tuple(PotView(pot.amount, pot.eligible) for pot in hand.gathered_pots()),
-        hand.pot_total,
-        hand.current_bet,
-        actor_index,
-        legal,
-        tuple(public_dict(event, seat_index) for event in hand.events),
-        hand.is_over,
-    )

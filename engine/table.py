@@ -13,12 +13,9 @@ Sitting out is only a flag passed on as ``SeatSetup.is_sitting_out``: the hand e
 still deals that player in and the arena folds for them (the tournament rule: an absent
 player is blinded away), so sitting out changes neither the button nor who posts blinds.
 
-Button rule (``button_rule``; the rules are in ``engine.button``): the first hand's button
-is the seat ``first_button_index`` (or the next occupied seat clockwise), by default the
-first occupied seat, with the blinds the next two players left of it. ``ButtonRule.MOVING``
-(the default) moves the button one occupied seat every hand; ``ButtonRule.DEAD``
-(tournaments; :class:`~engine.tournament.Freezeout`) moves the big blind one player every
-hand, the small blind and the button following it, even to an empty seat.
+How the button and the blinds move is the ``button_rule`` (``engine.button`` has both rules):
+the first hand's button is the seat ``first_button_index`` (by default the first occupied
+seat).
 
 >>> from engine.actions import Fold
 >>> from engine.config import GameConfig

@@ -8,9 +8,7 @@ the hand until it is over, ``finish_hand(hand)``; what the arena does, since bot
 asynchronously) or ``play(policy)`` asks a policy function for every decision.
 
 The button follows the tournament "dead button" rule (``ButtonRule.DEAD``, explained in
-``engine.button``): the big blind moves forward exactly one player every hand, so when a
-player busts nobody skips the big blind or posts it twice in a row; the small blind may be
-dead and the button may stay on an empty seat.
+``engine.button``).
 
 Finishing places: a player who busts finishes below everybody still seated. When several
 players bust in the same hand, the one who started that hand with more chips finishes
@@ -31,18 +29,17 @@ count, equal counts sharing a place in the same way.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.actions import Action, AllIn, Call, Check, Discard, Fold, RaiseTo
+from engine.actions import Action
 from engine.config import GameConfig
 from engine.hand import Hand
 from engine.schedule import BlindSchedule
 from engine.table import ButtonRule, Elimination, Table, TableError, hand_rng, hand_seed
 
-__all__ = ["Freezeout", "Standing", "TournamentError", "place_eliminations", "random_policy"]
+__all__ = ["Freezeout", "Standing", "TournamentError", "place_eliminations"]
 
 
 class TournamentError(TableError):
@@ -265,38 +262,3 @@ class Freezeout:
                 on_hand_finished(hand)
             self.finish_hand(hand)
         return self.standings()
-
-
-def random_policy(rng: random.Random) -> Callable[[Hand], Action]:
-    """A policy that picks a random legal action (for tests, demos and house bots).
-
-    It folds only when facing a bet, calls or checks most often and sometimes bets or
-    raises a random legal amount or goes all-in, so that random hands reach showdowns,
-    side pots and busts. In a draw it throws away a random number of cards, aces last
-    (so a four-card draw keeps its ace).
-    """
-
-    def policy(hand: Hand) -> Action:
-        legal = hand.legal_actions()
-        if legal is None:
-            raise TournamentError("no_decision", "the hand is not waiting for a decision")
-        if legal.can_draw:
-            cards = list(hand.view(legal.seat_index).hole_cards)
-            rng.shuffle(cards)
-            cards.sort(key=lambda card: card.rank == "A")
-            count = rng.randint(0, legal.max_discard_count)
-            return Discard(tuple(cards[:count]))
-        roll = rng.random()
-        if roll < 0.15 and legal.call_amount > 0 and legal.can_fold:
-            return Fold()
-        if roll < 0.75 or not legal.can_raise:
-            return Call() if legal.call_amount > 0 else Check()
-        low, high = legal.min_raise_to, legal.max_raise_to
-        if roll < 0.8:
-            # Pot-limit and fixed-limit cap the raise below the stack: then bet the cap.
-            return AllIn() if legal.all_in_to <= high else RaiseTo(high)
-        # Mostly small raises: a uniform amount up to the whole stack would end most hands
-        # in an all-in on the first street.
-        return RaiseTo(min(high, low + int((high - low) * rng.random() ** 3)))
-
-    return policy

@@ -13,8 +13,8 @@ bytes up:
 * :mod:`protocol.layout` - the one layout of the messages made from a seat's view, from which
   their builders and their fast text writers are generated.
 * :mod:`protocol.messages` - builders of the arena's messages from engine views and results.
-* :mod:`protocol.request_encoder` - one seat's request lines: the fast encoder the arena uses
-  and the plain one (``encode`` of the builders), the same bytes.
+* :mod:`protocol.request_encoder` - one seat's request lines, written fast: the bytes of
+  ``encode`` of the builders.
 * :mod:`protocol.replies` - parsers of bots' replies into engine actions, with seq rules and
   legality checks against ``LegalActions`` (:mod:`protocol.betting`: a wire action's legality).
 * :mod:`protocol.strategy` - a reply's ``distribution`` (a mixed strategy): its checks and the

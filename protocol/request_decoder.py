@@ -36,21 +36,8 @@ def legal_from_request(request: Mapping[str, Any]) -> LegalActions:
     stack = int(request["player_stack"])
     current_bet = int(request["current_bet"])
     if request["type"] == "draw":
-        return LegalActions(
-            seat_index=seat_index,
-            stack=stack,
-            current_bet=current_bet,
-            committed=0,
-            can_fold=False,
-            can_check=False,
-            can_call=False,
-            call_amount=0,
-            can_raise=False,
-            min_raise_to=0,
-            max_raise_to=0,
-            can_draw=True,
-            max_discard_count=int(request["max_discards"]),
-        )
+        max_discards = int(request["max_discards"])
+        return LegalActions.draw(seat_index, stack, max_discards, current_bet=current_bet)
     names = set(request["legal_actions"])
     own = [seat for seat in request["table_state"] if seat["seat_index"] == seat_index]
     return LegalActions(

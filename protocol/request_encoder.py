@@ -1,14 +1,11 @@
-"""The lines of one seat's ``hand_start`` and ``act``/``draw`` requests: plain or fast.
+"""The arena's fast writer of one seat's ``hand_start`` and ``act``/``draw`` request lines.
 
-Two encoders behind one small interface (:class:`RequestLineEncoder`), and the same bytes
-from both (the tests hold them to it over thousands of random hands):
-
-* :class:`PlainRequestEncoder` is ``encode(builder(...))``: the reference, with nothing kept.
-* :class:`FastRequestEncoder` (also :data:`RequestEncoder`, the arena's) writes the same
-  layout with the writers :mod:`protocol.layout` generates from it, and keeps, per seat,
-  what a hand's next request will reuse: the history's text (a decision's history is the
-  previous one's plus a few events), the seats' and pots' text, the cards', and the text of
-  the fields that stay the same all hand long.
+:class:`RequestEncoder` writes, byte for byte, ``encode`` of the message builders of
+:mod:`protocol.messages` (the tests hold it to that over thousands of random hands), with
+the writers :mod:`protocol.layout` generates from the one layout, and keeps, per seat, what a
+hand's next request will reuse: the history's text (a decision's history is the previous
+one's plus a few events), the seats' and pots' text, the cards', and the text of the fields
+that stay the same all hand long.
 
 Its caches belong to it and live as long as it does (one encoder per seat: what a seat sees
 of private events differs from seat to seat). Cached text is keyed by the objects it was
@@ -16,9 +13,6 @@ made from, which the cache keeps alive, so an identity is never mistaken for ano
 object's; a history that does not begin with the events seen before (a new hand) starts
 afresh. The encoders of a match's seats may share an :class:`EventTextCache`, so that a
 public event (one dict, shared by every viewer) is encoded once for the table.
-
-:func:`request_encoder` picks one: ``request_encoder(fast=False)`` turns the speed machinery
-off without changing a byte.
 
 :func:`protocol.request_decoder.legal_from_request` is the inverse for the legal actions: a
 request decoded gives back the engine's ``LegalActions`` (a round-trip property test holds
@@ -29,11 +23,11 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from engine.cards import Card
 from engine.view import PotView, SeatPublicView, SeatView
-from protocol.codec import encode, json_text
+from protocol.codec import json_text
 from protocol.errors import ArenaBugError
 from protocol.layout import (
     ACT_REQUEST,
@@ -50,14 +44,7 @@ from protocol.layout import (
     wire_event,
 )
 
-__all__ = [
-    "EventTextCache",
-    "FastRequestEncoder",
-    "PlainRequestEncoder",
-    "RequestEncoder",
-    "RequestLineEncoder",
-    "request_encoder",
-]
+__all__ = ["EventTextCache", "RequestEncoder"]
 
 _EVENT_CARD_FIELD_SET = frozenset(EVENT_CARD_FIELDS)
 
@@ -67,64 +54,6 @@ _EVENT_CARD_FIELD_SET = frozenset(EVENT_CARD_FIELDS)
 _EVENT_KEY_TEXTS: dict[str, str] = {}
 _EVENT_STRING_TEXTS: dict[str, str] = {}
 _MAX_EVENT_MEMO_COUNT = 1024
-
-
-class RequestLineEncoder(Protocol):
-    """What the arena asks of a seat's encoder."""
-
-    def request(
-        self,
-        view: SeatView,
-        *,
-        seq: int,
-        hand_id: str,
-        time_limit_ms: int,
-        attempt: int = 1,
-        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    ) -> bytes:
-        """The line asking the seat of ``view`` to act (or, when it is to draw, to draw)."""
-
-    def hand_start(self, view: SeatView, *, hand_id: str) -> bytes:
-        """The ``hand_start`` line for the seat of ``view``."""
-
-    def prepare(self, view: SeatView) -> None:
-        """Get ready for the seat's next request (it may do nothing)."""
-
-
-def request_encoder(*, fast: bool = True) -> RequestLineEncoder:
-    """A new encoder for one seat: the fast one, or the plain reference."""
-    return FastRequestEncoder() if fast else PlainRequestEncoder()
-
-
-class PlainRequestEncoder:
-    """``encode`` of the message builders, nothing kept: the reference for the fast one."""
-
-    __slots__ = ()
-
-    def request(
-        self,
-        view: SeatView,
-        *,
-        seq: int,
-        hand_id: str,
-        time_limit_ms: int,
-        attempt: int = 1,
-        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    ) -> bytes:
-        """``encode(act_request(...))``, or ``draw_request`` when the seat is to draw."""
-        legal = actor_legal(view)
-        _check_attempt(attempt, max_attempts)
-        layout = DRAW_REQUEST if legal.can_draw else ACT_REQUEST
-        own = own_seat(view)
-        message = layout.build(view, legal, own, seq, hand_id, time_limit_ms, attempt, max_attempts)
-        return encode(message)
-
-    def hand_start(self, view: SeatView, *, hand_id: str) -> bytes:
-        """``encode(hand_start(...))``."""
-        return encode(HAND_START.build(view, own_seat(view), hand_id))
-
-    def prepare(self, view: SeatView) -> None:
-        """Nothing to prepare."""
 
 
 class EventTextCache:
@@ -202,9 +131,9 @@ class EventTextCache:
         return "{" + ",".join(parts) + "}"
 
 
-class FastRequestEncoder:
-    """One seat's request and ``hand_start`` lines, byte for byte those of
-    :class:`PlainRequestEncoder`, written from cached text (see the module's docstring)."""
+class RequestEncoder:
+    """One seat's request and ``hand_start`` lines, byte for byte ``encode`` of the
+    builders', written from cached text (see the module's docstring)."""
 
     __slots__ = (
         "_board",
@@ -244,8 +173,8 @@ class FastRequestEncoder:
     ) -> bytes:
         """The line asking the seat of ``view`` to act (or, when it is to draw, to draw)."""
         legal = actor_legal(view)
-        if not 1 <= attempt <= max_attempts:  # _check_attempt, inline on the hot path
-            _check_attempt(attempt, max_attempts)
+        if not 1 <= attempt <= max_attempts:
+            raise ArenaBugError(f"attempt {attempt} is outside 1..{max_attempts}")
         layout = DRAW_REQUEST if legal.can_draw else ACT_REQUEST
         own = own_seat(view)
         text = layout.line(
@@ -327,15 +256,6 @@ class FastRequestEncoder:
             self._history = f"{self._history[:-1]},{added}]" if known else f"[{added}]"
             events.extend(history[known:])
         return self._history
-
-
-#: The arena's encoder.
-RequestEncoder = FastRequestEncoder
-
-
-def _check_attempt(attempt: int, max_attempts: int) -> None:
-    if not 1 <= attempt <= max_attempts:
-        raise ArenaBugError(f"attempt {attempt} is outside 1..{max_attempts}")
 
 
 def _line(text: str, message_type: str) -> bytes:

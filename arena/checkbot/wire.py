@@ -59,17 +59,7 @@ class Conversation:
 
     def drain(self) -> None:
         """Note every line that came while nothing was asked."""
-        while True:
-            try:
-                line = self.transport.read_line(self.clock())
-            except TransportClosedError as exc:
-                raise BotGoneError(str(exc)) from exc
-            except BotFaultError as exc:
-                self.stray_lines.append(str(exc))
-                continue
-            if line is None:
-                return
-            self.stray_lines.append(repr(line[:120]))
+        self.stray_lines.extend(self.lines_within(0.0))
 
     def reply(
         self,

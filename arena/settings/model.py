@@ -1,16 +1,6 @@
-"""What a setting is (:class:`Setting`), the registry every declaration goes into, and the
-errors a person's settings raise.
-
-A setting is declared once, with :func:`declare`: its dotted key (the TOML key, e.g.
-``sprt.alpha``), its parser (see :mod:`arena.settings.grammar`), its default, its flag (and
-old spellings kept as hidden aliases), its help text with the unit, the group of flags it
-belongs to and whether it decides a tournament's results. Everything else is derived: the
-flags of every command (:mod:`arena.settings.flags`), the keys a file may hold
-(:mod:`arena.settings.files`), the table of ``docs/tournament-config.md``.
-
-To add a setting (a sandbox's CPU share, say), add one :func:`declare` call to a module of
-:mod:`arena.settings` and give its group to the commands that take it.
-"""
+"""What a setting is (:class:`Setting`), the registry every :func:`declare` call goes into
+(see :mod:`arena.settings` for what is derived from it), and the errors a person's settings
+raise."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ import math
 from collections.abc import Sequence
 from typing import Protocol
 
-from arena.stats.scores import Score, check_score, hand_values
+from arena.stats.scores import AdjustedHandLike, Score, check_score, hand_values
 
 __all__ = [
     "HandLike",
@@ -50,21 +50,12 @@ class SeatLike(Protocol):
     def bot(self) -> str: ...
 
 
-class HandLike(Protocol):
+class HandLike(AdjustedHandLike, Protocol):
     """One finished hand: its number, its big blind and each seat's net chips by seat index
     (and, when the luck estimator ran, each seat's adjusted result; else None)."""
 
     @property
-    def hand_number(self) -> int: ...
-
-    @property
     def big_blind(self) -> int: ...
-
-    @property
-    def nets(self) -> Sequence[int]: ...
-
-    @property
-    def adjusted(self) -> Sequence[float] | None: ...
 
 
 class OutcomeLike(Protocol):

@@ -78,8 +78,6 @@ class RunFolder:
     BUILDS: ClassVar[str] = "builds"
     #: What a match that failed left to say why (in its match folder).
     ERROR: ClassVar[str] = "error.txt"
-    #: The files SQLite keeps beside an open database in WAL mode.
-    DATABASE_SIDE_SUFFIXES: ClassVar[tuple[str, ...]] = ("-wal", "-shm")
 
     history = _Entry(HISTORY)
     results = _Entry(RESULTS)
@@ -90,13 +88,6 @@ class RunFolder:
     matches_dir = _Entry(f"{MATCHES}/")
     builds_dir = _Entry(f"{BUILDS}/")
     error = _Entry(ERROR, " (a failed match's reason)")
-
-    @property
-    def database_side_files(self) -> tuple[Path, ...]:
-        """``results.sqlite-wal`` and ``results.sqlite-shm`` (there only while it is open)."""
-        return tuple(
-            self.path / f"{self.DATABASE}{suffix}" for suffix in self.DATABASE_SIDE_SUFFIXES
-        )
 
     def match(self, match_id: str) -> RunFolder:
         """The folder of match ``match_id`` of a tournament: ``matches/<match_id>/``."""

@@ -112,7 +112,7 @@ class SequentialTests:
             pair.values.extend(pair.units.pop(index))
             pair.tested_blocks += 1
             pair.result = self._sprt.decide(pair.values)
-            if pair.result.status != "continue":
+            if pair.result.is_decided:
                 pair.decided_at = index
                 pair.units.clear()
                 pair.waiting.clear()

@@ -9,10 +9,10 @@ same output, which the tests compare over thousands of random hands:
   slotted dataclasses built per decision (events, ``LegalActions``, views, pots). Plain
   counterpart: the ``__init__`` that ``dataclasses`` generates.
 * :func:`engine.speed.event_dicts.compile_to_dict` - a ``to_dict`` generated per event
-  class. Plain counterpart: :func:`engine.events.plain_to_dict`.
+  class. Plain counterpart: each field's ``plain_value``, with the records as objects.
 * :class:`engine.speed.view_cache.ViewCache` - one hand's memo of event dicts and of the
-  parts of a view that every viewer shares. Plain counterpart:
-  :func:`engine.redaction.build_view`.
+  parts of a view that every viewer shares. Plain counterpart: the view built from scratch
+  (in the tests).
 
 The helpers are applied where the types are defined (``fast_init`` and ``compile_to_dict``
 at import time) and by ``Hand`` (one ``ViewCache`` per hand); none adds a call on the

@@ -1,10 +1,9 @@
 """A ``to_dict`` generated for each event class (a speed helper of ``engine.speed``).
 
 Every event of every hand is turned into a dict once, for views and hand histories. The
-generic conversion (:func:`plain_value` of each field, as in
-:func:`engine.events.plain_to_dict`) asks each value its type at run time; the function made
-here knows each field's type from its annotation and is one dict literal, like the
-``__init__`` that ``dataclasses`` generates. Same keys, same order, same values.
+generic conversion (:func:`plain_value` of each field) asks each value its type at run
+time; the function made here knows each field's type from its annotation and is one dict
+literal, like the ``__init__`` that ``dataclasses`` generates. Same keys, same order, same values.
 """
 
 from __future__ import annotations

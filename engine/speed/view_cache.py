@@ -10,8 +10,7 @@ count is the key; the seats and pots are rebuilt only when the seats' chips or s
 changed. What no action changes (variant, structure, blinds, button) is read once per hand.
 The cached dicts are shared between views and histories and must not be mutated.
 
-The plain counterpart is :func:`engine.redaction.build_view`, which builds every view
-from scratch; the tests check that both give equal views.
+The tests check that its views equal views built from scratch.
 """
 
 from __future__ import annotations
@@ -124,8 +123,8 @@ class ViewCache:
     def view(
         self, hand: HandReader, seat_index: int | None, events: Sequence[RedactableEvent]
     ) -> SeatView:
-        """What :func:`engine.redaction.build_view` returns, from ``hand``'s ``events``
-        (its own list, not a copy)."""
+        """The hand as ``seat_index`` may see it (``None``: a spectator), from ``hand``'s
+        ``events`` (its own list, not a copy)."""
         own: tuple[Card, ...] = ()
         if seat_index is not None:
             own = hand.hole_cards(seat_index)  # also rejects a seat not in the hand
@@ -165,15 +164,6 @@ class ViewCache:
             self.history(events, seat_index),
             is_over,
         )
-
-    def shared(
-        self, hand: HandReader, event_count: int
-    ) -> tuple[tuple[SeatPublicView, ...], tuple[PotView, ...]]:
-        """The seats and gathered pots of ``hand`` (the same for every viewer)."""
-        if event_count != self._state_key:
-            self._state = self._shared_state(hand)
-            self._state_key = event_count
-        return self._state[2], self._state[3]
 
     def _shared_state(self, hand: HandReader) -> tuple[Any, ...]:
         """The parts of a view that every viewer sees alike (they change only with events)."""

@@ -12,7 +12,8 @@ from engine.deck import Deck
 from engine.hand import BlindSeats, Hand
 from engine.schedule import BlindLevel, BlindSchedule
 from engine.table import Table
-from engine.tournament import Freezeout, random_policy
+from engine.tournament import Freezeout
+from tests.engine.policies import random_policy
 
 __all__ = [
     "bust_deck",

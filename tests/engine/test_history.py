@@ -27,8 +27,9 @@ from engine.history import (
 )
 from engine.schedule import BlindSchedule
 from engine.table import hand_seed
-from engine.tournament import Freezeout, random_policy
+from engine.tournament import Freezeout
 from tests.engine.freezeouts import freezeout_hands, random_freezeout
+from tests.engine.policies import random_policy
 
 
 def _random_hand(seed: int) -> Hand:

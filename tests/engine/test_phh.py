@@ -28,8 +28,8 @@ from engine.events import ActionTaken, HandMucked, HandShown
 from engine.hand import BlindSeats, Hand, SeatSetup
 from engine.phh import PhhError, dumps_phh, hand_to_phh, phh_fields
 from engine.phh import _actions as phh_actions
-from engine.tournament import random_policy
 from tests.engine.freezeouts import freezeout_hands, random_freezeout
+from tests.engine.policies import random_policy
 
 
 def _play(hand: Hand, rng: random.Random) -> Hand:

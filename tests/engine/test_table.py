@@ -13,7 +13,7 @@ from engine.errors import EngineError, InvariantError
 from engine.hand import Hand
 from engine.schedule import BlindLevel, BlindSchedule
 from engine.table import Table, TableError, hand_rng, hand_seed
-from engine.tournament import random_policy
+from tests.engine.policies import random_policy
 
 CONFIG = GameConfig(small_blind=1, big_blind=2)
 

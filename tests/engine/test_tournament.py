@@ -17,8 +17,8 @@ from engine.tournament import (
     Standing,
     TournamentError,
     place_eliminations,
-    random_policy,
 )
+from tests.engine.policies import random_policy
 
 PLAYERS = ["ann", "bob", "cy", "dee", "eve"]
 

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 from engine.config import AnteMode, BettingStructure, DrawLimit, GameConfig, Variant
 from engine.hand import Hand, SeatSetup
-from engine.tournament import random_policy
+from protocol.codec import encode
+from protocol.messages import act_request, draw_request
 from protocol.request_decoder import legal_from_request
-from protocol.request_encoder import PlainRequestEncoder
+from tests.engine.policies import random_policy
 
 CONFIGS = st.sampled_from(
     [
@@ -42,7 +43,6 @@ def test_a_request_decodes_to_the_legal_actions_it_was_encoded_from(
     ``LegalActions`` back exactly."""
     rng = random.Random(seed)
     policy = random_policy(rng)
-    encoder = PlainRequestEncoder()
     seats = [SeatSetup(index, f"p{index}", stack) for index, stack in enumerate(stacks)]
     hand = Hand.start(config, seats, button_index=0, rng=rng, hand_number=1)
     seq = 0
@@ -51,7 +51,9 @@ def test_a_request_decodes_to_the_legal_actions_it_was_encoded_from(
         assert actor is not None
         view = hand.view(actor)
         seq += 1
-        line = encoder.request(view, seq=seq, hand_id="h-1", time_limit_ms=1000)
+        assert view.legal_actions is not None
+        build = draw_request if view.legal_actions.can_draw else act_request
+        line = encode(build(view, seq=seq, hand_id="h-1", time_limit_ms=1000))
         assert legal_from_request(json.loads(line)) == view.legal_actions
         hand.act(policy(hand))
 

@@ -20,7 +20,6 @@ from engine.actions import Action, Call, Check, Discard, Fold, LegalActions, Rai
 from engine.cards import FULL_DECK, parse_cards
 from engine.config import AnteMode, BettingStructure, DrawLimit, GameConfig, Variant
 from engine.hand import Hand, SeatSetup
-from engine.tournament import random_policy
 from engine.view import PotView, SeatView
 from protocol import layout
 from protocol import request_encoder as request_encoder_module
@@ -29,14 +28,9 @@ from protocol.codec import encode, json_text
 from protocol.errors import ArenaBugError
 from protocol.legal import legal_action_names
 from protocol.messages import RequestEncoder, act_request, draw_request, hand_end, hand_start
-from protocol.request_encoder import (
-    EventTextCache,
-    FastRequestEncoder,
-    PlainRequestEncoder,
-    RequestLineEncoder,
-    request_encoder,
-)
+from protocol.request_encoder import EventTextCache
 from tests.engine.freezeouts import dead_button_positions
+from tests.engine.policies import random_policy
 from tests.protocol.test_messages import DRAW_VIEW, LEGAL, VIEW
 
 # Player ids a bot may be given: plain, non-ASCII (written as UTF-8, not escaped), and
@@ -71,7 +65,6 @@ def _play(config: GameConfig, hand_count: int, seed: int) -> int:
     rng = random.Random(seed)
     dead_rng = random.Random(f"dead button {seed}")
     policy = random_policy(rng)
-    plain = PlainRequestEncoder()
     compared = 0
     for number in range(1, hand_count + 1):
         if number % 25 == 1:  # a new table now and then
@@ -94,7 +87,6 @@ def _play(config: GameConfig, hand_count: int, seed: int) -> int:
             view = hand.view(seat_index)
             expected = encode(hand_start(view, hand_id=hand_id))
             assert encoder.hand_start(view, hand_id=hand_id) == expected
-            assert plain.hand_start(view, hand_id=hand_id) == expected
         while not hand.is_over:
             actor, legal = hand.actor_index, hand.legal_actions()
             assert actor is not None and legal is not None
@@ -109,7 +101,6 @@ def _play(config: GameConfig, hand_count: int, seed: int) -> int:
             for attempt in range(1, rng.randint(1, max_attempts) + 1):
                 line = encoders[actor].request(view, attempt=attempt, **fields)
                 assert line == _plain_request(view, attempt=attempt, **fields)
-                assert line == plain.request(view, attempt=attempt, **fields)
                 compared += 1
             if rng.random() < 0.7:  # the arena encodes ahead while the actor thinks
                 other = rng.choice(seat_indexes)
@@ -253,29 +244,14 @@ def test_what_changes_within_a_hand_is_written_anew_and_the_rest_reused() -> Non
     _same_line(encoder, replace(draw, board=tuple(parse_cards("2c 3c 4c"))))
 
 
-# -- one interface, two encoders; the layout both are made from -----------------------------
+# -- the layout the encoder and the builders are made from -----------------------------
 
 
-def test_the_encoder_switch_gives_the_fast_or_the_plain_encoder_with_the_same_bytes() -> None:
-    fast, plain = request_encoder(), request_encoder(fast=False)
-    assert isinstance(fast, FastRequestEncoder) and isinstance(plain, PlainRequestEncoder)
-    assert RequestEncoder is FastRequestEncoder
-    encoders: list[RequestLineEncoder] = [fast, plain]
-    for encoder in encoders:
-        encoder.prepare(VIEW)
-    assert fast.hand_start(VIEW, hand_id="h") == plain.hand_start(VIEW, hand_id="h")
-    assert fast.request(VIEW, **FIELDS) == plain.request(VIEW, **FIELDS)
-    draw_legal = replace(LEGAL, can_draw=True, can_raise=False, max_discard_count=3)
-    draw = replace(VIEW, legal_actions=draw_legal)
-    assert fast.request(draw, **FIELDS) == plain.request(draw, **FIELDS)
-
-
-def test_the_plain_encoder_reports_our_mistakes_like_the_builders() -> None:
-    plain = PlainRequestEncoder()
+def test_the_encoder_reports_our_mistakes_like_the_builders() -> None:
     with pytest.raises(ArenaBugError, match="not to act"):
-        plain.request(replace(VIEW, legal_actions=None), **FIELDS)
+        RequestEncoder().request(replace(VIEW, legal_actions=None), **FIELDS)
     with pytest.raises(ArenaBugError, match="attempt 0"):
-        plain.request(VIEW, attempt=0, **FIELDS)
+        RequestEncoder().request(VIEW, attempt=0, **FIELDS)
 
 
 def test_nested_layouts_write_what_their_builders_build() -> None:

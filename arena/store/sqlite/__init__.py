@@ -14,7 +14,7 @@ the written pages and the next open recovers them) but not necessarily a power c
 operating system crash, which may lose the last few matches (never corrupt the file).
 Each match is recorded in ONE transaction: its row, seats, hands, faults and latency appear
 together or not at all, so a resumed tournament replays exactly the matches that are not
-in :meth:`ResultsDatabase.finished_match_ids`.
+recorded as finished.
 
 The file is created readable by its owner only (mode 0600; SQLite gives the ``-wal`` and
 ``-shm`` files the same mode): it holds the tournament's secret seed. The tables are
@@ -224,16 +224,6 @@ class ResultsDatabase(ClosedOnExit):
             ).fetchall()
         return [tournament_from_row(row) for row in rows]
 
-    def bots(self, tournament_id: int) -> dict[str, str]:
-        """Each bot's name and manifest path, by name."""
-        with self._file.reading("read the bots"):
-            self._require_tournament(tournament_id)
-            rows = self._connection.execute(
-                "SELECT name, manifest_path FROM bots WHERE tournament_id = ? ORDER BY name",
-                (tournament_id,),
-            ).fetchall()
-        return dict(rows)
-
     def bot_contents(self, tournament_id: int) -> dict[str, str | None]:
         """Each bot's kept contents (JSON of :class:`arena.bots.contents.BotContents`) by
         name; None: unknown (kept by an arena that did not read them)."""
@@ -272,10 +262,6 @@ class ResultsDatabase(ClosedOnExit):
             ).rowcount
             if changed == 0:
                 raise self._unknown_tournament(tournament_id)
-
-    def is_finished(self, tournament_id: int) -> bool:
-        """True once the tournament was marked finished."""
-        return self.tournament(tournament_id).is_finished
 
     # -- matches -------------------------------------------------------------------------
 
@@ -321,16 +307,6 @@ class ResultsDatabase(ClosedOnExit):
                 fresh,
             )
         return len(fresh)
-
-    def finished_match_ids(self, tournament_id: int) -> set[str]:
-        """The matches recorded as finished (a failed match is not: a resume retries it)."""
-        with self._file.reading("read the finished matches"):
-            self._require_tournament(tournament_id)
-            rows = self._connection.execute(
-                "SELECT match_id FROM matches WHERE tournament_id = ? AND status = 'finished'",
-                (tournament_id,),
-            ).fetchall()
-        return {row[0] for row in rows}
 
     def record_match(
         self, tournament_id: int, outcome: MatchOutcome, *, counted: bool = True

@@ -1,30 +1,9 @@
 """A tournament's configuration: :class:`TournamentConfig`, read from TOML and flags.
 
-A tournament file (every key but ``bots`` is optional; ``docs/tournament-config.md`` has
-the complete example and a table of every key with its type, default and meaning)::
-
-    name = "weekly"                 # the run folder is runs/<name> unless out is given
-    format = "round_robin"          # round_robin | gauntlet | ring | sit_and_go
-    bots = ["sample_bots/python_random/bot.toml", "sample_bots/c/bot.toml"]
-    deals = 200                     # per pair (ring: per group), in blocks of block_deals
-    block_deals = 100
-    seed = 7                        # absent: a secret 256-bit seed drawn at the start
-    concurrency = 2                 # absent: one match per CPU (dask: per worker thread)
-    sandbox = "strict"              # absent: the strongest layer that works here
-    [game]                          # variant, betting, small_blind, big_blind, ante,
-    variant = "holdem"              # starting_stack
-    [limits]                        # seconds or "250ms"; and a manifest's [limits] keys
-    decision_timeout = 5            # startup_timeout, time_bank, check_on_timeout
-    [sprt]                          # heads-up formats only: enabled, mbb0, mbb1, alpha, beta
-    enabled = true
-    luck = "on"                     # the luck estimator runs after every hand (or "off")
-    score = "adjusted"              # what ranks: adjusted (default with luck on) or raw
-    [sit_and_go]                    # games, seats, double_every_hands, max_hands
-    [ring]                          # seats
-    seats = 6
-
-``bots`` may also be ``[[bots]]`` tables with ``manifest`` and an optional ``name`` (the
-default name is the manifest's). Paths in the file are relative to the file's folder.
+A tournament file: TOML, every key but ``bots`` optional (``docs/tournament-config.md`` has
+the complete example and a table of every key with its type, default and meaning).
+``bots`` lists manifests, or ``[[bots]]`` tables with ``manifest`` and an optional ``name``
+(the default name is the manifest's). Paths in the file are relative to the file's folder.
 
 One validator reads both sources: :func:`build_config` takes the file and the command
 line's values (by dotted key, e.g. ``{"deals": 500, "sprt.enabled": True}``); a flag wins
@@ -43,7 +22,8 @@ fingerprint) is :mod:`arena.tournament.config.identity`; the ``bots`` list is re
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
@@ -408,15 +388,15 @@ def merge(
     return _build(given, source_label(file_config.source, overrides))
 
 
-class _as_tournament_error:
+@contextmanager
+def _as_tournament_error() -> Iterator[None]:
     """Re-raise the settings reader's errors as :class:`TournamentConfigError`."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
-        if isinstance(error, SettingsError) and not isinstance(error, TournamentConfigError):
-            raise TournamentConfigError(error.source, error.key, error.value, error.reason)
+    try:
+        yield
+    except TournamentConfigError:
+        raise
+    except SettingsError as error:
+        raise TournamentConfigError(error.source, error.key, error.value, error.reason) from None
 
 
 # ------------------------------------------------------------------------ checking
@@ -428,10 +408,8 @@ def _build(given: Given, label: str) -> TournamentConfig:
     for key, (value, source) in given.items():
         if key == "bots":
             continue
-        try:
+        with _as_tournament_error():
             parsed = keys[key].read(value, source=source.label, is_text=source.is_text)
-        except SettingsError as exc:
-            raise TournamentConfigError(exc.source, exc.key, exc.value, exc.reason) from None
         values[key] = source.base_dir / parsed if isinstance(parsed, Path) else parsed
     if "bots" not in given:
         message = "no bots: list their manifests (bots = [...] or on the command line)"

@@ -10,7 +10,7 @@ from pathlib import Path
 from engine.config import GameConfig
 from engine.hand import Hand, SeatSetup
 from engine.history import hand_to_history
-from engine.tournament import random_policy
+from tests.engine.policies import random_policy
 
 __all__ = ["play_hands", "write_hands"]
 

@@ -17,9 +17,9 @@ from engine.actions import Action, AllIn, Call, Check, Fold, RaiseTo
 from engine.config import AnteMode, BettingStructure, GameConfig, Variant
 from engine.events import HandStarted
 from engine.hand import BlindSeats, Hand, SeatSetup
-from engine.tournament import random_policy
 from tests.arena.export.acpc_rules import AcpcGame, AcpcHand, read_state_line
 from tests.arena.export.hands import calling_policy, play, random_hand, stacked_deck
+from tests.engine.policies import random_policy
 
 NL = GameConfig(small_blind=50, big_blind=100)
 LIMIT = GameConfig(small_blind=5, big_blind=10, structure=BettingStructure.FIXED_LIMIT)

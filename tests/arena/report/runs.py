@@ -38,7 +38,8 @@ from engine.config import GameConfig, Variant
 from engine.deck import Deck
 from engine.hand import Hand, SeatSetup
 from engine.history import hand_to_history
-from engine.tournament import Freezeout, random_policy
+from engine.tournament import Freezeout
+from tests.engine.policies import random_policy
 
 __all__ = ["PlayedHand", "play_hand", "write_match", "write_match_folder", "write_tournament"]
 

@@ -26,6 +26,7 @@ from arena.report.sections import ADJUSTMENT_EXPLAINED
 from arena.store.sqlite import ResultsDatabase
 from tests.arena.report.conftest import HOSTILE, embedded_data
 from tests.arena.report.runs import write_match_folder, write_tournament
+from tests.arena.store.sqlite.test_sqlite import stored_bots
 
 
 def _report(source: Path, out: Path, **options: Any) -> dict[str, Any]:
@@ -90,7 +91,7 @@ def test_a_real_tournament_report_shows_the_loser_below_zero(
 ) -> None:
     written = _report(real_tournament, tmp_path / "a.html")
     with ResultsDatabase(real_tournament / "results.sqlite", read_only=True) as database:
-        bots = database.bots(database.tournaments()[-1].id)
+        bots = stored_bots(database, database.tournaments()[-1].id)
     assert len(bots) == 2 and all(path.endswith("bot.toml") for path in bots.values())
     # The folder loses to the calling station in every deal: its rate is below 0.
     folder = next(r for r in written["leaderboard"]["rows"] if r["bot"] == "folder")

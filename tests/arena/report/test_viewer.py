@@ -13,7 +13,7 @@ from engine.config import AnteMode, GameConfig, Variant
 from engine.deck import Deck
 from engine.hand import Hand, SeatSetup
 from engine.history import hand_to_history
-from engine.tournament import random_policy
+from tests.engine.policies import random_policy
 
 NAMES = {f"p{k}": f"bot {k}" for k in range(10)}
 

@@ -19,7 +19,7 @@ from engine.config import GameConfig
 from engine.evaluator import HandCategory, evaluate
 from engine.hand import Hand, SeatSetup
 from engine.seeds import hand_rng
-from engine.tournament import random_policy
+from tests.engine.policies import random_policy
 
 __all__ = [
     "GAME",

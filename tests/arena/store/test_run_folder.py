@@ -19,10 +19,6 @@ def test_a_match_folder_names_its_history_results_report_and_stderr_files() -> N
 def test_a_tournament_folder_names_its_database_standings_builds_and_matches() -> None:
     folder = RunFolder(Path("t"))
     assert folder.database == Path("t/results.sqlite")
-    assert folder.database_side_files == (
-        Path("t/results.sqlite-wal"),
-        Path("t/results.sqlite-shm"),
-    )
     assert folder.standings == Path("t/standings.json")
     assert folder.build_dir("bot one") == Path("t/builds/bot_one")
     match = folder.match("m-1")

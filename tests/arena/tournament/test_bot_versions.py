@@ -20,6 +20,7 @@ from arena.tournament.bot_versions import SHOWN_FILES, changed_bots_message, rea
 from arena.tournament.config import build_config
 from arena.tournament.display import PlainDisplay
 from arena.tournament.host import TournamentSetupError
+from tests.arena.store.sqlite.test_sqlite import stored_bots
 from tests.arena.tournament.helpers import ROOT, STATION, run_tournament
 
 RANDOM = ROOT / "sample_bots" / "python_random" / "bot.toml"
@@ -135,7 +136,7 @@ def test_a_database_without_the_contents_column_is_read_and_given_it(tmp_path: P
         assert db.bot_contents(1) == {"a": None}
         db.keep_bot_contents(1, {"a": '{"bot.py":"11"}', "b": '{"b.py":"22"}'})
         assert db.bot_contents(1) == {"a": '{"bot.py":"11"}', "b": '{"b.py":"22"}'}
-        assert db.bots(1) == {"a": "m", "b": ""}
+        assert stored_bots(db, 1) == {"a": "m", "b": ""}
 
 
 def test_the_run_folder_inside_a_bots_folder_is_not_part_of_the_bot(tmp_path: Path) -> None:

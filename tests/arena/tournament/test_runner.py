@@ -117,7 +117,7 @@ def test_every_match_is_stored_once_and_a_second_run_plays_nothing(tmp_path: Pat
         run, display = _run(config, db, calls)
         assert sorted(calls) == sorted(spec.match_id for spec in run.specs) and len(calls) == 12
         assert display.closed and display.started == ("tournament", 12, 0)
-        assert db.is_finished(run.tournament.id)
+        assert db.tournament(run.tournament.id).is_finished
         first = build_standings(config, run).to_dict()
         again, display = _run(config, db, calls)
         assert len(calls) == 12 and again.resumed_matches == 12 and display.done == []
@@ -143,7 +143,7 @@ def test_a_failed_match_stops_new_matches_and_is_tried_again_next_run(tmp_path: 
         assert [o.error for o in run.failures] == ["no bot"] and not run.is_complete
         # Three at a time (two workers and one waiting): the third failed, nothing after it.
         assert len(calls) == 3
-        assert not db.is_finished(run.tournament.id)
+        assert not db.tournament(run.tournament.id).is_finished
         standings = build_standings(config, run).to_dict()
         assert standings["seed"] is None and not standings["is_finished"]  # still secret
         again, _display = _run(config, db, calls)

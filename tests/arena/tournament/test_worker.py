@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from arena import luck
 from arena.cluster.job import MatchJob
 from arena.match.config import MatchConfig
-from arena.tournament.collect import summarize_hand
+from arena.store.outcome import HandSummary
 from arena.tournament.worker import play_match
 from tests.arena.tournament.helpers import FOLDER, STATION
 
@@ -88,27 +90,28 @@ def test_an_arena_error_is_kept_with_the_match(
     assert "RuntimeError: boom" in (tmp_path / "matches" / "m-1" / "error.txt").read_text()
 
 
-def test_summarize_hand_reads_nets_blind_pot_and_showdown() -> None:
-    history = {
-        "hand_number": 4,
-        "config": {"big_blind": 10},
-        "result": {
-            "starting_stacks": {"0": 100, "2": 100},
-            "final_stacks": {"0": 140, "2": 60},
-            "awards": [{"amount": 80}],
-            "ended_reason": "SHOWDOWN",
-        },
-    }
-    summary = summarize_hand(history, seat_count=3)
-    assert summary.nets == (40, 0, -40)  # seat 1 was not in the hand
-    assert (summary.hand_number, summary.big_blind, summary.pot) == (4, 10, 80)
-    assert summary.went_to_showdown
-
-
 # -- the luck estimator in the worker --------------------------------------------------------
 # The worker runs the luck estimator with the match (so in parallel with the other matches):
 # the outcome's hands carry each seat's adjusted result and the outcome names the estimator;
 # the hands' summaries are the match's own, equal to the hand history's.
+
+
+def summarize_hand(history: Mapping[str, Any], seat_count: int) -> HandSummary:
+    """The summary of one hand read back from its history document (nets by seat index)."""
+    result = history["result"]
+    starting = result["starting_stacks"]
+    final = result["final_stacks"]
+    nets = tuple(
+        final.get(str(seat), 0) - starting.get(str(seat), 0) if str(seat) in starting else 0
+        for seat in range(seat_count)
+    )
+    return HandSummary(
+        hand_number=int(history["hand_number"]),
+        big_blind=int(history["config"]["big_blind"]),
+        nets=nets,
+        pot=sum(int(award["amount"]) for award in result["awards"]),
+        went_to_showdown=result["ended_reason"] == "SHOWDOWN",
+    )
 
 
 def _luck_job(tmp_path: Path, *, luck_on: bool) -> MatchJob:

@@ -21,7 +21,12 @@ from pathlib import Path
 
 from arena.store.sqlite import ResultsDatabase
 from tests import REPO_ROOT
-from tests.arena.store.sqlite.test_sqlite import SECRET_SEED, sample_outcome, sample_plan
+from tests.arena.store.sqlite.test_sqlite import (
+    SECRET_SEED,
+    finished_ids,
+    sample_outcome,
+    sample_plan,
+)
 
 PLANNED_MATCHES = 3000
 
@@ -31,13 +36,14 @@ import sys, time
 from pathlib import Path
 from arena.store.sqlite import ResultsDatabase
 from tests.arena.store.sqlite.test_sqlite import SECRET_SEED, sample_outcome, sample_plan
+from tests.arena.store.sqlite.test_sqlite import finished_ids
 
 path, count, pause_s = Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
 with ResultsDatabase(path) as db:
     tournament = db.start_tournament("crash", "fp-crash", {{}}, SECRET_SEED, False)
     plan = sample_plan({PLANNED_MATCHES})
     db.plan_matches(tournament.id, plan)
-    done = db.finished_match_ids(tournament.id)
+    done = finished_ids(db, tournament.id)
     recorded = 0
     for row in plan:
         if recorded == count:
@@ -105,7 +111,7 @@ def assert_every_match_is_complete(path: Path) -> int:
         tournament = db.find_tournament("fp-crash")
         assert tournament is not None and tournament.seed == SECRET_SEED
         outcomes = db.outcomes(tournament.id)
-        assert {outcome.match_id for outcome in outcomes} == db.finished_match_ids(tournament.id)
+        assert {outcome.match_id for outcome in outcomes} == finished_ids(db, tournament.id)
     plan = {row.match_id: row for row in sample_plan(PLANNED_MATCHES)}
     for outcome in outcomes:
         expected = sample_outcome(outcome.match_id, bots=plan[outcome.match_id].bots)

@@ -13,7 +13,7 @@ import pytest
 from arena.store.outcome import HandSummary, MatchOutcome
 from arena.store.sqlite import ResultsDatabase, ResultsDatabaseError
 from arena.store.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
-from tests.arena.store.sqlite.test_sqlite import planned, sample_outcome
+from tests.arena.store.sqlite.test_sqlite import finished_ids, planned, sample_outcome
 
 ESTIMATOR = "chance-equity/1 v=0123abcd"
 
@@ -71,7 +71,7 @@ def test_adjusted_results_that_cannot_come_back_are_refused_naming_the_hand(
         with pytest.raises(ResultsDatabaseError, match="hand 1: adjusted results") as raised:
             db.record_match(tournament.id, replace(outcome, hands=hands))
         assert raised.value.code == "bad_value"
-        assert db.finished_match_ids(tournament.id) == set()
+        assert finished_ids(db, tournament.id) == set()
 
 
 def test_a_version_1_file_is_migrated_when_opened_for_writing(tmp_path: Path) -> None:

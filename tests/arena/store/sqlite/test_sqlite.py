@@ -11,6 +11,7 @@ import os
 import sqlite3
 import stat
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -157,6 +158,21 @@ def start(database: ResultsDatabase, fingerprint: str = "fp-1") -> TournamentRec
     return database.start_tournament(
         "weekly", fingerprint, {"format": "round_robin", "deals": 200}, SECRET_SEED, False
     )
+
+
+def stored_bots(database: ResultsDatabase, tournament_id: int) -> dict[str, str]:
+    """Each bot's manifest path as the ``bots`` table holds it, by name."""
+    with closing(sqlite3.connect(database.path)) as connection:
+        rows = connection.execute(
+            "SELECT name, manifest_path FROM bots WHERE tournament_id = ? ORDER BY name",
+            (tournament_id,),
+        ).fetchall()
+    return dict(rows)
+
+
+def finished_ids(database: ResultsDatabase, tournament_id: int) -> set[str]:
+    """The matches recorded as finished (a failed match is not: a resume retries it)."""
+    return {entry.match_id for entry in database.plan(tournament_id) if entry.status == "finished"}
 
 
 def planned(database: ResultsDatabase, count: int = 4) -> TournamentRecord:
@@ -309,7 +325,10 @@ def test_a_tournament_is_created_then_resumed_with_its_stored_secret_seed(
     assert resumed == created
     assert db.find_tournament("fp-1") == created
     assert db.find_tournament("fp-other") is None
-    assert db.bots(created.id) == {"alpha": "bots/alpha/bot.toml", "beta": "bots/beta/bot.toml"}
+    assert stored_bots(db, created.id) == {
+        "alpha": "bots/alpha/bot.toml",
+        "beta": "bots/beta/bot.toml",
+    }
     other = db.start_tournament("nightly", "fp-2", {}, 7, True)
     assert other.seed_was_given is True and other.id != created.id
     assert db.tournaments() == [created, other]
@@ -318,11 +337,11 @@ def test_a_tournament_is_created_then_resumed_with_its_stored_secret_seed(
 
 def test_finishing_a_tournament_keeps_the_first_finishing_time(db: ResultsDatabase) -> None:
     tournament = start(db)
-    assert db.is_finished(tournament.id) is False
+    assert db.tournament(tournament.id).is_finished is False
     db.finish_tournament(tournament.id)
     first = db.tournament(tournament.id)
     db.finish_tournament(tournament.id)
-    assert db.is_finished(tournament.id) is True
+    assert db.tournament(tournament.id).is_finished is True
     assert first.status == "finished" and first.finished_at is not None
     assert db.tournament(tournament.id).finished_at == first.finished_at
 
@@ -340,11 +359,8 @@ def test_a_config_that_is_not_json_ready_is_refused_naming_the_tournament(
     "call",
     [
         lambda d: d.tournament(42),
-        lambda d: d.is_finished(42),
-        lambda d: d.bots(42),
         lambda d: d.finish_tournament(42),
         lambda d: d.plan_matches(42, sample_plan(1)),
-        lambda d: d.finished_match_ids(42),
         lambda d: d.set_counted(42, [], True),
         lambda d: d.outcomes(42),
     ],
@@ -373,7 +389,7 @@ def test_planning_again_is_idempotent_and_adds_only_new_matches(db: ResultsDatab
     assert len(rows) == 6
     # A 64-bit unsigned match seed is kept exactly (as text: SQLite's INTEGER is signed).
     assert rows[1] == ("m00001", '["beta", "alpha"]', str(2**64 - 1), "planned", 0)
-    assert db.finished_match_ids(tournament.id) == set()
+    assert finished_ids(db, tournament.id) == set()
     assert db.outcomes(tournament.id) == []
 
 
@@ -401,7 +417,7 @@ def test_outcomes_come_back_exactly_as_recorded_in_plan_order(db: ResultsDatabas
         sample_outcome(match_id, bots=_seats(match_id))
         for match_id in ("m00000", "m00003", "m00004")
     ]
-    assert db.finished_match_ids(tournament.id) == {"m00000", "m00003", "m00004"}
+    assert finished_ids(db, tournament.id) == {"m00000", "m00003", "m00004"}
 
 
 def _seats(match_id: str) -> tuple[str, ...]:
@@ -428,7 +444,7 @@ def test_a_failed_match_is_not_counted_and_its_retry_replaces_its_rows(
     tournament = planned(db)
     failed = sample_outcome("m00000", hand_count=12, error="bot beta never started")
     db.record_match(tournament.id, failed, counted=True)
-    assert db.finished_match_ids(tournament.id) == set()  # a resume plays it again
+    assert finished_ids(db, tournament.id) == set()  # a resume plays it again
     assert db.outcomes(tournament.id) == [failed]
     assert db.outcomes(tournament.id, counted_only=True) == []
     retried = sample_outcome("m00000", hand_count=30)
@@ -597,10 +613,10 @@ def test_a_reader_snapshot_does_not_block_the_writer_and_sees_one_state(
             db.finish_tournament(tournament.id)
             # ...and the reader still sees the state its snapshot began with.
             assert len(reader.outcomes(tournament.id)) == 1
-            assert reader.finished_match_ids(tournament.id) == {"m00000"}
-            assert reader.is_finished(tournament.id) is False
+            assert finished_ids(reader, tournament.id) == {"m00000"}
+            assert reader.tournament(tournament.id).is_finished is False
         assert len(reader.outcomes(tournament.id)) == 2
-        assert reader.is_finished(tournament.id) is True
+        assert reader.tournament(tournament.id).is_finished is True
 
 
 def test_a_reader_opens_a_database_whose_writer_has_closed(tmp_path: Path) -> None:
@@ -610,7 +626,7 @@ def test_a_reader_opens_a_database_whose_writer_has_closed(tmp_path: Path) -> No
         database.record_match(tournament.id, sample_outcome("m00000"))
     assert not (tmp_path / "results.sqlite-wal").exists()  # checkpointed at close
     with ResultsDatabase(path, read_only=True) as reader:
-        assert reader.finished_match_ids(tournament.id) == {"m00000"}
+        assert finished_ids(reader, tournament.id) == {"m00000"}
 
 
 def test_a_finished_run_read_afterwards_leaves_no_wal_or_shm_file(tmp_path: Path) -> None:
@@ -621,10 +637,13 @@ def test_a_finished_run_read_afterwards_leaves_no_wal_or_shm_file(tmp_path: Path
         tournament = planned(database, 2)
         database.record_match(tournament.id, sample_outcome("m00000"))
     with ResultsDatabase(folder.database, read_only=True) as reader:
-        assert reader.finished_match_ids(tournament.id) == {"m00000"}
+        assert finished_ids(reader, tournament.id) == {"m00000"}
         with pytest.raises(ResultsDatabaseError, match="read-only"):
             reader.finish_tournament(tournament.id)
-    assert [path for path in folder.database_side_files if path.exists()] == []
+    # SQLite's -wal and -shm files are there only while the database is open.
+    assert [
+        path.name for path in tmp_path.iterdir() if path.name.startswith("results.sqlite-")
+    ] == []
 
 
 def test_a_reader_of_a_file_it_may_not_write_still_reads_it(tmp_path: Path) -> None:
@@ -634,7 +653,7 @@ def test_a_reader_of_a_file_it_may_not_write_still_reads_it(tmp_path: Path) -> N
     folder.database.chmod(0o400)
     try:
         with ResultsDatabase(folder.database, read_only=True) as reader:
-            assert reader.finished_match_ids(tournament.id) == set()
+            assert finished_ids(reader, tournament.id) == set()
     finally:
         folder.database.chmod(0o600)
 
@@ -668,4 +687,7 @@ def test_the_bots_table_is_filled_from_the_tournament_config(db: ResultsDatabase
         ],
     }
     record = db.start_tournament("weekly", "fp-cfg", config, 1, True)
-    assert db.bots(record.id) == {"alpha": "bots/alpha/bot.toml", "beta": "bots/beta/bot.toml"}
+    assert stored_bots(db, record.id) == {
+        "alpha": "bots/alpha/bot.toml",
+        "beta": "bots/beta/bot.toml",
+    }
