@@ -32,6 +32,7 @@ __all__ = [
     "UploadRefused",
     "UploadTooSoon",
     "activate",
+    "identical_version",
     "on_accepted",
     "plays_now",
     "request_activation",
@@ -108,6 +109,20 @@ def store_upload(
         except IntegrityError:
             continue
     raise UploadRefused("too many uploads at once; try again")
+
+
+def identical_version(team: Team, data: bytes) -> BotVersion | None:
+    """The team's latest version whose archive is ``data`` byte for byte (the same
+    SHA-256; ``arena submit`` packs a folder the same way every time), or None. Such an
+    upload is that version again: it is linked to it, not stored or validated again."""
+    digest = hashlib.sha256(data).hexdigest()
+    found: BotVersion | None = (
+        team.versions.filter(archive_sha256=digest)
+        .select_related("team")
+        .order_by("-number")
+        .first()
+    )
+    return found
 
 
 def _refuse_after_the_deadline() -> None:
