@@ -199,9 +199,10 @@ for line in sys.stdin:
 """
 
 
-def calling_bot() -> bytes:
-    """A bot that checks or calls, for ever."""
-    text = _BOT.replace("CRASH", "10**9").replace("MARKER", "ok")
+def calling_bot(variant: int = 0) -> bytes:
+    """A bot that checks or calls, for ever (each ``variant`` another archive: the site
+    links an identical upload to the version it repeats instead of queueing it)."""
+    text = _BOT.replace("CRASH", "10**9").replace("MARKER", "ok") + f"# variant {variant}\n"
     return archive(
         {"bot.toml": 'name = "caller"\ncommand = ["{python}", "bot.py"]\n', "bot.py": text}
     )
@@ -521,8 +522,8 @@ def probe_queue_cap(probes: Probes, port: int) -> None:
     flooder = member(port, "127.0.0.30", "flooder", "flooders")
     token = token_of(flooder)
     statuses = []
-    for _ in range(8):
-        statuses.append(upload(flooder, token, calling_bot()).status)
+    for variant in range(8):
+        statuses.append(upload(flooder, token, calling_bot(variant)).status)
         if statuses[-1] in {400, 429}:
             break
     probes.check(
