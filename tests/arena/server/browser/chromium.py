@@ -168,7 +168,10 @@ def _axe_script() -> str:
 def accessibility_problems(page: Any) -> list[str]:
     """axe-core's violations of impact serious or critical on the page shown, one line
     each (the rule, its impact, what it asks and the first elements at fault); empty when
-    there is none."""
+    there is none, or when the document is no HTML page (a text file the site serves as
+    it is, shown by the browser's own viewer)."""
+    if page.evaluate("document.contentType") != "text/html":
+        return []  # a text file (the protocol's): the browser's own view of it, no page of ours
     page.evaluate(_axe_script())
     results = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     return [
