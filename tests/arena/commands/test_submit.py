@@ -24,7 +24,9 @@ BOT = REPO_ROOT / "sample_bots" / "python_random"
 TOKEN = "tok_abc123"
 #: The site's default upload limits by key, as a server answers them.
 DEFAULT_UPLOAD_LIMITS = {
-    key: getattr(SiteRules(), rules_attribute(key)) for key in SITE_KEYS if key.startswith("upload.")
+    key: getattr(SiteRules(), rules_attribute(key))
+    for key in SITE_KEYS
+    if key.startswith("upload.")
 }
 
 
