@@ -47,6 +47,7 @@ sync_api = pytest.importorskip(
 
 from tests.arena.server.browser.chromium import (  # noqa: E402
     CHROMIUM,
+    PASSWORD,
     Camera,
     Visitor,
     new_visitor,
@@ -263,6 +264,21 @@ def participant_journey(browser: Any, tmp_path: Path, database: str | None) -> C
                            ("ladder/", "ladder (visitor)")):  # fmt: skip
             visitor.go(path)
             camera.shoot(visitor, what)
+        # A new member before it has a team, and a change of password to its end.
+        visitor.go("signup/")
+        visitor.page.fill("#id_username", "carol-1")
+        visitor.page.fill("#id_password1", PASSWORD)
+        visitor.page.fill("#id_password2", PASSWORD)
+        visitor.page.click("button:text('Sign up')")
+        sync_api.expect(visitor.page.locator("h1")).to_have_text("Your team")
+        camera.shoot(visitor, "a team to make or join")
+        visitor.go("password/")
+        visitor.page.fill("#id_old_password", PASSWORD)
+        visitor.page.fill("#id_new_password1", PASSWORD + " changed")
+        visitor.page.fill("#id_new_password2", PASSWORD + " changed")
+        visitor.page.click("button:text('Set the password')")
+        visitor.page.wait_for_url(re.compile(r"/password/changed/$"))
+        camera.shoot(visitor, "password changed")
         for person in (ann, bob, visitor):
             person.check_clean()
     print(f"{len(camera.taken)} pages photographed in {camera.folder}")
