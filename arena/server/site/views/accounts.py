@@ -198,6 +198,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
             prefix=token_prefix(shown),
             digest=token_digest(shown),
             expires=None if days is None else timezone.now() + timedelta(days=days),
+            scope=form.cleaned_data["scope"],
         )
         form = TokenForm()
     rows = visible(team, ApiToken).order_by("-created")

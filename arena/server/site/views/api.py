@@ -13,7 +13,8 @@ the site's upload limits by their competition-file key (``{"limits":
 {"upload.archive_bytes": ...}}``), to anyone: ``arena submit`` applies them before it
 sends. An upload identical to one of the team's versions (the same SHA-256) answers
 ``200`` with that version and ``"identical": true``: it is not validated again. ``arena
-submit`` calls exactly these.
+submit`` calls exactly these. A token of scope ``read`` reads only: its uploads and
+activations are refused with 403.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from arena.server.competition import SITE_KEYS, Visibility, rules_attribute
 from arena.server.site.downloads import FORMATS, export_hands
 from arena.server.site.matches import match_data, own_seats
 from arena.server.site.models import BotVersion, LeaderboardRow, Match, SiteSettings, Team
-from arena.server.site.scope import is_own_match, requesting_team, visible
+from arena.server.site.scope import is_own_match, may_upload, requesting_team, visible
 from arena.server.site.tokens import bearer_token
 from arena.server.site.versions import (
     UploadRefused,
@@ -58,6 +59,8 @@ __all__ = [
     "versions",
 ]
 
+#: The refusal of an upload or an activation with a token of scope "read".
+_READ_ONLY = "this token may only read (scope 'read'): make one that may upload on the tokens page"
 #: The values of ``?activate=`` an upload takes, and what each asks.
 _ACTIVATE_CHOICES = {"true": True, "false": False}
 
@@ -105,6 +108,8 @@ def versions(request: HttpRequest) -> JsonResponse:
     team = requesting_team(request)
     if team is None:
         return _error("the token is unknown or revoked", 401)
+    if not may_upload(request):
+        return _error(_READ_ONLY, 403)
     wish = request.GET.get("activate")
     if wish is not None and wish not in _ACTIVATE_CHOICES:
         return _error(f"activate={wish!r} is neither 'true' nor 'false'", 400)
@@ -176,6 +181,8 @@ def activate(request: HttpRequest, version_id: int) -> JsonResponse:
             "in a browser, use the version page's button",
             400,
         )
+    if not may_upload(request):
+        return _error(_READ_ONLY, 403)
     try:
         request_activation(team, found)
     except UploadRefused as refused:

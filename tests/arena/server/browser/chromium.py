@@ -14,6 +14,7 @@ import contextlib
 import importlib.resources
 import os
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,6 +192,7 @@ class Camera:
     folder: Path
     taken: list[Path] = field(default_factory=list)
     problems: dict[str, list[str]] = field(default_factory=dict)
+    started: float = field(default_factory=time.monotonic)
 
     @classmethod
     def for_test(cls, tmp_path: Path, name: str) -> Camera:
@@ -212,6 +214,7 @@ class Camera:
         visitor.page.screenshot(path=str(path), full_page=height <= MAX_SHOT_HEIGHT)
         self.taken.append(path)
         self.problems[f"{what} ({visitor.path()})"] = accessibility_problems(visitor.page)
+        print(f"{path.name} at {time.monotonic() - self.started:.1f} s")
         return path
 
     def failing_pages(self) -> dict[str, list[str]]:
