@@ -263,7 +263,7 @@ def _refusal_by_the_servers_limits(base: str, token: str, archive: bytes) -> str
     stored = {rules_attribute(key): value for key, value in said.items() if key in SITE_KEYS}
     try:
         rules = SiteRules.from_stored(stored)
-    except (SettingsError, TypeError):
+    except SettingsError:
         return None  # values this client cannot read: the server checks them itself
     try:
         inspect(archive, rules.archive_limits)
