@@ -30,13 +30,11 @@ __all__ = [
     "VersionFaults",
     "absent_bots",
     "own_faults",
-    "without_paths",
 ]
 
 #: The kind of a version's own fault when its build failed on the ladder's machine.
 BUILD_FAILED = "build_failed"
-#: What a server folder is written as in a team's own build output.
-_FOLDER_SHOWN = "<your bot's folder>"
+
 
 #: How much of a version's stderr is kept per match, from its end (why it died is last).
 STDERR_TAIL_CHARS = 2000
@@ -100,20 +98,6 @@ def absent_bots(error: str) -> list[AbsentBot]:
         AbsentBot(name, int(seat), code, _without_stderr(detail or code))
         for name, seat, code, detail in _ABSENT.findall(error)
     ]
-
-
-def without_paths(text: str, folders: Sequence[Path]) -> str:
-    """``text`` (a build's output) with each of ``folders`` (the server's, where the bot
-    was unpacked and built), as given and resolved, written as ``<your bot's folder>``:
-    a team reads its own output without the server's layout.
-
-    >>> without_paths("/srv/w/.7-ab/upload/x.c:3: error", [Path("/srv/w/.7-ab/upload")])
-    "<your bot's folder>/x.c:3: error"
-    """
-    names = {str(folder) for folder in folders} | {str(folder.resolve()) for folder in folders}
-    for name in sorted(names, key=len, reverse=True):  # the longest first: a folder's own
-        text = text.replace(name, _FOLDER_SHOWN)
-    return text
 
 
 def _without_stderr(text: str) -> str:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.bots.build import build_bots
+from arena.bots.build import build_bots, without_paths
 from arena.bots.manifest import ManifestError, load_manifest
 from arena.bots.sandbox.limits import LimitsError
 from arena.bots.sandbox.select import (
@@ -55,7 +55,7 @@ from arena.cluster.job import MatchJob
 from arena.ladder.ends import EndCause
 from arena.ladder.games import GameResult, TableResult, game_from_block, table_from_block
 from arena.server.competition import Competition
-from arena.server.ladder.own_faults import absent_bots, without_paths
+from arena.server.ladder.own_faults import absent_bots
 from arena.settings.catalog import Format, Luck
 from arena.stats.scores import Score
 from arena.stats.units import duplicate_units
