@@ -83,8 +83,12 @@ class TokenForm(forms.Form):
     days = forms.IntegerField(
         required=False, min_value=1, max_value=3650, label="Works for (days, blank: until revoked)"
     )
+    #: Left out (an older form or script): read and upload, as every token before scopes.
     scope = forms.ChoiceField(
-        choices=TokenScope.choices, initial=TokenScope.UPLOAD, label="What it may do"
+        choices=TokenScope.choices,
+        initial=TokenScope.UPLOAD,
+        required=False,
+        label="What it may do",
     )
 
 

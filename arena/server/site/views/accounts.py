@@ -33,7 +33,7 @@ from arena.server.site.forms import (
     TokenForm,
     codes_match,
 )
-from arena.server.site.models import ApiToken, Membership, SiteSettings, Team
+from arena.server.site.models import ApiToken, Membership, SiteSettings, Team, TokenScope
 from arena.server.site.names import account_key
 from arena.server.site.ratelimit import Limit
 from arena.server.site.scope import identified, requesting_team, visible
@@ -198,7 +198,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
             prefix=token_prefix(shown),
             digest=token_digest(shown),
             expires=None if days is None else timezone.now() + timedelta(days=days),
-            scope=form.cleaned_data["scope"],
+            scope=form.cleaned_data["scope"] or TokenScope.UPLOAD,
         )
         form = TokenForm()
     rows = visible(team, ApiToken).order_by("-created")
