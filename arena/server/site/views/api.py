@@ -117,10 +117,10 @@ def versions(request: HttpRequest) -> JsonResponse:
     length = request.META.get("CONTENT_LENGTH") or "0"
     if not length.isdigit() or int(length) > limit:
         return _error(f"the archive is larger than the limit of {limit:,} bytes", 413)
-    same = identical_version(team, request.body)
-    if same is not None:
-        return _identical(team, same, wish, request)
     try:
+        same = identical_version(team, request.body)
+        if same is not None:
+            return _identical(team, same, wish, request)
         created = store_upload(
             team,
             request.body,
