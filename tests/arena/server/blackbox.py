@@ -423,7 +423,7 @@ def probe_removed_member_token(probes: Probes, port: int, owner: Client) -> None
 
 def token_row(client: Client, name: str) -> list[str]:
     """The cells of the tokens page's row of the token ``name`` (name, start, maker, made,
-    last used, expires, the revoke form), or [] when there is none."""
+    last used, expires, scope, the revoke form), or [] when there is none."""
     for row in re.findall(r"<tr><td>(.*?)</tr>", client.get("/tokens/").text, re.S):
         cells = re.split(r"</td>\s*<td>", row)
         if unescape(cells[0]) == name:
