@@ -21,9 +21,12 @@ validation matches and short ladder games. A participant, as a person would:
 
 Each page is photographed into a folder for review (``ARENA_SCREENSHOTS``, else the test's
 temporary folder; the test prints which) and checked by axe-core: no serious or critical
-violation on any page, the journey's and every other page of the site a participant or a
-visitor can open (the Django admin's own pages are not the site's). Against SQLite in
-the default suite; against a real PostgreSQL in the slow run.
+violation on any page, the journey's and the site's other pages a participant or a
+visitor opens (22 in all). Not checked here: the Django admin's own pages, the finals'
+report (there only once the finals are played; it is the offline report's page, whose
+hand viewer is checked here), the one-time password link's page (the password change's
+template) and the page of a closed sign-up. Against SQLite in the default suite; against a
+real PostgreSQL in the slow run.
 """
 
 from __future__ import annotations
