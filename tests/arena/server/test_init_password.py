@@ -49,3 +49,27 @@ def test_an_empty_folder_given_is_emptied_again(tmp_path: Path) -> None:
     done = _init(tmp_path, site, "12345678901234")
     assert done.returncode == 2
     assert site.is_dir() and list(site.iterdir()) == []
+
+
+def test_the_password_check_names_each_refusal_in_one_line() -> None:
+    # In this process, as in init's once Django is started for the new site.
+    from arena.server.init_site import _check_password
+    from arena.settings import UsageError
+
+    with pytest.raises(UsageError, match=r"refused: .*too common.*entirely numeric"):
+        _check_password("1234567890", "administrator")
+    _check_password("a long and unusual passphrase", "administrator")  # passes
+
+
+def test_undo_leaves_a_given_empty_folder_empty_and_removes_a_new_one(tmp_path: Path) -> None:
+    from arena.server.init_site import _undo
+
+    given = tmp_path / "given"
+    (given / "work").mkdir(parents=True)
+    (given / "site.json").write_text("{}", encoding="utf-8")
+    _undo(given, is_new=False)
+    assert given.is_dir() and list(given.iterdir()) == []
+    made = tmp_path / "made"
+    (made / "uploads").mkdir(parents=True)
+    _undo(made, is_new=True)
+    assert not made.exists()
