@@ -114,5 +114,7 @@ def test_the_upload_form_links_an_identical_archive_to_its_version() -> None:
     assert BotVersion.objects.count() == 1
     team.refresh_from_db()
     assert team.active_version == version
+    # The site's limits, as its settings hold them now, shown where one uploads.
+    SiteSettings.objects.filter(pk=1).update(upload_file_count=77)
     page = client.get("/upload/").content.decode()
-    assert "files" in page and "unpacked" in page  # the limits, shown where one uploads
+    assert "77 files" in page and "unpacked" in page
