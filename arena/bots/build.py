@@ -13,7 +13,7 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,9 +31,28 @@ __all__ = [
     "BuiltBot",
     "build_bots",
     "run_build",
+    "without_paths",
 ]
 
 _OUTPUT_CAP_BYTES = 64 * 1024
+#: What a folder of the machine's is written as in a build's output shown to its author.
+_FOLDER_SHOWN = "<your bot's folder>"
+
+
+def without_paths(text: str, folders: Sequence[Path]) -> str:
+    """``text`` (a build's output) with each of ``folders`` (where the bot was unpacked and
+    built on a server), as given and resolved, written as ``<your bot's folder>``: a team
+    reads its own output without the server's layout.
+
+    >>> without_paths("/srv/w/.7-ab/upload/x.c:3: error", [Path("/srv/w/.7-ab/upload")])
+    "<your bot's folder>/x.c:3: error"
+    """
+    names = {str(folder) for folder in folders} | {str(folder.resolve()) for folder in folders}
+    for name in sorted(names, key=len, reverse=True):  # the longest first: a folder's own
+        text = text.replace(name, _FOLDER_SHOWN)
+    return text
+
+
 #: Lines of a failed build's output quoted with its reason: a compiler writes its error
 #: last, and a person reading a terminal needs it, not the whole log.
 OUTPUT_TAIL_LINES = 20

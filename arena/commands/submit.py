@@ -11,6 +11,16 @@ the server's rule holds: a team's first accepted version plays by itself, a late
 when the team activates it. The verdict's line says what plays now (the server's
 ``plays_now``).
 
+Before it sends anything it reads the server's upload limits (``GET /api/v1/limits/``:
+the ``[upload]`` keys of the competition file, by key) and checks the archive against them
+with the server's own check (:func:`arena.uploads.inspect`): an archive the server would
+refuse is refused here, naming the server's value, and nothing is sent. A server that
+does not say its limits (an older one) checks the upload itself, as before.
+
+An upload identical to one of the team's versions (the same SHA-256 of the archive) is
+not validated again: the server answers with that version (``"identical": true``) and
+the command says so and prints that version's verdict.
+
 It prints the version's page on the site (``<server>/versions/<id>/``, where the steps,
 the verdict and later the version's games are), not the API's JSON address.
 
@@ -20,13 +30,13 @@ reset, a proxy's 502, 503 or 504, as during a restart) is asked again with a gro
 stops answering and one when it answers again. The upload itself is never sent twice: a
 second POST would make a second version.
 
-Exit codes: 0 accepted (or, with ``--no-wait``, uploaded); 1 rejected, or the server
-refused the upload; 2 a usage error (a path that is no bot folder or archive, a token
-file that cannot be read, a URL that is not http(s), a folder that cannot be packed, a
-token the server refuses); 3 the server cannot be reached, failed, did not answer again
-within ``--retry-for``, or the verdict did not come within ``--timeout``; 130 interrupted
-(Ctrl-C or SIGTERM: once the upload is sent, the line names its page, where the verdict
-will be).
+Exit codes: 0 accepted (or, with ``--no-wait``, uploaded); 1 rejected, the server refused
+the upload, or the archive breaks the server's upload limits (checked before sending); 2 a
+usage error (a path that is no bot folder or archive, a token file that cannot be read, a
+URL that is not http(s), a folder that cannot be packed, a token the server refuses); 3 the
+server cannot be reached, failed, did not answer again within ``--retry-for``, or the
+verdict did not come within ``--timeout``; 130 interrupted (Ctrl-C or SIGTERM: once the
+upload is sent, the line names its page, where the verdict will be).
 """
 
 from __future__ import annotations
@@ -42,8 +52,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from arena.settings import UsageError
-from arena.uploads import ArchiveError, pack
+from arena.server.competition import SITE_KEYS, SiteRules, rules_attribute
+from arena.settings import SettingsError, UsageError
+from arena.uploads import ArchiveError, inspect, pack
 from protocol.inert import inert_text
 
 __all__ = ["DEFAULT_RETRY_FOR_S", "DESCRIPTION", "UNREACHABLE", "add_arguments", "run"]
@@ -69,6 +80,15 @@ _VERSION_PAGE = "/versions/{id}/"
 DEFAULT_RETRY_FOR_S = 120.0
 _FIRST_PAUSE_S = 0.5
 _LONGEST_PAUSE_S = 10.0
+#: Where the server says its upload limits (the API's ``limits``).
+_LIMITS = "/api/v1/limits/"
+#: The competition file's key behind each limit an archive can break (an archive's
+#: refusal names the rule by its code, :data:`arena.uploads.RULES`).
+_KEY_OF_RULE = {
+    "archive_too_large": "upload.archive_bytes",
+    "unpacked_too_large": "upload.unpacked_bytes",
+    "too_many_entries": "upload.file_count",
+}
 #: HTTP statuses a proxy answers while the server behind it restarts.
 _PASSING_STATUSES = (502, 503, 504)
 
@@ -155,6 +175,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     done = "packed" if args.path.is_dir() else "read"
     out.write(f"{done} {args.path} ({len(archive):,} bytes); uploading to {base}\n")
     try:
+        refusal = _refusal_by_the_servers_limits(base, token, archive)
+        if refusal is not None:
+            out.write(f"not sent: {refusal}\n")
+            return 1
         created = _request(
             f"{base}/api/v1/versions/" + ("?activate=true" if args.activate else ""),
             token,
@@ -164,7 +188,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         version_id = urllib.parse.quote(str(created["id"]))
         # The page a person opens, not the API's JSON address the upload's answer names.
         page = base + _VERSION_PAGE.format(id=version_id)
-        out.write(f"uploaded as version {_shown(created.get('version'))}: {_shown(page)}\n")
+        if created.get("identical"):
+            out.write(
+                f"identical to version {_shown(created.get('version'))} (the same archive, by "
+                f"its SHA-256): not validated again: {_shown(page)}\n"
+            )
+        else:
+            out.write(f"uploaded as version {_shown(created.get('version'))}: {_shown(page)}\n")
         if args.no_wait:
             _print_plays_now(created, out)
             return 0
@@ -216,6 +246,34 @@ def _archive(path: Path) -> tuple[bytes, str]:
             return data, "application/zip"
         raise UsageError(f"{str(path)!r} is neither a bot folder nor a .tar.gz or .zip archive")
     raise UsageError(f"{str(path)!r} does not exist")
+
+
+def _refusal_by_the_servers_limits(base: str, token: str, archive: bytes) -> str | None:
+    """Why the server would refuse ``archive`` by its upload limits, naming the key and the
+    server's value; None when it passes, or when the server does not say its limits (an
+    older server: it checks the upload itself)."""
+    try:
+        said = _request(base + _LIMITS, token).get("limits")
+    except _ServerError as exc:
+        if exc.exit_code != 1:  # a refused token, an unreachable or failing server
+            raise
+        return None  # 404: a server that does not say its limits
+    if not isinstance(said, dict):
+        return None
+    stored = {rules_attribute(key): value for key, value in said.items() if key in SITE_KEYS}
+    try:
+        rules = SiteRules.from_stored(stored)
+    except SettingsError:
+        return None  # values this client cannot read: the server checks them itself
+    try:
+        inspect(archive, rules.archive_limits)
+    except ArchiveError as error:
+        key = _KEY_OF_RULE.get(error.code)
+        if key is None:
+            return f"the server would refuse the archive: {error}"
+        value = getattr(rules, rules_attribute(key))
+        return f"{error} (the server's {key} = {value:,}); nothing was uploaded"
+    return None
 
 
 def _request(

@@ -41,6 +41,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/v1/versions/", api.versions, name="api-versions"),
     path("api/v1/versions/<int:version_id>/", api.version, name="api-version"),
     path("api/v1/versions/<int:version_id>/activate/", api.activate, name="api-version-activate"),
+    path("api/v1/limits/", api.limits, name="api-limits"),
     path("api/v1/leaderboard/", api.leaderboard, name="api-leaderboard"),
     path("api/v1/matches/<int:match_id>/", api.match, name="api-match"),
     path("api/v1/matches/<int:match_id>/hands.<str:fmt>", api.hands, name="api-hands"),

@@ -12,14 +12,19 @@ The tournament's matches and its leaderboard (board ``finals``) are imported as 
 tournament's (:func:`arena.server.site.importer.save_tournament`); the report is written next
 to the run folder twice: the organiser's, whole (every card, the seed, the bots' stderr,
 the paths: 0600, shown to staff only), and the public copy everyone reads, drawn from
-redacted data (:func:`public_report_path`): cards as the site's visibility lets a visitor
-see them (no hand at all under ``nothing``), no seed, no fault message, no path.
+redacted data (:func:`public_report`): cards as the site's visibility lets a visitor
+see them (no hand at all under ``nothing``), no seed, no fault message, no path. The public
+copy is one per visibility, drawn from the run folder when the site's visibility has none
+yet (the administrator changed it after the finals): a visitor always reads the copy of
+the visibility in force.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import io
+import os
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +49,7 @@ from arena.tournament.host import run
 __all__ = [
     "FINALS_NAME",
     "finals_format",
+    "public_report",
     "public_report_path",
     "run_finals",
     "write_public_report",
@@ -51,6 +57,8 @@ __all__ = [
 
 #: The finals' tournament name and leaderboard.
 FINALS_NAME = "finals"
+#: The finals' run folder (below the site's work folder, beside the report).
+RUN_FOLDER = "finals"
 
 
 def finals_format(table_size: int, entrant_count: int) -> dict[str, Any]:
@@ -67,13 +75,33 @@ def finals_format(table_size: int, entrant_count: int) -> dict[str, Any]:
     return {"format": Format.RING, "ring_seats": seats}
 
 
-def public_report_path(report: Path) -> Path:
-    """Where the public copy of the organiser's ``report`` is written: beside it.
+def public_report_path(report: Path, visibility: Visibility) -> Path:
+    """Where the public copy of the organiser's ``report`` under ``visibility`` is
+    written: beside it.
 
-    >>> public_report_path(Path("/work/finals-report.html")).name
-    'finals-report.public.html'
+    >>> public_report_path(Path("/work/finals-report.html"), Visibility.SHOWDOWNS).name
+    'finals-report.public-showdowns.html'
     """
-    return report.with_name(f"{report.stem}.public{report.suffix}")
+    return report.with_name(f"{report.stem}.public-{visibility.value}{report.suffix}")
+
+
+def public_report(report: Path, visibility: Visibility) -> Path:
+    """The public copy of the organiser's ``report`` (written by :func:`run_finals`, its
+    run folder :data:`RUN_FOLDER` beside it) under ``visibility``, drawn first when there
+    is none yet for it; ``OSError`` when the run folder is gone. Drawn under a private name
+    and renamed into place, so two visitors at once never read half a page."""
+    path = public_report_path(report, visibility)
+    run_folder = report.parent / RUN_FOLDER
+    if not path.is_file():
+        if not run_folder.is_dir():
+            raise FileNotFoundError(f"the finals' run folder {run_folder} is gone")
+        partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+        try:
+            write_public_report(run_folder, partial, visibility)
+            os.replace(partial, path)
+        finally:
+            partial.unlink(missing_ok=True)
+    return path
 
 
 def write_public_report(run_folder: Path, out: Path, visibility: Visibility) -> None:
@@ -106,7 +134,7 @@ def run_finals(rules: LadderRules, work: Path) -> FinalsRun:
             bots=tuple(bots),
             **finals_format(rules.table_size, len(bots)),
             name=FINALS_NAME,
-            out=work / "finals",
+            out=work / RUN_FOLDER,
             sandbox=rules.sandbox,
         )
         notes = io.StringIO()
@@ -114,8 +142,7 @@ def run_finals(rules: LadderRules, work: Path) -> FinalsRun:
         save_tournament(read_tournament(hosted.folder.path))
         report = work / "finals-report.html"
         write_report(hosted.folder.path, report)
-        visibility = Visibility(SiteSettings.current().visibility)
-        write_public_report(hosted.folder.path, public_report_path(report), visibility)
+        public_report(report, Visibility(SiteSettings.current().visibility))
     except Exception as error:
         FinalsRun.objects.filter(pk=row.pk).update(
             status=FinalsStatus.FAILED,

@@ -23,6 +23,7 @@ from arena.store.outcome import MatchOutcome, SeatOutcome
 from arena.store.run_folder import RunFolder
 
 __all__ = [
+    "BUILD_FAILED",
     "STDERR_TAIL_CHARS",
     "AbsentBot",
     "FaultDetail",
@@ -30,6 +31,10 @@ __all__ = [
     "absent_bots",
     "own_faults",
 ]
+
+#: The kind of a version's own fault when its build failed on the ladder's machine.
+BUILD_FAILED = "build_failed"
+
 
 #: How much of a version's stderr is kept per match, from its end (why it died is last).
 STDERR_TAIL_CHARS = 2000

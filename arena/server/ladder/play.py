@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.bots.build import build_bots
+from arena.bots.build import build_bots, without_paths
 from arena.bots.manifest import ManifestError, load_manifest
 from arena.bots.sandbox.resources import ResourceLimitsError
 from arena.bots.sandbox.select import (
@@ -168,7 +168,9 @@ class PlayedGame:
     """How a game ended and what it left (module docstring). ``units``: ``first``'s
     result per deal, ``{"adjusted": [...], "raw": [...]}`` (a table: every version's,
     ``{"adjusted": {label: [...]}, "raw": {...}}``); ``faults``: each version's faults by
-    kind; ``matches``: each match's outcome and the folder its paths are in; ``detail``:
+    kind; ``matches``: each match's outcome and the folder its paths are in;
+    ``build_output``: the output of each version whose build failed here, by label (its
+    own team's only, the server's folders left out); ``detail``:
     what every version at the table may read of how it ended (module docstring). The
     detail of an infrastructure failure (an exception's text, whoever made it) is the
     organiser's: it is logged when the game is made and kept out of the reason.
@@ -184,6 +186,7 @@ class PlayedGame:
     units: dict[str, Any] = field(default_factory=dict)
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
     matches: tuple[tuple[MatchOutcome, Path], ...] = ()
+    build_output: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.cause.is_infrastructure and self.detail:
@@ -193,11 +196,13 @@ class PlayedGame:
 
 class _NotBuilt(Exception):
     """A version that cannot be unpacked or built here (its own fault: it was accepted):
-    what failed (public) and why (the organiser's: it may quote the version's files)."""
+    what failed (public), why (the organiser's: it may quote the version's files) and the
+    build's output, the server's folders left out (its own team's only)."""
 
-    def __init__(self, label: str, reason: str, why: object) -> None:
+    def __init__(self, label: str, reason: str, why: object, output: str = "") -> None:
         super().__init__(f"{label}: {reason}")
         self.label = label
+        self.output = output
         _log.warning("%s: %s: %s", label, reason, why)
 
 
@@ -234,7 +239,10 @@ def _build(version: VersionFiles, rules: LadderRules, home: Path) -> None:
         try:
             (built,) = build_bots([(version.label, manifest)], launcher=launcher)
             if not built.result.is_ok:
-                raise _NotBuilt(version.label, "its build failed", built.result.reason)
+                copy = launcher.built_copy(manifest)  # the sandbox's private copy
+                folders = [scratch, home, *([] if copy is None else [copy])]
+                output = without_paths(built.result.output, folders)
+                raise _NotBuilt(version.label, "its build failed", built.result.reason, output)
             build = None
             if built.built_copy is not None:
                 shutil.copytree(built.built_copy, scratch / "build", symlinks=True)
@@ -279,7 +287,9 @@ def play_game(
             return PlayedGame(EndCause.ARENA_ERROR, detail=detail)
     if not_built:
         labels = tuple(exc.label for exc in not_built)
-        return PlayedGame(EndCause.BOT_NOT_READY, labels, "; ".join(map(str, not_built)))
+        outputs = {exc.label: exc.output for exc in not_built if exc.output}
+        return PlayedGame(EndCause.BOT_NOT_READY, labels, "; ".join(map(str, not_built)),
+                          build_output=outputs)  # fmt: skip
     game_dir = root / "games" / str(spec.game_id)
     is_table = len(bots) > 2
     base = MatchSpec(

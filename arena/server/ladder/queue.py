@@ -58,7 +58,13 @@ from arena.server.ladder.models import (
     UnrankedRequest,
     version_label,
 )
-from arena.server.ladder.own_faults import own_faults
+from arena.server.ladder.own_faults import (
+    BUILD_FAILED,
+    STDERR_TAIL_CHARS,
+    FaultDetail,
+    VersionFaults,
+    own_faults,
+)
 from arena.server.ladder.play import PlayedGame
 from arena.server.ladder.state import (
     active_versions,
@@ -295,14 +301,18 @@ def _store_own_faults(game: Game, played: PlayedGame) -> None:
     opponent's stderr never lands on another version's row)."""
     versions = _versions_at(game)
     OwnFaults.objects.filter(game=game).delete()  # a game played again starts afresh
+    found = own_faults(played.matches)
+    for label, output in played.build_output.items():  # a build that failed here
+        failed = FaultDetail(f"game-{game.pk}", BUILD_FAILED, None, "its build failed")
+        found[label] = VersionFaults((failed,), f"--- build ---\n{output[-STDERR_TAIL_CHARS:]}")
     OwnFaults.objects.bulk_create(
         OwnFaults(
             game=game,
             version=versions[label],
-            stderr=found.stderr,
-            faults=[detail.as_dict() for detail in found.faults],
+            stderr=faults.stderr,
+            faults=[detail.as_dict() for detail in faults.faults],
         )
-        for label, found in own_faults(played.matches).items()
+        for label, faults in found.items()
     )
 
 

@@ -29,7 +29,7 @@ from arena.server.competition import Visibility
 from arena.server.current import is_frozen_now
 from arena.server.ladder import config
 from arena.server.ladder.chart import llr_chart
-from arena.server.ladder.finals import public_report_path
+from arena.server.ladder.finals import public_report
 from arena.server.ladder.models import (
     FinalsRun,
     FinalsStatus,
@@ -382,15 +382,16 @@ def _scored(score: object) -> tuple[str, str]:
 
 def finals_report(request: HttpRequest) -> HttpResponse:
     """The finals' report (the tournament report's page, with its own policy): its public
-    copy (:func:`arena.server.ladder.finals.public_report_path`), the organiser's whole
-    one to staff only."""
+    copy under the site's visibility now (:func:`arena.server.ladder.finals.public_report`,
+    drawn again once it changes), the organiser's whole one to staff only."""
     run = FinalsRun.objects.filter(status=FinalsStatus.DONE).order_by("-pk").first()
     if run is None or not run.report_file:
         raise Http404("no finals yet")
     whole = Path(run.report_file)
     is_organiser = request.user.is_authenticated and request.user.is_staff
     try:
-        page = (whole if is_organiser else public_report_path(whole)).read_bytes()
+        visibility = Visibility(SiteSettings.current().visibility)
+        page = (whole if is_organiser else public_report(whole, visibility)).read_bytes()
     except OSError:
         raise Http404("the report is gone") from None
     response = HttpResponse(page, content_type="text/html; charset=utf-8")

@@ -8,7 +8,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from arena.server.site.models import Team
+from arena.server.site.models import Team, TokenScope
 
 __all__ = ["JoinTeamForm", "NewTeamForm", "SignUpForm", "TokenForm", "UploadForm", "codes_match"]
 
@@ -77,11 +77,18 @@ class JoinTeamForm(forms.Form):
 
 
 class TokenForm(forms.Form):
-    """A new token's name, and the days it works (blank: until revoked)."""
+    """A new token's name, the days it works (blank: until revoked) and what it may do."""
 
     name = forms.CharField(max_length=64)
     days = forms.IntegerField(
         required=False, min_value=1, max_value=3650, label="Works for (days, blank: until revoked)"
+    )
+    #: Left out (an older form or script): read and upload, as every token before scopes.
+    scope = forms.ChoiceField(
+        choices=TokenScope.choices,
+        initial=TokenScope.UPLOAD,
+        required=False,
+        label="What it may do",
     )
 
 

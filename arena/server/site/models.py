@@ -30,6 +30,7 @@ __all__ = [
     "ScoreKind",
     "SiteSettings",
     "Team",
+    "TokenScope",
     "ValidationStep",
     "VersionStatus",
 ]
@@ -85,6 +86,14 @@ class Membership(models.Model):
         return deleted
 
 
+class TokenScope(models.TextChoices):
+    """What a token may do: read the team's versions, matches and hands, or also upload
+    versions and choose the one that plays (what ``arena submit`` needs)."""
+
+    READ = "read", "read only"
+    UPLOAD = "upload", "read and upload"
+
+
 class ApiToken(models.Model):
     """A team's API token: only its SHA-256 digest is kept (the token is shown once)."""
 
@@ -100,6 +109,8 @@ class ApiToken(models.Model):
     revoked = models.DateTimeField(null=True, blank=True)
     #: When the token stops working by itself (None: only when revoked or its maker leaves).
     expires = models.DateTimeField(null=True, blank=True)
+    #: What it may do (:class:`TokenScope`); the tokens made before scopes may upload.
+    scope = models.CharField(max_length=16, choices=TokenScope.choices, default=TokenScope.UPLOAD)
 
     @property
     def is_active(self) -> bool:

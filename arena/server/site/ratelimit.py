@@ -32,6 +32,7 @@ __all__ = [
     "CODE_GUESSES",
     "LOG_IN_ADDRESS",
     "LOG_IN_PAIR",
+    "PASSWORD_CHANGES",
     "SIGN_UPS",
     "TEAM_UPLOADS",
     "UPLOADS_FROM_ADDRESS",
@@ -65,6 +66,9 @@ class Limit:
 LOG_IN_PAIR = Limit("log-in-pair", 5, 900.0, "failed log-ins")
 #: Failed log-ins from one address, whatever the accounts (a shared lab's address has room).
 LOG_IN_ADDRESS = Limit("log-in-address", 20, 900.0, "failed log-ins")
+#: Wrong current passwords given to the password change of one account (15 minutes): a
+#: session left open on a shared machine does not let anyone guess its password unbounded.
+PASSWORD_CHANGES = Limit("password-change", 5, 900.0, "wrong current passwords")
 #: Accounts made from one address in an hour (a class signing up together fits).
 SIGN_UPS = Limit("sign-up", 10, 3600.0, "accounts made from this address")
 #: Wrong invitation or team codes from one address (15 minutes).

@@ -28,10 +28,10 @@ from django.db.models import F, Model, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from arena.server.competition import Visibility
-from arena.server.site.models import ApiToken, BotVersion, Match, SiteSettings, Team
+from arena.server.site.models import ApiToken, BotVersion, Match, SiteSettings, Team, TokenScope
 from arena.server.site.tokens import bearer_token, token_digest
 
-__all__ = ["identified", "is_own_match", "requesting_team", "visible"]
+__all__ = ["identified", "is_own_match", "may_upload", "requesting_team", "visible"]
 
 _M = TypeVar("_M", bound=Model)
 #: How often a token's last use is written.
@@ -98,6 +98,17 @@ def requesting_team(request: HttpRequest) -> Team | None:
         return None
     membership = getattr(user, "membership", None)
     return None if membership is None else membership.team
+
+
+def may_upload(request: HttpRequest) -> bool:
+    """Whether the request's bearer token may upload and activate versions (its scope,
+    :class:`~arena.server.site.models.TokenScope`); a request without a token is not
+    asked here (the upload endpoints take tokens only)."""
+    token = bearer_token(request.headers.get("Authorization"))
+    return (
+        token is not None
+        and ApiToken.objects.filter(digest=token_digest(token), scope=TokenScope.UPLOAD).exists()
+    )
 
 
 _View = TypeVar("_View", bound=Callable[..., HttpResponse])

@@ -5,8 +5,10 @@ Which version plays: a team's first accepted version becomes active by itself (w
 version of the team plays yet); an upload may ask to play once accepted, or never by
 itself (``activate``, stored as :attr:`BotVersion.activate_when_accepted`); the team
 activates an accepted version at any time, or asks for a waiting one to play once
-accepted (:func:`request_activation`). Plain functions the web form, the API and the admin
-share; the views only translate their errors to HTTP.
+accepted (:func:`request_activation`). An upload identical to one of the team's versions
+(the same SHA-256, :func:`identical_version`) is that version again: the form and the API
+link it to that version instead of storing and validating it again. Plain functions the
+web form, the API and the admin share; the views only translate their errors to HTTP.
 
 An upload is written to the uploads folder and flushed to disk before its row is committed,
 and the row before the client is answered: once ``201`` is sent, ``kill -9`` of anything
@@ -32,6 +34,7 @@ __all__ = [
     "UploadRefused",
     "UploadTooSoon",
     "activate",
+    "identical_version",
     "on_accepted",
     "plays_now",
     "request_activation",
@@ -108,6 +111,20 @@ def store_upload(
         except IntegrityError:
             continue
     raise UploadRefused("too many uploads at once; try again")
+
+
+def identical_version(team: Team, data: bytes) -> BotVersion | None:
+    """The team's latest version whose archive is ``data`` byte for byte (the same
+    SHA-256; ``arena submit`` packs a folder the same way every time), or None. Such an
+    upload is that version again: it is linked to it, not stored or validated again."""
+    digest = hashlib.sha256(data).hexdigest()
+    found: BotVersion | None = (
+        team.versions.filter(archive_sha256=digest)
+        .select_related("team")
+        .order_by("-number")
+        .first()
+    )
+    return found
 
 
 def _refuse_after_the_deadline() -> None:

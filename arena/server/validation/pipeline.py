@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from arena.bots.build import build_bots
+from arena.bots.build import build_bots, without_paths
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
 from arena.bots.sandbox.resources import ResourceLimitsError
 from arena.bots.sandbox.select import (
@@ -210,7 +210,10 @@ def _manifest(dest: Path, rules: ValidationRules) -> BotManifest:
 def _build(manifest: BotManifest, launcher: SandboxLauncher, run: _Run) -> str:
     (built,) = build_bots([(manifest.name, manifest)], launcher=launcher)
     result = built.result
-    run.log("build output", result.output)
+    # The bot's folders on this machine (unpacked, and the sandbox's copy) by name only.
+    copy = launcher.built_copy(manifest)
+    folders = [manifest.working_dir, *([] if copy is None else [copy])]
+    run.log("build output", without_paths(result.output, folders))
     if not result.is_ok:
         raise StepFailed(result.reason, BUILD_HINT)
     return result.reason

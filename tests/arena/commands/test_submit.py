@@ -16,11 +16,18 @@ from typing import Any
 import pytest
 
 from arena import cli
+from arena.server.competition import SITE_KEYS, SiteRules, rules_attribute
 from arena.uploads import inspect
 from tests import REPO_ROOT
 
 BOT = REPO_ROOT / "sample_bots" / "python_random"
 TOKEN = "tok_abc123"
+#: The site's default upload limits by key, as a server answers them.
+DEFAULT_UPLOAD_LIMITS = {
+    key: getattr(SiteRules(), rules_attribute(key))
+    for key in SITE_KEYS
+    if key.startswith("upload.")
+}
 
 
 @dataclass
@@ -35,6 +42,10 @@ class FakeApi:
     )
     received: list[tuple[str, str, dict[str, str], bytes]] = field(default_factory=list)
     gets: int = 0
+    #: The upload limits ``GET /api/v1/limits/`` answers (None: 404, an older server),
+    #: the site's defaults unless a test says otherwise; how many times they were asked.
+    limits: Any = field(default_factory=lambda: dict(DEFAULT_UPLOAD_LIMITS))
+    limit_gets: int = 0
 
 
 def serve(api: FakeApi) -> tuple[ThreadingHTTPServer, threading.Thread]:
@@ -60,6 +71,13 @@ def serve(api: FakeApi) -> tuple[ThreadingHTTPServer, threading.Thread]:
             self.answer(api.upload_status, api.upload_body)
 
         def do_GET(self) -> None:
+            if self.path == "/api/v1/limits/":  # public: no token needed
+                api.limit_gets += 1
+                if api.limits is None:
+                    self.answer(404, {"error": "no such page"})
+                else:
+                    self.answer(200, {"limits": api.limits})
+                return
             api.received.append(("GET", self.path, dict(self.headers), b""))
             state = api.states[min(api.gets, len(api.states) - 1)]
             api.gets += 1
@@ -356,3 +374,82 @@ def test_usage_errors_exit_2_naming_the_value(
         submit(*(names.get(word, word) for word in argv))
     assert caught.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_an_archive_over_the_servers_size_limit_is_refused_before_anything_is_sent(
+    api: tuple[FakeApi, str], token_file: Path
+) -> None:
+    # The limit is the server's (its settings, read from GET /api/v1/limits/), not the
+    # client's default: a site that allows less refuses here, naming its key and value.
+    fake, url = api
+    assert fake.limits is not None
+    fake.limits["upload.archive_bytes"] = 100
+    code, out = submit(str(BOT), "--server", url, "--token-file", str(token_file))
+    assert code == 1
+    size = int(out.split("(", 1)[1].split(" bytes", 1)[0].replace(",", ""))
+    assert out.splitlines()[-1] == (
+        f"not sent: the archive is {size:,} bytes, over the limit of 100 "
+        "(the server's upload.archive_bytes = 100); nothing was uploaded"
+    )
+    assert fake.limit_gets == 1 and fake.received == []
+
+
+def test_too_many_files_for_the_server_is_refused_naming_its_file_count(
+    api: tuple[FakeApi, str], token_file: Path
+) -> None:
+    fake, url = api
+    assert fake.limits is not None
+    fake.limits["upload.file_count"] = 1  # the starter bot has two files
+    code, out = submit(str(BOT), "--server", url, "--token-file", str(token_file))
+    assert code == 1
+    assert out.splitlines()[-1] == (
+        "not sent: the archive holds more than 1 entries (files and folders) "
+        "(the server's upload.file_count = 1); nothing was uploaded"
+    )
+    assert fake.received == []
+
+
+def test_an_archive_the_server_would_refuse_for_another_rule_is_not_sent(
+    api: tuple[FakeApi, str], token_file: Path, tmp_path: Path
+) -> None:
+    fake, url = api
+    damaged = tmp_path / "bot.tar.gz"
+    damaged.write_bytes(b"\x1f\x8b" + b"not gzip at all")
+    code, out = submit(str(damaged), "--server", url, "--token-file", str(token_file))
+    assert code == 1
+    assert out.splitlines()[-1].startswith(
+        "not sent: the server would refuse the archive: the archive is damaged"
+    )
+    assert fake.received == []
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [None, {"upload.file_count": "many"}, {"upload.file_count": [1]}, {"other": 1}, "none"],
+    ids=["older server (404)", "a value not a count", "a list", "no limits", "not an object"],
+)
+def test_a_server_whose_limits_cannot_be_read_checks_the_upload_itself(
+    api: tuple[FakeApi, str], token_file: Path, limits: Any
+) -> None:
+    fake, url = api
+    fake.limits = limits
+    code, out = submit(str(BOT), "--server", url, "--token-file", str(token_file), "--no-wait")
+    assert code == 0, out
+    assert fake.limit_gets == 1 and [method for method, *_ in fake.received] == ["POST"]
+
+
+def test_an_identical_upload_is_linked_to_its_version_and_not_validated_again(
+    api: tuple[FakeApi, str], token_file: Path
+) -> None:
+    fake, url = api
+    fake.upload_status = 200
+    fake.upload_body = {"id": 9, "version": 2, "status": "accepted", "url": "/v/9/",
+                        "identical": True}  # fmt: skip
+    fake.states = [{"status": "accepted", "steps": []}]
+    code, out = submit(str(BOT), "--server", url, "--token-file", str(token_file))
+    assert code == 0, out
+    assert out.splitlines()[1] == (
+        "identical to version 2 (the same archive, by its SHA-256): not validated again: "
+        f"{url}/versions/9/"
+    )
+    assert out.splitlines()[-1] == "accepted"

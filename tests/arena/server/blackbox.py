@@ -199,9 +199,10 @@ for line in sys.stdin:
 """
 
 
-def calling_bot() -> bytes:
-    """A bot that checks or calls, for ever."""
-    text = _BOT.replace("CRASH", "10**9").replace("MARKER", "ok")
+def calling_bot(variant: int = 0) -> bytes:
+    """A bot that checks or calls, for ever (each ``variant`` another archive: the site
+    links an identical upload to the version it repeats instead of queueing it)."""
+    text = _BOT.replace("CRASH", "10**9").replace("MARKER", "ok") + f"# variant {variant}\n"
     return archive(
         {"bot.toml": 'name = "caller"\ncommand = ["{python}", "bot.py"]\n', "bot.py": text}
     )
@@ -422,7 +423,7 @@ def probe_removed_member_token(probes: Probes, port: int, owner: Client) -> None
 
 def token_row(client: Client, name: str) -> list[str]:
     """The cells of the tokens page's row of the token ``name`` (name, start, maker, made,
-    last used, expires, the revoke form), or [] when there is none."""
+    last used, expires, scope, the revoke form), or [] when there is none."""
     for row in re.findall(r"<tr><td>(.*?)</tr>", client.get("/tokens/").text, re.S):
         cells = re.split(r"</td>\s*<td>", row)
         if unescape(cells[0]) == name:
@@ -521,8 +522,8 @@ def probe_queue_cap(probes: Probes, port: int) -> None:
     flooder = member(port, "127.0.0.30", "flooder", "flooders")
     token = token_of(flooder)
     statuses = []
-    for _ in range(8):
-        statuses.append(upload(flooder, token, calling_bot()).status)
+    for variant in range(8):
+        statuses.append(upload(flooder, token, calling_bot(variant)).status)
         if statuses[-1] in {400, 429}:
             break
     probes.check(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 from pathlib import Path
 
 from django.contrib.auth.models import User
@@ -52,13 +53,25 @@ def make_token(team: Team) -> str:
     return token
 
 
-def bot_archive(text: str = 'name = "bot"\n') -> bytes:
-    """A small tar.gz with a ``bot.toml`` holding ``text`` and a program."""
+#: Numbers the default archives of :func:`bot_archive`, so that each is new.
+_archives = itertools.count(1)
+
+
+def bot_archive(text: str | None = None) -> bytes:
+    """A small tar.gz with a ``bot.toml`` holding ``text`` and a program. The same
+    ``text`` gives the same bytes (an identical upload: the site links it to the version it
+    repeats); without one, each call's ``bot.toml`` is a new one (a new version)."""
+    import gzip
     import io
     import tarfile
 
+    if text is None:
+        text = f'name = "bot"\n# archive {next(_archives)}\n'
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+    with (
+        gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as packed,
+        tarfile.open(fileobj=packed, mode="w") as archive,
+    ):
         for name, data in (("bot.toml", text.encode()), ("bot.py", b"print('hi')\n")):
             info = tarfile.TarInfo(name)
             info.size = len(data)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import timedelta
+from typing import Any
 
 from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
@@ -32,7 +33,7 @@ from arena.server.site.forms import (
     TokenForm,
     codes_match,
 )
-from arena.server.site.models import ApiToken, Membership, SiteSettings, Team
+from arena.server.site.models import ApiToken, Membership, SiteSettings, Team, TokenScope
 from arena.server.site.names import account_key
 from arena.server.site.ratelimit import Limit
 from arena.server.site.scope import identified, requesting_team, visible
@@ -197,6 +198,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
             prefix=token_prefix(shown),
             digest=token_digest(shown),
             expires=None if days is None else timezone.now() + timedelta(days=days),
+            scope=form.cleaned_data["scope"] or TokenScope.UPLOAD,
         )
         form = TokenForm()
     rows = visible(team, ApiToken).order_by("-created")
@@ -252,9 +254,35 @@ def _plain(message: str, status: int) -> HttpResponse:
     return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
 
 
-#: A member changes its password (Django's view, the old password asked first; the new one
-#: must pass the site's password validators).
-change_password = PasswordChangeView.as_view(
+class _LimitedPasswordChange(PasswordChangeView):
+    """Django's password change, its wrong current passwords counted per account
+    (:data:`~arena.server.site.ratelimit.PASSWORD_CHANGES`): once used up, 429 until the
+    oldest leaves the window, whatever the password given."""
+
+    def _key(self) -> str:
+        return f"user {self.request.user.pk}"
+
+    def post(self, request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        limit = ratelimit.PASSWORD_CHANGES
+        if throttle.is_over(limit, self._key()):
+            context = self.get_context_data(limited=limit.refusal)
+            return self.response_class(
+                request=request,
+                template=self.get_template_names(),
+                context=context,
+                status=429,
+            )
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        if "old_password" in form.errors:
+            throttle.note(ratelimit.PASSWORD_CHANGES, self._key())
+        return super().form_invalid(form)
+
+
+#: A member changes its password (Django's view, the old password asked first, wrong ones
+#: rate-limited; the new one must pass the site's password validators).
+change_password = _LimitedPasswordChange.as_view(
     template_name="arena/password.html", success_url=reverse_lazy("password-changed")
 )
 password_changed = PasswordChangeDoneView.as_view(template_name="arena/password_done.html")

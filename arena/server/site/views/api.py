@@ -8,8 +8,13 @@ of the team plays yet) answers ``201 {"id", "version", "status", "url", "is_acti
 "active_version", "activate_when_accepted", "plays_now"}``; ``GET /api/v1/versions/<id>/``
 answers the same with ``"steps": [{"step", "status", "message", "hint"}], "reason",
 "hint"``. ``POST /api/v1/versions/<id>/activate/`` makes an accepted version active now,
-or a waiting one once accepted, and answers the version. ``arena submit`` calls exactly
-these.
+or a waiting one once accepted, and answers the version. ``GET /api/v1/limits/`` answers
+the site's upload limits by their competition-file key (``{"limits":
+{"upload.archive_bytes": ...}}``), to anyone: ``arena submit`` applies them before it
+sends. An upload identical to one of the team's versions (the same SHA-256) answers
+``200`` with that version and ``"identical": true``: it is not validated again. ``arena
+submit`` calls exactly these. A token of scope ``read`` reads only: its uploads and
+activations are refused with 403.
 """
 
 from __future__ import annotations
@@ -26,15 +31,16 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
 from arena.export.sources import SourceError, open_source
-from arena.server.competition import Visibility
+from arena.server.competition import SITE_KEYS, Visibility, rules_attribute
 from arena.server.site.downloads import FORMATS, export_hands
 from arena.server.site.matches import match_data, own_seats
 from arena.server.site.models import BotVersion, LeaderboardRow, Match, SiteSettings, Team
-from arena.server.site.scope import is_own_match, requesting_team, visible
+from arena.server.site.scope import is_own_match, may_upload, requesting_team, visible
 from arena.server.site.tokens import bearer_token
 from arena.server.site.versions import (
     UploadRefused,
     UploadTooSoon,
+    identical_version,
     plays_now,
     request_activation,
     store_upload,
@@ -45,6 +51,7 @@ __all__ = [
     "activate",
     "hands",
     "leaderboard",
+    "limits",
     "match",
     "team",
     "teams",
@@ -52,6 +59,8 @@ __all__ = [
     "versions",
 ]
 
+#: The refusal of an upload or an activation with a token of scope "read".
+_READ_ONLY = "this token may only read (scope 'read'): make one that may upload on the tokens page"
 #: The values of ``?activate=`` an upload takes, and what each asks.
 _ACTIVATE_CHOICES = {"true": True, "false": False}
 
@@ -99,6 +108,8 @@ def versions(request: HttpRequest) -> JsonResponse:
     team = requesting_team(request)
     if team is None:
         return _error("the token is unknown or revoked", 401)
+    if not may_upload(request):
+        return _error(_READ_ONLY, 403)
     wish = request.GET.get("activate")
     if wish is not None and wish not in _ACTIVATE_CHOICES:
         return _error(f"activate={wish!r} is neither 'true' nor 'false'", 400)
@@ -107,6 +118,9 @@ def versions(request: HttpRequest) -> JsonResponse:
     if not length.isdigit() or int(length) > limit:
         return _error(f"the archive is larger than the limit of {limit:,} bytes", 413)
     try:
+        same = identical_version(team, request.body)
+        if same is not None:
+            return _identical(team, same, wish, request)
         created = store_upload(
             team,
             request.body,
@@ -120,6 +134,34 @@ def versions(request: HttpRequest) -> JsonResponse:
     body = version_data(created, with_steps=False)
     body["url"] = request.build_absolute_uri(reverse("api-version", args=[created.pk]))
     return JsonResponse(body, status=201)
+
+
+def _identical(
+    team: Team, same: BotVersion, wish: str | None, request: HttpRequest
+) -> JsonResponse:
+    """The answer to an upload identical to the team's version ``same``: that version, not
+    validated again (``?activate=true`` asks it to play, as for a new upload)."""
+    if wish == "true":
+        try:
+            request_activation(team, same)
+        except UploadRefused as refused:
+            return _error(str(refused), 400)
+        same.refresh_from_db()
+        same.team.refresh_from_db()
+    body = version_data(same, with_steps=False)
+    body["url"] = request.build_absolute_uri(reverse("api-version", args=[same.pk]))
+    body["identical"] = True
+    return JsonResponse(body, status=200)
+
+
+@require_GET
+def limits(request: HttpRequest) -> JsonResponse:
+    """The site's upload limits (the ``[upload]`` keys of :data:`SITE_KEYS`, as the site's
+    settings hold them now), by key; public, as the upload page shows them."""
+    rules = SiteSettings.current().rules()
+    values = {key: getattr(rules, rules_attribute(key)) for key in SITE_KEYS
+              if key.startswith("upload.")}  # fmt: skip
+    return JsonResponse({"limits": values})
 
 
 @csrf_exempt  # token-authenticated only, as an upload
@@ -139,6 +181,8 @@ def activate(request: HttpRequest, version_id: int) -> JsonResponse:
             "in a browser, use the version page's button",
             400,
         )
+    if not may_upload(request):
+        return _error(_READ_ONLY, 403)
     try:
         request_activation(team, found)
     except UploadRefused as refused:

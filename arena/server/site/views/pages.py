@@ -30,7 +30,9 @@ from arena.server.site.versions import (
     UploadRefused,
     UploadTooSoon,
     activate,
+    identical_version,
     plays_now,
+    request_activation,
     store_upload,
 )
 from arena.server.site.views.accounts import limited_address
@@ -123,8 +125,13 @@ def upload(request: HttpRequest) -> HttpResponse:
             if archive.size > limit:  # refused before it is read
                 raise UploadRefused(f"the archive is larger than the limit of {limit:,} bytes")
             wish = True if form.cleaned_data["activate"] else None
-            version = store_upload(
-                team, archive.read(), address=limited_address(request), activate=wish
+            data = archive.read()
+            # The same archive again is that version: linked to it, not validated again.
+            same = identical_version(team, data)
+            if same is not None and wish:
+                request_activation(team, same)
+            version = same or store_upload(
+                team, data, address=limited_address(request), activate=wish
             )
         except UploadRefused as refused:
             form.add_error("archive", str(refused))

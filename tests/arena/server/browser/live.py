@@ -17,7 +17,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,17 +104,23 @@ def init_site(
 
 @contextlib.contextmanager
 def running_site(
-    site: Path, *, workers: int = 1, threads: int = 8, options: Sequence[str] = ()
+    site: Path,
+    *,
+    workers: int = 1,
+    threads: int = 8,
+    options: Sequence[str] = (),
+    environment: Mapping[str, str] | None = None,
 ) -> Iterator[LiveSite]:
     """``arena server run`` of ``site`` on a free loopback port until the block ends (with
-    ``options``, such as ``--trusted-proxy``)."""
+    ``options``, such as ``--trusted-proxy``, and ``environment`` over this process's,
+    such as ``ARENA_LADDER``)."""
     log_path = site.parent / "server.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             arena("server", "run", str(site), "--host", "127.0.0.1", "--port", "0",
                   "--workers", str(workers), "--threads", str(threads), *options),
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            cwd=site.parent, start_new_session=True,
+            cwd=site.parent, start_new_session=True, env={**os.environ, **(environment or {})},
         )  # fmt: skip
     try:
         live = LiveSite(site, _wait_for_address(process, log_path), process, log_path)
@@ -156,10 +162,12 @@ def live_site(
     database: str | None = None,
     workers: int = 1,
     threads: int = 8,
+    environment: Mapping[str, str] | None = None,
 ) -> Iterator[LiveSite]:
-    """A new site in ``folder``, served until the block ends."""
+    """A new site in ``folder``, served until the block ends (``environment``: as
+    :func:`running_site`'s)."""
     site = init_site(folder, competition=competition, database=database)
-    with running_site(site, workers=workers, threads=threads) as live:
+    with running_site(site, workers=workers, threads=threads, environment=environment) as live:
         yield live
 
 

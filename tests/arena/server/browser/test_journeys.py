@@ -25,7 +25,7 @@ import contextlib
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,121 +42,16 @@ sync_api = pytest.importorskip(
     "playwright.sync_api", reason="Playwright is not installed (pip install playwright)"
 )
 
-from tests.arena.report.test_report_in_chromium import CHROMIUM  # noqa: E402
+from tests.arena.server.browser.chromium import CHROMIUM, Visitor, new_visitor  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
     reason="no Chromium found (apt-get install chromium, or set ARENA_CHROMIUM to its path)",
 )
 
-#: Chromium quiet and offline: no GPU, no QUIC, none of its own background traffic.
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
 #: The longest a starter bot's validation may take here (a loaded machine; the benchmark
 #: measures the real figure).
 VALIDATION_MS = 180_000
-PASSWORD = "a long enough password 1"
-
-
-@dataclass
-class Visitor:
-    """One person's browser context on the site, and what went wrong in it."""
-
-    page: Any
-    site: str
-    errors: list[str] = field(default_factory=list)
-    dialogs: list[str] = field(default_factory=list)
-    elsewhere: list[str] = field(default_factory=list)
-    #: Addresses whose 404 is the point (their "failed to load" is no error).
-    missing: set[str] = field(default_factory=set)
-
-    def go(self, path: str) -> Any:
-        """Open ``path`` of the site; the response."""
-        return self.page.goto(self.site + path.lstrip("/"))
-
-    def sign_up_with_team(self, user: str, team: str) -> None:
-        """Sign up through the form, then make a team."""
-        self.go("signup/")
-        self.page.fill("#id_username", user)
-        self.page.fill("#id_password1", PASSWORD)
-        self.page.fill("#id_password2", PASSWORD)
-        self.page.click("button:text('Sign up')")
-        sync_api.expect(self.page.locator("h1")).to_have_text("Your team")
-        self.page.fill("#id_name", team)
-        self.page.click("button:text('Make the team')")
-        sync_api.expect(self.page.locator("h1")).to_have_text(team)
-
-    def make_token(self, name: str) -> str:
-        """A new API token made on the tokens page (shown there this once)."""
-        self.go("tokens/")
-        self.page.fill("#id_name", name)
-        self.page.click("button:text('Make a token')")
-        token: str = self.page.locator("#new-token").inner_text().strip()
-        assert token.startswith("arena_")
-        return token
-
-    def api(self, path: str, token: str) -> Any:
-        """A GET of the site's API with ``token`` (the response)."""
-        headers = {"Authorization": f"Bearer {token}"}
-        return self.page.request.get(self.site + path.lstrip("/"), headers=headers)
-
-    def check_clean(self) -> None:
-        """No script error, no dialog, no request off the site."""
-        assert self.errors == []
-        assert self.dialogs == []
-        assert self.elsewhere == []
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-def _visitor(browser: Any, site: str) -> Visitor:
-    # Over https the site's certificate is the test's own, self-signed.
-    context = browser.new_context(viewport={"width": 1280, "height": 900},
-                                  ignore_https_errors=site.startswith("https:"))  # fmt: skip
-    page = context.new_page()
-    seen = Visitor(page, site)
-
-    def on_console(message: Any) -> None:
-        # A browser asks every site for /favicon.ico; the site has none (404), as is fine.
-        where = message.location.get("url", "")
-        expected = where.endswith("/favicon.ico") or where in seen.missing
-        if message.type == "error" and not expected:
-            seen.errors.append(message.text)
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda error: seen.errors.append(str(error)))
-
-    def on_dialog(dialog: Any) -> None:
-        seen.dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    def on_route(route: Any) -> None:
-        if route.request.url.startswith(site):
-            route.continue_()
-        else:
-            seen.elsewhere.append(route.request.url)
-            route.abort()
-
-    page.on("dialog", on_dialog)
-    context.route("**/*", on_route)
-    return seen
 
 
 def _import_tournament(site: LiveSite, folder: Path) -> None:
@@ -201,7 +96,7 @@ def _served(tmp_path: Path, database: str | None, tls: bool) -> Iterator[Served]
 def _journey(browser: Any, tmp_path: Path, database: str | None, *, tls: bool = False) -> None:
     with _served(tmp_path, database, tls) as served:
         site, url = served.site, served.url
-        ann = _visitor(browser, url)
+        ann = new_visitor(browser, url)
         ann.sign_up_with_team("ann-1", "ann")
         _import_tournament(site, tmp_path)
 
@@ -228,7 +123,7 @@ def _journey(browser: Any, tmp_path: Path, database: str | None, *, tls: bool = 
         assert ann.page.locator("table tbody a", has_text="ann").count() == 1
 
         # Another team sees neither the version nor its log, as if they did not exist.
-        bob = _visitor(browser, url)
+        bob = new_visitor(browser, url)
         bob.sign_up_with_team("bob-1", "bob rivals")
         bob.missing.add(url + version_path)
         refused = bob.go(version_path)
