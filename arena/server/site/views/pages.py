@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from arena.report.page import CONTENT_SECURITY_POLICY as VIEWER_POLICY
 from arena.server.competition import Visibility
 from arena.server.overview import STARTERS_DIR, starter_bots
+from arena.server.site.downloads import FORMATS
 from arena.server.site.forms import UploadForm
 from arena.server.site.matches import match_data, own_seats, version_results, viewer_page
 from arena.server.site.models import (
@@ -28,7 +29,7 @@ from arena.server.site.models import (
     SiteSettings,
     Team,
 )
-from arena.server.site.scope import identified, requesting_team, visible
+from arena.server.site.scope import identified, is_own_match, requesting_team, visible
 from arena.server.site.versions import (
     UploadRefused,
     UploadTooSoon,
@@ -111,6 +112,7 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
         "steps": version.steps.all(),
         "results": version_results(version),
         "matches": Match.objects.filter(seats__version=version).distinct().order_by("-pk")[:50],
+        "formats": list(FORMATS),
     }
     return render(request, "arena/version.html", context)
 
@@ -159,8 +161,11 @@ def make_active(request: HttpRequest, version_id: int) -> HttpResponse:
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     """A match: its seats and results, and a link to its hands."""
-    match = get_object_or_404(visible(requesting_team(request), Match), pk=match_id)
-    return render(request, "arena/match.html", {"match": match, "data": match_data(match)})
+    team = requesting_team(request)
+    match = get_object_or_404(visible(team, Match), pk=match_id)
+    context = {"match": match, "data": match_data(match), "is_own": is_own_match(team, match),
+               "formats": list(FORMATS)}  # fmt: skip
+    return render(request, "arena/match.html", context)
 
 
 def match_hands(request: HttpRequest, match_id: int) -> HttpResponse:
