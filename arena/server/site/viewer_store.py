@@ -74,4 +74,8 @@ def stored_viewer(match: Match, *, seats: Set[int], visibility: Visibility) -> V
             )
     except IntegrityError:  # another request stored the same document first
         row = ViewerDocument.objects.get(match=match, audience=name)
+    else:
+        # As the database gives it back (PostgreSQL's jsonb orders the keys its own way):
+        # the page, and so its ETag, is then the same for every request.
+        row.refresh_from_db(fields=["document"])
     return row
