@@ -138,11 +138,17 @@ def _bulk(played: dict[str, Any], fmt: str, team: Any = None) -> Any:
     )
 
 
+def _streamed(response: Any) -> str:
+    """A streamed response's whole text (the test client's iterator is synchronous)."""
+    assert isinstance(response, StreamingHttpResponse)
+    return b"".join(response.streaming_content).decode()  # type: ignore[arg-type]
+
+
 def test_a_versions_hands_stream_as_the_single_downloads_do(played: dict[str, Any]) -> None:
     response = _bulk(played, "phh")
     assert isinstance(response, StreamingHttpResponse)
     assert response["Content-Disposition"] == 'attachment; filename="ants-v1.phhs"'
-    text = b"".join(response.streaming_content).decode()
+    text = _streamed(response)
     first, second, gone, newer = played["matches"]
     assert f"# match {first.pk}\n" in text and f"# match {second.pk}\n" in text
     assert f"# match {gone.pk}: its hands cannot be read\n" in text and "secret-gone" not in text
@@ -153,7 +159,7 @@ def test_a_versions_hands_stream_as_the_single_downloads_do(played: dict[str, An
     for match in (first, second):
         single = Client().get(f"/api/v1/matches/{match.pk}/hands.acpc",
                               headers={"Authorization": f"Bearer {token}"})  # fmt: skip
-        bulk = b"".join(_bulk(played, "acpc").streaming_content).decode()
+        bulk = _streamed(_bulk(played, "acpc"))
         part = bulk.split(f"# match {match.pk}\n")[1].split("# match")[0]
         assert part == single.content.decode()
 
@@ -161,7 +167,7 @@ def test_a_versions_hands_stream_as_the_single_downloads_do(played: dict[str, An
 def test_a_versions_json_lines_hide_the_opponents_cards_in_either_seat(
     played: dict[str, Any],
 ) -> None:
-    text = b"".join(_bulk(played, "jsonl").streaming_content).decode()
+    text = _streamed(_bulk(played, "jsonl"))
     records = [json.loads(line) for line in text.splitlines()]  # records only: no comment
     assert len(records) == 6
     for index, record in enumerate(records):

@@ -14,9 +14,11 @@ import pytest
 from django.db import IntegrityError
 from django.test import Client
 
+from arena.report.viewer import viewer_hand
 from arena.server.competition import Visibility
 from arena.server.site import matches as site_matches
 from arena.server.site import viewer_store
+from arena.server.site.matches import viewer_document
 from arena.server.site.models import Match, MatchSeat, MatchStatus, SiteSettings, ViewerDocument
 from arena.server.site.viewer_store import audience, is_public, stored_viewer
 from arena.server.site.visibility import HIDDEN_CARD
@@ -50,7 +52,7 @@ def match(tmp_path: Path) -> Match:
 def replays(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts every hand the viewer replays (one entry per hand)."""
     calls: list[int] = []
-    real: Callable[..., dict[str, Any]] = site_matches.viewer_hand
+    real: Callable[..., dict[str, Any]] = viewer_hand
 
     def counted(*args: Any, **kwargs: Any) -> dict[str, Any]:
         calls.append(1)
@@ -184,7 +186,7 @@ def test_two_requests_making_the_same_document_keep_one(
     match: Match, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The other request stored its document between this one's look and its write.
-    real = viewer_store.viewer_document
+    real = viewer_document
 
     def made_twice(found: Match, **kwargs: Any) -> dict[str, Any]:
         document = real(found, **kwargs)

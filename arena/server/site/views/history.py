@@ -41,7 +41,7 @@ def _links(request: HttpRequest, wanted: HistoryFilter, page: Page[MatchSeat]) -
     """The previous and next pages' URLs, the filter kept (None at either end)."""
 
     def url(number: int) -> str:
-        return f"{request.path}?{urlencode({**wanted.as_query(), 'page': number})}"
+        return f"{request.path}?{urlencode({**wanted.as_query(), 'page': str(number)})}"
 
     return {
         "previous": url(page.previous_page_number()) if page.has_previous() else None,
@@ -133,7 +133,9 @@ def api_version_matches(request: HttpRequest, version_id: int) -> JsonResponse:
 
 
 @require_GET
-def version_hands(request: HttpRequest, version_id: int, fmt: str) -> HttpResponse:
+def version_hands(
+    request: HttpRequest, version_id: int, fmt: str
+) -> StreamingHttpResponse | JsonResponse:
     """``GET /api/v1/versions/<id>/hands.<fmt>``: every hand of every match the version
     played, streamed match by match, hand by hand, the other seats' cards hidden by the
     rule of the single match's download (the team's own seats in each match; its team
