@@ -206,3 +206,12 @@ def test_a_single_download_of_lost_hands_names_no_path(played: dict[str, Any]) -
         f"/api/v1/matches/{gone.pk}/hands.phh", headers={"Authorization": f"Bearer {token}"}
     )
     assert response.status_code == 404 and "secret-gone" not in response.content.decode()
+
+
+def test_a_match_without_a_hand_file_is_named_not_read(played: dict[str, Any]) -> None:
+    # An empty path would be the server's working folder: it is never opened.
+    gone = played["matches"][2]
+    Match.objects.filter(pk=gone.pk).update(hands_file="")
+    text = _streamed(_bulk(played, "acpc"))
+    assert f"# match {gone.pk}: its hands cannot be read\n" in text
+    assert text.count("STATE:") == 6

@@ -206,3 +206,11 @@ def test_two_requests_making_the_same_document_keep_one(
 def test_an_audience_names_its_visibility_and_seats() -> None:
     assert audience(set(), Visibility.SHOWDOWNS) == "showdowns"
     assert audience({2, 0}, Visibility.NOTHING) == "nothing seats 0,2"
+
+
+def test_the_document_holds_the_first_hands_and_says_how_many_there_are(
+    match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(site_matches, "MAX_VIEWER_HANDS", 3)
+    document = stored_viewer(match, seats=set(), visibility=Visibility.SHOWDOWNS).document
+    assert len(document["hands"]) == 3 and document["hands_total"] == HANDS
