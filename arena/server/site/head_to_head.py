@@ -44,7 +44,8 @@ def head_to_head(
     records: Mapping[tuple[str, str], PairRecord], bots: Sequence[str]
 ) -> dict[str, Any]:
     """The grid of ``bots`` (rows and columns in this order: the ladder's, best first):
-    ``{"kind", "bots", "rows": [{"bot", "cells": [cell or None, ...]}]}``, a cell
+    ``{"kind", "bots", "played", "rows": [{"bot", "cells": [cell or None, ...]}]}``
+    (``played``: whether any pair of them has a result; the page draws no empty grid), a cell
     ``{"adjusted", "plus_minus", "raw", "mark", "games"}`` of the row's results against
     the column (None: the pair has not played, or the diagonal). Pairs with a version not
     in ``bots`` are left out."""
@@ -66,6 +67,7 @@ def head_to_head(
     return {
         "kind": GRID_KIND,
         "bots": list(bots),
+        "played": bool(cells),
         "rows": [
             {"bot": row, "cells": [cells.get((row, column)) for column in bots]} for row in bots
         ],

@@ -39,9 +39,14 @@ def test_a_pair_with_a_version_off_the_grid_is_left_out() -> None:
     assert all(len(row["cells"]) == 2 for row in grid["rows"])
 
 
-@pytest.mark.parametrize("bots", [[], ["ann-v1"]])
-def test_a_grid_of_fewer_than_two_versions_is_not_drawn(bots: list[str]) -> None:
-    grid = head_to_head(pair_records(GAMES), bots)
+@pytest.mark.parametrize(
+    ("games", "bots"),
+    [(GAMES, []), (GAMES, ["ann-v1"]), (GAMES, ["ann-v1", "cat-v1"]), ([], ["ann-v1", "bob-v1"])],
+)
+def test_a_grid_without_a_result_is_not_drawn(games: list[GameResult], bots: list[str]) -> None:
+    # Fewer than two versions, two that never met, or no game shown (visibility nothing).
+    grid = head_to_head(pair_records(games), bots)
+    assert grid["played"] is False
     assert "head-to-head" not in render_to_string("arena/head_to_head.html", {"grid": grid})
 
 
