@@ -152,6 +152,7 @@ def row_data(seat: MatchSeat) -> dict[str, Any]:
         "seat": seat.seat_index,
         "bot": seat.name,
         "version": None if seat.version is None else seat.version.number,
+        "version_id": seat.version_id,
         "opponents": [other.name for other in match.seats.all() if other.pk != seat.pk],
         "result": _result(seat.chips_won),
         "raw_chips": seat.chips_won,

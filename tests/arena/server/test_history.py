@@ -179,6 +179,14 @@ def test_paging_keeps_the_filter_and_ends(league: dict[str, Any]) -> None:
     assert 'rel="next"' in page and "page=2" in page and 'rel="prev"' not in page
 
 
+def test_a_teams_own_faulted_ladder_row_links_to_the_reasons(league: dict[str, Any]) -> None:
+    ants, bees, _ = league["teams"]
+    version = league["versions"]["ants"]
+    why = f'href="/ladder/versions/{version.pk}/#faults"'
+    assert why in _client(ants).get(f"/teams/{ants.pk}/matches/").content.decode()
+    assert why not in _client(bees).get(f"/teams/{ants.pk}/matches/").content.decode()
+
+
 def test_a_row_never_carries_a_failure_text_a_path_or_a_seed(league: dict[str, Any]) -> None:
     ants = league["teams"][0]
     version = league["versions"]["ants"]
