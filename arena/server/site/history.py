@@ -27,6 +27,7 @@ from arena.server.site.scope import visible
 __all__ = [
     "PAGE_SIZE",
     "RESULTS",
+    "RESULT_UNITS",
     "HistoryFilter",
     "HistoryQueryError",
     "history_page",
@@ -40,6 +41,9 @@ __all__ = [
 PAGE_SIZE: Final = 50
 #: The ``?result=`` choices, each with its test on the seat's raw chips.
 RESULTS: Final = {"won": Q(chips_won__gt=0), "lost": Q(chips_won__lt=0), "even": Q(chips_won=0)}
+#: What each of a row's numbers is (the page's column headings, the API's ``units``).
+RESULT_UNITS: Final = {"raw_chips": "chips won (raw)",
+                       "adjusted_chips": "chips won (luck-adjusted)"}  # fmt: skip
 #: The values of ``?faults=`` that ask for matches where the seat faulted.
 _YES: Final = ("1", "yes", "true", "on")
 

@@ -1,6 +1,7 @@
 """A team's and a version's match history, as a page and in the API (the same rows, the
 same filters: ``?opponent=``, ``?result=won|lost|even``, ``?faults=1``, ``?page=``), and a
-version's every hand in one streamed download (``?`` of :mod:`.downloads`' formats).
+version's every hand in one streamed download (in any of
+:data:`arena.server.site.downloads.FORMATS`).
 
 A team's history lists the matches its requester may see
 (:func:`arena.server.site.scope.visible`); a version's is its team's only (another team's
@@ -21,6 +22,7 @@ from django.views.decorators.http import require_GET
 from arena.server.competition import Visibility
 from arena.server.site.downloads import FORMATS, OwnMatch, iter_matches_exported
 from arena.server.site.history import (
+    RESULT_UNITS,
     RESULTS,
     HistoryFilter,
     HistoryQueryError,
@@ -59,7 +61,8 @@ def _history(
 def _page(
     request: HttpRequest, seats: QuerySet[MatchSeat], context: dict[str, Any]
 ) -> HttpResponse:
-    context |= {"results": list(RESULTS), "opponents": opponent_names(seats)}
+    context |= {"results": list(RESULTS), "opponents": opponent_names(seats),
+                "units": RESULT_UNITS}  # fmt: skip
     try:
         wanted, page = _history(request, seats)
     except HistoryQueryError as error:
@@ -83,10 +86,7 @@ def _json(request: HttpRequest, seats: QuerySet[MatchSeat]) -> JsonResponse:
             "pages": page.paginator.num_pages,
             "count": page.paginator.count,
             # Each row's result is the seat's own: chips won, raw and luck-adjusted.
-            "units": {
-                "raw_chips": "chips won (raw)",
-                "adjusted_chips": "chips won (luck-adjusted)",
-            },
+            "units": RESULT_UNITS,
             **_links(request, wanted, page),
         }
     )
