@@ -13,8 +13,10 @@ import pytest
 from django.http import StreamingHttpResponse
 from django.test import Client
 
-from arena.export.sources import open_source
+from arena.export.refusals import HandRefused
+from arena.export.sources import SourceHand, open_source
 from arena.server.competition import Visibility
+from arena.server.site import downloads
 from arena.server.site.downloads import export_hands
 from arena.server.site.models import Match, MatchSeat, MatchStatus, SiteSettings, VersionStatus
 from arena.server.site.visibility import HIDDEN_CARD
@@ -215,3 +217,20 @@ def test_a_match_without_a_hand_file_is_named_not_read(played: dict[str, Any]) -
     text = _streamed(_bulk(played, "acpc"))
     assert f"# match {gone.pk}: its hands cannot be read\n" in text
     assert text.count("STATE:") == 6
+
+
+def test_a_hand_the_format_cannot_express_is_left_out_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = open_source(write_hands(tmp_path / "hands.jsonl", count=3))
+    real = downloads.hand_phh_fields
+
+    def refuse_the_second(hand: SourceHand, replayed: Any) -> dict[str, Any]:
+        if hand.hand_number == 2:
+            raise HandRefused("unsupported_variant", "PHH cannot say this")
+        return real(hand, replayed)
+
+    monkeypatch.setattr(downloads, "hand_phh_fields", refuse_the_second)
+    text = export_hands(source.hands(), "phh", own_seats={0}, visibility=Visibility.EVERYTHING)
+    assert f"# {source.matches[0].match_id}/2 left out: PHH cannot say this\n" in text
+    assert re.findall(r"^\[(\d+)\]$", text, re.M) == ["1", "3"]
