@@ -13,6 +13,7 @@ import pytest
 from django.http import StreamingHttpResponse
 from django.test import Client
 
+from arena.export.phh import hand_phh_fields
 from arena.export.refusals import HandRefused
 from arena.export.sources import SourceHand, open_source
 from arena.server.competition import Visibility
@@ -223,7 +224,7 @@ def test_a_hand_the_format_cannot_express_is_left_out_by_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     source = open_source(write_hands(tmp_path / "hands.jsonl", count=3))
-    real = downloads.hand_phh_fields
+    real = hand_phh_fields
 
     def refuse_the_second(hand: SourceHand, replayed: Any) -> dict[str, Any]:
         if hand.hand_number == 2:
