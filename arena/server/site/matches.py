@@ -4,6 +4,7 @@ Plain functions over the rows; the views render them."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping, Set
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 
 from django.db.models import Q
 
-from arena.report.page import render_page
+from arena.report.page import asset, render_page, report_script
 from arena.report.viewer import ViewerError, viewer_hand
 from arena.server.competition import Visibility
 from arena.server.site.context_processors import current_title
@@ -25,8 +26,10 @@ __all__ = [
     "own_seats",
     "version_results",
     "viewer_document",
+    "viewer_etag",
     "viewer_faults",
     "viewer_page",
+    "viewer_title",
 ]
 
 #: Hands a match page embeds for the viewer (the first ones).
@@ -154,6 +157,19 @@ def viewer_document(match: Match, *, seats: Set[int], visibility: Visibility) ->
     }
 
 
+def viewer_title(match: Match) -> str:
+    """The viewer page's title: the match and the competition's."""
+    return f"match {match.pk} · {current_title()}"
+
+
 def viewer_page(match: Match, document: Mapping[str, Any]) -> str:
     """The report's page drawing ``document`` (a stored viewer document of ``match``)."""
-    return render_page(f"match {match.pk} · {current_title()}", document)
+    return render_page(viewer_title(match), document)
+
+
+def viewer_etag(match: Match, document_digest: str) -> str:
+    """The viewer page's ETag, known without drawing the page: its document's digest,
+    its title and the report's own script and style sheet (what else the page holds)."""
+    parts = (document_digest, viewer_title(match), report_script(), asset("report.css"))
+    digest = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+    return f'"{digest[:32]}"'

@@ -59,10 +59,12 @@ def _stamp(match: Match) -> str:
 
 def stored_viewer(match: Match, *, seats: Set[int], visibility: Visibility) -> ViewerDocument:
     """The stored viewer document of ``match`` for this audience, made (the hands
-    replayed) only when there is none yet or the match has changed since."""
+    replayed) only when there is none yet or the match has changed since; a stored row's
+    ``document`` is read from the database when first used."""
     name = audience(seats, visibility)
     stamp = _stamp(match)
-    found = ViewerDocument.objects.filter(match=match, audience=name).first()
+    # The document itself is read only when the page is drawn (a 304 never reads it).
+    found = ViewerDocument.objects.defer("document").filter(match=match, audience=name).first()
     if found is not None and found.stamp == stamp:
         return found
     document = viewer_document(match, seats=seats, visibility=visibility)

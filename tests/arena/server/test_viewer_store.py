@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import IntegrityError
+from django.db import IntegrityError, connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from arena.report.viewer import viewer_hand
 from arena.server.competition import Visibility
@@ -21,6 +22,7 @@ from arena.server.site import viewer_store
 from arena.server.site.matches import viewer_document
 from arena.server.site.models import Match, MatchSeat, MatchStatus, SiteSettings, ViewerDocument
 from arena.server.site.viewer_store import audience, is_public, stored_viewer
+from arena.server.site.views import pages
 from arena.server.site.visibility import HIDDEN_CARD
 from arena.store.hand_log import iter_hands
 from tests.arena.server.factories import PASSWORD, make_team, write_hands
@@ -126,14 +128,21 @@ def test_a_players_document_shows_its_own_cards_only(match: Match) -> None:
 
 
 def test_only_the_shared_document_is_cached_publicly_and_its_etag_answers_304(
-    match: Match,
+    match: Match, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     url = f"/matches/{match.pk}/hands/"
     first = Client().get(url)
     assert first["Cache-Control"].startswith("public, max-age=")
     assert "Cookie" in first["Vary"] and "Authorization" in first["Vary"]
-    again = Client().get(url, headers={"If-None-Match": first["ETag"]})
+    assert Client().get(url)["ETag"] == first["ETag"]  # the stored document: the same page
+    drawn: list[int] = []
+    monkeypatch.setattr(pages, "viewer_page", lambda *args: drawn.append(1) or "")
+    with CaptureQueriesContext(connection) as queries:
+        again = Client().get(url, headers={"If-None-Match": first["ETag"]})
     assert again.status_code == 304 and again.content == b"" and again["ETag"] == first["ETag"]
+    # A 304 neither draws the page nor reads the document from the database.
+    assert drawn == [] and not any('"document"' in query["sql"] for query in queries)
+    monkeypatch.undo()
     own = _logged_in("ants").get(url)
     assert own.status_code == 200 and own["Cache-Control"] == "private, no-cache"
     assert own["ETag"] != first["ETag"]

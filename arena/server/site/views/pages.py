@@ -5,7 +5,6 @@ viewer."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from django.contrib.auth.decorators import login_required
@@ -20,7 +19,13 @@ from arena.server.competition import Visibility
 from arena.server.overview import STARTERS_DIR, starter_bots
 from arena.server.site.downloads import FORMATS
 from arena.server.site.forms import UploadForm
-from arena.server.site.matches import match_data, own_seats, version_results, viewer_page
+from arena.server.site.matches import (
+    match_data,
+    own_seats,
+    version_results,
+    viewer_etag,
+    viewer_page,
+)
 from arena.server.site.models import (
     BotVersion,
     LeaderboardRow,
@@ -180,12 +185,11 @@ def match_hands(request: HttpRequest, match_id: int) -> HttpResponse:
     visibility = Visibility(SiteSettings.current().visibility)
     seats = own_seats(team, match)
     stored = stored_viewer(match, seats=seats, visibility=visibility)
-    page = viewer_page(match, stored.document)
-    etag = '"' + hashlib.sha256(page.encode("utf-8")).hexdigest()[:32] + '"'
+    etag = viewer_etag(match, stored.digest)
     if etag in request.headers.get("If-None-Match", ""):
-        response = HttpResponse(status=304)
+        response = HttpResponse(status=304)  # neither the document read nor the page drawn
     else:
-        response = HttpResponse(page)
+        response = HttpResponse(viewer_page(match, stored.document))
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = (
         f"public, max-age={VIEWER_MAX_AGE_S}"
