@@ -4,17 +4,19 @@ Plain functions over the rows; the views render them."""
 
 from __future__ import annotations
 
+import hashlib
 import math
+from collections.abc import Mapping, Set
 from pathlib import Path
 from typing import Any
 
 from django.db.models import Q
 
-from arena.report.page import render_page
+from arena.report.page import asset, render_page, report_script
 from arena.report.viewer import ViewerError, viewer_hand
 from arena.server.competition import Visibility
 from arena.server.site.context_processors import current_title
-from arena.server.site.models import BotVersion, Match, MatchSeat, SiteSettings, Team
+from arena.server.site.models import BotVersion, Match, MatchSeat, Team
 from arena.server.site.visibility import redact_history
 from arena.store.hand_log import HandLogError, iter_hands, read_header
 
@@ -23,8 +25,11 @@ __all__ = [
     "match_data",
     "own_seats",
     "version_results",
+    "viewer_document",
+    "viewer_etag",
     "viewer_faults",
     "viewer_page",
+    "viewer_title",
 ]
 
 #: Hands a match page embeds for the viewer (the first ones).
@@ -98,31 +103,35 @@ def viewer_faults(match: Match) -> list[dict[str, Any]]:
     ]
 
 
-def viewer_page(team: Team | None, match: Match) -> str:
-    """The report's page with the match's first hands, cards hidden as the viewer may."""
-    visibility = Visibility(SiteSettings.current().visibility)
-    mine = own_seats(team, match)
+def viewer_document(match: Match, *, seats: Set[int], visibility: Visibility) -> dict[str, Any]:
+    """The report's document of the match's first hands (replayed from its hand file),
+    showing the cards of ``seats`` and those ``visibility`` shows, the others blanked by
+    :func:`arena.server.site.visibility.redact_history`: the costly part of the viewer,
+    made once per audience (:mod:`arena.server.site.viewer_store`)."""
     hands: list[dict[str, Any]] = []
     notes: list[str] = []
     path = Path(match.hands_file)
     try:
+        if not match.hands_file:  # an empty path would be the server's working folder
+            raise HandLogError("the match has no hand history")
         header = read_header(path)
         names = {str(player.get("player_id")): str(player.get("name"))
                  for player in header.get("players", ()) if isinstance(player, dict)}  # fmt: skip
         for record in iter_hands(path):
             if len(hands) >= MAX_VIEWER_HANDS:  # the hand list says how many it holds
                 break
-            history = redact_history(record["history"], own_seats=mine, visibility=visibility)
-            decisions = [d for d in record.get("decisions") or () if d.get("seat_index") in mine]
+            history = redact_history(record["history"], own_seats=seats, visibility=visibility)
+            decisions = [d for d in record.get("decisions") or () if d.get("seat_index") in seats]
             hand = viewer_hand(history, names, match_id=str(match.pk), decisions=decisions)
             hand["why"] = ""
             hands.append(hand)
-    except (HandLogError, ViewerError, OSError) as error:
-        notes.append(f"the hands cannot be read: {error}")
+    except (HandLogError, ViewerError, OSError):
+        # Not the error's text: it names the server's files.
+        notes.append("the hands cannot be read")
     # The report's document for a match with no section but the hands and the faults (the
     # report draws an empty section as absent); ``on_site`` leaves out what speaks of a
     # report file.
-    document: dict[str, Any] = {
+    return {
         "title": f"match {match.pk}",
         "kind": "match",
         "facts": [["source", match.source], ["hands", str(match.hands_played)]],
@@ -146,4 +155,21 @@ def viewer_page(team: Team | None, match: Match) -> str:
         "open": None,
         "on_site": True,
     }
-    return render_page(f"match {match.pk} · {current_title()}", document)
+
+
+def viewer_title(match: Match) -> str:
+    """The viewer page's title: the match and the competition's."""
+    return f"match {match.pk} · {current_title()}"
+
+
+def viewer_page(match: Match, document: Mapping[str, Any]) -> str:
+    """The report's page drawing ``document`` (a stored viewer document of ``match``)."""
+    return render_page(viewer_title(match), document)
+
+
+def viewer_etag(match: Match, document_digest: str) -> str:
+    """The viewer page's ETag, known without drawing the page: its document's digest,
+    its title and the report's own script and style sheet (what else the page holds)."""
+    parts = (document_digest, viewer_title(match), report_script(), asset("report.css"))
+    digest = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+    return f'"{digest[:32]}"'

@@ -33,6 +33,7 @@ __all__ = [
     "TokenScope",
     "ValidationStep",
     "VersionStatus",
+    "ViewerDocument",
 ]
 
 
@@ -257,6 +258,30 @@ class MatchSeat(models.Model):
 
     class Meta:
         ordering: ClassVar = ["seat_index"]
+
+
+class ViewerDocument(models.Model):
+    """A match's hand viewer document for one audience, made once (the hands replayed and
+    their hidden cards blanked) and read by every later request
+    (:mod:`arena.server.site.viewer_store`). ``audience`` names what it shows: the site's
+    visibility and the seats whose cards it shows whatever that says (none: anyone's
+    view); ``stamp`` is a digest of the match as it was made from (a match played again
+    makes it stale); ``digest`` is the document's own."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
+    audience = models.CharField(max_length=64)
+    stamp = models.CharField(max_length=64)
+    digest = models.CharField(max_length=64)
+    document = models.JSONField()
+    created = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["match", "audience"], name="one_viewer_per_audience")
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} for {self.audience}"
 
 
 class ScoreKind(models.TextChoices):

@@ -101,6 +101,9 @@ PRIVATE_URLS = {
     "matches/<int:match_id>/hands/": "get",
     "api/v1/matches/<int:match_id>/": "get",
     "api/v1/matches/<int:match_id>/hands.<str:fmt>": "get",
+    "versions/<int:version_id>/matches/": "get",
+    "api/v1/versions/<int:version_id>/matches/": "get",
+    "api/v1/versions/<int:version_id>/hands.<str:fmt>": "get",
     # The ladder's (arena.server.ladder).
     "ladder/versions/<int:version_id>/": "get",
     "ladder/versions/<int:version_id>/promotion/": "post",
@@ -110,6 +113,7 @@ PRIVATE_URLS = {
 }
 #: URLs naming an object that every team may see.
 PUBLIC_URLS = {"teams/<int:team_id>/", "api/v1/teams/<int:team_id>/",
+               "teams/<int:team_id>/matches/", "api/v1/teams/<int:team_id>/matches/",
                "starters/<str:name>.tar.gz"}  # fmt: skip
 
 

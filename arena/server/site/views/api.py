@@ -243,9 +243,11 @@ def hands(request: HttpRequest, match_id: int, fmt: str) -> HttpResponse:
     if found is None or not is_own_match(team, found) or fmt not in FORMATS:
         return _error(f"no hands of match {match_id} as {fmt!r} for this team", 404)
     try:
+        if not found.hands_file:  # an empty path would be the server's working folder
+            raise SourceError("no hand history")
         source = open_source(Path(found.hands_file))
-    except SourceError as error:
-        return _error(f"the hands cannot be read: {error}", 404)
+    except SourceError:  # not the error's text: it names the server's files
+        return _error(f"the hands of match {match_id} cannot be read", 404)
     visibility = Visibility(SiteSettings.current().visibility)
     text = export_hands(source.hands(), fmt, own_seats=own_seats(team, found),
                         visibility=visibility)  # fmt: skip

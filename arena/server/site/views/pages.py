@@ -11,12 +11,21 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_POST
 
 from arena.report.page import CONTENT_SECURITY_POLICY as VIEWER_POLICY
+from arena.server.competition import Visibility
 from arena.server.overview import STARTERS_DIR, starter_bots
+from arena.server.site.downloads import FORMATS
 from arena.server.site.forms import UploadForm
-from arena.server.site.matches import match_data, version_results, viewer_page
+from arena.server.site.matches import (
+    match_data,
+    own_seats,
+    version_results,
+    viewer_etag,
+    viewer_page,
+)
 from arena.server.site.models import (
     BotVersion,
     LeaderboardRow,
@@ -25,7 +34,7 @@ from arena.server.site.models import (
     SiteSettings,
     Team,
 )
-from arena.server.site.scope import identified, requesting_team, visible
+from arena.server.site.scope import identified, is_own_match, requesting_team, visible
 from arena.server.site.versions import (
     UploadRefused,
     UploadTooSoon,
@@ -35,12 +44,16 @@ from arena.server.site.versions import (
     request_activation,
     store_upload,
 )
+from arena.server.site.viewer_store import is_public, stored_viewer
 from arena.server.site.views.accounts import limited_address
 from arena.uploads import pack
 
 __all__ = ["leaderboard", "match_hands", "match_page", "my_team", "protocol", "starter",
            "team_page", "upload", "version_page"]  # fmt: skip
 
+#: How long anyone's cache may keep the public hand viewer before asking again (its ETag
+#: then answers 304 while the match is unchanged).
+VIEWER_MAX_AGE_S = 300
 #: The protocol's document, which the overview links to.
 PROTOCOL_FILE = Path(__file__).resolve().parents[4] / "protocol" / "PROTOCOL.md"
 
@@ -106,6 +119,7 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
         "steps": version.steps.all(),
         "results": version_results(version),
         "matches": Match.objects.filter(seats__version=version).distinct().order_by("-pk")[:50],
+        "formats": list(FORMATS),
     }
     return render(request, "arena/version.html", context)
 
@@ -159,15 +173,38 @@ def make_active(request: HttpRequest, version_id: int) -> HttpResponse:
 
 def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     """A match: its seats and results, and a link to its hands."""
-    match = get_object_or_404(visible(requesting_team(request), Match), pk=match_id)
-    return render(request, "arena/match.html", {"match": match, "data": match_data(match)})
+    team = requesting_team(request)
+    match = get_object_or_404(visible(team, Match), pk=match_id)
+    context = {"match": match, "data": match_data(match), "is_own": is_own_match(team, match),
+               "formats": list(FORMATS)}  # fmt: skip
+    return render(request, "arena/match.html", context)
 
 
 def match_hands(request: HttpRequest, match_id: int) -> HttpResponse:
-    """The match's hands in the report's hand viewer (its own page and policy)."""
+    """The match's hands in the report's hand viewer (its own page and policy), drawn
+    from the stored document of the requester's audience
+    (:mod:`arena.server.site.viewer_store`: the hands are replayed once, not per request).
+    The page's ETag answers a repeated request with 304; only the document everyone at no
+    seat shares may be kept by a shared cache, a team's own view (its own cards) is
+    ``private``."""
     team = requesting_team(request)
     match = get_object_or_404(visible(team, Match), pk=match_id)
-    response = HttpResponse(viewer_page(team, match))
+    visibility = Visibility(SiteSettings.current().visibility)
+    seats = own_seats(team, match)
+    stored = stored_viewer(match, seats=seats, visibility=visibility)
+    etag = viewer_etag(match, stored.digest)
+    if etag in request.headers.get("If-None-Match", ""):
+        response = HttpResponse(status=304)  # neither the document read nor the page drawn
+    else:
+        response = HttpResponse(viewer_page(match, stored.document))
+    response.headers["ETag"] = etag
+    response.headers["Cache-Control"] = (
+        f"public, max-age={VIEWER_MAX_AGE_S}"
+        if is_public(seats, visibility)
+        else "private, no-cache"
+    )
+    # The document depends on who asks (a team's own cards): a cache keys on who.
+    patch_vary_headers(response, ("Cookie", "Authorization"))
     response.headers["Content-Security-Policy"] = VIEWER_POLICY
     return response
 

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [  # noqa: RUF012
-        ("arena_server", "0005_leaderboard_row_kind"),
+        ("arena_server", "0006_viewer_document"),
     ]
 
     operations = [  # noqa: RUF012
