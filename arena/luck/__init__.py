@@ -14,7 +14,8 @@ samples come from a stream derived from the hand itself).
 
 Modules: ``arena.luck.timeline`` (the history walked into states), ``arena.luck.equity``
 (showdown equities, exact or sampled), ``arena.luck.fast_ranks`` (seven-card ranks by
-summed card keys, behind a switch), ``arena.luck.value`` (the frozen value function),
+summed card keys, behind a switch), ``arena.luck.fast_boards`` (the sampler's shuffle
+and sums read faster, behind a switch), ``arena.luck.value`` (the frozen value function),
 ``arena.luck.estimator`` (the terms and :func:`estimate_hand`).
 """
 
