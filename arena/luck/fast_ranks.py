@@ -31,8 +31,11 @@ _SEVEN = NONFLUSH_CLASSES[7]
 
 def _sums(boards: Sequence[tuple[Card, ...]]) -> list[int]:
     keys = CARD_KEYS
-    if boards and len(boards[0]) == 2:  # the flop's completions: the commonest case
+    size = len(boards[0]) if boards else 0
+    if size == 2:  # the flop's completions: the commonest case
         return [keys[a] + keys[b] for a, b in boards]
+    if size == 1:  # the turn's
+        return [keys[a] for (a,) in boards]
     return [sum([keys[card] for card in board]) for board in boards]
 
 
