@@ -134,6 +134,17 @@ def _decisions(record: Mapping[str, Any]) -> Sequence[Any]:
     return decisions
 
 
+def _termed(decisions: Sequence[Any]) -> set[int]:
+    """The decisions that may get an action term: those a bot reported a distribution for
+    (and any that is not an object, so that the walk reports it and it is refused)."""
+    return {
+        index
+        for index, decision in enumerate(decisions)
+        if not isinstance(decision, dict)
+        or (decision.get("distribution") is not None and decision.get("by") == "bot")
+    }
+
+
 def estimate_hand(record: Mapping[str, Any]) -> HandLuck:
     """Each seat's luck-adjusted result of one ``hand`` record of ``hands.jsonl``.
 
@@ -145,7 +156,10 @@ def estimate_hand(record: Mapping[str, Any]) -> HandLuck:
     history = record.get("history")
     if not isinstance(history, dict):
         raise LuckError(f"hand record without a history: {history!r}")
-    timeline = walk_history(history)
+    listed = record.get("decisions", [])
+    timeline = walk_history(
+        history, decisions=_termed(listed) if isinstance(listed, list) else None
+    )
     raw = timeline.raw
     if timeline.is_voided:  # everyone got back what they put in: nothing to adjust
         return HandLuck(raw, tuple(float(r) for r in raw), ESTIMATOR)
