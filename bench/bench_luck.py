@@ -377,7 +377,11 @@ def estimator_cpu(deals: int, seed: int) -> None:
     for i, first in enumerate(bots):
         for second in bots[i + 1 :]:
             records = pair_records(BOTS[first], BOTS[second], deals, seed)
-            contexts = (contextlib.nullcontext, chips_only, plain_paths)
+            contexts: tuple[Callable[[], contextlib.AbstractContextManager[Any]], ...] = (
+                contextlib.nullcontext,
+                chips_only,
+                plain_paths,
+            )
             best = [math.inf] * len(contexts)
             for _ in range(3):
                 for index, context in enumerate(contexts):
