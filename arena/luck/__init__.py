@@ -21,7 +21,14 @@ and sums read faster, behind a switch), ``arena.luck.value`` (the frozen value f
 
 from __future__ import annotations
 
-from arena.luck.estimator import ESTIMATOR, HandLuck, estimate_hand, luck_record
+from arena.luck.estimator import ESTIMATOR, HandLuck, estimate_hand, estimate_steps, luck_record
 from arena.luck.timeline import LuckError
 
-__all__ = ["ESTIMATOR", "HandLuck", "LuckError", "estimate_hand", "luck_record"]
+__all__ = [
+    "ESTIMATOR",
+    "HandLuck",
+    "LuckError",
+    "estimate_hand",
+    "estimate_steps",
+    "luck_record",
+]
