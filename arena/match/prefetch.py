@@ -131,8 +131,9 @@ class Prefetch:
     def later(self, task: Callable[[], None]) -> None:
         """Put ``task`` off until a bot thinks (run at once when too many wait)."""
         self._tasks.append(task)
-        if len(self._tasks) > MAX_PENDING_TASKS:
-            # Bots that answer before any step can run: write the records as we go anyway.
+        while len(self._tasks) > MAX_PENDING_TASKS:
+            # Bots that answer before any step can run: write the records as we go anyway
+            # (a task split into steps keeps its next step first in line: it runs through).
             self._tasks.popleft()()
 
     def soon(self, task: Callable[[], None]) -> None:

@@ -367,6 +367,28 @@ def test_a_task_put_off_soon_runs_before_every_task_put_off_later() -> None:
     assert done == ["soon", "later 1", "later 2"]
 
 
+def test_a_task_in_steps_runs_through_when_too_many_tasks_wait() -> None:
+    # The luck estimate puts its next step first in line: when bots answer before any
+    # step of work ahead can run, the tasks beyond the most put off still all run (the
+    # estimate to its end), so the tasks waiting never grow past the most.
+    work = _prefetch([], None)
+    done: list[str] = []
+
+    def step(left: int) -> None:
+        done.append(f"step {left}")
+        if left:
+            work.soon(lambda: step(left - 1))
+
+    work.later(lambda: step(3))
+    for number in range(MAX_PENDING_TASKS - 1):
+        work.later(lambda number=number: done.append(f"task {number}"))  # type: ignore[misc]
+    assert done == []
+    work.later(lambda: done.append("one too many"))
+    assert done == ["step 3", "step 2", "step 1", "step 0"]
+    work.catch_up()
+    assert done[-1] == "one too many"
+
+
 def test_tasks_beyond_the_most_put_off_run_as_they_are_added() -> None:
     work = _prefetch([], None)
     done: list[int] = []
