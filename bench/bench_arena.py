@@ -23,7 +23,9 @@ Run: ``.venv/bin/python bench/bench_arena.py --hands 2000 --rounds 3`` (add
 5. What the luck estimator (``arena.luck``, ``MatchConfig.luck``) costs: the same match
    with it off and on, interleaved (off, on, off, on, ...: the machine's drift falls on
    both), ``--luck-hands`` hands each (default: ``--hands``, at most 500); the wall time of
-   each, and on / off per pair of rounds (target: under 1.25 with these trivial bots).
+   each, and on / off per pair of rounds (target: under 1.25 with these trivial bots); the
+   arena's CPU on / off; and the estimator's own CPU over the luck-on match's recorded
+   hands as a share of the arena's CPU with luck off (steadier than the difference).
 
 Read the ratio with the machine's load in mind (the load average is printed). On an idle
 machine the raw round trip is mostly two wake-ups from idle (about 80 us on a small VM);
@@ -53,7 +55,7 @@ sys.path.insert(0, str(ROOT))
 from arena.bots.manifest import BotManifest, load_manifest  # noqa: E402
 from arena.bots.startup import measure_startup  # noqa: E402
 from arena.bots.transport import ExitInfo  # noqa: E402
-from arena.luck import ESTIMATOR  # noqa: E402
+from arena.luck import ESTIMATOR, estimate_hand  # noqa: E402
 from arena.match.config import MatchConfig  # noqa: E402
 from arena.match.run import open_sessions, run_match  # noqa: E402
 from arena.session.watchdog import BotSession  # noqa: E402
@@ -301,12 +303,14 @@ def play_round(manifest: BotManifest, config: MatchConfig, lines: list[bytes]) -
 @dataclass
 class LuckRound:
     """One pair of rounds: the match's wall time and this process's CPU time (the arena's
-    side: the bots are other processes), with the luck estimator off, then on."""
+    side: the bots are other processes), with the luck estimator off, then on; and the
+    CPU the estimator alone takes over the luck-on match's recorded hands."""
 
     off_s: float
     on_s: float
     off_cpu_s: float
     on_cpu_s: float
+    alone_cpu_s: float
 
     @property
     def ratio(self) -> float:
@@ -324,7 +328,12 @@ def luck_rounds(manifest: BotManifest, config: MatchConfig, rounds: int) -> list
                 started, cpu = time.perf_counter(), time.process_time()
                 run_match(on_or_off, open_sessions([manifest, manifest], on_or_off), Path(out))
                 times += [time.perf_counter() - started, time.process_time() - cpu]
-        pairs.append(LuckRound(times[0], times[2], times[1], times[3]))
+                records = list(read_hand_log(Path(out) / "hands.jsonl").hands)
+        cpu = time.process_time()
+        for record in records:  # the luck-on match's hands, estimated again
+            estimate_hand(record)
+        alone = time.process_time() - cpu
+        pairs.append(LuckRound(times[0], times[2], times[1], times[3], alone))
     return pairs
 
 
@@ -435,6 +444,13 @@ def main() -> None:
     print(
         f"  on / off arena CPU   {cpu_ratio:8.2f} x  ({per_hand * 1000:.2f} ms more per hand: "
         "the estimator's cost, steadier than the wall time on a loaded machine)"
+    )
+    alone_share = statistics.median(pair.alone_cpu_s / pair.off_cpu_s for pair in luck)
+    alone_ms = statistics.median(pair.alone_cpu_s for pair in luck) * ms
+    print(
+        f"  estimator alone      {alone_ms:8.2f} ms CPU per hand = {alone_share:.1%} of the arena's"
+        " CPU with luck off (median of the rounds: the luck-on match's hands estimated again;"
+        " target under 10%)"
     )
 
 

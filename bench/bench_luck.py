@@ -38,9 +38,11 @@ nothing.
    with luck off and with luck on, and the estimator's own time per hand over the first
    match's ``hands.jsonl`` records; interleaved over ``--rounds`` rounds, medians shown.
    The machine's load moves the match times a lot; the estimator alone is CPU time.
-3. The estimator's CPU per hand (process time, best of 3) on the hands of each pair of the
-   shipped round robin (``--cpu-deals`` deals per pair), with and without its betting
-   term: the random bot's reported strategies make its hands the dearest.
+3. The estimator's CPU per hand (process time, best of 3, interleaved) on the hands of each
+   pair of the shipped round robin (``--cpu-deals`` deals per pair), as it runs, without
+   its betting term, and with its fast paths off (``arena.luck.fast_ranks`` and
+   ``arena.luck.fast_boards``: the same numbers): the random bot's reported strategies
+   make its hands the dearest.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.bots.manifest import load_manifest  # noqa: E402
-from arena.luck import ESTIMATOR, estimate_hand  # noqa: E402
+from arena.luck import ESTIMATOR, estimate_hand, fast_boards, fast_ranks  # noqa: E402
 from arena.luck import value as value_module  # noqa: E402
 from arena.match.config import MatchConfig  # noqa: E402
 from arena.match.players import distribution_of  # noqa: E402
@@ -348,30 +350,50 @@ def cost_rounds(hands: int, rounds: int, seed: int) -> None:
     )
 
 
+@contextlib.contextmanager
+def plain_paths() -> Iterator[None]:
+    """The estimator with its fast paths off (:mod:`arena.luck.fast_ranks`,
+    :mod:`arena.luck.fast_boards`): the same numbers, computed the plain way."""
+    saved = fast_ranks.USE_FAST_RANKS, fast_boards.USE_FAST_BOARDS
+    fast_ranks.USE_FAST_RANKS = fast_boards.USE_FAST_BOARDS = False
+    try:
+        yield
+    finally:
+        fast_ranks.USE_FAST_RANKS, fast_boards.USE_FAST_BOARDS = saved
+
+
 def estimator_cpu(deals: int, seed: int) -> None:
-    """The estimator's CPU per hand on the shipped round robin's hands, by pair, with and
-    without its betting term: a reporting bot's decisions each need the value after
-    every action of its distribution, an all-in among them."""
+    """The estimator's CPU per hand on the shipped round robin's hands, by pair: as it
+    runs, without its betting term, and with its fast paths off (the same numbers): a
+    reporting bot's decisions each need the value after every action of its
+    distribution, an all-in among them. The three are interleaved, best of 3 each."""
     if deals < 1:
         return
-    print(f"3. The estimator's CPU per hand, {deals} deals per pair (both seatings), best of 3")
+    print(
+        f"3. The estimator's CPU per hand, {deals} deals per pair (both seatings), best of 3,"
+        " interleaved"
+    )
     bots = ROUND_ROBINS["shipped (random reports)"]
     for i, first in enumerate(bots):
         for second in bots[i + 1 :]:
             records = pair_records(BOTS[first], BOTS[second], deals, seed)
-            figures = []
-            for context in (contextlib.nullcontext, chips_only):
-                best = math.inf
-                for _ in range(3):
+            contexts: tuple[Callable[[], contextlib.AbstractContextManager[Any]], ...] = (
+                contextlib.nullcontext,
+                chips_only,
+                plain_paths,
+            )
+            best = [math.inf] * len(contexts)
+            for _ in range(3):
+                for index, context in enumerate(contexts):
                     with context():
                         started = time.process_time()
                         for record in records:
                             estimate_hand(record)
-                        best = min(best, time.process_time() - started)
-                figures.append(1e3 * best / len(records))
+                        best[index] = min(best[index], time.process_time() - started)
+            on, chips, plain = (1e3 * figure / len(records) for figure in best)
             print(
-                f"   {first + ' v ' + second:34} {figures[0]:.2f} ms/hand"
-                f" ({figures[1]:.2f} without the betting term)"
+                f"   {first + ' v ' + second:34} {on:.2f} ms/hand ({chips:.2f} without the"
+                f" betting term; {plain:.2f} with the fast paths off: {plain / on:.2f}x)"
             )
 
 

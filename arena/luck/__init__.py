@@ -14,13 +14,21 @@ samples come from a stream derived from the hand itself).
 
 Modules: ``arena.luck.timeline`` (the history walked into states), ``arena.luck.equity``
 (showdown equities, exact or sampled), ``arena.luck.fast_ranks`` (seven-card ranks by
-summed card keys, behind a switch), ``arena.luck.value`` (the frozen value function),
+summed card keys, behind a switch), ``arena.luck.fast_boards`` (the sampler's shuffle
+and sums read faster, behind a switch), ``arena.luck.value`` (the frozen value function),
 ``arena.luck.estimator`` (the terms and :func:`estimate_hand`).
 """
 
 from __future__ import annotations
 
-from arena.luck.estimator import ESTIMATOR, HandLuck, estimate_hand, luck_record
+from arena.luck.estimator import ESTIMATOR, HandLuck, estimate_hand, estimate_steps, luck_record
 from arena.luck.timeline import LuckError
 
-__all__ = ["ESTIMATOR", "HandLuck", "LuckError", "estimate_hand", "luck_record"]
+__all__ = [
+    "ESTIMATOR",
+    "HandLuck",
+    "LuckError",
+    "estimate_hand",
+    "estimate_steps",
+    "luck_record",
+]

@@ -24,6 +24,7 @@ from itertools import combinations
 from math import comb
 from operator import add, eq, itemgetter, lt, truediv
 
+from arena.luck import fast_boards
 from engine.cards import FULL_DECK, Card
 from engine.evaluator import rank_class
 from engine.seeds import StreamRandom
@@ -39,7 +40,7 @@ __all__ = [
 
 def unseen_cards(out: frozenset[Card]) -> tuple[Card, ...]:
     """The cards nobody has been shown, in deck order (2c, 2d, ... As)."""
-    return tuple(card for card in FULL_DECK if card not in out)
+    return tuple([card for card in FULL_DECK if card not in out])
 
 
 def sample_subsets(
@@ -89,16 +90,23 @@ class BoardSampler:
     design of position subsets: each completion is a uniformly random one (any fixed set
     of positions of a uniformly shuffled deck is), which is all an unbiased average needs,
     and a completion costs one lookup instead of a partial shuffle.
+
+    ``fast`` shuffles by :func:`arena.luck.fast_boards.shuffled` (the same cards, faster).
     """
 
-    def __init__(self, key: bytes, unseen: Sequence[Card], size: int = 5) -> None:
+    def __init__(
+        self, key: bytes, unseen: Sequence[Card], size: int = 5, *, fast: bool = False
+    ) -> None:
         if size < 2:  # one card is always enumerated (and a 1-getter gives no tuple)
             raise ValueError(f"a sampler deals 2 or more cards, not {size}")
-        stream = StreamRandom(b"poker-arena luck v1|boards|" + key)
-        cards = list(unseen)
-        # A whole Fisher-Yates shuffle: the first len(cards) cards of a partial one.
-        self._shuffled = sample_subsets(stream, cards, len(cards), 1)[0]
-        self._design = _design(len(cards), size)
+        stream_key = b"poker-arena luck v1|boards|" + key
+        if fast:
+            self._shuffled: Sequence[Card] = fast_boards.shuffled(stream_key, unseen)
+        else:
+            # A whole Fisher-Yates shuffle: the first len(cards) cards of a partial one.
+            cards = list(unseen)
+            self._shuffled = sample_subsets(StreamRandom(stream_key), cards, len(cards), 1)[0]
+        self._design = _design(len(unseen), size)
         self._boards: list[tuple[Card, ...]] = []
 
     @property
@@ -114,6 +122,15 @@ class BoardSampler:
             getters = self._design[have:count]
             self._boards.extend([getter(shuffled) for getter in getters])
         return self._boards[:count]
+
+    def board(self, index: int) -> tuple[Card, ...]:
+        """Completion ``index`` (as :meth:`first` gives it), made alone."""
+        return self._design[index](self._shuffled)
+
+    def key_sums(self, start: int, stop: int) -> list[int]:
+        """The card-key sums of completions ``start`` to ``stop`` (those of
+        :class:`~arena.luck.fast_ranks.BoardSums`, read through the design)."""
+        return fast_boards.design_sums(self._shuffled, self._design[start:stop])
 
 
 def completions(unseen: Sequence[Card], missing: int) -> list[tuple[Card, ...]]:

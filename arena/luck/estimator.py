@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +41,15 @@ from arena.luck.timeline import (
 )
 from arena.luck.value import PARAMETERS, ValueFunction
 
-__all__ = ["ESTIMATOR", "NAME", "VERSION", "HandLuck", "estimate_hand", "luck_record"]
+__all__ = [
+    "ESTIMATOR",
+    "NAME",
+    "VERSION",
+    "HandLuck",
+    "estimate_hand",
+    "estimate_steps",
+    "luck_record",
+]
 
 NAME = "chance-equity"
 VERSION = 2
@@ -120,9 +128,11 @@ def _action_term(
     position: int,
     taken: Mapping[str, Any],
     distribution: Sequence[tuple[Mapping[str, Any], float]],
-) -> list[float]:
+) -> Generator[None, None, list[float]]:
+    """The action term, one value at a time (it yields after each)."""
     term = value.value(with_action(before, position, taken))
     for action, probability in distribution:
+        yield
         _add(term, value.value(with_action(before, position, action)), -probability)
     return term
 
@@ -134,18 +144,48 @@ def _decisions(record: Mapping[str, Any]) -> Sequence[Any]:
     return decisions
 
 
+def _termed(decisions: Sequence[Any]) -> set[int]:
+    """The decisions that may get an action term: those a bot reported a distribution for
+    (and any that is not an object, so that the walk reports it and it is refused)."""
+    return {
+        index
+        for index, decision in enumerate(decisions)
+        if not isinstance(decision, dict)
+        or (decision.get("distribution") is not None and decision.get("by") == "bot")
+    }
+
+
 def estimate_hand(record: Mapping[str, Any]) -> HandLuck:
     """Each seat's luck-adjusted result of one ``hand`` record of ``hands.jsonl``.
 
     Deterministic: the same record gives bit-identical numbers. A record that cannot be
     read raises :class:`~arena.luck.timeline.LuckError` naming the bad value.
     """
+    steps = estimate_steps(record)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            luck: HandLuck = done.value
+            return luck
+
+
+def estimate_steps(record: Mapping[str, Any]) -> Generator[None, None, HandLuck]:
+    """:func:`estimate_hand` in short steps: the generator yields after every value it
+    computes (a few tens of microseconds each, a sample of 1,024 boards a few hundred)
+    and returns the :class:`HandLuck`, so a match can do the work between a bot's
+    replies instead of keeping a reply waiting for the whole hand's estimate. The same
+    numbers, the same errors (raised by the step that meets them).
+    """
     if not isinstance(record, Mapping):
         raise LuckError(f"a hand record must be an object, got {type(record).__name__}")
     history = record.get("history")
     if not isinstance(history, dict):
         raise LuckError(f"hand record without a history: {history!r}")
-    timeline = walk_history(history)
+    listed = record.get("decisions", [])
+    timeline = walk_history(
+        history, decisions=_termed(listed) if isinstance(listed, list) else None
+    )
     raw = timeline.raw
     if timeline.is_voided:  # everyone got back what they put in: nothing to adjust
         return HandLuck(raw, tuple(float(r) for r in raw), ESTIMATOR)
@@ -153,6 +193,7 @@ def estimate_hand(record: Mapping[str, Any]) -> HandLuck:
     value = ValueFunction(variant=timeline.variant, unit=timeline.unit, key=timeline.key)
     correction = [0.0] * len(raw)
     for step in timeline.steps:
+        yield
         if isinstance(step, DecisionStep):
             if step.index >= len(decisions):
                 continue
@@ -171,16 +212,19 @@ def estimate_hand(record: Mapping[str, Any]) -> HandLuck:
             taken = decision.get("action")
             if not isinstance(taken, dict):
                 raise LuckError(f"decision {step.index} without an action: {decision!r}")
-            _add(correction, _action_term(value, step.before, step.position, taken, distribution))
+            term = yield from _action_term(value, step.before, step.position, taken, distribution)
+            _add(correction, term)
         elif step.kind == "deal":
             _add(correction, value.value(step.after))
             _add(correction, value.dealt_expectation(step.after), -1.0)
         elif step.kind == "street":
             _add(correction, value.value(step.after))
+            yield
             _add(correction, value.street_expectation(step.before, len(step.after.board)), -1.0)
         elif not step.is_reshuffled:  # a draw from the stub the dealer was dealing from
             assert step.position is not None
             _add(correction, value.value(step.after))
+            yield
             _add(
                 correction,
                 value.draw_expectation(step.before, step.after, step.position),

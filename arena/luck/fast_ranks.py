@@ -12,7 +12,7 @@ function uses this module when :data:`USE_FAST_RANKS` is true.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import compress, repeat
 from operator import and_, rshift
 
@@ -31,25 +31,36 @@ _SEVEN = NONFLUSH_CLASSES[7]
 
 def _sums(boards: Sequence[tuple[Card, ...]]) -> list[int]:
     keys = CARD_KEYS
-    if boards and len(boards[0]) == 2:  # the flop's completions: the commonest case
+    size = len(boards[0]) if boards else 0
+    if size == 2:  # the flop's completions: the commonest case
         return [keys[a] + keys[b] for a, b in boards]
+    if size == 1:  # the turn's
+        return [keys[a] for (a,) in boards]
     return [sum([keys[card] for card in board]) for board in boards]
 
 
 class BoardSums:
     """The card-key sums of a list of board completions, made once and shared by every
-    hand ranked on them."""
+    hand ranked on them. ``board_of`` (index to completion) stands in for the list of
+    completions when they are not kept (a sampler's: only a flush needs its cards)."""
 
-    __slots__ = ("boards", "sums")
+    __slots__ = ("board_of", "boards", "sums")
 
-    def __init__(self, boards: Sequence[tuple[Card, ...]]) -> None:
+    def __init__(
+        self,
+        boards: Sequence[tuple[Card, ...]],
+        board_of: Callable[[int], tuple[Card, ...]] | None = None,
+    ) -> None:
         self.boards = list(boards)
         self.sums = _sums(boards)
+        self.board_of = self.boards.__getitem__ if board_of is None else board_of
 
-    def extend(self, boards: Sequence[tuple[Card, ...]]) -> None:
-        """Add more completions and their sums (sampled boards grow as states need)."""
+    def extend(self, boards: Sequence[tuple[Card, ...]], sums: Sequence[int] | None = None) -> None:
+        """Add more completions and their sums (sampled boards grow as states need);
+        ``sums``: their sums when already known (:meth:`BoardSampler.key_sums`; then
+        ``boards`` may be empty, the completions being had from ``board_of``)."""
         self.boards.extend(boards)
-        self.sums.extend(_sums(boards))
+        self.sums.extend(_sums(boards) if sums is None else sums)
 
 
 def fast_hand_ranks(
@@ -65,7 +76,7 @@ def fast_hand_ranks(
     ranks = list(map(_SEVEN.__getitem__, map(rshift, totals, repeat(RANK_SHIFT))))
     flushes = list(compress(range(len(totals)), map(and_, totals, repeat(FLUSH_BITS))))
     if flushes:
-        boards = completions.boards
+        board_of = completions.board_of
         for index in flushes:
-            ranks[index] = rank_class((*hole, *board, *boards[start + index]))
+            ranks[index] = rank_class((*hole, *board, *board_of(start + index)))
     return ranks

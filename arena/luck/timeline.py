@@ -21,7 +21,7 @@ discarded, which is public before the cards come, so skipping those terms biases
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -137,6 +137,7 @@ class _Walker:
         self.board: tuple[Card, ...] = ()
         self.dead = [0] * count
         self.out: set[Card] = set()
+        self._frozen_out: frozenset[Card] = frozenset()  # ``out`` as of the last deal
         self.dead_ante = dead_ante
 
     def position(self, event: Mapping[str, Any]) -> int:
@@ -154,8 +155,13 @@ class _Walker:
             hands=tuple(self.hands),
             board=self.board,
             dead=tuple(self.dead),
-            out=frozenset(self.out),
+            out=self._frozen_out,
         )
+
+    def deal(self, cards: Sequence[Card]) -> None:
+        """``cards`` are out of the deck (shown to someone)."""
+        self.out.update(cards)
+        self._frozen_out = frozenset(self.out)
 
     def put_in(self, position: int, amount: int, *, on_street: bool) -> None:
         self.committed[position] += amount
@@ -192,8 +198,13 @@ def _luck_key(doc: Mapping[str, Any]) -> bytes:
     return b"deck|" + "".join(str(card) for card in deck).encode()
 
 
-def walk_history(doc: Mapping[str, Any]) -> HandTimeline:
-    """Walk a finished hand's history document into its chance and decision steps."""
+def walk_history(
+    doc: Mapping[str, Any], *, decisions: Container[int] | None = None
+) -> HandTimeline:
+    """Walk a finished hand's history document into its chance and decision steps;
+    ``decisions``: the indexes of the decisions to report (default: every one; a decision
+    step's state is a snapshot, which the estimator needs only where a bot reported its
+    strategy)."""
     if not isinstance(doc, Mapping):
         raise LuckError(f"a history must be an object, got {type(doc).__name__}")
     seats = doc.get("seats")
@@ -236,13 +247,14 @@ def walk_history(doc: Mapping[str, Any]) -> HandTimeline:
             position = walker.position(event)
             cards = _cards(event.get("cards"), f"event {number}")
             walker.hands[position] = cards
-            walker.out.update(cards)
+            walker.deal(cards)
             following = events[number + 1] if number + 1 < len(events) else None
             if not (isinstance(following, dict) and following.get("type") == kind):
                 steps.append(ChanceStep("deal", dealing, walker.snapshot()))
         elif kind == "action_taken":
             position = walker.position(event)
-            steps.append(DecisionStep(decision_index, position, walker.snapshot()))
+            if decisions is None or decision_index in decisions:
+                steps.append(DecisionStep(decision_index, position, walker.snapshot()))
             decision_index += 1
             walker.put_in(position, _int(event, "amount"), on_street=True)
             if event.get("kind") == "FOLD":
@@ -255,7 +267,7 @@ def walk_history(doc: Mapping[str, Any]) -> HandTimeline:
         elif kind == "street_dealt":
             before = walker.snapshot()
             walker.board = _cards(event.get("board"), f"event {number}")
-            walker.out.update(walker.board)
+            walker.deal(walker.board)
             steps.append(ChanceStep("street", before, walker.snapshot()))
         elif kind == "stub_reshuffled":
             reshuffled = True
@@ -268,7 +280,7 @@ def walk_history(doc: Mapping[str, Any]) -> HandTimeline:
             walker.hands[position] = (
                 tuple(card for card in walker.hands[position] if card not in discarded) + drawn
             )
-            walker.out.update(drawn)
+            walker.deal(drawn)
             if drawn:
                 steps.append(ChanceStep("draw", before, walker.snapshot(), position, reshuffled))
         elif kind == "hand_voided":

@@ -38,7 +38,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from arena.luck import fast_ranks
+from arena.luck import fast_boards, fast_ranks
 from arena.luck.equity import (
     BoardSampler,
     completions,
@@ -141,6 +141,9 @@ class ValueFunction:
         self.unit = unit
         self.key = key
         self.fast = fast_ranks.USE_FAST_RANKS if fast is None else fast
+        self.fast_boards = fast_boards.USE_FAST_BOARDS
+        # Both fast: the ranker needs a sampled completion's cards only for a flush.
+        self.lazy_boards = self.fast and self.fast_boards
         self.exact = exact
         # Per board so far: its completions (all of them, or a sampler's growing list) and
         # their key sums; per hole and board: the hole's classes on those completions.
@@ -213,13 +216,30 @@ class ValueFunction:
         return values
 
     def _shares(self, state: TableState, members: Sequence[int], pot_total: int) -> list[float]:
-        """The members' shares of a pot (kept: hypothetical actions revisit them)."""
+        """The members' shares of a pot (kept: hypothetical actions revisit them, so the
+        memo is asked before any rank is read)."""
+        holes = tuple([state.hands[m] for m in members])
+        count = self._known_count(state.board, pot_total)
+        if count is not None:
+            shares = self._share_memo.get((state.board, holes, count))
+            if shares is not None:
+                return shares
         ranks = self._member_ranks(state, members, pot_total)
-        key = (state.board, tuple([state.hands[m] for m in members]), len(ranks[0]))
+        key = (state.board, holes, len(ranks[0]))
         shares = self._share_memo.get(key)
         if shares is None:
             shares = self._share_memo[key] = pot_shares(ranks, range(len(members)))
         return shares
+
+    def _known_count(self, board: tuple[Card, ...], pot_total: int) -> int | None:
+        """How many completions a pot of ``pot_total`` is valued over on ``board``; None
+        while the board's completions are not made yet."""
+        if self.is_draw:
+            return 1  # the current hands: one showdown
+        if board in self._samplers:
+            return sample_count(pot_total, self.unit)
+        sums = self._sums.get(board)
+        return None if sums is None else len(sums.sums)
 
     def dealt_expectation(self, state: TableState) -> list[float]:
         """The average of ``v`` over every deal of the hands: every hand is dealt from the
@@ -278,18 +298,24 @@ class ValueFunction:
             if is_exact or (self.exact and missing < 5):
                 sums = BoardSums(completions(pool, missing))
             else:
-                new = BoardSampler(self.key + b"|" + bytes(board), pool, missing)
+                new = BoardSampler(
+                    self.key + b"|" + bytes(board), pool, missing, fast=self.fast_boards
+                )
                 self._samplers[board] = new
-                sums = BoardSums(new.boards)
+                # Fast, the sampled completions are not kept: their sums are read
+                # straight from the shuffle, a flush makes its completion alone.
+                sums = BoardSums([], new.board) if self.lazy_boards else BoardSums([])
             self._sums[board] = sums
-        count = len(sums.boards)
+        count = len(sums.sums)
         sampler = self._samplers.get(board)
         if sampler is not None:
             count = sample_count(pot_total, self.unit)
-            drawn = len(sampler.boards)
+            drawn = len(sums.sums)
             if drawn < count:
-                sampler.first(count)
-                sums.extend(sampler.boards[drawn:])
+                if self.lazy_boards:
+                    sums.extend([], sampler.key_sums(drawn, count))
+                else:
+                    sums.extend(sampler.first(count)[drawn:])
         ranks = []
         for member in members:
             hole = hands[member]

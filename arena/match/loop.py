@@ -19,7 +19,9 @@ same four steps:
 With ``config.luck`` the record step also runs the luck estimator (:mod:`arena.luck`) on
 the hand's record as written: the record carries its result under ``luck``, and each
 seat's luck-adjusted result is tallied beside the raw one. It is put off with the rest of
-the record (work done while bots think), and nothing of it runs with ``luck`` off.
+the record (work done while bots think), a value at a time (:func:`arena.luck.estimate_steps`,
+each step putting the next first in line), so that a bot's reply never waits for a whole
+hand's estimate; nothing of it runs with ``luck`` off.
 
 The loop knows nothing of the variant, the bots' processes or the stack format's rules.
 Policy lives in the arena, never in the engine: the format decides about stacks and
@@ -320,8 +322,25 @@ class MatchRunner:
 
         def estimate(record: HandRecord) -> None:
             # On the record as written (its dict equals the line read back), so that the
-            # estimate of a stored hand gives the stored numbers again.
-            hand_luck = luck.estimate_hand(record.to_dict())
+            # estimate of a stored hand gives the stored numbers again; in short steps,
+            # so that a bot's reply never waits for a whole hand's estimate.
+            data = record.to_dict()
+            if not self.work_ahead.is_enabled:  # no one to interleave with: all at once
+                record_luck(record, luck.estimate_hand(data))
+                return
+            steps = luck.estimate_steps(data)
+
+            def advance() -> None:
+                try:
+                    next(steps)
+                except StopIteration as done:
+                    record_luck(record, done.value)
+                else:
+                    self.work_ahead.soon(advance)
+
+            advance()
+
+        def record_luck(record: HandRecord, hand_luck: luck.HandLuck) -> None:
             # The estimate is by the hand's seats (a freezeout deals the bots left only):
             # by the match's seats here, 0 for a seat not dealt in, as the nets.
             by_seat = [0.0] * len(self.seats)

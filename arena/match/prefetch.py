@@ -14,7 +14,9 @@ way, and is then done one short step at a time for as long as the bot has not an
    the next one; the table checks that when the hand is due, else it deals again), then
    encodes each seat's ``hand_start`` for it, one seat per step;
 4. runs one task put off with :meth:`Prefetch.later` (the records of the hand before:
-   building the engine's history document, then storing it).
+   building the engine's history document, then storing it); a long task (the luck
+   estimate) runs in short steps, each putting the next off first in line
+   (:meth:`Prefetch.soon`).
 
 Records go first when too many wait, so a match of short hands still writes as it goes.
 :meth:`Prefetch.catch_up` does everything put off, now: before the end record, and
@@ -65,6 +67,11 @@ class WorkAhead(Protocol):
         """Do ``task`` before the match ends, in order with the other tasks."""
         ...
 
+    def soon(self, task: Callable[[], None]) -> None:
+        """Do ``task`` before any other task put off (the next step of a long task
+        split into short ones, such as the luck estimate)."""
+        ...
+
     def while_bot_thinks(self, hand: Hand, actor_index: int) -> Callable[[], bool] | None:
         """The ``while_waiting`` for the decision of ``actor_index`` (None: nothing)."""
         ...
@@ -84,6 +91,10 @@ class NoPrefetch:
     is_enabled = False
 
     def later(self, task: Callable[[], None]) -> None:
+        """Run ``task`` now."""
+        task()
+
+    def soon(self, task: Callable[[], None]) -> None:
         """Run ``task`` now."""
         task()
 
@@ -120,9 +131,14 @@ class Prefetch:
     def later(self, task: Callable[[], None]) -> None:
         """Put ``task`` off until a bot thinks (run at once when too many wait)."""
         self._tasks.append(task)
-        if len(self._tasks) > MAX_PENDING_TASKS:
-            # Bots that answer before any step can run: write the records as we go anyway.
+        while len(self._tasks) > MAX_PENDING_TASKS:
+            # Bots that answer before any step can run: write the records as we go anyway
+            # (a task split into steps keeps its next step first in line: it runs through).
             self._tasks.popleft()()
+
+    def soon(self, task: Callable[[], None]) -> None:
+        """Put ``task`` off, first in line."""
+        self._tasks.appendleft(task)
 
     def while_bot_thinks(self, hand: Hand, actor_index: int) -> Callable[[], bool]:
         """:meth:`step`, for the decision of ``actor_index`` in ``hand`` now asked."""

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from arena.luck import ESTIMATOR, HandLuck, LuckError, estimate_hand, luck_record
+from arena.luck import ESTIMATOR, HandLuck, LuckError, estimate_hand, estimate_steps, luck_record
 from tests.arena.luck.play import random_record
 
 
@@ -72,3 +72,27 @@ def test_the_estimate_does_not_depend_on_who_the_players_are() -> None:
     renamed = json.loads(json.dumps(record).replace('"p0"', '"zed"').replace('"p1"', '"amy"'))
     assert renamed != record
     assert estimate_hand(renamed) == estimate_hand(record)
+
+
+def test_the_estimate_in_steps_is_the_estimate_and_yields_at_every_value() -> None:
+    # A match runs the estimate a value at a time between the bots' replies: the steps
+    # end with the same numbers, and a hand with reported strategies takes many steps.
+    for seed in range(6):
+        record = random_record(seed, seat_count=3, mixed=True)
+        steps = estimate_steps(record)
+        count = 0
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                luck = done.value
+                break
+            count += 1
+        assert luck == estimate_hand(record)
+        distributions = sum(len(d.get("distribution", ())) for d in record["decisions"])
+        assert count > distributions  # one step per value of every action term, and more
+
+
+def test_a_bad_record_fails_at_the_first_step() -> None:
+    with pytest.raises(LuckError, match="without a history"):
+        next(estimate_steps({"decisions": []}))

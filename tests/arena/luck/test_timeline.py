@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from arena.luck import LuckError, estimate_hand
-from arena.luck.timeline import ChanceStep, walk_history, with_action
+from arena.luck.timeline import ChanceStep, DecisionStep, walk_history, with_action
 from engine.actions import Call, Check
 from engine.config import AnteMode, BettingStructure, GameConfig, Variant
 from engine.hand import BlindSeats, Hand, SeatSetup
@@ -56,6 +56,21 @@ def test_a_voided_hand_has_nothing_to_adjust() -> None:
     history["result"]["final_stacks"] = dict(history["result"]["starting_stacks"])
     luck = estimate_hand(record)
     assert luck.raw == (0, 0) and luck.adjusted == (0.0, 0.0)
+
+
+def test_the_walk_reports_only_the_decisions_asked_for_and_every_chance_step() -> None:
+    # The estimator asks only for the decisions it may term (a reported distribution):
+    # the other decisions' snapshots are not made, the chance steps are the same.
+    record = random_record(4, seat_count=3, mixed=True)
+    every = walk_history(record["history"]).steps
+    some = walk_history(record["history"], decisions={0, 2}).steps
+    assert [s.index for s in some if isinstance(s, DecisionStep)] == [0, 2]
+    assert [s for s in some if isinstance(s, ChanceStep)] == [
+        s for s in every if isinstance(s, ChanceStep)
+    ]
+    assert [s for s in some if isinstance(s, DecisionStep)] == [
+        s for s in every if isinstance(s, DecisionStep) and s.index in (0, 2)
+    ]
 
 
 def test_an_all_in_in_a_distribution_puts_in_the_whole_stack() -> None:

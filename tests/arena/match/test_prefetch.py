@@ -188,6 +188,24 @@ def test_hands_dealt_ahead_change_nothing_in_the_history(
     assert (tmp_path / "stale" / "hands.jsonl").read_bytes() == expected
 
 
+@pytest.mark.parametrize("variant", [Variant.HOLDEM, Variant.FIVE_CARD_DRAW])
+def test_the_luck_estimate_in_short_steps_writes_what_it_writes_at_once(
+    tmp_path: Path, variant: Variant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With prefetch the estimate runs a value at a time between the bots' replies (each
+    # step putting the next first in line); off, each hand's estimate runs whole. The
+    # records, their luck and their order are the same.
+    monkeypatch.setattr("arena.match.fairness.new_salt", lambda: bytes(32))
+    config = replace(_config(StackPolicy.RESET, variant), luck=True, score=None)
+    on, _ = _play_recording_writes(config, tmp_path / "on")
+    off, _ = _play_recording_writes(replace(config, prefetch=False), tmp_path / "off")
+    history = (tmp_path / "on" / "hands.jsonl").read_bytes()
+    assert history == (tmp_path / "off" / "hands.jsonl").read_bytes()
+    assert history.count(b'"luck":{"estimator"') == on.hands_played > 1
+    on_result = {k: v for k, v in on.to_dict().items() if k not in TIMINGS}
+    assert on_result == {k: v for k, v in off.to_dict().items() if k not in TIMINGS}
+
+
 # -- Prefetch and NoPrefetch on their own ----------------------------------------------------
 
 
@@ -196,11 +214,13 @@ def test_no_prefetch_runs_each_task_when_it_is_put_off() -> None:
     done: list[int] = []
     work.later(lambda: done.append(1))
     assert done == [1]
+    work.soon(lambda: done.append(2))
+    assert done == [1, 2]
     assert not work.is_enabled
     assert work.while_bot_thinks(_hand(), 0) is None
     assert work.take_hand_dealt_ahead() is None
     work.catch_up()
-    assert done == [1]
+    assert done == [1, 2]
 
 
 class FakeSession:
@@ -333,6 +353,40 @@ def test_catch_up_runs_every_task_put_off_in_order() -> None:
     assert done == [0, 1, 2, 3, 4]
     work.catch_up()
     assert done == [0, 1, 2, 3, 4]
+
+
+def test_a_task_put_off_soon_runs_before_every_task_put_off_later() -> None:
+    # How a long task (the luck estimate) runs in short steps without letting the tasks
+    # of later hands overtake it.
+    work = _prefetch([], None)
+    done: list[str] = []
+    work.later(lambda: done.append("later 1"))
+    work.later(lambda: done.append("later 2"))
+    work.soon(lambda: done.append("soon"))
+    work.catch_up()
+    assert done == ["soon", "later 1", "later 2"]
+
+
+def test_a_task_in_steps_runs_through_when_too_many_tasks_wait() -> None:
+    # The luck estimate puts its next step first in line: when bots answer before any
+    # step of work ahead can run, the tasks beyond the most put off still all run (the
+    # estimate to its end), so the tasks waiting never grow past the most.
+    work = _prefetch([], None)
+    done: list[str] = []
+
+    def step(left: int) -> None:
+        done.append(f"step {left}")
+        if left:
+            work.soon(lambda: step(left - 1))
+
+    work.later(lambda: step(3))
+    for number in range(MAX_PENDING_TASKS - 1):
+        work.later(lambda number=number: done.append(f"task {number}"))  # type: ignore[misc]
+    assert done == []
+    work.later(lambda: done.append("one too many"))
+    assert done == ["step 3", "step 2", "step 1", "step 0"]
+    work.catch_up()
+    assert done[-1] == "one too many"
 
 
 def test_tasks_beyond_the_most_put_off_run_as_they_are_added() -> None:

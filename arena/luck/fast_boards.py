@@ -1,0 +1,69 @@
+"""Faster sampled boards: the sampler's shuffle and its completions' card-key sums.
+
+The plain way (:class:`arena.luck.equity.BoardSampler`) shuffles the unseen cards with a
+:class:`engine.seeds.StreamRandom`, one iterator call per byte, and
+:class:`arena.luck.fast_ranks.BoardSums` then adds up each sampled completion's card keys
+card by card (a dict of keys per card, five cards a board before the flop). Here the same
+bytes are read as one SHAKE-256 digest (the stream *is* that digest, read in order), and
+each completion's sum is read through the sampler's own design from the list of the
+shuffled cards' keys, so a completion's sum costs one getter call and one ``sum``. The
+numbers are the plain way's, bit for bit (``tests/arena/luck/test_fast_boards.py`` checks
+the shuffle, the sums and whole estimates); the value function uses this module when
+:data:`USE_FAST_BOARDS` is true.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from engine._eval_tables import CARD_KEYS
+from engine.cards import Card
+
+__all__ = ["USE_FAST_BOARDS", "design_sums", "shuffled"]
+
+#: The switch: false makes the sampler shuffle with the stream and the sums add card by
+#: card (read when a value function is made, so a test can turn it off).
+USE_FAST_BOARDS = True
+
+#: Bytes read first: a shuffle of up to 52 cards rejects a byte now and then, rarely more
+#: than a few; a longer digest is made in the rare case that these run out.
+_FIRST_BYTES = 80
+
+
+def shuffled(key: bytes, cards: Sequence[Card], *, first_bytes: int = _FIRST_BYTES) -> list[Card]:
+    """``cards`` after the whole Fisher-Yates shuffle that
+    :func:`arena.luck.equity.sample_subsets` makes with ``StreamRandom(key)`` (each index
+    below ``n`` one byte, bytes at or above the largest multiple of ``n`` rejected);
+    ``first_bytes``: how many bytes to read at first (more are read as needed)."""
+    deck = list(cards)
+    length = len(deck)
+    size = first_bytes
+    data = hashlib.shake_256(key).digest(size)
+    read = 0
+    # The last step (one card left) takes a byte and moves nothing: it is left out, and
+    # the stream is not read after the shuffle.
+    for k in range(length - 1):
+        n = length - k
+        limit = 256 - 256 % n
+        while True:
+            if read == size:  # a longer digest starts with the shorter one
+                size *= 2
+                data = hashlib.shake_256(key).digest(size)
+            byte = data[read]
+            read += 1
+            if byte < limit:
+                break
+        j = k + byte % n
+        deck[k], deck[j] = deck[j], deck[k]
+    return deck
+
+
+def design_sums(
+    cards: Sequence[Card], getters: Sequence[Callable[[Any], tuple[int, ...]]]
+) -> list[int]:
+    """The card-key sum of each completion ``getter(cards)``, for each of ``getters``: the
+    cards' keys are looked up once, then each completion's keys are read by its getter."""
+    keys = [CARD_KEYS[card] for card in cards]
+    return list(map(sum, [getter(keys) for getter in getters]))
