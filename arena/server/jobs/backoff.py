@@ -34,7 +34,7 @@ class Backoff:
 
     def failed(self) -> float:
         """One more failure: the seconds to wait before the next try."""
-        delay = min(self.most, self.first * 2 ** min(self.failures, 64))
+        delay = min(self.most, self.first * 2.0 ** min(self.failures, 64))
         self.failures += 1
         return delay
 

@@ -8,11 +8,13 @@ cannot both win, on SQLite or PostgreSQL. On PostgreSQL the read also locks the 
 returns and passes over rows other claims have locked (``SELECT ... FOR UPDATE SKIP
 LOCKED``): N workers claiming at once each get a different row at the first try, and none
 waits for another's transaction. SQLite has no row locks (Django drops the clause there):
-its one writer at a time and the conditional update are enough for one machine. While it works the worker renews its lease every
-third of the lease; a worker stopped by a signal releases the row (the attempt not
-counted); a worker killed with ``kill -9`` leaves a lease that expires, and the row is
-claimed again. A row claimed ``max_attempts`` times without an end is given up (how, each
-queue says), so a job that kills its worker every time cannot block the queue.
+its one writer at a time and the conditional update are enough for one machine. While it
+works the worker renews its lease every third of the lease (while the work advances: see
+:class:`arena.server.jobs.worker.Worker`); a worker stopped by a signal releases the row
+(the attempt not counted); a worker killed with ``kill -9`` leaves a lease that expires,
+and the row is claimed again. A row claimed ``max_attempts`` times without an end is given
+up (how, each queue says), so a job that kills its worker every time cannot block the
+queue.
 
 Which claimable row goes first is the queue's ``order``: plain fields (first in, first out)
 or :func:`round_robin`, which serves the group (a team) served longest ago first. The order
@@ -27,8 +29,8 @@ from __future__ import annotations
 
 import os
 import socket
-from contextlib import AbstractContextManager, nullcontext
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Generic, TypeVar

@@ -2,9 +2,9 @@
 connection, as each worker process has): every version is claimed exactly once, with its
 one attempt counted, while the round-robin order makes every worker read the same first
 row; and a claim never waits for another claim's transaction (``FOR UPDATE SKIP LOCKED``:
-a row another claim holds is passed over, not waited for). SQLite's in-memory test database is one connection, so this runs on PostgreSQL only
-(in the slow run, with the other PostgreSQL tests; skipped with the reason where there is
-no server)."""
+a row another claim holds is passed over, not waited for). SQLite's in-memory test
+database is one connection, so this runs on PostgreSQL only (in the slow run, with the
+other PostgreSQL tests; skipped with the reason where there is no server)."""
 
 from __future__ import annotations
 
@@ -81,10 +81,10 @@ def test_a_claim_passes_over_the_row_another_claim_holds_instead_of_waiting() ->
 
     def worker_a() -> None:
         try:
-            a_claimed.append(
-                QUEUE.claim_next("a", max_attempts=3, give_up=lambda _row, _now: None,
-                                 claimed=_building, then=hold_the_row)  # fmt: skip
+            found = QUEUE.claim_next(
+                "a", max_attempts=3, give_up=_nothing, claimed=_building, then=hold_the_row
             )
+            a_claimed.append(found)
         finally:
             connection.close()
 
@@ -106,3 +106,7 @@ def test_a_claim_passes_over_the_row_another_claim_holds_instead_of_waiting() ->
 
 def _building(_version: BotVersion) -> dict[str, object]:
     return {"status": VersionStatus.BUILDING}
+
+
+def _nothing(_row: BotVersion, _now: object) -> None:
+    """No row reaches its last attempt here."""

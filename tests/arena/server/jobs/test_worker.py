@@ -13,7 +13,6 @@ import threading
 from dataclasses import replace
 
 import pytest
-
 from django.test import override_settings
 
 from arena.server.jobs import worker as worker_module
