@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "arena.server.jobs.apps.JobsConfig",
     "arena.server.site.apps.SiteConfig",
     "arena.server.validation.apps.ValidationConfig",
     "arena.server.ladder.apps.LadderConfig",

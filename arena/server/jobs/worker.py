@@ -22,13 +22,14 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
 from arena.server.jobs.lease import lease_seconds
+from arena.server.jobs.models import NOTICE_AFTER
 from arena.server.lifeline import die_with_parent
 
-__all__ = ["Leases", "Stop", "Worker"]
+__all__ = ["Leases", "NoTally", "Stop", "Tally", "Worker"]
 
 Job = TypeVar("Job")
 Job_contra = TypeVar("Job_contra", contravariant=True)
@@ -68,6 +69,32 @@ class Leases(Protocol[Job_contra]):
     def release(self, row: Job_contra, worker: str, /) -> None:
         """Put ``row`` back, the attempt not counted."""
 
+    def depth(self) -> int:
+        """Jobs waiting now."""
+
+
+class Tally(Protocol):
+    """Where a worker keeps count of itself (the database's
+    :class:`~arena.server.jobs.models.RecordTally`, shown in the admin)."""
+
+    def looked(self, depth: int, /) -> None:
+        """The worker looked for a job; ``depth`` were waiting."""
+
+    def finished(self, failure: str | None, /) -> int:
+        """A job is done, ``failure`` what failed on the site's side (None: nothing); the
+        site's failures in a row now."""
+
+
+class NoTally:
+    """No count kept (a worker in a test)."""
+
+    def looked(self, depth: int, /) -> None:
+        """Nothing kept."""
+
+    def finished(self, failure: str | None, /) -> int:
+        """Nothing kept: no failures in a row."""
+        return 0
+
 
 @dataclass(frozen=True, slots=True)
 class Worker(Generic[Job, Result]):
@@ -85,6 +112,8 @@ class Worker(Generic[Job, Result]):
     name: Callable[[Job], str]
     warn: Callable[[str], object]
     progress: Callable[[Job], object] | None = None
+    site_failure: Callable[[Result], str | None] = lambda _result: None
+    tally: Tally = field(default_factory=NoTally)
 
     def run(
         self,
@@ -110,6 +139,7 @@ class Worker(Generic[Job, Result]):
                 if started is not None:  # paced: wait, holding no claim, for the next slot
                     time.sleep(max(0.0, started + spacing - time.monotonic()))
                 job = self.claim()
+                self.tally.looked(self.leases.depth())
                 if job is None:
                     if once:
                         return
@@ -155,10 +185,18 @@ class Worker(Generic[Job, Result]):
         except Exception as error:  # our bug or the host's: the bot is not to blame
             self.warn(f"{self.name(job)} failed: {error!r}")
             result = self.failed(job, error)
+            failure: str | None = repr(error)
+        else:
+            failure = self.site_failure(result)
         finally:
             finished.set()
             keeper.join()
         self.store(job, result)
+        in_a_row = self.tally.finished(failure)
+        if in_a_row == NOTICE_AFTER:
+            self.warn(
+                f"worker {self.worker}: {in_a_row} site failures in a row, the last: {failure}"
+            )
 
     def _progress(self, job: Job) -> object:
         """Where ``job``'s work is now (without :attr:`progress`: a value never seen

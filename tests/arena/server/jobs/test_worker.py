@@ -16,6 +16,7 @@ import pytest
 from django.test import override_settings
 
 from arena.server.jobs import worker as worker_module
+from arena.server.jobs.models import NOTICE_AFTER
 from arena.server.jobs.worker import Stop, Worker
 
 
@@ -39,6 +40,9 @@ class Jobs:
 
     def release(self, job: str, worker: str) -> None:
         self.released.append(f"{job} by {worker}")
+
+    def depth(self) -> int:
+        return len(self.waiting)
 
     def worker(self, work: object) -> Worker[str, str]:
         return Worker(
@@ -237,3 +241,48 @@ def test_an_unpaced_loop_never_waits_between_jobs(monkeypatch: pytest.MonkeyPatc
     jobs = Jobs("a", "b")
     jobs.worker(str.upper).run(jobs=2)
     assert clock.slept == []
+
+
+class ListTally:
+    """The worker's counts, in lists."""
+
+    def __init__(self) -> None:
+        self.depths: list[int] = []
+        self.failures: list[str | None] = []
+
+    def looked(self, depth: int) -> None:
+        self.depths.append(depth)
+
+    def finished(self, failure: str | None) -> int:
+        self.failures.append(failure)
+        in_a_row = 0
+        for found in reversed(self.failures):
+            if found is None:
+                break
+            in_a_row += 1
+        return in_a_row
+
+
+def test_the_loop_counts_the_site_s_failures_and_the_queue_s_depth() -> None:
+    # Work that raises, and a result the site could not produce here, are the site's
+    # failures; a bot's bad result is not.
+    def work(job: str) -> str:
+        if job == "boom":
+            raise OSError("disk full")
+        return job
+
+    jobs, tally = Jobs("ok", "boom", "no-sandbox", "ok"), ListTally()
+    replace(jobs.worker(work), tally=tally,
+            site_failure=lambda result: "no sandbox" if result == "no-sandbox" else None,
+            ).run(once=True)  # fmt: skip
+    assert tally.depths == [3, 2, 1, 0, 0]  # waiting after each claim; the last look: none
+    assert tally.failures == [None, "OSError('disk full')", "no sandbox", None]
+
+
+def test_a_worker_that_keeps_failing_says_so_once_the_failures_come_in_a_row() -> None:
+    jobs = Jobs(*[f"j{n}" for n in range(NOTICE_AFTER + 2)])
+    replace(jobs.worker(str.upper), tally=ListTally(),
+            site_failure=lambda result: f"{result} could not run").run(once=True)  # fmt: skip
+    notices = [line for line in jobs.said if "site failures in a row" in line]
+    assert notices == [f"worker w1: {NOTICE_AFTER} site failures in a row, the last: "
+                       f"J{NOTICE_AFTER - 1} could not run"]  # fmt: skip

@@ -44,6 +44,7 @@ from arena.server.competition import Competition
 from arena.server.current import current_competition
 from arena.server.jobs.backoff import Backoff
 from arena.server.jobs.lease import worker_name
+from arena.server.jobs.models import RecordTally
 from arena.server.jobs.progress import files_written
 from arena.server.jobs.worker import Worker
 from arena.server.ladder import config
@@ -214,6 +215,8 @@ class Command(BaseCommand):
             name=lambda game: f"ladder game {game.pk}",
             warn=self.stderr.write,
             progress=progress,
+            site_failure=_site_failure,
+            tally=RecordTally(worker, "ladder"),
         ).run(
             once=options["once"],
             jobs=options["games"],
@@ -264,6 +267,13 @@ class Command(BaseCommand):
                 self.stderr.write(problem)
             self._problem = problem
             return None
+
+
+def _site_failure(played: PlayedGame) -> str | None:
+    """What failed on the site's side in a game (the sandbox, a deadline, our error)."""
+    if not played.cause.is_infrastructure:
+        return None
+    return f"{played.cause}: {played.detail}" if played.detail else str(played.cause)
 
 
 def _arena_error(_game: Game, error: Exception) -> PlayedGame:
