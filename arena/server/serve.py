@@ -44,7 +44,7 @@ from arena.server.lifeline import parent_env
 from arena.server.site_folder import SITE_ENV, SiteFolder
 from arena.settings import UsageError
 
-__all__ = ["BODY_SLACK", "WorkerPool", "proxy_address", "serve", "waitress_options"]
+__all__ = ["BODY_SLACK", "WorkerPool", "proxy_address", "serve", "waitress_options", "work"]
 
 #: Seconds a worker has to stop after SIGTERM before it is killed.
 STOP_GRACE = 5.0
@@ -210,6 +210,36 @@ class WorkerPool:
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+
+
+def work(
+    root: Path,
+    *,
+    workers: int,
+    ladder_workers: int,
+    out: TextIO,
+    program: tuple[str, ...] = MANAGE,
+) -> int:
+    """Run the workers of the site (or worker folder) at ``root`` and no web server, until
+    SIGINT or SIGTERM (then 0): a worker machine's ``arena server work``. The database is
+    the site's: its tables are the web's to migrate, so this migrates nothing."""
+    site = SiteFolder.load(root.absolute())
+    pool = WorkerPool(site, workers, out, program=program)
+    ladder = WorkerPool(site, ladder_workers, out, "ladder_worker", program=program)
+    try:  # (a signal from here on stops the workers)
+        pool.start()
+        ladder.start()
+        out.write(f"working for {site.root} with {workers} validation and {ladder_workers} "
+                  "ladder worker(s); Ctrl-C stops\n")  # fmt: skip
+        out.flush()
+        threading.Event().wait()
+    except KeyboardInterrupt:  # SIGINT, or SIGTERM as the arena command turns it
+        pass
+    finally:
+        pool.stop()
+        ladder.stop()
+    out.write("stopped\n")
+    return 0
 
 
 def serve(
