@@ -12,8 +12,9 @@ can come twice, and a second stop must not cut the first one's cleanup short); t
 hand is released (see :meth:`arena.server.jobs.lease.LeaseQueue.release`) and the loop
 ends. Work that raises is
 the site's failure, never the bot's: the worker says so on stderr and stores what
-``failed`` makes of the error. A worker started by ``arena server run`` dies with it (see
-:mod:`arena.server.lifeline`).
+``failed`` makes of the error; a result the database refuses is said on stderr and left
+(its claim runs out, and the job is done again), never a dead worker. A worker started by
+``arena server run`` dies with it (see :mod:`arena.server.lifeline`).
 """
 
 from __future__ import annotations
@@ -191,7 +192,11 @@ class Worker(Generic[Job, Result]):
         finally:
             finished.set()
             keeper.join()
-        self.store(job, result)
+        try:
+            self.store(job, result)
+        except Exception as error:  # the database refused it: the lease runs out, played again
+            self.warn(f"{self.name(job)}: its result could not be stored: {error!r}")
+            failure = f"storing: {error!r}"
         in_a_row = self.tally.finished(failure)
         if in_a_row == NOTICE_AFTER:
             self.warn(

@@ -286,3 +286,18 @@ def test_a_worker_that_keeps_failing_says_so_once_the_failures_come_in_a_row() -
     notices = [line for line in jobs.said if "site failures in a row" in line]
     assert notices == [f"worker w1: {NOTICE_AFTER} site failures in a row, the last: "
                        f"J{NOTICE_AFTER - 1} could not run"]  # fmt: skip
+
+
+def test_a_result_the_database_refuses_is_said_and_the_loop_goes_on() -> None:
+    # Never a dead worker: the job's claim runs out and another plays it again.
+    jobs, tally = Jobs("a", "b"), ListTally()
+
+    def store(job: str, result: str) -> None:
+        if job == "a":
+            raise RuntimeError("duplicate key")
+        jobs.stored.append((job, result))
+
+    replace(jobs.worker(str.upper), store=store, tally=tally).run(once=True)
+    assert jobs.stored == [("b", "B")]
+    assert jobs.said == ["job a: its result could not be stored: RuntimeError('duplicate key')"]
+    assert tally.failures == ["storing: RuntimeError('duplicate key')", None]
