@@ -8,6 +8,7 @@ import io
 import itertools
 import os
 import random
+import signal
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -264,3 +265,39 @@ def test_on_a_cluster_the_progress_always_differs_so_the_lease_is_kept() -> None
     cluster = object()
     first = worker_module.game_progress(cluster, Path("/nonexistent"), 1)
     assert first != worker_module.game_progress(cluster, Path("/nonexistent"), 1)
+
+
+@pytest.mark.usefixtures("db")
+def test_a_worker_run_until_stopped_waits_for_a_usable_file_then_plays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Started by arena server run (no --once, no --games), a worker whose file cannot be
+    # used does not exit: it looks again after its back-off and claims once it can.
+    from arena.server.jobs import worker as loop
+
+    monkeypatch.setattr(loop, "die_with_parent", lambda: None)  # not this test's process
+    good = read_competition(_settled(tmp_path / "c.toml", "concurrency = 1\n"))
+    readings = iter([OSError("c.toml: not valid TOML")])
+
+    def reading() -> object:
+        found = next(readings, good)
+        if isinstance(found, Exception):
+            raise found
+        return found
+
+    claims: list[str] = []
+
+    def claim_and_stop(worker: str, *args: object, **options: object) -> None:
+        claims.append(worker)
+        os.kill(os.getpid(), signal.SIGTERM)  # as arena server run stops it
+        return None
+
+    monkeypatch.setattr(worker_module, "current_competition", reading)
+    monkeypatch.setattr(worker_module, "claim_next", claim_and_stop)
+    monkeypatch.setattr(worker_module, "RETRY_FIRST", 0.01)
+    errors = io.StringIO()
+    call_command("ladder_worker", "--poll", "0", stderr=errors)
+    assert len(claims) == 1  # claimed only once it could play
+    said = errors.getvalue()
+    assert "the ladder cannot play here: c.toml: not valid TOML" in said
+    assert "the ladder can play again" in said
