@@ -184,3 +184,23 @@ def test_two_worker_machines_play_a_site_s_ladder_without_sharing_its_folder(
     for folder in workers:
         assert any((folder / "work" / "ladder" / "versions").iterdir())
     assert not (web / "work" / "ladder").exists()
+
+
+def test_join_on_the_command_line_makes_the_folder_or_exits_2_naming_the_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arena.cli import main
+
+    files = _files(tmp_path)
+    arguments = ["server", "join", str(tmp_path / "worker"), "--competition",
+                 str(files["competition"]), "--secret-key-file", str(files["secret_key_file"]),
+                 "--archives", str(files["archives"])]  # fmt: skip
+    with pytest.raises(SystemExit) as ended:
+        main([*arguments, "--database", "sqlite:////srv/site.sqlite3"])
+    assert (
+        ended.value.code == 2 and "--database: workers on other machines" in capsys.readouterr().err
+    )
+    assert main([*arguments, "--database", URL]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith(f"made the worker folder {tmp_path / 'worker'}\n")
+    assert f"arena server work {tmp_path / 'worker'} --ladder-workers N" in said
