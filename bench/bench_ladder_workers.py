@@ -19,9 +19,11 @@ Run: ``.venv/bin/python bench/bench_ladder_workers.py`` (``--quick`` for a small
    through a link of its own to the site's uploads).
 4. ``arena tournament`` of the same bots, a round robin of one block of ``--deals`` deals
    per pair, ``--concurrency 1``, the strict sandbox, luck on: its wall time per game
-   against one ladder worker's (both include their start: Django and a process pool; the
-   tournament's builds and pool). The worker's overhead per game is the difference, as a
-   share of the tournament's own time per game.
+   against one ladder worker's, start-up excluded (each the difference of a long run and a
+   short one, per game more: the ladder's ``--games`` against one game, the tournament's
+   ``--bots`` against three bots' pairs). The worker's overhead per game is the difference,
+   as a share of the tournament's own time per game. The ladder's games are the pairs
+   matchmaking picks, the tournament's every pair once: a mix of bots of other speeds.
 
 The machine's load average is printed before and after each step: on a shared machine
 the figures move with it.
