@@ -2,7 +2,9 @@
 
 ``arena server init SITE_DIR --competition FILE`` makes the site (database, secret key, an
 administrator); ``arena server run SITE_DIR`` serves it with waitress and runs the
-validation workers until Ctrl-C or SIGTERM; ``arena server import-tournament SITE_DIR
+validation and ladder workers until Ctrl-C or SIGTERM; on another machine, ``arena server
+join WORKER_DIR --database URL ...`` makes a worker folder for the same site and ``arena
+server work WORKER_DIR`` runs its workers only; ``arena server import-tournament SITE_DIR
 RUN_FOLDER`` puts a tournament's standings and matches on the site. A bad competition file
 is one line naming the key and the value, exit code 2.
 """
@@ -23,14 +25,18 @@ __all__ = ["DESCRIPTION", "add_arguments", "run"]
 DESCRIPTION = (
     "Host a competition: teams sign up, upload bots (each checked in the sandbox against a "
     "house bot) and see the results. init makes the site folder, run serves it and runs "
-    "the workers, import-tournament shows a tournament's results on it. See docs/server.md."
+    "the workers, join and work run more workers on other machines, import-tournament "
+    "shows a tournament's results on it. See docs/server.md."
 )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``arena server``'s subcommands and their arguments."""
     actions = parser.add_subparsers(
-        dest="action", metavar="ACTION", required=True, help="init, run or import-tournament"
+        dest="action",
+        metavar="ACTION",
+        required=True,
+        help="init, run, join, work or import-tournament",
     )
     init = actions.add_parser("init", help="make a site folder from a competition file")
     init.add_argument("site", type=Path, metavar="SITE_DIR", help="a new (or empty) folder")
@@ -75,6 +81,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="the address of the proxy in front that ends TLS: its "
                        "X-Forwarded-Proto and X-Forwarded-For are believed, no one "
                        "else's (see docs/server.md)")  # fmt: skip
+    work = actions.add_parser("work", help="run a site's workers only (a worker machine)")
+    work.add_argument("site", type=Path, metavar="DIR",
+                      help="a worker folder (arena server join) or the site folder")  # fmt: skip
+    work.add_argument("--workers", type=value_type(whole(0, 64), "int"), default=0,
+                      metavar="N", help="validation workers (default: %(default)s)")  # fmt: skip
+    work.add_argument("--ladder-workers", type=value_type(whole(0, 64), "int"), default=1,
+                      metavar="N", help="ladder workers (default: %(default)s)")  # fmt: skip
+    join = actions.add_parser("join", help="make a worker machine's folder for a site")
+    join.add_argument("site", type=Path, metavar="WORKER_DIR", help="a new (or empty) folder")
+    join.add_argument("--database", required=True, metavar="URL",
+                      help="the site's PostgreSQL database")  # fmt: skip
+    join.add_argument("--competition", type=Path, required=True, metavar="FILE",
+                      help="a copy of the site's competition file")  # fmt: skip
+    join.add_argument("--secret-key-file", type=Path, required=True, metavar="FILE",
+                      help="a copy of the site folder's secret_key")  # fmt: skip
+    join.add_argument("--archives", type=Path, required=True, metavar="DIR",
+                      help="the site's uploads folder as this machine mounts it")  # fmt: skip
     load = actions.add_parser("import-tournament", help="show a tournament's results on the site")
     load.add_argument("site", type=Path, metavar="SITE_DIR", help="the site folder")
     load.add_argument(
@@ -100,6 +123,23 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                      threads=args.threads, out=out,
                      ladder_workers=args.ladder_workers,
                      trusted_proxy=args.trusted_proxy)  # fmt: skip
+    if args.action == "work":
+        from arena.server.serve import work
+
+        return work(args.site, workers=args.workers, ladder_workers=args.ladder_workers, out=out)
+    if args.action == "join":
+        from arena.server.worker_folder import join_site
+
+        joined = join_site(
+            args.site,
+            database=args.database,
+            competition=args.competition,
+            secret_key_file=args.secret_key_file,
+            archives=args.archives,
+        )
+        out.write(f"made the worker folder {joined.root}\n")
+        out.write(f"run its workers: arena server work {joined.root} --ladder-workers N\n")
+        return 0
     from arena.server.site.importer import import_tournament
 
     imported = import_tournament(args.site, args.run_folder)

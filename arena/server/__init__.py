@@ -34,15 +34,18 @@ listed after its name::
     manage:        django_start
     conftest:      django_start
     init_site:     site, competition, site_folder, django_start
-    serve:         wsgi, site, lifeline, site_folder, django_start
+    serve:         wsgi, site, jobs, lifeline, site_folder, django_start
+    worker_folder: site_folder
 
 The base modules: :mod:`.site_folder` (what a site keeps on disk), :mod:`.competition`
 (the competition file), :mod:`.current` (the competition as its file says now, parsed
 again only when it changes, and its deadline, when uploads freeze), :mod:`.jobs` (the job
-queue with leases and the workers' loop, for the validation and the ladder alike),
+queue with leases and the workers' loop, for the validation and the ladder alike; a Django
+application of its own only for the table of the workers' records, shown in the admin),
 :mod:`.overview` (the rules a bot plays under as the overview page says them, the starter
 bots),
-:mod:`.lifeline` (a worker dies with ``arena server run``), :mod:`.django_start` (Django
+:mod:`.lifeline` (a worker dies with ``arena server run``), :mod:`.worker_folder` (a
+worker machine's folder, made by ``arena server join``), :mod:`.django_start` (Django
 started once per process).
 
 Nothing here imports Django at module level except the Django modules themselves, so that

@@ -2,10 +2,12 @@
 validation workers, started together and stopped together.
 
 This process serves the site and supervises the workers (``python -m arena.server.manage
-validate_uploads``): one that dies is started again within a second. SIGINT or SIGTERM
-stops the server and then the workers (SIGTERM, a few seconds' grace, then SIGKILL); a
-worker that loses its parent (``kill -9`` of this process) gets SIGTERM from the kernel
-and stops too. A server is stopped by a signal: SIGINT or SIGTERM is its normal end, so it
+validate_uploads``, ``ladder_worker``): one that dies after a steady run is started again
+within a second; one that keeps failing at its start (its database out of reach) after a
+back-off that doubles each time, up to a minute, not every second. SIGINT or SIGTERM stops
+the server and then the workers (SIGTERM, a few seconds' grace, then SIGKILL); a worker
+that loses its parent (``kill -9`` of this process) gets SIGTERM from the kernel and stops
+too. A server is stopped by a signal: SIGINT or SIGTERM is its normal end, so it
 prints ``stopped`` and exits 0 (not the other commands' ``interrupted`` and 130, which
 would have a service manager count every stop as a failure). An address it cannot listen
 on (a busy port) is one line naming it and exit code 2 (:class:`UsageError`), before any
@@ -30,15 +32,19 @@ import os
 import subprocess
 import sys
 import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from arena.server.django_start import start_django
+from arena.server.jobs.backoff import Backoff
 from arena.server.lifeline import parent_env
 from arena.server.site_folder import SITE_ENV, SiteFolder
 from arena.settings import UsageError
 
-__all__ = ["BODY_SLACK", "WorkerPool", "proxy_address", "serve", "waitress_options"]
+__all__ = ["BODY_SLACK", "WorkerPool", "proxy_address", "serve", "waitress_options", "work"]
 
 #: Seconds a worker has to stop after SIGTERM before it is killed.
 STOP_GRACE = 5.0
@@ -103,10 +109,29 @@ def waitress_options(
 MANAGE = (sys.executable, "-m", "arena.server.manage")
 
 
+#: A worker that ran this many seconds before it ended was working: it is started again
+#: at once. One that ended sooner failed at its start, and waits longer each time in a row
+#: (:class:`~arena.server.jobs.backoff.Backoff`, up to :data:`RESTART_MOST` seconds).
+STEADY_SECONDS = 30.0
+RESTART_MOST = 60.0
+
+
+@dataclass(slots=True)
+class _Slot:
+    """One worker's place in the pool: its process, when it started, its back-off, and
+    when it is due to start again (None while it runs)."""
+
+    process: subprocess.Popen[bytes]
+    started: float
+    backoff: Backoff = field(default_factory=lambda: Backoff(first=1.0, most=RESTART_MOST))
+    due: float | None = None
+
+
 class WorkerPool:
     """The worker processes (the management ``command``: ``validate_uploads``, the ladder's
     ``ladder_worker``), kept at ``count`` while running; a dead one is seen within
-    ``check_every`` seconds."""
+    ``check_every`` seconds and started again: at once after a steady run, with a growing
+    back-off when it keeps failing at its start (:data:`STEADY_SECONDS`)."""
 
     def __init__(
         self,
@@ -117,6 +142,7 @@ class WorkerPool:
         *,
         program: tuple[str, ...] = MANAGE,
         check_every: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.site = site
         self.count = count
@@ -124,9 +150,15 @@ class WorkerPool:
         self.out = out
         self.program = program
         self.check_every = check_every
-        self.processes: list[subprocess.Popen[bytes]] = []
+        self.clock = clock
+        self.slots: list[_Slot] = []
         self.stopping = threading.Event()
         self.lock = threading.Lock()
+
+    @property
+    def processes(self) -> list[subprocess.Popen[bytes]]:
+        """Each worker's process (the last one started in its place)."""
+        return [slot.process for slot in self.slots]
 
     def _start_one(self) -> subprocess.Popen[bytes]:
         env = {**os.environ, SITE_ENV: str(self.site.root), **parent_env()}
@@ -136,20 +168,34 @@ class WorkerPool:
     def start(self) -> None:
         """Start the workers and the thread that restarts a dead one."""
         with self.lock:
-            self.processes = [self._start_one() for _ in range(self.count)]
+            self.slots = [_Slot(self._start_one(), self.clock()) for _ in range(self.count)]
         threading.Thread(target=self._watch, name="worker-watch", daemon=True).start()
 
     def _watch(self) -> None:
         while not self.stopping.wait(self.check_every):
             with self.lock:
-                for index, process in enumerate(self.processes):
-                    if process.poll() is not None and not self.stopping.is_set():
-                        self.out.write(
-                            f"worker {process.pid} ended (exit code {process.returncode}); "
-                            "starting another\n"
-                        )
-                        self.out.flush()
-                        self.processes[index] = self._start_one()
+                if not self.stopping.is_set():
+                    self.check()
+
+    def check(self) -> None:
+        """See to each worker once: schedule a dead one's restart, start one that is due."""
+        now = self.clock()
+        for slot in self.slots:
+            if slot.due is None and slot.process.poll() is not None:
+                if now - slot.started >= STEADY_SECONDS:
+                    slot.backoff.succeeded()  # it ran: this end is not a failed start
+                    delay = 0.0
+                else:
+                    delay = slot.backoff.failed()
+                slot.due = now + delay
+                when = "at once" if delay == 0 else f"in {delay:g} s"
+                self.out.write(
+                    f"worker {slot.process.pid} ended (exit code {slot.process.returncode}); "
+                    f"starting another {when}\n"
+                )
+                self.out.flush()
+            if slot.due is not None and now >= slot.due:
+                slot.process, slot.started, slot.due = self._start_one(), now, None
 
     def stop(self) -> None:
         """Stop every worker: SIGTERM, then SIGKILL after :data:`STOP_GRACE` seconds."""
@@ -164,6 +210,36 @@ class WorkerPool:
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+
+
+def work(
+    root: Path,
+    *,
+    workers: int,
+    ladder_workers: int,
+    out: TextIO,
+    program: tuple[str, ...] = MANAGE,
+) -> int:
+    """Run the workers of the site (or worker folder) at ``root`` and no web server, until
+    SIGINT or SIGTERM (then 0): a worker machine's ``arena server work``. The database is
+    the site's: its tables are the web's to migrate, so this migrates nothing."""
+    site = SiteFolder.load(root.absolute())
+    pool = WorkerPool(site, workers, out, program=program)
+    ladder = WorkerPool(site, ladder_workers, out, "ladder_worker", program=program)
+    try:  # (a signal from here on stops the workers)
+        pool.start()
+        ladder.start()
+        out.write(f"working for {site.root} with {workers} validation and {ladder_workers} "
+                  "ladder worker(s); Ctrl-C stops\n")  # fmt: skip
+        out.flush()
+        threading.Event().wait()
+    except KeyboardInterrupt:  # SIGINT, or SIGTERM as the arena command turns it
+        pass
+    finally:
+        pool.stop()
+        ladder.stop()
+    out.write("stopped\n")
+    return 0
 
 
 def serve(

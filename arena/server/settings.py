@@ -16,6 +16,8 @@ import os
 import secrets
 from pathlib import Path
 
+from django.core.exceptions import ImproperlyConfigured
+
 from arena.server.site_folder import (
     DATABASE_ENV,
     SITE_ENV,
@@ -43,9 +45,26 @@ ARENA_WORK_DIR = str(SITE.layout.work) if SITE is not None else "/nonexistent-wo
 ARENA_COMPETITION_FILE = (
     str(SITE.competition_file) if SITE is not None and SITE.competition_file else None
 )
+
+
+def _number(name: str, default: float, *, least: float) -> float:
+    """The environment's ``name`` as a number of at least ``least`` (``default`` when unset
+    or empty); ``ImproperlyConfigured`` naming the variable and its value otherwise."""
+    text = os.environ.get(name) or ""
+    try:
+        value = float(text) if text.strip() else default
+    except ValueError:
+        value = float("nan")
+    if not value >= least or value == float("inf"):  # (NaN fails the comparison)
+        raise ImproperlyConfigured(f"{name} must be a number of at least {least:g}, got {text!r}")
+    return value
+
+
 # The site's knobs from the environment, read here and nowhere else:
 #: How long a worker's claim on a job (a validation, a ladder game) holds without renewal.
-ARENA_LEASE_SECONDS = float(os.environ.get("ARENA_SERVER_LEASE_SECONDS") or 60)
+ARENA_LEASE_SECONDS = _number("ARENA_SERVER_LEASE_SECONDS", 60.0, least=0.001)
+#: The most ladder games each ladder worker starts in an hour (0: as many as it can play).
+ARENA_LADDER_GAMES_PER_HOUR = _number("ARENA_SERVER_LADDER_GAMES_PER_HOUR", 0.0, least=0.0)
 #: The ladder's knobs over their defaults (arena.server.ladder.config): a JSON object.
 ARENA_LADDER = json.loads(os.environ.get("ARENA_LADDER") or "{}")
 
@@ -56,6 +75,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "arena.server.jobs.apps.JobsConfig",
     "arena.server.site.apps.SiteConfig",
     "arena.server.validation.apps.ValidationConfig",
     "arena.server.ladder.apps.LadderConfig",

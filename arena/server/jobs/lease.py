@@ -4,11 +4,17 @@ Theory of operation. A row is claimable when it waits (its model's "queued" stat
 the lease of the worker holding it has expired (the worker died: killed, out of memory, the
 machine restarted). A worker claims one with a single conditional ``UPDATE`` on the row as
 it read it (still claimable, the same number of attempts): two workers racing for a row
-cannot both win, on SQLite or PostgreSQL. While it works the worker renews its lease every
-third of the lease; a worker stopped by a signal releases the row (the attempt not
-counted); a worker killed with ``kill -9`` leaves a lease that expires, and the row is
-claimed again. A row claimed ``max_attempts`` times without an end is given up (how, each
-queue says), so a job that kills its worker every time cannot block the queue.
+cannot both win, on SQLite or PostgreSQL. On PostgreSQL the read also locks the row it
+returns and passes over rows other claims have locked (``SELECT ... FOR UPDATE SKIP
+LOCKED``): N workers claiming at once each get a different row at the first try, and none
+waits for another's transaction. SQLite has no row locks (Django drops the clause there):
+its one writer at a time and the conditional update are enough for one machine. While it
+works the worker renews its lease every third of the lease (while the work advances: see
+:class:`arena.server.jobs.worker.Worker`); a worker stopped by a signal releases the row
+(the attempt not counted); a worker killed with ``kill -9`` leaves a lease that expires,
+and the row is claimed again. A row claimed ``max_attempts`` times without an end is given
+up (how, each queue says), so a job that kills its worker every time cannot block the
+queue.
 
 Which claimable row goes first is the queue's ``order``: plain fields (first in, first out)
 or :func:`round_robin`, which serves the group (a team) served longest ago first. The order
@@ -24,12 +30,13 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Generic, TypeVar
 
 from django.conf import settings
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.db.models import F, OrderBy, OuterRef, Q, Subquery
 from django.utils import timezone
 
@@ -74,6 +81,17 @@ def round_robin(model: type[models.Model], group: str, served: Q, served_at: str
     return Subquery(last_served).asc(nulls_first=True)
 
 
+def _locking_transaction() -> AbstractContextManager[object]:
+    """The transaction a claim's read and update share where rows can be locked
+    (PostgreSQL: the row read stays locked until the claim is written). On SQLite, nothing:
+    a transaction that reads and then writes can fail at once with "database is locked"
+    when another process writes meanwhile, so there the read stands alone and the
+    conditional update decides."""
+    if connection.features.has_select_for_update_skip_locked:
+        return transaction.atomic()
+    return nullcontext()
+
+
 @dataclass(frozen=True, slots=True)
 class LeaseQueue(Generic[Row]):
     """The queue over ``model``'s rows (each with ``claimed_by``, ``lease_expires`` and
@@ -112,32 +130,44 @@ class LeaseQueue(Generic[Row]):
         now = now or timezone.now()
         passed_over: list[Any] = []
         for _try in range(CLAIM_TRIES):
-            candidate = (
-                self.model._default_manager.filter(self.claimable(now))
-                .exclude(pk__in=passed_over)
-                .order_by(*self.order)
-                .first()
-            )
-            if candidate is None:
-                return None
-            passed_over.append(candidate.pk)
-            attempts = candidate.attempts  # type: ignore[attr-defined]
-            if attempts >= max_attempts:
-                give_up(candidate, now)
-                continue
-            with transaction.atomic():
-                won = self.model._default_manager.filter(
-                    self.claimable(now), pk=candidate.pk, attempts=attempts
-                ).update(
-                    claimed_by=worker,
-                    lease_expires=now + timedelta(seconds=lease_seconds()),
-                    attempts=attempts + 1,
-                    **claimed(candidate),
-                )
-                if won:
-                    then(candidate.pk)
-                    return int(candidate.pk)
+            with _locking_transaction():
+                candidate = self._first_unlocked(now, passed_over)
+                if candidate is None:
+                    return None
+                passed_over.append(candidate.pk)
+                attempts = candidate.attempts  # type: ignore[attr-defined]
+                if attempts >= max_attempts:
+                    give_up(candidate, now)
+                    continue
+                with transaction.atomic():
+                    won = self.model._default_manager.filter(
+                        self.claimable(now), pk=candidate.pk, attempts=attempts
+                    ).update(
+                        claimed_by=worker,
+                        lease_expires=now + timedelta(seconds=lease_seconds()),
+                        attempts=attempts + 1,
+                        **claimed(candidate),
+                    )
+                    if won:
+                        then(candidate.pk)
+                        return int(candidate.pk)
         return None
+
+    def _first_unlocked(self, now: datetime, passed_over: list[Any]) -> Row | None:
+        """The first claimable row in :attr:`order` that no other transaction holds, locked
+        until this one ends (PostgreSQL; on SQLite the first claimable row)."""
+        rows = (
+            self.model._default_manager.filter(self.claimable(now))
+            .exclude(pk__in=passed_over)
+            .order_by(*self.order)
+            .select_for_update(skip_locked=True, of=("self",))
+        )
+        return rows.first()
+
+    def depth(self, now: datetime | None = None) -> int:
+        """How many rows a worker could claim now (the queue's depth, for the admin and the
+        status page)."""
+        return self.model._default_manager.filter(self.claimable(now or timezone.now())).count()
 
     def holding(self, row: Row, worker: str) -> models.QuerySet[Row]:
         """``row`` while ``worker`` still holds it (empty once the claim is lost)."""

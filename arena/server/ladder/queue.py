@@ -8,7 +8,8 @@ expired claim counts as an attempt the infrastructure lost
 (:func:`arena.ladder.ends.classify_end`), and past ``max_attempts`` the game is left out
 with its reason rather than tried forever. Otherwise
 matchmaking (:func:`arena.ladder.matchmaking.next_game`) picks the next pairing from the
-database's state and the game is created already claimed, in one transaction (a ring
+database's state and the game is created already claimed, in one transaction, one worker
+at a time (:func:`arena.server.jobs.serial.one_at_a_time`) (a ring
 competition's rated games are tables: ``table_size`` versions, each on its seat row).
 
 :func:`store_played` writes what the worker brought back in one transaction, only while
@@ -48,6 +49,7 @@ from arena.ladder.games import GameResult, TableResult
 from arena.ladder.matchmaking import GameKind, next_game
 from arena.server.current import is_frozen_now
 from arena.server.jobs.lease import LeaseQueue, lease_seconds
+from arena.server.jobs.serial import one_at_a_time
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.models import (
     Game,
@@ -150,7 +152,9 @@ def _schedule(
     lease: datetime,
     table_size: int,
 ) -> Game | None:
-    with transaction.atomic():
+    # One worker at a time makes a game: matchmaking reads the games in flight, and two
+    # made at once from the same reading could both pass a team's cap or a pair's.
+    with one_at_a_time("ladder: make a game"):
         pairing = next_game(ladder_state(settings, now), settings.matchmaking(table_size), rng)
         if pairing is None:
             return None

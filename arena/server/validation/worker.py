@@ -18,6 +18,7 @@ from pathlib import Path
 from django.conf import settings
 
 from arena.server.jobs.lease import worker_name
+from arena.server.jobs.models import RecordTally
 from arena.server.jobs.worker import Worker
 from arena.server.site.models import BotVersion, SiteSettings
 from arena.server.validation import queue
@@ -82,6 +83,10 @@ def validation_worker(
         store=store,
         name=lambda version: f"validation of version {version.pk}",
         warn=warn,
+        site_failure=lambda result: (
+            str(result) if isinstance(result, InfrastructureError) else None
+        ),
+        tally=RecordTally(worker, "validation"),
     )
 
 

@@ -134,3 +134,14 @@ def test_round_robin_orders_by_the_groups_last_service_never_served_first() -> N
     order = round_robin(BotVersion, "team", Q(attempts__gt=0), "updated")
     teams = BotVersion.objects.order_by(order, "pk").values_list("team__name", flat=True)
     assert list(teams) == ["cats", "bees", "ants"]
+
+
+def test_the_depth_counts_waiting_rows_and_expired_leases_not_held_ones() -> None:
+    team = make_team("ants")
+    for _ in range(3):
+        make_version(team)
+    held = claim_next("w1")
+    assert held is not None
+    assert QUEUE.depth() == 2  # the held one is not waiting
+    later = timezone.now() + timedelta(hours=1)  # its lease has expired by then
+    assert QUEUE.depth(later) == 3

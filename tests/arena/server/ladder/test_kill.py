@@ -1,16 +1,24 @@
 """A ladder worker killed with SIGKILL in the middle of a game loses nothing: its claim's
 lease expires, another worker plays the game again from its start (the same seed), and
-the result is counted once; a ring competition's table too. Real processes on a real site
-(SQLite in a file)."""
+the result is counted once; a ring competition's table too. ``arena server run`` killed
+with SIGKILL at the moment a game starts, again and again (a few times in the quick run,
+:data:`LONG_KILLS` times under load in the slow one): no process of it is left, and every
+game it started is finished or played again. Real processes on a real site (SQLite in a
+file)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -176,3 +184,125 @@ def test_a_killed_server_s_game_is_played_again_when_it_starts_again(site: Path)
     ratings = after["ratings"]
     done = [game for game in after["games"] if game[1] == "done"]
     assert sum(ratings) == 2 * len(done)  # each finished game counted once per version
+
+
+#: Kills of ``arena server run`` in the quick run and in the slow one (under load).
+QUICK_KILLS, LONG_KILLS = 3, 50
+#: The environment variable every process of a run inherits, to find them after the kill.
+MARK_ENV = "ARENA_KILL_TEST_MARK"
+#: Where a game ends: finished (a result, a forfeit, or left out by the infrastructure).
+ENDED = ("done", "bot_fault", "failed_infrastructure")
+
+
+def _games(root: Path) -> dict[int, tuple[str, int]]:
+    """Each game's status and attempts, read from the site's database file directly (a
+    ``manage shell`` takes seconds: too slow to catch a game's start)."""
+    with contextlib.closing(
+        sqlite3.connect(f"file:{root / 'site.sqlite3'}?mode=ro", uri=True)
+    ) as db:
+        db.execute("PRAGMA busy_timeout = 10000")
+        rows = db.execute("SELECT id, status, attempts FROM arena_ladder_game").fetchall()
+    return {game_id: (status, attempts) for game_id, status, attempts in rows}
+
+
+def _marked(mark: str) -> list[psutil.Process]:
+    """The processes still running that inherited ``mark`` (zombies have ended)."""
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if process.environ().get(MARK_ENV) == mark and process.status() != "zombie":
+                found.append(process)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
+
+
+@contextlib.contextmanager
+def _load(processes: int) -> Iterator[None]:
+    """``processes`` busy loops (the machine under load), ended on leaving."""
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(processes)
+    ]
+    try:
+        yield
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+
+
+def test_run_killed_as_a_game_starts_leaves_no_process_and_every_game_is_played(
+    site: Path,
+) -> None:
+    _kill_run_at_game_starts(site, QUICK_KILLS)
+
+
+@pytest.mark.slow  # 50 kills of arena server run under load: minutes
+def test_run_killed_fifty_times_under_load_leaves_nothing_and_loses_no_game(site: Path) -> None:
+    with _load(os.cpu_count() or 2):
+        _kill_run_at_game_starts(site, LONG_KILLS)
+
+
+def _kill_run_at_game_starts(site: Path, kills: int) -> None:
+    """Start ``arena server run``, SIGKILL it as soon as a new game is claimed (or a
+    moment later), ``kills`` times; then let one run finish every game and stop it."""
+    rng = random.Random(34)
+    ladder = {"deals": 300, "placement_games": 1, "max_attempts": 1000}
+    command = [sys.executable, "-m", "arena.cli", "server", "run", str(site), "--port", "0",
+               "--workers", "0", "--ladder-workers", "1"]  # fmt: skip
+
+    def start(mark: str) -> subprocess.Popen[bytes]:
+        env = {**os.environ, "ARENA_LADDER": json.dumps(ladder), MARK_ENV: mark,
+               "ARENA_SERVER_LEASE_SECONDS": "2"}  # fmt: skip
+        return subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+
+    cut_short: set[int] = set()
+    for _kill in range(kills):
+        cut_short |= _kill_once(start, site, rng)
+    mark = uuid.uuid4().hex
+    server = start(mark)
+    try:
+        _until("every game the kills cut short, played again",
+               lambda: all(_games(site)[game][0] in ENDED for game in cut_short))  # fmt: skip
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(WAIT)
+    _until("the last run's processes to end", lambda: not _marked(mark))
+    games = _games(site)
+    assert cut_short  # the kills did cut games short
+    # Each was played again, to its end: no stray worker kept its lease alive.
+    assert all(games[game][0] == "done" for game in cut_short)
+
+
+def _kill_once(start: Callable[[str], subprocess.Popen[bytes]], site: Path,
+               rng: random.Random) -> set[int]:  # fmt: skip
+    """One run, killed as a game starts (or a moment later); the games it cut short: left
+    claimed (its worker's lease runs out) or put back (the worker, told by the kernel that
+    its parent died, releases its game before it ends)."""
+    mark = uuid.uuid4().hex
+    before = _games(site)
+    server = start(mark)
+    try:
+        started = _until("a game's start", lambda: _started(before, _games(site)))
+        time.sleep(rng.choice([0.0, 0.0, rng.uniform(0.0, 0.3)]))  # at or just after it
+        server.send_signal(signal.SIGKILL)
+        server.wait(WAIT)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+    # Every process of that run ends: its workers by the parent-death signal, their pools'
+    # processes and the bots with them. None is left to keep a lease alive.
+    _until("the killed run's processes to end", lambda: not _marked(mark))
+    after = _games(site)
+    return {game for game in started if after[game][0] not in ENDED}
+
+
+def _started(before: dict[int, tuple[str, int]], now: dict[int, tuple[str, int]]) -> set[int]:
+    """The games claimed since ``before``: a new game, or one claimed once more."""
+    return {
+        game
+        for game, (status, attempts) in now.items()
+        if status == "claimed" and (game not in before or before[game][1] < attempts)
+    }

@@ -5,8 +5,10 @@ a claim whose lease expired is played again and counted once."""
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import random
+import signal
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -16,10 +18,12 @@ from django.core.management import call_command
 from django.test import override_settings
 from django.utils import timezone
 
+from arena.cluster.dask_executor import ClusterError
 from arena.cluster.local import LocalMatchExecutor
 from arena.ladder.ends import EndCause
 from arena.server.competition import read_competition
 from arena.server.current import current_competition
+from arena.server.jobs.backoff import Backoff
 from arena.server.jobs.lease import lease_seconds
 from arena.server.ladder import config
 from arena.server.ladder.management.commands import ladder_worker as worker_module
@@ -28,6 +32,7 @@ from arena.server.ladder.models import Game, GameStatus, Rating
 from arena.server.ladder.play import LadderRules, PlayedGame, ladder_rules
 from arena.server.ladder.queue import claim_next, store_played
 from arena.server.site.models import LeaderboardRow, Match
+from arena.tournament.worker import play_match
 from arena.uploads import ArchiveLimits
 from tests.arena.server.factories import make_team
 from tests.arena.server.ladder.conftest import SMALL, accepted, not_starting_bot, team_with
@@ -173,3 +178,126 @@ def test_a_running_worker_plays_on_a_new_executor_once_the_file_has_changed(
     monkeypatch.setattr(worker_module, "_executor", recording)
     call_command("ladder_worker", "--once")  # nothing to play: one look, then it stops
     assert made == [1, 3]
+
+
+class Clock:
+    """The worker's ``time``, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@pytest.mark.usefixtures("db")
+def test_a_worker_that_cannot_play_says_so_once_and_tries_again_less_often(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A competition file that became unreadable used to crash-loop the worker (restarted
+    # every second, a message each time). Now it stays up: the problem said once, tries
+    # after 1, 2, 4... seconds, and it plays again once the file is fixed.
+    clock = Clock()
+    monkeypatch.setattr(worker_module, "time", clock)
+    path = _settled(tmp_path / "competition.toml", 'format = "bogus\n')
+    errors = io.StringIO()
+    command = Command(stderr=errors)
+    command._retry = Backoff(first=1.0, most=60.0)
+    command._retry_at = 0.0
+    tries: list[float] = []
+    with override_settings(ARENA_COMPETITION_FILE=str(path)):
+        for _ in range(40):  # a look every quarter second for ten seconds
+            before = command._retry_at
+            assert command._start(tmp_path / "ladder") is None
+            if command._retry_at != before:
+                tries.append(clock.now)
+            clock.now += 0.25
+        assert [round(b - a, 2) for a, b in itertools.pairwise(tries)] == [1.0, 2.0, 4.0]
+        assert errors.getvalue().count("the ladder cannot play here") == 1
+        _settled(path, "concurrency = 1\n")
+        clock.now += 60.0
+        playing = command._start(tmp_path / "ladder")
+    assert playing is not None and playing.rules.config.concurrency == 1
+    worker_module._drop(playing.executor)
+    assert errors.getvalue().endswith("the ladder can play again\n")
+    assert command._retry.failures == 0
+
+
+@pytest.mark.usefixtures("db")
+def test_run_by_hand_a_worker_that_cannot_play_exits_1(tmp_path: Path) -> None:
+    path = _settled(tmp_path / "competition.toml", "concurrency = 0\n")
+    errors = io.StringIO()
+    with override_settings(ARENA_COMPETITION_FILE=str(path)), pytest.raises(SystemExit) as ended:
+        call_command("ladder_worker", "--once", stderr=errors)
+    assert ended.value.code == 1 and "the ladder cannot play here" in errors.getvalue()
+
+
+@pytest.mark.usefixtures("db")
+def test_a_worker_without_its_cluster_says_it_cannot_reach_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unreachable(rules: LadderRules, root: Path) -> object:
+        raise ClusterError("no scheduler at tcp://nowhere:8786")
+
+    monkeypatch.setattr(worker_module, "_executor", unreachable)
+    errors = io.StringIO()
+    with pytest.raises(SystemExit):
+        call_command("ladder_worker", "--games", "1", stderr=errors)
+    assert "the ladder cannot reach its cluster: no scheduler" in errors.getvalue()
+
+
+def test_a_game_s_progress_is_what_its_matches_and_builds_have_written(tmp_path: Path) -> None:
+    root = tmp_path / "ladder"
+    with LocalMatchExecutor(1, play_match) as executor:
+        assert worker_module.game_progress(executor, root, 7) == (0, 0)  # nothing yet
+        (root / "games" / "7").mkdir(parents=True)
+        (root / "games" / "7" / "hands.jsonl").write_text("a hand\n")
+        (root / "versions" / ".3-scratch").mkdir(parents=True)  # a build under way
+        (root / "versions" / ".3-scratch" / "out.o").write_bytes(b"12345")
+        (root / "versions" / "2").mkdir()
+        (root / "versions" / "2" / "built.bin").write_bytes(b"old")  # done before: not counted
+        assert worker_module.game_progress(executor, root, 7) == (2, 12)
+        assert worker_module.game_progress(executor, root, 8) == (1, 5)  # only the build
+
+
+def test_on_a_cluster_the_progress_always_differs_so_the_lease_is_kept() -> None:
+    # The matches' files come back at their end: the lease is renewed while it waits.
+    cluster = object()
+    first = worker_module.game_progress(cluster, Path("/nonexistent"), 1)
+    assert first != worker_module.game_progress(cluster, Path("/nonexistent"), 1)
+
+
+@pytest.mark.usefixtures("db")
+def test_a_worker_run_until_stopped_waits_for_a_usable_file_then_plays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Started by arena server run (no --once, no --games), a worker whose file cannot be
+    # used does not exit: it looks again after its back-off and claims once it can.
+    from arena.server.jobs import worker as loop
+
+    monkeypatch.setattr(loop, "die_with_parent", lambda: None)  # not this test's process
+    good = read_competition(_settled(tmp_path / "c.toml", "concurrency = 1\n"))
+    readings = iter([OSError("c.toml: not valid TOML")])
+
+    def reading() -> object:
+        found = next(readings, good)
+        if isinstance(found, Exception):
+            raise found
+        return found
+
+    claims: list[str] = []
+
+    def claim_and_stop(worker: str, *args: object, **options: object) -> None:
+        claims.append(worker)
+        os.kill(os.getpid(), signal.SIGTERM)  # as arena server run stops it
+        return None
+
+    monkeypatch.setattr(worker_module, "current_competition", reading)
+    monkeypatch.setattr(worker_module, "claim_next", claim_and_stop)
+    monkeypatch.setattr(worker_module, "RETRY_FIRST", 0.01)
+    errors = io.StringIO()
+    call_command("ladder_worker", "--poll", "0", stderr=errors)
+    assert len(claims) == 1  # claimed only once it could play
+    said = errors.getvalue()
+    assert "the ladder cannot play here: c.toml: not valid TOML" in said
+    assert "the ladder can play again" in said

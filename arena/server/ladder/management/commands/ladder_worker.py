@@ -9,13 +9,27 @@ site's work folder at the same path (the versions' builds are there; the matches
 come back with their outcomes when they cannot write it). SIGTERM or SIGINT stops it and
 puts its game back; ``kill -9`` leaves a claim that expires, and the game is played again
 by whoever claims it next.
-Started by ``arena server run``, which restarts it when it dies; it dies with its parent
-(Linux's parent-death signal)."""
+
+The game's lease is renewed only while the game advances: the files its matches and builds
+write under the work folder (hands, builds) grow. A worker stuck on a game lets its lease
+expire, and another plays the game again. On a Dask cluster the matches' files come back
+only at their end: there the lease is renewed for as long as the worker waits, and the
+game's deadline (``game_deadline_s``) bounds that wait.
+
+A worker that cannot play (the competition file unreadable or invalid, the sandbox missing,
+the cluster out of reach) says why once and tries again after a back-off that doubles up to
+a minute, as the validation worker puts back what it cannot run: it never exits in a loop.
+Run by hand with ``--once`` or ``--games``, it exits 1 instead. With
+``ARENA_SERVER_LADDER_GAMES_PER_HOUR`` set it starts at most that many games an hour.
+Started by ``arena server run`` (``--ladder-workers N``), which restarts it when it dies;
+it dies with its parent (Linux's parent-death signal)."""
 
 from __future__ import annotations
 
 import os
 import random
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +42,11 @@ from arena.cluster.local import LocalMatchExecutor, local_executor
 from arena.ladder.ends import EndCause
 from arena.server.competition import Competition
 from arena.server.current import current_competition
+from arena.server.jobs.backoff import Backoff
 from arena.server.jobs.lease import worker_name
+from arena.server.jobs.models import RecordTally
+from arena.server.jobs.progress import files_written
+from arena.server.jobs.serial import one_at_a_time
 from arena.server.jobs.worker import Worker
 from arena.server.ladder import config
 from arena.server.ladder.models import Game, version_label
@@ -46,7 +64,7 @@ from arena.settings import SettingsError
 from arena.settings.catalog import ExecutorKind
 from arena.tournament.worker import play_match
 
-__all__ = ["Command", "game_spec"]
+__all__ = ["Command", "game_progress", "game_spec"]
 
 
 def _files(version: BotVersion) -> VersionFiles:
@@ -83,6 +101,18 @@ def _executor(rules: LadderRules, root: Path) -> Any:
     return local_executor(config.worker_count(), play_match)
 
 
+def game_progress(executor: Any, root: Path, game_id: int) -> object:
+    """How far game ``game_id`` has got, as the lease's heartbeat compares it: the files its
+    matches (``<root>/games/<id>``) and the builds under way (``<root>/versions/.*``,
+    :func:`~arena.server.ladder.play.prepare`) have written. On any executor but the local
+    pool the matches' files come back only at their end: a value never seen before, so the
+    lease is renewed while the worker waits (the game's deadline bounds that)."""
+    if not isinstance(executor, LocalMatchExecutor):
+        return object()
+    builds = (root / "versions").glob(".*")
+    return files_written(root / "games" / str(game_id), *builds)
+
+
 def _rules(competition: Competition | None) -> LadderRules:
     """The ladder's rules under ``competition`` and the site's archive limits."""
     return ladder_rules(competition, SiteSettings.current().rules().archive_limits)
@@ -95,6 +125,19 @@ def _drop(executor: Any) -> None:
         executor.close(kill=True)
     else:
         executor.close()
+
+
+@dataclass(slots=True)
+class _Playing:
+    """What the worker plays with: the competition as it read it, its rules, the executor."""
+
+    competition: Competition | None
+    rules: LadderRules
+    executor: Any
+
+
+#: Seconds between two tries of a worker that cannot play: the first, and the longest.
+RETRY_FIRST, RETRY_MOST = 1.0, 60.0
 
 
 class Command(BaseCommand):
@@ -116,42 +159,53 @@ class Command(BaseCommand):
         worker = worker_name()
         rng = random.Random(os.urandom(16))
         root = Path(settings.ARENA_WORK_DIR) / "ladder"
-        try:
-            competition = current_competition()
-            rules = _rules(competition)
-        except (SandboxUnavailableError, SettingsError, OSError) as error:
-            self.stderr.write(f"the ladder cannot play here: {error}")
-            raise SystemExit(1) from None
-        try:
-            executor = _executor(rules, root)
-        except ClusterError as error:
-            self.stderr.write(f"the ladder cannot reach its cluster: {error}")
-            raise SystemExit(1) from None
+        self._retry = Backoff(first=RETRY_FIRST, most=RETRY_MOST)
+        self._retry_at = 0.0
+        playing = self._start(root)
+        if playing is None and (options["once"] or options["games"] is not None):
+            raise SystemExit(1)  # run by hand: say it and stop
 
         def claim() -> Game | None:
-            nonlocal competition, rules, executor
-            renewed = self._renewed(competition)
+            nonlocal playing
+            if playing is None:  # it could not play yet: try again when its back-off says
+                playing = self._start(root)
+                if playing is None:
+                    return None
+            renewed = self._renewed(playing.competition)
             if renewed is not None:  # the file was edited: its rules from the next game on
                 competition, rules = renewed
-                _drop(executor)
-                executor = _executor(rules, root)
-            return claim_next(worker, config.current(), rng, table_size=rules.table_size)
+                _drop(playing.executor)
+                playing = _Playing(competition, rules, _executor(rules, root))
+            size = playing.rules.table_size
+            return claim_next(worker, config.current(), rng, table_size=size)
 
         def play(game: Game) -> PlayedGame:
+            assert playing is not None  # a game is claimed only with rules to play it by
             deadline_s = config.current().game_deadline_s
-            return play_game(game_spec(game), executor, rules, root, deadline_s=deadline_s)
+            return play_game(
+                game_spec(game), playing.executor, playing.rules, root, deadline_s=deadline_s
+            )
+
+        def progress(game: Game) -> object:
+            return game_progress(None if playing is None else playing.executor, root, game.pk)
 
         def store(game: Game, outcome: PlayedGame) -> None:
-            nonlocal executor
-            if not store_played(game, worker, outcome, config.current()):
+            with one_at_a_time("ladder: store a game"):  # it refits the ratings: see serial
+                stored = store_played(game, worker, outcome, config.current())
+            if not stored:
                 self.stderr.write(
                     f"ladder game {game.pk}: the claim was lost; its result is dropped"
                 )
-            if outcome.cause is EndCause.DEADLINE:
+            if outcome.cause is EndCause.DEADLINE and playing is not None:
                 # A match past the deadline still holds a process: start afresh.
-                _drop(executor)
-                executor = _executor(rules, root)
+                _drop(playing.executor)
+                playing.executor = _executor(playing.rules, root)
 
+        def closing() -> None:
+            if playing is not None:
+                _drop(playing.executor)
+
+        per_hour = float(settings.ARENA_LADDER_GAMES_PER_HOUR)
         # The loop sets its signal handlers after the pool is made: the pool turns SIGTERM
         # into KeyboardInterrupt, the worker stops itself.
         Worker(
@@ -163,12 +217,40 @@ class Command(BaseCommand):
             store=store,
             name=lambda game: f"ladder game {game.pk}",
             warn=self.stderr.write,
+            progress=progress,
+            site_failure=_site_failure,
+            tally=RecordTally(worker, "ladder"),
         ).run(
             once=options["once"],
             jobs=options["games"],
             poll=options["poll"],
-            closing=lambda: _drop(executor),
+            spacing=3600.0 / per_hour if per_hour > 0 else 0.0,
+            closing=closing,
         )
+
+    def _start(self, root: Path) -> _Playing | None:
+        """The competition, its rules and the executor to play on; None when the worker
+        cannot play here yet (said once per problem; tried again after a back-off that
+        doubles, see :data:`RETRY_FIRST`), or before that back-off has passed."""
+        if time.monotonic() < self._retry_at:
+            return None
+        try:
+            competition = current_competition()
+            rules = _rules(competition)
+            playing = _Playing(competition, rules, _executor(rules, root))
+        except (SandboxUnavailableError, SettingsError, OSError, ClusterError) as error:
+            where = "reach its cluster" if isinstance(error, ClusterError) else "play here"
+            problem = f"the ladder cannot {where}: {error}"
+            if problem != self._problem:
+                self.stderr.write(f"{problem} (trying again, less often each time)")
+            self._problem = problem
+            self._retry_at = time.monotonic() + self._retry.failed()
+            return None
+        if self._problem:
+            self.stderr.write("the ladder can play again")
+        self._problem = ""
+        self._retry.succeeded()
+        return playing
 
     def _renewed(
         self, competition: Competition | None
@@ -188,6 +270,13 @@ class Command(BaseCommand):
                 self.stderr.write(problem)
             self._problem = problem
             return None
+
+
+def _site_failure(played: PlayedGame) -> str | None:
+    """What failed on the site's side in a game (the sandbox, a deadline, our error)."""
+    if not played.cause.is_infrastructure:
+        return None
+    return f"{played.cause}: {played.detail}" if played.detail else str(played.cause)
 
 
 def _arena_error(_game: Game, error: Exception) -> PlayedGame:

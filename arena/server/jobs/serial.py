@@ -1,0 +1,30 @@
+"""Work that only one worker at a time may do, across processes and machines: a
+transaction that first takes a PostgreSQL advisory lock named after the work (released
+when the transaction ends, by commit, rollback or a killed connection), so a second worker
+waits for the first to commit. SQLite writes one transaction at a time anyway: there it is
+the transaction alone.
+
+Why: storing a ladder game refits the ratings and writes them all again; two workers
+storing at once on PostgreSQL both delete the old rows and both insert the new ones, and
+the second fails on the ratings' unique key.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import connection, transaction
+
+__all__ = ["one_at_a_time"]
+
+
+@contextmanager
+def one_at_a_time(name: str) -> Iterator[None]:
+    """A transaction in which no other worker runs ``name``'s work (the module docstring)."""
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(name.encode())])
+        yield
