@@ -26,8 +26,8 @@ from typing import Any
 from django.utils import timezone
 
 from arena.ladder.finals import finals_entrants
-from arena.ladder.games import pair_records
 from arena.ladder.ratings import fit
+from arena.ladder.sums import pair_sums
 from arena.report.build import DEFAULT_MAX_HANDS, Redaction, write_report
 from arena.server.competition import Visibility
 from arena.server.ladder.models import FinalsRun, FinalsStatus, version_label
@@ -89,7 +89,7 @@ def run_finals(rules: LadderRules, work: Path) -> FinalsRun:
     """Play (or resume) the finals under ``rules`` in ``work`` and publish them; the run's
     row. ``ValueError`` when fewer than two teams have an active version."""
     versions = {version_label(version): version for version in active_versions()}
-    standings = fit(pair_records(rated_results()), bots=versions)
+    standings = fit(pair_sums(rated_results()), bots=versions)
     entrants = finals_entrants(
         {version.team.name: label for label, version in versions.items()}, standings
     )

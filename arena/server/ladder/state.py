@@ -18,10 +18,11 @@ from datetime import datetime, timedelta
 from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
 
-from arena.ladder.games import GameResult, TableResult, pair_records
+from arena.ladder.games import GameResult, TableResult
 from arena.ladder.matchmaking import Entrant, GameKind, GameRequest, LadderState, Pairing
 from arena.ladder.promotion import Verdict, should_activate
 from arena.ladder.ratings import Standings, fit
+from arena.ladder.sums import pair_sums
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.models import (
     LLR_CAP,
@@ -169,7 +170,7 @@ def refresh_ratings() -> Standings:
     games = _rated_games()
     results = _results(games)
     active = {version_label(version): version for version in active_versions()}
-    standings = fit(pair_records(results), bots=active)
+    standings = fit(pair_sums(results), bots=active)
     order = [bot for bot in standings.order if bot in active]
     counts, hands = _played(games)
     Rating.objects.all().delete()
@@ -210,7 +211,7 @@ def ladder_state(settings: LadderSettings, now: datetime | None = None) -> Ladde
             )
         )
     results = rated_results()
-    standings = fit(pair_records(results), bots=[version_label(v) for v in active])
+    standings = fit(pair_sums(results), bots=[version_label(v) for v in active])
     in_flight = tuple(
         Pairing(version_label(game.first), version_label(game.second), GameKind(game.kind),
                 others=tuple(version_label(seat.version) for seat in game.seats_in_order()[2:]))

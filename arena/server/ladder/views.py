@@ -22,8 +22,8 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
-from arena.ladder.games import pair_records
 from arena.ladder.matchmaking import GameKind
+from arena.ladder.sums import pair_sums
 from arena.report.page import CONTENT_SECURITY_POLICY as REPORT_POLICY
 from arena.server.competition import Visibility
 from arena.server.current import is_frozen_now
@@ -85,7 +85,7 @@ def ladder_data() -> dict[str, Any]:
         for rating in Rating.objects.select_related("version__team")
     ]
     pairs = []
-    records = {} if hides_games else pair_records(rated_results())
+    records = {} if hides_games else pair_sums(rated_results())
     for (first, second), record in sorted(records.items()):
         adjusted, raw = record.adjusted_estimate(), record.raw_estimate()
         pairs.append(
