@@ -267,10 +267,12 @@ class VersionSumsRow(models.Model):
 
 class RatingFit(models.Model):
     """The last fit of the ratings (one row): when, how long it took, the pooled spread of
-    one game it found, and the claim of the worker fitting now (one at a time: a
-    conditional update takes it, :func:`arena.server.ladder.fitting.refresh_if_due`)."""
+    one game it found, the games played (done) then, and the claim of the worker fitting
+    now (one at a time: a conditional update takes it,
+    :func:`arena.server.ladder.fitting.refresh_if_due`)."""
 
     fitted = models.DateTimeField(null=True, blank=True)
+    game_count = models.PositiveIntegerField(default=0)
     seconds = models.FloatField(default=0.0)
     game_sd = models.FloatField(default=0.0)
     confidence = models.FloatField(default=0.95)
