@@ -23,7 +23,6 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from arena.ladder.matchmaking import GameKind
-from arena.ladder.sums import pair_sums
 from arena.report.page import CONTENT_SECURITY_POLICY as REPORT_POLICY
 from arena.server.competition import Visibility
 from arena.server.current import is_frozen_now
@@ -37,13 +36,16 @@ from arena.server.ladder.models import (
     GameStatus,
     LadderTeamSettings,
     OwnFaults,
+    PairSumsRow,
     PromotionStatus,
     PromotionTest,
     Rating,
+    RatingFit,
     UnrankedRequest,
     version_label,
 )
-from arena.server.ladder.state import active_versions, plays_in, rated_results, with_seats
+from arena.server.ladder.state import active_versions, plays_in, with_seats
+from arena.server.ladder.sums import row_sums
 from arena.server.site.models import BotVersion, SiteSettings, Team, VersionStatus
 from arena.server.site.scope import identified, requesting_team, visible
 
@@ -64,17 +66,23 @@ def _number(value: float | None, digits: int = 1) -> float | None:
     return None if value is None or not math.isfinite(value) else round(value, digits)
 
 
-def ladder_data() -> dict[str, Any]:
-    """The ladder as the page and the API show it (public: ratings and pair results).
-    With the site's visibility ``nothing`` no game is anyone else's business: the
-    ratings stay, each pair's games and hands and the tables' results go."""
+def ladder_data(team: Team | None = None) -> dict[str, Any]:
+    """The ladder as the page and the API show it (public: ratings and pair results), read
+    from the last stored fit and the running sums: no request fits or reads every game.
+    The pairs shown are the :data:`PAIRS_SHOWN` most played (``pair_count`` says how many
+    there are); ``team``'s rows are marked ``is_mine``. With the site's visibility
+    ``nothing`` no game is anyone else's business: the ratings stay, each pair's games and
+    hands and the tables' results go."""
     hides_games = _visibility() is Visibility.NOTHING
+    mine = None if team is None else team.pk
     ratings = [
         {
             "place": rating.place,
             "bot": version_label(rating.version),
+            "version_id": rating.version_id,
             "team": rating.version.team.name,
             "team_id": rating.version.team_id,
+            "is_mine": rating.version.team_id == mine,
             "rating": _number(rating.strength),
             "plus_minus": _number((rating.high - rating.low) / 2.0),
             "low": _number(rating.low),
@@ -84,16 +92,17 @@ def ladder_data() -> dict[str, Any]:
         }
         for rating in Rating.objects.select_related("version__team")
     ]
+    rows = PairSumsRow.objects.select_related("first__team", "second__team")
     pairs = []
-    records = {} if hides_games else pair_sums(rated_results())
-    for (first, second), record in sorted(records.items()):
-        adjusted, raw = record.adjusted_estimate(), record.raw_estimate()
+    for row in [] if hides_games else rows.order_by("-game_count", "pk")[:PAIRS_SHOWN]:
+        sums = row_sums(row)
+        adjusted, raw = sums.adjusted_estimate(), sums.raw_estimate()
         pairs.append(
             {
-                "first": first,
-                "second": second,
-                "games": record.game_count,
-                "hands": record.hand_count,
+                "first": sums.first,
+                "second": sums.second,
+                "games": row.game_count,
+                "hands": row.hand_count,
                 "adjusted": _number(adjusted.mean),
                 "adjusted_plus_minus": _number(adjusted.half_width),
                 "raw": _number(raw.mean),
@@ -101,14 +110,23 @@ def ladder_data() -> dict[str, Any]:
                 "luck": _number(raw.mean - adjusted.mean),
             }
         )
+    pairs.sort(key=lambda pair: (pair["first"], pair["second"]))
     in_flight = Game.objects.filter(status__in=(GameStatus.QUEUED, GameStatus.CLAIMED)).count()
-    played = Game.objects.filter(status=GameStatus.DONE).count()
+    last_fit = RatingFit.objects.filter(pk=1).exclude(fitted=None).first()
+    fitted = None if last_fit is None or last_fit.fitted is None else last_fit.fitted
     tables = [] if hides_games else with_seats(
         Game.objects.filter(seat_count__gt=2, status__in=(GameStatus.DONE, GameStatus.BOT_FAULT))
     ).order_by("-pk")[:_RECENT_TABLES]  # fmt: skip
-    return {"ratings": ratings, "pairs": pairs, "games_played": played, "in_flight": in_flight,
+    return {"ratings": ratings, "pairs": pairs, "pair_count": 0 if hides_games else rows.count(),
+            "fitted": None if fitted is None else fitted.isoformat(),
+            "games_played": 0 if last_fit is None else last_fit.game_count,
+            "in_flight": in_flight,
             "tables": [{"id": game.pk, "kind": game.kind, "status": game.status,
                         "seats": _seats(game)} for game in tables]}  # fmt: skip
+
+
+#: The pairs the ladder page and its API list, the most played first.
+PAIRS_SHOWN = 200
 
 
 #: The ring tables the ladder page lists (the last ones over).
@@ -148,12 +166,12 @@ def _seats(game: Game) -> list[dict[str, Any]]:
 
 def ladder_page(request: HttpRequest) -> HttpResponse:
     """The ladder: ratings, chances, pairs."""
-    return render(request, "ladder/ladder.html", {"data": ladder_data()})
+    return render(request, "ladder/ladder.html", {"data": ladder_data(requesting_team(request))})
 
 
 def api_ladder(request: HttpRequest) -> JsonResponse:
     """``GET /api/v1/ladder/``: :func:`ladder_data`."""
-    return JsonResponse(ladder_data())
+    return JsonResponse(ladder_data(requesting_team(request)))
 
 
 def _game_row(game: Game, version: BotVersion, own: OwnFaults | None) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from arena.server.ladder.models import (
     PromotionTest,
     UnrankedRequest,
 )
-from arena.server.ladder.state import refresh_ratings
+from arena.server.ladder.fitting import refresh_ratings
 from arena.server.site.models import BotVersion, Team
 from tests import REPO_ROOT
 from tests.arena.server.factories import PASSWORD, make_team, make_token
