@@ -27,7 +27,7 @@ from arena.report.page import CONTENT_SECURITY_POLICY as REPORT_POLICY
 from arena.server.competition import Visibility
 from arena.server.current import is_frozen_now
 from arena.server.ladder import config
-from arena.server.ladder.chart import llr_chart
+from arena.server.ladder.chart import llr_chart, rating_chart
 from arena.server.ladder.finals import public_report_path
 from arena.server.ladder.models import (
     FinalsRun,
@@ -41,6 +41,7 @@ from arena.server.ladder.models import (
     PromotionTest,
     Rating,
     RatingFit,
+    RatingPoint,
     UnrankedRequest,
     version_label,
 )
@@ -207,6 +208,29 @@ def _game_rows(team: Team | None, version: BotVersion) -> list[dict[str, Any]]:
     return [_game_row(game, version, own.get(game.pk)) for game in games]
 
 
+#: The most points of a rating history a page draws or the API lists (the newest).
+HISTORY_POINTS = 500
+
+
+def rating_history(version: BotVersion) -> list[dict[str, Any]]:
+    """The version's rating after each recorded fit (:class:`RatingPoint`), oldest first:
+    the newest :data:`HISTORY_POINTS`."""
+    points = RatingPoint.objects.filter(version=version).order_by("-at")[:HISTORY_POINTS]
+    return [
+        {
+            "at": point.at.isoformat(),
+            "time": point.at.timestamp(),
+            "rating": _number(point.strength),
+            "low": _number(point.low),
+            "high": _number(point.high),
+            "plus_minus": _number((point.high - point.low) / 2.0),
+            "place": point.place,
+            "games": point.game_count,
+        }
+        for point in reversed(points)
+    ]
+
+
 def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
     """A version's ladder page, for its team (another team: 404)."""
     team = requesting_team(request)
@@ -221,7 +245,11 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
             "incumbent__team").order_by("-pk")
     ]  # fmt: skip
     opponents = [v for v in active_versions() if v.pk != version.pk]
+    history = rating_history(version)
+    chart = rating_chart([(p["time"], p["rating"], p["low"], p["high"]) for p in history])
     context = {
+        "history": history,
+        "history_chart": mark_safe(chart),  # numbers only (chart module)
         "version": version,
         "label": version_label(version),
         "rows": rows,
@@ -268,6 +296,10 @@ def api_version(request: HttpRequest, version_id: int) -> JsonResponse:
                     "matches": row["matches"],
                 }
                 for row in rows
+            ],
+            "rating_history": [
+                {key: value for key, value in point.items() if key != "time"}
+                for point in rating_history(version)
             ],
             "promotion_tests": [
                 {

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from arena.ladder.matchmaking import GameKind
 from arena.server.ladder import config
+from arena.server.ladder.fitting import refresh_ratings
 from arena.server.ladder.models import (
     Game,
     GameStatus,
@@ -23,7 +24,6 @@ from arena.server.ladder.models import (
     PromotionTest,
     UnrankedRequest,
 )
-from arena.server.ladder.fitting import refresh_ratings
 from arena.server.site.models import BotVersion, Team
 from tests import REPO_ROOT
 from tests.arena.server.factories import PASSWORD, make_team, make_token
