@@ -70,12 +70,16 @@ def refresh_if_due(now: datetime | None = None, interval_s: float = FIT_INTERVAL
     worker is fitting (module docstring); True when this call fitted. Called outside any
     transaction."""
     now = now or timezone.now()
-    _fit_row()
     due = Q(fitted__isnull=True) | Q(fitted__lte=now - timedelta(seconds=interval_s))
     free = Q(claimed_until__isnull=True) | Q(claimed_until__lt=now)
     claim = now + timedelta(seconds=_CLAIM_S)
+    # One statement when the row is there (every time but the first).
     if not RatingFit.objects.filter(due & free, pk=1).update(claimed_until=claim):
-        return False
+        if RatingFit.objects.filter(pk=1).exists():
+            return False
+        _fit_row()
+        if not RatingFit.objects.filter(due & free, pk=1).update(claimed_until=claim):
+            return False
     try:
         refresh_ratings(now)
     finally:

@@ -18,8 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from django.db.models import F, Value
-from django.db.models.functions import Coalesce, Greatest
+from django.db import connection
 
 from arena.ladder.games import GameResult
 from arena.ladder.sums import PairSums
@@ -66,36 +65,50 @@ def _add(game: Game) -> None:
         _log.warning("game %s: a result the fit cannot use, left out: %s", game.pk, error)
         results = ()
     hands = game.hand_count if results else 0
-    for version in versions:
-        VersionSumsRow.objects.bulk_create([VersionSumsRow(version=version)], ignore_conflicts=True)
-        VersionSumsRow.objects.filter(version=version).update(
-            game_count=F("game_count") + (1 if results else 0),
-            hand_count=F("hand_count") + hands,
-            last_game=Greatest(Coalesce(F("last_game"), Value(0)), Value(game.pk)),
-        )
+    played = 1 if results else 0
+    _upsert(VersionSumsRow, ("version_id",), [(v.pk, played, hands, game.pk) for v in versions],
+            adds=("game_count", "hand_count"), greatest="last_game")  # fmt: skip
     by_label = {version_label(version): version for version in versions}
+    rows = []
     for result in results:
-        _add_pair(result, by_label[result.first], by_label[result.second])
+        one, other = by_label[result.first], by_label[result.second]
+        first, second = (one, other) if one.pk < other.pk else (other, one)
+        adjusted = result.score_for(version_label(first))
+        raw = result.raw_for(version_label(first))
+        rows.append((first.pk, second.pk, 1, result.weight, result.weight * adjusted, adjusted,
+                     adjusted * adjusted, raw, raw * raw, result.hand_count))  # fmt: skip
+    if rows:
+        _upsert(PairSumsRow, ("first_id", "second_id"), rows, adds=_SUMS)
 
 
-def _add_pair(result: GameResult, one: BotVersion, other: BotVersion) -> None:
-    """One comparison into its pair's row (``first`` the smaller number: its side)."""
-    first, second = (one, other) if one.pk < other.pk else (other, one)
-    adjusted = result.score_for(version_label(first))
-    raw = result.raw_for(version_label(first))
-    PairSumsRow.objects.bulk_create(
-        [PairSumsRow(first=first, second=second)], ignore_conflicts=True
+def _upsert(
+    model: type[PairSumsRow] | type[VersionSumsRow],
+    keys: tuple[str, ...],
+    rows: list[tuple[float | int, ...]],
+    *,
+    adds: tuple[str, ...],
+    greatest: str | None = None,
+) -> None:
+    """Add ``rows`` (the ``keys``' values, then the ``adds``', then ``greatest``'s) onto the
+    rows of ``model`` in one statement: a missing row is made, an existing one has each
+    value of ``adds`` added to its own and ``greatest`` raised to the new value. The
+    addition happens in the database (``ON CONFLICT DO UPDATE``, PostgreSQL's and
+    SQLite's alike), so two workers adding at once both count."""
+    table = model._meta.db_table
+    columns = [*keys, *adds, *([greatest] if greatest else [])]
+    updates = [f"{name} = {table}.{name} + excluded.{name}" for name in adds]
+    if greatest:
+        updates.append(
+            f"{greatest} = CASE WHEN {table}.{greatest} IS NULL OR {table}.{greatest} < "
+            f"excluded.{greatest} THEN excluded.{greatest} ELSE {table}.{greatest} END"
+        )
+    values = ", ".join(["(" + ", ".join(["%s"] * len(columns)) + ")"] * len(rows))
+    sql = (
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values} "
+        f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {', '.join(updates)}"
     )
-    PairSumsRow.objects.filter(first=first, second=second).update(
-        game_count=F("game_count") + 1,
-        information=F("information") + result.weight,
-        weighted_sum=F("weighted_sum") + result.weight * adjusted,
-        adjusted_sum=F("adjusted_sum") + adjusted,
-        adjusted_squares=F("adjusted_squares") + adjusted * adjusted,
-        raw_sum=F("raw_sum") + raw,
-        raw_squares=F("raw_squares") + raw * raw,
-        hand_count=F("hand_count") + result.hand_count,
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [value for row in rows for value in row])
 
 
 def pair_sums() -> dict[tuple[str, str], PairSums]:
