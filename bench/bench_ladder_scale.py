@@ -24,7 +24,10 @@ for none). Each size runs in a process of its own (Django serves one site per pr
    process claims and stores a game every 0.2 s (a fit every 5 s, as a worker does):
    the requests' median, p99 and errors.
 
-Printed: each figure's median and p99 in milliseconds, with the machine's load average.
+Printed: each figure's median and p99 in milliseconds (wall; and the bench process's own
+CPU for a claim and store, which a loaded machine does not inflate), the SQL statements
+of a claim and of a store (the same at every size: constant work), with the machine's
+load average.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -153,8 +157,11 @@ def _fill(versions: int, games: int, rng: random.Random) -> None:
         cursor.execute("ANALYZE")
 
 
-def _play_one(rng: random.Random, worker: str) -> tuple[float, float]:
-    """One claim and one store of a made-up result: their times in seconds."""
+def _play_one(rng: random.Random, worker: str) -> Timing:
+    """One claim and one store of a made-up result, timed."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
     from arena.ladder.ends import EndCause
     from arena.ladder.games import GameResult
     from arena.server.ladder import config
@@ -163,17 +170,34 @@ def _play_one(rng: random.Random, worker: str) -> tuple[float, float]:
     from arena.server.ladder.queue import claim_next, store_played
 
     settings = config.current()
-    started = time.perf_counter()
-    game = claim_next(worker, settings, rng)
-    claimed = time.perf_counter()
+    with CaptureQueriesContext(connection) as claim_queries:
+        started, cpu = time.perf_counter(), time.process_time()
+        game = claim_next(worker, settings, rng)
+        claimed, claimed_cpu = time.perf_counter(), time.process_time()
     assert game is not None, "matchmaking found nothing to play"
     score = rng.gauss(0.0, NOISE_MBB)
     result = GameResult(version_label(game.first), version_label(game.second), score,
                         score + rng.gauss(0.0, NOISE_MBB), 2 * game.deals)  # fmt: skip
     units = {"adjusted": [score] * game.deals, "raw": [score] * game.deals}
-    assert store_played(game, worker, PlayedGame(EndCause.PLAYED, result=result, units=units),
-                        settings)  # fmt: skip
-    return claimed - started, time.perf_counter() - claimed
+    with CaptureQueriesContext(connection) as store_queries:
+        stored = store_played(game, worker, PlayedGame(EndCause.PLAYED, result=result,
+                              units=units), settings)  # fmt: skip
+    assert stored
+    store_cpu = time.process_time() - claimed_cpu
+    return Timing(claimed - started, time.perf_counter() - claimed, claimed_cpu - cpu,
+                  store_cpu, len(claim_queries), len(store_queries))  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """One claim and store: wall seconds, this process's CPU seconds, SQL statements."""
+
+    claim: float
+    store: float
+    claim_cpu: float
+    store_cpu: float
+    claim_queries: int
+    store_queries: int
 
 
 def _load(address: str, clients: int, seconds: float) -> dict[str, Any]:
@@ -243,16 +267,15 @@ def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, A
         figures["first_fit_s"] = time.perf_counter() - started
         # Step 2: no fit comes due while the claims and stores are timed.
         RatingFit.objects.update(fitted=timezone.now() + timedelta(days=1))
-        claims, stores = [], []
-        for _ in range(args.claims):
-            claim, store = _play_one(rng, "bench")
-            claims.append(claim)
-            stores.append(store)
-        figures["claim"] = _percentiles(claims)
-        figures["store"] = _percentiles(stores)
-        figures["claim_and_store"] = _percentiles(
-            [a + b for a, b in zip(claims, stores, strict=True)]
-        )
+        timings = [_play_one(rng, "bench") for _ in range(args.claims)]
+        figures["claim"] = _percentiles([t.claim for t in timings])
+        figures["store"] = _percentiles([t.store for t in timings])
+        figures["claim_and_store"] = _percentiles([t.claim + t.store for t in timings])
+        figures["claim_and_store_cpu"] = _percentiles([t.claim_cpu + t.store_cpu for t in timings])
+        figures["queries"] = {
+            "claim": sorted({t.claim_queries for t in timings}),
+            "store": sorted({t.store_queries for t in timings}),
+        }
         refits = []
         for _ in range(args.refits):
             started = time.perf_counter()
@@ -268,10 +291,10 @@ def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, A
 
                 def play() -> None:  # during the load, as a worker does
                     while not done.is_set():
-                        claim, store = _play_one(rng, "bench-live")
+                        timing = _play_one(rng, "bench-live")
                         started = time.perf_counter()
                         refresh_if_due()
-                        played.append(claim + store + time.perf_counter() - started)
+                        played.append(timing.claim + timing.store + time.perf_counter() - started)
                         done.wait(0.2)
 
                 player = threading.Thread(target=play)
@@ -328,10 +351,14 @@ def main() -> None:
         print(f"\n{versions} versions, {games} games (load average before: "
               f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; fill {figures['fill_s']:.1f} s, "
               f"first fit {figures['first_fit_s']:.2f} s)")  # fmt: skip
-        for name in ("claim", "store", "claim_and_store", "refit"):
+        for name in ("claim", "store", "claim_and_store", "claim_and_store_cpu", "refit"):
             row = figures[name]
             print(f"  {name:16} median {row['median_ms']:8.1f} ms   p99 {row['p99_ms']:8.1f} ms"
                   f"   max {row['max_ms']:8.1f} ms   n={row['n']}")  # fmt: skip
+        print(
+            f"  SQL statements per claim {figures['queries']['claim']}, per store "
+            f"{figures['queries']['store']} (the distinct counts seen)"
+        )
         pages = figures.get("pages")
         if pages:
             print(f"  pages ({args.clients} clients, {args.seconds:g} s, {', '.join(PAGES)} in "

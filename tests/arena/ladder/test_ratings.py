@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import math
 import random
 
 import pytest
 
 from arena.ladder.games import GameResult
-from arena.ladder.ratings import FitSettings, fit
+from arena.ladder.ratings import FitSettings, Standings, fit
 from arena.ladder.sums import pair_sums
 
 TRUTH = {"ann": 120.0, "bob": 40.0, "cat": -30.0, "dan": -130.0}
@@ -170,3 +172,27 @@ def test_intervals_are_widened_to_students_t_of_the_pooled_spreads_freedom() -> 
     # the standard error shown is its root times t / z.
     model_sd = math.sqrt(5.0 / (9.0 * 2.0 / 200.0))
     assert ann.sd == pytest.approx(model_sd * 4.3027 / 1.95996, rel=1e-4)
+
+
+def test_standings_read_back_from_storage_give_the_fits_gaps_for_the_kept_pairs() -> None:
+    standings = fit(pair_sums(_games(random.Random(9), per_pair=5)))
+    order = standings.order
+    kept = {(a, b): standings.covariance(a, b) for a, b in itertools.pairwise(order)}
+    # Stored in another order, places as stored are ignored: read back by strength.
+    shuffled = [dataclasses.replace(rating, place=0) for rating in reversed(standings.ratings)]
+    stored = Standings.from_stored(
+        shuffled, kept, game_sd=standings.game_sd, confidence=standings.confidence
+    )
+    assert stored.order == order
+    assert [rating.place for rating in stored.ratings] == [1, 2, 3, 4]
+    for first, second in kept:
+        assert stored.gap(first, second) == pytest.approx(standings.gap(first, second))
+    # A pair not kept has no covariance: its variance is the two variances' sum.
+    far = stored.difference_variance(order[0], order[-1])
+    assert far == pytest.approx(
+        standings.rating(order[0]).sd ** 2 + standings.rating(order[-1]).sd ** 2
+    )
+    # A kept pair naming a bot not stored is left out.
+    assert "zed" not in Standings.from_stored(
+        shuffled, {("zed", order[0]): 1.0}, game_sd=1.0, confidence=0.95
+    )
