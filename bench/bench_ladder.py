@@ -2,8 +2,8 @@
 
 Run: ``.venv/bin/python bench/bench_ladder.py`` (default: 10 and 50 bots, 7 seeds, and a
 scale test of 300 bots: about a minute on an idle core); ``--bots 10 50 200`` for the full
-table and ``--scale-bots 1000`` for the issue's scale (each takes minutes: a rating fit is
-``n**3`` work in pure Python, 200 bots about 0.2 s, 1,000 bots about 15 s);
+table and ``--scale-bots 1000`` for the issue's scale (each takes minutes: a ladder of
+many bots plays many games, refitted after every batch; the fit is ``n**3`` work, numpy's);
 ``--quick`` for the test suite's tiny run.
 
 1. Convergence (pure ladder logic, no processes). Bots of known strength: ``n`` bots whose

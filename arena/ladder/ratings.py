@@ -35,12 +35,13 @@ even against opponents it never met (through the ones they both met). Four choic
 
 The fit reads each pair's running sums (:class:`arena.ladder.sums.PairSums`), never its
 games, so its cost is the pairs' count plus one dense inverse (numpy; 1,000 bots in a
-fraction of a second, ``bench/bench_ladder_scale.py``). It solves ``M s = b`` with ``M = sum over pairs of w (e_a - e_b)(e_a - e_b)^T + I /
-prior_sd^2`` and ``b = sum of w * mean * (e_a - e_b)``; the strengths' covariance is
-``M^-1`` less the prior's shift of all of them together (the strengths sum to 0). The
-interval of a strength is ``s +- z * sd`` (normal quantile), and the chance
-that ``a`` is really above ``b`` is ``Phi((s_a - s_b) / sqrt(Var(s_a - s_b)))`` with the
-covariance (the two estimates are correlated when they share opponents).
+fraction of a second, ``bench/bench_ladder_scale.py``). It solves ``M s = b`` with
+``M = sum over pairs of w (e_a - e_b)(e_a - e_b)^T + I / prior_sd^2`` and
+``b = sum of w * mean * (e_a - e_b)``; the strengths' covariance is ``M^-1`` less the
+prior's shift of all of them together (the strengths sum to 0). The interval of a
+strength is ``s +- z * sd`` (normal quantile), and the chance that ``a`` is really above
+``b`` is ``Phi((s_a - s_b) / sqrt(Var(s_a - s_b)))`` with the covariance (the two
+estimates are correlated when they share opponents).
 
 Ring tables. A table of ``n`` bots reaches the fit as its ``n(n-1)/2`` pair comparisons
 (:meth:`arena.ladder.games.TableResult.pairwise`), each carrying ``2 / n`` of a heads-up

@@ -16,7 +16,7 @@ worker carries on. A pair's row keeps the version with the smaller number on the
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from django.db import connection
 
@@ -84,7 +84,7 @@ def _add(game: Game) -> None:
 def _upsert(
     model: type[PairSumsRow] | type[VersionSumsRow],
     keys: tuple[str, ...],
-    rows: list[tuple[float | int, ...]],
+    rows: Sequence[tuple[float | int, ...]],
     *,
     adds: tuple[str, ...],
     greatest: str | None = None,
