@@ -170,6 +170,7 @@ def _play_one(rng: random.Random, worker: str) -> Timing:
     from arena.server.ladder.queue import claim_next, store_played
 
     settings = config.current()
+    connection.queries_log.clear()  # its length is capped: counted from empty each time
     with CaptureQueriesContext(connection) as claim_queries:
         started, cpu = time.perf_counter(), time.process_time()
         game = claim_next(worker, settings, rng)
@@ -179,6 +180,7 @@ def _play_one(rng: random.Random, worker: str) -> Timing:
     result = GameResult(version_label(game.first), version_label(game.second), score,
                         score + rng.gauss(0.0, NOISE_MBB), 2 * game.deals)  # fmt: skip
     units = {"adjusted": [score] * game.deals, "raw": [score] * game.deals}
+    connection.queries_log.clear()
     with CaptureQueriesContext(connection) as store_queries:
         stored = store_played(game, worker, PlayedGame(EndCause.PLAYED, result=result,
                               units=units), settings)  # fmt: skip

@@ -10,7 +10,7 @@ team's version is 404."""
 from __future__ import annotations
 
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -73,9 +73,38 @@ def ladder_data(team: Team | None = None) -> dict[str, Any]:
     The pairs shown are the :data:`PAIRS_SHOWN` most played (``pair_count`` says how many
     there are); ``team``'s rows are marked ``is_mine``. With the site's visibility
     ``nothing`` no game is anyone else's business: the ratings stay, each pair's games and
-    hands and the tables' results go."""
+    hands and the tables' results go. What a fit wrote is read once per fit and process
+    (:func:`_as_fitted`); only the games in flight are counted per request."""
     hides_games = _visibility() is Visibility.NOTHING
+    fitted = (
+        RatingFit.objects.filter(pk=1)
+        .exclude(fitted=None)
+        .values_list("fitted", "game_count")
+        .first()
+    )
+    when = None if fitted is None else fitted[0]
+    key = None if when is None else (when, hides_games)
+    cached = _LAST_READ.get("fit")
+    if key is not None and cached is not None and cached[0] == key:
+        data = cached[1]
+    else:
+        data = _as_fitted(hides_games)
+        data["fitted"] = None if when is None else when.isoformat()
+        data["games_played"] = 0 if fitted is None else fitted[1]
+        if key is not None:
+            _LAST_READ["fit"] = (key, data)  # one assignment: safe between threads
     mine = None if team is None else team.pk
+    in_flight = Game.objects.filter(status__in=(GameStatus.QUEUED, GameStatus.CLAIMED)).count()
+    ratings = [{**row, "is_mine": row["team_id"] == mine} for row in data["ratings"]]
+    return {**data, "in_flight": in_flight, "ratings": ratings}
+
+
+#: The last fit's rows as :func:`_as_fitted` read them, by the fit's time and visibility.
+_LAST_READ: dict[str, tuple[tuple[datetime, bool], dict[str, Any]]] = {}
+
+
+def _as_fitted(hides_games: bool) -> dict[str, Any]:
+    """The ratings, the most played pairs and the last tables, as the last fit left them."""
     ratings = [
         {
             "place": rating.place,
@@ -83,7 +112,6 @@ def ladder_data(team: Team | None = None) -> dict[str, Any]:
             "version_id": rating.version_id,
             "team": rating.version.team.name,
             "team_id": rating.version.team_id,
-            "is_mine": rating.version.team_id == mine,
             "rating": _number(rating.strength),
             "plus_minus": _number((rating.high - rating.low) / 2.0),
             "low": _number(rating.low),
@@ -112,16 +140,10 @@ def ladder_data(team: Team | None = None) -> dict[str, Any]:
             }
         )
     pairs.sort(key=lambda pair: (pair["first"], pair["second"]))
-    in_flight = Game.objects.filter(status__in=(GameStatus.QUEUED, GameStatus.CLAIMED)).count()
-    last_fit = RatingFit.objects.filter(pk=1).exclude(fitted=None).first()
-    fitted = None if last_fit is None or last_fit.fitted is None else last_fit.fitted
     tables = [] if hides_games else with_seats(
         Game.objects.filter(seat_count__gt=2, status__in=(GameStatus.DONE, GameStatus.BOT_FAULT))
     ).order_by("-pk")[:_RECENT_TABLES]  # fmt: skip
     return {"ratings": ratings, "pairs": pairs, "pair_count": 0 if hides_games else rows.count(),
-            "fitted": None if fitted is None else fitted.isoformat(),
-            "games_played": 0 if last_fit is None else last_fit.game_count,
-            "in_flight": in_flight,
             "tables": [{"id": game.pk, "kind": game.kind, "status": game.status,
                         "seats": _seats(game)} for game in tables]}  # fmt: skip
 

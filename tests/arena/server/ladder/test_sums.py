@@ -237,3 +237,23 @@ def test_two_identical_bots_play_twenty_games_and_stay_rated(small_ladder: None)
         assert rating.game_count == 20
         assert rating.strength == pytest.approx(0.0, abs=1e-6)
         assert rating.low < rating.strength < rating.high
+
+
+def test_the_ladder_reads_a_fits_rows_once_and_a_new_fit_at_once(
+    pair: tuple[BotVersion, BotVersion],
+) -> None:
+    ants, bees = pair
+    _played(ants, bees, 60.0)
+    refresh_ratings()
+    client = Client()
+    first = client.get(reverse("api-ladder")).json()
+    with CaptureQueriesContext(connection) as again:
+        assert client.get(reverse("api-ladder")).json() == first
+    _played(bees, ants, 500.0)  # not in the page until a fit has it
+    assert client.get(reverse("api-ladder")).json()["ratings"][0]["bot"] == "ants-v1"
+    refresh_ratings(timezone.now() + timedelta(seconds=2))
+    with CaptureQueriesContext(connection) as fresh:
+        latest = client.get(reverse("api-ladder")).json()
+    assert latest["ratings"][0]["bot"] == "bees-v1" and latest["fitted"] != first["fitted"]
+    # The repeat read only the fit's time, the games in flight and the site's settings.
+    assert len(again) < 5 < len(fresh)
