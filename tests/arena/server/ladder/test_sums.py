@@ -257,3 +257,22 @@ def test_the_ladder_reads_a_fits_rows_once_and_a_new_fit_at_once(
     assert latest["ratings"][0]["bot"] == "bees-v1" and latest["fitted"] != first["fitted"]
     # The repeat read only the fit's time, the games in flight and the site's settings.
     assert len(again) < 5 < len(fresh)
+
+
+def test_the_admin_shows_the_last_fit_and_lets_nobody_edit_it(
+    pair: tuple[BotVersion, BotVersion],
+) -> None:
+    from django.contrib.auth.models import User
+
+    ants, bees = pair
+    _played(ants, bees, 60.0)
+    refresh_ratings()
+    User.objects.create_superuser("boss", password=PASSWORD)
+    staff = Client()
+    assert staff.login(username="boss", password=PASSWORD)
+    listing = staff.get("/admin/arena_ladder/ratingfit/")
+    assert listing.status_code == 200 and "0 ratings fit" not in listing.content.decode()
+    assert staff.get("/admin/arena_ladder/ratingfit/add/").status_code == 403
+    page = staff.get("/admin/arena_ladder/ratingfit/1/change/").content.decode()
+    assert 'name="_save"' not in page and "game sd" in page.lower()  # a view, nothing to save
+    assert staff.post("/admin/arena_ladder/ratingfit/1/delete/").status_code == 403
