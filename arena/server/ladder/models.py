@@ -40,13 +40,20 @@ __all__ = [
     "TableSeat",
     "UnrankedRequest",
     "VersionSumsRow",
+    "label_of",
     "version_label",
 ]
 
 
 def version_label(version: BotVersion) -> str:
     """A version's name on the ladder and in its matches: ``<team>-v<number>``."""
-    return f"{version.team.name}-v{version.number}"
+    return label_of(version.team.name, version.number)
+
+
+def label_of(team: str, number: int) -> str:
+    """The label of version ``number`` of the team named ``team`` (:func:`version_label`
+    without the models: for rows read as plain values)."""
+    return f"{team}-v{number}"
 
 
 class GameStatus(models.TextChoices):

@@ -13,7 +13,7 @@ count once for each version at the table.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from statistics import NormalDist
 
@@ -38,6 +38,7 @@ from arena.server.ladder.models import (
     TableSeat,
     UnrankedRequest,
     VersionSumsRow,
+    label_of,
     version_label,
 )
 from arena.server.site.models import BotVersion, Team, VersionStatus
@@ -134,59 +135,63 @@ def _results(games: Iterable[Game]) -> list[GameResult]:
     return found
 
 
-def stored_standings(bots: Iterable[str] = ()) -> Standings:
-    """The last stored fit (:mod:`arena.server.ladder.fitting`) as standings: its ratings,
-    the covariances kept of each version with the ones just below it, the pooled spread;
-    each of ``bots`` not in it (activated since, or before any fit) at strength 0 with the
-    prior's spread, as the fit rates a version with no game. Reads two tables, never the
-    games."""
+def stored_standings(active: Mapping[int, str]) -> Standings:
+    """The last stored fit (:mod:`arena.server.ladder.fitting`) as standings of the
+    ``active`` versions (their labels by number): their ratings, the covariances kept of
+    each with the ones just below it, the pooled spread; one not in the fit (activated
+    since, or before any fit) at strength 0 with the prior's spread, as the fit rates a
+    version with no game. Reads two tables, as plain values, never the games."""
     prior = FitSettings()
     ratings: list[FittedRating] = []
-    covariances: dict[tuple[str, str], float] = {}
+    kept: dict[tuple[str, str], float] = {}
     rows = list(
         Rating.objects.order_by("place").values_list(
-            "version_id", "place", "strength", "sd", "low", "high", "game_count", "covariances"
+            "version_id", "strength", "sd", "low", "high", "game_count", "covariances"
         )
     )
-    labels = _labels(row[0] for row in rows)
-    order = [labels[row[0]] for row in rows]
-    for (_version, place, strength, sd, low, high, games, below), bot in zip(
-        rows, order, strict=True
-    ):
-        ratings.append(FittedRating(bot, place, strength, sd, low, high, games))
-        covariances.update(
-            ((bot, other), value) for other, value in zip(order[place:], below, strict=False)
-        )
+    # ``covariances[k]`` is with the version k + 1 places down among every row written.
+    placed = [active.get(row[0]) for row in rows]
+    order = []
+    for position, (version_id, strength, sd, low, high, games, below) in enumerate(rows):
+        bot = active.get(version_id)
+        if bot is None:  # no longer active: not an entrant
+            continue
+        order.append(bot)
+        ratings.append(FittedRating(bot, len(order), strength, sd, low, high, games))
+        for other, value in zip(placed[position + 1 :], below, strict=False):
+            if other is not None:
+                kept[(bot, other)] = value
     known = set(order)
     z = NormalDist().inv_cdf(1.0 - (1.0 - prior.confidence) / 2.0)
     sd = prior.prior_sd_mbb
-    ratings += [
-        FittedRating(bot, 0, 0.0, sd, -z * sd, z * sd, 0) for bot in bots if bot not in known
-    ]
-    row = (
-        RatingFit.objects.filter(pk=1, fitted__isnull=False)
-        .values_list("game_sd", "confidence")
-        .first()
-    )
-    game_sd, confidence = row or (prior.fallback_game_sd_mbb, prior.confidence)
-    return Standings.from_stored(ratings, covariances, game_sd=game_sd, confidence=confidence)
+    ratings += [FittedRating(bot, 0, 0.0, sd, -z * sd, z * sd, 0)
+                for bot in active.values() if bot not in known]  # fmt: skip
+    row = RatingFit.objects.filter(pk=1, fitted__isnull=False).values_list("game_sd", "confidence")
+    game_sd, confidence = row.first() or (prior.fallback_game_sd_mbb, prior.confidence)
+    return Standings.from_stored(ratings, kept, game_sd=game_sd, confidence=confidence)
 
 
-def _labels(version_ids: Iterable[int]) -> dict[int, str]:
-    """The labels of the versions ``version_ids`` (one query)."""
-    versions = BotVersion.objects.filter(pk__in=set(version_ids)).select_related("team")
-    return {version.pk: version_label(version) for version in versions}
+def _active_labels() -> dict[int, tuple[str, str]]:
+    """Each active version's label and team name by its number, by team name: what
+    :func:`active_versions` finds, as plain values (matchmaking reads a thousand)."""
+    rows = BotVersion.objects.filter(
+        pk__in=Team.objects.exclude(active_version=None).values("active_version"),
+        status=VersionStatus.ACCEPTED,
+        is_disabled=False,
+    ).order_by("team__name")
+    return {pk: (label_of(team, number), team)
+            for pk, team, number in rows.values_list("pk", "team__name", "number")}  # fmt: skip
 
 
 def ladder_state(settings: LadderSettings, now: datetime | None = None) -> LadderState:
     """What matchmaking reads, from the database now: the running sums' counts and the last
     stored fit, never the games played (only those in flight and the recent test games)."""
     now = now or timezone.now()
-    active = active_versions()
+    active = _active_labels()
     sums = {
         version_id: (games, last)
         for version_id, games, last in VersionSumsRow.objects.filter(
-            version__in=active
+            version__in=list(active)
         ).values_list("version_id", "game_count", "last_game")
     }
     flying = list(with_seats(Game.objects.filter(status__in=IN_FLIGHT)))
@@ -200,14 +205,13 @@ def ladder_state(settings: LadderSettings, now: datetime | None = None) -> Ladde
             ]:
                 started[version_id] = max(started.get(version_id, 0), game.pk)
     entrants = []
-    for version in active:
-        games, last = sums.get(version.pk, (0, None))
-        flown = started.get(version.pk)
+    for version_id, (bot, team) in active.items():
+        games, last = sums.get(version_id, (0, None))
+        flown = started.get(version_id)
         if flown is not None:
             last = flown if last is None else max(last, flown)
-        entrants.append(Entrant(version_label(version), version.team.name, game_count=games,
-                                last_game_number=last))  # fmt: skip
-    standings = stored_standings(version_label(version) for version in active)
+        entrants.append(Entrant(bot, team, game_count=games, last_game_number=last))
+    standings = stored_standings({pk: bot for pk, (bot, _team) in active.items()})
     in_flight = tuple(
         Pairing(version_label(game.first), version_label(game.second), GameKind(game.kind),
                 others=tuple(version_label(seat.version) for seat in game.seats_in_order()[2:]))

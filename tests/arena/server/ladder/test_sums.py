@@ -33,7 +33,7 @@ from arena.server.ladder.models import (
 )
 from arena.server.ladder.state import ladder_state
 from arena.server.ladder.sums import count_results, pair_sums
-from arena.server.site.models import BotVersion, LeaderboardRow
+from arena.server.site.models import BotVersion, LeaderboardRow, Team
 from tests.arena.server.factories import PASSWORD, make_team
 from tests.arena.server.ladder.conftest import accepted, team_with
 
@@ -276,3 +276,20 @@ def test_the_admin_shows_the_last_fit_and_lets_nobody_edit_it(
     page = staff.get("/admin/arena_ladder/ratingfit/1/change/").content.decode()
     assert 'name="_save"' not in page and "game sd" in page.lower()  # a view, nothing to save
     assert staff.post("/admin/arena_ladder/ratingfit/1/delete/").status_code == 403
+
+
+def test_a_version_deactivated_since_the_fit_leaves_and_its_neighbours_keep_their_gap(
+    pair: tuple[BotVersion, BotVersion],
+) -> None:
+    ants, bees = pair
+    cats = accepted(make_team("cats"), b"cats")
+    for score in (200.0, 150.0):
+        _played(ants, bees, score)
+        _played(bees, cats, score)
+    fitted = refresh_ratings()
+    assert fitted.order == ("ants-v1", "bees-v1", "cats-v1")
+    Team.objects.filter(pk=bees.team_id).update(active_version=None)
+    standings = ladder_state(config.current()).standings
+    assert standings.order == ("ants-v1", "cats-v1")
+    # The covariance kept two places down still pairs ants with cats.
+    assert standings.gap("ants-v1", "cats-v1") == pytest.approx(fitted.gap("ants-v1", "cats-v1"))
