@@ -11,6 +11,8 @@ hands once per version at it. A result the fit cannot use (a score that is not a
 number, which :class:`~arena.ladder.games.GameResult` refuses) is logged and left out: the
 worker carries on. A pair's row keeps the version with the smaller number on the site as
 ``first``; :func:`pair_sums` reads the rows as :class:`arena.ladder.sums.PairSums` by label.
+A site whose games were played before the sums existed counts them, once, at its first
+store or fit.
 """
 
 from __future__ import annotations
