@@ -67,7 +67,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any
@@ -167,8 +167,21 @@ class Standings:
 
     def rating(self, bot: str) -> Rating:
         """The rating of ``bot``; a bot not fitted raises ``KeyError`` naming it."""
-        self._position(bot)
-        return next(rating for rating in self.ratings if rating.bot == bot)
+        place = self.place_of(bot)
+        if place is None:
+            raise KeyError(f"bot {bot!r} is not in the standings")
+        return self.ratings[place - 1]
+
+    def covariances_below(self, order: Sequence[str], count: int) -> list[list[float]]:
+        """For each bot of ``order``, its covariance with each of the ``count`` bots just
+        after it there (fewer at the end): what a stored fit keeps (:meth:`from_stored`),
+        read in one pass."""
+        positions = [self._position(bot) for bot in order]
+        covariance = self._covariance
+        return [
+            [float(value) for value in covariance[position, positions[k + 1 : k + 1 + count]]]
+            for k, position in enumerate(positions)
+        ]
 
     def place_of(self, bot: str) -> int | None:
         """The place of ``bot`` (1 the best), None when it is not fitted; remembered, so

@@ -104,12 +104,11 @@ def refresh_ratings(now: datetime | None = None) -> Standings:
         ).values_list("version_id", "game_count", "hand_count")
     }
     ratings, rows = [], []
-    for place, bot in enumerate(order, start=1):
+    kept_below = standings.covariances_below(order, NEIGHBOURS)
+    for place, (bot, kept) in enumerate(zip(order, kept_below, strict=True), start=1):
         fitted, version = standings.rating(bot), active[bot]
         games, hands = counts.get(version.pk, (0, 0))
-        below = order[place : place + NEIGHBOURS]
-        kept = [standings.covariance(bot, other) for other in below]
-        chance = standings.chance_above(bot, below[0]) if below else None
+        chance = standings.chance_above(bot, order[place]) if place < len(order) else None
         ratings.append(Rating(version=version, place=place, strength=fitted.strength,
                               sd=fitted.sd, low=fitted.low, high=fitted.high,
                               game_count=games, chance_above_next=chance,

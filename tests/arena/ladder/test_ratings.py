@@ -178,6 +178,8 @@ def test_standings_read_back_from_storage_give_the_fits_gaps_for_the_kept_pairs(
     standings = fit(pair_sums(_games(random.Random(9), per_pair=5)))
     order = standings.order
     kept = {(a, b): standings.covariance(a, b) for a, b in itertools.pairwise(order)}
+    # What a fit stores: each bot's covariance with the next in the order (none after the last).
+    assert standings.covariances_below(order, 1) == [[value] for value in kept.values()] + [[]]
     # Stored in another order, places as stored are ignored: read back by strength.
     shuffled = [dataclasses.replace(rating, place=0) for rating in reversed(standings.ratings)]
     stored = Standings.from_stored(
