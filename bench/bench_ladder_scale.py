@@ -258,12 +258,13 @@ def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, A
         from django.utils import timezone
 
         from arena.server.ladder.fitting import refresh_if_due, refresh_ratings
-        from arena.server.ladder.models import RatingFit
+        from arena.server.ladder.models import PairSumsRow, RatingFit
 
         figures: dict[str, Any] = {"versions": versions, "games": games}
         started = time.perf_counter()
         _fill(versions, games, rng)
         figures["fill_s"] = time.perf_counter() - started
+        figures["pairs"] = PairSumsRow.objects.count()
         started = time.perf_counter()
         refresh_ratings()
         figures["first_fit_s"] = time.perf_counter() - started
@@ -351,7 +352,8 @@ def main() -> None:
             raise SystemExit(f"size {versions}:{games} failed:\n{done.stderr[-4000:]}")
         figures = json.loads(done.stdout.strip().splitlines()[-1])
         print(f"\n{versions} versions, {games} games (load average before: "
-              f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; fill {figures['fill_s']:.1f} s, "
+              f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {figures['pairs']} pairs; "
+              f"fill {figures['fill_s']:.1f} s, "
               f"first fit {figures['first_fit_s']:.2f} s)")  # fmt: skip
         for name in ("claim", "store", "claim_and_store", "claim_and_store_cpu", "refit"):
             row = figures[name]
