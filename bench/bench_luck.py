@@ -203,7 +203,7 @@ def pair_hands(
     return deal_records
 
 
-def pair_sums(first: BotModel, second: BotModel, deals: int, seed: int) -> list[dict[str, Any]]:
+def pair_records(first: BotModel, second: BotModel, deals: int, seed: int) -> list[dict[str, Any]]:
     """Every hand record of the pair's ``deals`` deals (both seatings)."""
     return [record for both in pair_hands(first, second, deals, seed) for record in both]
 
@@ -358,7 +358,7 @@ def estimator_cpu(deals: int, seed: int) -> None:
     bots = ROUND_ROBINS["shipped (random reports)"]
     for i, first in enumerate(bots):
         for second in bots[i + 1 :]:
-            records = pair_sums(BOTS[first], BOTS[second], deals, seed)
+            records = pair_records(BOTS[first], BOTS[second], deals, seed)
             figures = []
             for context in (contextlib.nullcontext, chips_only):
                 best = math.inf

@@ -45,7 +45,7 @@ def corpus_records(deals: int, tournaments: int) -> list[dict[str, object]]:
         seed = CORPUS_SEED + number
         for i, first in enumerate(bots):
             for second in bots[i + 1 :]:
-                records += bench_luck.pair_sums(
+                records += bench_luck.pair_records(
                     bench_luck.BOTS[first], bench_luck.BOTS[second], deals, seed
                 )
     return records
