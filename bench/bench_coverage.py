@@ -45,9 +45,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_ladder import ladder_runs, strengths  # noqa: E402
 
-from arena.ladder.games import GameResult, pair_records  # noqa: E402
+from arena.ladder.games import GameResult  # noqa: E402
 from arena.ladder.matchmaking import MatchmakingSettings  # noqa: E402
 from arena.ladder.ratings import Standings, fit  # noqa: E402
+from arena.ladder.sums import pair_sums  # noqa: E402
 
 GAME_SD = 150.0
 HANDS_PER_GAME = 200
@@ -136,7 +137,7 @@ def run_uniform(count: int, games: int, seed: int, heteroscedastic: bool) -> tup
     truth = strengths(count)
     rng = random.Random(seed)
     spread = spreads(list(truth), rng, heteroscedastic)
-    return covered_shares(fit(pair_records(uniform_games(truth, games, spread, rng))), truth)
+    return covered_shares(fit(pair_sums(uniform_games(truth, games, spread, rng))), truth)
 
 
 def run_adversarial(
@@ -148,7 +149,7 @@ def run_adversarial(
     played = uniform_games(truth, games, spread, rng)
     first, second = list(truth)[:2]
     played += [play(first, second, truth, spread, rng) for _ in range(games)]
-    return covered_shares(fit(pair_records(played)), truth)
+    return covered_shares(fit(pair_sums(played)), truth)
 
 
 def run_targeted(count: int, games: int, seed: int, heteroscedastic: bool) -> tuple[float, float]:
@@ -158,7 +159,7 @@ def run_targeted(count: int, games: int, seed: int, heteroscedastic: bool) -> tu
     runs = ladder_runs(count, seed, targeted=True, sd=GAME_SD, matchmaking=MatchmakingSettings())
     for played, _hands, _standings, _counts, history in runs:
         if played >= games:
-            return covered_shares(fit(pair_records(history)), truth)
+            return covered_shares(fit(pair_sums(history)), truth)
     raise AssertionError("unreachable: the ladder runs forever")
 
 

@@ -2,8 +2,8 @@
 
 Run: ``.venv/bin/python bench/bench_ladder.py`` (default: 10 and 50 bots, 7 seeds, and a
 scale test of 300 bots: about a minute on an idle core); ``--bots 10 50 200`` for the full
-table and ``--scale-bots 1000`` for the issue's scale (each takes minutes: a rating fit is
-``n**3`` work in pure Python, 200 bots about 0.2 s, 1,000 bots about 15 s);
+table and ``--scale-bots 1000`` for the issue's scale (each takes minutes: a ladder of
+many bots plays many games, refitted after every batch; the fit is ``n**3`` work, numpy's);
 ``--quick`` for the test suite's tiny run.
 
 1. Convergence (pure ladder logic, no processes). Bots of known strength: ``n`` bots whose
@@ -63,7 +63,7 @@ from statistics import NormalDist
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.ladder.games import GameResult, TableResult, pair_records  # noqa: E402
+from arena.ladder.games import GameResult, TableResult  # noqa: E402
 from arena.ladder.matchmaking import (  # noqa: E402
     Entrant,
     GameKind,
@@ -74,6 +74,7 @@ from arena.ladder.matchmaking import (  # noqa: E402
 )
 from arena.ladder.promotion import PromotionTest, corrected_llr_of  # noqa: E402
 from arena.ladder.ratings import Standings, fit  # noqa: E402
+from arena.ladder.sums import pair_sums  # noqa: E402
 from arena.stats.sprt import Sprt  # noqa: E402
 
 HANDS_PER_GAME = 200
@@ -200,7 +201,7 @@ def ladder_runs(
             for bot in pairing.bots:
                 counts[bot] += 1
         played += len(planned)
-        standings = fit(pair_records(games), names)
+        standings = fit(pair_sums(games), names)
         yield played, hands, standings, counts, games
 
 
@@ -506,7 +507,7 @@ def bench_scale(count: int, workers: int, decisions: int, ring_seats: int = 0) -
                 for _ in range(3):
                     games.append(play(name, other, truth, 150.0, rng))
     started = time.perf_counter()
-    standings = fit(pair_records(games), names)
+    standings = fit(pair_sums(games), names)
     print(
         f"   fit of {count:,} bots from {len(games):,} games: "
         f"{time.perf_counter() - started:.1f} s (once per batch of results, not per game)"

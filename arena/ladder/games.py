@@ -26,9 +26,6 @@ the game), the share of one game's information that :class:`GameResult.weight` h
 >>> game = GameResult("ann-v2", "bob-v1", adjusted_mbb=35.0, raw_mbb=-120.0, hand_count=200)
 >>> game.score_for("bob-v1"), game.pair
 (-35.0, ('ann-v2', 'bob-v1'))
->>> records = pair_records([game, GameResult("bob-v1", "ann-v2", 5.0, 40.0, 200)])
->>> records[("ann-v2", "bob-v1")].adjusted
-(35.0, -5.0)
 >>> table = TableResult(("ann", "bob", "cat"), (30.0, 0.0, -30.0), (30.0, 0.0, -30.0), 300)
 >>> [(g.first, g.second, g.adjusted_mbb, round(g.weight, 3)) for g in table.pairwise()]
 [('ann', 'bob', 20.0, 0.667), ('ann', 'cat', 40.0, 0.667), ('bob', 'cat', 20.0, 0.667)]
@@ -38,18 +35,15 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.stats.intervals import Estimate, estimate
 from arena.stats.units import OutcomeLike, duplicate_units
 
 __all__ = [
     "GameResult",
-    "PairRecord",
     "TableResult",
     "game_from_block",
-    "pair_records",
     "table_from_block",
 ]
 
@@ -193,70 +187,6 @@ class TableResult:
             return self.bots.index(bot)
         except ValueError:
             raise ValueError(f"bot {bot!r} did not play at this table {self.bots!r}") from None
-
-
-@dataclass(frozen=True, slots=True)
-class PairRecord:
-    """Every rated game of one pair, from the point of view of ``first`` (``first <
-    second``): its luck-adjusted and raw mbb/hand per game, the hands played, and each
-    game's weight (:attr:`GameResult.weight`: 1 heads-up, ``2 / n`` at an ``n``-seat
-    table)."""
-
-    first: str
-    second: str
-    adjusted: tuple[float, ...]
-    raw: tuple[float, ...]
-    hand_count: int
-    weights: tuple[float, ...]
-
-    def __post_init__(self) -> None:
-        if not len(self.adjusted) == len(self.raw) == len(self.weights):
-            raise ValueError(
-                f"a pair record needs one raw score and one weight per game: "
-                f"{len(self.adjusted)} adjusted, {len(self.raw)} raw, weights {self.weights!r}"
-            )
-
-    @property
-    def game_count(self) -> int:
-        """How many games the pair played."""
-        return len(self.adjusted)
-
-    @property
-    def information(self) -> float:
-        """The pair's games' information in heads-up games: the sum of their weights (the
-        game count when every game is heads-up)."""
-        return math.fsum(self.weights)
-
-    def adjusted_estimate(self, confidence: float = 0.95) -> Estimate:
-        """``first``'s luck-adjusted mbb/hand with its interval over the games."""
-        return estimate(self.adjusted, confidence)
-
-    def raw_estimate(self, confidence: float = 0.95) -> Estimate:
-        """``first``'s raw mbb/hand with its interval over the games."""
-        return estimate(self.raw, confidence)
-
-
-def pair_records(games: Iterable[GameResult]) -> dict[tuple[str, str], PairRecord]:
-    """The rated games grouped by pair (key: the sorted names), in the order given; the
-    unrated ones are left out."""
-    adjusted: dict[tuple[str, str], list[float]] = {}
-    raw: dict[tuple[str, str], list[float]] = {}
-    weights: dict[tuple[str, str], list[float]] = {}
-    hands: dict[tuple[str, str], int] = {}
-    for game in games:
-        if not game.is_rated:
-            continue
-        key = game.pair
-        adjusted.setdefault(key, []).append(game.score_for(key[0]))
-        raw.setdefault(key, []).append(game.raw_for(key[0]))
-        weights.setdefault(key, []).append(game.weight)
-        hands[key] = hands.get(key, 0) + game.hand_count
-    return {
-        key: PairRecord(
-            key[0], key[1], tuple(values), tuple(raw[key]), hands[key], tuple(weights[key])
-        )
-        for key, values in adjusted.items()
-    }
 
 
 def game_from_block(

@@ -27,12 +27,21 @@ even against opponents it never met (through the ones they both met). Four choic
   yet: strength 0, a very wide interval). With it the strengths sum to 0 exactly: a
   strength is the expected score against the field's average bot.
 
-The fit solves ``M s = b`` with ``M = sum over pairs of w (e_a - e_b)(e_a - e_b)^T + I /
-prior_sd^2`` and ``b = sum of w * mean * (e_a - e_b)``; the strengths' covariance is
-``M^-1`` less the prior's shift of all of them together (the strengths sum to 0). The
-interval of a strength is ``s +- z * sd`` (normal quantile), and the chance
-that ``a`` is really above ``b`` is ``Phi((s_a - s_b) / sqrt(Var(s_a - s_b)))`` with the
-covariance (the two estimates are correlated when they share opponents).
+* No history breaks the fit: a pair's variance of one game is never below
+  ``min_game_sd_mbb`` squared (and a pooled spread below it is no measurement: the
+  fallback is used), so two copies of one bot that score every game alike, a pair with one
+  game, a version with no game or a pair whose results never overlap all give finite
+  ratings with honest intervals. ``tests/arena/ladder/test_fit_degenerate.py`` tries them.
+
+The fit reads each pair's running sums (:class:`arena.ladder.sums.PairSums`), never its
+games, so its cost is the pairs' count plus one dense inverse (numpy; 1,000 bots in a
+fraction of a second, ``bench/bench_ladder_scale.py``). It solves ``M s = b`` with
+``M = sum over pairs of w (e_a - e_b)(e_a - e_b)^T + I / prior_sd^2`` and
+``b = sum of w * mean * (e_a - e_b)``; the strengths' covariance is ``M^-1`` less the
+prior's shift of all of them together (the strengths sum to 0). The interval of a
+strength is ``s +- z * sd`` (normal quantile), and the chance that ``a`` is really above
+``b`` is ``Phi((s_a - s_b) / sqrt(Var(s_a - s_b)))`` with the covariance (the two
+estimates are correlated when they share opponents).
 
 Ring tables. A table of ``n`` bots reaches the fit as its ``n(n-1)/2`` pair comparisons
 (:meth:`arena.ladder.games.TableResult.pairwise`), each carrying ``2 / n`` of a heads-up
@@ -43,9 +52,10 @@ games, not its game count over it, and its mean is the weights' mean of its game
 plain mean when all weigh the same: heads-up ladders get the same numbers as before). A
 pair's variance of one game is still measured from its games' spread, shrunk as above.
 
->>> from arena.ladder.games import GameResult, pair_records
+>>> from arena.ladder.games import GameResult
+>>> from arena.ladder.sums import pair_sums
 >>> games = [GameResult("ann", "bob", m, m, 200) for m in (90.0, 110.0, 100.0)]
->>> standings = fit(pair_records(games))
+>>> standings = fit(pair_sums(games))
 >>> [(r.bot, round(r.strength, 1)) for r in standings.ratings]
 [('ann', 50.0), ('bob', -50.0)]
 >>> round(standings.chance_above("ann", "bob"), 3)
@@ -54,16 +64,19 @@ pair's variance of one game is still measured from its games' spread, shrunk as 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any
 
-from arena.ladder._linalg import inverse
-from arena.ladder.games import PairRecord
-from arena.stats.intervals import Estimate, t_quantile
+import numpy as np
+import numpy.typing as npt
+
+from arena.ladder.sums import PairSums
+from arena.stats.intervals import t_quantile
 
 __all__ = ["FitSettings", "Rating", "Standings", "fit"]
 
@@ -80,11 +93,15 @@ class FitSettings:
     variance_prior_games: float = 10.0
     #: The spread of one game's score before any pair has two games to measure it by.
     fallback_game_sd_mbb: float = 1000.0
+    #: The least spread of one game's score the fit believes (a pair's, and the pooled
+    #: one's: below it the fallback is used): games that all agree, as two copies of one
+    #: bot score, would otherwise weigh without bound and break the fit's arithmetic.
+    min_game_sd_mbb: float = 1.0
 
     def __post_init__(self) -> None:
         if not 0.0 < self.confidence < 1.0:
             raise ValueError(f"confidence must be between 0 and 1, got {self.confidence!r}")
-        for name in ("prior_sd_mbb", "fallback_game_sd_mbb"):
+        for name in ("prior_sd_mbb", "fallback_game_sd_mbb", "min_game_sd_mbb"):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and 0.0 < value < math.inf):
                 raise ValueError(f"{name} must be a positive number of mbb/hand, got {value!r}")
@@ -132,7 +149,9 @@ class Standings:
     game_sd: float
     confidence: float
     _index: Mapping[str, int] = field(repr=False)
-    _covariance: tuple[tuple[float, ...], ...] = field(repr=False)
+    #: Rows in name order (not place order); a band of it when read back from storage
+    #: (:meth:`from_stored`: the entries beyond the band are 0).
+    _covariance: npt.NDArray[np.float64] = field(repr=False)
     _strengths: tuple[float, ...] = field(repr=False)
     #: Memo of :meth:`gap`: matchmaking asks for the same neighbours at every decision.
     _gaps: dict[tuple[str, str], tuple[float, float]] = field(
@@ -148,8 +167,21 @@ class Standings:
 
     def rating(self, bot: str) -> Rating:
         """The rating of ``bot``; a bot not fitted raises ``KeyError`` naming it."""
-        self._position(bot)
-        return next(rating for rating in self.ratings if rating.bot == bot)
+        place = self.place_of(bot)
+        if place is None:
+            raise KeyError(f"bot {bot!r} is not in the standings")
+        return self.ratings[place - 1]
+
+    def covariances_below(self, order: Sequence[str], count: int) -> list[list[float]]:
+        """For each bot of ``order``, its covariance with each of the ``count`` bots just
+        after it there (fewer at the end): what a stored fit keeps (:meth:`from_stored`),
+        read in one pass."""
+        positions = [self._position(bot) for bot in order]
+        covariance = self._covariance
+        return [
+            [float(value) for value in covariance[position, positions[k + 1 : k + 1 + count]]]
+            for k, position in enumerate(positions)
+        ]
 
     def place_of(self, bot: str) -> int | None:
         """The place of ``bot`` (1 the best), None when it is not fitted; remembered, so
@@ -159,6 +191,36 @@ class Standings:
             places.update((rating.bot, rating.place) for rating in self.ratings)
         return places.get(bot)
 
+    @classmethod
+    def from_stored(
+        cls,
+        ratings: Iterable[Rating],
+        covariances: Mapping[tuple[str, str], float],
+        *,
+        game_sd: float,
+        confidence: float,
+    ) -> Standings:
+        """Standings read back from a stored fit: its ratings (placed again among
+        themselves, by strength) and the covariances kept of some pairs (the neighbours in
+        the standings: what matchmaking asks :meth:`gap` of); a pair not kept has none."""
+        kept = sorted(ratings, key=lambda rating: (-rating.strength, rating.bot))
+        names = sorted(rating.bot for rating in kept)
+        index = {name: position for position, name in enumerate(names)}
+        covariance = np.zeros((len(names), len(names)))
+        strengths = [0.0] * len(names)
+        for rating in kept:
+            position = index[rating.bot]
+            covariance[position, position] = rating.sd**2
+            strengths[position] = rating.strength
+        for (first, second), value in covariances.items():
+            if first in index and second in index:
+                covariance[index[first], index[second]] = value
+                covariance[index[second], index[first]] = value
+        placed = tuple(
+            dataclasses.replace(rating, place=place) for place, rating in enumerate(kept, start=1)
+        )
+        return cls(placed, game_sd, confidence, index, covariance, tuple(strengths))
+
     def __contains__(self, bot: object) -> bool:
         return bot in self._index
 
@@ -166,7 +228,11 @@ class Standings:
         """``Var(s_first - s_second)`` from the covariance of the fit."""
         i, j = self._position(first), self._position(second)
         covariance = self._covariance
-        return max(covariance[i][i] + covariance[j][j] - 2.0 * covariance[i][j], 0.0)
+        return max(float(covariance[i, i] + covariance[j, j] - 2.0 * covariance[i, j]), 0.0)
+
+    def covariance(self, first: str, second: str) -> float:
+        """``Cov(s_first, s_second)`` from the fit (``Var(s_first)`` for one bot twice)."""
+        return float(self._covariance[self._position(first), self._position(second)])
 
     def gap(self, first: str, second: str) -> tuple[float, float]:
         """``s_first - s_second`` and its variance (remembered: the standings never change)."""
@@ -219,86 +285,79 @@ class Standings:
 
 
 def fit(
-    records: Mapping[tuple[str, str], PairRecord],
+    sums: Mapping[tuple[str, str], PairSums],
     bots: Iterable[str] = (),
     settings: FitSettings | None = None,
 ) -> Standings:
-    """The strengths of every bot of ``records`` and of ``bots`` (those without a game get
-    strength 0 and the prior's interval), fitted as the module docstring says."""
+    """The strengths of every bot of ``sums`` (each pair's running sums,
+    :func:`arena.ladder.sums.pair_sums`) and of ``bots`` (those without a game get strength
+    0 and the prior's interval), fitted as the module docstring says. Any history gives
+    ratings: a pair without spread, identical bots, one game, no game at all."""
     settings = settings or FitSettings()
-    names = sorted(set(bots).union(*((record.first, record.second) for record in records.values())))
+    names = sorted(set(bots).union(*((pair.first, pair.second) for pair in sums.values())))
     index = {name: position for position, name in enumerate(names)}
     size = len(names)
-    summaries = {key: record.adjusted_estimate() for key, record in records.items()}
-    pooled, freedom = _pooled_variance(summaries.values(), settings)
-    ridge = 1.0 / settings.prior_sd_mbb**2
-    matrix = [[0.0] * size for _ in range(size)]
-    for position in range(size):
-        matrix[position][position] = ridge
-    target = [0.0] * size
-    games = [0] * size
-    for key, record in records.items():
-        count = record.game_count
-        summary = summaries[key]
-        variance = _shrunk_variance(summary.stdev**2, count, pooled, settings)
-        weight = record.information / variance
-        mean = _weighted_mean(record, summary.mean)
-        i, j = index[record.first], index[record.second]
-        matrix[i][i] += weight
-        matrix[j][j] += weight
-        matrix[i][j] -= weight
-        matrix[j][i] -= weight
-        target[i] += weight * mean
-        target[j] -= weight * mean
-        games[i] += count
-        games[j] += count
-    covariance = inverse(matrix)
+    pairs = [pair for pair in sums.values() if pair.game_count > 0]
+    pooled, freedom = _pooled_variance(pairs, settings)
+    matrix = np.identity(size) / settings.prior_sd_mbb**2
+    target = np.zeros(size)
+    games = np.zeros(size, dtype=np.int64)
+    if pairs:
+        firsts = np.array([index[pair.first] for pair in pairs])
+        seconds = np.array([index[pair.second] for pair in pairs])
+        variances = np.array(
+            [_shrunk_variance(pair.variance, pair.game_count, pooled, settings) for pair in pairs]
+        )
+        weights = np.array([pair.information for pair in pairs]) / variances
+        moved = weights * np.array([pair.mean for pair in pairs])
+        counts = np.array([pair.game_count for pair in pairs])
+        # The pairs' information, a weighted graph Laplacian, added onto the prior's ridge.
+        np.add.at(matrix, (firsts, firsts), weights)
+        np.add.at(matrix, (seconds, seconds), weights)
+        np.add.at(matrix, (firsts, seconds), -weights)
+        np.add.at(matrix, (seconds, firsts), -weights)
+        np.add.at(target, firsts, moved)
+        np.add.at(target, seconds, -moved)
+        np.add.at(games, firsts, counts)
+        np.add.at(games, seconds, counts)
+    # The matrix is the ridge (positive) plus a Laplacian with positive weights (every
+    # pair's variance is floored): symmetric positive definite whatever the results.
+    covariance = np.asarray(np.linalg.inv(matrix) if size else matrix, dtype=np.float64)
     # The strengths sum to 0 exactly (the targets do), so their covariance is the one of
     # the fit projected on that constraint: the prior's common shift of every strength,
     # which says nothing about a bot against the field, is taken out.
-    common = settings.prior_sd_mbb**2 / size if size else 0.0
-    covariance = [[value - common for value in row] for row in covariance]
-    strengths = [math.fsum(row[k] * target[k] for k in range(size)) for row in covariance]
+    if size:
+        covariance -= settings.prior_sd_mbb**2 / size
+    strengths = covariance @ target
     z = _NORMAL.inv_cdf(1.0 - (1.0 - settings.confidence) / 2.0)
     # The spread of a game is estimated (the pooled variance, with ``freedom`` degrees of
     # freedom), so a strength over its standard error follows Student's t, not the normal:
     # the covariance is widened by (t / z)^2, and every normal interval and chance read
     # from it has the width of the t one (a few games per pair: 1.10 times wider).
     if freedom:
-        widen = (t_quantile(1.0 - (1.0 - settings.confidence) / 2.0, freedom) / z) ** 2
-        covariance = [[value * widen for value in row] for row in covariance]
-    ranked = sorted(range(size), key=lambda k: (-strengths[k], names[k]))
-    ratings = []
-    for place, k in enumerate(ranked, start=1):
-        sd = math.sqrt(max(covariance[k][k], 0.0))
-        strength = strengths[k]
-        ratings.append(
-            Rating(names[k], place, strength, sd, strength - z * sd, strength + z * sd, games[k])
-        )
+        covariance *= (t_quantile(1.0 - (1.0 - settings.confidence) / 2.0, freedom) / z) ** 2
+    values = [float(value) for value in strengths]
+    sds = [math.sqrt(max(float(value), 0.0)) for value in np.diagonal(covariance)]
+    ranked = sorted(range(size), key=lambda k: (-values[k], names[k]))
+    ratings = tuple(
+        Rating(names[k], place, values[k], sds[k], values[k] - z * sds[k],
+               values[k] + z * sds[k], int(games[k]))
+        for place, k in enumerate(ranked, start=1)
+    )  # fmt: skip
     return Standings(
-        ratings=tuple(ratings),
+        ratings=ratings,
         game_sd=math.sqrt(pooled),
         confidence=settings.confidence,
         _index=index,
-        _covariance=tuple(tuple(row) for row in covariance),
-        _strengths=tuple(strengths),
+        _covariance=covariance,
+        _strengths=tuple(values),
     )
 
 
-def _weighted_mean(record: PairRecord, mean: float) -> float:
-    """The mean of the pair's games weighed by their weights (``mean``, the plain one, when
-    they all weigh the same: the same number to the last bit)."""
-    weights = record.weights
-    if all(weight == weights[0] for weight in weights):
-        return mean
-    return math.fsum(w * x for w, x in zip(weights, record.adjusted, strict=True)) / math.fsum(
-        weights
-    )
-
-
-def _pooled_variance(summaries: Iterable[Estimate], settings: FitSettings) -> tuple[float, float]:
+def _pooled_variance(pairs: Iterable[PairSums], settings: FitSettings) -> tuple[float, float]:
     """The variance of one game's score pooled over the pairs with two games or more, and
-    its degrees of freedom (0: no pair has two games, the fallback is used).
+    its degrees of freedom (0: no pair has two games, or their spread is below the floor
+    ``min_game_sd_mbb``, which is no measurement: the fallback is used).
 
     Each pair's sample variance counts by its degrees of freedom, but by no more than
     ``variance_prior_games``: the pooled spread is the prior of the pairs that played
@@ -307,23 +366,24 @@ def _pooled_variance(summaries: Iterable[Estimate], settings: FitSettings) -> tu
     (``sum f`` when no pair is capped)."""
     cap = settings.variance_prior_games
     squares = total = spread = 0.0
-    for summary in summaries:
-        if summary.n >= 2:
-            freedom = summary.n - 1
+    for pair in pairs:
+        if pair.game_count >= 2:
+            freedom = pair.game_count - 1
             count = min(float(freedom), cap) if cap > 0.0 else float(freedom)
-            squares += summary.stdev**2 * count
+            squares += pair.variance * count
             total += count
             spread += count * count / freedom
-    if total == 0.0 or squares == 0.0:
+    if total == 0.0 or squares / total < settings.min_game_sd_mbb**2:
         return float(settings.fallback_game_sd_mbb) ** 2, 0.0
     return squares / total, total * total / spread
 
 
 def _shrunk_variance(variance: float, count: int, pooled: float, settings: FitSettings) -> float:
-    """A pair's variance of one game, shrunk towards the pooled one."""
+    """A pair's variance of one game, shrunk towards the pooled one, and never below the
+    floor's: a pair whose games all agree (identical bots) is not made certain by it."""
     prior = settings.variance_prior_games
     freedom = count - 1
     if freedom + prior == 0.0:
         return pooled
     shrunk = (prior * pooled + freedom * variance) / (prior + freedom)
-    return shrunk if shrunk > 0.0 else pooled
+    return max(shrunk if shrunk > 0.0 else pooled, settings.min_game_sd_mbb**2)

@@ -1,6 +1,6 @@
 """The organiser's admin of the ladder (staff only): games (play again one the
 infrastructure left out; a bot's fault is a result and never played again), promotion
-tests, the finals' runs."""
+tests, the finals' runs, the last fit of the ratings (read only: the workers write it)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,18 @@ from arena.server.ladder.models import (
     Game,
     GameStatus,
     PromotionTest,
+    RatingFit,
     TableSeat,
     version_label,
 )
 
-__all__ = ["FinalsRunAdmin", "GameAdmin", "PromotionTestAdmin", "TableSeatInline"]
+__all__ = [
+    "FinalsRunAdmin",
+    "GameAdmin",
+    "PromotionTestAdmin",
+    "RatingFitAdmin",
+    "TableSeatInline",
+]
 
 
 def _one_decimal(value: float | None) -> str:
@@ -116,3 +123,20 @@ class FinalsRunAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     list_display = ("pk", "status", "started", "finished")
     readonly_fields = ("entrants", "standings", "report_file", "message")
+
+
+@admin.register(RatingFit)
+class RatingFitAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    """The last fit of the ratings: when, how long it took, the games played then, and
+    whether a worker is fitting now. Read only."""
+
+    list_display = ("fitted", "seconds", "game_count", "game_sd", "claimed_until")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

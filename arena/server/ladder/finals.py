@@ -31,13 +31,13 @@ from typing import Any
 from django.utils import timezone
 
 from arena.ladder.finals import finals_entrants
-from arena.ladder.games import pair_records
 from arena.ladder.ratings import fit
 from arena.report.build import DEFAULT_MAX_HANDS, Redaction, write_report
 from arena.server.competition import Visibility
 from arena.server.ladder.models import FinalsRun, FinalsStatus, version_label
 from arena.server.ladder.play import LadderRules, VersionFiles, prepare
-from arena.server.ladder.state import active_versions, rated_results
+from arena.server.ladder.state import active_versions
+from arena.server.ladder.sums import pair_sums
 from arena.server.site.importer import read_tournament, save_tournament
 from arena.server.site.models import SiteSettings
 from arena.server.site.visibility import redact_history
@@ -117,7 +117,7 @@ def run_finals(rules: LadderRules, work: Path) -> FinalsRun:
     """Play (or resume) the finals under ``rules`` in ``work`` and publish them; the run's
     row. ``ValueError`` when fewer than two teams have an active version."""
     versions = {version_label(version): version for version in active_versions()}
-    standings = fit(pair_records(rated_results()), bots=versions)
+    standings = fit(pair_sums(), bots=versions)
     entrants = finals_entrants(
         {version.team.name: label for label, version in versions.items()}, standings
     )

@@ -31,18 +31,29 @@ __all__ = [
     "GameStatus",
     "LadderTeamSettings",
     "OwnFaults",
+    "PairSumsRow",
     "PromotionStatus",
     "PromotionTest",
     "Rating",
+    "RatingFit",
+    "RatingPoint",
     "TableSeat",
     "UnrankedRequest",
+    "VersionSumsRow",
+    "label_of",
     "version_label",
 ]
 
 
 def version_label(version: BotVersion) -> str:
     """A version's name on the ladder and in its matches: ``<team>-v<number>``."""
-    return f"{version.team.name}-v{version.number}"
+    return label_of(version.team.name, version.number)
+
+
+def label_of(team: str, number: int) -> str:
+    """The label of version ``number`` of the team named ``team`` (:func:`version_label`
+    without the models: for rows read as plain values)."""
+    return f"{team}-v{number}"
 
 
 class GameStatus(models.TextChoices):
@@ -101,9 +112,18 @@ class Game(models.Model):
     rotation_matches = models.JSONField(default=list, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
+    #: True once the game is in the running sums (:class:`PairSumsRow`,
+    #: :class:`VersionSumsRow`): each finished game is added exactly once.
+    counted = models.BooleanField(default=False)
 
     class Meta:
-        indexes: ClassVar = [models.Index(fields=["status", "lease_expires"])]
+        indexes: ClassVar = [
+            models.Index(fields=["status", "lease_expires"]),
+            # The finished games not yet in the sums: a handful, whatever the history.
+            models.Index(fields=["id"], condition=models.Q(counted=False), name="game_not_counted"),
+            # A team's recent test games (the rate limit), without reading every game.
+            models.Index(fields=["kind", "created"], name="game_kind_created"),
+        ]
 
     def __str__(self) -> str:
         if self.is_table:
@@ -212,8 +232,86 @@ class OwnFaults(models.Model):
         return f"game {self.game_id}: {self.version}'s faults"
 
 
+class PairSumsRow(models.Model):
+    """One pair's rated games as running sums (:class:`arena.ladder.sums.PairSums`), from
+    ``first``'s point of view (``first`` the version with the smaller number on the site),
+    updated in the transaction that stores each game: the fit and the pages read these,
+    never the games."""
+
+    first = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    second = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    game_count = models.PositiveIntegerField(default=0)
+    information = models.FloatField(default=0.0)
+    weighted_sum = models.FloatField(default=0.0)
+    adjusted_sum = models.FloatField(default=0.0)
+    adjusted_squares = models.FloatField(default=0.0)
+    raw_sum = models.FloatField(default=0.0)
+    raw_squares = models.FloatField(default=0.0)
+    hand_count = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["first", "second"], name="one_sums_row_per_pair"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.first} vs {self.second}: {self.game_count} games"
+
+
+class VersionSumsRow(models.Model):
+    """A version's rated games with a result and their hands (a table's once, not once
+    per pair), and the number of the last rated game it finished (what matchmaking's floor
+    reads), updated with the pairs' sums."""
+
+    version = models.OneToOneField(BotVersion, on_delete=models.CASCADE, related_name="+")
+    game_count = models.PositiveIntegerField(default=0)
+    hand_count = models.BigIntegerField(default=0)
+    last_game = models.BigIntegerField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.version}: {self.game_count} games"
+
+
+class RatingFit(models.Model):
+    """The last fit of the ratings (one row): when, how long it took, the pooled spread of
+    one game it found, the games played (done) then, and the claim of the worker fitting
+    now (one at a time: a conditional update takes it,
+    :func:`arena.server.ladder.fitting.refresh_if_due`)."""
+
+    fitted = models.DateTimeField(null=True, blank=True)
+    game_count = models.PositiveIntegerField(default=0)
+    seconds = models.FloatField(default=0.0)
+    game_sd = models.FloatField(default=0.0)
+    confidence = models.FloatField(default=0.95)
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    history_written = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"fit of {self.fitted}"
+
+
+class RatingPoint(models.Model):
+    """A version's rating after a fit: the rating history its page draws."""
+
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="+")
+    at = models.DateTimeField()
+    strength = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    place = models.PositiveIntegerField()
+    game_count = models.PositiveIntegerField()
+
+    class Meta:
+        indexes: ClassVar = [models.Index(fields=["version", "at"])]
+
+    def __str__(self) -> str:
+        return f"{self.version} at {self.at}: {self.strength:.1f}"
+
+
 class Rating(models.Model):
-    """A version's place on the ladder after the last fit (the rows are replaced by each fit)."""
+    """A version's place on the ladder after the last fit (the rows are replaced by each
+    fit), with its covariance with the versions just below it (``covariances[k]``: with
+    the one ``k + 1`` places down; what matchmaking's neighbours read)."""
 
     version = models.OneToOneField(BotVersion, on_delete=models.CASCADE, related_name="+")
     place = models.PositiveIntegerField()
@@ -223,6 +321,7 @@ class Rating(models.Model):
     high = models.FloatField()
     game_count = models.PositiveIntegerField()
     chance_above_next = models.FloatField(null=True, blank=True)
+    covariances = models.JSONField(default=list, blank=True)
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:

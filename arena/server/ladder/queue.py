@@ -16,8 +16,10 @@ competition's rated games are tables: ``table_size`` versions, each on its seat 
 the worker still holds the claim: the game's result (or its forfeit, or its re-run; a
 table's every seat), each version's own faults with their reasons, hands and its own
 stderr (:class:`~arena.server.ladder.models.OwnFaults`: its team's only), its matches
-(two, or a table's rotations) for the site's match pages, the ratings fitted again and
-the promotion tests advanced. A worker killed before that commit leaves a claim that
+(two, or a table's rotations) for the site's match pages, the game added to the running
+sums (:mod:`arena.server.ladder.sums`) and the promotion tests advanced; after it, the
+ratings are fitted again when due (:func:`arena.server.ladder.fitting.refresh_if_due`).
+A worker killed before that commit leaves a claim that
 expires; one killed after it leaves a finished game that no claim can touch again: a game
 is never lost and never counted twice.
 """
@@ -51,6 +53,7 @@ from arena.server.current import is_frozen_now
 from arena.server.jobs.lease import LeaseQueue, lease_seconds
 from arena.server.jobs.serial import one_at_a_time
 from arena.server.ladder.config import LadderSettings
+from arena.server.ladder.fitting import refresh_if_due
 from arena.server.ladder.models import (
     Game,
     GameStatus,
@@ -68,12 +71,8 @@ from arena.server.ladder.own_faults import (
     own_faults,
 )
 from arena.server.ladder.play import PlayedGame
-from arena.server.ladder.state import (
-    active_versions,
-    advance_promotions,
-    ladder_state,
-    refresh_ratings,
-)
+from arena.server.ladder.state import active_versions, advance_promotions, ladder_state
+from arena.server.ladder.sums import count_results
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome
 
@@ -273,8 +272,9 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
             match_swap=matches[1] if len(matches) > 1 and not game.is_table else None,
             rotation_matches=[match.pk for match in matches] if game.is_table else [],
         )
-        refresh_ratings()
+        count_results()
         advance_promotions(settings, is_frozen=is_frozen_now(now))
+    refresh_if_due()  # outside the store's transaction; at most one worker fits
     return True
 
 

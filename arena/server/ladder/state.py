@@ -1,6 +1,7 @@
-"""The database's state as :mod:`arena.ladder`'s values, and what follows a result: the
-ratings fitted again (and the site's leaderboard rows written from them), the promotion
-tests advanced (and a candidate found better made active when its team asked).
+"""The database's state as :mod:`arena.ladder`'s values: a game's result, what matchmaking
+reads (the running sums' counts, :mod:`arena.server.ladder.sums`, and the last stored fit,
+:mod:`arena.server.ladder.fitting`: never every game played), and the promotion tests
+advanced after a result (a candidate found better made active when its team asked).
 
 The ladder's names for versions are their labels (``<team>-v<number>``,
 :func:`~arena.server.ladder.models.version_label`); the active versions are the teams'
@@ -12,16 +13,18 @@ count once for each version at the table.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
+from statistics import NormalDist
 
 from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
 
-from arena.ladder.games import GameResult, TableResult, pair_records
+from arena.ladder.games import GameResult, TableResult
 from arena.ladder.matchmaking import Entrant, GameKind, GameRequest, LadderState, Pairing
 from arena.ladder.promotion import Verdict, should_activate
-from arena.ladder.ratings import Standings, fit
+from arena.ladder.ratings import FitSettings, Standings
+from arena.ladder.ratings import Rating as FittedRating
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.models import (
     LLR_CAP,
@@ -31,11 +34,14 @@ from arena.server.ladder.models import (
     PromotionStatus,
     PromotionTest,
     Rating,
+    RatingFit,
     TableSeat,
     UnrankedRequest,
+    VersionSumsRow,
+    label_of,
     version_label,
 )
-from arena.server.site.models import BotVersion, LeaderboardRow, ScoreKind, Team, VersionStatus
+from arena.server.site.models import BotVersion, Team, VersionStatus
 from arena.server.site.versions import activate
 
 __all__ = [
@@ -46,8 +52,7 @@ __all__ = [
     "game_result",
     "ladder_state",
     "plays_in",
-    "rated_results",
-    "refresh_ratings",
+    "stored_standings",
     "table_result",
     "with_seats",
 ]
@@ -130,91 +135,87 @@ def _results(games: Iterable[Game]) -> list[GameResult]:
     return found
 
 
-def _rated_games() -> list[Game]:
-    """Every rated game with a result, in the order played."""
-    games = Game.objects.filter(
-        is_rated=True,
-        adjusted_mbb__isnull=False,
-        status__in=(GameStatus.DONE, GameStatus.BOT_FAULT),
+def stored_standings(active: Mapping[int, str]) -> Standings:
+    """The last stored fit (:mod:`arena.server.ladder.fitting`) as standings of the
+    ``active`` versions (their labels by number): their ratings, the covariances kept of
+    each with the ones just below it, the pooled spread; one not in the fit (activated
+    since, or before any fit) at strength 0 with the prior's spread, as the fit rates a
+    version with no game. Reads two tables, as plain values, never the games."""
+    prior = FitSettings()
+    ratings: list[FittedRating] = []
+    kept: dict[tuple[str, str], float] = {}
+    rows = list(
+        Rating.objects.order_by("place").values_list(
+            "version_id", "strength", "sd", "low", "high", "game_count", "covariances"
+        )
     )
-    return list(with_seats(games).order_by("pk"))
-
-
-def rated_results() -> list[GameResult]:
-    """Every rated game's result, in the order played (a table's as its pairs)."""
-    return _results(_rated_games())
-
-
-def _played(games: Iterable[Game]) -> tuple[dict[str, int], dict[str, int]]:
-    """The games and the hands each version played: a game once for each version in it
-    (a table once, not once per pair), with its hands."""
-    counts: dict[str, int] = {}
-    hands: dict[str, int] = {}
-    for game in games:
-        if game.hand_count <= 0:
+    # ``covariances[k]`` is with the version k + 1 places down among every row written.
+    placed = [active.get(row[0]) for row in rows]
+    order = []
+    for position, (version_id, strength, sd, low, high, games, below) in enumerate(rows):
+        bot = active.get(version_id)
+        if bot is None:  # no longer active: not an entrant
             continue
-        seats = game.seats_in_order()
-        versions = [seat.version for seat in seats] if seats else [game.first, game.second]
-        for version in versions:
-            label = version_label(version)
-            counts[label] = counts.get(label, 0) + 1
-            hands[label] = hands.get(label, 0) + game.hand_count
-    return counts, hands
+        order.append(bot)
+        ratings.append(FittedRating(bot, len(order), strength, sd, low, high, games))
+        for other, value in zip(placed[position + 1 :], below, strict=False):
+            if other is not None:
+                kept[(bot, other)] = value
+    known = set(order)
+    z = NormalDist().inv_cdf(1.0 - (1.0 - prior.confidence) / 2.0)
+    sd = prior.prior_sd_mbb
+    ratings += [FittedRating(bot, 0, 0.0, sd, -z * sd, z * sd, 0)
+                for bot in active.values() if bot not in known]  # fmt: skip
+    row = RatingFit.objects.filter(pk=1, fitted__isnull=False).values_list("game_sd", "confidence")
+    game_sd, confidence = row.first() or (prior.fallback_game_sd_mbb, prior.confidence)
+    return Standings.from_stored(ratings, kept, game_sd=game_sd, confidence=confidence)
 
 
-def refresh_ratings() -> Standings:
-    """Fit the ratings again, replace the :class:`Rating` rows (active versions only, placed
-    among themselves; their games counted as :func:`_played` does) and the site's
-    ``ladder`` leaderboard rows; the fit."""
-    games = _rated_games()
-    results = _results(games)
-    active = {version_label(version): version for version in active_versions()}
-    standings = fit(pair_records(results), bots=active)
-    order = [bot for bot in standings.order if bot in active]
-    counts, hands = _played(games)
-    Rating.objects.all().delete()
-    LeaderboardRow.objects.filter(board=LADDER_BOARD).delete()
-    ratings, rows = [], []
-    for place, bot in enumerate(order, start=1):
-        fitted, version = standings.rating(bot), active[bot]
-        chance = standings.chance_above(bot, order[place]) if place < len(order) else None
-        ratings.append(Rating(version=version, place=place, strength=fitted.strength,
-                              sd=fitted.sd, low=fitted.low, high=fitted.high,
-                              game_count=counts.get(bot, 0), chance_above_next=chance))  # fmt: skip
-        rows.append(LeaderboardRow(board=LADDER_BOARD, position=place, name=bot,
-                                   team=version.team, kind=ScoreKind.RATING,
-                                   mbb_per_hand=fitted.strength,
-                                   half_width=(fitted.high - fitted.low) / 2.0,
-                                   hands=hands.get(bot, 0)))  # fmt: skip
-    Rating.objects.bulk_create(ratings)
-    LeaderboardRow.objects.bulk_create(rows)
-    return standings
+def _active_labels() -> dict[int, tuple[str, str]]:
+    """Each active version's label and team name by its number, by team name: what
+    :func:`active_versions` finds, as plain values (matchmaking reads a thousand)."""
+    rows = BotVersion.objects.filter(
+        pk__in=Team.objects.exclude(active_version=None).values("active_version"),
+        status=VersionStatus.ACCEPTED,
+        is_disabled=False,
+    ).order_by("team__name")
+    return {pk: (label_of(team, number), team)
+            for pk, team, number in rows.values_list("pk", "team__name", "number")}  # fmt: skip
 
 
 def ladder_state(settings: LadderSettings, now: datetime | None = None) -> LadderState:
-    """What matchmaking reads, from the database now."""
+    """What matchmaking reads, from the database now: the running sums' counts and the last
+    stored fit, never the games played (only those in flight and the recent test games)."""
     now = now or timezone.now()
-    active = active_versions()
-    rated = Game.objects.filter(is_rated=True)
-    finished = rated.filter(adjusted_mbb__isnull=False)
+    active = _active_labels()
+    sums = {
+        version_id: (games, last)
+        for version_id, games, last in VersionSumsRow.objects.filter(
+            version__in=list(active)
+        ).values_list("version_id", "game_count", "last_game")
+    }
+    flying = list(with_seats(Game.objects.filter(status__in=IN_FLIGHT)))
+    started: dict[int, int] = {}  # each version's last rated game in flight
+    for game in flying:
+        if game.is_rated:
+            seats = game.seats_in_order()
+            for version_id in [seat.version_id for seat in seats] or [
+                game.first_id,
+                game.second_id,
+            ]:
+                started[version_id] = max(started.get(version_id, 0), game.pk)
     entrants = []
-    for version in active:
-        mine = plays_in(version)
-        last = rated.filter(mine).exclude(status=GameStatus.FAILED_INFRASTRUCTURE)
-        entrants.append(
-            Entrant(
-                version_label(version),
-                version.team.name,
-                game_count=finished.filter(mine).count(),
-                last_game_number=last.aggregate(last=Max("pk"))["last"],
-            )
-        )
-    results = rated_results()
-    standings = fit(pair_records(results), bots=[version_label(v) for v in active])
+    for version_id, (bot, team) in active.items():
+        games, last = sums.get(version_id, (0, None))
+        flown = started.get(version_id)
+        if flown is not None:
+            last = flown if last is None else max(last, flown)
+        entrants.append(Entrant(bot, team, game_count=games, last_game_number=last))
+    standings = stored_standings({pk: bot for pk, (bot, _team) in active.items()})
     in_flight = tuple(
         Pairing(version_label(game.first), version_label(game.second), GameKind(game.kind),
                 others=tuple(version_label(seat.version) for seat in game.seats_in_order()[2:]))
-        for game in with_seats(Game.objects.filter(status__in=IN_FLIGHT))
+        for game in flying
     )  # fmt: skip
     requests = [
         GameRequest(test.team.name, version_label(test.candidate),

@@ -10,7 +10,7 @@ team's version is 404."""
 from __future__ import annotations
 
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +22,12 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
-from arena.ladder.games import pair_records
 from arena.ladder.matchmaking import GameKind
 from arena.report.page import CONTENT_SECURITY_POLICY as REPORT_POLICY
 from arena.server.competition import Visibility
 from arena.server.current import is_frozen_now
 from arena.server.ladder import config
-from arena.server.ladder.chart import llr_chart
+from arena.server.ladder.chart import llr_chart, rating_chart
 from arena.server.ladder.finals import public_report
 from arena.server.ladder.models import (
     FinalsRun,
@@ -37,13 +36,18 @@ from arena.server.ladder.models import (
     GameStatus,
     LadderTeamSettings,
     OwnFaults,
+    PairSumsRow,
     PromotionStatus,
     PromotionTest,
     Rating,
+    RatingFit,
+    RatingPoint,
     UnrankedRequest,
     version_label,
 )
-from arena.server.ladder.state import active_versions, plays_in, rated_results, with_seats
+from arena.server.ladder.state import active_versions, plays_in, with_seats
+from arena.server.ladder.sums import row_sums
+from arena.server.site.head_to_head import head_to_head
 from arena.server.site.models import BotVersion, SiteSettings, Team, VersionStatus
 from arena.server.site.scope import identified, requesting_team, visible
 
@@ -64,15 +68,49 @@ def _number(value: float | None, digits: int = 1) -> float | None:
     return None if value is None or not math.isfinite(value) else round(value, digits)
 
 
-def ladder_data() -> dict[str, Any]:
-    """The ladder as the page and the API show it (public: ratings and pair results).
-    With the site's visibility ``nothing`` no game is anyone else's business: the
-    ratings stay, each pair's games and hands and the tables' results go."""
+def ladder_data(team: Team | None = None) -> dict[str, Any]:
+    """The ladder as the page and the API show it (public: ratings and pair results), read
+    from the last stored fit and the running sums: no request fits or reads every game.
+    The pairs shown are the :data:`PAIRS_SHOWN` most played (``pair_count`` says how many
+    there are); ``team``'s rows are marked ``is_mine``. With the site's visibility
+    ``nothing`` no game is anyone else's business: the ratings stay, each pair's games and
+    hands and the tables' results go. What a fit wrote is read once per fit and process
+    (:func:`_as_fitted`); only the games in flight are counted per request."""
     hides_games = _visibility() is Visibility.NOTHING
+    fitted = (
+        RatingFit.objects.filter(pk=1)
+        .exclude(fitted=None)
+        .values_list("fitted", "game_count")
+        .first()
+    )
+    when = None if fitted is None else fitted[0]
+    key = None if when is None else (when, hides_games)
+    cached = _LAST_READ.get("fit")
+    if key is not None and cached is not None and cached[0] == key:
+        data = cached[1]
+    else:
+        data = _as_fitted(hides_games)
+        data["fitted"] = None if when is None else when.isoformat()
+        data["games_played"] = 0 if fitted is None else fitted[1]
+        if key is not None:
+            _LAST_READ["fit"] = (key, data)  # one assignment: safe between threads
+    mine = None if team is None else team.pk
+    in_flight = Game.objects.filter(status__in=(GameStatus.QUEUED, GameStatus.CLAIMED)).count()
+    ratings = [{**row, "is_mine": row["team_id"] == mine} for row in data["ratings"]]
+    return {**data, "in_flight": in_flight, "ratings": ratings}
+
+
+#: The last fit's rows as :func:`_as_fitted` read them, by the fit's time and visibility.
+_LAST_READ: dict[str, tuple[tuple[datetime, bool], dict[str, Any]]] = {}
+
+
+def _as_fitted(hides_games: bool) -> dict[str, Any]:
+    """The ratings, the most played pairs and the last tables, as the last fit left them."""
     ratings = [
         {
             "place": rating.place,
             "bot": version_label(rating.version),
+            "version_id": rating.version_id,
             "team": rating.version.team.name,
             "team_id": rating.version.team_id,
             "rating": _number(rating.strength),
@@ -84,16 +122,17 @@ def ladder_data() -> dict[str, Any]:
         }
         for rating in Rating.objects.select_related("version__team")
     ]
+    rows = PairSumsRow.objects.select_related("first__team", "second__team")
     pairs = []
-    records = {} if hides_games else pair_records(rated_results())
-    for (first, second), record in sorted(records.items()):
-        adjusted, raw = record.adjusted_estimate(), record.raw_estimate()
+    for row in [] if hides_games else rows.order_by("-game_count", "pk")[:PAIRS_SHOWN]:
+        sums = row_sums(row)
+        adjusted, raw = sums.adjusted_estimate(), sums.raw_estimate()
         pairs.append(
             {
-                "first": first,
-                "second": second,
-                "games": record.game_count,
-                "hands": record.hand_count,
+                "first": sums.first,
+                "second": sums.second,
+                "games": row.game_count,
+                "hands": row.hand_count,
                 "adjusted": _number(adjusted.mean),
                 "adjusted_plus_minus": _number(adjusted.half_width),
                 "raw": _number(raw.mean),
@@ -101,14 +140,26 @@ def ladder_data() -> dict[str, Any]:
                 "luck": _number(raw.mean - adjusted.mean),
             }
         )
-    in_flight = Game.objects.filter(status__in=(GameStatus.QUEUED, GameStatus.CLAIMED)).count()
-    played = Game.objects.filter(status=GameStatus.DONE).count()
+    pairs.sort(key=lambda pair: (pair["first"], pair["second"]))
+    top = ratings[:GRID_SIZE]
+    ids = [row["version_id"] for row in top]
+    grid_sums = map(row_sums, [] if hides_games else rows.filter(first__in=ids, second__in=ids))
+    grid = head_to_head({(s.first, s.second): s for s in grid_sums}, [row["bot"] for row in top])
     tables = [] if hides_games else with_seats(
         Game.objects.filter(seat_count__gt=2, status__in=(GameStatus.DONE, GameStatus.BOT_FAULT))
     ).order_by("-pk")[:_RECENT_TABLES]  # fmt: skip
-    return {"ratings": ratings, "pairs": pairs, "games_played": played, "in_flight": in_flight,
+    return {"ratings": ratings, "pairs": pairs, "grid": grid,
+            "pair_count": 0 if hides_games else rows.count(),
             "tables": [{"id": game.pk, "kind": game.kind, "status": game.status,
                         "seats": _seats(game)} for game in tables]}  # fmt: skip
+
+
+#: The head-to-head grid's versions: the best rated (a grid of a thousand would fit no page).
+GRID_SIZE = 12
+
+
+#: The pairs the ladder page and its API list, the most played first.
+PAIRS_SHOWN = 200
 
 
 #: The ring tables the ladder page lists (the last ones over).
@@ -148,12 +199,12 @@ def _seats(game: Game) -> list[dict[str, Any]]:
 
 def ladder_page(request: HttpRequest) -> HttpResponse:
     """The ladder: ratings, chances, pairs."""
-    return render(request, "ladder/ladder.html", {"data": ladder_data()})
+    return render(request, "ladder/ladder.html", {"data": ladder_data(requesting_team(request))})
 
 
 def api_ladder(request: HttpRequest) -> JsonResponse:
     """``GET /api/v1/ladder/``: :func:`ladder_data`."""
-    return JsonResponse(ladder_data())
+    return JsonResponse(ladder_data(requesting_team(request)))
 
 
 def _game_row(game: Game, version: BotVersion, own: OwnFaults | None) -> dict[str, Any]:
@@ -189,6 +240,29 @@ def _game_rows(team: Team | None, version: BotVersion) -> list[dict[str, Any]]:
     return [_game_row(game, version, own.get(game.pk)) for game in games]
 
 
+#: The most points of a rating history a page draws or the API lists (the newest).
+HISTORY_POINTS = 500
+
+
+def rating_history(version: BotVersion) -> list[dict[str, Any]]:
+    """The version's rating after each recorded fit (:class:`RatingPoint`), oldest first:
+    the newest :data:`HISTORY_POINTS`."""
+    points = RatingPoint.objects.filter(version=version).order_by("-at")[:HISTORY_POINTS]
+    return [
+        {
+            "at": point.at.isoformat(),
+            "time": point.at.timestamp(),
+            "rating": _number(point.strength),
+            "low": _number(point.low),
+            "high": _number(point.high),
+            "plus_minus": _number((point.high - point.low) / 2.0),
+            "place": point.place,
+            "games": point.game_count,
+        }
+        for point in reversed(points)
+    ]
+
+
 def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
     """A version's ladder page, for its team (another team: 404)."""
     team = requesting_team(request)
@@ -203,7 +277,11 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
             "incumbent__team").order_by("-pk")
     ]  # fmt: skip
     opponents = [v for v in active_versions() if v.pk != version.pk]
+    history = rating_history(version)
+    chart = rating_chart([(p["time"], p["rating"], p["low"], p["high"]) for p in history])
     context = {
+        "history": history,
+        "history_chart": mark_safe(chart),  # numbers only (chart module)
         "version": version,
         "label": version_label(version),
         "rows": rows,
@@ -250,6 +328,10 @@ def api_version(request: HttpRequest, version_id: int) -> JsonResponse:
                     "matches": row["matches"],
                 }
                 for row in rows
+            ],
+            "rating_history": [
+                {key: value for key, value in point.items() if key != "time"}
+                for point in rating_history(version)
             ],
             "promotion_tests": [
                 {

@@ -2,11 +2,13 @@
 column version, luck-adjusted mbb/hand with its 95% interval and the raw result beside it,
 as the page and the API show it.
 
-The cells are the offline report's crosstable (:func:`arena.stats.tables.crosstable`, the
-one the tournament's standings use), fed the ladder's pair records
-(:func:`arena.ladder.games.pair_records`: each rated game's result, luck-adjusted and raw);
-the marks are of the luck-adjusted score, the one the ladder rates by. A pure function:
-the ladder view passes what it has already read.
+The cells are read from the ladder's running sums of each pair
+(:class:`arena.ladder.sums.PairSums`: count, sum and sum of squares of the luck-adjusted
+and raw results), so drawing the grid never reads a game; the interval is Student's t over
+the pair's games and the marks are the offline report's crosstable marks
+(:func:`arena.stats.tables.significance_mark`: ``++``/``--`` at 99%, ``+``/``-`` at 95%) of
+the luck-adjusted score, the one the ladder rates by. A pure function: the ladder view passes
+what it has already read.
 """
 
 from __future__ import annotations
@@ -15,9 +17,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from arena.ladder.games import PairRecord
+from arena.ladder.sums import PairSums
 from arena.stats.intervals import Estimate
-from arena.stats.tables import crosstable
 
 __all__ = ["GRID_KIND", "head_to_head"]
 
@@ -27,6 +28,12 @@ GRID_KIND: Final = "luck-adjusted mbb/hand, row against column (raw in brackets)
 
 def _rounded(value: float) -> float | None:
     return round(value, 1) if math.isfinite(value) else None
+
+
+def _mark(sums: PairSums) -> str:
+    # The report's significance mark of the adjusted mean, from ``first``'s side.
+    strict = sums.adjusted_estimate(0.99).sign
+    return 2 * strict if strict else sums.adjusted_estimate(0.95).sign
 
 
 def _cell(adjusted: Estimate, raw: Estimate, mark: str, games: int) -> dict[str, Any]:
@@ -40,8 +47,24 @@ def _cell(adjusted: Estimate, raw: Estimate, mark: str, games: int) -> dict[str,
     }
 
 
+def _seen_from(sums: PairSums, row: str) -> dict[str, Any]:
+    """The pair's cell from ``row``'s side: heads-up, what one wins the other loses."""
+    adjusted, raw, mark = sums.adjusted_estimate(), sums.raw_estimate(), _mark(sums)
+    if row != sums.first:
+        adjusted, raw = _negated(adjusted), _negated(raw)
+        mark = mark.translate(str.maketrans("+-", "-+"))
+    return _cell(adjusted, raw, mark, sums.game_count)
+
+
+def _negated(value: Estimate) -> Estimate:
+    return Estimate(
+        0.0 - value.mean, 0.0 - value.high, 0.0 - value.low, value.stdev, value.n,
+        value.confidence,
+    )  # fmt: skip
+
+
 def head_to_head(
-    records: Mapping[tuple[str, str], PairRecord], bots: Sequence[str]
+    records: Mapping[tuple[str, str], PairSums], bots: Sequence[str]
 ) -> dict[str, Any]:
     """The grid of ``bots`` (rows and columns in this order: the ladder's, best first):
     ``{"kind", "bots", "played", "rows": [{"bot", "cells": [cell or None, ...]}]}``
@@ -50,20 +73,12 @@ def head_to_head(
     the column (None: the pair has not played, or the diagonal). Pairs with a version not
     in ``bots`` are left out."""
     named = set(bots)
-    kept = {pair: record for pair, record in records.items() if set(pair) <= named}
-    games = {pair: record.game_count for pair, record in kept.items()}
-    games |= {(second, first): count for (first, second), count in games.items()}
-    table = crosstable(
-        {pair: record.raw for pair, record in kept.items()},
-        list(bots),
-        adjusted_pair_units={pair: record.adjusted for pair, record in kept.items()},
-        score="adjusted",
-    )
     cells = {
-        (cell.row, cell.column): _cell(cell.scored, cell.estimate, cell.mark,
-                                       games[(cell.row, cell.column)])
-        for cell in table.cells
-    }  # fmt: skip
+        (row, column): _seen_from(sums, row)
+        for (first, second), sums in records.items()
+        if {first, second} <= named and sums.game_count
+        for row, column in ((first, second), (second, first))
+    }
     return {
         "kind": GRID_KIND,
         "bots": list(bots),

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from arena.ladder.finals import finals_entrants, finals_pairs, is_frozen
-from arena.ladder.games import GameResult, pair_records
+from arena.ladder.games import GameResult
 from arena.ladder.ratings import fit
+from arena.ladder.sums import pair_sums
 from arena.tournament.config import BotEntry, TournamentConfig
 from arena.tournament.plan import groups
 
@@ -24,7 +25,7 @@ def test_uploads_freeze_at_the_deadline() -> None:
 
 def test_each_teams_active_version_enters_in_the_ladders_order() -> None:
     games = [GameResult("b-v2", "a-v1", 50.0 + d, 0.0, 200) for d in (-5.0, 5.0)]
-    standings = fit(pair_records(games))
+    standings = fit(pair_sums(games))
     active = {"team-a": "a-v1", "team-b": "b-v2", "team-c": "c-v1"}
     assert finals_entrants(active, standings) == ("b-v2", "a-v1", "c-v1")
     assert finals_entrants(active) == ("a-v1", "b-v2", "c-v1")

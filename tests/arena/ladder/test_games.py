@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from arena.ladder.games import GameResult, game_from_block, pair_records
+from arena.ladder.games import GameResult, game_from_block
+from arena.ladder.sums import pair_sums
 from arena.store.outcome import HandSummary, MatchOutcome, SeatOutcome
 
 
@@ -23,10 +24,12 @@ def test_a_pair_record_reads_every_game_from_the_first_names_side() -> None:
         GameResult("ann", "bob", 30.0, -50.0, 200),
         GameResult("ann", "cat", 5.0, 5.0, 100),
     ]
-    records = pair_records(games)
+    records = pair_sums(games)
     assert set(records) == {("ann", "bob"), ("ann", "cat")}
     record = records[("ann", "bob")]
-    assert record.adjusted == (-10.0, 30.0) and record.raw == (-100.0, -50.0)
+    # Its sums: -10 and 30 (adjusted), -100 and -50 (raw) from ann's side.
+    assert (record.adjusted_sum, record.adjusted_squares) == (20.0, 1000.0)
+    assert (record.raw_sum, record.raw_squares) == (-150.0, 12500.0)
     assert record.hand_count == 400 and record.game_count == 2
     assert record.adjusted_estimate().mean == 10.0
     assert record.raw_estimate().mean == -75.0
@@ -34,7 +37,7 @@ def test_a_pair_record_reads_every_game_from_the_first_names_side() -> None:
 
 def test_unrated_games_stay_out_of_the_records() -> None:
     games = [GameResult("ann", "bob", 10.0, 10.0, 200, is_rated=False)]
-    assert pair_records(games) == {}
+    assert pair_sums(games) == {}
 
 
 @pytest.mark.parametrize(

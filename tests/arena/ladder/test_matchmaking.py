@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from arena.ladder.games import GameResult, pair_records
+from arena.ladder.games import GameResult
 from arena.ladder.matchmaking import (
     Entrant,
     GameKind,
@@ -18,6 +18,7 @@ from arena.ladder.matchmaking import (
     next_game,
 )
 from arena.ladder.ratings import Standings, fit
+from arena.ladder.sums import pair_sums
 
 # Five placed bots: a and b far apart, c and d close (their order is uncertain), e far below.
 TRUTH = {"a": 300.0, "b": 150.0, "c": 20.0, "d": 0.0, "e": -200.0}
@@ -34,7 +35,7 @@ def _standings(
             for _ in range(per_pair):
                 score = rng.gauss(truth[first] - truth[second], 60.0)
                 games.append(GameResult(first, second, score, score, 200))
-    return fit(pair_records(games), bots=extra)
+    return fit(pair_sums(games), bots=extra)
 
 
 def _state(**fields: object) -> LadderState:
@@ -62,7 +63,7 @@ def _two_equal_pairs() -> LadderState:
     games = [GameResult(a, b, s, s, 200) for a, b in (("p", "q"), ("r", "s")) for s in (0.0, 10.0)]
     games += [GameResult("q", "r", 500.0 + s, 0.0, 200) for s in (0.0, 10.0)]
     entrants = tuple(Entrant(bot, bot, 10, 9) for bot in "pqrs")
-    return _state(entrants=entrants, standings=fit(pair_records(games)), game_number=10)
+    return _state(entrants=entrants, standings=fit(pair_sums(games)), game_number=10)
 
 
 #: Every place weighs the same, so that the two pairs of :func:`_two_equal_pairs` tie.

@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ladder.games import GameResult, pair_records
+from arena.ladder.games import GameResult
 from arena.ladder.matchmaking import (
     Entrant,
     GameKind,
@@ -18,6 +18,7 @@ from arena.ladder.matchmaking import (
     next_game,
 )
 from arena.ladder.ratings import fit
+from arena.ladder.sums import pair_sums
 
 BOTS = [f"b{index}" for index in range(8)]
 
@@ -47,7 +48,7 @@ def ladder_states(draw: st.DrawFn) -> tuple[LadderState, MatchmakingSettings]:
     )
     state = LadderState(
         entrants=entrants,
-        standings=fit(pair_records(games), bots=bots),
+        standings=fit(pair_sums(games), bots=bots),
         in_flight=in_flight,
         requests=requests,
         game_number=50,
@@ -90,7 +91,7 @@ def test_strengths_sum_to_zero_and_the_chances_of_a_pair_add_up_to_one(
         GameResult(a, b, rng.gauss(30.0, 150.0), 0.0, 200)
         for a, b in (rng.sample(BOTS[:5], 2) for _ in range(game_count))
     ]
-    standings = fit(pair_records(games))
+    standings = fit(pair_sums(games))
     assert abs(sum(rating.strength for rating in standings.ratings)) < 1e-6
     for first, second in zip(standings.order, standings.order[1:], strict=False):
         total = standings.chance_above(first, second) + standings.chance_above(second, first)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import math
 import random
 
 import pytest
 
-from arena.ladder.games import GameResult, pair_records
-from arena.ladder.ratings import FitSettings, fit
+from arena.ladder.games import GameResult
+from arena.ladder.ratings import FitSettings, Standings, fit
+from arena.ladder.sums import pair_sums
 
 TRUTH = {"ann": 120.0, "bob": 40.0, "cat": -30.0, "dan": -130.0}
 
@@ -25,7 +28,7 @@ def _games(rng: random.Random, per_pair: int, sd: float = 150.0) -> list[GameRes
 
 
 def test_ratings_recover_known_strengths_from_synthetic_games() -> None:
-    standings = fit(pair_records(_games(random.Random(3), per_pair=60)))
+    standings = fit(pair_sums(_games(random.Random(3), per_pair=60)))
     assert standings.order == ("ann", "bob", "cat", "dan")
     for rating in standings.ratings:
         assert rating.strength == pytest.approx(TRUTH[rating.bot], abs=3 * rating.sd)
@@ -39,7 +42,7 @@ def test_intervals_cover_the_true_strength_about_95_percent_of_the_time() -> Non
     rng = random.Random(11)
     covered = total = 0
     for _ in range(100):
-        standings = fit(pair_records(_games(rng, per_pair=4)))
+        standings = fit(pair_sums(_games(rng, per_pair=4)))
         for rating in standings.ratings:
             total += 1
             covered += rating.low <= TRUTH[rating.bot] <= rating.high
@@ -50,7 +53,7 @@ def test_a_bot_is_rated_against_opponents_it_never_met() -> None:
     # ann only met bob, cat only met bob: ann vs cat comes through bob.
     games = [GameResult("ann", "bob", 100.0 + d, 0.0, 200) for d in (-20.0, 0.0, 20.0)]
     games += [GameResult("bob", "cat", 50.0 + d, 0.0, 200) for d in (-20.0, 0.0, 20.0)]
-    standings = fit(pair_records(games))
+    standings = fit(pair_sums(games))
     assert standings.strength("ann") - standings.strength("cat") == pytest.approx(150.0, abs=1.0)
     assert standings.chance_above("ann", "cat") > 0.99
     # The difference's variance adds both links' (the covariance is used, not each sd alone).
@@ -61,7 +64,7 @@ def test_a_bot_is_rated_against_opponents_it_never_met() -> None:
 
 
 def test_a_version_without_games_is_at_the_average_with_a_very_wide_interval() -> None:
-    standings = fit(pair_records(_games(random.Random(5), per_pair=5)), bots=["new"])
+    standings = fit(pair_sums(_games(random.Random(5), per_pair=5)), bots=["new"])
     new = standings.rating("new")
     assert new.strength == pytest.approx(0.0, abs=1e-9) and new.game_count == 0
     assert new.high - new.low > 3000.0
@@ -69,10 +72,10 @@ def test_a_version_without_games_is_at_the_average_with_a_very_wide_interval() -
 
 
 def test_the_chance_above_next_follows_the_gap_and_the_games() -> None:
-    standings = fit(pair_records(_games(random.Random(7), per_pair=30)))
+    standings = fit(pair_sums(_games(random.Random(7), per_pair=30)))
     chances = standings.chances_above_next()
     assert len(chances) == 3 and all(chance > 0.99 for chance in chances)
-    few = fit(pair_records(_games(random.Random(7), per_pair=2)))
+    few = fit(pair_sums(_games(random.Random(7), per_pair=2)))
     assert min(few.chances_above_next()) < min(chances)
 
 
@@ -81,19 +84,19 @@ def test_a_pair_whose_games_agree_is_not_taken_as_certain() -> None:
     # the pooled spread instead of being 0 (which would give an infinite weight).
     games = [GameResult("ann", "bob", 50.0, 0.0, 200) for _ in range(2)]
     games += [GameResult("bob", "cat", m, 0.0, 200) for m in (-200.0, 100.0, 250.0, -50.0)]
-    standings = fit(pair_records(games))
+    standings = fit(pair_sums(games))
     assert 0.5 < standings.chance_above("ann", "bob") < 0.99
     assert standings.game_sd > 100.0
 
 
 def test_without_two_games_in_any_pair_the_fallback_spread_is_used() -> None:
-    standings = fit(pair_records([GameResult("ann", "bob", 80.0, 0.0, 200)]))
+    standings = fit(pair_sums([GameResult("ann", "bob", 80.0, 0.0, 200)]))
     assert standings.game_sd == FitSettings().fallback_game_sd_mbb
     assert standings.strength("ann") > 0.0 > standings.strength("bob")
 
 
 def test_standings_name_an_unknown_bot_and_export_their_ratings() -> None:
-    standings = fit(pair_records(_games(random.Random(1), per_pair=3)))
+    standings = fit(pair_sums(_games(random.Random(1), per_pair=3)))
     with pytest.raises(KeyError, match="'zed' is not in the standings"):
         standings.rating("zed")
     assert "zed" not in standings and "ann" in standings
@@ -126,7 +129,7 @@ def test_bad_fit_settings_are_refused_naming_the_setting(
 
 def test_a_bots_place_is_looked_up_by_name_and_an_unfitted_bot_has_none() -> None:
     games = [GameResult("ann", "bob", m, m, 200) for m in (90.0, 110.0)]
-    standings = fit(pair_records(games), bots=("cat",))
+    standings = fit(pair_sums(games), bots=("cat",))
     assert [standings.place_of(bot) for bot in standings.order] == [1, 2, 3]
     assert standings.place_of("ann") == 1 and standings.place_of("dan") is None
 
@@ -146,8 +149,8 @@ def test_one_pair_played_far_more_does_not_make_the_pooled_spread_its_own() -> N
         ("bob", "dan"),
     ):
         games += [GameResult(first, second, rng.gauss(0.0, 300.0), 0.0, 200) for _ in range(3)]
-    capped = fit(pair_records(games))
-    uncapped = fit(pair_records(games), settings=FitSettings(variance_prior_games=0.0))
+    capped = fit(pair_sums(games))
+    uncapped = fit(pair_sums(games), settings=FitSettings(variance_prior_games=0.0))
     assert uncapped.game_sd < 80.0 < 150.0 < capped.game_sd
 
 
@@ -156,8 +159,8 @@ def test_intervals_are_widened_to_students_t_of_the_pooled_spreads_freedom() -> 
     # half-width is t(0.975, 2) = 4.30 standard errors of the model, not 1.96.
     games = [GameResult("ann", "bob", m, 0.0, 200) for m in (90.0, 110.0)]
     games += [GameResult("bob", "cat", m, 0.0, 200) for m in (40.0, 60.0)]
-    standings = fit(pair_records(games))
-    plain = fit(pair_records(games), settings=FitSettings(confidence=0.6827))
+    standings = fit(pair_sums(games))
+    plain = fit(pair_sums(games), settings=FitSettings(confidence=0.6827))
     # The same fit at another confidence widens by its own t: the ratio of the two
     # half-widths is t(0.975, 2) / t(0.84135, 2) = 4.303 / 1.321.
     ann, ann_plain = standings.rating("ann"), plain.rating("ann")
@@ -169,3 +172,29 @@ def test_intervals_are_widened_to_students_t_of_the_pooled_spreads_freedom() -> 
     # the standard error shown is its root times t / z.
     model_sd = math.sqrt(5.0 / (9.0 * 2.0 / 200.0))
     assert ann.sd == pytest.approx(model_sd * 4.3027 / 1.95996, rel=1e-4)
+
+
+def test_standings_read_back_from_storage_give_the_fits_gaps_for_the_kept_pairs() -> None:
+    standings = fit(pair_sums(_games(random.Random(9), per_pair=5)))
+    order = standings.order
+    kept = {(a, b): standings.covariance(a, b) for a, b in itertools.pairwise(order)}
+    # What a fit stores: each bot's covariance with the next in the order (none after the last).
+    assert standings.covariances_below(order, 1) == [[value] for value in kept.values()] + [[]]
+    # Stored in another order, places as stored are ignored: read back by strength.
+    shuffled = [dataclasses.replace(rating, place=0) for rating in reversed(standings.ratings)]
+    stored = Standings.from_stored(
+        shuffled, kept, game_sd=standings.game_sd, confidence=standings.confidence
+    )
+    assert stored.order == order
+    assert [rating.place for rating in stored.ratings] == [1, 2, 3, 4]
+    for first, second in kept:
+        assert stored.gap(first, second) == pytest.approx(standings.gap(first, second))
+    # A pair not kept has no covariance: its variance is the two variances' sum.
+    far = stored.difference_variance(order[0], order[-1])
+    assert far == pytest.approx(
+        standings.rating(order[0]).sd ** 2 + standings.rating(order[-1]).sd ** 2
+    )
+    # A kept pair naming a bot not stored is left out.
+    assert "zed" not in Standings.from_stored(
+        shuffled, {("zed", order[0]): 1.0}, game_sd=1.0, confidence=0.95
+    )

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ladder.games import GameResult, pair_records
+from arena.ladder.games import GameResult
 from arena.ladder.matchmaking import (
     Entrant,
     GameKind,
@@ -21,6 +21,7 @@ from arena.ladder.matchmaking import (
     next_game,
 )
 from arena.ladder.ratings import Standings, fit
+from arena.ladder.sums import pair_sums
 
 #: Eight placed bots, best first, 100 mbb/hand apart, each its own team.
 TRUTH = {name: 100.0 * (7 - index) for index, name in enumerate("abcdefgh")}
@@ -36,7 +37,7 @@ def _standings(truth: dict[str, float] = TRUTH) -> Standings:
         for _ in range(4)
         for score in (rng.gauss(truth[a] - truth[b], 300.0),)
     ]
-    return fit(pair_records(games))
+    return fit(pair_sums(games))
 
 
 STANDINGS = _standings()

@@ -12,8 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.ladder.ends import EndAction, EndCause, classify_end, forfeit, forfeit_table
-from arena.ladder.games import GameResult, TableResult, pair_records, table_from_block
+from arena.ladder.games import GameResult, TableResult, table_from_block
 from arena.ladder.ratings import fit
+from arena.ladder.sums import pair_sums
 from arena.store.outcome import HandSummary, MatchOutcome, SeatOutcome
 
 NAMES = [f"b{index}" for index in range(10)]
@@ -127,11 +128,12 @@ def test_a_games_weight_must_be_a_share_of_one_game(weight: float) -> None:
         GameResult("ann", "bob", 1.0, 1.0, 10, weight=weight)
 
 
-def test_a_pair_records_information_is_the_sum_of_its_games_weights() -> None:
+def test_a_pair_sums_information_is_the_sum_of_its_games_weights() -> None:
     table = TableResult(("ann", "bob", "cat"), (3.0, 0.0, -3.0), (3.0, 0.0, -3.0), 300)
     games = [*table.pairwise(), GameResult("bob", "ann", 5.0, 5.0, 200)]
-    record = pair_records(games)[("ann", "bob")]
-    assert record.weights == pytest.approx((2 / 3, 1.0))
+    record = pair_sums(games)[("ann", "bob")]
+    # ann's side: the table's 2/3-weighted 2.0 (2/3 of 3 - 0) and the game's -5.0.
+    assert record.weighted_sum == pytest.approx(2 / 3 * 2.0 - 5.0)
     assert record.information == pytest.approx(5 / 3) and record.game_count == 2
 
 
@@ -142,12 +144,12 @@ def test_the_fit_reads_a_pairs_weighted_mean_and_its_information() -> None:
         GameResult("ann", "bob", 100.0, 100.0, 200),
         GameResult("ann", "bob", 40.0, 40.0, 200, weight=0.25),
     ]
-    full, half = fit(pair_records(heads_up)), fit(pair_records(tabled))
+    full, half = fit(pair_sums(heads_up)), fit(pair_sums(tabled))
     # Same games at half the information: the same strengths, a sqrt(2) wider interval.
     assert half.strength("ann") == pytest.approx(full.strength("ann"), rel=1e-4)
     assert half.rating("ann").sd == pytest.approx(math.sqrt(2) * full.rating("ann").sd, rel=1e-3)
     # The weighted mean: (100 + 0.25 * 40) / 1.25 = 88 between ann and bob.
-    assert fit(pair_records(mixed)).strength("ann") == pytest.approx(44.0, rel=1e-3)
+    assert fit(pair_sums(mixed)).strength("ann") == pytest.approx(44.0, rel=1e-3)
 
 
 def _ring_match(

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from django.template.loader import render_to_string
 
-from arena.ladder.games import GameResult, pair_records
+from arena.ladder.games import GameResult
+from arena.ladder.sums import pair_sums
 from arena.server.site.head_to_head import GRID_KIND, head_to_head
 
 GAMES = [
@@ -18,7 +19,7 @@ GAMES = [
 
 
 def test_a_cell_is_the_rows_result_against_the_column_adjusted_and_raw() -> None:
-    grid = head_to_head(pair_records(GAMES), ["ann-v1", "bob-v1", "cat-v1"])
+    grid = head_to_head(pair_sums(GAMES), ["ann-v1", "bob-v1", "cat-v1"])
     assert grid["kind"] == GRID_KIND and "luck-adjusted" in GRID_KIND and "raw" in GRID_KIND
     ann, bob, cat = grid["rows"]
     assert ann["cells"][0] is None  # the diagonal
@@ -34,7 +35,7 @@ def test_a_cell_is_the_rows_result_against_the_column_adjusted_and_raw() -> None
 
 
 def test_a_pair_with_a_version_off_the_grid_is_left_out() -> None:
-    grid = head_to_head(pair_records(GAMES), ["ann-v1", "bob-v1"])
+    grid = head_to_head(pair_sums(GAMES), ["ann-v1", "bob-v1"])
     assert grid["bots"] == ["ann-v1", "bob-v1"]
     assert all(len(row["cells"]) == 2 for row in grid["rows"])
 
@@ -45,13 +46,13 @@ def test_a_pair_with_a_version_off_the_grid_is_left_out() -> None:
 )
 def test_a_grid_without_a_result_is_not_drawn(games: list[GameResult], bots: list[str]) -> None:
     # Fewer than two versions, two that never met, or no game shown (visibility nothing).
-    grid = head_to_head(pair_records(games), bots)
+    grid = head_to_head(pair_sums(games), bots)
     assert grid["played"] is False
     assert "head-to-head" not in render_to_string("arena/head_to_head.html", {"grid": grid})
 
 
 def test_the_grid_names_its_numbers_kind_and_fits_in_its_box() -> None:
-    grid = head_to_head(pair_records(GAMES), ["ann-v1", "bob-v1", "cat-v1"])
+    grid = head_to_head(pair_sums(GAMES), ["ann-v1", "bob-v1", "cat-v1"])
     html = render_to_string("arena/head_to_head.html", {"grid": grid})
     assert GRID_KIND in html and 'class="scroll"' in html
     assert "40.0 ± " in html and "(-30.0)" in html and "(5.0)" in html

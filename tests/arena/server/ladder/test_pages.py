@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from arena.ladder.matchmaking import GameKind
 from arena.server.ladder import config
+from arena.server.ladder.fitting import refresh_ratings
 from arena.server.ladder.models import (
     Game,
     GameStatus,
@@ -23,7 +24,6 @@ from arena.server.ladder.models import (
     PromotionTest,
     UnrankedRequest,
 )
-from arena.server.ladder.state import refresh_ratings
 from arena.server.site.models import BotVersion, Team
 from tests import REPO_ROOT
 from tests.arena.server.factories import PASSWORD, make_team, make_token
@@ -76,6 +76,14 @@ def test_the_ladder_shows_ratings_chances_and_pairs_raw_and_adjusted(
     assert pair["raw"] == pytest.approx(376.7, abs=0.1) and pair["luck"] == pytest.approx(100.0)
     page = Client().get("/ladder/").content.decode()
     assert "bees-v1" in page and "above next" in page
+    # The head-to-head grid of the best rated versions, read from the same running sums.
+    grid = data["grid"]
+    assert grid["played"] and grid["bots"] == [row["bot"] for row in data["ratings"]]
+    ants, bees = grid["bots"].index("ants-v1"), grid["bots"].index("bees-v1")
+    cell = grid["rows"][ants]["cells"][bees]
+    assert (cell["games"], cell["adjusted"], cell["raw"]) == (3, 276.7, 376.7)
+    assert grid["rows"][bees]["cells"][ants]["adjusted"] == -276.7
+    assert grid["kind"] in page
     # The site's leaderboard reads the ladder's ratings (its "ladder" board), named as
     # ratings, in their order (issue 32: they were headed "mbb/hand", read as raw).
     front = Client().get("/").content.decode()
@@ -195,7 +203,7 @@ def test_visibility_nothing_hides_every_pair_s_games_from_the_public_ladder(
     data = Client().get("/api/v1/ladder/").json()
     # The ratings stay (the ladder's point); no pair's games, hands or results.
     assert len(data["ratings"]) == 3
-    assert data["pairs"] == [] and data["tables"] == []
+    assert data["pairs"] == [] and data["tables"] == [] and not data["grid"]["played"]
     assert "ants-v1" not in str(data["pairs"]) and "hands" not in str(data["pairs"])
     page = Client().get("/ladder/").content.decode()
     assert "376.7" not in page  # the ants-bees pair's raw result

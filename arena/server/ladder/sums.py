@@ -1,0 +1,145 @@
+"""The ladder's running sums in the database: each finished game added once, in the
+transaction that stores it, to its pairs' sums (:class:`~arena.server.ladder.models.PairSumsRow`)
+and its versions' counts (:class:`~arena.server.ladder.models.VersionSumsRow`); the fit,
+matchmaking and the pages read these, never the games, so the work per game stays the
+same however long the ladder has run.
+
+A game is marked ``counted`` by a conditional update before its results are added: two
+workers that both meet it (a game stored while another counts) add it once. A table's
+result reaches the sums as its pairs (:meth:`arena.ladder.games.TableResult.pairwise`), its
+hands once per version at it. A result the fit cannot use (a score that is not a finite
+number, which :class:`~arena.ladder.games.GameResult` refuses) is logged and left out: the
+worker carries on. A pair's row keeps the version with the smaller number on the site as
+``first``; :func:`pair_sums` reads the rows as :class:`arena.ladder.sums.PairSums` by label.
+A site whose games were played before the sums existed counts them, once, at its first
+store or fit.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+
+from django.db import connection
+
+from arena.ladder.games import GameResult
+from arena.ladder.sums import PairSums
+from arena.server.ladder.models import Game, GameStatus, PairSumsRow, VersionSumsRow, version_label
+from arena.server.ladder.state import game_result, table_result, with_seats
+from arena.server.site.models import BotVersion
+
+__all__ = ["FINISHED", "count_results", "pair_sums", "row_sums"]
+
+_log = logging.getLogger(__name__)
+
+#: The statuses of a game over (its result, if any, goes into the sums).
+FINISHED = (GameStatus.DONE, GameStatus.BOT_FAULT, GameStatus.FAILED_INFRASTRUCTURE)
+
+
+def count_results() -> int:
+    """Add every finished game not counted yet to the sums (module docstring); how many
+    were added by this call. In the store's transaction it is the game just stored."""
+    games = with_seats(Game.objects.filter(counted=False, status__in=FINISHED)).order_by("pk")
+    added = 0
+    for game in games:
+        if Game.objects.filter(pk=game.pk, counted=False).update(counted=True):
+            _add(game)
+            added += 1
+    return added
+
+
+def _add(game: Game) -> None:
+    """``game``'s results into the sums (a rated game only; one the infrastructure left out
+    counts for nothing)."""
+    if not game.is_rated or game.status == GameStatus.FAILED_INFRASTRUCTURE:
+        return
+    seats = game.seats_in_order()
+    versions = [seat.version for seat in seats] if seats else [game.first, game.second]
+    try:
+        table = table_result(game)
+        results: Iterable[GameResult] = ()
+        if table is not None:
+            results = table.pairwise()
+        elif (result := game_result(game)) is not None:
+            results = (result,)
+        results = tuple(results)
+    except ValueError as error:
+        _log.warning("game %s: a result the fit cannot use, left out: %s", game.pk, error)
+        results = ()
+    hands = game.hand_count if results else 0
+    played = 1 if results else 0
+    _upsert(VersionSumsRow, ("version_id",), [(v.pk, played, hands, game.pk) for v in versions],
+            adds=("game_count", "hand_count"), greatest="last_game")  # fmt: skip
+    by_label = {version_label(version): version for version in versions}
+    rows = []
+    for result in results:
+        one, other = by_label[result.first], by_label[result.second]
+        first, second = (one, other) if one.pk < other.pk else (other, one)
+        adjusted = result.score_for(version_label(first))
+        raw = result.raw_for(version_label(first))
+        rows.append((first.pk, second.pk, 1, result.weight, result.weight * adjusted, adjusted,
+                     adjusted * adjusted, raw, raw * raw, result.hand_count))  # fmt: skip
+    if rows:
+        _upsert(PairSumsRow, ("first_id", "second_id"), rows, adds=_SUMS)
+
+
+def _upsert(
+    model: type[PairSumsRow] | type[VersionSumsRow],
+    keys: tuple[str, ...],
+    rows: Sequence[tuple[float | int, ...]],
+    *,
+    adds: tuple[str, ...],
+    greatest: str | None = None,
+) -> None:
+    """Add ``rows`` (the ``keys``' values, then the ``adds``', then ``greatest``'s) onto the
+    rows of ``model`` in one statement: a missing row is made, an existing one has each
+    value of ``adds`` added to its own and ``greatest`` raised to the new value. The
+    addition happens in the database (``ON CONFLICT DO UPDATE``, PostgreSQL's and
+    SQLite's alike), so two workers adding at once both count."""
+    table = model._meta.db_table
+    columns = [*keys, *adds, *([greatest] if greatest else [])]
+    updates = [f"{name} = {table}.{name} + excluded.{name}" for name in adds]
+    if greatest:
+        updates.append(
+            f"{greatest} = CASE WHEN {table}.{greatest} IS NULL OR {table}.{greatest} < "
+            f"excluded.{greatest} THEN excluded.{greatest} ELSE {table}.{greatest} END"
+        )
+    values = ", ".join(["(" + ", ".join(["%s"] * len(columns)) + ")"] * len(rows))
+    sql = (
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values} "
+        f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {', '.join(updates)}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [value for row in rows for value in row])
+
+
+def pair_sums() -> dict[tuple[str, str], PairSums]:
+    """Every pair's sums by their labels, each from the side of the label that sorts
+    first, as :func:`arena.ladder.sums.pair_sums` keys them (one query for the rows, one
+    for the versions' labels: no model per row, the fit reads thousands)."""
+    labels = {
+        version.pk: version_label(version) for version in BotVersion.objects.select_related("team")
+    }
+    found: dict[tuple[str, str], PairSums] = {}
+    for first_id, second_id, *values in PairSumsRow.objects.values_list(
+        "first_id", "second_id", *_SUMS
+    ):
+        row = dict(zip(_SUMS, values, strict=True))
+        first, second = labels[first_id], labels[second_id]
+        sign = 1.0 if first < second else -1.0
+        for name in ("weighted_sum", "adjusted_sum", "raw_sum"):
+            row[name] = sign * row[name]
+        key = (first, second) if first < second else (second, first)
+        found[key] = PairSums(*key, **row)
+    return found
+
+
+def row_sums(row: PairSumsRow) -> PairSums:
+    """One row's sums as they are stored: from its ``first``'s side, by the labels."""
+    values = {name: getattr(row, name) for name in _SUMS}
+    return PairSums(version_label(row.first), version_label(row.second), **values)
+
+
+#: A pair's sums as :class:`arena.ladder.sums.PairSums` and the row name them.
+_SUMS = ("game_count", "information", "weighted_sum", "adjusted_sum", "adjusted_squares",
+         "raw_sum", "raw_squares", "hand_count")  # fmt: skip

@@ -1,0 +1,377 @@
+"""The ladder at scale: per game claim, store and rating refresh on a PostgreSQL site filled
+with synthetic history, and the ladder's pages under 50 concurrent clients.
+
+Run: ``.venv/bin/python bench/bench_ladder_scale.py`` (``--sizes 10:1000,1000:1000000``,
+the default: versions and stored games of each site; ``--claims``, ``--refits``;
+``--clients``, ``--seconds``: the pages' load, run at the largest size, ``--clients 0``
+for none). Each size runs in a process of its own (Django serves one site per process):
+
+1. A throwaway PostgreSQL (``tests/postgres.py``) and a site on it (``arena server
+   init``). ``V`` teams, each with one accepted, active version; ``G`` rated games made
+   directly in the database (``COPY``), each between two versions close in a hidden
+   true order (most within ten places, some anywhere), scored ``s_a - s_b`` plus noise of
+   300 mbb/hand; the running sums (a row per pair, a row per version) made from the same
+   games with numpy, the games marked counted, and a first fit.
+2. ``--claims`` times: :func:`~arena.server.ladder.queue.claim_next` (matchmaking on the
+   sums and the stored fit) and :func:`~arena.server.ladder.queue.store_played` of a
+   played result (the game added to the sums in the store's transaction), each timed;
+   the fit is held off meanwhile (its row's time in the future) so a store is timed
+   alone. Then ``--refits`` full refits (:func:`~arena.server.ladder.fitting.refresh_ratings`:
+   the sums read, numpy's fit, every active version's rows written), timed.
+3. At the largest size: ``arena server run`` (no validation or ladder worker) and
+   ``--clients`` threads, each with its own connection, asking for the ladder page,
+   ``/api/v1/ladder/`` and the leaderboard in turn for ``--seconds`` seconds while this
+   process claims and stores a game every 0.2 s (a fit every 5 s, as a worker does):
+   the requests' median, p99 and errors.
+
+Printed: each figure's median and p99 in milliseconds (wall; and the bench process's own
+CPU for a claim and store, which a loaded machine does not inflate), the SQL statements
+of a claim and of a store (the same at every size: constant work), with the machine's
+load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.arena.server.browser.live import init_site, running_site  # noqa: E402
+from tests.postgres import running_postgres  # noqa: E402
+
+#: The pages step 3 asks for, in turn.
+PAGES = ("/ladder/", "/api/v1/ladder/", "/")
+#: The spread of one game's luck-adjusted score in the synthetic history (mbb/hand).
+NOISE_MBB = 300.0
+
+
+def _percentiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    p99 = ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
+    return {"median_ms": 1000 * statistics.median(ordered), "p99_ms": 1000 * p99,
+            "max_ms": 1000 * ordered[-1], "n": len(ordered)}  # fmt: skip
+
+
+def _fill(versions: int, games: int, rng: random.Random) -> None:
+    """Step 1's teams, versions, games and sums, straight into the database."""
+    import numpy as np
+    from django.db import connection
+
+    from arena.server.ladder.models import Game, PairSumsRow, VersionSumsRow
+    from arena.server.site.models import BotVersion, Team, VersionStatus
+
+    teams = Team.objects.bulk_create(Team(name=f"team{i:04d}") for i in range(versions))
+    made = BotVersion.objects.bulk_create(
+        BotVersion(team=team, number=1, status=VersionStatus.ACCEPTED,
+                   archive=f"archives/{team.pk}-1.tar.gz", archive_sha256="0" * 64)
+        for team in teams
+    )  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {Team._meta.db_table} AS t SET active_version_id = v.id "
+            f"FROM {BotVersion._meta.db_table} AS v WHERE v.team_id = t.id"
+        )
+    ids = np.array([version.pk for version in made])
+    generator = np.random.default_rng(rng.randrange(2**32))
+    truth = generator.normal(0.0, 100.0, versions)
+    order = np.argsort(-truth)  # place -> version index
+    near = generator.integers(1, 11, games)
+    anywhere = generator.random(games) < 0.1
+    at = generator.integers(0, versions, games)
+    other = np.where(anywhere, generator.integers(0, versions, games), at + near)
+    other = np.clip(other, 0, versions - 1)
+    other = np.where(other == at, (at + 1) % versions, other)
+    one, two = order[at], order[other]
+    first, second = np.minimum(one, two), np.maximum(one, two)  # by number: the rows' side
+    adjusted = truth[first] - truth[second] + generator.normal(0.0, NOISE_MBB, games)
+    raw = adjusted + generator.normal(0.0, 2 * NOISE_MBB, games)
+    hands = 200
+    now = time.time()
+    created = now - 14 * 86400 * (1.0 - np.arange(games) / games)
+    columns = ("id", "kind", "is_rated", "reason", "first_id", "second_id", "status",
+               "claimed_by", "attempts", "seed", "deals", "seat_count", "adjusted_mbb",
+               "raw_mbb", "hand_count", "units", "faults", "first_at_fault",
+               "second_at_fault", "end_reason", "rotation_matches", "created", "finished",
+               "counted")  # fmt: skip
+    from datetime import UTC, datetime
+
+    with connection.cursor() as cursor:
+        sql = f"COPY {Game._meta.db_table} ({', '.join(columns)}) FROM STDIN"
+        with cursor.cursor.copy(sql) as copy:
+            for k in range(games):
+                when = datetime.fromtimestamp(float(created[k]), UTC)
+                copy.write_row((k + 1, "uncertainty", True, "", int(ids[first[k]]),
+                                int(ids[second[k]]), "done", "", 1, str(k), hands // 2, 2,
+                                float(adjusted[k]), float(raw[k]), hands, "{}", "{}", False,
+                                False, "", "[]", when, when, True))  # fmt: skip
+        cursor.execute(
+            f"SELECT setval(pg_get_serial_sequence('{Game._meta.db_table}', 'id'), %s)",
+            [games],
+        )
+    code = first * versions + second
+    pairs, inverse = np.unique(code, return_inverse=True)
+
+    def total(values: Any) -> Any:
+        return np.bincount(inverse, weights=values, minlength=len(pairs))
+
+    counts = np.bincount(inverse, minlength=len(pairs))
+    sums = {"adjusted": total(adjusted), "adjusted2": total(adjusted**2),
+            "raw": total(raw), "raw2": total(raw**2)}  # fmt: skip
+    PairSumsRow.objects.bulk_create(
+        (PairSumsRow(first_id=int(ids[pair // versions]), second_id=int(ids[pair % versions]),
+                     game_count=int(counts[k]), information=float(counts[k]),
+                     weighted_sum=float(sums["adjusted"][k]),
+                     adjusted_sum=float(sums["adjusted"][k]),
+                     adjusted_squares=float(sums["adjusted2"][k]), raw_sum=float(sums["raw"][k]),
+                     raw_squares=float(sums["raw2"][k]), hand_count=int(counts[k]) * hands)
+         for k, pair in enumerate(pairs)),
+        batch_size=5000,
+    )  # fmt: skip
+    played = np.bincount(first, minlength=versions) + np.bincount(second, minlength=versions)
+    last = np.zeros(versions, dtype=np.int64)
+    numbers = np.arange(1, games + 1)
+    np.maximum.at(last, first, numbers)
+    np.maximum.at(last, second, numbers)
+    VersionSumsRow.objects.bulk_create(
+        VersionSumsRow(version_id=int(ids[k]), game_count=int(played[k]),
+                       hand_count=int(played[k]) * hands, last_game=int(last[k]) or None)
+        for k in range(versions)
+    )  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+
+
+def _play_one(rng: random.Random, worker: str) -> Timing:
+    """One claim and one store of a made-up result, timed."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from arena.ladder.ends import EndCause
+    from arena.ladder.games import GameResult
+    from arena.server.ladder import config
+    from arena.server.ladder.models import version_label
+    from arena.server.ladder.play import PlayedGame
+    from arena.server.ladder.queue import claim_next, store_played
+
+    settings = config.current()
+    connection.queries_log.clear()  # its length is capped: counted from empty each time
+    with CaptureQueriesContext(connection) as claim_queries:
+        started, cpu = time.perf_counter(), time.process_time()
+        game = claim_next(worker, settings, rng)
+        claimed, claimed_cpu = time.perf_counter(), time.process_time()
+    assert game is not None, "matchmaking found nothing to play"
+    score = rng.gauss(0.0, NOISE_MBB)
+    result = GameResult(version_label(game.first), version_label(game.second), score,
+                        score + rng.gauss(0.0, NOISE_MBB), 2 * game.deals)  # fmt: skip
+    units = {"adjusted": [score] * game.deals, "raw": [score] * game.deals}
+    connection.queries_log.clear()
+    with CaptureQueriesContext(connection) as store_queries:
+        stored = store_played(game, worker, PlayedGame(EndCause.PLAYED, result=result,
+                              units=units), settings)  # fmt: skip
+    assert stored
+    store_cpu = time.process_time() - claimed_cpu
+    return Timing(claimed - started, time.perf_counter() - claimed, claimed_cpu - cpu,
+                  store_cpu, len(claim_queries), len(store_queries))  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """One claim and store: wall seconds, this process's CPU seconds, SQL statements."""
+
+    claim: float
+    store: float
+    claim_cpu: float
+    store_cpu: float
+    claim_queries: int
+    store_queries: int
+
+
+def _load(address: str, clients: int, seconds: float) -> dict[str, Any]:
+    """Step 3's clients: each asks for the pages in turn until the time is up."""
+    host, port = address.removeprefix("http://").rstrip("/").split(":")
+    times: list[float] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+    stop_at = time.monotonic() + seconds
+
+    def client(number: int) -> None:
+        connection = http.client.HTTPConnection(host, int(port), timeout=30)
+        k = number
+        mine: list[float] = []
+        while time.monotonic() < stop_at:
+            path = PAGES[k % len(PAGES)]
+            k += 1
+            started = time.perf_counter()
+            try:
+                connection.request("GET", path)
+                response = connection.getresponse()
+                response.read()
+                if response.status != 200:
+                    with lock:
+                        errors.append(f"{path}: {response.status}")
+            except (OSError, http.client.HTTPException) as error:
+                with lock:
+                    errors.append(f"{path}: {error!r}")
+                connection.close()
+                connection = http.client.HTTPConnection(host, int(port), timeout=30)
+            mine.append(time.perf_counter() - started)
+        connection.close()
+        with lock:
+            times.extend(mine)
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return {**_percentiles(times), "errors": len(errors), "first_errors": errors[:5],
+            "per_second": len(times) / seconds}  # fmt: skip
+
+
+def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, Any]:
+    """Steps 1 to 3 at one size (in this process: Django starts here)."""
+    rng = random.Random(versions * 7 + games)
+    with running_postgres() as server, tempfile.TemporaryDirectory() as temporary:
+        database = server.create_database("bench")
+        site = init_site(Path(temporary), database=server.url(database))
+        from arena.server.django_start import start_django
+
+        os.environ["ARENA_DATABASE_URL"] = server.url(database)
+        start_django(site)
+        from django.db import connection
+        from django.utils import timezone
+
+        from arena.server.ladder.fitting import refresh_if_due, refresh_ratings
+        from arena.server.ladder.models import PairSumsRow, RatingFit
+
+        figures: dict[str, Any] = {"versions": versions, "games": games}
+        started = time.perf_counter()
+        _fill(versions, games, rng)
+        figures["fill_s"] = time.perf_counter() - started
+        figures["pairs"] = PairSumsRow.objects.count()
+        started = time.perf_counter()
+        refresh_ratings()
+        figures["first_fit_s"] = time.perf_counter() - started
+        # Step 2: no fit comes due while the claims and stores are timed.
+        RatingFit.objects.update(fitted=timezone.now() + timedelta(days=1))
+        timings = [_play_one(rng, "bench") for _ in range(args.claims)]
+        figures["claim"] = _percentiles([t.claim for t in timings])
+        figures["store"] = _percentiles([t.store for t in timings])
+        figures["claim_and_store"] = _percentiles([t.claim + t.store for t in timings])
+        figures["claim_and_store_cpu"] = _percentiles([t.claim_cpu + t.store_cpu for t in timings])
+        figures["queries"] = {
+            "claim": sorted({t.claim_queries for t in timings}),
+            "store": sorted({t.store_queries for t in timings}),
+        }
+        refits = []
+        for _ in range(args.refits):
+            started = time.perf_counter()
+            refresh_ratings()
+            refits.append(time.perf_counter() - started)
+        figures["refit"] = _percentiles(refits)
+        if args.pages and args.clients:
+            connection.close()
+            with running_site(site, workers=0, threads=args.threads,
+                              options=("--ladder-workers", "0")) as live:  # fmt: skip
+                done = threading.Event()
+                played: list[float] = []
+
+                def play() -> None:  # during the load, as a worker does
+                    while not done.is_set():
+                        timing = _play_one(rng, "bench-live")
+                        started = time.perf_counter()
+                        refresh_if_due()
+                        played.append(timing.claim + timing.store + time.perf_counter() - started)
+                        done.wait(0.2)
+
+                player = threading.Thread(target=play)
+                player.start()
+                try:
+                    figures["pages"] = _load(live.url, args.clients, args.seconds)
+                finally:
+                    done.set()
+                    player.join()
+                    connection.close()
+                figures["pages"]["games_played_meanwhile"] = len(played)
+        connection.close()
+        server.drop_database(database)
+    return figures
+
+
+def _sizes(text: str) -> list[tuple[int, int]]:
+    sizes = []
+    for item in text.split(","):
+        versions, _, games = item.partition(":")
+        sizes.append((int(versions), int(games)))
+    return sizes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="10:1000,1000:1000000", help="versions:games,...")
+    parser.add_argument("--claims", type=int, default=300)
+    parser.add_argument("--refits", type=int, default=5)
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--threads", type=int, default=8, help="the web server's threads")
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--pages", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        ((versions, games),) = _sizes(args.one)
+        print(json.dumps(one_size(versions, games, args)))
+        return
+    sizes = _sizes(args.sizes)
+    largest = max(sizes)
+    for versions, games in sizes:
+        command = [sys.executable, __file__, "--one", f"{versions}:{games}",
+                   "--claims", str(args.claims), "--refits", str(args.refits),
+                   "--clients", str(args.clients), "--seconds", str(args.seconds),
+                   "--threads", str(args.threads)]  # fmt: skip
+        if (versions, games) == largest:
+            command.append("--pages")
+        load = os.getloadavg()
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"size {versions}:{games} failed:\n{done.stderr[-4000:]}")
+        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        print(f"\n{versions} versions, {games} games (load average before: "
+              f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {figures['pairs']} pairs; "
+              f"fill {figures['fill_s']:.1f} s, "
+              f"first fit {figures['first_fit_s']:.2f} s)")  # fmt: skip
+        for name in ("claim", "store", "claim_and_store", "claim_and_store_cpu", "refit"):
+            row = figures[name]
+            print(f"  {name:16} median {row['median_ms']:8.1f} ms   p99 {row['p99_ms']:8.1f} ms"
+                  f"   max {row['max_ms']:8.1f} ms   n={row['n']}")  # fmt: skip
+        print(
+            f"  SQL statements per claim {figures['queries']['claim']}, per store "
+            f"{figures['queries']['store']} (the distinct counts seen)"
+        )
+        pages = figures.get("pages")
+        if pages:
+            print(f"  pages ({args.clients} clients, {args.seconds:g} s, {', '.join(PAGES)} in "
+                  f"turn, a game stored every 0.2 s): median {pages['median_ms']:.1f} ms, p99 "
+                  f"{pages['p99_ms']:.1f} ms, {pages['per_second']:.1f} requests/s, "
+                  f"{pages['errors']} errors {pages['first_errors']}; "
+                  f"{pages['games_played_meanwhile']} games stored meanwhile")  # fmt: skip
+    print(f"\nload average after: {' '.join(f'{value:.2f}' for value in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
