@@ -64,7 +64,7 @@ def rating_chart(points: Sequence[tuple[float, float, float, float]]) -> str:
     and last time's dates under it. No point: an empty string.
 
     >>> svg = rating_chart([(0.0, 10.0, -50.0, 70.0), (60.0, 20.0, -10.0, 50.0)])
-    >>> svg.count("<polygon") == 1 and svg.count("<polyline") == 1
+    >>> svg.count("<polygon") == 1 and svg.count("<polyline") == 1 and svg.count("<circle") == 2
     True
     """
     if not points:
@@ -84,6 +84,13 @@ def rating_chart(points: Sequence[tuple[float, float, float, float]]) -> str:
     upper = [f"{x(at):.1f},{y(high):.1f}" for at, _rating, _low, high in points]
     lower = [f"{x(at):.1f},{y(low):.1f}" for at, _rating, low, _high in reversed(points)]
     line = " ".join(f"{x(at):.1f},{y(rating):.1f}" for at, rating, _low, _high in points)
+    # Each fit's point, and its interval as a bar: one fit alone (or fits at one instant)
+    # draws no area and no line, yet must show its rating.
+    dots = "".join(
+        f'<line x1="{x(at):.1f}" y1="{y(low):.1f}" x2="{x(at):.1f}" y2="{y(high):.1f}" '
+        f'stroke="#8ab"/><circle cx="{x(at):.1f}" cy="{y(rating):.1f}" r="3" fill="#26a"/>'
+        for at, rating, low, high in points
+    )
     first, last = (time.strftime("%Y-%m-%d %H:%M", time.gmtime(at)) for at in (start, end))
     zero = y(0.0)
     return (
@@ -95,7 +102,7 @@ def rating_chart(points: Sequence[tuple[float, float, float, float]]) -> str:
         f'<text x="{_WIDTH - _PAD + 2}" y="{zero + 4:.1f}" font-size="10">0</text>'
         f'<text x="{_WIDTH - _PAD + 2}" y="{_PAD + 4}" font-size="10">{top:.0f}</text>'
         f'<text x="{_WIDTH - _PAD + 2}" y="{_HEIGHT - _PAD + 4}" font-size="10">{bottom:.0f}</text>'
-        f'<polyline fill="none" stroke="#26a" stroke-width="2" points="{line}"/>'
+        f'<polyline fill="none" stroke="#26a" stroke-width="2" points="{line}"/>{dots}'
         f'<text x="{_PAD}" y="{_HEIGHT - 4}" font-size="10">{first} UTC</text>'
         f'<text x="{_WIDTH - _PAD}" y="{_HEIGHT - 4}" font-size="10" text-anchor="end">'
         f"{last} UTC</text>"

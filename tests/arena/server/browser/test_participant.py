@@ -16,8 +16,9 @@ validation matches and short ladder games. A participant, as a person would:
 5. sees its own fault's reason and hand and its own stderr, and never the other team's
    (nor does the other team see its);
 6. opens a game it lost and that game's match, and its hands in the viewer;
-7. sees its rating history (today the version's ladder page: its games and scores) and
-   downloads its hands (the match's PHH download).
+7. sees its rating history (the chart on the version's ladder page), downloads its hands
+   (the match's PHH download and every game of the version in one) and its lost games in
+   its match history.
 
 Each page is photographed into a folder for review (``ARENA_SCREENSHOTS``, else the test's
 temporary folder; the test prints which) and checked by axe-core: no serious or critical
@@ -242,15 +243,34 @@ def participant_journey(browser: Any, tmp_path: Path, database: str | None) -> C
         assert BOB_STDERR not in ann.page.content()
         camera.shoot(ann, "the match's hands")
 
-        # 7. Its rating history (the version's ladder page, until its chart comes) and
-        # its hands, downloaded from the match.
+        # 7. Its rating history: the chart of its rating inside its interval (a point per
+        # fit, the first at the first fit after its games), on the version's ladder page.
         ann.go(f"ladder/versions/{version_id}/")
         assert ann.page.locator("#games tbody tr").count() >= 1
+        deadline = time.monotonic() + 60
+        while not ann.page.locator("#rating-history svg").count():
+            assert time.monotonic() < deadline, "no rating history a minute after its games"
+            time.sleep(1)
+            ann.go(f"ladder/versions/{version_id}/")
+        sync_api.expect(ann.page.locator("#rating-history figcaption")).to_contain_text(
+            re.compile(r"Now: -?[\d.]+ ± [\d.]+, place \d+ after \d+ games")
+        )
         camera.shoot(ann, "rating history")
+        # Its hands: the lost match's own download, and every game of the version in one
+        # streamed download from the version's page (the other seat's cards hidden).
         hands = ann.page.request.get(f"{site.url}api/v1/matches/{match_id}/hands.phh")
         assert hands.status == 200
         assert "attachment" in hands.headers["content-disposition"]
         assert '"d dh p1 ' in hands.text() and "ann-v1" in hands.text(), hands.text()[:500]
+        ann.go(f"versions/{version_id}/")
+        with ann.page.expect_download() as bulk_info:
+            ann.page.click("a.button:text('phh')")
+        bulk = Path(bulk_info.value.path()).read_text()
+        assert f"# match {match_id}" in bulk and '"d dh p1 ' in bulk, bulk[:500]
+        camera.shoot(ann, "the version and its downloads")
+        ann.go(f"versions/{version_id}/matches/?result=lost")
+        assert ann.page.locator("table tbody tr").count() >= 1
+        camera.shoot(ann, "match history, lost games")
 
         # Every other page a participant or a visitor opens.
         for path, what in (("", "leaderboard"), ("ladder/", "ladder"),

@@ -202,6 +202,11 @@ def test_the_version_page_draws_its_rating_history_and_the_ladder_marks_the_team
     history = api["rating_history"]
     assert [point["games"] for point in history] == [1, 2]
     assert history[0]["low"] < history[0]["rating"] < history[0]["high"]
+    # The caption reads the newest point (a list has no ``.last`` in a template: it printed
+    # "Now: ± , place after games."), and every fit's point is drawn, a lone one included.
+    last = history[-1]
+    assert f"Now: {last['rating']} ± {last['plus_minus']}, place {last['place']} after 2" in page
+    assert page.count("<circle") == 2
     ladder = client.get(reverse("ladder")).content.decode()
     assert ladder.count('class="mine"') == 1 and "(your team)" in ladder
     rows = client.get(reverse("api-ladder")).json()["ratings"]
