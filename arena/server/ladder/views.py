@@ -246,21 +246,35 @@ HISTORY_POINTS = 500
 
 def rating_history(version: BotVersion) -> list[dict[str, Any]]:
     """The version's rating after each recorded fit (:class:`RatingPoint`), oldest first:
-    the newest :data:`HISTORY_POINTS`."""
+    the newest :data:`HISTORY_POINTS`, and last its rating now (the last fit's
+    :class:`Rating`) where it is newer than the last recorded point (points are recorded at
+    most every few minutes; the rating now must not read as the one of an hour ago)."""
     points = RatingPoint.objects.filter(version=version).order_by("-at")[:HISTORY_POINTS]
-    return [
-        {
-            "at": point.at.isoformat(),
-            "time": point.at.timestamp(),
-            "rating": _number(point.strength),
-            "low": _number(point.low),
-            "high": _number(point.high),
-            "plus_minus": _number((point.high - point.low) / 2.0),
-            "place": point.place,
-            "games": point.game_count,
-        }
+    rows = [
+        (point.at, point.strength, point.low, point.high, point.place, point.game_count)
         for point in reversed(points)
     ]
+    now = Rating.objects.filter(version=version).first()
+    if now is not None and (not rows or rows[-1][1:] != _point_of(now)[1:]):
+        rows.append(_point_of(now))
+    return [
+        {
+            "at": at.isoformat(),
+            "time": at.timestamp(),
+            "rating": _number(strength),
+            "low": _number(low),
+            "high": _number(high),
+            "plus_minus": _number((high - low) / 2.0),
+            "place": place,
+            "games": games,
+        }
+        for at, strength, low, high, place, games in rows[-HISTORY_POINTS:]
+    ]
+
+
+def _point_of(rating: Rating) -> tuple[datetime, float, float, float, int, int]:
+    return (rating.updated, rating.strength, rating.low, rating.high, rating.place,
+            rating.game_count)  # fmt: skip
 
 
 def version_page(request: HttpRequest, version_id: int) -> HttpResponse:

@@ -214,6 +214,25 @@ def test_the_version_page_draws_its_rating_history_and_the_ladder_marks_the_team
     assert Client().get(reverse("ladder")).content.decode().count('class="mine"') == 0
 
 
+def test_the_history_ends_with_the_rating_now_between_two_recorded_points(
+    pair: tuple[BotVersion, BotVersion],
+) -> None:
+    # Points are recorded at most every few minutes; a fit a minute after a point records
+    # none, yet the page's "now" must be that fit's rating, not the point's.
+    ants, bees = pair
+    _played(ants, bees, 60.0)
+    now = timezone.now()
+    refresh_ratings(now - timedelta(minutes=1))
+    _played(ants, bees, 80.0)
+    refresh_ratings(now)
+    client = Client()
+    assert client.login(username="ants-1", password=PASSWORD)
+    history = client.get(reverse("api-ladder-version", args=[ants.pk])).json()["rating_history"]
+    assert [point["games"] for point in history] == [1, 2]
+    page = client.get(reverse("ladder-version", args=[ants.pk])).content.decode()
+    assert "after 2 games" in page
+
+
 def test_a_version_without_a_fit_says_it_has_no_rating_yet(
     pair: tuple[BotVersion, BotVersion],
 ) -> None:
