@@ -61,6 +61,28 @@ NO_COVER_TESTS: tuple[str, ...] = (
     "tests/arena/store/sqlite/test_schema.py::test_any_outcome_comes_back_exactly",
 )
 
+#: The modules whose tests take longest (tens of seconds each on a loaded machine), longest
+#: first: ``make test`` runs them before all others. pytest-xdist gives each worker a
+#: contiguous share of the collection and an idle worker takes tests from the end of
+#: another's queue, so a long test left near the end keeps one core busy while the other
+#: waits; run first, the long tests pack beside the short ones (longest first). Whole
+#: modules, so that a module-scoped fixture is made once. The order only, nothing else.
+RUN_FIRST: tuple[str, ...] = (
+    "tests/test_bench.py",
+    "tests/protocol/test_hiding.py",
+    "tests/arena/server/test_run.py",
+    "tests/protocol/test_request_encoder.py",
+    "tests/engine/test_pokerkit_differential.py",
+    "tests/arena/server/browser/test_journeys.py",
+    "tests/engine/test_button.py",
+    "tests/arena/stats/test_engine_matches.py",
+    "tests/engine/test_speed.py",
+    "tests/arena/cluster/test_dask_command.py",
+    "tests/arena/test_sample_bots.py",
+    "tests/engine/test_history.py",
+    "tests/test_compare_revisions.py",
+)
+
 _ROOT = Path(__file__).resolve().parent.parent
 
 #: The test bots are programs the matches run, not test modules: doctest collection would
@@ -70,7 +92,9 @@ collect_ignore = ["bots"]
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark the tests of :data:`SERIAL_MODULES` ``serial`` and those of
-    :data:`NO_COVER_TESTS` ``no_cover``."""
+    :data:`NO_COVER_TESTS` ``no_cover``; put the modules of :data:`RUN_FIRST` first, in
+    its order (a stable sort: every other test keeps its place)."""
+    rank: dict[str, int] = {}
     for item in items:
         try:
             module = item.path.resolve().relative_to(_ROOT).as_posix()
@@ -81,6 +105,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         test_id = f"{module}::{item.nodeid.partition('::')[2]}"
         if test_id.startswith(NO_COVER_TESTS):
             item.add_marker(pytest.mark.no_cover)
+        if module in RUN_FIRST:
+            rank[item.nodeid] = RUN_FIRST.index(module)
+    items.sort(key=lambda item: rank.get(item.nodeid, len(RUN_FIRST)))
 
 
 @pytest.hookimpl(wrapper=True, trylast=True)
