@@ -273,19 +273,30 @@ def test_no_message_to_a_bot_leaks_hidden_cards_in_random_five_card_draw_hands()
     assert tally.others_shown > 10
 
 
+# make test checks the first 20 hands' messages against the JSON Schemas (the validation
+# takes about four fifths of the test's time), make test-long the first 200.
 @pytest.mark.parametrize(
-    "hand_count", [DEAD_BUTTON_HAND_COUNT, pytest.param(2000, marks=pytest.mark.slow)]
+    ("hand_count", "strict_count"),
+    [(DEAD_BUTTON_HAND_COUNT, 20), pytest.param(2000, 200, marks=pytest.mark.slow)],
 )
 @pytest.mark.parametrize("variant", list(Variant))
 def test_no_message_leaks_hidden_cards_with_a_dead_button_or_a_dead_small_blind(
-    variant: Variant, hand_count: int
+    variant: Variant, hand_count: int, strict_count: int
 ) -> None:
     rng, dead_rng = random.Random(99), random.Random(100)
     tally = _Tally()
+    checked_small_blinds = checked_buttons = 0
     for number in range(1, hand_count + 1):
         # Every message of the first hands is checked against the JSON Schemas, which
         # must accept a null small_blind_seat and a button_seat where nobody sits.
-        _play(rng, variant, number, tally, strict=number <= 60, dead_rng=dead_rng)
+        strict = number <= strict_count
+        small_blinds, buttons = tally.dead_small_blinds, tally.dead_buttons
+        _play(rng, variant, number, tally, strict=strict, dead_rng=dead_rng)
+        if strict:
+            checked_small_blinds += tally.dead_small_blinds - small_blinds
+            checked_buttons += tally.dead_buttons - buttons
+    # The schemas did see both rules.
+    assert checked_small_blinds >= 3 and checked_buttons >= 3, vars(tally)
     # About one hand in five has a dead small blind or a dead button.
     least = hand_count // 6
     assert tally.dead_small_blinds >= least and tally.dead_buttons >= least, vars(tally)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -37,16 +38,28 @@ def _until(what: str, check: Any) -> Any:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.fixture
-def site(tmp_path: Path) -> Path:
-    competition = tmp_path / "competition.toml"
+@pytest.fixture(scope="module")
+def initialised_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A site made by ``arena server init`` once for the module (its migrations and the
+    administrator's password hash cost seconds of CPU); each test runs a copy."""
+    folder = tmp_path_factory.mktemp("initialised")
+    competition = folder / "competition.toml"
     competition.write_text('[site]\nsignup = "open"\n', encoding="utf-8")
-    root = tmp_path / "site"
+    root = folder / "site"
     argv = ["server", "init", str(root), "--competition", str(competition)]
     done = subprocess.run([sys.executable, "-m", "arena.cli", *argv], check=True,
                           capture_output=True, text=True, timeout=WAIT)  # fmt: skip
     # No password given: one is drawn and printed this once.
     assert re.search(r"administrator admin, password \S{16} \(shown this once\)", done.stdout)
+    return root
+
+
+@pytest.fixture
+def site(initialised_site: Path, tmp_path: Path) -> Path:
+    """The test's own copy of the initialised site (its database, keys and folders, their
+    modes kept by copytree; the competition file it names is the module's, which no test edits)."""
+    root = tmp_path / "site"
+    shutil.copytree(initialised_site, root)
     return root
 
 
