@@ -180,7 +180,7 @@ class MatchmakingSettings:
     team_cap: int = 4
     test_games_per_window: int = 10
     test_window_s: float = 3600.0
-    place_weight: float = 2.0
+    place_weight: float = 6.0
     #: The places at the top that weigh alike (the prizes' places): the importance of a
     #: place is ``(place / focus_places) ** -place_weight``, 1 within them.
     focus_places: int = 3
@@ -412,11 +412,19 @@ class _Matchmaker:
             (entrant for entrant in self.state.entrants if self._played(entrant) < needed),
             key=self._played,
         )
+        # A ladder's start (more versions placing than placed): the versions still owed
+        # placement games place against each other, so each game places two of them; on
+        # the placed ladder alone a start would pay for one version's placement a game.
+        owed = {entrant.bot for entrant in placing}
+        starting = len(owed) > len(ladder)
+        entrants = {entrant.bot for entrant in self.state.entrants}
+        everyone = [bot for bot in self.state.standings.order if bot in entrants]
         for entrant in placing:
             count = self._played(entrant)
-            # Bootstrapping (nobody placed yet): the other versions are the ladder.
-            others = ladder or [e.bot for e in self.state.entrants if e.bot in self.state.standings]
+            others = [bot for bot in everyone if bot in owed] if starting else ladder
             others = [bot for bot in others if self.team[bot] != entrant.team]
+            if not others:  # nobody placing or placed of another team: any other version
+                others = [bot for bot in everyone if self.team[bot] != entrant.team]
             opponent = self._placement_opponent(entrant.bot, others, count)
             if opponent is not None:
                 reason = f"placement {count + 1} of {needed}"
@@ -480,34 +488,47 @@ class _Matchmaker:
         return Pairing(first, second, GameKind.UNCERTAINTY, reason)
 
     def _neighbour_priorities(self) -> list[tuple[float, str, str]]:
-        """Each pair of neighbours in the standings (active, placed versions of different
-        teams): ``P(order wrong) * w V / (1 + w V)``, games in flight counted as played."""
+        """The candidate pairs (active, placed versions of different teams) with their
+        priorities, ``importance * P(order wrong) * w V / (1 + w V)``, games in flight
+        counted as played: each pair of neighbours in the standings, and each version below
+        the neighbour of the last focus place challenging that place (the module docstring)."""
         if self._priorities is not None:
             return self._priorities
-        standings = self.state.standings
         active = {
             e.bot for e in self.state.entrants if e.game_count >= self.settings.placement_games
         }
-        order = [bot for bot in standings.order if bot in active]
-        weight = 1.0 / standings.game_sd**2
-        priorities = []
-        team, in_flight = self.team, self.pair_in_flight
+        order = [bot for bot in self.state.standings.order if bot in active]
         focus, place_weight = self.settings.focus_places, self.settings.place_weight
+        priorities = []
         for place, (first, second) in enumerate(itertools.pairwise(order), start=1):
-            if team[first] == team[second]:
-                continue
-            difference, variance = standings.gap(first, second)
-            if variance <= 0.0:
-                continue
-            # P(order wrong) = Phi(-|gap| / sd), by erfc (NormalDist.cdf's own formula).
-            wrong = 0.5 * math.erfc(abs(difference) / math.sqrt(2.0 * variance))
-            pending = in_flight.get(_sorted(first, second), 0) if in_flight else 0
-            effective = variance / (1.0 + pending * weight * variance)
-            gain = weight * effective / (1.0 + weight * effective)
             importance = 1.0 if place <= focus else (place / focus) ** -place_weight
-            priorities.append((importance * wrong * gain, first, second))
+            self._add_priority(priorities, importance, first, second)
+        if len(order) > focus + 1:
+            # A version further down that may belong in the top: its chance of being above
+            # the last focus place weighs as the focus places' own order does.
+            last = order[focus - 1]
+            for challenger in order[focus + 1 :]:
+                self._add_priority(priorities, 1.0, last, challenger)
         self._priorities = priorities
         return priorities
+
+    def _add_priority(
+        self, priorities: list[tuple[float, str, str]], importance: float, first: str, second: str
+    ) -> None:
+        """Appends the pair's priority (module docstring), unless one team or no doubt."""
+        if self.team[first] == self.team[second]:
+            return
+        standings = self.state.standings
+        difference, variance = standings.gap(first, second)
+        if variance <= 0.0:
+            return
+        # P(order wrong) = Phi(-|gap| / sd), by erfc (NormalDist.cdf's own formula).
+        wrong = 0.5 * math.erfc(abs(difference) / math.sqrt(2.0 * variance))
+        weight = 1.0 / standings.game_sd**2
+        pending = self.pair_in_flight.get(_sorted(first, second), 0)
+        effective = variance / (1.0 + pending * weight * variance)
+        gain = weight * effective / (1.0 + weight * effective)
+        priorities.append((importance * wrong * gain, first, second))
 
 
 def _sorted(first: str, second: str) -> tuple[str, str]:
