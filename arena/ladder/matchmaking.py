@@ -13,8 +13,8 @@ pending requests. The first tier that has an eligible game wins:
    of opponents (the middle of the ladder first, then the quartiles, then the eighths...),
    so one placement game already places it roughly and a few give a first rating; the
    version with the fewest placement games (finished or in flight) goes first, so versions
-   arriving together (a ladder's start) are placed side by side, and while nobody is
-   placed they play the versions still owed placement games, so a game places two.
+   arriving together (a ladder's start) are placed side by side, and while more versions
+   are placing than placed they play each other, so a game places two.
 4. **Floor**: a version that has not started a game for ``floor_interval`` games (an even
    share of games would be one in ``n / 2``; the floor is ``floor_share`` of that) plays
    its most useful candidate pair (tier 5's: a neighbour or a challenge), so every active
@@ -420,16 +420,17 @@ class _Matchmaker:
             (entrant for entrant in self.state.entrants if self._played(entrant) < needed),
             key=self._played,
         )
-        # Bootstrapping (nobody placed yet, a ladder's start): the versions still owed
-        # placement games (finished or in flight) place against each other, so each game
-        # places two of them rather than one (a start then costs n * placement_games / 2
-        # games, not up to half as many again).
+        # A ladder's start (more versions owed placement games, finished or in flight,
+        # than placed): they place against each other, so each game places two of them
+        # rather than one (a start then costs n * placement_games / 2 games, not up to
+        # half as many again), and the first versions placed do not draw every game.
         owed = {entrant.bot for entrant in placing}
         entrants = {entrant.bot for entrant in self.state.entrants}
         everyone = [bot for bot in self.state.standings.order if bot in entrants]
+        starting = len(owed) > len(ladder)
         for entrant in placing:
             count = self._played(entrant)
-            others = ladder or [bot for bot in everyone if bot in owed]
+            others = [bot for bot in everyone if bot in owed] if starting else ladder
             others = [bot for bot in others if self.team[bot] != entrant.team]
             if not others:  # nobody placing or placed of another team: any other version
                 others = [bot for bot in everyone if self.team[bot] != entrant.team]

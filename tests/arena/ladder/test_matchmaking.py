@@ -140,6 +140,17 @@ def test_at_a_ladders_start_the_versions_still_placing_play_each_other() -> None
     assert pairing == Pairing("x", "y", GameKind.PLACEMENT, "placement 4 of 5")
 
 
+def test_while_more_versions_place_than_are_placed_they_place_against_each_other() -> None:
+    # One version placed, three placing: still a ladder's start, so x plays another placing
+    # version instead of all three spending every placement game on the one placed (w).
+    names = ("w", "x", "y", "z")
+    entrants = (Entrant("w", "team-w", 5, 9), *(Entrant(b, f"team-{b}", 3, 9) for b in "xyz"))
+    state = _state(entrants=entrants, standings=fit({}, bots=names), game_number=10)
+    pairing = _next(state, MatchmakingSettings(placement_games=5, team_cap=10))
+    assert pairing is not None and pairing.kind is GameKind.PLACEMENT
+    assert {pairing.first, pairing.second} <= {"x", "y", "z"}
+
+
 def test_a_lone_placing_version_at_the_start_plays_any_other_version() -> None:
     # Nobody placed, and the only other version has its last placement game in flight
     # (owed nothing, placed by no finished game): the placing one still gets its game.
