@@ -656,6 +656,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--floor-share", type=float, default=None, help="matchmaking's floor_share")
     parser.add_argument("--focus-places", type=int, default=None, help="matchmaking's focus_places")
     parser.add_argument(
+        "--placement-games", type=int, default=None, help="matchmaking's placement_games"
+    )
+    parser.add_argument(
         "--ring-seats",
         type=int,
         default=3,
@@ -704,9 +707,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         matchmaking = replace(matchmaking, floor_share=args.floor_share)
     if args.focus_places is not None:
         matchmaking = replace(matchmaking, focus_places=args.focus_places)
+    if args.placement_games is not None:
+        matchmaking = replace(matchmaking, placement_games=args.placement_games)
     print(
         f"   matchmaking: place_weight {matchmaking.place_weight:g}, "
-        f"floor_share {matchmaking.floor_share:g}, focus_places {matchmaking.focus_places}"
+        f"floor_share {matchmaking.floor_share:g}, focus_places {matchmaking.focus_places}, "
+        f"placement_games {matchmaking.placement_games}"
     )
     if args.bots:
         bench_convergence(

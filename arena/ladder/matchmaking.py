@@ -13,23 +13,30 @@ pending requests. The first tier that has an eligible game wins:
    of opponents (the middle of the ladder first, then the quartiles, then the eighths...),
    so one placement game already places it roughly and a few give a first rating; the
    version with the fewest placement games (finished or in flight) goes first, so versions
-   arriving together (a ladder's start) are placed side by side.
+   arriving together (a ladder's start) are placed side by side, and while more versions
+   are placing than placed they play each other, so a game places two.
 4. **Floor**: a version that has not started a game for ``floor_interval`` games (an even
    share of games would be one in ``n / 2``; the floor is ``floor_share`` of that) plays
-   its most useful neighbour, so every active bot keeps playing.
-5. **Uncertainty**: of the pairs of neighbours in the standings, the one where one more
-   game does the most for the ranking: the chance that the pair's order is wrong times
-   the share of the variance of their difference that one more game removes,
+   its most useful candidate pair (tier 5's: a neighbour or a challenge), so every active
+   bot keeps playing.
+5. **Uncertainty**: of the candidate pairs, the one where one more game does the most
+   for the ranking. The candidates are the pairs of neighbours in the standings and the
+   challenges: each version below the neighbour of the last focus place against that
+   place (a version with few games and a wide interval may belong in the top; only its
+   neighbours below would never tell). The priority is the chance that the pair's order
+   is wrong times the share of the variance of their difference that one more game removes,
    ``P(wrong) * w V / (1 + w V)`` (``V`` the variance of the difference, ``w`` the
    inverse of one game's variance; the second factor is the exact rank-one update of the
    fit's information, large for a pair that played little, small for one that played a
    lot), times the importance of the place: 1 for the ``focus_places`` places at the top
-   (the prizes' places: a wrong third place costs as much as a wrong first), then
-   ``(place / focus_places) ** -place_weight`` (the order at the top is what prizes, the
-   finals' seeding and every reader of the leaderboard look at; the floor keeps the rest
-   of the ladder playing). Games in flight count as already
-   played in ``V``, so ten workers asking at once spread over the pairs instead of piling
-   onto one.
+   (the prizes' places: a wrong third place costs as much as a wrong first) and for a
+   challenge, then ``(place / focus_places) ** -place_weight`` (the order at the top is
+   what prizes, the finals' seeding and every reader of the leaderboard look at; the
+   floor keeps the rest of the ladder playing). A steep weight (6: the 4th place's pair
+   weighs 0.18, the 6th's 0.016) keeps the pairs just below the top, close and so always
+   in doubt, from drawing the games the top's own order needs; docs/ladder.md quotes
+   what it gains. Games in flight count as already played in ``V``, so ten workers
+   asking at once spread over the pairs instead of piling onto one.
 
 Every tier respects the cap: a team has at most ``team_cap`` games in flight (a game counts
 once for each team at it), so a team with many versions or requests cannot starve the
@@ -180,7 +187,8 @@ class MatchmakingSettings:
     team_cap: int = 4
     test_games_per_window: int = 10
     test_window_s: float = 3600.0
-    place_weight: float = 2.0
+    #: The exponent of the importance below the focus places (module docstring).
+    place_weight: float = 6.0
     #: The places at the top that weigh alike (the prizes' places): the importance of a
     #: place is ``(place / focus_places) ** -place_weight``, 1 within them.
     focus_places: int = 3
@@ -412,11 +420,20 @@ class _Matchmaker:
             (entrant for entrant in self.state.entrants if self._played(entrant) < needed),
             key=self._played,
         )
+        # A ladder's start (more versions owed placement games, finished or in flight,
+        # than placed): they place against each other, so each game places two of them
+        # rather than one (a start then costs n * placement_games / 2 games, not up to
+        # half as many again), and the first versions placed do not draw every game.
+        owed = {entrant.bot for entrant in placing}
+        entrants = {entrant.bot for entrant in self.state.entrants}
+        everyone = [bot for bot in self.state.standings.order if bot in entrants]
+        starting = len(owed) > len(ladder)
         for entrant in placing:
             count = self._played(entrant)
-            # Bootstrapping (nobody placed yet): the other versions are the ladder.
-            others = ladder or [e.bot for e in self.state.entrants if e.bot in self.state.standings]
+            others = [bot for bot in everyone if bot in owed] if starting else ladder
             others = [bot for bot in others if self.team[bot] != entrant.team]
+            if not others:  # nobody placing or placed of another team: any other version
+                others = [bot for bot in everyone if self.team[bot] != entrant.team]
             opponent = self._placement_opponent(entrant.bot, others, count)
             if opponent is not None:
                 reason = f"placement {count + 1} of {needed}"
@@ -480,34 +497,47 @@ class _Matchmaker:
         return Pairing(first, second, GameKind.UNCERTAINTY, reason)
 
     def _neighbour_priorities(self) -> list[tuple[float, str, str]]:
-        """Each pair of neighbours in the standings (active, placed versions of different
-        teams): ``P(order wrong) * w V / (1 + w V)``, games in flight counted as played."""
+        """The candidate pairs (active, placed versions of different teams) with their
+        priorities, ``importance * P(order wrong) * w V / (1 + w V)``, games in flight
+        counted as played: each pair of neighbours in the standings, and each version below
+        the neighbour of the last focus place challenging that place (the module docstring)."""
         if self._priorities is not None:
             return self._priorities
-        standings = self.state.standings
         active = {
             e.bot for e in self.state.entrants if e.game_count >= self.settings.placement_games
         }
-        order = [bot for bot in standings.order if bot in active]
-        weight = 1.0 / standings.game_sd**2
-        priorities = []
-        team, in_flight = self.team, self.pair_in_flight
+        order = [bot for bot in self.state.standings.order if bot in active]
         focus, place_weight = self.settings.focus_places, self.settings.place_weight
+        priorities: list[tuple[float, str, str]] = []
         for place, (first, second) in enumerate(itertools.pairwise(order), start=1):
-            if team[first] == team[second]:
-                continue
-            difference, variance = standings.gap(first, second)
-            if variance <= 0.0:
-                continue
-            # P(order wrong) = Phi(-|gap| / sd), by erfc (NormalDist.cdf's own formula).
-            wrong = 0.5 * math.erfc(abs(difference) / math.sqrt(2.0 * variance))
-            pending = in_flight.get(_sorted(first, second), 0) if in_flight else 0
-            effective = variance / (1.0 + pending * weight * variance)
-            gain = weight * effective / (1.0 + weight * effective)
             importance = 1.0 if place <= focus else (place / focus) ** -place_weight
-            priorities.append((importance * wrong * gain, first, second))
+            self._add_priority(priorities, importance, first, second)
+        if len(order) > focus + 1:
+            # A version further down that may belong in the top: its chance of being above
+            # the last focus place weighs as the focus places' own order does.
+            last = order[focus - 1]
+            for challenger in order[focus + 1 :]:
+                self._add_priority(priorities, 1.0, last, challenger)
         self._priorities = priorities
         return priorities
+
+    def _add_priority(
+        self, priorities: list[tuple[float, str, str]], importance: float, first: str, second: str
+    ) -> None:
+        """Appends the pair's priority (module docstring), unless one team or no doubt."""
+        if self.team[first] == self.team[second]:
+            return
+        standings = self.state.standings
+        difference, variance = standings.gap(first, second)
+        if variance <= 0.0:
+            return
+        # P(order wrong) = Phi(-|gap| / sd), by erfc (NormalDist.cdf's own formula).
+        wrong = 0.5 * math.erfc(abs(difference) / math.sqrt(2.0 * variance))
+        weight = 1.0 / standings.game_sd**2
+        pending = self.pair_in_flight.get(_sorted(first, second), 0)
+        effective = variance / (1.0 + pending * weight * variance)
+        gain = weight * effective / (1.0 + weight * effective)
+        priorities.append((importance * wrong * gain, first, second))
 
 
 def _sorted(first: str, second: str) -> tuple[str, str]:

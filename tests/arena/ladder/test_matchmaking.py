@@ -125,6 +125,64 @@ def test_versions_arriving_together_are_placed_side_by_side() -> None:
     assert [pairing.first for pairing in in_flight] == ["u", "v", "w"]
 
 
+def test_at_a_ladders_start_the_versions_still_placing_play_each_other() -> None:
+    # Nobody placed yet; w has its last placement game in flight, x, y, z owe two each.
+    # x's next opponent is at the top of the (tied, so by name) order, where w sits: but w
+    # is owed nothing, so x plays y, and the game places two versions instead of one.
+    names = ("w", "x", "y", "z")
+    entrants = (Entrant("w", "team-w", 4, 9), *(Entrant(b, f"team-{b}", 3, 9) for b in "xyz"))
+    state = _state(
+        entrants=entrants,
+        standings=fit({}, bots=names),
+        in_flight=(Pairing("w", "old", GameKind.PLACEMENT),),
+        game_number=10,
+    )
+    pairing = _next(state, MatchmakingSettings(placement_games=5, team_cap=10))
+    assert pairing == Pairing("x", "y", GameKind.PLACEMENT, "placement 4 of 5")
+
+
+def test_while_more_versions_place_than_are_placed_they_place_against_each_other() -> None:
+    # One version placed, three placing: still a ladder's start, so x plays another placing
+    # version instead of all three spending every placement game on the one placed (w).
+    names = ("w", "x", "y", "z")
+    entrants = (Entrant("w", "team-w", 5, 9), *(Entrant(b, f"team-{b}", 3, 9) for b in "xyz"))
+    state = _state(entrants=entrants, standings=fit({}, bots=names), game_number=10)
+    pairing = _next(state, MatchmakingSettings(placement_games=5, team_cap=10))
+    assert pairing is not None and pairing.kind is GameKind.PLACEMENT
+    assert {pairing.first, pairing.second} <= {"x", "y", "z"}
+
+
+def test_a_lone_placing_version_at_the_start_plays_any_other_version() -> None:
+    # Nobody placed, and the only other version has its last placement game in flight
+    # (owed nothing, placed by no finished game): the placing one still gets its game.
+    state = _state(
+        entrants=(Entrant("v", "team-v", 4, 3), Entrant("n", "team-n")),
+        standings=fit({}, bots=("v", "n")),
+        in_flight=(Pairing("v", "old", GameKind.PLACEMENT),),
+        game_number=4,
+    )
+    pairing = _next(state, MatchmakingSettings(placement_games=5, team_cap=10))
+    assert pairing == Pairing("n", "v", GameKind.PLACEMENT, "placement 1 of 5")
+
+
+def test_a_low_version_with_a_wide_interval_challenges_the_last_focus_place() -> None:
+    # a is far and surely above b; z played one game (against c) and sits last, but its
+    # interval is wide enough that it may be above a. With only the first place in focus
+    # and the places below weighing nothing, the neighbour pairs are worth nothing: the
+    # game that can still change the top is z challenging a, though they are no neighbours.
+    rng = random.Random(3)
+    games = [GameResult("a", "b", rng.gauss(150.0, 60.0), 0.0, 200) for _ in range(30)]
+    games += [GameResult("b", "c", rng.gauss(50.0, 60.0), 0.0, 200) for _ in range(30)]
+    games.append(GameResult("z", "c", -50.0, -50.0, 200))
+    standings = fit(pair_records(games))
+    assert standings.order == ("a", "b", "c", "z")
+    entrants = tuple(Entrant(bot, f"team-{bot}", 20, 95) for bot in "abcz")
+    settings = MatchmakingSettings(focus_places=1, place_weight=50.0, team_cap=10)
+    pairing = _next(_state(entrants=entrants, standings=standings), settings)
+    assert pairing is not None and pairing.kind is GameKind.UNCERTAINTY
+    assert pairing.pair == ("a", "z")
+
+
 def test_the_focus_places_weigh_alike_and_the_places_below_them_less() -> None:
     # p-q (place 1) and r-s (place 3) are equally uncertain. With the importance falling
     # from the first place (focus_places 1), p-q always wins; with the top three places

@@ -105,12 +105,13 @@ def test_the_bots_with_the_fewest_games_in_flight_fill_the_seats_first() -> None
 
 
 def test_unplaced_versions_do_not_fill_seats_but_everyone_does_while_bootstrapping() -> None:
-    entrants = tuple(Entrant(bot, bot, 20 if bot in "abc" else 1, 95) for bot in TRUTH)
+    entrants = tuple(Entrant(bot, bot, 20 if bot in "abcde" else 1, 95) for bot in TRUTH)
     state = _state(entrants=entrants)
-    # d..h place first (against placed opponents), and only a, b, c are placed to fill.
+    # f, g, h place first (against placed opponents: more are placed than placing, so this
+    # is no ladder's start), and only a..e are placed to fill.
     pairing = _next(state, 4, placement_games=5)
     assert pairing.kind is GameKind.PLACEMENT
-    assert set(pairing.bots) - {pairing.first} <= set("abc")
+    assert set(pairing.bots) - {pairing.first} <= set("abcde")
     fresh = tuple(Entrant(bot, bot) for bot in "xyz")
     boot = _next(_state(entrants=fresh, standings=fit({}, bots="xyz")), 3)
     assert sorted(boot.bots) == ["x", "y", "z"]
