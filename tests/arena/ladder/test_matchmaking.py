@@ -174,7 +174,7 @@ def test_a_low_version_with_a_wide_interval_challenges_the_last_focus_place() ->
     games = [GameResult("a", "b", rng.gauss(150.0, 60.0), 0.0, 200) for _ in range(30)]
     games += [GameResult("b", "c", rng.gauss(50.0, 60.0), 0.0, 200) for _ in range(30)]
     games.append(GameResult("z", "c", -50.0, -50.0, 200))
-    standings = fit(pair_records(games))
+    standings = fit(pair_sums(games))
     assert standings.order == ("a", "b", "c", "z")
     entrants = tuple(Entrant(bot, f"team-{bot}", 20, 95) for bot in "abcz")
     settings = MatchmakingSettings(focus_places=1, place_weight=50.0, team_cap=10)
