@@ -144,7 +144,8 @@ def _as_fitted(hides_games: bool) -> dict[str, Any]:
     top = ratings[:GRID_SIZE]
     ids = [row["version_id"] for row in top]
     grid_sums = map(row_sums, [] if hides_games else rows.filter(first__in=ids, second__in=ids))
-    grid = head_to_head({(s.first, s.second): s for s in grid_sums}, [row["bot"] for row in top])
+    names = [str(row["bot"]) for row in top]
+    grid = head_to_head({(s.first, s.second): s for s in grid_sums}, names)
     tables = [] if hides_games else with_seats(
         Game.objects.filter(seat_count__gt=2, status__in=(GameStatus.DONE, GameStatus.BOT_FAULT))
     ).order_by("-pk")[:_RECENT_TABLES]  # fmt: skip
