@@ -29,10 +29,21 @@ SMALL_RUNS = {
     "bench_tournament.py": ["--quick"],
     "bench_server.py": ["--quick"],
     "bench_ladder_server.py": ["--quick"],
+    "bench_ladder_scale.py": ["--sizes", "4:40", "--claims", "5", "--refits", "1",
+                              "--clients", "2", "--seconds", "2"],
+    "bench_ladder_workers.py": ["--quick"],
+}  # fmt: skip
+#: Small runs still too long for `make test` (each starts live sites, clusters or
+#: tournaments of real matches: 10 to 60 s of a core): `make test-long` runs them.
+SLOW_SMALL_RUNS = {
+    "bench_ladder_server.py",
+    "bench_ladder_scale.py",
+    "bench_ladder_workers.py",
+    "bench_server.py",
+    "bench_dask.py",
+    "bench_match_memory.py",
+    "bench_tournament.py",
 }
-#: Small runs still too long for `make test` (a live site with a ladder playing real
-#: games: about 36 s): `make test-long` runs them.
-SLOW_SMALL_RUNS = {"bench_ladder_server.py"}
 
 
 @pytest.mark.parametrize(
