@@ -4,9 +4,9 @@ when the transaction ends, by commit, rollback or a killed connection), so a sec
 waits for the first to commit. SQLite writes one transaction at a time anyway: there it is
 the transaction alone.
 
-Why: storing a ladder game refits the ratings and writes them all again; two workers
-storing at once on PostgreSQL both delete the old rows and both insert the new ones, and
-the second fails on the ratings' unique key.
+Why: making a ladder game reads the games in flight and the teams' caps, then adds one;
+two workers doing it at once on PostgreSQL could both see room under a team's cap and
+both add a game.
 """
 
 from __future__ import annotations

@@ -46,7 +46,6 @@ from arena.server.jobs.backoff import Backoff
 from arena.server.jobs.lease import worker_name
 from arena.server.jobs.models import RecordTally
 from arena.server.jobs.progress import files_written
-from arena.server.jobs.serial import one_at_a_time
 from arena.server.jobs.worker import Worker
 from arena.server.ladder import config
 from arena.server.ladder.models import Game, version_label
@@ -190,8 +189,9 @@ class Command(BaseCommand):
             return game_progress(None if playing is None else playing.executor, root, game.pk)
 
         def store(game: Game, outcome: PlayedGame) -> None:
-            with one_at_a_time("ladder: store a game"):  # it refits the ratings: see serial
-                stored = store_played(game, worker, outcome, config.current())
+            # No lock: the store's own transaction adds the game to the running sums by
+            # one upsert, and the refit after it is claimed by one worker at a time.
+            stored = store_played(game, worker, outcome, config.current())
             if not stored:
                 self.stderr.write(
                     f"ladder game {game.pk}: the claim was lost; its result is dropped"
