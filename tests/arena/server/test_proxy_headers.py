@@ -40,6 +40,9 @@ def served(request: pytest.FixtureRequest) -> Iterator[int]:
     try:
         yield int(server.effective_port)
     finally:
+        # Its task threads first: closing the server closes the trigger a thread still
+        # servicing a request writes to ("Bad file descriptor", logged at ERROR).
+        server.task_dispatcher.shutdown()
         server.close()
         thread.join(timeout=10)
 
