@@ -1,4 +1,5 @@
-"""Lookup tables behind :mod:`engine.evaluator`, built once at import (well under 0.5 s).
+"""Lookup tables behind :mod:`engine.evaluator`; the class tables are filled once, by
+:func:`fill_tables` at the first hand ranked (about 0.2 s of CPU), not at import.
 
 Theory of operation
 -------------------
@@ -51,6 +52,7 @@ __all__ = [
     "NONFLUSH_CLASSES",
     "RANK_KEYS",
     "RANK_SHIFT",
+    "fill_tables",
 ]
 
 #: SKPokerEval's seven-card rank keys, deuce to ace: sums of up to 7 (<= 4 of each) are unique.
@@ -201,28 +203,43 @@ def _five_card_keys() -> list[int]:
     ]
 
 
-_PLAIN_FIVE_MASKS = _plain_five_masks()
-
 #: Card index -> key (rank key above the suit counter); the first card uses FIRST_CARD_KEYS.
 CARD_KEYS: list[int] = _card_keys()
 #: Card index -> key plus :data:`FLUSH_OFFSET`.
 FIRST_CARD_KEYS: list[int] = [key + FLUSH_OFFSET for key in CARD_KEYS]
-#: 13-bit mask of suited ranks -> class of the best flush or straight flush (5..7 bits).
-#: A dict, not a list: a mask of fewer than five ranks (duplicate cards) is a KeyError.
-FLUSH_CLASSES: dict[int, int] = _build_flush_classes(_PLAIN_FIVE_MASKS)
-_SIX = _build_more_card_classes(_build_five_card_classes(_PLAIN_FIVE_MASKS, RANK_KEYS), 6)
-#: Card count -> (rank-key sum -> class of the best non-flush five cards).
-NONFLUSH_CLASSES: dict[int, dict[int, int]] = {
-    6: _SIX,
-    7: _build_more_card_classes(_SIX, 7),
-}
-
 #: Card index -> five-card key (small rank key above three bits per suit).
 FIVE_CARD_KEYS: list[int] = _five_card_keys()
 #: Card index -> five-card key minus :data:`FIVE_OFFSET`.
 FIVE_FIRST_CARD_KEYS: list[int] = [key - FIVE_OFFSET for key in FIVE_CARD_KEYS]
+
+# The class tables start empty and are filled in place by fill_tables(), so that every
+# module that imported them (and bound them to names of its own) sees them filled.
+#: 13-bit mask of suited ranks -> class of the best flush or straight flush (5..7 bits).
+#: A dict, not a list: a mask of fewer than five ranks (duplicate cards) is a KeyError.
+FLUSH_CLASSES: dict[int, int] = {}
+#: Card count -> (rank-key sum -> class of the best non-flush five cards).
+NONFLUSH_CLASSES: dict[int, dict[int, int]] = {6: {}, 7: {}}
 #: ``total >> FIVE_RANK_SHIFT`` of five cards (the centred rank sum) -> non-flush class.
-FIVE_NONFLUSH_CLASSES: dict[int, int] = {
-    total - _FIVE_CENTRE: class_number
-    for total, class_number in _build_five_card_classes(_PLAIN_FIVE_MASKS, FIVE_RANK_KEYS).items()
-}
+FIVE_NONFLUSH_CLASSES: dict[int, int] = {}
+
+
+def fill_tables() -> None:
+    """Fill the class tables, once; later calls return at once.
+
+    Not done at import: most processes that import the engine never rank a hand (a pool
+    worker that hands its matches to referees, the command line, the site's web process),
+    and each paid about 0.2 s of CPU for the tables. :data:`FIVE_NONFLUSH_CLASSES` is filled
+    last, so a filled one says they all are; two threads that both find it empty both build
+    the same numbers, and each ``update`` runs whole under the interpreter lock.
+    """
+    if FIVE_NONFLUSH_CLASSES:
+        return
+    plain = _plain_five_masks()
+    flush = _build_flush_classes(plain)
+    six = _build_more_card_classes(_build_five_card_classes(plain, RANK_KEYS), 6)
+    seven = _build_more_card_classes(six, 7)
+    five = _build_five_card_classes(plain, FIVE_RANK_KEYS)
+    FLUSH_CLASSES.update(flush)
+    NONFLUSH_CLASSES[6].update(six)
+    NONFLUSH_CLASSES[7].update(seven)
+    FIVE_NONFLUSH_CLASSES.update({total - _FIVE_CENTRE: rank for total, rank in five.items()})

@@ -23,7 +23,7 @@ True
 >>> best_hand_indexes([parse_cards("As Ad 7c 8d 9h"), parse_cards("Kc Kd 7h 8h 9d")])
 [0]
 
-The tables are built once at import; see :mod:`engine._eval_tables` for how they work.
+The tables are built at the first hand ranked; see :mod:`engine._eval_tables` for how they work.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from engine._eval_tables import (
     FLUSH_SUIT_BY_BITS,
     NONFLUSH_CLASSES,
     RANK_SHIFT,
+    fill_tables,
 )
 from engine.cards import FULL_DECK, Card
 
@@ -198,9 +199,11 @@ def rank_class(cards: Sequence[int]) -> int:
                 return _flush_class(cards, total)
             return _SIX[total >> RANK_SHIFT]
     except (LookupError, TypeError):
+        if not _FIVE:  # the first hand this process ranks: the tables are still empty
+            fill_tables()
+            return rank_class(cards)
         # Not a sized sequence of cards, or a rank multiset no deck holds (duplicates):
         # let the checked path explain, or rank a valid hand given as a plain iterable.
-        pass
     return rank_class(_checked(cards))
 
 

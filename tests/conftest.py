@@ -83,7 +83,7 @@ RUN_FIRST: tuple[str, ...] = (
     "tests/arena/server/test_run.py",
     "tests/protocol/test_request_encoder.py",
     "tests/engine/test_pokerkit_differential.py",
-    "tests/arena/server/browser/test_journeys.py",
+    "tests/arena/server/browser/test_participant.py",
     "tests/engine/test_button.py",
     "tests/arena/stats/test_engine_matches.py",
     "tests/engine/test_speed.py",

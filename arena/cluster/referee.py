@@ -53,6 +53,7 @@ from arena.cluster.job import failed_outcome
 from arena.cluster.task import RefereeCall
 from arena.cluster.zygote import READY, REQUEST
 from arena.store.outcome import MatchOutcome
+from engine._eval_tables import fill_tables
 
 __all__ = ["main", "play_call"]
 
@@ -235,6 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         die_with_parent(args.parent)
     if args.zygote is not None:  # pragma: no cover - the zygote runs in its own process
         probe()  # once here (it runs bwrap), not in every referee
+        fill_tables()  # the evaluator's tables, likewise: every referee ranks hands
         # Objects that exist now are never collected in a referee: its collector then
         # leaves their pages alone, and the fork's copy-on-write copies fewer of them.
         gc.freeze()

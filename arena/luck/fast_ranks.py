@@ -16,7 +16,14 @@ from collections.abc import Callable, Sequence
 from itertools import compress, repeat
 from operator import and_, rshift
 
-from engine._eval_tables import CARD_KEYS, FIRST_CARD_KEYS, FLUSH_BITS, NONFLUSH_CLASSES, RANK_SHIFT
+from engine._eval_tables import (
+    CARD_KEYS,
+    FIRST_CARD_KEYS,
+    FLUSH_BITS,
+    NONFLUSH_CLASSES,
+    RANK_SHIFT,
+    fill_tables,
+)
 from engine.cards import Card
 from engine.evaluator import rank_class
 
@@ -68,6 +75,8 @@ def fast_hand_ranks(
 ) -> list[int]:
     """The class of the two-card ``hole`` with ``board`` and each completion from
     ``start`` on: ``rank_class((*hole, *board, *completion))``, faster."""
+    if not _SEVEN:  # the first hand this process ranks (the evaluator fills them too)
+        fill_tables()
     base = FIRST_CARD_KEYS[hole[0]] + CARD_KEYS[hole[1]] + sum([CARD_KEYS[c] for c in board])
     sums = completions.sums
     totals = list(map(base.__add__, sums[start:] if start else sums))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import operator
 import random
 import re
+import subprocess
+import sys
 from collections.abc import Sequence
 from itertools import combinations, combinations_with_replacement
 
@@ -12,7 +14,7 @@ import pytest
 from treys import Card as TreysCard
 from treys import Evaluator as TreysEvaluator
 
-from engine._eval_tables import FIVE_NONFLUSH_CLASSES, FLUSH_CLASSES, NONFLUSH_CLASSES
+from engine._eval_tables import FIVE_NONFLUSH_CLASSES, FLUSH_CLASSES, NONFLUSH_CLASSES, fill_tables
 from engine.cards import FULL_DECK, Card, parse_cards
 from engine.evaluator import (
     HandCategory,
@@ -25,6 +27,7 @@ from engine.evaluator import (
     hand_description,
     rank_class,
 )
+from tests import REPO_ROOT
 
 _TREYS_CARDS = [TreysCard.new(str(card)) for card in FULL_DECK]
 _TREYS = TreysEvaluator()
@@ -327,6 +330,7 @@ def test_invalid_hand_error_is_a_value_error_with_a_code() -> None:
 def test_rank_key_sums_are_unique_for_every_rank_multiset() -> None:
     # A collision would have merged two entries: each table holds one per multiset
     # of ranks with at most four of each (6,175 / 18,395 / 49,205) and per flush mask.
+    fill_tables()
     assert len(FIVE_NONFLUSH_CLASSES) == 6_175
     assert len(NONFLUSH_CLASSES[6]) == 18_395
     assert len(NONFLUSH_CLASSES[7]) == 49_205
@@ -414,3 +418,37 @@ def test_descriptions_of_six_and_seven_cards_equal_evaluate() -> None:
     hands += [rng.sample(FULL_DECK, rng.choice((5, 6, 7))) for _ in range(20000)]
     for cards in hands:
         assert hand_description(cards, rank_class(cards)) == evaluate(cards).description
+
+
+_FRESH_PROCESS = """
+import engine._eval_tables as tables
+from engine.evaluator import InvalidHandError, rank_class
+assert not tables.FIVE_NONFLUSH_CLASSES and not tables.NONFLUSH_CLASSES[7], "filled at import"
+try:
+    print("ranked:", rank_class(FIRST))
+except InvalidHandError:
+    print("refused")
+print(rank_class([48, 44, 40, 36, 32, 0, 5]), len(tables.NONFLUSH_CLASSES[7]))
+tables.fill_tables()  # a second fill changes nothing
+print(len(tables.FIVE_NONFLUSH_CLASSES), len(tables.FLUSH_CLASSES))
+"""
+
+
+@pytest.mark.parametrize(
+    ("first", "answer"),
+    [("[1, 2, 3]", "refused"), ("[0, 0, 4, 8, 12]", "refused"),
+     ("iter([0, 4, 8, 12, 17])", "ranked: 1608"), ("[0, 4, 8, 12, 17]", "ranked: 1608")],
+)  # fmt: skip
+def test_the_tables_are_filled_at_the_first_hand_ranked_not_at_import(
+    first: str, answer: str
+) -> None:
+    # Most processes that import the engine rank no hand (a pool worker, the command line):
+    # importing costs them nothing. A first hand that is bad (too few cards, a duplicate)
+    # is refused, and a good one ranked (from a list or an iterator), as they are later.
+    done = subprocess.run(
+        [sys.executable, "-c", _FRESH_PROCESS.replace("FIRST", first)],
+        capture_output=True, text=True, check=False, cwd=REPO_ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    # The royal flush in spades (class 1) with the seven-card table filled, then the sizes.
+    assert done.stdout.splitlines() == [answer, "1 49205", "6175 4719"]

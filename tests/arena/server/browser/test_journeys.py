@@ -14,8 +14,8 @@ uploads its next version with that token and gets "accepted" (exit code 0). In a
 won by a fold, the team sees its own hole cards only and the other team none.
 
 Every page must load without a script error or a dialog, and the browser may reach
-nothing but the site (every other request is aborted). Against SQLite in the default
-suite; against a real PostgreSQL in the slow run. Skipped, with the reason, where
+nothing but the site (every other request is aborted). Against SQLite, a real PostgreSQL
+and through nginx over https, all in the slow run. Skipped, with the reason, where
 Playwright or a Chromium is not installed.
 """
 
@@ -215,6 +215,10 @@ def _hole_cards_of_a_folded_hand(visitor: Visitor) -> list[str]:
     return cards
 
 
+# In make test-long (with its PostgreSQL and https runs): make test has the participant's
+# journey (test_participant.py), which goes through the same site, its sign-up, its
+# validation and its viewer in Chromium; this one costs 15 s of CPU more.
+@pytest.mark.slow
 def test_a_team_signs_up_uploads_a_starter_bot_and_watches_it_accepted(
     browser: Any, tmp_path: Path
 ) -> None:

@@ -1,7 +1,7 @@
 """A ladder worker killed with SIGKILL in the middle of a game loses nothing: its claim's
 lease expires, another worker plays the game again from its start (the same seed), and
 the result is counted once; a ring competition's table too. ``arena server run`` killed
-with SIGKILL at the moment a game starts, again and again (a few times in the quick run,
+with SIGKILL at the moment a game starts, again and again (once in the quick run,
 :data:`LONG_KILLS` times under load in the slow one): no process of it is left, and every
 game it started is finished or played again. Real processes on a real site (SQLite in a
 file)."""
@@ -189,7 +189,7 @@ def test_a_killed_server_s_game_is_played_again_when_it_starts_again(site: Path)
 
 
 #: Kills of ``arena server run`` in the quick run and in the slow one (under load).
-QUICK_KILLS, LONG_KILLS = 3, 50
+QUICK_KILLS, LONG_KILLS = 1, 50
 #: The environment variable every process of a run inherits, to find them after the kill.
 MARK_ENV = "ARENA_KILL_TEST_MARK"
 #: Where a game ends: finished (a result, a forfeit, or left out by the infrastructure).
