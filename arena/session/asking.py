@@ -65,11 +65,6 @@ class DecisionOutcome:
     events: list[Event] | None = None
     strategy: MixedStrategy | None = None
 
-    @property
-    def is_default(self) -> bool:
-        """True when the arena chose the action, not the bot."""
-        return self.fault is not None
-
 
 class DecisionAsker:
     """One seat's decisions (see the module docstring): its time bank left, its timeouts
