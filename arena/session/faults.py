@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from arena.bots.transport import ExitInfo, TransportClosedError
+from arena.bots.transport import STDERR_MARKER, ExitInfo, TransportClosedError
 from arena.session.latency import LatencyHistogram, LatencyStats
 from protocol.errors import BotFaultError
 
@@ -224,7 +224,7 @@ class FaultRecorder:
         if limit_reason is not None and info is not None and limit_reason not in detail:
             detail += f"; stopped by the sandbox: {limit_reason}: {info.limit_detail}"
         if tail and "stderr" not in detail:
-            detail += f"; its stderr ends with: {tail!r}"
+            detail += f"{STDERR_MARKER}{tail!r}"
         self.record(
             Fault(
                 FaultKind.CRASH,
@@ -249,7 +249,7 @@ class FaultRecorder:
     ) -> None:
         """The bot did not get as far as ``ready``."""
         if info is not None and info.stderr_tail.strip() and exit_code is None and signal is None:
-            detail += f"; its stderr ends with: {info.stderr_tail.strip()[-300:]!r}"
+            detail += f"{STDERR_MARKER}{info.stderr_tail.strip()[-300:]!r}"
         self.record(
             Fault(
                 FaultKind.STARTUP_FAILURE,

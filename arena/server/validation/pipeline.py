@@ -96,15 +96,15 @@ class _Run:
         self.reports[report.step] = report
         self.on_step(report)
 
-    def verdict(self, failure: StepFailed | None, bot_name: str) -> Verdict:
+    def verdict(self, failure: StepFailed | None) -> Verdict:
         for name in STEP_NAMES:
             if name not in self.reports:
                 self._report(StepReport(name, StepStatus.SKIPPED, "an earlier step failed"))
         steps = tuple(self.reports[name] for name in STEP_NAMES)
         log = "\n".join(self.team_log)
         if failure is None:
-            return Verdict(True, "every step passed", "", steps, log, bot_name)
-        return Verdict(False, failure.message, failure.hint, steps, log, bot_name)
+            return Verdict(True, "every step passed", "", steps, log)
+        return Verdict(False, failure.message, failure.hint, steps, log)
 
 
 def validate(
@@ -137,10 +137,10 @@ def validate(
             ),
         )
     except StepFailed as failure:
-        return run.verdict(failure, found[0].name if found else "")
+        return run.verdict(failure)
     finally:
         launcher.close()
-    return run.verdict(None, manifest.name)
+    return run.verdict(None)
 
 
 def archive_seed(archive: Path) -> int:
