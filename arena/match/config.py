@@ -117,19 +117,13 @@ class MatchConfig:
     """Everything that decides how a match is played (bots and processes aside).
 
     ``hand_count`` is the number of hands (``reset``, ``carry``) or the cap on hands
-    (``freezeout``, where ``None`` means play until one bot has every chip).
-    ``time_limits`` are what the sessions enforce and what the ``hello`` message announces,
-    one value from the settings to the watchdog.
-    ``seed`` decides every deck: it is secret until ``match_end`` reveals it (see
-    :mod:`arena.match.fairness`; :func:`new_secret_seed` makes one). ``match_id`` is in
-    every hand id the bots see, so it is never made from the seed (default
-    :data:`DEFAULT_MATCH_ID`).
-    ``prefetch`` switches the work done while bots think on or off (the same bytes either
-    way; see :mod:`arena.match.prefetch`). ``hung_after_timeouts``: a bot that times out
-    on that many decisions in a row is killed and restarted before the next hand (within
-    ``restart_budget``). ``allow_absent_bots``: a bot that cannot be started at all when
-    the match begins sits out instead of stopping the match before its first hand
-    (:class:`arena.match.readiness.BotsNotReadyError`).
+    (``freezeout``, where ``None`` means play until one bot has every chip). ``seed`` decides
+    every deck: it is secret until ``match_end`` reveals it (:mod:`arena.match.fairness`;
+    :func:`new_secret_seed` makes one). ``match_id`` is in every hand id the bots see, so it
+    is never made from the seed. ``hung_after_timeouts``: a bot that times out on that many
+    decisions in a row is killed and restarted before the next hand (within
+    ``restart_budget``). ``allow_absent_bots``: a bot that cannot start when the match begins
+    sits out instead of stopping the match (:class:`arena.match.readiness.BotsNotReadyError`).
     """
 
     game: GameConfig = field(default_factory=GameConfig)
