@@ -199,15 +199,7 @@ class ProcessTransport:
         Input still waiting for the pipe is written meanwhile, as while waiting for output.
         """
         stdout = self._stdout
-        if stdout.has_line or stdout.is_eof:
-            return True
-        is_readable = False
-        for fd, _ in self._poller.poll(0):
-            if fd == stdout.fd:
-                is_readable = True
-            else:
-                self._stdin.flush()
-        return is_readable
+        return stdout.has_line or stdout.is_eof or self._serve(self._poller.poll(0))
 
     def read_line(self, deadline: float) -> bytes | None:
         """The next line before ``deadline`` (a ``clock`` value), else None."""
@@ -291,7 +283,6 @@ class ProcessTransport:
         Meanwhile the input backlog is written as the bot takes it.
         """
         poll = self._poller.poll
-        stdout_fd = self._stdout.fd
         while True:
             timeout_ms = min(max(0.0, (deadline - self.clock()) * 1000.0), _MAX_POLL_MS)
             events = poll(timeout_ms)
@@ -299,14 +290,19 @@ class ProcessTransport:
                 if timeout_ms < _MAX_POLL_MS:
                     return False
                 continue  # pragma: no cover - a deadline over an hour away
-            is_readable = False
-            for fd, _ in events:
-                if fd == stdout_fd:
-                    is_readable = True
-                else:
-                    self._stdin.flush()
-            if is_readable:
+            if self._serve(events):
                 return True
+
+    def _serve(self, events: list[tuple[int, int]]) -> bool:
+        """Write waiting input where ``events`` (a poll's) say stdin takes it; True when
+        they say stdout can be read."""
+        is_readable = False
+        for fd, _ in events:
+            if fd == self._stdout.fd:
+                is_readable = True
+            else:
+                self._stdin.flush()
+        return is_readable
 
     # -- stdin -----------------------------------------------------------------------------
 
