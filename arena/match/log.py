@@ -198,8 +198,6 @@ class GameLog:
         seat_index: int,
         action: str,
         amount: int | None = None,
-        *,
-        note: str = "",
     ) -> None:
         """``ACTION | Hand: 12, Player: p3, Seat: 3, Action: RAISE, Amount: 50``."""
         if not self._logger.isEnabledFor(logging.DEBUG):
@@ -207,8 +205,6 @@ class GameLog:
         text = f"Hand: {hand_number}, Player: {player_id}, Seat: {seat_index}, Action: {action}"
         if amount is not None:
             text += f", Amount: {amount}"
-        if note:
-            text += f", By: {note}"
         self._emit(logging.DEBUG, "ACTION", text)
 
     def error(self, hand_number: int | None, player_id: str, code: str, details: str) -> None:
