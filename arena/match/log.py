@@ -157,9 +157,9 @@ def configure_logging(
 class GameLog:
     """Writes the log lines of one match (``game_id`` is the match id)."""
 
-    def __init__(self, game_id: str, logger: logging.Logger | None = None) -> None:
+    def __init__(self, game_id: str) -> None:
         self.game_id = game_id
-        self._logger = logger if logger is not None else logging.getLogger(LOGGER_NAME)
+        self._logger = logging.getLogger(LOGGER_NAME)
         self._extra = {"game_id": game_id}
 
     def _emit(self, level: int, kind: str, details: str) -> None:
