@@ -1,39 +1,18 @@
-"""A bot's manifest: a small TOML file saying how to build and run it.
+"""A bot's manifest: a small TOML file (``bot.toml``) saying how to build and run it; its
+keys are :data:`MANIFEST_KEYS`, explained in README.md ("Writing a bot") and
+protocol/PROTOCOL.md ("How your bot is started").
 
-A manifest lives next to the bot (``bot.toml``)::
-
-    name = "calling station"
-    command = ["{python}", "bot.py"]     # an argument list, never run through a shell
-    working_dir = "."                     # optional, relative to this file (default ".")
-    build = ["gcc", "-O2", "-o", "build/bot", "bot.c"]   # optional
-    build_timeout_s = 60                  # optional, default 120
-    [env]                                 # optional extra environment variables
-    BOT_LEVEL = "3"
-    [limits]                              # optional: this bot's sandbox limits
-    memory_bytes = "2GiB"
-
-The ``[limits]`` keys are those of :class:`arena.bots.sandbox.resources.ResourceLimits`
-(``memory_bytes``, ``cpu_seconds``, ``processes``, ``file_size_bytes``, ``open_files``,
-``tmp_bytes``); sizes may carry a unit (``"512MiB"``). They override the arena's defaults
-for this bot; limits given on the arena's command line override them in turn.
-
-Two placeholders may appear inside ``command`` and ``build`` arguments; the launcher
-replaces them (see :mod:`arena.bots.launcher`):
-
-* ``{python}``: the Python interpreter running the arena (``sys.executable``), so a Python
-  bot runs under the same interpreter whatever ``python3`` is on the ``PATH``;
-* ``{bot_dir}``: the absolute path of the bot's working directory.
-
-Any language works: the arena only needs a program that reads and writes JSON lines.
-A bad manifest raises :class:`ManifestError`, whose message names the file, the key and
-the bad value. A name is shown everywhere (terminals, reports, chat), so it may hold no
-control character (named by its escape, such as ``\\x1b`` or ``\\u202e``) and at most
-:data:`MAX_NAME_LENGTH` characters.
+``command`` and ``build`` are argument lists, never run through a shell; the launcher
+replaces their placeholders ``{python}`` (the arena's interpreter) and ``{bot_dir}``
+(:mod:`arena.bots.launcher`). ``[limits]`` holds this bot's sandbox limits
+(:class:`arena.bots.sandbox.resources.ResourceLimits`), over the arena's defaults and
+under the command line's. A bad manifest raises :class:`ManifestError` naming the file,
+the key and the value. A name is shown everywhere (terminals, reports, chat), so it may
+hold no control character and at most :data:`MAX_NAME_LENGTH` characters.
 
 >>> m = parse_manifest({"name": "x", "command": ["{python}", "bot.py"]}, path=Path("/b/bot.toml"))
 >>> m.name, m.command, str(m.working_dir)
-('x', ('{python}', 'bot.py'), '/b')
-"""
+('x', ('{python}', 'bot.py'), '/b')"""
 
 from __future__ import annotations
 
@@ -81,11 +60,8 @@ class ManifestError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class BotManifest:
-    """How to build and run one bot (see the module docstring for the TOML form).
-
-    ``working_dir`` is absolute. ``command`` and ``build`` keep their placeholders; the
-    launcher expands them.
-    """
+    """How to build and run one bot; ``working_dir`` is absolute, ``command`` and ``build``
+    keep their placeholders."""
 
     name: str
     command: tuple[str, ...]

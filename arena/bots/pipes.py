@@ -1,25 +1,18 @@
-"""The arena's ends of a bot's two conversation pipes, non-blocking and on one ``poll``.
+"""The arena's ends of a bot's two conversation pipes, non-blocking and on one ``poll``,
+both served from the thread that sends and reads: a decision costs a ``write``, a ``poll``
+and a ``read``, no hand-off between threads.
 
-:class:`~arena.bots.process.ProcessTransport` keeps one of each and serves both from the
-thread that sends and reads (the match loop), so a decision costs no hand-off between
-threads, only a ``write``, a ``poll`` and a ``read``:
-
-* stdout (:class:`OutputLines`) is read only when the arena wants a line: ``poll`` with
-  the time left until the deadline, then one ``os.read`` of at most 64 KiB into a
-  :class:`protocol.framing.LineReader`. A line over ``max_line_bytes`` is the bot's fault.
-  At most ``max_pending_bytes`` of complete lines are held unread (the budget of one turn);
-  further lines of the same read are dropped and counted. Output the arena has not read
-  yet stays in the pipe: a bot that writes faster than the arena reads waits on its full
-  pipe, and the arena's memory stays bounded whatever the bot writes.
+* stdout (:class:`OutputLines`) is read only when the arena wants a line, at most 64 KiB at
+  a time into a :class:`protocol.framing.LineReader`; a line over ``max_line_bytes`` is the
+  bot's fault. At most ``max_pending_bytes`` of complete lines are held unread; more of the
+  same read is dropped and counted. Unread output stays in the pipe, so the arena's memory
+  stays bounded whatever the bot writes.
 * stdin (:class:`InputBacklog`) takes what the pipe accepts at once; the rest waits in a
-  backlog that is written whenever the arena sends again or waits for output. A bot that
-  stops reading thus never blocks the arena; once more than ``max_input_backlog_bytes``
-  wait, it counts as gone ("stopped reading its input"). The stdin descriptor is
-  registered with the poller exactly while the backlog is not empty.
+  backlog written whenever the arena sends again or waits for output, so a bot that stops
+  reading never blocks the arena; past ``max_input_backlog_bytes`` it counts as gone. The
+  descriptor is polled exactly while the backlog is not empty.
 
-Only the arena's side of each pipe turns non-blocking: the bot's ends are other open file
-descriptions and keep their own flags.
-"""
+Only the arena's side of each pipe turns non-blocking: the bot's ends keep their flags."""
 
 from __future__ import annotations
 

@@ -1,35 +1,18 @@
 """Talking to a bot process over its pipes: :class:`ProcessTransport`, the real
-:class:`~arena.bots.transport.Transport`.
+:class:`~arena.bots.transport.Transport`, after python-chess's ``chess/engine.py``:
 
-What python-chess's ``chess/engine.py`` taught about driving engines over a line protocol,
-applied here:
-
-* the bot runs in its own session and everything it started is killed at the end
+* the bot runs in its own session and its whole tree is killed at the end
   (:mod:`arena.bots.process_tree`), so a Ctrl-C meant for the arena does not reach it and
   nothing it started outlives it;
-* its stderr is drained all the time by a thread, into a :class:`CappedLog` (head and tail
-  kept, the rest counted), so a chatty bot never blocks on a full pipe;
-* every wait has a deadline; how the process ended becomes a readable error (``exit code 3``).
+* a thread drains its stderr into a :class:`CappedLog`, so a chatty bot never blocks on a
+  full pipe;
+* every wait has a deadline; how the process ended becomes a readable error.
 
-Theory of operation of the two conversation pipes: both are non-blocking and both are
-served by the thread that calls :meth:`~ProcessTransport.send` and
-:meth:`~ProcessTransport.read_line` (the match loop); how each side holds what it cannot
-pass on yet, and its limits, is :mod:`arena.bots.pipes`. Further:
-
-* ``has_output`` says with one ``poll(0)`` whether a line (or the end of output) is there,
-  writing waiting input meanwhile: the session asks it between the steps of work it does
-  while the bot thinks, and stops working when the reply is in;
-* liveness is asked of the kernel (``waitid``) only when reading meets the end of output,
-  writing meets a closed pipe, or a read finds no line by its deadline (an exited bot whose
-  pipes a descendant keeps open never sends EOF): at most once per decision.
-
-At the end, :meth:`ProcessTransport.close` writes what is left of the backlog and closes
-the bot's stdin, waits ``grace_s`` for it to exit (reading and discarding its output
-meanwhile, so it cannot block on it), then kills its
-:class:`~arena.bots.process_tree.ProcessTree`. A sandboxed bot (a spec with limits) is
-watched meanwhile by :class:`~arena.bots.sandbox.confinement.Confinement`, off this path.
-
-:func:`process_factory` makes the session's factory of bot processes.
+Both conversation pipes are non-blocking and served by the thread that sends and reads
+(the match loop; the buffers are :mod:`arena.bots.pipes`). Liveness is asked of the kernel
+(``waitid``) only when reading meets the end of output, writing meets a closed pipe, or a
+read finds no line by its deadline (an exited bot whose pipes a descendant keeps open
+never sends EOF): at most once per decision.
 """
 
 from __future__ import annotations
@@ -145,23 +128,11 @@ class ProcessTransport:
         manifest: BotManifest,
         *,
         launcher: Launcher | None = None,
-        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        max_pending_bytes: int = DEFAULT_MAX_PENDING_BYTES,
-        max_input_backlog_bytes: int = DEFAULT_MAX_INPUT_BACKLOG_BYTES,
-        stderr_cap_bytes: int = DEFAULT_STDERR_CAP_BYTES,
         clock: Clock = time.monotonic,
     ) -> ProcessTransport:
         """Launch the bot of ``manifest``; raise :class:`BotStartError` if it cannot run."""
         spec = (launcher or DirectLauncher()).prepare(manifest)
-        return cls.from_spec(
-            spec,
-            name=manifest.name,
-            max_line_bytes=max_line_bytes,
-            max_pending_bytes=max_pending_bytes,
-            max_input_backlog_bytes=max_input_backlog_bytes,
-            stderr_cap_bytes=stderr_cap_bytes,
-            clock=clock,
-        )
+        return cls.from_spec(spec, name=manifest.name, clock=clock)
 
     @classmethod
     def from_spec(
@@ -228,15 +199,7 @@ class ProcessTransport:
         Input still waiting for the pipe is written meanwhile, as while waiting for output.
         """
         stdout = self._stdout
-        if stdout.has_line or stdout.is_eof:
-            return True
-        is_readable = False
-        for fd, _ in self._poller.poll(0):
-            if fd == stdout.fd:
-                is_readable = True
-            else:
-                self._stdin.flush()
-        return is_readable
+        return stdout.has_line or stdout.is_eof or self._serve(self._poller.poll(0))
 
     def read_line(self, deadline: float) -> bytes | None:
         """The next line before ``deadline`` (a ``clock`` value), else None."""
@@ -320,7 +283,6 @@ class ProcessTransport:
         Meanwhile the input backlog is written as the bot takes it.
         """
         poll = self._poller.poll
-        stdout_fd = self._stdout.fd
         while True:
             timeout_ms = min(max(0.0, (deadline - self.clock()) * 1000.0), _MAX_POLL_MS)
             events = poll(timeout_ms)
@@ -328,14 +290,19 @@ class ProcessTransport:
                 if timeout_ms < _MAX_POLL_MS:
                     return False
                 continue  # pragma: no cover - a deadline over an hour away
-            is_readable = False
-            for fd, _ in events:
-                if fd == stdout_fd:
-                    is_readable = True
-                else:
-                    self._stdin.flush()
-            if is_readable:
+            if self._serve(events):
                 return True
+
+    def _serve(self, events: list[tuple[int, int]]) -> bool:
+        """Write waiting input where ``events`` (a poll's) say stdin takes it; True when
+        they say stdout can be read."""
+        is_readable = False
+        for fd, _ in events:
+            if fd == self._stdout.fd:
+                is_readable = True
+            else:
+                self._stdin.flush()
+        return is_readable
 
     # -- stdin -----------------------------------------------------------------------------
 
@@ -401,25 +368,13 @@ def process_factory(
     manifest: BotManifest,
     *,
     launcher: Launcher | None = None,
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-    max_pending_bytes: int = DEFAULT_MAX_PENDING_BYTES,
-    stderr_cap_bytes: int = DEFAULT_STDERR_CAP_BYTES,
     on_start: Callable[[ProcessTransport], None] | None = None,
 ) -> Callable[[], ProcessTransport]:
     """A ``transport_factory`` for a :class:`~arena.session.watchdog.BotSession`: each call
-    starts the bot.
-
-    ``on_start`` sees every new process (e.g. to save its stderr log at the end).
-    """
+    starts the bot, and ``on_start`` sees it (e.g. to save its stderr log at the end)."""
 
     def start() -> ProcessTransport:
-        transport = ProcessTransport.start(
-            manifest,
-            launcher=launcher,
-            max_line_bytes=max_line_bytes,
-            max_pending_bytes=max_pending_bytes,
-            stderr_cap_bytes=stderr_cap_bytes,
-        )
+        transport = ProcessTransport.start(manifest, launcher=launcher)
         if on_start is not None:
             on_start(transport)
         return transport

@@ -1,25 +1,17 @@
 """A bot's processes: started in a session of their own with a token, found, and killed
 without reaping the bot too early.
 
-:func:`start_bot_process` runs a bot in a session of its own (so a Ctrl-C meant for the
-arena does not reach it, and its pid is also the id of its process group) with
-:data:`TOKEN_VARIABLE` set to a fresh value in its environment.
+:func:`start_bot_process` runs a bot in its own session (so a Ctrl-C meant for the arena
+does not reach it, and its pid is its process group's id) with :data:`TOKEN_VARIABLE` set
+to a fresh value. A bot may fork, and a child may even ``setsid``; :class:`ProcessTree`
+kills all of it by combining its process group (:func:`kill_session`), its descendants
+(:func:`find_descendants`, also taken while the bot runs: its children are orphaned once it
+exits) and every process carrying its token (:func:`find_tagged`: children inherit the
+environment).
 
-A bot may fork, and a child may even leave the bot's process group (``setsid``). To kill
-all of it, :class:`ProcessTree` combines three views of what belongs to the bot:
-
-* its process group (:func:`kill_session`);
-* its descendants as psutil sees them (:func:`find_descendants`), also taken while the bot
-  still runs, because its children are orphaned (and no longer its descendants) once it
-  exits;
-* every process carrying the bot's token (:func:`find_tagged`): children inherit the
-  environment, so an orphan that left the group is still found.
-
-The bot itself is not reaped before the kill (:func:`peek_returncode` reads its exit
-status with ``waitid(WNOWAIT)``), so its pid, which is also the group id, cannot have been
-reused by an unrelated process when the group is killed. Only processes the arena started
-are ever touched.
-"""
+The bot is not reaped before the kill (:func:`peek_returncode` uses ``waitid(WNOWAIT)``), so
+its pid, the group id, cannot have been reused when the group is killed. Only processes
+the arena started are ever touched."""
 
 from __future__ import annotations
 

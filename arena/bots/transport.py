@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeAlias
 
 __all__ = [
+    "STDERR_MARKER",
     "BotStartError",
     "Clock",
     "ExitInfo",
@@ -29,6 +30,10 @@ __all__ = [
 ]
 
 Clock: TypeAlias = Callable[[], float]
+
+#: How a message quotes a bot's stderr: from there to the end, the text is the bot's own
+#: (the server keeps it for the bot's team only).
+STDERR_MARKER = "; its stderr ends with: "
 
 
 def describe_exit(exit_code: int | None, signal: int | None) -> str:
@@ -112,7 +117,7 @@ class TransportClosedError(TransportError):
         exit_code, signal = (None, None) if returncode is None else split_returncode(returncode)
         how = "" if returncode is None else f" ({describe_exit(exit_code, signal)})"
         tail = stderr_tail.strip()
-        said = f"; its stderr ends with: {tail!r}" if tail else ""
+        said = f"{STDERR_MARKER}{tail!r}" if tail else ""
         return cls(f"bot {name!r} {what}{how}{said}", exit_code=exit_code, signal=signal)
 
 

@@ -44,18 +44,13 @@ to fix (:mod:`arena.checkbot.hints`):
 The rarer problems come after: a later street, a spot where raising is closed, lines
 written while nothing was asked, a bot that does not exit. Once the bot dies or a step
 cannot go on, the remaining steps are reported as not run; an answer to ``hand_start``
-fails that step but the conversation goes on.
+fails that step but the conversation goes on. A distribution (a mixed strategy) is checked
+like any reply, and the report counts them. The script is :mod:`arena.checkbot.script`.
 
 With ``hand_count`` (``--hands N``) the bot then plays ``N`` quick hands against a
 built-in calling station through the real watchdog (:mod:`arena.checkbot.hands`); a
-fault there fails the check. The hands are played even after a failed step, as long as
-the bot got through the handshake: they show how often the mistake strikes in play (a
-bot that cannot start plays no hand).
-
-A bot may answer a decision with a distribution (a mixed strategy, ``protocol/PROTOCOL.md``):
-the check validates it like any reply (an invalid one fails its step, or is a fault of the
-hands, with the reason and a hint) and the report says how many decisions came as one.
-The script itself is :mod:`arena.checkbot.script`.
+fault there fails the check. They are played even after a failed step, once the bot got
+through the handshake: they show how often the mistake strikes in play.
 """
 
 from __future__ import annotations
@@ -115,15 +110,12 @@ def check_bot(
     notification_wait_s: float = DEFAULT_NOTIFICATION_WAIT_S,
 ) -> CheckReport:
     """Run the scripted conversation against the bot of ``manifest_path`` (or the
-    manifest already loaded: a caller that built the bot passes it as built, with nothing
-    left to build, so that it is not built twice).
+    manifest already loaded, and built: it is not built twice), then ``hand_count`` quick
+    hands (decks from ``seed``, default a secret one; see the module docstring).
 
-    ``limits`` are the time limits of a match (default: those of :class:`TimeLimits`);
-    ``variant`` ``"five_card_draw"`` also checks ``draw`` requests. With ``hand_count``
-    the bot then plays that many quick hands against a calling station (decks from
-    ``seed``, default a secret one), unless it failed the handshake; see the module
-    docstring. Never raises for the bot's faults: every problem is a failed step in the
-    report (or a fault of its hands).
+    ``limits`` are a match's time limits; ``variant`` ``"five_card_draw"`` also checks
+    ``draw`` requests. Never raises for the bot's faults: every problem is a failed step in
+    the report (or a fault of its hands).
     """
     if hand_count < 0:
         raise ValueError(f"hand_count must not be negative, got {hand_count}")

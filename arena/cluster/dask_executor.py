@@ -1,20 +1,16 @@
 """Tournaments on a Dask cluster: the executor behind ``arena tournament --executor dask``.
 
-:class:`DaskMatchExecutor` is the runner's :class:`~arena.cluster.executor.MatchExecutor`
-for a Dask cluster: each job becomes one Dask task,
-:func:`~arena.cluster.task.run_in_referee`, which has a referee process on a worker play
-the match under a deadline. Where every worker shares the host's run folder at the same
-path (checked at the start by a file the host writes there), the match writes its files
-there; otherwise it sends them back with its outcome and the host writes them. When a
-task is done, the executor fetches its outcome, releases the task's Dask future at once
-(a finished task whose future is still held would be computed again if its worker died)
-and completes the runner's future: one outcome per match, stored by the host alone. What
-happens to a worker killed mid-match, or a match past its deadline, is docs/cluster.md.
+:class:`DaskMatchExecutor` makes each job one Dask task, :func:`~arena.cluster.task.run_in_referee`:
+a referee process on a worker plays the match under a deadline. Where every worker shares
+the host's run folder at the same path (checked at the start by a file the host writes
+there) the match writes its files there, else it sends them back with its outcome. The
+executor releases a task's Dask future as soon as it has the outcome (a finished task
+whose future is held would be computed again if its worker died): one outcome per match,
+stored by the host alone. Workers killed mid-match and deadlines: docs/cluster.md.
 
-:class:`DaskCluster` connects to a scheduler (``--scheduler tcp://HOST:8786``) or starts a
-cluster of worker processes on this machine, and checks before the first match that every
-worker can start every bot (:func:`~arena.cluster.checks.check_bots_here`).
-"""
+:class:`DaskCluster` connects to a scheduler (``--scheduler tcp://HOST:8786``) or starts
+worker processes on this machine, and checks before the first match that every worker can
+start every bot (:func:`~arena.cluster.checks.check_bots_here`)."""
 
 from __future__ import annotations
 

@@ -1,21 +1,17 @@
 """The default :class:`~arena.cluster.executor.MatchExecutor`: a pool of worker processes
 on this machine, one match per process at a time.
 
-The pool's workers die with the host: each asks the kernel for ``SIGKILL`` when its parent
-dies (:func:`~arena.cluster.executor.die_with_parent`), and the bots' supervisors do the
-same with their worker, so a ``kill -9`` of the host leaves no process behind. They are
-started with ``spawn`` (not ``fork``): a fresh interpreter holds none of the host's
+The workers die with the host (:func:`~arena.cluster.executor.die_with_parent`, and the
+bots' supervisors with their worker), so a ``kill -9`` of the host leaves no process
+behind. They are started with ``spawn``: a fresh interpreter holds none of the host's
 threads, locks or open files (the results database among them).
 
-A worker killed from outside breaks a process pool: every match it held fails at once. The
-executor then starts a new pool and plays those matches again, from their first hand (at
-most :data:`MAX_POOL_RESTARTS` times; then their futures fail with ``BrokenProcessPool``
-and the run stops). A ``with`` block left by an exception (Ctrl-C; SIGTERM, which the pool
-turns into one when the program does not handle it) kills the workers at once instead of
-waiting for their matches, which the next run plays again; either way the pool is shut
-down properly, so multiprocessing's resource tracker finds no leaked semaphores to warn
-about.
-"""
+A worker killed from outside breaks the pool and fails every match it held: the executor
+starts a new pool and plays those matches again from their first hand, at most
+:data:`MAX_POOL_RESTARTS` times (then their futures fail with ``BrokenProcessPool``). A
+``with`` block left by an exception (Ctrl-C, or a SIGTERM turned into one) kills the
+workers at once instead of waiting; either way the pool is shut down properly, so the
+resource tracker finds no leaked semaphores to warn about."""
 
 from __future__ import annotations
 

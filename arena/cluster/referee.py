@@ -1,30 +1,21 @@
-"""The referee: the process that plays one match of a cluster tournament.
+"""The referee: the process that plays one match of a cluster tournament (why a process of
+its own, and how a worker's death takes its referees and bots with it: docs/cluster.md,
+"How a match runs on a worker"; :mod:`arena.cluster.task` starts one).
 
-Why a process of its own (Dask cannot stop a task's thread), and how a worker killed
-mid-match takes its referees and their bots with it, is docs/cluster.md ("How a match runs
-on a worker"); :mod:`arena.cluster.task` starts one and holds it to its deadline.
+It reads one pickled :class:`~arena.cluster.task.RefereeCall` from stdin, plays it in a
+folder of its own, packs the match's files into the outcome (so a worker needs no shared
+folder; where the run folder is shared, the match writes there) and writes the outcome,
+pickled, to stdout; anything else printed goes to stderr, so the outcome arrives intact.
 
-The referee reads one :class:`~arena.cluster.task.RefereeCall` (pickled) from its
-standard input, plays it in a folder of its own, packs the match's files into the outcome
-(the host writes them into its run folder, so a worker needs no shared folder; where the
-run folder is shared, the match writes there instead) and writes the outcome, pickled, to
-its standard output. Anything else that would be printed goes to standard error, so that
-the outcome arrives intact.
+* ``python -m arena.cluster.referee [--parent PID] [--folder DIR]`` plays one job (a cold
+  start that imports the whole arena first, a few hundred milliseconds);
+* ``python -m arena.cluster.referee --zygote FD`` imports the arena once, then hands each
+  request arriving on the Unix socket ``FD`` to a referee forked ahead of time (a few
+  milliseconds, spent while the previous match plays). It stays single-threaded, so
+  forking is safe, and exits when its worker does (the socket closes, or its parent
+  changes).
 
-Two ways to start one:
-
-* ``python -m arena.cluster.referee [--parent PID] [--folder DIR]`` plays one job: a
-  cold start, which imports the whole arena first (a few hundred milliseconds);
-* ``python -m arena.cluster.referee --zygote FD`` is a *zygote*: it imports the arena
-  once, then hands each request that arrives on the Unix socket ``FD`` (the referee's
-  standard input, output and error) to a fresh referee, forked ahead of time: a fork of a
-  process that has imported everything takes a few milliseconds, spent while the previous
-  match plays. The zygote stays single-threaded, so forking it is safe, and it exits when
-  its worker does: the socket then reads as closed, or its parent changes.
-
-Each referee starts a session of its own and dies with its parent
-(``PR_SET_PDEATHSIG``), as the local pool's workers do.
-"""
+Each referee starts a session of its own and dies with its parent (``PR_SET_PDEATHSIG``)."""
 
 from __future__ import annotations
 

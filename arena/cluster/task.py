@@ -7,12 +7,7 @@ waits for its outcome with a wall-clock deadline (:func:`match_deadline`) and, w
 happened, kills the referee's whole process group and the processes below it. A match past
 its deadline comes back as a failed outcome whose ``ended_reason`` is ``"timeout"`` and
 whose error starts with ``timeout:``; the host stores it as a failed match (not counted)
-and the next run plays it again.
-
-Where the host's run folder is not shared with the worker, the referee plays in a folder of
-its own and packs the match's files into the outcome (:mod:`arena.cluster.files`); where it
-is shared (:func:`~arena.cluster.checks.sees_file` finds out), the match writes there.
-"""
+and the next run plays it again."""
 
 from __future__ import annotations
 

@@ -1,17 +1,9 @@
 """The chat tables of a server: one per channel, driven by commands, tested without Discord.
 
-Each method is one chat command and returns the short reply the channel sees (an empty
-reply: nothing to say, the table follows). The tables themselves are
-:class:`~arena.discord.table.ChatTable`; this module checks who may do what and when:
-
-* ``open`` a table with its settings (:mod:`arena.discord.settings`) in a channel that has
-  none playing; the person who opens it sits at it and is its host;
-* ``join`` and ``leave`` before the start; ``bot NAME`` seats one of the configured bots;
-* ``start`` (the host, with two seats or more) deals: a freezeout until one player has
-  every chip (or the hand cap);
-* the actions during a hand (``act``); acting out of turn is refused and changes nothing;
-  leaving after the start folds the person's seat every hand until it is blinded out;
-* ``status`` shows the table.
+Each method is one chat command (docs/discord.md lists them) and returns the short reply
+the channel sees (empty: nothing to say, the table follows). The tables themselves are
+:class:`~arena.discord.table.ChatTable`; this module checks who may do what and when (the
+opener is the host and alone may start; seats change only before the start).
 
 >>> class Printer:
 ...     def to_channel(self, channel_id, text): pass
@@ -22,8 +14,7 @@ reply: nothing to say, the table follows). The tables themselves are
 >>> print(manager.open(1, 7, "ann", "stack=500 blinds=1/50"))  # doctest: +ELLIPSIS
 ann opened a table: stacks 500, blinds 5/10 doubling every 10 hands, ... then start.
 >>> manager.start(1, 7)
-'A table needs at least 2 seats to start; it has 1.'
-"""
+'A table needs at least 2 seats to start; it has 1.'"""
 
 from __future__ import annotations
 

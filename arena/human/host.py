@@ -19,9 +19,9 @@ from arena.bots.manifest import BotManifest
 from arena.human.seat import DEFAULT_HUMAN_NAME, FrontEnd, HumanSeat
 from arena.human.table import PersonDecider, player_names, table_sessions
 from arena.match.config import MatchConfig
-from arena.match.host import build_or_refuse, seat_factories
+from arena.match.host import build_or_refuse
 from arena.match.results import MatchResult
-from arena.match.run import run_match
+from arena.match.run import run_match, seat_factories
 
 __all__ = ["host_game"]
 
@@ -46,7 +46,7 @@ def host_game(
         name=name,
         names=player_names([manifest.name for manifest in manifests], seat_index=seat_index),
     )
-    factories = seat_factories(manifests, launcher=launcher, refused={})
+    factories = seat_factories(manifests, launcher=launcher)
     bots = [
         (manifest.name, factory) for manifest, factory in zip(manifests, factories, strict=True)
     ]

@@ -1,25 +1,19 @@
 """A person at a seat: the protocol's requests turned into prompts, entries into replies.
 
 Theory of operation. A :class:`HumanSeat` speaks the bot protocol at the level of
-messages, as a bot does: ``hello`` in, ``ready`` out (:meth:`HumanSeat.start`); ``act``
-or ``draw`` in, ``action`` or ``discard`` out (:meth:`HumanSeat.ask`); ``hand_start``,
-``hand_end`` and ``error`` are shown (:meth:`HumanSeat.notify`); ``match_end`` ends it
-(:meth:`HumanSeat.finish`). It sees only the messages its seat gets, so the person sees
-only what a bot in that seat would. What the person reads and types goes through a
-:class:`FrontEnd`, an object with ``show(text)`` and ``prompt(text) -> str``: the terminal
-(:mod:`arena.human.terminal`) is one, a chat client would be another, and nothing else
-changes. :class:`arena.human.transport.HumanTransport` puts the seat behind the watchdog's
-transport interface, so the match asks it exactly as it asks a bot.
+messages: ``hello`` in, ``ready`` out (:meth:`~HumanSeat.start`); ``act`` or ``draw`` in,
+``action`` or ``discard`` out (:meth:`~HumanSeat.ask`); other messages are shown
+(:meth:`~HumanSeat.notify`) until ``match_end`` (:meth:`~HumanSeat.finish`). It sees only
+its seat's messages, so the person sees only what a bot there would. The person reads and
+types through a :class:`FrontEnd` (``show(text)``, ``prompt(text) -> str``): the terminal
+is one, a chat another. :class:`arena.human.transport.HumanTransport` puts the seat behind
+the watchdog's transport interface.
 
-An entry that is no legal reply is refused at once with a short message saying why and
-what is legal (:mod:`arena.human.entry`), and the person is asked again: a person's typo
-is not a fault. ``q`` (or the end of the input) leaves the table: :class:`LeftTableError`
-stops the match as an interrupt does, with the hands played so far kept.
-
-A person has no time limit unless one is given; then the seat's transport passes the time
-left to :meth:`HumanSeat.ask`, which stops asking when it is up (the arena then applies the
-default action, as for a bot).
-"""
+An entry that is no legal reply is refused at once, saying why and what is legal
+(:mod:`arena.human.entry`), and the person is asked again: a typo is not a fault. ``q`` (or
+the end of the input) raises :class:`LeftTableError`, which stops the match as an interrupt
+does. With a time limit, the transport passes the time left to :meth:`~HumanSeat.ask`,
+which stops asking when it is up (the arena then applies the default action)."""
 
 from __future__ import annotations
 

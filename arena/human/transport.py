@@ -1,16 +1,11 @@
 """A person's seat behind the watchdog's :class:`~arena.bots.transport.Transport` interface.
 
-The match asks every seat through a :class:`~arena.session.watchdog.BotSession`, which
-writes request lines to a transport and reads reply lines back before a deadline. A
-:class:`HumanTransport` decodes each line for its :class:`~arena.human.seat.HumanSeat`,
-asks the person when a reply is read, and encodes the reply: the session then checks,
-applies and records it as it does a bot's (the hand history holds the person's replies like
-any bot's, so the match replays). The person is asked in :meth:`HumanTransport.read_line`,
-not when the request is sent, so that the session's deadline is the person's time limit.
-
-Without a time limit (``is_timed`` false) the deadline is ignored and the person takes as
-long as they like; the session should then be given a decision time longer than anyone
-plays (:data:`NO_TIME_LIMIT_S`).
+A :class:`HumanTransport` decodes each request line for its
+:class:`~arena.human.seat.HumanSeat` and encodes the person's reply: the session checks,
+applies and records it as a bot's (so the match replays). The person is asked in
+:meth:`HumanTransport.read_line`, so the session's deadline is the person's time limit;
+untimed (``is_timed`` false), the deadline is ignored and the session should be given
+:data:`NO_TIME_LIMIT_S`.
 
 >>> from arena.human.seat import HumanSeat
 >>> class Typist:
@@ -21,8 +16,7 @@ plays (:data:`NO_TIME_LIMIT_S`).
 ...     b'"game":{"seat_count":2,"small_blind":1,"big_blind":2,"starting_stack":200,'
 ...     b'"hand_count":3,"variant":"holdem","structure":"no_limit"}}\\n')
 >>> transport.read_line(deadline=0.0)
-b'{"type":"ready","seq":1,"name":"ann"}'
-"""
+b'{"type":"ready","seq":1,"name":"ann"}'"""
 
 from __future__ import annotations
 

@@ -103,24 +103,27 @@ def resolve_score(*, luck: bool, score: Score | str | None) -> Score:
     return chosen
 
 
+#: The whole-number fields of :class:`MatchConfig`: each one's least value, in words.
+_WHOLE_FIELDS = (
+    ("starting_stack", 1, "a positive integer"),
+    ("max_invalid_attempts", 1, "at least 1"),
+    ("restart_budget", 0, "a non-negative integer"),
+    ("hung_after_timeouts", 1, "a positive integer"),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class MatchConfig:
     """Everything that decides how a match is played (bots and processes aside).
 
     ``hand_count`` is the number of hands (``reset``, ``carry``) or the cap on hands
-    (``freezeout``, where ``None`` means play until one bot has every chip).
-    ``time_limits`` are what the sessions enforce and what the ``hello`` message announces,
-    one value from the settings to the watchdog.
-    ``seed`` decides every deck: it is secret until ``match_end`` reveals it (see
-    :mod:`arena.match.fairness`; :func:`new_secret_seed` makes one). ``match_id`` is in
-    every hand id the bots see, so it is never made from the seed (default
-    :data:`DEFAULT_MATCH_ID`).
-    ``prefetch`` switches the work done while bots think on or off (the same bytes either
-    way; see :mod:`arena.match.prefetch`). ``hung_after_timeouts``: a bot that times out
-    on that many decisions in a row is killed and restarted before the next hand (within
-    ``restart_budget``). ``allow_absent_bots``: a bot that cannot be started at all when
-    the match begins sits out instead of stopping the match before its first hand
-    (:class:`arena.match.readiness.BotsNotReadyError`).
+    (``freezeout``, where ``None`` means play until one bot has every chip). ``seed`` decides
+    every deck: it is secret until ``match_end`` reveals it (:mod:`arena.match.fairness`;
+    :func:`new_secret_seed` makes one). ``match_id`` is in every hand id the bots see, so it
+    is never made from the seed. ``hung_after_timeouts``: a bot that times out on that many
+    decisions in a row is killed and restarted before the next hand (within
+    ``restart_budget``). ``allow_absent_bots``: a bot that cannot start when the match begins
+    sits out instead of stopping the match (:class:`arena.match.readiness.BotsNotReadyError`).
     """
 
     game: GameConfig = field(default_factory=GameConfig)
@@ -164,41 +167,22 @@ class MatchConfig:
             )
         if not is_int(self.seed):
             raise MatchConfigError(f"seed must be an integer, got {self.seed!r}")
-        if not is_int(self.starting_stack) or self.starting_stack < 1:
-            raise MatchConfigError(
-                f"starting_stack must be a positive integer, got {self.starting_stack!r}",
-            )
+        for name, least, phrase in _WHOLE_FIELDS:
+            value = getattr(self, name)
+            if not is_int(value) or value < least:
+                raise MatchConfigError(f"{name} must be {phrase}, got {value!r}")
         # The time limits checked their own values when they were built.
         if not isinstance(self.time_limits, TimeLimits):
             raise MatchConfigError(f"time_limits must be TimeLimits, got {self.time_limits!r}")
-        if not is_int(self.max_invalid_attempts) or self.max_invalid_attempts < 1:
-            raise MatchConfigError(
-                f"max_invalid_attempts must be at least 1, got {self.max_invalid_attempts!r}",
-            )
-        if not is_int(self.restart_budget) or self.restart_budget < 0:
-            raise MatchConfigError(
-                f"restart_budget must be a non-negative integer, got {self.restart_budget!r}",
-            )
-        if not is_int(self.hung_after_timeouts) or self.hung_after_timeouts < 1:
-            raise MatchConfigError(
-                f"hung_after_timeouts must be a positive integer, got {self.hung_after_timeouts!r}",
-            )
-        if not isinstance(self.allow_absent_bots, bool):
-            raise MatchConfigError(
-                f"allow_absent_bots must be true or false, got {self.allow_absent_bots!r}",
-            )
-        if not isinstance(self.prefetch, bool):
-            raise MatchConfigError(f"prefetch must be true or false, got {self.prefetch!r}")
-        if not isinstance(self.luck, bool):
-            raise MatchConfigError(f"luck must be true or false, got {self.luck!r}")
+        for name in ("allow_absent_bots", "prefetch", "luck", "seed_shared"):
+            if not isinstance(getattr(self, name), bool):
+                raise MatchConfigError(f"{name} must be true or false, got {getattr(self, name)!r}")
         try:
             object.__setattr__(self, "score", resolve_score(luck=self.luck, score=self.score))
         except ValueError as exc:
             raise MatchConfigError(str(exc)) from None
         if not isinstance(self.match_id, str):
             raise MatchConfigError(f"match_id must be a string, got {self.match_id!r}")
-        if not isinstance(self.seed_shared, bool):
-            raise MatchConfigError(f"seed_shared must be true or false, got {self.seed_shared!r}")
         if self.seed_shared and not self.match_id:
             raise MatchConfigError(
                 "seed_shared needs a match_id: the draws of each match that shares a seed "

@@ -1,29 +1,20 @@
 """The deck commitment: how every bot can check, once the match is over, that the decks it
-was dealt came from one seed fixed before the first hand.
+was dealt came from one seed fixed before the first hand (protocol/PROTOCOL.md,
+"Checking the deal" and "Withheld seeds").
 
 Theory of operation. The seed decides every deck (:func:`engine.seeds.hand_rng`), so it
-must stay secret while the match is played: a bot that knew it would know every card. But
-a secret seed asks the bots to trust the arena not to pick the cards. So at ``hello`` every
-bot gets a commitment, ``sha256(salt + seed text)`` in hexadecimal, where the salt is 32
-random bytes made for this match alone; at ``match_end`` the seed and the salt are told.
-A bot then checks that they hash to the commitment it got at the start (the arena could
-not have changed the seed since) and deals every hand again from the seed (the recipe is
-in ``protocol/PROTOCOL.md``, "Checking the deal").
+stays secret while the match is played. At ``hello`` every bot gets a commitment,
+``sha256(salt + seed text)``, the salt being 32 random bytes made for this match alone; at
+``match_end`` the seed and the salt are told. The salt keeps the commitment from giving
+a small seed away (``--seed 7``: a bot could hash every small number); it is not written
+in the hand history, so the same seed still gives the same bytes there.
 
-The salt is what keeps the commitment from giving the seed away: a seed chosen on the
-command line may be small (``--seed 7``), and without a salt a bot could hash every small
-number until one matched. The salt is not written in the hand history, so the same seed
-still gives the same bytes there.
-
-A seed another match still deals from (the other seatings of a duplicate block, which play
-the same cards) must not be told at this match's end: a bot that kept it would know every
-card of the matches to come. Such a match's commitment is *withheld*
-(:meth:`DeckCommitment.withheld`): ``match_end`` reveals neither seed nor salt, and the
-salt is made from the seed (:func:`withheld_salt`), so that once the block is over whoever
-learns the seed (the organiser publishes it with the results) checks the commitment with
-nothing else. Such a seed is a block's, derived from the tournament's secret seed: no bot
-can guess it, which is what the random salt is for elsewhere.
-"""
+A seed another match still deals from (the other seatings of a duplicate block) must not
+be told at this match's end: such a commitment is *withheld*
+(:meth:`DeckCommitment.withheld`): ``match_end`` reveals nothing, and the salt is made from
+the seed (:func:`withheld_salt`), so whoever learns the seed once the block is over checks
+the commitment with nothing else. Such a seed is derived from the tournament's secret
+seed: no bot can guess it, which is what the random salt is for elsewhere."""
 
 from __future__ import annotations
 

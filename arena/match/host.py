@@ -11,21 +11,18 @@ cannot be started does, and its old program is not started either.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena.bots.build import BuiltBot, build_bots
 from arena.bots.launcher import Launcher
 from arena.bots.manifest import BotManifest
-from arena.bots.process import process_factory
-from arena.bots.transport import BotStartError, Transport
 from arena.match.config import MatchConfig
 from arena.match.progress import Progress
 from arena.match.results import MatchResult
-from arena.match.run import run_match, seat_session
-from protocol.request_encoder import EventTextCache
+from arena.match.run import open_sessions, run_match
 
-__all__ = ["BuildFailedError", "build_or_refuse", "host_match", "seat_factories"]
+__all__ = ["BuildFailedError", "build_or_refuse", "host_match"]
 
 
 class BuildFailedError(RuntimeError):
@@ -58,24 +55,6 @@ def build_or_refuse(
     return {seat: f"its build failed: {bot.result.reason}" for seat, bot in failed}
 
 
-def seat_factories(
-    manifests: Iterable[BotManifest], *, launcher: Launcher, refused: dict[int, str]
-) -> list[Callable[[], Transport]]:
-    """Each seat's way to start its bot; a seat in ``refused`` never starts one (its
-    start fails with the reason, so the bot sits out as one that cannot start)."""
-
-    def refuse(reason: str) -> Callable[[], Transport]:
-        def start() -> Transport:
-            raise BotStartError(reason)
-
-        return start
-
-    return [
-        refuse(refused[seat]) if seat in refused else process_factory(manifest, launcher=launcher)
-        for seat, manifest in enumerate(manifests)
-    ]
-
-
 def host_match(
     config: MatchConfig,
     manifests: Sequence[BotManifest],
@@ -90,15 +69,5 @@ def host_match(
     :class:`arena.match.readiness.BotsNotReadyError` (a bot could not be started).
     """
     refused = build_or_refuse(manifests, launcher=launcher, allow_failed=config.allow_absent_bots)
-    event_texts = EventTextCache()
-    factories = seat_factories(manifests, launcher=launcher, refused=refused)
-    sessions = [
-        (
-            manifest.name,
-            seat_session(
-                factory, config, seat_index=seat, name=manifest.name, event_texts=event_texts
-            ),
-        )
-        for seat, (manifest, factory) in enumerate(zip(manifests, factories, strict=True))
-    ]
+    sessions = open_sessions(manifests, config, launcher=launcher, refused=refused)
     return run_match(config, sessions, out_dir, progress=progress)

@@ -157,9 +157,9 @@ def configure_logging(
 class GameLog:
     """Writes the log lines of one match (``game_id`` is the match id)."""
 
-    def __init__(self, game_id: str, logger: logging.Logger | None = None) -> None:
+    def __init__(self, game_id: str) -> None:
         self.game_id = game_id
-        self._logger = logger if logger is not None else logging.getLogger(LOGGER_NAME)
+        self._logger = logging.getLogger(LOGGER_NAME)
         self._extra = {"game_id": game_id}
 
     def _emit(self, level: int, kind: str, details: str) -> None:
@@ -198,8 +198,6 @@ class GameLog:
         seat_index: int,
         action: str,
         amount: int | None = None,
-        *,
-        note: str = "",
     ) -> None:
         """``ACTION | Hand: 12, Player: p3, Seat: 3, Action: RAISE, Amount: 50``."""
         if not self._logger.isEnabledFor(logging.DEBUG):
@@ -207,8 +205,6 @@ class GameLog:
         text = f"Hand: {hand_number}, Player: {player_id}, Seat: {seat_index}, Action: {action}"
         if amount is not None:
             text += f", Amount: {amount}"
-        if note:
-            text += f", By: {note}"
         self._emit(logging.DEBUG, "ACTION", text)
 
     def error(self, hand_number: int | None, player_id: str, code: str, details: str) -> None:

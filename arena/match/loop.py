@@ -1,39 +1,25 @@
 """One match: the poker loop that glues the engine, the deciders and the records together.
 
 Theory of operation. :class:`MatchRunner` seats the players at seats 0..n-1 in the order
-given (``player_id`` ``p0``, ``p1``, ...), starts its :class:`~arena.match.players.Decider`
-(live bots say ``ready``; a bot that cannot be started at all stops the match before its
-first hand unless the config allows absent bots, see :mod:`arena.match.readiness`), then
-plays hand after hand until the stack format says the match is over. Every hand is the
-same four steps:
+given (``p0``, ``p1``, ...), starts its :class:`~arena.match.players.Decider` (a bot that
+cannot start stops the match before its first hand unless the config allows absent bots:
+:mod:`arena.match.readiness`), then plays hands until the stack format says the match is
+over. Every hand is four steps: *deal* (the deck comes from the match seed and the hand
+number, so a hand can be dealt again on its own), *ask* (the decider gives each action:
+a bot through its session, or the default when it cannot be asked), *apply* (a session
+applies a bot's action as it accepts it, so the engine validates it once) and *record*
+(the hand's record goes to the store, the tallies move). With ``config.luck`` the record
+step also runs the luck estimator (:mod:`arena.luck`) a value at a time, put off with the
+rest of the record, so a bot's reply never waits for a whole hand's estimate.
 
-1. *deal*: the format deals the next hand at its engine table (each hand's deck comes
-   from the match seed and the hand number, so a hand can be dealt again on its own);
-2. *ask*: while the hand is not over, the engine says who acts and what is legal, and
-   the decider gives the action (a bot through its watchdog session, or the policy's
-   default when it cannot be asked);
-3. *apply*: the engine applies it (a session applies a bot's action as it accepts it,
-   so the engine validates it once);
-4. *record*: the hand's record goes to the result store, and the tallies move.
-
-With ``config.luck`` the record step also runs the luck estimator (:mod:`arena.luck`) on
-the hand's record as written: the record carries its result under ``luck``, and each
-seat's luck-adjusted result is tallied beside the raw one. It is put off with the rest of
-the record (work done while bots think), a value at a time (:func:`arena.luck.estimate_steps`,
-each step putting the next first in line), so that a bot's reply never waits for a whole
-hand's estimate; nothing of it runs with ``luck`` off.
-
-The loop knows nothing of the variant, the bots' processes or the stack format's rules.
-Policy lives in the arena, never in the engine: the format decides about stacks and
-eliminations (:mod:`arena.match.formats`), the decider about faults and restarts
-(:mod:`arena.match.players`), and the speed work done while bots think is one switchable
-object (:mod:`arena.match.prefetch`). An illegal action coming out of a decider, a broken
-chip count or any other exception from our own code is a bug: it stops the match loudly
-(:class:`MatchError`) after the bots have been stopped, with the hands already played on
-disk. Hand ids are ``<match_id>-<hand_number>``. Nothing recorded depends on the clock,
-so with deterministic bots the same seed gives a byte-identical hand history; only a
-timeout (and a blind schedule counted in seconds) makes a match depend on time.
-"""
+Policy lives in the arena, never in the engine: the format decides about stacks
+(:mod:`arena.match.formats`), the decider about faults and restarts
+(:mod:`arena.match.players`), and the work done while bots think is one switchable object
+(:mod:`arena.match.prefetch`). An illegal action from a decider, a broken chip count or any
+other exception of our own code is a bug: it stops the match loudly (:class:`MatchError`)
+after the bots have been stopped, with the hands already played on disk. Nothing recorded
+depends on the clock, so with deterministic bots the same seed gives a byte-identical hand
+history."""
 
 from __future__ import annotations
 

@@ -1,23 +1,17 @@
 """Who chooses the actions of a match's seats: the :class:`Decider` seam and live bots.
 
-The match loop deals and applies; a :class:`Decider` is asked for every decision and
-told what the seats must hear. :class:`LiveBots` is the decider of a real match: one
-:class:`~arena.session.watchdog.BotSession` per seat, with the arena's seat policy:
+The loop deals and applies; a :class:`Decider` gives every decision and hears what the
+seats are told (``arena replay``'s reads the recorded replies: :mod:`arena.match.replay`).
+:class:`LiveBots`, the decider of a real match, has one
+:class:`~arena.session.watchdog.BotSession` per seat and the arena's seat policy:
 
-* A dead bot is restarted between hands (``session.restart()``); until then, and for the
-  rest of the hand it died in, its seat is folded without asking.
-* A bot whose restart budget is spent sits out: it is still dealt in and posts its
-  blinds (the table does not change because of a bot's fault) and is folded whenever it
-  must act. A sitting-out bot is told nothing.
-* A bot's timeout, crash or invalid replies are handled by its session (a default action
-  and a fault in its ledger); here they are logged at ERROR in the match log.
-* A bot that reports a mixed strategy gets the action the match's secret draw gives
-  (:mod:`arena.session.draws`, keyed by the deck's seed, the hand and the decision); the
-  decision keeps the distribution for the hand record, and no seat is told it.
-
-``arena replay`` supplies another decider that reads the recorded replies
-(:mod:`arena.match.replay`); the loop is the same.
-"""
+* a dead bot is restarted between hands; until then its seat is folded without asking;
+* a bot whose restart budget is spent sits out: it is still dealt in and posts its blinds
+  (the table does not change because of a bot's fault), is folded whenever it must act
+  and is told nothing;
+* a timeout, crash or invalid reply is the session's to handle; here it is logged;
+* a mixed strategy gives the action the match's secret draw picks
+  (:mod:`arena.session.draws`); the record keeps the distribution, no seat is told it."""
 
 from __future__ import annotations
 

@@ -7,13 +7,13 @@ This is where the concrete pieces meet; the loop itself knows only their interfa
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from arena.bots.launcher import Launcher
 from arena.bots.manifest import BotManifest
 from arena.bots.process import process_factory
-from arena.bots.transport import Transport
+from arena.bots.transport import BotStartError, Transport
 from arena.match.config import MatchConfig, require_seat_count
 from arena.match.formats import format_for
 from arena.match.log import GameLog
@@ -30,7 +30,7 @@ from arena.store.jsonl import JsonLinesStore
 from arena.store.run_folder import RunFolder
 from protocol.request_encoder import EventTextCache
 
-__all__ = ["live_match", "open_sessions", "run_match", "seat_session"]
+__all__ = ["live_match", "open_sessions", "run_match", "seat_factories", "seat_session"]
 
 
 def seat_session(
@@ -60,21 +60,45 @@ def seat_session(
     )
 
 
+def seat_factories(
+    manifests: Iterable[BotManifest],
+    *,
+    launcher: Launcher | None = None,
+    refused: Mapping[int, str] | None = None,
+) -> list[Callable[[], Transport]]:
+    """Each seat's way to start its bot; a seat in ``refused`` never starts one (its
+    start fails with the reason, so the bot sits out as one that cannot start)."""
+
+    def refuse(reason: str) -> Callable[[], Transport]:
+        def start() -> Transport:
+            raise BotStartError(reason)
+
+        return start
+
+    refused = refused or {}
+    return [
+        refuse(refused[seat]) if seat in refused else process_factory(manifest, launcher=launcher)
+        for seat, manifest in enumerate(manifests)
+    ]
+
+
 def open_sessions(
     manifests: Sequence[BotManifest],
     config: MatchConfig,
     *,
     launcher: Launcher | None = None,
     clock: Callable[[], float] = time.monotonic,
+    refused: Mapping[int, str] | None = None,
 ) -> list[tuple[str, BotSession]]:
     """One :class:`BotSession` per manifest (seat order), not started yet; they share one
-    cache of event texts."""
+    cache of event texts. A seat in ``refused`` cannot start (:func:`seat_factories`)."""
     event_texts = EventTextCache()
+    factories = seat_factories(manifests, launcher=launcher, refused=refused)
     return [
         (
             manifest.name,
             seat_session(
-                process_factory(manifest, launcher=launcher),
+                factory,
                 config,
                 seat_index=index,
                 name=manifest.name,
@@ -82,7 +106,7 @@ def open_sessions(
                 event_texts=event_texts,
             ),
         )
-        for index, manifest in enumerate(manifests)
+        for index, (manifest, factory) in enumerate(zip(manifests, factories, strict=True))
     ]
 
 

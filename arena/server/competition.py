@@ -1,43 +1,15 @@
 """A competition file: the settings of ``arena tournament`` (the game, the time limits, the
-sandbox) plus the site's own keys, read by the same mechanism and with the same errors.
-
-::
-
-    title = "Spring heads-up"   # every page's title
-    description = "Bots play no-limit hold'em heads-up until May."
-    [game]                      # as in a tournament file
-    big_blind = 2
-    [limits]
-    decision_timeout = "1s"
-    [site]
-    signup = "invite"           # open | invite | admin (the administrator makes accounts)
-    invite_code = "blue-42"     # needed when signup = "invite"
-    visibility = "showdowns"    # what other teams see of a match: nothing | showdowns | everything
-    [upload]
-    archive_bytes = "10MiB"     # the archive as uploaded
-    unpacked_bytes = "100MiB"   # its files once unpacked
-    file_count = 2000
-    queued_per_team = 3         # versions a team may have waiting for validation
-    [validation]
-    hands = 200                 # hands of the validation match against the house bot
-    allowed_faults = 0
-    house_bot = "../sample_bots/python_calling_station/bot.toml"
-
-A bad value is one line naming the file, the key and the value
-(:class:`arena.settings.SettingsError`, exit code 2)::
-
-    comp.toml: site.signup = "everyone": must be one of open, invite, admin
-
-The tournament's keys that say who plays (``bots``, ``challenger``) are the ladder's
-business here: uploads are the bots.
+sandbox; ``bots`` and ``challenger`` aside: uploads are the bots) plus the site's own keys
+(:data:`SITE_KEYS`), read by the same mechanism and with the same errors
+(:class:`arena.settings.SettingsError`, exit code 2). docs/server.md ("The competition
+file") shows one and explains every key.
 
 One rule says where each key lives once the site runs: the tables of :data:`COPIED_TABLES`
 (``[site]``, ``[upload]``, ``[validation]``: :class:`SiteRules`) are the site's settings,
 copied into the database by ``init`` (and by the admin's "reload from the competition
 file") and changed in the admin pages from then on; every other key (the game, the time
 limits, the sandbox, the executor, ``ladder.deadline``) is live: read from the file at each
-use, through :func:`read_when_changed`, which parses it again only once it has changed.
-"""
+use, through :func:`read_when_changed`, which parses it again only once it has changed."""
 
 from __future__ import annotations
 

@@ -1,29 +1,22 @@
-"""``arena server run``: the web server (waitress, a production WSGI server) and the
-validation workers, started together and stopped together.
+"""``arena server run``: the web server (waitress) and the workers, started together and
+stopped together.
 
-This process serves the site and supervises the workers (``python -m arena.server.manage
-validate_uploads``, ``ladder_worker``): one that dies after a steady run is started again
-within a second; one that keeps failing at its start (its database out of reach) after a
-back-off that doubles each time, up to a minute, not every second. SIGINT or SIGTERM stops
-the server and then the workers (SIGTERM, a few seconds' grace, then SIGKILL); a worker
-that loses its parent (``kill -9`` of this process) gets SIGTERM from the kernel and stops
-too. A server is stopped by a signal: SIGINT or SIGTERM is its normal end, so it
-prints ``stopped`` and exits 0 (not the other commands' ``interrupted`` and 130, which
-would have a service manager count every stop as a failure). An address it cannot listen
-on (a busy port) is one line naming it and exit code 2 (:class:`UsageError`), before any
-worker starts. No state lives in these processes: an upload is on disk and in the
-database before it is answered, and a worker's job is leased (see
-:mod:`arena.server.jobs.lease`), so ``kill -9`` of any of them loses nothing.
+The workers (``python -m arena.server.manage validate_uploads``, ``ladder_worker``) are
+supervised: one that dies after a steady run is started again within a second; one that
+keeps failing at its start (its database out of reach) after a back-off that doubles up to
+a minute. SIGINT or SIGTERM stops the server, then the workers (SIGTERM, a few seconds'
+grace, SIGKILL); a worker whose parent dies gets SIGTERM from the kernel. A signal is a
+server's normal end, so it prints ``stopped`` and exits 0 (not ``interrupted`` and 130,
+which a service manager would count as a failure). An address it cannot listen on is a
+:class:`UsageError` (exit code 2) before any worker starts. No state lives in these
+processes (an upload is stored before it is answered, a worker's job is leased), so
+``kill -9`` of any of them loses nothing.
 
-Behind a proxy that ends TLS (``--trusted-proxy ADDR``, the proxy's address), waitress
-takes the client's scheme and address from that proxy's ``X-Forwarded-Proto`` and
-``X-Forwarded-For`` (:func:`waitress_options`), and from no one else: the same headers
-sent by any other peer are dropped. Django then sees https (no redirect to itself), and
-``REMOTE_ADDR``, which the log-in limit counts by, is the browser's address.
-
-A request body is refused by waitress itself past the site's upload limit and a little
-room (:data:`BODY_SLACK`), before the application reads a byte of it.
-"""
+Behind a proxy that ends TLS (``--trusted-proxy ADDR``), waitress takes the client's
+scheme and address from that proxy's ``X-Forwarded-Proto`` and ``X-Forwarded-For`` and
+from no one else (:func:`waitress_options`): ``REMOTE_ADDR``, which the log-in limit counts
+by, is then the browser's. A request body past the upload limit and :data:`BODY_SLACK` is
+refused by waitress before the application reads a byte of it."""
 
 from __future__ import annotations
 

@@ -1,26 +1,12 @@
 """Asking one seat's bot for a decision: the requests, each reply read against its timer,
-and what a timeout or an invalid reply makes of it.
+and what a timeout or an invalid reply makes of it (the table of docs/faults.md).
 
 :class:`~arena.session.watchdog.BotSession` hands every ``decide`` to its
-:class:`DecisionAsker`; what the session does on each fault is the table of docs/faults.md.
-
-The action returned is always one the engine accepts: a reply the protocol lets through
-but the engine's ``apply`` (``Hand.act``) rejects is an invalid reply like any other, with
-the engine's code. The engine validates and applies the action at once (a rejected action
-changes nothing); the outcome carries its events.
-
-While the bot thinks, ``decide`` calls its ``while_waiting`` one short step at a time until
-the reply is there (see :mod:`arena.match.prefetch`).
-
-Time: every wait has a deadline on the injected ``clock``. A decision gets ``decision_s`` plus
-the bank left, on the wall clock or in the bot's CPU time (:mod:`arena.session.timing`), and
-``grace_s`` for the pipes (not the bot's to use); time over ``decision_s`` comes from the bank.
-A timeout's fault and its ``error`` say which time ran out: the wall clock's, the CPU
-time's, or the wall-clock backstop of the CPU basis.
-
-The hung rule (see :mod:`arena.session.watchdog`) counts in ``timeouts_in_a_row``; the
-session's ``start`` and ``restart`` reset it for a new process.
-"""
+:class:`DecisionAsker`. A decision gets ``decision_s`` plus the bank left, on the wall clock
+or in the bot's CPU time (:mod:`arena.session.timing`), and ``grace_s`` for the pipes (not
+the bot's to use); time over ``decision_s`` comes from the bank. The hung rule (see
+:mod:`arena.session.watchdog`) counts in ``timeouts_in_a_row``; the session's ``start`` and
+``restart`` reset it for a new process."""
 
 from __future__ import annotations
 
@@ -78,11 +64,6 @@ class DecisionOutcome:
     attempt_count: int = 0
     events: list[Event] | None = None
     strategy: MixedStrategy | None = None
-
-    @property
-    def is_default(self) -> bool:
-        """True when the arena chose the action, not the bot."""
-        return self.fault is not None
 
 
 class DecisionAsker:

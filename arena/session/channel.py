@@ -1,19 +1,13 @@
 """The lines going to one bot: held notifications and the seat's request encoder.
 
-A :class:`Channel` turns what the session wants to say into the bytes of one write. It
-does no I/O itself (the session writes what :meth:`Channel.take` returns), so the
-bookkeeping of held lines and encoded-ahead lines is testable on its own.
-
-* Held lines: a notification may be *held* (``hand_end``, a ``hand_start``): it goes out
-  in front of the next line to the same bot, in one write. The bot reads the same lines
-  in the same order; it is woken once instead of twice.
-* The request encoder (:class:`protocol.messages.RequestEncoder`) keeps the text of the
-  hand so far, so each ``act``/``draw`` encodes only what changed. It can be asked to
-  encode ahead (:meth:`Channel.prepare`) while another bot thinks.
-* A ``hand_start`` encoded ahead for a hand dealt early (:meth:`Channel.prepare_hand_start`)
-  is used only when the hand that really starts has the same view and id; otherwise it is
-  encoded again. Either way the bytes are the same.
-"""
+A :class:`Channel` turns what the session says into the bytes of one write, and does no I/O
+itself (the session writes what :meth:`Channel.take` returns). A held notification goes out
+in front of the next line to the same bot: the same lines in the same order, one wake-up
+instead of two. The request encoder (:class:`protocol.messages.RequestEncoder`) keeps the
+text of the hand so far, so each request encodes only what changed, and can encode ahead
+(:meth:`Channel.prepare`, :meth:`Channel.prepare_hand_start`) while another bot thinks; a
+line encoded ahead is used only if it is the same view and hand id, so the bytes are the
+same either way."""
 
 from __future__ import annotations
 

@@ -1,32 +1,24 @@
 """The arena's draws from reported mixed strategies: which action a distribution gives.
 
 Theory of operation. A bot may answer ``act`` with a distribution over legal actions
-(:mod:`protocol.strategy`); the arena draws the action. The draw must be
-
-* secret while the match is played (no seat may predict another's action, nor its own
-  next draw), so it comes from the match's secret seed, the one the deck commitment binds;
-* independent of the cards: its stream's key names another purpose than the deck's
-  (:data:`STRATEGY_DOMAIN` beside :data:`engine.seeds.DECK_DOMAIN`), so the two streams
-  share nothing but the seed, and the luck estimate's action term stays unbiased;
-* the same on replay: the key is the seed, the hand number and the decision's place in the
-  hand (:func:`decision_index`), all of which ``arena replay`` knows again, and nothing that
-  depends on time, restarts or the order the bots answered in.
-
-So decision ``i`` of hand ``n`` draws ``u``, the first 53-bit float of SHAKE-256 of::
+(:mod:`protocol.strategy`; protocol/PROTOCOL.md, "Mixed strategies"); the arena draws the
+action from the match's secret seed, so no seat can predict it, under a key of its own
+(:data:`STRATEGY_DOMAIN`, beside :data:`engine.seeds.DECK_DOMAIN`), so the draws share
+nothing with the cards and the luck estimate's action term stays unbiased. The key holds
+only what ``arena replay`` knows again: decision ``i`` of hand ``n`` draws ``u``, the
+first 53-bit float of SHAKE-256 of::
 
     b"poker-arena strategy v1|" + seed + b"|" + n + b"|" + i
 
-(decimal text, as :func:`engine.seeds.hand_key`; followed by ``b"|"`` and the match's id
-when another match deals from the same seed, so that the seatings of a duplicate block draw
-apart), and takes the entry whose share of
-[0, 1) holds it (:meth:`protocol.strategy.MixedStrategy.draw`). Once ``match_end`` has
-revealed the seed (for a shared seed: once it is published after the block), anyone can
-check every draw with ``hashlib`` alone.
+(decimal text, as :func:`engine.seeds.hand_key`; then ``b"|"`` and the match's id when
+another match deals from the same seed, so the seatings of a duplicate block draw apart),
+and takes the entry whose share of [0, 1) holds it
+(:meth:`protocol.strategy.MixedStrategy.draw`). Once the seed is revealed, anyone can check
+every draw with ``hashlib`` alone.
 
 >>> draws = StrategyDraws(42)
 >>> draws.uniform(3, 0) == StreamRandom(b"poker-arena strategy v1|42|3|0").random()
-True
-"""
+True"""
 
 from __future__ import annotations
 

@@ -1,24 +1,17 @@
 """The fault ledger: every way a bot misbehaved in a match, one ledger per seat.
 
 A bot's crash, hang or garbage is a recorded fact of the match, never an exception that
-stops it (docs/faults.md has the whole table). The ledger keeps each :class:`Fault` with what was
-measured (latency, exit code, signal, dropped bytes) and the latency of every reply, and
-summarises them as counts and p50/p99/max latency.
-
-Latencies go into a :class:`~arena.session.latency.LatencyHistogram`, not a list: a seat's
-ledger stays the same size over a match of any length (count, mean and max are exact; p50
-and p99 are within 4.9% of the true values).
-
-A flooding bot could produce millions of dropped lines, so only the first
-``max_entries_per_kind`` faults of each kind are stored; all of them are counted.
+stops it (docs/faults.md has the table). Latencies go into a
+:class:`~arena.session.latency.LatencyHistogram`, so a ledger stays the same size over a
+match of any length; a flooding bot could make millions of dropped lines, so only the
+first ``max_entries_per_kind`` faults of each kind are stored (all are counted).
 
 >>> ledger = FaultLedger(player_id="p1", seat_index=1)
 >>> ledger.record(Fault(FaultKind.TIMEOUT, hand_number=3, code="timeout", latency_ms=5000.0))
 >>> for ms in (10.0, 20.0, 30.0):
 ...     ledger.add_latency(ms)
 >>> ledger.counts()[FaultKind.TIMEOUT], ledger.latency_stats().max_ms
-(1, 30.0)
-"""
+(1, 30.0)"""
 
 from __future__ import annotations
 
@@ -28,7 +21,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from arena.bots.transport import ExitInfo, TransportClosedError
+from arena.bots.transport import STDERR_MARKER, ExitInfo, TransportClosedError
 from arena.session.latency import LatencyHistogram, LatencyStats
 from protocol.errors import BotFaultError
 
@@ -231,7 +224,7 @@ class FaultRecorder:
         if limit_reason is not None and info is not None and limit_reason not in detail:
             detail += f"; stopped by the sandbox: {limit_reason}: {info.limit_detail}"
         if tail and "stderr" not in detail:
-            detail += f"; its stderr ends with: {tail!r}"
+            detail += f"{STDERR_MARKER}{tail!r}"
         self.record(
             Fault(
                 FaultKind.CRASH,
@@ -256,7 +249,7 @@ class FaultRecorder:
     ) -> None:
         """The bot did not get as far as ``ready``."""
         if info is not None and info.stderr_tail.strip() and exit_code is None and signal is None:
-            detail += f"; its stderr ends with: {info.stderr_tail.strip()[-300:]!r}"
+            detail += f"{STDERR_MARKER}{info.stderr_tail.strip()[-300:]!r}"
         self.record(
             Fault(
                 FaultKind.STARTUP_FAILURE,

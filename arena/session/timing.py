@@ -1,29 +1,21 @@
 """What a decision's time is: the wall clock, or the bot's own CPU time with a wall-clock
-backstop (:class:`~arena.session.policy.TimeBasis`).
+backstop (:class:`~arena.session.policy.TimeBasis`; docs/faults.md, "Time limits").
 
-On the wall clock (the default) a decision lasts from the request's send to its reply,
-whatever else the machine does. On a loaded host (more busy processes than cores, a
-concurrency equal to the cores, another bot spinning a thread) an honest bot's reply can
-then arrive late through no fault of its own. Charged in CPU time instead, the bot pays
-only for the time it computed: its process tree's user and system time (its cgroup's
-count where it has one, else ``/proc``). A bot that waits without computing (a sleep, a
-blocked read) would never run out of CPU time, so the wall clock still ends every
-decision at ``wall_backstop`` times the budget.
-
-:func:`decision_timer` makes the timer of one request; the session reads the reply in
-slices until the timer says the time is up, and then the timer says which time ran out
-(:meth:`DecisionTimer.ran_out`), for the fault and the bot's ``error``: on the wall clock
-"no reply within 100 ms"; in CPU time "used 112 ms of CPU time, limit 100 ms", or, for a
-bot that waited without computing, "no reply within 300 ms (wall-clock backstop of the CPU
-basis)".
+On a loaded host (more busy processes than cores, another bot spinning a thread) an
+honest bot's reply can arrive late on the wall clock through no fault of its own; charged
+in CPU time it pays only for what it computed (its tree's user and system time: its
+cgroup's count where it has one, else ``/proc``). A bot that waits without computing
+would never run out of CPU time, so the wall clock still ends every decision at
+``wall_backstop`` times the budget. :func:`decision_timer` makes the timer of one request;
+the session reads the reply in slices until the timer says the time is up, and the timer
+then says which time ran out (:meth:`DecisionTimer.ran_out`).
 
 >>> clock = iter([0.0, 0.2]).__next__
 >>> timer = WallTimer(clock, budget_s=0.5, grace_s=0.05)
 >>> timer.deadline(), timer.is_over(), timer.used_s()
 (0.55, True, 0.2)
 >>> timer.ran_out(500, request=7)
-'no reply to request 7 within 500 ms'
-"""
+'no reply to request 7 within 500 ms'"""
 
 from __future__ import annotations
 

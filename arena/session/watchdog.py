@@ -1,30 +1,22 @@
 """The watchdog: one bot seen through one :class:`BotSession` (docs/faults.md says the same
 for bot authors).
 
-Theory of operation. A session owns one transport at a time (a process, or a function in
-tests) and every conversation with it. It never raises for a bot's fault; every fault
-becomes an entry of the seat's :class:`~arena.session.faults.FaultLedger` and a default
-action (fold, or stand pat in a draw; check when it is free and ``check_when_free``), as
-the table of docs/faults.md ("Faults") gives for each thing a bot can do wrong.
-
-A valid reply that reports a mixed strategy (a ``distribution``) is a valid reply like any
-other: the action applied is the one the ``draw`` given to :meth:`BotSession.decide` gives
-(the match's secret draw, :mod:`arena.session.draws`), and the outcome keeps the strategy.
-An invalid distribution is an invalid reply with its code.
+Theory of operation. A session owns one transport at a time and every conversation with
+it. It never raises for a bot's fault: each fault becomes an entry of the seat's
+:class:`~arena.session.faults.FaultLedger` and the default action
+(:func:`~arena.session.policy.default_action`); chips already committed stay in the pot. A
+valid reply reporting a mixed strategy gives the action the match's secret draw picks
+(:mod:`arena.session.draws`).
 
 Without the hung rule a bot that stopped answering would cost a full timeout at every
 decision for the rest of the match; with it, at most ``hung_after_timeouts`` timeouts per
-process it is given. Only a valid reply resets the count (invalid replies do not: a bot
-that alternates garbage and silence is as stuck), and so does a new process.
+process. Only a valid reply or a new process resets the count (a bot that alternates
+garbage and silence is as stuck).
 
-In a five-card-draw discard decision the default is to stand pat (folding is not
-possible there). Chips already committed stay in the pot in every case. Starting,
-restarting (within the budget) and stopping the bot is :mod:`arena.session.lifecycle`;
-asking for a decision (the requests, the timers, the time bank, the hung rule's count) is
-:mod:`arena.session.asking`; the lines of a reply are read by the rules of
-:mod:`arena.session.reading`. A notification sent with ``hold`` waits in the seat's
-:class:`~arena.session.channel.Channel` and goes out with the next line to the bot, in one
-write.
+The parts: :mod:`~arena.session.lifecycle` starts, restarts and stops the bot;
+:mod:`~arena.session.asking` asks for a decision; :mod:`~arena.session.reading` reads a
+reply's lines; :class:`~arena.session.channel.Channel` holds notifications sent with
+``hold`` until the next line, for one write.
 """
 
 from __future__ import annotations
@@ -309,15 +301,12 @@ class BotSession:
     ) -> DecisionOutcome:
         """Ask the bot for the decision ``view`` shows it; never raises for its faults.
 
-        ``apply`` is the engine's ``Hand.act``: a reply the protocol accepts but the engine
-        rejects (``IllegalActionError``) is an invalid reply with the engine's code, so the
-        action returned is always one the engine took; the events it returned are in the
-        outcome. The engine must change nothing when it rejects an action. ``draw_limit``
-        is the game's five-card-draw rule, checked when parsing. ``while_waiting`` does one
-        step of other work per call and returns whether more is left; it is called after
-        the first request was sent, until the reply is there (see the module docstring).
-        ``draw`` gives the action of a reply that reports a mixed strategy (the match's
-        secret draw, :mod:`arena.session.draws`); the outcome keeps the strategy.
+        ``apply`` is the engine's ``Hand.act``: a reply the engine rejects is an invalid
+        reply with the engine's code, so the action returned is always one the engine took
+        (the engine must change nothing when it rejects). ``draw_limit`` is the game's
+        five-card-draw rule. ``while_waiting`` does one step of other work per call and
+        says whether more is left, until the reply is there. ``draw`` picks the action of a
+        mixed strategy (:mod:`arena.session.draws`).
         """
         return self._asker.decide(
             view,

@@ -1,20 +1,11 @@
 """Packing a bot's folder into the archive ``arena submit`` uploads: :func:`pack`.
 
-The archive is a tar.gz with the folder's contents at its top (``bot.toml``, not
-``mybot/bot.toml``), made the same way every time: names in sorted order, every time set
-to 0, no owner, modes ``0644`` or ``0755`` (executable by its owner), folders listed.
-The same folder gives the same bytes.
-
-Left out (:data:`SKIPPED_NAMES`): version control folders and caches that no build
-needs. Build outputs are packed as they are (the server builds again in its own copy,
-so they are only weight: remove them to stay under the limits).
-
-Links: the server accepts none (:mod:`arena.uploads.unpack`), so a symbolic link to a
-file inside the folder is packed as a copy of that file; a link that points outside the
-folder, or to a folder, is refused with an :class:`ArchiveError` naming it. Devices,
-fifos and sockets are refused. Every name is checked by the server's own name rules, so
-what would be refused there is refused here first.
-"""
+A tar.gz with the folder's contents at its top, the same bytes for the same folder (sorted
+names, times 0, no owner, modes ``0644`` or ``0755``), without :data:`SKIPPED_NAMES`. The
+server accepts no link, so a symbolic link to a file inside the folder is packed as a copy
+of it and any other link, device, fifo or socket is an :class:`ArchiveError`; every name is
+checked by the server's own rules, so what would be refused there is refused here first
+(docs/uploads.md, "What is packed")."""
 
 from __future__ import annotations
 

@@ -1,24 +1,13 @@
 """Checking and unpacking an uploaded archive: :func:`unpack` into a new folder,
 :func:`inspect` without writing anything (the server's check before it stores an upload).
 
-Both run the same rules (:mod:`arena.uploads.rules`) on every entry, in order:
-
-1. the archive's own size, before anything is read;
-2. the number of entries (files and folders);
-3. the name: valid UTF-8, no control character, no backslash, not absolute, no ``..``,
-   not too long; then not seen before and not inside a file;
-4. the kind: files and folders only. Every link is refused, symbolic or hard, wherever it
-   points (the simplest rule that is safe: nothing in the folder can point anywhere);
-   devices, fifos and sockets too;
-5. a tar entry then passes tarfile's own ``data`` filter too (a second layer);
-6. the bytes, counted while they are read: the files' total, and the ratio of unpacked to
-   compressed bytes (a bomb stops once it gave more than ``max_ratio`` times what was
-   read of it, beyond its first MiB: a few megabytes for a 10 GiB bomb).
-
-Files are written with fresh modes (``0644``, ``0755`` when the archive marks them
-executable by their owner): no set-uid bit, owner or time is taken from the archive. A
-refused archive leaves nothing: the folder :func:`unpack` made is removed.
-"""
+Both run the rules of :mod:`arena.uploads.rules` (docs/uploads.md, "The archive rules") on
+every entry, in order: the archive's size before anything is read, the number of
+entries, the name, the kind (files and folders only: every link is refused, wherever it
+points), tarfile's own ``data`` filter as a second layer, then the bytes, counted while
+they are read (a bomb stops once it gave ``max_ratio`` times what was read of it, beyond
+its first MiB). Files get fresh modes (``0644``, ``0755``): no set-uid bit, owner or time
+is taken from the archive. A refused archive leaves nothing behind."""
 
 from __future__ import annotations
 

@@ -1,26 +1,14 @@
 """The validation of an uploaded bot: :func:`validate`, plain functions the server's
 worker calls (no Django here).
 
-Four steps, each reported to ``on_step`` when it starts and when it ends:
-
-==================  ===================================================================
-step                passes when
-==================  ===================================================================
-unpack              the archive meets every rule of :mod:`arena.uploads`, and holds a
-                    ``bot.toml`` (at its top, or in its one top folder) that loads, whose
-                    ``working_dir`` stays inside and whose build time is allowed
-build               the build (if any) succeeds in the sandbox (:func:`build_bots`)
-protocol_check      the scripted conversation of ``arena check-bot`` passes
-validation_match    a heads-up match against the house bot (the competition's game, a few
-                    hands) ends with no more faults than allowed (default none)
-==================  ===================================================================
-
-The first failed step rejects the upload with its reason and hint; the steps after it are
-reported ``skipped``. Everything runs under one sandbox launcher of the rules' layer
-(strict by default), closed at the end. The bot's build output and stderr go to
-:attr:`Verdict.team_log` only. A problem that is not the bot's (the sandbox cannot run
-here, the house bot cannot be loaded) raises :class:`InfrastructureError`.
-"""
+Four steps (:data:`~arena.server.validation.report.STEP_NAMES`; docs/uploads.md,
+"Validation: what a team sees", says when each passes), each reported to ``on_step`` when
+it starts and when it ends. The first failed step rejects the upload with its reason and
+hint; the steps after it are reported ``skipped``. Everything runs under one sandbox
+launcher of the rules' layer (strict by default), closed at the end. The bot's build output
+and stderr go to :attr:`Verdict.team_log` only. A problem that is not the bot's (the
+sandbox cannot run here, the house bot cannot be loaded) raises
+:class:`InfrastructureError`."""
 
 from __future__ import annotations
 
@@ -96,15 +84,15 @@ class _Run:
         self.reports[report.step] = report
         self.on_step(report)
 
-    def verdict(self, failure: StepFailed | None, bot_name: str) -> Verdict:
+    def verdict(self, failure: StepFailed | None) -> Verdict:
         for name in STEP_NAMES:
             if name not in self.reports:
                 self._report(StepReport(name, StepStatus.SKIPPED, "an earlier step failed"))
         steps = tuple(self.reports[name] for name in STEP_NAMES)
         log = "\n".join(self.team_log)
         if failure is None:
-            return Verdict(True, "every step passed", "", steps, log, bot_name)
-        return Verdict(False, failure.message, failure.hint, steps, log, bot_name)
+            return Verdict(True, "every step passed", "", steps, log)
+        return Verdict(False, failure.message, failure.hint, steps, log)
 
 
 def validate(
@@ -137,10 +125,10 @@ def validate(
             ),
         )
     except StepFailed as failure:
-        return run.verdict(failure, found[0].name if found else "")
+        return run.verdict(failure)
     finally:
         launcher.close()
-    return run.verdict(None, manifest.name)
+    return run.verdict(None)
 
 
 def archive_seed(archive: Path) -> int:

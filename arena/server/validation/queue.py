@@ -2,25 +2,17 @@
 lease (:class:`arena.server.jobs.lease.LeaseQueue`: a queued version, or one whose
 worker's lease expired) and renewed while it is validated.
 
-Teams take turns, so that one team's many uploads cannot delay every other team's
-validation. The rule: among the claimable versions, the claim takes the oldest one (by
-upload, then id) of the team served longest ago, a team never served first. A team's last
-service is the latest change (``updated``) among its versions a worker has claimed
-(``attempts`` above 0): the time of a claim, or of the verdict written after it. So a team
-with a version in validation waits behind every team with none, a team whose version was
-judged a minute ago behind one judged an hour ago, and a version whose worker died is
-claimed again once its lease expires, after the heads of the teams served before it. Among
-teams never served, the oldest upload goes first.
+Teams take turns (docs/server.md, "Teams take turns for validation"): the claim takes the
+oldest claimable version of the team served longest ago, a team never served first; a
+team's last service is the latest change (``updated``) among its versions a worker has
+claimed (``attempts`` above 0).
 
 Each step's progress is written as it happens, so the version's page shows it live. The
 verdict, the steps and the status are written in one transaction, so a worker killed at
 any moment leaves either the verdict or a lease that expires and a claim that starts the
 validation again from the archive, which is never changed. After :data:`MAX_ATTEMPTS`
 claims a version is rejected as our failure, never the bot's, so a version that kills its
-worker every time cannot block the queue. What is recorded is the validation's own
-:class:`~arena.server.validation.report.StepReport` and
-:class:`~arena.server.validation.report.Verdict`.
-"""
+worker every time cannot block the queue."""
 
 from __future__ import annotations
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from arena.bots.transport import STDERR_MARKER
+
 __all__ = [
-    "STDERR_MARKER",
     "STEP_NAMES",
     "InfrastructureError",
     "StepFailed",
@@ -33,11 +34,6 @@ class StepStatus(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     SKIPPED = "skipped"  # an earlier step failed
-
-
-#: How the arena's messages quote a bot's stderr (a crash, a start-up failure): from
-#: there to the end, the text is the bot's own and stays in the team log.
-STDERR_MARKER = "; its stderr ends with: "
 
 
 def public_text(text: str) -> str:
@@ -89,12 +85,6 @@ class Verdict:
     hint: str
     steps: tuple[StepReport, ...]
     team_log: str = ""
-    bot_name: str = ""
-
-    @property
-    def status(self) -> str:
-        """``accepted`` or ``rejected`` (the server's final status)."""
-        return "accepted" if self.is_accepted else "rejected"
 
     def step(self, name: str) -> StepReport:
         """The report of the step ``name`` (KeyError if there is none)."""

@@ -22,10 +22,9 @@ from arena.server.jobs.models import RecordTally
 from arena.server.jobs.worker import Worker
 from arena.server.site.models import BotVersion, SiteSettings
 from arena.server.validation import queue
-from arena.server.validation.for_site import rules_for_site
 from arena.server.validation.pipeline import validate
 from arena.server.validation.report import InfrastructureError, StepReport, StepStatus, Verdict
-from arena.server.validation.rules import ValidationRules
+from arena.server.validation.rules import ValidationRules, rules_for_site
 
 __all__ = ["Pipeline", "rules_now", "validation_worker"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from arena.bots.launcher import DirectLauncher
 from arena.bots.manifest import BotManifest, load_manifest
 from arena.bots.process import ProcessTransport
 from tests import TEST_BOTS
@@ -34,7 +35,8 @@ def start(
     started: list[ProcessTransport], manifest: BotManifest, **options: int
 ) -> ProcessTransport:
     """Start ``manifest`` with transport ``options``; the ``started`` fixture closes it."""
-    transport = ProcessTransport.start(manifest, **options)  # type: ignore[arg-type]
+    spec = DirectLauncher().prepare(manifest)
+    transport = ProcessTransport.from_spec(spec, name=manifest.name, **options)  # type: ignore[arg-type]
     started.append(transport)
     return transport
 

@@ -68,15 +68,3 @@ def test_log_helpers() -> None:
     ]
     record = logging.LogRecord("x", logging.INFO, __file__, 1, "hi", None, None)
     assert MatchLogFormatter(timestamps=False, default_game_id="m").format(record) == "[m] BOT | hi"
-
-
-def test_action_log_line_notes_who_chose() -> None:
-    stream = io.StringIO()
-    remove = configure_logging("debug", stream=stream, timestamps=False)
-    try:
-        GameLog("g").action(1, "p0", 0, "FOLD", note="policy")
-    finally:
-        remove()
-    assert (
-        stream.getvalue() == "[g] ACTION | Hand: 1, Player: p0, Seat: 0, Action: FOLD, By: policy\n"
-    )

@@ -47,7 +47,6 @@ def test_a_valid_reply_is_the_action_and_its_latency_is_recorded() -> None:
     assert (outcome.action, outcome.fault, outcome.attempt_count) == (RaiseTo(6), None, 1)
     assert outcome.replies == [reply({"seq": 2}, "RAISE", amount=6)]
     assert outcome.latency_ms == pytest.approx(250.0)
-    assert not outcome.is_default
     (act,) = harness.sent_of("act")
     assert (act["seq"], act["attempt"], act["attempts_left"], act["time_limit_ms"]) == (
         2,

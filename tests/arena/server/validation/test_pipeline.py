@@ -90,7 +90,6 @@ def test_a_sample_bot_is_accepted_and_each_step_is_reported_as_it_starts_and_end
     archive.write_bytes(pack(REPO_ROOT / "sample_bots" / "python_random"))
     verdict, seen = run(archive, tmp_path)
     assert verdict.is_accepted, verdict
-    assert verdict.status == "accepted" and verdict.bot_name == "python random"
     expected = [(name, status) for name in STEP_NAMES for status in ("running", "passed")]
     assert [(report.step, str(report.status)) for report in seen] == expected
     assert (

@@ -9,8 +9,8 @@ import pytest
 
 from arena.bots.sandbox.select import SandboxLevel
 from arena.server.competition import SiteRules
-from arena.server.validation.for_site import DEFAULT_HOUSE_BOT, rules_for_site
 from arena.server.validation.report import InfrastructureError
+from arena.server.validation.rules import DEFAULT_HOUSE_BOT, rules_for_site
 
 SITE = SiteRules(
     validation_hands=30,
