@@ -160,7 +160,12 @@ def participant_journey(browser: Any, tmp_path: Path, database: str | None) -> C
     """The journey of the module docstring on a new site; the camera that photographed
     and checked every page."""
     camera = Camera.for_test(tmp_path, "participant" if database is None else "participant-pg")
-    environment = {"ARENA_LADDER": json.dumps({"deals": LADDER_DEALS})}
+    # One ladder game every 5 s at most: the journey needs a few, and a ladder playing flat
+    # out while the pages are read only takes the cores from the browser (8 s of CPU).
+    environment = {
+        "ARENA_LADDER": json.dumps({"deals": LADDER_DEALS}),
+        "ARENA_SERVER_LADDER_GAMES_PER_HOUR": "720",
+    }
     with live_site(tmp_path / "live", competition=competition(VALIDATION_HANDS),
                    database=database, environment=environment) as site:  # fmt: skip
         ann = new_visitor(browser, site.url)
