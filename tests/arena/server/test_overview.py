@@ -152,6 +152,8 @@ def test_every_link_of_the_protocol_page_leads_somewhere() -> None:
     assert targets and all(t.startswith(("#", "http")) for t in targets), targets
     assert {t[1:] for t in targets if t.startswith("#")} <= anchors
     assert "schemas/" in html and 'href="schemas/"' not in html
+    # A code block scrolls in its box: it takes the keyboard's focus to be scrolled.
+    assert html.count('<pre tabindex="0">') == html.count("<pre") > 0
 
 
 def test_raw_html_in_the_protocol_is_shown_as_text(

@@ -78,6 +78,10 @@ def protocol_html() -> SafeString:
     markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
     tokens = _anchored(markdown.parse(PROTOCOL_FILE.read_text(encoding="utf-8")))
     html: str = markdown.renderer.render(tokens, markdown.options, {})
+    # A code block wider than the page scrolls in its box, which then takes the keyboard's
+    # focus so that it scrolls with the arrow keys too (only markup is matched: the file's
+    # own text is escaped).
+    html = html.replace("<pre>", '<pre tabindex="0">')
     return mark_safe(html)  # safe: markdown-it escapes every text, and raw HTML is off
 
 
