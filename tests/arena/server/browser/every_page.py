@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,12 +115,17 @@ class Cast:
 
 def visit_every_other_page(browser: Any, cast: Cast, camera: Camera) -> None:
     """The pages of the module docstring, each photographed and checked by ``camera``."""
-    _team_management(cast, camera)
-    _ladder_message(cast, camera)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # The organiser plays the finals meanwhile (its own command, a process of its own).
+        finals = pool.submit(cast.site.manage, "ladder_finals", "--now")
+        _team_management(cast, camera)
+        _ladder_message(cast, camera)
+        admin = _administrator_logs_in(browser, cast.site, camera)
+        _closed_sign_up(browser, cast.site, admin, camera)
+        _one_time_password(browser, cast.site, admin, camera)
+        finals.result()
     _finals(browser, cast, camera)
-    admin = _administrator(browser, cast.site, camera)
-    _closed_sign_up(browser, cast.site, admin, camera)
-    _one_time_password(browser, cast.site, admin, camera)
+    _admin_model_pages(admin, camera)
     for person in (cast.ann, cast.carol, admin):
         person.check_clean()
 
@@ -161,9 +167,7 @@ def _ladder_message(cast: Cast, camera: Camera) -> None:
 
 
 def _finals(browser: Any, cast: Cast, camera: Camera) -> None:
-    """The organiser plays the finals (its own command); a visitor reads their page and
-    their report."""
-    cast.site.manage("ladder_finals", "--now")
+    """A visitor reads the finals' page and their report, once played."""
     visitor = new_visitor(browser, cast.site.url)
     visitor.go("ladder/finals/")
     assert visitor.page.locator("table").count() >= 1, visitor.page.content()[:2000]
@@ -174,8 +178,9 @@ def _finals(browser: Any, cast: Cast, camera: Camera) -> None:
     visitor.check_clean()
 
 
-def _administrator(browser: Any, site: LiveSite, camera: Camera) -> Visitor:
-    """The administrator logs in (a wrong password first) and opens the admin's pages."""
+def _administrator_logs_in(browser: Any, site: LiveSite, camera: Camera) -> Visitor:
+    """The administrator logs in (a wrong password first): the admin's index and an
+    application's."""
     admin = new_visitor(browser, site.url)
     admin.go("admin/login/?next=/admin/")
     admin.page.fill("#id_username", "admin")
@@ -189,6 +194,11 @@ def _administrator(browser: Any, site: LiveSite, camera: Camera) -> Visitor:
     camera.shoot(admin, "admin: index")
     admin.go("admin/arena_server/")
     camera.shoot(admin, "admin: an application")
+    return admin
+
+
+def _admin_model_pages(admin: Visitor, camera: Camera) -> None:
+    """Each model's list and a row's change form, and the pages each model shares."""
     # A group, so that every model has a row whose change form shows.
     admin.go("admin/auth/group/add/")
     camera.shoot(admin, "admin: an add form")
@@ -210,7 +220,6 @@ def _administrator(browser: Any, site: LiveSite, camera: Camera) -> Visitor:
                        ("admin/password_change/done/", "its password changed")):  # fmt: skip
         admin.go(path)
         camera.shoot(admin, f"admin: {what}")
-    return admin
 
 
 def _model_lists(admin: Visitor) -> list[str]:
