@@ -205,7 +205,7 @@ def _admin_model_pages(admin: Visitor, camera: Camera) -> None:
     admin.page.fill("#id_name", "referees")
     admin.page.click("input[name='_save']")
     admin.page.wait_for_url(re.compile(r"/admin/auth/group/$"))
-    _promotion_test(admin, camera)
+    _promotion_test(admin)
     for link in _model_lists(admin):
         admin.go(link)
         camera.shoot(admin, f"admin: {link}")
@@ -213,7 +213,7 @@ def _admin_model_pages(admin: Visitor, camera: Camera) -> None:
         assert rows.count() >= 1, f"no row to open in {link}"
         admin.go(str(rows.first.get_attribute("href")))
         camera.shoot(admin, f"admin: a row of {link}")
-    team = "admin/arena_server/team/1/"
+    team = "admin/arena_server/team/1/"  # ann's, the site's first team
     for path, what in ((f"{team}history/", "a history"), (f"{team}delete/", "a deletion"),
                        ("admin/auth/user/1/password/", "a user's password"),
                        ("admin/password_change/", "its own password"),
@@ -232,7 +232,7 @@ def _model_lists(admin: Visitor) -> list[str]:
     return [str(link) for link in links]
 
 
-def _promotion_test(admin: Visitor, camera: Camera) -> None:
+def _promotion_test(admin: Visitor) -> None:
     """A promotion test made in the admin (its decided status: nothing plays), so that its
     list has a row."""
     admin.go("admin/arena_ladder/promotiontest/add/")
@@ -244,7 +244,8 @@ def _promotion_test(admin: Visitor, camera: Camera) -> None:
 
 
 def _closed_sign_up(browser: Any, site: LiveSite, admin: Visitor, camera: Camera) -> None:
-    """The administrator closes sign-up in the site's settings; a visitor is told so."""
+    """The administrator closes sign-up in the site's settings; a visitor is told so (and
+    shown the page of an address that is not there)."""
     admin.go("admin/arena_server/sitesettings/1/change/")
     admin.page.fill("#id_signup", "admin")
     admin.page.click("input[name='_save']")
