@@ -69,7 +69,6 @@ ARENA_LADDER_GAMES_PER_HOUR = _number("ARENA_SERVER_LADDER_GAMES_PER_HOUR", 0.0,
 ARENA_LADDER = json.loads(os.environ.get("ARENA_LADDER") or "{}")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -79,6 +78,9 @@ INSTALLED_APPS = [
     "arena.server.site.apps.SiteConfig",
     "arena.server.validation.apps.ValidationConfig",
     "arena.server.ladder.apps.LadderConfig",
+    # After the site's application, so that the site's admin/base_site.html (its additions
+    # for accessibility) comes before Django's, which it extends.
+    "django.contrib.admin",
 ]
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

@@ -7,12 +7,13 @@ from django.contrib.staticfiles.views import serve as serve_static
 from django.urls import URLPattern, URLResolver, include, path, re_path
 
 from arena.server.ladder import overview_page
-from arena.server.site.views import accounts, api, history, pages
+from arena.server.site.views import accounts, api, history, pages, protocol
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", pages.leaderboard, name="leaderboard"),
     path("overview/", overview_page.overview, name="overview"),
-    path("protocol/", pages.protocol, name="protocol"),
+    path("protocol/", protocol.protocol_page, name="protocol"),
+    path("protocol/PROTOCOL.md", pages.protocol, name="protocol-text"),
     path("starters/<str:name>.tar.gz", pages.starter, name="starter"),
     path("signup/", accounts.sign_up, name="signup"),
     path("login/", accounts.log_in, name="login"),

@@ -23,5 +23,5 @@ function drawFaults(main) {
           el("td", { class: "text", text: example ? example.message : "" }));
       })));
   }
-  main.appendChild(section("faults", "Faults", el("div", { class: "scroll" }, body)));
+  main.appendChild(section("faults", "Faults", el("div", { class: "scroll", tabindex: "0" }, body)));
 }

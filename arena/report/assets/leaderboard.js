@@ -93,5 +93,5 @@ function drawLeaderboard(main) {
       `SPRT ${(test.pair || []).join(" vs ")}: ${test.text || test.status || ""} ` +
       `(LLR ${llr}, bounds ${plain(test.lower_bound, 2)} / ${plain(test.upper_bound, 2)}, ${plain(test.n)} deals)` }));
   }
-  main.appendChild(section("leaderboard", "Leaderboard", el("div", { class: "scroll" }, table), notes));
+  main.appendChild(section("leaderboard", "Leaderboard", el("div", { class: "scroll", tabindex: "0" }, table), notes));
 }

@@ -25,7 +25,7 @@ function drawLuck(main) {
   const table = el("table", { class: "luck" },
     el("thead", {}, el("tr", {}, head.map((text, i) => el("th", { class: i < 2 ? "name" : "", text: text })))),
     body);
-  main.appendChild(section("luck", "Luck per match", el("div", { class: "scroll" }, table),
+  main.appendChild(section("luck", "Luck per match", el("div", { class: "scroll", tabindex: "0" }, table),
     el("p", { class: "note", text: "Each seat's result in each match: raw (the chips won), adjusted " +
       "(the luck-adjusted result) and the luck between them (raw \u2212 adjusted), in chips and in " +
       `milli-big-blinds per hand. Estimator: ${DATA.estimator}.` })));

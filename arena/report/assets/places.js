@@ -25,7 +25,7 @@ function drawPlaces(main) {
           el("td", { text: row.rating ? `${plain(row.rating.mu, 1)} \u00b1 ${plain(row.rating.sigma, 1)}` : "" }));
       })));
   }
-  main.appendChild(section("places", "Finishing places", el("div", { class: "scroll" }, table)));
+  main.appendChild(section("places", "Finishing places", el("div", { class: "scroll", tabindex: "0" }, table)));
 }
 
 function ordinal(n) {

@@ -18,6 +18,7 @@ from arena.server.ladder.models import (
     TableSeat,
     version_label,
 )
+from arena.server.site.admin_access import LabelledFields
 
 __all__ = [
     "FinalsRunAdmin",
@@ -32,7 +33,7 @@ def _one_decimal(value: float | None) -> str:
     return "" if value is None else f"{value:.1f}"
 
 
-class TableSeatInline(admin.TabularInline):  # type: ignore[type-arg]
+class TableSeatInline(LabelledFields, admin.StackedInline):  # type: ignore[type-arg]
     """A ring table's seats: each version and its result (read only: the worker writes them)."""
 
     model = TableSeat
@@ -58,7 +59,7 @@ class TableSeatInline(admin.TabularInline):  # type: ignore[type-arg]
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class GameAdmin(LabelledFields, admin.ModelAdmin):  # type: ignore[type-arg]
     """Ladder games: their state, lease and result."""
 
     list_display = ("pk", "kind", "first", "second", "others", "status", "attempts",
@@ -102,7 +103,7 @@ class GameAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(PromotionTest)
-class PromotionTestAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class PromotionTestAdmin(LabelledFields, admin.ModelAdmin):  # type: ignore[type-arg]
     """Promotion tests and where they stand."""
 
     list_display = ("team", "candidate", "incumbent", "status", "game_count", "ratio",
@@ -118,7 +119,7 @@ class PromotionTestAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(FinalsRun)
-class FinalsRunAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class FinalsRunAdmin(LabelledFields, admin.ModelAdmin):  # type: ignore[type-arg]
     """The finals' runs."""
 
     list_display = ("pk", "status", "started", "finished")

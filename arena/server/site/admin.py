@@ -8,13 +8,14 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.auth.admin import UserAdmin
-from django.contrib.auth.models import User
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group, User
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from arena.server.competition import SiteRules, rules_attribute
 from arena.server.current import current_competition
+from arena.server.site.admin_access import LabelledFields
 from arena.server.site.models import (
     BotVersion,
     FailureKind,
@@ -33,6 +34,7 @@ from arena.settings import SettingsError
 __all__ = [
     "BotVersionAdmin",
     "MatchAdmin",
+    "PlainGroupAdmin",
     "SiteSettingsAdmin",
     "TeamAdmin",
     "UserWithLinksAdmin",
@@ -41,13 +43,13 @@ __all__ = [
 ]
 
 
-class MemberInline(admin.TabularInline):  # type: ignore[type-arg]
+class MemberInline(LabelledFields, admin.StackedInline):  # type: ignore[type-arg]
     model = Membership
     extra = 1
 
 
 @admin.register(Team)
-class TeamAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class TeamAdmin(LabelledFields, admin.ModelAdmin):  # type: ignore[type-arg]
     """Teams, and their members (with sign-up by the administrator, accounts are made in
     Users and put in a team here)."""
 
@@ -57,14 +59,14 @@ class TeamAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     readonly_fields = ("join_code",)
 
 
-class StepInline(admin.TabularInline):  # type: ignore[type-arg]
+class StepInline(LabelledFields, admin.StackedInline):  # type: ignore[type-arg]
     model = ValidationStep
     extra = 0
     readonly_fields = ("position", "step", "status", "message", "hint", "duration_s")
 
 
 @admin.register(BotVersion)
-class BotVersionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class BotVersionAdmin(LabelledFields, admin.ModelAdmin):  # type: ignore[type-arg]
     """Versions: disable, or validate again."""
 
     list_display = ("team", "number", "status", "is_disabled", "created", "attempts")
@@ -93,7 +95,7 @@ class BotVersionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         self.message_user(request, f"{queryset.count()} version(s) queued")
 
 
-class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
+class SeatInline(LabelledFields, admin.StackedInline):  # type: ignore[type-arg]
     model = MatchSeat
     extra = 0
 
@@ -111,7 +113,7 @@ def rerun_infrastructure_failures(queryset: QuerySet[Match]) -> tuple[int, int]:
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class MatchAdmin(LabelledFields, admin.ModelAdmin):  # type: ignore[type-arg]
     """Matches: re-run an infrastructure failure."""
 
     list_display = ("__str__", "status", "failure_kind", "hands_played", "created")
@@ -162,7 +164,7 @@ class SiteSettingsForm(forms.ModelForm):  # type: ignore[type-arg]
 
 
 @admin.register(SiteSettings)
-class SiteSettingsAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class SiteSettingsAdmin(LabelledFields, admin.ModelAdmin):  # type: ignore[type-arg]
     """The site's settings (one row): edited here, or reloaded from the competition file."""
 
     form = SiteSettingsForm
@@ -185,13 +187,23 @@ class SiteSettingsAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 admin.site.unregister(User)
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class PlainGroupAdmin(GroupAdmin):
+    """Django's Groups page, its permissions the browser's own list
+    (:mod:`arena.server.site.admin_access`)."""
+
+    filter_horizontal = ()
 
 
 @admin.register(User)
-class UserWithLinksAdmin(UserAdmin):  # type: ignore[type-arg]
+class UserWithLinksAdmin(LabelledFields, UserAdmin):  # type: ignore[type-arg]
     """Django's Users page, with a one-time link to set a password (the site sends no email)."""
 
     actions = ("make_password_links",)
+    filter_horizontal = ()  # the browser's own list (arena.server.site.admin_access)
 
     @admin.action(description="Make a one-time password link for the selected users")
     def make_password_links(self, request: HttpRequest, queryset: QuerySet[User]) -> None:

@@ -16,6 +16,7 @@ from django.test import Client, override_settings
 from arena.server.competition import Competition, SiteRules, read_competition
 from arena.server.overview import DEFAULT_TITLE, competition_rules, countdown, starter_bots
 from arena.server.site.models import SiteSettings
+from arena.server.site.views.pages import PROTOCOL_FILE
 from arena.tournament.config import TournamentConfig
 from tests.arena.server.factories import PASSWORD, make_team
 
@@ -127,10 +128,50 @@ def test_a_starter_bot_downloads_as_the_archive_submit_sends() -> None:
     assert Client().get("/starters/nothing.tar.gz").status_code == 404
 
 
-def test_the_protocol_is_served_as_text() -> None:
-    response = Client().get("/protocol/")
-    assert response.status_code == 200 and response["Content-Type"].startswith("text/plain")
-    assert "# " in response.content.decode()
+def test_the_protocol_is_a_page_of_the_site_and_its_text_a_download() -> None:
+    # It was served as plain text: no landmarks or headings to move by, no competition in
+    # the title. Now a page drawn from the same file, the file itself linked for download.
+    page = Client().get("/protocol/")
+    assert page.status_code == 200 and page["Content-Type"].startswith("text/html")
+    html = page.content.decode()
+    assert "<title>The protocol · " in html and "<main>" in html
+    assert '<h1 id="the-bot-protocol-version-1">The bot protocol, version 1</h1>' in html
+    assert 'href="/protocol/PROTOCOL.md" download' in html
+    text = Client().get("/protocol/PROTOCOL.md")
+    assert text["Content-Type"].startswith("text/plain")
+    assert text.content == PROTOCOL_FILE.read_bytes()
+
+
+def test_every_link_of_the_protocol_page_leads_somewhere() -> None:
+    # The document's links to its own sections find a heading's anchor (GitHub's); a link
+    # to another file of the repository ("schemas/"), which the site does not serve, is
+    # shown as its text; raw HTML in the file would be shown as text, never as markup.
+    html = Client().get("/protocol/").content.decode()
+    anchors = set(re.findall(r'<h[1-6] id="([^"]+)"', html))
+    targets = re.findall(r'<a href="([^"]+)"', html.split('<article id="protocol">')[1])
+    assert targets and all(t.startswith(("#", "http")) for t in targets), targets
+    assert {t[1:] for t in targets if t.startswith("#")} <= anchors
+    assert "schemas/" in html and 'href="schemas/"' not in html
+    # A code block scrolls in its box: it takes the keyboard's focus to be scrolled.
+    assert html.count('<pre tabindex="0">') == html.count("<pre") > 0
+
+
+def test_raw_html_in_the_protocol_is_shown_as_text(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from arena.server.site.views import protocol
+
+    document = tmp_path / "PROTOCOL.md"
+    document.write_text("# T\n\n<script>alert(1)</script> [x](other.md) [y](#t)\n")
+    monkeypatch.setattr(protocol, "PROTOCOL_FILE", document)
+    protocol.protocol_html.cache_clear()
+    try:
+        html = str(protocol.protocol_html())
+    finally:
+        protocol.protocol_html.cache_clear()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert '<h1 id="t">T</h1>' in html and '<a href="#t">y</a>' in html
+    assert "other.md" not in html and " x " in html
 
 
 def test_the_countdown_names_two_units_or_says_it_has_passed() -> None:

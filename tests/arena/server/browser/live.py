@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests import REPO_ROOT
@@ -57,6 +57,9 @@ class LiveSite:
     url: str
     process: subprocess.Popen[bytes]
     log_path: Path
+    #: The environment the server runs with over this process's (its management commands
+    #: run with it too: the same ladder settings, say).
+    environment: Mapping[str, str] = field(default_factory=dict)
 
     def log(self) -> str:
         """What the server wrote (stdout and stderr), for a failing test's message."""
@@ -67,7 +70,7 @@ class LiveSite:
         done = subprocess.run(
             [sys.executable, "-m", "arena.server.manage", *argv],
             input=stdin, capture_output=True, text=True, timeout=START_SECONDS, check=False,
-            env={**os.environ, "ARENA_SITE_DIR": str(self.root)},
+            env={**os.environ, **self.environment, "ARENA_SITE_DIR": str(self.root)},
         )  # fmt: skip
         if done.returncode != 0:
             raise RuntimeError(f"manage {argv[0]} failed: {done.stderr[-2000:]}")
@@ -123,7 +126,8 @@ def running_site(
             cwd=site.parent, start_new_session=True, env={**os.environ, **(environment or {})},
         )  # fmt: skip
     try:
-        live = LiveSite(site, _wait_for_address(process, log_path), process, log_path)
+        address = _wait_for_address(process, log_path)
+        live = LiveSite(site, address, process, log_path, dict(environment or {}))
         yield live
     finally:
         stop(process)

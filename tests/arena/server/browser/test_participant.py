@@ -22,12 +22,12 @@ validation matches and short ladder games. A participant, as a person would:
 
 Each page is photographed into a folder for review (``ARENA_SCREENSHOTS``, else the test's
 temporary folder; the test prints which) and checked by axe-core: no serious or critical
-violation on any page, the journey's and the site's other pages a participant or a
-visitor opens (22 in all). Not checked here: the Django admin's own pages, the finals'
-report (there only once the finals are played; it is the offline report's page, whose
-hand viewer is checked here), the one-time password link's page (the password change's
-template) and the page of a closed sign-up. Against SQLite in the default suite; against a
-real PostgreSQL in the slow run.
+violation on any page. After the journey, on the same site and in the same browser, every
+other page of the site is shown and checked too (:mod:`every_page`: team management, the
+finals played and their report, the administrator's pages, a closed sign-up, a one-time
+password link...), and every URL pattern of the site is then either a page that was
+checked or named as no page of its own (an API answer, a download, a POST), with why.
+Against SQLite in the default suite; against a real PostgreSQL in the slow run.
 """
 
 from __future__ import annotations
@@ -55,6 +55,11 @@ from tests.arena.server.browser.chromium import (  # noqa: E402
     Camera,
     Visitor,
     new_visitor,
+)
+from tests.arena.server.browser.every_page import (  # noqa: E402
+    Cast,
+    unvisited,
+    visit_every_other_page,
 )
 
 pytestmark = pytest.mark.skipif(
@@ -309,6 +314,10 @@ def participant_journey(browser: Any, tmp_path: Path, database: str | None) -> C
         camera.shoot(visitor, "password changed")
         for person in (ann, bob, visitor):
             person.check_clean()
+        # And every other page the site has, the administrator's too (every_page.py).
+        visit_every_other_page(browser, Cast(site, ann, visitor, version_id), camera)
+    # Each page of the site's URL patterns was shown and checked.
+    assert unvisited(camera.paths) == set()
     print(f"{len(camera.taken)} pages photographed in {camera.folder}")
     return camera
 
