@@ -73,7 +73,7 @@ def _fill(versions: int, games: int, rng: random.Random) -> None:
     import numpy as np
     from django.db import connection
 
-    from arena.server.ladder.models import Game, PairSumsRow, VersionSumsRow
+    from arena.server.ladder.models import Game, PairSumsRow, RatingFit, VersionSumsRow
     from arena.server.site.models import BotVersion, Team, VersionStatus
 
     teams = Team.objects.bulk_create(Team(name=f"team{i:04d}") for i in range(versions))
@@ -153,6 +153,8 @@ def _fill(versions: int, games: int, rng: random.Random) -> None:
                        hand_count=int(played[k]) * hands, last_game=int(last[k]) or None)
         for k in range(versions)
     )  # fmt: skip
+    # The games done, as the stores would have counted them (the fit shows the count).
+    RatingFit.objects.update_or_create(pk=1, defaults={"done_count": games})
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
 

@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from statistics import NormalDist
+from typing import NamedTuple
 
 from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
@@ -47,6 +48,8 @@ from arena.server.site.versions import activate
 __all__ = [
     "IN_FLIGHT",
     "LADDER_BOARD",
+    "ActiveVersion",
+    "active_labels",
     "active_versions",
     "advance_promotions",
     "game_result",
@@ -171,23 +174,32 @@ def stored_standings(active: Mapping[int, str]) -> Standings:
     return Standings.from_stored(ratings, kept, game_sd=game_sd, confidence=confidence)
 
 
-def _active_labels() -> dict[int, tuple[str, str]]:
-    """Each active version's label and team name by its number, by team name: what
-    :func:`active_versions` finds, as plain values (matchmaking reads a thousand)."""
+class ActiveVersion(NamedTuple):
+    """An active version as plain values: its label, its team's name and number."""
+
+    label: str
+    team: str
+    team_id: int
+
+
+def active_labels() -> dict[int, ActiveVersion]:
+    """Each active version by its number, by team name: what :func:`active_versions`
+    finds, as plain values (matchmaking and the fit read a thousand)."""
     rows = BotVersion.objects.filter(
         pk__in=Team.objects.exclude(active_version=None).values("active_version"),
         status=VersionStatus.ACCEPTED,
         is_disabled=False,
     ).order_by("team__name")
-    return {pk: (label_of(team, number), team)
-            for pk, team, number in rows.values_list("pk", "team__name", "number")}  # fmt: skip
+    return {pk: ActiveVersion(label_of(team, number), team, team_id)
+            for pk, team, number, team_id in rows.values_list(
+                "pk", "team__name", "number", "team_id")}  # fmt: skip
 
 
 def ladder_state(settings: LadderSettings, now: datetime | None = None) -> LadderState:
     """What matchmaking reads, from the database now: the running sums' counts and the last
     stored fit, never the games played (only those in flight and the recent test games)."""
     now = now or timezone.now()
-    active = _active_labels()
+    active = active_labels()
     sums = {
         version_id: (games, last)
         for version_id, games, last in VersionSumsRow.objects.filter(
@@ -205,13 +217,13 @@ def ladder_state(settings: LadderSettings, now: datetime | None = None) -> Ladde
             ]:
                 started[version_id] = max(started.get(version_id, 0), game.pk)
     entrants = []
-    for version_id, (bot, team) in active.items():
+    for version_id, (bot, team, _team_id) in active.items():
         games, last = sums.get(version_id, (0, None))
         flown = started.get(version_id)
         if flown is not None:
             last = flown if last is None else max(last, flown)
         entrants.append(Entrant(bot, team, game_count=games, last_game_number=last))
-    standings = stored_standings({pk: bot for pk, (bot, _team) in active.items()})
+    standings = stored_standings({pk: version.label for pk, version in active.items()})
     in_flight = tuple(
         Pairing(version_label(game.first), version_label(game.second), GameKind(game.kind),
                 others=tuple(version_label(seat.version) for seat in game.seats_in_order()[2:]))

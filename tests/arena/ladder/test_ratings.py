@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from arena.ladder import ratings
 from arena.ladder.games import GameResult
 from arena.ladder.ratings import FitSettings, Standings, fit
 from arena.ladder.sums import pair_sums
@@ -198,3 +199,25 @@ def test_standings_read_back_from_storage_give_the_fits_gaps_for_the_kept_pairs(
     assert "zed" not in Standings.from_stored(
         shuffled, {("zed", order[0]): 1.0}, game_sd=1.0, confidence=0.95
     )
+
+
+def test_a_big_ladder_s_factored_covariance_is_the_full_inverse_s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Above DENSE_UP_TO bots the fit keeps the inverse Cholesky factor, not the matrix:
+    # every figure read from it must be the full inverse's (to rounding).
+    games = [*_games(random.Random(21), per_pair=3), GameResult("dan", "eve", 10.0, 5.0, 200)]
+    dense = fit(pair_sums(games), bots=["new"])
+    monkeypatch.setattr(ratings, "DENSE_UP_TO", 0)
+    factored = fit(pair_sums(games), bots=["new"])
+    assert factored.order == dense.order
+    for mine, theirs in zip(factored.ratings, dense.ratings, strict=True):
+        assert mine.strength == pytest.approx(theirs.strength, rel=1e-9, abs=1e-9)
+        assert mine.sd == pytest.approx(theirs.sd, rel=1e-9)
+    for first, second in itertools.combinations(dense.order, 2):
+        assert factored.gap(first, second) == pytest.approx(dense.gap(first, second), rel=1e-9)
+    order = list(dense.order)
+    for mine_row, dense_row in zip(
+        factored.covariances_below(order, 3), dense.covariances_below(order, 3), strict=True
+    ):
+        assert mine_row == pytest.approx(dense_row, rel=1e-9, abs=1e-9)

@@ -5,11 +5,13 @@ ladder of two identical bots that keeps playing."""
 
 from __future__ import annotations
 
+import importlib
 import logging
 import math
 from datetime import timedelta
 
 import pytest
+from django.apps import apps as django_apps
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
@@ -32,10 +34,13 @@ from arena.server.ladder.models import (
     version_label,
 )
 from arena.server.ladder.state import ladder_state
-from arena.server.ladder.sums import count_results, pair_sums
+from arena.server.ladder.sums import count_results, pair_columns, pair_sums
 from arena.server.site.models import BotVersion, LeaderboardRow, Team
 from tests.arena.server.factories import PASSWORD, make_team
 from tests.arena.server.ladder.conftest import accepted, team_with
+
+#: The migration that started the games-done counter (its name starts with a digit).
+scale_migration = importlib.import_module("arena.server.ladder.migrations.0005_scale")
 
 
 def _played(first: BotVersion, second: BotVersion, adjusted: float, **fields: object) -> Game:
@@ -77,6 +82,27 @@ def test_each_game_is_counted_once_and_the_sums_are_the_pure_ones(
         assert stored[key].raw_estimate().mean == pytest.approx(sums.raw_estimate().mean)
     versions = dict(VersionSumsRow.objects.values_list("version", "game_count"))
     assert versions == {ants.pk: 3, bees.pk: 3}
+    # The fit's columns (on PostgreSQL read as binary arrays) hold the same sums.
+    columns = pair_columns()
+    assert len(columns.first) == len(expected)
+    for k in range(len(columns.first)):
+        key = tuple(sorted((columns.bots[columns.first[k]], columns.bots[columns.second[k]])))
+        sign = 1.0 if columns.bots[columns.first[k]] == key[0] else -1.0
+        assert sign * columns.mean[k] == pytest.approx(expected[key].mean)
+        assert columns.variance[k] == pytest.approx(expected[key].variance)
+    # The games done are counted as they are added: a fit copies the count.
+    assert RatingFit.objects.get(pk=1).done_count == 3
+
+
+def test_the_fit_reads_no_pair_from_an_empty_ladder_and_the_migration_counts_done_games(
+    pair: tuple[BotVersion, BotVersion],
+) -> None:
+    assert len(pair_columns().first) == 0
+    ants, bees = pair
+    _played(ants, bees, 10.0, counted=True)  # counted before the counter existed
+    _played(ants, bees, 10.0, status=GameStatus.BOT_FAULT, counted=True)
+    scale_migration.count_done(django_apps, None)
+    assert RatingFit.objects.get(pk=1).done_count == 1
 
 
 def test_unrated_and_infrastructure_games_are_marked_but_add_nothing(
