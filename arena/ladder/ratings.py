@@ -217,6 +217,35 @@ class Standings:
         return cls(placed, game_sd, confidence, index, _Covariance(dense=covariance),
                    tuple(strengths))  # fmt: skip
 
+    @classmethod
+    def from_band(
+        cls,
+        ratings: Sequence[Rating],
+        band_rows: Sequence[int],
+        band: npt.NDArray[np.float64],
+        *,
+        game_sd: float,
+        confidence: float,
+    ) -> Standings:
+        """Standings read back from a fit stored as a band (:meth:`from_stored`'s
+        standings, with no dictionary of pairs: a thousand versions' read in a few
+        milliseconds): ``band_rows[i]`` is the stored row of ``ratings[i]`` (-1: none, as
+        for a version activated since) and ``band[r, d - 1]`` the covariance of the stored
+        rows ``r`` and ``r + d``; a pair farther apart, or not stored, has none."""
+        kept = sorted(ratings, key=lambda rating: (-rating.strength, rating.bot))
+        names = sorted(rating.bot for rating in kept)
+        index = {name: position for position, name in enumerate(names)}
+        rows = np.full(len(names), -1, dtype=np.int64)
+        variances, strengths = np.zeros(len(names)), [0.0] * len(names)
+        for rating, row in zip(ratings, band_rows, strict=True):
+            position = index[rating.bot]
+            rows[position], variances[position] = row, rating.sd**2
+            strengths[position] = rating.strength
+        placed = tuple(Rating(r.bot, place, r.strength, r.sd, r.low, r.high, r.game_count)
+                       for place, r in enumerate(kept, start=1))  # fmt: skip
+        covariance = _Covariance(variances=variances, band_rows=rows, band_values=band)
+        return cls(placed, game_sd, confidence, index, covariance, tuple(strengths))
+
     def __contains__(self, bot: object) -> bool:
         return bot in self._index
 
@@ -293,17 +322,37 @@ class _Covariance:
     dense: npt.NDArray[np.float64] | None = None
     shift: float = 0.0
     scale: float = 1.0
+    #: A stored band (:meth:`Standings.from_band`): each row's variance, its row of the
+    #: band (-1: none) and the band (``band[r, d - 1]``: stored rows ``r`` and ``r + d``).
+    variances: npt.NDArray[np.float64] | None = None
+    band_rows: npt.NDArray[np.int64] | None = None
+    band_values: npt.NDArray[np.float64] | None = None
 
     def entry(self, first: int, second: int) -> float:
         """The covariance of the strengths in rows ``first`` and ``second``."""
+        if self.variances is not None:
+            return self._banded(first, second)
         if self.columns is None:
             assert self.dense is not None  # one or the other, by construction
             return float(self.dense[first, second])
         product = float(self.columns[first] @ self.columns[second])
         return self.scale * (product - self.shift)
 
+    def _banded(self, first: int, second: int) -> float:
+        assert self.variances is not None and self.band_rows is not None
+        assert self.band_values is not None
+        if first == second:
+            return float(self.variances[first])
+        low, high = sorted((int(self.band_rows[first]), int(self.band_rows[second])))
+        distance = high - low
+        if low < 0 or distance > self.band_values.shape[1]:
+            return 0.0  # a pair the band does not keep has none
+        return float(self.band_values[low, distance - 1])
+
     def diagonal(self) -> list[float]:
         """Every strength's variance, in row order."""
+        if self.variances is not None:
+            return [float(value) for value in self.variances]
         if self.columns is None:
             assert self.dense is not None
             return [float(value) for value in np.diagonal(self.dense)]
@@ -313,6 +362,9 @@ class _Covariance:
     def band(self, positions: Sequence[int], count: int) -> list[list[float]]:
         """For each row of ``positions``, its covariance with the ``count`` rows after it
         there (fewer at the end)."""
+        if self.variances is not None:
+            return [[self._banded(row, other) for other in positions[k + 1 : k + 1 + count]]
+                    for k, row in enumerate(positions)]  # fmt: skip
         if self.columns is None:
             assert self.dense is not None
             dense = self.dense

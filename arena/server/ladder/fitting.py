@@ -12,8 +12,9 @@ the games' count, read into arrays) and writes, in one transaction and a few sta
 versions (placed among themselves, each with its covariance with the
 :data:`NEIGHBOURS` versions below it: what matchmaking's :meth:`~arena.ladder.ratings.Standings.gap`
 asks of neighbours), the site's ``ladder`` leaderboard rows, the fit's time and, at most
-every :data:`HISTORY_INTERVAL_S` seconds, a point of each version's rating history. A page
-shows the last fit with its time.
+every :data:`HISTORY_INTERVAL_S` seconds, a point of each version's rating history, and
+the fit as matchmaking reads it (its snapshot: the ratings and tier 5's candidate pairs,
+:func:`arena.server.ladder.state.fit_snapshot`). A page shows the last fit with its time.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from django.db import connection, transaction
 from django.db.models import Model, Q
 from django.utils import timezone
 
+from arena.ladder.ratings import Rating as FittedRating
 from arena.ladder.ratings import Standings, fit
+from arena.server.ladder import config
 from arena.server.ladder.blas import one_thread
 from arena.server.ladder.models import (
     Rating,
@@ -36,7 +39,7 @@ from arena.server.ladder.models import (
     RatingPoint,
     VersionSumsRow,
 )
-from arena.server.ladder.state import LADDER_BOARD, active_labels
+from arena.server.ladder.state import LADDER_BOARD, active_labels, fit_snapshot
 from arena.server.ladder.sums import count_results, pair_columns
 from arena.server.site.models import LeaderboardRow, ScoreKind
 
@@ -109,15 +112,22 @@ def refresh_ratings(now: datetime | None = None) -> Standings:
             version__in=list(active)
         ).values_list("version_id", "game_count", "hand_count")
     }
-    ratings, rows = [], []
+    ratings, rows, fitted_rows = [], [], []
     for place, (bot, kept) in enumerate(zip(order, kept_below, strict=True), start=1):
         fitted, version_id = standings.rating(bot), by_label[bot]
         games, hands = counts.get(version_id, (0, 0))
         chance = standings.chance_above(bot, order[place]) if place < len(order) else None
         ratings.append((version_id, place, fitted.strength, fitted.sd, fitted.low, fitted.high,
                         games, chance, kept, now))  # fmt: skip
+        fitted_rows.append((version_id, FittedRating(bot, place, fitted.strength, fitted.sd,
+                                                     fitted.low, fitted.high, games)))  # fmt: skip
         rows.append((LADDER_BOARD, place, bot, active[version_id].team_id, ScoreKind.RATING.value,
                      fitted.strength, (fitted.high - fitted.low) / 2.0, hands, now))  # fmt: skip
+    snapshot = fit_snapshot(
+        fitted_rows, kept_below, {pk: version.team for pk, version in active.items()},
+        game_sd=standings.game_sd, confidence=standings.confidence,
+        settings=config.current().matchmaking(),
+    )  # fmt: skip
     with transaction.atomic():
         row = _fit_row()
         Rating.objects.all().delete()
@@ -138,6 +148,7 @@ def refresh_ratings(now: datetime | None = None) -> Standings:
             confidence=standings.confidence,
             game_count=row.done_count,
             history_written=now if history_due else row.history_written,
+            snapshot=snapshot,
         )
     return standings
 

@@ -47,10 +47,14 @@ _log = logging.getLogger(__name__)
 FINISHED = (GameStatus.DONE, GameStatus.BOT_FAULT, GameStatus.FAILED_INFRASTRUCTURE)
 
 
-def count_results() -> int:
-    """Add every finished game not counted yet to the sums (module docstring); how many
-    were added by this call. In the store's transaction it is the game just stored."""
-    games = with_seats(Game.objects.filter(counted=False, status__in=FINISHED)).order_by("pk")
+def count_results(stored: Game | None = None) -> int:
+    """Add every finished game not counted yet to the sums (module docstring), or only
+    ``stored`` (the store's transaction adds the game it stored, with its versions loaded
+    already: the fit sweeps up any other); how many were added by this call."""
+    if stored is not None:
+        games: Iterable[Game] = [stored]
+    else:
+        games = with_seats(Game.objects.filter(counted=False, status__in=FINISHED)).order_by("pk")
     added = 0
     for game in games:
         if Game.objects.filter(pk=game.pk, counted=False).update(counted=True):

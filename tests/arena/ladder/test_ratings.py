@@ -7,6 +7,7 @@ import itertools
 import math
 import random
 
+import numpy as np
 import pytest
 
 from arena.ladder import ratings
@@ -221,3 +222,27 @@ def test_a_big_ladder_s_factored_covariance_is_the_full_inverse_s(
         factored.covariances_below(order, 3), dense.covariances_below(order, 3), strict=True
     ):
         assert mine_row == pytest.approx(dense_row, rel=1e-9, abs=1e-9)
+
+
+def test_standings_read_back_from_a_band_are_the_ones_read_back_from_pairs() -> None:
+    standings = fit(pair_sums(_games(random.Random(9), per_pair=5)), bots=["new"])
+    order = list(standings.order)
+    below = standings.covariances_below(order, 2)
+    kept = {(bot, other): value for k, bot in enumerate(order)
+            for other, value in zip(order[k + 1 :], below[k], strict=False)}  # fmt: skip
+    band = np.zeros((len(order), 2))
+    for row, values in enumerate(below):
+        band[row, : len(values)] = values
+    # "dan" left the ladder since (not read back); "eve" came since (no stored row).
+    ratings = [r for r in standings.ratings if r.bot != "dan"]
+    ratings.append(dataclasses.replace(ratings[0], bot="eve", strength=0.0))
+    rows = [order.index(r.bot) if r.bot != "eve" else -1 for r in ratings]
+    settings = {"game_sd": standings.game_sd, "confidence": standings.confidence}
+    banded = Standings.from_band(ratings, rows, band, **settings)
+    paired = Standings.from_stored(ratings, kept, **settings)
+    assert banded.order == paired.order
+    assert [r.place for r in banded.ratings] == [r.place for r in paired.ratings]
+    for first, second in itertools.combinations(paired.order, 2):
+        assert banded.gap(first, second) == paired.gap(first, second)
+    names = list(paired.order)
+    assert banded.covariances_below(names, 3) == paired.covariances_below(names, 3)

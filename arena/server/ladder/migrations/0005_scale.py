@@ -1,5 +1,6 @@
 """The games done counted as they are added to the sums (``RatingFit.done_count``, so a fit
-no longer counts every game), started from the games already counted."""
+no longer counts every game), started from the games already counted; and the fit as
+matchmaking reads it (``RatingFit.snapshot``, made by the next fit)."""
 
 from typing import Any
 
@@ -24,6 +25,11 @@ class Migration(migrations.Migration):
             model_name="ratingfit",
             name="done_count",
             field=models.PositiveIntegerField(default=0),
+        ),
+        migrations.AddField(
+            model_name="ratingfit",
+            name="snapshot",
+            field=models.BinaryField(blank=True, default=b""),
         ),
         migrations.RunPython(count_done, migrations.RunPython.noop),
     ]

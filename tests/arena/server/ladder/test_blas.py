@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from arena.server.ladder import blas
@@ -44,7 +45,7 @@ def test_a_library_that_does_not_load_is_passed_over(
     folder.mkdir()
     (folder / "libopenblas-broken.so").write_bytes(b"not a library")
     (tmp_path / "numpy").mkdir()
-    monkeypatch.setattr(blas.np, "__file__", str(tmp_path / "numpy" / "__init__.py"))
+    monkeypatch.setattr(np, "__file__", str(tmp_path / "numpy" / "__init__.py"))
     blas._controls.cache_clear()
     try:
         assert blas._controls() is None

@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from arena.ladder.games import GameResult
+from arena.ladder.matchmaking import candidate_pairs
 from arena.ladder.sums import pair_sums as pure_pair_sums
 from arena.server.ladder import config
 from arena.server.ladder.fitting import FIT_INTERVAL_S, refresh_if_due, refresh_ratings
@@ -343,3 +344,34 @@ def test_a_version_deactivated_since_the_fit_leaves_and_its_neighbours_keep_thei
     assert standings.order == ("ants-v1", "cats-v1")
     # The covariance kept two places down still pairs ants with cats.
     assert standings.gap("ants-v1", "cats-v1") == pytest.approx(fitted.gap("ants-v1", "cats-v1"))
+
+
+def test_a_claim_reads_the_fit_s_candidates_until_the_placed_versions_change(
+    pair: tuple[BotVersion, BotVersion],
+) -> None:
+    ants, bees = pair
+    cats = accepted(make_team("cats"), b"cats")
+    settings = config.current()
+    needed = settings.matchmaking().placement_games
+    for score in range(needed):
+        _played(ants, bees, float(score))
+        _played(bees, cats, float(score) / 2)
+        _played(ants, cats, 5.0)
+    refresh_ratings()
+    state = ladder_state(settings)
+    assert state.candidates is not None  # the fit's, as matchmaking would make them now
+    made = candidate_pairs(state.entrants, state.standings, settings.matchmaking())
+    assert state.candidates.bots == made.bots
+    assert state.candidates.wrong.tolist() == made.wrong.tolist()
+    assert state.candidates.variance.tolist() == made.variance.tolist()
+    # A version placed since the fit: the candidates are made again from the standings.
+    dogs = accepted(make_team("dogs"), b"dogs")
+    assert ladder_state(settings).candidates is None  # another version active
+    for _ in range(needed):
+        _played(dogs, ants, 1.0)
+    count_results()
+    changed = ladder_state(settings)
+    assert changed.candidates is None
+    assert "dogs-v1" in changed.standings  # at the prior's 0 until the next fit
+    refresh_ratings()
+    assert ladder_state(settings).candidates is not None
