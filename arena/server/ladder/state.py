@@ -12,7 +12,6 @@ count once for each version at the table.
 
 from __future__ import annotations
 
-import io
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -164,7 +163,7 @@ def fit_snapshot(
     ``rows`` (number and rating) in place order, each one's covariances with the ones just
     below it (``band``), and tier 5's candidate pairs as a claim would make them while
     the same versions are active and placed (``teams``: each one's team name), with the
-    knobs they depend on. numpy's ``.npz`` of plain arrays (no pickle)."""
+    knobs they depend on, as arrays in one run of numbers (:func:`_packed`)."""
     ids = np.array([pk for pk, _rating in rows], dtype=np.int64)
     width = max([NEIGHBOURS_KEPT, *(len(values) for values in band)])
     banded = np.zeros((len(rows), width))
@@ -180,15 +179,48 @@ def fit_snapshot(
     number = {rating.bot: pk for pk, rating in rows}
     bots = np.array([number[bot] for bot in candidates.bots], dtype=np.int64)
     placed = sorted(pk for pk, rating in rows if rating.game_count >= settings.placement_games)
-    buffer = io.BytesIO()
     stored: dict[str, npt.NDArray[Any]] = {
         **arrays, "pair_first": bots[candidates.first], "pair_second": bots[candidates.second],
         "importance": candidates.importance, "wrong": candidates.wrong,
         "variance": candidates.variance, "placed": np.array(placed, dtype=np.int64),
         "knobs": np.array(_knobs(settings)),
     }  # fmt: skip
-    np.savez(buffer, allow_pickle=False, **stored)
-    return buffer.getvalue()
+    return _packed(stored)
+
+
+#: The snapshot's arrays, in the order :func:`_packed` lays them out; those holding whole
+#: numbers (version numbers, game counts) come back as integers.
+_SNAPSHOT = ("ids", "strength", "sd", "low", "high", "game_count", "band", "pair_first",
+             "pair_second", "importance", "wrong", "variance", "placed", "knobs")  # fmt: skip
+_WHOLE = frozenset({"ids", "game_count", "pair_first", "pair_second", "placed"})
+
+
+def _packed(arrays: Mapping[str, npt.NDArray[Any]]) -> bytes:
+    """:data:`_SNAPSHOT`'s arrays as one run of float64 (every value a version number or a
+    count below 2**53, or a float): each array's dimensions, its shape, then its values,
+    read back by :func:`_unpacked` with one ``frombuffer`` (a zip of arrays took longer to
+    open than the rest of a claim's reading)."""
+    parts: list[npt.NDArray[np.float64]] = []
+    for name in _SNAPSHOT:
+        values = np.asarray(arrays[name], dtype=np.float64)
+        parts += [np.array([values.ndim, *values.shape], dtype=np.float64), values.ravel()]
+    return np.concatenate(parts).astype("<f8").tobytes()
+
+
+def _unpacked(data: bytes) -> dict[str, npt.NDArray[Any]]:
+    """:func:`_packed`'s arrays again."""
+    flat = np.frombuffer(data, dtype="<f8")
+    found: dict[str, npt.NDArray[Any]] = {}
+    at = 0
+    for name in _SNAPSHOT:
+        dimensions = int(flat[at])
+        shape = tuple(int(size) for size in flat[at + 1 : at + 1 + dimensions])
+        at += 1 + dimensions
+        size = int(np.prod(shape))
+        values = flat[at : at + size].reshape(shape)
+        found[name] = values.astype(np.int64) if name in _WHOLE else values
+        at += size
+    return found
 
 
 #: The band's width when no version has a neighbour below (one version, or none).
@@ -240,8 +272,7 @@ def _snapshot() -> tuple[dict[str, npt.NDArray[Any]], float, float] | None:
     )
     if row is None or not row[0]:
         return None
-    with np.load(io.BytesIO(bytes(row[0])), allow_pickle=False) as stored:
-        return {name: stored[name] for name in stored.files}, row[1], row[2]
+    return _unpacked(bytes(row[0])), row[1], row[2]
 
 
 def stored_standings(active: Mapping[int, str]) -> Standings:
