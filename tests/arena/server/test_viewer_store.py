@@ -234,7 +234,7 @@ def test_a_viewer_page_is_drawn_once_per_etag_and_the_drawn_pages_stay_few(
     match: Match, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     drawn: list[int] = []
-    real = pages.viewer_page
+    real = site_matches.viewer_page
 
     def counted(*args: Any, **kwargs: Any) -> str:
         drawn.append(1)

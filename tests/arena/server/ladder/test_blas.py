@@ -52,3 +52,23 @@ def test_a_library_that_does_not_load_is_passed_over(
     finally:
         monkeypatch.undo()
         blas._controls.cache_clear()
+
+
+def test_a_library_without_openblas_s_setter_is_passed_over(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    numpy_libs = Path(np.__file__).resolve().parent.parent / "numpy.libs"
+    others = [path for path in numpy_libs.glob("*.so*") if "openblas" not in path.name]
+    if not others:  # numpy without its own libraries: nothing to try
+        return
+    folder = tmp_path / "numpy.libs"
+    folder.mkdir()
+    (folder / "libopenblas-other.so").write_bytes(others[0].read_bytes())
+    (tmp_path / "numpy").mkdir()
+    monkeypatch.setattr(np, "__file__", str(tmp_path / "numpy" / "__init__.py"))
+    blas._controls.cache_clear()
+    try:
+        assert blas._controls() is None  # it loads, but sets no threads
+    finally:
+        monkeypatch.undo()
+        blas._controls.cache_clear()

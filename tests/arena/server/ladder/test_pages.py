@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.template.loader import render_to_string
 from django.test import Client
 from django.utils import timezone
 
@@ -312,7 +313,7 @@ def test_the_ladder_s_tables_are_drawn_once_per_fit_page_and_team(
     three: dict[str, BotVersion], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     drawn: list[str] = []
-    real = views.render_to_string
+    real = render_to_string
 
     def counted(name: str, *args: Any, **kwargs: Any) -> str:
         drawn.append(name)

@@ -5,6 +5,7 @@ ladder of two identical bots that keeps playing."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import logging
 import math
@@ -23,6 +24,7 @@ from arena.ladder.games import GameResult
 from arena.ladder.matchmaking import candidate_pairs
 from arena.ladder.sums import pair_sums as pure_pair_sums
 from arena.server.ladder import config
+from arena.server.ladder import state as ladder_state_module
 from arena.server.ladder.fitting import FIT_INTERVAL_S, refresh_if_due, refresh_ratings
 from arena.server.ladder.models import (
     Game,
@@ -364,6 +366,14 @@ def test_a_claim_reads_the_fit_s_candidates_until_the_placed_versions_change(
     assert state.candidates.bots == made.bots
     assert state.candidates.wrong.tolist() == made.wrong.tolist()
     assert state.candidates.variance.tolist() == made.variance.tolist()
+    # Other knobs than the fit's (a changed competition file): made again, not read.
+    active = {entrant.bot: entrant for entrant in state.entrants}
+    numbers = {version_label(v): v.pk for v in (ants, bees, cats)}
+    other = dataclasses.replace(settings.matchmaking(), place_weight=2.0)
+    counts = {numbers[bot]: entrant.game_count for bot, entrant in active.items()}
+    labels = {number: bot for bot, number in numbers.items()}
+    assert ladder_state_module._stored_view(labels, counts, other)[1] is None
+    assert ladder_state_module._stored_view(labels, counts, settings.matchmaking())[1]
     # A version placed since the fit: the candidates are made again from the standings.
     dogs = accepted(make_team("dogs"), b"dogs")
     assert ladder_state(settings).candidates is None  # another version active
