@@ -20,14 +20,15 @@ for none). Each size runs in a process of its own (Django serves one site per pr
    the sums read, numpy's fit, every active version's rows written), timed.
 3. At the largest size: ``arena server run`` (no validation or ladder worker) and
    ``--clients`` threads, each with its own connection, asking for the ladder page,
-   ``/api/v1/ladder/`` and the leaderboard in turn for ``--seconds`` seconds while this
+   ``/api/v1/ladder/``, the leaderboard and a match's hand viewer (a stored ladder match
+   of 200 engine-played hands) in turn for ``--seconds`` seconds while this
    process claims and stores a game every 0.2 s (a fit every 5 s, as a worker does):
    the requests' median, p99 and errors.
 
 Printed: each figure's median and p99 in milliseconds (wall; and the bench process's own
 CPU for a claim and store, which a loaded machine does not inflate), the SQL statements
-of a claim and of a store (the same at every size: constant work), with the machine's
-load average.
+of a claim and of a store (the same at every size: constant work), with ``uptime``'s
+line before and after.
 """
 
 from __future__ import annotations
@@ -55,8 +56,10 @@ sys.path.insert(0, str(ROOT))
 from tests.arena.server.browser.live import init_site, running_site  # noqa: E402
 from tests.postgres import running_postgres  # noqa: E402
 
-#: The pages step 3 asks for, in turn.
+#: The pages step 3 asks for, in turn (and a match's hand viewer, :func:`_viewer_match`).
 PAGES = ("/ladder/", "/api/v1/ladder/", "/")
+#: The hands of the match whose viewer step 3 asks for (the viewer shows at most 200).
+VIEWER_HANDS = 200
 #: The spread of one game's luck-adjusted score in the synthetic history (mbb/hand).
 NOISE_MBB = 300.0
 
@@ -73,7 +76,7 @@ def _fill(versions: int, games: int, rng: random.Random) -> None:
     import numpy as np
     from django.db import connection
 
-    from arena.server.ladder.models import Game, PairSumsRow, VersionSumsRow
+    from arena.server.ladder.models import Game, PairSumsRow, RatingFit, VersionSumsRow
     from arena.server.site.models import BotVersion, Team, VersionStatus
 
     teams = Team.objects.bulk_create(Team(name=f"team{i:04d}") for i in range(versions))
@@ -153,8 +156,30 @@ def _fill(versions: int, games: int, rng: random.Random) -> None:
                        hand_count=int(played[k]) * hands, last_game=int(last[k]) or None)
         for k in range(versions)
     )  # fmt: skip
+    # The games done, as the stores would have counted them (the fit shows the count).
+    RatingFit.objects.update_or_create(pk=1, defaults={"done_count": games})
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
+
+
+def _viewer_match(folder: Path) -> str:
+    """A ladder match of :data:`VIEWER_HANDS` engine-played hands between the first two
+    teams, stored as the worker stores one; its hand viewer's path."""
+    from arena.server.site.models import BotVersion, Match, MatchSeat, MatchStatus
+    from tests.arena.server.factories import write_hands
+
+    first, second = BotVersion.objects.select_related("team").order_by("pk")[:2]
+    names = (first.team.name, second.team.name)
+    hands = write_hands(folder / "viewer-hands.jsonl", names, count=VIEWER_HANDS)
+    match = Match.objects.create(status=MatchStatus.FINISHED, source="ladder",
+                                 external_id="bench-viewer", hands_file=str(hands),
+                                 hands_played=VIEWER_HANDS)  # fmt: skip
+    MatchSeat.objects.bulk_create(
+        MatchSeat(match=match, seat_index=index, name=name, player_id=f"p{index}",
+                  version=version, team=version.team)
+        for index, (name, version) in enumerate(zip(names, (first, second), strict=True))
+    )  # fmt: skip
+    return f"/matches/{match.pk}/hands/"
 
 
 def _play_one(rng: random.Random, worker: str) -> Timing:
@@ -202,10 +227,11 @@ class Timing:
     store_queries: int
 
 
-def _load(address: str, clients: int, seconds: float) -> dict[str, Any]:
-    """Step 3's clients: each asks for the pages in turn until the time is up."""
+def _load(address: str, clients: int, seconds: float, pages: tuple[str, ...]) -> dict[str, Any]:
+    """Step 3's clients: each asks for the ``pages`` in turn until the time is up."""
     host, port = address.removeprefix("http://").rstrip("/").split(":")
     times: list[float] = []
+    by_path: dict[str, list[float]] = {path: [] for path in pages}
     errors: list[str] = []
     lock = threading.Lock()
     stop_at = time.monotonic() + seconds
@@ -213,9 +239,9 @@ def _load(address: str, clients: int, seconds: float) -> dict[str, Any]:
     def client(number: int) -> None:
         connection = http.client.HTTPConnection(host, int(port), timeout=30)
         k = number
-        mine: list[float] = []
+        mine: list[tuple[str, float]] = []
         while time.monotonic() < stop_at:
-            path = PAGES[k % len(PAGES)]
+            path = pages[k % len(pages)]
             k += 1
             started = time.perf_counter()
             try:
@@ -230,18 +256,21 @@ def _load(address: str, clients: int, seconds: float) -> dict[str, Any]:
                     errors.append(f"{path}: {error!r}")
                 connection.close()
                 connection = http.client.HTTPConnection(host, int(port), timeout=30)
-            mine.append(time.perf_counter() - started)
+            mine.append((path, time.perf_counter() - started))
         connection.close()
         with lock:
-            times.extend(mine)
+            for path, taken in mine:
+                times.append(taken)
+                by_path[path].append(taken)
 
     threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    each = {path: _percentiles(values) for path, values in by_path.items() if values}
     return {**_percentiles(times), "errors": len(errors), "first_errors": errors[:5],
-            "per_second": len(times) / seconds}  # fmt: skip
+            "per_second": len(times) / seconds, "paths": list(pages), "by_path": each}  # fmt: skip
 
 
 def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -264,6 +293,7 @@ def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, A
         started = time.perf_counter()
         _fill(versions, games, rng)
         figures["fill_s"] = time.perf_counter() - started
+        viewer = _viewer_match(Path(temporary))
         figures["pairs"] = PairSumsRow.objects.count()
         started = time.perf_counter()
         refresh_ratings()
@@ -303,7 +333,8 @@ def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, A
                 player = threading.Thread(target=play)
                 player.start()
                 try:
-                    figures["pages"] = _load(live.url, args.clients, args.seconds)
+                    figures["pages"] = _load(live.url, args.clients, args.seconds,
+                                             (*PAGES, viewer))  # fmt: skip
                 finally:
                     done.set()
                     player.join()
@@ -339,6 +370,7 @@ def main() -> None:
         return
     sizes = _sizes(args.sizes)
     largest = max(sizes)
+    print(f"uptime before: {_uptime()}")
     for versions, games in sizes:
         command = [sys.executable, __file__, "--one", f"{versions}:{games}",
                    "--claims", str(args.claims), "--refits", str(args.refits),
@@ -365,12 +397,21 @@ def main() -> None:
         )
         pages = figures.get("pages")
         if pages:
-            print(f"  pages ({args.clients} clients, {args.seconds:g} s, {', '.join(PAGES)} in "
+            print(f"  pages ({args.clients} clients, {args.seconds:g} s, "
+                  f"{', '.join(pages['paths'])} in "
                   f"turn, a game stored every 0.2 s): median {pages['median_ms']:.1f} ms, p99 "
                   f"{pages['p99_ms']:.1f} ms, {pages['per_second']:.1f} requests/s, "
                   f"{pages['errors']} errors {pages['first_errors']}; "
                   f"{pages['games_played_meanwhile']} games stored meanwhile")  # fmt: skip
-    print(f"\nload average after: {' '.join(f'{value:.2f}' for value in os.getloadavg())}")
+            for path, row in pages["by_path"].items():
+                print(f"    {path:24} median {row['median_ms']:8.1f} ms   p99 "
+                      f"{row['p99_ms']:8.1f} ms   n={row['n']}")  # fmt: skip
+    print(f"\nuptime after: {_uptime()}")
+
+
+def _uptime() -> str:
+    """``uptime``'s line: the machine's load, printed with the figures."""
+    return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
 
 
 if __name__ == "__main__":

@@ -66,22 +66,29 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from arena.ladder.games import MAX_SEATS
 from arena.ladder.ratings import Standings
 
 __all__ = [
+    "Candidates",
     "Entrant",
     "GameKind",
     "GameRequest",
     "LadderState",
     "MatchmakingSettings",
     "Pairing",
+    "candidate_pairs",
     "next_game",
     "placement_fractions",
 ]
 
 #: Priorities this close (relatively) tie: equal pairs must not be told apart by rounding.
 _TIE = 1e-9
+#: The candidates :meth:`_Matchmaker._contenders` keeps below the best (a thousand ties).
+_NEAR = 1e-6
 
 
 class GameKind(StrEnum):
@@ -246,10 +253,37 @@ class MatchmakingSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class Candidates:
+    """The candidate pairs of tier 5 (the module docstring) with what their priority needs
+    but the games in flight: as columns, in the order matchmaking makes them (neighbours
+    down the standings, then the challenges), each pair by its two bots' positions in
+    ``bots``, its place's ``importance``, the chance ``wrong`` that its order is wrong and
+    the ``variance`` of its difference. They follow from the standings and the placed
+    entrants alone (:func:`candidate_pairs`), so a server makes them once per fit and
+    matchmaking reads them instead of asking the standings about every pair."""
+
+    bots: tuple[str, ...]
+    first: npt.NDArray[np.int64]
+    second: npt.NDArray[np.int64]
+    importance: npt.NDArray[np.float64]
+    wrong: npt.NDArray[np.float64]
+    variance: npt.NDArray[np.float64]
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+    def pair(self, k: int) -> tuple[str, str]:
+        """The ``k``-th candidate's two bots."""
+        return self.bots[int(self.first[k])], self.bots[int(self.second[k])]
+
+
+@dataclass(frozen=True, slots=True)
 class LadderState:
     """What matchmaking reads: the active versions, the last fit, the games in flight, the
     pending requests, the games started so far, the time (seconds, any epoch) and each
-    team's start times of its recent unranked test games."""
+    team's start times of its recent unranked test games; and the candidate pairs made
+    for these standings and entrants (:func:`candidate_pairs`), or None to make them here.
+    """
 
     entrants: tuple[Entrant, ...]
     standings: Standings
@@ -258,6 +292,7 @@ class LadderState:
     game_number: int = 0
     now_s: float = 0.0
     recent_test_starts: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    candidates: Candidates | None = None
 
 
 def next_game(
@@ -265,6 +300,46 @@ def next_game(
 ) -> Pairing | None:
     """The next game to play, or None when every possible game is held by the cap."""
     return _Matchmaker(state, settings, rng).choose()
+
+
+def candidate_pairs(
+    entrants: Iterable[Entrant], standings: Standings, settings: MatchmakingSettings
+) -> Candidates:
+    """Tier 5's candidate pairs (the module docstring): each pair of neighbours among the
+    placed entrants in the standings, then each version below the neighbour of the last
+    focus place challenging that place; pairs of one team and pairs without doubt (a
+    difference with no variance) are left out. Their priority with no game in flight is
+    ``importance * wrong * w V / (1 + w V)``."""
+    placed = [entrant for entrant in entrants if entrant.game_count >= settings.placement_games]
+    team = {entrant.bot: entrant.team for entrant in placed}
+    order = [bot for bot in standings.order if bot in team]
+    focus, place_weight = settings.focus_places, settings.place_weight
+    pairs: list[tuple[float, str, str]] = []
+    for place, (first, second) in enumerate(itertools.pairwise(order), start=1):
+        pairs.append((1.0 if place <= focus else (place / focus) ** -place_weight, first, second))
+    if len(order) > focus + 1:
+        # A version further down that may belong in the top: its chance of being above
+        # the last focus place weighs as the focus places' own order does.
+        last = order[focus - 1]
+        pairs += [(1.0, last, challenger) for challenger in order[focus + 1 :]]
+    index = {bot: position for position, bot in enumerate(order)}
+    rows: list[tuple[int, int, float, float, float]] = []
+    for importance, first, second in pairs:
+        if team[first] == team[second]:
+            continue
+        difference, variance = standings.gap(first, second)
+        if variance <= 0.0:
+            continue
+        # P(order wrong) = Phi(-|gap| / sd), by erfc (NormalDist.cdf's own formula).
+        wrong = 0.5 * math.erfc(abs(difference) / math.sqrt(2.0 * variance))
+        rows.append((index[first], index[second], importance, wrong, variance))
+    columns = list(zip(*rows, strict=True)) or [(), (), (), (), ()]
+    return Candidates(
+        tuple(order),
+        np.array(columns[0], dtype=np.int64),
+        np.array(columns[1], dtype=np.int64),
+        *(np.array(column, dtype=np.float64) for column in columns[2:]),
+    )
 
 
 def placement_fractions() -> Iterator[float]:
@@ -294,6 +369,7 @@ class _Matchmaker:
             self.team.setdefault(request.bot, request.team)
             self.team.setdefault(request.opponent, request.team)
         self._priorities: list[tuple[float, str, str]] | None = None
+        self._made: Candidates | None = None
         self.busy: Counter[str] = Counter()
         self.pair_in_flight: Counter[tuple[str, str]] = Counter()
         self.bot_in_flight: Counter[str] = Counter()
@@ -410,8 +486,6 @@ class _Matchmaker:
 
     def _placement(self) -> Pairing | None:
         needed = self.settings.placement_games
-        placed = {e.bot for e in self.state.entrants if e.game_count >= needed}
-        ladder = [bot for bot in self.state.standings.order if bot in placed]
         # The version with the fewest placement games (finished or in flight) first, in
         # the entrants' order among equals: when many versions arrive at once (a ladder's
         # start) a batch of games spreads over all of them instead of giving the first one
@@ -420,6 +494,10 @@ class _Matchmaker:
             (entrant for entrant in self.state.entrants if self._played(entrant) < needed),
             key=self._played,
         )
+        if not placing:  # the usual case: nobody reads the whole ladder's order
+            return None
+        placed = {e.bot for e in self.state.entrants if e.game_count >= needed}
+        ladder = [bot for bot in self.state.standings.order if bot in placed]
         # A ladder's start (more versions owed placement games, finished or in flight,
         # than placed): they place against each other, so each game places two of them
         # rather than one (a start then costs n * placement_games / 2 games, not up to
@@ -484,7 +562,7 @@ class _Matchmaker:
     def _uncertainty(self) -> Pairing | None:
         best: list[tuple[str, str]] = []
         best_priority = -1.0
-        for priority, first, second in self._neighbour_priorities():
+        for priority, first, second in self._contenders():
             if not self._free(first, second) or priority < best_priority * (1.0 - _TIE):
                 continue
             if priority > best_priority * (1.0 + _TIE):
@@ -496,48 +574,59 @@ class _Matchmaker:
         reason = f"order uncertain (priority {best_priority:.3g})"
         return Pairing(first, second, GameKind.UNCERTAINTY, reason)
 
-    def _neighbour_priorities(self) -> list[tuple[float, str, str]]:
-        """The candidate pairs (active, placed versions of different teams) with their
-        priorities, ``importance * P(order wrong) * w V / (1 + w V)``, games in flight
-        counted as played: each pair of neighbours in the standings, and each version below
-        the neighbour of the last focus place challenging that place (the module docstring)."""
-        if self._priorities is not None:
-            return self._priorities
-        active = {
-            e.bot for e in self.state.entrants if e.game_count >= self.settings.placement_games
-        }
-        order = [bot for bot in self.state.standings.order if bot in active]
-        focus, place_weight = self.settings.focus_places, self.settings.place_weight
-        priorities: list[tuple[float, str, str]] = []
-        for place, (first, second) in enumerate(itertools.pairwise(order), start=1):
-            importance = 1.0 if place <= focus else (place / focus) ** -place_weight
-            self._add_priority(priorities, importance, first, second)
-        if len(order) > focus + 1:
-            # A version further down that may belong in the top: its chance of being above
-            # the last focus place weighs as the focus places' own order does.
-            last = order[focus - 1]
-            for challenger in order[focus + 1 :]:
-                self._add_priority(priorities, 1.0, last, challenger)
-        self._priorities = priorities
-        return priorities
+    def _candidates(self) -> Candidates:
+        """The state's candidate pairs, made here when it brings none."""
+        if self._made is None:
+            state = self.state
+            self._made = state.candidates
+            if self._made is None:
+                self._made = candidate_pairs(state.entrants, state.standings, self.settings)
+        return self._made
 
-    def _add_priority(
-        self, priorities: list[tuple[float, str, str]], importance: float, first: str, second: str
-    ) -> None:
-        """Appends the pair's priority (module docstring), unless one team or no doubt."""
-        if self.team[first] == self.team[second]:
-            return
-        standings = self.state.standings
-        difference, variance = standings.gap(first, second)
-        if variance <= 0.0:
-            return
-        # P(order wrong) = Phi(-|gap| / sd), by erfc (NormalDist.cdf's own formula).
-        wrong = 0.5 * math.erfc(abs(difference) / math.sqrt(2.0 * variance))
-        weight = 1.0 / standings.game_sd**2
-        pending = self.pair_in_flight.get(_sorted(first, second), 0)
+    def _priority(self, k: int) -> float:
+        """Candidate ``k``'s priority, ``importance * P(order wrong) * w V / (1 + w V)``
+        with the games in flight counted as played in ``V`` (the module docstring)."""
+        candidates = self._candidates()
+        variance = float(candidates.variance[k])
+        weight = 1.0 / self.state.standings.game_sd**2
+        pending = self.pair_in_flight.get(_sorted(*candidates.pair(k)), 0)
         effective = variance / (1.0 + pending * weight * variance)
         gain = weight * effective / (1.0 + weight * effective)
-        priorities.append((importance * wrong * gain, first, second))
+        return float(candidates.importance[k]) * float(candidates.wrong[k]) * gain
+
+    def _neighbour_priorities(self) -> list[tuple[float, str, str]]:
+        """Every candidate pair with its priority, in the candidates' order."""
+        if self._priorities is None:
+            candidates = self._candidates()
+            self._priorities = [(self._priority(k), *candidates.pair(k))
+                                for k in range(len(candidates))]  # fmt: skip
+        return self._priorities
+
+    def _contenders(self) -> list[tuple[float, str, str]]:
+        """The free candidates whose priority may be the best, in the candidates' order:
+        read best first by their priority with no game in flight (a game in flight only
+        lowers it), so a ladder of a thousand looks at a handful. Every pair within
+        ``_NEAR`` of the best priority is kept: the tie rule (:meth:`_uncertainty`) then
+        sees the same pairs, in the same order, as over every candidate (near ties come
+        from rounding, a thousandth of ``_NEAR`` apart)."""
+        candidates = self._candidates()
+        weight = 1.0 / self.state.standings.game_sd**2
+        gain = weight * candidates.variance / (1.0 + weight * candidates.variance)
+        unhurried = candidates.importance * candidates.wrong * gain
+        found: list[tuple[int, float]] = []
+        best = -1.0
+        for k in np.argsort(-unhurried, kind="stable").tolist():
+            if unhurried[k] < best * (1.0 - _NEAR):
+                break
+            first, second = candidates.pair(k)
+            if not self._free(first, second):
+                continue
+            priority = self._priority(k)
+            best = max(best, priority)
+            found.append((k, priority))
+        found.sort()
+        return [(priority, *candidates.pair(k)) for k, priority in found
+                if priority >= best * (1.0 - _NEAR)]  # fmt: skip
 
 
 def _sorted(first: str, second: str) -> tuple[str, str]:

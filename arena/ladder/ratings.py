@@ -75,10 +75,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from arena.ladder.sums import PairSums
+from arena.ladder.sums import PairColumns, PairSums
 from arena.stats.intervals import t_quantile
 
-__all__ = ["FitSettings", "Rating", "Standings", "fit"]
+__all__ = ["DENSE_UP_TO", "FitSettings", "Rating", "Standings", "fit"]
 
 _NORMAL = NormalDist()
 
@@ -151,7 +151,7 @@ class Standings:
     _index: Mapping[str, int] = field(repr=False)
     #: Rows in name order (not place order); a band of it when read back from storage
     #: (:meth:`from_stored`: the entries beyond the band are 0).
-    _covariance: npt.NDArray[np.float64] = field(repr=False)
+    _covariance: _Covariance = field(repr=False)
     _strengths: tuple[float, ...] = field(repr=False)
     #: Memo of :meth:`gap`: matchmaking asks for the same neighbours at every decision.
     _gaps: dict[tuple[str, str], tuple[float, float]] = field(
@@ -176,12 +176,7 @@ class Standings:
         """For each bot of ``order``, its covariance with each of the ``count`` bots just
         after it there (fewer at the end): what a stored fit keeps (:meth:`from_stored`),
         read in one pass."""
-        positions = [self._position(bot) for bot in order]
-        covariance = self._covariance
-        return [
-            [float(value) for value in covariance[position, positions[k + 1 : k + 1 + count]]]
-            for k, position in enumerate(positions)
-        ]
+        return self._covariance.band([self._position(bot) for bot in order], count)
 
     def place_of(self, bot: str) -> int | None:
         """The place of ``bot`` (1 the best), None when it is not fitted; remembered, so
@@ -219,6 +214,36 @@ class Standings:
         placed = tuple(
             dataclasses.replace(rating, place=place) for place, rating in enumerate(kept, start=1)
         )
+        return cls(placed, game_sd, confidence, index, _Covariance(dense=covariance),
+                   tuple(strengths))  # fmt: skip
+
+    @classmethod
+    def from_band(
+        cls,
+        ratings: Sequence[Rating],
+        band_rows: Sequence[int],
+        band: npt.NDArray[np.float64],
+        *,
+        game_sd: float,
+        confidence: float,
+    ) -> Standings:
+        """Standings read back from a fit stored as a band (:meth:`from_stored`'s
+        standings, with no dictionary of pairs: a thousand versions' read in a few
+        milliseconds): ``band_rows[i]`` is the stored row of ``ratings[i]`` (-1: none, as
+        for a version activated since) and ``band[r, d - 1]`` the covariance of the stored
+        rows ``r`` and ``r + d``; a pair farther apart, or not stored, has none."""
+        kept = sorted(ratings, key=lambda rating: (-rating.strength, rating.bot))
+        names = sorted(rating.bot for rating in kept)
+        index = {name: position for position, name in enumerate(names)}
+        rows = np.full(len(names), -1, dtype=np.int64)
+        variances, strengths = np.zeros(len(names)), [0.0] * len(names)
+        for rating, row in zip(ratings, band_rows, strict=True):
+            position = index[rating.bot]
+            rows[position], variances[position] = row, rating.sd**2
+            strengths[position] = rating.strength
+        placed = tuple(Rating(r.bot, place, r.strength, r.sd, r.low, r.high, r.game_count)
+                       for place, r in enumerate(kept, start=1))  # fmt: skip
+        covariance = _Covariance(variances=variances, band_rows=rows, band_values=band)
         return cls(placed, game_sd, confidence, index, covariance, tuple(strengths))
 
     def __contains__(self, bot: object) -> bool:
@@ -227,12 +252,12 @@ class Standings:
     def difference_variance(self, first: str, second: str) -> float:
         """``Var(s_first - s_second)`` from the covariance of the fit."""
         i, j = self._position(first), self._position(second)
-        covariance = self._covariance
-        return max(float(covariance[i, i] + covariance[j, j] - 2.0 * covariance[i, j]), 0.0)
+        entry = self._covariance.entry
+        return max(entry(i, i) + entry(j, j) - 2.0 * entry(i, j), 0.0)
 
     def covariance(self, first: str, second: str) -> float:
         """``Cov(s_first, s_second)`` from the fit (``Var(s_first)`` for one bot twice)."""
-        return float(self._covariance[self._position(first), self._position(second)])
+        return self._covariance.entry(self._position(first), self._position(second))
 
     def gap(self, first: str, second: str) -> tuple[float, float]:
         """``s_first - s_second`` and its variance (remembered: the standings never change)."""
@@ -284,33 +309,106 @@ class Standings:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class _Covariance:
+    """The strengths' covariance (rows in name order), as a fit leaves it or as storage
+    keeps it. A fit's is ``scale * (F^T F - shift)`` from the inverse ``F`` of the Cholesky
+    factor of its information, kept as ``columns`` (``F``'s columns as contiguous rows):
+    an entry is one dot product, and the whole matrix (a thousand bots' million entries,
+    a product as costly as the fit) is never formed. A stored one is ``dense``: a band of
+    it, the rest 0 (:meth:`Standings.from_stored`)."""
+
+    columns: npt.NDArray[np.float64] | None = None
+    dense: npt.NDArray[np.float64] | None = None
+    shift: float = 0.0
+    scale: float = 1.0
+    #: A stored band (:meth:`Standings.from_band`): each row's variance, its row of the
+    #: band (-1: none) and the band (``band[r, d - 1]``: stored rows ``r`` and ``r + d``).
+    variances: npt.NDArray[np.float64] | None = None
+    band_rows: npt.NDArray[np.int64] | None = None
+    band_values: npt.NDArray[np.float64] | None = None
+
+    def entry(self, first: int, second: int) -> float:
+        """The covariance of the strengths in rows ``first`` and ``second``."""
+        if self.variances is not None:
+            return self._banded(first, second)
+        if self.columns is None:
+            assert self.dense is not None  # one or the other, by construction
+            return float(self.dense[first, second])
+        product = float(self.columns[first] @ self.columns[second])
+        return self.scale * (product - self.shift)
+
+    def _banded(self, first: int, second: int) -> float:
+        assert self.variances is not None and self.band_rows is not None
+        assert self.band_values is not None
+        if first == second:
+            return float(self.variances[first])
+        low, high = sorted((int(self.band_rows[first]), int(self.band_rows[second])))
+        distance = high - low
+        if low < 0 or distance > self.band_values.shape[1]:
+            return 0.0  # a pair the band does not keep has none
+        return float(self.band_values[low, distance - 1])
+
+    def diagonal(self) -> list[float]:
+        """Every strength's variance, in row order."""
+        if self.variances is not None:
+            return [float(value) for value in self.variances]
+        if self.columns is None:
+            assert self.dense is not None
+            return [float(value) for value in np.diagonal(self.dense)]
+        norms = np.einsum("ij,ij->i", self.columns, self.columns)
+        return [float(value) for value in self.scale * (norms - self.shift)]
+
+    def band(self, positions: Sequence[int], count: int) -> list[list[float]]:
+        """For each row of ``positions``, its covariance with the ``count`` rows after it
+        there (fewer at the end)."""
+        if self.variances is not None:
+            return [[self._banded(row, other) for other in positions[k + 1 : k + 1 + count]]
+                    for k, row in enumerate(positions)]  # fmt: skip
+        if self.columns is None:
+            assert self.dense is not None
+            dense = self.dense
+            return [[float(value) for value in dense[row, positions[k + 1 : k + 1 + count]]]
+                    for k, row in enumerate(positions)]  # fmt: skip
+        columns = self.columns[list(positions)]
+        rows: list[list[float]] = [[] for _ in positions]
+        for distance in range(1, min(count, len(positions) - 1) + 1):
+            products = np.einsum("ij,ij->i", columns[:-distance], columns[distance:])
+            for k, value in enumerate(self.scale * (products - self.shift)):
+                rows[k].append(float(value))
+        return rows
+
+
 def fit(
-    sums: Mapping[tuple[str, str], PairSums],
+    sums: Mapping[tuple[str, str], PairSums] | PairColumns,
     bots: Iterable[str] = (),
     settings: FitSettings | None = None,
 ) -> Standings:
     """The strengths of every bot of ``sums`` (each pair's running sums,
-    :func:`arena.ladder.sums.pair_sums`) and of ``bots`` (those without a game get strength
-    0 and the prior's interval), fitted as the module docstring says. Any history gives
-    ratings: a pair without spread, identical bots, one game, no game at all."""
+    :func:`arena.ladder.sums.pair_sums`, or the same as columns, :class:`PairColumns`) and
+    of ``bots`` (those without a game get strength 0 and the prior's interval), fitted as
+    the module docstring says. Any history gives ratings: a pair without spread, identical
+    bots, one game, no game at all."""
     settings = settings or FitSettings()
-    names = sorted(set(bots).union(*((pair.first, pair.second) for pair in sums.values())))
+    columns = sums if isinstance(sums, PairColumns) else PairColumns.of(sums)
+    played = columns.game_count > 0
+    names = sorted(set(bots).union(columns.bots))
     index = {name: position for position, name in enumerate(names)}
     size = len(names)
-    pairs = [pair for pair in sums.values() if pair.game_count > 0]
-    pooled, freedom = _pooled_variance(pairs, settings)
+    # The columns' positions in ``names``: each pair's two rows of the matrix.
+    moved_to = np.array([index[name] for name in columns.bots], dtype=np.int64)
+    firsts = moved_to[columns.first[played]] if len(moved_to) else columns.first[played]
+    seconds = moved_to[columns.second[played]] if len(moved_to) else columns.second[played]
+    counts = columns.game_count[played]
+    spreads = columns.variance[played]
+    pooled, freedom = _pooled_variance(counts, spreads, settings)
     matrix = np.identity(size) / settings.prior_sd_mbb**2
     target = np.zeros(size)
     games = np.zeros(size, dtype=np.int64)
-    if pairs:
-        firsts = np.array([index[pair.first] for pair in pairs])
-        seconds = np.array([index[pair.second] for pair in pairs])
-        variances = np.array(
-            [_shrunk_variance(pair.variance, pair.game_count, pooled, settings) for pair in pairs]
-        )
-        weights = np.array([pair.information for pair in pairs]) / variances
-        moved = weights * np.array([pair.mean for pair in pairs])
-        counts = np.array([pair.game_count for pair in pairs])
+    if len(firsts):
+        variances = _shrunk_variance(spreads, counts, pooled, settings)
+        weights = columns.information[played] / variances
+        moved = weights * columns.mean[played]
         # The pairs' information, a weighted graph Laplacian, added onto the prior's ridge.
         np.add.at(matrix, (firsts, firsts), weights)
         np.add.at(matrix, (seconds, seconds), weights)
@@ -318,26 +416,36 @@ def fit(
         np.add.at(matrix, (seconds, firsts), -weights)
         np.add.at(target, firsts, moved)
         np.add.at(target, seconds, -moved)
-        np.add.at(games, firsts, counts)
-        np.add.at(games, seconds, counts)
-    # The matrix is the ridge (positive) plus a Laplacian with positive weights (every
-    # pair's variance is floored): symmetric positive definite whatever the results.
-    covariance = np.asarray(np.linalg.inv(matrix) if size else matrix, dtype=np.float64)
+        np.add.at(games, firsts, counts.astype(np.int64))
+        np.add.at(games, seconds, counts.astype(np.int64))
     # The strengths sum to 0 exactly (the targets do), so their covariance is the one of
     # the fit projected on that constraint: the prior's common shift of every strength,
     # which says nothing about a bot against the field, is taken out.
-    if size:
-        covariance -= settings.prior_sd_mbb**2 / size
-    strengths = covariance @ target
+    shift = settings.prior_sd_mbb**2 / size if size else 0.0
     z = _NORMAL.inv_cdf(1.0 - (1.0 - settings.confidence) / 2.0)
     # The spread of a game is estimated (the pooled variance, with ``freedom`` degrees of
     # freedom), so a strength over its standard error follows Student's t, not the normal:
     # the covariance is widened by (t / z)^2, and every normal interval and chance read
     # from it has the width of the t one (a few games per pair: 1.10 times wider).
+    scale = 1.0
     if freedom:
-        covariance *= (t_quantile(1.0 - (1.0 - settings.confidence) / 2.0, freedom) / z) ** 2
+        scale = (t_quantile(1.0 - (1.0 - settings.confidence) / 2.0, freedom) / z) ** 2
+    if size <= DENSE_UP_TO:
+        dense = np.asarray(np.linalg.inv(matrix) if size else matrix, dtype=np.float64)
+        dense -= shift
+        strengths = dense @ target
+        dense *= scale
+        covariance = _Covariance(dense=dense)
+    else:
+        # The matrix is the ridge (positive) plus a Laplacian with positive weights (every
+        # pair's variance is floored): symmetric positive definite whatever the results,
+        # so its Cholesky factor exists, and the inverse of that factor gives any entry of
+        # the covariance (:class:`_Covariance`) at a third of a full inverse's work.
+        factor = _inverse_cholesky(matrix)
+        strengths = factor.T @ (factor @ target) - shift * float(target.sum())
+        covariance = _Covariance(np.ascontiguousarray(factor.T), shift=shift, scale=scale)
     values = [float(value) for value in strengths]
-    sds = [math.sqrt(max(float(value), 0.0)) for value in np.diagonal(covariance)]
+    sds = [math.sqrt(max(value, 0.0)) for value in covariance.diagonal()]
     ranked = sorted(range(size), key=lambda k: (-values[k], names[k]))
     ratings = tuple(
         Rating(names[k], place, values[k], sds[k], values[k] - z * sds[k],
@@ -354,9 +462,47 @@ def fit(
     )
 
 
-def _pooled_variance(pairs: Iterable[PairSums], settings: FitSettings) -> tuple[float, float]:
-    """The variance of one game's score pooled over the pairs with two games or more, and
-    its degrees of freedom (0: no pair has two games, or their spread is below the floor
+#: The most bots whose covariance a fit forms whole (``numpy.linalg.inv``: a few
+#: milliseconds at this size); above it the fit keeps the inverse Cholesky factor instead
+#: (a thousand bots' inverse is most of a second of a loaded core, the factor a third of it).
+DENSE_UP_TO = 256
+
+
+def _inverse_cholesky(matrix: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``F`` with ``F^T F`` the inverse of the symmetric positive definite ``matrix``: the
+    inverse of its lower Cholesky factor."""
+    if not len(matrix):
+        return matrix
+    return _lower_inverse(np.asarray(np.linalg.cholesky(matrix), dtype=np.float64))
+
+
+def _lower_inverse(lower: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The inverse of a lower triangular matrix, by halves: ``[[A, 0], [C, D]]`` has the
+    inverse ``[[A^-1, 0], [-D^-1 C A^-1, D^-1]]``, so the work is matrix products (a third
+    of a general inverse's, and numpy's products are its fastest code); small blocks go to
+    numpy's inverse."""
+    size = len(lower)
+    if size <= _BLOCK:
+        return np.asarray(np.linalg.inv(lower), dtype=np.float64)
+    half = size // 2
+    top, bottom = _lower_inverse(lower[:half, :half]), _lower_inverse(lower[half:, half:])
+    inverse = np.zeros_like(lower)
+    inverse[:half, :half] = top
+    inverse[half:, half:] = bottom
+    inverse[half:, :half] = -(bottom @ (lower[half:, :half] @ top))
+    return inverse
+
+
+#: The size below which :func:`_lower_inverse` inverts a block whole.
+_BLOCK = 128
+
+
+def _pooled_variance(
+    counts: npt.NDArray[np.float64], variances: npt.NDArray[np.float64], settings: FitSettings
+) -> tuple[float, float]:
+    """The variance of one game's score pooled over the pairs with two games or more
+    (``counts`` their games, ``variances`` their sample variances), and its degrees of
+    freedom (0: no pair has two games, or their spread is below the floor
     ``min_game_sd_mbb``, which is no measurement: the fallback is used).
 
     Each pair's sample variance counts by its degrees of freedom, but by no more than
@@ -365,25 +511,34 @@ def _pooled_variance(pairs: Iterable[PairSums], settings: FitSettings) -> tuple[
     The degrees of freedom are then Satterthwaite's, ``(sum c)^2 / sum(c^2 / f)``
     (``sum f`` when no pair is capped)."""
     cap = settings.variance_prior_games
-    squares = total = spread = 0.0
-    for pair in pairs:
-        if pair.game_count >= 2:
-            freedom = pair.game_count - 1
-            count = min(float(freedom), cap) if cap > 0.0 else float(freedom)
-            squares += pair.variance * count
-            total += count
-            spread += count * count / freedom
+    several = counts >= 2
+    freedom = counts[several] - 1.0
+    weight = np.minimum(freedom, cap) if cap > 0.0 else freedom
+    total = _in_order(weight)
+    squares = _in_order(variances[several] * weight)
     if total == 0.0 or squares / total < settings.min_game_sd_mbb**2:
         return float(settings.fallback_game_sd_mbb) ** 2, 0.0
-    return squares / total, total * total / spread
+    return squares / total, total * total / _in_order(weight * weight / freedom)
 
 
-def _shrunk_variance(variance: float, count: int, pooled: float, settings: FitSettings) -> float:
-    """A pair's variance of one game, shrunk towards the pooled one, and never below the
+def _in_order(values: npt.NDArray[np.float64]) -> float:
+    """The sum of ``values`` added one after another (``cumsum``'s order, not ``sum``'s
+    pairwise one): the same bits on every run as the sum over the pairs in order, so the
+    ratings, and the matchmaking that breaks ties on them, do not move in the last digit."""
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
+def _shrunk_variance(
+    variances: npt.NDArray[np.float64],
+    counts: npt.NDArray[np.float64],
+    pooled: float,
+    settings: FitSettings,
+) -> npt.NDArray[np.float64]:
+    """Each pair's variance of one game, shrunk towards the pooled one, and never below the
     floor's: a pair whose games all agree (identical bots) is not made certain by it."""
     prior = settings.variance_prior_games
-    freedom = count - 1
-    if freedom + prior == 0.0:
-        return pooled
-    shrunk = (prior * pooled + freedom * variance) / (prior + freedom)
-    return max(shrunk if shrunk > 0.0 else pooled, settings.min_game_sd_mbb**2)
+    freedom = counts - 1.0
+    none = freedom + prior == 0.0  # one game and no prior: the pooled spread alone
+    shrunk = (prior * pooled + freedom * variances) / np.where(none, 1.0, prior + freedom)
+    floored = np.maximum(np.where(shrunk > 0.0, shrunk, pooled), settings.min_game_sd_mbb**2)
+    return np.where(none, pooled, floored)

@@ -21,13 +21,16 @@ updated in the transaction that stores a game.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
 
 from arena.ladder.games import GameResult
 from arena.stats.intervals import Estimate, t_quantile
 
-__all__ = ["PairSums", "pair_sums"]
+__all__ = ["PairColumns", "PairSums", "pair_sums"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +87,75 @@ class PairSums:
     def raw_estimate(self, confidence: float = 0.95) -> Estimate:
         """``first``'s raw mbb/hand with its interval over the games."""
         return _estimate(self.raw_sum, self.raw_squares, self.game_count, confidence)
+
+
+@dataclass(frozen=True, slots=True)
+class PairColumns:
+    """Many pairs' running sums as columns, what the fit reads: ``bots`` the names, and
+    for each pair (from ``first``'s side) its two bots' positions in ``bots`` and its sums,
+    one array per sum (:class:`PairSums`' fields). A server's thousands of pairs reach the
+    fit as a few arrays, never as an object per pair. Columns of unequal lengths raise
+    ``ValueError``.
+
+    >>> columns = PairColumns.of(pair_sums([GameResult("bob", "ann", 10.0, 0.0, 200)]))
+    >>> columns.bots, columns.first.tolist(), columns.adjusted_sum.tolist()
+    (('ann', 'bob'), [0], [-10.0])
+    """
+
+    bots: tuple[str, ...]
+    first: npt.NDArray[np.int64]
+    second: npt.NDArray[np.int64]
+    game_count: npt.NDArray[np.float64]
+    information: npt.NDArray[np.float64]
+    weighted_sum: npt.NDArray[np.float64]
+    adjusted_sum: npt.NDArray[np.float64]
+    adjusted_squares: npt.NDArray[np.float64]
+
+    def __post_init__(self) -> None:
+        lengths = {name: len(getattr(self, name)) for name in _COLUMNS}
+        if len(set(lengths.values())) > 1:
+            raise ValueError(f"pair columns of unequal lengths: {lengths}")
+
+    @classmethod
+    def of(cls, sums: Mapping[tuple[str, str], PairSums]) -> PairColumns:
+        """The columns of ``sums`` (:func:`pair_sums`' mapping)."""
+        pairs = list(sums.values())
+        bots = tuple(sorted({name for pair in pairs for name in (pair.first, pair.second)}))
+        index = {name: position for position, name in enumerate(bots)}
+
+        def column(name: str) -> npt.NDArray[np.float64]:
+            return np.array([getattr(pair, name) for pair in pairs], dtype=np.float64)
+
+        return cls(
+            bots,
+            np.array([index[pair.first] for pair in pairs], dtype=np.int64),
+            np.array([index[pair.second] for pair in pairs], dtype=np.int64),
+            *(column(name) for name in _COLUMNS[2:]),
+        )
+
+    @property
+    def variance(self) -> npt.NDArray[np.float64]:
+        """Each pair's sample variance of one game's luck-adjusted score (0 below two
+        games), :attr:`PairSums.variance` for every pair at once."""
+        count = self.game_count
+        several = count >= 2
+        safe = np.where(several, count, 2.0)
+        spread = (self.adjusted_squares - self.adjusted_sum * self.adjusted_sum / safe) / (
+            safe - 1.0
+        )
+        return np.where(several, np.maximum(spread, 0.0), 0.0)
+
+    @property
+    def mean(self) -> npt.NDArray[np.float64]:
+        """Each pair's weighted mean (:attr:`PairSums.mean`; 0 with no information)."""
+        informed = self.information > 0.0
+        safe = np.where(informed, self.information, 1.0)
+        return np.where(informed, self.weighted_sum / safe, 0.0)
+
+
+#: The columns of :class:`PairColumns`, in its fields' order.
+_COLUMNS = ("first", "second", "game_count", "information", "weighted_sum", "adjusted_sum",
+            "adjusted_squares")  # fmt: skip
 
 
 def pair_sums(games: Iterable[GameResult]) -> dict[tuple[str, str], PairSums]:

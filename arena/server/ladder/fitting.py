@@ -6,36 +6,41 @@ Theory of operation. A worker that stored a game calls :func:`refresh_if_due`. T
 one row (:class:`~arena.server.ladder.models.RatingFit`) is taken by a conditional
 ``UPDATE`` (its last fit older than the interval, and no other worker's claim still
 running): whoever takes it fits, everyone else goes back to playing at once. The fit reads
-the pairs' sums (:func:`arena.server.ladder.sums.pair_sums`: a row per pair, whatever the
-games' count) and writes, in one transaction, the :class:`~arena.server.ladder.models.Rating`
-rows of the active versions (placed among themselves, each with its covariance with the
+the pairs' sums (:func:`arena.server.ladder.sums.pair_columns`: a row per pair, whatever
+the games' count, read into arrays) and writes, in one transaction and a few statements
+(no object per row), the :class:`~arena.server.ladder.models.Rating` rows of the active
+versions (placed among themselves, each with its covariance with the
 :data:`NEIGHBOURS` versions below it: what matchmaking's :meth:`~arena.ladder.ratings.Standings.gap`
 asks of neighbours), the site's ``ladder`` leaderboard rows, the fit's time and, at most
-every :data:`HISTORY_INTERVAL_S` seconds, a point of each version's rating history. A page
-shows the last fit with its time.
+every :data:`HISTORY_INTERVAL_S` seconds, a point of each version's rating history, and
+the fit as matchmaking reads it (its snapshot: the ratings and tier 5's candidate pairs,
+:func:`arena.server.ladder.state.fit_snapshot`). A page shows the last fit with its time.
 """
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
-from django.db import transaction
-from django.db.models import Q
+from django.db import connection, transaction
+from django.db.models import Model, Q
 from django.utils import timezone
 
+from arena.ladder.ratings import Rating as FittedRating
 from arena.ladder.ratings import Standings, fit
+from arena.server.ladder import config
+from arena.server.ladder.blas import one_thread
 from arena.server.ladder.models import (
-    Game,
-    GameStatus,
     Rating,
     RatingFit,
     RatingPoint,
     VersionSumsRow,
-    version_label,
 )
-from arena.server.ladder.state import LADDER_BOARD, active_versions
-from arena.server.ladder.sums import count_results, pair_sums
+from arena.server.ladder.state import LADDER_BOARD, active_labels, fit_snapshot
+from arena.server.ladder.sums import count_results, pair_columns
 from arena.server.site.models import LeaderboardRow, ScoreKind
 
 __all__ = [
@@ -94,53 +99,81 @@ def refresh_ratings(now: datetime | None = None) -> Standings:
     started = time.perf_counter()
     with transaction.atomic():
         count_results()
-    active = {version_label(version): version for version in active_versions()}
-    standings = fit(pair_sums(), bots=active)
-    order = [bot for bot in standings.order if bot in active]
+    active = active_labels()
+    by_label = {version.label: pk for pk, version in active.items()}
+    columns = pair_columns()
+    with one_thread():  # the fit's products on one core (arena.server.ladder.blas)
+        standings = fit(columns, bots=by_label)
+        order = [bot for bot in standings.order if bot in by_label]
+        kept_below = standings.covariances_below(order, NEIGHBOURS)
     counts = {
         version_id: (games, hands)
         for version_id, games, hands in VersionSumsRow.objects.filter(
-            version__in=active.values()
+            version__in=list(active)
         ).values_list("version_id", "game_count", "hand_count")
     }
-    ratings, rows = [], []
-    kept_below = standings.covariances_below(order, NEIGHBOURS)
+    ratings, rows, fitted_rows = [], [], []
     for place, (bot, kept) in enumerate(zip(order, kept_below, strict=True), start=1):
-        fitted, version = standings.rating(bot), active[bot]
-        games, hands = counts.get(version.pk, (0, 0))
+        fitted, version_id = standings.rating(bot), by_label[bot]
+        games, hands = counts.get(version_id, (0, 0))
         chance = standings.chance_above(bot, order[place]) if place < len(order) else None
-        ratings.append(Rating(version=version, place=place, strength=fitted.strength,
-                              sd=fitted.sd, low=fitted.low, high=fitted.high,
-                              game_count=games, chance_above_next=chance,
-                              covariances=kept))  # fmt: skip
-        rows.append(LeaderboardRow(board=LADDER_BOARD, position=place, name=bot,
-                                   team=version.team, kind=ScoreKind.RATING,
-                                   mbb_per_hand=fitted.strength,
-                                   half_width=(fitted.high - fitted.low) / 2.0,
-                                   hands=hands))  # fmt: skip
-    played = Game.objects.filter(status=GameStatus.DONE).count()
+        ratings.append((version_id, place, fitted.strength, fitted.sd, fitted.low, fitted.high,
+                        games, chance, kept, now))  # fmt: skip
+        fitted_rows.append((version_id, FittedRating(bot, place, fitted.strength, fitted.sd,
+                                                     fitted.low, fitted.high, games)))  # fmt: skip
+        rows.append((LADDER_BOARD, place, bot, active[version_id].team_id, ScoreKind.RATING.value,
+                     fitted.strength, (fitted.high - fitted.low) / 2.0, hands, now))  # fmt: skip
+    snapshot = fit_snapshot(
+        fitted_rows, kept_below, {pk: version.team for pk, version in active.items()},
+        game_sd=standings.game_sd, confidence=standings.confidence,
+        settings=config.current().matchmaking(),
+    )  # fmt: skip
     with transaction.atomic():
+        row = _fit_row()
         Rating.objects.all().delete()
         LeaderboardRow.objects.filter(board=LADDER_BOARD).delete()
-        Rating.objects.bulk_create(ratings)
-        LeaderboardRow.objects.bulk_create(rows)
-        row = _fit_row()
+        _insert(Rating, _RATING_COLUMNS, ratings)
+        _insert(LeaderboardRow, _BOARD_COLUMNS, rows)
         history_due = row.history_written is None or row.history_written <= now - timedelta(
             seconds=HISTORY_INTERVAL_S
         )
         if history_due:
-            RatingPoint.objects.bulk_create(
-                RatingPoint(version=rating.version, at=now, strength=rating.strength,
-                            low=rating.low, high=rating.high, place=rating.place,
-                            game_count=rating.game_count)
-                for rating in ratings
-            )  # fmt: skip
+            _insert(RatingPoint, _POINT_COLUMNS,
+                    [(rating[0], now, rating[2], rating[4], rating[5], rating[1], rating[6])
+                     for rating in ratings])  # fmt: skip
         RatingFit.objects.filter(pk=1).update(
             fitted=now,
             seconds=time.perf_counter() - started,
             game_sd=standings.game_sd,
             confidence=standings.confidence,
-            game_count=played,
+            game_count=row.done_count,
             history_written=now if history_due else row.history_written,
+            snapshot=snapshot,
         )
     return standings
+
+
+#: The columns :func:`refresh_ratings` writes of each table, in its tuples' order.
+_RATING_COLUMNS = ("version_id", "place", "strength", "sd", "low", "high", "game_count",
+                   "chance_above_next", "covariances", "updated")  # fmt: skip
+_BOARD_COLUMNS = ("board", "position", "name", "team_id", "kind", "mbb_per_hand", "half_width",
+                  "hands", "updated")  # fmt: skip
+_POINT_COLUMNS = ("version_id", "at", "strength", "low", "high", "place", "game_count")
+
+
+def _insert(model: type[Model], columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """``rows`` into ``model``'s table without an object per row (the ORM's bulk insert
+    prepares every value of every row in Python: most of a fit's time at a thousand
+    versions): PostgreSQL's ``COPY``, else one statement run for every row. A list (the
+    covariances) is stored as JSON."""
+    table, names = model._meta.db_table, ", ".join(columns)
+    values = [[json.dumps(value) if isinstance(value, list) else value for value in row]
+              for row in rows]  # fmt: skip
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+                for row in values:
+                    copy.write_row(row)
+        else:
+            marks = ", ".join(["%s"] * len(columns))
+            cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", values)

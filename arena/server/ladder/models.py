@@ -276,10 +276,18 @@ class RatingFit(models.Model):
     """The last fit of the ratings (one row): when, how long it took, the pooled spread of
     one game it found, the games played (done) then, and the claim of the worker fitting
     now (one at a time: a conditional update takes it,
-    :func:`arena.server.ladder.fitting.refresh_if_due`)."""
+    :func:`arena.server.ladder.fitting.refresh_if_due`); the games done so far, counted as
+    each is added to the sums (a fit copies it: counting a million games is not a fit's
+    work); and the fit as matchmaking reads it (``snapshot``)."""
 
     fitted = models.DateTimeField(null=True, blank=True)
     game_count = models.PositiveIntegerField(default=0)
+    done_count = models.PositiveIntegerField(default=0)
+    #: What matchmaking reads of the fit, made with it (:mod:`arena.server.ladder.state`'s
+    #: ``fit_snapshot``): the ratings in place order with their covariance band, and tier
+    #: 5's candidate pairs, as arrays in one value (one row read per claim, not a
+    #: thousand).
+    snapshot = models.BinaryField(blank=True, default=b"")
     seconds = models.FloatField(default=0.0)
     game_sd = models.FloatField(default=0.0)
     confidence = models.FloatField(default=0.95)

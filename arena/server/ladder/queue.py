@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -58,7 +58,6 @@ from arena.server.ladder.models import (
     Game,
     GameStatus,
     OwnFaults,
-    PromotionTest,
     TableSeat,
     UnrankedRequest,
     version_label,
@@ -71,7 +70,7 @@ from arena.server.ladder.own_faults import (
     own_faults,
 )
 from arena.server.ladder.play import PlayedGame
-from arena.server.ladder.state import active_versions, advance_promotions, ladder_state
+from arena.server.ladder.state import advance_promotions, ladder_view
 from arena.server.ladder.sums import count_results
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome
@@ -154,10 +153,11 @@ def _schedule(
     # One worker at a time makes a game: matchmaking reads the games in flight, and two
     # made at once from the same reading could both pass a team's cap or a pair's.
     with one_at_a_time("ladder: make a game"):
-        pairing = next_game(ladder_state(settings, now), settings.matchmaking(table_size), rng)
+        state, ids = ladder_view(settings, now, table_size)
+        pairing = next_game(state, settings.matchmaking(table_size), rng)
         if pairing is None:
             return None
-        versions = _versions(set(pairing.bots))
+        versions = _versions(pairing.bots, ids)
         first, second = versions[pairing.first], versions[pairing.second]
         requested_by = None
         if pairing.kind is GameKind.TEST:
@@ -186,33 +186,24 @@ def _schedule(
         )
         game.seed = str(game_seed(game.pk))
         game.save(update_fields=["seed"])
-        if game.is_table:
-            TableSeat.objects.bulk_create(
-                TableSeat(game=game, seat_index=index, version=versions[label])
-                for index, label in enumerate(pairing.bots)
-            )
+        if not game.is_table:
+            return game  # its versions and teams are loaded already: no read again
+        TableSeat.objects.bulk_create(
+            TableSeat(game=game, seat_index=index, version=versions[label])
+            for index, label in enumerate(pairing.bots)
+        )
     return _claimed(game.pk)
 
 
-def _versions(labels: set[str]) -> dict[str, BotVersion]:
-    """The versions named by ``labels``: the active ones, the promotion tests' and the
-    test requests' (the only ones matchmaking names)."""
-    found = {version_label(version): version for version in active_versions()}
-    extra = [
-        version
-        for test in PromotionTest.objects.select_related("candidate__team", "incumbent__team")
-        for version in (test.candidate, test.incumbent)
-    ] + [
-        version
-        for request in UnrankedRequest.objects.select_related("bot__team", "opponent__team")
-        for version in (request.bot, request.opponent)
-    ]
-    for version in extra:
-        found.setdefault(version_label(version), version)
-    missing = labels - set(found)
+def _versions(labels: Sequence[str], ids: Mapping[str, int]) -> dict[str, BotVersion]:
+    """The versions named by ``labels`` (with their teams), by label: ``ids`` numbers the
+    ones matchmaking may name (the active ones, the promotion tests' and the test
+    requests'), and only the named ones are loaded."""
+    missing = set(labels) - set(ids)
     if missing:
         raise LookupError(f"matchmaking named versions the site does not have: {sorted(missing)}")
-    return found
+    found = BotVersion.objects.select_related("team").in_bulk([ids[label] for label in labels])
+    return {label: found[ids[label]] for label in labels}
 
 
 def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSettings) -> bool:
@@ -263,16 +254,18 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
             fields["status"] = GameStatus.FAILED_INFRASTRUCTURE
         if not held.update(**fields):
             return False
+        for name, value in fields.items():  # the row as written (no read again)
+            setattr(game, name, value)
         _store_seats(seats, labels, result, decision.at_fault)
-        game.refresh_from_db()
         _store_own_faults(game, played)
         matches = _store_matches(game, played.matches, decision.action is EndAction.RESULT)
-        Game.objects.filter(pk=game.pk).update(
-            match_seat=matches[0] if matches else None,
-            match_swap=matches[1] if len(matches) > 1 and not game.is_table else None,
-            rotation_matches=[match.pk for match in matches] if game.is_table else [],
-        )
-        count_results()
+        if matches:
+            Game.objects.filter(pk=game.pk).update(
+                match_seat=matches[0],
+                match_swap=matches[1] if len(matches) > 1 and not game.is_table else None,
+                rotation_matches=[match.pk for match in matches] if game.is_table else [],
+            )
+        count_results(game)
         advance_promotions(settings, is_frozen=is_frozen_now(now))
     refresh_if_due()  # outside the store's transaction; at most one worker fits
     return True
@@ -290,7 +283,8 @@ def _store_seats(
         seat.adjusted_mbb = None if result is None else result.score_for(label)
         seat.raw_mbb = None if result is None else result.raw_for(label)
         seat.at_fault = label in at_fault
-    TableSeat.objects.bulk_update(seats, ["adjusted_mbb", "raw_mbb", "at_fault"])
+    if seats:
+        TableSeat.objects.bulk_update(seats, ["adjusted_mbb", "raw_mbb", "at_fault"])
 
 
 def _versions_at(game: Game) -> dict[str, BotVersion]:
@@ -304,7 +298,8 @@ def _store_own_faults(game: Game, played: PlayedGame) -> None:
     """Each version's own faults in the game, on a row of its own (its team's only: the
     opponent's stderr never lands on another version's row)."""
     versions = _versions_at(game)
-    OwnFaults.objects.filter(game=game).delete()  # a game played again starts afresh
+    if game.attempts > 1:  # a game played again starts afresh
+        OwnFaults.objects.filter(game=game).delete()
     found = own_faults(played.matches)
     for label, output in played.build_output.items():  # a build that failed here
         failed = FaultDetail(f"game-{game.pk}", BUILD_FAILED, None, "its build failed")

@@ -13,15 +13,27 @@ count once for each version at the table.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from statistics import NormalDist
+from typing import Any, NamedTuple
 
-from django.db.models import Max, Q, QuerySet
+import numpy as np
+import numpy.typing as npt
+from django.db.models import Max, OuterRef, Q, QuerySet, Subquery, prefetch_related_objects
 from django.utils import timezone
 
 from arena.ladder.games import GameResult, TableResult
-from arena.ladder.matchmaking import Entrant, GameKind, GameRequest, LadderState, Pairing
+from arena.ladder.matchmaking import (
+    Candidates,
+    Entrant,
+    GameKind,
+    GameRequest,
+    LadderState,
+    MatchmakingSettings,
+    Pairing,
+    candidate_pairs,
+)
 from arena.ladder.promotion import Verdict, should_activate
 from arena.ladder.ratings import FitSettings, Standings
 from arena.ladder.ratings import Rating as FittedRating
@@ -33,7 +45,6 @@ from arena.server.ladder.models import (
     LadderTeamSettings,
     PromotionStatus,
     PromotionTest,
-    Rating,
     RatingFit,
     TableSeat,
     UnrankedRequest,
@@ -47,10 +58,14 @@ from arena.server.site.versions import activate
 __all__ = [
     "IN_FLIGHT",
     "LADDER_BOARD",
+    "ActiveVersion",
+    "active_labels",
     "active_versions",
     "advance_promotions",
+    "fit_snapshot",
     "game_result",
     "ladder_state",
+    "ladder_view",
     "plays_in",
     "stored_standings",
     "table_result",
@@ -135,66 +150,234 @@ def _results(games: Iterable[Game]) -> list[GameResult]:
     return found
 
 
+def fit_snapshot(
+    rows: Sequence[tuple[int, FittedRating]],
+    band: Sequence[Sequence[float]],
+    teams: Mapping[int, str],
+    *,
+    game_sd: float,
+    confidence: float,
+    settings: MatchmakingSettings,
+) -> bytes:
+    """The fit as matchmaking reads it (``RatingFit.snapshot``): the active versions'
+    ``rows`` (number and rating) in place order, each one's covariances with the ones just
+    below it (``band``), and tier 5's candidate pairs as a claim would make them while
+    the same versions are active and placed (``teams``: each one's team name), with the
+    knobs they depend on, as arrays in one run of numbers (:func:`_packed`)."""
+    ids = np.array([pk for pk, _rating in rows], dtype=np.int64)
+    width = max([NEIGHBOURS_KEPT, *(len(values) for values in band)])
+    banded = np.zeros((len(rows), width))
+    for row, values in enumerate(band):
+        banded[row, : len(values)] = values
+    columns = {name: np.array([getattr(rating, name) for _pk, rating in rows], dtype=np.float64)
+               for name in ("strength", "sd", "low", "high", "game_count")}  # fmt: skip
+    arrays = {"ids": ids, "band": banded, **columns}
+    active = {pk: rating.bot for pk, rating in rows}
+    standings = _standings(arrays, active, game_sd=game_sd, confidence=confidence)
+    entrants = [Entrant(rating.bot, teams[pk], rating.game_count) for pk, rating in rows]
+    candidates = candidate_pairs(entrants, standings, settings)
+    number = {rating.bot: pk for pk, rating in rows}
+    bots = np.array([number[bot] for bot in candidates.bots], dtype=np.int64)
+    placed = sorted(pk for pk, rating in rows if rating.game_count >= settings.placement_games)
+    stored: dict[str, npt.NDArray[Any]] = {
+        **arrays, "pair_first": bots[candidates.first], "pair_second": bots[candidates.second],
+        "importance": candidates.importance, "wrong": candidates.wrong,
+        "variance": candidates.variance, "placed": np.array(placed, dtype=np.int64),
+        "knobs": np.array(_knobs(settings)),
+    }  # fmt: skip
+    return _packed(stored)
+
+
+#: The snapshot's arrays, in the order :func:`_packed` lays them out; those holding whole
+#: numbers (version numbers, game counts) come back as integers.
+_SNAPSHOT = ("ids", "strength", "sd", "low", "high", "game_count", "band", "pair_first",
+             "pair_second", "importance", "wrong", "variance", "placed", "knobs")  # fmt: skip
+_WHOLE = frozenset({"ids", "game_count", "pair_first", "pair_second", "placed"})
+
+
+def _packed(arrays: Mapping[str, npt.NDArray[Any]]) -> bytes:
+    """:data:`_SNAPSHOT`'s arrays as one run of float64 (every value a version number or a
+    count below 2**53, or a float): each array's dimensions, its shape, then its values,
+    read back by :func:`_unpacked` with one ``frombuffer`` (a zip of arrays took longer to
+    open than the rest of a claim's reading)."""
+    parts: list[npt.NDArray[np.float64]] = []
+    for name in _SNAPSHOT:
+        values = np.asarray(arrays[name], dtype=np.float64)
+        parts += [np.array([values.ndim, *values.shape], dtype=np.float64), values.ravel()]
+    return np.concatenate(parts).astype("<f8").tobytes()
+
+
+def _unpacked(data: bytes) -> dict[str, npt.NDArray[Any]]:
+    """:func:`_packed`'s arrays again."""
+    flat = np.frombuffer(data, dtype="<f8")
+    found: dict[str, npt.NDArray[Any]] = {}
+    at = 0
+    for name in _SNAPSHOT:
+        dimensions = int(flat[at])
+        shape = tuple(int(size) for size in flat[at + 1 : at + 1 + dimensions])
+        at += 1 + dimensions
+        size = int(np.prod(shape))
+        values = flat[at : at + size].reshape(shape)
+        found[name] = values.astype(np.int64) if name in _WHOLE else values
+        at += size
+    return found
+
+
+#: The band's width when no version has a neighbour below (one version, or none).
+NEIGHBOURS_KEPT = 8
+
+
+def _knobs(settings: MatchmakingSettings) -> tuple[float, float, float]:
+    """The settings tier 5's candidates depend on."""
+    return (settings.placement_games, settings.focus_places, settings.place_weight)
+
+
+def _standings(
+    arrays: Mapping[str, npt.NDArray[Any]],
+    active: Mapping[int, str],
+    *,
+    game_sd: float,
+    confidence: float,
+) -> Standings:
+    """A snapshot's ratings as standings of the ``active`` versions (their labels by
+    number): one not in it at strength 0 with the prior's spread, as a fit rates a
+    version with no game."""
+    ratings: list[FittedRating] = []
+    band_rows: list[int] = []
+    columns = [arrays[name].tolist() for name in ("ids", "strength", "sd", "low", "high")]
+    games = arrays["game_count"].tolist()
+    for row, (pk, strength, sd, low, high) in enumerate(zip(*columns, strict=True)):
+        bot = active.get(pk)
+        if bot is not None:  # no longer active: not an entrant
+            ratings.append(FittedRating(bot, 0, strength, sd, low, high, int(games[row])))
+            band_rows.append(row)
+    known = {rating.bot for rating in ratings}
+    prior = FitSettings()
+    z = NormalDist().inv_cdf(1.0 - (1.0 - prior.confidence) / 2.0)
+    sd = prior.prior_sd_mbb
+    for bot in active.values():
+        if bot not in known:
+            ratings.append(FittedRating(bot, 0, 0.0, sd, -z * sd, z * sd, 0))
+            band_rows.append(-1)
+    return Standings.from_band(ratings, band_rows, arrays["band"], game_sd=game_sd,
+                               confidence=confidence)  # fmt: skip
+
+
+def _snapshot() -> tuple[dict[str, npt.NDArray[Any]], float, float] | None:
+    """The last fit's snapshot, its pooled spread and confidence (None before a fit)."""
+    row = (
+        RatingFit.objects.filter(pk=1, fitted__isnull=False)
+        .values_list("snapshot", "game_sd", "confidence")
+        .first()
+    )
+    if row is None or not row[0]:
+        return None
+    return _unpacked(bytes(row[0])), row[1], row[2]
+
+
 def stored_standings(active: Mapping[int, str]) -> Standings:
     """The last stored fit (:mod:`arena.server.ladder.fitting`) as standings of the
     ``active`` versions (their labels by number): their ratings, the covariances kept of
     each with the ones just below it, the pooled spread; one not in the fit (activated
     since, or before any fit) at strength 0 with the prior's spread, as the fit rates a
-    version with no game. Reads two tables, as plain values, never the games."""
+    version with no game. Reads one row, never the games."""
+    return _stored_view(active, {}, None)[0]
+
+
+def _stored_view(
+    active: Mapping[int, str], counts: Mapping[int, int], settings: MatchmakingSettings | None
+) -> tuple[Standings, Candidates | None]:
+    """:func:`stored_standings`, and the snapshot's candidate pairs when they are the ones
+    matchmaking would make now (the same versions active, the same ones placed by their
+    games now, ``counts``, the same knobs in the ``settings`` given): None otherwise, and
+    matchmaking makes them from the standings."""
     prior = FitSettings()
-    ratings: list[FittedRating] = []
-    kept: dict[tuple[str, str], float] = {}
-    rows = list(
-        Rating.objects.order_by("place").values_list(
-            "version_id", "strength", "sd", "low", "high", "game_count", "covariances"
-        )
+    found = _snapshot()
+    if found is None:
+        empty = {name: np.zeros(0) for name in ("ids", "strength", "sd", "low", "high")}
+        arrays = {**empty, "game_count": np.zeros(0), "band": np.zeros((0, NEIGHBOURS_KEPT))}
+        standings = _standings(arrays, active, game_sd=prior.fallback_game_sd_mbb,
+                               confidence=prior.confidence)  # fmt: skip
+        return standings, None
+    arrays, game_sd, confidence = found
+    standings = _standings(arrays, active, game_sd=game_sd, confidence=confidence)
+    if settings is None or tuple(arrays["knobs"].tolist()) != _knobs(settings):
+        return standings, None
+    ids = arrays["ids"].tolist()
+    if set(ids) != set(active):
+        return standings, None
+    placed = sorted(pk for pk in ids if counts.get(pk, 0) >= settings.placement_games)
+    if placed != arrays["placed"].tolist():
+        return standings, None
+    order = arrays["ids"]
+    position = {pk: row for row, pk in enumerate(order.tolist())}
+    bots = tuple(active[pk] for pk in order.tolist())
+    first = np.array([position[pk] for pk in arrays["pair_first"].tolist()], dtype=np.int64)
+    second = np.array([position[pk] for pk in arrays["pair_second"].tolist()], dtype=np.int64)
+    return standings, Candidates(bots, first, second, arrays["importance"], arrays["wrong"],
+                                 arrays["variance"])  # fmt: skip
+
+
+def _active_with_sums() -> tuple[dict[int, ActiveVersion], dict[int, tuple[int, int | None]]]:
+    """:func:`active_labels`, and each one's games and last game from its running sums
+    (none: no row), in one query."""
+    sums = VersionSumsRow.objects.filter(version=OuterRef("pk"))
+    rows = _active_rows().annotate(
+        games=Subquery(sums.values("game_count")), last=Subquery(sums.values("last_game"))
     )
-    # ``covariances[k]`` is with the version k + 1 places down among every row written.
-    placed = [active.get(row[0]) for row in rows]
-    order = []
-    for position, (version_id, strength, sd, low, high, games, below) in enumerate(rows):
-        bot = active.get(version_id)
-        if bot is None:  # no longer active: not an entrant
-            continue
-        order.append(bot)
-        ratings.append(FittedRating(bot, len(order), strength, sd, low, high, games))
-        for other, value in zip(placed[position + 1 :], below, strict=False):
-            if other is not None:
-                kept[(bot, other)] = value
-    known = set(order)
-    z = NormalDist().inv_cdf(1.0 - (1.0 - prior.confidence) / 2.0)
-    sd = prior.prior_sd_mbb
-    ratings += [FittedRating(bot, 0, 0.0, sd, -z * sd, z * sd, 0)
-                for bot in active.values() if bot not in known]  # fmt: skip
-    row = RatingFit.objects.filter(pk=1, fitted__isnull=False).values_list("game_sd", "confidence")
-    game_sd, confidence = row.first() or (prior.fallback_game_sd_mbb, prior.confidence)
-    return Standings.from_stored(ratings, kept, game_sd=game_sd, confidence=confidence)
+    active: dict[int, ActiveVersion] = {}
+    counts: dict[int, tuple[int, int | None]] = {}
+    for pk, team, number, team_id, games, last in rows.values_list(
+        "pk", "team__name", "number", "team_id", "games", "last"
+    ):
+        active[pk] = ActiveVersion(label_of(team, number), team, team_id)
+        if games is not None:
+            counts[pk] = (games, last)
+    return active, counts
 
 
-def _active_labels() -> dict[int, tuple[str, str]]:
-    """Each active version's label and team name by its number, by team name: what
-    :func:`active_versions` finds, as plain values (matchmaking reads a thousand)."""
-    rows = BotVersion.objects.filter(
+def _active_rows() -> QuerySet[BotVersion]:
+    """The active versions (:func:`active_versions`' rule), by team name."""
+    return BotVersion.objects.filter(
         pk__in=Team.objects.exclude(active_version=None).values("active_version"),
         status=VersionStatus.ACCEPTED,
         is_disabled=False,
     ).order_by("team__name")
-    return {pk: (label_of(team, number), team)
-            for pk, team, number in rows.values_list("pk", "team__name", "number")}  # fmt: skip
+
+
+class ActiveVersion(NamedTuple):
+    """An active version as plain values: its label, its team's name and number."""
+
+    label: str
+    team: str
+    team_id: int
+
+
+def active_labels() -> dict[int, ActiveVersion]:
+    """Each active version by its number, by team name: what :func:`active_versions`
+    finds, as plain values (matchmaking and the fit read a thousand)."""
+    return {pk: ActiveVersion(label_of(team, number), team, team_id)
+            for pk, team, number, team_id in _active_rows().values_list(
+                "pk", "team__name", "number", "team_id")}  # fmt: skip
 
 
 def ladder_state(settings: LadderSettings, now: datetime | None = None) -> LadderState:
-    """What matchmaking reads, from the database now: the running sums' counts and the last
-    stored fit, never the games played (only those in flight and the recent test games)."""
+    """What matchmaking reads, from the database now (:func:`ladder_view`'s state)."""
+    return ladder_view(settings, now)[0]
+
+
+def ladder_view(
+    settings: LadderSettings, now: datetime | None = None, table_size: int = 2
+) -> tuple[LadderState, dict[str, int]]:
+    """What matchmaking reads, from the database now: the running sums' counts and the
+    last fit's snapshot (one row: its standings and its candidate pairs), never the games
+    played (only those in flight and the recent test games); and the number of every
+    version the state names, by label (the claim loads only the ones a pairing names)."""
     now = now or timezone.now()
-    active = _active_labels()
-    sums = {
-        version_id: (games, last)
-        for version_id, games, last in VersionSumsRow.objects.filter(
-            version__in=list(active)
-        ).values_list("version_id", "game_count", "last_game")
-    }
-    flying = list(with_seats(Game.objects.filter(status__in=IN_FLIGHT)))
+    active, sums = _active_with_sums()
+    flying = list(Game.objects.filter(status__in=IN_FLIGHT).select_related(*_WITH_TEAMS))
+    if any(game.is_table for game in flying):  # a table's seats (heads-up has none)
+        prefetch_related_objects(flying, "table_seats__version__team")
     started: dict[int, int] = {}  # each version's last rated game in flight
     for game in flying:
         if game.is_rated:
@@ -205,38 +388,48 @@ def ladder_state(settings: LadderSettings, now: datetime | None = None) -> Ladde
             ]:
                 started[version_id] = max(started.get(version_id, 0), game.pk)
     entrants = []
-    for version_id, (bot, team) in active.items():
+    for version_id, (bot, team, _team_id) in active.items():
         games, last = sums.get(version_id, (0, None))
         flown = started.get(version_id)
         if flown is not None:
             last = flown if last is None else max(last, flown)
         entrants.append(Entrant(bot, team, game_count=games, last_game_number=last))
-    standings = stored_standings({pk: bot for pk, (bot, _team) in active.items()})
+    standings, candidates = _stored_view(
+        {pk: version.label for pk, version in active.items()},
+        {pk: games for pk, (games, _last) in sums.items()},
+        settings.matchmaking(table_size),
+    )
+    ids = {version.label: pk for pk, version in active.items()}
     in_flight = tuple(
         Pairing(version_label(game.first), version_label(game.second), GameKind(game.kind),
                 others=tuple(version_label(seat.version) for seat in game.seats_in_order()[2:]))
         for game in flying
     )  # fmt: skip
-    requests = [
-        GameRequest(test.team.name, version_label(test.candidate),
-                    version_label(test.incumbent), GameKind.VERSION_TEST)
-        for test in PromotionTest.objects.filter(status=PromotionStatus.RUNNING)
-        .select_related("team", "candidate__team", "incumbent__team").order_by("pk")
-    ]  # fmt: skip
-    requests += [
-        GameRequest(request.team.name, version_label(request.bot),
-                    version_label(request.opponent), GameKind.TEST, request.games_left)
-        for request in UnrankedRequest.objects.filter(games_left__gt=0)
-        .select_related("team", "bot__team", "opponent__team").order_by("pk")
-    ]  # fmt: skip
+    requests = []
+    for test in (
+        PromotionTest.objects.filter(status=PromotionStatus.RUNNING)
+        .select_related("team", "candidate__team", "incumbent__team")
+        .order_by("pk")
+    ):
+        candidate, incumbent = version_label(test.candidate), version_label(test.incumbent)
+        requests.append(GameRequest(test.team.name, candidate, incumbent, GameKind.VERSION_TEST))
+        ids.update({version_label(v): v.pk for v in (test.candidate, test.incumbent)})
+    for request in (
+        UnrankedRequest.objects.filter(games_left__gt=0)
+        .select_related("team", "bot__team", "opponent__team")
+        .order_by("pk")
+    ):
+        requests.append(GameRequest(request.team.name, version_label(request.bot),
+                                    version_label(request.opponent), GameKind.TEST,
+                                    request.games_left))  # fmt: skip
+        ids.update({version_label(v): v.pk for v in (request.bot, request.opponent)})
     since = now - timedelta(seconds=settings.test_window_s)
     starts: dict[str, list[float]] = {}
-    for game in Game.objects.filter(kind=GameKind.TEST, created__gt=since).select_related(
-        "requested_by"
-    ):
-        if game.requested_by is not None:
-            starts.setdefault(game.requested_by.name, []).append(game.created.timestamp())
-    return LadderState(
+    tested = Game.objects.filter(kind=GameKind.TEST, created__gt=since, requested_by__isnull=False)
+    asked = any(request.kind is GameKind.TEST for request in requests)
+    for team, created in tested.values_list("requested_by__name", "created") if asked else ():
+        starts.setdefault(team, []).append(created.timestamp())
+    state = LadderState(
         entrants=tuple(entrants),
         standings=standings,
         in_flight=in_flight,
@@ -244,7 +437,9 @@ def ladder_state(settings: LadderSettings, now: datetime | None = None) -> Ladde
         game_number=Game.objects.aggregate(last=Max("pk"))["last"] or 0,
         now_s=now.timestamp() if now else time.time(),
         recent_test_starts={team: tuple(values) for team, values in starts.items()},
+        candidates=candidates,
     )
+    return state, ids
 
 
 def _finite(value: float) -> float:

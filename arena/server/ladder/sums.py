@@ -20,15 +20,26 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+import numpy.typing as npt
 from django.db import connection
+from django.db.models import F
 
 from arena.ladder.games import GameResult
-from arena.ladder.sums import PairSums
-from arena.server.ladder.models import Game, GameStatus, PairSumsRow, VersionSumsRow, version_label
+from arena.ladder.sums import PairColumns, PairSums
+from arena.server.ladder.models import (
+    Game,
+    GameStatus,
+    PairSumsRow,
+    RatingFit,
+    VersionSumsRow,
+    label_of,
+    version_label,
+)
 from arena.server.ladder.state import game_result, table_result, with_seats
 from arena.server.site.models import BotVersion
 
-__all__ = ["FINISHED", "count_results", "pair_sums", "row_sums"]
+__all__ = ["FINISHED", "count_results", "pair_columns", "pair_sums", "row_sums"]
 
 _log = logging.getLogger(__name__)
 
@@ -36,10 +47,14 @@ _log = logging.getLogger(__name__)
 FINISHED = (GameStatus.DONE, GameStatus.BOT_FAULT, GameStatus.FAILED_INFRASTRUCTURE)
 
 
-def count_results() -> int:
-    """Add every finished game not counted yet to the sums (module docstring); how many
-    were added by this call. In the store's transaction it is the game just stored."""
-    games = with_seats(Game.objects.filter(counted=False, status__in=FINISHED)).order_by("pk")
+def count_results(stored: Game | None = None) -> int:
+    """Add every finished game not counted yet to the sums (module docstring), or only
+    ``stored`` (the store's transaction adds the game it stored, with its versions loaded
+    already: the fit sweeps up any other); how many were added by this call."""
+    if stored is not None:
+        games: Iterable[Game] = [stored]
+    else:
+        games = with_seats(Game.objects.filter(counted=False, status__in=FINISHED)).order_by("pk")
     added = 0
     for game in games:
         if Game.objects.filter(pk=game.pk, counted=False).update(counted=True):
@@ -50,7 +65,12 @@ def count_results() -> int:
 
 def _add(game: Game) -> None:
     """``game``'s results into the sums (a rated game only; one the infrastructure left out
-    counts for nothing)."""
+    counts for nothing; every game done counts in the games played)."""
+    if game.status == GameStatus.DONE:  # one statement once the fit's row is there
+        done = RatingFit.objects.filter(pk=1)
+        if not done.update(done_count=F("done_count") + 1):
+            RatingFit.objects.bulk_create([RatingFit(pk=1)], ignore_conflicts=True)
+            done.update(done_count=F("done_count") + 1)
     if not game.is_rated or game.status == GameStatus.FAILED_INFRASTRUCTURE:
         return
     seats = game.seats_in_order()
@@ -132,6 +152,60 @@ def pair_sums() -> dict[tuple[str, str], PairSums]:
         key = (first, second) if first < second else (second, first)
         found[key] = PairSums(*key, **row)
     return found
+
+
+def pair_columns() -> PairColumns:
+    """Every pair's sums as the fit reads them (:class:`arena.ladder.sums.PairColumns`),
+    by the versions' labels: one query for the rows, read straight into arrays (on
+    PostgreSQL each column comes as one binary array: a hundred thousand pairs in a few
+    hundredths of a second, where a Python value per number would take a second), and one
+    for the labels of the versions in them."""
+    values = _aggregated() if connection.vendor == "postgresql" else _fetched()
+    ids = np.unique(values[:, :2].astype(np.int64))
+    labels = {
+        pk: label_of(team, number)
+        for pk, team, number in BotVersion.objects.filter(pk__in=ids.tolist()).values_list(
+            "pk", "team__name", "number"
+        )
+    }
+    return PairColumns(
+        tuple(labels[int(pk)] for pk in ids),
+        np.searchsorted(ids, values[:, 0].astype(np.int64)),
+        np.searchsorted(ids, values[:, 1].astype(np.int64)),
+        *(np.ascontiguousarray(values[:, k]) for k in range(2, len(_READ))),
+    )
+
+
+#: What :func:`pair_columns` reads of a row, in :class:`PairColumns`' order.
+_READ = ("first_id", "second_id", "game_count", "information", "weighted_sum", "adjusted_sum",
+         "adjusted_squares")  # fmt: skip
+
+
+def _fetched() -> npt.NDArray[np.float64]:
+    """:data:`_READ` of every row as a float array, through the ORM (any database)."""
+    rows = list(PairSumsRow.objects.values_list(*_READ))
+    return np.array(rows, dtype=np.float64).reshape(len(rows), len(_READ))
+
+
+def _aggregated() -> npt.NDArray[np.float64]:
+    """:data:`_READ` of every row as a float array, on PostgreSQL: each column aggregated
+    into a ``float8`` array sent in its binary form (``array_send``: a 20-byte header, then
+    per value a 32-bit length and the 8 bytes, big-endian; none null), which numpy reads
+    as it is."""
+    table = PairSumsRow._meta.db_table
+    arrays = ", ".join(f"array_send(array_agg({name}::float8 ORDER BY id))" for name in _READ)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {arrays} FROM {table}")
+        sent = cursor.fetchone()
+    if sent is None or sent[0] is None:  # no pair yet
+        return np.zeros((0, len(_READ)))
+    found = [np.frombuffer(bytes(column), _SENT, offset=_SENT_HEADER)["value"] for column in sent]
+    return np.column_stack(found).astype(np.float64)
+
+
+#: A one-dimensional array's binary form: its header's bytes, then each value.
+_SENT_HEADER = 20
+_SENT = np.dtype([("length", ">i4"), ("value", ">f8")])
 
 
 def row_sums(row: PairSumsRow) -> PairSums:

@@ -10,6 +10,7 @@ team's version is 404."""
 from __future__ import annotations
 
 import math
+import threading
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from django.contrib import messages
 from django.db.models import Sum
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
@@ -68,14 +70,17 @@ def _number(value: float | None, digits: int = 1) -> float | None:
     return None if value is None or not math.isfinite(value) else round(value, digits)
 
 
-def ladder_data(team: Team | None = None) -> dict[str, Any]:
+def ladder_data(team: Team | None = None, page: int = 1) -> dict[str, Any]:
     """The ladder as the page and the API show it (public: ratings and pair results), read
     from the last stored fit and the running sums: no request fits or reads every game.
-    The pairs shown are the :data:`PAIRS_SHOWN` most played (``pair_count`` says how many
-    there are); ``team``'s rows are marked ``is_mine``. With the site's visibility
-    ``nothing`` no game is anyone else's business: the ratings stay, each pair's games and
-    hands and the tables' results go. What a fit wrote is read once per fit and process
-    (:func:`_as_fitted`); only the games in flight are counted per request."""
+    The ratings come :data:`RATINGS_PER_PAGE` to a ``page`` (``pages`` of them; ``team``'s
+    own rows are marked ``is_mine``, and ``my_pages`` says on which pages they are); the
+    pairs shown are the :data:`PAIRS_SHOWN` most played (``pair_count`` says how many
+    there are). With the site's visibility ``nothing`` no game is anyone else's
+    business: the ratings stay, each pair's games and hands and the tables' results go.
+    What a fit wrote is read once per fit and process (:func:`_as_fitted`); only the
+    games in flight are counted per request. A page past the last raises
+    :class:`PageNotFound` naming it."""
     hides_games = _visibility() is Visibility.NOTHING
     fitted = (
         RatingFit.objects.filter(pk=1)
@@ -89,19 +94,54 @@ def ladder_data(team: Team | None = None) -> dict[str, Any]:
     if key is not None and cached is not None and cached[0] == key:
         data = cached[1]
     else:
-        data = _as_fitted(hides_games)
-        data["fitted"] = None if when is None else when.isoformat()
-        data["games_played"] = 0 if fitted is None else fitted[1]
-        if key is not None:
-            _LAST_READ["fit"] = (key, data)  # one assignment: safe between threads
+        with _READING:  # one thread reads a new fit; the others wait for it, not read it too
+            cached = _LAST_READ.get("fit")
+            if key is not None and cached is not None and cached[0] == key:
+                data = cached[1]
+            else:
+                data = _as_fitted(hides_games)
+                data["fitted"] = None if when is None else when.isoformat()
+                data["games_played"] = 0 if fitted is None else fitted[1]
+                if key is not None:
+                    _LAST_READ["fit"] = (key, data)  # one assignment: safe between threads
+    rated = data["ratings"]
+    pages = max(1, math.ceil(len(rated) / RATINGS_PER_PAGE))
+    if not 1 <= page <= pages:
+        raise PageNotFound(f"page {page} does not exist: the ladder has pages 1 to {pages}")
     mine = None if team is None else team.pk
+    shown = rated[(page - 1) * RATINGS_PER_PAGE : page * RATINGS_PER_PAGE]
     in_flight = Game.objects.filter(status__in=(GameStatus.QUEUED, GameStatus.CLAIMED)).count()
-    ratings = [{**row, "is_mine": row["team_id"] == mine} for row in data["ratings"]]
-    return {**data, "in_flight": in_flight, "ratings": ratings}
+    ratings = [{**row, "is_mine": row["team_id"] == mine} for row in shown]
+    my_pages = sorted({1 + (place - 1) // RATINGS_PER_PAGE
+                       for place in data["places_of_team"].get(mine, ())})  # fmt: skip
+    extra = {"in_flight": in_flight, "ratings": ratings, "page": page, "pages": pages,
+             "per_page": RATINGS_PER_PAGE, "rated": len(rated), "my_pages": my_pages,
+             "hides_games": hides_games}  # fmt: skip
+    return {key: value for key, value in data.items() if key != "places_of_team"} | extra
+
+
+#: The ratings a page of the ladder (and of its API) lists: a thousand versions' rows are
+#: a thousand table rows to draw for every reader, and nobody reads them at once.
+RATINGS_PER_PAGE = 50
+
+
+class PageNotFound(ValueError):
+    """A page of the ladder that does not exist (its message names it and the range)."""
+
+
+def _page(request: HttpRequest) -> int:
+    """The ``page`` the request asks for (1 without one); not a whole number: ValueError
+    naming it."""
+    text = request.GET.get("page", "1")
+    try:
+        return int(text)
+    except ValueError:
+        raise PageNotFound(f"page must be a whole number, got {text!r}") from None
 
 
 #: The last fit's rows as :func:`_as_fitted` read them, by the fit's time and visibility.
 _LAST_READ: dict[str, tuple[tuple[datetime, bool], dict[str, Any]]] = {}
+_READING = threading.Lock()
 
 
 def _as_fitted(hides_games: bool) -> dict[str, Any]:
@@ -149,7 +189,10 @@ def _as_fitted(hides_games: bool) -> dict[str, Any]:
     tables = [] if hides_games else with_seats(
         Game.objects.filter(seat_count__gt=2, status__in=(GameStatus.DONE, GameStatus.BOT_FAULT))
     ).order_by("-pk")[:_RECENT_TABLES]  # fmt: skip
-    return {"ratings": ratings, "pairs": pairs, "grid": grid,
+    places: dict[int, list[int]] = {}
+    for rating in ratings:
+        places.setdefault(int(str(rating["team_id"])), []).append(int(str(rating["place"])))
+    return {"ratings": ratings, "pairs": pairs, "grid": grid, "places_of_team": places,
             "pair_count": 0 if hides_games else rows.count(),
             "tables": [{"id": game.pk, "kind": game.kind, "status": game.status,
                         "seats": _seats(game)} for game in tables]}  # fmt: skip
@@ -160,7 +203,7 @@ GRID_SIZE = 12
 
 
 #: The pairs the ladder page and its API list, the most played first.
-PAIRS_SHOWN = 200
+PAIRS_SHOWN = 50
 
 
 #: The ring tables the ladder page lists (the last ones over).
@@ -199,13 +242,39 @@ def _seats(game: Game) -> list[dict[str, Any]]:
 
 
 def ladder_page(request: HttpRequest) -> HttpResponse:
-    """The ladder: ratings, chances, pairs."""
-    return render(request, "ladder/ladder.html", {"data": ladder_data(requesting_team(request))})
+    """The ladder: ratings (``?page=``), chances, pairs; a page that does not exist: 404
+    naming it. Its tables are drawn once per fit, page and reader's team (most of the
+    page's time: a hundred rows and the grid) and kept until the next fit."""
+    team = requesting_team(request)
+    try:
+        page = _page(request)
+        data = ladder_data(team, page)
+    except PageNotFound as error:
+        return HttpResponse(str(error), status=404, content_type="text/plain; charset=utf-8")
+    key = (data["fitted"], data["hides_games"], page, None if team is None else team.pk)
+    tables = _DRAWN.get(key) if data["fitted"] is not None else None
+    if tables is None:
+        tables = render_to_string("ladder/ladder_tables.html", {"data": data}, request)
+        if data["fitted"] is not None:
+            if len(_DRAWN) >= _DRAWN_MOST or any(kept[0] != key[0] for kept in _DRAWN):
+                _DRAWN.clear()  # another fit's (or too many teams'): drawn again
+            _DRAWN[key] = tables
+    return render(request, "ladder/ladder.html", {"data": data, "tables": mark_safe(tables)})
+
+
+#: The ladder page's tables as drawn (:func:`ladder_page`), by fit, visibility, page and
+#: team; at most :data:`_DRAWN_MOST` kept.
+_DRAWN: dict[tuple[str | None, bool, int, int | None], str] = {}
+_DRAWN_MOST = 512
 
 
 def api_ladder(request: HttpRequest) -> JsonResponse:
-    """``GET /api/v1/ladder/``: :func:`ladder_data`."""
-    return JsonResponse(ladder_data(requesting_team(request)))
+    """``GET /api/v1/ladder/``: :func:`ladder_data` (``?page=``; a page that does not
+    exist: 404 naming it)."""
+    try:
+        return JsonResponse(ladder_data(requesting_team(request), _page(request)))
+    except PageNotFound as error:
+        return JsonResponse({"error": str(error)}, status=404)
 
 
 def _game_row(game: Game, version: BotVersion, own: OwnFaults | None) -> dict[str, Any]:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from arena.ladder.games import GameResult, game_from_block
-from arena.ladder.sums import pair_sums
+from arena.ladder.sums import PairColumns, pair_sums
 from arena.store.outcome import HandSummary, MatchOutcome, SeatOutcome
 
 
@@ -106,3 +107,23 @@ def test_a_block_of_other_bots_or_without_a_common_deal_makes_no_game() -> None:
         game_from_block(block, "ann", "cat")
     with pytest.raises(ValueError, match="no deal was played by every match"):
         game_from_block(block, "ann", "bob")
+
+
+def test_pair_columns_hold_each_pair_s_sums_and_refuse_columns_of_unequal_lengths() -> None:
+    games = [GameResult("bob", "ann", 10.0, 0.0, 200), GameResult("ann", "bob", 30.0, 0.0, 200)]
+    games.append(GameResult("ann", "cat", 5.0, 0.0, 200))
+    sums = pair_sums(games)
+    columns = PairColumns.of(sums)
+    assert columns.bots == ("ann", "bob", "cat")
+    for k, pair in enumerate(sums.values()):
+        assert (columns.bots[columns.first[k]], columns.bots[columns.second[k]]) == (
+            pair.first,
+            pair.second,
+        )
+        assert columns.mean[k] == pair.mean and columns.variance[k] == pair.variance
+    # One game: no spread yet (the pure sums' rule), and no information: a mean of 0.
+    ones = np.zeros(1, dtype=np.int64)
+    empty = PairColumns(("ann", "bob"), ones, ones, *(np.zeros(1) for _ in range(5)))
+    assert empty.mean.tolist() == [0.0] and empty.variance.tolist() == [0.0]
+    with pytest.raises(ValueError, match="unequal lengths"):
+        PairColumns(("ann",), ones, ones, *(np.zeros(2) for _ in range(5)))

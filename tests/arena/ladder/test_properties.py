@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from hypothesis import given, settings
@@ -15,6 +16,8 @@ from arena.ladder.matchmaking import (
     LadderState,
     MatchmakingSettings,
     Pairing,
+    _Matchmaker,
+    candidate_pairs,
     next_game,
 )
 from arena.ladder.ratings import fit
@@ -97,3 +100,44 @@ def test_strengths_sum_to_zero_and_the_chances_of_a_pair_add_up_to_one(
         total = standings.chance_above(first, second) + standings.chance_above(second, first)
         assert abs(total - 1.0) < 1e-9
         assert standings.chance_above(first, second) >= 0.5  # listed best first
+
+
+def _every_candidate_tie_rule(
+    state: LadderState, matchmaking: MatchmakingSettings
+) -> list[tuple[str, str]]:
+    """The pairs the uncertainty tier draws from, by the rule over every candidate in
+    order (what matchmaking did before it read only the best few)."""
+    maker = _Matchmaker(state, matchmaking, random.Random(0))
+    best: list[tuple[str, str]] = []
+    best_priority = -1.0
+    for priority, first, second in maker._neighbour_priorities():
+        if not maker._free(first, second) or priority < best_priority * (1.0 - 1e-9):
+            continue
+        if priority > best_priority * (1.0 + 1e-9):
+            best, best_priority = [], priority
+        best.append((first, second))
+    return best
+
+
+@settings(max_examples=80, deadline=None)
+@given(ladder_states(), st.integers(0, 1000))
+def test_the_best_few_candidates_give_the_pairing_of_the_tie_rule_over_every_candidate(
+    drawn: tuple[LadderState, MatchmakingSettings], seed: int
+) -> None:
+    # Matchmaking reads the candidates best first and stops once the rest cannot tie: it
+    # draws the pair the rule over every candidate draws, with the same random stream,
+    # and candidates made beforehand (a server's, once per fit) change no decision.
+    state, matchmaking = drawn
+    expected = _every_candidate_tie_rule(state, matchmaking)
+    found = _Matchmaker(state, matchmaking, random.Random(seed))._uncertainty()
+    if not expected:
+        assert found is None
+    else:
+        rng = random.Random(seed)
+        pair = expected[rng.randrange(len(expected))] if len(expected) > 1 else expected[0]
+        assert found is not None and (found.first, found.second) == pair
+    made = candidate_pairs(state.entrants, state.standings, matchmaking)
+    given_state = dataclasses.replace(state, candidates=made)
+    assert next_game(given_state, matchmaking, random.Random(seed)) == next_game(
+        state, matchmaking, random.Random(seed)
+    )

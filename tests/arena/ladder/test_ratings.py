@@ -7,8 +7,10 @@ import itertools
 import math
 import random
 
+import numpy as np
 import pytest
 
+from arena.ladder import ratings
 from arena.ladder.games import GameResult
 from arena.ladder.ratings import FitSettings, Standings, fit
 from arena.ladder.sums import pair_sums
@@ -198,3 +200,50 @@ def test_standings_read_back_from_storage_give_the_fits_gaps_for_the_kept_pairs(
     assert "zed" not in Standings.from_stored(
         shuffled, {("zed", order[0]): 1.0}, game_sd=1.0, confidence=0.95
     )
+
+
+def test_a_big_ladder_s_factored_covariance_is_the_full_inverse_s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Above DENSE_UP_TO bots the fit keeps the inverse Cholesky factor, not the matrix:
+    # every figure read from it must be the full inverse's (to rounding).
+    games = [*_games(random.Random(21), per_pair=3), GameResult("dan", "eve", 10.0, 5.0, 200)]
+    dense = fit(pair_sums(games), bots=["new"])
+    monkeypatch.setattr(ratings, "DENSE_UP_TO", 0)
+    monkeypatch.setattr(ratings, "_BLOCK", 2)  # the factor inverted by halves, as a big one
+    factored = fit(pair_sums(games), bots=["new"])
+    assert factored.order == dense.order
+    for mine, theirs in zip(factored.ratings, dense.ratings, strict=True):
+        assert mine.strength == pytest.approx(theirs.strength, rel=1e-9, abs=1e-9)
+        assert mine.sd == pytest.approx(theirs.sd, rel=1e-9)
+    for first, second in itertools.combinations(dense.order, 2):
+        assert factored.gap(first, second) == pytest.approx(dense.gap(first, second), rel=1e-9)
+    order = list(dense.order)
+    for mine_row, dense_row in zip(
+        factored.covariances_below(order, 3), dense.covariances_below(order, 3), strict=True
+    ):
+        assert mine_row == pytest.approx(dense_row, rel=1e-9, abs=1e-9)
+
+
+def test_standings_read_back_from_a_band_are_the_ones_read_back_from_pairs() -> None:
+    standings = fit(pair_sums(_games(random.Random(9), per_pair=5)), bots=["new"])
+    order = list(standings.order)
+    below = standings.covariances_below(order, 2)
+    kept = {(bot, other): value for k, bot in enumerate(order)
+            for other, value in zip(order[k + 1 :], below[k], strict=False)}  # fmt: skip
+    band = np.zeros((len(order), 2))
+    for row, values in enumerate(below):
+        band[row, : len(values)] = values
+    # "dan" left the ladder since (not read back); "eve" came since (no stored row).
+    ratings = [r for r in standings.ratings if r.bot != "dan"]
+    ratings.append(dataclasses.replace(ratings[0], bot="eve", strength=0.0))
+    rows = [order.index(r.bot) if r.bot != "eve" else -1 for r in ratings]
+    settings = {"game_sd": standings.game_sd, "confidence": standings.confidence}
+    banded = Standings.from_band(ratings, rows, band, **settings)
+    paired = Standings.from_stored(ratings, kept, **settings)
+    assert banded.order == paired.order
+    assert [r.place for r in banded.ratings] == [r.place for r in paired.ratings]
+    for first, second in itertools.combinations(paired.order, 2):
+        assert banded.gap(first, second) == paired.gap(first, second)
+    names = list(paired.order)
+    assert banded.covariances_below(names, 3) == paired.covariances_below(names, 3)

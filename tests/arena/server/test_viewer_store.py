@@ -228,3 +228,25 @@ def test_the_document_holds_the_first_hands_and_says_how_many_there_are(
     monkeypatch.setattr(site_matches, "MAX_VIEWER_HANDS", 3)
     document = stored_viewer(match, seats=set(), visibility=Visibility.SHOWDOWNS).document
     assert len(document["hands"]) == 3 and document["hands_total"] == HANDS
+
+
+def test_a_viewer_page_is_drawn_once_per_etag_and_the_drawn_pages_stay_few(
+    match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn: list[int] = []
+    real = site_matches.viewer_page
+
+    def counted(*args: Any, **kwargs: Any) -> str:
+        drawn.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pages, "viewer_page", counted)
+    monkeypatch.setattr(pages, "_DRAWN_VIEWERS", {})
+    url = f"/matches/{match.pk}/hands/"
+    first, second = Client().get(url), Client().get(url)
+    assert first.content == second.content and len(drawn) == 1  # the second one kept
+    # Past the most kept, the kept pages are let go and drawn again when asked for.
+    monkeypatch.setattr(pages, "_DRAWN_VIEWERS_MOST", 1)
+    _logged_in("ants").get(url)  # the player's own view: another ETag, another page
+    assert len(drawn) == 2 and len(pages._DRAWN_VIEWERS) == 1
+    assert Client().get(url).content == first.content and len(drawn) == 3

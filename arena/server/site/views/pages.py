@@ -5,10 +5,11 @@ viewer."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import patch_vary_headers
@@ -65,12 +66,32 @@ def no_icon(request: HttpRequest) -> HttpResponse:
     return response
 
 
+#: The rows of each board one page of the leaderboard lists (a ladder of a thousand
+#: versions is a thousand rows to draw for every visitor).
+BOARD_ROWS_PER_PAGE = 50
+
+
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    """Every leaderboard, best first."""
-    boards: dict[str, list[LeaderboardRow]] = {}
-    for row in LeaderboardRow.objects.select_related("team"):
-        boards.setdefault(row.board, []).append(row)
-    return render(request, "arena/leaderboard.html", {"boards": boards})
+    """Every leaderboard, best first, :data:`BOARD_ROWS_PER_PAGE` rows of each to a page
+    (``?page=``; not a whole number from 1: 400 naming it)."""
+    text = request.GET.get("page", "1")
+    page = int(text) if text.isdigit() else 0
+    if page < 1:
+        return HttpResponse(f"page must be a whole number from 1, got {text!r}", status=400)
+    sizes = dict(LeaderboardRow.objects.values_list("board").annotate(rows=Count("pk")))
+    start = (page - 1) * BOARD_ROWS_PER_PAGE
+    boards = {
+        board: list(
+            LeaderboardRow.objects.filter(board=board)
+            .select_related("team")
+            .order_by("position", "pk")[start : start + BOARD_ROWS_PER_PAGE]
+        )
+        for board in sorted(sizes)
+    }
+    pages = max([1, *(math.ceil(size / BOARD_ROWS_PER_PAGE) for size in sizes.values())])
+    context = {"boards": {board: rows for board, rows in boards.items() if rows},
+               "rows_per_page": BOARD_ROWS_PER_PAGE, "page": page, "pages": pages}  # fmt: skip
+    return render(request, "arena/leaderboard.html", context)
 
 
 def team_page(request: HttpRequest, team_id: int) -> HttpResponse:
@@ -196,7 +217,15 @@ def match_hands(request: HttpRequest, match_id: int) -> HttpResponse:
     if etag in request.headers.get("If-None-Match", ""):
         response = HttpResponse(status=304)  # neither the document read nor the page drawn
     else:
-        response = HttpResponse(viewer_page(match, stored.document))
+        # The page is its ETag's (the document's digest, the title, the script and style):
+        # drawn once per process, not read and drawn again for every reader.
+        page = _DRAWN_VIEWERS.get(etag)
+        if page is None:
+            page = viewer_page(match, stored.document)
+            if len(_DRAWN_VIEWERS) >= _DRAWN_VIEWERS_MOST:
+                _DRAWN_VIEWERS.clear()
+            _DRAWN_VIEWERS[etag] = page
+        response = HttpResponse(page)
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = (
         f"public, max-age={VIEWER_MAX_AGE_S}"
@@ -207,6 +236,11 @@ def match_hands(request: HttpRequest, match_id: int) -> HttpResponse:
     patch_vary_headers(response, ("Cookie", "Authorization"))
     response.headers["Content-Security-Policy"] = VIEWER_POLICY
     return response
+
+
+#: Hand viewer pages as drawn, by ETag (:func:`match_hands`); at most this many kept.
+_DRAWN_VIEWERS: dict[str, str] = {}
+_DRAWN_VIEWERS_MOST = 64
 
 
 def protocol(request: HttpRequest) -> HttpResponse:

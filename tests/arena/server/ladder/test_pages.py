@@ -9,13 +9,15 @@ import re
 import shutil
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from django.template.loader import render_to_string
 from django.test import Client
 from django.utils import timezone
 
 from arena.ladder.matchmaking import GameKind
-from arena.server.ladder import config
+from arena.server.ladder import config, views
 from arena.server.ladder.fitting import refresh_ratings
 from arena.server.ladder.models import (
     Game,
@@ -25,6 +27,7 @@ from arena.server.ladder.models import (
     UnrankedRequest,
 )
 from arena.server.site.models import BotVersion, Team
+from arena.server.site.views import pages
 from tests import REPO_ROOT
 from tests.arena.server.factories import PASSWORD, make_team, make_token
 from tests.arena.server.ladder.conftest import accepted
@@ -268,3 +271,63 @@ def test_the_version_page_fits_a_1280_pixel_window_with_a_long_seed(
         finally:
             browser.close()
     assert width <= 1280
+
+
+def test_the_ladder_comes_a_page_at_a_time_and_a_team_finds_its_own_rows(
+    three: dict[str, BotVersion], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(views, "RATINGS_PER_PAGE", 2)
+    whole = Client().get("/api/v1/ladder/").json()
+    assert (whole["page"], whole["pages"], whole["rated"], whole["per_page"]) == (1, 2, 3, 2)
+    second = Client().get("/api/v1/ladder/?page=2").json()
+    assert [row["place"] for row in whole["ratings"] + second["ratings"]] == [1, 2, 3]
+    # The team's own version is on one of the pages, and the page says which.
+    mine = _client("cats").get("/api/v1/ladder/").json()
+    place = next(row["place"] for row in mine["ratings"] + second["ratings"]
+                 if row["bot"] == "cats-v1")  # fmt: skip
+    assert mine["my_pages"] == [1 + (place - 1) // 2]
+    page = _client("cats").get("/ladder/?page=2").content.decode()
+    assert 'rel="prev"' in page and "your team's rows" in page
+    # A page that is not there, or not a number: 404 naming it.
+    missing = Client().get("/api/v1/ladder/?page=3")
+    assert missing.status_code == 404 and "page 3" in missing.json()["error"]
+    bad = Client().get("/ladder/?page=two")
+    assert bad.status_code == 404 and "'two'" in bad.content.decode()
+
+
+def test_the_leaderboard_comes_a_page_at_a_time(
+    three: dict[str, BotVersion], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pages, "BOARD_ROWS_PER_PAGE", 2)
+    first, second = Client().get("/"), Client().get("/?page=2")
+    bots = [f"{name}-v1" for name in ("ants", "bees", "cats")]
+    assert sum(bot in first.content.decode() for bot in bots) == 2
+    assert sum(bot in second.content.decode() for bot in bots) == 1
+    assert 'rel="next"' in first.content.decode()
+    for wrong in ("0", "x"):
+        refused = Client().get(f"/?page={wrong}")
+        assert refused.status_code == 400 and repr(wrong) in refused.content.decode()
+
+
+def test_the_ladder_s_tables_are_drawn_once_per_fit_page_and_team(
+    three: dict[str, BotVersion], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn: list[str] = []
+    real = render_to_string
+
+    def counted(name: str, *args: Any, **kwargs: Any) -> str:
+        drawn.append(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(views, "render_to_string", counted)
+    monkeypatch.setattr(views, "_DRAWN", {})
+    first, again = Client().get("/ladder/"), Client().get("/ladder/")
+    assert first.content == again.content and len(drawn) == 1
+    _client("ants").get("/ladder/")  # a team's own rows are marked: its own tables
+    assert len(drawn) == 2
+    refresh_ratings(timezone.now() + timedelta(seconds=10))  # a new fit: drawn again
+    Client().get("/ladder/")
+    assert len(drawn) == 3 and len(views._DRAWN) == 1  # the old fit's let go
+    monkeypatch.setattr(views, "_DRAWN_MOST", 1)
+    _client("bees").get("/ladder/")  # past the most kept: the others let go
+    assert len(drawn) == 4 and len(views._DRAWN) == 1

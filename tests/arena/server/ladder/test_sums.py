@@ -5,11 +5,14 @@ ladder of two identical bots that keeps playing."""
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import logging
 import math
 from datetime import timedelta
 
 import pytest
+from django.apps import apps as django_apps
 from django.core.management import call_command
 from django.db import connection
 from django.test import Client
@@ -18,8 +21,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from arena.ladder.games import GameResult
+from arena.ladder.matchmaking import candidate_pairs
 from arena.ladder.sums import pair_sums as pure_pair_sums
 from arena.server.ladder import config
+from arena.server.ladder import state as ladder_state_module
 from arena.server.ladder.fitting import FIT_INTERVAL_S, refresh_if_due, refresh_ratings
 from arena.server.ladder.models import (
     Game,
@@ -32,10 +37,13 @@ from arena.server.ladder.models import (
     version_label,
 )
 from arena.server.ladder.state import ladder_state
-from arena.server.ladder.sums import count_results, pair_sums
+from arena.server.ladder.sums import count_results, pair_columns, pair_sums
 from arena.server.site.models import BotVersion, LeaderboardRow, Team
 from tests.arena.server.factories import PASSWORD, make_team
 from tests.arena.server.ladder.conftest import accepted, team_with
+
+#: The migration that started the games-done counter (its name starts with a digit).
+scale_migration = importlib.import_module("arena.server.ladder.migrations.0005_scale")
 
 
 def _played(first: BotVersion, second: BotVersion, adjusted: float, **fields: object) -> Game:
@@ -77,6 +85,27 @@ def test_each_game_is_counted_once_and_the_sums_are_the_pure_ones(
         assert stored[key].raw_estimate().mean == pytest.approx(sums.raw_estimate().mean)
     versions = dict(VersionSumsRow.objects.values_list("version", "game_count"))
     assert versions == {ants.pk: 3, bees.pk: 3}
+    # The fit's columns (on PostgreSQL read as binary arrays) hold the same sums.
+    columns = pair_columns()
+    assert len(columns.first) == len(expected)
+    for k in range(len(columns.first)):
+        key = tuple(sorted((columns.bots[columns.first[k]], columns.bots[columns.second[k]])))
+        sign = 1.0 if columns.bots[columns.first[k]] == key[0] else -1.0
+        assert sign * columns.mean[k] == pytest.approx(expected[key].mean)
+        assert columns.variance[k] == pytest.approx(expected[key].variance)
+    # The games done are counted as they are added: a fit copies the count.
+    assert RatingFit.objects.get(pk=1).done_count == 3
+
+
+def test_the_fit_reads_no_pair_from_an_empty_ladder_and_the_migration_counts_done_games(
+    pair: tuple[BotVersion, BotVersion],
+) -> None:
+    assert len(pair_columns().first) == 0
+    ants, bees = pair
+    _played(ants, bees, 10.0, counted=True)  # counted before the counter existed
+    _played(ants, bees, 10.0, status=GameStatus.BOT_FAULT, counted=True)
+    scale_migration.count_done(django_apps, None)
+    assert RatingFit.objects.get(pk=1).done_count == 1
 
 
 def test_unrated_and_infrastructure_games_are_marked_but_add_nothing(
@@ -317,3 +346,42 @@ def test_a_version_deactivated_since_the_fit_leaves_and_its_neighbours_keep_thei
     assert standings.order == ("ants-v1", "cats-v1")
     # The covariance kept two places down still pairs ants with cats.
     assert standings.gap("ants-v1", "cats-v1") == pytest.approx(fitted.gap("ants-v1", "cats-v1"))
+
+
+def test_a_claim_reads_the_fit_s_candidates_until_the_placed_versions_change(
+    pair: tuple[BotVersion, BotVersion],
+) -> None:
+    ants, bees = pair
+    cats = accepted(make_team("cats"), b"cats")
+    settings = config.current()
+    needed = settings.matchmaking().placement_games
+    for score in range(needed):
+        _played(ants, bees, float(score))
+        _played(bees, cats, float(score) / 2)
+        _played(ants, cats, 5.0)
+    refresh_ratings()
+    state = ladder_state(settings)
+    assert state.candidates is not None  # the fit's, as matchmaking would make them now
+    made = candidate_pairs(state.entrants, state.standings, settings.matchmaking())
+    assert state.candidates.bots == made.bots
+    assert state.candidates.wrong.tolist() == made.wrong.tolist()
+    assert state.candidates.variance.tolist() == made.variance.tolist()
+    # Other knobs than the fit's (a changed competition file): made again, not read.
+    active = {entrant.bot: entrant for entrant in state.entrants}
+    numbers = {version_label(v): v.pk for v in (ants, bees, cats)}
+    other = dataclasses.replace(settings.matchmaking(), place_weight=2.0)
+    counts = {numbers[bot]: entrant.game_count for bot, entrant in active.items()}
+    labels = {number: bot for bot, number in numbers.items()}
+    assert ladder_state_module._stored_view(labels, counts, other)[1] is None
+    assert ladder_state_module._stored_view(labels, counts, settings.matchmaking())[1]
+    # A version placed since the fit: the candidates are made again from the standings.
+    dogs = accepted(make_team("dogs"), b"dogs")
+    assert ladder_state(settings).candidates is None  # another version active
+    for _ in range(needed):
+        _played(dogs, ants, 1.0)
+    count_results()
+    changed = ladder_state(settings)
+    assert changed.candidates is None
+    assert "dogs-v1" in changed.standings  # at the prior's 0 until the next fit
+    refresh_ratings()
+    assert ladder_state(settings).candidates is not None
