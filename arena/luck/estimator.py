@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.luck.timeline import (
+    ChanceStep,
     DecisionStep,
     LuckError,
     TableState,
@@ -52,7 +53,7 @@ __all__ = [
 ]
 
 NAME = "chance-equity"
-VERSION = 2
+VERSION = 3
 
 
 def _fingerprint() -> str:
@@ -155,6 +156,27 @@ def _termed(decisions: Sequence[Any]) -> set[int]:
     }
 
 
+def _cancelling_streets(
+    value: ValueFunction, steps: Sequence[ChanceStep | DecisionStep]
+) -> tuple[set[int], set[int]]:
+    """The street steps whose value after the cards cancels the next street's
+    expectation exactly (:meth:`~arena.luck.value.ValueFunction.carries_over`: nothing
+    changed between them), so that the estimate computes neither: the numbers of the
+    steps whose value after is left out, and of those whose expectation is."""
+    chance = [(number, step) for number, step in enumerate(steps) if isinstance(step, ChanceStep)]
+    no_value: set[int] = set()
+    no_expectation: set[int] = set()
+    for (number, step), (following_number, following) in zip(chance, chance[1:], strict=False):
+        if (
+            step.kind == "street"
+            and following.kind == "street"
+            and value.carries_over(step.after, following.before, len(following.after.board))
+        ):
+            no_value.add(number)
+            no_expectation.add(following_number)
+    return no_value, no_expectation
+
+
 def estimate_hand(record: Mapping[str, Any]) -> HandLuck:
     """Each seat's luck-adjusted result of one ``hand`` record of ``hands.jsonl``.
 
@@ -190,9 +212,15 @@ def estimate_steps(record: Mapping[str, Any]) -> Generator[None, None, HandLuck]
     if timeline.is_voided:  # everyone got back what they put in: nothing to adjust
         return HandLuck(raw, tuple(float(r) for r in raw), ESTIMATOR)
     decisions = _decisions(record)
-    value = ValueFunction(variant=timeline.variant, unit=timeline.unit, key=timeline.key)
+    value = ValueFunction(
+        variant=timeline.variant,
+        unit=timeline.unit,
+        key=timeline.key,
+        street_pots=timeline.street_pots,
+    )
     correction = [0.0] * len(raw)
-    for step in timeline.steps:
+    no_value, no_expectation = _cancelling_streets(value, timeline.steps)
+    for number, step in enumerate(timeline.steps):
         yield
         if isinstance(step, DecisionStep):
             if step.index >= len(decisions):
@@ -218,9 +246,13 @@ def estimate_steps(record: Mapping[str, Any]) -> Generator[None, None, HandLuck]
             _add(correction, value.value(step.after))
             _add(correction, value.dealt_expectation(step.after), -1.0)
         elif step.kind == "street":
-            _add(correction, value.value(step.after))
-            yield
-            _add(correction, value.street_expectation(step.before, len(step.after.board)), -1.0)
+            if number not in no_value:
+                _add(correction, value.value(step.after))
+                yield
+            if number not in no_expectation:
+                _add(
+                    correction, value.street_expectation(step.before, len(step.after.board)), -1.0
+                )
         elif not step.is_reshuffled:  # a draw from the stub the dealer was dealing from
             assert step.position is not None
             _add(correction, value.value(step.after))
