@@ -27,6 +27,7 @@ from the distribution), whatever the bots do, so ``adjusted`` has the expectatio
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
@@ -166,7 +167,7 @@ def _cancelling_streets(
     chance = [(number, step) for number, step in enumerate(steps) if isinstance(step, ChanceStep)]
     no_value: set[int] = set()
     no_expectation: set[int] = set()
-    for (number, step), (following_number, following) in zip(chance, chance[1:], strict=False):
+    for (number, step), (following_number, following) in itertools.pairwise(chance):
         if (
             step.kind == "street"
             and following.kind == "street"
@@ -250,9 +251,7 @@ def estimate_steps(record: Mapping[str, Any]) -> Generator[None, None, HandLuck]
                 _add(correction, value.value(step.after))
                 yield
             if number not in no_expectation:
-                _add(
-                    correction, value.street_expectation(step.before, len(step.after.board)), -1.0
-                )
+                _add(correction, value.street_expectation(step.before, len(step.after.board)), -1.0)
         elif not step.is_reshuffled:  # a draw from the stub the dealer was dealing from
             assert step.position is not None
             _add(correction, value.value(step.after))
