@@ -164,17 +164,22 @@ class ValueFunction:
         self._sums: dict[tuple[Card, ...], BoardSums] = {}
         self._ranks: dict[tuple[tuple[Card, ...], tuple[Card, ...]], list[int]] = {}
         self._share_memo: dict[tuple[Any, ...], list[float]] = {}
+        self._pots: dict[tuple[tuple[int, ...], ...], list[Pot]] = {}
 
     # -- pots ---------------------------------------------------------------------------
 
-    @staticmethod
-    def pots(state: TableState) -> list[Pot]:
-        """The pots the engine would build from ``state`` at a showdown now."""
-        dead = state.dead if any(state.dead) else None
-        pots = build_pots(state.committed, state.live, dead_money=dead)
-        if not pots and any(state.committed):  # pragma: no cover - nobody live put in
-            everyone = tuple(p for p, alive in enumerate(state.live) if alive)
-            pots = [Pot(sum(state.committed), everyone)]
+    def pots(self, state: TableState) -> list[Pot]:
+        """The pots the engine would build from ``state`` at a showdown now (kept: the
+        states of an action term and of consecutive terms often share them)."""
+        key = (state.committed, state.live, state.dead)
+        pots = self._pots.get(key)
+        if pots is None:
+            dead = state.dead if any(state.dead) else None
+            pots = build_pots(state.committed, state.live, dead_money=dead)
+            if not pots and any(state.committed):  # pragma: no cover - nobody live put in
+                everyone = tuple(p for p, alive in enumerate(state.live) if alive)
+                pots = [Pot(sum(state.committed), everyone)]
+            self._pots[key] = pots
         return pots
 
     # -- values -------------------------------------------------------------------------
