@@ -131,11 +131,22 @@ def _action_term(
     taken: Mapping[str, Any],
     distribution: Sequence[tuple[Mapping[str, Any], float]],
 ) -> Generator[None, None, list[float]]:
-    """The action term, one value at a time (it yields after each)."""
-    term = value.value(with_action(before, position, taken))
-    for action, probability in distribution:
+    """The action term, one value at a time (it yields after each). The action taken is
+    one of the distribution's as the arena records it, so its value is computed once and
+    used twice (an action written otherwise is valued on its own)."""
+    values: dict[int, list[float]] = {}
+    same = next((index for index, (action, _) in enumerate(distribution) if action == taken), None)
+    if same is None:
+        term = value.value(with_action(before, position, taken))
+    else:
+        values[same] = value.value(with_action(before, position, taken))
+        term = list(values[same])
+    for index, (action, probability) in enumerate(distribution):
         yield
-        _add(term, value.value(with_action(before, position, action)), -probability)
+        after = values.get(index)
+        if after is None:
+            after = value.value(with_action(before, position, action))
+        _add(term, after, -probability)
     return term
 
 

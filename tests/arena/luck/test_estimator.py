@@ -128,3 +128,17 @@ def test_streets_whose_values_cancel_are_left_out_with_the_same_result(
         assert fast_steps <= slow_steps
     if policy == "call":  # calling stations check every street down: values were saved
         assert sum(s for s, _ in fast) < sum(s for s, _ in slow)
+
+
+def test_an_action_taken_written_otherwise_than_in_its_distribution_is_valued_the_same() -> None:
+    # The action taken is valued once with its distribution's entry when it is written
+    # the same; written otherwise (a key the state ignores) it is valued on its own, and
+    # the term is the same numbers.
+    record = random_record(5, mixed=True)
+    index = next(i for i, d in enumerate(record["decisions"]) if "distribution" in d)
+    otherwise = json.loads(json.dumps(record))
+    otherwise["decisions"][index]["action"]["note"] = "written otherwise"
+    assert otherwise["decisions"][index]["action"] not in [
+        entry["action"] for entry in otherwise["decisions"][index]["distribution"]
+    ]
+    assert estimate_hand(otherwise) == estimate_hand(record)
