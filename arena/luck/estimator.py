@@ -22,6 +22,13 @@ from the distribution), whatever the bots do, so ``adjusted`` has the expectatio
 * a decision: the reported distribution over the actions, each applied to the state.
 
 ``v`` sums to zero over the seats, so the adjusted results sum to the raw ones.
+
+Where ``v`` is sampled (pre-flop and flop equities) the sample is unbiased whatever its
+size, and its size is set by the pot the street ended with as played (the same for every
+state of the street, hypothetical actions included), never by the sampled boards: each
+term then averages to zero over the cards, the draws and the sampler's stream together.
+A street's value after its cards that the next street's expectation cancels exactly
+(:meth:`~arena.luck.value.ValueFunction.carries_over`) is computed neither time.
 """
 
 from __future__ import annotations
