@@ -204,14 +204,15 @@ class ValueFunction:
 
     def carries_over(self, after: TableState, before: TableState, board_size: int) -> bool:
         """Whether ``value(after)`` is exactly ``street_expectation(before, board_size)``:
-        the same pots, hands, live seats and board (nobody put a chip in or folded
-        between them), and a betting part that is zero or weighted the same. Then the two
+        the same pots, hands, live seats, board and cards out (nobody put a chip in or
+        folded between them), and a betting part that is zero or weighted the same. Then the two
         cancel in the estimate and neither needs computing (a check-down's streets)."""
         same_table = (
             after.committed == before.committed
             and after.live == before.live
             and after.dead == before.dead
             and after.board == before.board
+            and after.out == before.out
             and after.hands == before.hands
             and after.stacks == before.stacks
         )
