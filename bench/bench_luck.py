@@ -48,6 +48,7 @@ nothing.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
 import importlib.util
 import math
@@ -254,10 +255,24 @@ ROUND_ROBINS: dict[str, tuple[str, str, str]] = {
 }
 
 
-def variance_table(deals: int, seeds: int, first_seed: int) -> None:
+def _pairs() -> list[tuple[str, str]]:
+    """Every pair of the round robins, each once, in order."""
     pairs: list[tuple[str, str]] = []
     for bots in ROUND_ROBINS.values():
         pairs += [(a, b) for i, a in enumerate(bots) for b in bots[i + 1 :] if (a, b) not in pairs]
+    return pairs
+
+
+def seed_units(deals: int, seed: int) -> dict[tuple[str, str], dict[str, list[float]]]:
+    """One seed's tournament: every pair's duplicate units (see :func:`pair_units`)."""
+    print(f"   seed {seed} ...", flush=True)
+    return {(a, b): pair_units(BOTS[a], BOTS[b], deals, seed) for a, b in _pairs()}
+
+
+def variance_table(deals: int, seeds: int, first_seed: int, jobs: int = 1) -> None:
+    """Part 1 (see the module docstring); ``jobs``: seeds played at once in worker
+    processes (the figures are the same for any number)."""
+    pairs = _pairs()
     print(
         f"1. Variance reduction ({ESTIMATOR}; 'chips only': the same without its betting term,"
         f" as version 1): {deals} duplicate deals per pair, {seeds} seeds; times fewer hands"
@@ -268,13 +283,18 @@ def variance_table(deals: int, seeds: int, first_seed: int) -> None:
     units: dict[tuple[str, str], dict[str, list[float]]] = {
         pair: {kind: [] for kind in kinds} for pair in pairs
     }
-    for seed in range(first_seed, first_seed + seeds):
-        print(f"   seed {seed} ...", flush=True)
-        for a, b in pairs:
-            these = pair_units(BOTS[a], BOTS[b], deals, seed)
-            variances[a, b].append({kind: statistics.variance(these[kind]) for kind in kinds})
+    seed_list = range(first_seed, first_seed + seeds)
+    if jobs > 1:
+        with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+            per_seed = list(pool.map(seed_units, [deals] * seeds, seed_list))
+    else:
+        per_seed = [seed_units(deals, seed) for seed in seed_list]
+    for by_pair in per_seed:  # in seed order, whatever the jobs
+        for pair in pairs:
+            these = by_pair[pair]
+            variances[pair].append({kind: statistics.variance(these[kind]) for kind in kinds})
             for kind in kinds:
-                units[a, b][kind] += these[kind]
+                units[pair][kind] += these[kind]
     print(
         f"{'pair':34} {'raw bb':>7} {'adj bb':>7} {'null z':>7} {'var raw':>8} {'var adj':>8}"
         f" {'fewer hands':>15} {'chips only':>15}"
@@ -405,12 +425,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="cost rounds")
     parser.add_argument("--cpu-deals", type=int, default=100, help="deals per pair of step 3")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="seeds of step 1 played at once (the same figures)"
+    )
     parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run)")
     args = parser.parse_args()
     if args.quick:
         args.deals, args.seeds, args.hands, args.rounds, args.cpu_deals = 10, 2, 10, 1, 5
     started = time.perf_counter()
-    variance_table(args.deals, args.seeds, args.seed)
+    variance_table(args.deals, args.seeds, args.seed, args.jobs)
     cost_rounds(args.hands, args.rounds, args.seed)
     estimator_cpu(args.cpu_deals, args.seed)
     print(f"({time.perf_counter() - started:.0f} s)")

@@ -7,9 +7,10 @@ enumerated (:func:`completions`: the river's one, the turn's 40-odd, a flop's 99
 big pot) or sampled (:class:`BoardSampler`: the unseen cards shuffled by a stream keyed by
 the hand and the board - :class:`engine.seeds.StreamRandom`, so the same hand always gets
 the same sample and nothing in the deal predicts it - and read through a fixed design of
-position subsets). Samples are prefixes of one list per board: a state with a bigger pot
-reads more of the same completions, so states of one street share their sampling noise,
-which then mostly cancels between the terms before and after a street. A five-card-draw
+position subsets). Samples are prefixes of one list per board: in an estimate every state
+of a street reads the same completions (as many as the street's pot as played sets), so
+they share their sampling noise, which then mostly cancels between the terms before and
+after a street; a state valued alone with a bigger pot reads more of the same list. A five-card-draw
 hand has no board: its showdown is the current hands.
 
 Shares are fractions of a pot (ties split evenly, no odd chip): for a pot open to the hands

@@ -22,17 +22,26 @@ from the distribution), whatever the bots do, so ``adjusted`` has the expectatio
 * a decision: the reported distribution over the actions, each applied to the state.
 
 ``v`` sums to zero over the seats, so the adjusted results sum to the raw ones.
+
+Where ``v`` is sampled (pre-flop and flop equities) the sample is unbiased whatever its
+size, and its size is set by the pot the street ended with as played (the same for every
+state of the street, hypothetical actions included), never by the sampled boards: each
+term then averages to zero over the cards, the draws and the sampler's stream together.
+A street's value after its cards that the next street's expectation cancels exactly
+(:meth:`~arena.luck.value.ValueFunction.carries_over`) is computed neither time.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from arena.luck.timeline import (
+    ChanceStep,
     DecisionStep,
     LuckError,
     TableState,
@@ -52,7 +61,7 @@ __all__ = [
 ]
 
 NAME = "chance-equity"
-VERSION = 2
+VERSION = 3
 
 
 def _fingerprint() -> str:
@@ -129,11 +138,22 @@ def _action_term(
     taken: Mapping[str, Any],
     distribution: Sequence[tuple[Mapping[str, Any], float]],
 ) -> Generator[None, None, list[float]]:
-    """The action term, one value at a time (it yields after each)."""
-    term = value.value(with_action(before, position, taken))
-    for action, probability in distribution:
+    """The action term, one value at a time (it yields after each). The action taken is
+    one of the distribution's as the arena records it, so its value is computed once and
+    used twice (an action written otherwise is valued on its own)."""
+    values: dict[int, list[float]] = {}
+    same = next((index for index, (action, _) in enumerate(distribution) if action == taken), None)
+    if same is None:
+        term = value.value(with_action(before, position, taken))
+    else:
+        values[same] = value.value(with_action(before, position, taken))
+        term = list(values[same])
+    for index, (action, probability) in enumerate(distribution):
         yield
-        _add(term, value.value(with_action(before, position, action)), -probability)
+        after = values.get(index)
+        if after is None:
+            after = value.value(with_action(before, position, action))
+        _add(term, after, -probability)
     return term
 
 
@@ -153,6 +173,27 @@ def _termed(decisions: Sequence[Any]) -> set[int]:
         if not isinstance(decision, dict)
         or (decision.get("distribution") is not None and decision.get("by") == "bot")
     }
+
+
+def _cancelling_streets(
+    value: ValueFunction, steps: Sequence[ChanceStep | DecisionStep]
+) -> tuple[set[int], set[int]]:
+    """The street steps whose value after the cards cancels the next street's
+    expectation exactly (:meth:`~arena.luck.value.ValueFunction.carries_over`: nothing
+    changed between them), so that the estimate computes neither: the numbers of the
+    steps whose value after is left out, and of those whose expectation is."""
+    chance = [(number, step) for number, step in enumerate(steps) if isinstance(step, ChanceStep)]
+    no_value: set[int] = set()
+    no_expectation: set[int] = set()
+    for (number, step), (following_number, following) in itertools.pairwise(chance):
+        if (
+            step.kind == "street"
+            and following.kind == "street"
+            and value.carries_over(step.after, following.before, len(following.after.board))
+        ):
+            no_value.add(number)
+            no_expectation.add(following_number)
+    return no_value, no_expectation
 
 
 def estimate_hand(record: Mapping[str, Any]) -> HandLuck:
@@ -190,9 +231,15 @@ def estimate_steps(record: Mapping[str, Any]) -> Generator[None, None, HandLuck]
     if timeline.is_voided:  # everyone got back what they put in: nothing to adjust
         return HandLuck(raw, tuple(float(r) for r in raw), ESTIMATOR)
     decisions = _decisions(record)
-    value = ValueFunction(variant=timeline.variant, unit=timeline.unit, key=timeline.key)
+    value = ValueFunction(
+        variant=timeline.variant,
+        unit=timeline.unit,
+        key=timeline.key,
+        street_pots=timeline.street_pots,
+    )
     correction = [0.0] * len(raw)
-    for step in timeline.steps:
+    no_value, no_expectation = _cancelling_streets(value, timeline.steps)
+    for number, step in enumerate(timeline.steps):
         yield
         if isinstance(step, DecisionStep):
             if step.index >= len(decisions):
@@ -218,9 +265,11 @@ def estimate_steps(record: Mapping[str, Any]) -> Generator[None, None, HandLuck]
             _add(correction, value.value(step.after))
             _add(correction, value.dealt_expectation(step.after), -1.0)
         elif step.kind == "street":
-            _add(correction, value.value(step.after))
-            yield
-            _add(correction, value.street_expectation(step.before, len(step.after.board)), -1.0)
+            if number not in no_value:
+                _add(correction, value.value(step.after))
+                yield
+            if number not in no_expectation:
+                _add(correction, value.street_expectation(step.before, len(step.after.board)), -1.0)
         elif not step.is_reshuffled:  # a draw from the stub the dealer was dealing from
             assert step.position is not None
             _add(correction, value.value(step.after))

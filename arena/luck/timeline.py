@@ -93,7 +93,9 @@ class DecisionStep:
 @dataclass(frozen=True, slots=True)
 class HandTimeline:
     """The walked hand: its variant, unit (big blind, else ante), seats, steps and raw
-    result per position."""
+    result per position; ``street_pots``: per board size the hand reached (0, 3, 4, 5;
+    five-card draw: 0 only), the chips in the pots when that street's betting ended (the
+    next street was dealt, or the hand ended), uncalled bets returned."""
 
     variant: str
     unit: int
@@ -102,6 +104,7 @@ class HandTimeline:
     raw: tuple[int, ...]
     is_voided: bool
     key: bytes
+    street_pots: Mapping[int, int]
 
 
 _CARD_BY_TEXT = {str(card): card for card in FULL_DECK}
@@ -226,6 +229,7 @@ def walk_history(
     decision_index = 0
     reshuffled = False
     voided = False
+    street_pots: dict[int, int] = {}
     for number, event in enumerate(events):
         if not isinstance(event, dict):
             raise LuckError(f"event {number} is not an object: {event!r}")
@@ -265,6 +269,7 @@ def walk_history(
         elif kind == "betting_round_complete":
             walker.street = [0] * len(walker.street)
         elif kind == "street_dealt":
+            street_pots[len(walker.board)] = sum(walker.committed)
             before = walker.snapshot()
             walker.board = _cards(event.get("board"), f"event {number}")
             walker.deal(walker.board)
@@ -285,6 +290,7 @@ def walk_history(
                 steps.append(ChanceStep("draw", before, walker.snapshot(), position, reshuffled))
         elif kind == "hand_voided":
             voided = True
+    street_pots[len(walker.board)] = sum(walker.committed)
     return HandTimeline(
         variant=variant,
         unit=unit,
@@ -293,6 +299,7 @@ def walk_history(
         raw=raw,
         is_voided=voided,
         key=_luck_key(doc),
+        street_pots=street_pots,
     )
 
 
@@ -327,4 +334,15 @@ def with_action(state: TableState, position: int, action: Mapping[str, Any]) -> 
     committed[position] += add
     street[position] += add
     stacks[position] -= add
-    return replace(state, committed=tuple(committed), street=tuple(street), stacks=tuple(stacks))
+    # Made directly rather than by dataclasses.replace: an action term makes one state per
+    # action of every reported distribution, and replace() costs several times as much.
+    return TableState(
+        committed=tuple(committed),
+        street=tuple(street),
+        stacks=tuple(stacks),
+        live=state.live,
+        hands=state.hands,
+        board=state.board,
+        dead=state.dead,
+        out=state.out,
+    )

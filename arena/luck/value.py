@@ -8,9 +8,13 @@ what it put in. The pots hold every chip put in, so the values sum to zero over 
 Chips above what any other live seat matched form a pot only their owner may win, so an
 uncalled bet counts as the bettor's own (it comes back to them).
 
-The equity is exact with one or two board cards to come (and for five-card draw, whose
-showdown is the current hands); before the flop it is a sample of boards whose size grows
-with the pot (:data:`PARAMETERS`): sampling effort goes where the chips are.
+The equity is exact with one card to come (and for five-card draw, whose showdown is the
+current hands); before the flop and on the flop it is a sample of boards (or every
+completion, when that is no more) whose size grows with the pot the hand reached on that
+street (:data:`PARAMETERS`, ``street_pots``): sampling effort goes where the chips are. The
+size is the street's, not the state's: every state valued on a street - the actions a bot
+might have taken included - reads the same boards, so a reported all-in costs no boards
+of its own, and the values of one street share their sampling noise.
 
 **The betting to come** (hold'em). On top of the chips already in, each live seat's value
 gets a prediction of what the betting still to come will add::
@@ -35,7 +39,7 @@ with the street). Over a deal it averages to zero (every seat's equity averages
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from arena.luck import fast_boards, fast_ranks
@@ -62,8 +66,11 @@ PARAMETERS: dict[str, Any] = {
     "value": "showdown-equity-times-pot-minus-committed",
     # Board completions sampled per big blind in the pot, with a floor and a ceiling; a
     # board is enumerated instead when it has no more completions than that (the turn's
-    # 44-odd always, the flop's 990-odd from a pot of 124 big blinds).
+    # 44-odd always, the flop's 990-odd from a pot above 64 big blinds).
     "samples_per_unit": 8,  # then rounded up to a power of two
+    # The pot that sets a street's sample: the one its betting ended with as played, for
+    # every state valued on that street (the actions a bot might have taken included).
+    "sample_pot": "the street's pot when its betting ended, as played",
     "samples_min": 32,
     "samples_max": 1024,
     "draw_exact_limit": 2000,  # enumerate a draw's replacements up to this many
@@ -122,7 +129,11 @@ class ValueFunction:
     ``exact`` enumerates every flop completion whatever the pot (the tests' exact
     equities; the estimator samples them in small pots);
     ``betting`` is the betting term's weight by board size (default ``"frozen"``:
-    :data:`BETTING_WEIGHTS`; None: no betting term, the chips already in only).
+    :data:`BETTING_WEIGHTS`; None: no betting term, the chips already in only);
+    ``street_pots``: per board size, the pot the hand's betting on that street ended with
+    (:attr:`~arena.luck.timeline.HandTimeline.street_pots`), which sets the street's
+    sample size for every state on it; a board size not in it is sampled by the state's
+    own pot.
     """
 
     def __init__(
@@ -134,6 +145,7 @@ class ValueFunction:
         fast: bool | None = None,
         exact: bool = False,
         betting: dict[int, float] | Literal["frozen"] | None = "frozen",
+        street_pots: Mapping[int, int] | None = None,
     ) -> None:
         self.is_draw = variant == "five_card_draw"
         weights = BETTING_WEIGHTS if betting == "frozen" else betting
@@ -145,23 +157,29 @@ class ValueFunction:
         # Both fast: the ranker needs a sampled completion's cards only for a flush.
         self.lazy_boards = self.fast and self.fast_boards
         self.exact = exact
+        self.street_pots: Mapping[int, int] = street_pots or {}
         # Per board so far: its completions (all of them, or a sampler's growing list) and
         # their key sums; per hole and board: the hole's classes on those completions.
         self._samplers: dict[tuple[Card, ...], BoardSampler] = {}
         self._sums: dict[tuple[Card, ...], BoardSums] = {}
         self._ranks: dict[tuple[tuple[Card, ...], tuple[Card, ...]], list[int]] = {}
         self._share_memo: dict[tuple[Any, ...], list[float]] = {}
+        self._pots: dict[tuple[tuple[int, ...], ...], list[Pot]] = {}
 
     # -- pots ---------------------------------------------------------------------------
 
-    @staticmethod
-    def pots(state: TableState) -> list[Pot]:
-        """The pots the engine would build from ``state`` at a showdown now."""
-        dead = state.dead if any(state.dead) else None
-        pots = build_pots(state.committed, state.live, dead_money=dead)
-        if not pots and any(state.committed):  # pragma: no cover - nobody live put in
-            everyone = tuple(p for p, alive in enumerate(state.live) if alive)
-            pots = [Pot(sum(state.committed), everyone)]
+    def pots(self, state: TableState) -> list[Pot]:
+        """The pots the engine would build from ``state`` at a showdown now (kept: the
+        states of an action term and of consecutive terms often share them)."""
+        key = (state.committed, state.live, state.dead)
+        pots = self._pots.get(key)
+        if pots is None:
+            dead = state.dead if any(state.dead) else None
+            pots = build_pots(state.committed, state.live, dead_money=dead)
+            if not pots and any(state.committed):  # pragma: no cover - nobody live put in
+                everyone = tuple(p for p, alive in enumerate(state.live) if alive)
+                pots = [Pot(sum(state.committed), everyone)]
+            self._pots[key] = pots
         return pots
 
     # -- values -------------------------------------------------------------------------
@@ -183,6 +201,29 @@ class ValueFunction:
         if self.betting is not None:
             self._add_betting(values, before, self.betting[board_size])
         return values
+
+    def carries_over(self, after: TableState, before: TableState, board_size: int) -> bool:
+        """Whether ``value(after)`` is exactly ``street_expectation(before, board_size)``:
+        the same pots, hands, live seats, board and cards out (nobody put a chip in or
+        folded between them), and a betting part that is zero or weighted the same. Then the two
+        cancel in the estimate and neither needs computing (a check-down's streets)."""
+        same_table = (
+            after.committed == before.committed
+            and after.live == before.live
+            and after.dead == before.dead
+            and after.board == before.board
+            and after.out == before.out
+            and after.hands == before.hands
+            and after.stacks == before.stacks
+        )
+        if not same_table:
+            return False
+        betting = self.betting
+        return (
+            betting is None
+            or betting[len(after.board)] == betting[board_size]
+            or betting_scale(after, 1.0, self.unit) == 0.0
+        )
 
     def _add_betting(self, values: list[float], state: TableState, weight: float) -> None:
         scale = betting_scale(state, weight, self.unit)
@@ -237,7 +278,7 @@ class ValueFunction:
         if self.is_draw:
             return 1  # the current hands: one showdown
         if board in self._samplers:
-            return sample_count(pot_total, self.unit)
+            return self._sample_count(board, pot_total)
         sums = self._sums.get(board)
         return None if sums is None else len(sums.sums)
 
@@ -281,6 +322,11 @@ class ValueFunction:
 
     # -- ranks --------------------------------------------------------------------------
 
+    def _sample_count(self, board: tuple[Card, ...], pot_total: int) -> int:
+        """Completions valued on ``board``: set by the pot its street ended with when the
+        hand reached it, else by ``pot_total`` (the state's own pot)."""
+        return sample_count(self.street_pots.get(len(board), pot_total), self.unit)
+
     def _member_ranks(
         self, state: TableState, members: Sequence[int], pot_total: int
     ) -> list[list[int]]:
@@ -292,7 +338,7 @@ class ValueFunction:
         if sums is None:
             missing = 5 - len(board)
             pool = unseen_cards(state.out)
-            enough = sample_count(pot_total, self.unit)
+            enough = self._sample_count(board, pot_total)
             # Enumerated when the pot would sample as many completions (or the tests ask).
             is_exact = missing < 2 or exact_count(len(pool), missing) <= enough
             if is_exact or (self.exact and missing < 5):
@@ -309,7 +355,7 @@ class ValueFunction:
         count = len(sums.sums)
         sampler = self._samplers.get(board)
         if sampler is not None:
-            count = sample_count(pot_total, self.unit)
+            count = self._sample_count(board, pot_total)
             drawn = len(sums.sums)
             if drawn < count:
                 if self.lazy_boards:

@@ -190,3 +190,25 @@ def test_a_dead_small_blind_hand_adjusts_zero_sum() -> None:
     luck = estimate_hand({"decisions": [], "history": history})
     assert sum(luck.adjusted) == pytest.approx(sum(luck.raw), abs=1e-9)
     assert luck.raw != (0, 0, 0)
+
+
+def test_the_walk_records_each_streets_pot_when_its_betting_ended() -> None:
+    # The pot a street's betting ended with sets its sample size: for a street the hand
+    # went past, the pot when the next street came; for the last one, the final pot (every
+    # chip put in, less an uncalled bet returned).
+    for seed in range(12):
+        record = random_record(seed, seat_count=3)
+        events = record["history"]["events"]
+        timeline = walk_history(record["history"])
+        streets = [s for s in timeline.steps if isinstance(s, ChanceStep) and s.kind == "street"]
+        last = len(streets[-1].after.board) if streets else 0
+        assert set(timeline.street_pots) == {0, *(len(s.after.board) for s in streets)}
+        for step in streets:
+            assert timeline.street_pots[len(step.before.board)] == sum(step.before.committed)
+        put_in = sum(
+            e["amount"]
+            for e in events
+            if e["type"] in ("ante_posted", "blind_posted", "action_taken")
+        )
+        returned = sum(e["amount"] for e in events if e["type"] == "uncalled_bet_returned")
+        assert timeline.street_pots[last] == put_in - returned

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from arena.luck.timeline import TableState
@@ -61,3 +63,46 @@ def test_with_one_seat_live_there_is_no_equity_edge() -> None:
 def test_five_card_draw_has_no_betting_term() -> None:
     value = ValueFunction(variant="five_card_draw", unit=2, key=b"t", betting={0: 5.0})
     assert value.betting is None
+
+
+def _with_pot(state: TableState, each: int) -> TableState:
+    return replace(state, committed=(each, each), stacks=(200 - each, 200 - each))
+
+
+def test_every_state_on_a_street_reads_the_boards_its_pot_as_played_sets() -> None:
+    # A hypothetical all-in is valued with the street's sample (set by the pot the hand
+    # reached on it), not with one of its own: its equity is the small pot's, bit for bit.
+    small = replace(_state((2, 2), (198, 198), (True, True)), board=(), out=frozenset(ACES + KINGS))
+    shove = _with_pot(small, 200)
+    played = ValueFunction(variant="holdem", unit=2, key=b"t", street_pots={0: 4})
+    assert played.equity_edges(shove) == played.equity_edges(small)
+    # Without the street's pot each state samples by its own pot: the all-in reads more
+    # boards, so its equity differs.
+    alone = ValueFunction(variant="holdem", unit=2, key=b"t")
+    assert alone.equity_edges(shove) != alone.equity_edges(small)
+    # The street's own pot: the all-in's sample is the one a pot that size reads.
+    big = ValueFunction(variant="holdem", unit=2, key=b"t", street_pots={0: 400})
+    assert big.equity_edges(small) == alone.equity_edges(shove)
+
+
+def test_a_streets_value_carries_over_only_when_nothing_changed_and_the_betting_agrees() -> None:
+    before = _state((2, 2), (198, 198), (True, True))
+    weights = {0: 0.0, 3: 2.0, 4: 1.0, 5: 1.0}
+    value = ValueFunction(variant="holdem", unit=2, key=b"t", betting=weights)
+    # Nothing raised: no betting part, whatever the weights.
+    assert value.carries_over(before, before, 4)
+    # A chip put in, or a fold, between them: the pots or the seats differ.
+    assert not value.carries_over(before, _with_pot(before, 3), 4)
+    assert not value.carries_over(before, replace(before, live=(True, False)), 4)
+    # Chips raised: the betting part is the same only with the same weight.
+    raised = _state((10, 10), (150, 190), (True, True))
+    assert not value.carries_over(raised, raised, 4)
+    assert ValueFunction(variant="holdem", unit=2, key=b"t", betting=weights).carries_over(
+        replace(raised, board=tuple(parse_cards("3c 8d Jh 2s"))),
+        replace(raised, board=tuple(parse_cards("3c 8d Jh 2s"))),
+        5,
+    )
+    chips_only = ValueFunction(variant="holdem", unit=2, key=b"t", betting=None)
+    assert chips_only.carries_over(raised, raised, 4)
+    # Whenever it says so, the two values are the same numbers.
+    assert value.value(before) == value.street_expectation(before, 4)

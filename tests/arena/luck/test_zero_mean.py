@@ -44,6 +44,7 @@ def _street_steps(
                 key=timeline.key,
                 exact=True,
                 betting=WEIGHTS[weights],
+                street_pots=timeline.street_pots,
             )
             for step in timeline.steps:
                 if (
