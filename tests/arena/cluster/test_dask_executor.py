@@ -89,7 +89,10 @@ def _referees(cluster: DaskCluster) -> list[psutil.Process]:
     for pid in cluster.client.run(_own_pid).values():
         for zygote in psutil.Process(pid).children():
             for referee in zygote.children():
-                bots = referee.children(recursive=True)
+                try:
+                    bots = referee.children(recursive=True)
+                except psutil.NoSuchProcess:  # it ended while its children were listed
+                    continue
                 found += [referee, *bots] if bots else []
     return found
 
