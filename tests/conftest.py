@@ -69,6 +69,8 @@ NO_COVER_TESTS: tuple[str, ...] = (
     "tests/arena/session/test_latency.py::test_a_million_latencies",
     "tests/arena/session/test_faults.py::test_the_ledger_does_not_grow",
     "tests/arena/store/sqlite/test_schema.py::test_any_outcome_comes_back_exactly",
+    "tests/arena/ladder/test_convergence.py::test_the_ladder_",
+    "tests/arena/ladder/test_coverage.py::test_the_95_percent_intervals_cover",
 )
 
 #: The modules whose tests take longest (tens of seconds each on a loaded machine), longest
