@@ -301,3 +301,28 @@ def test_a_worker_run_until_stopped_waits_for_a_usable_file_then_plays(
     said = errors.getvalue()
     assert "the ladder cannot play here: c.toml: not valid TOML" in said
     assert "the ladder can play again" in said
+
+
+def test_at_verbosity_2_the_worker_says_where_each_game_s_time_went(small_ladder: None) -> None:
+    team_with("ants", "station")
+    team_with("bees", "folder")
+    out = io.StringIO()
+    call_command("ladder_worker", "--games", "1", verbosity=2, stdout=out)
+    (line,) = [text for text in out.getvalue().splitlines() if "seconds:" in text]
+    (game,) = Game.objects.all()
+    assert line.startswith(f"ladder game {game.pk} seconds: ")
+    figures = dict(pair.split("=") for pair in line.split("seconds: ")[1].split())
+    times = {name: float(value) for name, value in figures.items()}
+    # The matches' own time is part of the play, the play and the store part of the cycle;
+    # what the worker added is the cycle less the matches.
+    assert 0 < times["matches"] <= times["play"] <= times["cycle"]
+    assert times["claim"] + times["play"] + times["store"] <= times["cycle"]
+    assert times["added"] == pytest.approx(times["cycle"] - times["matches"], abs=0.002)
+
+
+def test_at_the_default_verbosity_the_worker_writes_no_timings(small_ladder: None) -> None:
+    team_with("ants", "station")
+    team_with("bees", "folder")
+    out = io.StringIO()
+    call_command("ladder_worker", "--games", "1", stdout=out)
+    assert "seconds:" not in out.getvalue()
