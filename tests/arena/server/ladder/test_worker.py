@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.test import override_settings
+from django.test import Client, override_settings
 from django.utils import timezone
 
 from arena.cluster.dask_executor import ClusterError
 from arena.cluster.local import LocalMatchExecutor
 from arena.ladder.ends import EndCause
+from arena.luck import ESTIMATOR
 from arena.server.competition import read_competition
 from arena.server.current import current_competition
 from arena.server.jobs.backoff import Backoff
@@ -34,7 +35,7 @@ from arena.server.ladder.queue import claim_next, store_played
 from arena.server.site.models import LeaderboardRow, Match
 from arena.tournament.worker import play_match
 from arena.uploads import ArchiveLimits
-from tests.arena.server.factories import make_team
+from tests.arena.server.factories import make_team, make_token
 from tests.arena.server.ladder.conftest import SMALL, accepted, not_starting_bot, team_with
 
 
@@ -326,3 +327,25 @@ def test_at_the_default_verbosity_the_worker_writes_no_timings(small_ladder: Non
     out = io.StringIO()
     call_command("ladder_worker", "--games", "1", stdout=out)
     assert "seconds:" not in out.getvalue()
+
+
+def test_a_stored_game_names_the_luck_estimator_and_its_api_shows_it(small_ladder: None) -> None:
+    ants, station = team_with("ants", "station")
+    team_with("bees", "folder")
+    call_command("ladder_worker", "--games", "1")
+    (game,) = Game.objects.all()
+    # The estimator the matches ran, so a later change of estimator shows in the history.
+    assert game.estimator == ESTIMATOR
+    api = Client().get(f"/api/v1/ladder/versions/{station.pk}/",
+                       HTTP_AUTHORIZATION=f"Bearer {make_token(ants)}")  # fmt: skip
+    assert [row["estimator"] for row in api.json()["games"]] == [ESTIMATOR]
+
+
+def test_a_game_no_match_finished_with_names_no_estimator(
+    small_ladder: None, tmp_path: Path
+) -> None:
+    team_with("ants", "station")
+    accepted(make_team("bees"), not_starting_bot(tmp_path))
+    call_command("ladder_worker", "--games", "1")
+    (game,) = Game.objects.all()
+    assert game.status == GameStatus.BOT_FAULT and game.estimator == ""
