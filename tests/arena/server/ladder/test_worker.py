@@ -28,11 +28,12 @@ from arena.server.jobs.backoff import Backoff
 from arena.server.jobs.lease import lease_seconds
 from arena.server.ladder import config
 from arena.server.ladder.management.commands import ladder_worker as worker_module
-from arena.server.ladder.management.commands.ladder_worker import Command, _executor
+from arena.server.ladder.management.commands.ladder_worker import Command, _executor, site_paced
 from arena.server.ladder.models import Game, GameStatus, Rating
 from arena.server.ladder.play import LadderRules, PlayedGame, ladder_rules
 from arena.server.ladder.queue import claim_next, store_played
 from arena.server.site.models import LeaderboardRow, Match
+from arena.settings import SettingsError
 from arena.tournament.worker import play_match
 from arena.uploads import ArchiveLimits
 from tests.arena.server.factories import make_team, make_token
@@ -349,3 +350,40 @@ def test_a_game_no_match_finished_with_names_no_estimator(
     call_command("ladder_worker", "--games", "1")
     (game,) = Game.objects.all()
     assert game.status == GameStatus.BOT_FAULT and game.estimator == ""
+
+
+def test_the_site_s_pace_is_read_from_the_competition_file(tmp_path: Path) -> None:
+    paced = read_competition(_settled(tmp_path / "c.toml", "[ladder]\ngames_per_hour = 12\n"))
+    assert paced.games_per_hour == 12
+    assert read_competition(_settled(tmp_path / "d.toml", "")).games_per_hour == 0  # flat out
+    with pytest.raises(SettingsError, match=r"ladder\.games_per_hour.*-1"):
+        read_competition(_settled(tmp_path / "e.toml", "[ladder]\ngames_per_hour = -1\n"))
+
+
+def test_the_site_s_pace_waits_for_the_last_game_any_worker_started(
+    small_ladder: None, tmp_path: Path
+) -> None:
+    # One pace for the whole site: the last game started by any worker (on any machine,
+    # through the shared database) holds every worker back for 3600 / games_per_hour s.
+    paced = read_competition(_settled(tmp_path / "c.toml", "[ladder]\ngames_per_hour = 12\n"))
+    now = timezone.now()
+    assert not site_paced(paced, now)  # no game yet: the first starts at once
+    team_with("ants", "station")
+    team_with("bees", "folder")
+    call_command("ladder_worker", "--games", "1")  # another worker's game, played
+    (game,) = Game.objects.all()
+    Game.objects.filter(pk=game.pk).update(created=now)
+    assert site_paced(paced, now + timedelta(seconds=299))  # 3600 / 12 = 300 s apart
+    assert not site_paced(paced, now + timedelta(seconds=300))
+    assert not site_paced(None, now)
+    assert not site_paced(read_competition(_settled(tmp_path / "d.toml", "")), now)
+    # A paced worker claims nothing while the pace says wait (--once: it stops) ...
+    path = _settled(tmp_path / "live.toml", "[ladder]\ngames_per_hour = 1\n")
+    with override_settings(ARENA_COMPETITION_FILE=str(path)):
+        call_command("ladder_worker", "--once")
+    assert Game.objects.count() == 1
+    # ... and unpaced it plays the next at once: the pace alone held it back.
+    _settled(path, "")
+    with override_settings(ARENA_COMPETITION_FILE=str(path)):
+        call_command("ladder_worker", "--games", "1")
+    assert Game.objects.count() == 2

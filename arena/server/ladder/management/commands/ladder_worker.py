@@ -20,7 +20,10 @@ A worker that cannot play (the competition file unreadable or invalid, the sandb
 the cluster out of reach) says why once and tries again after a back-off that doubles up to
 a minute, as the validation worker puts back what it cannot run: it never exits in a loop.
 Run by hand with ``--once`` or ``--games``, it exits 1 instead. With
-``ARENA_SERVER_LADDER_GAMES_PER_HOUR`` set it starts at most that many games an hour.
+``ARENA_SERVER_LADDER_GAMES_PER_HOUR`` set it starts at most that many games an hour
+itself; the competition file's ``ladder.games_per_hour`` is the whole site's pace, shared
+by every worker through the database (:func:`site_paced`): a worker waits, holding no
+claim, until the site's last game started long enough ago.
 Started by ``arena server run`` (``--ladder-workers N``), which restarts it when it dies;
 it dies with its parent (Linux's parent-death signal).
 
@@ -34,11 +37,13 @@ import os
 import random
 import time
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
+from django.utils import timezone
 
 from arena.bots.sandbox.select import SandboxUnavailableError
 from arena.cluster.dask_executor import ClusterError, dask_executor
@@ -67,7 +72,7 @@ from arena.settings import SettingsError
 from arena.settings.catalog import ExecutorKind
 from arena.tournament.worker import play_match
 
-__all__ = ["Command", "GameClock", "game_progress", "game_spec"]
+__all__ = ["Command", "GameClock", "game_progress", "game_spec", "site_paced"]
 
 
 def _files(version: BotVersion) -> VersionFiles:
@@ -213,6 +218,8 @@ class Command(BaseCommand):
                 competition, rules = renewed
                 _drop(playing.executor)
                 playing = _Playing(competition, rules, _executor(rules, root))
+            if site_paced(playing.competition, timezone.now()):
+                return None  # the site's pace: wait, holding no claim, as with no work
             size = playing.rules.table_size
             return claim_next(worker, config.current(), rng, table_size=size)
 
@@ -324,6 +331,19 @@ class Command(BaseCommand):
                 self.stderr.write(problem)
             self._problem = problem
             return None
+
+
+def site_paced(competition: Competition | None, now: datetime) -> bool:
+    """Whether the site's pace (the competition's ``ladder.games_per_hour``, shared by every
+    worker on every machine) says no game may start at ``now``: the site's last game
+    started less than ``3600 / games_per_hour`` seconds before. Read from the database, so
+    all workers keep one pace; two workers that look at the same moment may both start one
+    (a pace, not a lock: the site then plays at most one game more per worker)."""
+    per_hour = 0 if competition is None else competition.games_per_hour
+    if per_hour <= 0:
+        return False
+    last = Game.objects.order_by("-created").values_list("created", flat=True).first()
+    return last is not None and now < last + timedelta(seconds=3600.0 / per_hour)
 
 
 def _site_failure(played: PlayedGame) -> str | None:
