@@ -48,6 +48,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena.server.ladder.config import LadderSettings  # noqa: E402
 from arena.server.worker_folder import join_site  # noqa: E402
 from tests.arena.server.browser.live import STARTER_BOTS, arena, init_site  # noqa: E402
 from tests.postgres import PostgresServer, running_postgres  # noqa: E402
@@ -161,7 +162,8 @@ def _overhead(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a small run")
-    parser.add_argument("--deals", type=int, default=50)
+    parser.add_argument("--deals", type=int, default=LadderSettings().deals,
+                        help="deals a game each way round (default: the ladder's)")  # fmt: skip
     parser.add_argument("--games", type=int, default=8, help="games per worker")
     parser.add_argument("--workers", default="1,2,4", help="worker counts, comma-separated")
     parser.add_argument("--bots", type=int, default=5, help="4 or more")
