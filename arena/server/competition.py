@@ -128,6 +128,9 @@ SITE_KEYS: dict[str, Setting] = {
         _site("validation.house_bot", path, None, "the house bot's manifest",
               shown="sample_bots/python_calling_station/bot.toml"),
         _site("ladder.deadline", _deadline, None, "when uploads freeze and the finals start"),
+        _site("ladder.games_per_hour", whole(0, 1_000_000), 0,
+              "the most ladder games the whole site starts in an hour, all workers on all "
+              "machines together (0: flat out)"),
         _site("title", _text(100), None, "the competition's title, on every page"),
         _site("description", _text(2000), None,
               "what the competition is about, on its overview page"),
@@ -243,7 +246,8 @@ class SiteRules:
 class Competition:
     """A competition file read and checked: the game and limits every match plays (a
     :class:`TournamentConfig` without bots), the site's rules (copied at ``init``), the
-    deadline (``ladder.deadline``: uploads freeze and the finals start; None: never), and
+    deadline (``ladder.deadline``: uploads freeze and the finals start; None: never), the
+    site's pace (``ladder.games_per_hour``, all workers together; 0: flat out), and
     what the site says of it: the file's ``title`` (every page's) and ``description`` (the
     overview page's; None: the file gives none)."""
 
@@ -252,6 +256,8 @@ class Competition:
     deadline: datetime | None = None
     title: str | None = None
     description: str | None = None
+    #: The site's pace (``ladder.games_per_hour``): 0 plays flat out.
+    games_per_hour: int = 0
 
     @property
     def game(self) -> GameSettings:
@@ -288,7 +294,8 @@ def read_competition(file: Path) -> Competition:
         why = "the ladder plays round_robin (heads-up games) or ring (tables of ring.seats)"
         raise SettingsError(label, "format", str(config.format), why)
     return Competition(config, rules, values.get("ladder.deadline"),
-                       values.get("title"), values.get("description"))  # fmt: skip
+                       values.get("title"), values.get("description"),
+                       values.get("ladder.games_per_hour", 0))  # fmt: skip
 
 
 #: The file last read by :func:`read_when_changed`: its stamp and what it held.

@@ -98,6 +98,10 @@ class Game(models.Model):
     units = models.JSONField(default=dict, blank=True)
     #: Each seat's faults by kind, by version label.
     faults = models.JSONField(default=dict, blank=True)
+    #: The luck estimator that adjusted its results (``arena.luck``'s name and version,
+    #: as its matches reported it); empty when no match was played to its end with one.
+    #: Stored with the game so that a later change of estimator shows in its history.
+    estimator = models.CharField(max_length=120, blank=True)
     first_at_fault = models.BooleanField(default=False)
     second_at_fault = models.BooleanField(default=False)
     end_reason = models.TextField(blank=True)

@@ -188,6 +188,18 @@ class PlayedGame:
     matches: tuple[tuple[MatchOutcome, Path], ...] = ()
     build_output: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def estimator(self) -> str:
+        """The luck estimator's name and version that adjusted the matches (each match's
+        outcome names it: :attr:`arena.store.outcome.MatchOutcome.estimator`); empty when no
+        match carries one. The matches of a game share their config, so they agree.
+
+        >>> PlayedGame(EndCause.PLAYED).estimator
+        ''
+        """
+        return next((outcome.estimator for outcome, _folder in self.matches
+                     if outcome.estimator), "")  # fmt: skip
+
     def __post_init__(self) -> None:
         if self.cause.is_infrastructure and self.detail:
             _log.warning("a ladder game's %s: %s", self.cause.value, self.detail)

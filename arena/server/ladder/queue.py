@@ -229,7 +229,8 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
             return bool(held.update(status=GameStatus.QUEUED, claimed_by="", lease_expires=None,
                                     end_reason=decision.reason))  # fmt: skip
         fields: dict[str, Any] = {"end_reason": decision.reason, "lease_expires": None,
-                                  "finished": now, "faults": played.faults}  # fmt: skip
+                                  "finished": now, "faults": played.faults,
+                                  "estimator": played.estimator}  # fmt: skip
         fields["first_at_fault"] = labels[0] in decision.at_fault
         fields["second_at_fault"] = labels[1] in decision.at_fault
         result = played.result

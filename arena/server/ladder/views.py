@@ -401,6 +401,7 @@ def api_version(request: HttpRequest, version_id: int) -> JsonResponse:
                     "opponent": row["opponent"],
                     "adjusted_mbb": row["score"],
                     "raw_mbb": row["raw"],
+                    "estimator": row["game"].estimator,
                     "at_fault": row["at_fault"],
                     "faults": row["faults"],
                     # The version's own: each fault's reason and hand, its stderr.

@@ -15,26 +15,28 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.test import override_settings
+from django.test import Client, override_settings
 from django.utils import timezone
 
 from arena.cluster.dask_executor import ClusterError
 from arena.cluster.local import LocalMatchExecutor
 from arena.ladder.ends import EndCause
+from arena.luck import ESTIMATOR
 from arena.server.competition import read_competition
 from arena.server.current import current_competition
 from arena.server.jobs.backoff import Backoff
 from arena.server.jobs.lease import lease_seconds
 from arena.server.ladder import config
 from arena.server.ladder.management.commands import ladder_worker as worker_module
-from arena.server.ladder.management.commands.ladder_worker import Command, _executor
+from arena.server.ladder.management.commands.ladder_worker import Command, _executor, site_paced
 from arena.server.ladder.models import Game, GameStatus, Rating
 from arena.server.ladder.play import LadderRules, PlayedGame, ladder_rules
 from arena.server.ladder.queue import claim_next, store_played
 from arena.server.site.models import LeaderboardRow, Match
+from arena.settings import SettingsError
 from arena.tournament.worker import play_match
 from arena.uploads import ArchiveLimits
-from tests.arena.server.factories import make_team
+from tests.arena.server.factories import make_team, make_token
 from tests.arena.server.ladder.conftest import SMALL, accepted, not_starting_bot, team_with
 
 
@@ -301,3 +303,87 @@ def test_a_worker_run_until_stopped_waits_for_a_usable_file_then_plays(
     said = errors.getvalue()
     assert "the ladder cannot play here: c.toml: not valid TOML" in said
     assert "the ladder can play again" in said
+
+
+def test_at_verbosity_2_the_worker_says_where_each_game_s_time_went(small_ladder: None) -> None:
+    team_with("ants", "station")
+    team_with("bees", "folder")
+    out = io.StringIO()
+    call_command("ladder_worker", "--games", "1", verbosity=2, stdout=out)
+    (line,) = [text for text in out.getvalue().splitlines() if "seconds:" in text]
+    (game,) = Game.objects.all()
+    assert line.startswith(f"ladder game {game.pk} seconds: ")
+    figures = dict(pair.split("=") for pair in line.split("seconds: ")[1].split())
+    times = {name: float(value) for name, value in figures.items()}
+    # The matches' own time is part of the play, the play and the store part of the cycle;
+    # what the worker added is the cycle less the matches.
+    assert 0 < times["matches"] <= times["play"] <= times["cycle"]
+    assert times["claim"] + times["play"] + times["store"] <= times["cycle"]
+    assert times["added"] == pytest.approx(times["cycle"] - times["matches"], abs=0.002)
+
+
+def test_at_the_default_verbosity_the_worker_writes_no_timings(small_ladder: None) -> None:
+    team_with("ants", "station")
+    team_with("bees", "folder")
+    out = io.StringIO()
+    call_command("ladder_worker", "--games", "1", stdout=out)
+    assert "seconds:" not in out.getvalue()
+
+
+def test_a_stored_game_names_the_luck_estimator_and_its_api_shows_it(small_ladder: None) -> None:
+    ants, station = team_with("ants", "station")
+    team_with("bees", "folder")
+    call_command("ladder_worker", "--games", "1")
+    (game,) = Game.objects.all()
+    # The estimator the matches ran, so a later change of estimator shows in the history.
+    assert game.estimator == ESTIMATOR
+    api = Client().get(f"/api/v1/ladder/versions/{station.pk}/",
+                       HTTP_AUTHORIZATION=f"Bearer {make_token(ants)}")  # fmt: skip
+    assert [row["estimator"] for row in api.json()["games"]] == [ESTIMATOR]
+
+
+def test_a_game_no_match_finished_with_names_no_estimator(
+    small_ladder: None, tmp_path: Path
+) -> None:
+    team_with("ants", "station")
+    accepted(make_team("bees"), not_starting_bot(tmp_path))
+    call_command("ladder_worker", "--games", "1")
+    (game,) = Game.objects.all()
+    assert game.status == GameStatus.BOT_FAULT and game.estimator == ""
+
+
+def test_the_site_s_pace_is_read_from_the_competition_file(tmp_path: Path) -> None:
+    paced = read_competition(_settled(tmp_path / "c.toml", "[ladder]\ngames_per_hour = 12\n"))
+    assert paced.games_per_hour == 12
+    assert read_competition(_settled(tmp_path / "d.toml", "")).games_per_hour == 0  # flat out
+    with pytest.raises(SettingsError, match=r"ladder\.games_per_hour.*-1"):
+        read_competition(_settled(tmp_path / "e.toml", "[ladder]\ngames_per_hour = -1\n"))
+
+
+def test_the_site_s_pace_waits_for_the_last_game_any_worker_started(
+    small_ladder: None, tmp_path: Path
+) -> None:
+    # One pace for the whole site: the last game started by any worker (on any machine,
+    # through the shared database) holds every worker back for 3600 / games_per_hour s.
+    paced = read_competition(_settled(tmp_path / "c.toml", "[ladder]\ngames_per_hour = 12\n"))
+    now = timezone.now()
+    assert not site_paced(paced, now)  # no game yet: the first starts at once
+    team_with("ants", "station")
+    team_with("bees", "folder")
+    call_command("ladder_worker", "--games", "1")  # another worker's game, played
+    (game,) = Game.objects.all()
+    Game.objects.filter(pk=game.pk).update(created=now)
+    assert site_paced(paced, now + timedelta(seconds=299))  # 3600 / 12 = 300 s apart
+    assert not site_paced(paced, now + timedelta(seconds=300))
+    assert not site_paced(None, now)
+    assert not site_paced(read_competition(_settled(tmp_path / "d.toml", "")), now)
+    # A paced worker claims nothing while the pace says wait (--once: it stops) ...
+    path = _settled(tmp_path / "live.toml", "[ladder]\ngames_per_hour = 1\n")
+    with override_settings(ARENA_COMPETITION_FILE=str(path)):
+        call_command("ladder_worker", "--once")
+    assert Game.objects.count() == 1
+    # ... and unpaced it plays the next at once: the pace alone held it back.
+    _settled(path, "")
+    with override_settings(ARENA_COMPETITION_FILE=str(path)):
+        call_command("ladder_worker", "--games", "1")
+    assert Game.objects.count() == 2

@@ -20,9 +20,16 @@ A worker that cannot play (the competition file unreadable or invalid, the sandb
 the cluster out of reach) says why once and tries again after a back-off that doubles up to
 a minute, as the validation worker puts back what it cannot run: it never exits in a loop.
 Run by hand with ``--once`` or ``--games``, it exits 1 instead. With
-``ARENA_SERVER_LADDER_GAMES_PER_HOUR`` set it starts at most that many games an hour.
+``ARENA_SERVER_LADDER_GAMES_PER_HOUR`` set it starts at most that many games an hour
+itself; the competition file's ``ladder.games_per_hour`` is the whole site's pace, shared
+by every worker through the database (:func:`site_paced`): a worker waits, holding no
+claim, until the site's last game started long enough ago.
 Started by ``arena server run`` (``--ladder-workers N``), which restarts it when it dies;
-it dies with its parent (Linux's parent-death signal)."""
+it dies with its parent (Linux's parent-death signal).
+
+With ``--verbosity 2`` it writes one line per game on stdout saying where the game's time
+went (:class:`GameClock`): what a worker adds to its matches' own time is measured there
+(``bench/bench_ladder_workers.py`` reads these lines)."""
 
 from __future__ import annotations
 
@@ -30,11 +37,13 @@ import os
 import random
 import time
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
+from django.utils import timezone
 
 from arena.bots.sandbox.select import SandboxUnavailableError
 from arena.cluster.dask_executor import ClusterError, dask_executor
@@ -63,7 +72,7 @@ from arena.settings import SettingsError
 from arena.settings.catalog import ExecutorKind
 from arena.tournament.worker import play_match
 
-__all__ = ["Command", "game_progress", "game_spec"]
+__all__ = ["Command", "GameClock", "game_progress", "game_spec", "site_paced"]
 
 
 def _files(version: BotVersion) -> VersionFiles:
@@ -135,6 +144,31 @@ class _Playing:
     executor: Any
 
 
+@dataclass(slots=True)
+class GameClock:
+    """Where a worker's time went for one game, in seconds: ``claim`` (matchmaking and the
+    claim), ``play`` (unpacking, building and the matches as the worker waited for them),
+    ``matches`` (the matches' own time, each as the process that played it measured it),
+    ``store`` (the store and the refit after it) and ``cycle`` (from the end of the
+    previous game's store, or the worker's start, to the end of this one's: everything,
+    the looks that found nothing and the pace's waits among it)."""
+
+    claim: float = 0.0
+    play: float = 0.0
+    matches: float = 0.0
+    store: float = 0.0
+    cycle: float = 0.0
+
+    def line(self, game_id: int) -> str:
+        """One line naming the game and each figure (the worker's added time last: the
+        cycle less the matches' own time)."""
+        figures = " ".join(
+            f"{name}={getattr(self, name):.3f}"
+            for name in ("claim", "play", "matches", "store", "cycle")
+        )
+        return f"ladder game {game_id} seconds: {figures} added={self.cycle - self.matches:.3f}"
+
+
 #: Seconds between two tries of a worker that cannot play: the first, and the longest.
 RETRY_FIRST, RETRY_MOST = 1.0, 60.0
 
@@ -163,8 +197,17 @@ class Command(BaseCommand):
         playing = self._start(root)
         if playing is None and (options["once"] or options["games"] is not None):
             raise SystemExit(1)  # run by hand: say it and stop
+        timed = options["verbosity"] >= 2
+        clock, cycle_start = GameClock(), time.monotonic()
 
         def claim() -> Game | None:
+            started = time.monotonic()
+            try:
+                return claimed()
+            finally:
+                clock.claim = time.monotonic() - started
+
+        def claimed() -> Game | None:
             nonlocal playing
             if playing is None:  # it could not play yet: try again when its back-off says
                 playing = self._start(root)
@@ -175,20 +218,38 @@ class Command(BaseCommand):
                 competition, rules = renewed
                 _drop(playing.executor)
                 playing = _Playing(competition, rules, _executor(rules, root))
+            if site_paced(playing.competition, timezone.now()):
+                return None  # the site's pace: wait, holding no claim, as with no work
             size = playing.rules.table_size
             return claim_next(worker, config.current(), rng, table_size=size)
 
         def play(game: Game) -> PlayedGame:
             assert playing is not None  # a game is claimed only with rules to play it by
             deadline_s = config.current().game_deadline_s
-            return play_game(
+            started = time.monotonic()
+            played = play_game(
                 game_spec(game), playing.executor, playing.rules, root, deadline_s=deadline_s
             )
+            clock.play = time.monotonic() - started
+            clock.matches = sum(outcome.duration_s for outcome, _folder in played.matches)
+            return played
 
         def progress(game: Game) -> object:
             return game_progress(None if playing is None else playing.executor, root, game.pk)
 
         def store(game: Game, outcome: PlayedGame) -> None:
+            nonlocal clock, cycle_start
+            started = time.monotonic()
+            try:
+                stored(game, outcome)
+            finally:
+                ended = time.monotonic()
+                clock.store, clock.cycle = ended - started, ended - cycle_start
+                if timed:
+                    self.stdout.write(clock.line(game.pk))
+                clock, cycle_start = GameClock(), ended
+
+        def stored(game: Game, outcome: PlayedGame) -> None:
             # No lock: the store's own transaction adds the game to the running sums by
             # one upsert, and the refit after it is claimed by one worker at a time.
             stored = store_played(game, worker, outcome, config.current())
@@ -270,6 +331,19 @@ class Command(BaseCommand):
                 self.stderr.write(problem)
             self._problem = problem
             return None
+
+
+def site_paced(competition: Competition | None, now: datetime) -> bool:
+    """Whether the site's pace (the competition's ``ladder.games_per_hour``, shared by every
+    worker on every machine) says no game may start at ``now``: the site's last game
+    started less than ``3600 / games_per_hour`` seconds before. Read from the database, so
+    all workers keep one pace; two workers that look at the same moment may both start one
+    (a pace, not a lock: the site then plays at most one game more per worker)."""
+    per_hour = 0 if competition is None else competition.games_per_hour
+    if per_hour <= 0:
+        return False
+    last = Game.objects.order_by("-created").values_list("created", flat=True).first()
+    return last is not None and now < last + timedelta(seconds=3600.0 / per_hour)
 
 
 def _site_failure(played: PlayedGame) -> str | None:
