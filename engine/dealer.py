@@ -1,26 +1,10 @@
 """The ``DealerEngine`` facade: the classic dealer API's names over the hand and a table.
 
-This is a thin facade for callers who think in that API's terms. Everything real happens in
-:class:`engine.hand.Hand` (one deal as a state machine) and :class:`engine.table.Table`
-(seats, button, blind levels, eliminations). How each method maps:
-
-=========================== ===============================================================
-``start_game()``            seats the players at a ``Table`` (phase ``GAME_STARTED``)
-``start_hand()``            ``Table.start_hand(rng)``: button, antes, blinds, hole cards
-``request_player_action``   the request dict for the player to act (only them): hole
-                            cards, board, pot, legal actions
-``process_action``          ``Hand.act`` with the dealer API's action names; returns the events
-``validate_action``         ``Hand.check_action``: the same checks, nothing changes
-``reveal_community_card``   dealing is automatic (burn + flop/turn/river when a round
-                            ends, the rest at once when nobody can bet); returns the board
-``advance_round``           rounds advance automatically; returns the phase, or raises
-                            ``round_in_progress`` while a player still has to act
-``determine_winners``       the winners of the finished hand (``HandResult.awards``)
-``distribute_pot``          the pot awards; chips were paid when the hand ended
-``end_hand()``              ``Table.finish_hand``: stacks back to the seats, busts removed
-``get_game_state()``        the dealer API's GameState dict: phase, players, main and side pots
-``get_player_state(id)``    the dealer API's PlayerStatus dict: id, position, stack, status, bet
-=========================== ===============================================================
+This is a thin facade for callers who think in that API's terms, with its names and its
+dicts. Everything real happens in :class:`engine.hand.Hand` (one deal as a state machine)
+and :class:`engine.table.Table` (seats, button, blind levels, eliminations). The board is
+dealt and the rounds advance by themselves, so ``reveal_community_card`` and
+``advance_round`` only report where the hand is.
 
 Each hand's shuffle comes from ``engine.table.hand_rng(seed, hand_number)``, so the same
 seed and the same actions replay the same game.

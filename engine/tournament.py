@@ -30,7 +30,7 @@ count, equal counts sharing a place in the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from engine.actions import Action
@@ -65,13 +65,7 @@ class Standing:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form."""
-        return {
-            "place": self.place,
-            "player_id": self.player_id,
-            "chips": self.chips,
-            "busted_hand_number": self.busted_hand_number,
-            "is_shared": self.is_shared,
-        }
+        return asdict(self)
 
 
 def place_eliminations(busted: Sequence[Elimination], *, players_left: int) -> tuple[Standing, ...]:

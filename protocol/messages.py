@@ -23,7 +23,7 @@ inconsistent input (an ``act`` for a seat that is not to act) raises
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from engine.cards import Card
@@ -80,11 +80,7 @@ class TimeLimits:
 
     def to_wire(self) -> dict[str, int]:
         """The ``time_limits`` object of ``hello``."""
-        return {
-            "startup_ms": self.startup_ms,
-            "decision_ms": self.decision_ms,
-            "time_bank_ms": self.time_bank_ms,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,42 +1,10 @@
 """``arena submit``: pack a bot's folder, upload it to a competition's server, wait for its
 validation and print each step as it ends, then the verdict.
 
-The server's API (``docs/server.md``): ``POST /api/v1/versions/`` with the archive as the
-body and ``Authorization: Bearer <token>`` answers 201 ``{"id", "version", "status",
-"url"}``; ``GET /api/v1/versions/<id>/`` answers the status and the steps so far. Every
-text the server sends back (a reason may quote the bot) is printed inert.
-
-With ``--activate`` the upload asks to play once accepted (``?activate=true``); without it
-the server's rule holds: a team's first accepted version plays by itself, a later one
-when the team activates it. The verdict's line says what plays now (the server's
-``plays_now``).
-
-Before it sends anything it reads the server's upload limits (``GET /api/v1/limits/``:
-the ``[upload]`` keys of the competition file, by key) and checks the archive against them
-with the server's own check (:func:`arena.uploads.inspect`): an archive the server would
-refuse is refused here, naming the server's value, and nothing is sent. A server that
-does not say its limits (an older one) checks the upload itself, as before.
-
-An upload identical to one of the team's versions (the same SHA-256 of the archive) is
-not validated again: the server answers with that version (``"identical": true``) and
-the command says so and prints that version's verdict.
-
-It prints the version's page on the site (``<server>/versions/<id>/``, where the steps,
-the verdict and later the version's games are), not the API's JSON address.
-
-While it waits for the verdict, a server that does not answer (a connection refused or
-reset, a proxy's 502, 503 or 504, as during a restart) is asked again with a growing pause
-(0.5 s doubling up to 10 s) for up to ``--retry-for`` seconds in all, with one line when it
-stops answering and one when it answers again. The upload itself is never sent twice: a
-second POST would make a second version.
-
-Exit codes: 0 accepted (or, with ``--no-wait``, uploaded); 1 rejected, the server refused
-the upload, or the archive breaks the server's upload limits (checked before sending); 2 a
-usage error (a path that is no bot folder or archive, a token file that cannot be read, a
-URL that is not http(s), a folder that cannot be packed, a token the server refuses); 3 the
-server cannot be reached, failed, did not answer again within ``--retry-for``, or the
-verdict did not come within ``--timeout``; 130 interrupted (Ctrl-C or SIGTERM: once the
-upload is sent, the line names its page, where the verdict will be).
+``docs/uploads.md`` is the user's guide: the server's API it calls, the upload limits it
+checks before sending, identical uploads, the retries while a server restarts and the exit
+codes. Every text the server sends back (a reason may quote the bot) is printed inert. The
+upload itself is never sent twice: a second POST would make a second version.
 """
 
 from __future__ import annotations
@@ -168,7 +136,7 @@ def _positive_seconds(text: str) -> float:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    """Pack, upload, wait and print; the exit code (see the module docstring)."""
+    """Pack, upload, wait and print; the exit code (``docs/uploads.md``)."""
     base = _server_url(args.server)
     token = _token(args.token_file)
     archive, content_type = _archive(args.path)
@@ -335,7 +303,7 @@ class _Patience:
 
 def _wait(url: str, token: str, patience: _Patience, page: str, out: TextIO) -> int:
     """Poll the version until its verdict, printing each step once it has ended; a server
-    that stops answering is asked again with growing pauses (see the module docstring)."""
+    that stops answering is asked again with growing pauses (``docs/uploads.md``)."""
     clock = patience.clock
     deadline = clock() + patience.timeout_s
     printed: set[tuple[str, str]] = set()

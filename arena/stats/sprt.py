@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from arena.stats._values import checked_values, is_real, mean_and_variance
@@ -159,11 +159,4 @@ class Sprt:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form of the test's settings and bounds."""
-        return {
-            "mbb0": self.mbb0,
-            "mbb1": self.mbb1,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "lower_bound": self.lower_bound,
-            "upper_bound": self.upper_bound,
-        }
+        return {**asdict(self), "lower_bound": self.lower_bound, "upper_bound": self.upper_bound}
