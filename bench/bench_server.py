@@ -20,7 +20,16 @@ token. Then, for ``--seconds`` (60):
    one after another, by its own team; the time from the upload to its verdict is timed.
    The workers play each bot's validation match while the clients browse: those are the
    matches being played. When every bot has its verdict and time remains, they are
-   uploaded again (new versions) so that the workers stay busy to the end.
+   uploaded again (new versions) so that the workers stay busy to the end. Each upload
+   asks not to be activated (``?activate=false``): the matches being played are the
+   validation matches, as before the first accepted version of a team began to play on
+   the ladder by itself, so that ``bench/compare_revisions.py`` compares the same load
+   with earlier revisions (``--ladder`` activates them, and the ladder's games are played
+   too). With ``--workers 0`` nothing is uploaded (no verdict would come): the clients
+   browse for ``--seconds`` and the bench ends.
+
+SIGTERM (``timeout``, a service manager) ends the bench as Ctrl-C does: the clients stop,
+the site and its workers are stopped and the temporary folder is removed.
 
 Printed: requests, requests/s, p50/p90/p99/max latency and errors, overall and per page;
 each bot's verdict and time to it; the web server process's CPU time per request (which,
@@ -36,6 +45,7 @@ import http.client
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -45,6 +55,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,6 +106,8 @@ class Load:
     samples: list[Sample] = field(default_factory=list)
     verdicts: list[Verdict] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Set when the bench is cut short (Ctrl-C, SIGTERM): every thread ends at once.
+    stopped: threading.Event = field(default_factory=threading.Event)
 
     def add(self, sample: Sample) -> None:
         with self.lock:
@@ -148,9 +161,9 @@ def browse(
     client = Client(base)
     kinds = sorted(pages)
     # Start spread over one pause, as people do not all click at the same instant.
-    time.sleep(rng.uniform(0, 2 * think))
+    load.stopped.wait(rng.uniform(0, 2 * think))
     try:
-        while time.monotonic() < until:
+        while time.monotonic() < until and not load.stopped.is_set():
             kind = rng.choice(kinds)
             path = rng.choice(pages[kind])
             started = time.perf_counter()
@@ -163,47 +176,60 @@ def browse(
                 error = f"{type(exc).__name__} {path}: {exc}"
             load.add(Sample(kind, time.perf_counter() - started, error))
             if think > 0:
-                time.sleep(rng.uniform(0, 2 * think))
+                load.stopped.wait(rng.uniform(0, 2 * think))
     finally:
         client.close()
 
 
-def upload_and_wait(site: LiveSite, token: str, bot: str) -> Verdict:
-    """Upload ``sample_bots/BOT`` with ``token``; its verdict once the worker gives it."""
+def upload_and_wait(
+    site: LiveSite, token: str, bot: str, *, activate: bool, stopped: threading.Event
+) -> Verdict:
+    """Upload ``sample_bots/BOT`` with ``token`` (to play on the ladder once accepted if
+    ``activate``); its verdict once the worker gives it (or "stopped" once ``stopped``)."""
     client = Client(site.url, timeout=60.0)
     headers = {"Authorization": f"Bearer {token}"}
     archive = pack(ROOT / "sample_bots" / bot)
     started = time.monotonic()
     try:
         status, body = client.request(
-            "POST", "/api/v1/versions/", archive,
+            "POST", f"/api/v1/versions/?activate={'true' if activate else 'false'}", archive,
             {**headers, "Content-Type": "application/gzip"},
         )  # fmt: skip
         if status != 201:
             return Verdict(bot, f"HTTP {status}", 0.0, "the upload was refused")
         url = urlsplit(json.loads(body)["url"]).path
         while time.monotonic() - started < VERDICT_SECONDS:
+            if stopped.is_set():
+                return Verdict(bot, "stopped", time.monotonic() - started)
             status, body = client.request("GET", url, headers=headers)
             version = json.loads(body) if status == 200 else {}
             if version.get("status") in ("accepted", "rejected"):
                 seconds = time.monotonic() - started
                 return Verdict(bot, version["status"], seconds, version.get("reason") or "")
-            time.sleep(0.2)
+            stopped.wait(0.2)
         return Verdict(bot, "no verdict", time.monotonic() - started)
     finally:
         client.close()
 
 
 def upload_all(
-    site: LiveSite, tokens: dict[str, str], bots: Sequence[str], until: float, load: Load
+    site: LiveSite,
+    tokens: dict[str, str],
+    bots: Sequence[str],
+    until: float,
+    load: Load,
+    *,
+    activate: bool,
 ) -> None:
     """Each bot uploaded in turn (again while time remains): the workers' matches."""
     first_round = True
     while first_round or time.monotonic() < until:
         for bot in bots:
-            if not first_round and time.monotonic() >= until:
+            if load.stopped.is_set() or (not first_round and time.monotonic() >= until):
                 return
-            verdict = upload_and_wait(site, tokens[bot], bot)
+            verdict = upload_and_wait(
+                site, tokens[bot], bot, activate=activate, stopped=load.stopped
+            )
             if first_round:
                 with load.lock:
                     load.verdicts.append(verdict)
@@ -300,13 +326,38 @@ def summarise(load: Load, seconds: float, out: Callable[[str], None]) -> None:
             f"(slowest {slowest:.1f} s)")  # fmt: skip
 
 
+def _terminated(signum: int, _frame: FrameType | None) -> None:
+    """SIGTERM: unwind as Ctrl-C does (the site stopped, the folder removed), once: a
+    second signal does not cut the clean-up short."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def run_load(threads: Sequence[threading.Thread], load: Load) -> None:
+    """Start ``threads`` and wait for them; however this ends (Ctrl-C, SIGTERM), they are
+    told to stop and joined, so that none outlives the site."""
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        load.stopped.set()
+        for thread in threads:
+            if thread.is_alive():
+                thread.join()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60.0, help="load duration (60)")
     parser.add_argument("--clients", type=int, default=50, help="simulated people (50)")
     parser.add_argument("--think", type=float, default=1.0,
                         help="mean pause between requests, s (1.0; 0: closed loop)")  # fmt: skip
-    parser.add_argument("--workers", type=int, default=1, help="validation workers (1)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="validation workers (1; 0: browse only, no uploads)")  # fmt: skip
+    parser.add_argument("--ladder", action="store_true",
+                        help="activate the uploads: the ladder plays them too")  # fmt: skip
     parser.add_argument("--threads", type=int, default=8, help="web server threads (8)")
     parser.add_argument("--validation-hands", type=int, default=200,
                         help="hands of an upload's validation match (200, as a site)")  # fmt: skip
@@ -316,6 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="a small run for the tests (3 s, 4 clients, one bot)")  # fmt: skip
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _terminated)
     if args.quick:
         args.seconds, args.clients, args.bots = 3.0, 4, ["python_calling_station"]
         args.validation_hands = 20
@@ -332,9 +384,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             tokens, pages = prepare(site, args.bots)
             print(f"site {site.url} ({args.database}, {args.workers} worker(s), "
                   f"{args.threads} threads); pages: {', '.join(sorted(pages))}")  # fmt: skip
+            # Without a worker no verdict would come: browsing only.
+            bots = args.bots if args.workers > 0 else []
+            uploads = (f"uploading {len(bots)} starter bot(s), validation matches of "
+                       f"{args.validation_hands} hands"
+                       f"{', then ladder games' if args.ladder else ''}"
+                       if bots else "no worker: nothing uploaded")  # fmt: skip
             print(f"{args.clients} clients for {args.seconds:.0f} s, mean pause {args.think} s; "
-                  f"uploading {len(args.bots)} starter bot(s), validation matches of "
-                  f"{args.validation_hands} hands")  # fmt: skip
+                  f"{uploads}")  # fmt: skip
             load = Load()
             web = psutil.Process(site.process.pid)  # waitress (the workers are its children)
             web_cpu = sum(web.cpu_times()[:2])
@@ -344,13 +401,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 threading.Thread(target=browse, args=(site.url, pages, args.think, until, load, n))
                 for n in range(args.clients)
             ]
-            threads.append(
-                threading.Thread(target=upload_all, args=(site, tokens, args.bots, until, load))
-            )
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+            if bots:
+                threads.append(
+                    threading.Thread(
+                        target=upload_all,
+                        args=(site, tokens, bots, until, load),
+                        kwargs={"activate": args.ladder},
+                    )
+                )
+            run_load(threads, load)
             web_cpu = sum(web.cpu_times()[:2]) - web_cpu
             summarise(load, max(args.seconds, 1e-9), print)
             # The web process's own processor time per request does not depend on what else

@@ -5,10 +5,12 @@ read by people, next to the peers measured in the same run.)"""
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
 
 from tests import REPO_ROOT
@@ -104,3 +106,45 @@ def test_the_revision_comparison_reads_figures_from_both_trees() -> None:
     assert not base.is_relative_to(REPO_ROOT)
     assert not base.exists()  # removed at the end
     assert "selfcheck ok" in completed.stdout
+
+
+@pytest.mark.slow  # starts a live site, as bench_server's small run does
+def test_the_server_benchmark_without_workers_browses_and_ends_at_its_seconds() -> None:
+    # No worker gives a verdict: the bench once waited for one forever. Now it uploads
+    # nothing and ends after --seconds.
+    completed = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "bench" / "bench_server.py"), "--quick",
+         "--workers", "0", "--seconds", "2"],
+        capture_output=True, text=True, timeout=120, cwd=REPO_ROOT, check=False,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert "no worker: nothing uploaded" in completed.stdout
+    assert "target p99 < 250 ms" in completed.stdout
+
+
+@pytest.mark.slow  # starts a live site, as bench_server's small run does
+def test_sigterm_stops_the_server_benchmark_and_its_live_site() -> None:
+    # SIGTERM (as `timeout` sends) must clean up as Ctrl-C does: the site's server and its
+    # workers, started by the bench, end with it (they once stayed running).
+    bench = subprocess.Popen(
+        [sys.executable, str(REPO_ROOT / "bench" / "bench_server.py"), "--quick",
+         "--workers", "0", "--seconds", "60"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT,
+    )  # fmt: skip
+    try:
+        assert bench.stdout is not None
+        line = bench.stdout.readline()
+        while line and "clients for" not in line:  # the site is up and browsed
+            line = bench.stdout.readline()
+        assert line, bench.stderr.read() if bench.stderr else ""
+        started = psutil.Process(bench.pid).children(recursive=True)
+        assert any("server" in " ".join(child.cmdline()) for child in started)
+        bench.send_signal(signal.SIGTERM)
+        bench.communicate(timeout=60)
+        _gone, alive = psutil.wait_procs(started, timeout=10)
+        assert alive == []
+        assert bench.returncode != 0  # cut short, not a finished run
+    finally:
+        if bench.poll() is None:
+            bench.kill()
+            bench.wait()
