@@ -78,8 +78,9 @@ class Tally(Protocol):
     """Where a worker keeps count of itself (the database's
     :class:`~arena.server.jobs.models.RecordTally`, shown in the admin)."""
 
-    def looked(self, depth: int, /) -> None:
-        """The worker looked for a job; ``depth`` were waiting."""
+    def looked(self, depth: Callable[[], int], /) -> None:
+        """The worker looked for a job; ``depth()`` is how many are waiting (a query:
+        called only when the tally keeps it)."""
 
     def finished(self, failure: str | None, /) -> int:
         """A job is done, ``failure`` what failed on the site's side (None: nothing); the
@@ -89,7 +90,7 @@ class Tally(Protocol):
 class NoTally:
     """No count kept (a worker in a test)."""
 
-    def looked(self, depth: int, /) -> None:
+    def looked(self, depth: Callable[[], int], /) -> None:
         """Nothing kept."""
 
     def finished(self, failure: str | None, /) -> int:
@@ -140,7 +141,7 @@ class Worker(Generic[Job, Result]):
                 if started is not None:  # paced: wait, holding no claim, for the next slot
                     time.sleep(max(0.0, started + spacing - time.monotonic()))
                 job = self.claim()
-                self.tally.looked(self.leases.depth())
+                self.tally.looked(self.leases.depth)
                 if job is None:
                     if once:
                         return

@@ -5,18 +5,22 @@ success; the admin lists them read only, the one failing most in a row first."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import SimpleNamespace
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from arena.server.jobs.models import RecordTally, WorkerRecord
+from arena.server.jobs import models
+from arena.server.jobs.models import LOOK_WRITTEN_EVERY_S, RecordTally, WorkerRecord
 
 pytestmark = pytest.mark.usefixtures("db")
 
 
 def test_a_record_counts_jobs_failures_and_failures_in_a_row() -> None:
     tally = RecordTally("host:1", "ladder")
-    tally.looked(7)
+    tally.looked(lambda: 7)
     assert tally.finished("sandbox_unavailable: no bubblewrap") == 1
     assert tally.finished("arena_error: OSError") == 2
     record = WorkerRecord.objects.get(name="host:1")
@@ -58,3 +62,28 @@ def test_the_admin_lists_the_workers_read_only_the_failing_one_first() -> None:
     record = WorkerRecord.objects.get(name="host:bad")
     change = client.get(f"/admin/arena_jobs/workerrecord/{record.pk}/change/")
     assert change.status_code == 200 and b'name="kind"' not in change.content
+
+
+def test_an_idle_workers_look_is_written_at_most_every_few_seconds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A worker looks every second: a count and a write each time doubled its idle CPU.
+    now = [1000.0]
+    monkeypatch.setattr(models, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    tally = RecordTally("host:3", "ladder")
+    asked: list[int] = []
+
+    def depth(value: int) -> Callable[[], int]:
+        def count() -> int:
+            asked.append(value)
+            return value
+
+        return count
+
+    tally.looked(depth(4))
+    now[0] += LOOK_WRITTEN_EVERY_S - 0.5
+    tally.looked(depth(9))  # too soon: neither counted nor written
+    assert asked == [4] and WorkerRecord.objects.get(name="host:3").queue_depth == 4
+    now[0] += 0.5
+    tally.looked(depth(9))
+    assert asked == [4, 9] and WorkerRecord.objects.get(name="host:3").queue_depth == 9

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -250,8 +251,8 @@ class ListTally:
         self.depths: list[int] = []
         self.failures: list[str | None] = []
 
-    def looked(self, depth: int) -> None:
-        self.depths.append(depth)
+    def looked(self, depth: Callable[[], int]) -> None:
+        self.depths.append(depth())
 
     def finished(self, failure: str | None) -> int:
         self.failures.append(failure)
