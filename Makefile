@@ -111,7 +111,8 @@ typecheck: $(STAMP)
 # each idle worker taking tests from a busy one's queue); then the tests marked serial
 # (kernel limits, a bot going after the machine's resources, CPU or memory measured)
 # alone, one at a time. Coverage adds up over both passes, and its gate (fail_under in
-# pyproject.toml) is checked once, at the end of the second. The second pass runs even
+# pyproject.toml) is checked once, at the end of the second; then the dealer and the wire
+# contract (engine/, protocol/) must be covered whole. The second pass runs even
 # when the first failed, so that one run shows every failure.
 # One worker more than the machine has cores: many tests spend part of their time waiting
 # for the processes they start (bots, sites, browsers), and a third worker on two cores
@@ -123,6 +124,8 @@ pytest: $(STAMP) sandbox-tools browser-tools database-tools
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal --cov --cov-report= \
 	  --cov-fail-under=0 -q -m "not slow and not serial"; first=$$?; \
 	$(BIN)/pytest --cov --cov-append --cov-report=term -q -m "serial and not slow" \
+	  && $(BIN)/coverage report --include='engine/*,protocol/*' --fail-under=100 \
+	    --skip-covered --precision=1 \
 	  && exit $$first
 
 # The long runs that do not fit `make test`'s ten minutes (tests marked slow): those that may

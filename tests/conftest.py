@@ -71,6 +71,8 @@ NO_COVER_TESTS: tuple[str, ...] = (
     "tests/arena/store/sqlite/test_schema.py::test_any_outcome_comes_back_exactly",
     "tests/arena/ladder/test_convergence.py::test_the_ladder_",
     "tests/arena/ladder/test_coverage.py::test_the_95_percent_intervals_cover",
+    "tests/engine/test_evaluator.py::test_agrees_with_treys_on_random_seven_card_hands",
+    "tests/engine/test_evaluator.py::test_orders_random_hand_pairs_like_treys",
 )
 
 #: The modules whose tests take longest (tens of seconds each on a loaded machine), longest

@@ -36,6 +36,9 @@ def _finished_once(out: Path) -> dict[str, int]:
     return counts
 
 
+# In make test-long: a local tournament and a cluster of its own (10 s of CPU); make test
+# plays matches on a cluster through the executor (test_dask_executor.py).
+@pytest.mark.slow
 def test_a_cluster_run_gives_the_local_results_and_its_files_replay(tmp_path: Path) -> None:
     # Under the limits layer each match starts its bots from their builds in the run folder.
     settings = (FOLDER, STATION, HAND_STRENGTH, *COMMON, "--seed", "9", "--sandbox", "limits")
