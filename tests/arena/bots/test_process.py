@@ -269,8 +269,13 @@ def test_input_waiting_for_the_pipe_goes_out_while_the_arena_asks_for_output(
 ) -> None:
     # The arena works between has_output() calls while a bot thinks: those calls write
     # the input backlog too, so a long message is not held back until the arena waits.
+    # The bot reads nothing until the test says so: a test descheduled among its sends
+    # (a loaded machine) must still leave more than the pipe holds waiting.
+    go = tmp_path / "go"
     code = (
-        "import sys\n"
+        "import os, sys, time\n"
+        f"while not os.path.exists({str(go)!r}):\n"
+        "    time.sleep(0.01)\n"
         "total = 0\n"
         "for line in sys.stdin.buffer:\n"
         "    if line == b'done\\n':\n"
@@ -282,6 +287,7 @@ def test_input_waiting_for_the_pipe_goes_out_while_the_arena_asks_for_output(
         transport.send(b"x" * 9_999 + b"\n")
     transport.send(b"done\n")
     assert transport.input_backlog_bytes > 0
+    go.touch()
     deadline = soon()
     while not transport.has_output() and time.monotonic() < deadline:
         time.sleep(0.001)
