@@ -12,6 +12,8 @@ database or a process, and the server's worker calls the same functions.
 * :mod:`~arena.ladder.matchmaking`: the next game (tests, placement, floor, uncertainty),
   filled to a ring table's size when the ladder plays tables, under a cap of games in
   flight per team;
+* :mod:`~arena.ladder.pairings`: what matchmaking reads and answers (settings, entrants,
+  requests, candidates, the pairing);
 * :mod:`~arena.ladder.promotion`: the sequential test of a candidate version against its
   team's active one, and the auto-activation rule;
 * :mod:`~arena.ladder.finals`: the freeze at the deadline, the finals' entrants and pairs;

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from arena.server.ladder import views
+from arena.server.ladder import actions, views
 
 urlpatterns: list[URLPattern] = [
     path("ladder/", views.ladder_page, name="ladder"),
     path("ladder/versions/<int:version_id>/", views.version_page, name="ladder-version"),
-    path("ladder/versions/<int:version_id>/promotion/", views.request_promotion,
+    path("ladder/versions/<int:version_id>/promotion/", actions.request_promotion,
          name="ladder-promotion"),
-    path("ladder/versions/<int:version_id>/test-games/", views.request_test_games,
+    path("ladder/versions/<int:version_id>/test-games/", actions.request_test_games,
          name="ladder-test-games"),
-    path("ladder/versions/<int:version_id>/settings/", views.team_settings,
+    path("ladder/versions/<int:version_id>/settings/", actions.team_settings,
          name="ladder-settings"),
     path("ladder/finals/", views.finals_page, name="ladder-finals"),
     path("ladder/finals/report/", views.finals_report, name="ladder-finals-report"),
