@@ -315,10 +315,13 @@ def test_at_verbosity_2_the_worker_says_where_each_game_s_time_went(small_ladder
     assert line.startswith(f"ladder game {game.pk} seconds: ")
     figures = dict(pair.split("=") for pair in line.split("seconds: ")[1].split())
     times = {name: float(value) for name, value in figures.items()}
-    # The matches' own time is part of the play, the play and the store part of the cycle;
-    # what the worker added is the cycle less the matches. (Each figure is rounded to the
-    # millisecond: a sum of three may pass the rounded cycle by up to 1.5 ms.)
-    assert 0 < times["matches"] <= times["play"] + 0.001 <= times["cycle"] + 0.002
+    # Each match's own time is part of the play, the play and the store part of the cycle;
+    # what the worker added is the cycle less the matches. The game's two matches may run
+    # side by side in the worker's pool (the competition's default concurrency), so their
+    # summed time may pass the play's wall time, though never twice it. (Each figure is
+    # rounded to the millisecond: a sum of three may pass the rounded cycle by up to 1.5 ms.)
+    assert 0 < times["matches"] <= 2 * times["play"] + 0.002
+    assert times["play"] <= times["cycle"] + 0.001
     assert times["claim"] + times["play"] + times["store"] <= times["cycle"] + 0.002
     assert times["added"] == pytest.approx(times["cycle"] - times["matches"], abs=0.002)
 

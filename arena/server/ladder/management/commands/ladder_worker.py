@@ -148,7 +148,10 @@ class _Playing:
 class GameClock:
     """Where a worker's time went for one game, in seconds: ``claim`` (matchmaking and the
     claim), ``play`` (unpacking, building and the matches as the worker waited for them),
-    ``matches`` (the matches' own time, each as the process that played it measured it),
+    ``matches`` (the matches' own time, each as the process that played it measured it,
+    summed: matches played side by side may sum to more than ``play``, so the worker's
+    added time is measured at a concurrency of one, as ``bench/bench_ladder_workers.py``
+    does),
     ``store`` (the store and the refit after it) and ``cycle`` (from the end of the
     previous game's store, or the worker's start, to the end of this one's: everything,
     the looks that found nothing and the pace's waits among it)."""
