@@ -46,19 +46,23 @@ sandbox-tools:
 	      "the strict sandbox tests will be skipped"; \
 	  fi; }
 
-# The report's test renders it in headless Chromium. Install it the same way: quietly, once,
-# where we can; elsewhere that test is skipped with the reason.
+# The browser tests (the report, the site's journeys and pages) render in headless Chromium:
+# its own headless build (chromium-headless-shell, the one Playwright runs headless; less than
+# half the CPU of the full browser's headless mode), else the full browser. Install them the
+# same way: quietly, once, where we can; elsewhere those tests are skipped with the reason.
 browser-tools:
-	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	@command -v chromium-headless-shell >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing chromium (apt-get) for the report's browser test"; \
+	    echo "installing chromium-headless-shell (apt-get) for the browser tests"; \
 	    export DEBIAN_FRONTEND=noninteractive; \
-	    apt-get install -y -qq chromium >/dev/null 2>&1 \
-	      || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null 2>&1; } \
-	      || echo "note: could not install chromium; the report's browser test will be skipped"; \
-	  else \
-	    echo "note: chromium is not installed (apt-get install chromium as root);" \
-	      "the report's browser test will be skipped"; \
+	    apt-get install -y -qq chromium-headless-shell >/dev/null 2>&1 \
+	      || { apt-get update -qq >/dev/null 2>&1 \
+	           && apt-get install -y -qq chromium-headless-shell >/dev/null 2>&1; } \
+	      || apt-get install -y -qq chromium >/dev/null 2>&1 \
+	      || echo "note: could not install chromium; the browser tests will be skipped"; \
+	  elif ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then \
+	    echo "note: chromium is not installed (apt-get install chromium-headless-shell as root);" \
+	      "the browser tests will be skipped"; \
 	  fi; }
 
 # The server's tests also run against a real PostgreSQL, which they start themselves in a

@@ -6,7 +6,6 @@ result raw and luck-adjusted, the site's leaderboard fed by the ladder, a versio
 from __future__ import annotations
 
 import re
-import shutil
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -253,7 +252,8 @@ def test_the_version_page_fits_a_1280_pixel_window_with_a_long_seed(
 ) -> None:
     # Issue 32: 78-digit seeds in a column made the page 1,641 px wide.
     sync_api = pytest.importorskip("playwright.sync_api")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    from tests.arena.report.test_report_in_chromium import CHROMIUM as chromium
+
     if chromium is None:
         pytest.skip("no Chromium found (apt-get install chromium)")
     Game.objects.update(seed="7" * 78)
