@@ -115,7 +115,8 @@ typecheck: $(STAMP)
 # each idle worker taking tests from a busy one's queue); then the tests marked serial
 # (kernel limits, a bot going after the machine's resources, CPU or memory measured)
 # alone, one at a time. Coverage adds up over both passes, and its gate (fail_under in
-# pyproject.toml) is checked once, at the end of the second; then the dealer and the wire
+# pyproject.toml) is checked once, at the end of the second (which collects only the
+# serial modules, tests/serial.py); then the dealer and the wire
 # contract (engine/, protocol/) must be covered whole. The second pass runs even
 # when the first failed, so that one run shows every failure.
 # One worker more than the machine has cores: many tests spend part of their time waiting
@@ -128,6 +129,7 @@ pytest: $(STAMP) sandbox-tools browser-tools database-tools
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal --cov --cov-report= \
 	  --cov-fail-under=0 -q -m "not slow and not serial"; first=$$?; \
 	$(BIN)/pytest --cov --cov-append --cov-report=term -q -m "serial and not slow" \
+	  $$($(BIN)/python -m tests.serial) \
 	  && $(BIN)/coverage report --include='engine/*,protocol/*' --fail-under=100 \
 	    --skip-covered --precision=1 \
 	  && exit $$first
@@ -136,7 +138,7 @@ pytest: $(STAMP) sandbox-tools browser-tools database-tools
 # share the machine on every core, then the serial ones alone, as `make test` runs them.
 test-long: $(STAMP) sandbox-tools browser-tools database-tools proxy-tools
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal -q -m "slow and not serial"; first=$$?; \
-	$(BIN)/pytest -q -m "slow and serial" -p no:xdist; second=$$?; \
+	$(BIN)/pytest -q -m "slow and serial" -p no:xdist $$($(BIN)/python -m tests.serial); second=$$?; \
 	if [ $$second -eq 5 ]; then second=0; fi; \
 	[ $$first -eq 0 ] && [ $$second -eq 0 ]
 

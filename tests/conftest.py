@@ -4,8 +4,9 @@ and which tests must have the machine to themselves.
 ``make test`` runs the suite on every core (pytest-xdist), then the tests marked ``serial``
 alone. A test is serial when another test beside it could change its verdict: it holds a
 bot to a kernel limit (memory, processes, CPU share), lets a bot go after the machine's
-resources, or measures CPU or memory. Mark one test with ``@pytest.mark.serial``, or add
-its module to :data:`SERIAL_MODULES` with the reason.
+resources, or measures CPU or memory. Such a test goes in a module of its own kind, named
+with the reason in :data:`tests.serial.SERIAL_MODULES` (a ``serial`` mark anywhere else is
+refused: the second pass runs only those modules).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import psutil
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.serial import SERIAL_MODULES
+
 # Hypothesis's own timing checks (a 200 ms deadline per example, the "input generation is
 # slow" health check) fail a test on a loaded machine for the machine's load, not the code
 # (seen: test_codec's round trip at a load of 17 on two cores). Off for every test; the
@@ -32,11 +35,6 @@ settings.register_profile(
 )
 settings.load_profile("shared-machine")
 
-#: Modules whose every test is serial (paths from the repository's root), with the reason.
-SERIAL_MODULES: dict[str, str] = {
-    "tests/arena/bots/sandbox/test_cgroup_kernel.py": "the kernel's memory, pids and CPU limits",
-    "tests/arena/zoo/test_resources_zoo.py": "a fork bomb, a memory hog, a CPU spin, a big file",
-}
 
 #: Property tests that replay thousands of random hands through code that other, smaller
 #: tests cover line by line: coverage's tracer would double their time and add no line, so
@@ -116,6 +114,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             continue
         if module in SERIAL_MODULES:
             item.add_marker(pytest.mark.serial)
+        elif item.get_closest_marker("serial") is not None:
+            raise pytest.UsageError(
+                f"{item.nodeid} is marked serial outside tests/serial.py's SERIAL_MODULES: "
+                "make test's serial pass runs only those modules"
+            )
         test_id = f"{module}::{item.nodeid.partition('::')[2]}"
         if test_id.startswith(NO_COVER_TESTS):
             item.add_marker(pytest.mark.no_cover)
