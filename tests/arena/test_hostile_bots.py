@@ -306,7 +306,12 @@ def test_lines_nobody_asked_for_are_dropped_and_recorded() -> None:
 
 
 def test_a_flooding_bot_neither_blocks_nor_fills_memory() -> None:
-    with table(hostile("flood", "4", "2")) as sessions:
+    # The bot's reply comes after its 2 MB of stale lines, which the arena reads and drops
+    # first: on a loaded machine that takes longer than the other tests' 0.3 s decision
+    # (seen: a timeout at a load of 11 on two cores). A blocked reader would still run out
+    # of the longer limit.
+    limits = TimeLimits(decision_s=5.0, startup_s=10.0, match_end_grace_s=0.5)
+    with table(hostile("flood", "4", "2"), limits=limits) as sessions:
         start(sessions)
         hand = play_hand(sessions, 1)
         assert hand.result is not None
