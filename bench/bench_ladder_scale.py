@@ -111,7 +111,7 @@ def _fill(versions: int, games: int, rng: random.Random) -> None:
                "claimed_by", "attempts", "seed", "deals", "seat_count", "adjusted_mbb",
                "raw_mbb", "hand_count", "units", "faults", "first_at_fault",
                "second_at_fault", "end_reason", "rotation_matches", "created", "finished",
-               "counted")  # fmt: skip
+               "counted", "estimator")  # fmt: skip
     from datetime import UTC, datetime
 
     with connection.cursor() as cursor:
@@ -122,7 +122,7 @@ def _fill(versions: int, games: int, rng: random.Random) -> None:
                 copy.write_row((k + 1, "uncertainty", True, "", int(ids[first[k]]),
                                 int(ids[second[k]]), "done", "", 1, str(k), hands // 2, 2,
                                 float(adjusted[k]), float(raw[k]), hands, "{}", "{}", False,
-                                False, "", "[]", when, when, True))  # fmt: skip
+                                False, "", "[]", when, when, True, ""))  # fmt: skip
         cursor.execute(
             f"SELECT setval(pg_get_serial_sequence('{Game._meta.db_table}', 'id'), %s)",
             [games],

@@ -40,13 +40,14 @@ from arena.server.ladder.models import (
     VersionSumsRow,
 )
 from arena.server.ladder.state import LADDER_BOARD, active_labels, fit_snapshot
-from arena.server.ladder.sums import count_results, pair_columns
+from arena.server.ladder.sums import FitTimes, count_results, pair_columns
 from arena.server.site.models import LeaderboardRow, ScoreKind
 
 __all__ = [
     "FIT_INTERVAL_S",
     "HISTORY_INTERVAL_S",
     "NEIGHBOURS",
+    "may_be_due",
     "refresh_if_due",
     "refresh_ratings",
 ]
@@ -68,6 +69,13 @@ def _fit_row() -> RatingFit:
     """The fit's one row (made the first time)."""
     RatingFit.objects.bulk_create([RatingFit(pk=1)], ignore_conflicts=True)
     return RatingFit.objects.get(pk=1)
+
+
+def may_be_due(times: FitTimes, now: datetime, interval_s: float = FIT_INTERVAL_S) -> bool:
+    """Whether :func:`refresh_if_due` may fit now, by the fit row's ``times`` as read a
+    moment ago (False: it would not: the last fit is recent or another worker fits)."""
+    due = times.fitted is None or times.fitted <= now - timedelta(seconds=interval_s)
+    return due and (times.claimed_until is None or times.claimed_until < now)
 
 
 def refresh_if_due(now: datetime | None = None, interval_s: float = FIT_INTERVAL_S) -> bool:

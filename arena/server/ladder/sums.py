@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 from django.db import connection
-from django.db.models import F
 
 from arena.ladder.games import GameResult
 from arena.ladder.sums import PairColumns, PairSums
@@ -39,7 +40,15 @@ from arena.server.ladder.models import (
 from arena.server.ladder.state import game_result, table_result, with_seats
 from arena.server.site.models import BotVersion
 
-__all__ = ["FINISHED", "count_results", "pair_columns", "pair_sums", "row_sums"]
+__all__ = [
+    "FINISHED",
+    "FitTimes",
+    "add_counted",
+    "count_results",
+    "pair_columns",
+    "pair_sums",
+    "row_sums",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -58,21 +67,19 @@ def count_results(stored: Game | None = None) -> int:
     added = 0
     for game in games:
         if Game.objects.filter(pk=game.pk, counted=False).update(counted=True):
-            _add(game)
+            add_counted(game)
             added += 1
     return added
 
 
-def _add(game: Game) -> None:
-    """``game``'s results into the sums (a rated game only; one the infrastructure left out
-    counts for nothing; every game done counts in the games played)."""
-    if game.status == GameStatus.DONE:  # one statement once the fit's row is there
-        done = RatingFit.objects.filter(pk=1)
-        if not done.update(done_count=F("done_count") + 1):
-            RatingFit.objects.bulk_create([RatingFit(pk=1)], ignore_conflicts=True)
-            done.update(done_count=F("done_count") + 1)
+def add_counted(game: Game) -> FitTimes | None:
+    """``game``'s results into the sums, the game marked ``counted`` already by its caller
+    (in the same transaction: the store's own update marks it): a rated game only; one the
+    infrastructure left out counts for nothing; every game done counts in the games
+    played. The fit's times as its row holds them after a game done (None for another)."""
+    times = _count_done() if game.status == GameStatus.DONE else None
     if not game.is_rated or game.status == GameStatus.FAILED_INFRASTRUCTURE:
-        return
+        return times
     seats = game.seats_in_order()
     versions = [seat.version for seat in seats] if seats else [game.first, game.second]
     try:
@@ -101,6 +108,39 @@ def _add(game: Game) -> None:
                      adjusted * adjusted, raw, raw * raw, result.hand_count))  # fmt: skip
     if rows:
         _upsert(PairSumsRow, ("first_id", "second_id"), rows, adds=_SUMS)
+    return times
+
+
+class FitTimes(NamedTuple):
+    """The fit row's last fit and the time its fitter's claim holds until (either None)."""
+
+    fitted: datetime | None
+    claimed_until: datetime | None
+
+
+def _count_done() -> FitTimes:
+    """One more game done on the fit's row (made the first time), in one statement; its
+    times, which tell the store whether a fit may be due without asking again."""
+    sql = (f"UPDATE {RatingFit._meta.db_table} SET done_count = done_count + 1 WHERE id = 1 "
+           "RETURNING fitted, claimed_until")  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        row = cursor.fetchone()
+        if row is None:
+            RatingFit.objects.bulk_create([RatingFit(pk=1)], ignore_conflicts=True)
+            cursor.execute(sql)
+            row = cursor.fetchone()
+    fitted, claimed_until = (_aware(value) for value in row)
+    return FitTimes(fitted, claimed_until)
+
+
+def _aware(value: datetime | str | None) -> datetime | None:
+    """A time as the database gave it back (SQLite: text in UTC, or a naive datetime), as
+    an aware datetime."""
+    if value is None:
+        return None
+    found = value if isinstance(value, datetime) else datetime.fromisoformat(value)
+    return found if found.tzinfo is not None else found.replace(tzinfo=UTC)
 
 
 def _upsert(

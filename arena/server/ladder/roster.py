@@ -1,0 +1,201 @@
+"""What a claim reads of the active versions when every one is placed: a few numbers and
+the handful of versions the floor may owe a game, in plain SQL (no model per row), so a
+claim's reading does not grow with the ladder (:func:`arena.server.ladder.state.ladder_view`
+builds matchmaking's partial state from them).
+
+The fit's candidate pairs (its snapshot) were made for one roster: which versions were
+active, under which labels, and which of them were placed. :func:`roster_digest` names
+that roster in 32 hex digits; the fit stores it with the candidates and a claim asks the
+database for the same digest of the roster now (:func:`read_roster`: the database hashes
+its rows, one value comes back). Equal digests: the candidates are the ones matchmaking
+would make now, and their labels and teams are the versions' own. A version activated,
+disabled, renamed or placed since the fit changes the digest, and the claim reads
+everything, as before the shortcut.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from django.db import connection
+
+from arena.server.ladder.models import (
+    Game,
+    GameStatus,
+    PromotionStatus,
+    PromotionTest,
+    UnrankedRequest,
+    VersionSumsRow,
+)
+from arena.server.site.models import BotVersion, Team, VersionStatus
+
+__all__ = [
+    "Asked",
+    "Flying",
+    "OverdueVersion",
+    "Roster",
+    "games_in_flight",
+    "overdue_versions",
+    "pending_requests",
+    "read_roster",
+    "roster_digest",
+]
+
+
+class Roster(NamedTuple):
+    """The active versions now: how many, how many still owe placement games, their
+    digest (:func:`roster_digest`; empty with none), and the last game's number."""
+
+    size: int
+    placing: int
+    digest: str
+    game_number: int
+
+
+class OverdueVersion(NamedTuple):
+    """An active version that started no rated game since ``last_game``."""
+
+    pk: int
+    team: str
+    number: int
+    game_count: int
+    last_game: int
+
+
+def roster_digest(entries: Iterable[tuple[int, bool, str]]) -> str:
+    """The digest of a roster: each active version's number on the site, whether it is
+    placed and its label, in the numbers' order, each label prefixed by its length (no
+    two rosters give the same text), hashed with MD5 (a fingerprint, not a secret)."""
+    text = ",".join(f"{pk}:{int(placed)}:{len(label)}:{label}" for pk, placed, label in
+                    sorted(entries))  # fmt: skip
+    return hashlib.md5(text.encode(), usedforsecurity=False).hexdigest()
+
+
+def _tables() -> dict[str, str]:
+    return {"version": BotVersion._meta.db_table, "team": Team._meta.db_table,
+            "sums": VersionSumsRow._meta.db_table, "game": Game._meta.db_table}  # fmt: skip
+
+
+#: The active versions (``state.active_versions``' rule) with their team and sums.
+_ACTIVE = """
+    FROM {version} v JOIN {team} t ON t.id = v.team_id
+    LEFT JOIN {sums} s ON s.version_id = v.id
+    WHERE v.id IN (SELECT active_version_id FROM {team} WHERE active_version_id IS NOT NULL)
+      AND v.status = %s AND v.is_disabled = %s"""
+#: A version's label (``models.label_of``) in SQL.
+_LABEL = "(t.name || '-v' || v.number)"
+
+
+def read_roster(placement_games: int) -> Roster:
+    """The roster now (:class:`Roster`), in one statement: the database counts the active
+    versions and those with fewer than ``placement_games`` rated games, and hashes their
+    rows (PostgreSQL's ``md5``; elsewhere the rows come back joined and are hashed here)."""
+    tables = _tables()
+    placed = "CASE WHEN COALESCE(s.game_count, 0) >= %s THEN 1 ELSE 0 END"
+    row = f"v.id || ':' || ({placed}) || ':' || length({_LABEL}) || ':' || {_LABEL}"
+    inner = (f"SELECT v.id AS id, {row} AS entry, COALESCE(s.game_count, 0) AS games "
+             + _ACTIVE.format(**tables))  # fmt: skip
+    postgres = connection.vendor == "postgresql"
+    if postgres:
+        joined = "md5(string_agg(entry, ',' ORDER BY id))"
+    else:  # SQLite before 3.44 orders an aggregate by its input's order
+        joined = "group_concat(entry, ',')"
+        inner += " ORDER BY v.id"
+    sql = (f"SELECT COUNT(*), SUM(CASE WHEN games < %s THEN 1 ELSE 0 END), {joined}, "
+           f"(SELECT MAX(id) FROM {tables['game']}) FROM ({inner}) AS active")  # fmt: skip
+    parameters: list[int | str | bool] = [
+        placement_games,
+        placement_games,
+        VersionStatus.ACCEPTED.value,
+        False,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, parameters)
+        count, placing, text, last = cursor.fetchone()
+    digest = ""
+    if count:
+        digest = text if postgres else hashlib.md5(text.encode(), usedforsecurity=False).hexdigest()
+    return Roster(int(count), int(placing or 0), digest, int(last or 0))
+
+
+def overdue_versions(last_before: int) -> list[OverdueVersion]:
+    """The active versions whose last rated game is numbered ``last_before`` or less (the
+    floor's: they may be owed a game), by number."""
+    sql = ("SELECT v.id, t.name, v.number, s.game_count, s.last_game" + _ACTIVE
+           + " AND s.last_game <= %s ORDER BY v.id").format(**_tables())  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [VersionStatus.ACCEPTED.value, False, last_before])
+        return [OverdueVersion(*row) for row in cursor.fetchall()]
+
+
+class Flying(NamedTuple):
+    """A heads-up game in flight: its number, kind, whether rated, its two versions'
+    numbers and labels."""
+
+    pk: int
+    kind: str
+    is_rated: bool
+    first_id: int
+    second_id: int
+    first: str
+    second: str
+
+
+def games_in_flight() -> list[Flying] | None:
+    """The games queued or being played, heads-up (None when one of them is a table:
+    the full reading seats it)."""
+    tables = _tables()
+    sql = (f"SELECT g.id, g.kind, g.is_rated, g.first_id, g.second_id, g.seat_count, "
+           f"t1.name || '-v' || v1.number, t2.name || '-v' || v2.number "
+           f"FROM {tables['game']} g "
+           f"JOIN {tables['version']} v1 ON v1.id = g.first_id "
+           f"JOIN {tables['team']} t1 ON t1.id = v1.team_id "
+           f"JOIN {tables['version']} v2 ON v2.id = g.second_id "
+           f"JOIN {tables['team']} t2 ON t2.id = v2.team_id "
+           f"WHERE g.status IN (%s, %s) ORDER BY g.id")  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [GameStatus.QUEUED.value, GameStatus.CLAIMED.value])
+        rows = cursor.fetchall()
+    if any(seats > 2 for _pk, _kind, _rated, _first, _second, seats, *_ in rows):
+        return None
+    return [Flying(pk, kind, bool(rated), first_id, second_id, first, second)
+            for pk, kind, rated, first_id, second_id, _seats, first, second in rows]  # fmt: skip
+
+
+class Asked(NamedTuple):
+    """A team's pending request as plain values: a running promotion test (``games_left``
+    None) or unranked test games, its two versions' numbers and labels."""
+
+    team: str
+    bot_id: int
+    bot: str
+    opponent_id: int
+    opponent: str
+    games_left: int | None
+
+
+def pending_requests() -> list[Asked]:
+    """The running promotion tests, then the unranked requests with games left, each by
+    its number (one statement, a row each)."""
+    tables = _tables()
+
+    def sql(kind: int, table: str, one: str, other: str, left: str, where: str) -> str:
+        return (f"SELECT {kind} AS kind, r.id AS id, tr.name, r.{one}_id, "
+                f"t1.name || '-v' || v1.number, r.{other}_id, t2.name || '-v' || v2.number, "
+                f"{left} FROM {table} r "
+                f"JOIN {tables['team']} tr ON tr.id = r.team_id "
+                f"JOIN {tables['version']} v1 ON v1.id = r.{one}_id "
+                f"JOIN {tables['team']} t1 ON t1.id = v1.team_id "
+                f"JOIN {tables['version']} v2 ON v2.id = r.{other}_id "
+                f"JOIN {tables['team']} t2 ON t2.id = v2.team_id WHERE {where}")  # fmt: skip
+
+    tests = sql(0, PromotionTest._meta.db_table, "candidate", "incumbent", "NULL",
+                "r.status = %s")  # fmt: skip
+    asked = sql(1, UnrankedRequest._meta.db_table, "bot", "opponent", "r.games_left",
+                "r.games_left > 0")  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(f"{tests} UNION ALL {asked} ORDER BY kind, id",
+                       [PromotionStatus.RUNNING.value])  # fmt: skip
+        return [Asked(*row[2:]) for row in cursor.fetchall()]
