@@ -125,6 +125,7 @@ def candidate_pairs(
         last = order[focus - 1]
         pairs += [(1.0, last, challenger) for challenger in order[focus + 1 :]]
     index = {bot: position for position, bot in enumerate(order)}
+    standings.prime_gaps([(first, second) for _importance, first, second in pairs])
     rows: list[tuple[int, int, float, float, float]] = []
     for importance, first, second in pairs:
         if team[first] == team[second]:

@@ -19,6 +19,7 @@ the fit as matchmaking reads it (its snapshot: the ratings and tier 5's candidat
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Sequence
@@ -114,6 +115,7 @@ def refresh_ratings(now: datetime | None = None) -> Standings:
         standings = fit(columns, bots=by_label)
         order = [bot for bot in standings.order if bot in by_label]
         kept_below = standings.covariances_below(order, NEIGHBOURS)
+        standings.prime_gaps(list(itertools.pairwise(order)))  # each one's chance above the next
     counts = {
         version_id: (games, hands)
         for version_id, games, hands in VersionSumsRow.objects.filter(

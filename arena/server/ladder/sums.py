@@ -38,7 +38,7 @@ from arena.server.ladder.models import (
     version_label,
 )
 from arena.server.ladder.state import game_result, table_result, with_seats
-from arena.server.site.models import BotVersion
+from arena.server.site.models import BotVersion, Team
 
 __all__ = [
     "FINISHED",
@@ -202,18 +202,25 @@ def pair_columns() -> PairColumns:
     for the labels of the versions in them."""
     values = _aggregated() if connection.vendor == "postgresql" else _fetched()
     ids = np.unique(values[:, :2].astype(np.int64))
-    labels = {
-        pk: label_of(team, number)
-        for pk, team, number in BotVersion.objects.filter(pk__in=ids.tolist()).values_list(
-            "pk", "team__name", "number"
-        )
-    }
+    labels = _paired_labels()
     return PairColumns(
         tuple(labels[int(pk)] for pk in ids),
         np.searchsorted(ids, values[:, 0].astype(np.int64)),
         np.searchsorted(ids, values[:, 1].astype(np.int64)),
         *(np.ascontiguousarray(values[:, k]) for k in range(2, len(_READ))),
     )
+
+
+def _paired_labels() -> dict[int, str]:
+    """The label of every version in a pair's row, by number (one statement, no model)."""
+    pairs, versions = PairSumsRow._meta.db_table, BotVersion._meta.db_table
+    sql = (f"SELECT v.id, t.name, v.number FROM {versions} v "
+           f"JOIN {Team._meta.db_table} t ON t.id = v.team_id "
+           f"WHERE v.id IN (SELECT first_id FROM {pairs}) "
+           f"OR v.id IN (SELECT second_id FROM {pairs})")  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        return {pk: label_of(team, number) for pk, team, number in cursor.fetchall()}
 
 
 #: What :func:`pair_columns` reads of a row, in :class:`PairColumns`' order.
@@ -228,24 +235,18 @@ def _fetched() -> npt.NDArray[np.float64]:
 
 
 def _aggregated() -> npt.NDArray[np.float64]:
-    """:data:`_READ` of every row as a float array, on PostgreSQL: each column aggregated
-    into a ``float8`` array sent in its binary form (``array_send``: a 20-byte header, then
-    per value a 32-bit length and the 8 bytes, big-endian; none null), which numpy reads
-    as it is."""
+    """:data:`_READ` of every row as a float array, on PostgreSQL: each row's values as
+    ``float8send``'s 8 big-endian bytes, joined in the database into one ``bytea`` (one
+    sort, one value sent), which numpy reads as it is: no Python value per number (and no
+    message per row, as ``COPY`` sends)."""
     table = PairSumsRow._meta.db_table
-    arrays = ", ".join(f"array_send(array_agg({name}::float8 ORDER BY id))" for name in _READ)
+    values = " || ".join(f"float8send({name}::float8)" for name in _READ)
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {arrays} FROM {table}")
-        sent = cursor.fetchone()
-    if sent is None or sent[0] is None:  # no pair yet
+        cursor.execute(f"SELECT string_agg({values}, ''::bytea ORDER BY id) FROM {table}")
+        (sent,) = cursor.fetchone()
+    if sent is None:  # no pair yet
         return np.zeros((0, len(_READ)))
-    found = [np.frombuffer(bytes(column), _SENT, offset=_SENT_HEADER)["value"] for column in sent]
-    return np.column_stack(found).astype(np.float64)
-
-
-#: A one-dimensional array's binary form: its header's bytes, then each value.
-_SENT_HEADER = 20
-_SENT = np.dtype([("length", ">i4"), ("value", ">f8")])
+    return np.frombuffer(bytes(sent), ">f8").reshape(-1, len(_READ)).astype(np.float64)
 
 
 def row_sums(row: PairSumsRow) -> PairSums:
