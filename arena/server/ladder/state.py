@@ -53,8 +53,8 @@ from arena.server.ladder.models import (
     version_label,
 )
 from arena.server.ladder.roster import (
-    games_in_flight,
-    overdue_versions,
+    Asked,
+    claim_rows,
     pending_requests,
     read_roster,
     roster_digest,
@@ -437,7 +437,32 @@ def ladder_view(
     the floor may owe a game, not every active version; else (or with ``partial``
     False) every one is read."""
     now = now or timezone.now()
-    requests, ids = _requests()
+    matchmaking = settings.matchmaking(table_size)
+    shortcut = None
+    if partial and table_size == 2:
+        shortcut = _partial_view(now, settings, matchmaking)
+    return shortcut or _full_view(_common(pending_requests(), now, settings), matchmaking)
+
+
+class _Common(NamedTuple):
+    """What a partial and a whole state share: the requests, the time, the test starts;
+    and the numbers of the requests' versions by label."""
+
+    requests: tuple[GameRequest, ...]
+    now_s: float
+    recent_test_starts: dict[str, tuple[float, ...]]
+    ids: dict[str, int]
+
+    def fields(self) -> dict[str, Any]:
+        """The :class:`LadderState` fields of these."""
+        return {"requests": self.requests, "now_s": self.now_s,
+                "recent_test_starts": self.recent_test_starts}  # fmt: skip
+
+
+def _common(asked: Iterable[Asked], now: datetime, settings: LadderSettings) -> _Common:
+    """The requests ``asked`` as matchmaking reads them, with each team's recent test
+    games' starts (read only when a test game is asked for)."""
+    requests, ids = _requests(asked)
     since = now - timedelta(seconds=settings.test_window_s)
     starts: dict[str, list[float]] = {}
     if any(request.kind is GameKind.TEST for request in requests):
@@ -446,55 +471,48 @@ def ladder_view(
         )
         for team, created in tested.values_list("requested_by__name", "created"):
             starts.setdefault(team, []).append(created.timestamp())
-    common = _Common(tuple(requests), now.timestamp(),
-                     {team: tuple(values) for team, values in starts.items()})  # fmt: skip
-    matchmaking = settings.matchmaking(table_size)
-    shortcut = _partial_view(common, matchmaking, ids) if partial and table_size == 2 else None
-    return shortcut or _full_view(common, matchmaking, ids)
+    return _Common(tuple(requests), now.timestamp(),
+                   {team: tuple(values) for team, values in starts.items()}, ids)  # fmt: skip
 
 
-class _Common(NamedTuple):
-    """What a partial and a whole state share: the requests, the time, the test starts."""
-
-    requests: tuple[GameRequest, ...]
-    now_s: float
-    recent_test_starts: dict[str, tuple[float, ...]]
-
-
-def _requests() -> tuple[list[GameRequest], dict[str, int]]:
+def _requests(asked: Iterable[Asked]) -> tuple[list[GameRequest], dict[str, int]]:
     """The teams' pending requests (version tests first), and their versions' numbers
     by label."""
     requests, ids = [], {}
-    for asked in pending_requests():
-        if asked.games_left is None:
-            requests.append(GameRequest(asked.team, asked.bot, asked.opponent,
+    for asked_for in asked:
+        if asked_for.games_left is None:
+            requests.append(GameRequest(asked_for.team, asked_for.bot, asked_for.opponent,
                                         GameKind.VERSION_TEST))  # fmt: skip
         else:
-            requests.append(GameRequest(asked.team, asked.bot, asked.opponent, GameKind.TEST,
-                                        asked.games_left))  # fmt: skip
-        ids.update({asked.bot: asked.bot_id, asked.opponent: asked.opponent_id})
+            requests.append(GameRequest(asked_for.team, asked_for.bot, asked_for.opponent,
+                                        GameKind.TEST, asked_for.games_left))  # fmt: skip
+        ids.update({asked_for.bot: asked_for.bot_id, asked_for.opponent: asked_for.opponent_id})
     return requests, ids
 
 
 def _partial_view(
-    common: _Common, settings: MatchmakingSettings, asked: Mapping[str, int]
+    now: datetime, ladder: LadderSettings, settings: MatchmakingSettings
 ) -> tuple[LadderState, dict[str, int]] | None:
-    """The partial state (with ``common``) (:func:`ladder_view`), or None when the
-    shortcut does not hold: no fit, or one made before the roster was stored, other
+    """The partial state (:func:`ladder_view`) in two statements (the roster with the
+    fit's row; the requests, the games in flight and the overdue versions), or None when
+    the shortcut does not hold: no fit, or one made before the roster was stored, other
     knobs, a version owed placement games, another roster than the fit's, a table in
     flight."""
-    found = _snapshot()
-    if found is None or found.roster is None:
-        return None
-    if tuple(found.arrays["knobs"].tolist()) != _knobs(settings):
-        return None
     roster = read_roster(settings.placement_games)
-    if roster.placing or roster.digest != found.roster.digest:
+    if roster.snapshot is None or roster.placing:
         return None
-    flying = games_in_flight()
+    arrays, stored = _unpacked(roster.snapshot)
+    if stored is None or roster.digest != stored.digest:
+        return None
+    if tuple(arrays["knobs"].tolist()) != _knobs(settings):
+        return None
+    interval = settings.floor_interval(roster.size)
+    rows = claim_rows(roster.game_number - interval)
+    flying = rows.in_flight
     if flying is None:
         return None
-    arrays, labels = found.arrays, found.roster.labels
+    common = _common(rows.requests, now, ladder)
+    labels = stored.labels
     ids = arrays["ids"]
     sorter = np.argsort(ids)
 
@@ -503,22 +521,21 @@ def _partial_view(
 
     first, second = positions(arrays["pair_first"]), positions(arrays["pair_second"])
     candidates = Candidates(labels, first, second, arrays["importance"], arrays["wrong"],
-                            arrays["variance"], teams=found.roster.teams)  # fmt: skip
+                            arrays["variance"], teams=stored.teams)  # fmt: skip
     started: dict[int, int] = {}  # each version's last rated game in flight
     for game in flying:
         if game.is_rated:
             for version_id in (game.first_id, game.second_id):
                 started[version_id] = max(started.get(version_id, 0), game.pk)
-    interval = settings.floor_interval(roster.size)
     entrants = []
-    for version in overdue_versions(roster.game_number - interval):
+    for version in rows.overdue:
         flown = started.get(version.pk)
         last = version.last_game if flown is None else max(version.last_game, flown)
         entrants.append(Entrant(label_of(version.team, version.number), version.team,
                                 game_count=version.game_count, last_game_number=last))  # fmt: skip
     # Matchmaking reads only the standings' spread of one game from a partial state.
     spread = Standings.from_band([], [], np.zeros((0, NEIGHBOURS_KEPT)),
-                                 game_sd=found.game_sd, confidence=found.confidence)  # fmt: skip
+                                 game_sd=roster.game_sd, confidence=roster.confidence)  # fmt: skip
     state = LadderState(
         entrants=tuple(entrants),
         standings=spread,
@@ -526,13 +543,13 @@ def _partial_view(
         game_number=roster.game_number,
         candidates=candidates,
         entrant_total=roster.size,
-        **common._asdict(),
+        **common.fields(),
     )
-    return state, {**dict(zip(labels, ids.tolist(), strict=True)), **asked}
+    return state, {**dict(zip(labels, ids.tolist(), strict=True)), **common.ids}
 
 
 def _full_view(
-    common: _Common, settings: MatchmakingSettings, asked: Mapping[str, int]
+    common: _Common, settings: MatchmakingSettings
 ) -> tuple[LadderState, dict[str, int]]:
     """The whole state (with ``common``): every active version (:func:`ladder_view`)."""
     active, sums = _active_with_sums()
@@ -572,9 +589,9 @@ def _full_view(
         in_flight=in_flight,
         game_number=Game.objects.aggregate(last=Max("pk"))["last"] or 0,
         candidates=candidates,
-        **common._asdict(),
+        **common.fields(),
     )
-    return state, {**ids, **asked}
+    return state, {**ids, **common.ids}
 
 
 def _finite(value: float) -> float:

@@ -178,4 +178,4 @@ def test_without_a_fit_the_claim_reads_everything(small_ladder: None) -> None:
     assert not ladder_view(config.current())[0].is_partial
     assert read_roster(1).digest != ""
     Team.objects.update(active_version=None)
-    assert read_roster(1) == (0, 0, "", 0)
+    assert read_roster(1) == (0, 0, "", 0, None, 0.0, 0.0)
