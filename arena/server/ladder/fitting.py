@@ -116,12 +116,7 @@ def refresh_ratings(now: datetime | None = None) -> Standings:
         order = [bot for bot in standings.order if bot in by_label]
         kept_below = standings.covariances_below(order, NEIGHBOURS)
         standings.prime_gaps(list(itertools.pairwise(order)))  # each one's chance above the next
-    counts = {
-        version_id: (games, hands)
-        for version_id, games, hands in VersionSumsRow.objects.filter(
-            version__in=list(active)
-        ).values_list("version_id", "game_count", "hand_count")
-    }
+    counts = _version_counts()
     ratings, rows, fitted_rows = [], [], []
     for place, (bot, kept) in enumerate(zip(order, kept_below, strict=True), start=1):
         fitted, version_id = standings.rating(bot), by_label[bot]
@@ -161,6 +156,16 @@ def refresh_ratings(now: datetime | None = None) -> Standings:
             snapshot=snapshot,
         )
     return standings
+
+
+def _version_counts() -> dict[int, tuple[int, int]]:
+    """Each version's rated games and hands from its running sums, by number (every row,
+    in one plain statement: a filter by a thousand numbers cost the ORM more)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT version_id, game_count, hand_count FROM {VersionSumsRow._meta.db_table}"
+        )
+        return {version_id: (games, hands) for version_id, games, hands in cursor.fetchall()}
 
 
 #: The columns :func:`refresh_ratings` writes of each table, in its tuples' order.

@@ -212,12 +212,10 @@ def pair_columns() -> PairColumns:
 
 
 def _paired_labels() -> dict[int, str]:
-    """The label of every version in a pair's row, by number (one statement, no model)."""
-    pairs, versions = PairSumsRow._meta.db_table, BotVersion._meta.db_table
-    sql = (f"SELECT v.id, t.name, v.number FROM {versions} v "
-           f"JOIN {Team._meta.db_table} t ON t.id = v.team_id "
-           f"WHERE v.id IN (SELECT first_id FROM {pairs}) "
-           f"OR v.id IN (SELECT second_id FROM {pairs})")  # fmt: skip
+    """The label of every version on the site, by number (one statement, no model: the
+    site's versions are far fewer than the pairs' rows a filter by them would read)."""
+    sql = (f"SELECT v.id, t.name, v.number FROM {BotVersion._meta.db_table} v "
+           f"JOIN {Team._meta.db_table} t ON t.id = v.team_id")  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(sql)
         return {pk: label_of(team, number) for pk, team, number in cursor.fetchall()}
