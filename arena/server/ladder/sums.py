@@ -5,7 +5,9 @@ matchmaking and the pages read these, never the games, so the work per game stay
 same however long the ladder has run.
 
 A game is marked ``counted`` by a conditional update before its results are added: two
-workers that both meet it (a game stored while another counts) add it once. A table's
+workers that both meet it (a game stored while another counts) add it once. A store marks
+its own game in the update that writes its result (:func:`add_counted` then adds it):
+nobody counts a game while a worker holds it. A table's
 result reaches the sums as its pairs (:meth:`arena.ladder.games.TableResult.pairwise`), its
 hands once per version at it. A result the fit cannot use (a score that is not a finite
 number, which :class:`~arena.ladder.games.GameResult` refuses) is logged and left out: the
@@ -56,14 +58,11 @@ _log = logging.getLogger(__name__)
 FINISHED = (GameStatus.DONE, GameStatus.BOT_FAULT, GameStatus.FAILED_INFRASTRUCTURE)
 
 
-def count_results(stored: Game | None = None) -> int:
-    """Add every finished game not counted yet to the sums (module docstring), or only
-    ``stored`` (the store's transaction adds the game it stored, with its versions loaded
-    already: the fit sweeps up any other); how many were added by this call."""
-    if stored is not None:
-        games: Iterable[Game] = [stored]
-    else:
-        games = with_seats(Game.objects.filter(counted=False, status__in=FINISHED)).order_by("pk")
+def count_results() -> int:
+    """Add every finished game not counted yet to the sums (module docstring; a store adds
+    its own game in its transaction, :func:`add_counted`: this sweeps up any other, such
+    as a site's games played before the sums existed); how many were added."""
+    games = with_seats(Game.objects.filter(counted=False, status__in=FINISHED)).order_by("pk")
     added = 0
     for game in games:
         if Game.objects.filter(pk=game.pk, counted=False).update(counted=True):

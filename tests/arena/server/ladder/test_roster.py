@@ -71,6 +71,9 @@ def test_a_partial_state_picks_what_the_whole_state_picks(ladder: list[BotVersio
                         deals=4, status=GameStatus.CLAIMED, claimed_by="w")  # fmt: skip
     Game.objects.create(first=ladder[5], second=ladder[4], kind="floor", seed="2", deals=4,
                         status=GameStatus.CLAIMED, claimed_by="w")  # fmt: skip
+    # An unrated test game in flight counts for the teams' caps, not for the floor.
+    Game.objects.create(first=ladder[6], second=ladder[0], kind="test", is_rated=False,
+                        seed="3", deals=4, status=GameStatus.QUEUED)  # fmt: skip
     # A team's request is read alike and goes first.
     request = UnrankedRequest.objects.create(team=ladder[2].team, bot=ladder[2],
                                              opponent=ladder[3], games_left=3)  # fmt: skip
