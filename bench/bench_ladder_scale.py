@@ -26,7 +26,8 @@ for none). Each size runs in a process of its own (Django serves one site per pr
    the requests' median, p99 and errors.
 
 Printed: each figure's median and p99 in milliseconds (wall; and the bench process's own
-CPU for a claim and store, which a loaded machine does not inflate), the SQL statements
+CPU for a claim and store and for a refit, which a loaded machine inflates less: the
+database's own work is in its process, not counted there), the SQL statements
 of a claim and of a store (the same at every size: constant work), with ``uptime``'s
 line before and after.
 """
@@ -111,7 +112,7 @@ def _fill(versions: int, games: int, rng: random.Random) -> None:
                "claimed_by", "attempts", "seed", "deals", "seat_count", "adjusted_mbb",
                "raw_mbb", "hand_count", "units", "faults", "first_at_fault",
                "second_at_fault", "end_reason", "rotation_matches", "created", "finished",
-               "counted")  # fmt: skip
+               "counted", "estimator")  # fmt: skip
     from datetime import UTC, datetime
 
     with connection.cursor() as cursor:
@@ -122,7 +123,7 @@ def _fill(versions: int, games: int, rng: random.Random) -> None:
                 copy.write_row((k + 1, "uncertainty", True, "", int(ids[first[k]]),
                                 int(ids[second[k]]), "done", "", 1, str(k), hands // 2, 2,
                                 float(adjusted[k]), float(raw[k]), hands, "{}", "{}", False,
-                                False, "", "[]", when, when, True))  # fmt: skip
+                                False, "", "[]", when, when, True, ""))  # fmt: skip
         cursor.execute(
             f"SELECT setval(pg_get_serial_sequence('{Game._meta.db_table}', 'id'), %s)",
             [games],
@@ -309,12 +310,14 @@ def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, A
             "claim": sorted({t.claim_queries for t in timings}),
             "store": sorted({t.store_queries for t in timings}),
         }
-        refits = []
+        refits, refit_cpu = [], []
         for _ in range(args.refits):
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             refresh_ratings()
             refits.append(time.perf_counter() - started)
+            refit_cpu.append(time.process_time() - cpu)
         figures["refit"] = _percentiles(refits)
+        figures["refit_cpu"] = _percentiles(refit_cpu)
         if args.pages and args.clients:
             connection.close()
             with running_site(site, workers=0, threads=args.threads,
@@ -387,7 +390,8 @@ def main() -> None:
               f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {figures['pairs']} pairs; "
               f"fill {figures['fill_s']:.1f} s, "
               f"first fit {figures['first_fit_s']:.2f} s)")  # fmt: skip
-        for name in ("claim", "store", "claim_and_store", "claim_and_store_cpu", "refit"):
+        for name in ("claim", "store", "claim_and_store", "claim_and_store_cpu", "refit",
+                     "refit_cpu"):  # fmt: skip
             row = figures[name]
             print(f"  {name:16} median {row['median_ms']:8.1f} ms   p99 {row['p99_ms']:8.1f} ms"
                   f"   max {row['max_ms']:8.1f} ms   n={row['n']}")  # fmt: skip

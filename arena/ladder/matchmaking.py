@@ -125,6 +125,7 @@ def candidate_pairs(
         last = order[focus - 1]
         pairs += [(1.0, last, challenger) for challenger in order[focus + 1 :]]
     index = {bot: position for position, bot in enumerate(order)}
+    standings.prime_gaps([(first, second) for _importance, first, second in pairs])
     rows: list[tuple[int, int, float, float, float]] = []
     for importance, first, second in pairs:
         if team[first] == team[second]:
@@ -140,7 +141,10 @@ def candidate_pairs(
         tuple(order),
         np.array(columns[0], dtype=np.int64),
         np.array(columns[1], dtype=np.int64),
-        *(np.array(column, dtype=np.float64) for column in columns[2:]),
+        np.array(columns[2], dtype=np.float64),
+        np.array(columns[3], dtype=np.float64),
+        np.array(columns[4], dtype=np.float64),
+        teams=tuple(team[bot] for bot in order),
     )
 
 
@@ -166,11 +170,18 @@ class _Matchmaker:
         self.state = state
         self.settings = settings
         self.rng = rng
+        if state.is_partial:
+            if state.candidates is None:
+                raise ValueError("a partial ladder state must bring its candidate pairs")
+            if settings.table_size > 2:
+                raise ValueError("a ring table reads every entrant: a partial state cannot seat it")
         self.team = {entrant.bot: entrant.team for entrant in state.entrants}
         for request in state.requests:
             self.team.setdefault(request.bot, request.team)
             self.team.setdefault(request.opponent, request.team)
-        self._priorities: list[tuple[float, str, str]] | None = None
+        if state.candidates is not None:  # a partial state's other bots (the same teams)
+            for bot, team in zip(state.candidates.bots, state.candidates.teams, strict=False):
+                self.team.setdefault(bot, team)
         self._made: Candidates | None = None
         self.busy: Counter[str] = Counter()
         self.pair_in_flight: Counter[tuple[str, str]] = Counter()
@@ -298,6 +309,10 @@ class _Matchmaker:
         )
         if not placing:  # the usual case: nobody reads the whole ladder's order
             return None
+        if self.state.is_partial:
+            raise ValueError(
+                f"a partial ladder state holds a version owed placement games: {placing[0].bot}"
+            )
         placed = {e.bot for e in self.state.entrants if e.game_count >= needed}
         ladder = [bot for bot in self.state.standings.order if bot in placed]
         # A ladder's start (more versions owed placement games, finished or in flight,
@@ -336,7 +351,7 @@ class _Matchmaker:
         return None
 
     def _floor(self) -> Pairing | None:
-        interval = self.settings.floor_interval(len(self.state.entrants))
+        interval = self.settings.floor_interval(self.state.entrant_count)
         overdue = []
         for entrant in self.state.entrants:
             if self.bot_in_flight.get(entrant.bot, 0) or entrant.last_game_number is None:
@@ -346,12 +361,8 @@ class _Matchmaker:
                 overdue.append((-waited, entrant.bot))
         if not overdue:
             return None
-        pairs_of: dict[str, list[tuple[float, str, str]]] = {}
-        for candidate in self._neighbour_priorities():
-            for member in candidate[1:]:
-                pairs_of.setdefault(member, []).append(candidate)
         for waited, bot in sorted(overdue):
-            for _priority, first, second in sorted(pairs_of.get(bot, ()), reverse=True):
+            for _priority, first, second in sorted(self._pairs_of(bot), reverse=True):
                 if self._free(first, second):
                     return Pairing(
                         bot,
@@ -396,13 +407,16 @@ class _Matchmaker:
         gain = weight * effective / (1.0 + weight * effective)
         return float(candidates.importance[k]) * float(candidates.wrong[k]) * gain
 
-    def _neighbour_priorities(self) -> list[tuple[float, str, str]]:
-        """Every candidate pair with its priority, in the candidates' order."""
-        if self._priorities is None:
-            candidates = self._candidates()
-            self._priorities = [(self._priority(k), *candidates.pair(k))
-                                for k in range(len(candidates))]  # fmt: skip
-        return self._priorities
+    def _pairs_of(self, bot: str) -> list[tuple[float, str, str]]:
+        """The candidate pairs ``bot`` is in, each with its priority, in the candidates'
+        order (only its own: an overdue version needs no other pair's priority)."""
+        candidates = self._candidates()
+        try:
+            position = candidates.bots.index(bot)
+        except ValueError:
+            return []
+        mine = np.flatnonzero((candidates.first == position) | (candidates.second == position))
+        return [(self._priority(k), *candidates.pair(k)) for k in mine.tolist()]
 
     def _contenders(self) -> list[tuple[float, str, str]]:
         """The free candidates whose priority may be the best, in the candidates' order:

@@ -197,7 +197,8 @@ class Candidates:
     ``bots``, its place's ``importance``, the chance ``wrong`` that its order is wrong and
     the ``variance`` of its difference. They follow from the standings and the placed
     entrants alone (:func:`candidate_pairs`), so a server makes them once per fit and
-    matchmaking reads them instead of asking the standings about every pair."""
+    matchmaking reads them instead of asking the standings about every pair. ``teams``:
+    each bot's team, in ``bots``' order (empty: the entrants name them)."""
 
     bots: tuple[str, ...]
     first: npt.NDArray[np.int64]
@@ -205,6 +206,7 @@ class Candidates:
     importance: npt.NDArray[np.float64]
     wrong: npt.NDArray[np.float64]
     variance: npt.NDArray[np.float64]
+    teams: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.first)
@@ -220,6 +222,14 @@ class LadderState:
     pending requests, the games started so far, the time (seconds, any epoch) and each
     team's start times of its recent unranked test games; and the candidate pairs made
     for these standings and entrants (:func:`candidate_pairs`), or None to make them here.
+
+    A partial state (``entrant_total`` set: how many versions are active) is a server's
+    shortcut when every active version is placed: ``entrants`` then holds only those the
+    floor may owe a game (the rest started one within the floor's interval), the
+    ``candidates`` (with their teams) are given, and the ``standings`` need only their
+    spread of one game. Matchmaking decides on it as on the whole state; it refuses
+    (``ValueError``) a partial state without candidates, with an entrant owed placement
+    games, or for a ring table (those read every entrant's place).
     """
 
     entrants: tuple[Entrant, ...]
@@ -230,3 +240,14 @@ class LadderState:
     now_s: float = 0.0
     recent_test_starts: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
     candidates: Candidates | None = None
+    entrant_total: int | None = None
+
+    @property
+    def entrant_count(self) -> int:
+        """How many versions are active (all of them, in a partial state too)."""
+        return len(self.entrants) if self.entrant_total is None else self.entrant_total
+
+    @property
+    def is_partial(self) -> bool:
+        """True for a server's partial state (the class docstring)."""
+        return self.entrant_total is not None

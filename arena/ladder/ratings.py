@@ -269,6 +269,26 @@ class Standings:
             self._gaps[key] = known
         return known
 
+    def prime_gaps(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """Work out :meth:`gap` of every pair of ``pairs`` at once, in numpy, and remember
+        them for later :meth:`gap` calls (a fit's candidate pairs and chances: thousands
+        at a thousand bots). A covariance kept as a factor takes each entry's dot product
+        in one pass (to rounding, the pair-by-pair figure); one read back as a band gives
+        the pair-by-pair figure exactly. A matrix kept whole answers pair by pair."""
+        covariance = self._covariance
+        if covariance.dense is not None or not pairs:
+            return
+        index = self._index
+        first = np.array([index[one] for one, _other in pairs], dtype=np.int64)
+        second = np.array([index[other] for _one, other in pairs], dtype=np.int64)
+        own, between = covariance.entries(first, second)
+        variances = np.maximum(own[first] + own[second] - 2.0 * between, 0.0)
+        strengths = self._strengths
+        for (one, other), i, j, variance in zip(
+            pairs, first.tolist(), second.tolist(), variances.tolist(), strict=True
+        ):
+            self._gaps[(one, other)] = (strengths[i] - strengths[j], variance)
+
     def chance_above(self, first: str, second: str) -> float:
         """The chance that ``first`` is really stronger than ``second`` (normal
         approximation on the difference of their strengths)."""
@@ -327,6 +347,8 @@ class _Covariance:
     variances: npt.NDArray[np.float64] | None = None
     band_rows: npt.NDArray[np.int64] | None = None
     band_values: npt.NDArray[np.float64] | None = None
+    #: A factor's columns' squared norms (:meth:`norms`).
+    column_norms: npt.NDArray[np.float64] | None = None
 
     def entry(self, first: int, second: int) -> float:
         """The covariance of the strengths in rows ``first`` and ``second``."""
@@ -356,8 +378,34 @@ class _Covariance:
         if self.columns is None:
             assert self.dense is not None
             return [float(value) for value in np.diagonal(self.dense)]
-        norms = np.einsum("ij,ij->i", self.columns, self.columns)
-        return [float(value) for value in self.scale * (norms - self.shift)]
+        return [float(value) for value in self.scale * (self.norms() - self.shift)]
+
+    def entries(
+        self, first: npt.NDArray[np.int64], second: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """Every row's variance, and the covariance of rows ``first[k]`` and ``second[k]``
+        (distinct rows) for each ``k``, of a factor or a band (not a matrix kept whole)."""
+        if self.variances is not None:
+            assert self.band_rows is not None and self.band_values is not None
+            one, other = self.band_rows[first], self.band_rows[second]
+            low, distance = np.minimum(one, other), np.abs(one - other)
+            kept = (low >= 0) & (distance <= self.band_values.shape[1])
+            found = np.zeros(len(first))
+            found[kept] = self.band_values[low[kept], distance[kept] - 1]
+            return self.variances, found
+        assert self.columns is not None
+        cross = np.empty(len(first))
+        for start in range(0, len(first), _PAIRS_AT_ONCE):  # a few columns copied at a time
+            chunk = slice(start, start + _PAIRS_AT_ONCE)
+            cross[chunk] = np.einsum(
+                "ij,ij->i", self.columns[first[chunk]], self.columns[second[chunk]]
+            )
+        return self.scale * (self.norms() - self.shift), self.scale * (cross - self.shift)
+
+    def norms(self) -> npt.NDArray[np.float64]:
+        """Each of a factor's columns' squared norm (the fit works them out with it)."""
+        assert self.column_norms is not None  # a factor always comes with them
+        return self.column_norms
 
     def band(self, positions: Sequence[int], count: int) -> list[list[float]]:
         """For each row of ``positions``, its covariance with the ``count`` rows after it
@@ -443,7 +491,9 @@ def fit(
         # the covariance (:class:`_Covariance`) at a third of a full inverse's work.
         factor = _inverse_cholesky(matrix)
         strengths = factor.T @ (factor @ target) - shift * float(target.sum())
-        covariance = _Covariance(np.ascontiguousarray(factor.T), shift=shift, scale=scale)
+        rows = np.ascontiguousarray(factor.T)
+        norms = np.asarray(np.einsum("ij,ij->i", rows, rows), dtype=np.float64)
+        covariance = _Covariance(rows, shift=shift, scale=scale, column_norms=norms)
     values = [float(value) for value in strengths]
     sds = [math.sqrt(max(value, 0.0)) for value in covariance.diagonal()]
     ranked = sorted(range(size), key=lambda k: (-values[k], names[k]))
@@ -493,6 +543,8 @@ def _lower_inverse(lower: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return inverse
 
 
+#: The pairs whose columns :meth:`Standings.prime_gaps` copies at a time.
+_PAIRS_AT_ONCE = 256
 #: The size below which :func:`_lower_inverse` inverts a block whole.
 _BLOCK = 128
 

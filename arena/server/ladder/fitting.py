@@ -19,6 +19,7 @@ the fit as matchmaking reads it (its snapshot: the ratings and tier 5's candidat
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Sequence
@@ -40,13 +41,14 @@ from arena.server.ladder.models import (
     VersionSumsRow,
 )
 from arena.server.ladder.state import LADDER_BOARD, active_labels, fit_snapshot
-from arena.server.ladder.sums import count_results, pair_columns
+from arena.server.ladder.sums import FitTimes, count_results, pair_columns
 from arena.server.site.models import LeaderboardRow, ScoreKind
 
 __all__ = [
     "FIT_INTERVAL_S",
     "HISTORY_INTERVAL_S",
     "NEIGHBOURS",
+    "may_be_due",
     "refresh_if_due",
     "refresh_ratings",
 ]
@@ -68,6 +70,13 @@ def _fit_row() -> RatingFit:
     """The fit's one row (made the first time)."""
     RatingFit.objects.bulk_create([RatingFit(pk=1)], ignore_conflicts=True)
     return RatingFit.objects.get(pk=1)
+
+
+def may_be_due(times: FitTimes, now: datetime, interval_s: float = FIT_INTERVAL_S) -> bool:
+    """Whether :func:`refresh_if_due` may fit now, by the fit row's ``times`` as read a
+    moment ago (False: it would not: the last fit is recent or another worker fits)."""
+    due = times.fitted is None or times.fitted <= now - timedelta(seconds=interval_s)
+    return due and (times.claimed_until is None or times.claimed_until < now)
 
 
 def refresh_if_due(now: datetime | None = None, interval_s: float = FIT_INTERVAL_S) -> bool:
@@ -106,12 +115,8 @@ def refresh_ratings(now: datetime | None = None) -> Standings:
         standings = fit(columns, bots=by_label)
         order = [bot for bot in standings.order if bot in by_label]
         kept_below = standings.covariances_below(order, NEIGHBOURS)
-    counts = {
-        version_id: (games, hands)
-        for version_id, games, hands in VersionSumsRow.objects.filter(
-            version__in=list(active)
-        ).values_list("version_id", "game_count", "hand_count")
-    }
+        standings.prime_gaps(list(itertools.pairwise(order)))  # each one's chance above the next
+    counts = _version_counts()
     ratings, rows, fitted_rows = [], [], []
     for place, (bot, kept) in enumerate(zip(order, kept_below, strict=True), start=1):
         fitted, version_id = standings.rating(bot), by_label[bot]
@@ -151,6 +156,16 @@ def refresh_ratings(now: datetime | None = None) -> Standings:
             snapshot=snapshot,
         )
     return standings
+
+
+def _version_counts() -> dict[int, tuple[int, int]]:
+    """Each version's rated games and hands from its running sums, by number (every row,
+    in one plain statement: a filter by a thousand numbers cost the ORM more)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT version_id, game_count, hand_count FROM {VersionSumsRow._meta.db_table}"
+        )
+        return {version_id: (games, hands) for version_id, games, hands in cursor.fetchall()}
 
 
 #: The columns :func:`refresh_ratings` writes of each table, in its tuples' order.

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings as django_settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -53,7 +53,7 @@ from arena.server.current import is_frozen_now
 from arena.server.jobs.lease import LeaseQueue, lease_seconds
 from arena.server.jobs.serial import one_at_a_time
 from arena.server.ladder.config import LadderSettings
-from arena.server.ladder.fitting import refresh_if_due
+from arena.server.ladder.fitting import may_be_due, refresh_if_due
 from arena.server.ladder.models import (
     Game,
     GameStatus,
@@ -71,7 +71,7 @@ from arena.server.ladder.own_faults import (
 )
 from arena.server.ladder.play import PlayedGame
 from arena.server.ladder.state import advance_promotions, ladder_view
-from arena.server.ladder.sums import count_results
+from arena.server.ladder.sums import add_counted
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome
 
@@ -125,13 +125,26 @@ def claim_next(
         return {"status": GameStatus.CLAIMED,
                 "end_reason": lost(game).reason if again else game.end_reason}  # fmt: skip
 
-    found = QUEUE.claim_next(
-        worker, max_attempts=settings.max_attempts, give_up=left_out, claimed=claimed, now=now
-    )
+    found = None
+    if _any_claimable(now):  # one plain read; the queue's claim locks and writes
+        found = QUEUE.claim_next(
+            worker, max_attempts=settings.max_attempts, give_up=left_out, claimed=claimed, now=now
+        )
     if found is not None:
         return _claimed(found)
     lease = now + timedelta(seconds=lease_seconds())
     return _schedule(worker, settings, rng, now, lease, table_size)
+
+
+def _any_claimable(now: datetime) -> bool:
+    """Whether a game is queued or held under an expired lease (:data:`QUEUE`'s claimable
+    games), in one statement outside any transaction: almost every claim finds none and
+    goes on to matchmaking without the queue's locking transaction."""
+    sql = (f"SELECT 1 FROM {Game._meta.db_table} WHERE status = %s "
+           "OR (status = %s AND lease_expires < %s) LIMIT 1")  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [GameStatus.QUEUED.value, GameStatus.CLAIMED.value, now])
+        return cursor.fetchone() is not None
 
 
 def _claimed(game_id: int) -> Game:
@@ -253,6 +266,11 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
             fields["status"] = GameStatus.BOT_FAULT
         else:
             fields["status"] = GameStatus.FAILED_INFRASTRUCTURE
+        # Counted in the same update (sums.py's rule: marked, then added, once): nobody
+        # else counts a game while it is held, so the claim's reading of the flag holds.
+        counting = not game.counted
+        if counting:
+            fields["counted"] = True
         if not held.update(**fields):
             return False
         for name, value in fields.items():  # the row as written (no read again)
@@ -266,9 +284,12 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
                 match_swap=matches[1] if len(matches) > 1 and not game.is_table else None,
                 rotation_matches=[match.pk for match in matches] if game.is_table else [],
             )
-        count_results(game)
+        times = add_counted(game) if counting else None
         advance_promotions(settings, is_frozen=is_frozen_now(now))
-    refresh_if_due()  # outside the store's transaction; at most one worker fits
+    # Outside the store's transaction; at most one worker fits. The fit's row, as the
+    # count of games done read it back, spares the asking when no fit can be due.
+    if times is None or may_be_due(times, timezone.now()):
+        refresh_if_due()
     return True
 
 

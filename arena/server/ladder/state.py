@@ -12,7 +12,7 @@ count once for each version at the table.
 
 from __future__ import annotations
 
-import time
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from statistics import NormalDist
@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+from django.db import connection
 from django.db.models import Max, OuterRef, Q, QuerySet, Subquery, prefetch_related_objects
 from django.utils import timezone
 
@@ -47,10 +48,16 @@ from arena.server.ladder.models import (
     PromotionTest,
     RatingFit,
     TableSeat,
-    UnrankedRequest,
     VersionSumsRow,
     label_of,
     version_label,
+)
+from arena.server.ladder.roster import (
+    Asked,
+    claim_rows,
+    pending_requests,
+    read_roster,
+    roster_digest,
 )
 from arena.server.site.models import BotVersion, Team, VersionStatus
 from arena.server.site.versions import activate
@@ -185,7 +192,14 @@ def fit_snapshot(
         "variance": candidates.variance, "placed": np.array(placed, dtype=np.int64),
         "knobs": np.array(_knobs(settings)),
     }  # fmt: skip
-    return _packed(stored)
+    roster = {
+        "digest": roster_digest(
+            (pk, rating.game_count >= settings.placement_games, rating.bot) for pk, rating in rows
+        ),
+        "labels": [rating.bot for _pk, rating in rows],
+        "teams": [teams[pk] for pk, _rating in rows],
+    }
+    return _packed(stored) + json.dumps(roster).encode()
 
 
 #: The snapshot's arrays, in the order :func:`_packed` lays them out; those holding whole
@@ -199,7 +213,8 @@ def _packed(arrays: Mapping[str, npt.NDArray[Any]]) -> bytes:
     """:data:`_SNAPSHOT`'s arrays as one run of float64 (every value a version number or a
     count below 2**53, or a float): each array's dimensions, its shape, then its values,
     read back by :func:`_unpacked` with one ``frombuffer`` (a zip of arrays took longer to
-    open than the rest of a claim's reading)."""
+    open than the rest of a claim's reading). :func:`fit_snapshot` follows them with the
+    roster they were made for, as JSON (:class:`StoredRoster`)."""
     parts: list[npt.NDArray[np.float64]] = []
     for name in _SNAPSHOT:
         values = np.asarray(arrays[name], dtype=np.float64)
@@ -207,9 +222,10 @@ def _packed(arrays: Mapping[str, npt.NDArray[Any]]) -> bytes:
     return np.concatenate(parts).astype("<f8").tobytes()
 
 
-def _unpacked(data: bytes) -> dict[str, npt.NDArray[Any]]:
-    """:func:`_packed`'s arrays again."""
-    flat = np.frombuffer(data, dtype="<f8")
+def _unpacked(data: bytes) -> tuple[dict[str, npt.NDArray[Any]], StoredRoster | None]:
+    """:func:`_packed`'s arrays again, and the roster after them (None: a snapshot made
+    before the roster was stored)."""
+    flat = np.frombuffer(data, dtype="<f8", count=len(data) // 8)  # the roster's bytes too
     found: dict[str, npt.NDArray[Any]] = {}
     at = 0
     for name in _SNAPSHOT:
@@ -220,7 +236,21 @@ def _unpacked(data: bytes) -> dict[str, npt.NDArray[Any]]:
         values = flat[at : at + size].reshape(shape)
         found[name] = values.astype(np.int64) if name in _WHOLE else values
         at += size
-    return found
+    rest = data[8 * at :]
+    if not rest:
+        return found, None
+    roster = json.loads(rest)
+    return found, StoredRoster(roster["digest"], tuple(roster["labels"]), tuple(roster["teams"]))
+
+
+class StoredRoster(NamedTuple):
+    """The roster a fit's candidates were made for: its digest
+    (:func:`arena.server.ladder.roster.roster_digest`), and the label and team of each
+    version of the snapshot, in its order."""
+
+    digest: str
+    labels: tuple[str, ...]
+    teams: tuple[str, ...]
 
 
 #: The band's width when no version has a neighbour below (one version, or none).
@@ -263,16 +293,26 @@ def _standings(
                                confidence=confidence)  # fmt: skip
 
 
-def _snapshot() -> tuple[dict[str, npt.NDArray[Any]], float, float] | None:
-    """The last fit's snapshot, its pooled spread and confidence (None before a fit)."""
-    row = (
-        RatingFit.objects.filter(pk=1, fitted__isnull=False)
-        .values_list("snapshot", "game_sd", "confidence")
-        .first()
-    )
+class Snapshot(NamedTuple):
+    """The last fit as a claim reads it: the snapshot's arrays, its roster, the pooled
+    spread of one game and the confidence."""
+
+    arrays: dict[str, npt.NDArray[Any]]
+    roster: StoredRoster | None
+    game_sd: float
+    confidence: float
+
+
+def _snapshot() -> Snapshot | None:
+    """The last fit's snapshot (None before a fit), in one statement."""
+    sql = (f"SELECT snapshot, game_sd, confidence FROM {RatingFit._meta.db_table} "
+           "WHERE id = 1 AND fitted IS NOT NULL")  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        row = cursor.fetchone()
     if row is None or not row[0]:
         return None
-    return _unpacked(bytes(row[0])), row[1], row[2]
+    return Snapshot(*_unpacked(bytes(row[0])), row[1], row[2])
 
 
 def stored_standings(active: Mapping[int, str]) -> Standings:
@@ -293,13 +333,24 @@ def _stored_view(
     matchmaking makes them from the standings."""
     prior = FitSettings()
     found = _snapshot()
+    return _view_of(found, active, counts, settings, prior)
+
+
+def _view_of(
+    found: Snapshot | None,
+    active: Mapping[int, str],
+    counts: Mapping[int, int],
+    settings: MatchmakingSettings | None,
+    prior: FitSettings,
+) -> tuple[Standings, Candidates | None]:
+    """:func:`_stored_view` of the snapshot ``found``."""
     if found is None:
         empty = {name: np.zeros(0) for name in ("ids", "strength", "sd", "low", "high")}
         arrays = {**empty, "game_count": np.zeros(0), "band": np.zeros((0, NEIGHBOURS_KEPT))}
         standings = _standings(arrays, active, game_sd=prior.fallback_game_sd_mbb,
                                confidence=prior.confidence)  # fmt: skip
         return standings, None
-    arrays, game_sd, confidence = found
+    arrays, _roster, game_sd, confidence = found
     standings = _standings(arrays, active, game_sd=game_sd, confidence=confidence)
     if settings is None or tuple(arrays["knobs"].tolist()) != _knobs(settings):
         return standings, None
@@ -361,19 +412,146 @@ def active_labels() -> dict[int, ActiveVersion]:
                 "pk", "team__name", "number", "team_id")}  # fmt: skip
 
 
-def ladder_state(settings: LadderSettings, now: datetime | None = None) -> LadderState:
+def ladder_state(
+    settings: LadderSettings, now: datetime | None = None, *, partial: bool = True
+) -> LadderState:
     """What matchmaking reads, from the database now (:func:`ladder_view`'s state)."""
-    return ladder_view(settings, now)[0]
+    return ladder_view(settings, now, partial=partial)[0]
 
 
 def ladder_view(
-    settings: LadderSettings, now: datetime | None = None, table_size: int = 2
+    settings: LadderSettings,
+    now: datetime | None = None,
+    table_size: int = 2,
+    *,
+    partial: bool = True,
 ) -> tuple[LadderState, dict[str, int]]:
     """What matchmaking reads, from the database now: the running sums' counts and the
     last fit's snapshot (one row: its standings and its candidate pairs), never the games
     played (only those in flight and the recent test games); and the number of every
-    version the state names, by label (the claim loads only the ones a pairing names)."""
+    version the state names, by label (the claim loads only the ones a pairing names).
+
+    When the fit's candidates are still the ones matchmaking would make (the same roster,
+    :mod:`arena.server.ladder.roster`) and every active version is placed, the state is
+    partial (:class:`arena.ladder.pairings.LadderState`): a few numbers and the versions
+    the floor may owe a game, not every active version; else (or with ``partial``
+    False) every one is read."""
     now = now or timezone.now()
+    matchmaking = settings.matchmaking(table_size)
+    shortcut = None
+    if partial and table_size == 2:
+        shortcut = _partial_view(now, settings, matchmaking)
+    return shortcut or _full_view(_common(pending_requests(), now, settings), matchmaking)
+
+
+class _Common(NamedTuple):
+    """What a partial and a whole state share: the requests, the time, the test starts;
+    and the numbers of the requests' versions by label."""
+
+    requests: tuple[GameRequest, ...]
+    now_s: float
+    recent_test_starts: dict[str, tuple[float, ...]]
+    ids: dict[str, int]
+
+    def fields(self) -> dict[str, Any]:
+        """The :class:`LadderState` fields of these."""
+        return {"requests": self.requests, "now_s": self.now_s,
+                "recent_test_starts": self.recent_test_starts}  # fmt: skip
+
+
+def _common(asked: Iterable[Asked], now: datetime, settings: LadderSettings) -> _Common:
+    """The requests ``asked`` as matchmaking reads them, with each team's recent test
+    games' starts (read only when a test game is asked for)."""
+    requests, ids = _requests(asked)
+    since = now - timedelta(seconds=settings.test_window_s)
+    starts: dict[str, list[float]] = {}
+    if any(request.kind is GameKind.TEST for request in requests):
+        tested = Game.objects.filter(
+            kind=GameKind.TEST, created__gt=since, requested_by__isnull=False
+        )
+        for team, created in tested.values_list("requested_by__name", "created"):
+            starts.setdefault(team, []).append(created.timestamp())
+    return _Common(tuple(requests), now.timestamp(),
+                   {team: tuple(values) for team, values in starts.items()}, ids)  # fmt: skip
+
+
+def _requests(asked: Iterable[Asked]) -> tuple[list[GameRequest], dict[str, int]]:
+    """The teams' pending requests (version tests first), and their versions' numbers
+    by label."""
+    requests, ids = [], {}
+    for asked_for in asked:
+        if asked_for.games_left is None:
+            requests.append(GameRequest(asked_for.team, asked_for.bot, asked_for.opponent,
+                                        GameKind.VERSION_TEST))  # fmt: skip
+        else:
+            requests.append(GameRequest(asked_for.team, asked_for.bot, asked_for.opponent,
+                                        GameKind.TEST, asked_for.games_left))  # fmt: skip
+        ids.update({asked_for.bot: asked_for.bot_id, asked_for.opponent: asked_for.opponent_id})
+    return requests, ids
+
+
+def _partial_view(
+    now: datetime, ladder: LadderSettings, settings: MatchmakingSettings
+) -> tuple[LadderState, dict[str, int]] | None:
+    """The partial state (:func:`ladder_view`) in two statements (the roster with the
+    fit's row; the requests, the games in flight and the overdue versions), or None when
+    the shortcut does not hold: no fit, or one made before the roster was stored, other
+    knobs, a version owed placement games, another roster than the fit's, a table in
+    flight."""
+    roster = read_roster(settings.placement_games)
+    if roster.snapshot is None or roster.placing:
+        return None
+    arrays, stored = _unpacked(roster.snapshot)
+    if stored is None or roster.digest != stored.digest:
+        return None
+    if tuple(arrays["knobs"].tolist()) != _knobs(settings):
+        return None
+    interval = settings.floor_interval(roster.size)
+    rows = claim_rows(roster.game_number - interval)
+    flying = rows.in_flight
+    if flying is None:
+        return None
+    common = _common(rows.requests, now, ladder)
+    labels = stored.labels
+    ids = arrays["ids"]
+    sorter = np.argsort(ids)
+
+    def positions(numbers: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        return sorter[np.searchsorted(ids, numbers, sorter=sorter)]
+
+    first, second = positions(arrays["pair_first"]), positions(arrays["pair_second"])
+    candidates = Candidates(labels, first, second, arrays["importance"], arrays["wrong"],
+                            arrays["variance"], teams=stored.teams)  # fmt: skip
+    started: dict[int, int] = {}  # each version's last rated game in flight
+    for game in flying:
+        if game.is_rated:
+            for version_id in (game.first_id, game.second_id):
+                started[version_id] = max(started.get(version_id, 0), game.pk)
+    entrants = []
+    for version in rows.overdue:
+        flown = started.get(version.pk)
+        last = version.last_game if flown is None else max(version.last_game, flown)
+        entrants.append(Entrant(label_of(version.team, version.number), version.team,
+                                game_count=version.game_count, last_game_number=last))  # fmt: skip
+    # Matchmaking reads only the standings' spread of one game from a partial state.
+    spread = Standings.from_band([], [], np.zeros((0, NEIGHBOURS_KEPT)),
+                                 game_sd=roster.game_sd, confidence=roster.confidence)  # fmt: skip
+    state = LadderState(
+        entrants=tuple(entrants),
+        standings=spread,
+        in_flight=tuple(Pairing(game.first, game.second, GameKind(game.kind)) for game in flying),
+        game_number=roster.game_number,
+        candidates=candidates,
+        entrant_total=roster.size,
+        **common.fields(),
+    )
+    return state, {**dict(zip(labels, ids.tolist(), strict=True)), **common.ids}
+
+
+def _full_view(
+    common: _Common, settings: MatchmakingSettings
+) -> tuple[LadderState, dict[str, int]]:
+    """The whole state (with ``common``): every active version (:func:`ladder_view`)."""
     active, sums = _active_with_sums()
     flying = list(Game.objects.filter(status__in=IN_FLIGHT).select_related(*_WITH_TEAMS))
     if any(game.is_table for game in flying):  # a table's seats (heads-up has none)
@@ -397,7 +575,7 @@ def ladder_view(
     standings, candidates = _stored_view(
         {pk: version.label for pk, version in active.items()},
         {pk: games for pk, (games, _last) in sums.items()},
-        settings.matchmaking(table_size),
+        settings,
     )
     ids = {version.label: pk for pk, version in active.items()}
     in_flight = tuple(
@@ -405,51 +583,35 @@ def ladder_view(
                 others=tuple(version_label(seat.version) for seat in game.seats_in_order()[2:]))
         for game in flying
     )  # fmt: skip
-    requests = []
-    for test in (
-        PromotionTest.objects.filter(status=PromotionStatus.RUNNING)
-        .select_related("team", "candidate__team", "incumbent__team")
-        .order_by("pk")
-    ):
-        candidate, incumbent = version_label(test.candidate), version_label(test.incumbent)
-        requests.append(GameRequest(test.team.name, candidate, incumbent, GameKind.VERSION_TEST))
-        ids.update({version_label(v): v.pk for v in (test.candidate, test.incumbent)})
-    for request in (
-        UnrankedRequest.objects.filter(games_left__gt=0)
-        .select_related("team", "bot__team", "opponent__team")
-        .order_by("pk")
-    ):
-        requests.append(GameRequest(request.team.name, version_label(request.bot),
-                                    version_label(request.opponent), GameKind.TEST,
-                                    request.games_left))  # fmt: skip
-        ids.update({version_label(v): v.pk for v in (request.bot, request.opponent)})
-    since = now - timedelta(seconds=settings.test_window_s)
-    starts: dict[str, list[float]] = {}
-    tested = Game.objects.filter(kind=GameKind.TEST, created__gt=since, requested_by__isnull=False)
-    asked = any(request.kind is GameKind.TEST for request in requests)
-    for team, created in tested.values_list("requested_by__name", "created") if asked else ():
-        starts.setdefault(team, []).append(created.timestamp())
     state = LadderState(
         entrants=tuple(entrants),
         standings=standings,
         in_flight=in_flight,
-        requests=tuple(requests),
         game_number=Game.objects.aggregate(last=Max("pk"))["last"] or 0,
-        now_s=now.timestamp() if now else time.time(),
-        recent_test_starts={team: tuple(values) for team, values in starts.items()},
         candidates=candidates,
+        **common.fields(),
     )
-    return state, ids
+    return state, {**ids, **common.ids}
 
 
 def _finite(value: float) -> float:
     return max(-LLR_CAP, min(LLR_CAP, value))
 
 
+def _any_running() -> bool:
+    """Whether a promotion test is running."""
+    sql = f"SELECT 1 FROM {PromotionTest._meta.db_table} WHERE status = %s LIMIT 1"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [PromotionStatus.RUNNING.value])
+        return cursor.fetchone() is not None
+
+
 def advance_promotions(settings: LadderSettings, *, is_frozen: bool = False) -> None:
     """Read each running promotion test's games again: its ratio's history, its verdict,
     and the candidate made active when it is better and its team asked (not after the
     deadline: activations are frozen then)."""
+    if not _any_running():  # the usual case: one plain statement, no model
+        return
     running = PromotionTest.objects.filter(status=PromotionStatus.RUNNING).select_related(
         "team", "candidate__team", "incumbent__team"
     )

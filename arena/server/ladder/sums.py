@@ -5,7 +5,9 @@ matchmaking and the pages read these, never the games, so the work per game stay
 same however long the ladder has run.
 
 A game is marked ``counted`` by a conditional update before its results are added: two
-workers that both meet it (a game stored while another counts) add it once. A table's
+workers that both meet it (a game stored while another counts) add it once. A store marks
+its own game in the update that writes its result (:func:`add_counted` then adds it):
+nobody counts a game while a worker holds it. A table's
 result reaches the sums as its pairs (:meth:`arena.ladder.games.TableResult.pairwise`), its
 hands once per version at it. A result the fit cannot use (a score that is not a finite
 number, which :class:`~arena.ladder.games.GameResult` refuses) is logged and left out: the
@@ -19,11 +21,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 from django.db import connection
-from django.db.models import F
 
 from arena.ladder.games import GameResult
 from arena.ladder.sums import PairColumns, PairSums
@@ -37,9 +40,17 @@ from arena.server.ladder.models import (
     version_label,
 )
 from arena.server.ladder.state import game_result, table_result, with_seats
-from arena.server.site.models import BotVersion
+from arena.server.site.models import BotVersion, Team
 
-__all__ = ["FINISHED", "count_results", "pair_columns", "pair_sums", "row_sums"]
+__all__ = [
+    "FINISHED",
+    "FitTimes",
+    "add_counted",
+    "count_results",
+    "pair_columns",
+    "pair_sums",
+    "row_sums",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -47,32 +58,27 @@ _log = logging.getLogger(__name__)
 FINISHED = (GameStatus.DONE, GameStatus.BOT_FAULT, GameStatus.FAILED_INFRASTRUCTURE)
 
 
-def count_results(stored: Game | None = None) -> int:
-    """Add every finished game not counted yet to the sums (module docstring), or only
-    ``stored`` (the store's transaction adds the game it stored, with its versions loaded
-    already: the fit sweeps up any other); how many were added by this call."""
-    if stored is not None:
-        games: Iterable[Game] = [stored]
-    else:
-        games = with_seats(Game.objects.filter(counted=False, status__in=FINISHED)).order_by("pk")
+def count_results() -> int:
+    """Add every finished game not counted yet to the sums (module docstring; a store adds
+    its own game in its transaction, :func:`add_counted`: this sweeps up any other, such
+    as a site's games played before the sums existed); how many were added."""
+    games = with_seats(Game.objects.filter(counted=False, status__in=FINISHED)).order_by("pk")
     added = 0
     for game in games:
         if Game.objects.filter(pk=game.pk, counted=False).update(counted=True):
-            _add(game)
+            add_counted(game)
             added += 1
     return added
 
 
-def _add(game: Game) -> None:
-    """``game``'s results into the sums (a rated game only; one the infrastructure left out
-    counts for nothing; every game done counts in the games played)."""
-    if game.status == GameStatus.DONE:  # one statement once the fit's row is there
-        done = RatingFit.objects.filter(pk=1)
-        if not done.update(done_count=F("done_count") + 1):
-            RatingFit.objects.bulk_create([RatingFit(pk=1)], ignore_conflicts=True)
-            done.update(done_count=F("done_count") + 1)
+def add_counted(game: Game) -> FitTimes | None:
+    """``game``'s results into the sums, the game marked ``counted`` already by its caller
+    (in the same transaction: the store's own update marks it): a rated game only; one the
+    infrastructure left out counts for nothing; every game done counts in the games
+    played. The fit's times as its row holds them after a game done (None for another)."""
+    times = _count_done() if game.status == GameStatus.DONE else None
     if not game.is_rated or game.status == GameStatus.FAILED_INFRASTRUCTURE:
-        return
+        return times
     seats = game.seats_in_order()
     versions = [seat.version for seat in seats] if seats else [game.first, game.second]
     try:
@@ -101,6 +107,39 @@ def _add(game: Game) -> None:
                      adjusted * adjusted, raw, raw * raw, result.hand_count))  # fmt: skip
     if rows:
         _upsert(PairSumsRow, ("first_id", "second_id"), rows, adds=_SUMS)
+    return times
+
+
+class FitTimes(NamedTuple):
+    """The fit row's last fit and the time its fitter's claim holds until (either None)."""
+
+    fitted: datetime | None
+    claimed_until: datetime | None
+
+
+def _count_done() -> FitTimes:
+    """One more game done on the fit's row (made the first time), in one statement; its
+    times, which tell the store whether a fit may be due without asking again."""
+    sql = (f"UPDATE {RatingFit._meta.db_table} SET done_count = done_count + 1 WHERE id = 1 "
+           "RETURNING fitted, claimed_until")  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        row = cursor.fetchone()
+        if row is None:
+            RatingFit.objects.bulk_create([RatingFit(pk=1)], ignore_conflicts=True)
+            cursor.execute(sql)
+            row = cursor.fetchone()
+    fitted, claimed_until = (_aware(value) for value in row)
+    return FitTimes(fitted, claimed_until)
+
+
+def _aware(value: datetime | str | None) -> datetime | None:
+    """A time as the database gave it back (SQLite: text in UTC, or a naive datetime), as
+    an aware datetime."""
+    if value is None:
+        return None
+    found = value if isinstance(value, datetime) else datetime.fromisoformat(value)
+    return found if found.tzinfo is not None else found.replace(tzinfo=UTC)
 
 
 def _upsert(
@@ -162,18 +201,23 @@ def pair_columns() -> PairColumns:
     for the labels of the versions in them."""
     values = _aggregated() if connection.vendor == "postgresql" else _fetched()
     ids = np.unique(values[:, :2].astype(np.int64))
-    labels = {
-        pk: label_of(team, number)
-        for pk, team, number in BotVersion.objects.filter(pk__in=ids.tolist()).values_list(
-            "pk", "team__name", "number"
-        )
-    }
+    labels = _paired_labels()
     return PairColumns(
         tuple(labels[int(pk)] for pk in ids),
         np.searchsorted(ids, values[:, 0].astype(np.int64)),
         np.searchsorted(ids, values[:, 1].astype(np.int64)),
         *(np.ascontiguousarray(values[:, k]) for k in range(2, len(_READ))),
     )
+
+
+def _paired_labels() -> dict[int, str]:
+    """The label of every version on the site, by number (one statement, no model: the
+    site's versions are far fewer than the pairs' rows a filter by them would read)."""
+    sql = (f"SELECT v.id, t.name, v.number FROM {BotVersion._meta.db_table} v "
+           f"JOIN {Team._meta.db_table} t ON t.id = v.team_id")  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        return {pk: label_of(team, number) for pk, team, number in cursor.fetchall()}
 
 
 #: What :func:`pair_columns` reads of a row, in :class:`PairColumns`' order.
@@ -188,24 +232,18 @@ def _fetched() -> npt.NDArray[np.float64]:
 
 
 def _aggregated() -> npt.NDArray[np.float64]:
-    """:data:`_READ` of every row as a float array, on PostgreSQL: each column aggregated
-    into a ``float8`` array sent in its binary form (``array_send``: a 20-byte header, then
-    per value a 32-bit length and the 8 bytes, big-endian; none null), which numpy reads
-    as it is."""
+    """:data:`_READ` of every row as a float array, on PostgreSQL: each row's values as
+    ``float8send``'s 8 big-endian bytes, joined in the database into one ``bytea`` (one
+    sort, one value sent), which numpy reads as it is: no Python value per number (and no
+    message per row, as ``COPY`` sends)."""
     table = PairSumsRow._meta.db_table
-    arrays = ", ".join(f"array_send(array_agg({name}::float8 ORDER BY id))" for name in _READ)
+    values = " || ".join(f"float8send({name}::float8)" for name in _READ)
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {arrays} FROM {table}")
-        sent = cursor.fetchone()
-    if sent is None or sent[0] is None:  # no pair yet
+        cursor.execute(f"SELECT string_agg({values}, ''::bytea ORDER BY id) FROM {table}")
+        (sent,) = cursor.fetchone()
+    if sent is None:  # no pair yet
         return np.zeros((0, len(_READ)))
-    found = [np.frombuffer(bytes(column), _SENT, offset=_SENT_HEADER)["value"] for column in sent]
-    return np.column_stack(found).astype(np.float64)
-
-
-#: A one-dimensional array's binary form: its header's bytes, then each value.
-_SENT_HEADER = 20
-_SENT = np.dtype([("length", ">i4"), ("value", ">f8")])
+    return np.frombuffer(bytes(sent), ">f8").reshape(-1, len(_READ)).astype(np.float64)
 
 
 def row_sums(row: PairSumsRow) -> PairSums:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from arena.ladder.games import GameResult
@@ -15,6 +16,7 @@ from arena.ladder.matchmaking import (
     LadderState,
     MatchmakingSettings,
     Pairing,
+    candidate_pairs,
     next_game,
 )
 from arena.ladder.ratings import Standings, fit
@@ -296,3 +298,28 @@ def test_a_request_needs_a_test_kind_and_two_versions() -> None:
         GameRequest("t", "a", "b", GameKind.FLOOR)
     with pytest.raises(ValueError, match="'a' twice"):
         GameRequest("t", "a", "a")
+
+
+def test_a_partial_state_decides_as_the_whole_one_and_refuses_what_it_cannot_answer() -> None:
+    settings = MatchmakingSettings()
+    # e last started a game long ago: the floor owes it one.
+    recent = [Entrant(bot, f"team-{bot}", 20, 95) for bot in TRUTH if bot != "e"]
+    whole = _state(entrants=(*recent, Entrant("e", "team-e", 20, 10)))
+    candidates = candidate_pairs(whole.entrants, whole.standings, settings)
+    assert candidates.teams == tuple(f"team-{bot}" for bot in candidates.bots)
+    # A server's partial state: the overdue e alone, the count, the candidates with teams,
+    # standings that carry only the spread of one game.
+    spread = Standings.from_band([], [], np.zeros((0, 8)), game_sd=whole.standings.game_sd,
+                                 confidence=0.95)  # fmt: skip
+    partial = replace(whole, entrants=(whole.entrants[-1],), standings=spread,
+                      candidates=candidates, entrant_total=len(TRUTH))  # fmt: skip
+    assert partial.entrant_count == len(TRUTH) and partial.is_partial
+    chosen = _next(partial)
+    assert chosen == _next(whole) and chosen is not None and chosen.kind is GameKind.FLOOR
+    with pytest.raises(ValueError, match="must bring its candidate pairs"):
+        _next(replace(partial, candidates=None))
+    with pytest.raises(ValueError, match="ring table"):
+        _next(partial, replace(settings, table_size=3))
+    placing = replace(partial, entrants=(Entrant("e", "team-e", 0, None),))
+    with pytest.raises(ValueError, match="owed placement games: e"):
+        _next(placing)

@@ -110,7 +110,9 @@ def _every_candidate_tie_rule(
     maker = _Matchmaker(state, matchmaking, random.Random(0))
     best: list[tuple[str, str]] = []
     best_priority = -1.0
-    for priority, first, second in maker._neighbour_priorities():
+    candidates = maker._candidates()
+    every = [(maker._priority(k), *candidates.pair(k)) for k in range(len(candidates))]
+    for priority, first, second in every:
         if not maker._free(first, second) or priority < best_priority * (1.0 - 1e-9):
             continue
         if priority > best_priority * (1.0 + 1e-9):

@@ -218,6 +218,14 @@ def test_a_big_ladder_s_factored_covariance_is_the_full_inverse_s(
         assert mine.sd == pytest.approx(theirs.sd, rel=1e-9)
     for first, second in itertools.combinations(dense.order, 2):
         assert factored.gap(first, second) == pytest.approx(dense.gap(first, second), rel=1e-9)
+    # The pairs' gaps worked out at once (a fit's candidates and chances) are the same.
+    primed = fit(pair_sums(games), bots=["new"])
+    pairs = list(itertools.combinations(dense.order, 2))
+    primed.prime_gaps(pairs)
+    assert len(primed._gaps) == len(pairs)
+    for first, second in pairs:
+        assert primed.gap(first, second) == pytest.approx(dense.gap(first, second), rel=1e-9)
+    dense.prime_gaps(pairs)  # a matrix kept whole answers pair by pair: nothing primed
     order = list(dense.order)
     for mine_row, dense_row in zip(
         factored.covariances_below(order, 3), dense.covariances_below(order, 3), strict=True
@@ -245,5 +253,12 @@ def test_standings_read_back_from_a_band_are_the_ones_read_back_from_pairs() -> 
     assert [r.place for r in banded.ratings] == [r.place for r in paired.ratings]
     for first, second in itertools.combinations(paired.order, 2):
         assert banded.gap(first, second) == paired.gap(first, second)
+    # Worked out at once (a fit's candidates), a band's gaps are the same to the bit,
+    # both ways round, with a version outside the band ("eve") and pairs beyond it.
+    primed = Standings.from_band(ratings, rows, band, **settings)
+    pairs = list(itertools.permutations(paired.order, 2))
+    primed.prime_gaps(pairs)
+    assert len(primed._gaps) == len(pairs)
+    assert [primed.gap(*pair) for pair in pairs] == [paired.gap(*pair) for pair in pairs]
     names = list(paired.order)
     assert banded.covariances_below(names, 3) == paired.covariances_below(names, 3)

@@ -183,21 +183,26 @@ def test_matchmaking_reads_the_same_queries_however_many_games_were_played(
     ants, bees = pair
     settings = config.current()
 
-    def queries() -> int:
+    def queries(partial: bool) -> int:
         count_results()
         refresh_ratings()
         with CaptureQueriesContext(connection) as captured:
-            state = ladder_state(settings)
-        assert {entrant.bot for entrant in state.entrants} == {"ants-v1", "bees-v1"}
+            state = ladder_state(settings, partial=partial)
+        if partial:  # every version placed: the versions the floor may owe a game alone
+            assert state.is_partial and state.entrant_count == 2
+            assert state.candidates is not None
+            assert set(state.candidates.bots) == {"ants-v1", "bees-v1"}
+        else:
+            assert {entrant.bot for entrant in state.entrants} == {"ants-v1", "bees-v1"}
         return len(captured)
 
     _played(ants, bees, 10.0)
-    few = queries()
+    few = {partial: queries(partial) for partial in (True, False)}
     for score in range(40):
         _played(bees, ants, float(score))
     # Constant work: the games are in the sums, the claim reads those and the fit.
-    assert queries() == few
-    state = ladder_state(settings)
+    assert {partial: queries(partial) for partial in (True, False)} == few
+    state = ladder_state(settings, partial=False)
     assert {e.bot: e.game_count for e in state.entrants} == {"ants-v1": 41, "bees-v1": 41}
     assert state.standings.order == ("bees-v1", "ants-v1")
 
@@ -360,12 +365,17 @@ def test_a_claim_reads_the_fit_s_candidates_until_the_placed_versions_change(
         _played(bees, cats, float(score) / 2)
         _played(ants, cats, 5.0)
     refresh_ratings()
-    state = ladder_state(settings)
-    assert state.candidates is not None  # the fit's, as matchmaking would make them now
-    made = candidate_pairs(state.entrants, state.standings, settings.matchmaking())
-    assert state.candidates.bots == made.bots
-    assert state.candidates.wrong.tolist() == made.wrong.tolist()
-    assert state.candidates.variance.tolist() == made.variance.tolist()
+    state = ladder_state(settings)  # every version placed: a partial state
+    whole = ladder_state(settings, partial=False)
+    made = candidate_pairs(whole.entrants, whole.standings, settings.matchmaking())
+    for read in (state, whole):  # the fit's, as matchmaking would make them now
+        assert read.candidates is not None
+        assert read.candidates.bots == made.bots
+        assert read.candidates.wrong.tolist() == made.wrong.tolist()
+        assert read.candidates.variance.tolist() == made.variance.tolist()
+    assert state.is_partial and state.candidates is not None
+    assert state.candidates.teams == made.teams
+    state = whole
     # Other knobs than the fit's (a changed competition file): made again, not read.
     active = {entrant.bot: entrant for entrant in state.entrants}
     numbers = {version_label(v): v.pk for v in (ants, bees, cats)}
