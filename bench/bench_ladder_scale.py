@@ -19,7 +19,10 @@ for none). Each size runs in a process of its own (Django serves one site per pr
    alone. Then ``--refits`` full refits (:func:`~arena.server.ladder.fitting.refresh_ratings`:
    the sums read, numpy's fit, every active version's rows written), timed.
 3. At the largest size: ``arena server run`` (no validation or ladder worker) and
-   ``--clients`` threads, each with its own connection, asking for the ladder page,
+   ``--clients`` threads (in a process of their own), each with its own connection and
+   taking gzip as a browser does (no ``If-None-Match``: each request is answered in
+   full), asking (after one request for each page, untimed: a site that has been up has
+   drawn them) for the ladder page,
    ``/api/v1/ladder/``, the leaderboard and a match's hand viewer (a stored ladder match
    of 200 engine-played hands) in turn for ``--seconds`` seconds while this
    process claims and stores a game every 0.2 s (a fit every 5 s, as a worker does):
@@ -37,6 +40,7 @@ import argparse
 import http.client
 import json
 import math
+import multiprocessing
 import os
 import random
 import statistics
@@ -58,6 +62,9 @@ from tests.postgres import running_postgres  # noqa: E402
 
 #: The pages step 3 asks for, in turn (and a match's hand viewer, :func:`_viewer_match`).
 PAGES = ("/ladder/", "/api/v1/ladder/", "/")
+#: What each client sends with a request, as a browser does: it takes gzip (the pages are
+#: kept gzipped too). No ``If-None-Match``: every request is a new reader's, drawn in full.
+BROWSER_HEADERS = {"Accept-Encoding": "gzip"}
 #: The hands of the match whose viewer step 3 asks for (the viewer shows at most 200).
 VIEWER_HANDS = 200
 #: The spread of one game's luck-adjusted score in the synthetic history (mbb/hand).
@@ -111,7 +118,7 @@ def _fill(versions: int, games: int, rng: random.Random) -> None:
                "claimed_by", "attempts", "seed", "deals", "seat_count", "adjusted_mbb",
                "raw_mbb", "hand_count", "units", "faults", "first_at_fault",
                "second_at_fault", "end_reason", "rotation_matches", "created", "finished",
-               "counted")  # fmt: skip
+               "counted", "estimator")  # fmt: skip
     from datetime import UTC, datetime
 
     with connection.cursor() as cursor:
@@ -122,7 +129,7 @@ def _fill(versions: int, games: int, rng: random.Random) -> None:
                 copy.write_row((k + 1, "uncertainty", True, "", int(ids[first[k]]),
                                 int(ids[second[k]]), "done", "", 1, str(k), hands // 2, 2,
                                 float(adjusted[k]), float(raw[k]), hands, "{}", "{}", False,
-                                False, "", "[]", when, when, True))  # fmt: skip
+                                False, "", "[]", when, when, True, ""))  # fmt: skip
         cursor.execute(
             f"SELECT setval(pg_get_serial_sequence('{Game._meta.db_table}', 'id'), %s)",
             [games],
@@ -234,6 +241,13 @@ def _load(address: str, clients: int, seconds: float, pages: tuple[str, ...]) ->
     by_path: dict[str, list[float]] = {path: [] for path in pages}
     errors: list[str] = []
     lock = threading.Lock()
+    # Each page asked for once before the clock starts, as a site that has been up has
+    # drawn it: the viewer's document made (its hands replayed once), the fit read.
+    warm = http.client.HTTPConnection(host, int(port), timeout=60)
+    for path in pages:
+        warm.request("GET", path, headers=BROWSER_HEADERS)
+        warm.getresponse().read()
+    warm.close()
     stop_at = time.monotonic() + seconds
 
     def client(number: int) -> None:
@@ -245,7 +259,7 @@ def _load(address: str, clients: int, seconds: float, pages: tuple[str, ...]) ->
             k += 1
             started = time.perf_counter()
             try:
-                connection.request("GET", path)
+                connection.request("GET", path, headers=BROWSER_HEADERS)
                 response = connection.getresponse()
                 response.read()
                 if response.status != 200:
@@ -333,8 +347,12 @@ def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, A
                 player = threading.Thread(target=play)
                 player.start()
                 try:
-                    figures["pages"] = _load(live.url, args.clients, args.seconds,
-                                             (*PAGES, viewer))  # fmt: skip
+                    # The clients in a process of their own, as a site's readers are: this
+                    # one's fits (its GIL) would hold up their reading of the answers.
+                    with multiprocessing.get_context("spawn").Pool(1) as clients:
+                        figures["pages"] = clients.apply(
+                            _load, (live.url, args.clients, args.seconds, (*PAGES, viewer))
+                        )
                 finally:
                     done.set()
                     player.join()

@@ -20,6 +20,7 @@ from arena.server.competition import Visibility
 from arena.server.site import matches as site_matches
 from arena.server.site import viewer_store
 from arena.server.site.matches import viewer_document
+from arena.server.site.drawn_pages import DrawnPages
 from arena.server.site.models import Match, MatchSeat, MatchStatus, SiteSettings, ViewerDocument
 from arena.server.site.viewer_store import audience, is_public, stored_viewer
 from arena.server.site.views import pages
@@ -241,12 +242,12 @@ def test_a_viewer_page_is_drawn_once_per_etag_and_the_drawn_pages_stay_few(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(pages, "viewer_page", counted)
-    monkeypatch.setattr(pages, "_DRAWN_VIEWERS", {})
+    monkeypatch.setattr(pages, "_VIEWERS", DrawnPages(most=64))
     url = f"/matches/{match.pk}/hands/"
     first, second = Client().get(url), Client().get(url)
     assert first.content == second.content and len(drawn) == 1  # the second one kept
     # Past the most kept, the kept pages are let go and drawn again when asked for.
-    monkeypatch.setattr(pages, "_DRAWN_VIEWERS_MOST", 1)
+    pages._VIEWERS.most = 1
     _logged_in("ants").get(url)  # the player's own view: another ETag, another page
-    assert len(drawn) == 2 and len(pages._DRAWN_VIEWERS) == 1
+    assert len(drawn) == 2 and len(pages._VIEWERS) == 1
     assert Client().get(url).content == first.content and len(drawn) == 3
