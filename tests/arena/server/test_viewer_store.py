@@ -19,8 +19,8 @@ from arena.report.viewer import viewer_hand
 from arena.server.competition import Visibility
 from arena.server.site import matches as site_matches
 from arena.server.site import viewer_store
-from arena.server.site.matches import viewer_document
 from arena.server.site.drawn_pages import DrawnPages
+from arena.server.site.matches import viewer_document
 from arena.server.site.models import Match, MatchSeat, MatchStatus, SiteSettings, ViewerDocument
 from arena.server.site.viewer_store import audience, is_public, stored_viewer
 from arena.server.site.views import pages
