@@ -26,7 +26,7 @@ for none). Each size runs in a process of its own (Django serves one site per pr
    ``/api/v1/ladder/``, the leaderboard and a match's hand viewer (a stored ladder match
    of 200 engine-played hands) in turn for ``--seconds`` seconds while this
    process claims and stores a game every 0.2 s (a fit every 5 s, as a worker does):
-   the requests' median, p99 and errors.
+   the requests' median, p99 and errors, and the web process's CPU per request.
 
 Printed: each figure's median and p99 in milliseconds (wall; and the bench process's own
 CPU for a claim and store, which a loaded machine does not inflate), the SQL statements
@@ -284,7 +284,8 @@ def _load(address: str, clients: int, seconds: float, pages: tuple[str, ...]) ->
         thread.join()
     each = {path: _percentiles(values) for path, values in by_path.items() if values}
     return {**_percentiles(times), "errors": len(errors), "first_errors": errors[:5],
-            "per_second": len(times) / seconds, "paths": list(pages), "by_path": each}  # fmt: skip
+            "per_second": len(times) / seconds, "requests": len(times),
+            "paths": list(pages), "by_path": each}  # fmt: skip
 
 
 def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -350,14 +351,18 @@ def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, A
                     # The clients in a process of their own, as a site's readers are: this
                     # one's fits (its GIL) would hold up their reading of the answers.
                     with multiprocessing.get_context("spawn").Pool(1) as clients:
+                        cpu_before = _cpu_seconds(live.process.pid)
                         figures["pages"] = clients.apply(
                             _load, (live.url, args.clients, args.seconds, (*PAGES, viewer))
                         )
+                        web_cpu = _cpu_seconds(live.process.pid) - cpu_before
                 finally:
                     done.set()
                     player.join()
                     connection.close()
                 figures["pages"]["games_played_meanwhile"] = len(played)
+                # The web process's CPU per request (warm-up included: a few requests).
+                figures["pages"]["web_cpu_ms"] = 1000 * web_cpu / figures["pages"]["requests"]
         connection.close()
         server.drop_database(database)
     return figures
@@ -420,11 +425,18 @@ def main() -> None:
                   f"turn, a game stored every 0.2 s): median {pages['median_ms']:.1f} ms, p99 "
                   f"{pages['p99_ms']:.1f} ms, {pages['per_second']:.1f} requests/s, "
                   f"{pages['errors']} errors {pages['first_errors']}; "
-                  f"{pages['games_played_meanwhile']} games stored meanwhile")  # fmt: skip
+                  f"{pages['games_played_meanwhile']} games stored meanwhile; the web "
+                  f"process's CPU {pages['web_cpu_ms']:.2f} ms a request")  # fmt: skip
             for path, row in pages["by_path"].items():
                 print(f"    {path:24} median {row['median_ms']:8.1f} ms   p99 "
                       f"{row['p99_ms']:8.1f} ms   n={row['n']}")  # fmt: skip
     print(f"\nuptime after: {_uptime()}")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The CPU seconds (user and system) process ``pid`` has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _uptime() -> str:

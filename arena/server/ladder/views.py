@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from django.db.models import Func, QuerySet, Subquery
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
@@ -87,7 +87,7 @@ def _stamp_query() -> QuerySet[SiteSettings]:
         .order_by()
         .values(n=Func("pk", function="COUNT"))
     )
-    return SiteSettings.objects.filter(pk=1).values_list(  # type: ignore[return-value]
+    return SiteSettings.objects.filter(pk=1).values_list(
         "visibility",
         Subquery(fit.values("fitted")),
         Subquery(fit.values("game_count")),
@@ -283,7 +283,7 @@ def _seats(game: Game) -> list[dict[str, Any]]:
     ]
 
 
-def ladder_page(request: HttpRequest) -> HttpResponseBase:
+def ladder_page(request: HttpRequest) -> HttpResponse:
     """The ladder: ratings (``?page=``), chances, pairs; a page that does not exist: 404
     naming it. A reader without a logged-in user gets the page as kept
     (:mod:`arena.server.site.drawn_pages`: drawn once per fit, games in flight,
@@ -342,7 +342,7 @@ _DRAWN_MOST = 512
 _PAGES = DrawnPages(most=512)
 
 
-def api_ladder(request: HttpRequest) -> HttpResponseBase:
+def api_ladder(request: HttpRequest) -> HttpResponse:
     """``GET /api/v1/ladder/``: :func:`ladder_data` (``?page=``; a page that does not
     exist: 404 naming it), kept as drawn per fit, games in flight, visibility, page and
     team (a team's answer marks its own rows: it is that team's, ``private``)."""

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 
 __all__ = ["DrawnPage", "DrawnPages", "answer", "is_current", "is_storable"]
@@ -71,7 +71,7 @@ class DrawnPages:
     def keep(self, key: Hashable, response: HttpResponse) -> DrawnPage | HttpResponse:
         """``response`` kept under ``key`` and returned as a :class:`DrawnPage` when it is
         a 200, returned as it is otherwise (a 404 is not kept)."""
-        if response.status_code != 200 or response.streaming:
+        if response.status_code != 200:
             return response
         page = DrawnPage.of(response)
         with self._lock:
@@ -105,7 +105,7 @@ def is_current(request: HttpRequest, etag: str) -> bool:
 
 def answer(
     request: HttpRequest, page: DrawnPage | HttpResponse, *, shared: bool, max_age: int = 0
-) -> HttpResponseBase:
+) -> HttpResponse:
     """The response to ``request`` from a kept ``page``: 304 when the reader's copy is
     current, else its body (gzipped where the reader accepts it). ``shared``: the page is
     the one everyone without a team sees, which any cache may keep; otherwise it is the
@@ -113,9 +113,8 @@ def answer(
     none, and always for a reader's own, a cache must ask again before using its copy
     (``no-cache``: the next fit may come in seconds). An answer that is not a page (a
     404) is returned as it is."""
-    if isinstance(page, HttpResponseBase):
+    if isinstance(page, HttpResponse):
         return page
-    response: HttpResponse
     if is_current(request, page.etag):
         response = HttpResponse(status=304)
     elif page.gzipped is not None and _accepts_gzip(request):

@@ -251,3 +251,19 @@ def test_a_viewer_page_is_drawn_once_per_etag_and_the_drawn_pages_stay_few(
     _logged_in("ants").get(url)  # the player's own view: another ETag, another page
     assert len(drawn) == 2 and len(pages._VIEWERS) == 1
     assert Client().get(url).content == first.content and len(drawn) == 3
+
+
+def test_a_current_copy_of_a_page_no_longer_kept_gets_304_without_drawing_it(
+    match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"/matches/{match.pk}/hands/"
+    first = Client().get(url)
+    monkeypatch.setattr(pages, "_VIEWERS", DrawnPages(most=64))  # the kept pages let go
+
+    def draw(*args: Any) -> str:
+        raise AssertionError("a 304 draws no page")
+
+    monkeypatch.setattr(pages, "viewer_page", draw)
+    again = Client().get(url, headers={"If-None-Match": first["ETag"]})
+    assert again.status_code == 304 and again["ETag"] == first["ETag"]
+    assert len(pages._VIEWERS) == 0  # nothing kept: no page was drawn

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Max, Q
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -74,7 +74,7 @@ def no_icon(request: HttpRequest) -> HttpResponse:
 BOARD_ROWS_PER_PAGE = 50
 
 
-def leaderboard(request: HttpRequest) -> HttpResponseBase:
+def leaderboard(request: HttpRequest) -> HttpResponse:
     """Every leaderboard, best first, :data:`BOARD_ROWS_PER_PAGE` rows of each to a page
     (``?page=``; not a whole number from 1: 400 naming it). A reader without a logged-in
     user gets the page as kept (:mod:`arena.server.site.drawn_pages`), drawn again once a
@@ -229,7 +229,7 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
     return render(request, "arena/match.html", context)
 
 
-def match_hands(request: HttpRequest, match_id: int) -> HttpResponseBase:
+def match_hands(request: HttpRequest, match_id: int) -> HttpResponse:
     """The match's hands in the report's hand viewer (its own page and policy), drawn
     from the stored document of the requester's audience
     (:mod:`arena.server.site.viewer_store`: the hands are replayed once, not per request).
@@ -242,8 +242,11 @@ def match_hands(request: HttpRequest, match_id: int) -> HttpResponseBase:
     visibility = Visibility(SiteSettings.current().visibility)
     seats = own_seats(team, match)
     key = (match.pk, audience(seats, visibility), match_stamp(match), viewer_title(match))
-    page = _VIEWERS.get(key)
-    if page is None:
+    kept = _VIEWERS.get(key)
+    page: DrawnPage | HttpResponse
+    if kept is not None:
+        page = kept
+    else:
         stored = stored_viewer(match, seats=seats, visibility=visibility)
         etag = viewer_etag(match, stored.digest)
         if is_current(request, etag):
