@@ -38,6 +38,7 @@ from arena.server.ladder.models import (
     Rating,
     RatingFit,
     RatingPoint,
+    TableSeat,
     label_of,
     version_label,
 )
@@ -206,7 +207,11 @@ def _as_fitted(hides_games: bool) -> dict[str, Any]:
     ]
     rows = PairSumsRow.objects.select_related("first__team", "second__team")
     pairs = []
-    for row in [] if hides_games else rows.order_by("-game_count", "pk")[:PAIRS_SHOWN]:
+    # The most played pairs' ids first, then those rows with their teams: sorting the pairs
+    # joined to their teams would join every pair (a hundred thousand) to sort them.
+    most_played = PairSumsRow.objects.order_by("-game_count", "pk").values_list("pk", flat=True)
+    shown = [] if hides_games else rows.filter(pk__in=list(most_played[:PAIRS_SHOWN]))
+    for row in shown:
         sums = row_sums(row)
         adjusted, raw = sums.adjusted_estimate(), sums.raw_estimate()
         pairs.append(
@@ -228,9 +233,7 @@ def _as_fitted(hides_games: bool) -> dict[str, Any]:
     grid_sums = map(row_sums, [] if hides_games else rows.filter(first__in=ids, second__in=ids))
     names = [str(row["bot"]) for row in top]
     grid = head_to_head({(s.first, s.second): s for s in grid_sums}, names)
-    tables = [] if hides_games else with_seats(
-        Game.objects.filter(seat_count__gt=2, status__in=(GameStatus.DONE, GameStatus.BOT_FAULT))
-    ).order_by("-pk")[:_RECENT_TABLES]  # fmt: skip
+    tables = [] if hides_games else _recent_tables()
     places: dict[int, list[int]] = {}
     for rating in ratings:
         places.setdefault(int(str(rating["team_id"])), []).append(int(str(rating["place"])))
@@ -238,6 +241,20 @@ def _as_fitted(hides_games: bool) -> dict[str, Any]:
             "pair_count": 0 if hides_games else rows.count(),
             "tables": [{"id": game.pk, "kind": game.kind, "status": game.status,
                         "seats": _seats(game)} for game in tables]}  # fmt: skip
+
+
+def _recent_tables() -> list[Game]:
+    """The last :data:`_RECENT_TABLES` ring tables over, newest first, found from their
+    seats (only a table has :class:`TableSeat` rows): a filter on the games' seat count
+    would read every game there is, a million of them, at every fit."""
+    over = (GameStatus.DONE, GameStatus.BOT_FAULT)
+    ids = list(
+        TableSeat.objects.filter(game__status__in=over)
+        .order_by("-game_id")
+        .values_list("game_id", flat=True)
+        .distinct()[:_RECENT_TABLES]
+    )
+    return list(with_seats(Game.objects.filter(pk__in=ids)).order_by("-pk"))
 
 
 #: The head-to-head grid's versions: the best rated (a grid of a thousand would fit no page).
