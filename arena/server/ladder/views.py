@@ -59,6 +59,7 @@ __all__ = [
     "finals_report",
     "ladder_page",
     "ladder_stamp",
+    "read_fit",
     "version_page",
 ]
 
@@ -111,8 +112,41 @@ def ladder_stamp() -> LadderStamp:
                        Visibility(visibility) is Visibility.NOTHING, count)  # fmt: skip
 
 
+def read_fit(stamp: LadderStamp) -> dict[str, Any]:
+    """What the fit the ``stamp`` names wrote, as the pages show it (:func:`_as_fitted`,
+    with the fit's time as ``fitted`` and its games as ``games_played``): read once per
+    fit, visibility and process. While one thread reads a new fit, the others get the last
+    one read under the same visibility (its own ``fitted`` says which: a page is kept by
+    the fit it shows), rather than wait for the read; under another visibility they wait."""
+    hides_games, when = stamp.hides_games, stamp.fitted
+    key = None if when is None else (when, hides_games)
+    cached = _LAST_READ.get("fit")
+    if key is not None and cached is not None and cached[0] == key:
+        return cached[1]
+    if key is not None and cached is not None and cached[0][1] == hides_games:
+        if not _READING.acquire(blocking=False):
+            return cached[1]  # another thread reads the new fit: the last one meanwhile
+    else:
+        _READING.acquire()  # one thread reads a new fit; the others wait, not read it too
+    try:
+        cached = _LAST_READ.get("fit")
+        if key is not None and cached is not None and cached[0] == key:
+            return cached[1]
+        data = _as_fitted(hides_games)
+        data["fitted"] = None if when is None else when.isoformat()
+        data["games_played"] = stamp.games_played
+        if key is not None:
+            _LAST_READ["fit"] = (key, data)  # one assignment: safe between threads
+        return data
+    finally:
+        _READING.release()
+
+
 def ladder_data(
-    team: Team | None = None, page: int = 1, stamp: LadderStamp | None = None
+    team: Team | None = None,
+    page: int = 1,
+    stamp: LadderStamp | None = None,
+    fit: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ladder as the page and the API show it (public: ratings and pair results), read
     from the last stored fit and the running sums: no request fits or reads every game.
@@ -121,26 +155,12 @@ def ladder_data(
     pairs shown are the :data:`PAIRS_SHOWN` most played (``pair_count`` says how many
     there are). With the site's visibility ``nothing`` no game is anyone else's
     business: the ratings stay, each pair's games and hands and the tables' results go.
-    What a fit wrote is read once per fit and process (:func:`_as_fitted`); the
-    ``stamp`` (:func:`ladder_stamp`, read now when not given) says which fit. A page past
-    the last raises :class:`PageNotFound` naming it."""
+    The ``stamp`` (:func:`ladder_stamp`, read now when not given) says which fit and
+    visibility, the ``fit`` is what it wrote (:func:`read_fit` of the stamp when not
+    given). A page past the last raises :class:`PageNotFound` naming it."""
     stamp = stamp or ladder_stamp()
-    hides_games, when = stamp.hides_games, stamp.fitted
-    key = None if when is None else (when, hides_games)
-    cached = _LAST_READ.get("fit")
-    if key is not None and cached is not None and cached[0] == key:
-        data = cached[1]
-    else:
-        with _READING:  # one thread reads a new fit; the others wait for it, not read it too
-            cached = _LAST_READ.get("fit")
-            if key is not None and cached is not None and cached[0] == key:
-                data = cached[1]
-            else:
-                data = _as_fitted(hides_games)
-                data["fitted"] = None if when is None else when.isoformat()
-                data["games_played"] = stamp.games_played
-                if key is not None:
-                    _LAST_READ["fit"] = (key, data)  # one assignment: safe between threads
+    data = fit or read_fit(stamp)
+    hides_games = stamp.hides_games
     rated = data["ratings"]
     pages = max(1, math.ceil(len(rated) / RATINGS_PER_PAGE))
     if not 1 <= page <= pages:
@@ -313,18 +333,26 @@ def ladder_page(request: HttpRequest) -> HttpResponse:
     except PageNotFound as error:
         return _not_found(error)
     stamp = ladder_stamp()
+    fit = read_fit(stamp)
     if stamp.fitted is None or not is_storable(request):
-        return _draw_ladder_page(request, team, page, stamp)
-    key = ("ladder", stamp, page, None if team is None else team.pk, current_title())
-    drawn = _PAGES.found(key, lambda: _draw_ladder_page(request, team, page, stamp))
+        return _draw_ladder_page(request, team, page, stamp, fit)
+    key = ("ladder", _shown(stamp, fit), page, None if team is None else team.pk,
+           current_title())  # fmt: skip
+    drawn = _PAGES.found(key, lambda: _draw_ladder_page(request, team, page, stamp, fit))
     return answer(request, drawn, shared=team is None)
 
 
+def _shown(stamp: LadderStamp, fit: dict[str, Any]) -> tuple[str, int, bool, int]:
+    """What a kept answer of the ladder shows, for its key: the fit it shows (the one
+    read: :func:`read_fit`), the visibility and the games in flight."""
+    return (fit["fitted"], fit["games_played"], stamp.hides_games, stamp.in_flight)
+
+
 def _draw_ladder_page(
-    request: HttpRequest, team: Team | None, page: int, stamp: LadderStamp
+    request: HttpRequest, team: Team | None, page: int, stamp: LadderStamp, fit: dict[str, Any]
 ) -> HttpResponse:
     try:
-        data = ladder_data(team, page, stamp)
+        data = ladder_data(team, page, stamp, fit)
     except PageNotFound as error:
         return _not_found(error)
     tables = mark_safe(_ladder_tables(request, data, team, page))
@@ -369,16 +397,17 @@ def api_ladder(request: HttpRequest) -> HttpResponse:
     except PageNotFound as error:
         return JsonResponse({"error": str(error)}, status=404)
     stamp = ladder_stamp()
+    fit = read_fit(stamp)
 
     def draw() -> HttpResponse:
         try:
-            return JsonResponse(ladder_data(team, page, stamp))
+            return JsonResponse(ladder_data(team, page, stamp, fit))
         except PageNotFound as error:
             return JsonResponse({"error": str(error)}, status=404)
 
     if stamp.fitted is None:
         return draw()
-    key = ("api", stamp, page, None if team is None else team.pk)
+    key = ("api", _shown(stamp, fit), page, None if team is None else team.pk)
     return answer(request, _PAGES.found(key, draw), shared=team is None)
 
 

@@ -450,3 +450,22 @@ def test_a_kept_ladder_s_page_past_the_last_or_not_a_number_is_404(
         assert missing.status_code == 404 and "ETag" not in missing
     assert "'two'" in Client().get("/api/v1/ladder/?page=two").json()["error"]
     assert "page 9" in Client().get("/ladder/?page=9").content.decode()
+
+
+def test_while_a_new_fit_is_read_the_last_one_is_shown_with_its_time_and_kept_as_its_own(
+    three: dict[str, BotVersion],
+) -> None:
+    old = Client().get("/api/v1/ladder/").json()
+    old_page = Client().get("/ladder/")
+    refresh_ratings(timezone.now() + timedelta(seconds=10))
+    # Another thread reading the new fit (the lock held): the readers get the last fit
+    # read, named by its own time, and the pages kept for it, rather than wait.
+    assert views._READING.acquire(blocking=False)
+    try:
+        meanwhile = Client().get("/api/v1/ladder/").json()
+        assert meanwhile["fitted"] == old["fitted"]
+        assert Client().get("/ladder/")["ETag"] == old_page["ETag"]
+    finally:
+        views._READING.release()
+    assert Client().get("/api/v1/ladder/").json()["fitted"] != old["fitted"]
+    assert Client().get("/ladder/")["ETag"] != old_page["ETag"]
