@@ -19,11 +19,14 @@ for none). Each size runs in a process of its own (Django serves one site per pr
    alone. Then ``--refits`` full refits (:func:`~arena.server.ladder.fitting.refresh_ratings`:
    the sums read, numpy's fit, every active version's rows written), timed.
 3. At the largest size: ``arena server run`` (no validation or ladder worker) and
-   ``--clients`` threads, each with its own connection, asking for the ladder page,
+   ``--clients`` threads (in a process of their own), each with its own connection and
+   taking gzip as a browser does (no ``If-None-Match``: each request is answered in
+   full), asking (after one request for each page, untimed: a site that has been up has
+   drawn them) for the ladder page,
    ``/api/v1/ladder/``, the leaderboard and a match's hand viewer (a stored ladder match
    of 200 engine-played hands) in turn for ``--seconds`` seconds while this
    process claims and stores a game every 0.2 s (a fit every 5 s, as a worker does):
-   the requests' median, p99 and errors.
+   the requests' median, p99 and errors, and the web process's CPU per request.
 
 Printed: each figure's median and p99 in milliseconds (wall; and the bench process's own
 CPU for a claim and store and for a refit, which a loaded machine inflates less: the
@@ -38,6 +41,7 @@ import argparse
 import http.client
 import json
 import math
+import multiprocessing
 import os
 import random
 import statistics
@@ -59,6 +63,9 @@ from tests.postgres import running_postgres  # noqa: E402
 
 #: The pages step 3 asks for, in turn (and a match's hand viewer, :func:`_viewer_match`).
 PAGES = ("/ladder/", "/api/v1/ladder/", "/")
+#: What each client sends with a request, as a browser does: it takes gzip (the pages are
+#: kept gzipped too). No ``If-None-Match``: every request is a new reader's, drawn in full.
+BROWSER_HEADERS = {"Accept-Encoding": "gzip"}
 #: The hands of the match whose viewer step 3 asks for (the viewer shows at most 200).
 VIEWER_HANDS = 200
 #: The spread of one game's luck-adjusted score in the synthetic history (mbb/hand).
@@ -235,6 +242,13 @@ def _load(address: str, clients: int, seconds: float, pages: tuple[str, ...]) ->
     by_path: dict[str, list[float]] = {path: [] for path in pages}
     errors: list[str] = []
     lock = threading.Lock()
+    # Each page asked for once before the clock starts, as a site that has been up has
+    # drawn it: the viewer's document made (its hands replayed once), the fit read.
+    warm = http.client.HTTPConnection(host, int(port), timeout=60)
+    for path in pages:
+        warm.request("GET", path, headers=BROWSER_HEADERS)
+        warm.getresponse().read()
+    warm.close()
     stop_at = time.monotonic() + seconds
 
     def client(number: int) -> None:
@@ -246,7 +260,7 @@ def _load(address: str, clients: int, seconds: float, pages: tuple[str, ...]) ->
             k += 1
             started = time.perf_counter()
             try:
-                connection.request("GET", path)
+                connection.request("GET", path, headers=BROWSER_HEADERS)
                 response = connection.getresponse()
                 response.read()
                 if response.status != 200:
@@ -271,7 +285,8 @@ def _load(address: str, clients: int, seconds: float, pages: tuple[str, ...]) ->
         thread.join()
     each = {path: _percentiles(values) for path, values in by_path.items() if values}
     return {**_percentiles(times), "errors": len(errors), "first_errors": errors[:5],
-            "per_second": len(times) / seconds, "paths": list(pages), "by_path": each}  # fmt: skip
+            "per_second": len(times) / seconds, "requests": len(times),
+            "paths": list(pages), "by_path": each}  # fmt: skip
 
 
 def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -336,13 +351,21 @@ def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, A
                 player = threading.Thread(target=play)
                 player.start()
                 try:
-                    figures["pages"] = _load(live.url, args.clients, args.seconds,
-                                             (*PAGES, viewer))  # fmt: skip
+                    # The clients in a process of their own, as a site's readers are: this
+                    # one's fits (its GIL) would hold up their reading of the answers.
+                    with multiprocessing.get_context("spawn").Pool(1) as clients:
+                        cpu_before = _cpu_seconds(live.process.pid)
+                        figures["pages"] = clients.apply(
+                            _load, (live.url, args.clients, args.seconds, (*PAGES, viewer))
+                        )
+                        web_cpu = _cpu_seconds(live.process.pid) - cpu_before
                 finally:
                     done.set()
                     player.join()
                     connection.close()
                 figures["pages"]["games_played_meanwhile"] = len(played)
+                # The web process's CPU per request (warm-up included: a few requests).
+                figures["pages"]["web_cpu_ms"] = 1000 * web_cpu / figures["pages"]["requests"]
         connection.close()
         server.drop_database(database)
     return figures
@@ -406,11 +429,18 @@ def main() -> None:
                   f"turn, a game stored every 0.2 s): median {pages['median_ms']:.1f} ms, p99 "
                   f"{pages['p99_ms']:.1f} ms, {pages['per_second']:.1f} requests/s, "
                   f"{pages['errors']} errors {pages['first_errors']}; "
-                  f"{pages['games_played_meanwhile']} games stored meanwhile")  # fmt: skip
+                  f"{pages['games_played_meanwhile']} games stored meanwhile; the web "
+                  f"process's CPU {pages['web_cpu_ms']:.2f} ms a request")  # fmt: skip
             for path, row in pages["by_path"].items():
                 print(f"    {path:24} median {row['median_ms']:8.1f} ms   p99 "
                       f"{row['p99_ms']:8.1f} ms   n={row['n']}")  # fmt: skip
     print(f"\nuptime after: {_uptime()}")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The CPU seconds (user and system) process ``pid`` has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _uptime() -> str:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 import threading
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from django.db.models import Func, QuerySet, Subquery
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
@@ -36,20 +38,28 @@ from arena.server.ladder.models import (
     Rating,
     RatingFit,
     RatingPoint,
+    TableSeat,
+    label_of,
     version_label,
 )
 from arena.server.ladder.state import active_versions, plays_in, with_seats
 from arena.server.ladder.sums import row_sums
+from arena.server.site.context_processors import current_title
+from arena.server.site.drawn_pages import DrawnPages, answer, is_storable
 from arena.server.site.head_to_head import head_to_head
 from arena.server.site.models import BotVersion, SiteSettings, Team, VersionStatus
 from arena.server.site.scope import requesting_team, visible
+from arena.server.site.statements import Statement, as_datetime
 
 __all__ = [
+    "LadderStamp",
     "api_ladder",
     "api_version",
     "finals_page",
     "finals_report",
     "ladder_page",
+    "ladder_stamp",
+    "read_fit",
     "version_page",
 ]
 
@@ -58,7 +68,86 @@ def _number(value: float | None, digits: int = 1) -> float | None:
     return None if value is None or not math.isfinite(value) else round(value, digits)
 
 
-def ladder_data(team: Team | None = None, page: int = 1) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class LadderStamp:
+    """What an answer of the ladder is drawn from, read for every request (three small
+    queries, no game read): the last fit's time (None before the first) and the games
+    it counted, whether the site's visibility hides the games, and the games in flight."""
+
+    fitted: datetime | None
+    games_played: int
+    hides_games: bool
+    in_flight: int
+
+
+def _stamp_query() -> QuerySet[SiteSettings]:
+    """:func:`ladder_stamp`'s one query: the site's settings row with the fit's time and
+    games and the games in flight."""
+    fit = RatingFit.objects.filter(pk=1).exclude(fitted=None)
+    in_flight = (
+        Game.objects.filter(status__in=(GameStatus.QUEUED, GameStatus.CLAIMED))
+        .order_by()
+        .values(n=Func("pk", function="COUNT"))
+    )
+    return SiteSettings.objects.filter(pk=1).values_list(
+        "visibility",
+        Subquery(fit.values("fitted")),
+        Subquery(fit.values("game_count")),
+        Subquery(in_flight),
+    )
+
+
+_STAMP = Statement(_stamp_query)
+
+
+def ladder_stamp() -> LadderStamp:
+    """The ladder's :class:`LadderStamp` now: one query, compiled once (most of a kept
+    page's cost is its query)."""
+    rows = _STAMP.rows()
+    if not rows:  # no settings row yet: made with the defaults, then read again
+        SiteSettings.current()
+        rows = _STAMP.rows()
+    visibility, fitted, games, count = rows[0]
+    return LadderStamp(as_datetime(fitted), games or 0,
+                       Visibility(visibility) is Visibility.NOTHING, count)  # fmt: skip
+
+
+def read_fit(stamp: LadderStamp) -> dict[str, Any]:
+    """What the fit the ``stamp`` names wrote, as the pages show it (:func:`_as_fitted`,
+    with the fit's time as ``fitted`` and its games as ``games_played``): read once per
+    fit, visibility and process. While one thread reads a new fit, the others get the last
+    one read under the same visibility (its own ``fitted`` says which: a page is kept by
+    the fit it shows), rather than wait for the read; under another visibility they wait."""
+    hides_games, when = stamp.hides_games, stamp.fitted
+    key = None if when is None else (when, hides_games)
+    cached = _LAST_READ.get("fit")
+    if key is not None and cached is not None and cached[0] == key:
+        return cached[1]
+    if key is not None and cached is not None and cached[0][1] == hides_games:
+        if not _READING.acquire(blocking=False):
+            return cached[1]  # another thread reads the new fit: the last one meanwhile
+    else:
+        _READING.acquire()  # one thread reads a new fit; the others wait, not read it too
+    try:
+        cached = _LAST_READ.get("fit")
+        if key is not None and cached is not None and cached[0] == key:
+            return cached[1]
+        data = _as_fitted(hides_games)
+        data["fitted"] = None if when is None else when.isoformat()
+        data["games_played"] = stamp.games_played
+        if key is not None:
+            _LAST_READ["fit"] = (key, data)  # one assignment: safe between threads
+        return data
+    finally:
+        _READING.release()
+
+
+def ladder_data(
+    team: Team | None = None,
+    page: int = 1,
+    stamp: LadderStamp | None = None,
+    fit: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The ladder as the page and the API show it (public: ratings and pair results), read
     from the last stored fit and the running sums: no request fits or reads every game.
     The ratings come :data:`RATINGS_PER_PAGE` to a ``page`` (``pages`` of them; ``team``'s
@@ -66,43 +155,22 @@ def ladder_data(team: Team | None = None, page: int = 1) -> dict[str, Any]:
     pairs shown are the :data:`PAIRS_SHOWN` most played (``pair_count`` says how many
     there are). With the site's visibility ``nothing`` no game is anyone else's
     business: the ratings stay, each pair's games and hands and the tables' results go.
-    What a fit wrote is read once per fit and process (:func:`_as_fitted`); only the
-    games in flight are counted per request. A page past the last raises
-    :class:`PageNotFound` naming it."""
-    hides_games = _visibility() is Visibility.NOTHING
-    fitted = (
-        RatingFit.objects.filter(pk=1)
-        .exclude(fitted=None)
-        .values_list("fitted", "game_count")
-        .first()
-    )
-    when = None if fitted is None else fitted[0]
-    key = None if when is None else (when, hides_games)
-    cached = _LAST_READ.get("fit")
-    if key is not None and cached is not None and cached[0] == key:
-        data = cached[1]
-    else:
-        with _READING:  # one thread reads a new fit; the others wait for it, not read it too
-            cached = _LAST_READ.get("fit")
-            if key is not None and cached is not None and cached[0] == key:
-                data = cached[1]
-            else:
-                data = _as_fitted(hides_games)
-                data["fitted"] = None if when is None else when.isoformat()
-                data["games_played"] = 0 if fitted is None else fitted[1]
-                if key is not None:
-                    _LAST_READ["fit"] = (key, data)  # one assignment: safe between threads
+    The ``stamp`` (:func:`ladder_stamp`, read now when not given) says which fit and
+    visibility, the ``fit`` is what it wrote (:func:`read_fit` of the stamp when not
+    given). A page past the last raises :class:`PageNotFound` naming it."""
+    stamp = stamp or ladder_stamp()
+    data = fit or read_fit(stamp)
+    hides_games = stamp.hides_games
     rated = data["ratings"]
     pages = max(1, math.ceil(len(rated) / RATINGS_PER_PAGE))
     if not 1 <= page <= pages:
         raise PageNotFound(f"page {page} does not exist: the ladder has pages 1 to {pages}")
     mine = None if team is None else team.pk
     shown = rated[(page - 1) * RATINGS_PER_PAGE : page * RATINGS_PER_PAGE]
-    in_flight = Game.objects.filter(status__in=(GameStatus.QUEUED, GameStatus.CLAIMED)).count()
     ratings = [{**row, "is_mine": row["team_id"] == mine} for row in shown]
     my_pages = sorted({1 + (place - 1) // RATINGS_PER_PAGE
                        for place in data["places_of_team"].get(mine, ())})  # fmt: skip
-    extra = {"in_flight": in_flight, "ratings": ratings, "page": page, "pages": pages,
+    extra = {"in_flight": stamp.in_flight, "ratings": ratings, "page": page, "pages": pages,
              "per_page": RATINGS_PER_PAGE, "rated": len(rated), "my_pages": my_pages,
              "hides_games": hides_games}  # fmt: skip
     return {key: value for key, value in data.items() if key != "places_of_team"} | extra
@@ -134,25 +202,36 @@ _READING = threading.Lock()
 
 def _as_fitted(hides_games: bool) -> dict[str, Any]:
     """The ratings, the most played pairs and the last tables, as the last fit left them."""
+    # Plain values, not a model per row (nor each row's covariances): a thousand rows are
+    # read at every fit, while the pages wait for them.
+    columns = ("place", "version_id", "version__number", "version__team__name",
+               "version__team_id", "strength", "low", "high", "game_count",
+               "chance_above_next")  # fmt: skip
     ratings = [
         {
-            "place": rating.place,
-            "bot": version_label(rating.version),
-            "version_id": rating.version_id,
-            "team": rating.version.team.name,
-            "team_id": rating.version.team_id,
-            "rating": _number(rating.strength),
-            "plus_minus": _number((rating.high - rating.low) / 2.0),
-            "low": _number(rating.low),
-            "high": _number(rating.high),
-            "games": rating.game_count,
-            "chance_above_next": _number(rating.chance_above_next, 3),
+            "place": place,
+            "bot": label_of(team, number),
+            "version_id": version_id,
+            "team": team,
+            "team_id": team_id,
+            "rating": _number(strength),
+            "plus_minus": _number((high - low) / 2.0),
+            "low": _number(low),
+            "high": _number(high),
+            "games": games,
+            "chance_above_next": _number(chance, 3),
         }
-        for rating in Rating.objects.select_related("version__team")
+        for place, version_id, number, team, team_id, strength, low, high, games, chance in (
+            Rating.objects.values_list(*columns)
+        )
     ]
     rows = PairSumsRow.objects.select_related("first__team", "second__team")
     pairs = []
-    for row in [] if hides_games else rows.order_by("-game_count", "pk")[:PAIRS_SHOWN]:
+    # The most played pairs' ids first, then those rows with their teams: sorting the pairs
+    # joined to their teams would join every pair (a hundred thousand) to sort them.
+    most_played = PairSumsRow.objects.order_by("-game_count", "pk").values_list("pk", flat=True)
+    shown = [] if hides_games else rows.filter(pk__in=list(most_played[:PAIRS_SHOWN]))
+    for row in shown:
         sums = row_sums(row)
         adjusted, raw = sums.adjusted_estimate(), sums.raw_estimate()
         pairs.append(
@@ -174,9 +253,7 @@ def _as_fitted(hides_games: bool) -> dict[str, Any]:
     grid_sums = map(row_sums, [] if hides_games else rows.filter(first__in=ids, second__in=ids))
     names = [str(row["bot"]) for row in top]
     grid = head_to_head({(s.first, s.second): s for s in grid_sums}, names)
-    tables = [] if hides_games else with_seats(
-        Game.objects.filter(seat_count__gt=2, status__in=(GameStatus.DONE, GameStatus.BOT_FAULT))
-    ).order_by("-pk")[:_RECENT_TABLES]  # fmt: skip
+    tables = [] if hides_games else _recent_tables()
     places: dict[int, list[int]] = {}
     for rating in ratings:
         places.setdefault(int(str(rating["team_id"])), []).append(int(str(rating["place"])))
@@ -184,6 +261,20 @@ def _as_fitted(hides_games: bool) -> dict[str, Any]:
             "pair_count": 0 if hides_games else rows.count(),
             "tables": [{"id": game.pk, "kind": game.kind, "status": game.status,
                         "seats": _seats(game)} for game in tables]}  # fmt: skip
+
+
+def _recent_tables() -> list[Game]:
+    """The last :data:`_RECENT_TABLES` ring tables over, newest first, found from their
+    seats (only a table has :class:`TableSeat` rows): a filter on the games' seat count
+    would read every game there is, a million of them, at every fit."""
+    over = (GameStatus.DONE, GameStatus.BOT_FAULT)
+    ids = list(
+        TableSeat.objects.filter(game__status__in=over)
+        .order_by("-game_id")
+        .values_list("game_id", flat=True)
+        .distinct()[:_RECENT_TABLES]
+    )
+    return list(with_seats(Game.objects.filter(pk__in=ids)).order_by("-pk"))
 
 
 #: The head-to-head grid's versions: the best rated (a grid of a thousand would fit no page).
@@ -231,14 +322,51 @@ def _seats(game: Game) -> list[dict[str, Any]]:
 
 def ladder_page(request: HttpRequest) -> HttpResponse:
     """The ladder: ratings (``?page=``), chances, pairs; a page that does not exist: 404
-    naming it. Its tables are drawn once per fit, page and reader's team (most of the
-    page's time: a hundred rows and the grid) and kept until the next fit."""
+    naming it. A reader without a logged-in user gets the page as kept
+    (:mod:`arena.server.site.drawn_pages`: drawn once per fit, games in flight,
+    visibility, page and team, and the competition's title in its heading); a logged-in
+    user's page (their name, their log-out form) is drawn for them around the tables,
+    which are drawn once per fit, page and team (:func:`_ladder_tables`)."""
     team = requesting_team(request)
     try:
         page = _page(request)
-        data = ladder_data(team, page)
     except PageNotFound as error:
-        return HttpResponse(str(error), status=404, content_type="text/plain; charset=utf-8")
+        return _not_found(error)
+    stamp = ladder_stamp()
+    fit = read_fit(stamp)
+    if stamp.fitted is None or not is_storable(request):
+        return _draw_ladder_page(request, team, page, stamp, fit)
+    key = ("ladder", _shown(stamp, fit), page, None if team is None else team.pk,
+           current_title())  # fmt: skip
+    drawn = _PAGES.found(key, lambda: _draw_ladder_page(request, team, page, stamp, fit))
+    return answer(request, drawn, shared=team is None)
+
+
+def _shown(stamp: LadderStamp, fit: dict[str, Any]) -> tuple[str, int, bool, int]:
+    """What a kept answer of the ladder shows, for its key: the fit it shows (the one
+    read: :func:`read_fit`), the visibility and the games in flight."""
+    return (fit["fitted"], fit["games_played"], stamp.hides_games, stamp.in_flight)
+
+
+def _draw_ladder_page(
+    request: HttpRequest, team: Team | None, page: int, stamp: LadderStamp, fit: dict[str, Any]
+) -> HttpResponse:
+    try:
+        data = ladder_data(team, page, stamp, fit)
+    except PageNotFound as error:
+        return _not_found(error)
+    tables = mark_safe(_ladder_tables(request, data, team, page))
+    return render(request, "ladder/ladder.html", {"data": data, "tables": tables})
+
+
+def _not_found(error: PageNotFound) -> HttpResponse:
+    return HttpResponse(str(error), status=404, content_type="text/plain; charset=utf-8")
+
+
+def _ladder_tables(request: HttpRequest, data: dict[str, Any], team: Team | None,
+                   page: int) -> str:  # fmt: skip
+    """The ladder page's tables (most of its drawing: a hundred rows and the grid), drawn
+    once per fit, visibility, page and reader's team and kept until the next fit."""
     key = (data["fitted"], data["hides_games"], page, None if team is None else team.pk)
     tables = _DRAWN.get(key) if data["fitted"] is not None else None
     if tables is None:
@@ -247,22 +375,40 @@ def ladder_page(request: HttpRequest) -> HttpResponse:
             if len(_DRAWN) >= _DRAWN_MOST or any(kept[0] != key[0] for kept in _DRAWN):
                 _DRAWN.clear()  # another fit's (or too many teams'): drawn again
             _DRAWN[key] = tables
-    return render(request, "ladder/ladder.html", {"data": data, "tables": mark_safe(tables)})
+    return tables
 
 
-#: The ladder page's tables as drawn (:func:`ladder_page`), by fit, visibility, page and
-#: team; at most :data:`_DRAWN_MOST` kept.
+#: The ladder page's tables as drawn (:func:`_ladder_tables`), by fit, visibility, page
+#: and team; at most :data:`_DRAWN_MOST` kept.
 _DRAWN: dict[tuple[str | None, bool, int, int | None], str] = {}
 _DRAWN_MOST = 512
 
+#: The ladder's pages and API answers as kept (:func:`ladder_page`, :func:`api_ladder`).
+_PAGES = DrawnPages(most=512)
 
-def api_ladder(request: HttpRequest) -> JsonResponse:
+
+def api_ladder(request: HttpRequest) -> HttpResponse:
     """``GET /api/v1/ladder/``: :func:`ladder_data` (``?page=``; a page that does not
-    exist: 404 naming it)."""
+    exist: 404 naming it), kept as drawn per fit, games in flight, visibility, page and
+    team (a team's answer marks its own rows: it is that team's, ``private``)."""
+    team = requesting_team(request)
     try:
-        return JsonResponse(ladder_data(requesting_team(request), _page(request)))
+        page = _page(request)
     except PageNotFound as error:
         return JsonResponse({"error": str(error)}, status=404)
+    stamp = ladder_stamp()
+    fit = read_fit(stamp)
+
+    def draw() -> HttpResponse:
+        try:
+            return JsonResponse(ladder_data(team, page, stamp, fit))
+        except PageNotFound as error:
+            return JsonResponse({"error": str(error)}, status=404)
+
+    if stamp.fitted is None:
+        return draw()
+    key = ("api", _shown(stamp, fit), page, None if team is None else team.pk)
+    return answer(request, _PAGES.found(key, draw), shared=team is None)
 
 
 def _game_row(game: Game, version: BotVersion, own: OwnFaults | None) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from arena.server.competition import Visibility
 from arena.server.site.matches import viewer_document
 from arena.server.site.models import Match, ViewerDocument
 
-__all__ = ["audience", "is_public", "stored_viewer"]
+__all__ = ["audience", "is_public", "match_stamp", "stored_viewer"]
 
 
 def audience(seats: Set[int], visibility: Visibility) -> str:
@@ -51,8 +51,8 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _stamp(match: Match) -> str:
-    """A digest of what the match's document is made from."""
+def match_stamp(match: Match) -> str:
+    """A digest of what the match's documents are made from (one query: its seats)."""
     seats = [(seat.seat_index, seat.name, seat.fault_count) for seat in match.seats.all()]
     return _digest([match.hands_file, match.hands_played, match.finished, match.source, seats])
 
@@ -62,7 +62,7 @@ def stored_viewer(match: Match, *, seats: Set[int], visibility: Visibility) -> V
     replayed) only when there is none yet or the match has changed since; a stored row's
     ``document`` is read from the database when first used."""
     name = audience(seats, visibility)
-    stamp = _stamp(match)
+    stamp = match_stamp(match)
     # The document itself is read only when the page is drawn (a 304 never reads it).
     found = ViewerDocument.objects.defer("document").filter(match=match, audience=name).first()
     if found is not None and found.stamp == stamp:

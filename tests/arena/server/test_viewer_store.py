@@ -19,6 +19,7 @@ from arena.report.viewer import viewer_hand
 from arena.server.competition import Visibility
 from arena.server.site import matches as site_matches
 from arena.server.site import viewer_store
+from arena.server.site.drawn_pages import DrawnPages
 from arena.server.site.matches import viewer_document
 from arena.server.site.models import Match, MatchSeat, MatchStatus, SiteSettings, ViewerDocument
 from arena.server.site.viewer_store import audience, is_public, stored_viewer
@@ -241,12 +242,28 @@ def test_a_viewer_page_is_drawn_once_per_etag_and_the_drawn_pages_stay_few(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(pages, "viewer_page", counted)
-    monkeypatch.setattr(pages, "_DRAWN_VIEWERS", {})
+    monkeypatch.setattr(pages, "_VIEWERS", DrawnPages(most=64))
     url = f"/matches/{match.pk}/hands/"
     first, second = Client().get(url), Client().get(url)
     assert first.content == second.content and len(drawn) == 1  # the second one kept
     # Past the most kept, the kept pages are let go and drawn again when asked for.
-    monkeypatch.setattr(pages, "_DRAWN_VIEWERS_MOST", 1)
+    pages._VIEWERS.most = 1
     _logged_in("ants").get(url)  # the player's own view: another ETag, another page
-    assert len(drawn) == 2 and len(pages._DRAWN_VIEWERS) == 1
+    assert len(drawn) == 2 and len(pages._VIEWERS) == 1
     assert Client().get(url).content == first.content and len(drawn) == 3
+
+
+def test_a_current_copy_of_a_page_no_longer_kept_gets_304_without_drawing_it(
+    match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"/matches/{match.pk}/hands/"
+    first = Client().get(url)
+    monkeypatch.setattr(pages, "_VIEWERS", DrawnPages(most=64))  # the kept pages let go
+
+    def draw(*args: Any) -> str:
+        raise AssertionError("a 304 draws no page")
+
+    monkeypatch.setattr(pages, "viewer_page", draw)
+    again = Client().get(url, headers={"If-None-Match": first["ETag"]})
+    assert again.status_code == 304 and again["ETag"] == first["ETag"]
+    assert len(pages._VIEWERS) == 0  # nothing kept: no page was drawn

@@ -9,16 +9,17 @@ import math
 from pathlib import Path
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_POST
 
 from arena.report.page import CONTENT_SECURITY_POLICY as VIEWER_POLICY
 from arena.server.competition import Visibility
 from arena.server.overview import STARTERS_DIR, starter_bots
+from arena.server.site.context_processors import current_title
 from arena.server.site.downloads import FORMATS
+from arena.server.site.drawn_pages import DrawnPage, DrawnPages, answer, is_current, is_storable
 from arena.server.site.forms import UploadForm
 from arena.server.site.matches import (
     match_data,
@@ -26,6 +27,7 @@ from arena.server.site.matches import (
     version_results,
     viewer_etag,
     viewer_page,
+    viewer_title,
 )
 from arena.server.site.models import (
     BotVersion,
@@ -36,6 +38,7 @@ from arena.server.site.models import (
     Team,
 )
 from arena.server.site.scope import identified, is_own_match, requesting_team, visible
+from arena.server.site.statements import Statement
 from arena.server.site.versions import (
     UploadRefused,
     UploadTooSoon,
@@ -45,7 +48,7 @@ from arena.server.site.versions import (
     request_activation,
     store_upload,
 )
-from arena.server.site.viewer_store import is_public, stored_viewer
+from arena.server.site.viewer_store import audience, is_public, match_stamp, stored_viewer
 from arena.server.site.views.accounts import limited_address
 from arena.uploads import pack
 
@@ -73,12 +76,37 @@ BOARD_ROWS_PER_PAGE = 50
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
     """Every leaderboard, best first, :data:`BOARD_ROWS_PER_PAGE` rows of each to a page
-    (``?page=``; not a whole number from 1: 400 naming it)."""
+    (``?page=``; not a whole number from 1: 400 naming it). A reader without a logged-in
+    user gets the page as kept (:mod:`arena.server.site.drawn_pages`), drawn again once a
+    board's rows change (each board's count, last row and last change: one query) or
+    the competition's title does. A team renamed while its board's rows stay shows its
+    new name at the board's next write (the ladder's: its next fit)."""
     text = request.GET.get("page", "1")
     page = int(text) if text.isdigit() else 0
     if page < 1:
         return HttpResponse(f"page must be a whole number from 1, got {text!r}", status=400)
-    sizes = dict(LeaderboardRow.objects.values_list("board").annotate(rows=Count("pk")))
+    stamp = tuple(_BOARDS_STAMP.rows())
+    sizes = {board: size for board, size, _, _ in stamp}
+    if not is_storable(request):
+        return _draw_leaderboard(request, page, sizes)
+    key = ("leaderboard", stamp, page, current_title())
+    return answer(request, _BOARDS.found(key, lambda: _draw_leaderboard(request, page, sizes)),
+                  shared=True)  # fmt: skip
+
+
+#: The leaderboard's pages as kept (:func:`leaderboard`).
+_BOARDS = DrawnPages(most=256)
+#: Each board's rows, last row and last change (the kept pages' stamp), by board.
+_BOARDS_STAMP = Statement(
+    lambda: (
+        LeaderboardRow.objects.values_list("board")
+        .annotate(rows=Count("pk"), last=Max("pk"), changed=Max("updated"))
+        .order_by("board")
+    )
+)
+
+
+def _draw_leaderboard(request: HttpRequest, page: int, sizes: dict[str, int]) -> HttpResponse:
     start = (page - 1) * BOARD_ROWS_PER_PAGE
     boards = {
         board: list(
@@ -207,40 +235,35 @@ def match_hands(request: HttpRequest, match_id: int) -> HttpResponse:
     (:mod:`arena.server.site.viewer_store`: the hands are replayed once, not per request).
     The page's ETag answers a repeated request with 304; only the document everyone at no
     seat shares may be kept by a shared cache, a team's own view (its own cards) is
-    ``private``."""
+    ``private``. The page is drawn once per match, audience, match's stamp and title,
+    and kept with its gzip (:mod:`arena.server.site.drawn_pages`)."""
     team = requesting_team(request)
     match = get_object_or_404(visible(team, Match), pk=match_id)
     visibility = Visibility(SiteSettings.current().visibility)
     seats = own_seats(team, match)
-    stored = stored_viewer(match, seats=seats, visibility=visibility)
-    etag = viewer_etag(match, stored.digest)
-    if etag in request.headers.get("If-None-Match", ""):
-        response = HttpResponse(status=304)  # neither the document read nor the page drawn
+    key = (match.pk, audience(seats, visibility), match_stamp(match), viewer_title(match))
+    kept = _VIEWERS.get(key)
+    page: DrawnPage | HttpResponse
+    if kept is not None:
+        page = kept
     else:
-        # The page is its ETag's (the document's digest, the title, the script and style):
-        # drawn once per process, not read and drawn again for every reader.
-        page = _DRAWN_VIEWERS.get(etag)
-        if page is None:
-            page = viewer_page(match, stored.document)
-            if len(_DRAWN_VIEWERS) >= _DRAWN_VIEWERS_MOST:
-                _DRAWN_VIEWERS.clear()
-            _DRAWN_VIEWERS[etag] = page
-        response = HttpResponse(page)
-    response.headers["ETag"] = etag
-    response.headers["Cache-Control"] = (
-        f"public, max-age={VIEWER_MAX_AGE_S}"
-        if is_public(seats, visibility)
-        else "private, no-cache"
-    )
-    # The document depends on who asks (a team's own cards): a cache keys on who.
-    patch_vary_headers(response, ("Cookie", "Authorization"))
+        stored = stored_viewer(match, seats=seats, visibility=visibility)
+        etag = viewer_etag(match, stored.digest)
+        if is_current(request, etag):
+            # Neither the document read nor the page drawn: a page with only the ETag.
+            page = DrawnPage(b"", None, "text/html; charset=utf-8", etag)
+        else:
+            drawn = HttpResponse(viewer_page(match, stored.document))
+            drawn.headers["ETag"] = etag  # known without the page (viewer_etag)
+            page = _VIEWERS.keep(key, drawn)
+    shared = is_public(seats, visibility)
+    response = answer(request, page, shared=shared, max_age=VIEWER_MAX_AGE_S if shared else 0)
     response.headers["Content-Security-Policy"] = VIEWER_POLICY
     return response
 
 
-#: Hand viewer pages as drawn, by ETag (:func:`match_hands`); at most this many kept.
-_DRAWN_VIEWERS: dict[str, str] = {}
-_DRAWN_VIEWERS_MOST = 64
+#: Hand viewer pages as drawn (:func:`match_hands`).
+_VIEWERS = DrawnPages(most=64)
 
 
 def protocol(request: HttpRequest) -> HttpResponse:

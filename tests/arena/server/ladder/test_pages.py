@@ -5,6 +5,7 @@ result raw and luck-adjusted, the site's leaderboard fed by the ladder, a versio
 
 from __future__ import annotations
 
+import gzip
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -25,7 +26,7 @@ from arena.server.ladder.models import (
     PromotionTest,
     UnrankedRequest,
 )
-from arena.server.site.models import BotVersion, Team
+from arena.server.site.models import BotVersion, LeaderboardRow, Team
 from arena.server.site.views import pages
 from tests import REPO_ROOT
 from tests.arena.server.factories import PASSWORD, make_team, make_token
@@ -331,3 +332,140 @@ def test_the_ladder_s_tables_are_drawn_once_per_fit_page_and_team(
     monkeypatch.setattr(views, "_DRAWN_MOST", 1)
     _client("bees").get("/ladder/")  # past the most kept: the others let go
     assert len(drawn) == 4 and len(views._DRAWN) == 1
+
+
+# The pages as kept (arena.server.site.drawn_pages): a kept answer is drawn again once what
+# it was drawn from changes, it is kept per reader's team, and a logged-in user's page is
+# never kept.
+
+
+def test_a_kept_ladder_page_is_drawn_again_when_the_fit_changes(
+    three: dict[str, BotVersion],
+) -> None:
+    first, again = Client().get("/ladder/"), Client().get("/ladder/")
+    assert first.content == again.content and first["ETag"] == again["ETag"]
+    current = Client().get("/ladder/", headers={"If-None-Match": first["ETag"]})
+    assert current.status_code == 304 and current.content == b""
+    api = Client().get("/api/v1/ladder/").json()
+    # A new game and a new fit: the kept page is not what the reader gets any more.
+    _played(three["ants"], three["cats"], 90.0, 90.0)
+    refresh_ratings(timezone.now() + timedelta(seconds=10))
+    after = Client().get("/ladder/")
+    assert after["ETag"] != first["ETag"]
+    assert f"{api['games_played'] + 1} games played" in after.content.decode()
+    fresh = Client().get("/api/v1/ladder/").json()
+    assert fresh["games_played"] == api["games_played"] + 1 and fresh["fitted"] != api["fitted"]
+    stale = Client().get("/ladder/", headers={"If-None-Match": first["ETag"]})
+    assert stale.status_code == 200
+
+
+def test_a_kept_ladder_page_counts_the_games_in_flight_now(three: dict[str, BotVersion]) -> None:
+    assert "0 in flight" in Client().get("/ladder/").content.decode()
+    assert Client().get("/api/v1/ladder/").json()["in_flight"] == 0
+    Game.objects.create(first=three["ants"], second=three["bees"], kind="uncertainty",
+                        seed="8", deals=4, status=GameStatus.QUEUED)  # fmt: skip
+    assert "1 in flight" in Client().get("/ladder/").content.decode()
+    assert Client().get("/api/v1/ladder/").json()["in_flight"] == 1
+
+
+def test_a_kept_ladder_hides_the_games_at_once_when_the_visibility_becomes_nothing(
+    three: dict[str, BotVersion],
+) -> None:
+    # Redaction stays at the source: the visibility is in every kept answer's key.
+    assert Client().get("/api/v1/ladder/").json()["pairs"]
+    assert "376.7" in Client().get("/ladder/").content.decode()
+    _set_visibility("nothing")
+    assert Client().get("/api/v1/ladder/").json()["pairs"] == []
+    assert "376.7" not in Client().get("/ladder/").content.decode()
+
+
+def test_one_team_never_gets_another_team_s_kept_ladder(three: dict[str, BotVersion]) -> None:
+    readers = {name: Client(headers={"Authorization": f"Bearer {make_token(three[name].team)}"})
+               for name in ("ants", "bees")}  # fmt: skip
+    for _ in range(2):  # the second time from what was kept
+        public = Client().get("/api/v1/ladder/")
+        assert not any(row["is_mine"] for row in public.json()["ratings"])
+        assert public["Cache-Control"] == "public, no-cache"
+        for name, reader in readers.items():
+            answer = reader.get("/api/v1/ladder/")
+            mine = [row["bot"] for row in answer.json()["ratings"] if row["is_mine"]]
+            assert mine == [f"{name}-v1"] and answer["Cache-Control"] == "private, no-cache"
+            page = reader.get("/ladder/").content.decode()
+            assert re.findall(r"<mark><a [^>]*>([^<]*)</a></mark>", page) == [f"{name}-v1"]
+    assert "<mark>" not in Client().get("/ladder/").content.decode()
+
+
+def test_a_logged_in_user_s_page_is_never_kept(three: dict[str, BotVersion]) -> None:
+    # It holds the user's name and the log-out form's CSRF token: drawn for them each time.
+    for name in ("ants", "bees"):
+        for path in ("/ladder/", "/"):
+            page = _client(name).get(path)
+            assert f"Log out {name}-1" in page.content.decode() and "ETag" not in page
+    anonymous = Client().get("/ladder/").content.decode()
+    assert "csrfmiddlewaretoken" not in anonymous and "Log out" not in anonymous
+
+
+def test_a_kept_leaderboard_is_drawn_again_when_its_rows_change(
+    three: dict[str, BotVersion],
+) -> None:
+    first = Client().get("/")
+    assert Client().get("/")["ETag"] == first["ETag"]
+    row = LeaderboardRow.objects.create(board="spring open", position=1, name="ants-v1",
+                                        team=three["ants"].team, mbb_per_hand=123.4)  # fmt: skip
+    added = Client().get("/")
+    assert "spring open" in added.content.decode() and "123.4" in added.content.decode()
+    row.mbb_per_hand = 567.8
+    row.save()  # the same rows, one changed
+    assert "567.8" in Client().get("/").content.decode()
+    row.delete()
+    assert "spring open" not in Client().get("/").content.decode()
+
+
+def test_a_kept_page_is_sent_gzipped_to_a_reader_who_takes_gzip(
+    three: dict[str, BotVersion],
+) -> None:
+    plain = Client().get("/api/v1/ladder/")
+    packed = Client().get("/api/v1/ladder/", headers={"Accept-Encoding": "gzip, br"})
+    assert "Content-Encoding" not in plain and packed["Content-Encoding"] == "gzip"
+    assert gzip.decompress(packed.content) == plain.content
+    assert "Accept-Encoding" in packed["Vary"] and packed["ETag"] == plain["ETag"]
+    refused = Client().get("/api/v1/ladder/", headers={"Accept-Encoding": "gzip;q=0"})
+    assert refused.content == plain.content
+
+
+def test_before_the_first_fit_the_ladder_is_drawn_for_each_reader_and_not_kept(
+    small_ladder: None,
+) -> None:
+    # No fit yet: what the page shows (the sums) is not stamped by a fit time to key on.
+    page, api = Client().get("/ladder/"), Client().get("/api/v1/ladder/")
+    assert "(none yet)" in page.content.decode() and api.json()["fitted"] is None
+    assert "ETag" not in page and "ETag" not in api
+
+
+def test_a_kept_ladder_s_page_past_the_last_or_not_a_number_is_404(
+    three: dict[str, BotVersion],
+) -> None:
+    for path in ("/ladder/?page=9", "/api/v1/ladder/?page=9", "/api/v1/ladder/?page=two"):
+        missing = Client().get(path)
+        assert missing.status_code == 404 and "ETag" not in missing
+    assert "'two'" in Client().get("/api/v1/ladder/?page=two").json()["error"]
+    assert "page 9" in Client().get("/ladder/?page=9").content.decode()
+
+
+def test_while_a_new_fit_is_read_the_last_one_is_shown_with_its_time_and_kept_as_its_own(
+    three: dict[str, BotVersion],
+) -> None:
+    old = Client().get("/api/v1/ladder/").json()
+    old_page = Client().get("/ladder/")
+    refresh_ratings(timezone.now() + timedelta(seconds=10))
+    # Another thread reading the new fit (the lock held): the readers get the last fit
+    # read, named by its own time, and the pages kept for it, rather than wait.
+    assert views._READING.acquire(blocking=False)
+    try:
+        meanwhile = Client().get("/api/v1/ladder/").json()
+        assert meanwhile["fitted"] == old["fitted"]
+        assert Client().get("/ladder/")["ETag"] == old_page["ETag"]
+    finally:
+        views._READING.release()
+    assert Client().get("/api/v1/ladder/").json()["fitted"] != old["fitted"]
+    assert Client().get("/ladder/")["ETag"] != old_page["ETag"]
