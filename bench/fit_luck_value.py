@@ -45,12 +45,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import bench_luck
 
 from arena.luck import estimate_hand
-from arena.luck.value import PARAMETERS
+from arena.luck.value import BETTING_FEATURES
 
 #: Where the corpus's tournament seeds start (the benchmark's start at 1).
 CORPUS_SEED = 1_000_000
 STREETS = (0, 3, 4, 5)
-FEATURES = tuple(PARAMETERS["betting_features"])
+FEATURES = BETTING_FEATURES
 #: The weights fitted, in this order: one per street and feature.
 COLUMNS = tuple((street, name) for street in STREETS for name in FEATURES)
 PAIRS = tuple(

@@ -60,6 +60,7 @@ from engine.pots import Pot, build_pots
 from engine.seeds import StreamRandom
 
 __all__ = [
+    "BETTING_FEATURES",
     "BETTING_WEIGHTS",
     "PARAMETERS",
     "ValueFunction",
@@ -105,6 +106,9 @@ BETTING_WEIGHTS: dict[int, dict[str, float]] = {
     int(size): {name: float(weight) for name, weight in weights.items()}
     for size, weights in PARAMETERS["betting_weights"].items()
 }
+#: The betting term's features (:func:`betting_features`), in the order
+#: :func:`_feature_values` counts them.
+BETTING_FEATURES: tuple[str, ...] = tuple(PARAMETERS["betting_features"])
 _PER_UNIT: int = PARAMETERS["samples_per_unit"]
 _MIN_SAMPLES: int = PARAMETERS["samples_min"]
 _MAX_SAMPLES: int = PARAMETERS["samples_max"]
@@ -146,16 +150,32 @@ def betting_features(state: TableState, unit: int) -> dict[str, float]:
     >>> betting_features(state, 2)  # raised 20 - 4 = 16, seat 0 is 6 short
     {'raised': 16, 'to_call': 6, 'last_raised': 4}
     """
-    live = [p for p, alive in enumerate(state.live) if alive]
-    stacks = sorted(state.stacks[p] for p in live)
-    behind = stacks[-2] if len(stacks) > 1 else 0
-    bet = max((state.street[p] for p in live), default=0)
-    to_call = max((min(bet - state.street[p], state.stacks[p]) for p in live), default=0)
-    return {
-        "raised": min(behind, max(sum(state.committed) - 2 * unit, 0)),
-        "to_call": to_call,
-        "last_raised": min(behind, state.last_raised),
-    }
+    return dict(zip(BETTING_FEATURES, _feature_values(state, unit), strict=True))
+
+
+def _feature_values(state: TableState, unit: int) -> tuple[int, int, int]:
+    """:func:`betting_features` in :data:`BETTING_FEATURES` order, in plain loops (it runs
+    for every value of a hand)."""
+    live, stacks, street = state.live, state.stacks, state.street
+    largest = behind = bet = 0
+    for position, alive in enumerate(live):
+        if alive:
+            stack = stacks[position]
+            if stack > largest:
+                largest, behind = stack, largest
+            elif stack > behind:
+                behind = stack
+            bet = max(bet, street[position])
+    to_call = 0
+    for position, alive in enumerate(live):
+        if alive and street[position] < bet:
+            to_call = max(to_call, min(bet - street[position], stacks[position]))
+    raised = sum(state.committed) - 2 * unit
+    return (
+        min(behind, raised) if raised > 0 else 0,
+        to_call,
+        min(behind, state.last_raised),
+    )
 
 
 def betting_scale(state: TableState, weights: Mapping[str, float], unit: int) -> float:
@@ -168,10 +188,22 @@ def betting_scale(state: TableState, weights: Mapping[str, float], unit: int) ->
     >>> betting_scale(state, {"raised": 1.5, "to_call": 0.1}, 2)  # 1.5 * 16 + 0.1 * 0
     24.0
     """
-    if not weights:
+    return _scale(state, _weight_vector(weights), unit)
+
+
+def _weight_vector(weights: Mapping[str, float]) -> tuple[float, ...]:
+    """``weights`` in :data:`BETTING_FEATURES` order; a name that is not a feature is an
+    error naming it."""
+    unknown = set(weights) - set(BETTING_FEATURES)
+    if unknown:
+        raise ValueError(f"not betting features: {sorted(unknown)} (they are {BETTING_FEATURES})")
+    return tuple(float(weights.get(name, 0.0)) for name in BETTING_FEATURES)
+
+
+def _scale(state: TableState, vector: tuple[float, ...], unit: int) -> float:
+    if not any(vector):
         return 0.0
-    features = betting_features(state, unit)
-    return sum(weight * features[name] for name, weight in weights.items())
+    return sum(w * f for w, f in zip(vector, _feature_values(state, unit), strict=True))
 
 
 class ValueFunction:
@@ -203,7 +235,12 @@ class ValueFunction:
     ) -> None:
         self.is_draw = variant == "five_card_draw"
         weights = BETTING_WEIGHTS if betting == "frozen" else betting
-        self.betting = None if self.is_draw or not weights else weights
+        # Per board size, the weights in BETTING_FEATURES order.
+        self.betting: dict[int, tuple[float, ...]] | None = (
+            None
+            if self.is_draw or not weights
+            else {size: _weight_vector(street) for size, street in weights.items()}
+        )
         self.unit = unit
         self.key = key
         self.fast = fast_ranks.USE_FAST_RANKS if fast is None else fast
@@ -273,14 +310,14 @@ class ValueFunction:
         if not same_table:
             return False
         betting = self.betting
-        return betting is None or betting_scale(
-            after, betting[len(after.board)], self.unit
-        ) == betting_scale(before, betting[board_size], self.unit)
+        return betting is None or _scale(after, betting[len(after.board)], self.unit) == _scale(
+            before, betting[board_size], self.unit
+        )
 
     def _add_betting(
-        self, values: list[float], state: TableState, weights: Mapping[str, float]
+        self, values: list[float], state: TableState, weights: tuple[float, ...]
     ) -> None:
-        scale = betting_scale(state, weights, self.unit)
+        scale = _scale(state, weights, self.unit)
         if scale == 0.0:
             return
         for member, edge in self.equity_edges(state).items():

@@ -65,6 +65,14 @@ def test_the_features_count_public_chips_only() -> None:
     assert betting_scale(state, {}, 2) == 0.0
 
 
+def test_a_weight_for_a_feature_that_does_not_exist_is_a_clear_error() -> None:
+    state = _state((10, 10), (150, 190), (True, True))
+    with pytest.raises(ValueError, match="'pot'"):
+        betting_scale(state, {"raised": 1.0, "pot": 2.0}, 2)
+    with pytest.raises(ValueError, match="'pot'"):
+        ValueFunction(variant="holdem", unit=2, key=b"t", betting={3: {"pot": 1.0}})
+
+
 def test_the_betting_term_moves_value_to_the_better_hand_and_sums_to_zero() -> None:
     state = _state((10, 10, 10), (150, 190, 90), (True, True, True))
     chips_only = ValueFunction(variant="holdem", unit=2, key=b"t", betting=None).value(state)
