@@ -406,10 +406,11 @@ def plain_paths() -> Iterator[None]:
 
 
 def estimator_cpu(deals: int, seed: int) -> None:
-    """The estimator's CPU per hand on the shipped round robin's hands, by pair: as it
-    runs, without its betting term, and with its fast paths off (the same numbers): a
+    """The estimator's CPU per hand on the shipped round robin's hands, by pair (and two
+    calling stations, a bench_arena match's hands): as it runs, with version 3's betting
+    term, without a betting term, and with its fast paths off (the same numbers): a
     reporting bot's decisions each need the value after every action of its
-    distribution, an all-in among them. The three are interleaved, best of 3 each."""
+    distribution, an all-in among them. The four are interleaved, best of 3 each."""
     if deals < 1:
         return
     print(
@@ -417,27 +418,29 @@ def estimator_cpu(deals: int, seed: int) -> None:
         " interleaved"
     )
     bots = ROUND_ROBINS["shipped (random reports)"]
-    for i, first in enumerate(bots):
-        for second in bots[i + 1 :]:
-            records = pair_records(BOTS[first], BOTS[second], deals, seed)
-            contexts: tuple[Callable[[], contextlib.AbstractContextManager[Any]], ...] = (
-                contextlib.nullcontext,
-                chips_only,
-                plain_paths,
-            )
-            best = [math.inf] * len(contexts)
-            for _ in range(3):
-                for index, context in enumerate(contexts):
-                    with context():
-                        started = time.process_time()
-                        for record in records:
-                            estimate_hand(record)
-                        best[index] = min(best[index], time.process_time() - started)
-            on, chips, plain = (1e3 * figure / len(records) for figure in best)
-            print(
-                f"   {first + ' v ' + second:34} {on:.2f} ms/hand ({chips:.2f} without the"
-                f" betting term; {plain:.2f} with the fast paths off: {plain / on:.2f}x)"
-            )
+    pairs = [(a, b) for i, a in enumerate(bots) for b in bots[i + 1 :]]
+    for first, second in [*pairs, ("calling station", "calling station")]:
+        records = pair_records(BOTS[first], BOTS[second], deals, seed)
+        contexts: tuple[Callable[[], contextlib.AbstractContextManager[Any]], ...] = (
+            contextlib.nullcontext,
+            lambda: betting_weights(VERSION_3_WEIGHTS),
+            chips_only,
+            plain_paths,
+        )
+        best = [math.inf] * len(contexts)
+        for _ in range(3):
+            for index, context in enumerate(contexts):
+                with context():
+                    started = time.process_time()
+                    for record in records:
+                        estimate_hand(record)
+                    best[index] = min(best[index], time.process_time() - started)
+        on, version_3, chips, plain = (1e3 * figure / len(records) for figure in best)
+        print(
+            f"   {first + ' v ' + second:34} {on:.2f} ms/hand ({version_3:.2f} with version"
+            f" 3's betting term, {chips:.2f} without one; {plain:.2f} with the fast paths"
+            f" off: {plain / on:.2f}x)"
+        )
 
 
 def main() -> None:
