@@ -1,9 +1,10 @@
 """Fit the luck estimator's betting term on a corpus of self-play hands no benchmark adjusts.
 
 Run: ``.venv/bin/python bench/fit_luck_value.py`` (the defaults are the fit frozen in
-``arena/luck/value.py``: 4 tournaments of 1,000 deals per pair, about fifteen minutes on two
-cores with ``--jobs 2``). Prints the weights to freeze in ``PARAMETERS["betting_weights"]``
-and each pair's variance reduction on the corpus, and asserts nothing.
+``arena/luck/value.py``: 4 tournaments of 1,000 deals per pair; nine minutes with
+``--jobs 2`` on two cores shared with other work). Prints the weights to freeze in
+``PARAMETERS["betting_weights"]`` and each pair's variance reduction on the corpus (in
+sample), and asserts nothing.
 
 The corpus: the shipped starter bots' heads-up duplicate round robin (calling station,
 hand strength, random as shipped, reporting its strategy), played exactly as
