@@ -26,8 +26,9 @@ nothing.
    A duplicate unit is a deal's mean over its two matches (``arena.stats.units``), in big
    blinds for the first bot of the pair. Per pair: the variance of raw units and of
    adjusted units, and so how many times fewer hands adjusted results need for the same
-   interval width (``var_raw / var_adjusted``), beside the same with the chips-only value
-   (the estimator without its betting term, as version 1), on the same hands; and the
+   interval width (``var_raw / var_adjusted``), beside the same with version 3's betting
+   term and with the chips-only value (the estimator without a betting term, as version
+   1), on the same hands; and the
    paired null test, z of the mean of adjusted - raw over every deal of every seed (it
    has mean zero, and is computed on the same hands, so it is a sensitive bias test). The
    round robin's figure is the three pairs' variances summed (one bot's standing sums its
