@@ -26,8 +26,9 @@ nothing.
    A duplicate unit is a deal's mean over its two matches (``arena.stats.units``), in big
    blinds for the first bot of the pair. Per pair: the variance of raw units and of
    adjusted units, and so how many times fewer hands adjusted results need for the same
-   interval width (``var_raw / var_adjusted``), beside the same with the chips-only value
-   (the estimator without its betting term, as version 1), on the same hands; and the
+   interval width (``var_raw / var_adjusted``), beside the same with version 3's betting
+   term and with the chips-only value (the estimator without a betting term, as version
+   1), on the same hands; and the
    paired null test, z of the mean of adjusted - raw over every deal of every seed (it
    has mean zero, and is computed on the same hands, so it is a sensitive bias test). The
    round robin's figure is the three pairs' variances summed (one bot's standing sums its
@@ -211,30 +212,50 @@ def pair_records(first: BotModel, second: BotModel, deals: int, seed: int) -> li
     return [record for both in pair_hands(first, second, deals, seed) for record in both]
 
 
+#: Version 3's betting term (``chance-equity/3#b40b86f4``): one feature, what was raised,
+#: with a weight per street; the rest of the estimator is the same.
+VERSION_3_WEIGHTS: dict[int, dict[str, float]] = {
+    0: {"raised": 0.0},
+    3: {"raised": 3.1092},
+    4: {"raised": 2.3354},
+    5: {"raised": 1.0991},
+}
+
+
 @contextlib.contextmanager
-def chips_only() -> Iterator[None]:
-    """The estimator with the chips-only value (no betting term: version 1's value), for
+def betting_weights(weights: dict[int, dict[str, float]]) -> Iterator[None]:
+    """The estimator with these betting weights in place of its frozen ones, for
     comparison on the same hands."""
     saved = value_module.BETTING_WEIGHTS
-    value_module.BETTING_WEIGHTS = {}
+    value_module.BETTING_WEIGHTS = weights
     try:
         yield
     finally:
         value_module.BETTING_WEIGHTS = saved
 
 
+def chips_only() -> contextlib.AbstractContextManager[None]:
+    """The estimator with the chips-only value (no betting term: version 1's value)."""
+    return betting_weights({})
+
+
 def pair_units(first: BotModel, second: BotModel, deals: int, seed: int) -> dict[str, list[float]]:
     """Per deal, ``first``'s duplicate unit in big blinds (the mean over the deal's two
-    matches): raw, adjusted, and adjusted with the chips-only value."""
-    out: dict[str, list[float]] = {"raw": [], "adjusted": [], "chips": []}
+    matches): raw, adjusted, adjusted with version 3's betting term and with the
+    chips-only value."""
+    out: dict[str, list[float]] = {"raw": [], "adjusted": [], "version 3": [], "chips": []}
     big = GAME.big_blind
     for forward, backward in pair_hands(first, second, deals, seed):
         ahead, behind = estimate_hand(forward), estimate_hand(backward)
-        with chips_only():
-            chips = (estimate_hand(forward).adjusted[0] + estimate_hand(backward).adjusted[1]) / 2
         out["raw"].append((ahead.raw[0] + behind.raw[1]) / 2 / big)
         out["adjusted"].append((ahead.adjusted[0] + behind.adjusted[1]) / 2 / big)
-        out["chips"].append(chips / big)
+        for kind, context in (
+            ("version 3", betting_weights(VERSION_3_WEIGHTS)),
+            ("chips", chips_only()),
+        ):
+            with context:
+                other = estimate_hand(forward).adjusted[0] + estimate_hand(backward).adjusted[1]
+            out[kind].append(other / 2 / big)
     return out
 
 
@@ -274,11 +295,12 @@ def variance_table(deals: int, seeds: int, first_seed: int, jobs: int = 1) -> No
     processes (the figures are the same for any number)."""
     pairs = _pairs()
     print(
-        f"1. Variance reduction ({ESTIMATOR}; 'chips only': the same without its betting term,"
-        f" as version 1): {deals} duplicate deals per pair, {seeds} seeds; times fewer hands"
-        " than duplicate alone, mean +- 95% interval over the seeds"
+        f"1. Variance reduction ({ESTIMATOR}; 'version 3': the same with version 3's betting"
+        " term; 'chips only': without a betting term, as version 1):"
+        f" {deals} duplicate deals per pair, {seeds} seeds; times fewer hands than duplicate"
+        " alone, mean +- 95% interval over the seeds"
     )
-    kinds = ("raw", "adjusted", "chips")
+    kinds = ("raw", "adjusted", "version 3", "chips")
     variances: dict[tuple[str, str], list[dict[str, float]]] = {pair: [] for pair in pairs}
     units: dict[tuple[str, str], dict[str, list[float]]] = {
         pair: {kind: [] for kind in kinds} for pair in pairs
@@ -297,7 +319,7 @@ def variance_table(deals: int, seeds: int, first_seed: int, jobs: int = 1) -> No
                 units[pair][kind] += these[kind]
     print(
         f"{'pair':34} {'raw bb':>7} {'adj bb':>7} {'null z':>7} {'var raw':>8} {'var adj':>8}"
-        f" {'fewer hands':>15} {'chips only':>15}"
+        f" {'fewer hands':>15} {'version 3':>15} {'chips only':>15}"
     )
     for pair in pairs:
         raw, adjusted = units[pair]["raw"], units[pair]["adjusted"]
@@ -309,8 +331,10 @@ def variance_table(deals: int, seeds: int, first_seed: int, jobs: int = 1) -> No
             f" {statistics.fmean(adjusted):7.3f} {z:7.2f}"
             f" {statistics.fmean(v['raw'] for v in variances[pair]):8.2f}"
             f" {statistics.fmean(v['adjusted'] for v in variances[pair]):8.2f}"
-            f" {interval([v['raw'] / v['adjusted'] for v in variances[pair]]):>15}"
-            f" {interval([v['raw'] / v['chips'] for v in variances[pair]]):>15}"
+            + "".join(
+                f" {interval([v['raw'] / v[kind] for v in variances[pair]]):>15}"
+                for kind in kinds[1:]
+            )
         )
     for label, bots in ROUND_ROBINS.items():
         members = [(a, b) for i, a in enumerate(bots) for b in bots[i + 1 :]]
@@ -320,11 +344,11 @@ def variance_table(deals: int, seeds: int, first_seed: int, jobs: int = 1) -> No
                 / sum(variances[pair][k][kind] for pair in members)
                 for k in range(seeds)
             ]
-            for kind in ("adjusted", "chips")
+            for kind in kinds[1:]
         }
         print(
-            f"round robin, {label:29} {'':48} {interval(ratios['adjusted']):>15}"
-            f" {interval(ratios['chips']):>15}"
+            f"round robin, {label:29} {'':48}"
+            + "".join(f" {interval(ratios[kind]):>15}" for kind in kinds[1:])
         )
 
 
@@ -383,10 +407,11 @@ def plain_paths() -> Iterator[None]:
 
 
 def estimator_cpu(deals: int, seed: int) -> None:
-    """The estimator's CPU per hand on the shipped round robin's hands, by pair: as it
-    runs, without its betting term, and with its fast paths off (the same numbers): a
+    """The estimator's CPU per hand on the shipped round robin's hands, by pair (and two
+    calling stations, a bench_arena match's hands): as it runs, with version 3's betting
+    term, without a betting term, and with its fast paths off (the same numbers): a
     reporting bot's decisions each need the value after every action of its
-    distribution, an all-in among them. The three are interleaved, best of 3 each."""
+    distribution, an all-in among them. The four are interleaved, best of 3 each."""
     if deals < 1:
         return
     print(
@@ -394,27 +419,29 @@ def estimator_cpu(deals: int, seed: int) -> None:
         " interleaved"
     )
     bots = ROUND_ROBINS["shipped (random reports)"]
-    for i, first in enumerate(bots):
-        for second in bots[i + 1 :]:
-            records = pair_records(BOTS[first], BOTS[second], deals, seed)
-            contexts: tuple[Callable[[], contextlib.AbstractContextManager[Any]], ...] = (
-                contextlib.nullcontext,
-                chips_only,
-                plain_paths,
-            )
-            best = [math.inf] * len(contexts)
-            for _ in range(3):
-                for index, context in enumerate(contexts):
-                    with context():
-                        started = time.process_time()
-                        for record in records:
-                            estimate_hand(record)
-                        best[index] = min(best[index], time.process_time() - started)
-            on, chips, plain = (1e3 * figure / len(records) for figure in best)
-            print(
-                f"   {first + ' v ' + second:34} {on:.2f} ms/hand ({chips:.2f} without the"
-                f" betting term; {plain:.2f} with the fast paths off: {plain / on:.2f}x)"
-            )
+    pairs = [(a, b) for i, a in enumerate(bots) for b in bots[i + 1 :]]
+    for first, second in [*pairs, ("calling station", "calling station")]:
+        records = pair_records(BOTS[first], BOTS[second], deals, seed)
+        contexts: tuple[Callable[[], contextlib.AbstractContextManager[Any]], ...] = (
+            contextlib.nullcontext,
+            lambda: betting_weights(VERSION_3_WEIGHTS),
+            chips_only,
+            plain_paths,
+        )
+        best = [math.inf] * len(contexts)
+        for _ in range(3):
+            for index, context in enumerate(contexts):
+                with context():
+                    started = time.process_time()
+                    for record in records:
+                        estimate_hand(record)
+                    best[index] = min(best[index], time.process_time() - started)
+        on, version_3, chips, plain = (1e3 * figure / len(records) for figure in best)
+        print(
+            f"   {first + ' v ' + second:34} {on:.2f} ms/hand ({version_3:.2f} with version"
+            f" 3's betting term, {chips:.2f} without one; {plain:.2f} with the fast paths"
+            f" off: {plain / on:.2f}x)"
+        )
 
 
 def main() -> None:

@@ -16,8 +16,9 @@ from the distribution), whatever the bots do, so ``adjusted`` has the expectatio
 * the deal: by symmetry every live seat has an equal share of every pot it may win;
 * a board street: the equity over uniformly dealt cards is a martingale and dealing puts no
   chips in, so the chips' part of the expectation is their value just before the cards,
-  and the betting part, linear in the equity, is its value then with the new street's
-  weights (:meth:`~arena.luck.value.ValueFunction.street_expectation`);
+  and the betting part, linear in the equity with coefficients the cards do not change,
+  is its value then with the new street's weights
+  (:meth:`~arena.luck.value.ValueFunction.street_expectation`);
 * a draw: the replacements are enumerated (or sampled) from the cards nobody has seen;
 * a decision: the reported distribution over the actions, each applied to the state.
 
@@ -61,7 +62,7 @@ __all__ = [
 ]
 
 NAME = "chance-equity"
-VERSION = 3
+VERSION = 4
 
 
 def _fingerprint() -> str:

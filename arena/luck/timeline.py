@@ -51,7 +51,10 @@ class TableState:
     ``committed`` is what each seat has put in this hand, ``street`` what it put in on the
     current betting round, ``dead`` the part of ``committed`` that is dead money (the big
     blind ante), ``hands`` each seat's cards (empty when not dealt in), ``out`` every card
-    the dealer has shown anyone (all hands ever dealt, the board, replacements).
+    the dealer has shown anyone (all hands ever dealt, the board, replacements),
+    ``last_raised`` what the last completed betting round raised: how much further the
+    pot went beyond two big blinds (or the antes' unit) during it (0 before the first
+    round completes, and after a round of checks and calls that raised nothing).
     """
 
     committed: tuple[int, ...]
@@ -62,6 +65,7 @@ class TableState:
     board: tuple[Card, ...]
     dead: tuple[int, ...]
     out: frozenset[Card]
+    last_raised: int = 0
 
     @property
     def current_bet(self) -> int:
@@ -127,7 +131,9 @@ def _int(event: Mapping[str, Any], name: str) -> int:
 class _Walker:
     """The mutable state of the walk (lists by position), snapshotted into TableStates."""
 
-    def __init__(self, seats: Sequence[Mapping[str, Any]], *, dead_ante: bool) -> None:
+    def __init__(
+        self, seats: Sequence[Mapping[str, Any]], *, dead_ante: bool, unit: int = 1
+    ) -> None:
         count = len(seats)
         self.position_of: dict[int, int] = {}
         for position, seat in enumerate(seats):
@@ -142,6 +148,8 @@ class _Walker:
         self.out: set[Card] = set()
         self._frozen_out: frozenset[Card] = frozenset()  # ``out`` as of the last deal
         self.dead_ante = dead_ante
+        self.unit = unit
+        self.last_raised = 0
 
     def position(self, event: Mapping[str, Any]) -> int:
         seat = event.get("seat_index")
@@ -159,7 +167,17 @@ class _Walker:
             board=self.board,
             dead=tuple(self.dead),
             out=self._frozen_out,
+            last_raised=self.last_raised,
         )
+
+    def complete_round(self) -> None:
+        """A betting round is over: keep what it raised (see :class:`TableState`) and
+        start the next round's bets from zero."""
+        end = sum(self.committed)
+        start = end - sum(self.street)
+        floor = 2 * self.unit
+        self.last_raised = max(end - floor, 0) - max(start - floor, 0)
+        self.street = [0] * len(self.street)
 
     def deal(self, cards: Sequence[Card]) -> None:
         """``cards`` are out of the deck (shown to someone)."""
@@ -217,12 +235,15 @@ def walk_history(
         raise LuckError("history without seats, events or config")
     try:
         seat_indexes = tuple(int(seat["seat_index"]) for seat in seats)
-        walker = _Walker(seats, dead_ante=config.get("ante_mode") == "big_blind")
     except (KeyError, TypeError, ValueError) as exc:
         raise LuckError(f"bad seats in history: {seats!r}") from exc
     variant = str(config.get("variant", "holdem"))
     big_blind, ante = config.get("big_blind", 0), config.get("ante", 0)
     unit = big_blind or ante or 1
+    try:
+        walker = _Walker(seats, dead_ante=config.get("ante_mode") == "big_blind", unit=unit)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise LuckError(f"bad seats in history: {seats!r}") from exc
     raw = _raw(doc, seat_indexes)
     steps: list[ChanceStep | DecisionStep] = []
     dealing: TableState | None = None  # the state before the first hole cards
@@ -267,7 +288,7 @@ def walk_history(
             position = walker.position(event)
             walker.put_in(position, -_int(event, "amount"), on_street=True)
         elif kind == "betting_round_complete":
-            walker.street = [0] * len(walker.street)
+            walker.complete_round()
         elif kind == "street_dealt":
             street_pots[len(walker.board)] = sum(walker.committed)
             before = walker.snapshot()
@@ -345,4 +366,5 @@ def with_action(state: TableState, position: int, action: Mapping[str, Any]) -> 
         board=state.board,
         dead=state.dead,
         out=state.out,
+        last_raised=state.last_raised,
     )

@@ -19,21 +19,21 @@ of its own, and the values of one street share their sampling noise.
 **The betting to come** (hold'em). On top of the chips already in, each live seat's value
 gets a prediction of what the betting still to come will add::
 
-    (equity_i - 1/live) * w[street] * min(behind, raised)
+    (equity_i - 1/live) * sum over the features f of w[street][f] * f(state)
 
-``equity_i`` is its chance of winning against every live hand, ``behind`` the most two
-live seats can still both bet (the second-largest live stack; 0 when fewer than two live
-seats have chips left), ``raised`` the chips in the pots beyond two big blinds (what the
-betting so far put in beyond the blinds and a call: zero for players who only check and
-call, so the term leaves them as they were), ``street`` the board's size. The weights were
-fitted (``bench/fit_luck_value.py``) on self-play hands of the starter bots that no
-benchmark adjusts, then frozen in :data:`PARAMETERS` (so in the estimator's name). The
-term sums to zero over the seats, and it is linear in the equity with a coefficient the
-cards do not change, so its average over a street's cards is the same term on the state
-before them with the new street's weight (:meth:`ValueFunction.street_expectation`): the
-equity is a fair game over the cards, the whole value no longer is (the weight changes
-with the street). Over a deal it averages to zero (every seat's equity averages
-``1/live``). Five-card draw has no such term.
+``equity_i`` is its chance of winning against every live hand and ``street`` the board's
+size; the features (:func:`betting_features`) are public chip counts that never depend on
+the cards: what was raised so far, what a seat still has to call, what is behind, what the
+last betting round raised. The weights were fitted (``bench/fit_luck_value.py``) on
+self-play hands of the starter bots that no benchmark adjusts, to minimise the variance of
+their duplicate results, then frozen in :data:`PARAMETERS` (so in the estimator's name).
+The term sums to zero over the seats, and it is linear in the equity with a coefficient
+the cards do not change, so its average over a street's cards is the same term on the
+state before them with the new street's weights
+(:meth:`ValueFunction.street_expectation`): the equity is a fair game over the cards, the
+whole value no longer is (the weights change with the street). Over a deal it averages to
+zero (every seat's equity averages ``1/live``, and the features are the same whoever holds
+which hand). Five-card draw has no such term.
 """
 
 from __future__ import annotations
@@ -59,7 +59,15 @@ from engine.evaluator import rank_class
 from engine.pots import Pot, build_pots
 from engine.seeds import StreamRandom
 
-__all__ = ["BETTING_WEIGHTS", "PARAMETERS", "ValueFunction", "betting_scale", "sample_count"]
+__all__ = [
+    "BETTING_FEATURES",
+    "BETTING_WEIGHTS",
+    "PARAMETERS",
+    "ValueFunction",
+    "betting_features",
+    "betting_scale",
+    "sample_count",
+]
 
 #: Everything that fixes the value function's numbers (hashed into the estimator's name).
 PARAMETERS: dict[str, Any] = {
@@ -76,15 +84,31 @@ PARAMETERS: dict[str, Any] = {
     "draw_exact_limit": 2000,  # enumerate a draw's replacements up to this many
     "stream": "shake256 'poker-arena luck v1|' + purpose + hand seed or deck",
     "sampling": "one shuffle of the unseen cards per board, read through a fixed design",
-    "betting": "(equity - 1/live) * w[board size] * min(behind, pot - 2 big blinds)",
-    # Fitted by `bench/fit_luck_value.py --deals 150 --tournaments 2` (1,800 hands of the
-    # starter bots' round robin from seeds no benchmark uses), then frozen.
-    "betting_weights": {"0": 0.0, "3": 3.1092, "4": 2.3354, "5": 1.0991},
+    "betting": "(equity - 1/live) * sum of w[board size][feature] * betting_features",
+    "betting_features": {
+        "raised": "min(behind, pot - 2 big blinds)",
+        "to_call": "the most a live seat still has to put in to call",
+        "last_raised": "min(behind, what the last completed round raised beyond 2 big blinds)",
+    },
+    # Fitted by `bench/fit_luck_value.py --tournaments 4` (the starter bots' round robin,
+    # 4 tournaments of 1,000 duplicate deals per pair from seeds no benchmark uses: 24,000
+    # hands), then frozen.
+    "betting_weights": {
+        "0": {"raised": 1.9072, "to_call": 1.2483, "last_raised": 0.0},
+        "3": {"raised": 1.892, "to_call": 1.0996, "last_raised": 0.2469},
+        "4": {"raised": 1.282, "to_call": 1.6325, "last_raised": 4.9804},
+        "5": {"raised": 0.4945, "to_call": 1.711, "last_raised": 2.1076},
+    },
 }
-#: The betting term's weight by board size (0, 3, 4, 5 cards).
-BETTING_WEIGHTS: dict[int, float] = {
-    int(size): float(weight) for size, weight in PARAMETERS["betting_weights"].items()
+#: The betting term's weights by board size (0, 3, 4, 5 cards), then by feature name
+#: (:func:`betting_features`).
+BETTING_WEIGHTS: dict[int, dict[str, float]] = {
+    int(size): {name: float(weight) for name, weight in weights.items()}
+    for size, weights in PARAMETERS["betting_weights"].items()
 }
+#: The betting term's features (:func:`betting_features`), in the order
+#: :func:`_feature_values` counts them.
+BETTING_FEATURES: tuple[str, ...] = tuple(PARAMETERS["betting_features"])
 _PER_UNIT: int = PARAMETERS["samples_per_unit"]
 _MIN_SAMPLES: int = PARAMETERS["samples_min"]
 _MAX_SAMPLES: int = PARAMETERS["samples_max"]
@@ -103,22 +127,83 @@ def sample_count(pot_total: int, unit: int) -> int:
     return max(_MIN_SAMPLES, min(_MAX_SAMPLES, 1 << max(wanted - 1, 0).bit_length()))
 
 
-def betting_scale(state: TableState, weight: float, unit: int) -> float:
+def betting_features(state: TableState, unit: int) -> dict[str, float]:
+    """The public quantities (chips; never the cards) the betting term scales an equity
+    edge by, each a guess at how many chips the betting to come will still move
+    (``unit``: the big blind, or the antes' unit):
+
+    * ``raised``: the chips in the pots beyond two big blinds, capped by ``behind``;
+    * ``to_call``: what a live seat still has to put in to match the bet (a bet not yet
+      called is counted by the chips already in as its bettor's own, but a call often
+      follows);
+    * ``last_raised``: what the last completed betting round raised
+      (:attr:`~arena.luck.timeline.TableState.last_raised`), capped by ``behind``.
+
+    ``behind`` is the most two live seats can still both bet (the second-largest live
+    stack; 0 when fewer than two live seats have chips left). None of them counts chips
+    that checks and calls put in, so players who only check and call keep the chips-only
+    value (but for the blind a call completes).
+
+    >>> state = TableState(committed=(10, 10), street=(0, 6), stacks=(90, 190),
+    ...     live=(True, True), hands=((), ()), board=(), dead=(0, 0), out=frozenset(),
+    ...     last_raised=4)
+    >>> betting_features(state, 2)  # raised 20 - 4 = 16, seat 0 is 6 short
+    {'raised': 16, 'to_call': 6, 'last_raised': 4}
+    """
+    return dict(zip(BETTING_FEATURES, _feature_values(state, unit), strict=True))
+
+
+def _feature_values(state: TableState, unit: int) -> tuple[int, int, int]:
+    """:func:`betting_features` in :data:`BETTING_FEATURES` order, in plain loops (it runs
+    for every value of a hand)."""
+    live, stacks, street = state.live, state.stacks, state.street
+    largest = behind = bet = 0
+    for position, alive in enumerate(live):
+        if alive:
+            stack = stacks[position]
+            if stack > largest:
+                largest, behind = stack, largest
+            elif stack > behind:
+                behind = stack
+            bet = max(bet, street[position])
+    to_call = 0
+    for position, alive in enumerate(live):
+        if alive and street[position] < bet:
+            to_call = max(to_call, min(bet - street[position], stacks[position]))
+    raised = sum(state.committed) - 2 * unit
+    return (
+        min(behind, raised) if raised > 0 else 0,
+        to_call,
+        min(behind, state.last_raised),
+    )
+
+
+def betting_scale(state: TableState, weights: Mapping[str, float], unit: int) -> float:
     """How many chips the betting to come moves per unit of equity above an equal share:
-    ``weight`` times ``min(behind, raised)`` (see the module docstring; ``unit``: the big
-    blind).
+    the sum of ``weights[name] * feature`` over :func:`betting_features` (a name not in
+    ``weights`` weighs 0).
 
     >>> state = TableState(committed=(10, 10), street=(0, 0), stacks=(90, 190),
     ...     live=(True, True), hands=((), ()), board=(), dead=(0, 0), out=frozenset())
-    >>> betting_scale(state, 1.5, 2)  # behind 90, raised 20 - 4: 1.5 * 16
+    >>> betting_scale(state, {"raised": 1.5, "to_call": 0.1}, 2)  # 1.5 * 16 + 0.1 * 0
     24.0
     """
-    raised = sum(state.committed) - 2 * unit
-    if raised <= 0 or weight == 0.0:
+    return _scale(state, _weight_vector(weights), unit)
+
+
+def _weight_vector(weights: Mapping[str, float]) -> tuple[float, ...]:
+    """``weights`` in :data:`BETTING_FEATURES` order; a name that is not a feature is an
+    error naming it."""
+    unknown = set(weights) - set(BETTING_FEATURES)
+    if unknown:
+        raise ValueError(f"not betting features: {sorted(unknown)} (they are {BETTING_FEATURES})")
+    return tuple(float(weights.get(name, 0.0)) for name in BETTING_FEATURES)
+
+
+def _scale(state: TableState, vector: tuple[float, ...], unit: int) -> float:
+    if not any(vector):
         return 0.0
-    stacks = sorted((s for s, alive in zip(state.stacks, state.live, strict=True) if alive))
-    behind = stacks[-2] if len(stacks) > 1 else 0
-    return weight * min(behind, raised)
+    return sum(w * f for w, f in zip(vector, _feature_values(state, unit), strict=True))
 
 
 class ValueFunction:
@@ -128,8 +213,9 @@ class ValueFunction:
     default: its ``USE_FAST_RANKS`` switch);
     ``exact`` enumerates every flop completion whatever the pot (the tests' exact
     equities; the estimator samples them in small pots);
-    ``betting`` is the betting term's weight by board size (default ``"frozen"``:
-    :data:`BETTING_WEIGHTS`; None: no betting term, the chips already in only);
+    ``betting`` is the betting term's weights by board size, then by feature (default
+    ``"frozen"``: :data:`BETTING_WEIGHTS`; None: no betting term, the chips already in
+    only);
     ``street_pots``: per board size, the pot the hand's betting on that street ended with
     (:attr:`~arena.luck.timeline.HandTimeline.street_pots`), which sets the street's
     sample size for every state on it; a board size not in it is sampled by the state's
@@ -144,12 +230,17 @@ class ValueFunction:
         key: bytes,
         fast: bool | None = None,
         exact: bool = False,
-        betting: dict[int, float] | Literal["frozen"] | None = "frozen",
+        betting: Mapping[int, Mapping[str, float]] | Literal["frozen"] | None = "frozen",
         street_pots: Mapping[int, int] | None = None,
     ) -> None:
         self.is_draw = variant == "five_card_draw"
         weights = BETTING_WEIGHTS if betting == "frozen" else betting
-        self.betting = None if self.is_draw or not weights else weights
+        # Per board size, the weights in BETTING_FEATURES order.
+        self.betting: dict[int, tuple[float, ...]] | None = (
+            None
+            if self.is_draw or not weights
+            else {size: _weight_vector(street) for size, street in weights.items()}
+        )
         self.unit = unit
         self.key = key
         self.fast = fast_ranks.USE_FAST_RANKS if fast is None else fast
@@ -219,14 +310,14 @@ class ValueFunction:
         if not same_table:
             return False
         betting = self.betting
-        return (
-            betting is None
-            or betting[len(after.board)] == betting[board_size]
-            or betting_scale(after, 1.0, self.unit) == 0.0
+        return betting is None or _scale(after, betting[len(after.board)], self.unit) == _scale(
+            before, betting[board_size], self.unit
         )
 
-    def _add_betting(self, values: list[float], state: TableState, weight: float) -> None:
-        scale = betting_scale(state, weight, self.unit)
+    def _add_betting(
+        self, values: list[float], state: TableState, weights: tuple[float, ...]
+    ) -> None:
+        scale = _scale(state, weights, self.unit)
         if scale == 0.0:
             return
         for member, edge in self.equity_edges(state).items():

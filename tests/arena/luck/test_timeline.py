@@ -212,3 +212,29 @@ def test_the_walk_records_each_streets_pot_when_its_betting_ended() -> None:
         )
         returned = sum(e["amount"] for e in events if e["type"] == "uncalled_bet_returned")
         assert timeline.street_pots[last] == put_in - returned
+
+
+def test_each_street_knows_what_the_last_betting_round_raised() -> None:
+    # What a street's states carry as last_raised is how far the last completed round took
+    # the pot beyond two big blinds: the pre-flop's raising for the flop, the flop's for the
+    # turn. Checks and calls of the blinds raise nothing; the actions of a round in progress
+    # do not count until it completes.
+    raised_somewhere = 0
+    for seed in range(20):
+        record = random_record(seed, seat_count=2, stacks=(200,))
+        timeline = walk_history(record["history"])
+        previous = 4  # the pot a round with no raise ends at: the big blinds
+        assert all(
+            step.before.last_raised == 0
+            for step in timeline.steps
+            if isinstance(step, DecisionStep) and not step.before.board
+        )
+        for step in timeline.steps:
+            if not (isinstance(step, ChanceStep) and step.kind == "street"):
+                continue
+            pot = sum(step.before.committed)
+            expected = max(pot - 4, 0) - max(previous - 4, 0)
+            assert step.before.last_raised == step.after.last_raised == expected
+            raised_somewhere += expected > 0
+            previous = pot
+    assert raised_somewhere

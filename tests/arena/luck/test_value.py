@@ -1,4 +1,5 @@
-"""The value function's betting term: when it is at work, and that it is zero-sum."""
+"""The value function's betting term: its features, when it is at work, and that it is
+zero-sum."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from arena.luck.timeline import TableState
-from arena.luck.value import ValueFunction, betting_scale
+from arena.luck.value import ValueFunction, betting_features, betting_scale
 from engine.cards import parse_cards
 
 ACES, KINGS = tuple(parse_cards("As Ah")), tuple(parse_cards("Ks Kh"))
@@ -29,28 +30,59 @@ def _state(
     )
 
 
-def test_the_betting_term_needs_chips_raised_and_chips_behind() -> None:
-    # Blinds and a call (two big blinds in all) raise nothing: checkers and callers keep
-    # the chips-only value.
-    assert betting_scale(_state((2, 2), (198, 198), (True, True)), 3.0, 2) == 0.0
+def test_the_raised_feature_needs_chips_raised_and_chips_behind() -> None:
+    raised = {"raised": 3.0}
+    # Blinds and a call (two big blinds in all) raise nothing.
+    assert betting_scale(_state((2, 2), (198, 198), (True, True)), raised, 2) == 0.0
     # Raised 20 - 4 = 16, both can still bet 150: 16 chips at work.
-    assert betting_scale(_state((10, 10), (150, 190), (True, True)), 3.0, 2) == 48.0
+    assert betting_scale(_state((10, 10), (150, 190), (True, True)), raised, 2) == 48.0
     # An all-in player leaves nothing to bet against it; a lone player nobody to bet with.
-    assert betting_scale(_state((10, 10), (0, 190), (True, True)), 3.0, 2) == 0.0
-    assert betting_scale(_state((10, 10), (150, 190), (True, False)), 3.0, 2) == 0.0
+    assert betting_scale(_state((10, 10), (0, 190), (True, True)), raised, 2) == 0.0
+    assert betting_scale(_state((10, 10), (150, 190), (True, False)), raised, 2) == 0.0
     # The raise is capped by what two players still in can both bet.
-    assert betting_scale(_state((100, 100), (8, 100), (True, True)), 1.0, 2) == 8.0
+    assert betting_scale(_state((100, 100), (8, 100), (True, True)), {"raised": 1.0}, 2) == 8.0
+
+
+def test_the_features_count_public_chips_only() -> None:
+    state = replace(
+        _state((30, 10, 30), (150, 190, 90), (True, True, True)),
+        street=(20, 0, 20),
+        last_raised=50,
+    )
+    features = betting_features(state, 2)
+    # to_call: the most a live seat is short of the bet.
+    assert features == {"raised": 66, "to_call": 20, "last_raised": 50}
+    # A seat short of the bet calls at most its stack; a folded seat is not asked.
+    short = replace(state, stacks=(150, 5, 90))
+    assert betting_features(short, 2)["to_call"] == 5
+    assert betting_features(replace(state, live=(True, False, True)), 2)["to_call"] == 0
+    # What the last round raised is capped by what two live seats can both still bet.
+    assert betting_features(replace(state, last_raised=500), 2)["last_raised"] == 150
+    # The cards change none of them.
+    assert betting_features(replace(state, hands=((), (), ())), 2) == features
+    # The scale is the weighted sum; a feature without a weight weighs nothing.
+    assert betting_scale(state, {"raised": 0.5, "to_call": 2.0}, 2) == 33 + 40
+    assert betting_scale(state, {}, 2) == 0.0
+
+
+def test_a_weight_for_a_feature_that_does_not_exist_is_a_clear_error() -> None:
+    state = _state((10, 10), (150, 190), (True, True))
+    with pytest.raises(ValueError, match="'pot'"):
+        betting_scale(state, {"raised": 1.0, "pot": 2.0}, 2)
+    with pytest.raises(ValueError, match="'pot'"):
+        ValueFunction(variant="holdem", unit=2, key=b"t", betting={3: {"pot": 1.0}})
 
 
 def test_the_betting_term_moves_value_to_the_better_hand_and_sums_to_zero() -> None:
     state = _state((10, 10, 10), (150, 190, 90), (True, True, True))
     chips_only = ValueFunction(variant="holdem", unit=2, key=b"t", betting=None).value(state)
-    weights = {0: 0.0, 3: 2.0, 4: 0.0, 5: 0.0}
+    flop = {"raised": 2.0, "to_call": 0.5}
+    weights = {0: {}, 3: flop, 4: {}, 5: {}}
     value = ValueFunction(variant="holdem", unit=2, key=b"t", betting=weights)
     betting = value.value(state)
     edges = value.equity_edges(state)
     assert sum(edges.values()) == pytest.approx(0.0, abs=1e-12)
-    scale = betting_scale(state, 2.0, 2)
+    scale = betting_scale(state, flop, 2)
     assert betting == pytest.approx([c + edges[p] * scale for p, c in enumerate(chips_only)])
     assert betting[0] > chips_only[0] and sum(betting) == pytest.approx(0.0, abs=1e-9)
 
@@ -61,7 +93,7 @@ def test_with_one_seat_live_there_is_no_equity_edge() -> None:
 
 
 def test_five_card_draw_has_no_betting_term() -> None:
-    value = ValueFunction(variant="five_card_draw", unit=2, key=b"t", betting={0: 5.0})
+    value = ValueFunction(variant="five_card_draw", unit=2, key=b"t", betting={0: {"behind": 5.0}})
     assert value.betting is None
 
 
@@ -87,10 +119,18 @@ def test_every_state_on_a_street_reads_the_boards_its_pot_as_played_sets() -> No
 
 def test_a_streets_value_carries_over_only_when_nothing_changed_and_the_betting_agrees() -> None:
     before = _state((2, 2), (198, 198), (True, True))
-    weights = {0: 0.0, 3: 2.0, 4: 1.0, 5: 1.0}
+    weights = {0: {}, 3: {"raised": 2.0}, 4: {"raised": 1.0}, 5: {"raised": 1.0}}
     value = ValueFunction(variant="holdem", unit=2, key=b"t", betting=weights)
     # Nothing raised: no betting part, whatever the weights.
     assert value.carries_over(before, before, 4)
+    # What the last round raised is still at work after a street checked through: the
+    # same only with the same weight on both streets.
+    last = {0: {}, 3: {"last_raised": 0.1}, 4: {"last_raised": 0.2}, 5: {"last_raised": 0.2}}
+    after_a_raise = replace(before, last_raised=10)
+    value_last = ValueFunction(variant="holdem", unit=2, key=b"t", betting=last)
+    assert not value_last.carries_over(after_a_raise, after_a_raise, 4)
+    river = replace(after_a_raise, board=tuple(parse_cards("3c 8d Jh 2s")))
+    assert value_last.carries_over(river, river, 5)
     # A chip put in, or a fold, between them: the pots or the seats differ.
     assert not value.carries_over(before, _with_pot(before, 3), 4)
     assert not value.carries_over(before, replace(before, live=(True, False)), 4)

@@ -4,9 +4,9 @@ enumerated and the probability-weighted terms must sum to zero. The equities her
 exact (one or two board cards to come, five-card-draw showdowns).
 
 The value function is checked with its frozen betting term, without it (the chips already
-in only), and with large made-up weights that differ by street: with those the average
-over a street's cards is not the value just before it, so a test that passes with them
-checks the average the estimator computes, not the fair-game shortcut."""
+in only), and with large made-up weights on every feature that differ by street: with
+those the average over a street's cards is not the value just before it, so a test that
+passes with them checks the average the estimator computes, not the fair-game shortcut."""
 
 from __future__ import annotations
 
@@ -18,11 +18,17 @@ import pytest
 from arena.luck import estimate_hand
 from arena.luck.equity import unseen_cards
 from arena.luck.timeline import ChanceStep, TableState, walk_history
-from arena.luck.value import BETTING_WEIGHTS, ValueFunction, betting_scale
+from arena.luck.value import BETTING_WEIGHTS, ValueFunction, betting_features, betting_scale
 from tests.arena.luck.play import random_record
 
-#: Betting weights by board size, large and different per street (see the docstring).
-MADE_UP = {0: 2.5, 3: -1.0, 4: 0.7, 5: 1.5}
+#: Betting weights by board size and feature, large and different per street (see the
+#: docstring).
+MADE_UP = {
+    0: {"raised": 2.5, "to_call": -1.5, "last_raised": 0.0},
+    3: {"raised": -1.0, "to_call": 2.0, "last_raised": 1.2},
+    4: {"raised": 0.7, "to_call": 0.5, "last_raised": -2.0},
+    5: {"raised": 1.5, "to_call": -0.8, "last_raised": 3.0},
+}
 WEIGHTS = {"frozen": BETTING_WEIGHTS, "none": None, "made-up": MADE_UP}
 
 
@@ -30,8 +36,8 @@ def _street_steps(
     variant: str, seat_count: int, board_size: int, weights: str = "frozen"
 ) -> list[tuple[ValueFunction, ChanceStep]]:
     """Street steps dealing the board to ``board_size`` cards, from random hands: two
-    where the betting term is at work (chips raised, chips behind), one of calling
-    stations (no chips raised)."""
+    where chips were raised (and chips are behind), one of calling stations (no chips
+    raised)."""
     found: list[tuple[ValueFunction, ChanceStep]] = []
     for policy, wanted in (("random", 2), ("call", 1)):
         count = 0
@@ -51,7 +57,10 @@ def _street_steps(
                     isinstance(step, ChanceStep)
                     and step.kind == "street"
                     and len(step.after.board) == board_size
-                    and (policy == "call" or betting_scale(step.before, 1.0, timeline.unit) > 0)
+                    and (
+                        policy == "call"
+                        or betting_features(step.before, timeline.unit)["raised"] > 0
+                    )
                 ):
                     found.append((value, step))
                     count += 1
