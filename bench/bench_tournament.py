@@ -5,15 +5,15 @@ Run: ``.venv/bin/python bench/bench_tournament.py`` (``--quick`` for the test su
 small run; ``--rounds``, ``--matches``, ``--hands``, ``--memory-matches`` for the sizes).
 
 The tournament: a round robin of five trivial bots (python calling station, the folder of
-the tournament tests, python random, and the checker and min raiser of ``bench/bots``),
-every deal played twice with the seats swapped, about ``--matches`` matches of
-``--hands`` hands. Each run uses :class:`~arena.tournament.runner.TournamentRunner` in
-this process (the host) with the local process pool, a fresh run folder and a fresh
-results database, as ``arena tournament`` does (see ``tournament_runs.py``). The bots run
-without a sandbox by default (``--sandbox none``): the figures are then the tournament
-layer's (pool, worker, match loop, runner, store) and the bots', not the sandbox's, which
-``bench_arena.py`` and the sandbox's own tests cover; ``--sandbox limits`` adds that
-layer's cost to every bot start.
+the tournament tests, python random drawing its own actions, seeded, and the checker and min
+raiser of ``bench/bots``), every deal played twice with the seats swapped, about
+``--matches`` matches of ``--hands`` hands. Each run uses
+:class:`~arena.tournament.runner.TournamentRunner` in this process (the host) with the local
+process pool, a fresh run folder and a fresh results database, as ``arena tournament`` does
+(see ``tournament_runs.py``). The bots run without a sandbox by default
+(``--sandbox none``): the figures are then the tournament layer's (pool, worker, match loop, runner,
+store) and the bots', not the sandbox's, which ``bench_arena.py`` and the sandbox's own
+tests cover; ``--sandbox limits`` adds that layer's cost to every bot start.
 
 1. Throughput: the same tournament with 1 worker and with 2 workers: wall time (the pool's
    start included), matches/s, hands/s; the pool's start (run start to first match start);
