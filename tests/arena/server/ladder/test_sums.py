@@ -279,20 +279,26 @@ def test_a_version_without_a_fit_says_it_has_no_rating_yet(
     )
 
 
-def test_two_identical_bots_play_twenty_games_and_stay_rated(small_ladder: None) -> None:
+@pytest.mark.parametrize(
+    # Twenty games in make test-long; in make test three, past the second, where it broke
+    # (the twenty cost 7 s of CPU).
+    "game_count",
+    [3, pytest.param(20, marks=pytest.mark.slow)],
+)
+def test_two_identical_bots_play_games_and_stay_rated(small_ladder: None, game_count: int) -> None:
     # Two copies of the calling station score every game alike: the fit used to raise
     # "not positive definite" at the second game and kill the worker on every store.
     _team, first = team_with("ants", "station")
     _team, second = team_with("bees", "station")
-    call_command("ladder_worker", "--games", "20")
+    call_command("ladder_worker", "--games", str(game_count))
     games = Game.objects.filter(status=GameStatus.DONE)
-    assert games.count() == 20
+    assert games.count() == game_count
     assert all(abs(game.adjusted_mbb or 0.0) < 1e-9 for game in games)  # alike, to rounding
     refresh_ratings()
     ratings = {row.version_id: row for row in Rating.objects.all()}
     assert set(ratings) == {first.pk, second.pk}
     for rating in ratings.values():
-        assert rating.game_count == 20
+        assert rating.game_count == game_count
         assert rating.strength == pytest.approx(0.0, abs=1e-6)
         assert rating.low < rating.strength < rating.high
 
