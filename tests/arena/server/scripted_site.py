@@ -30,6 +30,10 @@ def main(argv: list[str]) -> int:
         from arena.server.serve import serve
 
         signal.signal(signal.SIGTERM, _interrupt)  # as the arena command line does
+        # Ctrl-C's own handler, whatever the test run was started under: a shell starts a
+        # command it runs in the background with SIGINT ignored, which Python keeps (then
+        # the test's SIGINT would end nothing; seen under `(make test &)`).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         return serve(Path(argv[1]), host="127.0.0.1", port=0, workers=1, threads=4,
                      out=sys.stdout, program=PROGRAM)  # fmt: skip
     start_django()
