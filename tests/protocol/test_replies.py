@@ -465,6 +465,8 @@ def test_ready_with_a_seq_never_sent_is_unknown_seq() -> None:
 # -- the fast shape checks agree with JSON Schema --------------------------------------------
 
 _CARD = {"rank": "10", "suit": "hearts"}
+#: A mixed strategy's one entry: fold, surely.
+_SURE_FOLD = {"action": "FOLD", "probability": 1}
 ACTION_CORPUS: list[object] = [
     _action("FOLD"),
     _action("CHECK", 0),
@@ -483,6 +485,11 @@ ACTION_CORPUS: list[object] = [
     _action("raise", 10),
     _action("BET", 10),
     {"type": "action", "seq": 5},
+    # A mixed strategy: with an amount for its raise, with a bad amount, beside an action.
+    {"type": "action", "seq": 5, "distribution": [_SURE_FOLD], "amount": 3},
+    {"type": "action", "seq": 5, "distribution": [_SURE_FOLD], "amount": -1},
+    {"type": "action", "seq": 5, "distribution": [_SURE_FOLD], "amount": "3"},
+    {"type": "action", "seq": 5, "distribution": [_SURE_FOLD], "action": "FOLD"},
     {"type": "action", "action": "FOLD"},
     {"type": "action", "seq": 0, "action": "FOLD"},
     {"type": "action", "seq": -3, "action": "FOLD"},
