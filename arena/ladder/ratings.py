@@ -75,6 +75,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from arena.ladder.fit_numerics import inverse_cholesky, pooled_variance, shrunk_variance
 from arena.ladder.sums import PairColumns, PairSums
 from arena.stats.intervals import t_quantile
 
@@ -449,12 +450,12 @@ def fit(
     seconds = moved_to[columns.second[played]] if len(moved_to) else columns.second[played]
     counts = columns.game_count[played]
     spreads = columns.variance[played]
-    pooled, freedom = _pooled_variance(counts, spreads, settings)
+    pooled, freedom = pooled_variance(counts, spreads, settings)
     matrix = np.identity(size) / settings.prior_sd_mbb**2
     target = np.zeros(size)
     games = np.zeros(size, dtype=np.int64)
     if len(firsts):
-        variances = _shrunk_variance(spreads, counts, pooled, settings)
+        variances = shrunk_variance(spreads, counts, pooled, settings)
         weights = columns.information[played] / variances
         moved = weights * columns.mean[played]
         # The pairs' information, a weighted graph Laplacian, added onto the prior's ridge.
@@ -489,7 +490,7 @@ def fit(
         # pair's variance is floored): symmetric positive definite whatever the results,
         # so its Cholesky factor exists, and the inverse of that factor gives any entry of
         # the covariance (:class:`_Covariance`) at a third of a full inverse's work.
-        factor = _inverse_cholesky(matrix)
+        factor = inverse_cholesky(matrix)
         strengths = factor.T @ (factor @ target) - shift * float(target.sum())
         rows = np.ascontiguousarray(factor.T)
         norms = np.asarray(np.einsum("ij,ij->i", rows, rows), dtype=np.float64)
@@ -518,79 +519,5 @@ def fit(
 DENSE_UP_TO = 256
 
 
-def _inverse_cholesky(matrix: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """``F`` with ``F^T F`` the inverse of the symmetric positive definite ``matrix``: the
-    inverse of its lower Cholesky factor."""
-    if not len(matrix):
-        return matrix
-    return _lower_inverse(np.asarray(np.linalg.cholesky(matrix), dtype=np.float64))
-
-
-def _lower_inverse(lower: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """The inverse of a lower triangular matrix, by halves: ``[[A, 0], [C, D]]`` has the
-    inverse ``[[A^-1, 0], [-D^-1 C A^-1, D^-1]]``, so the work is matrix products (a third
-    of a general inverse's, and numpy's products are its fastest code); small blocks go to
-    numpy's inverse."""
-    size = len(lower)
-    if size <= _BLOCK:
-        return np.asarray(np.linalg.inv(lower), dtype=np.float64)
-    half = size // 2
-    top, bottom = _lower_inverse(lower[:half, :half]), _lower_inverse(lower[half:, half:])
-    inverse = np.zeros_like(lower)
-    inverse[:half, :half] = top
-    inverse[half:, half:] = bottom
-    inverse[half:, :half] = -(bottom @ (lower[half:, :half] @ top))
-    return inverse
-
-
 #: The pairs whose columns :meth:`Standings.prime_gaps` copies at a time.
 _PAIRS_AT_ONCE = 256
-#: The size below which :func:`_lower_inverse` inverts a block whole.
-_BLOCK = 128
-
-
-def _pooled_variance(
-    counts: npt.NDArray[np.float64], variances: npt.NDArray[np.float64], settings: FitSettings
-) -> tuple[float, float]:
-    """The variance of one game's score pooled over the pairs with two games or more
-    (``counts`` their games, ``variances`` their sample variances), and its degrees of
-    freedom (0: no pair has two games, or their spread is below the floor
-    ``min_game_sd_mbb``, which is no measurement: the fallback is used).
-
-    Each pair's sample variance counts by its degrees of freedom, but by no more than
-    ``variance_prior_games``: the pooled spread is the prior of the pairs that played
-    little, so one pair played far more than the rest must not make it its own spread.
-    The degrees of freedom are then Satterthwaite's, ``(sum c)^2 / sum(c^2 / f)``
-    (``sum f`` when no pair is capped)."""
-    cap = settings.variance_prior_games
-    several = counts >= 2
-    freedom = counts[several] - 1.0
-    weight = np.minimum(freedom, cap) if cap > 0.0 else freedom
-    total = _in_order(weight)
-    squares = _in_order(variances[several] * weight)
-    if total == 0.0 or squares / total < settings.min_game_sd_mbb**2:
-        return float(settings.fallback_game_sd_mbb) ** 2, 0.0
-    return squares / total, total * total / _in_order(weight * weight / freedom)
-
-
-def _in_order(values: npt.NDArray[np.float64]) -> float:
-    """The sum of ``values`` added one after another (``cumsum``'s order, not ``sum``'s
-    pairwise one): the same bits on every run as the sum over the pairs in order, so the
-    ratings, and the matchmaking that breaks ties on them, do not move in the last digit."""
-    return float(np.cumsum(values)[-1]) if len(values) else 0.0
-
-
-def _shrunk_variance(
-    variances: npt.NDArray[np.float64],
-    counts: npt.NDArray[np.float64],
-    pooled: float,
-    settings: FitSettings,
-) -> npt.NDArray[np.float64]:
-    """Each pair's variance of one game, shrunk towards the pooled one, and never below the
-    floor's: a pair whose games all agree (identical bots) is not made certain by it."""
-    prior = settings.variance_prior_games
-    freedom = counts - 1.0
-    none = freedom + prior == 0.0  # one game and no prior: the pooled spread alone
-    shrunk = (prior * pooled + freedom * variances) / np.where(none, 1.0, prior + freedom)
-    floored = np.maximum(np.where(shrunk > 0.0, shrunk, pooled), settings.min_game_sd_mbb**2)
-    return np.where(none, pooled, floored)

@@ -70,7 +70,8 @@ from arena.server.ladder.own_faults import (
     own_faults,
 )
 from arena.server.ladder.play import PlayedGame
-from arena.server.ladder.state import advance_promotions, ladder_view
+from arena.server.ladder.promotions import advance_promotions
+from arena.server.ladder.state import ladder_view
 from arena.server.ladder.sums import add_counted
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome

@@ -1,7 +1,6 @@
 """The database's state as :mod:`arena.ladder`'s values: a game's result, what matchmaking
 reads (the running sums' counts, :mod:`arena.server.ladder.sums`, and the last stored fit,
-:mod:`arena.server.ladder.fitting`: never every game played), and the promotion tests
-advanced after a result (a candidate found better made active when its team asked).
+:mod:`arena.server.ladder.fitting`: never every game played).
 
 The ladder's names for versions are their labels (``<team>-v<number>``,
 :func:`~arena.server.ladder.models.version_label`); the active versions are the teams'
@@ -35,17 +34,12 @@ from arena.ladder.matchmaking import (
     Pairing,
     candidate_pairs,
 )
-from arena.ladder.promotion import Verdict, should_activate
 from arena.ladder.ratings import FitSettings, Standings
 from arena.ladder.ratings import Rating as FittedRating
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.models import (
-    LLR_CAP,
     Game,
     GameStatus,
-    LadderTeamSettings,
-    PromotionStatus,
-    PromotionTest,
     RatingFit,
     TableSeat,
     VersionSumsRow,
@@ -59,8 +53,8 @@ from arena.server.ladder.roster import (
     read_roster,
     roster_digest,
 )
+from arena.server.ladder.snapshot_bytes import StoredRoster, pack_snapshot, unpack_snapshot
 from arena.server.site.models import BotVersion, Team, VersionStatus
-from arena.server.site.versions import activate
 
 __all__ = [
     "IN_FLIGHT",
@@ -68,9 +62,9 @@ __all__ = [
     "ActiveVersion",
     "active_labels",
     "active_versions",
-    "advance_promotions",
     "fit_snapshot",
     "game_result",
+    "game_results",
     "ladder_state",
     "ladder_view",
     "plays_in",
@@ -145,7 +139,7 @@ def table_result(game: Game) -> TableResult | None:
     )
 
 
-def _results(games: Iterable[Game]) -> list[GameResult]:
+def game_results(games: Iterable[Game]) -> list[GameResult]:
     """Each game's results as the fit reads them: a heads-up game's own, a table's pairs."""
     found: list[GameResult] = []
     for game in games:
@@ -170,7 +164,8 @@ def fit_snapshot(
     ``rows`` (number and rating) in place order, each one's covariances with the ones just
     below it (``band``), and tier 5's candidate pairs as a claim would make them while
     the same versions are active and placed (``teams``: each one's team name), with the
-    knobs they depend on, as arrays in one run of numbers (:func:`_packed`)."""
+    knobs they depend on, as arrays in one run of numbers
+    (:func:`~arena.server.ladder.snapshot_bytes.pack_snapshot`)."""
     ids = np.array([pk for pk, _rating in rows], dtype=np.int64)
     width = max([NEIGHBOURS_KEPT, *(len(values) for values in band)])
     banded = np.zeros((len(rows), width))
@@ -199,58 +194,7 @@ def fit_snapshot(
         "labels": [rating.bot for _pk, rating in rows],
         "teams": [teams[pk] for pk, _rating in rows],
     }
-    return _packed(stored) + json.dumps(roster).encode()
-
-
-#: The snapshot's arrays, in the order :func:`_packed` lays them out; those holding whole
-#: numbers (version numbers, game counts) come back as integers.
-_SNAPSHOT = ("ids", "strength", "sd", "low", "high", "game_count", "band", "pair_first",
-             "pair_second", "importance", "wrong", "variance", "placed", "knobs")  # fmt: skip
-_WHOLE = frozenset({"ids", "game_count", "pair_first", "pair_second", "placed"})
-
-
-def _packed(arrays: Mapping[str, npt.NDArray[Any]]) -> bytes:
-    """:data:`_SNAPSHOT`'s arrays as one run of float64 (every value a version number or a
-    count below 2**53, or a float): each array's dimensions, its shape, then its values,
-    read back by :func:`_unpacked` with one ``frombuffer`` (a zip of arrays took longer to
-    open than the rest of a claim's reading). :func:`fit_snapshot` follows them with the
-    roster they were made for, as JSON (:class:`StoredRoster`)."""
-    parts: list[npt.NDArray[np.float64]] = []
-    for name in _SNAPSHOT:
-        values = np.asarray(arrays[name], dtype=np.float64)
-        parts += [np.array([values.ndim, *values.shape], dtype=np.float64), values.ravel()]
-    return np.concatenate(parts).astype("<f8").tobytes()
-
-
-def _unpacked(data: bytes) -> tuple[dict[str, npt.NDArray[Any]], StoredRoster | None]:
-    """:func:`_packed`'s arrays again, and the roster after them (None: a snapshot made
-    before the roster was stored)."""
-    flat = np.frombuffer(data, dtype="<f8", count=len(data) // 8)  # the roster's bytes too
-    found: dict[str, npt.NDArray[Any]] = {}
-    at = 0
-    for name in _SNAPSHOT:
-        dimensions = int(flat[at])
-        shape = tuple(int(size) for size in flat[at + 1 : at + 1 + dimensions])
-        at += 1 + dimensions
-        size = int(np.prod(shape))
-        values = flat[at : at + size].reshape(shape)
-        found[name] = values.astype(np.int64) if name in _WHOLE else values
-        at += size
-    rest = data[8 * at :]
-    if not rest:
-        return found, None
-    roster = json.loads(rest)
-    return found, StoredRoster(roster["digest"], tuple(roster["labels"]), tuple(roster["teams"]))
-
-
-class StoredRoster(NamedTuple):
-    """The roster a fit's candidates were made for: its digest
-    (:func:`arena.server.ladder.roster.roster_digest`), and the label and team of each
-    version of the snapshot, in its order."""
-
-    digest: str
-    labels: tuple[str, ...]
-    teams: tuple[str, ...]
+    return pack_snapshot(stored) + json.dumps(roster).encode()
 
 
 #: The band's width when no version has a neighbour below (one version, or none).
@@ -312,7 +256,7 @@ def _snapshot() -> Snapshot | None:
         row = cursor.fetchone()
     if row is None or not row[0]:
         return None
-    return Snapshot(*_unpacked(bytes(row[0])), row[1], row[2])
+    return Snapshot(*unpack_snapshot(bytes(row[0])), row[1], row[2])
 
 
 def stored_standings(active: Mapping[int, str]) -> Standings:
@@ -501,7 +445,7 @@ def _partial_view(
     roster = read_roster(settings.placement_games)
     if roster.snapshot is None or roster.placing:
         return None
-    arrays, stored = _unpacked(roster.snapshot)
+    arrays, stored = unpack_snapshot(roster.snapshot)
     if stored is None or roster.digest != stored.digest:
         return None
     if tuple(arrays["knobs"].tolist()) != _knobs(settings):
@@ -592,49 +536,3 @@ def _full_view(
         **common.fields(),
     )
     return state, {**ids, **common.ids}
-
-
-def _finite(value: float) -> float:
-    return max(-LLR_CAP, min(LLR_CAP, value))
-
-
-def _any_running() -> bool:
-    """Whether a promotion test is running."""
-    sql = f"SELECT 1 FROM {PromotionTest._meta.db_table} WHERE status = %s LIMIT 1"
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [PromotionStatus.RUNNING.value])
-        return cursor.fetchone() is not None
-
-
-def advance_promotions(settings: LadderSettings, *, is_frozen: bool = False) -> None:
-    """Read each running promotion test's games again: its ratio's history, its verdict,
-    and the candidate made active when it is better and its team asked (not after the
-    deadline: activations are frozen then)."""
-    if not _any_running():  # the usual case: one plain statement, no model
-        return
-    running = PromotionTest.objects.filter(status=PromotionStatus.RUNNING).select_related(
-        "team", "candidate__team", "incumbent__team"
-    )
-    for test in running:
-        pair = Q(first=test.candidate, second=test.incumbent) | Q(
-            first=test.incumbent, second=test.candidate
-        )
-        games = with_seats(Game.objects.filter(pair, kind=GameKind.VERSION_TEST))
-        candidate, incumbent = version_label(test.candidate), version_label(test.incumbent)
-        state = settings.promotion(candidate, incumbent).state(_results(games.order_by("pk")))
-        test.game_count = state.game_count
-        test.llr = _finite(state.result.llr)
-        test.lower_bound, test.upper_bound = state.lower_bound, state.upper_bound
-        test.llr_history = [[count, _finite(value)] for count, value in state.llr_history]
-        if state.verdict is not Verdict.CONTINUE:
-            test.status = (
-                PromotionStatus.BETTER
-                if state.verdict is Verdict.BETTER
-                else PromotionStatus.NOT_BETTER
-            )
-            test.decided = timezone.now()
-            auto = LadderTeamSettings.of(test.team).auto_activate
-            if should_activate(state, auto_activate=auto) and not is_frozen:
-                activate(test.team, test.candidate)
-                test.activated = True
-        test.save()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from arena.server.ladder import actions, views
+from arena.server.ladder import actions, version_views, views
 
 urlpatterns: list[URLPattern] = [
     path("ladder/", views.ladder_page, name="ladder"),
-    path("ladder/versions/<int:version_id>/", views.version_page, name="ladder-version"),
+    path("ladder/versions/<int:version_id>/", version_views.version_page, name="ladder-version"),
     path("ladder/versions/<int:version_id>/promotion/", actions.request_promotion,
          name="ladder-promotion"),
     path("ladder/versions/<int:version_id>/test-games/", actions.request_test_games,
@@ -18,6 +18,6 @@ urlpatterns: list[URLPattern] = [
     path("ladder/finals/", views.finals_page, name="ladder-finals"),
     path("ladder/finals/report/", views.finals_report, name="ladder-finals-report"),
     path("api/v1/ladder/", views.api_ladder, name="api-ladder"),
-    path("api/v1/ladder/versions/<int:version_id>/", views.api_version,
+    path("api/v1/ladder/versions/<int:version_id>/", version_views.api_version,
          name="api-ladder-version"),
 ]  # fmt: skip

@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-from arena.ladder import ratings
+from arena.ladder import fit_numerics, ratings
 from arena.ladder.games import GameResult
 from arena.ladder.ratings import FitSettings, Standings, fit
 from arena.ladder.sums import pair_sums
@@ -210,7 +210,7 @@ def test_a_big_ladder_s_factored_covariance_is_the_full_inverse_s(
     games = [*_games(random.Random(21), per_pair=3), GameResult("dan", "eve", 10.0, 5.0, 200)]
     dense = fit(pair_sums(games), bots=["new"])
     monkeypatch.setattr(ratings, "DENSE_UP_TO", 0)
-    monkeypatch.setattr(ratings, "_BLOCK", 2)  # the factor inverted by halves, as a big one
+    monkeypatch.setattr(fit_numerics, "_BLOCK", 2)  # the factor inverted by halves, as a big one
     factored = fit(pair_sums(games), bots=["new"])
     assert factored.order == dense.order
     for mine, theirs in zip(factored.ratings, dense.ratings, strict=True):
