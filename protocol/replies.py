@@ -30,15 +30,12 @@ Check()
 Traceback (most recent call last):
 ...
 protocol.errors.BotReplyError: raise_below_minimum at /amount: raise to 3 below minimum 4 (seat 1)
->>> classify_seq({"seq": 8}, 9), classify_seq({"seq": 0}, 9)
-(<SeqStatus.STALE: 'stale'>, <SeqStatus.BAD: 'bad'>)
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from engine.actions import Action, Discard, LegalActions
@@ -58,10 +55,8 @@ from protocol.version import PROTOCOL_VERSION, SUPPORTED_VERSIONS, negotiate
 
 __all__ = [
     "Ready",
-    "SeqStatus",
     "action_from_reply",
     "action_shape_is_valid",
-    "classify_seq",
     "discard_shape_is_valid",
     "known_fields",
     "parse_action",
@@ -83,16 +78,6 @@ _KNOWN_FIELDS = {
 _DISCARDS_WITH_ACE = 4  # three_or_four_with_ace: four cards only when keeping an ace
 
 
-class SeqStatus(StrEnum):
-    """How a reply's ``seq`` relates to the request outstanding."""
-
-    MATCHING = "matching"  # the answer to the outstanding request
-    STALE = "stale"  # an older request's (late) answer: drop and log it
-    FUTURE = "future"  # a request never sent: a fault
-    BAD = "bad"  # no seq, or one that is not a positive integer: a bad_seq fault
-    UNSOLICITED = "unsolicited"  # nothing is outstanding: drop and log the line
-
-
 @dataclass(frozen=True, slots=True)
 class Ready:
     """A bot's accepted ``ready``: its name, its own version text, the negotiated version."""
@@ -100,18 +85,6 @@ class Ready:
     name: str
     version: str | None
     protocol_version: int
-
-
-def classify_seq(obj: object, expected_seq: int | None) -> SeqStatus:
-    """Classify a decoded reply by its ``seq``; ``expected_seq`` None: nothing was asked."""
-    if expected_seq is None:
-        return SeqStatus.UNSOLICITED
-    seq = reply_seq(obj)
-    if seq is None:
-        return SeqStatus.BAD
-    if seq == expected_seq:
-        return SeqStatus.MATCHING
-    return SeqStatus.STALE if seq < expected_seq else SeqStatus.FUTURE
 
 
 def reply_seq(obj: object) -> int | None:

@@ -16,10 +16,8 @@ from protocol.errors import ArenaBugError, BotReplyError, ErrorCode, StaleReplyE
 from protocol.legal import all_in_is_legal, legal_action_names
 from protocol.replies import (
     Ready,
-    SeqStatus,
     action_from_reply,
     action_shape_is_valid,
-    classify_seq,
     discard_shape_is_valid,
     known_fields,
     parse_action,
@@ -85,18 +83,6 @@ def _rejected(reply: object, legal: LegalActions = FACING_BET, seq: int = 5) -> 
 
 
 # -- seq ------------------------------------------------------------------------------------
-
-
-def test_seq_classification_covers_matching_stale_future_bad_and_unsolicited() -> None:
-    assert classify_seq({"seq": 5}, 5) is SeqStatus.MATCHING
-    assert classify_seq({"seq": 5.0}, 5) is SeqStatus.MATCHING
-    assert classify_seq({"seq": 4}, 5) is SeqStatus.STALE
-    assert classify_seq({"seq": 6}, 5) is SeqStatus.FUTURE
-    for bad in ("5", True, 0, -5, None, 1.5):
-        assert classify_seq({"seq": bad}, 5) is SeqStatus.BAD, bad
-    assert classify_seq({}, 5) is SeqStatus.BAD
-    assert classify_seq([5], 5) is SeqStatus.BAD
-    assert classify_seq({"seq": 5}, None) is SeqStatus.UNSOLICITED
 
 
 def test_late_reply_to_an_old_request_is_stale_and_never_applied() -> None:
