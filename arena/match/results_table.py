@@ -1,5 +1,6 @@
 """The results table printed at the end of a match (a rich table, as the tournament's).
 
+>>> from arena.match.console import table_text
 >>> from arena.match.results import MatchResult, PlayerResult
 >>> result = MatchResult(
 ...     match_id="seed7", seed=7, mode="hands", hands_played=100,
@@ -10,7 +11,7 @@
 ...                              "latency": {"count": 9, "p50_ms": 1.25, "p99_ms": 5000.0}}),
 ...     ),
 ... )
->>> print(format_results_table(result))
+>>> print(table_text(results_table(result)))
 match seed7: 100 hands, seed 7, stacks reset every hand
 ┏━━━━━━━┳━━━━━━━━┳━━━━━━┳━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━━┓
 ┃ place ┃ bot    ┃ seat ┃ chips won ┃ raw bb/100 ┃ faults    ┃ p50 ms ┃ p99 ms ┃
@@ -31,14 +32,12 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.match.config import DEFAULT_MATCH_ID
-from arena.match.console import table_text
 from arena.match.results import MatchResult, PlayerResult
 from protocol.inert import inert_text
 
 __all__ = [
     "crash_stderr_lines",
     "fault_summary",
-    "format_results_table",
     "latency_ms",
     "results_table",
 ]
@@ -126,12 +125,6 @@ def _columns(with_stack: bool) -> list[tuple[str, JustifyMethod]]:
     if with_stack:
         columns.append(("stack", "right"))
     return [*columns, ("faults", "left"), ("p50 ms", "right"), ("p99 ms", "right")]
-
-
-def format_results_table(result: MatchResult) -> str:
-    """:func:`results_table` as plain text at its natural width (no colour), for a
-    terminal or a log alike."""
-    return table_text(results_table(result))
 
 
 #: The fault kinds after which a bot's stderr is worth reading: it died, or never started.

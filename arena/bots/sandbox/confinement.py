@@ -13,9 +13,6 @@ A death by ``SIGXFSZ`` is a file written past ``file_size_bytes``; by ``SIGXCPU`
 process past ``cpu_seconds``: both are limit stops, like what the watch kills. A
 supervisor that is the first process of a PID namespace (the strict layer) reports such a
 death as exit code 128 plus the signal, as shells do.
-
->>> reason_of_signal(signal.SIGXFSZ), reason_of_signal(signal.SIGSEGV)
-(<LimitReason.FILE_SIZE: 'file_size_limit'>, None)
 """
 
 from __future__ import annotations
@@ -41,7 +38,6 @@ __all__ = [
     "abandon",
     "cpu_seconds_of",
     "kernel_breach",
-    "reason_of_signal",
     "remove_private_dir",
 ]
 
@@ -55,12 +51,6 @@ _SIGNAL_REASONS = {
     int(signal.SIGXFSZ): (LimitReason.FILE_SIZE, "wrote a file past the file size limit"),
     int(signal.SIGXCPU): (LimitReason.CPU, "a process used up its CPU time limit"),
 }
-
-
-def reason_of_signal(number: int | None) -> LimitReason | None:
-    """The limit a death by signal ``number`` means, if any."""
-    found = None if number is None else _SIGNAL_REASONS.get(number)
-    return None if found is None else found[0]
 
 
 class Confinement:

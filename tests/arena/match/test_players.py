@@ -10,7 +10,8 @@ from typing import Any
 
 from arena.bots.in_memory import FakeClock
 from arena.match.config import MatchConfig
-from arena.match.results_table import format_results_table
+from arena.match.console import table_text
+from arena.match.results_table import results_table
 from arena.match.run import run_match
 from arena.session.policy import TimeLimits
 from tests.arena.scripted import (
@@ -78,7 +79,7 @@ def test_exhausted_restart_budget_sits_out_but_still_posts_blinds(tmp_path: Path
     decision = next(d for d in hands[-1]["decisions"] if d["seat_index"] == 0)
     assert decision["by"] == "sitting_out"
     assert_chips_conserved(result)
-    assert "sitting out" in format_results_table(result)
+    assert "sitting out" in table_text(results_table(result))
 
 
 def test_bot_that_never_starts_sits_out_the_whole_match() -> None:

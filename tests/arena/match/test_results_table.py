@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from arena.match.console import table_text
 from arena.match.results import MatchResult, PlayerResult
 from arena.match.results_table import (
     crash_stderr_lines,
     fault_summary,
-    format_results_table,
     latency_ms,
+    results_table,
 )
 
 
@@ -21,7 +22,7 @@ def test_results_table_and_helpers() -> None:
     assert latency_ms({"latency": {"count": 1, "p50_ms": "x"}}, "p50") is None
     result = MatchResult("m", 1, "freezeout", 0, (player,))
     assert result.hands_per_second == 0.0
-    assert "freezeout" in format_results_table(result)
+    assert "freezeout" in table_text(results_table(result))
     with pytest.raises(KeyError, match="no player 'p9'"):
         result.player("p9")
     assert MatchResult.from_dict(result.to_dict()) == result
@@ -60,7 +61,7 @@ def test_names_in_the_results_table_and_stderr_line_are_inert() -> None:
         PlayerResult("p1", "[bold]x[/]\nsecond row", 1, 2, -5, -2.5),
         PlayerResult("p2", "abc\u202edef\x00\x9b", 2, 2, 0, 0.0),
     )
-    table = format_results_table(MatchResult("m", 1, "hands", 2, players))
+    table = table_text(results_table(MatchResult("m", 1, "hands", 2, players)))
     assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) < 0xA0 for c in table)
     assert "\u202e" not in table
     assert "evil\\x1b[2J\\x1b]0;pwned\\x07 bot" in table

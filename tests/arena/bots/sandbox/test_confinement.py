@@ -20,10 +20,9 @@ from arena.bots.sandbox.confinement import (
     abandon,
     cpu_seconds_of,
     kernel_breach,
-    reason_of_signal,
     remove_private_dir,
 )
-from arena.bots.sandbox.resources import DEFAULT_RESOURCES, LimitReason
+from arena.bots.sandbox.resources import DEFAULT_RESOURCES
 from arena.bots.sandbox.watch import TreeUsage, TreeWatch, Watched
 
 
@@ -80,9 +79,6 @@ def test_a_breach_of_the_watch_is_the_reason_the_bot_ended(tmp_path: Path) -> No
 
 
 def test_a_death_by_sigxfsz_or_sigxcpu_is_a_limit_stop(tmp_path: Path) -> None:
-    assert reason_of_signal(signal.SIGXFSZ) is LimitReason.FILE_SIZE
-    assert reason_of_signal(signal.SIGXCPU) is LimitReason.CPU
-    assert reason_of_signal(signal.SIGKILL) is None and reason_of_signal(None) is None
     confinement = Confinement(1, spec(tmp_path, with_resources=False))
     assert confinement.release(signal.SIGXFSZ)[0] == "file_size_limit"
     assert Confinement(1, spec(tmp_path / "2", with_resources=False)).release(None) == (None, "")
