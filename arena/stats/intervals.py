@@ -25,7 +25,7 @@ from typing import Any
 
 from arena.stats._values import checked_values, is_real, mean_and_variance
 
-__all__ = ["Estimate", "estimate", "t_cdf", "t_quantile"]
+__all__ = ["Estimate", "estimate", "t_quantile"]
 
 # Past this many degrees of freedom the Cornish-Fisher expansion is exact to about 1e-13,
 # while the continued fraction's prefactor (a difference of large log-gamma values) starts
@@ -136,20 +136,6 @@ def t_quantile(p: float, df: float) -> float:
     if p < 0.5:
         return -_upper_quantile(1.0 - p, float(df))
     return _upper_quantile(float(p), float(df))
-
-
-def t_cdf(t: float, df: float) -> float:
-    """P(T <= ``t``) for Student's t with ``df`` degrees of freedom (from the incomplete
-    beta function: to about 1e-9 up to a million degrees of freedom).
-
-    >>> t_cdf(0.0, 3), round(t_cdf(2.262, 9), 4)
-    (0.5, 0.975)
-    """
-    if not is_real(t) or math.isnan(t):
-        raise ValueError(f"t must be a number, got {t!r}")
-    _check_df(df)
-    tail = _upper_tail(abs(float(t)), float(df))
-    return 1.0 - tail if t >= 0 else tail
 
 
 # -- the t distribution ---------------------------------------------------------------------

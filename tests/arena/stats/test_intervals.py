@@ -11,7 +11,7 @@ from typing import Any, cast
 
 import pytest
 
-from arena.stats.intervals import Estimate, estimate, t_cdf, t_quantile
+from arena.stats.intervals import Estimate, _upper_tail, estimate, t_quantile
 
 # Two-sided 95% and 99% critical values of Student's t from printed tables (three decimals).
 T_TABLE = [
@@ -60,7 +60,13 @@ def test_t_quantile_approaches_the_normal_quantile_for_many_degrees_of_freedom()
     assert t_quantile(0.975, 1000) == pytest.approx(1.962339, abs=1e-6)
 
 
-def test_t_cdf_inverts_t_quantile() -> None:
+def t_cdf(t: float, df: float) -> float:
+    """P(T <= ``t``), from the upper tail that t_quantile searches."""
+    tail = _upper_tail(abs(t), df)
+    return 1.0 - tail if t >= 0 else tail
+
+
+def test_t_quantile_inverts_the_t_distribution() -> None:
     for df in (1, 3, 7.5, 40, 500):
         for p in (0.01, 0.3, 0.5, 0.9, 0.995):
             assert t_cdf(t_quantile(p, df), df) == pytest.approx(p, abs=1e-10)
@@ -69,7 +75,7 @@ def test_t_cdf_inverts_t_quantile() -> None:
     assert t_cdf(1e200, 4) == 1.0  # t * t overflows: x = df / (df + t^2) is 0
 
 
-def test_t_cdf_of_many_degrees_of_freedom_is_nearly_normal() -> None:
+def test_the_t_distribution_of_many_degrees_of_freedom_is_nearly_normal() -> None:
     assert t_cdf(1.96, 10**6) == pytest.approx(NormalDist().cdf(1.96), abs=1e-6)
 
 
@@ -86,9 +92,6 @@ def test_t_cdf_of_many_degrees_of_freedom_is_nearly_normal() -> None:
             "degrees of freedom must be a positive number, got inf",
         ),
         (lambda: t_quantile(0.9, True), "degrees of freedom must be a positive number, got True"),
-        (lambda: t_cdf(math.nan, 3), "t must be a number, got nan"),
-        (lambda: t_cdf(cast(Any, "1"), 3), "t must be a number, got '1'"),
-        (lambda: t_cdf(1.0, -1), "degrees of freedom must be a positive number, got -1"),
     ],
 )
 def test_bad_t_arguments_are_named(call: Any, message: str) -> None:
