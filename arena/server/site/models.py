@@ -13,7 +13,6 @@ from typing import Any, ClassVar
 
 from django.conf import settings
 from django.db import models
-from django.utils import timezone
 
 from arena.server.competition import SiteRules, rules_attribute
 
@@ -112,12 +111,6 @@ class ApiToken(models.Model):
     expires = models.DateTimeField(null=True, blank=True)
     #: What it may do (:class:`TokenScope`); the tokens made before scopes may upload.
     scope = models.CharField(max_length=16, choices=TokenScope.choices, default=TokenScope.UPLOAD)
-
-    @property
-    def is_active(self) -> bool:
-        """Not revoked, not expired (a token whose maker left is refused too, by
-        :func:`arena.server.site.scope.requesting_team`)."""
-        return self.revoked is None and (self.expires is None or self.expires > timezone.now())
 
 
 class VersionStatus(models.TextChoices):

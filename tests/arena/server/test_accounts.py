@@ -286,11 +286,9 @@ def test_a_token_expires_after_its_days() -> None:
     row = ApiToken.objects.get(name="laptop")
     assert row.expires is not None
     assert timedelta(days=6) < row.expires - timezone.now() <= timedelta(days=7)
-    assert _api(token) == 200 and row.is_active
+    assert _api(token) == 200
     ApiToken.objects.filter(pk=row.pk).update(expires=timezone.now() - timedelta(seconds=1))
     assert _api(token) == 401
-    row.refresh_from_db()
-    assert not row.is_active
 
 
 def test_the_tokens_page_shows_maker_last_use_and_expiry() -> None:
