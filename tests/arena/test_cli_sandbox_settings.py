@@ -32,7 +32,6 @@ from arena.tournament.config import (
     build_config,
     difference,
     fingerprint,
-    load_config,
 )
 from arena.tournament.runner import TournamentRunner
 from tests.arena.scripted import SAMPLE_BOTS
@@ -88,7 +87,7 @@ def test_a_bad_time_basis_is_one_error_line_naming_it(
     weekly = tmp_path / "weekly.toml"
     weekly.write_text(f'bots = ["{STATION}", "{STRENGTH}"]\n[limits]\ntime_basis = "sundial"\n')
     with pytest.raises(TournamentConfigError) as info:
-        load_config(weekly)
+        build_config(file=weekly)
     assert str(info.value) == f'{weekly}: limits.time_basis = "sundial": must be wall or cpu'
     with pytest.raises(ValueError, match="time basis 'sundial': must be wall or cpu"):
         MatchConfig.from_dict({**MatchConfig().to_dict(), "time_basis": "sundial"})
@@ -99,7 +98,7 @@ def test_a_bad_time_basis_is_one_error_line_naming_it(
 def test_the_tournament_plays_every_match_on_its_time_basis(tmp_path: Path) -> None:
     weekly = tmp_path / "weekly.toml"
     weekly.write_text(f'bots = ["{STATION}", "{STRENGTH}"]\n[limits]\ntime_basis = "cpu"\n')
-    config = load_config(weekly)
+    config = build_config(file=weekly)
     assert config.time.time_basis is TimeBasis.CPU
     jobs = _jobs(config, tmp_path)
     assert jobs and all(job.config.time_limits.time_basis is TimeBasis.CPU for job in jobs)
@@ -178,7 +177,7 @@ def test_the_tournament_exposes_its_paths_to_the_build_and_every_match(
 ) -> None:
     weekly = tmp_path / "weekly.toml"
     weekly.write_text(f'bots = ["{STATION}", "{STRENGTH}"]\nexpose = ["/usr", "{tmp_path}"]\n')
-    config = load_config(weekly)
+    config = build_config(file=weekly)
     assert config.expose == (Path("/usr"), tmp_path)
     # The host's choice, not the results': the same tournament with or without it.
     assert fingerprint(config) == fingerprint(config.with_overrides({"expose": ["/usr"]}))

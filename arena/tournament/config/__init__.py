@@ -57,7 +57,6 @@ __all__ = [
     "config_from_values",
     "difference",
     "fingerprint",
-    "load_config",
     "merge",
 ]
 
@@ -140,8 +139,8 @@ class SitAndGoSettings:
 
 @dataclass(frozen=True, slots=True)
 class TournamentConfig:
-    """Every setting of a tournament. Build it with :func:`load_config`,
-    :func:`build_config` or :func:`merge`, which check every value.
+    """Every setting of a tournament. Build it with :func:`build_config`
+    or :func:`merge`, which check every value.
 
     Settings whose default depends on others are ``None`` here and resolved by the
     properties: :attr:`seats`, :attr:`games`, :attr:`challenger_name`, :attr:`out_dir`,
@@ -340,11 +339,6 @@ _TABLE_ORDER = ("game", "limits", "sprt", "sit_and_go", "ring")
 
 
 # ------------------------------------------------------------------------ reading
-
-
-def load_config(path: Path) -> TournamentConfig:
-    """Read and check the TOML file at ``path`` (see the module docstring)."""
-    return build_config(file=path)
 
 
 def build_config(

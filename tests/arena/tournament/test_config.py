@@ -19,7 +19,6 @@ from arena.tournament.config import (
     build_config,
     difference,
     fingerprint,
-    load_config,
     merge,
 )
 from arena.tournament.plan import plan
@@ -44,7 +43,7 @@ def write(tmp_path: Path, body: str, *, bots: tuple[str, ...] = ("alpha", "beta"
 
 def error_of(path: Path) -> str:
     with pytest.raises(TournamentConfigError) as caught:
-        load_config(path)
+        build_config(file=path)
     return str(caught.value)
 
 
@@ -52,7 +51,7 @@ def error_of(path: Path) -> str:
 
 
 def test_every_key_of_a_complete_file_is_read() -> None:
-    config = load_config(DATA / "weekly.toml")
+    config = build_config(file=DATA / "weekly.toml")
     assert config.name == "weekly"
     assert config.format is Format.GAUNTLET
     assert config.bots == (
@@ -93,7 +92,7 @@ def test_every_key_of_a_complete_file_is_read() -> None:
 
 
 def test_defaults_of_a_file_with_only_bots(tmp_path: Path) -> None:
-    config = load_config(write(tmp_path, ""))
+    config = build_config(file=write(tmp_path, ""))
     assert config.name == "tournament"
     assert config.format is Format.ROUND_ROBIN
     assert (config.deals, config.block_deals, config.seed, config.concurrency) == (
@@ -119,7 +118,7 @@ def test_defaults_of_a_file_with_only_bots(tmp_path: Path) -> None:
 
 
 def test_bot_tables_name_bots_and_may_share_a_manifest_name(tmp_path: Path) -> None:
-    config = load_config(DATA / "named_bots.toml")
+    config = build_config(file=DATA / "named_bots.toml")
     assert config.bot_names == ("first", "second", "gamma")
     assert config.bots[1].manifest == manifest("alpha_copy")
 
@@ -133,7 +132,7 @@ def test_manifest_paths_are_relative_to_the_files_folder(tmp_path: Path) -> None
         f'bots = ["{manifest("beta")}", "{"../" * len(folder.parts)}{relative}"]\n',
         encoding="utf-8",
     )
-    assert load_config(path).bot_names == ("beta", "alpha")
+    assert build_config(file=path).bot_names == ("beta", "alpha")
 
 
 def test_the_docs_example_loads(tmp_path: Path) -> None:
@@ -143,7 +142,7 @@ def test_the_docs_example_loads(tmp_path: Path) -> None:
     (tmp_path / "sample_bots").symlink_to(repo / "sample_bots")
     path = tmp_path / "weekly.toml"
     path.write_text(example, encoding="utf-8")
-    config = load_config(path)
+    config = build_config(file=path)
     assert config.name == "weekly"
     assert len(config.bots) == 3
     assert config.match_count() == 3 * 2 * 2
@@ -403,7 +402,7 @@ def test_a_heads_up_plan_above_the_limit_suggests_longer_blocks(tmp_path: Path) 
 
 
 def test_keys_of_a_table_the_format_does_not_use_have_no_effect(tmp_path: Path) -> None:
-    config = load_config(write(tmp_path, "[ring]\nseats = 9\n[sit_and_go]\nseats = 7"))
+    config = build_config(file=write(tmp_path, "[ring]\nseats = 9\n[sit_and_go]\nseats = 7"))
     assert config.seats == 2
     assert config.match_count() == 1 * 2 * 2
 
@@ -440,7 +439,7 @@ def test_blocks_split_the_deals_and_the_last_may_be_shorter() -> None:
 
 
 def test_the_sequential_test_is_built_from_the_settings(tmp_path: Path) -> None:
-    config = load_config(write(tmp_path, "[sprt]\nenabled = true\nmbb1 = 30\nalpha = 0.1"))
+    config = build_config(file=write(tmp_path, "[sprt]\nenabled = true\nmbb1 = 30\nalpha = 0.1"))
     assert config.sprt_test() == Sprt(0.0, 30.0, 0.1, 0.05)
 
 
@@ -513,7 +512,7 @@ def test_the_same_manifest_listed_twice_on_the_command_line_is_named_apart() -> 
 
 
 def test_the_difference_names_the_first_setting_that_decides_the_results(tmp_path: Path) -> None:
-    config = load_config(write(tmp_path, "deals = 300\nseed = 5"))
+    config = build_config(file=write(tmp_path, "deals = 300\nseed = 5"))
     stored = config.to_dict()
     assert difference(stored, config) == ""
     assert difference(stored, config.with_overrides({"concurrency": 3})) == ""
@@ -533,7 +532,7 @@ def test_flags_alone_make_a_config() -> None:
 
 def test_merge_puts_flags_into_a_loaded_config(tmp_path: Path) -> None:
     path = write(tmp_path, "deals = 300\nout = 'here'\n[sprt]\nenabled = true")
-    loaded = load_config(path)
+    loaded = build_config(file=path)
     merged = merge(loaded, {"concurrency": "4", "format": "round_robin"})
     assert (merged.deals, merged.concurrency, merged.sprt.enabled) == (300, 4, True)
     assert merged.out == tmp_path / "here"
@@ -545,19 +544,23 @@ def test_merge_puts_flags_into_a_loaded_config(tmp_path: Path) -> None:
 
 
 def test_merge_checks_everything_again(tmp_path: Path) -> None:
-    loaded = load_config(write(tmp_path, "[sprt]\nenabled = true", bots=("alpha", "beta", "gamma")))
+    loaded = build_config(
+        file=write(tmp_path, "[sprt]\nenabled = true", bots=("alpha", "beta", "gamma"))
+    )
     with pytest.raises(TournamentConfigError) as caught:
         merge(loaded, {"format": "ring"})
     assert str(caught.value).startswith(f"{loaded.source}: sprt.enabled = true: ")
 
 
 def test_to_values_rebuilds_the_same_config() -> None:
-    config = load_config(DATA / "weekly.toml")
+    config = build_config(file=DATA / "weekly.toml")
     assert build_config(overrides=config.to_values()) == config
 
 
 def test_to_dict_is_the_files_layout_with_defaults_filled_in(tmp_path: Path) -> None:
-    data = load_config(write(tmp_path, "format = 'sit_and_go'", bots=("alpha", "beta"))).to_dict()
+    data = build_config(
+        file=write(tmp_path, "format = 'sit_and_go'", bots=("alpha", "beta"))
+    ).to_dict()
     json.dumps(data)
     assert data["format"] == "sit_and_go"
     assert data["sit_and_go"]["seats"] == 2
@@ -573,7 +576,7 @@ def test_to_dict_is_the_files_layout_with_defaults_filled_in(tmp_path: Path) -> 
         None,
     )
     assert data["bots"][0] == {"name": "alpha", "manifest": str(manifest("alpha"))}
-    heads_up = load_config(write(tmp_path, "")).to_dict()
+    heads_up = build_config(file=write(tmp_path, "")).to_dict()
     assert heads_up["sit_and_go"]["seats"] is None
     assert heads_up["ring"]["seats"] is None
 
@@ -584,7 +587,7 @@ def test_to_dict_is_the_files_layout_with_defaults_filled_in(tmp_path: Path) -> 
 def test_the_fingerprint_ignores_how_a_run_is_played_but_not_what_it_plays(
     tmp_path: Path,
 ) -> None:
-    config = load_config(write(tmp_path, "deals = 300\nseed = 5"))
+    config = build_config(file=write(tmp_path, "deals = 300\nseed = 5"))
     same = config.with_overrides(
         {"concurrency": 2, "out": "other", "sandbox": "none", "name": "renamed"}
     )
@@ -605,7 +608,7 @@ def test_the_fingerprint_ignores_how_a_run_is_played_but_not_what_it_plays(
 
 
 def test_the_fingerprint_ignores_settings_the_format_does_not_use(tmp_path: Path) -> None:
-    config = load_config(write(tmp_path, ""))
+    config = build_config(file=write(tmp_path, ""))
     for unused in ({"sprt.mbb1": 70}, {"sit_and_go.max_hands": 5}, {"ring.seats": 3}):
         assert fingerprint(config.with_overrides(unused)) == fingerprint(config), unused
     sit_and_go = config.with_overrides({"format": "sit_and_go"})
@@ -685,7 +688,9 @@ def test_the_local_pool_is_the_default_executor() -> None:
 
 
 def test_a_file_asks_for_a_dask_cluster_at_a_scheduler(tmp_path: Path) -> None:
-    config = load_config(_file(tmp_path, 'executor = "dask"\nscheduler = "tcp://10.0.0.5:8786"'))
+    config = build_config(
+        file=_file(tmp_path, 'executor = "dask"\nscheduler = "tcp://10.0.0.5:8786"')
+    )
     assert (config.executor, config.scheduler) == (ExecutorKind.DASK, "tcp://10.0.0.5:8786")
     assert build_config(overrides=config.to_values()) == config
     assert config.to_dict()["executor"] == "dask"
