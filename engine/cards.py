@@ -9,14 +9,11 @@ compares like a card.
 ('As', 'A', 's')
 >>> card.to_wire()
 {'rank': 'A', 'suit': 'spades'}
->>> Card.from_wire({"rank": "10", "suit": "hearts"})
-Card('Th')
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 __all__ = [
     "FULL_DECK",
@@ -31,10 +28,8 @@ RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 
 _SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
-_SUIT_BY_NAME = {name: letter for letter, name in _SUIT_NAMES.items()}
 # On the wire a ten is "10" (the wire's card form); in text it is "T".
 _WIRE_RANK = {rank: ("10" if rank == "T" else rank) for rank in RANKS}
-_RANK_BY_WIRE = {wire: rank for rank, wire in _WIRE_RANK.items()}
 
 
 class CardParseError(ValueError):
@@ -75,16 +70,6 @@ class Card(int):
             raise CardParseError(
                 f"not a card: {text!r} (ranks {RANKS}, suits {SUITS})",
             )
-        return cls.of(RANKS.index(rank), SUITS.index(suit))
-
-    @classmethod
-    def from_wire(cls, obj: Mapping[str, Any]) -> Card:
-        """Convert the wire form ``{"rank": "10", "suit": "hearts"}``."""
-        try:
-            rank = _RANK_BY_WIRE[obj["rank"]]
-            suit = _SUIT_BY_NAME[obj["suit"]]
-        except (KeyError, TypeError) as exc:
-            raise CardParseError(f"not a wire card: {obj!r}") from exc
         return cls.of(RANKS.index(rank), SUITS.index(suit))
 
     @property
