@@ -250,6 +250,7 @@ def _load(address: str, clients: int, seconds: float, pages: tuple[str, ...]) ->
         warm.getresponse().read()
     warm.close()
     stop_at = time.monotonic() + seconds
+    cpu_started = time.process_time()
 
     def client(number: int) -> None:
         connection = http.client.HTTPConnection(host, int(port), timeout=30)
@@ -284,9 +285,14 @@ def _load(address: str, clients: int, seconds: float, pages: tuple[str, ...]) ->
     for thread in threads:
         thread.join()
     each = {path: _percentiles(values) for path, values in by_path.items() if values}
+    # The clients' own CPU a request: near a core's worth in all, they would be timing
+    # their own queue for the interpreter, not the server.
+    client_cpu = time.process_time() - cpu_started
     return {**_percentiles(times), "errors": len(errors), "first_errors": errors[:5],
             "per_second": len(times) / seconds, "requests": len(times),
-            "paths": list(pages), "by_path": each}  # fmt: skip
+            "paths": list(pages), "by_path": each,
+            "client_cpu_ms": 1000 * client_cpu / max(1, len(times)),
+            "client_cpu_share": client_cpu / seconds}  # fmt: skip
 
 
 def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -430,7 +436,8 @@ def main() -> None:
                   f"{pages['p99_ms']:.1f} ms, {pages['per_second']:.1f} requests/s, "
                   f"{pages['errors']} errors {pages['first_errors']}; "
                   f"{pages['games_played_meanwhile']} games stored meanwhile; the web "
-                  f"process's CPU {pages['web_cpu_ms']:.2f} ms a request")  # fmt: skip
+                  f"process's CPU {pages['web_cpu_ms']:.2f} ms a request, the clients' "
+                  f"{pages['client_cpu_ms']:.2f} ms ({pages['client_cpu_share']:.2f} of a core)")  # fmt: skip
             for path, row in pages["by_path"].items():
                 print(f"    {path:24} median {row['median_ms']:8.1f} ms   p99 "
                       f"{row['p99_ms']:8.1f} ms   n={row['n']}")  # fmt: skip
