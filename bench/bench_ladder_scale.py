@@ -437,7 +437,8 @@ def main() -> None:
                   f"{pages['errors']} errors {pages['first_errors']}; "
                   f"{pages['games_played_meanwhile']} games stored meanwhile; the web "
                   f"process's CPU {pages['web_cpu_ms']:.2f} ms a request, the clients' "
-                  f"{pages['client_cpu_ms']:.2f} ms ({pages['client_cpu_share']:.2f} of a core)")  # fmt: skip
+                  f"{pages['client_cpu_ms']:.2f} ms "
+                  f"({pages['client_cpu_share']:.2f} of a core)")  # fmt: skip
             for path, row in pages["by_path"].items():
                 print(f"    {path:24} median {row['median_ms']:8.1f} ms   p99 "
                       f"{row['p99_ms']:8.1f} ms   n={row['n']}")  # fmt: skip
