@@ -38,7 +38,7 @@ line before and after.
 from __future__ import annotations
 
 import argparse
-import http.client
+import asyncio
 import json
 import math
 import multiprocessing
@@ -65,7 +65,7 @@ from tests.postgres import running_postgres  # noqa: E402
 PAGES = ("/ladder/", "/api/v1/ladder/", "/")
 #: What each client sends with a request, as a browser does: it takes gzip (the pages are
 #: kept gzipped too). No ``If-None-Match``: every request is a new reader's, drawn in full.
-BROWSER_HEADERS = {"Accept-Encoding": "gzip"}
+REQUEST_HEADERS = "Accept-Encoding: gzip\r\n"
 #: The hands of the match whose viewer step 3 asks for (the viewer shows at most 200).
 VIEWER_HANDS = 200
 #: The spread of one game's luck-adjusted score in the synthetic history (mbb/hand).
@@ -237,62 +237,79 @@ class Timing:
 
 def _load(address: str, clients: int, seconds: float, pages: tuple[str, ...]) -> dict[str, Any]:
     """Step 3's clients: each asks for the ``pages`` in turn until the time is up."""
-    host, port = address.removeprefix("http://").rstrip("/").split(":")
-    times: list[float] = []
-    by_path: dict[str, list[float]] = {path: [] for path in pages}
-    errors: list[str] = []
-    lock = threading.Lock()
-    # Each page asked for once before the clock starts, as a site that has been up has
-    # drawn it: the viewer's document made (its hands replayed once), the fit read.
-    warm = http.client.HTTPConnection(host, int(port), timeout=60)
-    for path in pages:
-        warm.request("GET", path, headers=BROWSER_HEADERS)
-        warm.getresponse().read()
-    warm.close()
-    stop_at = time.monotonic() + seconds
     cpu_started = time.process_time()
-
-    def client(number: int) -> None:
-        connection = http.client.HTTPConnection(host, int(port), timeout=30)
-        k = number
-        mine: list[tuple[str, float]] = []
-        while time.monotonic() < stop_at:
-            path = pages[k % len(pages)]
-            k += 1
-            started = time.perf_counter()
-            try:
-                connection.request("GET", path, headers=BROWSER_HEADERS)
-                response = connection.getresponse()
-                response.read()
-                if response.status != 200:
-                    with lock:
-                        errors.append(f"{path}: {response.status}")
-            except (OSError, http.client.HTTPException) as error:
-                with lock:
-                    errors.append(f"{path}: {error!r}")
-                connection.close()
-                connection = http.client.HTTPConnection(host, int(port), timeout=30)
-            mine.append((path, time.perf_counter() - started))
-        connection.close()
-        with lock:
-            for path, taken in mine:
-                times.append(taken)
-                by_path[path].append(taken)
-
-    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    each = {path: _percentiles(values) for path, values in by_path.items() if values}
+    times, by_path, errors = asyncio.run(_clients(address, clients, seconds, pages))
     # The clients' own CPU a request: near a core's worth in all, they would be timing
-    # their own queue for the interpreter, not the server.
+    # their own wait for the interpreter, not the server.
     client_cpu = time.process_time() - cpu_started
+    each = {path: _percentiles(values) for path, values in by_path.items() if values}
     return {**_percentiles(times), "errors": len(errors), "first_errors": errors[:5],
             "per_second": len(times) / seconds, "requests": len(times),
             "paths": list(pages), "by_path": each,
             "client_cpu_ms": 1000 * client_cpu / max(1, len(times)),
             "client_cpu_share": client_cpu / seconds}  # fmt: skip
+
+
+async def _clients(
+    address: str, clients: int, seconds: float, pages: tuple[str, ...]
+) -> tuple[list[float], dict[str, list[float]], list[str]]:
+    """:func:`_load`'s clients on one event loop: each request's seconds, by page too, and
+    the errors."""
+    host, port = address.removeprefix("http://").rstrip("/").split(":")
+    times: list[float] = []
+    by_path: dict[str, list[float]] = {path: [] for path in pages}
+    errors: list[str] = []
+    # Each page asked for once before the clock starts, as a site that has been up has
+    # drawn it: the viewer's document made (its hands replayed once), the fit read.
+    reader, writer = await asyncio.open_connection(host, int(port))
+    for path in pages:
+        await _ask(reader, writer, host, path)
+    writer.close()
+    stop_at = time.monotonic() + seconds
+
+    async def client(number: int) -> None:
+        reader, writer = await asyncio.open_connection(host, int(port))
+        k = number
+        while time.monotonic() < stop_at:
+            path = pages[k % len(pages)]
+            k += 1
+            started = time.perf_counter()
+            try:
+                status = await asyncio.wait_for(_ask(reader, writer, host, path), 30)
+                if status != 200:
+                    errors.append(f"{path}: {status}")
+            except (OSError, ValueError, asyncio.IncompleteReadError, TimeoutError) as error:
+                errors.append(f"{path}: {error!r}")
+                writer.close()
+                reader, writer = await asyncio.open_connection(host, int(port))
+            taken = time.perf_counter() - started
+            times.append(taken)
+            by_path[path].append(taken)
+        writer.close()
+
+    await asyncio.gather(*(client(n) for n in range(clients)))
+    return times, by_path, errors
+
+
+async def _ask(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str, path: str
+) -> int:
+    """One ``GET`` of ``path`` on a kept-alive connection, its body read to the end (by
+    its ``Content-Length``, or chunk by chunk); its status."""
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n{REQUEST_HEADERS}\r\n".encode())
+    head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+    status = int(head[0].split()[1])
+    fields = {name.strip().lower(): value.strip()
+              for name, _, value in (line.partition(":") for line in head[1:] if line)}  # fmt: skip
+    if "content-length" in fields:
+        await reader.readexactly(int(fields["content-length"]))
+    elif fields.get("transfer-encoding") == "chunked":
+        while size := int((await reader.readuntil(b"\r\n")).split(b";")[0], 16):
+            await reader.readexactly(size + 2)
+        await reader.readuntil(b"\r\n")
+    elif status not in (204, 304):
+        raise ValueError(f"{path}: an answer with no length")
+    return status
 
 
 def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -344,14 +361,12 @@ def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, A
             with running_site(site, workers=0, threads=args.threads,
                               options=("--ladder-workers", "0")) as live:  # fmt: skip
                 done = threading.Event()
-                played: list[float] = []
+                played: list[Timing] = []
 
                 def play() -> None:  # during the load, as a worker does
                     while not done.is_set():
-                        timing = _play_one(rng, "bench-live")
-                        started = time.perf_counter()
+                        played.append(_play_one(rng, "bench-live"))
                         refresh_if_due()
-                        played.append(timing.claim + timing.store + time.perf_counter() - started)
                         done.wait(0.2)
 
                 player = threading.Thread(target=play)
@@ -370,6 +385,12 @@ def one_size(versions: int, games: int, args: argparse.Namespace) -> dict[str, A
                     player.join()
                     connection.close()
                 figures["pages"]["games_played_meanwhile"] = len(played)
+                figures["claim_and_store_under_load"] = _percentiles(
+                    [t.claim + t.store for t in played]
+                )
+                figures["claim_and_store_cpu_under_load"] = _percentiles(
+                    [t.claim_cpu + t.store_cpu for t in played]
+                )
                 # The web process's CPU per request (warm-up included: a few requests).
                 figures["pages"]["web_cpu_ms"] = 1000 * web_cpu / figures["pages"]["requests"]
         connection.close()
@@ -420,8 +441,11 @@ def main() -> None:
               f"fill {figures['fill_s']:.1f} s, "
               f"first fit {figures['first_fit_s']:.2f} s)")  # fmt: skip
         for name in ("claim", "store", "claim_and_store", "claim_and_store_cpu", "refit",
-                     "refit_cpu"):  # fmt: skip
-            row = figures[name]
+                     "refit_cpu", "claim_and_store_under_load",
+                     "claim_and_store_cpu_under_load"):  # fmt: skip
+            row = figures.get(name)
+            if row is None:  # (under the pages' load: at the largest size only)
+                continue
             print(f"  {name:16} median {row['median_ms']:8.1f} ms   p99 {row['p99_ms']:8.1f} ms"
                   f"   max {row['max_ms']:8.1f} ms   n={row['n']}")  # fmt: skip
         print(
