@@ -176,3 +176,20 @@ def test_a_head_request_goes_to_django() -> None:
     for _ in range(2):
         list(front(environ, lambda *_: None))
     assert application.calls == 2 and len(front) == 0
+
+
+def test_an_answer_without_close_is_kept_and_a_failed_drawing_lets_the_next_draw() -> None:
+    calls: list[int] = []
+
+    def flaky(environ: dict[str, Any], start: Callable[..., Any]) -> Iterable[bytes]:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("the database went away")
+        start("200 OK", list(PUBLIC))
+        return [b"drawn"]  # a plain list: nothing to close
+
+    front = SharedAnswers(flaky, clock=Clock())
+    with pytest.raises(RuntimeError, match="went away"):
+        _get(front)
+    # The failed drawing holds nothing: the next reader draws, and that answer is kept.
+    assert _get(front)[1] == b"drawn" and _get(front)[1] == b"drawn" and len(calls) == 2
