@@ -9,7 +9,10 @@ still current (about 2 ms of CPU). Under fifty readers at once that work queues 
 core; here it is spent once a second per page and address, and every other reader of
 that second gets the same bytes. What a reader sees is then at most about a second older
 than the database: the pages show the last fit with its time (a fit comes every few
-seconds), so nothing they state becomes false, it is only seen a second later.
+seconds), so nothing they state becomes false, it is only seen a second later. A change
+made through the site itself (any request but ``GET`` and ``HEAD``: the organiser's
+visibility in the admin, a team's activation) lets every kept answer go once it is
+answered, so it is seen at once; the workers' games and fits are the second-late ones.
 
 Only what HTTP lets a shared cache keep is kept: a ``200`` that Django marked ``public``
 (the pages everyone without a team sees: :func:`~arena.server.site.drawn_pages.answer`
@@ -73,6 +76,9 @@ class SharedAnswers:
         self._answers: dict[Key, _Answer] = {}
         self._drawing: set[Key] = set()
         self._lock = threading.Lock()
+        #: How many times every answer was let go: a drawing begun before the last time
+        #: may hold what a change has since replaced, and is not kept.
+        self._generation = 0
 
     def __len__(self) -> int:
         return len(self._answers)
@@ -80,6 +86,11 @@ class SharedAnswers:
     def __call__(
         self, environ: dict[str, Any], start_response: Callable[..., Any]
     ) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
+            try:
+                return self.application(environ, start_response)  # (a write: answered whole)
+            finally:
+                self.clear()
         key = shared_key(environ)
         if key is None:
             return self.application(environ, start_response)
@@ -95,6 +106,12 @@ class SharedAnswers:
             with self._lock:
                 self._drawing.discard(key)
 
+    def clear(self) -> None:
+        """Let every kept answer go, and any being drawn now (:attr:`_generation`)."""
+        with self._lock:
+            self._answers.clear()
+            self._generation += 1
+
     def _claim(self, key: Key) -> bool:
         """Whether this request draws ``key``'s answer (no other request is drawing it)."""
         with self._lock:
@@ -108,6 +125,7 @@ class SharedAnswers:
     ) -> Iterable[bytes]:
         """Django's answer to the request, kept when any reader may share it."""
         seen: dict[str, Any] = {}
+        generation = self._generation
 
         def noting(status: str, headers: list[tuple[str, str]], *exc_info: Any) -> Any:
             seen.update(status=status, headers=headers)
@@ -126,9 +144,10 @@ class SharedAnswers:
                 close()
         answer = _Answer(seen["status"], list(seen["headers"]), body, self.clock() + self.seconds)
         with self._lock:
-            if len(self._answers) >= self.most:
-                self._answers.clear()
-            self._answers[key] = answer
+            if generation == self._generation:  # no change since it was begun
+                if len(self._answers) >= self.most:
+                    self._answers.clear()
+                self._answers[key] = answer
         return [body]
 
 

@@ -193,3 +193,36 @@ def test_an_answer_without_close_is_kept_and_a_failed_drawing_lets_the_next_draw
         _get(front)
     # The failed drawing holds nothing: the next reader draws, and that answer is kept.
     assert _get(front)[1] == b"drawn" and _get(front)[1] == b"drawn" and len(calls) == 2
+
+
+def _post(front: SharedAnswers, path: str = "/admin/arena_server/sitesettings/1/change/") -> None:
+    environ: dict[str, Any] = {"REQUEST_METHOD": "POST", "PATH_INFO": path}
+    setup_testing_defaults(environ)
+    list(front(environ, lambda *_: None))
+
+
+def test_a_change_made_through_the_site_is_seen_at_once() -> None:
+    # The organiser's visibility, a team's activation: every kept answer is let go.
+    application = Application()
+    front = SharedAnswers(application, clock=Clock())
+    _get(front, "/ladder/")
+    _get(front, "/")
+    _post(front)
+    assert application.calls == 3 and len(front) == 0
+    assert _get(front, "/ladder/")[1] == b"answer 4"
+
+
+def test_an_answer_drawn_across_a_change_is_not_kept() -> None:
+    # Drawn from what the database held before the change, it would be given for a
+    # second after it: given to its own reader only.
+    front: SharedAnswers
+    application = Application()
+
+    def changing(environ: dict[str, Any], start: Callable[..., Any]) -> Iterable[bytes]:
+        if environ["REQUEST_METHOD"] == "GET" and not application.calls:
+            _post(front)  # a write answered while this page is drawn
+        return application(environ, start)
+
+    front = SharedAnswers(changing, clock=Clock())
+    assert _get(front)[1] == b"answer 2" and len(front) == 0
+    assert _get(front)[1] == b"answer 3" and _get(front)[1] == b"answer 3"
