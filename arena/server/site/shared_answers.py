@@ -87,8 +87,8 @@ class SharedAnswers:
         self, environ: dict[str, Any], start_response: Callable[..., Any]
     ) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
-            try:
-                return self.application(environ, start_response)  # (a write: answered whole)
+            try:  # a write: its change is committed when Django returns its answer
+                return self.application(environ, start_response)
             finally:
                 self.clear()
         key = shared_key(environ)
