@@ -30,7 +30,7 @@ listed after its name::
     middleware:    (nothing)
     settings:      site_folder
     urls:          site, ladder
-    wsgi:          django_start
+    wsgi:          site, django_start
     manage:        django_start
     conftest:      django_start
     init_site:     site, competition, site_folder, django_start
