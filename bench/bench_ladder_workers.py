@@ -15,7 +15,8 @@ Run: ``.venv/bin/python bench/bench_ladder_workers.py`` (``--quick`` for a small
    game is ``--deals`` deals each way round. Two worker folders of ``arena server join``
    (their own work folder and builds; the archives through a link of their own to the
    site's uploads) are the two machines.
-2. Every folder a worker plays from builds the versions first, untimed (one game).
+2. Every folder a worker plays from builds the versions first, untimed (one game each,
+   side by side).
 3. For each count ``W`` of ``--workers``, and for the two machines (``W = 2``), in each of
    ``--rounds`` interleaved rounds: ``W`` processes of ``ladder_worker --games G
    --verbosity 2`` started together, then ``arena tournament`` of the same pair with
@@ -30,7 +31,8 @@ Run: ``.venv/bin/python bench/bench_ladder_workers.py`` (``--quick`` for a small
    per-game lines, the time a worker adds to its game's matches (the cycle from one
    game's store to the next's, less the matches' own time), with its claim and store.
    Printed per round and as medians over the rounds, with the hands per game on both
-   sides (the same games: the same hands).
+   sides (the same games: the same hands) and a game's matches' own time on both sides
+   (each process's first games left out): are the matches slower in the ladder?
 
 The machine's load average is printed with each figure: on a shared machine the figures
 move with it.
@@ -89,11 +91,14 @@ def load() -> str:
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """One side's run: its games' ends (seconds, any origin), hands per game, and for the
-    ladder each game's per-worker figures (``GameClock`` lines)."""
+    """One side's run: its games' ends (seconds, any origin), hands per game, the mean of a
+    game's matches' own seconds (each as the process that played it measured it; the
+    ladder's: its first game in each worker left out), and for the ladder each game's
+    per-worker figures (``GameClock`` lines)."""
 
     ends: list[float]
     hands: float
+    own: float
     clocks: list[dict[str, float]]
 
     def per_hour(self, lanes: int) -> float:
@@ -146,8 +151,9 @@ def _ladder(folders: list[Path], games: int, site: Path, env: dict[str, str]) ->
     finished = json.loads(printed.splitlines()[-1])
     if len(finished) != len(folders) * games:
         raise SystemExit(f"{len(finished)} games stored, {len(folders) * games} played")
+    own = statistics.mean(clock["matches"] for clock in clocks) if clocks else 0.0
     return Run([end for end, _hands in finished],
-               statistics.mean(hands for _end, hands in finished), clocks)  # fmt: skip
+               statistics.mean(hands for _end, hands in finished), own, clocks)  # fmt: skip
 
 
 def _tournament(pair: list[str], lanes: int, blocks: int, deals: int, out: Path) -> Run:
@@ -160,10 +166,12 @@ def _tournament(pair: list[str], lanes: int, blocks: int, deals: int, out: Path)
                     "--no-report")  # fmt: skip
     subprocess.run(command, check=True, capture_output=True, timeout=3600)
     with sqlite3.connect(out / "results.sqlite") as db:
-        rows = db.execute("SELECT block_id, MAX(finished_at), SUM(hands_played) FROM matches "
-                          "GROUP BY block_id").fetchall()  # fmt: skip
-    ends = [datetime.fromisoformat(end).timestamp() for _block, end, _hands in rows]
-    return Run(ends, statistics.mean(hands for _block, _end, hands in rows), [])
+        rows = db.execute("SELECT MAX(finished_at), SUM(hands_played), SUM(duration_s) "
+                          "FROM matches GROUP BY block_id").fetchall()  # fmt: skip
+    ends = [datetime.fromisoformat(end).timestamp() for end, _hands, _own in rows]
+    # Its first games left out: each process's start (the ladder's are left out likewise).
+    own = statistics.mean(seconds for _end, _hands, seconds in sorted(rows)[lanes:])
+    return Run(ends, statistics.mean(hands for _end, hands, _own in rows), own, [])
 
 
 @dataclass(slots=True)
@@ -173,6 +181,7 @@ class Figures:
     ladder: list[float]
     tournament: list[float]
     added: list[float]
+    slower: list[float]
 
     def summary(self) -> str:
         """Medians over the rounds, the range of the overhead."""
@@ -182,7 +191,9 @@ class Figures:
                 f"{100 * statistics.median(overheads):+.1f}% ({100 * min(overheads):+.1f} to "
                 f"{100 * max(overheads):+.1f}%); the worker adds "
                 f"{100 * statistics.median(self.added):.1f}% to its matches' own time "
-                f"({100 * min(self.added):.1f} to {100 * max(self.added):.1f}%)")  # fmt: skip
+                f"({100 * min(self.added):.1f} to {100 * max(self.added):.1f}%); the ladder's "
+                f"matches {statistics.median(self.slower):.2f}x the tournament's "
+                f"({min(self.slower):.2f} to {max(self.slower):.2f}x)")  # fmt: skip
 
 
 def main() -> None:
@@ -217,11 +228,10 @@ def main() -> None:
                                competition=folder / "competition.toml",
                                secret_key_file=site / "secret_key", archives=mount)  # fmt: skip
             machines.append(joined.root)
-        for warm in (site, *machines):  # the builds, untimed
-            _ladder([warm], 1, site, env)
+        _ladder([site, *machines], 1, site, env)  # the builds, untimed, side by side
         settings = {f"{count} worker(s), one folder": [site] * count for count in counts}
         settings["2 workers, separate folders"] = machines
-        figures = {name: Figures([], [], []) for name in settings}
+        figures = {name: Figures([], [], [], []) for name in settings}
         runs = 0
         for round_number in range(args.rounds):
             for name, folders in settings.items():
@@ -235,18 +245,20 @@ def main() -> None:
                     plain = _tournament(pair, lanes, lanes * args.games, args.deals, out)
                     ladder = _ladder(folders, args.games, site, env)
                 added = [clock["cycle"] - clock["matches"] for clock in ladder.clocks]
-                own = statistics.mean(clock["matches"] for clock in ladder.clocks)
+                own = ladder.own
                 claim = statistics.mean(clock["claim"] for clock in ladder.clocks)
                 store = statistics.mean(clock["store"] for clock in ladder.clocks)
                 got = figures[name]
                 got.ladder.append(ladder.per_hour(lanes))
                 got.tournament.append(plain.per_hour(lanes))
                 got.added.append(statistics.mean(added) / own)
+                got.slower.append(own / plain.own)
                 print(f"round {round_number + 1}, {name}: ladder {got.ladder[-1]:.0f} "
                       f"games/hour ({ladder.hands:.0f} hands a game), tournament "
                       f"{got.tournament[-1]:.0f} ({plain.hands:.0f} hands a game): per game "
                       f"{100 * (got.tournament[-1] / got.ladder[-1] - 1):+.1f}%; a game's "
-                      f"matches {own:.3f} s, the worker adds {statistics.mean(added):.3f} s "
+                      f"matches {own:.3f} s (the tournament's {plain.own:.3f} s), the worker "
+                      f"adds {statistics.mean(added):.3f} s "
                       f"= {100 * got.added[-1]:.1f}% (claim {claim:.3f}, store "
                       f"{store:.3f}); {load()}", flush=True)  # fmt: skip
         print(f"medians over {args.rounds} round(s), {'+'.join(pair)}, {args.deals} deals each "
