@@ -1,41 +1,47 @@
 """Games per hour of the ladder with 1, 2 and 4 ladder workers on this machine, and with two
 workers whose folders share nothing (two machines simulated: each a worker folder of
-``arena server join``), against ``arena tournament`` playing games of the same shape.
+``arena server join``), against ``arena tournament`` playing the same games, and the
+worker's overhead per game.
 
 Run: ``.venv/bin/python bench/bench_ladder_workers.py`` (``--quick`` for a small run;
-``--deals``, ``--games`` per worker, ``--workers 1,2,4``, ``--bots``).
+``--deals``, ``--games`` per worker, ``--workers 1,2,4``, ``--pair``, ``--rounds``).
 
 1. A site on a real PostgreSQL (started in a temporary folder, as the tests'
-   ``tests/postgres.py`` does; gone at the end) with ``--bots`` starter bots
-   (``sample_bots/*``), each its own team's accepted, active version (put in the database
-   directly: validation is not measured here). The competition plays one match at a time
-   per worker (``concurrency = 1``), the strict sandbox and luck on; a game is ``--deals``
-   deals each way round.
-2. Every folder a worker plays from builds the versions first, untimed (one game).
-3. For each count ``W`` of ``--workers``: ``W`` processes of ``ladder_worker --games G``
-   started together, on the site's folder; the wall time until the last has stored its
-   last game gives the games per hour (``W * G`` games). Then the same with two workers,
-   each on a worker folder of its own (its own work folder and builds; the archives
-   through a link of its own to the site's uploads).
-4. The worker's overhead, like for like: a second site whose only two versions are the
-   pair ``--pair`` (so every ladder game is that pair), one worker playing ``--games``
-   games with ``--verbosity 2`` (its per-game lines: the matches' own time as the process
-   that played them measured it, and the whole cycle from one game's end to the next's),
-   interleaved over ``--rounds`` with ``arena tournament`` of the same pair, ``--games``
-   blocks of ``--deals`` deals (the same games: same bots, deals, sandbox, luck estimator,
-   executor and concurrency), whose matches' own times come from its results database.
-   Each run's first game is left out (the pool's and the referee zygote's start-up, once
-   per worker, not per game). Printed per round and as medians: the worker's added time
-   per game (cycle less the matches), as a share of the matches' own time, and the
-   ladder's matches against the tournament's (are matches slower in the ladder?).
+   ``tests/postgres.py`` does; gone at the end) whose only versions are the two starter
+   bots of ``--pair`` (``sample_bots/*``, each its own team's accepted, active version, put
+   in the database directly: validation is not measured here), so every ladder game is
+   that pair: the tournament can play the very same games. The competition plays one
+   match at a time per worker (``concurrency = 1``), the strict sandbox and luck on; a
+   game is ``--deals`` deals each way round. Two worker folders of ``arena server join``
+   (their own work folder and builds; the archives through a link of their own to the
+   site's uploads) are the two machines.
+2. Every folder a worker plays from builds the versions first, untimed (one game each,
+   side by side).
+3. For each count ``W`` of ``--workers``, and for the two machines (``W = 2``), in each of
+   ``--rounds`` interleaved rounds: ``W`` processes of ``ladder_worker --games G
+   --verbosity 2`` started together, then ``arena tournament`` of the same pair with
+   ``--concurrency W``, ``W * G`` blocks of ``--deals`` deals (a block is a game: the same
+   two matches, seats swapped; the same sandbox, luck estimator, executor and matches at
+   once). The two run in the opposite order in the next round.
+4. Games per hour in the steady state, by one rule for both: the games' (blocks') ends
+   in time order, from the ``W``-th to the ``W``-th from last (before the first, each
+   process was starting: Django, its pool, the referee zygote, the tournament's builds;
+   after the last, fewer than ``W`` games were in play). The worker's overhead per game:
+   the ladder's seconds per game against the tournament's; and, from the workers'
+   per-game lines, the time a worker adds to its game's matches (the cycle from one
+   game's store to the next's, less the matches' own time), with its claim and store.
+   Printed per round and as medians over the rounds, with the hands per game on both
+   sides (the same games: the same hands) and a game's matches' own time on both sides
+   (each process's first games left out): are the matches slower in the ladder?
 
-The machine's load average is printed before and after each step: on a shared machine
-the figures move with it.
+The machine's load average is printed with each figure: on a shared machine the figures
+move with it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sqlite3
 import statistics
@@ -43,6 +49,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,8 +58,8 @@ sys.path.insert(0, str(ROOT))
 
 from arena.server.ladder.config import LadderSettings  # noqa: E402
 from arena.server.worker_folder import join_site  # noqa: E402
-from tests.arena.server.browser.live import STARTER_BOTS, arena, init_site  # noqa: E402
-from tests.postgres import PostgresServer, running_postgres  # noqa: E402
+from tests.arena.server.browser.live import arena, init_site  # noqa: E402
+from tests.postgres import running_postgres  # noqa: E402
 
 COMPETITION = 'concurrency = 1\nsandbox = "strict"\n[site]\nsignup = "open"\n'
 
@@ -64,9 +72,14 @@ for name in {bots!r}:
     accepted(make_team(name.replace("_", "-")), pack(REPO_ROOT / "sample_bots" / name))
 """
 
-DONE = """
+#: Each game finished since a moment: its end (seconds since the epoch) and hands.
+FINISHED = """
+import json
+from datetime import datetime, timezone
 from arena.server.ladder.models import Game
-print(Game.objects.filter(status="done").count())
+since = datetime.fromtimestamp({since!r}, tz=timezone.utc)
+games = Game.objects.filter(finished__gte=since).values_list("finished", "hand_count")
+print(json.dumps([[end.timestamp(), hands] for end, hands in games]))
 """
 
 
@@ -76,6 +89,28 @@ def load() -> str:
     return f"load {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
 
 
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One side's run: its games' ends (seconds, any origin), hands per game, the mean of a
+    game's matches' own seconds (each as the process that played it measured it; the
+    ladder's: its first game in each worker left out), and for the ladder each game's
+    per-worker figures (``GameClock`` lines)."""
+
+    ends: list[float]
+    hands: float
+    own: float
+    clocks: list[dict[str, float]]
+
+    def per_hour(self, lanes: int) -> float:
+        """Games per hour in the steady state (module docstring, step 4)."""
+        ends = sorted(self.ends)
+        first, last = ends[lanes - 1], ends[len(ends) - lanes]
+        if last <= first:
+            raise SystemExit(f"{len(ends)} games over {lanes} lanes leave no steady state: "
+                             "play more --games")  # fmt: skip
+        return (len(ends) - 2 * lanes + 1) / (last - first) * 3600
+
+
 def _manage(folder: Path, *arguments: str, env: dict[str, str]) -> str:
     command = [sys.executable, "-m", "arena.server.manage", *arguments]
     done = subprocess.run(command, env={**env, "ARENA_SITE_DIR": str(folder)}, check=True,
@@ -83,80 +118,82 @@ def _manage(folder: Path, *arguments: str, env: dict[str, str]) -> str:
     return done.stdout
 
 
-def _workers(folders: list[Path], games: int, env: dict[str, str]) -> float:
-    """Wall seconds for one ``ladder_worker --games games`` per folder, started together."""
-    started = time.monotonic()
+def _clocks(output: str) -> list[dict[str, float]]:
+    """A worker's per-game figures from its ``--verbosity 2`` lines, its first game (the
+    start-up's) left out."""
+    lines = [line.split("seconds: ")[1] for line in output.splitlines() if "seconds: " in line]
+    return [{k: float(v) for k, v in (pair.split("=") for pair in line.split())}
+            for line in lines][1:]  # fmt: skip
+
+
+def _ladder(folders: list[Path], games: int, site: Path, env: dict[str, str]) -> Run:
+    """One ``ladder_worker --games games --verbosity 2`` per folder, started together."""
+    since = time.time()
+    command = [sys.executable, "-m", "arena.server.manage", "ladder_worker", "--games",
+               str(games), "--verbosity", "2"]  # fmt: skip
     processes = [
         subprocess.Popen(
-            [sys.executable, "-m", "arena.server.manage", "ladder_worker", "--games", str(games)],
+            command,
             env={**env, "ARENA_SITE_DIR": str(folder)},
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            text=True,
         )
         for folder in folders
     ]
+    clocks = []
     for process in processes:
-        _out, errors = process.communicate(timeout=3600)
+        output, errors = process.communicate(timeout=3600)
         if process.returncode != 0:
             raise SystemExit(f"a ladder worker failed ({process.returncode}): {errors!r}")
-    return time.monotonic() - started
+        clocks += _clocks(output)
+    printed = _manage(site, "shell", "-c", FINISHED.format(since=since), env=env)
+    finished = json.loads(printed.splitlines()[-1])
+    if len(finished) != len(folders) * games:
+        raise SystemExit(f"{len(finished)} games stored, {len(folders) * games} played")
+    own = statistics.mean(clock["matches"] for clock in clocks) if clocks else 0.0
+    return Run([end for end, _hands in finished],
+               statistics.mean(hands for _end, hands in finished), own, clocks)  # fmt: skip
 
 
-def _timed_games(folder: Path, games: int, env: dict[str, str]) -> list[dict[str, float]]:
-    """One ``ladder_worker --games games --verbosity 2`` on ``folder``: each game's
-    figures (:class:`arena.server.ladder.management.commands.ladder_worker.GameClock`)."""
-    command = [sys.executable, "-m", "arena.server.manage", "ladder_worker", "--games",
-               str(games), "--verbosity", "2"]  # fmt: skip
-    done = subprocess.run(command, env={**env, "ARENA_SITE_DIR": str(folder)}, check=True,
-                          capture_output=True, text=True, timeout=3600)  # fmt: skip
-    lines = [line.split("seconds: ")[1] for line in done.stdout.splitlines() if "seconds: " in line]
-    return [{k: float(v) for k, v in (pair.split("=") for pair in line.split())} for line in lines]
-
-
-def _tournament_games(pair: list[str], args: argparse.Namespace, out: Path) -> list[float]:
-    """``arena tournament`` of ``pair``: ``--games`` blocks of ``--deals`` deals, one match
-    at a time, strict sandbox, luck on; each block's (game's) matches' own seconds."""
+def _tournament(pair: list[str], lanes: int, blocks: int, deals: int, out: Path) -> Run:
+    """``arena tournament`` of ``pair``: ``blocks`` blocks of ``deals`` deals, ``lanes``
+    matches at a time, strict sandbox, luck on."""
     manifests = [str(ROOT / "sample_bots" / bot / "bot.toml") for bot in pair]
-    command = arena("tournament", *manifests, "--deals", str(args.deals * args.games),
-                    "--block-deals", str(args.deals), "--concurrency", "1", "--sandbox",
+    command = arena("tournament", *manifests, "--deals", str(deals * blocks),
+                    "--block-deals", str(deals), "--concurrency", str(lanes), "--sandbox",
                     "strict", "--luck", "on", "--out", str(out), "--no-progress",
                     "--no-report")  # fmt: skip
     subprocess.run(command, check=True, capture_output=True, timeout=3600)
     with sqlite3.connect(out / "results.sqlite") as db:
-        rows = db.execute("SELECT block_id, SUM(duration_s) FROM matches GROUP BY block_id "
-                          "ORDER BY MIN(id)").fetchall()  # fmt: skip
-    return [float(seconds) for _block, seconds in rows]
+        rows = db.execute("SELECT MAX(finished_at), SUM(hands_played), SUM(duration_s) "
+                          "FROM matches GROUP BY block_id").fetchall()  # fmt: skip
+    ends = [datetime.fromisoformat(end).timestamp() for end, _hands, _own in rows]
+    # Its first games left out: each process's start (the ladder's are left out likewise).
+    own = statistics.mean(seconds for _end, _hands, seconds in sorted(rows)[lanes:])
+    return Run(ends, statistics.mean(hands for _end, hands, _own in rows), own, [])
 
 
-def _overhead(
-    args: argparse.Namespace, folder: Path, server: PostgresServer, env: dict[str, str]
-) -> None:
-    """Step 4 of the module docstring: the worker's added time per game against the
-    matches' own time, and the ladder's matches against the tournament's."""
-    pair = args.pair.split(",")
-    database = server.url(server.create_database("pair"))
-    site = init_site(folder / "pair", competition=COMPETITION, database=database)
-    _manage(site, "shell", "-c", SEED.format(bots=pair), env=env)
-    _workers([site], 1, env)  # the builds, untimed
-    shares, slower = [], []
-    for round_number in range(args.rounds):
-        games = _timed_games(site, args.games, env)[1:]  # the first: the pool's start-up
-        plain = _tournament_games(pair, args, folder / f"pair-t{round_number}")[1:]
-        added = statistics.mean(game["cycle"] - game["matches"] for game in games)
-        own = statistics.mean(game["matches"] for game in games)
-        claim = statistics.mean(game["claim"] for game in games)
-        store = statistics.mean(game["store"] for game in games)
-        shares.append(added / own)
-        slower.append(own / statistics.mean(plain))
-        print(f"round {round_number + 1}: ladder game {own:.3f} s of matches + {added:.3f} s "
-              f"added (claim {claim:.3f}, store {store:.3f}) = {100 * shares[-1]:+.1f}%; "
-              f"the tournament's game {statistics.mean(plain):.3f} s of matches, the "
-              f"ladder's matches {slower[-1]:.2f}x; {load()}", flush=True)  # fmt: skip
-    share = statistics.median(shares)
-    print(f"{'+'.join(pair)}, {args.deals} deals each way, {len(games)} games a round, "
-          f"median of {args.rounds} rounds: worker overhead {100 * share:+.1f}% "
-          f"of the game's own time (target under 10%), the ladder's matches "
-          f"{statistics.median(slower):.2f}x the tournament's; {load()}", flush=True)  # fmt: skip
+@dataclass(slots=True)
+class Figures:
+    """One setting's figures over the rounds."""
+
+    ladder: list[float]
+    tournament: list[float]
+    added: list[float]
+    slower: list[float]
+
+    def summary(self) -> str:
+        """Medians over the rounds, the range of the overhead."""
+        ladder, plain = statistics.median(self.ladder), statistics.median(self.tournament)
+        overheads = [t / lad - 1 for lad, t in zip(self.ladder, self.tournament, strict=True)]
+        return (f"ladder {ladder:.0f} games/hour, tournament {plain:.0f}: per game "
+                f"{100 * statistics.median(overheads):+.1f}% ({100 * min(overheads):+.1f} to "
+                f"{100 * max(overheads):+.1f}%); the worker adds "
+                f"{100 * statistics.median(self.added):.1f}% to its matches' own time "
+                f"({100 * min(self.added):.1f} to {100 * max(self.added):.1f}%); the ladder's "
+                f"matches {statistics.median(self.slower):.2f}x the tournament's "
+                f"({min(self.slower):.2f} to {max(self.slower):.2f}x)")  # fmt: skip
 
 
 def main() -> None:
@@ -164,26 +201,24 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a small run")
     parser.add_argument("--deals", type=int, default=LadderSettings().deals,
                         help="deals a game each way round (default: the ladder's)")  # fmt: skip
-    parser.add_argument("--games", type=int, default=8, help="games per worker")
+    parser.add_argument("--games", type=int, default=6, help="games per worker")
     parser.add_argument("--workers", default="1,2,4", help="worker counts, comma-separated")
-    parser.add_argument("--bots", type=int, default=5, help="4 or more")
-    parser.add_argument("--pair", default="c,python_calling_station", help="step 4's two bots")
-    parser.add_argument("--rounds", type=int, default=3, help="step 4's interleaved rounds")
+    parser.add_argument("--pair", default="c,python_calling_station", help="the two bots")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds")
     args = parser.parse_args()
     if args.quick:
-        args.deals, args.games, args.workers, args.bots, args.rounds = 10, 3, "1,2", 4, 1
+        args.deals, args.games, args.workers, args.rounds = 10, 3, "1", 1
+    pair = args.pair.split(",")
     counts = [int(text) for text in args.workers.split(",")]
-    bots = STARTER_BOTS[: args.bots]
     print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
-    print(f"{len(bots)} bots, {args.deals} deals a game each way round, {args.games} games "
-          f"per worker; {load()}", flush=True)  # fmt: skip
+    print(f"{'+'.join(pair)}, {args.deals} deals a game each way round, {args.games} games "
+          f"per worker, {args.rounds} rounds; {load()}", flush=True)  # fmt: skip
     env = {**os.environ, "ARENA_LADDER": f'{{"deals": {args.deals}, "placement_games": 1}}'}
-    rates: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp, running_postgres() as server:
         folder = Path(tmp)
         database = server.url(server.create_database("bench"))
         site = init_site(folder, competition=COMPETITION, database=database)
-        _manage(site, "shell", "-c", SEED.format(bots=bots), env=env)
+        _manage(site, "shell", "-c", SEED.format(bots=pair), env=env)
         machines = []
         for name in ("a", "b"):
             mount = folder / f"machine-{name}" / "archives"
@@ -193,22 +228,44 @@ def main() -> None:
                                competition=folder / "competition.toml",
                                secret_key_file=site / "secret_key", archives=mount)  # fmt: skip
             machines.append(joined.root)
-        for warm in (site, *machines):  # the builds, untimed
-            _workers([warm], 1, env)
-        for count in counts:
-            wall = _workers([site] * count, args.games, env)
-            rates[f"{count} worker(s), one folder"] = count * args.games / wall * 3600
-            print(f"{count} worker(s), one folder: {count * args.games} games in {wall:.1f} s, "
-                  f"{rates[f'{count} worker(s), one folder']:.0f} games/hour; {load()}",
-                  flush=True)  # fmt: skip
-        wall = _workers(machines, args.games, env)
-        separate = "2 workers, separate folders"
-        rates[separate] = 2 * args.games / wall * 3600
-        print(f"{separate}: {2 * args.games} games in {wall:.1f} s, "
-              f"{rates[separate]:.0f} games/hour; {load()}", flush=True)  # fmt: skip
-        played = _manage(site, "shell", "-c", DONE, env=env).split()[-1]
-        print(f"games stored on the site: {played}", flush=True)
-        _overhead(args, folder, server, env)
+        _ladder([site, *machines], 1, site, env)  # the builds, untimed, side by side
+        settings = {f"{count} worker(s), one folder": [site] * count for count in counts}
+        settings["2 workers, separate folders"] = machines
+        figures = {name: Figures([], [], [], []) for name in settings}
+        runs = 0
+        for round_number in range(args.rounds):
+            for name, folders in settings.items():
+                lanes = len(folders)
+                runs += 1
+                out = folder / f"tournament-{runs}"
+                if round_number % 2 == 0:
+                    ladder = _ladder(folders, args.games, site, env)
+                    plain = _tournament(pair, lanes, lanes * args.games, args.deals, out)
+                else:
+                    plain = _tournament(pair, lanes, lanes * args.games, args.deals, out)
+                    ladder = _ladder(folders, args.games, site, env)
+                added = [clock["cycle"] - clock["matches"] for clock in ladder.clocks]
+                own = ladder.own
+                claim = statistics.mean(clock["claim"] for clock in ladder.clocks)
+                store = statistics.mean(clock["store"] for clock in ladder.clocks)
+                got = figures[name]
+                got.ladder.append(ladder.per_hour(lanes))
+                got.tournament.append(plain.per_hour(lanes))
+                got.added.append(statistics.mean(added) / own)
+                got.slower.append(own / plain.own)
+                print(f"round {round_number + 1}, {name}: ladder {got.ladder[-1]:.0f} "
+                      f"games/hour ({ladder.hands:.0f} hands a game), tournament "
+                      f"{got.tournament[-1]:.0f} ({plain.hands:.0f} hands a game): per game "
+                      f"{100 * (got.tournament[-1] / got.ladder[-1] - 1):+.1f}%; a game's "
+                      f"matches {own:.3f} s (the tournament's {plain.own:.3f} s), the worker "
+                      f"adds {statistics.mean(added):.3f} s "
+                      f"= {100 * got.added[-1]:.1f}% (claim {claim:.3f}, store "
+                      f"{store:.3f}); {load()}", flush=True)  # fmt: skip
+        print(f"medians over {args.rounds} round(s), {'+'.join(pair)}, {args.deals} deals each "
+              f"way, {args.games} games per worker (target: the worker's overhead under 10% "
+              f"of the game's own time); {load()}")  # fmt: skip
+        for name, got in figures.items():
+            print(f"  {name}: {got.summary()}", flush=True)
 
 
 if __name__ == "__main__":

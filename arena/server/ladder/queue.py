@@ -74,7 +74,7 @@ from arena.server.ladder.promotions import advance_promotions
 from arena.server.ladder.state import ladder_view
 from arena.server.ladder.sums import add_counted
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
-from arena.store.outcome import MatchOutcome
+from arena.store.outcome import MatchOutcome, SeatOutcome
 
 __all__ = ["QUEUE", "claim_next", "game_seed", "store_played"]
 
@@ -341,36 +341,61 @@ def _store_own_faults(game: Game, played: PlayedGame) -> None:
 def _store_matches(
     game: Game, matches: Sequence[tuple[MatchOutcome, Path]], is_result: bool
 ) -> list[Match]:
-    """The game's matches as the site's match rows (their pages and hand viewer)."""
+    """The game's matches as the site's match rows (their pages and hand viewer), in the
+    order of ``matches``. A few statements whatever the matches: one read of the rows
+    already there, one insert of the new ones (every one, but for a store this one
+    replaces: those are updated in place, keeping their numbers, and their seats made
+    again), one insert of every seat."""
     by_label = _versions_at(game)
-    stored = []
-    for outcome, folder in matches:
-        failed = outcome.error is not None
-        hands = outcome.hands_path
-        match, _ = Match.objects.update_or_create(
+    now = timezone.now()
+    rows = [
+        Match(
             source="ladder",
             external_id=outcome.match_id,
-            defaults={
-                "status": MatchStatus.FAILED if failed else MatchStatus.FINISHED,
-                "failure_kind": FailureKind.NONE if is_result else FailureKind.BOT_FAULT,
-                "failure_message": outcome.error or "",
-                "hands_file": "" if hands is None else str(folder / hands),
-                "hands_played": len(outcome.hands),
-                "finished": timezone.now(),
-            },
+            status=MatchStatus.FAILED if outcome.error is not None else MatchStatus.FINISHED,
+            failure_kind=FailureKind.NONE if is_result else FailureKind.BOT_FAULT,
+            failure_message=outcome.error or "",
+            hands_file="" if outcome.hands_path is None else str(folder / outcome.hands_path),
+            hands_played=len(outcome.hands),
+            finished=now,
         )
-        match.seats.all().delete()
-        seats = []
-        for position, seat in enumerate(outcome.seats):
-            version = by_label.get(seat.bot)
-            adjusted = None
-            if outcome.hands and all(hand.adjusted is not None for hand in outcome.hands):
-                adjusted = sum(hand.adjusted[position] for hand in outcome.hands if hand.adjusted)
-            seats.append(MatchSeat(match=match, seat_index=seat.seat_index, name=seat.bot,
-                                   player_id=f"p{seat.seat_index}", version=version,
-                                   team=None if version is None else version.team,
-                                   chips_won=seat.chips_won, adjusted_chips=adjusted,
-                                   fault_count=sum(seat.fault_counts.values())))  # fmt: skip
-        MatchSeat.objects.bulk_create(seats)
-        stored.append(match)
-    return stored
+        for outcome, folder in matches
+    ]
+    there = dict(
+        Match.objects.filter(source="ladder", external_id__in=[row.external_id for row in rows])
+        .values_list("external_id", "pk")
+    )  # fmt: skip
+    for row in rows:
+        row.pk = there.get(row.external_id)
+    again = [row for row in rows if row.pk is not None]
+    Match.objects.bulk_create([row for row in rows if row.pk is None])
+    if again:
+        Match.objects.bulk_update(again, _MATCH_FIELDS)
+        MatchSeat.objects.filter(match__in=again).delete()
+    MatchSeat.objects.bulk_create(
+        _seat_row(match, outcome, position, seat, by_label.get(seat.bot))
+        for match, (outcome, _folder) in zip(rows, matches, strict=True)
+        for position, seat in enumerate(outcome.seats)
+    )
+    return rows
+
+
+#: What a stored match's row says of how it went (what a store replacing it rewrites).
+_MATCH_FIELDS = ("status", "failure_kind", "failure_message", "hands_file", "hands_played",
+                 "finished")  # fmt: skip
+
+
+def _seat_row(
+    match: Match, outcome: MatchOutcome, position: int, seat: SeatOutcome,
+    version: BotVersion | None,
+) -> MatchSeat:  # fmt: skip
+    """The row of ``seat``, the ``position``-th of ``outcome`` (its luck-adjusted chips
+    when every hand carries them)."""
+    adjusted = None
+    if outcome.hands and all(hand.adjusted is not None for hand in outcome.hands):
+        adjusted = sum(hand.adjusted[position] for hand in outcome.hands if hand.adjusted)
+    return MatchSeat(match=match, seat_index=seat.seat_index, name=seat.bot,
+                     player_id=f"p{seat.seat_index}", version=version,
+                     team=None if version is None else version.team,
+                     chips_won=seat.chips_won, adjusted_chips=adjusted,
+                     fault_count=sum(seat.fault_counts.values()))  # fmt: skip

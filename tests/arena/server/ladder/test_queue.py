@@ -1,7 +1,8 @@
 """The queue and the play step without bots: a game whose worker keeps dying is left out
 after its attempts, an unranked test game is scheduled from a team's request, a version
 that cannot be unpacked forfeits, a match that failed for the arena is played again, and a
-worker whose play step raises stores an infrastructure failure, never a bot's."""
+worker whose play step raises stores an infrastructure failure, never a bot's; a game's
+matches are stored in a few statements, a row already there rewritten in place."""
 
 from __future__ import annotations
 
@@ -11,23 +12,27 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from arena.bots.sandbox.select import SandboxLevel
 from arena.ladder.ends import EndCause
 from arena.server.jobs.lease import lease_seconds
 from arena.server.ladder import config
-from arena.server.ladder.models import Game, GameStatus, UnrankedRequest
+from arena.server.ladder.models import Game, GameStatus, UnrankedRequest, version_label
 from arena.server.ladder.play import (
     GameSpec,
     LadderRules,
+    PlayedGame,
     VersionFiles,
     _failed,
     play_game,
 )
-from arena.server.ladder.queue import claim_next
-from arena.store.outcome import MatchOutcome
+from arena.server.ladder.queue import claim_next, store_played
+from arena.server.site.models import FailureKind, Match, MatchSeat, MatchStatus
+from arena.store.outcome import MatchOutcome, SeatOutcome
 from arena.tournament.config import TournamentConfig
 from tests.arena.server.ladder.conftest import team_with
 
@@ -157,3 +162,71 @@ def test_a_version_that_cannot_be_read_is_named_without_its_path(tmp_path: Path)
                     seed=1, deals=2)  # fmt: skip
     played = play_game(spec, executor=None, rules=_rules(), root=tmp_path)  # type: ignore[arg-type]
     assert "secret-folder" not in played.detail and "gone.tar.gz" not in played.detail
+
+
+def _not_started(game: Game) -> PlayedGame:
+    """What a worker brings back for ``game`` when its second version did not start: two
+    failed matches, seats swapped."""
+    first, second = version_label(game.first), version_label(game.second)
+    error = f"1 bot not ready at the start of the match: {second!r} (seat 1): exited: 3"
+    matches = tuple(
+        (MatchOutcome(match_id, tuple(SeatOutcome(index, bot, 0, 0, 0)
+                                      for index, bot in enumerate(seats)),
+                      (), "error", None, 0.1, error=error), Path("/work/ladder/games"))
+        for match_id, seats in ((f"game-{game.pk}", (first, second)),
+                                (f"game-{game.pk}-swap", (second, first)))
+    )  # fmt: skip
+    return PlayedGame(EndCause.BOT_NOT_READY, (second,), "", matches=matches)
+
+
+def _claimed_game(worker: str) -> Game:
+    _ants, station = team_with("ants", "station")
+    _bees, folder = team_with("bees", "folder")
+    return Game.objects.create(
+        kind="uncertainty", first=station, second=folder, seed="1", deals=4,
+        status=GameStatus.CLAIMED, claimed_by=worker, attempts=1,
+        lease_expires=timezone.now() + timedelta(seconds=lease_seconds()),
+    )  # fmt: skip
+
+
+def test_a_game_s_matches_are_stored_in_three_statements_whatever_their_count(
+    small_ladder: None,
+) -> None:
+    # One read of the rows already there, one insert of the matches, one of their seats:
+    # not a read, a write and a savepoint per match and per seat.
+    game = _claimed_game("w:1")
+    with CaptureQueriesContext(connection) as captured:
+        assert store_played(game, "w:1", _not_started(game), config.current())
+    touching = [query["sql"] for query in captured if "arena_server_match" in query["sql"]]
+    assert len(touching) == 3, touching
+    stored = Game.objects.get(pk=game.pk)
+    assert stored.status == GameStatus.BOT_FAULT and stored.second_at_fault
+    assert stored.match_seat is not None and stored.match_swap is not None
+    assert stored.match_seat.external_id == f"game-{game.pk}"
+    assert stored.match_swap.external_id == f"game-{game.pk}-swap"
+    pair = [game.first, game.second]
+    for match, versions in ((stored.match_seat, pair), (stored.match_swap, pair[::-1])):
+        assert match.status == MatchStatus.FAILED and match.failure_kind == FailureKind.BOT_FAULT
+        seats = list(match.seats.order_by("seat_index"))
+        assert [seat.version for seat in seats] == versions
+        assert [seat.team for seat in seats] == [version.team for version in versions]
+
+
+def test_a_match_row_already_there_is_rewritten_in_place_its_seats_made_again(
+    small_ladder: None,
+) -> None:
+    # A row left under the game's match id (a store this one replaces) keeps its number,
+    # so the links to it hold; it says what this store says, with no stale seat left.
+    game = _claimed_game("w:1")
+    left = Match.objects.create(source="ladder", external_id=f"game-{game.pk}",
+                                status=MatchStatus.FINISHED, hands_played=9)  # fmt: skip
+    MatchSeat.objects.create(match=left, seat_index=0, name="stale", chips_won=5)
+    assert store_played(game, "w:1", _not_started(game), config.current())
+    stored = Game.objects.get(pk=game.pk)
+    assert stored.match_seat_id == left.pk
+    again = Match.objects.get(pk=left.pk)
+    assert again.status == MatchStatus.FAILED and again.hands_played == 0
+    assert sorted(again.seats.values_list("name", flat=True)) == sorted(
+        [version_label(game.first), version_label(game.second)]
+    )
+    assert Match.objects.filter(source="ladder").count() == 2
