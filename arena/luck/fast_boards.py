@@ -32,6 +32,11 @@ USE_FAST_BOARDS = True
 _FIRST_BYTES = 80
 
 
+#: Per pool size ``n`` (up to 256), the bytes below which a byte is kept: the largest
+#: multiple of ``n`` (each index below ``n`` then equally likely).
+_LIMITS = [0] + [256 - 256 % n for n in range(1, 257)]
+
+
 def shuffled(key: bytes, cards: Sequence[Card], *, first_bytes: int = _FIRST_BYTES) -> list[Card]:
     """``cards`` after the whole Fisher-Yates shuffle that
     :func:`arena.luck.equity.sample_subsets` makes with ``StreamRandom(key)`` (each index
@@ -42,11 +47,12 @@ def shuffled(key: bytes, cards: Sequence[Card], *, first_bytes: int = _FIRST_BYT
     size = first_bytes
     data = hashlib.shake_256(key).digest(size)
     read = 0
+    limits = _LIMITS
     # The last step (one card left) takes a byte and moves nothing: it is left out, and
     # the stream is not read after the shuffle.
     for k in range(length - 1):
         n = length - k
-        limit = 256 - 256 % n
+        limit = limits[n]
         while True:
             if read == size:  # a longer digest starts with the shorter one
                 size *= 2

@@ -13,8 +13,6 @@ function uses this module when :data:`USE_FAST_RANKS` is true.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import compress, repeat
-from operator import and_, rshift
 
 from engine._eval_tables import (
     CARD_KEYS,
@@ -77,13 +75,18 @@ def fast_hand_ranks(
     ``start`` on: ``rank_class((*hole, *board, *completion))``, faster."""
     if not _SEVEN:  # the first hand this process ranks (the evaluator fills them too)
         fill_tables()
-    base = FIRST_CARD_KEYS[hole[0]] + CARD_KEYS[hole[1]] + sum([CARD_KEYS[c] for c in board])
+    base = FIRST_CARD_KEYS[hole[0]] + CARD_KEYS[hole[1]]
+    if board:
+        base += sum([CARD_KEYS[c] for c in board])
     sums = completions.sums
-    totals = list(map(base.__add__, sums[start:] if start else sums))
+    if start:
+        sums = sums[start:]
     # Every total's rank sum names a real seven-card rank multiset, flush or not: look all
-    # up at C speed, then put the flushes right with the evaluator.
-    ranks = list(map(_SEVEN.__getitem__, map(rshift, totals, repeat(RANK_SHIFT))))
-    flushes = list(compress(range(len(totals)), map(and_, totals, repeat(FLUSH_BITS))))
+    # up, then put the flushes right with the evaluator. (Comprehensions that add inline
+    # beat map() pipelines here: each map() pass makes an iterator and a list of its own.)
+    seven, shift, flush_bits = _SEVEN, RANK_SHIFT, FLUSH_BITS
+    ranks = [seven[(base + total) >> shift] for total in sums]
+    flushes = [index for index, total in enumerate(sums) if (base + total) & flush_bits]
     if flushes:
         board_of = completions.board_of
         for index in flushes:

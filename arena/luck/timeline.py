@@ -21,7 +21,7 @@ discarded, which is public before the cards come, so skipping those terms biases
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -71,6 +71,53 @@ class TableState:
     def current_bet(self) -> int:
         """The highest commitment on this betting round."""
         return max(self.street, default=0)
+
+
+def _slot_setter(name: str) -> Callable[[TableState, Any], None]:
+    """The setter of :class:`TableState`'s slot ``name`` (it bypasses the frozen check)."""
+    setter: Callable[[TableState, Any], None] = vars(TableState)[name].__set__
+    return setter
+
+
+_new = object.__new__
+_set_committed = _slot_setter("committed")
+_set_street = _slot_setter("street")
+_set_stacks = _slot_setter("stacks")
+_set_live = _slot_setter("live")
+_set_hands = _slot_setter("hands")
+_set_board = _slot_setter("board")
+_set_dead = _slot_setter("dead")
+_set_out = _slot_setter("out")
+_set_last_raised = _slot_setter("last_raised")
+
+
+def _table_state(
+    committed: tuple[int, ...],
+    street: tuple[int, ...],
+    stacks: tuple[int, ...],
+    live: tuple[bool, ...],
+    hands: tuple[tuple[Card, ...], ...],
+    board: tuple[Card, ...],
+    dead: tuple[int, ...],
+    out: frozenset[Card],
+    last_raised: int,
+) -> TableState:
+    """``TableState(...)`` of these fields, made by setting its slots directly: the frozen
+    dataclass's ``__init__`` sets each through ``object.__setattr__``, more than twice the
+    cost, and the walk makes a state per chance event, an action term one per action of
+    a distribution. (A field added to :class:`TableState` must be added here too: a test
+    compares the two.)"""
+    state: TableState = _new(TableState)
+    _set_committed(state, committed)
+    _set_street(state, street)
+    _set_stacks(state, stacks)
+    _set_live(state, live)
+    _set_hands(state, hands)
+    _set_board(state, board)
+    _set_dead(state, dead)
+    _set_out(state, out)
+    _set_last_raised(state, last_raised)
+    return state
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,16 +205,16 @@ class _Walker:
         return self.position_of[seat]
 
     def snapshot(self) -> TableState:
-        return TableState(
-            committed=tuple(self.committed),
-            street=tuple(self.street),
-            stacks=tuple(self.stacks),
-            live=tuple(self.live),
-            hands=tuple(self.hands),
-            board=self.board,
-            dead=tuple(self.dead),
-            out=self._frozen_out,
-            last_raised=self.last_raised,
+        return _table_state(
+            tuple(self.committed),
+            tuple(self.street),
+            tuple(self.stacks),
+            tuple(self.live),
+            tuple(self.hands),
+            self.board,
+            tuple(self.dead),
+            self._frozen_out,
+            self.last_raised,
         )
 
     def complete_round(self) -> None:
@@ -251,11 +298,29 @@ def walk_history(
     reshuffled = False
     voided = False
     street_pots: dict[int, int] = {}
+    # The walker's lists that the betting changes in place, named once (the loop is hot).
+    position_of: Mapping[Any, int] = walker.position_of
+    committed, stacks = walker.committed, walker.stacks
     for number, event in enumerate(events):
         if not isinstance(event, dict):
             raise LuckError(f"event {number} is not an object: {event!r}")
         kind = event.get("type")
-        if kind == "hand_started":
+        if kind == "action_taken":  # the commonest event, so tested first, and inlined
+            position = position_of.get(event.get("seat_index"), -1)
+            if position < 0:
+                position = walker.position(event)  # raises, naming the seat
+            if decisions is None or decision_index in decisions:
+                steps.append(DecisionStep(decision_index, position, walker.snapshot()))
+            decision_index += 1
+            amount = event.get("amount")
+            if type(amount) is not int:
+                amount = _int(event, "amount")  # an int subclass, or an error naming it
+            committed[position] += amount
+            stacks[position] -= amount
+            walker.street[position] += amount
+            if event.get("kind") == "FOLD":
+                walker.live[position] = False
+        elif kind == "hand_started":
             for entry in event.get("seats", ()):
                 walker.live[walker.position(entry)] = True
         elif kind == "ante_posted":
@@ -276,14 +341,6 @@ def walk_history(
             following = events[number + 1] if number + 1 < len(events) else None
             if not (isinstance(following, dict) and following.get("type") == kind):
                 steps.append(ChanceStep("deal", dealing, walker.snapshot()))
-        elif kind == "action_taken":
-            position = walker.position(event)
-            if decisions is None or decision_index in decisions:
-                steps.append(DecisionStep(decision_index, position, walker.snapshot()))
-            decision_index += 1
-            walker.put_in(position, _int(event, "amount"), on_street=True)
-            if event.get("kind") == "FOLD":
-                walker.live[position] = False
         elif kind == "uncalled_bet_returned":
             position = walker.position(event)
             walker.put_in(position, -_int(event, "amount"), on_street=True)
@@ -357,14 +414,14 @@ def with_action(state: TableState, position: int, action: Mapping[str, Any]) -> 
     stacks[position] -= add
     # Made directly rather than by dataclasses.replace: an action term makes one state per
     # action of every reported distribution, and replace() costs several times as much.
-    return TableState(
-        committed=tuple(committed),
-        street=tuple(street),
-        stacks=tuple(stacks),
-        live=state.live,
-        hands=state.hands,
-        board=state.board,
-        dead=state.dead,
-        out=state.out,
-        last_raised=state.last_raised,
+    return _table_state(
+        tuple(committed),
+        tuple(street),
+        tuple(stacks),
+        state.live,
+        state.hands,
+        state.board,
+        state.dead,
+        state.out,
+        state.last_raised,
     )

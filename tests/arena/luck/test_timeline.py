@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import copy
 import random
+from dataclasses import fields
 from typing import Any
 
 import pytest
 
 from arena.luck import LuckError, estimate_hand
-from arena.luck.timeline import ChanceStep, DecisionStep, walk_history, with_action
+from arena.luck.timeline import (
+    ChanceStep,
+    DecisionStep,
+    TableState,
+    _table_state,
+    walk_history,
+    with_action,
+)
 from engine.actions import Call, Check
 from engine.config import AnteMode, BettingStructure, GameConfig, Variant
 from engine.hand import BlindSeats, Hand, SeatSetup
@@ -85,6 +93,26 @@ def test_an_all_in_in_a_distribution_puts_in_the_whole_stack() -> None:
     assert with_action(step.before, step.position, {"action": "CHECK"}) == step.before
 
 
+def test_a_state_made_slot_by_slot_is_the_dataclasss() -> None:
+    # The walk makes its states without the frozen dataclass's __init__: every field must
+    # be set, in the dataclass's order (a field added to one and not the other fails).
+    values: tuple[Any, ...] = (
+        (1, 2),
+        (3, 4),
+        (5, 6),
+        (True, False),
+        ((), ()),
+        (),
+        (0, 1),
+        frozenset(),
+        7,
+    )
+    assert [field.name for field in fields(TableState)] == list(TableState.__slots__)
+    made = _table_state(*values)
+    assert made == TableState(*values)
+    assert [getattr(made, name) for name in TableState.__slots__] == list(values)
+
+
 def _broken(change: Any) -> dict[str, Any]:
     record = random_record(7, seat_count=3, mixed=True)
     broken = copy.deepcopy(record)
@@ -94,6 +122,11 @@ def _broken(change: Any) -> dict[str, Any]:
 
 def _first_mixed(record: dict[str, Any]) -> dict[str, Any]:
     return next(d for d in record["decisions"] if "distribution" in d)
+
+
+def _first_action(record: dict[str, Any]) -> dict[str, Any]:
+    events = record["history"]["events"]
+    return next(e for e in events if isinstance(e, dict) and e["type"] == "action_taken")
 
 
 BAD_RECORDS = {
@@ -110,6 +143,16 @@ BAD_RECORDS = {
     ),
     "bad amount": (
         lambda r: r["history"]["events"][1].__setitem__("amount", "ten"),
+        "not an integer",
+    ),
+    # An action's seat and amount are read on a path of their own (the walk's commonest
+    # event): the same errors.
+    "unknown seat in an action": (
+        lambda r: _first_action(r).__setitem__("seat_index", 42),
+        "not in the hand",
+    ),
+    "bad amount in an action": (
+        lambda r: _first_action(r).__setitem__("amount", True),
         "not an integer",
     ),
     "no stacks": (lambda r: r["history"]["result"].pop("final_stacks"), "without stacks"),
