@@ -161,11 +161,12 @@ class HandTimeline:
 _CARD_BY_TEXT = {str(card): card for card in FULL_DECK}
 
 
-def _cards(raw: Any, where: str) -> tuple[Card, ...]:
+def _cards(raw: Any, number: int) -> tuple[Card, ...]:
+    """The cards named in event ``number`` (an error naming them if they are not cards)."""
     try:
         return tuple([_CARD_BY_TEXT[text] for text in raw])
     except (KeyError, TypeError) as exc:
-        raise LuckError(f"bad cards {raw!r} in {where}") from exc
+        raise LuckError(f"bad cards {raw!r} in event {number}") from exc
 
 
 def _int(event: Mapping[str, Any], name: str) -> int:
@@ -193,7 +194,9 @@ class _Walker:
         self.board: tuple[Card, ...] = ()
         self.dead = [0] * count
         self.out: set[Card] = set()
-        self._frozen_out: frozenset[Card] = frozenset()  # ``out`` as of the last deal
+        # ``out`` frozen for the states, made when a state needs it after a deal changed it
+        # (the hole cards are dealt one seat at a time; the state comes after the last).
+        self._frozen_out: frozenset[Card] | None = frozenset()
         self.dead_ante = dead_ante
         self.unit = unit
         self.last_raised = 0
@@ -205,6 +208,9 @@ class _Walker:
         return self.position_of[seat]
 
     def snapshot(self) -> TableState:
+        out = self._frozen_out
+        if out is None:
+            out = self._frozen_out = frozenset(self.out)
         return _table_state(
             tuple(self.committed),
             tuple(self.street),
@@ -213,7 +219,7 @@ class _Walker:
             tuple(self.hands),
             self.board,
             tuple(self.dead),
-            self._frozen_out,
+            out,
             self.last_raised,
         )
 
@@ -229,7 +235,7 @@ class _Walker:
     def deal(self, cards: Sequence[Card]) -> None:
         """``cards`` are out of the deck (shown to someone)."""
         self.out.update(cards)
-        self._frozen_out = frozenset(self.out)
+        self._frozen_out = None
 
     def put_in(self, position: int, amount: int, *, on_street: bool) -> None:
         self.committed[position] += amount
@@ -305,7 +311,8 @@ def walk_history(
         if not isinstance(event, dict):
             raise LuckError(f"event {number} is not an object: {event!r}")
         kind = event.get("type")
-        if kind == "action_taken":  # the commonest event, so tested first, and inlined
+        # The commonest events first; an action is read inline.
+        if kind == "action_taken":
             position = position_of.get(event.get("seat_index"), -1)
             if position < 0:
                 position = walker.position(event)  # raises, naming the seat
@@ -320,6 +327,14 @@ def walk_history(
             walker.street[position] += amount
             if event.get("kind") == "FOLD":
                 walker.live[position] = False
+        elif kind == "betting_round_complete":
+            walker.complete_round()
+        elif kind == "street_dealt":
+            street_pots[len(walker.board)] = sum(walker.committed)
+            before = walker.snapshot()
+            walker.board = _cards(event.get("board"), number)
+            walker.deal(walker.board)
+            steps.append(ChanceStep("street", before, walker.snapshot()))
         elif kind == "hand_started":
             for entry in event.get("seats", ()):
                 walker.live[walker.position(entry)] = True
@@ -335,7 +350,7 @@ def walk_history(
             if dealing is None:
                 dealing = walker.snapshot()
             position = walker.position(event)
-            cards = _cards(event.get("cards"), f"event {number}")
+            cards = _cards(event.get("cards"), number)
             walker.hands[position] = cards
             walker.deal(cards)
             following = events[number + 1] if number + 1 < len(events) else None
@@ -344,22 +359,14 @@ def walk_history(
         elif kind == "uncalled_bet_returned":
             position = walker.position(event)
             walker.put_in(position, -_int(event, "amount"), on_street=True)
-        elif kind == "betting_round_complete":
-            walker.complete_round()
-        elif kind == "street_dealt":
-            street_pots[len(walker.board)] = sum(walker.committed)
-            before = walker.snapshot()
-            walker.board = _cards(event.get("board"), f"event {number}")
-            walker.deal(walker.board)
-            steps.append(ChanceStep("street", before, walker.snapshot()))
         elif kind == "stub_reshuffled":
             reshuffled = True
         elif kind == "cards_drawn":
             position = walker.position(event)
             decision_index += 1
             before = walker.snapshot()
-            discarded = _cards(event.get("discarded"), f"event {number}")
-            drawn = _cards(event.get("drawn"), f"event {number}")
+            discarded = _cards(event.get("discarded"), number)
+            drawn = _cards(event.get("drawn"), number)
             walker.hands[position] = (
                 tuple(card for card in walker.hands[position] if card not in discarded) + drawn
             )

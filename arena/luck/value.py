@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from operator import mul
 from typing import Any, Literal
 
@@ -116,6 +117,7 @@ _MAX_SAMPLES: int = PARAMETERS["samples_max"]
 _DRAW_EXACT_LIMIT: int = PARAMETERS["draw_exact_limit"]
 
 
+@lru_cache(maxsize=1024)  # asked for every value; a match sees few pots
 def sample_count(pot_total: int, unit: int) -> int:
     """Completions sampled for a state whose pot holds ``pot_total`` chips (``unit``: the
     big blind): 8 per big blind rounded up to a power of two (so that states with close
@@ -387,8 +389,8 @@ class ValueFunction:
     def _known_count(self, board: tuple[Card, ...], pot_total: int) -> int | None:
         """How many completions a pot of ``pot_total`` is valued over on ``board``; None
         while the board's completions are not made yet."""
-        if self.is_draw:
-            return 1  # the current hands: one showdown
+        if self.is_draw or len(board) == 5:
+            return 1  # the current hands, or a complete board: one showdown
         if board in self._samplers:
             return self._sample_count(board, pot_total)
         sums = self._sums.get(board)
@@ -446,6 +448,8 @@ class ValueFunction:
         if self.is_draw:
             return [[rank_class(hands[member])] for member in members]
         board = state.board
+        if len(board) == 5:  # one showdown: each hand ranked once, no completions to share
+            return [[rank_class((*hands[member], *board))] for member in members]
         sums = self._sums.get(board)
         if sums is None:
             missing = 5 - len(board)
