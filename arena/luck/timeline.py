@@ -21,11 +21,12 @@ discarded, which is public before the cards come, so skipping those terms biases
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.cards import FULL_DECK, Card
+from engine.speed.dataclass_init import fast_init
 
 __all__ = [
     "ChanceStep",
@@ -73,51 +74,7 @@ class TableState:
         return max(self.street, default=0)
 
 
-def _slot_setter(name: str) -> Callable[[TableState, Any], None]:
-    """The setter of :class:`TableState`'s slot ``name`` (it bypasses the frozen check)."""
-    setter: Callable[[TableState, Any], None] = vars(TableState)[name].__set__
-    return setter
-
-
-_new = object.__new__
-_set_committed = _slot_setter("committed")
-_set_street = _slot_setter("street")
-_set_stacks = _slot_setter("stacks")
-_set_live = _slot_setter("live")
-_set_hands = _slot_setter("hands")
-_set_board = _slot_setter("board")
-_set_dead = _slot_setter("dead")
-_set_out = _slot_setter("out")
-_set_last_raised = _slot_setter("last_raised")
-
-
-def _table_state(
-    committed: tuple[int, ...],
-    street: tuple[int, ...],
-    stacks: tuple[int, ...],
-    live: tuple[bool, ...],
-    hands: tuple[tuple[Card, ...], ...],
-    board: tuple[Card, ...],
-    dead: tuple[int, ...],
-    out: frozenset[Card],
-    last_raised: int,
-) -> TableState:
-    """``TableState(...)`` of these fields, made by setting its slots directly: the frozen
-    dataclass's ``__init__`` sets each through ``object.__setattr__``, more than twice the
-    cost, and the walk makes a state per chance event, an action term one per action of
-    a distribution. (A field added to :class:`TableState` must be added here too: a test
-    compares the two.)"""
-    state: TableState = _new(TableState)
-    _set_committed(state, committed)
-    _set_street(state, street)
-    _set_stacks(state, stacks)
-    _set_live(state, live)
-    _set_hands(state, hands)
-    _set_board(state, board)
-    _set_dead(state, dead)
-    _set_out(state, out)
-    _set_last_raised(state, last_raised)
-    return state
+fast_init(TableState)  # one per chance event, and per action of a reported strategy
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +87,9 @@ class ChanceStep:
     after: TableState
     position: int | None = None
     is_reshuffled: bool = False
+
+
+fast_init(ChanceStep)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +117,9 @@ class HandTimeline:
     key: bytes
     street_pots: Mapping[int, int]
 
+
+fast_init(DecisionStep)
+fast_init(HandTimeline)
 
 _CARD_BY_TEXT = {str(card): card for card in FULL_DECK}
 
@@ -211,7 +174,7 @@ class _Walker:
         out = self._frozen_out
         if out is None:
             out = self._frozen_out = frozenset(self.out)
-        return _table_state(
+        return TableState(
             tuple(self.committed),
             tuple(self.street),
             tuple(self.stacks),
@@ -421,7 +384,7 @@ def with_action(state: TableState, position: int, action: Mapping[str, Any]) -> 
     stacks[position] -= add
     # Made directly rather than by dataclasses.replace: an action term makes one state per
     # action of every reported distribution, and replace() costs several times as much.
-    return _table_state(
+    return TableState(
         tuple(committed),
         tuple(street),
         tuple(stacks),

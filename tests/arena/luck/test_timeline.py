@@ -4,20 +4,12 @@ from __future__ import annotations
 
 import copy
 import random
-from dataclasses import fields
 from typing import Any
 
 import pytest
 
 from arena.luck import LuckError, estimate_hand
-from arena.luck.timeline import (
-    ChanceStep,
-    DecisionStep,
-    TableState,
-    _table_state,
-    walk_history,
-    with_action,
-)
+from arena.luck.timeline import ChanceStep, DecisionStep, walk_history, with_action
 from engine.actions import Call, Check
 from engine.config import AnteMode, BettingStructure, GameConfig, Variant
 from engine.hand import BlindSeats, Hand, SeatSetup
@@ -91,26 +83,6 @@ def test_an_all_in_in_a_distribution_puts_in_the_whole_stack() -> None:
         step.before.committed[step.position] + step.before.stacks[step.position]
     )
     assert with_action(step.before, step.position, {"action": "CHECK"}) == step.before
-
-
-def test_a_state_made_slot_by_slot_is_the_dataclasss() -> None:
-    # The walk makes its states without the frozen dataclass's __init__: every field must
-    # be set, in the dataclass's order (a field added to one and not the other fails).
-    values: tuple[Any, ...] = (
-        (1, 2),
-        (3, 4),
-        (5, 6),
-        (True, False),
-        ((), ()),
-        (),
-        (0, 1),
-        frozenset(),
-        7,
-    )
-    assert [field.name for field in fields(TableState)] == list(TableState.__slots__)
-    made = _table_state(*values)
-    assert made == TableState(*values)
-    assert [getattr(made, name) for name in TableState.__slots__] == list(values)
 
 
 def _broken(change: Any) -> dict[str, Any]:
