@@ -159,20 +159,22 @@ def betting_features(state: TableState, unit: int) -> dict[str, float]:
 def _feature_values(state: TableState, unit: int) -> tuple[int, int, int]:
     """:func:`betting_features` in :data:`BETTING_FEATURES` order, in plain loops (it runs
     for every value of a hand)."""
-    live, stacks, street = state.live, state.stacks, state.street
     largest = behind = bet = 0
-    for position, alive in enumerate(live):
+    seats = list(zip(state.live, state.stacks, state.street, strict=True))
+    for alive, stack, put in seats:
         if alive:
-            stack = stacks[position]
             if stack > largest:
                 largest, behind = stack, largest
             elif stack > behind:
                 behind = stack
-            bet = max(bet, street[position])
+            if put > bet:
+                bet = put
     to_call = 0
-    for position, alive in enumerate(live):
-        if alive and street[position] < bet:
-            to_call = max(to_call, min(bet - street[position], stacks[position]))
+    for alive, stack, put in seats:
+        if alive and put < bet:
+            owed = bet - put if bet - put < stack else stack
+            if owed > to_call:
+                to_call = owed
     raised = sum(state.committed) - 2 * unit
     return (
         min(behind, raised) if raised > 0 else 0,
