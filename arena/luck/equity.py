@@ -135,9 +135,12 @@ class BoardSampler:
 
 
 def completions(unseen: Sequence[Card], missing: int) -> list[tuple[Card, ...]]:
-    """Every way to complete a board missing ``missing`` cards (in a fixed order)."""
-    if missing == 0:
-        return [()]
+    """Every way to complete a board missing ``missing`` cards (in a fixed order; one
+    empty completion when none is missing).
+
+    >>> completions(FULL_DECK[:3], 2), completions(FULL_DECK[:3], 0)
+    ([(Card('2c'), Card('2d')), (Card('2c'), Card('2h')), (Card('2d'), Card('2h'))], [()])
+    """
     return list(combinations(unseen, missing))
 
 

@@ -50,6 +50,7 @@ from arena.luck.timeline import (
     with_action,
 )
 from arena.luck.value import PARAMETERS, ValueFunction
+from engine.speed.dataclass_init import fast_init
 
 __all__ = [
     "ESTIMATOR",
@@ -91,6 +92,9 @@ class HandLuck:
     def luck(self) -> tuple[float, ...]:
         """How much of each seat's result was luck: raw minus adjusted."""
         return tuple(r - a for r, a in zip(self.raw, self.adjusted, strict=True))
+
+
+fast_init(HandLuck)  # one per hand
 
 
 def luck_record(luck: HandLuck) -> dict[str, Any]:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
+from itertools import repeat
+from operator import call
 from typing import Any
 
 from engine._eval_tables import CARD_KEYS
@@ -32,6 +34,11 @@ USE_FAST_BOARDS = True
 _FIRST_BYTES = 80
 
 
+#: Per pool size ``n`` (up to 256), the bytes below which a byte is kept: the largest
+#: multiple of ``n`` (each index below ``n`` then equally likely).
+_LIMITS = [0] + [256 - 256 % n for n in range(1, 257)]
+
+
 def shuffled(key: bytes, cards: Sequence[Card], *, first_bytes: int = _FIRST_BYTES) -> list[Card]:
     """``cards`` after the whole Fisher-Yates shuffle that
     :func:`arena.luck.equity.sample_subsets` makes with ``StreamRandom(key)`` (each index
@@ -42,11 +49,12 @@ def shuffled(key: bytes, cards: Sequence[Card], *, first_bytes: int = _FIRST_BYT
     size = first_bytes
     data = hashlib.shake_256(key).digest(size)
     read = 0
+    limits = _LIMITS
     # The last step (one card left) takes a byte and moves nothing: it is left out, and
     # the stream is not read after the shuffle.
     for k in range(length - 1):
         n = length - k
-        limit = 256 - 256 % n
+        limit = limits[n]
         while True:
             if read == size:  # a longer digest starts with the shorter one
                 size *= 2
@@ -65,5 +73,6 @@ def design_sums(
 ) -> list[int]:
     """The card-key sum of each completion ``getter(cards)``, for each of ``getters``: the
     cards' keys are looked up once, then each completion's keys are read by its getter."""
-    keys = [CARD_KEYS[card] for card in cards]
-    return list(map(sum, [getter(keys) for getter in getters]))
+    keys = list(map(CARD_KEYS.__getitem__, cards))
+    # operator.call over the getters keeps the whole loop in C.
+    return list(map(sum, map(call, getters, repeat(keys))))

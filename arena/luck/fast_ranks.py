@@ -13,8 +13,6 @@ function uses this module when :data:`USE_FAST_RANKS` is true.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import compress, repeat
-from operator import and_, rshift
 
 from engine._eval_tables import (
     CARD_KEYS,
@@ -34,6 +32,8 @@ __all__ = ["USE_FAST_RANKS", "BoardSums", "fast_hand_ranks"]
 USE_FAST_RANKS = True
 
 _SEVEN = NONFLUSH_CLASSES[7]
+#: The suit counters' bits, below the rank-key sum.
+_SUIT_BITS = (1 << RANK_SHIFT) - 1
 
 
 def _sums(boards: Sequence[tuple[Card, ...]]) -> list[int]:
@@ -51,7 +51,7 @@ class BoardSums:
     hand ranked on them. ``board_of`` (index to completion) stands in for the list of
     completions when they are not kept (a sampler's: only a flush needs its cards)."""
 
-    __slots__ = ("board_of", "boards", "sums")
+    __slots__ = ("_rank_parts", "_suit_parts", "board_of", "boards", "sums")
 
     def __init__(
         self,
@@ -61,6 +61,22 @@ class BoardSums:
         self.boards = list(boards)
         self.sums = _sums(boards)
         self.board_of = self.boards.__getitem__ if board_of is None else board_of
+        self._rank_parts: list[int] = []
+        self._suit_parts: list[int] = []
+
+    def parts(self) -> tuple[list[int], list[int]]:
+        """Each sum's rank-key part (``sum >> RANK_SHIFT``) and suit counters (its low
+        bits), as far as the sums go: small integers, cheaper to add than the whole sums
+        (which pass 2**30). The suit counters of seven cards stay below 16 each (see
+        ``engine._eval_tables``), so adding a hole's parts never carries from one part
+        into the other: the parts of a seven-card total are the sums of the parts."""
+        rank_parts, suit_parts = self._rank_parts, self._suit_parts
+        have = len(rank_parts)
+        if have < len(self.sums):
+            new = self.sums[have:]
+            rank_parts.extend([total >> RANK_SHIFT for total in new])
+            suit_parts.extend([total & _SUIT_BITS for total in new])
+        return rank_parts, suit_parts
 
     def extend(self, boards: Sequence[tuple[Card, ...]], sums: Sequence[int] | None = None) -> None:
         """Add more completions and their sums (sampled boards grow as states need);
@@ -77,13 +93,19 @@ def fast_hand_ranks(
     ``start`` on: ``rank_class((*hole, *board, *completion))``, faster."""
     if not _SEVEN:  # the first hand this process ranks (the evaluator fills them too)
         fill_tables()
-    base = FIRST_CARD_KEYS[hole[0]] + CARD_KEYS[hole[1]] + sum([CARD_KEYS[c] for c in board])
-    sums = completions.sums
-    totals = list(map(base.__add__, sums[start:] if start else sums))
+    base = FIRST_CARD_KEYS[hole[0]] + CARD_KEYS[hole[1]]
+    if board:
+        base += sum([CARD_KEYS[c] for c in board])
+    rank_parts, suit_parts = completions.parts()
+    if start:
+        rank_parts, suit_parts = rank_parts[start:], suit_parts[start:]
     # Every total's rank sum names a real seven-card rank multiset, flush or not: look all
-    # up at C speed, then put the flushes right with the evaluator.
-    ranks = list(map(_SEVEN.__getitem__, map(rshift, totals, repeat(RANK_SHIFT))))
-    flushes = list(compress(range(len(totals)), map(and_, totals, repeat(FLUSH_BITS))))
+    # up, then put the flushes right with the evaluator. The parts are added apart
+    # (BoardSums.parts), and inline: comprehensions beat map() pipelines at these sizes.
+    seven, flush_bits = _SEVEN, FLUSH_BITS
+    base_rank, base_suits = base >> RANK_SHIFT, base & _SUIT_BITS
+    ranks = [seven[base_rank + part] for part in rank_parts]
+    flushes = [index for index, part in enumerate(suit_parts) if (base_suits + part) & flush_bits]
     if flushes:
         board_of = completions.board_of
         for index in flushes:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.cards import FULL_DECK, Card
+from engine.speed.dataclass_init import fast_init
 
 __all__ = [
     "ChanceStep",
@@ -73,6 +74,9 @@ class TableState:
         return max(self.street, default=0)
 
 
+fast_init(TableState)  # one per chance event, and per action of a reported strategy
+
+
 @dataclass(frozen=True, slots=True)
 class ChanceStep:
     """A chance event: ``kind`` is ``"deal"``, ``"street"`` or ``"draw"``; ``position`` is
@@ -83,6 +87,9 @@ class ChanceStep:
     after: TableState
     position: int | None = None
     is_reshuffled: bool = False
+
+
+fast_init(ChanceStep)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,14 +118,18 @@ class HandTimeline:
     street_pots: Mapping[int, int]
 
 
+fast_init(DecisionStep)
+fast_init(HandTimeline)
+
 _CARD_BY_TEXT = {str(card): card for card in FULL_DECK}
 
 
-def _cards(raw: Any, where: str) -> tuple[Card, ...]:
+def _cards(raw: Any, number: int) -> tuple[Card, ...]:
+    """The cards named in event ``number`` (an error naming them if they are not cards)."""
     try:
         return tuple([_CARD_BY_TEXT[text] for text in raw])
     except (KeyError, TypeError) as exc:
-        raise LuckError(f"bad cards {raw!r} in {where}") from exc
+        raise LuckError(f"bad cards {raw!r} in event {number}") from exc
 
 
 def _int(event: Mapping[str, Any], name: str) -> int:
@@ -146,7 +157,9 @@ class _Walker:
         self.board: tuple[Card, ...] = ()
         self.dead = [0] * count
         self.out: set[Card] = set()
-        self._frozen_out: frozenset[Card] = frozenset()  # ``out`` as of the last deal
+        # ``out`` frozen for the states, made when a state needs it after a deal changed it
+        # (the hole cards are dealt one seat at a time; the state comes after the last).
+        self._frozen_out: frozenset[Card] | None = frozenset()
         self.dead_ante = dead_ante
         self.unit = unit
         self.last_raised = 0
@@ -158,16 +171,19 @@ class _Walker:
         return self.position_of[seat]
 
     def snapshot(self) -> TableState:
+        out = self._frozen_out
+        if out is None:
+            out = self._frozen_out = frozenset(self.out)
         return TableState(
-            committed=tuple(self.committed),
-            street=tuple(self.street),
-            stacks=tuple(self.stacks),
-            live=tuple(self.live),
-            hands=tuple(self.hands),
-            board=self.board,
-            dead=tuple(self.dead),
-            out=self._frozen_out,
-            last_raised=self.last_raised,
+            tuple(self.committed),
+            tuple(self.street),
+            tuple(self.stacks),
+            tuple(self.live),
+            tuple(self.hands),
+            self.board,
+            tuple(self.dead),
+            out,
+            self.last_raised,
         )
 
     def complete_round(self) -> None:
@@ -182,7 +198,7 @@ class _Walker:
     def deal(self, cards: Sequence[Card]) -> None:
         """``cards`` are out of the deck (shown to someone)."""
         self.out.update(cards)
-        self._frozen_out = frozenset(self.out)
+        self._frozen_out = None
 
     def put_in(self, position: int, amount: int, *, on_street: bool) -> None:
         self.committed[position] += amount
@@ -251,11 +267,38 @@ def walk_history(
     reshuffled = False
     voided = False
     street_pots: dict[int, int] = {}
+    # The walker's lists that the betting changes in place, named once (the loop is hot).
+    position_of: Mapping[Any, int] = walker.position_of
+    committed, stacks = walker.committed, walker.stacks
     for number, event in enumerate(events):
         if not isinstance(event, dict):
             raise LuckError(f"event {number} is not an object: {event!r}")
         kind = event.get("type")
-        if kind == "hand_started":
+        # The commonest events first; an action is read inline.
+        if kind == "action_taken":
+            position = position_of.get(event.get("seat_index"), -1)
+            if position < 0:
+                position = walker.position(event)  # raises, naming the seat
+            if decisions is None or decision_index in decisions:
+                steps.append(DecisionStep(decision_index, position, walker.snapshot()))
+            decision_index += 1
+            amount = event.get("amount")
+            if type(amount) is not int:
+                amount = _int(event, "amount")  # an int subclass, or an error naming it
+            committed[position] += amount
+            stacks[position] -= amount
+            walker.street[position] += amount
+            if event.get("kind") == "FOLD":
+                walker.live[position] = False
+        elif kind == "betting_round_complete":
+            walker.complete_round()
+        elif kind == "street_dealt":
+            street_pots[len(walker.board)] = sum(walker.committed)
+            before = walker.snapshot()
+            walker.board = _cards(event.get("board"), number)
+            walker.deal(walker.board)
+            steps.append(ChanceStep("street", before, walker.snapshot()))
+        elif kind == "hand_started":
             for entry in event.get("seats", ()):
                 walker.live[walker.position(entry)] = True
         elif kind == "ante_posted":
@@ -270,39 +313,23 @@ def walk_history(
             if dealing is None:
                 dealing = walker.snapshot()
             position = walker.position(event)
-            cards = _cards(event.get("cards"), f"event {number}")
+            cards = _cards(event.get("cards"), number)
             walker.hands[position] = cards
             walker.deal(cards)
             following = events[number + 1] if number + 1 < len(events) else None
             if not (isinstance(following, dict) and following.get("type") == kind):
                 steps.append(ChanceStep("deal", dealing, walker.snapshot()))
-        elif kind == "action_taken":
-            position = walker.position(event)
-            if decisions is None or decision_index in decisions:
-                steps.append(DecisionStep(decision_index, position, walker.snapshot()))
-            decision_index += 1
-            walker.put_in(position, _int(event, "amount"), on_street=True)
-            if event.get("kind") == "FOLD":
-                walker.live[position] = False
         elif kind == "uncalled_bet_returned":
             position = walker.position(event)
             walker.put_in(position, -_int(event, "amount"), on_street=True)
-        elif kind == "betting_round_complete":
-            walker.complete_round()
-        elif kind == "street_dealt":
-            street_pots[len(walker.board)] = sum(walker.committed)
-            before = walker.snapshot()
-            walker.board = _cards(event.get("board"), f"event {number}")
-            walker.deal(walker.board)
-            steps.append(ChanceStep("street", before, walker.snapshot()))
         elif kind == "stub_reshuffled":
             reshuffled = True
         elif kind == "cards_drawn":
             position = walker.position(event)
             decision_index += 1
             before = walker.snapshot()
-            discarded = _cards(event.get("discarded"), f"event {number}")
-            drawn = _cards(event.get("drawn"), f"event {number}")
+            discarded = _cards(event.get("discarded"), number)
+            drawn = _cards(event.get("drawn"), number)
             walker.hands[position] = (
                 tuple(card for card in walker.hands[position] if card not in discarded) + drawn
             )
@@ -358,13 +385,13 @@ def with_action(state: TableState, position: int, action: Mapping[str, Any]) -> 
     # Made directly rather than by dataclasses.replace: an action term makes one state per
     # action of every reported distribution, and replace() costs several times as much.
     return TableState(
-        committed=tuple(committed),
-        street=tuple(street),
-        stacks=tuple(stacks),
-        live=state.live,
-        hands=state.hands,
-        board=state.board,
-        dead=state.dead,
-        out=state.out,
-        last_raised=state.last_raised,
+        tuple(committed),
+        tuple(street),
+        tuple(stacks),
+        state.live,
+        state.hands,
+        state.board,
+        state.dead,
+        state.out,
+        state.last_raised,
     )

@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from operator import mul
 from typing import Any, Literal
 
 from arena.luck import fast_boards, fast_ranks
@@ -115,6 +117,7 @@ _MAX_SAMPLES: int = PARAMETERS["samples_max"]
 _DRAW_EXACT_LIMIT: int = PARAMETERS["draw_exact_limit"]
 
 
+@lru_cache(maxsize=1024)  # asked for every value; a match sees few pots
 def sample_count(pot_total: int, unit: int) -> int:
     """Completions sampled for a state whose pot holds ``pot_total`` chips (``unit``: the
     big blind): 8 per big blind rounded up to a power of two (so that states with close
@@ -156,20 +159,22 @@ def betting_features(state: TableState, unit: int) -> dict[str, float]:
 def _feature_values(state: TableState, unit: int) -> tuple[int, int, int]:
     """:func:`betting_features` in :data:`BETTING_FEATURES` order, in plain loops (it runs
     for every value of a hand)."""
-    live, stacks, street = state.live, state.stacks, state.street
     largest = behind = bet = 0
-    for position, alive in enumerate(live):
+    seats = list(zip(state.live, state.stacks, state.street, strict=True))
+    for alive, stack, put in seats:
         if alive:
-            stack = stacks[position]
             if stack > largest:
                 largest, behind = stack, largest
             elif stack > behind:
                 behind = stack
-            bet = max(bet, street[position])
+            if put > bet:
+                bet = put
     to_call = 0
-    for position, alive in enumerate(live):
-        if alive and street[position] < bet:
-            to_call = max(to_call, min(bet - street[position], stacks[position]))
+    for alive, stack, put in seats:
+        if alive and put < bet:
+            owed = bet - put if bet - put < stack else stack
+            if owed > to_call:
+                to_call = owed
     raised = sum(state.committed) - 2 * unit
     return (
         min(behind, raised) if raised > 0 else 0,
@@ -200,10 +205,33 @@ def _weight_vector(weights: Mapping[str, float]) -> tuple[float, ...]:
     return tuple(float(weights.get(name, 0.0)) for name in BETTING_FEATURES)
 
 
+#: :data:`BETTING_WEIGHTS` and its vectors by board size, made once rather than per hand
+#: (remade when :data:`BETTING_WEIGHTS` is another object: a test swaps it).
+_frozen_vectors: tuple[object, dict[int, tuple[float, ...]] | None] = (None, None)
+
+
+def _vectors(
+    weights: Mapping[int, Mapping[str, float]] | None,
+) -> dict[int, tuple[float, ...]] | None:
+    """Per board size, ``weights`` in :data:`BETTING_FEATURES` order (None: no weights)."""
+    if not weights:
+        return None
+    return {size: _weight_vector(street) for size, street in weights.items()}
+
+
+def _frozen() -> dict[int, tuple[float, ...]] | None:
+    global _frozen_vectors
+    if _frozen_vectors[0] is not BETTING_WEIGHTS:
+        _frozen_vectors = (BETTING_WEIGHTS, _vectors(BETTING_WEIGHTS))
+    return _frozen_vectors[1]
+
+
 def _scale(state: TableState, vector: tuple[float, ...], unit: int) -> float:
     if not any(vector):
         return 0.0
-    return sum(w * f for w, f in zip(vector, _feature_values(state, unit), strict=True))
+    # map(mul) adds the same products in the same order as a loop would, at C speed.
+    scale: float = sum(map(mul, vector, _feature_values(state, unit)))
+    return scale
 
 
 class ValueFunction:
@@ -234,12 +262,9 @@ class ValueFunction:
         street_pots: Mapping[int, int] | None = None,
     ) -> None:
         self.is_draw = variant == "five_card_draw"
-        weights = BETTING_WEIGHTS if betting == "frozen" else betting
         # Per board size, the weights in BETTING_FEATURES order.
         self.betting: dict[int, tuple[float, ...]] | None = (
-            None
-            if self.is_draw or not weights
-            else {size: _weight_vector(street) for size, street in weights.items()}
+            None if self.is_draw else _frozen() if betting == "frozen" else _vectors(betting)
         )
         self.unit = unit
         self.key = key
@@ -366,8 +391,8 @@ class ValueFunction:
     def _known_count(self, board: tuple[Card, ...], pot_total: int) -> int | None:
         """How many completions a pot of ``pot_total`` is valued over on ``board``; None
         while the board's completions are not made yet."""
-        if self.is_draw:
-            return 1  # the current hands: one showdown
+        if self.is_draw or len(board) == 5:
+            return 1  # the current hands, or a complete board: one showdown
         if board in self._samplers:
             return self._sample_count(board, pot_total)
         sums = self._sums.get(board)
@@ -425,6 +450,8 @@ class ValueFunction:
         if self.is_draw:
             return [[rank_class(hands[member])] for member in members]
         board = state.board
+        if len(board) == 5:  # one showdown: each hand ranked once, no completions to share
+            return [[rank_class((*hands[member], *board))] for member in members]
         sums = self._sums.get(board)
         if sums is None:
             missing = 5 - len(board)

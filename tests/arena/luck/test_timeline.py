@@ -96,6 +96,11 @@ def _first_mixed(record: dict[str, Any]) -> dict[str, Any]:
     return next(d for d in record["decisions"] if "distribution" in d)
 
 
+def _first_action(record: dict[str, Any]) -> dict[str, Any]:
+    events = record["history"]["events"]
+    return next(e for e in events if isinstance(e, dict) and e["type"] == "action_taken")
+
+
 BAD_RECORDS = {
     "not an object": (lambda r: r["history"]["events"].__setitem__(1, 5), "is not an object"),
     "bad cards": (
@@ -110,6 +115,16 @@ BAD_RECORDS = {
     ),
     "bad amount": (
         lambda r: r["history"]["events"][1].__setitem__("amount", "ten"),
+        "not an integer",
+    ),
+    # An action's seat and amount are read on a path of their own (the walk's commonest
+    # event): the same errors.
+    "unknown seat in an action": (
+        lambda r: _first_action(r).__setitem__("seat_index", 42),
+        "not in the hand",
+    ),
+    "bad amount in an action": (
+        lambda r: _first_action(r).__setitem__("amount", True),
         "not an integer",
     ),
     "no stacks": (lambda r: r["history"]["result"].pop("final_stacks"), "without stacks"),
