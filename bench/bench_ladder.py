@@ -194,6 +194,7 @@ def ladder_runs(
     while True:
         planned: list[Pairing] = []
         for _ in range(batch):
+            pairing: Pairing | None
             if oracle:
                 pairing = oracle_pairing(list(truth), played + len(planned))
             elif targeted:
