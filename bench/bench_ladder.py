@@ -41,7 +41,10 @@ many bots plays many games, refitted after every batch; the fit is ``n**3`` work
    ``--jobs`` processes): "claimed" (the fit's top 3 right and 95% sure) and "stays right"
    (the fitted top 3 right at every refit from then to the run's end), the ladder's
    matchmaking against random pairs on the same seeds, the ratio of the medians with its
-   bootstrap interval.
+   bootstrap interval. ``--batch N``: N games between two fits instead of the default
+   (the resolution of both rules: hands are counted at the refits); ``--oracle`` adds a
+   pairing that knows the true order (:func:`oracle_pairing`), a reference for what any
+   matchmaking could reach at that resolution.
 """
 
 from __future__ import annotations
