@@ -55,6 +55,8 @@ HANDS_PER_GAME = 200
 #: The interval's level, and the band its coverage must fall in.
 CONFIDENCE = 0.95
 TARGET = (0.94, 0.96)
+#: The targeted rows' matchmaking unless ``--placement-games`` says otherwise.
+DEFAULT_MATCHMAKING = MatchmakingSettings()
 
 #: A pair's score SD from (first, second): the same for all, or its own per pair.
 SpreadOf = Callable[[str, str], float]
@@ -133,7 +135,13 @@ def uniform_games(
     return games_played
 
 
-def run_uniform(count: int, games: int, seed: int, heteroscedastic: bool) -> tuple[float, float]:
+def run_uniform(
+    count: int,
+    games: int,
+    seed: int,
+    heteroscedastic: bool,
+    matchmaking: MatchmakingSettings = DEFAULT_MATCHMAKING,
+) -> tuple[float, float]:
     truth = strengths(count)
     rng = random.Random(seed)
     spread = spreads(list(truth), rng, heteroscedastic)
@@ -141,7 +149,11 @@ def run_uniform(count: int, games: int, seed: int, heteroscedastic: bool) -> tup
 
 
 def run_adversarial(
-    count: int, games: int, seed: int, heteroscedastic: bool
+    count: int,
+    games: int,
+    seed: int,
+    heteroscedastic: bool,
+    matchmaking: MatchmakingSettings = DEFAULT_MATCHMAKING,
 ) -> tuple[float, float]:
     truth = strengths(count)
     rng = random.Random(seed)
@@ -152,11 +164,19 @@ def run_adversarial(
     return covered_shares(fit(pair_sums(played)), truth)
 
 
-def run_targeted(count: int, games: int, seed: int, heteroscedastic: bool) -> tuple[float, float]:
+def run_targeted(
+    count: int,
+    games: int,
+    seed: int,
+    heteroscedastic: bool,
+    matchmaking: MatchmakingSettings = DEFAULT_MATCHMAKING,
+) -> tuple[float, float]:
+    """The ladder's own matchmaking (``matchmaking``'s settings; the others' rules ignore
+    them) for ``games`` games, refitted every 10 as bench_ladder's runs are."""
     truth = strengths(count)
     if heteroscedastic:
         raise ValueError("the targeted rows use bench_ladder's simulation: one SD for all pairs")
-    runs = ladder_runs(count, seed, targeted=True, sd=GAME_SD, matchmaking=MatchmakingSettings())
+    runs = ladder_runs(count, seed, targeted=True, sd=GAME_SD, matchmaking=matchmaking)
     for played, _hands, _standings, _counts, history in runs:
         if played >= games:
             return covered_shares(fit(pair_sums(history)), truth)
@@ -166,11 +186,19 @@ def run_targeted(count: int, games: int, seed: int, heteroscedastic: bool) -> tu
 RULES = {"uniform": run_uniform, "targeted": run_targeted, "adversarial": run_adversarial}
 
 
-def row(rule: str, count: int, games: int, seeds: int, heteroscedastic: bool = False) -> Coverage:
-    """The coverage of one pairing rule over ``seeds`` seeds."""
+def row(
+    rule: str,
+    count: int,
+    games: int,
+    seeds: int,
+    heteroscedastic: bool = False,
+    matchmaking: MatchmakingSettings = DEFAULT_MATCHMAKING,
+) -> Coverage:
+    """The coverage of one pairing rule over ``seeds`` seeds (``matchmaking``: the
+    targeted rule's settings)."""
     strength, neighbours = [], []
     for seed in range(seeds):
-        a, b = RULES[rule](count, games, seed, heteroscedastic)
+        a, b = RULES[rule](count, games, seed, heteroscedastic, matchmaking)
         strength.append(a)
         neighbours.append(b)
     return Coverage.of(strength, neighbours)
@@ -194,9 +222,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--per-pair", type=float, nargs="*", default=None, help="rows of these games per pair only"
     )
+    parser.add_argument(
+        "--placement-games",
+        type=int,
+        default=None,
+        help="the targeted rows' matchmaking placement_games (its default)",
+    )
     parser.add_argument("--quick", action="store_true", help="the test suite's tiny run")
     args = parser.parse_args(argv)
     count, seeds = args.bots, args.seeds
+    matchmaking = DEFAULT_MATCHMAKING
+    if args.placement_games is not None:
+        try:
+            matchmaking = MatchmakingSettings(placement_games=args.placement_games)
+        except ValueError as error:
+            parser.error(str(error))
     if args.quick:
         count, seeds = 6, 20
     pairs = count * (count - 1) // 2
@@ -215,6 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = [r for r in rows if r[1] / pairs in args.per_pair]
     spread = "its own per pair (75-300)" if args.heteroscedastic else f"{GAME_SD:g}"
     print(f"Coverage of the ladder's {CONFIDENCE:.0%} intervals ({count} bots, game SD {spread})")
+    print(f"   (targeted: placement_games {matchmaking.placement_games})")
     print(f"   (* outside {TARGET[0]:.2f}-{TARGET[1]:.2f}; [ ] the 95% interval over the seeds)")
     print(
         f"   {'pairing':>12} {'games':>6} {'per pair':>8} {'seeds':>6} "
@@ -222,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for rule, games in rows:
         started = time.perf_counter()
-        result = row(rule, count, games, seeds, args.heteroscedastic)
+        result = row(rule, count, games, seeds, args.heteroscedastic, matchmaking)
         print(
             f"   {rule:>12} {games:>6} {games / pairs:>8.1f} {result.seeds:>6} "
             f"{_text(result.strength, result.strength_half):>26} "

@@ -41,7 +41,10 @@ many bots plays many games, refitted after every batch; the fit is ``n**3`` work
    ``--jobs`` processes): "claimed" (the fit's top 3 right and 95% sure) and "stays right"
    (the fitted top 3 right at every refit from then to the run's end), the ladder's
    matchmaking against random pairs on the same seeds, the ratio of the medians with its
-   bootstrap interval.
+   bootstrap interval. ``--batch N``: N games between two fits instead of the default
+   (the resolution of both rules: hands are counted at the refits); ``--oracle`` adds a
+   pairing that knows the true order (:func:`oracle_pairing`), a reference for what any
+   matchmaking could reach at that resolution.
 """
 
 from __future__ import annotations
@@ -141,6 +144,28 @@ def top3_confidence(standings: Standings) -> float:
     return chance
 
 
+def default_batch(count: int) -> int:
+    """The games between two fits the bench models for a ladder of ``count`` bots: 10, or
+    ``count / 2`` for bigger ladders (the workers' games between two fits)."""
+    return max(10, count // 2)
+
+
+#: The oracle's cycle of pairs once every bot below the top 3 has played (places, 0 the
+#: 1st): the pairs that decide the top 3, the closest ones twice.
+ORACLE_CYCLE = ((0, 1), (1, 2), (2, 3), (1, 2), (2, 3), (2, 4))
+
+
+def oracle_pairing(true_order: Sequence[str], number: int) -> Pairing:
+    """Game ``number`` of a pairing rule that knows the true order (a reference no
+    matchmaking can beat by knowing more): each bot below the top 3 plays once against the
+    true 3rd, then the games cycle over :data:`ORACLE_CYCLE`."""
+    below = len(true_order) - 3
+    if number < below:
+        return Pairing(true_order[3 + number], true_order[2], GameKind.UNCERTAINTY, "oracle")
+    first, second = ORACLE_CYCLE[(number - below) % len(ORACLE_CYCLE)]
+    return Pairing(true_order[first], true_order[second], GameKind.UNCERTAINTY, "oracle")
+
+
 def ladder_runs(
     count: int,
     seed: int,
@@ -149,14 +174,17 @@ def ladder_runs(
     sd: float,
     matchmaking: MatchmakingSettings,
     seats: int = 2,
+    batch: int | None = None,
+    oracle: bool = False,
 ) -> Iterator[tuple[int, int, Standings, dict[str, int], list[GameResult]]]:
-    """After each batch of games (tables of ``seats`` when above 2): the games so far, the
-    hands so far, the fit, each bot's game count and the results so far (a table's as its
-    pair comparisons)."""
+    """After each batch of games (tables of ``seats`` when above 2; ``batch`` games,
+    :func:`default_batch` when None): the games so far, the hands so far, the fit, each
+    bot's game count and the results so far (a table's as its pair comparisons).
+    ``oracle`` (heads-up only) plays :func:`oracle_pairing` instead of either rule."""
     truth = strengths(count)
     names = sorted(truth)  # the entrants in name order, as a server lists them
     rng = random.Random(seed)
-    batch = max(10, count // 2)
+    batch = batch or default_batch(count)
     # Every bot is its own team and the cap never binds: the bench measures the rule.
     settings = replace(
         matchmaking, team_cap=max(matchmaking.team_cap, batch * seats), table_size=seats
@@ -169,7 +197,10 @@ def ladder_runs(
     while True:
         planned: list[Pairing] = []
         for _ in range(batch):
-            if targeted:
+            pairing: Pairing | None
+            if oracle:
+                pairing = oracle_pairing(list(truth), played + len(planned))
+            elif targeted:
                 state = LadderState(
                     entrants=tuple(Entrant(n, n, counts[n], last[n]) for n in names),
                     standings=standings,
@@ -251,18 +282,29 @@ def settle(
     horizon_hands: int,
     matchmaking: MatchmakingSettings,
     budget_hands: int | None = None,
+    batch: int | None = None,
+    oracle: bool = False,
 ) -> Settling:
     """Plays one heads-up ladder for ``horizon_hands`` hands, and on until the fit claims a
     right top 3 (at most ``budget_hands``, 5 horizons by default), and reads both stopping
     rules off the same games (the games do not depend on when a rule would have stopped);
-    "stays right" holds to the run's end."""
+    "stays right" holds to the run's end. ``batch`` and ``oracle``: as
+    :func:`ladder_runs`."""
     if budget_hands is None:
         budget_hands = 5 * horizon_hands
     true_top = tuple(list(strengths(count))[:3])
     claimed: int | None = None
     right_since: int | None = None
     wrong = 0
-    runs = ladder_runs(count, seed, targeted=targeted, sd=sd, matchmaking=matchmaking)
+    runs = ladder_runs(
+        count,
+        seed,
+        targeted=targeted,
+        sd=sd,
+        matchmaking=matchmaking,
+        batch=batch,
+        oracle=oracle,
+    )
     for _played, hands, standings, _counts, _games in runs:
         right = standings.order[:3] == true_top
         if claimed is None and top3_confidence(standings) >= CONFIDENCE:
@@ -415,22 +457,30 @@ def ratio_interval(
     return point, ratios[int(0.025 * resamples)], ratios[int(0.975 * resamples) - 1]
 
 
+#: The settling runs' pairing rules: the ladder's matchmaking, uniformly random pairs, and
+#: the reference that knows the true order (:func:`oracle_pairing`).
+SETTLE_RULES = ("ladder", "random", "oracle")
+
+
 def _settle_one(
     count: int,
-    task: tuple[bool, int],
+    task: tuple[str, int],
     *,
     sd: float,
     horizon_hands: int,
     matchmaking: MatchmakingSettings,
+    batch: int | None,
 ) -> Settling:
-    targeted, seed = task
+    rule, seed = task
     return settle(
         count,
         seed,
-        targeted=targeted,
+        targeted=rule == "ladder",
         sd=sd,
         horizon_hands=horizon_hands,
         matchmaking=matchmaking,
+        batch=batch,
+        oracle=rule == "oracle",
     )
 
 
@@ -440,35 +490,46 @@ def bench_settling(
     sd: float,
     matchmaking: MatchmakingSettings,
     jobs: int = 1,
+    *,
+    batch: int | None = None,
+    oracle: bool = False,
 ) -> None:
     """Hands to a right top 3 under both stopping rules, the ladder's matchmaking against
-    uniformly random pairs, with the ratio's bootstrap interval."""
+    uniformly random pairs, with the ratio's bootstrap interval; with ``oracle`` the
+    pairing that knows the true order too (:func:`oracle_pairing`), against the same
+    random pairs. ``batch``: the games between two fits (:func:`default_batch` when
+    None)."""
     print("5. Hands to a right top 3, heads-up, both stopping rules (median over the seeds)")
     print("   claimed: the fit's top 3 right and 95% sure; stays right: the fitted top 3 right")
     print(
         f"   at every refit from then to the run's end (at least {HORIZON_HANDS_PER_BOT:,} "
         "hands a bot, and on until the claim; censored: no claim in 5 times that)"
     )
+    if oracle:
+        print(
+            "   oracle: knows the true order; each bot below the top 3 plays the 3rd once, "
+            f"then the pairs of places {', '.join(f'{a + 1}-{b + 1}' for a, b in ORACLE_CYCLE)}"
+            " in turn"
+        )
     print(
-        f"   {'bots':>5} {'seeds':>5} {'rule':>12} {'ladder':>9} {'random':>9} "
-        f"{'ratio [95% bootstrap]':>24} {'wrong claims L/R':>17} {'censored':>9} {'time s':>7}"
+        f"   {'bots':>5} {'batch':>5} {'seeds':>5} {'rule':>12} {'pairing':>8} {'hands':>9} "
+        f"{'random':>9} {'ratio [95% bootstrap]':>24} {'wrong claims':>13} {'censored':>9} "
+        f"{'time s':>7}"
     )
+    rules = SETTLE_RULES if oracle else SETTLE_RULES[:2]
     for count in bot_counts:
         started = time.perf_counter()
         horizon = HORIZON_HANDS_PER_BOT * count
         run = functools.partial(
-            _settle_one, count, sd=sd, horizon_hands=horizon, matchmaking=matchmaking
+            _settle_one, count, sd=sd, horizon_hands=horizon, matchmaking=matchmaking, batch=batch
         )
-        tasks = [(rule, seed) for rule in (True, False) for seed in range(seeds)]
+        tasks = [(rule, seed) for rule in rules for seed in range(seeds)]
         if jobs > 1:
             with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
                 results = list(pool.map(run, tasks, chunksize=4))
         else:
             results = [run(task) for task in tasks]
-        runs = {rule: results[k * seeds : (k + 1) * seeds] for k, rule in enumerate((True, False))}
-        wrong = (
-            f"{sum(r.wrong_claims for r in runs[True])}/{sum(r.wrong_claims for r in runs[False])}"
-        )
+        runs = {rule: results[k * seeds : (k + 1) * seeds] for k, rule in enumerate(rules)}
         for label in ("claimed", "stays right"):
             hands = {
                 rule: [
@@ -479,19 +540,23 @@ def bench_settling(
                 ]
                 for rule, results in runs.items()
             }
-            censored = sum(
-                (r.claimed if label == "claimed" else r.stays_right) is None
-                for results in runs.values()
-                for r in results
-            )
-            ratio, low, high = ratio_interval(hands[True], hands[False])
-            print(
-                f"   {count:>5} {seeds:>5} {label:>12} {statistics.median(hands[True]):>9,.0f} "
-                f"{statistics.median(hands[False]):>9,.0f} "
-                f"{f'{ratio:.2f}x [{low:.2f}-{high:.2f}]':>24} {wrong:>17} {censored:>9} "
-                f"{time.perf_counter() - started:>7.1f}",
-                flush=True,
-            )
+            for rule in (rule for rule in rules if rule != "random"):
+                censored = sum(
+                    (r.claimed if label == "claimed" else r.stays_right) is None
+                    for r in runs[rule] + runs["random"]
+                )
+                wrong = "/".join(
+                    str(sum(r.wrong_claims for r in runs[key])) for key in (rule, "random")
+                )
+                ratio, low, high = ratio_interval(hands[rule], hands["random"])
+                print(
+                    f"   {count:>5} {batch or default_batch(count):>5} {seeds:>5} {label:>12} "
+                    f"{rule:>8} {statistics.median(hands[rule]):>9,.0f} "
+                    f"{statistics.median(hands['random']):>9,.0f} "
+                    f"{f'{ratio:.2f}x [{low:.2f}-{high:.2f}]':>24} {wrong:>13} {censored:>9} "
+                    f"{time.perf_counter() - started:>7.1f}",
+                    flush=True,
+                )
 
 
 def bench_scale(count: int, workers: int, decisions: int, ring_seats: int = 0) -> None:
@@ -685,6 +750,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--jobs", type=int, default=1, help="processes for the settling runs (1)")
     parser.add_argument(
+        "--batch",
+        type=int,
+        default=None,
+        help="games between two fits in the settling runs (10, or bots / 2 above 20)",
+    )
+    parser.add_argument(
+        "--oracle",
+        action="store_true",
+        help="also run the settling runs' pairing that knows the true order",
+    )
+    parser.add_argument(
         "--version-tests",
         type=int,
         metavar="RUNS",
@@ -697,6 +773,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the test suite's tiny run (10 bots, 2 seeds, 20 version tests)",
     )
     args = parser.parse_args(argv)
+    if args.batch is not None and args.batch < 1:
+        parser.error(f"--batch must be 1 or more, got {args.batch}")
     if args.quick:
         args.bots, args.seeds, args.scale_bots, args.decisions = [10], 2, 100, 100
         args.settle_bots, args.settle_seeds, args.version_tests = [10], 2, 20
@@ -731,7 +809,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.version_tests:
         bench_version_tests(args.version_tests, args.game_sd, PromotionTest("a", "b").sprt.mbb1)
     if args.settle_bots:
-        bench_settling(args.settle_bots, args.settle_seeds, args.game_sd, matchmaking, args.jobs)
+        bench_settling(
+            args.settle_bots,
+            args.settle_seeds,
+            args.game_sd,
+            matchmaking,
+            args.jobs,
+            batch=args.batch,
+            oracle=args.oracle,
+        )
     return 0
 
 

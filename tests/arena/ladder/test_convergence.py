@@ -82,3 +82,34 @@ def test_the_ladder_settles_the_top_3_of_50_bots_in_a_third_of_the_hands(
     ladder = _median_hands(bench, 50, 5, targeted=True)
     uniform = _median_hands(bench, 50, 5, targeted=False)
     assert uniform >= 3.0 * ladder, (ladder, uniform)
+
+
+def test_the_oracle_plays_each_bot_below_the_top_3_against_the_3rd_then_the_deciding_pairs(
+    bench: ModuleType,
+) -> None:
+    # The reference pairing of the settling runs knows the true order (best first).
+    order = [f"b{place}" for place in range(6)]
+    games = [bench.oracle_pairing(order, number).bots for number in range(3 + 7)]
+    assert games[:3] == [("b3", "b2"), ("b4", "b2"), ("b5", "b2")]
+    cycle = [("b0", "b1"), ("b1", "b2"), ("b2", "b3"), ("b1", "b2"), ("b2", "b3"), ("b2", "b4")]
+    assert games[3:] == [*cycle, cycle[0]]
+
+
+@pytest.mark.parametrize(("targeted", "oracle"), [(True, False), (False, False), (False, True)])
+def test_the_settling_runs_refit_after_the_batch_of_games_asked_for(
+    bench: ModuleType, targeted: bool, oracle: bool
+) -> None:
+    # The batch models the games the workers finish between two fits: the hands are
+    # counted at the refits, so it sets the stopping rules' resolution.
+    runs = bench.ladder_runs(
+        6,
+        0,
+        targeted=targeted,
+        sd=150.0,
+        matchmaking=MatchmakingSettings(),
+        batch=3,
+        oracle=oracle,
+    )
+    seen = [next(runs)[:2] for _ in range(2)]
+    assert seen == [(3, 600), (6, 1200)]
+    assert bench.default_batch(6) == 10 and bench.default_batch(30) == 15
