@@ -25,14 +25,17 @@ Run: ``.venv/bin/python bench/bench_arena.py --hands 2000 --rounds 3`` (add
    both), ``--luck-hands`` hands each (default: ``--hands``, at most 500), over
    ``--luck-rounds`` pairs (default: ``--rounds``); the wall time of each, and on / off per
    pair of rounds (target: within 3%), its median and the mean's 95% interval over the
-   pairs; the arena's CPU on / off; and the estimator's own CPU over the luck-on match's
-   recorded hands as a share of the arena's CPU with luck off (steadier than the
-   difference; target under 10%). The load average is printed before and after.
-   Where the luck-on match's extra CPU goes: the estimator's CPU inside the match (its
-   steps timed where the match runs them: ``arena.luck.estimate_steps`` wrapped, as the
-   loop calls it through the package), the garbage collector's CPU in each match (from
-   ``gc.callbacks``), and the rest of the difference (the records, the scheduling, the
-   arena's own code running slower next to the estimator).
+   pairs; the arena's CPU on / off; the estimator's own CPU over the luck-on match's
+   recorded hands, estimated again one after the other ("alone"), as a share of the
+   arena's CPU with luck off. The load average is printed before and after.
+   Then where the luck-on match's extra CPU goes: the estimator's CPU inside the match
+   (its steps timed where the match runs them: ``arena.luck.estimate_steps`` wrapped, as
+   the loop calls it through the package; the target, under 10% of the arena's CPU with
+   luck off, is judged on this share, steadier than the difference), the garbage
+   collector's CPU in each match (from ``gc.callbacks``; a collection during a step counts
+   as the collector's), and the rest of the difference (the records, the scheduling, the
+   arena's own code running slower next to the estimator; the meters' own clock reads,
+   about a dozen per hand, are in it too).
    ``--luck-only`` runs this step alone.
 
 Read the ratio with the machine's load in mind (the load average is printed). On an idle
@@ -599,22 +602,29 @@ def report_luck(
     alone_share = statistics.median(shares)
     alone_ms = statistics.median(pair.alone_cpu_s for pair in luck) * ms
     share_mean = estimate(shares)
-    verdict = "under" if alone_share < 0.10 else "OVER"
     print(
         f"  estimator alone      {alone_ms:8.3f} ms CPU per hand = {alone_share:.1%} of the arena's"
-        f" CPU with luck off (median of the rounds: the luck-on match's hands estimated again;"
-        f" mean {share_mean.mean:.1%} [{share_mean.low:.1%}, {share_mean.high:.1%}] (95%));"
-        f" {verdict} the 10% target"
+        f" CPU with luck off (median of the rounds: the luck-on match's hands estimated again,"
+        f" one after the other; mean {share_mean.mean:.1%} [{share_mean.low:.1%},"
+        f" {share_mean.high:.1%}] (95%))"
     )
     in_match_ms = statistics.median(pair.in_match_cpu_s for pair in luck) * ms
     gc_off_ms = statistics.median(pair.off_gc_s for pair in luck) * ms
     gc_on_ms = statistics.median(pair.on_gc_s for pair in luck) * ms
     gc_extra_ms = statistics.median(pair.on_gc_s - pair.off_gc_s for pair in luck) * ms
     rest_ms = statistics.median(pair.rest_cpu_s for pair in luck) * ms
+    in_match_shares = [pair.in_match_cpu_s / pair.off_cpu_s for pair in luck]
+    in_match_share = statistics.median(in_match_shares)
+    in_match_mean = estimate(in_match_shares)
+    # The target is on what the estimate costs the match, so the steps' CPU where the
+    # match runs them decides it, not the same hands estimated again one after the other.
+    verdict = "under" if in_match_share < 0.10 else "OVER"
     print("  where the luck-on match's extra CPU goes (ms per hand, medians of the rounds):")
     print(
         f"    estimator in match {in_match_ms:8.3f} ms  its steps timed where the match runs"
-        f" them ({in_match_ms / alone_ms:.2f}x the estimator alone)"
+        f" them ({in_match_ms / alone_ms:.2f}x the estimator alone) = {in_match_share:.1%} of"
+        f" the arena's CPU with luck off (mean {in_match_mean.mean:.1%} [{in_match_mean.low:.1%},"
+        f" {in_match_mean.high:.1%}] (95%)); {verdict} the 10% target"
     )
     print(
         f"    garbage collector  {gc_extra_ms:+8.3f} ms  more with luck on (off {gc_off_ms:.3f},"
