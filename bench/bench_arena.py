@@ -35,7 +35,10 @@ Run: ``.venv/bin/python bench/bench_arena.py --hands 2000 --rounds 3`` (add
    collector's CPU in each match (from ``gc.callbacks``; a collection during a step counts
    as the collector's), and the rest of the difference (the records, the scheduling, the
    arena's own code running slower next to the estimator; the meters' own clock reads,
-   about a dozen per hand, are in it too).
+   about a dozen per hand, are in it too). Last, how often the arena found nothing left
+   to do and waited for a bot (its voluntary context switches per hand, off and on): the
+   time there is to hide the estimate in; without it the estimate's CPU adds to the wall
+   time.
    ``--luck-only`` runs this step alone.
 
 Read the ratio with the machine's load in mind (the load average is printed). On an idle
@@ -52,6 +55,7 @@ import gc
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -332,6 +336,9 @@ class LuckRound:
     in_match_cpu_s: float  # its collections apart: they are the collector's
     off_gc_s: float
     on_gc_s: float
+    off_waits: int  # times this process blocked (voluntary context switches), luck off
+    on_waits: int  # and luck on
+    decisions: int  # in each match (the same hands off and on)
 
     @property
     def ratio(self) -> float:
@@ -422,19 +429,24 @@ def luck_rounds(manifest: BotManifest, config: MatchConfig, rounds: int) -> list
     for _ in range(rounds):
         times: list[float] = []
         estimator, collector, overlap = _CpuMeter(), _CpuMeter(), _CpuMeter()
-        gc_s = []
+        gc_s: list[float] = []
+        waits: list[int] = []
         for luck in (False, True):
             with tempfile.TemporaryDirectory() as out:
                 on_or_off = replace(config, luck=luck, score=None)
                 collector.total_s = 0.0
+                blocked = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
                 started, cpu = time.perf_counter(), time.process_time()
                 with (
                     _gc_cpu(collector, within=estimator, overlap=overlap),
                     _estimator_cpu(estimator),
                 ):
-                    run_match(on_or_off, open_sessions([manifest, manifest], on_or_off), Path(out))
+                    result = run_match(
+                        on_or_off, open_sessions([manifest, manifest], on_or_off), Path(out)
+                    )
                 times += [time.perf_counter() - started, time.process_time() - cpu]
                 gc_s.append(collector.total_s)
+                waits.append(resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw - blocked)
                 records = list(read_hand_log(Path(out) / "hands.jsonl").hands)
         cpu = time.process_time()
         for record in records:  # the luck-on match's hands, estimated again
@@ -442,13 +454,17 @@ def luck_rounds(manifest: BotManifest, config: MatchConfig, rounds: int) -> list
         alone = time.process_time() - cpu
         pairs.append(
             LuckRound(
-                times[0],
-                times[2],
-                times[1],
-                times[3],
-                alone,
-                estimator.total_s - overlap.total_s,
-                *gc_s,
+                off_s=times[0],
+                on_s=times[2],
+                off_cpu_s=times[1],
+                on_cpu_s=times[3],
+                alone_cpu_s=alone,
+                in_match_cpu_s=estimator.total_s - overlap.total_s,
+                off_gc_s=gc_s[0],
+                on_gc_s=gc_s[1],
+                off_waits=waits[0],
+                on_waits=waits[1],
+                decisions=result.decision_count,
             )
         )
     return pairs
@@ -633,6 +649,16 @@ def report_luck(
     print(
         f"    the rest           {rest_ms:+8.3f} ms  (records, scheduling, the arena's own"
         " code next to the estimator)"
+    )
+    # Time to hide the estimate in: how often the arena found nothing left to do and
+    # waited for a bot (with no such wait, its CPU adds to the wall time).
+    decisions = statistics.median(pair.decisions for pair in luck) / luck_hands
+    waits_off = statistics.median(pair.off_waits for pair in luck) / luck_hands
+    waits_on = statistics.median(pair.on_waits for pair in luck) / luck_hands
+    print(
+        f"  the arena waited     {waits_off:8.2f} times per hand with luck off, {waits_on:.2f}"
+        " with luck on"
+        f" (voluntary context switches, median; {decisions:.1f} decisions per hand)"
     )
 
 
