@@ -2,9 +2,10 @@
 reset, carried, freezeout), the poker loop (:mod:`.loop`: deal, ask, apply, record) over
 the :class:`~arena.match.players.Decider` seam (:mod:`.players`), its typed records and
 results (:mod:`.records`, :mod:`.results`), the deck commitment (:mod:`.fairness`), the
-readiness check (:mod:`.readiness`) and the switchable work done while bots think
-(:mod:`.prefetch`); a match with live bots (:mod:`.run`) and its host behind ``arena
-match`` (:mod:`.host`); the ``ResultStore`` seam its records go through (:mod:`.store`);
-what a person sees (:mod:`.console`, :mod:`.progress`, :mod:`.log`, and the results table,
+readiness check (:mod:`.readiness`), the switchable work done while bots think
+(:mod:`.prefetch`) and the collector's frozen heap during the hands (:mod:`.collector`);
+a match with live bots (:mod:`.run`) and its host behind ``arena match`` (:mod:`.host`);
+the ``ResultStore`` seam its records go through (:mod:`.store`); what a person sees
+(:mod:`.console`, :mod:`.progress`, :mod:`.log`, and the results table,
 :mod:`.results_table`); and ``arena replay`` (:mod:`.replay`), the match played again
 from its hand history."""

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from arena import luck
+from arena.match import collector
 from arena.match.config import MatchConfig, MatchError, require_seat_count
 from arena.match.fairness import DeckCommitment
 from arena.match.formats import StackFormat, format_for
@@ -137,11 +138,12 @@ class MatchRunner:
         started = self.clock()
         try:
             self.start()
-            while not self.is_over:
-                self.play_hand()
-                if self.progress is not None:
-                    self.progress.update(self.hands_played, self.format.progress_note())
-            self.work_ahead.catch_up()
+            with collector.heap_frozen():  # the startup's objects: not walked again
+                while not self.is_over:
+                    self.play_hand()
+                    if self.progress is not None:
+                        self.progress.update(self.hands_played, self.format.progress_note())
+                self.work_ahead.catch_up()
             standings = self.standings()
             self.store.end(MatchEndRecord(self.hands_played, tuple(standings)))
             self.decider.finish(standings, self.hands_played)
