@@ -20,6 +20,8 @@ DOCUMENTS = (README, *sorted((REPO_ROOT / "docs").glob("*.md")))
 SHELL_BLOCKS = ("sh", "bash", "shell", "console", "")
 #: Flags README.md names that belong to other tools (mypy --strict, make --silent).
 OTHER_TOOLS_FLAGS = frozenset({"--strict", "--silent"})
+#: How a benchmark script declares a flag: ``parser.add_argument("--rounds", ...)``.
+BENCH_FLAG = re.compile(r"add_argument\(\s*\"(--[a-z][a-z0-9-]*)\"")
 
 
 def _shell_lines(path: Path) -> list[tuple[int, str]]:
@@ -106,7 +108,16 @@ def _flags_of(parser: argparse.ArgumentParser) -> set[str]:
 
 
 def _every_flag() -> set[str]:
-    return _flags_of(cli.build_parser())
+    return _flags_of(cli.build_parser()) | _bench_flags()
+
+
+def _bench_flags() -> set[str]:
+    """The flags the benchmark scripts declare (README's benchmark lines run them too)."""
+    return {
+        flag
+        for script in sorted((REPO_ROOT / "bench").glob("*.py"))
+        for flag in BENCH_FLAG.findall(script.read_text(encoding="utf-8"))
+    }
 
 
 def test_every_flag_the_readme_names_is_a_flag_of_some_command() -> None:
@@ -114,6 +125,11 @@ def test_every_flag_the_readme_names_is_a_flag_of_some_command() -> None:
     readme = README.read_text(encoding="utf-8")
     named = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", readme))
     assert named - known == set()
+
+
+def test_the_benchmark_flags_are_read_from_the_scripts() -> None:
+    assert {"--luck-only", "--rounds"} <= _bench_flags()
+    assert "--dealz" not in _bench_flags()
 
 
 def test_the_checks_catch_a_command_that_no_longer_parses() -> None:
