@@ -31,12 +31,14 @@ import hmac
 import random
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
+from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from django.conf import settings as django_settings
 from django.db import connection, transaction
 from django.db.models import F, Q
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from arena.ladder.ends import (
@@ -51,6 +53,7 @@ from arena.ladder.games import GameResult, TableResult
 from arena.ladder.matchmaking import GameKind, next_game
 from arena.server.current import is_frozen_now
 from arena.server.jobs.lease import LeaseQueue, lease_seconds
+from arena.server.jobs.round_trip import Statement
 from arena.server.jobs.serial import one_at_a_time
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.fitting import may_be_due, refresh_if_due
@@ -71,6 +74,7 @@ from arena.server.ladder.own_faults import (
 )
 from arena.server.ladder.play import PlayedGame
 from arena.server.ladder.promotions import advance_promotions
+from arena.server.ladder.roster import roster_of, roster_statement
 from arena.server.ladder.state import ladder_view
 from arena.server.ladder.sums import add_counted
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
@@ -126,26 +130,35 @@ def claim_next(
         return {"status": GameStatus.CLAIMED,
                 "end_reason": lost(game).reason if again else game.end_reason}  # fmt: skip
 
-    found = None
-    if _any_claimable(now):  # one plain read; the queue's claim locks and writes
-        found = QUEUE.claim_next(
-            worker, max_attempts=settings.max_attempts, give_up=left_out, claimed=claimed, now=now
-        )
+    lease = now + timedelta(seconds=lease_seconds())
+    made = _schedule(worker, settings, rng, now, lease, table_size, ask_waiting=True)
+    if made is not _Waiting.FOUND:
+        return made
+    found = QUEUE.claim_next(
+        worker, max_attempts=settings.max_attempts, give_up=left_out, claimed=claimed, now=now
+    )
     if found is not None:
         return _claimed(found)
-    lease = now + timedelta(seconds=lease_seconds())
-    return _schedule(worker, settings, rng, now, lease, table_size)
+    # Taken by another worker meanwhile, or left out: matchmaking, without asking again.
+    made = _schedule(worker, settings, rng, now, lease, table_size, ask_waiting=False)
+    assert made is not _Waiting.FOUND  # (not asked)
+    return made
 
 
-def _any_claimable(now: datetime) -> bool:
+class _Waiting(Enum):
+    """What a claim found when it asked whether a game waits to be played again."""
+
+    FOUND = "a game queued, or held under an expired lease"
+
+
+def _any_claimable(now: datetime) -> Statement:
     """Whether a game is queued or held under an expired lease (:data:`QUEUE`'s claimable
-    games), in one statement outside any transaction: almost every claim finds none and
-    goes on to matchmaking without the queue's locking transaction."""
+    games), as one plain read (a row: one is): almost every claim finds none and goes on
+    to matchmaking without the queue's locking transaction. It runs with matchmaking's
+    first reads, in their round trip."""
     sql = (f"SELECT 1 FROM {Game._meta.db_table} WHERE status = %s "
            "OR (status = %s AND lease_expires < %s) LIMIT 1")  # fmt: skip
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [GameStatus.QUEUED.value, GameStatus.CLAIMED.value, now])
-        return cursor.fetchone() is not None
+    return Statement(sql, [GameStatus.QUEUED.value, GameStatus.CLAIMED.value, now])
 
 
 def _claimed(game_id: int) -> Game:
@@ -163,15 +176,27 @@ def _schedule(
     now: datetime,
     lease: datetime,
     table_size: int,
-) -> Game | None:
+    *,
+    ask_waiting: bool,
+) -> Game | None | Literal[_Waiting.FOUND]:
+    """Make the game matchmaking picks now, claimed by ``worker``; first, with
+    ``ask_waiting``, whether a game waits to be played again (then nothing is made: the
+    queue's claim takes it, outside this transaction)."""
+    reads = [_any_claimable(now)] if ask_waiting else []
+    partial = table_size == 2  # (ladder_view's shortcut reads the roster: read it here)
+    if partial:
+        reads.append(roster_statement(settings.matchmaking(table_size).placement_games))
     # One worker at a time makes a game: matchmaking reads the games in flight, and two
     # made at once from the same reading could both pass a team's cap or a pair's.
-    with one_at_a_time("ladder: make a game"):
-        state, ids = ladder_view(settings, now, table_size)
+    with one_at_a_time("ladder: make a game", *reads) as answers:
+        if ask_waiting and answers[0].row is not None:
+            return _Waiting.FOUND
+        roster = roster_of(answers[-1].row) if partial else None
+        state, ids = ladder_view(settings, now, table_size, roster=roster)
         pairing = next_game(state, settings.matchmaking(table_size), rng)
         if pairing is None:
             return None
-        versions = _versions(pairing.bots, ids)
+        versions, number = _versions(pairing.bots, ids)
         first, second = versions[pairing.first], versions[pairing.second]
         requested_by = None
         if pairing.kind is GameKind.TEST:
@@ -184,6 +209,8 @@ def _schedule(
                 UnrankedRequest.objects.filter(pk=request.pk).update(games_left=F("games_left") - 1)
                 requested_by = request.team
         game = Game.objects.create(
+            pk=number,
+            seed="" if number is None else str(game_seed(number)),
             kind=str(pairing.kind),
             is_rated=pairing.is_rated,
             reason=pairing.reason[:200],
@@ -194,12 +221,12 @@ def _schedule(
             claimed_by=worker,
             lease_expires=lease,
             attempts=1,
-            seed="",
             deals=settings.deals,
             seat_count=len(pairing.bots),
         )
-        game.seed = str(game_seed(game.pk))
-        game.save(update_fields=["seed"])
+        if number is None:  # (numbered by its insert: its seed follows)
+            game.seed = str(game_seed(game.pk))
+            game.save(update_fields=["seed"])
         if not game.is_table:
             return game  # its versions and teams are loaded already: no read again
         TableSeat.objects.bulk_create(
@@ -209,15 +236,27 @@ def _schedule(
     return _claimed(game.pk)
 
 
-def _versions(labels: Sequence[str], ids: Mapping[str, int]) -> dict[str, BotVersion]:
+def _versions(
+    labels: Sequence[str], ids: Mapping[str, int]
+) -> tuple[dict[str, BotVersion], int | None]:
     """The versions named by ``labels`` (with their teams), by label: ``ids`` numbers the
     ones matchmaking may name (the active ones, the promotion tests' and the test
-    requests'), and only the named ones are loaded."""
+    requests'), and only the named ones are loaded. On PostgreSQL, read with them, the
+    number the new game takes (its table's next), so that the game is written whole, its
+    seed with it, in one statement; None elsewhere."""
     missing = set(labels) - set(ids)
     if missing:
         raise LookupError(f"matchmaking named versions the site does not have: {sorted(missing)}")
-    found = BotVersion.objects.select_related("team").in_bulk([ids[label] for label in labels])
-    return {label: found[ids[label]] for label in labels}
+    rows = BotVersion.objects.select_related("team")
+    if connection.vendor == "postgresql":  # (a subquery: evaluated once, not per row)
+        rows = rows.annotate(next_game=RawSQL(_NEXT_GAME, [Game._meta.db_table]))
+    found = rows.in_bulk([ids[label] for label in labels])
+    number = getattr(next(iter(found.values())), "next_game", None)
+    return {label: found[ids[label]] for label in labels}, number
+
+
+#: The ``game`` table's next number (PostgreSQL).
+_NEXT_GAME = "(SELECT nextval(pg_get_serial_sequence(%s, 'id')))"
 
 
 def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSettings) -> bool:

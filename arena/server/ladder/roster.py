@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from django.db import connection
 
+from arena.server.jobs.round_trip import Statement
 from arena.server.ladder.models import (
     Game,
     GameStatus,
@@ -42,6 +43,8 @@ __all__ = [
     "pending_requests",
     "read_roster",
     "roster_digest",
+    "roster_of",
+    "roster_statement",
 ]
 
 
@@ -95,17 +98,24 @@ _LABEL = "(t.name || '-v' || v.number)"
 
 
 def read_roster(placement_games: int) -> Roster:
-    """The roster now (:class:`Roster`), with the fit's row, in one statement: the
-    database counts the active versions and those with fewer than ``placement_games``
-    rated games, and hashes their rows (PostgreSQL's ``md5``; elsewhere the rows come back
-    joined and are hashed here)."""
+    """The roster now (:class:`Roster`), with the fit's row, in one statement
+    (:func:`roster_statement`'s)."""
+    with connection.cursor() as cursor:
+        cursor.execute(*roster_statement(placement_games))
+        return roster_of(cursor.fetchone())
+
+
+def roster_statement(placement_games: int) -> Statement:
+    """The statement :func:`read_roster` runs (a claim sends it with others, in one round
+    trip): the database counts the active versions and those with fewer than
+    ``placement_games`` rated games, and hashes their rows (PostgreSQL's ``md5``;
+    elsewhere the rows come back joined and are hashed by :func:`roster_of`)."""
     tables = _tables()
     placed = "CASE WHEN COALESCE(s.game_count, 0) >= %s THEN 1 ELSE 0 END"
     row = f"v.id || ':' || ({placed}) || ':' || length({_LABEL}) || ':' || {_LABEL}"
     inner = (f"SELECT v.id AS id, {row} AS entry, COALESCE(s.game_count, 0) AS games "
              + _ACTIVE.format(**tables))  # fmt: skip
-    postgres = connection.vendor == "postgresql"
-    if postgres:
+    if connection.vendor == "postgresql":
         joined = "md5(string_agg(entry, ',' ORDER BY id))"
     else:  # SQLite before 3.44 orders an aggregate by its input's order
         joined = "group_concat(entry, ',')"
@@ -121,11 +131,16 @@ def read_roster(placement_games: int) -> Roster:
         VersionStatus.ACCEPTED.value,
         False,
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, parameters)
-        count, placing, text, last, snapshot, game_sd, confidence = cursor.fetchone()
+    return Statement(sql, parameters)
+
+
+def roster_of(row: tuple[Any, ...] | None) -> Roster:
+    """:func:`roster_statement`'s row as the :class:`Roster` it tells."""
+    assert row is not None  # (an aggregate always gives its one row)
+    count, placing, text, last, snapshot, game_sd, confidence = row
     digest = ""
     if count:
+        postgres = connection.vendor == "postgresql"
         digest = text if postgres else hashlib.md5(text.encode(), usedforsecurity=False).hexdigest()
     stored = bytes(snapshot) if snapshot else None
     return Roster(int(count), int(placing or 0), digest, int(last or 0), stored,

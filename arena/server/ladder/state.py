@@ -48,6 +48,7 @@ from arena.server.ladder.models import (
 )
 from arena.server.ladder.roster import (
     Asked,
+    Roster,
     claim_rows,
     pending_requests,
     read_roster,
@@ -369,6 +370,7 @@ def ladder_view(
     table_size: int = 2,
     *,
     partial: bool = True,
+    roster: Roster | None = None,
 ) -> tuple[LadderState, dict[str, int]]:
     """What matchmaking reads, from the database now: the running sums' counts and the
     last fit's snapshot (one row: its standings and its candidate pairs), never the games
@@ -379,12 +381,15 @@ def ladder_view(
     :mod:`arena.server.ladder.roster`) and every active version is placed, the state is
     partial (:class:`arena.ladder.pairings.LadderState`): a few numbers and the versions
     the floor may owe a game, not every active version; else (or with ``partial``
-    False) every one is read."""
+    False) every one is read. ``roster``: the roster as just read in this transaction
+    (:func:`~arena.server.ladder.roster.roster_statement`, sent with other statements),
+    else read here."""
     now = now or timezone.now()
     matchmaking = settings.matchmaking(table_size)
     shortcut = None
     if partial and table_size == 2:
-        shortcut = _partial_view(now, settings, matchmaking)
+        roster = roster or read_roster(matchmaking.placement_games)
+        shortcut = _partial_view(now, settings, matchmaking, roster)
     return shortcut or _full_view(_common(pending_requests(), now, settings), matchmaking)
 
 
@@ -435,14 +440,13 @@ def _requests(asked: Iterable[Asked]) -> tuple[list[GameRequest], dict[str, int]
 
 
 def _partial_view(
-    now: datetime, ladder: LadderSettings, settings: MatchmakingSettings
+    now: datetime, ladder: LadderSettings, settings: MatchmakingSettings, roster: Roster
 ) -> tuple[LadderState, dict[str, int]] | None:
-    """The partial state (:func:`ladder_view`) in two statements (the roster with the
-    fit's row; the requests, the games in flight and the overdue versions), or None when
+    """The partial state (:func:`ladder_view`) from ``roster`` (with the fit's row) and one
+    statement more (the requests, the games in flight and the overdue versions), or None when
     the shortcut does not hold: no fit, or one made before the roster was stored, other
     knobs, a version owed placement games, another roster than the fit's, a table in
     flight."""
-    roster = read_roster(settings.placement_games)
     if roster.snapshot is None or roster.placing:
         return None
     arrays, stored = unpack_snapshot(roster.snapshot)
