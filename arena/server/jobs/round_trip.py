@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import ExitStack, nullcontext
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
-from django.db import connection
+from django.db import connection, models
+from django.db.models.sql import UpdateQuery
 
-__all__ = ["Answer", "Statement", "run_together"]
+__all__ = ["Answer", "Statement", "run_together", "update_statement"]
 
 
 class Statement(NamedTuple):
@@ -47,11 +48,22 @@ def run_together(statements: Sequence[Statement]) -> list[Answer]:
         connection.ensure_connection()
         pipelined = connection.vendor == "postgresql"
         # (an error raised when the batch comes back is Django's, as a statement's is)
-        with connection.wrap_database_errors, (
-            connection.connection.pipeline() if pipelined else nullcontext()
+        with (
+            connection.wrap_database_errors,
+            connection.connection.pipeline() if pipelined else nullcontext(),
         ):
             for cursor, (sql, parameters) in zip(opened, statements, strict=True):
                 cursor.execute(sql, parameters)
         # Read once every result is in (leaving the pipeline waited for them).
         return [Answer(cursor.rowcount, cursor.fetchone() if cursor.description else None)
                 for cursor in opened]  # fmt: skip
+
+
+def update_statement(rows: models.QuerySet[Any], fields: dict[str, Any]) -> Statement:
+    """``rows.update(**fields)`` as a statement to send with others (its row count in its
+    :class:`Answer`): the ORM writes the SQL (each field's value as the field stores it),
+    and the statement runs here. Plain fields only (no related model's)."""
+    query = cast(UpdateQuery, rows.query.chain(UpdateQuery))
+    query.add_update_values(fields)
+    sql, parameters = query.get_compiler(connection=connection).as_sql()
+    return Statement(sql, parameters)

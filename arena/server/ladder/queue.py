@@ -53,7 +53,7 @@ from arena.ladder.games import GameResult, TableResult
 from arena.ladder.matchmaking import GameKind, next_game
 from arena.server.current import is_frozen_now
 from arena.server.jobs.lease import LeaseQueue, lease_seconds
-from arena.server.jobs.round_trip import Statement
+from arena.server.jobs.round_trip import Statement, run_together, update_statement
 from arena.server.jobs.serial import one_at_a_time
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.fitting import may_be_due, refresh_if_due
@@ -73,10 +73,10 @@ from arena.server.ladder.own_faults import (
     own_faults,
 )
 from arena.server.ladder.play import PlayedGame
-from arena.server.ladder.promotions import advance_promotions
+from arena.server.ladder.promotions import advance_promotions, any_running
 from arena.server.ladder.roster import roster_of, roster_statement
 from arena.server.ladder.state import ladder_view
-from arena.server.ladder.sums import add_counted
+from arena.server.ladder.sums import counted_statements, counted_times
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome, SeatOutcome
 
@@ -178,7 +178,7 @@ def _schedule(
     table_size: int,
     *,
     ask_waiting: bool,
-) -> Game | None | Literal[_Waiting.FOUND]:
+) -> Game | Literal[_Waiting.FOUND] | None:
     """Make the game matchmaking picks now, claimed by ``worker``; first, with
     ``ask_waiting``, whether a game waits to be played again (then nothing is made: the
     queue's claim takes it, outside this transaction)."""
@@ -311,11 +311,21 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
         counting = not game.counted
         if counting:
             fields["counted"] = True
-        if not held.update(**fields):
-            return False
-        for name, value in fields.items():  # the row as written (no read again)
+        for name, value in fields.items():  # the row as it is written (no read again)
             setattr(game, name, value)
-        _store_seats(seats, labels, result, decision.at_fault)
+        _score_seats(seats, labels, result, decision.at_fault)
+        # The result, the sums and the promotions' question in one round trip; nothing
+        # of it kept (rolled back) when the claim was lost meanwhile.
+        sums = counted_statements(game) if counting else []
+        written, *counted, running = run_together(
+            [update_statement(held, fields), *sums, any_running()]
+        )
+        if not written.row_count:
+            transaction.set_rollback(True)
+            return False
+        times = counted_times(game, counted) if counting else None
+        if seats:
+            TableSeat.objects.bulk_update(seats, ["adjusted_mbb", "raw_mbb", "at_fault"])
         _store_own_faults(game, played)
         matches = _store_matches(game, played.matches, decision.action is EndAction.RESULT)
         if matches:
@@ -324,8 +334,7 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
                 match_swap=matches[1] if len(matches) > 1 and not game.is_table else None,
                 rotation_matches=[match.pk for match in matches] if game.is_table else [],
             )
-        times = add_counted(game) if counting else None
-        advance_promotions(settings, is_frozen=is_frozen_now(now))
+        advance_promotions(settings, running=running.row is not None, is_frozen=is_frozen_now(now))
     # Outside the store's transaction; at most one worker fits. The fit's row, as the
     # count of games done read it back, spares the asking when no fit can be due.
     if times is None or may_be_due(times, timezone.now()):
@@ -333,20 +342,18 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
     return True
 
 
-def _store_seats(
+def _score_seats(
     seats: Sequence[TableSeat],
     labels: Sequence[str],
     result: GameResult | TableResult | None,
     at_fault: Sequence[str],
 ) -> None:
-    """A table's result on its seats: each version's score (None without a result) and
-    whether it did not start."""
+    """A table's result on its seats' rows as loaded (the store writes them): each
+    version's score (None without a result) and whether it did not start."""
     for seat, label in zip(seats, labels, strict=False):
         seat.adjusted_mbb = None if result is None else result.score_for(label)
         seat.raw_mbb = None if result is None else result.raw_for(label)
         seat.at_fault = label in at_fault
-    if seats:
-        TableSeat.objects.bulk_update(seats, ["adjusted_mbb", "raw_mbb", "at_fault"])
 
 
 def _versions_at(game: Game) -> dict[str, BotVersion]:
