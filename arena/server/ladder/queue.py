@@ -75,7 +75,7 @@ from arena.server.ladder.own_faults import (
 from arena.server.ladder.play import PlayedGame
 from arena.server.ladder.promotions import advance_promotions, any_running
 from arena.server.ladder.roster import roster_of, roster_statement
-from arena.server.ladder.state import ladder_view
+from arena.server.ladder.state import known_fit, ladder_view
 from arena.server.ladder.sums import counted_statements, counted_times
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome, SeatOutcome
@@ -185,7 +185,8 @@ def _schedule(
     reads = [_any_claimable(now)] if ask_waiting else []
     partial = table_size == 2  # (ladder_view's shortcut reads the roster: read it here)
     if partial:
-        reads.append(roster_statement(settings.matchmaking(table_size).placement_games))
+        placement = settings.matchmaking(table_size).placement_games
+        reads.append(roster_statement(placement, known_fit()))
     # One worker at a time makes a game: matchmaking reads the games in flight, and two
     # made at once from the same reading could both pass a team's cap or a pair's.
     with one_at_a_time("ladder: make a game", *reads) as answers:

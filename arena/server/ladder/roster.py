@@ -11,6 +11,11 @@ its rows, one value comes back). Equal digests: the candidates are the ones matc
 would make now, and their labels and teams are the versions' own. A version activated,
 disabled, renamed or placed since the fit changes the digest, and the claim reads
 everything, as before the shortcut.
+
+The fit's snapshot is a few hundred kB at a thousand versions and changes at most every
+few seconds: a claim names the snapshot its process holds already (by its MD5) and the
+database sends the snapshot only when the fit's is another (:class:`Roster`'s
+``snapshot`` None, its ``fit_digest`` the same).
 """
 
 from __future__ import annotations
@@ -51,8 +56,9 @@ __all__ = [
 class Roster(NamedTuple):
     """The active versions now: how many, how many still owe placement games, their
     digest (:func:`roster_digest`; empty with none), and the last game's number; and the
-    last fit's row as a claim reads it (its snapshot, None before a fit; its pooled spread
-    of one game and its confidence)."""
+    last fit's row as a claim reads it (its snapshot, None before a fit or when it is the
+    one the claim named; its pooled spread of one game and its confidence; the snapshot's
+    MD5 in hex, empty before a fit)."""
 
     size: int
     placing: int
@@ -61,6 +67,7 @@ class Roster(NamedTuple):
     snapshot: bytes | None = None
     game_sd: float = 0.0
     confidence: float = 0.0
+    fit_digest: str = ""
 
 
 class OverdueVersion(NamedTuple):
@@ -97,36 +104,44 @@ _ACTIVE = """
 _LABEL = "(t.name || '-v' || v.number)"
 
 
-def read_roster(placement_games: int) -> Roster:
+def read_roster(placement_games: int, known_fit: str = "") -> Roster:
     """The roster now (:class:`Roster`), with the fit's row, in one statement
     (:func:`roster_statement`'s)."""
     with connection.cursor() as cursor:
-        cursor.execute(*roster_statement(placement_games))
+        cursor.execute(*roster_statement(placement_games, known_fit))
         return roster_of(cursor.fetchone())
 
 
-def roster_statement(placement_games: int) -> Statement:
+def roster_statement(placement_games: int, known_fit: str = "") -> Statement:
     """The statement :func:`read_roster` runs (a claim sends it with others, in one round
     trip): the database counts the active versions and those with fewer than
     ``placement_games`` rated games, and hashes their rows (PostgreSQL's ``md5``;
-    elsewhere the rows come back joined and are hashed by :func:`roster_of`)."""
+    elsewhere the rows come back joined and are hashed by :func:`roster_of`); the fit's
+    snapshot comes with them unless its MD5 is ``known_fit`` (PostgreSQL; elsewhere it
+    comes in process, and :func:`roster_of` hashes it)."""
     tables = _tables()
     placed = "CASE WHEN COALESCE(s.game_count, 0) >= %s THEN 1 ELSE 0 END"
     row = f"v.id || ':' || ({placed}) || ':' || length({_LABEL}) || ':' || {_LABEL}"
     inner = (f"SELECT v.id AS id, {row} AS entry, COALESCE(s.game_count, 0) AS games "
              + _ACTIVE.format(**tables))  # fmt: skip
+    known: list[str] = []
     if connection.vendor == "postgresql":
         joined = "md5(string_agg(entry, ',' ORDER BY id))"
+        fit_digest = "md5(snapshot)"
+        snapshot = "CASE WHEN md5(snapshot) = %s THEN NULL ELSE snapshot END"
+        known.append(known_fit)
     else:  # SQLite before 3.44 orders an aggregate by its input's order
         joined = "group_concat(entry, ',')"
         inner += " ORDER BY v.id"
+        fit_digest, snapshot = "NULL", "snapshot"
     fit = f"FROM {RatingFit._meta.db_table} WHERE id = 1 AND fitted IS NOT NULL"
     sql = (f"SELECT COUNT(*), SUM(CASE WHEN games < %s THEN 1 ELSE 0 END), {joined}, "
-           f"(SELECT MAX(id) FROM {tables['game']}), (SELECT snapshot {fit}), "
-           f"(SELECT game_sd {fit}), (SELECT confidence {fit}) "
+           f"(SELECT MAX(id) FROM {tables['game']}), (SELECT {snapshot} {fit}), "
+           f"(SELECT game_sd {fit}), (SELECT confidence {fit}), (SELECT {fit_digest} {fit}) "
            f"FROM ({inner}) AS active")  # fmt: skip
     parameters: list[int | str | bool] = [
         placement_games,
+        *known,
         placement_games,
         VersionStatus.ACCEPTED.value,
         False,
@@ -137,14 +152,21 @@ def roster_statement(placement_games: int) -> Statement:
 def roster_of(row: tuple[Any, ...] | None) -> Roster:
     """:func:`roster_statement`'s row as the :class:`Roster` it tells."""
     assert row is not None  # (an aggregate always gives its one row)
-    count, placing, text, last, snapshot, game_sd, confidence = row
+    count, placing, text, last, snapshot, game_sd, confidence, fit_digest = row
+    postgres = connection.vendor == "postgresql"
     digest = ""
     if count:
-        postgres = connection.vendor == "postgresql"
-        digest = text if postgres else hashlib.md5(text.encode(), usedforsecurity=False).hexdigest()
+        digest = text if postgres else _md5(text.encode())
     stored = bytes(snapshot) if snapshot else None
+    if not postgres and stored is not None:
+        fit_digest = _md5(stored)
     return Roster(int(count), int(placing or 0), digest, int(last or 0), stored,
-                  float(game_sd or 0.0), float(confidence or 0.0))  # fmt: skip
+                  float(game_sd or 0.0), float(confidence or 0.0), fit_digest or "")  # fmt: skip
+
+
+def _md5(data: bytes) -> str:
+    """``data``'s MD5 in hex, as PostgreSQL's ``md5`` gives it (a fingerprint)."""
+    return hashlib.md5(data, usedforsecurity=False).hexdigest()
 
 
 class ClaimRows(NamedTuple):

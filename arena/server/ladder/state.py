@@ -66,6 +66,7 @@ __all__ = [
     "fit_snapshot",
     "game_result",
     "game_results",
+    "known_fit",
     "ladder_state",
     "ladder_view",
     "plays_in",
@@ -388,7 +389,7 @@ def ladder_view(
     matchmaking = settings.matchmaking(table_size)
     shortcut = None
     if partial and table_size == 2:
-        roster = roster or read_roster(matchmaking.placement_games)
+        roster = roster or read_roster(matchmaking.placement_games, known_fit())
         shortcut = _partial_view(now, settings, matchmaking, roster)
     return shortcut or _full_view(_common(pending_requests(), now, settings), matchmaking)
 
@@ -447,9 +448,10 @@ def _partial_view(
     the shortcut does not hold: no fit, or one made before the roster was stored, other
     knobs, a version owed placement games, another roster than the fit's, a table in
     flight."""
-    if roster.snapshot is None or roster.placing:
+    unpacked = _unpacked(roster)
+    if unpacked is None or roster.placing:
         return None
-    arrays, stored = unpack_snapshot(roster.snapshot)
+    arrays, stored = unpacked
     if stored is None or roster.digest != stored.digest:
         return None
     if tuple(arrays["knobs"].tolist()) != _knobs(settings):
@@ -494,6 +496,33 @@ def _partial_view(
         **common.fields(),
     )
     return state, {**dict(zip(labels, ids.tolist(), strict=True)), **common.ids}
+
+
+#: The last fit's snapshot as this process unpacked it, by its MD5 (one entry): a fit
+#: changes at most every few seconds, and a claim, many times a second, then neither has
+#: it sent (:func:`~arena.server.ladder.roster.roster_statement`) nor unpacks it again.
+_UNPACKED: dict[str, tuple[dict[str, npt.NDArray[Any]], StoredRoster | None]] = {}
+
+
+def known_fit() -> str:
+    """The MD5 of the fit's snapshot this process holds unpacked (empty: none), for
+    :func:`~arena.server.ladder.roster.roster_statement`."""
+    return next(iter(_UNPACKED), "")
+
+
+def _unpacked(roster: Roster) -> tuple[dict[str, npt.NDArray[Any]], StoredRoster | None] | None:
+    """The fit's snapshot ``roster`` names, unpacked: the one it brought (kept for the next
+    claims, its arrays read-only), or the one this process holds when it brought none
+    because it was that one; None before a fit (or when another thread has just kept
+    another: the claim then reads everything)."""
+    if roster.snapshot is not None:
+        arrays, stored = unpack_snapshot(roster.snapshot)
+        for values in arrays.values():
+            values.flags.writeable = False
+        _UNPACKED.clear()
+        _UNPACKED[roster.fit_digest] = (arrays, stored)
+        return arrays, stored
+    return _UNPACKED.get(roster.fit_digest)
 
 
 def _full_view(
