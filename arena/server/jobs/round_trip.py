@@ -32,11 +32,16 @@ class Statement(NamedTuple):
 
 
 class Answer(NamedTuple):
-    """What one statement gave back: the rows it changed (or returned), and its first row
-    (None: it returned none)."""
+    """What one statement gave back: the rows it changed (or returned), and the rows it
+    returned (none for a statement that returns none)."""
 
     row_count: int
-    row: tuple[Any, ...] | None
+    rows: list[tuple[Any, ...]]
+
+    @property
+    def row(self) -> tuple[Any, ...] | None:
+        """The first row returned (None: none)."""
+        return self.rows[0] if self.rows else None
 
 
 def run_together(statements: Sequence[Statement]) -> list[Answer]:
@@ -55,7 +60,7 @@ def run_together(statements: Sequence[Statement]) -> list[Answer]:
             for cursor, (sql, parameters) in zip(opened, statements, strict=True):
                 cursor.execute(sql, parameters)
         # Read once every result is in (leaving the pipeline waited for them).
-        return [Answer(cursor.rowcount, cursor.fetchone() if cursor.description else None)
+        return [Answer(cursor.rowcount, cursor.fetchall() if cursor.description else [])
                 for cursor in opened]  # fmt: skip
 
 

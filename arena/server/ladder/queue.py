@@ -22,6 +22,16 @@ ratings are fitted again when due (:func:`arena.server.ladder.fitting.refresh_if
 A worker killed before that commit leaves a claim that
 expires; one killed after it leaves a finished game that no claim can touch again: a game
 is never lost and never counted twice.
+
+Round trips. Each statement of a claim or a store waits for the database, and on a
+loaded machine each wait costs a time slice; statements that do not depend on each
+other's answers go together (:func:`arena.server.jobs.round_trip.run_together`). A
+claim's first round trip takes the lock, asks whether a game waits to be played again,
+reads the roster with the fit's row (the snapshot only when the worker does not hold it
+unpacked) and the claim's rows (for the floor's interval of the last claim's roster);
+then, on PostgreSQL, the two versions with the new game's number, and the game written
+whole, seed and all. A store's result, its sums, the fit's count and the promotions'
+question go in one round trip, then its commit.
 """
 
 from __future__ import annotations
@@ -74,8 +84,18 @@ from arena.server.ladder.own_faults import (
 )
 from arena.server.ladder.play import PlayedGame
 from arena.server.ladder.promotions import advance_promotions, any_running
-from arena.server.ladder.roster import roster_of, roster_statement
-from arena.server.ladder.state import known_fit, ladder_view
+from arena.server.ladder.roster import (
+    claim_rows_of,
+    claim_rows_statement,
+    roster_of,
+    roster_statement,
+)
+from arena.server.ladder.state import (
+    Prefetched,
+    floor_interval_guess,
+    known_fit,
+    ladder_view,
+)
 from arena.server.ladder.sums import counted_statements, counted_times
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome, SeatOutcome
@@ -184,16 +204,24 @@ def _schedule(
     queue's claim takes it, outside this transaction)."""
     reads = [_any_claimable(now)] if ask_waiting else []
     partial = table_size == 2  # (ladder_view's shortcut reads the roster: read it here)
+    guess = floor_interval_guess() if partial else None
     if partial:
         placement = settings.matchmaking(table_size).placement_games
         reads.append(roster_statement(placement, known_fit()))
+    if guess is not None:  # and the rows it reads next, for the last claim's interval
+        reads.append(claim_rows_statement(guess))
     # One worker at a time makes a game: matchmaking reads the games in flight, and two
     # made at once from the same reading could both pass a team's cap or a pair's.
     with one_at_a_time("ladder: make a game", *reads) as answers:
         if ask_waiting and answers[0].row is not None:
             return _Waiting.FOUND
-        roster = roster_of(answers[-1].row) if partial else None
-        state, ids = ladder_view(settings, now, table_size, roster=roster)
+        if ask_waiting:
+            answers = answers[1:]
+        roster = roster_of(answers[0].row) if partial else None
+        rows = None
+        if guess is not None:
+            rows = Prefetched(guess, claim_rows_of(answers[1].rows))
+        state, ids = ladder_view(settings, now, table_size, roster=roster, rows=rows)
         pairing = next_game(state, settings.matchmaking(table_size), rng)
         if pairing is None:
             return None

@@ -45,6 +45,8 @@ __all__ = [
     "OverdueVersion",
     "Roster",
     "claim_rows",
+    "claim_rows_of",
+    "claim_rows_statement",
     "pending_requests",
     "read_roster",
     "roster_digest",
@@ -178,18 +180,27 @@ class ClaimRows(NamedTuple):
     overdue: list[OverdueVersion]
 
 
-def claim_rows(last_before: int) -> ClaimRows:
+def claim_rows(interval: int) -> ClaimRows:
     """The pending requests (:func:`pending_requests`' rows), the games in flight, and the
-    active versions whose last rated game is numbered ``last_before`` or less (the floor's:
-    they may be owed a game), in one statement (a claim's every round trip waits for the
-    database: on a loaded machine each costs a time slice), the rows told apart by their
-    first column."""
+    active versions whose last rated game is ``interval`` games or more before the last
+    game (the floor's: they may be owed a game), in one statement
+    (:func:`claim_rows_statement`'s)."""
+    with connection.cursor() as cursor:
+        cursor.execute(*claim_rows_statement(interval))
+        return claim_rows_of(cursor.fetchall())
+
+
+def claim_rows_statement(interval: int) -> Statement:
+    """The statement :func:`claim_rows` runs (a claim's every round trip waits for the
+    database: on a loaded machine each costs a time slice; a claim sends this one with
+    its first reads), the rows told apart by their first column."""
     tables = _tables()
+    last = f"(SELECT COALESCE(MAX(id), 0) FROM {tables['game']})"
     parts = [
         *_requests_sql(),
         _IN_FLIGHT.format(tag=2, **tables),
         "SELECT 3, v.id, t.name, NULL, NULL, v.number, s.game_count, s.last_game, " + _NONE
-        + _ACTIVE.format(**tables) + " AND s.last_game <= %s",
+        + _ACTIVE.format(**tables) + f" AND s.last_game <= {last} - %s",
     ]  # fmt: skip
     sql = " UNION ALL ".join(parts) + " ORDER BY 1, 2"
     parameters: list[int | str | bool] = [
@@ -198,11 +209,13 @@ def claim_rows(last_before: int) -> ClaimRows:
         GameStatus.CLAIMED.value,
         VersionStatus.ACCEPTED.value,
         False,
-        last_before,
+        interval,
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, parameters)
-        rows = cursor.fetchall()
+    return Statement(sql, parameters)
+
+
+def claim_rows_of(rows: Iterable[tuple[Any, ...]]) -> ClaimRows:
+    """:func:`claim_rows_statement`'s rows as the :class:`ClaimRows` they tell."""
     requests, flying, overdue, table = [], [], [], False
     for tag, pk, text, first, second, one, other, more, seats in rows:
         if tag < 2:

@@ -48,6 +48,7 @@ from arena.server.ladder.models import (
 )
 from arena.server.ladder.roster import (
     Asked,
+    ClaimRows,
     Roster,
     claim_rows,
     pending_requests,
@@ -61,9 +62,11 @@ __all__ = [
     "IN_FLIGHT",
     "LADDER_BOARD",
     "ActiveVersion",
+    "Prefetched",
     "active_labels",
     "active_versions",
     "fit_snapshot",
+    "floor_interval_guess",
     "game_result",
     "game_results",
     "known_fit",
@@ -372,6 +375,7 @@ def ladder_view(
     *,
     partial: bool = True,
     roster: Roster | None = None,
+    rows: Prefetched | None = None,
 ) -> tuple[LadderState, dict[str, int]]:
     """What matchmaking reads, from the database now: the running sums' counts and the
     last fit's snapshot (one row: its standings and its candidate pairs), never the games
@@ -384,13 +388,14 @@ def ladder_view(
     the floor may owe a game, not every active version; else (or with ``partial``
     False) every one is read. ``roster``: the roster as just read in this transaction
     (:func:`~arena.server.ladder.roster.roster_statement`, sent with other statements),
-    else read here."""
+    else read here; ``rows``: the claim's rows read with it, for the floor's interval it
+    names (used when the roster's is that one, else read again here)."""
     now = now or timezone.now()
     matchmaking = settings.matchmaking(table_size)
     shortcut = None
     if partial and table_size == 2:
         roster = roster or read_roster(matchmaking.placement_games, known_fit())
-        shortcut = _partial_view(now, settings, matchmaking, roster)
+        shortcut = _partial_view(now, settings, matchmaking, roster, rows)
     return shortcut or _full_view(_common(pending_requests(), now, settings), matchmaking)
 
 
@@ -440,8 +445,32 @@ def _requests(asked: Iterable[Asked]) -> tuple[list[GameRequest], dict[str, int]
     return requests, ids
 
 
+class Prefetched(NamedTuple):
+    """The claim's rows (:func:`~arena.server.ladder.roster.claim_rows`) as read for the
+    floor's ``interval``."""
+
+    interval: int
+    rows: ClaimRows
+
+
+#: The floor's interval of the last roster a claim of this process read (its rows for
+#: the next claim are read with its first statements for that one: the roster's size
+#: seldom changes, and when it has they are read again).
+_LAST_INTERVAL: dict[str, int] = {}
+
+
+def floor_interval_guess() -> int | None:
+    """The floor's interval the next claim's rows are likely read for (the last roster's:
+    :data:`_LAST_INTERVAL`); None before a claim."""
+    return _LAST_INTERVAL.get("floor")
+
+
 def _partial_view(
-    now: datetime, ladder: LadderSettings, settings: MatchmakingSettings, roster: Roster
+    now: datetime,
+    ladder: LadderSettings,
+    settings: MatchmakingSettings,
+    roster: Roster,
+    prefetched: Prefetched | None,
 ) -> tuple[LadderState, dict[str, int]] | None:
     """The partial state (:func:`ladder_view`) from ``roster`` (with the fit's row) and one
     statement more (the requests, the games in flight and the overdue versions), or None when
@@ -457,7 +486,11 @@ def _partial_view(
     if tuple(arrays["knobs"].tolist()) != _knobs(settings):
         return None
     interval = settings.floor_interval(roster.size)
-    rows = claim_rows(roster.game_number - interval)
+    _LAST_INTERVAL["floor"] = interval
+    if prefetched is not None and prefetched.interval == interval:
+        rows = prefetched.rows
+    else:
+        rows = claim_rows(interval)
     flying = rows.in_flight
     if flying is None:
         return None

@@ -24,8 +24,8 @@ from arena.server.ladder.models import (
     UnrankedRequest,
     version_label,
 )
-from arena.server.ladder.roster import read_roster, roster_digest
-from arena.server.ladder.state import known_fit, ladder_view
+from arena.server.ladder.roster import ClaimRows, read_roster, roster_digest
+from arena.server.ladder.state import Prefetched, floor_interval_guess, known_fit, ladder_view
 from arena.server.ladder.sums import count_results
 from arena.server.site.models import BotVersion, Team
 from tests.arena.server.factories import make_team
@@ -212,3 +212,16 @@ def test_a_claim_unpacks_the_fit_once_and_keeps_it_until_the_next_fit(
     assert known_fit() == fresh.fit_digest
     # One it does not hold: the claim reads everything (a thread of its own kept another).
     assert not ladder_view(settings, roster=roster)[0].is_partial
+
+
+def test_rows_read_for_another_floor_interval_are_read_again(ladder: list[BotVersion]) -> None:
+    # A claim reads its rows with its first statements for the last roster's interval;
+    # they stand only when the roster now has that interval.
+    settings = config.current()
+    interval = settings.matchmaking().floor_interval(len(NAMES))
+    nothing = ClaimRows([], [], [])  # (no request, no game in flight, nobody overdue)
+    used, _ids = ladder_view(settings, rows=Prefetched(interval, nothing))
+    assert used.is_partial and used.entrants == ()
+    assert floor_interval_guess() == interval
+    again, _ids = ladder_view(settings, rows=Prefetched(interval + 1, nothing))
+    assert again.is_partial and again.entrants == ladder_view(settings)[0].entrants != ()
