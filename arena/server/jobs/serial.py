@@ -7,6 +7,10 @@ the transaction alone.
 Why: making a ladder game reads the games in flight and the teams' caps, then adds one;
 two workers doing it at once on PostgreSQL could both see room under a team's cap and
 both add a game.
+
+The work's first reads may go with the lock, in its round trip
+(:func:`arena.server.jobs.round_trip.run_together`): the database runs them once the lock
+is granted, so they see every write of the worker before.
 """
 
 from __future__ import annotations
@@ -17,14 +21,18 @@ from contextlib import contextmanager
 
 from django.db import connection, transaction
 
+from arena.server.jobs.round_trip import Answer, Statement, run_together
+
 __all__ = ["one_at_a_time"]
 
 
 @contextmanager
-def one_at_a_time(name: str) -> Iterator[None]:
-    """A transaction in which no other worker runs ``name``'s work (the module docstring)."""
+def one_at_a_time(name: str, *reads: Statement) -> Iterator[list[Answer]]:
+    """A transaction in which no other worker runs ``name``'s work (the module docstring),
+    with the answers of ``reads``, run first in it (after the lock, in its round trip)."""
     with transaction.atomic():
+        lock = []
         if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(name.encode())])
-        yield
+            lock = [Statement("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(name.encode())])]
+        answers = run_together([*lock, *reads]) if lock or reads else []
+        yield answers[len(lock) :]

@@ -4,12 +4,12 @@ team asked (:mod:`arena.ladder.promotion` decides; this module reads and writes 
 
 from __future__ import annotations
 
-from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
 from arena.ladder.matchmaking import GameKind
 from arena.ladder.promotion import Verdict, should_activate
+from arena.server.jobs.round_trip import Statement
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.models import (
     LLR_CAP,
@@ -22,31 +22,31 @@ from arena.server.ladder.models import (
 from arena.server.ladder.state import game_results, with_seats
 from arena.server.site.versions import activate
 
-__all__ = ["advance_promotions"]
+__all__ = ["advance_promotions", "any_running"]
 
 
 def _finite(value: float) -> float:
     return max(-LLR_CAP, min(LLR_CAP, value))
 
 
-def _any_running() -> bool:
-    """Whether a promotion test is running."""
+def any_running() -> Statement:
+    """The statement that asks whether a promotion test is running (a row: one is), plain
+    SQL and no model: a store sends it with its writes, in their round trip."""
     sql = f"SELECT 1 FROM {PromotionTest._meta.db_table} WHERE status = %s LIMIT 1"
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [PromotionStatus.RUNNING.value])
-        return cursor.fetchone() is not None
+    return Statement(sql, [PromotionStatus.RUNNING.value])
 
 
-def advance_promotions(settings: LadderSettings, *, is_frozen: bool = False) -> None:
+def advance_promotions(settings: LadderSettings, *, running: bool, is_frozen: bool = False) -> None:
     """Read each running promotion test's games again: its ratio's history, its verdict,
     and the candidate made active when it is better and its team asked (not after the
-    deadline: activations are frozen then)."""
-    if not _any_running():  # the usual case: one plain statement, no model
+    deadline: activations are frozen then). ``running``: whether one is, as
+    :func:`any_running` just answered."""
+    if not running:  # the usual case
         return
-    running = PromotionTest.objects.filter(status=PromotionStatus.RUNNING).select_related(
+    tests = PromotionTest.objects.filter(status=PromotionStatus.RUNNING).select_related(
         "team", "candidate__team", "incumbent__team"
     )
-    for test in running:
+    for test in tests:
         pair = Q(first=test.candidate, second=test.incumbent) | Q(
             first=test.incumbent, second=test.candidate
         )

@@ -22,6 +22,16 @@ ratings are fitted again when due (:func:`arena.server.ladder.fitting.refresh_if
 A worker killed before that commit leaves a claim that
 expires; one killed after it leaves a finished game that no claim can touch again: a game
 is never lost and never counted twice.
+
+Round trips. Each statement of a claim or a store waits for the database, and on a
+loaded machine each wait costs a time slice; statements that do not depend on each
+other's answers go together (:func:`arena.server.jobs.round_trip.run_together`). A
+claim's first round trip takes the lock, asks whether a game waits to be played again,
+reads the roster with the fit's row (the snapshot only when the worker does not hold it
+unpacked) and the claim's rows (for the floor's interval of the last claim's roster);
+then, on PostgreSQL, the two versions with the new game's number, and the game written
+whole, seed and all. A store's result, its sums, the fit's count and the promotions'
+question go in one round trip, then its commit.
 """
 
 from __future__ import annotations
@@ -31,12 +41,14 @@ import hmac
 import random
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
+from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from django.conf import settings as django_settings
 from django.db import connection, transaction
 from django.db.models import F, Q
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from arena.ladder.ends import (
@@ -51,6 +63,7 @@ from arena.ladder.games import GameResult, TableResult
 from arena.ladder.matchmaking import GameKind, next_game
 from arena.server.current import is_frozen_now
 from arena.server.jobs.lease import LeaseQueue, lease_seconds
+from arena.server.jobs.round_trip import Statement, run_together, update_statement
 from arena.server.jobs.serial import one_at_a_time
 from arena.server.ladder.config import LadderSettings
 from arena.server.ladder.fitting import may_be_due, refresh_if_due
@@ -70,9 +83,20 @@ from arena.server.ladder.own_faults import (
     own_faults,
 )
 from arena.server.ladder.play import PlayedGame
-from arena.server.ladder.promotions import advance_promotions
-from arena.server.ladder.state import ladder_view
-from arena.server.ladder.sums import add_counted
+from arena.server.ladder.promotions import advance_promotions, any_running
+from arena.server.ladder.roster import (
+    claim_rows_of,
+    claim_rows_statement,
+    roster_of,
+    roster_statement,
+)
+from arena.server.ladder.state import (
+    Prefetched,
+    floor_interval_guess,
+    known_fit,
+    ladder_view,
+)
+from arena.server.ladder.sums import counted_statements, counted_times
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome, SeatOutcome
 
@@ -126,26 +150,35 @@ def claim_next(
         return {"status": GameStatus.CLAIMED,
                 "end_reason": lost(game).reason if again else game.end_reason}  # fmt: skip
 
-    found = None
-    if _any_claimable(now):  # one plain read; the queue's claim locks and writes
-        found = QUEUE.claim_next(
-            worker, max_attempts=settings.max_attempts, give_up=left_out, claimed=claimed, now=now
-        )
+    lease = now + timedelta(seconds=lease_seconds())
+    made = _schedule(worker, settings, rng, now, lease, table_size, ask_waiting=True)
+    if made is not _Waiting.FOUND:
+        return made
+    found = QUEUE.claim_next(
+        worker, max_attempts=settings.max_attempts, give_up=left_out, claimed=claimed, now=now
+    )
     if found is not None:
         return _claimed(found)
-    lease = now + timedelta(seconds=lease_seconds())
-    return _schedule(worker, settings, rng, now, lease, table_size)
+    # Taken by another worker meanwhile, or left out: matchmaking, without asking again.
+    made = _schedule(worker, settings, rng, now, lease, table_size, ask_waiting=False)
+    assert made is not _Waiting.FOUND  # (not asked)
+    return made
 
 
-def _any_claimable(now: datetime) -> bool:
+class _Waiting(Enum):
+    """What a claim found when it asked whether a game waits to be played again."""
+
+    FOUND = "a game queued, or held under an expired lease"
+
+
+def _any_claimable(now: datetime) -> Statement:
     """Whether a game is queued or held under an expired lease (:data:`QUEUE`'s claimable
-    games), in one statement outside any transaction: almost every claim finds none and
-    goes on to matchmaking without the queue's locking transaction."""
+    games), as one plain read (a row: one is): almost every claim finds none and goes on
+    to matchmaking without the queue's locking transaction. It runs with matchmaking's
+    first reads, in their round trip."""
     sql = (f"SELECT 1 FROM {Game._meta.db_table} WHERE status = %s "
            "OR (status = %s AND lease_expires < %s) LIMIT 1")  # fmt: skip
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [GameStatus.QUEUED.value, GameStatus.CLAIMED.value, now])
-        return cursor.fetchone() is not None
+    return Statement(sql, [GameStatus.QUEUED.value, GameStatus.CLAIMED.value, now])
 
 
 def _claimed(game_id: int) -> Game:
@@ -163,15 +196,36 @@ def _schedule(
     now: datetime,
     lease: datetime,
     table_size: int,
-) -> Game | None:
+    *,
+    ask_waiting: bool,
+) -> Game | Literal[_Waiting.FOUND] | None:
+    """Make the game matchmaking picks now, claimed by ``worker``; first, with
+    ``ask_waiting``, whether a game waits to be played again (then nothing is made: the
+    queue's claim takes it, outside this transaction)."""
+    reads = [_any_claimable(now)] if ask_waiting else []
+    partial = table_size == 2  # (ladder_view's shortcut reads the roster: read it here)
+    guess = floor_interval_guess() if partial else None
+    if partial:
+        placement = settings.matchmaking(table_size).placement_games
+        reads.append(roster_statement(placement, known_fit()))
+    if guess is not None:  # and the rows it reads next, for the last claim's interval
+        reads.append(claim_rows_statement(guess))
     # One worker at a time makes a game: matchmaking reads the games in flight, and two
     # made at once from the same reading could both pass a team's cap or a pair's.
-    with one_at_a_time("ladder: make a game"):
-        state, ids = ladder_view(settings, now, table_size)
+    with one_at_a_time("ladder: make a game", *reads) as answers:
+        if ask_waiting and answers[0].row is not None:
+            return _Waiting.FOUND
+        if ask_waiting:
+            answers = answers[1:]
+        roster = roster_of(answers[0].row) if partial else None
+        rows = None
+        if guess is not None:
+            rows = Prefetched(guess, claim_rows_of(answers[1].rows))
+        state, ids = ladder_view(settings, now, table_size, roster=roster, rows=rows)
         pairing = next_game(state, settings.matchmaking(table_size), rng)
         if pairing is None:
             return None
-        versions = _versions(pairing.bots, ids)
+        versions, number = _versions(pairing.bots, ids)
         first, second = versions[pairing.first], versions[pairing.second]
         requested_by = None
         if pairing.kind is GameKind.TEST:
@@ -184,6 +238,8 @@ def _schedule(
                 UnrankedRequest.objects.filter(pk=request.pk).update(games_left=F("games_left") - 1)
                 requested_by = request.team
         game = Game.objects.create(
+            pk=number,
+            seed="" if number is None else str(game_seed(number)),
             kind=str(pairing.kind),
             is_rated=pairing.is_rated,
             reason=pairing.reason[:200],
@@ -194,12 +250,12 @@ def _schedule(
             claimed_by=worker,
             lease_expires=lease,
             attempts=1,
-            seed="",
             deals=settings.deals,
             seat_count=len(pairing.bots),
         )
-        game.seed = str(game_seed(game.pk))
-        game.save(update_fields=["seed"])
+        if number is None:  # (numbered by its insert: its seed follows)
+            game.seed = str(game_seed(game.pk))
+            game.save(update_fields=["seed"])
         if not game.is_table:
             return game  # its versions and teams are loaded already: no read again
         TableSeat.objects.bulk_create(
@@ -209,15 +265,27 @@ def _schedule(
     return _claimed(game.pk)
 
 
-def _versions(labels: Sequence[str], ids: Mapping[str, int]) -> dict[str, BotVersion]:
+def _versions(
+    labels: Sequence[str], ids: Mapping[str, int]
+) -> tuple[dict[str, BotVersion], int | None]:
     """The versions named by ``labels`` (with their teams), by label: ``ids`` numbers the
     ones matchmaking may name (the active ones, the promotion tests' and the test
-    requests'), and only the named ones are loaded."""
+    requests'), and only the named ones are loaded. On PostgreSQL, read with them, the
+    number the new game takes (its table's next), so that the game is written whole, its
+    seed with it, in one statement; None elsewhere."""
     missing = set(labels) - set(ids)
     if missing:
         raise LookupError(f"matchmaking named versions the site does not have: {sorted(missing)}")
-    found = BotVersion.objects.select_related("team").in_bulk([ids[label] for label in labels])
-    return {label: found[ids[label]] for label in labels}
+    rows = BotVersion.objects.select_related("team")
+    if connection.vendor == "postgresql":  # (a subquery: evaluated once, not per row)
+        rows = rows.annotate(next_game=RawSQL(_NEXT_GAME, [Game._meta.db_table]))
+    found = rows.in_bulk([ids[label] for label in labels])
+    number = getattr(next(iter(found.values())), "next_game", None)
+    return {label: found[ids[label]] for label in labels}, number
+
+
+#: The ``game`` table's next number (PostgreSQL).
+_NEXT_GAME = "(SELECT nextval(pg_get_serial_sequence(%s, 'id')))"
 
 
 def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSettings) -> bool:
@@ -272,11 +340,21 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
         counting = not game.counted
         if counting:
             fields["counted"] = True
-        if not held.update(**fields):
-            return False
-        for name, value in fields.items():  # the row as written (no read again)
+        for name, value in fields.items():  # the row as it is written (no read again)
             setattr(game, name, value)
-        _store_seats(seats, labels, result, decision.at_fault)
+        _score_seats(seats, labels, result, decision.at_fault)
+        # The result, the sums and the promotions' question in one round trip; nothing
+        # of it kept (rolled back) when the claim was lost meanwhile.
+        sums = counted_statements(game) if counting else []
+        written, *counted, running = run_together(
+            [update_statement(held, fields), *sums, any_running()]
+        )
+        if not written.row_count:
+            transaction.set_rollback(True)
+            return False
+        times = counted_times(game, counted) if counting else None
+        if seats:
+            TableSeat.objects.bulk_update(seats, ["adjusted_mbb", "raw_mbb", "at_fault"])
         _store_own_faults(game, played)
         matches = _store_matches(game, played.matches, decision.action is EndAction.RESULT)
         if matches:
@@ -285,8 +363,7 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
                 match_swap=matches[1] if len(matches) > 1 and not game.is_table else None,
                 rotation_matches=[match.pk for match in matches] if game.is_table else [],
             )
-        times = add_counted(game) if counting else None
-        advance_promotions(settings, is_frozen=is_frozen_now(now))
+        advance_promotions(settings, running=running.row is not None, is_frozen=is_frozen_now(now))
     # Outside the store's transaction; at most one worker fits. The fit's row, as the
     # count of games done read it back, spares the asking when no fit can be due.
     if times is None or may_be_due(times, timezone.now()):
@@ -294,20 +371,18 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
     return True
 
 
-def _store_seats(
+def _score_seats(
     seats: Sequence[TableSeat],
     labels: Sequence[str],
     result: GameResult | TableResult | None,
     at_fault: Sequence[str],
 ) -> None:
-    """A table's result on its seats: each version's score (None without a result) and
-    whether it did not start."""
+    """A table's result on its seats' rows as loaded (the store writes them): each
+    version's score (None without a result) and whether it did not start."""
     for seat, label in zip(seats, labels, strict=False):
         seat.adjusted_mbb = None if result is None else result.score_for(label)
         seat.raw_mbb = None if result is None else result.raw_for(label)
         seat.at_fault = label in at_fault
-    if seats:
-        TableSeat.objects.bulk_update(seats, ["adjusted_mbb", "raw_mbb", "at_fault"])
 
 
 def _versions_at(game: Game) -> dict[str, BotVersion]:

@@ -11,16 +11,22 @@ its rows, one value comes back). Equal digests: the candidates are the ones matc
 would make now, and their labels and teams are the versions' own. A version activated,
 disabled, renamed or placed since the fit changes the digest, and the claim reads
 everything, as before the shortcut.
+
+The fit's snapshot is a few hundred kB at a thousand versions and changes at most every
+few seconds: a claim names the snapshot its process holds already (by its MD5) and the
+database sends the snapshot only when the fit's is another (:class:`Roster`'s
+``snapshot`` None, its ``fit_digest`` the same).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from django.db import connection
 
+from arena.server.jobs.round_trip import Statement
 from arena.server.ladder.models import (
     Game,
     GameStatus,
@@ -39,17 +45,22 @@ __all__ = [
     "OverdueVersion",
     "Roster",
     "claim_rows",
+    "claim_rows_of",
+    "claim_rows_statement",
     "pending_requests",
     "read_roster",
     "roster_digest",
+    "roster_of",
+    "roster_statement",
 ]
 
 
 class Roster(NamedTuple):
     """The active versions now: how many, how many still owe placement games, their
     digest (:func:`roster_digest`; empty with none), and the last game's number; and the
-    last fit's row as a claim reads it (its snapshot, None before a fit; its pooled spread
-    of one game and its confidence)."""
+    last fit's row as a claim reads it (its snapshot, None before a fit or when it is the
+    one the claim named; its pooled spread of one game and its confidence; the snapshot's
+    MD5 in hex, empty before a fit)."""
 
     size: int
     placing: int
@@ -58,6 +69,7 @@ class Roster(NamedTuple):
     snapshot: bytes | None = None
     game_sd: float = 0.0
     confidence: float = 0.0
+    fit_digest: str = ""
 
 
 class OverdueVersion(NamedTuple):
@@ -94,42 +106,69 @@ _ACTIVE = """
 _LABEL = "(t.name || '-v' || v.number)"
 
 
-def read_roster(placement_games: int) -> Roster:
-    """The roster now (:class:`Roster`), with the fit's row, in one statement: the
-    database counts the active versions and those with fewer than ``placement_games``
-    rated games, and hashes their rows (PostgreSQL's ``md5``; elsewhere the rows come back
-    joined and are hashed here)."""
+def read_roster(placement_games: int, known_fit: str = "") -> Roster:
+    """The roster now (:class:`Roster`), with the fit's row, in one statement
+    (:func:`roster_statement`'s)."""
+    with connection.cursor() as cursor:
+        cursor.execute(*roster_statement(placement_games, known_fit))
+        return roster_of(cursor.fetchone())
+
+
+def roster_statement(placement_games: int, known_fit: str = "") -> Statement:
+    """The statement :func:`read_roster` runs (a claim sends it with others, in one round
+    trip): the database counts the active versions and those with fewer than
+    ``placement_games`` rated games, and hashes their rows (PostgreSQL's ``md5``;
+    elsewhere the rows come back joined and are hashed by :func:`roster_of`); the fit's
+    snapshot comes with them unless its MD5 is ``known_fit`` (PostgreSQL; elsewhere it
+    comes in process, and :func:`roster_of` hashes it)."""
     tables = _tables()
     placed = "CASE WHEN COALESCE(s.game_count, 0) >= %s THEN 1 ELSE 0 END"
     row = f"v.id || ':' || ({placed}) || ':' || length({_LABEL}) || ':' || {_LABEL}"
     inner = (f"SELECT v.id AS id, {row} AS entry, COALESCE(s.game_count, 0) AS games "
              + _ACTIVE.format(**tables))  # fmt: skip
-    postgres = connection.vendor == "postgresql"
-    if postgres:
+    known: list[str] = []
+    if connection.vendor == "postgresql":
         joined = "md5(string_agg(entry, ',' ORDER BY id))"
+        fit_digest = "md5(snapshot)"
+        snapshot = "CASE WHEN md5(snapshot) = %s THEN NULL ELSE snapshot END"
+        known.append(known_fit)
     else:  # SQLite before 3.44 orders an aggregate by its input's order
         joined = "group_concat(entry, ',')"
         inner += " ORDER BY v.id"
+        fit_digest, snapshot = "NULL", "snapshot"
     fit = f"FROM {RatingFit._meta.db_table} WHERE id = 1 AND fitted IS NOT NULL"
     sql = (f"SELECT COUNT(*), SUM(CASE WHEN games < %s THEN 1 ELSE 0 END), {joined}, "
-           f"(SELECT MAX(id) FROM {tables['game']}), (SELECT snapshot {fit}), "
-           f"(SELECT game_sd {fit}), (SELECT confidence {fit}) "
+           f"(SELECT MAX(id) FROM {tables['game']}), (SELECT {snapshot} {fit}), "
+           f"(SELECT game_sd {fit}), (SELECT confidence {fit}), (SELECT {fit_digest} {fit}) "
            f"FROM ({inner}) AS active")  # fmt: skip
     parameters: list[int | str | bool] = [
         placement_games,
+        *known,
         placement_games,
         VersionStatus.ACCEPTED.value,
         False,
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, parameters)
-        count, placing, text, last, snapshot, game_sd, confidence = cursor.fetchone()
+    return Statement(sql, parameters)
+
+
+def roster_of(row: tuple[Any, ...] | None) -> Roster:
+    """:func:`roster_statement`'s row as the :class:`Roster` it tells."""
+    assert row is not None  # (an aggregate always gives its one row)
+    count, placing, text, last, snapshot, game_sd, confidence, fit_digest = row
+    postgres = connection.vendor == "postgresql"
     digest = ""
     if count:
-        digest = text if postgres else hashlib.md5(text.encode(), usedforsecurity=False).hexdigest()
+        digest = text if postgres else _md5(text.encode())
     stored = bytes(snapshot) if snapshot else None
+    if not postgres and stored is not None:
+        fit_digest = _md5(stored)
     return Roster(int(count), int(placing or 0), digest, int(last or 0), stored,
-                  float(game_sd or 0.0), float(confidence or 0.0))  # fmt: skip
+                  float(game_sd or 0.0), float(confidence or 0.0), fit_digest or "")  # fmt: skip
+
+
+def _md5(data: bytes) -> str:
+    """``data``'s MD5 in hex, as PostgreSQL's ``md5`` gives it (a fingerprint)."""
+    return hashlib.md5(data, usedforsecurity=False).hexdigest()
 
 
 class ClaimRows(NamedTuple):
@@ -141,18 +180,27 @@ class ClaimRows(NamedTuple):
     overdue: list[OverdueVersion]
 
 
-def claim_rows(last_before: int) -> ClaimRows:
+def claim_rows(interval: int) -> ClaimRows:
     """The pending requests (:func:`pending_requests`' rows), the games in flight, and the
-    active versions whose last rated game is numbered ``last_before`` or less (the floor's:
-    they may be owed a game), in one statement (a claim's every round trip waits for the
-    database: on a loaded machine each costs a time slice), the rows told apart by their
-    first column."""
+    active versions whose last rated game is ``interval`` games or more before the last
+    game (the floor's: they may be owed a game), in one statement
+    (:func:`claim_rows_statement`'s)."""
+    with connection.cursor() as cursor:
+        cursor.execute(*claim_rows_statement(interval))
+        return claim_rows_of(cursor.fetchall())
+
+
+def claim_rows_statement(interval: int) -> Statement:
+    """The statement :func:`claim_rows` runs (a claim's every round trip waits for the
+    database: on a loaded machine each costs a time slice; a claim sends this one with
+    its first reads), the rows told apart by their first column."""
     tables = _tables()
+    last = f"(SELECT COALESCE(MAX(id), 0) FROM {tables['game']})"
     parts = [
         *_requests_sql(),
         _IN_FLIGHT.format(tag=2, **tables),
         "SELECT 3, v.id, t.name, NULL, NULL, v.number, s.game_count, s.last_game, " + _NONE
-        + _ACTIVE.format(**tables) + " AND s.last_game <= %s",
+        + _ACTIVE.format(**tables) + f" AND s.last_game <= {last} - %s",
     ]  # fmt: skip
     sql = " UNION ALL ".join(parts) + " ORDER BY 1, 2"
     parameters: list[int | str | bool] = [
@@ -161,11 +209,13 @@ def claim_rows(last_before: int) -> ClaimRows:
         GameStatus.CLAIMED.value,
         VersionStatus.ACCEPTED.value,
         False,
-        last_before,
+        interval,
     ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, parameters)
-        rows = cursor.fetchall()
+    return Statement(sql, parameters)
+
+
+def claim_rows_of(rows: Iterable[tuple[Any, ...]]) -> ClaimRows:
+    """:func:`claim_rows_statement`'s rows as the :class:`ClaimRows` they tell."""
     requests, flying, overdue, table = [], [], [], False
     for tag, pk, text, first, second, one, other, more, seats in rows:
         if tag < 2:

@@ -48,6 +48,8 @@ from arena.server.ladder.models import (
 )
 from arena.server.ladder.roster import (
     Asked,
+    ClaimRows,
+    Roster,
     claim_rows,
     pending_requests,
     read_roster,
@@ -60,11 +62,14 @@ __all__ = [
     "IN_FLIGHT",
     "LADDER_BOARD",
     "ActiveVersion",
+    "Prefetched",
     "active_labels",
     "active_versions",
     "fit_snapshot",
+    "floor_interval_guess",
     "game_result",
     "game_results",
+    "known_fit",
     "ladder_state",
     "ladder_view",
     "plays_in",
@@ -369,6 +374,8 @@ def ladder_view(
     table_size: int = 2,
     *,
     partial: bool = True,
+    roster: Roster | None = None,
+    rows: Prefetched | None = None,
 ) -> tuple[LadderState, dict[str, int]]:
     """What matchmaking reads, from the database now: the running sums' counts and the
     last fit's snapshot (one row: its standings and its candidate pairs), never the games
@@ -379,12 +386,16 @@ def ladder_view(
     :mod:`arena.server.ladder.roster`) and every active version is placed, the state is
     partial (:class:`arena.ladder.pairings.LadderState`): a few numbers and the versions
     the floor may owe a game, not every active version; else (or with ``partial``
-    False) every one is read."""
+    False) every one is read. ``roster``: the roster as just read in this transaction
+    (:func:`~arena.server.ladder.roster.roster_statement`, sent with other statements),
+    else read here; ``rows``: the claim's rows read with it, for the floor's interval it
+    names (used when the roster's is that one, else read again here)."""
     now = now or timezone.now()
     matchmaking = settings.matchmaking(table_size)
     shortcut = None
     if partial and table_size == 2:
-        shortcut = _partial_view(now, settings, matchmaking)
+        roster = roster or read_roster(matchmaking.placement_games, known_fit())
+        shortcut = _partial_view(now, settings, matchmaking, roster, rows)
     return shortcut or _full_view(_common(pending_requests(), now, settings), matchmaking)
 
 
@@ -434,24 +445,52 @@ def _requests(asked: Iterable[Asked]) -> tuple[list[GameRequest], dict[str, int]
     return requests, ids
 
 
+class Prefetched(NamedTuple):
+    """The claim's rows (:func:`~arena.server.ladder.roster.claim_rows`) as read for the
+    floor's ``interval``."""
+
+    interval: int
+    rows: ClaimRows
+
+
+#: The floor's interval of the last roster a claim of this process read (its rows for
+#: the next claim are read with its first statements for that one: the roster's size
+#: seldom changes, and when it has they are read again).
+_LAST_INTERVAL: dict[str, int] = {}
+
+
+def floor_interval_guess() -> int | None:
+    """The floor's interval the next claim's rows are likely read for (the last roster's:
+    :data:`_LAST_INTERVAL`); None before a claim."""
+    return _LAST_INTERVAL.get("floor")
+
+
 def _partial_view(
-    now: datetime, ladder: LadderSettings, settings: MatchmakingSettings
+    now: datetime,
+    ladder: LadderSettings,
+    settings: MatchmakingSettings,
+    roster: Roster,
+    prefetched: Prefetched | None,
 ) -> tuple[LadderState, dict[str, int]] | None:
-    """The partial state (:func:`ladder_view`) in two statements (the roster with the
-    fit's row; the requests, the games in flight and the overdue versions), or None when
+    """The partial state (:func:`ladder_view`) from ``roster`` (with the fit's row) and one
+    statement more (the requests, the games in flight and the overdue versions), or None when
     the shortcut does not hold: no fit, or one made before the roster was stored, other
     knobs, a version owed placement games, another roster than the fit's, a table in
     flight."""
-    roster = read_roster(settings.placement_games)
-    if roster.snapshot is None or roster.placing:
+    unpacked = _unpacked(roster)
+    if unpacked is None or roster.placing:
         return None
-    arrays, stored = unpack_snapshot(roster.snapshot)
+    arrays, stored = unpacked
     if stored is None or roster.digest != stored.digest:
         return None
     if tuple(arrays["knobs"].tolist()) != _knobs(settings):
         return None
     interval = settings.floor_interval(roster.size)
-    rows = claim_rows(roster.game_number - interval)
+    _LAST_INTERVAL["floor"] = interval
+    if prefetched is not None and prefetched.interval == interval:
+        rows = prefetched.rows
+    else:
+        rows = claim_rows(interval)
     flying = rows.in_flight
     if flying is None:
         return None
@@ -490,6 +529,33 @@ def _partial_view(
         **common.fields(),
     )
     return state, {**dict(zip(labels, ids.tolist(), strict=True)), **common.ids}
+
+
+#: The last fit's snapshot as this process unpacked it, by its MD5 (one entry): a fit
+#: changes at most every few seconds, and a claim, many times a second, then neither has
+#: it sent (:func:`~arena.server.ladder.roster.roster_statement`) nor unpacks it again.
+_UNPACKED: dict[str, tuple[dict[str, npt.NDArray[Any]], StoredRoster | None]] = {}
+
+
+def known_fit() -> str:
+    """The MD5 of the fit's snapshot this process holds unpacked (empty: none), for
+    :func:`~arena.server.ladder.roster.roster_statement`."""
+    return next(iter(_UNPACKED), "")
+
+
+def _unpacked(roster: Roster) -> tuple[dict[str, npt.NDArray[Any]], StoredRoster | None] | None:
+    """The fit's snapshot ``roster`` names, unpacked: the one it brought (kept for the next
+    claims, its arrays read-only), or the one this process holds when it brought none
+    because it was that one; None before a fit (or when another thread has just kept
+    another: the claim then reads everything)."""
+    if roster.snapshot is not None:
+        arrays, stored = unpack_snapshot(roster.snapshot)
+        for values in arrays.values():
+            values.flags.writeable = False
+        _UNPACKED.clear()
+        _UNPACKED[roster.fit_digest] = (arrays, stored)
+        return arrays, stored
+    return _UNPACKED.get(roster.fit_digest)
 
 
 def _full_view(

@@ -30,6 +30,7 @@ from django.db import connection
 
 from arena.ladder.games import GameResult
 from arena.ladder.sums import PairColumns, PairSums
+from arena.server.jobs.round_trip import Answer, Statement, run_together
 from arena.server.ladder.models import (
     Game,
     GameStatus,
@@ -47,6 +48,8 @@ __all__ = [
     "FitTimes",
     "add_counted",
     "count_results",
+    "counted_statements",
+    "counted_times",
     "pair_columns",
     "pair_sums",
     "row_sums",
@@ -72,13 +75,20 @@ def count_results() -> int:
 
 
 def add_counted(game: Game) -> FitTimes | None:
-    """``game``'s results into the sums, the game marked ``counted`` already by its caller
-    (in the same transaction: the store's own update marks it): a rated game only; one the
-    infrastructure left out counts for nothing; every game done counts in the games
-    played. The fit's times as its row holds them after a game done (None for another)."""
-    times = _count_done() if game.status == GameStatus.DONE else None
+    """``game``'s results into the sums (:func:`counted_statements`), in one round trip;
+    the fit's times as its row holds them after a game done (None for another)."""
+    return counted_times(game, run_together(counted_statements(game)))
+
+
+def counted_statements(game: Game) -> list[Statement]:
+    """The statements that add ``game``'s results into the sums, the game marked
+    ``counted`` already by its caller (in the same transaction: the store's own update
+    marks it, and sends these with it): a rated game only; one the infrastructure left
+    out counts for nothing; every game done counts in the games played (on the fit's row,
+    the first statement then, whose answer :func:`counted_times` reads)."""
+    statements = [_COUNT_DONE] if game.status == GameStatus.DONE else []
     if not game.is_rated or game.status == GameStatus.FAILED_INFRASTRUCTURE:
-        return times
+        return statements
     seats = game.seats_in_order()
     versions = [seat.version for seat in seats] if seats else [game.first, game.second]
     try:
@@ -94,8 +104,10 @@ def add_counted(game: Game) -> FitTimes | None:
         results = ()
     hands = game.hand_count if results else 0
     played = 1 if results else 0
-    _upsert(VersionSumsRow, ("version_id",), [(v.pk, played, hands, game.pk) for v in versions],
-            adds=("game_count", "hand_count"), greatest="last_game")  # fmt: skip
+    statements.append(
+        _upsert(VersionSumsRow, ("version_id",), [(v.pk, played, hands, game.pk) for v in versions],
+                adds=("game_count", "hand_count"), greatest="last_game")
+    )  # fmt: skip
     by_label = {version_label(version): version for version in versions}
     rows = []
     for result in results:
@@ -106,8 +118,23 @@ def add_counted(game: Game) -> FitTimes | None:
         rows.append((first.pk, second.pk, 1, result.weight, result.weight * adjusted, adjusted,
                      adjusted * adjusted, raw, raw * raw, result.hand_count))  # fmt: skip
     if rows:
-        _upsert(PairSumsRow, ("first_id", "second_id"), rows, adds=_SUMS)
-    return times
+        statements.append(_upsert(PairSumsRow, ("first_id", "second_id"), rows, adds=_SUMS))
+    return statements
+
+
+def counted_times(game: Game, answers: Sequence[Answer]) -> FitTimes | None:
+    """The fit's times after :func:`counted_statements` of ``game`` ran (``answers``: their
+    answers, in order): for a game done, as the fit's row holds them after the count (the
+    row made, and the game counted on it, the first time); None for another game."""
+    if game.status != GameStatus.DONE:
+        return None
+    row = answers[0].row
+    if row is None:  # no fit's row yet
+        RatingFit.objects.bulk_create([RatingFit(pk=1)], ignore_conflicts=True)
+        row = run_together([_COUNT_DONE])[0].row
+        assert row is not None  # (the row is there now)
+    fitted, claimed_until = (_aware(value) for value in row)
+    return FitTimes(fitted, claimed_until)
 
 
 class FitTimes(NamedTuple):
@@ -117,20 +144,12 @@ class FitTimes(NamedTuple):
     claimed_until: datetime | None
 
 
-def _count_done() -> FitTimes:
-    """One more game done on the fit's row (made the first time), in one statement; its
-    times, which tell the store whether a fit may be due without asking again."""
-    sql = (f"UPDATE {RatingFit._meta.db_table} SET done_count = done_count + 1 WHERE id = 1 "
-           "RETURNING fitted, claimed_until")  # fmt: skip
-    with connection.cursor() as cursor:
-        cursor.execute(sql)
-        row = cursor.fetchone()
-        if row is None:
-            RatingFit.objects.bulk_create([RatingFit(pk=1)], ignore_conflicts=True)
-            cursor.execute(sql)
-            row = cursor.fetchone()
-    fitted, claimed_until = (_aware(value) for value in row)
-    return FitTimes(fitted, claimed_until)
+#: One more game done on the fit's row, its times given back: they tell the store whether
+#: a fit may be due without asking again.
+_COUNT_DONE = Statement(
+    f"UPDATE {RatingFit._meta.db_table} SET done_count = done_count + 1 WHERE id = 1 "
+    "RETURNING fitted, claimed_until"
+)
 
 
 def _aware(value: datetime | str | None) -> datetime | None:
@@ -149,9 +168,9 @@ def _upsert(
     *,
     adds: tuple[str, ...],
     greatest: str | None = None,
-) -> None:
-    """Add ``rows`` (the ``keys``' values, then the ``adds``', then ``greatest``'s) onto the
-    rows of ``model`` in one statement: a missing row is made, an existing one has each
+) -> Statement:
+    """The statement that adds ``rows`` (the ``keys``' values, then the ``adds``', then
+    ``greatest``'s) onto the rows of ``model``: a missing row is made, an existing one has each
     value of ``adds`` added to its own and ``greatest`` raised to the new value. The
     addition happens in the database (``ON CONFLICT DO UPDATE``, PostgreSQL's and
     SQLite's alike), so two workers adding at once both count."""
@@ -168,8 +187,7 @@ def _upsert(
         f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values} "
         f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {', '.join(updates)}"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [value for row in rows for value in row])
+    return Statement(sql, [value for row in rows for value in row])
 
 
 def pair_sums() -> dict[tuple[str, str], PairSums]:

@@ -7,6 +7,7 @@ knobs or a fit made before the roster was stored, and the claim reads everything
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import random
 
@@ -23,8 +24,8 @@ from arena.server.ladder.models import (
     UnrankedRequest,
     version_label,
 )
-from arena.server.ladder.roster import read_roster, roster_digest
-from arena.server.ladder.state import ladder_view
+from arena.server.ladder.roster import ClaimRows, read_roster, roster_digest
+from arena.server.ladder.state import Prefetched, floor_interval_guess, known_fit, ladder_view
 from arena.server.ladder.sums import count_results
 from arena.server.site.models import BotVersion, Team
 from tests.arena.server.factories import make_team
@@ -181,4 +182,46 @@ def test_without_a_fit_the_claim_reads_everything(small_ladder: None) -> None:
     assert not ladder_view(config.current())[0].is_partial
     assert read_roster(1).digest != ""
     Team.objects.update(active_version=None)
-    assert read_roster(1) == (0, 0, "", 0, None, 0.0, 0.0)
+    assert read_roster(1) == (0, 0, "", 0, None, 0.0, 0.0, "")
+
+
+def test_a_claim_unpacks_the_fit_once_and_keeps_it_until_the_next_fit(
+    ladder: list[BotVersion],
+) -> None:
+    # The snapshot is sent (PostgreSQL) and unpacked only when it is not the one this
+    # process holds: a roster that brings none but names the one held reads that one.
+    settings = config.current()
+    placement = settings.matchmaking().placement_games
+    ladder_view(settings)  # unpacked and kept
+    held = known_fit()
+    assert held == hashlib.md5(bytes(RatingFit.objects.get().snapshot)).hexdigest()
+    roster = read_roster(placement, held)._replace(snapshot=None)  # as PostgreSQL sends it
+    partial, _ids = ladder_view(settings, roster=roster)
+    assert partial.is_partial
+    whole = ladder_view(settings, partial=False)[0]
+    picks = [next_game(state, settings.matchmaking(), random.Random(0))
+             for state in (partial, whole)]  # fmt: skip
+    assert picks[0] is not None and picks[0] == picks[1]
+    # Another fit (a game more): another snapshot, sent and kept in place of the last.
+    _played(ladder[5], ladder[6], 10.0)
+    count_results()
+    refresh_ratings()
+    fresh = read_roster(placement, held)
+    assert fresh.snapshot is not None and fresh.fit_digest != held
+    ladder_view(settings, roster=fresh)
+    assert known_fit() == fresh.fit_digest
+    # One it does not hold: the claim reads everything (a thread of its own kept another).
+    assert not ladder_view(settings, roster=roster)[0].is_partial
+
+
+def test_rows_read_for_another_floor_interval_are_read_again(ladder: list[BotVersion]) -> None:
+    # A claim reads its rows with its first statements for the last roster's interval;
+    # they stand only when the roster now has that interval.
+    settings = config.current()
+    interval = settings.matchmaking().floor_interval(len(NAMES))
+    nothing = ClaimRows([], [], [])  # (no request, no game in flight, nobody overdue)
+    used, _ids = ladder_view(settings, rows=Prefetched(interval, nothing))
+    assert used.is_partial and used.entrants == ()
+    assert floor_interval_guess() == interval
+    again, _ids = ladder_view(settings, rows=Prefetched(interval + 1, nothing))
+    assert again.is_partial and again.entrants == ladder_view(settings)[0].entrants != ()
