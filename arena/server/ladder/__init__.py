@@ -10,6 +10,8 @@ application feeds them the database's state and stores what they decide:
 * :mod:`~arena.server.ladder.models`: the tables;
 * :mod:`~arena.server.ladder.state`: the database's state as the ladder's values, the
   ratings refreshed after each result, promotion tests advanced;
+* :mod:`~arena.server.ladder.fit_snapshot`: the last fit as matchmaking reads it, made
+  once per fit and read back by each claim;
 * :mod:`~arena.server.ladder.queue`: claiming a game with a lease, storing its result
   once;
 * :mod:`~arena.server.ladder.play`: playing a game's two matches through the match

@@ -14,7 +14,7 @@ versions (placed among themselves, each with its covariance with the
 asks of neighbours), the site's ``ladder`` leaderboard rows, the fit's time and, at most
 every :data:`HISTORY_INTERVAL_S` seconds, a point of each version's rating history, and
 the fit as matchmaking reads it (its snapshot: the ratings and tier 5's candidate pairs,
-:func:`arena.server.ladder.state.fit_snapshot`). A page shows the last fit with its time.
+:func:`arena.server.ladder.fit_snapshot.fit_snapshot`). A page shows the last fit with its time.
 """
 
 from __future__ import annotations
@@ -34,13 +34,14 @@ from arena.ladder.ratings import Rating as FittedRating
 from arena.ladder.ratings import Standings, fit
 from arena.server.ladder import config
 from arena.server.ladder.blas import one_thread
+from arena.server.ladder.fit_snapshot import fit_snapshot
 from arena.server.ladder.models import (
     Rating,
     RatingFit,
     RatingPoint,
     VersionSumsRow,
 )
-from arena.server.ladder.state import LADDER_BOARD, active_labels, fit_snapshot
+from arena.server.ladder.state import LADDER_BOARD, active_labels
 from arena.server.ladder.sums import FitTimes, count_results, pair_columns
 from arena.server.site.models import LeaderboardRow, ScoreKind
 

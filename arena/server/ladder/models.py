@@ -287,7 +287,7 @@ class RatingFit(models.Model):
     fitted = models.DateTimeField(null=True, blank=True)
     game_count = models.PositiveIntegerField(default=0)
     done_count = models.PositiveIntegerField(default=0)
-    #: What matchmaking reads of the fit, made with it (:mod:`arena.server.ladder.state`'s
+    #: What matchmaking reads of the fit, made with it (:mod:`arena.server.ladder.fit_snapshot`'s
     #: ``fit_snapshot``): the ratings in place order with their covariance band, and tier
     #: 5's candidate pairs, as arrays in one value (one row read per claim, not a
     #: thousand).

@@ -1,6 +1,6 @@
 """A fit's snapshot as the bytes stored in its row: the arrays a claim reads (ratings,
 covariance band, candidate pairs), then the roster they were made for. numpy and JSON
-only; :mod:`arena.server.ladder.state` makes and reads the snapshots."""
+only; :mod:`arena.server.ladder.fit_snapshot` makes and reads the snapshots."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def pack_snapshot(arrays: Mapping[str, npt.NDArray[Any]]) -> bytes:
     count below 2**53, or a float): each array's dimensions, its shape, then its values,
     read back by :func:`unpack_snapshot` with one ``frombuffer`` (a zip of arrays took
     longer to open than the rest of a claim's reading).
-    :func:`arena.server.ladder.state.fit_snapshot` follows them with the roster they were
+    :func:`arena.server.ladder.fit_snapshot.fit_snapshot` follows them with the roster they were
     made for, as JSON (:class:`StoredRoster`)."""
     parts: list[npt.NDArray[np.float64]] = []
     for name in _SNAPSHOT:

@@ -11,15 +11,12 @@ count once for each version at the table.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
-from statistics import NormalDist
 from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
-from django.db import connection
 from django.db.models import Max, OuterRef, Q, QuerySet, Subquery, prefetch_related_objects
 from django.utils import timezone
 
@@ -32,15 +29,19 @@ from arena.ladder.matchmaking import (
     LadderState,
     MatchmakingSettings,
     Pairing,
-    candidate_pairs,
 )
 from arena.ladder.ratings import FitSettings, Standings
-from arena.ladder.ratings import Rating as FittedRating
 from arena.server.ladder.config import LadderSettings
+from arena.server.ladder.fit_snapshot import (
+    NEIGHBOURS_KEPT,
+    Snapshot,
+    knobs,
+    read_snapshot,
+    standings_of,
+)
 from arena.server.ladder.models import (
     Game,
     GameStatus,
-    RatingFit,
     TableSeat,
     VersionSumsRow,
     label_of,
@@ -53,9 +54,8 @@ from arena.server.ladder.roster import (
     claim_rows,
     pending_requests,
     read_roster,
-    roster_digest,
 )
-from arena.server.ladder.snapshot_bytes import StoredRoster, pack_snapshot, unpack_snapshot
+from arena.server.ladder.snapshot_bytes import StoredRoster, unpack_snapshot
 from arena.server.site.models import BotVersion, Team, VersionStatus
 
 __all__ = [
@@ -65,7 +65,6 @@ __all__ = [
     "Prefetched",
     "active_labels",
     "active_versions",
-    "fit_snapshot",
     "floor_interval_guess",
     "game_result",
     "game_results",
@@ -156,114 +155,6 @@ def game_results(games: Iterable[Game]) -> list[GameResult]:
     return found
 
 
-def fit_snapshot(
-    rows: Sequence[tuple[int, FittedRating]],
-    band: Sequence[Sequence[float]],
-    teams: Mapping[int, str],
-    *,
-    game_sd: float,
-    confidence: float,
-    settings: MatchmakingSettings,
-) -> bytes:
-    """The fit as matchmaking reads it (``RatingFit.snapshot``): the active versions'
-    ``rows`` (number and rating) in place order, each one's covariances with the ones just
-    below it (``band``), and tier 5's candidate pairs as a claim would make them while
-    the same versions are active and placed (``teams``: each one's team name), with the
-    knobs they depend on, as arrays in one run of numbers
-    (:func:`~arena.server.ladder.snapshot_bytes.pack_snapshot`)."""
-    ids = np.array([pk for pk, _rating in rows], dtype=np.int64)
-    width = max([NEIGHBOURS_KEPT, *(len(values) for values in band)])
-    banded = np.zeros((len(rows), width))
-    for row, values in enumerate(band):
-        banded[row, : len(values)] = values
-    columns = {name: np.array([getattr(rating, name) for _pk, rating in rows], dtype=np.float64)
-               for name in ("strength", "sd", "low", "high", "game_count")}  # fmt: skip
-    arrays = {"ids": ids, "band": banded, **columns}
-    active = {pk: rating.bot for pk, rating in rows}
-    standings = _standings(arrays, active, game_sd=game_sd, confidence=confidence)
-    entrants = [Entrant(rating.bot, teams[pk], rating.game_count) for pk, rating in rows]
-    candidates = candidate_pairs(entrants, standings, settings)
-    number = {rating.bot: pk for pk, rating in rows}
-    bots = np.array([number[bot] for bot in candidates.bots], dtype=np.int64)
-    placed = sorted(pk for pk, rating in rows if rating.game_count >= settings.placement_games)
-    stored: dict[str, npt.NDArray[Any]] = {
-        **arrays, "pair_first": bots[candidates.first], "pair_second": bots[candidates.second],
-        "importance": candidates.importance, "wrong": candidates.wrong,
-        "variance": candidates.variance, "placed": np.array(placed, dtype=np.int64),
-        "knobs": np.array(_knobs(settings)),
-    }  # fmt: skip
-    roster = {
-        "digest": roster_digest(
-            (pk, rating.game_count >= settings.placement_games, rating.bot) for pk, rating in rows
-        ),
-        "labels": [rating.bot for _pk, rating in rows],
-        "teams": [teams[pk] for pk, _rating in rows],
-    }
-    return pack_snapshot(stored) + json.dumps(roster).encode()
-
-
-#: The band's width when no version has a neighbour below (one version, or none).
-NEIGHBOURS_KEPT = 8
-
-
-def _knobs(settings: MatchmakingSettings) -> tuple[float, float, float]:
-    """The settings tier 5's candidates depend on."""
-    return (settings.placement_games, settings.focus_places, settings.place_weight)
-
-
-def _standings(
-    arrays: Mapping[str, npt.NDArray[Any]],
-    active: Mapping[int, str],
-    *,
-    game_sd: float,
-    confidence: float,
-) -> Standings:
-    """A snapshot's ratings as standings of the ``active`` versions (their labels by
-    number): one not in it at strength 0 with the prior's spread, as a fit rates a
-    version with no game."""
-    ratings: list[FittedRating] = []
-    band_rows: list[int] = []
-    columns = [arrays[name].tolist() for name in ("ids", "strength", "sd", "low", "high")]
-    games = arrays["game_count"].tolist()
-    for row, (pk, strength, sd, low, high) in enumerate(zip(*columns, strict=True)):
-        bot = active.get(pk)
-        if bot is not None:  # no longer active: not an entrant
-            ratings.append(FittedRating(bot, 0, strength, sd, low, high, int(games[row])))
-            band_rows.append(row)
-    known = {rating.bot for rating in ratings}
-    prior = FitSettings()
-    z = NormalDist().inv_cdf(1.0 - (1.0 - prior.confidence) / 2.0)
-    sd = prior.prior_sd_mbb
-    for bot in active.values():
-        if bot not in known:
-            ratings.append(FittedRating(bot, 0, 0.0, sd, -z * sd, z * sd, 0))
-            band_rows.append(-1)
-    return Standings.from_band(ratings, band_rows, arrays["band"], game_sd=game_sd,
-                               confidence=confidence)  # fmt: skip
-
-
-class Snapshot(NamedTuple):
-    """The last fit as a claim reads it: the snapshot's arrays, its roster, the pooled
-    spread of one game and the confidence."""
-
-    arrays: dict[str, npt.NDArray[Any]]
-    roster: StoredRoster | None
-    game_sd: float
-    confidence: float
-
-
-def _snapshot() -> Snapshot | None:
-    """The last fit's snapshot (None before a fit), in one statement."""
-    sql = (f"SELECT snapshot, game_sd, confidence FROM {RatingFit._meta.db_table} "
-           "WHERE id = 1 AND fitted IS NOT NULL")  # fmt: skip
-    with connection.cursor() as cursor:
-        cursor.execute(sql)
-        row = cursor.fetchone()
-    if row is None or not row[0]:
-        return None
-    return Snapshot(*unpack_snapshot(bytes(row[0])), row[1], row[2])
-
-
 def stored_standings(active: Mapping[int, str]) -> Standings:
     """The last stored fit (:mod:`arena.server.ladder.fitting`) as standings of the
     ``active`` versions (their labels by number): their ratings, the covariances kept of
@@ -281,7 +172,7 @@ def _stored_view(
     games now, ``counts``, the same knobs in the ``settings`` given): None otherwise, and
     matchmaking makes them from the standings."""
     prior = FitSettings()
-    found = _snapshot()
+    found = read_snapshot()
     return _view_of(found, active, counts, settings, prior)
 
 
@@ -296,12 +187,12 @@ def _view_of(
     if found is None:
         empty = {name: np.zeros(0) for name in ("ids", "strength", "sd", "low", "high")}
         arrays = {**empty, "game_count": np.zeros(0), "band": np.zeros((0, NEIGHBOURS_KEPT))}
-        standings = _standings(arrays, active, game_sd=prior.fallback_game_sd_mbb,
+        standings = standings_of(arrays, active, game_sd=prior.fallback_game_sd_mbb,
                                confidence=prior.confidence)  # fmt: skip
         return standings, None
     arrays, _roster, game_sd, confidence = found
-    standings = _standings(arrays, active, game_sd=game_sd, confidence=confidence)
-    if settings is None or tuple(arrays["knobs"].tolist()) != _knobs(settings):
+    standings = standings_of(arrays, active, game_sd=game_sd, confidence=confidence)
+    if settings is None or tuple(arrays["knobs"].tolist()) != knobs(settings):
         return standings, None
     ids = arrays["ids"].tolist()
     if set(ids) != set(active):
@@ -483,7 +374,7 @@ def _partial_view(
     arrays, stored = unpacked
     if stored is None or roster.digest != stored.digest:
         return None
-    if tuple(arrays["knobs"].tolist()) != _knobs(settings):
+    if tuple(arrays["knobs"].tolist()) != knobs(settings):
         return None
     interval = settings.floor_interval(roster.size)
     _LAST_INTERVAL["floor"] = interval
