@@ -119,9 +119,11 @@ def versions(request: HttpRequest) -> JsonResponse:
         return _error(f"the archive is larger than the limit of {limit:,} bytes", 413)
     try:
         same = identical_version(team, request.body)
-        if same is not None:
-            return _identical(team, same, wish, request)
-        created = store_upload(
+        # An upload identical to one of the team's versions is that version, not validated
+        # again (``?activate=true`` asks it to play, as for a new upload).
+        if same is not None and wish == "true":
+            request_activation(team, same)
+        created = same or store_upload(
             team,
             request.body,
             address=limited_address(request),
@@ -131,27 +133,13 @@ def versions(request: HttpRequest) -> JsonResponse:
         return _error(str(refused), 429 if isinstance(refused, UploadTooSoon) else 400)
     except RequestDataTooBig:  # a body without its length, longer than any upload
         return _error(f"the archive is larger than the limit of {limit:,} bytes", 413)
+    created.refresh_from_db()
+    created.team.refresh_from_db()
     body = version_data(created, with_steps=False)
     body["url"] = request.build_absolute_uri(reverse("api-version", args=[created.pk]))
-    return JsonResponse(body, status=201)
-
-
-def _identical(
-    team: Team, same: BotVersion, wish: str | None, request: HttpRequest
-) -> JsonResponse:
-    """The answer to an upload identical to the team's version ``same``: that version, not
-    validated again (``?activate=true`` asks it to play, as for a new upload)."""
-    if wish == "true":
-        try:
-            request_activation(team, same)
-        except UploadRefused as refused:
-            return _error(str(refused), 400)
-        same.refresh_from_db()
-        same.team.refresh_from_db()
-    body = version_data(same, with_steps=False)
-    body["url"] = request.build_absolute_uri(reverse("api-version", args=[same.pk]))
-    body["identical"] = True
-    return JsonResponse(body, status=200)
+    if same is not None:
+        body["identical"] = True
+    return JsonResponse(body, status=201 if same is None else 200)
 
 
 @require_GET
