@@ -48,20 +48,39 @@ __all__ = [
 OrderBy = Literal["mean", "rating"]
 
 
-def _scored(score: Score, raw: Estimate, adjusted: Estimate | None) -> Estimate:
-    """The estimate ``score`` asks for: the adjusted one when there is one, else the raw."""
-    return adjusted if score == "adjusted" and adjusted is not None else raw
+class _RawAndAdjusted:
+    """What a row and a cell share: the raw ``estimate``, the luck-adjusted one (None when
+    not known) over the same units, and the ``score`` that ranks."""
 
+    __slots__ = ()
+    estimate: Estimate
+    adjusted: Estimate | None
+    score: Score
 
-def _luck(raw: Estimate, adjusted: Estimate | None) -> float | None:
-    """Raw minus adjusted mean (mbb/hand) over the same units; None without adjusted units."""
-    if adjusted is None or adjusted.n == 0:
-        return None
-    return raw.mean - adjusted.mean
+    @property
+    def scored(self) -> Estimate:
+        """The estimate ``score`` asks for: the adjusted one when there is one, else the raw."""
+        adjusted = self.adjusted
+        return adjusted if self.score == "adjusted" and adjusted is not None else self.estimate
+
+    @property
+    def luck(self) -> float | None:
+        """Raw minus adjusted mbb/hand (None when the adjusted result is not known)."""
+        if self.adjusted is None or self.adjusted.n == 0:
+            return None
+        return self.estimate.mean - self.adjusted.mean
+
+    def _estimates(self) -> dict[str, Any]:
+        """The estimates and the luck in their JSON-ready form."""
+        return {
+            "mbb_per_hand": self.estimate.to_dict(),
+            "adjusted_mbb_per_hand": None if self.adjusted is None else self.adjusted.to_dict(),
+            "luck_mbb_per_hand": self.luck,
+        }
 
 
 @dataclass(frozen=True, slots=True)
-class LeaderboardRow:
+class LeaderboardRow(_RawAndAdjusted):
     """One bot's line: ``deals`` is the number of units its estimates are over.
 
     ``estimate`` is the raw win rate; ``adjusted`` the luck-adjusted one over the same units
@@ -79,16 +98,6 @@ class LeaderboardRow:
     adjusted: Estimate | None = None
     score: Score = "raw"
 
-    @property
-    def scored(self) -> Estimate:
-        """The estimate of the score that ranks the row."""
-        return _scored(self.score, self.estimate, self.adjusted)
-
-    @property
-    def luck(self) -> float | None:
-        """Raw minus adjusted mbb/hand (None when the adjusted result is not known)."""
-        return _luck(self.estimate, self.adjusted)
-
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form (``mbb_per_hand`` is the raw estimate)."""
         return {
@@ -97,11 +106,9 @@ class LeaderboardRow:
             "deals": self.deals,
             "hands": self.hands,
             "chips_won": self.chips_won,
-            "mbb_per_hand": self.estimate.to_dict(),
             "rating": None if self.rating is None else self.rating.to_dict(),
             "average_place": self.average_place,
-            "adjusted_mbb_per_hand": None if self.adjusted is None else self.adjusted.to_dict(),
-            "luck_mbb_per_hand": self.luck,
+            **self._estimates(),
         }
 
 
@@ -116,10 +123,7 @@ class Leaderboard:
 
     def row(self, bot: str) -> LeaderboardRow:
         """The row of ``bot``; an unknown bot raises ``KeyError``."""
-        for row in self.rows:
-            if row.bot == bot:
-                return row
-        raise KeyError(bot)
+        return {row.bot: row for row in self.rows}[bot]
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form."""
@@ -131,7 +135,7 @@ class Leaderboard:
 
 
 @dataclass(frozen=True, slots=True)
-class CrosstableCell:
+class CrosstableCell(_RawAndAdjusted):
     """The row bot's win rate against the column bot (raw, and adjusted when known) and the
     significance mark of the ``score`` that ranks."""
 
@@ -142,27 +146,10 @@ class CrosstableCell:
     adjusted: Estimate | None = None
     score: Score = "raw"
 
-    @property
-    def scored(self) -> Estimate:
-        """The estimate of the score that sets the mark."""
-        return _scored(self.score, self.estimate, self.adjusted)
-
-    @property
-    def luck(self) -> float | None:
-        """Raw minus adjusted mbb/hand (None when the adjusted result is not known)."""
-        return _luck(self.estimate, self.adjusted)
-
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form (``mbb_per_hand`` is the raw estimate, ``mark`` the
         score's)."""
-        return {
-            "row": self.row,
-            "column": self.column,
-            "mark": self.mark,
-            "mbb_per_hand": self.estimate.to_dict(),
-            "adjusted_mbb_per_hand": None if self.adjusted is None else self.adjusted.to_dict(),
-            "luck_mbb_per_hand": self.luck,
-        }
+        return {"row": self.row, "column": self.column, "mark": self.mark, **self._estimates()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,10 +162,7 @@ class Crosstable:
 
     def cell(self, row: str, column: str) -> CrosstableCell | None:
         """The cell of ``row`` against ``column`` (None if they did not play each other)."""
-        for cell in self.cells:
-            if cell.row == row and cell.column == column:
-                return cell
-        return None
+        return next((c for c in self.cells if (c.row, c.column) == (row, column)), None)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form."""
