@@ -73,10 +73,7 @@ class CheckReport:
 
     def step(self, name: str) -> CheckStep:
         """The step called ``name`` (KeyError if there is none)."""
-        for step in self.steps:
-            if step.name == name:
-                return step
-        raise KeyError(name)
+        return {step.name: step for step in self.steps}[name]
 
     @property
     def first_failure(self) -> CheckStep | None:
