@@ -61,7 +61,7 @@ def load_tournament(folder: Path) -> RunData:
             if not tournaments:
                 raise ReportError(f"{path} holds no tournament yet")
             record = tournaments[-1]
-            plan = _plan(database, record.id)
+            plan = {entry.match_id: entry for entry in database.plan(record.id)}
             outcomes = database.outcomes(record.id)
     except ResultsDatabaseError as error:
         raise ReportError(f"cannot read the results database: {error}") from None
@@ -118,11 +118,6 @@ def _score(config: Mapping[str, Any]) -> str:
     if score in ("raw", "adjusted"):
         return str(score)
     return "adjusted" if config.get("luck") == "on" else "raw"
-
-
-def _plan(database: ResultsDatabase, tournament_id: int) -> dict[str, PlanEntry]:
-    """The plan by match id, in plan order."""
-    return {entry.match_id: entry for entry in database.plan(tournament_id)}
 
 
 def _sprt(path: Path, data: RunData) -> list[SprtTest]:
@@ -190,22 +185,19 @@ def _faults(counted: Sequence[MatchOutcome]) -> tuple[dict[str, int], list[Fault
     example (in plan order) with its match, hand and message."""
     totals: dict[str, int] = defaultdict(int)
     rows: dict[tuple[str, str], FaultRow] = {}
+
+    def row(bot: str, kind: str) -> FaultRow:
+        return rows.setdefault((bot, kind), {"bot": bot, "kind": kind, "count": 0, "example": None})
+
     for outcome in counted:
         for seat in outcome.seats:
             for kind, count in seat.fault_counts.items():
                 totals[seat.bot] += count
-                row = rows.setdefault(
-                    (seat.bot, kind),
-                    {"bot": seat.bot, "kind": kind, "count": 0, "example": None},
-                )
-                row["count"] += count
+                row(seat.bot, kind)["count"] += count
             for example in seat.fault_examples:
-                row = rows.setdefault(
-                    (seat.bot, example.kind),
-                    {"bot": seat.bot, "kind": example.kind, "count": 0, "example": None},
-                )
-                if row["example"] is None:
-                    row["example"] = {
+                found = row(seat.bot, example.kind)
+                if found["example"] is None:
+                    found["example"] = {
                         "match": outcome.match_id,
                         "hand": example.hand_number,
                         "message": example.message,
