@@ -69,14 +69,12 @@ def load_match(hands_path: Path, results_path: Path | None) -> RunData:
         )
         data = RunData(kind=kind, title=title, source=source, unit="hands")
         data.hand_files[match_id] = hands_path
-        settings = header.get("config")
-        settings = settings if isinstance(settings, Mapping) else {}
-        asked = str(settings.get("score") or "adjusted") if settings.get("luck") is True else "raw"
+        config = header.get("config")
+        config = config if isinstance(config, Mapping) else {}
+        asked = str(config.get("score") or "adjusted") if config.get("luck") is True else "raw"
         _read_hands(hands_path, match_id, names, data, asked)
     except HandLogError as error:
         raise ReportError(str(error)) from None
-    config = header.get("config") if isinstance(header.get("config"), Mapping) else {}
-    assert isinstance(config, Mapping)
     if results is not None:
         _from_results(results, data)
     data.facts = _facts(header, config, data, results)
