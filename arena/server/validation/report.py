@@ -88,7 +88,4 @@ class Verdict:
 
     def step(self, name: str) -> StepReport:
         """The report of the step ``name`` (KeyError if there is none)."""
-        for report in self.steps:
-            if report.step == name:
-                return report
-        raise KeyError(name)
+        return {report.step: report for report in self.steps}[name]
