@@ -28,7 +28,8 @@ from arena.store.hand_log import HandLogError, read_hands
 from arena.store.jsonl import PRIVATE_FILE_MODE
 from arena.store.run_folder import RunFolder
 
-__all__ = ["DEFAULT_MAX_HANDS", "Redaction", "ReportSummary", "load_source", "write_report"]
+__all__ = ["DEFAULT_MAX_HANDS", "Redaction", "ReportSummary", "load_source", "report_document",
+           "write_report"]  # fmt: skip
 
 #: How many hands a report embeds for its viewer unless told otherwise.
 DEFAULT_MAX_HANDS = 200
@@ -104,7 +105,7 @@ def write_report(
     _check_requested(data, hands)
     chosen = select_hands(data.candidates, max_hands, hands)
     embedded = _embedded_hands(data, chosen, set(hands), redaction)
-    document = _document(data, embedded, hands)
+    document = report_document(data, embedded, hands)
     is_private = data.has_secret_seed
     if redaction is not None:
         _redact(document, data)
@@ -209,10 +210,11 @@ def _embedded_hands(
     return embedded
 
 
-def _document(
-    data: RunData, embedded: list[dict[str, Any]], requested: Sequence[HandRef]
+def report_document(
+    data: RunData, embedded: list[dict[str, Any]], requested: Sequence[HandRef] = ()
 ) -> dict[str, Any]:
-    """The JSON document the page's script draws."""
+    """The JSON document the page's script draws (the site's hand viewer's too,
+    :func:`arena.server.site.matches.viewer_document`)."""
     source = shlex.quote(str(data.source))
     return {
         "title": data.title,

@@ -12,7 +12,10 @@ from typing import Any
 
 from django.db.models import Q
 
+from arena.report.build import report_document
+from arena.report.data import RunData
 from arena.report.page import asset, render_page, report_script
+from arena.report.sections import FaultRow
 from arena.report.viewer import ViewerError, viewer_hand
 from arena.server.competition import Visibility
 from arena.server.site.context_processors import current_title
@@ -93,7 +96,7 @@ def version_results(version: BotVersion) -> list[dict[str, Any]]:
     return sorted(rows.values(), key=lambda row: str(row["opponent"]))
 
 
-def viewer_faults(match: Match) -> list[dict[str, Any]]:
+def viewer_faults(match: Match) -> list[FaultRow]:
     """The report's fault rows for ``match``: each seat's fault count, the one the match's
     page shows (the site keeps a count per seat, not each fault)."""
     return [
@@ -131,28 +134,13 @@ def viewer_document(match: Match, *, seats: Set[int], visibility: Visibility) ->
     # The report's document for a match with no section but the hands and the faults (the
     # report draws an empty section as absent); ``on_site`` leaves out what speaks of a
     # report file.
-    return {
-        "title": f"match {match.pk}",
-        "kind": "match",
-        "facts": [["source", match.source], ["hands", str(match.hands_played)]],
-        "unit": "hands",
+    data = RunData(kind="match", title=f"match {match.pk}", source=path, unit="hands",
+                   facts=[("source", match.source), ("hands", str(match.hands_played))],
+                   faults=viewer_faults(match), notes=notes)  # fmt: skip
+    return report_document(data, hands) | {
         "leaderboard": {},
-        "crosstable": None,
-        "sprt": [],
-        "score": "raw",
-        "estimator": None,
-        "adjustment": None,
-        "lead": "",
-        "luck": [],
-        "charts": [],
-        "faults": viewer_faults(match),
-        "latency": [],
-        "places": None,
-        "notes": notes,
-        "hands": hands,
         "hands_total": max(match.hands_played, len(hands)),
         "open_other": "",
-        "open": None,
         "on_site": True,
     }
 
