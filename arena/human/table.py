@@ -25,11 +25,9 @@ from arena.bots.transport import Transport
 from arena.human.seat import HumanSeat
 from arena.human.transport import NO_TIME_LIMIT_S, HumanTransport
 from arena.match.config import MatchConfig, MatchConfigError, require_seat_count
-from arena.match.players import Decider, Decision, HelloInfo
-from arena.match.records import StandingEntry
+from arena.match.players import Decider
 from arena.match.run import seat_session
 from arena.session.watchdog import BotSession
-from engine.actions import LegalActions
 from engine.hand import Hand
 from protocol.layout import wire_event
 from protocol.request_encoder import EventTextCache
@@ -138,37 +136,6 @@ class PersonDecider:
             self.seat.hand_over(hand_id, history)
         self.inner.hand_ended(hand, hand_id, sitting_out)
 
-    def start(self, hello: HelloInfo) -> dict[int, str]:
-        """As the match's decider."""
-        return self.inner.start(hello)
-
-    def prepare_hand(self, hand_number: int, seats_left: Sequence[int]) -> list[int]:
-        """As the match's decider."""
-        return self.inner.prepare_hand(hand_number, seats_left)
-
-    def hand_started(self, hand: Hand, hand_id: str, sitting_out: Sequence[int]) -> None:
-        """As the match's decider."""
-        self.inner.hand_started(hand, hand_id, sitting_out)
-
-    def decide(
-        self,
-        hand: Hand,
-        hand_id: str,
-        seat_index: int,
-        legal: LegalActions,
-        while_waiting: Callable[[], bool] | None,
-    ) -> Decision:
-        """As the match's decider."""
-        return self.inner.decide(hand, hand_id, seat_index, legal, while_waiting)
-
-    def finish(self, standings: Sequence[StandingEntry], hands_played: int) -> None:
-        """As the match's decider."""
-        self.inner.finish(standings, hands_played)
-
-    def close(self) -> None:
-        """As the match's decider."""
-        self.inner.close()
-
-    def seat_summary(self, seat_index: int) -> tuple[bool, dict[str, Any]]:
-        """As the match's decider."""
-        return self.inner.seat_summary(seat_index)
+    def __getattr__(self, name: str) -> Any:
+        """Every other call as the match's decider."""
+        return getattr(self.inner, name)
