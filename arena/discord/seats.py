@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from arena.bots.stderr_log import CappedLog
-from arena.bots.transport import ExitInfo, Transport
+from arena.bots.transport import Transport
 from arena.human.seat import DRAW_PROMPT
 from arena.session.stderr_file import HasStderrLog
 from protocol.codec import decode
@@ -117,10 +117,9 @@ class TappedTransport:
         self.seat_index = seat_index
         self.watcher = watcher
 
-    @property
-    def is_alive(self) -> bool:
-        """The seat's transport is alive."""
-        return self.inner.is_alive
+    def __getattr__(self, name: str) -> Any:
+        """Everything but sending and reading (``is_alive``, ``close``...) as the seat's."""
+        return getattr(self.inner, name)
 
     def send(self, data: bytes) -> None:
         """Show each message to the table, then send ``data`` to the seat."""
@@ -128,20 +127,12 @@ class TappedTransport:
             self.watcher.seat_message(self.seat_index, decode(line))
         self.inner.send(data)
 
-    def has_output(self) -> bool:
-        """The seat has a line to read."""
-        return self.inner.has_output()
-
     def read_line(self, deadline: float) -> bytes | None:
         """The seat's next line; the table hears when the seat answered."""
         line = self.inner.read_line(deadline)
         if line is not None:
             self.watcher.seat_replied(self.seat_index)
         return line
-
-    def close(self, grace_s: float) -> ExitInfo:
-        """Close the seat's transport."""
-        return self.inner.close(grace_s)
 
 
 class _TappedProcess(TappedTransport):
