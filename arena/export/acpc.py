@@ -302,11 +302,6 @@ def _write_match_comment(file: TextIO, source: SourceHand, config: GameConfig) -
     )
 
 
-def _match_id_file_name(match_id: str) -> str:
-    safe = "".join(char if char.isalnum() or char in "._-" else "_" for char in match_id)
-    return (safe.strip(".") or "match") + ACPC_LOG_SUFFIX
-
-
 class _LogFile:
     """One log being written: its comment header, lines and the closing SCORE line."""
 
@@ -350,7 +345,7 @@ def write_acpc(hands: Iterable[SourceHand], out: Path) -> ExportSummary:
                 continue
             key = "" if out.suffix == ACPC_LOG_SUFFIX else source.match_id
             if key not in logs:
-                path = out if not key else out / _match_id_file_name(key)
+                path = out if not key else out / f"{source.match_file_name}{ACPC_LOG_SUFFIX}"
                 logs[key] = _LogFile(path, summary)
             logs[key].add(source, hand, line)
             summary.written += 1

@@ -105,11 +105,6 @@ def hand_phh_fields(source: SourceHand, hand: Hand) -> dict[str, Any]:
     return fields
 
 
-def _file_name(match_id: str) -> str:
-    safe = "".join(char if char.isalnum() or char in "._-" else "_" for char in match_id)
-    return safe.strip(".") or "match"
-
-
 class _Writer:
     """Where the hands go: sections of one ``.phhs`` file, or a file per hand."""
 
@@ -122,7 +117,7 @@ class _Writer:
         summary = self.summary
         summary.written += 1
         if self.out.suffix != PHHS_SUFFIX:
-            path = self.out / _file_name(source.match_id) / f"{source.hand_number}{PHH_SUFFIX}"
+            path = self.out / source.match_file_name / f"{source.hand_number}{PHH_SUFFIX}"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text + "\n", encoding="utf-8", newline="\n")
             summary.paths.append(path)

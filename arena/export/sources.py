@@ -55,6 +55,13 @@ class SourceHand:
         """``<match id>/<hand number>``, the way ``arena report --hand`` names a hand."""
         return f"{self.match_id}/{self.hand_number}"
 
+    @property
+    def match_file_name(self) -> str:
+        """The match's id as a file name (an output per match): other characters than
+        letters, digits, ``.``, ``_`` and ``-`` become ``_``; ``match`` when none is left."""
+        safe = "".join(char if char.isalnum() or char in "._-" else "_" for char in self.match_id)
+        return safe.strip(".") or "match"
+
 
 @dataclass(frozen=True, slots=True)
 class MatchFile:
