@@ -17,7 +17,7 @@ first of each, and the reply latencies (p50, p99, max).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from arena.bots.in_memory import BotExit, BotOutput, InMemoryTransport
@@ -123,10 +123,7 @@ class HandsReport:
             "distribution_count": self.distribution_count,
             "stderr_bytes": self.stderr_bytes,
             "stderr_line_count": self.stderr_line_count,
-            "faults": [
-                {"kind": s.kind, "count": s.count, "first": s.first, "hint": s.hint}
-                for s in self.faults
-            ],
+            "faults": [asdict(summary) for summary in self.faults],
             "latency": self.latency.to_dict(),
         }
 

@@ -15,7 +15,7 @@ result: PASSED
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from arena.checkbot.hands import HandsReport
@@ -86,10 +86,7 @@ class CheckReport:
             "manifest": self.manifest_path,
             "bot": self.bot_name,
             "passed": self.passed,
-            "steps": [
-                {"name": s.name, "passed": s.passed, "reason": s.reason, "hint": s.hint}
-                for s in self.steps
-            ],
+            "steps": [asdict(step) for step in self.steps],
             "stderr_tail": self.stderr_tail,
             "stderr_bytes": self.stderr_bytes,
             "stderr_line_count": self.stderr_line_count,
