@@ -81,10 +81,6 @@ __all__ = [
 _BUSY_TIMEOUT_MS = 10_000
 
 
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 class ResultsDatabase(ClosedOnExit):
     """The results database at ``path``, created when missing (unless ``read_only``).
 
@@ -100,7 +96,7 @@ class ResultsDatabase(ClosedOnExit):
         path: Path,
         *,
         read_only: bool = False,
-        now: Callable[[], datetime] = _utc_now,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.path = Path(path)
         self.read_only = read_only
