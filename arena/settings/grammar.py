@@ -22,6 +22,7 @@ import math
 import re
 from collections.abc import Callable
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 
 from arena.bots.sandbox.resources import parse_size
@@ -199,11 +200,7 @@ def parse_duration(
 
 def duration(*, allow_zero: bool = False, maximum: float | None = MAX_SECONDS) -> Parser:
     """A parser of durations (see :func:`parse_duration`)."""
-
-    def parse(value: object) -> float:
-        return parse_duration(value, allow_zero=allow_zero, maximum=maximum)
-
-    return parse
+    return partial(parse_duration, allow_zero=allow_zero, maximum=maximum)
 
 
 def size(value: object) -> int:
