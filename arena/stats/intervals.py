@@ -145,7 +145,7 @@ def t_quantile(p: float, df: float) -> float:
 def _upper_quantile(p: float, df: float) -> float:
     """The t with P(T <= t) = ``p`` > 0.5 (cached: a tournament asks for few distinct ones)."""
     if df >= _EXPANSION_FROM_DF:
-        return _cornish_fisher(p, df)
+        return _cornish_fisher(NormalDist().inv_cdf(p), df)
     tail = 1.0 - p
     low, high = 0.0, 1.0
     while _upper_tail(high, df) > tail:
@@ -169,14 +169,9 @@ def _upper_tail(t: float, df: float) -> float:
     return 0.5 * _regularized_beta(x, df / 2.0, 0.5)
 
 
-def _cornish_fisher(p: float, df: float) -> float:
-    """The t quantile from the normal one by the Cornish-Fisher expansion in 1/df
-    (Abramowitz and Stegun 26.7.5)."""
-    return _expand(NormalDist().inv_cdf(p), df)
-
-
-def _expand(z: float, df: float) -> float:
-    """The expansion's terms up to 1/df^4 at the normal quantile ``z``."""
+def _cornish_fisher(z: float, df: float) -> float:
+    """The t quantile from the normal one ``z`` by the Cornish-Fisher expansion in 1/df
+    (Abramowitz and Stegun 26.7.5), its terms up to 1/df^4."""
     g1 = (z**3 + z) / 4.0
     g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96.0
     g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384.0
