@@ -265,13 +265,7 @@ class _LimitedPasswordChange(PasswordChangeView):
     def post(self, request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
         limit = ratelimit.PASSWORD_CHANGES
         if throttle.is_over(limit, self._key()):
-            context = self.get_context_data(limited=limit.refusal)
-            return self.response_class(
-                request=request,
-                template=self.get_template_names(),
-                context=context,
-                status=429,
-            )
+            return self.render_to_response(self.get_context_data(limited=limit.refusal), status=429)
         return super().post(request, *args, **kwargs)
 
     def form_invalid(self, form: Any) -> HttpResponse:
