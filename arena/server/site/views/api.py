@@ -239,10 +239,9 @@ def hands(request: HttpRequest, match_id: int, fmt: str) -> HttpResponse:
     visibility = Visibility(SiteSettings.current().visibility)
     text = export_hands(source.hands(), fmt, own_seats=own_seats(team, found),
                         visibility=visibility)  # fmt: skip
-    response = HttpResponse(text, content_type="text/plain; charset=utf-8")
-    name = f"match-{found.pk}{FORMATS[fmt]}"
-    response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    disposition = f'attachment; filename="match-{found.pk}{FORMATS[fmt]}"'
+    return HttpResponse(text, content_type="text/plain; charset=utf-8",
+                        headers={"Content-Disposition": disposition})  # fmt: skip
 
 
 @require_GET

@@ -64,9 +64,7 @@ PROTOCOL_FILE = Path(__file__).resolve().parents[4] / "protocol" / "PROTOCOL.md"
 
 def no_icon(request: HttpRequest) -> HttpResponse:
     """``/favicon.ico``, which browsers ask for: nothing (rather than a 404 in their log)."""
-    response = HttpResponse(status=204)
-    response.headers["Cache-Control"] = "max-age=86400"
-    return response
+    return HttpResponse(status=204, headers={"Cache-Control": "max-age=86400"})
 
 
 #: The rows of each board one page of the leaderboard lists (a ladder of a thousand
