@@ -47,6 +47,7 @@ from typing import Any, Literal
 
 from arena.match.config import MatchConfig, StackPolicy
 from arena.settings.catalog import Format
+from arena.store.sqlite.schema import PlannedMatch
 from arena.tournament.config import TournamentConfig
 from arena.tournament.seeds import derive_seed, ordering_key
 from engine.schedule import BlindSchedule
@@ -92,6 +93,12 @@ class MatchSpec:
     block_index: int
     arrangement: int
     hand_count: int
+
+    @property
+    def planned(self) -> PlannedMatch:
+        """The match as the results database plans it."""
+        return PlannedMatch(self.match_id, self.block_id, self.kind, self.position, self.bots,
+                            self.seed)  # fmt: skip
 
     def match_config(self, settings: TournamentConfig) -> MatchConfig:
         """The arena's configuration of this match under the tournament's ``settings``:

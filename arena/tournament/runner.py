@@ -29,7 +29,7 @@ from arena.cluster.executor import MatchExecutor
 from arena.cluster.job import MatchJob
 from arena.match.config import new_secret_seed
 from arena.store.outcome import MatchOutcome
-from arena.store.sqlite import PlannedMatch, ResultsDatabase, TournamentRecord
+from arena.store.sqlite import ResultsDatabase, TournamentRecord
 from arena.tournament.config import TournamentConfig, fingerprint
 from arena.tournament.plan import MatchSpec, plan
 from arena.tournament.sequential import SequentialTests
@@ -107,20 +107,7 @@ class TournamentRunner:
         """Play every match still needed; returns the run (see the module docstring)."""
         record = self._start()
         specs = plan(self.config, record.seed)
-        self.db.plan_matches(
-            record.id,
-            [
-                PlannedMatch(
-                    match_id=spec.match_id,
-                    block_id=spec.block_id,
-                    kind=spec.kind,
-                    position=spec.position,
-                    bots=spec.bots,
-                    seed=spec.seed,
-                )
-                for spec in specs
-            ],
-        )
+        self.db.plan_matches(record.id, [spec.planned for spec in specs])
         by_id = {spec.match_id: spec for spec in specs}
         tests = SequentialTests(self.config.sprt_test(), specs, score=self.config.score_used)
         finished = {outcome.match_id: outcome for outcome in self.db.outcomes(record.id)}

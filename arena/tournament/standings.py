@@ -295,10 +295,7 @@ def build_standings(config: TournamentConfig, run: TournamentRun) -> Standings:
         name=config.name,
         fmt=config.format.value,
         bots=config.bot_names,
-        plan=[
-            PlannedMatch(spec.match_id, spec.block_id, spec.kind, spec.position, spec.bots, 0)
-            for spec in run.specs
-        ],
+        plan=[spec.planned for spec in run.specs],
         counted=counted,
         matches_planned=len(needed),
         sprt=[
