@@ -117,7 +117,8 @@ class TournamentRunner:
         stored = {match_id for match_id, o in finished.items() if o.is_counted}
         run = TournamentRun(record, specs, [], tests, resumed_matches=len(stored))
         pending = deque(spec for spec in specs if spec.match_id not in stored)
-        self.display.start(self.config.name, self._total(specs, tests), len(stored))
+        needed = sum(1 for spec in specs if tests.is_needed(spec))
+        self.display.start(self.config.name, needed, len(stored))
         try:
             self._play(record, pending, tests, run)
         finally:
@@ -208,9 +209,6 @@ class TournamentRunner:
             run.played_blocks.setdefault(spec.group, []).append(spec.block_index)
         total = len(run.specs) - tests.unneeded_matches + run.extra_played
         self.display.match_done(spec, outcome, total=total)
-
-    def _total(self, specs: Sequence[MatchSpec], tests: SequentialTests) -> int:
-        return sum(1 for spec in specs if tests.is_needed(spec))
 
     def _mark_counted(
         self, record: TournamentRecord, specs: Sequence[MatchSpec], tests: SequentialTests

@@ -82,8 +82,7 @@ class SequentialTests:
 
     def is_needed(self, spec: MatchSpec) -> bool:
         """False when the spec's pair was decided before its block (skip the match)."""
-        pair = self._pair(spec)
-        return pair is None or pair.counts(spec.block_index)
+        return spec.group is None or self.is_needed_block(spec.group, spec.block_index)
 
     def is_needed_block(self, group: tuple[str, ...], block_index: int) -> bool:
         """:meth:`is_needed` for a block of ``group``."""

@@ -223,9 +223,7 @@ class TournamentConfig:
 
     def worker_count(self) -> int:
         """Matches played at once: ``concurrency``, or the CPUs this process may use."""
-        if self.concurrency is not None:
-            return self.concurrency
-        return default_concurrency()
+        return self.concurrency if self.concurrency is not None else default_concurrency()
 
     def block_sizes(self) -> tuple[int, ...]:
         """Deals of each block of a pair or ring group (the last may be shorter); empty for
