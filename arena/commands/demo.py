@@ -18,10 +18,10 @@ from typing import TextIO
 
 from arena.bots.build import build_bots
 from arena.bots.manifest import BotManifest, ManifestError, load_manifest
-from arena.commands.common import default_out_dir, limit_overrides, open_launcher
+from arena.commands.common import default_out_dir, open_launcher
 from arena.commands.tournament import run_tournament
 from arena.match.config import MIN_SEATS
-from arena.settings import add_groups
+from arena.settings import add_groups, given, group
 from arena.tournament.config import build_config
 
 __all__ = [
@@ -103,18 +103,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"demo: only {len(manifests)} starter bot(s) can run here; a match needs 2\n")
         return 1
     overrides: dict[str, object] = {
+        **given(args, group("tournament", "run", "limits", "sandbox")),  # the flags it took
         "name": "demo",
         "format": "round_robin",
         "bots": [str(path) for path in manifests],
-        "deals": args.deals,
-        "block_deals": args.block_deals,
-        "seed": args.seed,
         "out": str(args.out if args.out is not None else default_out_dir("demo")),
-        "limits.decision_timeout": args.decision_timeout,
-        "concurrency": args.concurrency,
-        "sandbox": args.sandbox,
-        "expose": args.expose,
-        **{f"limits.{key}": value for key, value in limit_overrides(args).items()},
     }
     config = build_config(overrides=overrides, base_dir=Path.cwd())
     out.write(
