@@ -69,14 +69,15 @@ VERSION = 4
 
 
 @functools.lru_cache(maxsize=64)  # a match asks once per hand; a worker sees few values
-def estimator_name(value: LuckValue = SHIPPED_VALUE) -> str:
+def estimator_name(value: LuckValue | None = None) -> str:
     """The estimator's name, version and the hash of everything that fixes its numbers,
-    the betting term's weights those of ``value``: another value is another name.
+    the betting term's weights those of ``value`` (None: the shipped ones): another value
+    is another name.
 
     >>> estimator_name() == ESTIMATOR
     True
     """
-    parameters = {**PARAMETERS, "betting_weights": value.to_dict()}
+    parameters = {**PARAMETERS, "betting_weights": (value or SHIPPED_VALUE).to_dict()}
     text = json.dumps({"name": NAME, "version": VERSION, **parameters}, sort_keys=True)
     return f"{NAME}/{VERSION}#{hashlib.sha256(text.encode()).hexdigest()[:8]}"
 
@@ -239,7 +240,7 @@ def estimate_steps(
     numbers, the same errors (raised by the step that meets them). ``luck_value``: as
     :func:`estimate_hand`'s.
     """
-    name = ESTIMATOR if luck_value is None else estimator_name(luck_value)
+    name = estimator_name(luck_value)
     if not isinstance(record, Mapping):
         raise LuckError(f"a hand record must be an object, got {type(record).__name__}")
     history = record.get("history")
