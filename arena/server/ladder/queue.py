@@ -97,6 +97,7 @@ from arena.server.ladder.state import (
     ladder_view,
 )
 from arena.server.ladder.sums import counted_statements, counted_times
+from arena.server.ladder.value_fits import LATEST_FIT, latest_fit_of, refresh_value_if_due
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome, SeatOutcome
 
@@ -183,7 +184,7 @@ def _any_claimable(now: datetime) -> Statement:
 
 def _claimed(game_id: int) -> Game:
     return (
-        Game.objects.select_related(*_WITH_TEAMS)
+        Game.objects.select_related(*_WITH_TEAMS, "value_fit")
         .prefetch_related("table_seats__version__team")
         .get(pk=game_id)
     )
@@ -210,6 +211,7 @@ def _schedule(
         reads.append(roster_statement(placement, known_fit()))
     if guess is not None:  # and the rows it reads next, for the last claim's interval
         reads.append(claim_rows_statement(guess))
+    reads.append(LATEST_FIT)  # the value fit the game is played with: read last
     # One worker at a time makes a game: matchmaking reads the games in flight, and two
     # made at once from the same reading could both pass a team's cap or a pair's.
     with one_at_a_time("ladder: make a game", *reads) as answers:
@@ -221,6 +223,7 @@ def _schedule(
         rows = None
         if guess is not None:
             rows = Prefetched(guess, claim_rows_of(answers[1].rows))
+        value_fit = latest_fit_of(answers[-1])
         state, ids = ladder_view(settings, now, table_size, roster=roster, rows=rows)
         pairing = next_game(state, settings.matchmaking(table_size), rng)
         if pairing is None:
@@ -252,6 +255,7 @@ def _schedule(
             attempts=1,
             deals=settings.deals,
             seat_count=len(pairing.bots),
+            value_fit=value_fit,
         )
         if number is None:  # (numbered by its insert: its seed follows)
             game.seed = str(game_seed(game.pk))
@@ -368,6 +372,7 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
     # count of games done read it back, spares the asking when no fit can be due.
     if times is None or may_be_due(times, timezone.now()):
         refresh_if_due()
+    refresh_value_if_due(settings)  # (one statement when not due)
     return True
 
 
