@@ -47,6 +47,7 @@ from arena.store.hand_log import HandLogError, iter_hands
 __all__ = [
     "CLAIM_S",
     "LATEST_FIT",
+    "fit_summary",
     "game_units",
     "latest_fit_of",
     "refresh_value_if_due",
@@ -178,3 +179,15 @@ def _position(record: Mapping[str, Any], seat_index: int) -> int:
 def value_of(fit: ValueFit | None) -> LuckValue | None:
     """The weights a game made with ``fit`` is played with (None: the shipped ones)."""
     return None if fit is None else LuckValue.from_dict(fit.weights)
+
+
+def fit_summary(fit: ValueFit | None) -> dict[str, Any] | None:
+    """What a game's API row shows of the value fit it was played with (None: the shipped
+    weights): its number, its weights' hash (the one in the estimator's name), the games
+    it was fitted on (how many, their hands, the newest's number and a hash of their
+    numbers)."""
+    if fit is None:
+        return None
+    return {"id": fit.pk, "weights": fit.digest, "games": fit.game_count,
+            "hands": fit.hand_count, "last_game": fit.last_game,
+            "games_hash": fit.games_digest}  # fmt: skip
