@@ -4,7 +4,7 @@ Run: ``.venv/bin/python bench/fit_luck_value.py`` (the defaults are the fit froz
 ``arena/luck/value.py``: 4 tournaments of 1,000 deals per pair; nine minutes with
 ``--jobs 2`` on two cores shared with other work). Prints the weights to freeze in
 ``PARAMETERS["betting_weights"]`` and each pair's variance reduction on the corpus (in
-sample), and asserts nothing.
+sample) and the CPU the fit's rows cost per hand, and asserts nothing.
 
 The corpus: the shipped starter bots' heads-up duplicate round robin (calling station,
 hand strength, random as shipped, reporting its strategy), played exactly as
@@ -28,8 +28,10 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import json
+import os
 import statistics
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -50,21 +52,23 @@ PAIRS = tuple(
 STRENGTH_PAIR = ("calling station", "hand strength")
 
 
-def pair_rows(pair: tuple[str, str], deals: int, seed: int) -> list[UnitRow]:
+def pair_rows(pair: tuple[str, str], deals: int, seed: int) -> tuple[list[UnitRow], float]:
     """Per duplicate unit of one pair and tournament: the pair's first bot's row, in big
-    blinds per hand (the mean over the deal's two seatings)."""
+    blinds per hand (the mean over the deal's two seatings); and the CPU seconds the rows
+    took (the fit's own cost, the hands' play left out)."""
     scale = 1 / 2 / bench_luck.GAME.big_blind
     first, second = bench_luck.BOTS[pair[0]], bench_luck.BOTS[pair[1]]
-    return [
-        unit_row(((forward, 0), (backward, 1)), scale)
-        for forward, backward in bench_luck.pair_hands(first, second, deals, seed)
-    ]
+    hands = bench_luck.pair_hands(first, second, deals, seed)
+    started = time.process_time()
+    rows = [unit_row(((forward, 0), (backward, 1)), scale) for forward, backward in hands]
+    return rows, time.process_time() - started
 
 
-def tournament_rows(deals: int, seed: int) -> dict[tuple[str, str], list[UnitRow]]:
-    """Every pair's rows of one corpus tournament."""
+def tournament_rows(deals: int, seed: int) -> tuple[dict[tuple[str, str], list[UnitRow]], float]:
+    """Every pair's rows of one corpus tournament, and the CPU seconds they took."""
     print(f"   corpus tournament {seed} ...", flush=True)
-    return {pair: pair_rows(pair, deals, seed) for pair in PAIRS}
+    found = {pair: pair_rows(pair, deals, seed) for pair in PAIRS}
+    return {pair: rows for pair, (rows, _) in found.items()}, sum(t for _, t in found.values())
 
 
 def solve(
@@ -92,7 +96,10 @@ def main() -> None:
     args = parser.parse_args()
     seeds = [CORPUS_SEED + number for number in range(1, args.tournaments + 1)]
     with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
-        tournaments = list(pool.map(tournament_rows, [args.deals] * len(seeds), seeds))
+        read = list(pool.map(tournament_rows, [args.deals] * len(seeds), seeds))
+    tournaments = [rows for rows, _ in read]
+    hands = 2 * sum(len(rows) for tournament in tournaments for rows in tournament.values())
+    cpu_ms = 1000 * sum(seconds for _, seconds in read) / hands
     weights = solve(tournaments, args.strength_weight)
     print(
         f"corpus: {args.tournaments} tournaments x 3 pairs x {args.deals} deals x 2 seatings,"
@@ -108,6 +115,10 @@ def main() -> None:
     frozen = json.dumps(weights.to_dict())
     print(f'    "betting_weights": {frozen},')
     print(f"    (weights #{weights.digest}, {len(COLUMNS)} of them)")
+    print(
+        f"the fit's rows: {cpu_ms:.2f} ms of CPU per hand ({len(COLUMNS) + 1} estimates of"
+        f" each, {hands} hands; load average {os.getloadavg()[0]:.1f})"
+    )
 
 
 if __name__ == "__main__":
