@@ -1,5 +1,6 @@
 """The ladder's tables: games (with their lease), ratings, promotion tests, test game
-requests, the teams' ladder settings and the finals.
+requests, the teams' ladder settings, the finals, and the value fits (the luck
+estimator's betting weights fitted on earlier games) with their job.
 
 A game is one duplicate pair of matches between two bot versions: the same deals played
 once each way round. With a ring competition a rated game is a table instead: ``N`` versions

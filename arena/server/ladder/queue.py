@@ -18,7 +18,11 @@ table's every seat), each version's own faults with their reasons, hands and its
 stderr (:class:`~arena.server.ladder.models.OwnFaults`: its team's only), its matches
 (two, or a table's rotations) for the site's match pages, the game added to the running
 sums (:mod:`arena.server.ladder.sums`) and the promotion tests advanced; after it, the
-ratings are fitted again when due (:func:`arena.server.ladder.fitting.refresh_if_due`).
+ratings are fitted again when due (:func:`arena.server.ladder.fitting.refresh_if_due`),
+and so are the luck estimator's betting weights
+(:func:`arena.server.ladder.value_fits.refresh_value_if_due`). A game is made with the
+newest value fit (:attr:`~arena.server.ladder.models.Game.value_fit`, read with the
+claim's first reads) and keeps it when it is played again.
 A worker killed before that commit leaves a claim that
 expires; one killed after it leaves a finished game that no claim can touch again: a game
 is never lost and never counted twice.
@@ -28,7 +32,8 @@ loaded machine each wait costs a time slice; statements that do not depend on ea
 other's answers go together (:func:`arena.server.jobs.round_trip.run_together`). A
 claim's first round trip takes the lock, asks whether a game waits to be played again,
 reads the roster with the fit's row (the snapshot only when the worker does not hold it
-unpacked) and the claim's rows (for the floor's interval of the last claim's roster);
+unpacked), the claim's rows (for the floor's interval of the last claim's roster) and the
+newest value fit;
 then, on PostgreSQL, the two versions with the new game's number, and the game written
 whole, seed and all. A store's result, its sums, the fit's count and the promotions'
 question go in one round trip, then its commit.
@@ -372,7 +377,8 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
     # count of games done read it back, spares the asking when no fit can be due.
     if times is None or may_be_due(times, timezone.now()):
         refresh_if_due()
-    refresh_value_if_due(settings)  # (one statement when not due)
+    if game.status == GameStatus.DONE:  # (the fit's cadence counts games done only)
+        refresh_value_if_due(settings)
     return True
 
 

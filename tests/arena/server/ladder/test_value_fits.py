@@ -200,3 +200,38 @@ def test_the_worker_plays_games_after_a_fit_with_its_weights_and_the_api_names_t
     }  # fmt: skip
     first = min(rows)
     assert rows[first]["value_fit"] is None and rows[first]["estimator"] == ESTIMATOR
+
+
+@override_settings(ARENA_LADDER={**FITTING, "value_fit_min_hands": 12})
+def test_a_game_whose_hands_cannot_be_read_is_left_out_of_the_fit_not_a_crash(
+    db: None, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    kept, lost = _done_game(tmp_path, 1), _done_game(tmp_path, 2)
+    _files(lost)[1].unlink()  # its swap's hand log is gone
+    _games_done(2)
+    fit = refresh_value_if_due(config.current())
+    assert fit is not None and (fit.game_count, fit.last_game) == (1, kept.pk)
+    assert f"game {lost.pk}'s hands cannot be read" in caplog.text
+
+
+def test_a_hand_without_the_seat_asked_for_is_named() -> None:
+    with pytest.raises(ValueError, match="hand 3 has no seat 1"):
+        value_fits._position({"hand_number": 3, "history": {"seats": [{"seat_index": 0}]}}, 1)
+
+
+@override_settings(ARENA_LADDER=FITTING)
+def test_a_fit_whose_claim_ran_out_meanwhile_writes_nothing(
+    db: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another worker took the job once this one's claim expired: its fit is the one kept.
+    _done_game(tmp_path, 1)
+    _done_game(tmp_path, 2)
+    _games_done(2)
+
+    def slow(groups: Any, weights: Any = None) -> LuckValue:
+        ValueFitJob.objects.update(claimed_until=timezone.now() + timedelta(hours=1))
+        return fit_value(groups, weights)
+
+    monkeypatch.setattr(value_fits, "fit_value", slow)
+    assert refresh_value_if_due(config.current()) is None
+    assert not ValueFit.objects.exists() and ValueFitJob.objects.get().tried_at_count == 0
