@@ -4,7 +4,9 @@ Run: ``.venv/bin/python bench/fit_luck_value.py`` (the defaults are the fit froz
 ``arena/luck/value.py``: 4 tournaments of 1,000 deals per pair; nine minutes with
 ``--jobs 2`` on two cores shared with other work). Prints the weights to freeze in
 ``PARAMETERS["betting_weights"]`` and each pair's variance reduction on the corpus (in
-sample) and the CPU the fit's rows cost per hand, and asserts nothing.
+sample) and the CPU the fit's rows cost per hand, and asserts nothing; with ``--holdout
+N``, each pair's variance reduction on N tournaments the fit never saw, with the weights
+just fitted and with the shipped ones.
 
 The corpus: the shipped starter bots' heads-up duplicate round robin (calling station,
 hand strength, random as shipped, reporting its strategy), played exactly as
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import json
+import math
 import os
 import statistics
 import sys
@@ -39,11 +42,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import bench_luck
 
-from arena.luck.value import LuckValue
+from arena.luck.value import SHIPPED_VALUE, LuckValue
 from arena.luck.value_fit import COLUMNS, UnitRow, fit_value, unit_row
 
 #: Where the corpus's tournament seeds start (the benchmark's start at 1).
 CORPUS_SEED = 1_000_000
+#: Where the out-of-sample tournaments' seeds start (``--holdout``).
+HOLDOUT_SEED = 2_000_000
+#: Student's t at 97.5% by degrees of freedom (1 to 10), for a mean over tournaments.
+T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
 PAIRS = tuple(
     (a, b)
     for i, a in enumerate(bench_luck.ROUND_ROBINS["shipped (random reports)"])
@@ -87,16 +94,47 @@ def solve(
     return fit_value(groups, weights)
 
 
+def _compare(
+    holdout: list[dict[tuple[str, str], list[UnitRow]]], weights: LuckValue, seeds: list[int]
+) -> None:
+    """Out of sample: each pair's variance reduction on tournaments the fit never saw,
+    with the weights just fitted and with the shipped ones (the same hands), the mean over
+    the tournaments with its 95% interval (t over the tournaments)."""
+    print(f"out of sample: {len(holdout)} tournaments, seeds {seeds[0]}..{seeds[-1]}")
+    for pair in PAIRS:
+        shown = []
+        for name, value in (("fitted", weights), ("shipped", SHIPPED_VALUE)):
+            ratios = [
+                statistics.variance([row.raw for row in rows[pair]])
+                / statistics.variance([row.adjusted(value) for row in rows[pair]])
+                for rows in holdout
+            ]
+            half = (
+                T_975[len(ratios) - 1] * statistics.stdev(ratios) / math.sqrt(len(ratios))
+                if 1 < len(ratios) <= len(T_975)
+                else math.nan
+            )
+            shown.append(f"{name} {statistics.fmean(ratios):.2f}x +- {half:.2f}")
+        print(f"  {pair[0]} v {pair[1]}: " + ", ".join(shown) + " fewer hands")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=1000, help="duplicate deals per pair")
     parser.add_argument("--tournaments", type=int, default=4, help="corpus tournaments")
     parser.add_argument("--strength-weight", type=float, default=2.0, help="see the docstring")
     parser.add_argument("--jobs", type=int, default=1, help="tournaments read at once")
+    parser.add_argument(
+        "--holdout", type=int, default=0, help="tournaments to compare the fit out of sample on"
+    )
     args = parser.parse_args()
     seeds = [CORPUS_SEED + number for number in range(1, args.tournaments + 1)]
+    held = [HOLDOUT_SEED + number for number in range(1, args.holdout + 1)]
     with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
-        read = list(pool.map(tournament_rows, [args.deals] * len(seeds), seeds))
+        everything = seeds + held
+        read = list(pool.map(tournament_rows, [args.deals] * len(everything), everything))
+    holdout = [rows for rows, _ in read[len(seeds) :]]
+    read = read[: len(seeds)]
     tournaments = [rows for rows, _ in read]
     hands = 2 * sum(len(rows) for tournament in tournaments for rows in tournament.values())
     cpu_ms = 1000 * sum(seconds for _, seconds in read) / hands
@@ -115,6 +153,8 @@ def main() -> None:
     frozen = json.dumps(weights.to_dict())
     print(f'    "betting_weights": {frozen},')
     print(f"    (weights #{weights.digest}, {len(COLUMNS)} of them)")
+    if holdout:
+        _compare(holdout, weights, held)
     print(
         f"the fit's rows: {cpu_ms:.2f} ms of CPU per hand ({len(COLUMNS) + 1} estimates of"
         f" each, {hands} hands; load average {os.getloadavg()[0]:.1f})"
