@@ -54,6 +54,12 @@ class LadderSettings:
     test_games_per_window: int = _MATCHMAKING.test_games_per_window
     test_window_s: float = _MATCHMAKING.test_window_s
 
+    def __post_init__(self) -> None:
+        for name in ("value_fit_games", "value_fit_min_hands"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"ARENA_LADDER: {name} must be a positive integer, got {value!r}")
+
     def matchmaking(self, table_size: int = 2) -> MatchmakingSettings:
         """The matchmaking's settings, a rated game seating ``table_size`` versions (the
         competition's: :attr:`arena.server.ladder.play.LadderRules.table_size`)."""

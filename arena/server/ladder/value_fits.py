@@ -122,14 +122,14 @@ def _fit(settings: LadderSettings, now: datetime, claim: datetime) -> ValueFit |
     for number, seat_file, swap_file in games:
         try:
             groups[number] = game_units(Path(seat_file), Path(swap_file))
-        except (HandLogError, LuckError, OSError, ValueError) as exc:  # left out, said why
+        except (HandLogError, LuckError, OSError, ValueError, KeyError) as exc:  # left out
             _log.warning("value fit: game %s's hands cannot be read: %s", number, exc)
     hand_count = 2 * sum(len(rows) for rows in groups.values())
+    value = _fit_of(groups) if hand_count >= settings.value_fit_min_hands else None
     fit = None
     with transaction.atomic():
         job = ValueFitJob.objects.filter(pk=1, claimed_until=claim)
-        if hand_count >= settings.value_fit_min_hands and groups:
-            value = fit_value(list(groups.values()))
+        if value is not None:
             fit = ValueFit.objects.create(
                 weights=value.to_dict(),
                 digest=value.digest,
@@ -144,6 +144,16 @@ def _fit(settings: LadderSettings, now: datetime, claim: datetime) -> ValueFit |
             transaction.set_rollback(True)  # the claim expired and another fits: theirs
             return None
     return fit
+
+
+def _fit_of(groups: Mapping[int, list[UnitRow]]) -> LuckValue | None:
+    """The weights fitted on the games' units; None, said why, when nothing can be fitted
+    (no game with two deals or more)."""
+    try:
+        return fit_value(list(groups.values()))
+    except ValueError as exc:
+        _log.warning("value fit: nothing to fit on %d games: %s", len(groups), exc)
+        return None
 
 
 def _games_digest(games: Mapping[int, Any]) -> str:

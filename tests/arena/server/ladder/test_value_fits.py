@@ -235,3 +235,24 @@ def test_a_fit_whose_claim_ran_out_meanwhile_writes_nothing(
     monkeypatch.setattr(value_fits, "fit_value", slow)
     assert refresh_value_if_due(config.current()) is None
     assert not ValueFit.objects.exists() and ValueFitJob.objects.get().tried_at_count == 0
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, "200", True])
+def test_a_bad_value_fit_setting_is_named(bad: object) -> None:
+    for name in ("value_fit_games", "value_fit_min_hands"):
+        with (
+            override_settings(ARENA_LADDER={name: bad}),
+            pytest.raises(ValueError, match=f"{name} must be a positive integer, got {bad!r}"),
+        ):
+            config.current()
+
+
+@override_settings(ARENA_LADDER={**FITTING, "value_fit_min_hands": 1})
+def test_games_of_one_deal_each_give_no_fit_and_no_error(db: None, tmp_path: Path) -> None:
+    # One unit per game: each game's mean is all it has (its versions' skill), nothing to
+    # fit; the store that asked goes on.
+    _done_game(tmp_path, 1, deals=1)
+    _done_game(tmp_path, 2, deals=1)
+    _games_done(2)
+    assert refresh_value_if_due(config.current()) is None
+    assert not ValueFit.objects.exists() and ValueFitJob.objects.get().tried_at_count == 2
