@@ -74,7 +74,7 @@ import arena.luck  # noqa: E402
 from arena.bots.manifest import BotManifest, load_manifest  # noqa: E402
 from arena.bots.startup import measure_startup  # noqa: E402
 from arena.bots.transport import ExitInfo  # noqa: E402
-from arena.luck import ESTIMATOR, HandLuck, estimate_hand  # noqa: E402
+from arena.luck import ESTIMATOR, HandLuck, LuckValue, estimate_hand  # noqa: E402
 from arena.match.config import MatchConfig  # noqa: E402
 from arena.match.run import open_sessions, run_match  # noqa: E402
 from arena.session.watchdog import BotSession  # noqa: E402
@@ -400,11 +400,13 @@ def _estimator_cpu(meter: _CpuMeter) -> Iterator[None]:
     """Add the CPU of every step of the luck estimator the match runs to ``meter``
     while the block runs (the loop calls ``arena.luck.estimate_steps`` through the
     package, so wrapping it there times each step where the match runs it)."""
-    steps: Callable[[Mapping[str, object]], Generator[None, None, HandLuck]]
+    steps: Callable[[Mapping[str, object], LuckValue | None], Generator[None, None, HandLuck]]
     steps = arena.luck.estimate_steps
 
-    def timed(record: Mapping[str, object]) -> Generator[None, None, HandLuck]:
-        inner = steps(record)
+    def timed(
+        record: Mapping[str, object], luck_value: LuckValue | None = None
+    ) -> Generator[None, None, HandLuck]:
+        inner = steps(record, luck_value)
         while True:
             meter.start()
             try:

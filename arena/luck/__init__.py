@@ -9,26 +9,40 @@ Each correction averages to zero whatever the bots do, so the adjusted result ha
 expectation as the raw one and (usually much) less variance. The value function is frozen
 and named by :data:`ESTIMATOR`; ``docs/luck.md`` explains what is exact and what sampled.
 
-Pure: the engine and the standard library only; no clock, no I/O, no global random (the
+Pure: the engine and the standard library only (numpy too, for fitting the weights:
+``arena.luck.value_fit``); no clock, no I/O, no global random (the
 samples come from a stream derived from the hand itself).
 
 Modules: ``arena.luck.timeline`` (the history walked into states), ``arena.luck.equity``
 (showdown equities, exact or sampled), ``arena.luck.fast_ranks`` (seven-card ranks by
 summed card keys, behind a switch), ``arena.luck.fast_boards`` (the sampler's shuffle
-and sums read faster, behind a switch), ``arena.luck.value`` (the frozen value function),
+and sums read faster, behind a switch), ``arena.luck.value`` (the value function, its
+weights a :class:`LuckValue` frozen before the hands they adjust),
+``arena.luck.value_fit`` (fitting those weights on other hands),
 ``arena.luck.estimator`` (the terms and :func:`estimate_hand`).
 """
 
 from __future__ import annotations
 
-from arena.luck.estimator import ESTIMATOR, HandLuck, estimate_hand, estimate_steps, luck_record
+from arena.luck.estimator import (
+    ESTIMATOR,
+    HandLuck,
+    estimate_hand,
+    estimate_steps,
+    estimator_name,
+    luck_record,
+)
 from arena.luck.timeline import LuckError
+from arena.luck.value import SHIPPED_VALUE, LuckValue
 
 __all__ = [
     "ESTIMATOR",
+    "SHIPPED_VALUE",
     "HandLuck",
     "LuckError",
+    "LuckValue",
     "estimate_hand",
     "estimate_steps",
+    "estimator_name",
     "luck_record",
 ]

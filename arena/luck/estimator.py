@@ -34,6 +34,7 @@ A street's value after its cards that the next street's expectation cancels exac
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -49,7 +50,7 @@ from arena.luck.timeline import (
     walk_history,
     with_action,
 )
-from arena.luck.value import PARAMETERS, ValueFunction
+from arena.luck.value import PARAMETERS, SHIPPED_VALUE, LuckValue, ValueFunction
 from engine.speed.dataclass_init import fast_init
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "HandLuck",
     "estimate_hand",
     "estimate_steps",
+    "estimator_name",
     "luck_record",
 ]
 
@@ -66,13 +68,23 @@ NAME = "chance-equity"
 VERSION = 4
 
 
-def _fingerprint() -> str:
-    text = json.dumps({"name": NAME, "version": VERSION, **PARAMETERS}, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:8]
+@functools.lru_cache(maxsize=64)  # a match asks once per hand; a worker sees few values
+def estimator_name(value: LuckValue | None = None) -> str:
+    """The estimator's name, version and the hash of everything that fixes its numbers,
+    the betting term's weights those of ``value`` (None: the shipped ones): another value
+    is another name.
+
+    >>> estimator_name() == ESTIMATOR
+    True
+    """
+    parameters = {**PARAMETERS, "betting_weights": (value or SHIPPED_VALUE).to_dict()}
+    text = json.dumps({"name": NAME, "version": VERSION, **parameters}, sort_keys=True)
+    return f"{NAME}/{VERSION}#{hashlib.sha256(text.encode()).hexdigest()[:8]}"
 
 
-#: The estimator's name, version and the hash of its frozen parameters.
-ESTIMATOR = f"{NAME}/{VERSION}#{_fingerprint()}"
+#: The estimator's name, version and the hash of its frozen parameters (the shipped
+#: weights).
+ESTIMATOR = estimator_name()
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,13 +213,15 @@ def _cancelling_streets(
     return no_value, no_expectation
 
 
-def estimate_hand(record: Mapping[str, Any]) -> HandLuck:
-    """Each seat's luck-adjusted result of one ``hand`` record of ``hands.jsonl``.
+def estimate_hand(record: Mapping[str, Any], luck_value: LuckValue | None = None) -> HandLuck:
+    """Each seat's luck-adjusted result of one ``hand`` record of ``hands.jsonl``, the
+    betting term weighted by ``luck_value`` (None: the shipped weights,
+    :data:`~arena.luck.value.BETTING_WEIGHTS`).
 
     Deterministic: the same record gives bit-identical numbers. A record that cannot be
     read raises :class:`~arena.luck.timeline.LuckError` naming the bad value.
     """
-    steps = estimate_steps(record)
+    steps = estimate_steps(record, luck_value)
     while True:
         try:
             next(steps)
@@ -216,13 +230,17 @@ def estimate_hand(record: Mapping[str, Any]) -> HandLuck:
             return luck
 
 
-def estimate_steps(record: Mapping[str, Any]) -> Generator[None, None, HandLuck]:
+def estimate_steps(
+    record: Mapping[str, Any], luck_value: LuckValue | None = None
+) -> Generator[None, None, HandLuck]:
     """:func:`estimate_hand` in short steps: the generator yields after every value it
     computes (a few tens of microseconds each, a sample of 1,024 boards a few hundred)
     and returns the :class:`HandLuck`, so a match can do the work between a bot's
     replies instead of keeping a reply waiting for the whole hand's estimate. The same
-    numbers, the same errors (raised by the step that meets them).
+    numbers, the same errors (raised by the step that meets them). ``luck_value``: as
+    :func:`estimate_hand`'s.
     """
+    name = estimator_name(luck_value)
     if not isinstance(record, Mapping):
         raise LuckError(f"a hand record must be an object, got {type(record).__name__}")
     history = record.get("history")
@@ -234,12 +252,13 @@ def estimate_steps(record: Mapping[str, Any]) -> Generator[None, None, HandLuck]
     )
     raw = timeline.raw
     if timeline.is_voided:  # everyone got back what they put in: nothing to adjust
-        return HandLuck(raw, tuple(float(r) for r in raw), ESTIMATOR)
+        return HandLuck(raw, tuple(float(r) for r in raw), name)
     decisions = _decisions(record)
     value = ValueFunction(
         variant=timeline.variant,
         unit=timeline.unit,
         key=timeline.key,
+        betting="frozen" if luck_value is None else luck_value,
         street_pots=timeline.street_pots,
     )
     correction = [0.0] * len(raw)
@@ -285,4 +304,4 @@ def estimate_steps(record: Mapping[str, Any]) -> Generator[None, None, HandLuck]
                 -1.0,
             )
     adjusted = tuple(r - c for r, c in zip(raw, correction, strict=True))
-    return HandLuck(raw, adjusted, ESTIMATOR)
+    return HandLuck(raw, adjusted, name)

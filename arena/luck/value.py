@@ -38,6 +38,8 @@ which hand). Five-card draw has no such term.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -65,6 +67,9 @@ __all__ = [
     "BETTING_FEATURES",
     "BETTING_WEIGHTS",
     "PARAMETERS",
+    "SHIPPED_VALUE",
+    "STREETS",
+    "LuckValue",
     "ValueFunction",
     "betting_features",
     "betting_scale",
@@ -111,10 +116,103 @@ BETTING_WEIGHTS: dict[int, dict[str, float]] = {
 #: The betting term's features (:func:`betting_features`), in the order
 #: :func:`_feature_values` counts them.
 BETTING_FEATURES: tuple[str, ...] = tuple(PARAMETERS["betting_features"])
+#: The board sizes the betting term has a weight set for (before the flop, flop, turn,
+#: river).
+STREETS: tuple[int, ...] = (0, 3, 4, 5)
 _PER_UNIT: int = PARAMETERS["samples_per_unit"]
 _MIN_SAMPLES: int = PARAMETERS["samples_min"]
 _MAX_SAMPLES: int = PARAMETERS["samples_max"]
 _DRAW_EXACT_LIMIT: int = PARAMETERS["draw_exact_limit"]
+
+
+class LuckValue:
+    """The betting term's weights as one value, carried whole from where they are made (the
+    shipped fit, or the ladder's fit on its own earlier games) to the estimator: a weight
+    per street (:data:`STREETS`) and feature (:data:`BETTING_FEATURES`; a weight not given
+    is 0), with ``digest``, a hash of the weights that tells two values apart (the
+    estimator's name hashes them with everything else:
+    :func:`arena.luck.estimator.estimator_name`). Immutable; equal when their weights are.
+    A bad weight (a street or feature the term does not have, a value that is not a finite
+    number) raises ``ValueError`` naming it.
+
+    >>> value = LuckValue({0: {"raised": 1.5}})
+    >>> value.weights[0], value.weights[5]["to_call"]
+    ({'raised': 1.5, 'to_call': 0.0, 'last_raised': 0.0}, 0.0)
+    >>> LuckValue.from_dict(value.to_dict()) == value
+    True
+    """
+
+    __slots__ = ("digest", "vectors", "weights")
+
+    weights: dict[int, dict[str, float]]
+    vectors: dict[int, tuple[float, ...]]
+    digest: str
+
+    def __init__(self, weights: Mapping[int, Mapping[str, float]]) -> None:
+        if not isinstance(weights, Mapping):
+            raise ValueError(f"betting weights must be a mapping by street, got {weights!r}")
+        unknown = [street for street in weights if street not in STREETS]
+        if unknown:
+            raise ValueError(f"not streets (board sizes): {unknown!r} (they are {STREETS})")
+        vectors = {}
+        for street in STREETS:
+            given = weights.get(street, {})
+            if not isinstance(given, Mapping):
+                raise ValueError(f"street {street}'s weights must be a mapping, got {given!r}")
+            for name, weight in given.items():
+                if (
+                    not isinstance(weight, int | float)
+                    or isinstance(weight, bool)
+                    or not math.isfinite(weight)
+                ):
+                    raise ValueError(
+                        f"street {street}'s {name!r} weight is not a number: {weight!r}"
+                    )
+            vectors[street] = _weight_vector(given)
+        object.__setattr__(self, "vectors", vectors)
+        object.__setattr__(
+            self,
+            "weights",
+            {
+                street: dict(zip(BETTING_FEATURES, vector, strict=True))
+                for street, vector in vectors.items()
+            },
+        )
+        text = json.dumps(self.to_dict(), sort_keys=True)
+        object.__setattr__(self, "digest", hashlib.sha256(text.encode()).hexdigest()[:8])
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a LuckValue is immutable: cannot set {name}")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LuckValue) and other.weights == self.weights
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    def __repr__(self) -> str:
+        return f"LuckValue(#{self.digest})"
+
+    def __reduce__(self) -> tuple[type[LuckValue], tuple[dict[int, dict[str, float]]]]:
+        return LuckValue, (self.weights,)  # (pickled to a match's process)
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """The weights as JSON keeps them (streets as strings), the form of
+        :data:`PARAMETERS`' ``betting_weights``."""
+        return {str(street): dict(weights) for street, weights in self.weights.items()}
+
+    @classmethod
+    def from_dict(cls, data: object) -> LuckValue:
+        """Inverse of :meth:`to_dict`; a street that is not a board size is an error
+        naming it."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"betting weights must be an object by street, got {data!r}")
+        weights = {}
+        for street, given in data.items():
+            if not isinstance(street, str) or not street.isdigit():
+                raise ValueError(f"not a street (a board size): {street!r}")
+            weights[int(street)] = given
+        return cls(weights)
 
 
 @lru_cache(maxsize=1024)  # asked for every value; a match sees few pots
@@ -205,6 +303,10 @@ def _weight_vector(weights: Mapping[str, float]) -> tuple[float, ...]:
     return tuple(float(weights.get(name, 0.0)) for name in BETTING_FEATURES)
 
 
+#: The shipped weights (:data:`BETTING_WEIGHTS`, frozen in :data:`PARAMETERS`).
+SHIPPED_VALUE = LuckValue(BETTING_WEIGHTS)
+
+
 #: :data:`BETTING_WEIGHTS` and its vectors by board size, made once rather than per hand
 #: (remade when :data:`BETTING_WEIGHTS` is another object: a test swaps it).
 _frozen_vectors: tuple[object, dict[int, tuple[float, ...]] | None] = (None, None)
@@ -241,9 +343,9 @@ class ValueFunction:
     default: its ``USE_FAST_RANKS`` switch);
     ``exact`` enumerates every flop completion whatever the pot (the tests' exact
     equities; the estimator samples them in small pots);
-    ``betting`` is the betting term's weights by board size, then by feature (default
-    ``"frozen"``: :data:`BETTING_WEIGHTS`; None: no betting term, the chips already in
-    only);
+    ``betting`` is the betting term's weights: a :class:`LuckValue`, or by board size,
+    then by feature (default ``"frozen"``: :data:`BETTING_WEIGHTS`; None: no betting term,
+    the chips already in only);
     ``street_pots``: per board size, the pot the hand's betting on that street ended with
     (:attr:`~arena.luck.timeline.HandTimeline.street_pots`), which sets the street's
     sample size for every state on it; a board size not in it is sampled by the state's
@@ -258,13 +360,22 @@ class ValueFunction:
         key: bytes,
         fast: bool | None = None,
         exact: bool = False,
-        betting: Mapping[int, Mapping[str, float]] | Literal["frozen"] | None = "frozen",
+        betting: LuckValue
+        | Mapping[int, Mapping[str, float]]
+        | Literal["frozen"]
+        | None = "frozen",
         street_pots: Mapping[int, int] | None = None,
     ) -> None:
         self.is_draw = variant == "five_card_draw"
         # Per board size, the weights in BETTING_FEATURES order.
         self.betting: dict[int, tuple[float, ...]] | None = (
-            None if self.is_draw else _frozen() if betting == "frozen" else _vectors(betting)
+            None
+            if self.is_draw
+            else betting.vectors
+            if isinstance(betting, LuckValue)
+            else _frozen()
+            if betting == "frozen"
+            else _vectors(betting)
         )
         self.unit = unit
         self.key = key

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from arena.luck.value import LuckValue
 from arena.session.policy import (
     DEFAULT_HUNG_AFTER_TIMEOUTS,
     DEFAULT_MAX_INVALID_ATTEMPTS,
@@ -151,6 +152,9 @@ class MatchConfig:
     # strategies are keyed by the match's id too (draw_key), so no match tells a bot what
     # one still to come will deal or draw.
     seed_shared: bool = False
+    # The luck estimator's betting weights (None: the shipped ones): a ladder game's are
+    # those of the value fit it was claimed with, fitted on earlier games only.
+    luck_value: LuckValue | None = None
 
     def __post_init__(self) -> None:
         def is_int(value: object) -> bool:
@@ -181,6 +185,8 @@ class MatchConfig:
             object.__setattr__(self, "score", resolve_score(luck=self.luck, score=self.score))
         except ValueError as exc:
             raise MatchConfigError(str(exc)) from None
+        if self.luck_value is not None and not isinstance(self.luck_value, LuckValue):
+            raise MatchConfigError(f"luck_value must be a LuckValue, got {self.luck_value!r}")
         if not isinstance(self.match_id, str):
             raise MatchConfigError(f"match_id must be a string, got {self.match_id!r}")
         if self.seed_shared and not self.match_id:
@@ -223,6 +229,8 @@ class MatchConfig:
             **({"luck": True, "score": str(self.score)} if self.luck else {}),
             # Written only when shared (replay keys the draws by it), as luck above.
             **({"seed_shared": True} if self.seed_shared else {}),
+            # Written only when not the shipped weights (replay estimates with them).
+            **({"luck_value": self.luck_value.to_dict()} if self.luck_value else {}),
         }
 
     @property
@@ -263,7 +271,19 @@ class MatchConfig:
             luck=data.get("luck", False),
             score=data.get("score"),
             seed_shared=data.get("seed_shared", False),
+            luck_value=_luck_value(data.get("luck_value")),
         )
+
+
+def _luck_value(data: object) -> LuckValue | None:
+    """The betting weights a config file names (absent: the shipped ones); bad weights
+    are a :class:`MatchConfigError` naming them."""
+    if data is None:
+        return None
+    try:
+        return LuckValue.from_dict(data)
+    except ValueError as exc:
+        raise MatchConfigError(f"luck_value: {exc}") from None
 
 
 def require_seat_count(count: int) -> None:

@@ -314,9 +314,9 @@ class MatchRunner:
             # so that a bot's reply never waits for a whole hand's estimate.
             data = record.to_dict()
             if not self.work_ahead.is_enabled:  # no one to interleave with: all at once
-                record_luck(record, luck.estimate_hand(data))
+                record_luck(record, luck.estimate_hand(data, self.config.luck_value))
                 return
-            steps = luck.estimate_steps(data)
+            steps = luck.estimate_steps(data, self.config.luck_value)
 
             def advance() -> None:
                 try:
@@ -434,7 +434,7 @@ class MatchRunner:
             decision_count=self.decision_count,
             ended_reason=self.format.ended_reason(),
             history_path=None if history_path is None else str(history_path),
-            estimator=luck.ESTIMATOR if self.config.luck else None,
+            estimator=luck.estimator_name(self.config.luck_value) if self.config.luck else None,
             hands=tuple(
                 replace(summary, adjusted=self._adjusted.get(summary.hand_number))
                 if self._adjusted

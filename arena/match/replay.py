@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.luck import LuckError, estimate_hand, luck_record
+from arena.luck import LuckError, LuckValue, estimate_hand, luck_record
 from arena.match.config import DEFAULT_MATCH_ID, MatchConfig
 from arena.match.loop import MatchRunner
 from arena.match.players import Decision, HelloInfo, distribution_of
@@ -300,8 +300,11 @@ class ReplayCheck:
 
     history_path: Path | None = None
 
-    def __init__(self, log: HandLog, decider: RecordedDecider) -> None:
+    def __init__(
+        self, log: HandLog, decider: RecordedDecider, luck_value: LuckValue | None = None
+    ) -> None:
         self._footer = log.footer
+        self._luck_value = luck_value
         self._decider = decider
         self.checks: list[HandCheck] = []
         self.problems: list[str] = []
@@ -321,7 +324,7 @@ class ReplayCheck:
         elif replayed != _without_luck(recorded):
             reason = _first_difference(_without_luck(recorded), replayed)
             self.checks.append(HandCheck(record.hand_number, False, reason))
-        elif "luck" in recorded and (reason := luck_difference(recorded)):
+        elif "luck" in recorded and (reason := luck_difference(recorded, self._luck_value)):
             self.checks.append(HandCheck(record.hand_number, False, reason))
         else:
             self.checks.append(HandCheck(record.hand_number, True))
@@ -352,12 +355,13 @@ class ReplayCheck:
         """Nothing to close."""
 
 
-def luck_difference(recorded: dict[str, Any]) -> str:
+def luck_difference(recorded: dict[str, Any], luck_value: LuckValue | None = None) -> str:
     """How the hand's stored luck estimate differs from the one computed again from the
-    hand (``""``: identical, bit for bit): the estimator, or the first seat that differs."""
+    hand with ``luck_value``'s weights (the match's; None: the shipped ones) (``""``:
+    identical, bit for bit): the estimator, or the first seat that differs."""
     stored = recorded.get("luck")
     try:
-        again = luck_record(estimate_hand(recorded))
+        again = luck_record(estimate_hand(recorded, luck_value))
     except LuckError as exc:
         return f"the luck estimate cannot be computed again: {exc}"
     if not isinstance(stored, dict) or stored.get("estimator") != again["estimator"]:
@@ -458,7 +462,7 @@ def _replay(path: Path, log: HandLog) -> ReplayReport:
     config = MatchConfig.from_dict(log.header["config"])
     names = [player["name"] for player in log.header["players"]]
     decider = RecordedDecider(log, config)
-    check = ReplayCheck(log, decider)
+    check = ReplayCheck(log, decider, config.luck_value)
     runner = MatchRunner(config, names, decider, store=check)
     notes: list[str] = []
     recorded_numbers = [record["hand_number"] for record in log.hands]

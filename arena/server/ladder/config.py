@@ -33,8 +33,12 @@ class LadderSettings:
     least ``promotion_min_games`` games);
     ``game_deadline_s``: how long a game's matches may run before the game is played
     again as the infrastructure's failure (an overloaded machine, a stuck process);
-    ``test_games_per_request``: the most games one request may ask for; the rest are
-    matchmaking's (placement, floor, team cap, the test games' rate limit)."""
+    ``test_games_per_request``: the most games one request may ask for;
+    ``value_fit_games``: the luck estimator's betting weights are fitted again on the
+    ladder's own games once that many more games are done, on the newest that many
+    heads-up games (:mod:`arena.server.ladder.value_fits`), and never on fewer than
+    ``value_fit_min_hands`` hands; the rest are matchmaking's (placement, floor, team cap,
+    the test games' rate limit)."""
 
     deals: int = 100
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
@@ -42,11 +46,19 @@ class LadderSettings:
     promotion_mbb1: float = 20.0
     promotion_min_games: int = 10
     test_games_per_request: int = 5
+    value_fit_games: int = 200
+    value_fit_min_hands: int = 10_000
     # The matchmaking's knobs default to the matchmaking's own defaults.
     placement_games: int = _MATCHMAKING.placement_games
     team_cap: int = _MATCHMAKING.team_cap
     test_games_per_window: int = _MATCHMAKING.test_games_per_window
     test_window_s: float = _MATCHMAKING.test_window_s
+
+    def __post_init__(self) -> None:
+        for name in ("value_fit_games", "value_fit_min_hands"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"ARENA_LADDER: {name} must be a positive integer, got {value!r}")
 
     def matchmaking(self, table_size: int = 2) -> MatchmakingSettings:
         """The matchmaking's settings, a rated game seating ``table_size`` versions (the

@@ -1,5 +1,6 @@
 """The ladder's tables: games (with their lease), ratings, promotion tests, test game
-requests, the teams' ladder settings and the finals.
+requests, the teams' ladder settings, the finals, and the value fits (the luck
+estimator's betting weights fitted on earlier games) with their job.
 
 A game is one duplicate pair of matches between two bot versions: the same deals played
 once each way round. With a ring competition a rated game is a table instead: ``N`` versions
@@ -39,6 +40,8 @@ __all__ = [
     "RatingPoint",
     "TableSeat",
     "UnrankedRequest",
+    "ValueFit",
+    "ValueFitJob",
     "VersionSumsRow",
     "label_of",
     "version_label",
@@ -64,6 +67,40 @@ class GameStatus(models.TextChoices):
     DONE = "done"
     BOT_FAULT = "bot_fault"
     FAILED_INFRASTRUCTURE = "failed_infrastructure"
+
+
+class ValueFit(models.Model):
+    """The luck estimator's betting weights fitted on the ladder's own earlier games
+    (:mod:`arena.server.ladder.value_fits`), frozen: a row is written whole, once, and
+    never changed, and a game claimed after it is played with it (:attr:`Game.value_fit`).
+    ``weights`` as :meth:`arena.luck.LuckValue.to_dict` writes them, ``digest`` their hash,
+    ``estimator`` the estimator's name with them; the games fitted on (every one finished
+    before ``created``): ``game_count`` of them, ``hand_count`` hands, the newest
+    ``last_game``, and ``games_digest`` a hash of their numbers."""
+
+    weights = models.JSONField()
+    digest = models.CharField(max_length=16)
+    estimator = models.CharField(max_length=120)
+    last_game = models.BigIntegerField()
+    game_count = models.PositiveIntegerField()
+    hand_count = models.PositiveIntegerField()
+    games_digest = models.CharField(max_length=16)
+    created = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"value fit {self.pk}: {self.estimator} on {self.game_count} games"
+
+
+class ValueFitJob(models.Model):
+    """The value fit's job (one row): the claim of the worker fitting now (one at a time,
+    taken by a conditional update) and the games done when a fit was last tried
+    (``tried_at_count``: the next is due that many games later)."""
+
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    tried_at_count = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"value fit job (tried at {self.tried_at_count} games)"
 
 
 class Game(models.Model):
@@ -102,6 +139,11 @@ class Game(models.Model):
     #: as its matches reported it); empty when no match was played to its end with one.
     #: Stored with the game so that a later change of estimator shows in its history.
     estimator = models.CharField(max_length=120, blank=True)
+    #: The value fit whose weights its luck estimator used, chosen when it was made (so a
+    #: game played again uses it too); None: the shipped weights.
+    value_fit = models.ForeignKey(
+        ValueFit, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     first_at_fault = models.BooleanField(default=False)
     second_at_fault = models.BooleanField(default=False)
     end_reason = models.TextField(blank=True)

@@ -54,6 +54,7 @@ from arena.cluster.executor import MatchExecutor
 from arena.cluster.job import MatchJob
 from arena.ladder.ends import EndCause
 from arena.ladder.games import GameResult, TableResult, game_from_block, table_from_block
+from arena.luck import LuckValue
 from arena.server.competition import Competition
 from arena.server.ladder.own_faults import absent_bots
 from arena.settings.catalog import Format, Luck
@@ -130,8 +131,9 @@ class VersionFiles:
 @dataclass(frozen=True, slots=True)
 class GameSpec:
     """A game to play: its number, its versions (``first`` sits first in the first match,
-    ``second`` next, a table's ``others`` after them), its seed, its deals and whether it
-    is rated."""
+    ``second`` next, a table's ``others`` after them), its seed, its deals, whether it
+    is rated, and the luck estimator's betting weights (its value fit's; None: the
+    shipped ones)."""
 
     game_id: int
     first: VersionFiles
@@ -140,6 +142,7 @@ class GameSpec:
     deals: int
     is_rated: bool = True
     others: tuple[VersionFiles, ...] = ()
+    luck_value: LuckValue | None = None
 
     @property
     def versions(self) -> tuple[VersionFiles, ...]:
@@ -314,7 +317,7 @@ def play_game(
     jobs = [
         MatchJob(
             match_id=match_id,
-            config=dataclasses.replace(config, match_id=match_id),
+            config=dataclasses.replace(config, match_id=match_id, luck_value=spec.luck_value),
             bots=seats,
             manifests=tuple(files[bot][0] for bot in seats),
             sandbox=rules.sandbox.value,

@@ -18,7 +18,11 @@ table's every seat), each version's own faults with their reasons, hands and its
 stderr (:class:`~arena.server.ladder.models.OwnFaults`: its team's only), its matches
 (two, or a table's rotations) for the site's match pages, the game added to the running
 sums (:mod:`arena.server.ladder.sums`) and the promotion tests advanced; after it, the
-ratings are fitted again when due (:func:`arena.server.ladder.fitting.refresh_if_due`).
+ratings are fitted again when due (:func:`arena.server.ladder.fitting.refresh_if_due`),
+and so are the luck estimator's betting weights
+(:func:`arena.server.ladder.value_fits.refresh_value_if_due`). A game is made with the
+newest value fit (:attr:`~arena.server.ladder.models.Game.value_fit`, read with the
+claim's first reads) and keeps it when it is played again.
 A worker killed before that commit leaves a claim that
 expires; one killed after it leaves a finished game that no claim can touch again: a game
 is never lost and never counted twice.
@@ -28,7 +32,8 @@ loaded machine each wait costs a time slice; statements that do not depend on ea
 other's answers go together (:func:`arena.server.jobs.round_trip.run_together`). A
 claim's first round trip takes the lock, asks whether a game waits to be played again,
 reads the roster with the fit's row (the snapshot only when the worker does not hold it
-unpacked) and the claim's rows (for the floor's interval of the last claim's roster);
+unpacked), the claim's rows (for the floor's interval of the last claim's roster) and the
+newest value fit;
 then, on PostgreSQL, the two versions with the new game's number, and the game written
 whole, seed and all. A store's result, its sums, the fit's count and the promotions'
 question go in one round trip, then its commit.
@@ -97,6 +102,7 @@ from arena.server.ladder.state import (
     ladder_view,
 )
 from arena.server.ladder.sums import counted_statements, counted_times
+from arena.server.ladder.value_fits import LATEST_FIT, latest_fit_of, refresh_value_if_due
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome, SeatOutcome
 
@@ -183,7 +189,7 @@ def _any_claimable(now: datetime) -> Statement:
 
 def _claimed(game_id: int) -> Game:
     return (
-        Game.objects.select_related(*_WITH_TEAMS)
+        Game.objects.select_related(*_WITH_TEAMS, "value_fit")
         .prefetch_related("table_seats__version__team")
         .get(pk=game_id)
     )
@@ -210,6 +216,7 @@ def _schedule(
         reads.append(roster_statement(placement, known_fit()))
     if guess is not None:  # and the rows it reads next, for the last claim's interval
         reads.append(claim_rows_statement(guess))
+    reads.append(LATEST_FIT)  # the value fit the game is played with: read last
     # One worker at a time makes a game: matchmaking reads the games in flight, and two
     # made at once from the same reading could both pass a team's cap or a pair's.
     with one_at_a_time("ladder: make a game", *reads) as answers:
@@ -221,6 +228,7 @@ def _schedule(
         rows = None
         if guess is not None:
             rows = Prefetched(guess, claim_rows_of(answers[1].rows))
+        value_fit = latest_fit_of(answers[-1])
         state, ids = ladder_view(settings, now, table_size, roster=roster, rows=rows)
         pairing = next_game(state, settings.matchmaking(table_size), rng)
         if pairing is None:
@@ -252,6 +260,7 @@ def _schedule(
             attempts=1,
             deals=settings.deals,
             seat_count=len(pairing.bots),
+            value_fit=value_fit,
         )
         if number is None:  # (numbered by its insert: its seed follows)
             game.seed = str(game_seed(game.pk))
@@ -368,6 +377,8 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
     # count of games done read it back, spares the asking when no fit can be due.
     if times is None or may_be_due(times, timezone.now()):
         refresh_if_due()
+    if game.status == GameStatus.DONE:  # (the fit's cadence counts games done only)
+        refresh_value_if_due(settings)
     return True
 
 

@@ -24,6 +24,7 @@ from arena.server.ladder.models import (
     version_label,
 )
 from arena.server.ladder.state import active_versions, plays_in, with_seats
+from arena.server.ladder.value_fits import fit_summary
 from arena.server.ladder.views import published_seed, rounded, table_seats
 from arena.server.site.models import BotVersion, Team, VersionStatus
 from arena.server.site.scope import requesting_team, visible
@@ -57,7 +58,11 @@ def _game_rows(team: Team | None, version: BotVersion) -> list[dict[str, Any]]:
     """The version's last 200 games (heads-up or at a table), newest first, each with the
     version's own faults as ``team`` may read them (:func:`visible`: its own version's
     only; another version's at the same game never comes into the row)."""
-    games = list(with_seats(Game.objects.filter(plays_in(version))).order_by("-pk")[:200])
+    games = list(
+        with_seats(Game.objects.filter(plays_in(version)))
+        .select_related("value_fit")
+        .order_by("-pk")[:200]
+    )
     own = {
         row.game_id: row for row in visible(team, OwnFaults).filter(version=version, game__in=games)
     }
@@ -156,6 +161,9 @@ def api_version(request: HttpRequest, version_id: int) -> JsonResponse:
                     "adjusted_mbb": row["score"],
                     "raw_mbb": row["raw"],
                     "estimator": row["game"].estimator,
+                    # The fit of the estimator's weights it was played with (None: the
+                    # shipped ones), and the earlier games that fit was made on.
+                    "value_fit": fit_summary(row["game"].value_fit),
                     "at_fault": row["at_fault"],
                     "faults": row["faults"],
                     # The version's own: each fault's reason and hand, its stderr.

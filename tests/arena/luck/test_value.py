@@ -3,12 +3,15 @@ zero-sum."""
 
 from __future__ import annotations
 
+import json
+import pickle
 from dataclasses import replace
 
 import pytest
 
+from arena.luck import ESTIMATOR, SHIPPED_VALUE, LuckValue, estimator_name
 from arena.luck.timeline import TableState
-from arena.luck.value import ValueFunction, betting_features, betting_scale
+from arena.luck.value import BETTING_WEIGHTS, ValueFunction, betting_features, betting_scale
 from engine.cards import parse_cards
 
 ACES, KINGS = tuple(parse_cards("As Ah")), tuple(parse_cards("Ks Kh"))
@@ -146,3 +149,50 @@ def test_a_streets_value_carries_over_only_when_nothing_changed_and_the_betting_
     assert chips_only.carries_over(raised, raised, 4)
     # Whenever it says so, the two values are the same numbers.
     assert value.value(before) == value.street_expectation(before, 4)
+
+
+def test_a_luck_value_holds_every_weight_and_is_named_by_its_weights() -> None:
+    value = LuckValue({3: {"to_call": 1.25}})
+    assert value.weights[3] == {"raised": 0.0, "to_call": 1.25, "last_raised": 0.0}
+    assert value.weights[0] == {"raised": 0.0, "to_call": 0.0, "last_raised": 0.0}
+    # Equal weights are one value (one hash, one estimator name), whoever wrote them.
+    same = LuckValue({3: {"to_call": 1.25, "raised": 0}, 5: {}})
+    assert same == value and hash(same) == hash(value) and same.digest == value.digest
+    assert value != LuckValue({3: {"to_call": 1.5}}) and value != value.weights
+    assert LuckValue.from_dict(json.loads(json.dumps(value.to_dict()))) == value
+    assert pickle.loads(pickle.dumps(value)) == value  # (it rides to a match's process)
+    assert repr(value) == f"LuckValue(#{value.digest})"
+    with pytest.raises(AttributeError, match="immutable"):
+        value.digest = "x"
+
+
+def test_the_shipped_value_keeps_the_shipped_estimator_name_and_another_value_has_its_own() -> None:
+    assert SHIPPED_VALUE.weights == BETTING_WEIGHTS
+    assert estimator_name(SHIPPED_VALUE) == estimator_name() == ESTIMATOR
+    assert ESTIMATOR == "chance-equity/4#27b435a9"  # the published name did not move
+    other = estimator_name(LuckValue({}))
+    assert other.startswith("chance-equity/4#") and other != ESTIMATOR
+
+
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        ([1.0], "betting weights must be a mapping by street"),
+        ({2: {}}, r"not streets \(board sizes\): \[2\]"),
+        ({0: [1.0]}, "street 0's weights must be a mapping"),
+        ({4: {"raised": float("nan")}}, "street 4's 'raised' weight is not a number: nan"),
+        ({4: {"raised": True}}, "street 4's 'raised' weight is not a number: True"),
+        ({4: {"pot": 1.0}}, "not betting features: .'pot'."),
+    ],
+)
+def test_bad_betting_weights_are_named(weights: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        LuckValue(weights)  # type: ignore[arg-type]
+
+
+def test_the_value_function_weighs_the_betting_term_by_a_luck_value_as_by_its_weights() -> None:
+    state = _state((10, 10), (150, 190), (True, True))
+    weights = {0: {"raised": 1.5}, 3: {}, 4: {}, 5: {}}
+    by_value = ValueFunction(variant="holdem", unit=2, key=b"t", betting=LuckValue(weights))
+    by_mapping = ValueFunction(variant="holdem", unit=2, key=b"t", betting=weights)
+    assert by_value.value(state) == by_mapping.value(state)

@@ -10,6 +10,7 @@ passes with them checks the average the estimator computes, not the fair-game sh
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import replace
 
@@ -18,7 +19,15 @@ import pytest
 from arena.luck import estimate_hand
 from arena.luck.equity import unseen_cards
 from arena.luck.timeline import ChanceStep, TableState, walk_history
-from arena.luck.value import BETTING_WEIGHTS, ValueFunction, betting_features, betting_scale
+from arena.luck.value import (
+    BETTING_WEIGHTS,
+    SHIPPED_VALUE,
+    LuckValue,
+    ValueFunction,
+    betting_features,
+    betting_scale,
+)
+from arena.luck.value_fit import fit_value, unit_row
 from tests.arena.luck.play import random_record
 
 #: Betting weights by board size and feature, large and different per street (see the
@@ -29,7 +38,30 @@ MADE_UP = {
     4: {"raised": 0.7, "to_call": 0.5, "last_raised": -2.0},
     5: {"raised": 1.5, "to_call": -0.8, "last_raised": 3.0},
 }
-WEIGHTS = {"frozen": BETTING_WEIGHTS, "none": None, "made-up": MADE_UP}
+
+
+@functools.cache
+def _fitted() -> LuckValue:
+    """Weights fitted by the ladder's and the bench's fit (:mod:`arena.luck.value_fit`) on
+    random heads-up hands (each its own unit, one group): not the shipped ones."""
+    rows = [unit_row([(random_record(seed, stacks=(100, 100)), 0)]) for seed in range(24)]
+    return fit_value([rows])
+
+
+#: The weights each proof runs with, by name (see the docstring; "fitted": :func:`_fitted`).
+WEIGHT_NAMES = ("frozen", "none", "made-up", "fitted")
+
+
+def _weights(name: str) -> LuckValue | dict[int, dict[str, float]] | None:
+    """The betting weights named ``name``, as :class:`ValueFunction` takes them."""
+    given = {"frozen": BETTING_WEIGHTS, "none": None, "made-up": MADE_UP}
+    return _fitted() if name == "fitted" else given[name]
+
+
+def test_the_fitted_weights_of_the_proofs_are_not_the_shipped_ones() -> None:
+    # The "fitted" proofs check a value the fit made (what the ladder plays with), so it
+    # must differ from the shipped one and from none.
+    assert _fitted() not in (SHIPPED_VALUE, LuckValue({}))
 
 
 def _street_steps(
@@ -49,7 +81,7 @@ def _street_steps(
                 unit=timeline.unit,
                 key=timeline.key,
                 exact=True,
-                betting=WEIGHTS[weights],
+                betting=_weights(weights),
                 street_pots=timeline.street_pots,
             )
             for step in timeline.steps:
@@ -74,7 +106,7 @@ def _dealt(state: TableState, cards: tuple) -> TableState:  # type: ignore[type-
     return replace(state, board=state.board + cards, out=state.out | frozenset(cards))
 
 
-@pytest.mark.parametrize("weights", list(WEIGHTS))
+@pytest.mark.parametrize("weights", WEIGHT_NAMES)
 @pytest.mark.parametrize(("seat_count", "board_size"), [(2, 5), (3, 5), (2, 4), (4, 4)])
 def test_the_board_terms_average_to_zero_over_every_card_that_could_have_come(
     seat_count: int, board_size: int, weights: str
@@ -160,13 +192,21 @@ def test_the_draw_term_averages_to_zero_over_every_replacement() -> None:
     assert checked >= 5
 
 
-@pytest.mark.parametrize("weights", list(WEIGHTS))
+@pytest.mark.parametrize("weights", WEIGHT_NAMES)
 def test_the_action_term_averages_to_zero_under_the_reported_distribution(
-    weights: str, monkeypatch: pytest.MonkeyPatch
+    weights: str,
 ) -> None:
     # Replace the drawn action by each action of the distribution in turn: weighted by the
     # distribution, the adjusted results equal those of the hand with no distribution.
-    monkeypatch.setattr("arena.luck.value.BETTING_WEIGHTS", WEIGHTS[weights])
+    # The shipped weights as the estimator's default; any other passed as its value.
+    chosen = _weights(weights)
+    luck_value = (
+        None
+        if weights == "frozen"
+        else chosen
+        if isinstance(chosen, LuckValue)
+        else LuckValue(chosen or {})
+    )
     checked = 0
     for seed in range(16):
         record = random_record(seed, seat_count=3, mixed=True)
@@ -184,13 +224,14 @@ def test_the_action_term_averages_to_zero_under_the_reported_distribution(
                         {k: v for k, v in d.items() if k != "distribution"} if i == index else d
                         for i, d in enumerate(record["decisions"])
                     ],
-                }
+                },
+                luck_value,
             )
             weighted = [0.0] * len(baseline.adjusted)
             for entry in distribution:
                 decisions = [dict(d) for d in record["decisions"]]
                 decisions[index]["action"] = entry["action"]
-                adjusted = estimate_hand({**record, "decisions": decisions}).adjusted
+                adjusted = estimate_hand({**record, "decisions": decisions}, luck_value).adjusted
                 for position, a in enumerate(adjusted):
                     weighted[position] += entry["probability"] * a
             assert weighted == pytest.approx(list(baseline.adjusted), abs=1e-9)
@@ -200,7 +241,7 @@ def test_the_action_term_averages_to_zero_under_the_reported_distribution(
     assert checked >= 6
 
 
-@pytest.mark.parametrize("weights", list(WEIGHTS))
+@pytest.mark.parametrize("weights", WEIGHT_NAMES)
 @pytest.mark.parametrize("variant", ["holdem", "five_card_draw"])
 def test_the_deal_term_averages_to_zero_over_every_way_to_seat_the_dealt_hands(
     variant: str, weights: str
@@ -215,7 +256,7 @@ def test_the_deal_term_averages_to_zero_over_every_way_to_seat_the_dealt_hands(
             variant=timeline.variant,
             unit=timeline.unit,
             key=timeline.key,
-            betting=WEIGHTS[weights],
+            betting=_weights(weights),
         )
         step = next(s for s in timeline.steps if isinstance(s, ChanceStep) and s.kind == "deal")
         after = step.after

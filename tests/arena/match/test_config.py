@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from arena.luck import LuckValue
 from arena.match.config import MatchConfig, MatchConfigError, StackPolicy
 from arena.session.policy import TimeBasis, TimeLimits
 from engine.schedule import BlindSchedule
@@ -28,6 +29,7 @@ from engine.schedule import BlindSchedule
         ({"hung_after_timeouts": 2.5}, "hung_after_timeouts must be a positive integer, got 2.5"),
         ({"hung_after_timeouts": True}, "hung_after_timeouts must be a positive integer, got True"),
         ({"allow_absent_bots": "yes"}, "allow_absent_bots must be true or false, got 'yes'"),
+        ({"luck_value": {0: {"raised": 1.0}}}, "luck_value must be a LuckValue, got {0: "),
     ],
 )
 def test_bad_match_config_names_the_bad_value(changes: dict[str, Any], message: str) -> None:
@@ -118,3 +120,33 @@ def test_a_stored_config_with_a_bad_time_limit_names_it(
     stored = {**MatchConfig().to_dict(), field: value}
     with pytest.raises(MatchConfigError, match=message):
         MatchConfig.from_dict(stored)
+
+
+def test_the_luck_value_is_recorded_only_when_not_the_shipped_weights_and_round_trips() -> None:
+    # A ladder game's matches estimate with its value fit's weights; replay reads them
+    # back from the file, so they are written whole (and a file without them is shipped).
+    fitted = LuckValue({3: {"to_call": 0.25}})
+    config = MatchConfig(luck=True, luck_value=fitted)
+    assert config.to_dict()["luck_value"]["3"] == {
+        "raised": 0.0,
+        "to_call": 0.25,
+        "last_raised": 0.0,
+    }
+    assert MatchConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config
+    assert "luck_value" not in MatchConfig(luck=True).to_dict()
+
+
+@pytest.mark.parametrize(
+    ("stored", "message"),
+    [
+        ({"9": {"raised": 1.0}}, r"luck_value: not streets \(board sizes\): \[9\]"),
+        ({"x": {}}, "luck_value: not a street .a board size.: 'x'"),
+        ({"0": {"pot": 1.0}}, "luck_value: not betting features: .'pot'."),
+        ({"0": {"raised": "big"}}, "luck_value: street 0's 'raised' weight is not a number: 'big'"),
+        ([1], r"luck_value: betting weights must be an object by street, got \[1\]"),
+    ],
+)
+def test_a_stored_config_with_bad_betting_weights_names_them(stored: Any, message: str) -> None:
+    data = {**MatchConfig(luck=True).to_dict(), "luck_value": stored}
+    with pytest.raises(MatchConfigError, match=message):
+        MatchConfig.from_dict(data)

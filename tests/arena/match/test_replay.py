@@ -11,7 +11,7 @@ from typing import Any, cast
 
 import pytest
 
-from arena.luck import LuckError, estimate_hand, luck_record
+from arena.luck import ESTIMATOR, LuckError, LuckValue, estimate_hand, estimator_name, luck_record
 from arena.match import replay
 from arena.match.config import MatchConfig, StackPolicy
 from arena.match.replay import (
@@ -525,6 +525,25 @@ def test_a_match_run_with_luck_and_mixed_strategies_replays_bit_for_bit(tmp_path
     assert report.is_ok, report.format()
 
 
+def test_a_match_run_with_fitted_betting_weights_estimates_and_replays_with_them(
+    tmp_path: Path,
+) -> None:
+    # The weights ride in the match's config: the hands name the estimator with them, and
+    # the replay estimates with the recorded config's weights (bit for bit).
+    fitted = LuckValue({0: {"raised": 3.0, "to_call": -1.0}, 5: {"last_raised": 2.0}})
+    config = MatchConfig(hand_count=3, seed=77, luck=True, luck_value=fitted)
+    play([mixer(), min_raiser, calling_station], config, tmp_path)
+    path = tmp_path / "hands.jsonl"
+    hands = _hands(read_records(path))
+    assert {hand["luck"]["estimator"] for hand in hands} == {estimator_name(fitted)}
+    assert estimator_name(fitted) != ESTIMATOR
+    stored = [tuple(hand["luck"]["adjusted"]) for hand in hands]
+    assert stored == [estimate_hand(hand, fitted).adjusted for hand in hands]
+    assert stored != [estimate_hand(hand).adjusted for hand in hands]
+    report = replay_file(path)
+    assert report.is_ok, report.format()
+
+
 def test_a_stored_luck_of_the_wrong_length_is_a_mismatch(tmp_path: Path) -> None:
     path = _mixed_history(tmp_path, hand_count=1)
     records = _with_luck(path)
@@ -540,7 +559,7 @@ def test_a_luck_estimate_that_cannot_be_computed_again_is_a_mismatch_not_a_crash
     path = _mixed_history(tmp_path, hand_count=1)
     _with_luck(path)
 
-    def broken(record: Any) -> Any:
+    def broken(record: Any, luck_value: Any = None) -> Any:
         raise LuckError("bad distribution entry 7")
 
     monkeypatch.setattr(replay, "estimate_hand", broken)

@@ -67,6 +67,7 @@ from arena.server.ladder.play import (
     play_game,
 )
 from arena.server.ladder.queue import QUEUE, claim_next, store_played
+from arena.server.ladder.value_fits import value_of
 from arena.server.site.models import BotVersion, SiteSettings
 from arena.settings import SettingsError
 from arena.settings.catalog import ExecutorKind
@@ -89,6 +90,7 @@ def game_spec(game: Game) -> GameSpec:
         deals=game.deals,
         is_rated=game.is_rated,
         others=tuple(_files(seat.version) for seat in game.seats_in_order()[2:]),
+        luck_value=value_of(game.value_fit),
     )
 
 
