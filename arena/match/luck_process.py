@@ -1,0 +1,239 @@
+"""The luck estimate beside the match: a helper process on the other core, estimates back in order.
+
+The estimate of a hand (:mod:`arena.luck`) is CPU work that nothing sent to a bot waits
+for, and a match of fast bots leaves little idle time to hide it in, so a match with
+``config.luck`` sends each hand's line (the hand history's line, without ``luck``) to a
+process of its own (:mod:`arena.match.luck_worker`) and goes on playing; the answers come
+back in the order the hands were sent and are handed on (:meth:`LuckProcess.submit`'s
+``then``) a few hands later, when the match next sends a hand (never waiting for them)
+or at its end (:meth:`LuckProcess.drain`, waiting). The numbers are the same as the
+match's own estimate (the worker estimates the line the hand history stores, and the
+floats come back as JSON writes them), so the hand history and the results are the
+same bytes with the process or without it (:data:`USE_LUCK_PROCESS`; a test checks it).
+
+The process is forked from the match's at the first hand sent (so it starts with the
+estimator imported and the evaluator's tables filled: no interpreter to start, no
+tables to fill again), is stopped by :meth:`LuckProcess.close` (which the match calls
+whatever happened), and ends by itself at the end of its input, so it ends too when the
+match's process is killed (the kernel closes the pipe). A process that fails (it ends,
+answers nonsense, stops answering for :data:`STALL_S`) is killed and logged (a ``LUCK``
+line at WARNING), and every hand sent and not answered, then every later one, is
+estimated in the match's own process: the match's results are complete either way.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import select
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from arena.luck import HandLuck, estimate_hand
+from arena.match import luck_worker
+from arena.match.log import LOGGER_NAME
+from engine._eval_tables import fill_tables
+
+__all__ = [
+    "MAX_LAG",
+    "STALL_S",
+    "USE_LUCK_PROCESS",
+    "LuckProcess",
+    "LuckProcessError",
+]
+
+#: The switch: false makes a match estimate its hands in its own process, between the
+#: bots' replies (read when a match is made, so a test can turn it off).
+USE_LUCK_PROCESS = True
+
+#: Hands sent and not answered at most; one more and the match waits for the oldest (a
+#: bound on the memory held, never reached while the process keeps up).
+MAX_LAG = 256
+
+#: Seconds without any answer, while the match waits for one, after which the process is
+#: taken for hung (an estimate takes milliseconds).
+STALL_S = 30.0
+
+#: Seconds the process has to end once its input is closed, before it is killed.
+CLOSE_S = 5.0
+
+_CHUNK = 1 << 16
+_LOG = logging.getLogger(LOGGER_NAME)
+
+
+class LuckProcessError(Exception):
+    """The estimator's process failed: it ended, answered what was not an estimate, or
+    stopped answering."""
+
+
+class LuckProcess:
+    """Each hand line's estimate, made in a helper process (see the module docstring).
+
+    ``game_id`` names the match in the log line of a failure. :attr:`cpu_s` is the
+    process's CPU time (user and system) once it has been stopped.
+    """
+
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        self.cpu_s = 0.0
+        self.failure: str | None = None
+        self._pid: int | None = None
+        self._to_child = -1  # our ends of the pipes while the process runs
+        self._from_child = -1
+        # Sent and not answered, in order: each hand's line and what to do with its estimate.
+        self._sent: deque[tuple[bytes, Callable[[HandLuck], None]]] = deque()
+        self._unwritten = b""
+        self._unread = b""
+
+    @property
+    def pid(self) -> int | None:
+        """The process's id while it runs (None before the first hand and after :meth:`close`)."""
+        return self._pid
+
+    @property
+    def waiting(self) -> int:
+        """Hands sent whose estimate has not been handed on yet."""
+        return len(self._sent)
+
+    def submit(self, line: str, then: Callable[[HandLuck], None]) -> None:
+        """Send one hand line (as the hand history writes it, without ``luck``); its
+        estimate goes to ``then`` later, in the order sent. Hands whose estimates are
+        back meanwhile are handed on now; the match waits only when :data:`MAX_LAG` hands
+        are unanswered. After a failure, the hand is estimated here, now."""
+        data = line.encode()
+        if self.failure is not None:
+            then(estimate_hand(json.loads(data)))
+            return
+        if self._pid is None:
+            self._start()
+        self._sent.append((data, then))
+        self._unwritten += data
+        self._exchange(wait=len(self._sent) > MAX_LAG)
+
+    def drain(self) -> None:
+        """Hand on every estimate still to come, waiting for the process."""
+        while self._sent:
+            self._exchange(wait=True)
+
+    def close(self) -> None:
+        """Stop the process (its input closed: it ends; killed if it does not within
+        :data:`CLOSE_S`). Safe to call at any time, more than once; hands not handed on
+        are dropped (call :meth:`drain` first to keep them)."""
+        pid, self._pid = self._pid, None
+        if pid is None:
+            return
+        os.close(self._to_child)
+        os.close(self._from_child)
+        # Reaped with os.wait4 for its CPU time.
+        deadline = time.monotonic() + CLOSE_S
+        while (ended := os.wait4(pid, os.WNOHANG))[0] == 0:
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                ended = os.wait4(pid, 0)
+                break
+            time.sleep(0.001)
+        usage = ended[2]
+        self.cpu_s = usage.ru_utime + usage.ru_stime
+
+    # ------------------------------------------------------------------ the pipes
+
+    def _start(self) -> None:
+        child_reads, self._to_child = os.pipe()
+        self._from_child, child_writes = os.pipe()
+        fill_tables()  # filled once here for both (the match ranks its showdowns anyway)
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
+            stream.flush()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child never returns
+            luck_worker.run_child(child_reads, child_writes)
+        self._pid = pid
+        os.close(child_reads)
+        os.close(child_writes)
+        # Never blocked by the process: what it has not read yet waits here, what it has
+        # not answered yet is read later.
+        os.set_blocking(self._to_child, False)
+        os.set_blocking(self._from_child, False)
+
+    def _exchange(self, *, wait: bool) -> None:
+        """Write what waits to be written, read the answers back and hand them on; with
+        ``wait``, until at least one is back. A failure hands every hand left to the
+        estimate here."""
+        answered: list[tuple[bytes, Callable[[HandLuck], None], HandLuck | None]] = []
+        failure: Exception | None = None
+        try:
+            while True:
+                self._write()
+                answered += self._read()
+                if answered or not wait:
+                    break
+                self._wait_for_pipes()
+        except (OSError, ValueError, LookupError, TypeError, LuckProcessError) as exc:
+            failure = exc
+        # Handed on outside the try: what ``then`` does (the store, the next task) is not
+        # the process's failure. A hand the process refused is estimated here, to meet
+        # the same error the match's own estimate would.
+        for data, then, hand_luck in answered:
+            then(hand_luck if hand_luck is not None else estimate_hand(json.loads(data)))
+        if failure is not None:
+            self._fail(failure)
+
+    def _write(self) -> None:
+        if self._unwritten:
+            try:
+                written = os.write(self._to_child, self._unwritten)
+            except BlockingIOError:
+                return
+            self._unwritten = self._unwritten[written:]
+
+    def _read(self) -> list[tuple[bytes, Callable[[HandLuck], None], HandLuck | None]]:
+        """The answers back since the last read, each with its hand (None: refused)."""
+        try:
+            chunk = os.read(self._from_child, _CHUNK)
+        except BlockingIOError:
+            return []
+        if not chunk:
+            raise LuckProcessError("it ended")
+        *lines, self._unread = (self._unread + chunk).split(b"\n")
+        answered = []
+        for line in lines:
+            if not self._sent:
+                raise LuckProcessError(f"an answer to no hand: {line[:200]!r}")
+            data, then = self._sent.popleft()
+            answered.append((data, then, _hand_luck(json.loads(line))))
+        return answered
+
+    def _wait_for_pipes(self) -> None:
+        writing = [self._to_child] if self._unwritten else []
+        ready = select.select([self._from_child], writing, [], STALL_S)
+        if not any(ready):
+            raise LuckProcessError(f"no answer in {STALL_S:g} s")
+
+    def _fail(self, failure: Exception) -> None:
+        self.failure = f"{type(failure).__name__}: {failure}"
+        _LOG.warning(
+            "LUCK | the estimator's process failed (%s); the match estimates its %d hands "
+            "waiting and every later hand itself",
+            self.failure,
+            len(self._sent),
+            extra={"game_id": self.game_id},
+        )
+        if self._pid is not None:
+            os.kill(self._pid, signal.SIGKILL)
+        self.close()
+        sent, self._sent = self._sent, deque()
+        for data, then in sent:
+            then(estimate_hand(json.loads(data)))
+
+
+def _hand_luck(answer: Any) -> HandLuck | None:
+    """The estimate in one answer line, None when the worker reported a refusal."""
+    if not isinstance(answer, dict):
+        raise LuckProcessError(f"an answer that is not an object: {answer!r}")
+    if "error" in answer:
+        return None
+    return HandLuck(tuple(answer["raw"]), tuple(answer["adjusted"]), answer["estimator"])
