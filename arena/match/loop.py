@@ -9,10 +9,11 @@ number, so a hand can be dealt again on its own), *ask* (the decider gives each 
 a bot through its session, or the default when it cannot be asked), *apply* (a session
 applies a bot's action as it accepts it, so the engine validates it once) and *record*
 (the hand's record goes to the store, the tallies move). With ``config.luck`` the record
-step also has the hand's luck estimated (:mod:`arena.luck`): in a helper process beside
-the match (:mod:`arena.match.luck_process`), the record stored when its estimate is back,
-or with that switch off in the match's process, a value at a time, put off with the rest
-of the record, so a bot's reply never waits for a whole hand's estimate.
+step also has the hand's luck estimated (:mod:`arena.luck`): with work put off (the
+prefetch), in a helper process beside the match (:mod:`arena.match.luck_process`), the
+record stored when its estimate is back; with that switch off, in the match's process a
+value at a time, put off with the rest of the record, so a bot's reply never waits for a
+whole hand's estimate; without the prefetch, in the match's process at the hand's end.
 
 Policy lives in the arena, never in the engine: the format decides about stacks
 (:mod:`arena.match.formats`), the decider about faults and restarts
@@ -122,11 +123,12 @@ class MatchRunner:
         # results by hand number (filled when the hand's record is made, later).
         self._hands: list[HandSummary] = []
         self._adjusted: dict[int, tuple[float, ...]] = {}
-        # The estimator's process (started at the first hand), unless luck is off or the
-        # estimate is made in this process.
+        # The estimator's process (started at the first hand), unless luck is off, the
+        # switch is, or nothing is put off (without a prefetch each hand is recorded when
+        # it ends, which a replay's check relies on: an estimate from elsewhere lags).
         self._luck_process = (
             luck_process.LuckProcess(config.match_id)
-            if config.luck and luck_process.USE_LUCK_PROCESS
+            if config.luck and luck_process.USE_LUCK_PROCESS and self.work_ahead.is_enabled
             else None
         )
 

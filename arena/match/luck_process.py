@@ -95,11 +95,6 @@ class LuckProcess:
         """The process's id while it runs (None before the first hand and after :meth:`close`)."""
         return self._pid
 
-    @property
-    def waiting(self) -> int:
-        """Hands sent whose estimate has not been handed on yet."""
-        return len(self._sent)
-
     def submit(self, line: str, then: Callable[[HandLuck], None]) -> None:
         """Send one hand line (as the hand history writes it, without ``luck``); its
         estimate goes to ``then`` later, in the order sent. Hands whose estimates are
@@ -201,10 +196,10 @@ class LuckProcess:
         *lines, self._unread = (self._unread + chunk).split(b"\n")
         answered = []
         for line in lines:
-            if not self._sent:
-                raise LuckProcessError(f"an answer to no hand: {line[:200]!r}")
-            data, then = self._sent.popleft()
-            answered.append((data, then, _hand_luck(json.loads(line))))
+            # Read before its hand leaves the queue: a hand without an answer stays in it.
+            hand_luck = _hand_luck(json.loads(line))
+            data, then = self._sent.popleft()  # IndexError: an answer to no hand
+            answered.append((data, then, hand_luck))
         return answered
 
     def _wait_for_pipes(self) -> None:

@@ -1,0 +1,293 @@
+"""The luck estimate in a process beside the match (:mod:`arena.match.luck_process`): the
+same bytes as the match's own estimate, a process that never outlives its match, and a
+failing process that costs the match nothing but a log line."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from arena.luck import ESTIMATOR, HandLuck, LuckError, estimate_hand
+from arena.match import luck_process, luck_worker
+from arena.match.config import MatchConfig, MatchError, StackPolicy
+from arena.match.loop import MatchRunner
+from arena.match.luck_process import LuckProcess
+from tests.arena.scripted import calling_station, chooser, min_raiser, play
+from tests.arena.session.harness import mixer
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _config(**changes: Any) -> MatchConfig:
+    options: dict[str, Any] = {"hand_count": 5, "seed": 23, "luck": True}
+    return MatchConfig(**{**options, **changes})
+
+
+def _files(out: Path) -> tuple[bytes, dict[str, Any]]:
+    """The hand history's bytes and the results as written (but where and how long)."""
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    for where in ("duration_s", "history_path"):  # the wall time, the folder
+        results.pop(where, None)
+    return (out / "hands.jsonl").read_bytes(), results
+
+
+def _bots() -> list[Any]:
+    return [mixer(), min_raiser]
+
+
+def _in_process(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    config: MatchConfig,
+    bots: Callable[[], list[Any]] = _bots,
+) -> tuple[bytes, dict[str, Any]]:
+    with monkeypatch.context() as patch:
+        patch.setattr(luck_process, "USE_LUCK_PROCESS", False)
+        play(bots(), config, tmp_path / "in-process")
+    return _files(tmp_path / "in-process")
+
+
+def _started(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ids of the estimator's processes the matches start from now on."""
+    pids: list[int] = []
+    real_start = LuckProcess._start
+
+    def start(self: LuckProcess) -> None:
+        real_start(self)
+        assert self.pid is not None
+        pids.append(self.pid)
+
+    monkeypatch.setattr(LuckProcess, "_start", start)
+    return pids
+
+
+def _is_gone(pid: int) -> bool:
+    """Ended: no such process, or a zombie nobody here can reap (an orphan's)."""
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("config", "bots"),
+    [
+        # A bot that reports its mixed strategy (the action term).
+        (_config(), _bots),
+        (_config(), lambda: [mixer(), calling_station]),
+        # A freezeout: hands that deal some seats out, by the match's seats.
+        (
+            _config(hand_count=None, stack_policy=StackPolicy.FREEZEOUT, starting_stack=20),
+            lambda: [chooser(1), chooser(2), chooser(3)],
+        ),
+    ],
+)
+def test_the_files_are_the_same_bytes_with_the_process_or_without_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    config: MatchConfig,
+    bots: Callable[[], list[Any]],
+) -> None:
+    # Bots made afresh for each match: a scripted bot may keep state from hand to hand.
+    expected = _in_process(tmp_path, monkeypatch, config, bots)
+    pids = _started(monkeypatch)
+    play(bots(), config, tmp_path / "process")
+    assert len(pids) == 1, "the estimate was not made in the process"
+    assert _files(tmp_path / "process") == expected
+    assert _is_gone(pids[0])
+
+
+def test_without_the_prefetch_each_hand_is_estimated_when_it_ends_in_the_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nothing is put off without the prefetch: each hand is recorded when it ends (a
+    # replay compares each record with the hand being replayed then), so no process.
+    expected = _in_process(tmp_path, monkeypatch, _config(prefetch=False))
+    pids = _started(monkeypatch)
+    play(_bots(), _config(prefetch=False), tmp_path / "process")
+    assert pids == []
+    assert _files(tmp_path / "process") == expected
+
+
+def test_a_match_that_waits_for_every_estimate_writes_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No lag allowed: every hand sent waits for its answer (the bound on what is held).
+    expected = _in_process(tmp_path, monkeypatch, _config())
+    monkeypatch.setattr(luck_process, "MAX_LAG", 0)
+    play(_bots(), _config(), tmp_path / "process")
+    assert _files(tmp_path / "process") == expected
+
+
+def test_the_process_ends_with_a_match_stopped_by_our_bug(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_finish = MatchRunner._finish_hand
+
+    def finish_then_break(self: MatchRunner, hand: Any, *args: Any) -> None:
+        real_finish(self, hand, *args)
+        if hand.hand_number == 3:
+            raise MatchError("our bug after hand 3")
+
+    monkeypatch.setattr(MatchRunner, "_finish_hand", finish_then_break)
+    pids = _started(monkeypatch)
+    with pytest.raises(MatchError, match="our bug"):
+        play(_bots(), _config(), tmp_path)
+    assert len(pids) == 1 and _is_gone(pids[0])
+    # The hands played went through the process and are on disk with their estimates.
+    lines = (tmp_path / "hands.jsonl").read_text(encoding="utf-8").splitlines()
+    hands = [json.loads(line) for line in lines[1:]]
+    assert [hand["hand_number"] for hand in hands] == [1, 2, 3]
+    assert all("luck" in hand for hand in hands)
+
+
+_PARENT = """
+import sys, time
+from arena.match.luck_process import LuckProcess
+estimates = LuckProcess("killed")
+estimates._start()  # what the first hand sent does
+print(estimates.pid, flush=True)
+time.sleep(60)
+"""
+
+
+def test_the_process_ends_when_the_match_is_killed() -> None:
+    # SIGKILL leaves the match no time to stop it: the end of its input does.
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _PARENT], stdout=subprocess.PIPE, cwd=ROOT, text=True
+    )
+    assert parent.stdout is not None
+    with parent.stdout:
+        pid = int(parent.stdout.readline())
+    assert not _is_gone(pid)
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while not _is_gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _is_gone(pid)
+
+
+def _ends(read_fd: int, write_fd: int) -> None:
+    """A worker that ends at once."""
+
+
+def _babbles(read_fd: int, write_fd: int) -> None:
+    """A worker that answers what is not JSON."""
+    os.read(read_fd, 1 << 16)
+    os.write(write_fd, b"not an estimate\n")
+
+
+def _lists(read_fd: int, write_fd: int) -> None:
+    """A worker that answers JSON that is not an object."""
+    os.read(read_fd, 1 << 16)
+    os.write(write_fd, b"[1]\n")
+
+
+def _hangs(read_fd: int, write_fd: int) -> None:
+    """A worker that never answers."""
+    time.sleep(30)
+
+
+@pytest.mark.parametrize("worker", [_ends, _babbles, _lists, _hangs])
+def test_a_failing_process_costs_the_match_nothing_but_a_log_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    worker: Callable[[int, int], None],
+) -> None:
+    expected = _in_process(tmp_path, monkeypatch, _config())
+    monkeypatch.setattr(luck_worker, "serve", worker)  # what the forked child runs
+    monkeypatch.setattr(luck_process, "STALL_S", 0.2)
+    pids = _started(monkeypatch)
+    with caplog.at_level(logging.WARNING):
+        play(_bots(), _config(), tmp_path / "process")
+    assert _files(tmp_path / "process") == expected
+    assert any("LUCK | the estimator's process failed" in r.getMessage() for r in caplog.records)
+    assert len(pids) == 1 and _is_gone(pids[0])
+
+
+def test_a_hand_the_estimator_refuses_meets_the_same_error_as_in_the_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    got: list[HandLuck] = []
+    estimates = LuckProcess("refused")
+    try:
+        estimates.submit('{"history": 1}\n', got.append)
+        with pytest.raises(LuckError, match="hand record without a history: 1"):
+            estimates.drain()
+    finally:
+        estimates.close()
+    assert got == [] and estimates.failure is None and estimates.cpu_s > 0
+    estimates.close()  # again: nothing to do
+
+
+def _hand_lines(tmp_path: Path) -> list[str]:
+    """The hand lines of a short match, as the match sends them (no ``luck``)."""
+    play(_bots(), _config(luck=False), tmp_path / "lines")
+    lines = (tmp_path / "lines" / "hands.jsonl").read_text(encoding="utf-8").splitlines()
+    return [line + "\n" for line in lines if line.startswith('{"type":"hand"')]
+
+
+def test_the_worker_answers_each_line_in_order_with_the_estimate_or_the_refusal(
+    tmp_path: Path,
+) -> None:
+    line = _hand_lines(tmp_path)[0]
+    hands_read, hands_written = os.pipe()
+    answers_read, answers_written = os.pipe()
+    os.write(hands_written, (line + '{"history": 1}\n').encode())
+    os.close(hands_written)
+    luck_worker.serve(hands_read, answers_written)  # returns at the end of its input
+    os.close(hands_read)
+    os.close(answers_written)
+    with os.fdopen(answers_read, "rb") as answers:
+        first, second = (json.loads(answer) for answer in answers)
+    expected = estimate_hand(json.loads(line))
+    assert first == {
+        "estimator": ESTIMATOR,
+        "raw": list(expected.raw),
+        "adjusted": list(expected.adjusted),  # the very floats: JSON writes them exactly
+    }
+    assert second == {"error": "LuckError: hand record without a history: 1"}
+
+
+def test_after_a_failure_each_hand_is_estimated_at_once_in_the_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = _hand_lines(tmp_path)
+    monkeypatch.setattr(luck_worker, "serve", _ends)
+    got: list[HandLuck] = []
+    estimates = LuckProcess("fails")
+    estimates.submit(lines[0], got.append)
+    estimates.drain()  # the process ended: the hand is estimated here
+    assert estimates.failure is not None and estimates.pid is None
+    estimates.submit(lines[1], got.append)  # no process any more: at once
+    assert got == [estimate_hand(json.loads(line)) for line in lines[:2]]
+
+
+def test_a_process_that_reads_nothing_never_blocks_the_match_and_is_killed_at_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # More than a pipe holds: what the process has not read waits in the match.
+    lines = _hand_lines(tmp_path) * 40
+    assert sum(len(line) for line in lines) > 1 << 16
+    monkeypatch.setattr(luck_worker, "serve", _hangs)
+    monkeypatch.setattr(luck_process, "CLOSE_S", 0.1)
+    estimates = LuckProcess("deaf")
+    for line in lines:
+        estimates.submit(line, lambda luck: None)
+    pid = estimates.pid
+    assert pid is not None
+    estimates.close()  # it does not end at the end of its input: killed
+    assert _is_gone(pid)
