@@ -40,6 +40,7 @@ from arena.match.log import LOGGER_NAME
 from engine._eval_tables import fill_tables
 
 __all__ = [
+    "BATCH_HANDS",
     "MAX_LAG",
     "STALL_S",
     "USE_LUCK_PROCESS",
@@ -54,6 +55,11 @@ USE_LUCK_PROCESS = True
 #: Hands sent and not answered at most; one more and the match waits for the oldest (a
 #: bound on the memory held, never reached while the process keeps up).
 MAX_LAG = 256
+
+#: Hands sent together: the process wakes once for them, and its estimates then run
+#: one after the other, warm (a process woken for every hand spends about half as much
+#: again per hand: caches cold after each wait).
+BATCH_HANDS = 16
 
 #: Seconds without any answer, while the match waits for one, after which the process is
 #: taken for hung (an estimate takes milliseconds).
@@ -88,6 +94,7 @@ class LuckProcess:
         # Sent and not answered, in order: each hand's line and what to do with its estimate.
         self._sent: deque[tuple[bytes, Callable[[HandLuck], None]]] = deque()
         self._unwritten = b""
+        self._held = 0  # hands held here until a batch is full
         self._unread = b""
 
     @property
@@ -98,8 +105,9 @@ class LuckProcess:
     def submit(self, line: str, then: Callable[[HandLuck], None]) -> None:
         """Send one hand line (as the hand history writes it, without ``luck``); its
         estimate goes to ``then`` later, in the order sent. Hands whose estimates are
-        back meanwhile are handed on now; the match waits only when :data:`MAX_LAG` hands
-        are unanswered. After a failure, the hand is estimated here, now."""
+        back meanwhile are handed on when a batch is sent (:data:`BATCH_HANDS`); the
+        match waits only when :data:`MAX_LAG` hands are unanswered. After a failure, the
+        hand is estimated here, now."""
         data = line.encode()
         if self.failure is not None:
             then(estimate_hand(json.loads(data)))
@@ -108,7 +116,10 @@ class LuckProcess:
             self._start()
         self._sent.append((data, then))
         self._unwritten += data
-        self._exchange(wait=len(self._sent) > MAX_LAG)
+        self._held += 1
+        if self._held >= BATCH_HANDS or len(self._sent) > MAX_LAG:
+            self._held = 0
+            self._exchange(wait=len(self._sent) > MAX_LAG)
 
     def drain(self) -> None:
         """Hand on every estimate still to come, waiting for the process."""
