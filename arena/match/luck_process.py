@@ -23,6 +23,8 @@ estimated in the match's own process: the match's results are complete either wa
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -69,6 +71,8 @@ STALL_S = 30.0
 CLOSE_S = 5.0
 
 _CHUNK = 1 << 16
+#: The pipes' size asked for: a batch of hands (some 6 kB a line) in one write.
+_PIPE_BYTES = 1 << 20
 _LOG = logging.getLogger(LOGGER_NAME)
 
 
@@ -94,7 +98,7 @@ class LuckProcess:
         # Sent and not answered, in order: each hand's line and what to do with its estimate.
         self._sent: deque[tuple[bytes, Callable[[HandLuck], None]]] = deque()
         self._unwritten = b""
-        self._held = 0  # hands held here until a batch is full
+        self._held: list[bytes] = []  # hand lines held here until a batch is full
         self._unread = b""
 
     @property
@@ -115,10 +119,8 @@ class LuckProcess:
         if self._pid is None:
             self._start()
         self._sent.append((data, then))
-        self._unwritten += data
-        self._held += 1
-        if self._held >= BATCH_HANDS or len(self._sent) > MAX_LAG:
-            self._held = 0
+        self._held.append(data)
+        if len(self._held) >= BATCH_HANDS or len(self._sent) > MAX_LAG:
             self._exchange(wait=len(self._sent) > MAX_LAG)
 
     def drain(self) -> None:
@@ -151,6 +153,8 @@ class LuckProcess:
     def _start(self) -> None:
         child_reads, self._to_child = os.pipe()
         self._from_child, child_writes = os.pipe()
+        with contextlib.suppress(OSError):  # else the system's default size (64 kB)
+            fcntl.fcntl(self._to_child, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
         fill_tables()  # filled once here for both (the match ranks its showdowns anyway)
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
             stream.flush()
@@ -189,6 +193,9 @@ class LuckProcess:
             self._fail(failure)
 
     def _write(self) -> None:
+        if self._held:
+            self._unwritten += b"".join(self._held)
+            self._held.clear()
         if self._unwritten:
             try:
                 written = os.write(self._to_child, self._unwritten)
