@@ -312,8 +312,8 @@ class MatchRunner:
         """Send the hand's record to the store, in steps put off one after the other (each
         short enough to end before a bot's reply is likely back): the engine's history
         document, the luck estimate (``config.luck`` only), the history's JSON text, then
-        the store. With the estimator's process, the history's text comes first (the line
-        sent to it), and the rest when the estimate is back."""
+        the store. With the estimator's process, the estimate's step sends the hand to it
+        and the steps after it run when its estimate is back."""
         seed = hand_seed(self.config.seed, hand.hand_number)
 
         def build_history() -> None:
@@ -335,9 +335,9 @@ class MatchRunner:
             # estimate of a stored hand gives the stored numbers again; in short steps,
             # so that a bot's reply never waits for a whole hand's estimate.
             if self._luck_process is not None:
-                record = replace(record, history_text=encode_value(record.history))
                 self._luck_process.submit(
-                    record.to_line(), lambda hand_luck: record_luck(record, hand_luck)
+                    luck_process.estimate_input(record),
+                    lambda hand_luck: record_luck(record, hand_luck),
                 )
                 return
             data = record.to_dict()
@@ -368,8 +368,7 @@ class MatchRunner:
             self.work_ahead.later(lambda: encode_history(record))
 
         def encode_history(record: HandRecord) -> None:
-            if record.history_text is None:  # else encoded for the estimator's process
-                record = replace(record, history_text=encode_value(record.history))
+            record = replace(record, history_text=encode_value(record.history))
             self.work_ahead.later(lambda: self.store.add_hand(record))
 
         big_blind = _big_blind(hand)

@@ -2,14 +2,16 @@
 
 The estimate of a hand (:mod:`arena.luck`) is CPU work that nothing sent to a bot waits
 for, and a match of fast bots leaves little idle time to hide it in, so a match with
-``config.luck`` sends each hand's line (the hand history's line, without ``luck``) to a
-process of its own (:mod:`arena.match.luck_worker`) and goes on playing; the answers come
+``config.luck`` sends each hand (what the estimate reads of its record:
+:func:`estimate_input`) to a process of its own (:mod:`arena.match.luck_worker`) and
+goes on playing; the answers come
 back in the order the hands were sent and are handed on (:meth:`LuckProcess.submit`'s
 ``then``) a few hands later, when the match next sends a hand (never waiting for them)
 or at its end (:meth:`LuckProcess.drain`, waiting). The numbers are the same as the
-match's own estimate (the worker estimates the line the hand history stores, and the
-floats come back as JSON writes them), so the hand history and the results are the
-same bytes with the process or without it (:data:`USE_LUCK_PROCESS`; a test checks it).
+match's own estimate (the worker gets the very values the estimate reads, as
+:mod:`marshal` dumps them, and its floats come back the same way), so the hand history
+and the results are the same bytes with the process or without it
+(:data:`USE_LUCK_PROCESS`; a test checks it).
 
 The process is forked from the match's at the first hand sent (so it starts with the
 estimator imported and the evaluator's tables filled: no interpreter to start, no
@@ -25,8 +27,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import logging
+import marshal
 import os
 import select
 import signal
@@ -37,8 +39,10 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.luck import HandLuck, estimate_hand
+from arena.luck.timeline import HISTORY_KEYS
 from arena.match import luck_worker
 from arena.match.log import LOGGER_NAME
+from arena.match.records import HandRecord
 from engine._eval_tables import fill_tables
 
 __all__ = [
@@ -48,6 +52,7 @@ __all__ = [
     "USE_LUCK_PROCESS",
     "LuckProcess",
     "LuckProcessError",
+    "estimate_input",
 ]
 
 #: The switch: false makes a match estimate its hands in its own process, between the
@@ -71,9 +76,25 @@ STALL_S = 30.0
 CLOSE_S = 5.0
 
 _CHUNK = 1 << 16
-#: The pipes' size asked for: a batch of hands (some 6 kB a line) in one write.
+#: The pipes' size asked for: a batch of hands (a few kB each) in one write.
 _PIPE_BYTES = 1 << 20
 _LOG = logging.getLogger(LOGGER_NAME)
+
+
+def estimate_input(record: HandRecord) -> dict[str, Any]:
+    """What the luck estimate reads of ``record``, as the record's dict has it: the
+    history's keys the walk reads (:data:`~arena.luck.timeline.HISTORY_KEYS`), every
+    decision that carries a reported distribution, and an empty object for each other
+    decision (no action term: nothing of it is read; the indexes stay). Its estimate is
+    the record's, bit for bit, in a smaller message (a test checks it)."""
+    history = record.history
+    return {
+        "decisions": [
+            decision.to_dict() if decision.distribution is not None else {}
+            for decision in record.decisions
+        ],
+        "history": {key: history[key] for key in HISTORY_KEYS if key in history},
+    }
 
 
 class LuckProcessError(Exception):
@@ -95,10 +116,10 @@ class LuckProcess:
         self._pid: int | None = None
         self._to_child = -1  # our ends of the pipes while the process runs
         self._from_child = -1
-        # Sent and not answered, in order: each hand's line and what to do with its estimate.
+        # Sent and not answered, in order: each hand's dump and what to do with its estimate.
         self._sent: deque[tuple[bytes, Callable[[HandLuck], None]]] = deque()
         self._unwritten = b""
-        self._held: list[bytes] = []  # hand lines held here until a batch is full
+        self._held: list[bytes] = []  # hands' frames held here until a batch is full
         self._unread = b""
 
     @property
@@ -106,20 +127,20 @@ class LuckProcess:
         """The process's id while it runs (None before the first hand and after :meth:`close`)."""
         return self._pid
 
-    def submit(self, line: str, then: Callable[[HandLuck], None]) -> None:
-        """Send one hand line (as the hand history writes it, without ``luck``); its
-        estimate goes to ``then`` later, in the order sent. Hands whose estimates are
+    def submit(self, hand: dict[str, Any], then: Callable[[HandLuck], None]) -> None:
+        """Send one hand (what the estimate reads of its record: :func:`estimate_input`);
+        its estimate goes to ``then`` later, in the order sent. Hands whose estimates are
         back meanwhile are handed on when a batch is sent (:data:`BATCH_HANDS`); the
         match waits only when :data:`MAX_LAG` hands are unanswered. After a failure, the
         hand is estimated here, now."""
-        data = line.encode()
         if self.failure is not None:
-            then(estimate_hand(json.loads(data)))
+            then(estimate_hand(hand))
             return
         if self._pid is None:
             self._start()
-        self._sent.append((data, then))
-        self._held.append(data)
+        dump = marshal.dumps(hand)
+        self._sent.append((dump, then))
+        self._held.append(luck_worker.frame(dump))
         if len(self._held) >= BATCH_HANDS or len(self._sent) > MAX_LAG:
             self._exchange(wait=len(self._sent) > MAX_LAG)
 
@@ -178,17 +199,17 @@ class LuckProcess:
         try:
             while True:
                 self._write()
-                answered += self._read()
+                self._read(answered)
                 if answered or not wait:
                     break
                 self._wait_for_pipes()
-        except (OSError, ValueError, LookupError, TypeError, LuckProcessError) as exc:
+        except (OSError, ValueError, EOFError, LookupError, TypeError, LuckProcessError) as exc:
             failure = exc
         # Handed on outside the try: what ``then`` does (the store, the next task) is not
         # the process's failure. A hand the process refused is estimated here, to meet
         # the same error the match's own estimate would.
         for data, then, hand_luck in answered:
-            then(hand_luck if hand_luck is not None else estimate_hand(json.loads(data)))
+            then(hand_luck if hand_luck is not None else _estimate_here(data))
         if failure is not None:
             self._fail(failure)
 
@@ -203,22 +224,26 @@ class LuckProcess:
                 return
             self._unwritten = self._unwritten[written:]
 
-    def _read(self) -> list[tuple[bytes, Callable[[HandLuck], None], HandLuck | None]]:
-        """The answers back since the last read, each with its hand (None: refused)."""
+    def _read(
+        self, answered: list[tuple[bytes, Callable[[HandLuck], None], HandLuck | None]]
+    ) -> None:
+        """Add the answers back since the last read to ``answered``, each with its hand
+        (None: refused), as each is read (those read before a bad one are kept)."""
         try:
             chunk = os.read(self._from_child, _CHUNK)
         except BlockingIOError:
-            return []
+            return
         if not chunk:
             raise LuckProcessError("it ended")
-        *lines, self._unread = (self._unread + chunk).split(b"\n")
-        answered = []
-        for line in lines:
+        self._unread += chunk
+        used = 0
+        for dump, end in luck_worker.frames(self._unread):
             # Read before its hand leaves the queue: a hand without an answer stays in it.
-            hand_luck = _hand_luck(json.loads(line))
+            hand_luck = _hand_luck(marshal.loads(dump))
             data, then = self._sent.popleft()  # IndexError: an answer to no hand
             answered.append((data, then, hand_luck))
-        return answered
+            used = end
+        self._unread = self._unread[used:]
 
     def _wait_for_pipes(self) -> None:
         writing = [self._to_child] if self._unwritten else []
@@ -240,13 +265,19 @@ class LuckProcess:
         self.close()
         sent, self._sent = self._sent, deque()
         for data, then in sent:
-            then(estimate_hand(json.loads(data)))
+            then(_estimate_here(data))
+
+
+def _estimate_here(dump: bytes) -> HandLuck:
+    """The estimate, made in this process, of a hand sent as ``dump``."""
+    return estimate_hand(marshal.loads(dump))
 
 
 def _hand_luck(answer: Any) -> HandLuck | None:
-    """The estimate in one answer line, None when the worker reported a refusal."""
-    if not isinstance(answer, dict):
-        raise LuckProcessError(f"an answer that is not an object: {answer!r}")
-    if "error" in answer:
+    """The estimate in one answer, None when the worker reported a refusal."""
+    if isinstance(answer, str):
         return None
-    return HandLuck(tuple(answer["raw"]), tuple(answer["adjusted"]), answer["estimator"])
+    if not isinstance(answer, tuple) or len(answer) != 3:
+        raise LuckProcessError(f"an answer that is not an estimate: {answer!r}")
+    estimator, raw, adjusted = answer
+    return HandLuck(raw, adjusted, estimator)

@@ -1,15 +1,15 @@
-"""The luck estimator's process: hand lines in on one pipe, one estimate line out per hand.
+"""The luck estimator's process: hands in on one pipe, one estimate out per hand, in order.
 
 Forked by :mod:`arena.match.luck_process` from the match's process (:func:`run_child`), so
 it starts with the estimator imported and the evaluator's tables filled, at no CPU cost
-of its own. Each line it reads is a hand record as the hand history writes it (without
-its ``luck``); for each it writes, in the same order, one line:
-``{"estimator": ..., "raw": [...], "adjusted": [...]}``, or ``{"error": "..."}`` when
-the estimator refused the hand (the match then estimates that hand itself, so that it
-meets the same error). Floats go as JSON writes them (the shortest text that reads back
-as the same float), so the match gets the very numbers the estimator computed.
+of its own. Both ways a message is a frame: its length (4 bytes, little-endian), then a
+:mod:`marshal` dump (no text to parse: the very Python values, floats included, as
+they were). Each hand is what the estimate reads of a hand record
+(:func:`arena.match.luck_process.estimate_input`); each answer is the tuple
+``(estimator, raw, adjusted)``, or a string naming the error when the estimator refused
+the hand (the match then estimates that hand itself, so that it meets the same error).
 
-It reads what has come in, estimates every whole line of it and writes all their
+It reads what has come in, estimates every whole frame of it and writes all their
 answers at once (one write per batch, not per hand), and ends at the end of its input:
 when the match closes the pipe, or dies (the kernel closes it then), so it never
 outlives the match that forked it.
@@ -18,44 +18,76 @@ outlives the match that forked it.
 from __future__ import annotations
 
 import gc
-import json
+import marshal
 import os
 import signal
-from typing import Any, NoReturn
+from collections.abc import Iterator
+from typing import NoReturn
 
 from arena.luck import estimate_hand
 
-__all__ = ["answer", "run_child", "serve"]
+__all__ = ["answer", "frame", "frames", "run_child", "serve"]
 
-#: Bytes read at a time (many hand lines at once when the match is ahead).
+#: Bytes read at a time (many hands at once when the match is ahead).
 _CHUNK = 1 << 16
+_SIZE = 4
 
 
-def answer(line: bytes) -> bytes:
-    """The answer line (newline included) to one hand line.
+def frame(dump: bytes) -> bytes:
+    """A :mod:`marshal` dump as one frame: its length, then the dump.
 
-    >>> answer(b'{"history": 1}')
-    b'{"error": "LuckError: hand record without a history: 1"}\\n'
+    >>> frame(b"abc")
+    b'\\x03\\x00\\x00\\x00abc'
     """
-    reply: dict[str, Any]
+    return len(dump).to_bytes(_SIZE, "little") + dump
+
+
+def frames(buffer: bytes) -> Iterator[tuple[bytes, int]]:
+    """Each whole frame's dump in ``buffer`` with the offset after it (what follows the
+    last is the start of a frame still coming).
+
+    >>> list(frames(frame(b"ab") + frame(b"c") + b"\\x05\\x00"))
+    [(b'ab', 6), (b'c', 11)]
+    """
+    start = 0
+    while len(buffer) - start >= _SIZE:
+        end = start + _SIZE + int.from_bytes(buffer[start : start + _SIZE], "little")
+        if end > len(buffer):
+            return
+        yield buffer[start + _SIZE : end], end
+        start = end
+
+
+def answer(dump: bytes) -> bytes:
+    """The answer frame to one hand's dump.
+
+    >>> marshal.loads(answer(marshal.dumps({"history": 1}))[4:])
+    'LuckError: hand record without a history: 1'
+    """
+    reply: str | tuple[str, tuple[int, ...], tuple[float, ...]]
     try:
-        luck = estimate_hand(json.loads(line))
+        luck = estimate_hand(marshal.loads(dump))
     except Exception as exc:  # any refusal is reported: the match decides what it means
-        reply = {"error": f"{type(exc).__name__}: {exc}"}
+        reply = f"{type(exc).__name__}: {exc}"
     else:
-        reply = {"estimator": luck.estimator, "raw": luck.raw, "adjusted": luck.adjusted}
-    return (json.dumps(reply) + "\n").encode()
+        reply = (luck.estimator, luck.raw, luck.adjusted)
+    return frame(marshal.dumps(reply))
 
 
 def serve(read_fd: int, write_fd: int) -> None:
-    """Answer every hand line read from ``read_fd`` on ``write_fd`` until its end."""
+    """Answer every hand read from ``read_fd`` on ``write_fd`` until its end."""
     pending = b""
     while chunk := os.read(read_fd, _CHUNK):
-        *lines, pending = (pending + chunk).split(b"\n")
-        if lines:
-            replies = b"".join(answer(line) for line in lines)
-            while replies:
-                replies = replies[os.write(write_fd, replies) :]
+        pending += chunk
+        replies = []
+        used = 0
+        for dump, end in frames(pending):
+            replies.append(answer(dump))
+            used = end
+        pending = pending[used:]
+        out = b"".join(replies)
+        while out:
+            out = out[os.write(write_fd, out) :]
 
 
 def run_child(read_fd: int, write_fd: int) -> NoReturn:  # pragma: no cover - the child

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import marshal
 import os
 import signal
 import subprocess
@@ -19,6 +20,7 @@ import psutil
 import pytest
 
 from arena.luck import ESTIMATOR, HandLuck, LuckError, estimate_hand
+from arena.luck.timeline import HISTORY_KEYS
 from arena.match import luck_process, luck_worker
 from arena.match.config import MatchConfig, MatchError, StackPolicy
 from arena.match.loop import MatchRunner
@@ -184,15 +186,15 @@ def _ends(read_fd: int, write_fd: int) -> None:
 
 
 def _babbles(read_fd: int, write_fd: int) -> None:
-    """A worker that answers what is not JSON."""
+    """A worker that answers what is not a dump."""
     os.read(read_fd, 1 << 16)
-    os.write(write_fd, b"not an estimate\n")
+    os.write(write_fd, luck_worker.frame(b"not a dump") * 2)
 
 
 def _lists(read_fd: int, write_fd: int) -> None:
-    """A worker that answers JSON that is not an object."""
+    """A worker that answers what is not an estimate."""
     os.read(read_fd, 1 << 16)
-    os.write(write_fd, b"[1]\n")
+    os.write(write_fd, luck_worker.frame(marshal.dumps([1])))
 
 
 def _hangs(read_fd: int, write_fd: int) -> None:
@@ -224,7 +226,7 @@ def test_a_hand_the_estimator_refuses_meets_the_same_error_as_in_the_match(
     got: list[HandLuck] = []
     estimates = LuckProcess("refused")
     try:
-        estimates.submit('{"history": 1}\n', got.append)
+        estimates.submit({"history": 1}, got.append)
         with pytest.raises(LuckError, match="hand record without a history: 1"):
             estimates.drain()
     finally:
@@ -233,61 +235,78 @@ def test_a_hand_the_estimator_refuses_meets_the_same_error_as_in_the_match(
     estimates.close()  # again: nothing to do
 
 
-def _hand_lines(tmp_path: Path) -> list[str]:
-    """The hand lines of a short match, as the match sends them (no ``luck``)."""
-    play(_bots(), _config(luck=False), tmp_path / "lines")
-    lines = (tmp_path / "lines" / "hands.jsonl").read_text(encoding="utf-8").splitlines()
-    return [line + "\n" for line in lines if line.startswith('{"type":"hand"')]
+def _hands(tmp_path: Path) -> list[dict[str, Any]]:
+    """The hand records of a short match with a mixing bot, as the hand history has them."""
+    play(_bots(), _config(luck=False), tmp_path / "hands")
+    lines = (tmp_path / "hands" / "hands.jsonl").read_text(encoding="utf-8").splitlines()
+    return [record for record in map(json.loads, lines) if record["type"] == "hand"]
 
 
-def test_the_worker_answers_each_line_in_order_with_the_estimate_or_the_refusal(
+def _inputs(tmp_path: Path) -> list[dict[str, Any]]:
+    """What the match sends of those hands (decisions without a distribution emptied, the
+    history's keys the estimate reads)."""
+    inputs = []
+    for record in _hands(tmp_path):
+        decisions = [d if "distribution" in d else {} for d in record["decisions"]]
+        history = {key: record["history"][key] for key in HISTORY_KEYS}
+        inputs.append({"decisions": decisions, "history": history})
+    return inputs
+
+
+def test_what_is_sent_is_estimated_as_the_whole_record_bit_for_bit(tmp_path: Path) -> None:
+    records = _hands(tmp_path)
+    assert any("distribution" in d for r in records for d in r["decisions"])
+    for record, sent in zip(records, _inputs(tmp_path), strict=True):
+        assert estimate_hand(sent) == estimate_hand(record)
+
+
+def test_the_worker_answers_each_hand_in_order_with_the_estimate_or_the_refusal(
     tmp_path: Path,
 ) -> None:
-    line = _hand_lines(tmp_path)[0]
+    hand = _inputs(tmp_path)[0]
     hands_read, hands_written = os.pipe()
     answers_read, answers_written = os.pipe()
-    os.write(hands_written, (line + '{"history": 1}\n').encode())
+    sent = [marshal.dumps(hand), marshal.dumps({"history": 1})]
+    os.write(hands_written, b"".join(map(luck_worker.frame, sent)))
     os.close(hands_written)
     luck_worker.serve(hands_read, answers_written)  # returns at the end of its input
     os.close(hands_read)
     os.close(answers_written)
     with os.fdopen(answers_read, "rb") as answers:
-        first, second = (json.loads(answer) for answer in answers)
-    expected = estimate_hand(json.loads(line))
-    assert first == {
-        "estimator": ESTIMATOR,
-        "raw": list(expected.raw),
-        "adjusted": list(expected.adjusted),  # the very floats: JSON writes them exactly
-    }
-    assert second == {"error": "LuckError: hand record without a history: 1"}
+        got = answers.read()
+    (first, _), (second, _) = luck_worker.frames(got)
+    expected = estimate_hand(hand)
+    # The very floats: a dump keeps them exactly.
+    assert marshal.loads(first) == (ESTIMATOR, expected.raw, expected.adjusted)
+    assert marshal.loads(second) == "LuckError: hand record without a history: 1"
 
 
 def test_after_a_failure_each_hand_is_estimated_at_once_in_the_match(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    lines = _hand_lines(tmp_path)
+    hands = _inputs(tmp_path)
     monkeypatch.setattr(luck_worker, "serve", _ends)
     got: list[HandLuck] = []
     estimates = LuckProcess("fails")
-    estimates.submit(lines[0], got.append)
+    estimates.submit(hands[0], got.append)
     estimates.drain()  # the process ended: the hand is estimated here
     assert estimates.failure is not None and estimates.pid is None
-    estimates.submit(lines[1], got.append)  # no process any more: at once
-    assert got == [estimate_hand(json.loads(line)) for line in lines[:2]]
+    estimates.submit(hands[1], got.append)  # no process any more: at once
+    assert got == [estimate_hand(hand) for hand in hands[:2]]
 
 
 def test_a_process_that_reads_nothing_never_blocks_the_match_and_is_killed_at_close(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # More than a pipe holds: what the process has not read waits in the match.
-    hands = _hand_lines(tmp_path)
-    lines = hands * (2 * luck_process._PIPE_BYTES // sum(len(line) for line in hands) + 1)
+    one = _inputs(tmp_path)
+    hands = one * (2 * luck_process._PIPE_BYTES // sum(len(marshal.dumps(h)) for h in one) + 1)
     monkeypatch.setattr(luck_worker, "serve", _hangs)
     monkeypatch.setattr(luck_process, "CLOSE_S", 0.1)
-    monkeypatch.setattr(luck_process, "MAX_LAG", len(lines))  # no waiting for answers
+    monkeypatch.setattr(luck_process, "MAX_LAG", len(hands))  # no waiting for answers
     estimates = LuckProcess("deaf")
-    for line in lines:
-        estimates.submit(line, lambda luck: None)
+    for hand in hands:
+        estimates.submit(hand, lambda luck: None)
     pid = estimates.pid
     assert pid is not None
     estimates.close()  # it does not end at the end of its input: killed
