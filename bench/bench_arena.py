@@ -21,24 +21,22 @@ Run: ``.venv/bin/python bench/bench_arena.py --hands 2000 --rounds 3`` (add
    bots that answer at once: the arena's own CPU per decision.
 4. Time from launching a bot to its ``ready``.
 5. What the luck estimator (``arena.luck``, ``MatchConfig.luck``) costs: the same match
-   with it off and on, interleaved (off, on, off, on, ...: the machine's drift falls on
-   both), ``--luck-hands`` hands each (default: ``--hands``, at most 500), over
-   ``--luck-rounds`` pairs (default: ``--rounds``); the wall time of each, and on / off per
-   pair of rounds (target: within 3%), its median and the mean's 95% interval over the
-   pairs; the arena's CPU on / off; the estimator's own CPU over the luck-on match's
-   recorded hands, estimated again one after the other ("alone"), as a share of the
-   arena's CPU with luck off. The load average is printed before and after.
-   Then where the luck-on match's extra CPU goes: the estimator's CPU inside the match
-   (its steps timed where the match runs them: ``arena.luck.estimate_steps`` wrapped, as
-   the loop calls it through the package; the target, under 10% of the arena's CPU with
-   luck off, is judged on this share, steadier than the difference), the garbage
-   collector's CPU in each match (from ``gc.callbacks``; a collection during a step counts
-   as the collector's), and the rest of the difference (the records, the scheduling, the
-   arena's own code running slower next to the estimator; the meters' own clock reads,
-   about a dozen per hand, are in it too). Last, how often the arena found nothing left
-   to do and waited for a bot (its voluntary context switches per hand, off and on): the
-   time there is to hide the estimate in; without it the estimate's CPU adds to the wall
-   time.
+   with it off, on (the estimate in its own process, ``arena.match.luck_process``, the
+   default) and on in the match's process (that switch off), interleaved (off, on,
+   in-process, off, ...: the machine's drift falls on all three), ``--luck-hands`` hands
+   each (default: ``--hands``, at most 500), over ``--luck-rounds`` rounds (default:
+   ``--rounds``). Per round the wall time of each and its ratio to luck off (target:
+   within 3%), their median and the mean's 95% interval; the arena's CPU, counted as every
+   process of the host's but the bots' (this process, the host, and the estimator's, whose
+   CPU is read when the match reaps it), off and on, apart and together; the estimator's
+   share of the arena's CPU with luck on (target: under 10%), and of the host's with luck
+   off; the estimator's CPU per hand in its process, alone (the luck-on match's recorded
+   hands estimated again here, one after the other) and in the match's process (its
+   steps timed where that match runs them: ``arena.luck.estimate_steps`` wrapped, as the
+   loop calls it through the package); the host's garbage collector (from
+   ``gc.callbacks``); and how often the host found nothing left to do and waited for a
+   bot (its voluntary context switches per hand): the time there is to hide work in. The
+   load average is printed before and after.
    ``--luck-only`` runs this step alone.
 
 Read the ratio with the machine's load in mind (the load average is printed). On an idle
@@ -471,6 +469,7 @@ def luck_rounds(manifest: BotManifest, config: MatchConfig, rounds: int) -> list
         gc_s: list[float] = []
         waits: list[int] = []
         records: list[Mapping[str, object]] = []
+        default = luck_process.USE_LUCK_PROCESS
         for luck, in_its_process in LUCK_VARIANTS:
             with tempfile.TemporaryDirectory() as out:
                 on_or_off = replace(config, luck=luck, score=None)
@@ -487,7 +486,7 @@ def luck_rounds(manifest: BotManifest, config: MatchConfig, rounds: int) -> list
                         on_or_off, open_sessions([manifest, manifest], on_or_off), Path(out)
                     )
                 times += [time.perf_counter() - started, time.process_time() - cpu]
-                luck_process.USE_LUCK_PROCESS = True
+                luck_process.USE_LUCK_PROCESS = default
                 gc_s.append(collector.total_s)
                 waits.append(resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw - blocked)
                 if luck and in_its_process:
