@@ -158,16 +158,7 @@ class LuckProcess:
             return
         os.close(self._to_child)
         os.close(self._from_child)
-        # Reaped with os.wait4 for its CPU time.
-        deadline = time.monotonic() + CLOSE_S
-        while (ended := os.wait4(pid, os.WNOHANG))[0] == 0:
-            if time.monotonic() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                ended = os.wait4(pid, 0)
-                break
-            time.sleep(0.001)
-        usage = ended[2]
-        self.cpu_s = usage.ru_utime + usage.ru_stime
+        self.cpu_s = _reap(pid)
 
     # ------------------------------------------------------------------ the pipes
 
@@ -266,6 +257,23 @@ class LuckProcess:
         sent, self._sent = self._sent, deque()
         for data, then in sent:
             then(_estimate_here(data))
+
+
+def _reap(pid: int) -> float:
+    """Wait for the process ``pid`` to end (killed after :data:`CLOSE_S`); its CPU time,
+    from os.wait4 (0 when it was reaped already: children ignored with SIGCHLD)."""
+    deadline = time.monotonic() + CLOSE_S
+    try:
+        while (ended := os.wait4(pid, os.WNOHANG))[0] == 0:
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                ended = os.wait4(pid, 0)
+                break
+            time.sleep(0.001)
+    except ChildProcessError:
+        return 0.0
+    usage = ended[2]
+    return usage.ru_utime + usage.ru_stime
 
 
 def _estimate_here(dump: bytes) -> HandLuck:

@@ -311,3 +311,21 @@ def test_a_process_that_reads_nothing_never_blocks_the_match_and_is_killed_at_cl
     assert pid is not None
     estimates.close()  # it does not end at the end of its input: killed
     assert _is_gone(pid)
+
+
+def test_a_process_reaped_by_the_system_is_closed_all_the_same(tmp_path: Path) -> None:
+    # A process that ignores SIGCHLD (a referee's zygote does) has its children reaped
+    # by the kernel: nothing is left to wait for, and closing must not fail.
+    hand = _inputs(tmp_path)[0]
+    got: list[HandLuck] = []
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        estimates = LuckProcess("ignored")
+        estimates.submit(hand, got.append)
+        estimates.drain()
+        pid = estimates.pid
+        estimates.close()
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+    assert got == [estimate_hand(hand)]
+    assert pid is not None and _is_gone(pid) and estimates.cpu_s == 0.0
