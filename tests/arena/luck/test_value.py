@@ -7,9 +7,11 @@ from dataclasses import replace
 
 import pytest
 
+from arena.luck import estimate_hand, value
 from arena.luck.timeline import TableState
 from arena.luck.value import ValueFunction, betting_features, betting_scale
 from engine.cards import parse_cards
+from tests.arena.luck.play import random_record
 
 ACES, KINGS = tuple(parse_cards("As Ah")), tuple(parse_cards("Ks Kh"))
 
@@ -146,3 +148,20 @@ def test_a_streets_value_carries_over_only_when_nothing_changed_and_the_betting_
     assert chips_only.carries_over(raised, raised, 4)
     # Whenever it says so, the two values are the same numbers.
     assert value.value(before) == value.street_expectation(before, 4)
+
+
+def test_the_pots_kept_from_hand_to_hand_are_bounded_and_change_no_estimate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The showdown pots are kept across hands (the same few recur); the memory is bounded
+    # by emptying it when full, which must not change a single number.
+    records = [random_record(seed, seat_count=3, mixed=True) for seed in range(12)]
+    value._SHOWDOWN_POTS.clear()
+    roomy = [estimate_hand(record) for record in records]
+    monkeypatch.setattr(value, "_SHOWDOWN_POTS_KEPT", 2)
+    value._SHOWDOWN_POTS.clear()
+    cramped = []
+    for record in records:
+        cramped.append(estimate_hand(record))
+        assert len(value._SHOWDOWN_POTS) <= 2
+    assert cramped == roomy
