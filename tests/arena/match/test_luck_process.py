@@ -25,6 +25,7 @@ from arena.match import luck_process, luck_worker
 from arena.match.config import MatchConfig, MatchError, StackPolicy
 from arena.match.loop import MatchRunner
 from arena.match.luck_process import LuckProcess
+from engine.config import GameConfig, Variant
 from tests.arena.scripted import calling_station, chooser, min_raiser, play
 from tests.arena.session.harness import mixer
 
@@ -88,6 +89,11 @@ def _is_gone(pid: int) -> bool:
         # A bot that reports its mixed strategy (the action term).
         (_config(), _bots),
         (_config(), lambda: [mixer(), calling_station]),
+        # Five-card draw: the draws' terms (the chooser discards), three seats.
+        (
+            _config(game=GameConfig(variant=Variant.FIVE_CARD_DRAW)),
+            lambda: [chooser(4), mixer(), chooser(5)],
+        ),
         # A freezeout: hands that deal some seats out, by the match's seats.
         (
             _config(hand_count=None, stack_policy=StackPolicy.FREEZEOUT, starting_stack=20),
