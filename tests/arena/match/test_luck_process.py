@@ -26,7 +26,7 @@ from arena.match.config import MatchConfig, MatchError, StackPolicy
 from arena.match.loop import MatchRunner
 from arena.match.luck_process import LuckProcess
 from engine.config import GameConfig, Variant
-from tests.arena.scripted import calling_station, chooser, min_raiser, play
+from tests.arena.scripted import calling_station, chooser, crasher, min_raiser, play
 from tests.arena.session.harness import mixer
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -158,6 +158,19 @@ def test_the_process_ends_with_a_match_stopped_by_our_bug(
     hands = [json.loads(line) for line in lines[1:]]
     assert [hand["hand_number"] for hand in hands] == [1, 2, 3]
     assert all("luck" in hand for hand in hands)
+
+
+def test_the_process_ends_with_a_match_where_a_bot_crashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A bot's fault is no stop for the match: its default actions play on to the end, and
+    # the estimates still come back for every hand.
+    pids = _started(monkeypatch)
+    result = play([crasher(), calling_station], _config(restart_budget=0), tmp_path)
+    assert result.player("p0").faults["counts"]
+    assert len(pids) == 1 and _is_gone(pids[0])
+    hands = [json.loads(line) for line in (tmp_path / "hands.jsonl").read_text().splitlines()]
+    assert all("luck" in hand for hand in hands if hand["type"] == "hand")
 
 
 _PARENT = """
