@@ -21,24 +21,22 @@ Run: ``.venv/bin/python bench/bench_arena.py --hands 2000 --rounds 3`` (add
    bots that answer at once: the arena's own CPU per decision.
 4. Time from launching a bot to its ``ready``.
 5. What the luck estimator (``arena.luck``, ``MatchConfig.luck``) costs: the same match
-   with it off and on, interleaved (off, on, off, on, ...: the machine's drift falls on
-   both), ``--luck-hands`` hands each (default: ``--hands``, at most 500), over
-   ``--luck-rounds`` pairs (default: ``--rounds``); the wall time of each, and on / off per
-   pair of rounds (target: within 3%), its median and the mean's 95% interval over the
-   pairs; the arena's CPU on / off; the estimator's own CPU over the luck-on match's
-   recorded hands, estimated again one after the other ("alone"), as a share of the
-   arena's CPU with luck off. The load average is printed before and after.
-   Then where the luck-on match's extra CPU goes: the estimator's CPU inside the match
-   (its steps timed where the match runs them: ``arena.luck.estimate_steps`` wrapped, as
-   the loop calls it through the package; the target, under 10% of the arena's CPU with
-   luck off, is judged on this share, steadier than the difference), the garbage
-   collector's CPU in each match (from ``gc.callbacks``; a collection during a step counts
-   as the collector's), and the rest of the difference (the records, the scheduling, the
-   arena's own code running slower next to the estimator; the meters' own clock reads,
-   about a dozen per hand, are in it too). Last, how often the arena found nothing left
-   to do and waited for a bot (its voluntary context switches per hand, off and on): the
-   time there is to hide the estimate in; without it the estimate's CPU adds to the wall
-   time.
+   with it off, on (the estimate in its own process, ``arena.match.luck_process``, the
+   default) and on in the match's process (that switch off), interleaved (off, on,
+   in-process, off, ...: the machine's drift falls on all three), ``--luck-hands`` hands
+   each (default: ``--hands``, at most 500), over ``--luck-rounds`` rounds (default:
+   ``--rounds``). Per round the wall time of each and its ratio to luck off (target:
+   within 3%), their median and the mean's 95% interval; the arena's CPU, counted as every
+   process of the host's but the bots' (this process, the host, and the estimator's, whose
+   CPU is read when the match reaps it), off and on, apart and together; the estimator's
+   share of the arena's CPU with luck on (target: under 10%), and of the host's with luck
+   off; the estimator's CPU per hand in its process, alone (the luck-on match's recorded
+   hands estimated again here, one after the other) and in the match's process (its
+   steps timed where that match runs them: ``arena.luck.estimate_steps`` wrapped, as the
+   loop calls it through the package); the host's garbage collector (from
+   ``gc.callbacks``); and how often the host found nothing left to do and waited for a
+   bot (its voluntary context switches per hand): the time there is to hide work in. The
+   load average is printed before and after.
    ``--luck-only`` runs this step alone.
 
 Read the ratio with the machine's load in mind (the load average is printed). On an idle
@@ -75,6 +73,7 @@ from arena.bots.manifest import BotManifest, load_manifest  # noqa: E402
 from arena.bots.startup import measure_startup  # noqa: E402
 from arena.bots.transport import ExitInfo  # noqa: E402
 from arena.luck import ESTIMATOR, HandLuck, LuckValue, estimate_hand  # noqa: E402
+from arena.match import luck_process  # noqa: E402
 from arena.match.config import MatchConfig  # noqa: E402
 from arena.match.run import open_sessions, run_match  # noqa: E402
 from arena.session.watchdog import BotSession  # noqa: E402
@@ -322,34 +321,48 @@ def play_round(manifest: BotManifest, config: MatchConfig, lines: list[bytes]) -
 
 @dataclass
 class LuckRound:
-    """One pair of rounds: the match's wall time and this process's CPU time (the arena's
-    side: the bots are other processes), with the luck estimator off, then on; the CPU
-    the estimator alone takes over the luck-on match's recorded hands; and, to see where
-    the luck-on match's extra CPU goes, the estimator's CPU inside that match and the
-    garbage collector's CPU in each match."""
+    """One round of the luck estimator's cost: the same match with luck off, on (the
+    estimate in its own process, the default) and on in the match's process (the switch
+    ``arena.match.luck_process.USE_LUCK_PROCESS`` off, as before it existed): each one's
+    wall time and this process's CPU time (the host's: the bots are other processes),
+    the estimator's process's CPU, the same hands estimated again here one after the
+    other ("alone"), the estimator's steps where the in-process match runs them, the
+    garbage collector's CPU, and how often the host waited for a bot."""
 
     off_s: float
     on_s: float
+    inproc_s: float
     off_cpu_s: float
-    on_cpu_s: float
+    on_cpu_s: float  # the host's alone: the estimator's process is estimator_cpu_s
+    inproc_cpu_s: float
+    estimator_cpu_s: float  # the estimator's process (luck on), from its os.wait4 usage
     alone_cpu_s: float
-    in_match_cpu_s: float  # its collections apart: they are the collector's
+    in_match_cpu_s: float  # the in-process match's estimator steps, its collections apart
     off_gc_s: float
     on_gc_s: float
-    off_waits: int  # times this process blocked (voluntary context switches), luck off
-    on_waits: int  # and luck on
-    decisions: int  # in each match (the same hands off and on)
+    inproc_gc_s: float
+    off_waits: int  # times the host blocked (voluntary context switches), luck off
+    on_waits: int
+    inproc_waits: int
+    decisions: int  # in each match (the same hands every time)
 
     @property
     def ratio(self) -> float:
         return self.on_s / self.off_s
 
     @property
-    def rest_cpu_s(self) -> float:
-        """The luck-on match's extra CPU that neither the estimator's steps nor the
-        collector's extra work account for."""
-        extra = self.on_cpu_s - self.off_cpu_s
-        return extra - self.in_match_cpu_s - (self.on_gc_s - self.off_gc_s)
+    def inproc_ratio(self) -> float:
+        return self.inproc_s / self.off_s
+
+    @property
+    def arena_cpu_s(self) -> float:
+        """The arena's CPU with luck on: every process of the host's but the bots'."""
+        return self.on_cpu_s + self.estimator_cpu_s
+
+    @property
+    def share(self) -> float:
+        """The estimator's process's share of the arena's CPU with luck on."""
+        return self.estimator_cpu_s / self.arena_cpu_s
 
 
 class _CpuMeter:
@@ -425,31 +438,61 @@ def _estimator_cpu(meter: _CpuMeter) -> Iterator[None]:
         arena.luck.estimate_steps = steps
 
 
+@contextmanager
+def _estimator_process_cpu(meter: _CpuMeter) -> Iterator[None]:
+    """Add the CPU of each estimator's process the block's matches stop to ``meter``
+    (:class:`~arena.match.luck_process.LuckProcess` reads it when it reaps the process)."""
+    close = luck_process.LuckProcess.close
+
+    def counted(self: luck_process.LuckProcess) -> None:
+        close(self)
+        meter.total_s += self.cpu_s
+        self.cpu_s = 0.0  # counted once, whatever calls close again
+
+    luck_process.LuckProcess.close = counted  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        luck_process.LuckProcess.close = close  # type: ignore[method-assign]
+
+
+#: The three matches of a round: luck off, on in its process, on in the match's process.
+LUCK_VARIANTS = ((False, True), (True, True), (True, False))
+
+
 def luck_rounds(manifest: BotManifest, config: MatchConfig, rounds: int) -> list[LuckRound]:
-    """``rounds`` pairs of the match with the luck estimator off, then on."""
+    """``rounds`` rounds of the match with the luck estimator off, on in its own process,
+    then on in the match's process."""
     pairs = []
     for _ in range(rounds):
         times: list[float] = []
         estimator, collector, overlap = _CpuMeter(), _CpuMeter(), _CpuMeter()
+        process_cpu = _CpuMeter()
         gc_s: list[float] = []
         waits: list[int] = []
-        for luck in (False, True):
+        records: list[Mapping[str, object]] = []
+        default = luck_process.USE_LUCK_PROCESS
+        for luck, in_its_process in LUCK_VARIANTS:
             with tempfile.TemporaryDirectory() as out:
                 on_or_off = replace(config, luck=luck, score=None)
                 collector.total_s = 0.0
+                luck_process.USE_LUCK_PROCESS = in_its_process
                 blocked = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
                 started, cpu = time.perf_counter(), time.process_time()
                 with (
                     _gc_cpu(collector, within=estimator, overlap=overlap),
                     _estimator_cpu(estimator),
+                    _estimator_process_cpu(process_cpu),
                 ):
                     result = run_match(
                         on_or_off, open_sessions([manifest, manifest], on_or_off), Path(out)
                     )
                 times += [time.perf_counter() - started, time.process_time() - cpu]
+                luck_process.USE_LUCK_PROCESS = default
                 gc_s.append(collector.total_s)
                 waits.append(resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw - blocked)
-                records = list(read_hand_log(Path(out) / "hands.jsonl").hands)
+                if luck and in_its_process:
+                    records = list(read_hand_log(Path(out) / "hands.jsonl").hands)
         cpu = time.process_time()
         for record in records:  # the luck-on match's hands, estimated again
             estimate_hand(record)
@@ -458,14 +501,19 @@ def luck_rounds(manifest: BotManifest, config: MatchConfig, rounds: int) -> list
             LuckRound(
                 off_s=times[0],
                 on_s=times[2],
+                inproc_s=times[4],
                 off_cpu_s=times[1],
                 on_cpu_s=times[3],
+                inproc_cpu_s=times[5],
+                estimator_cpu_s=process_cpu.total_s,
                 alone_cpu_s=alone,
                 in_match_cpu_s=estimator.total_s - overlap.total_s,
                 off_gc_s=gc_s[0],
                 on_gc_s=gc_s[1],
+                inproc_gc_s=gc_s[2],
                 off_waits=waits[0],
                 on_waits=waits[1],
+                inproc_waits=waits[2],
                 decisions=result.decision_count,
             )
         )
@@ -585,8 +633,9 @@ def report_luck(
 ) -> None:
     """Step 5's figures."""
     print(
-        f"luck estimator ({ESTIMATOR}), the same match off and on, {luck_hands} hands, "
-        f"{len(luck)} interleaved rounds"
+        f"luck estimator ({ESTIMATOR}), the same match off, on (in its own process) and on"
+        f" in the match's process (the switch off), {luck_hands} hands, {len(luck)}"
+        " interleaved rounds"
     )
     print(
         "  load average (1, 5, 15 min) "
@@ -595,72 +644,84 @@ def report_luck(
         + ", ".join(f"{load:.2f}" for load in load_after)
         + " after"
     )
-    print("  round   luck off     luck on     on / off   arena CPU per hand off, on")
     ms = 1000 / luck_hands
-    for number, pair in enumerate(luck, 1):
+    print(
+        "  round   wall: off      on (on/off)          in-process (/off)"
+        "   CPU per hand: off host; on host + estimator; in-process host"
+    )
+    for number, r in enumerate(luck, 1):
         print(
-            f"  {number:5d}   {pair.off_s:7.2f} s   {pair.on_s:7.2f} s   {pair.ratio:6.2f} x"
-            f"   {pair.off_cpu_s * ms:6.2f} ms, {pair.on_cpu_s * ms:6.2f} ms"
+            f"  {number:5d}   {r.off_s:7.2f} s  {r.on_s:7.2f} s ({r.ratio:5.3f} x)"
+            f"   {r.inproc_s:7.2f} s ({r.inproc_ratio:5.3f} x)"
+            f"   {r.off_cpu_s * ms:5.3f}; {r.on_cpu_s * ms:5.3f} + {r.estimator_cpu_s * ms:5.3f};"
+            f" {r.inproc_cpu_s * ms:5.3f} ms"
         )
-    luck_ratio = statistics.median(pair.ratio for pair in luck)
-    mean_ratio = estimate([pair.ratio for pair in luck])
-    verdict = "within" if mean_ratio.high <= 1.03 else "not shown within"
+    for label, ratios in (
+        ("on / off wall time", [r.ratio for r in luck]),
+        ("in-process / off", [r.inproc_ratio for r in luck]),
+    ):
+        mean = estimate(ratios)
+        verdict = "within" if mean.high <= 1.03 else "not shown within"
+        print(
+            f"  {label:20s} {statistics.median(ratios):8.3f} x  median of {len(luck)} rounds;"
+            f" mean {mean.mean:.3f} x [{mean.low:.3f}, {mean.high:.3f}] (95%); {verdict} the"
+            " 3% target"
+        )
+
+    def median_ms(values: list[float]) -> float:
+        return statistics.median(values) * ms
+
+    host_off = median_ms([r.off_cpu_s for r in luck])
+    host_on = median_ms([r.on_cpu_s for r in luck])
+    process = median_ms([r.estimator_cpu_s for r in luck])
+    arena_on = median_ms([r.arena_cpu_s for r in luck])
+    host_inproc = median_ms([r.inproc_cpu_s for r in luck])
     print(
-        f"  on / off wall time   {luck_ratio:8.3f} x  median of {len(luck)} rounds; mean "
-        f"{mean_ratio.mean:.3f} x [{mean_ratio.low:.3f}, {mean_ratio.high:.3f}] (95%); "
-        f"{verdict} the 3% target"
+        "  the arena's CPU per hand (every process of the host's but the bots', medians):"
+        f" luck off {host_off:.3f} ms; luck on {arena_on:.3f} ms = the host {host_on:.3f} +"
+        f" the estimator's process {process:.3f} ({arena_on / host_off:.2f}x luck off, the"
+        f" host alone {host_on / host_off:.2f}x); in the match's process {host_inproc:.3f} ms"
+        f" ({host_inproc / host_off:.2f}x)"
     )
-    cpu_ratio = statistics.median(pair.on_cpu_s / pair.off_cpu_s for pair in luck)
-    per_hand = statistics.median(pair.on_cpu_s - pair.off_cpu_s for pair in luck) / luck_hands
+    shares = [r.share for r in luck]
+    share = estimate(shares)
+    verdict = "under" if share.high < 0.10 else "not shown under"
+    of_off = [r.estimator_cpu_s / r.off_cpu_s for r in luck]
     print(
-        f"  on / off arena CPU   {cpu_ratio:8.2f} x  ({per_hand * 1000:.2f} ms more per hand, "
-        "median: noisier than the estimator alone on a loaded machine)"
+        f"  estimator's share    {statistics.median(shares):8.1%}  of the arena's CPU with luck"
+        f" on (median; mean {share.mean:.1%} [{share.low:.1%}, {share.high:.1%}] (95%));"
+        f" {verdict} the 10% target; {statistics.median(of_off):.1%} of the host's CPU with"
+        " luck off"
     )
-    shares = [pair.alone_cpu_s / pair.off_cpu_s for pair in luck]
-    alone_share = statistics.median(shares)
-    alone_ms = statistics.median(pair.alone_cpu_s for pair in luck) * ms
-    share_mean = estimate(shares)
+    alone = median_ms([r.alone_cpu_s for r in luck])
+    in_match = median_ms([r.in_match_cpu_s for r in luck])
+    in_match_shares = [r.in_match_cpu_s / r.off_cpu_s for r in luck]
     print(
-        f"  estimator alone      {alone_ms:8.3f} ms CPU per hand = {alone_share:.1%} of the arena's"
-        f" CPU with luck off (median of the rounds: the luck-on match's hands estimated again,"
-        f" one after the other; mean {share_mean.mean:.1%} [{share_mean.low:.1%},"
-        f" {share_mean.high:.1%}] (95%))"
+        f"  estimator CPU per hand: in its process {process:.3f} ms (process start and end"
+        f" included), alone {alone:.3f} ms (the same hands estimated again here, one after"
+        f" the other), in the match's process {in_match:.3f} ms (its steps timed where the"
+        f" match runs them, switch off: {statistics.median(in_match_shares):.1%} of the host's"
+        " CPU with luck off)"
     )
-    in_match_ms = statistics.median(pair.in_match_cpu_s for pair in luck) * ms
-    gc_off_ms = statistics.median(pair.off_gc_s for pair in luck) * ms
-    gc_on_ms = statistics.median(pair.on_gc_s for pair in luck) * ms
-    gc_extra_ms = statistics.median(pair.on_gc_s - pair.off_gc_s for pair in luck) * ms
-    rest_ms = statistics.median(pair.rest_cpu_s for pair in luck) * ms
-    in_match_shares = [pair.in_match_cpu_s / pair.off_cpu_s for pair in luck]
-    in_match_share = statistics.median(in_match_shares)
-    in_match_mean = estimate(in_match_shares)
-    # The target is on what the estimate costs the match, so the steps' CPU where the
-    # match runs them decides it, not the same hands estimated again one after the other.
-    verdict = "under" if in_match_share < 0.10 else "OVER"
-    print("  where the luck-on match's extra CPU goes (ms per hand, medians of the rounds):")
+    gc_ms = [
+        median_ms([r.off_gc_s for r in luck]),
+        median_ms([r.on_gc_s for r in luck]),
+        median_ms([r.inproc_gc_s for r in luck]),
+    ]
     print(
-        f"    estimator in match {in_match_ms:8.3f} ms  its steps timed where the match runs"
-        f" them ({in_match_ms / alone_ms:.2f}x the estimator alone) = {in_match_share:.1%} of"
-        f" the arena's CPU with luck off (mean {in_match_mean.mean:.1%} [{in_match_mean.low:.1%},"
-        f" {in_match_mean.high:.1%}] (95%)); {verdict} the 10% target"
+        f"  host's collector     {gc_ms[0]:.3f} ms per hand luck off, {gc_ms[1]:.3f} on,"
+        f" {gc_ms[2]:.3f} in-process (median)"
     )
+    # Time to hide work in: how often the host found nothing left to do and waited.
+    decisions = statistics.median(r.decisions for r in luck) / luck_hands
+    waits = [
+        statistics.median(values) / luck_hands
+        for values in zip(*((r.off_waits, r.on_waits, r.inproc_waits) for r in luck), strict=True)
+    ]
     print(
-        f"    garbage collector  {gc_extra_ms:+8.3f} ms  more with luck on (off {gc_off_ms:.3f},"
-        f" on {gc_on_ms:.3f})"
-    )
-    print(
-        f"    the rest           {rest_ms:+8.3f} ms  (records, scheduling, the arena's own"
-        " code next to the estimator)"
-    )
-    # Time to hide the estimate in: how often the arena found nothing left to do and
-    # waited for a bot (with no such wait, its CPU adds to the wall time).
-    decisions = statistics.median(pair.decisions for pair in luck) / luck_hands
-    waits_off = statistics.median(pair.off_waits for pair in luck) / luck_hands
-    waits_on = statistics.median(pair.on_waits for pair in luck) / luck_hands
-    print(
-        f"  the arena waited     {waits_off:8.2f} times per hand with luck off, {waits_on:.2f}"
-        " with luck on"
-        f" (voluntary context switches, median; {decisions:.1f} decisions per hand)"
+        f"  the host waited      {waits[0]:8.2f} times per hand with luck off, {waits[1]:.2f}"
+        f" on, {waits[2]:.2f} in-process (voluntary context switches, median;"
+        f" {decisions:.1f} decisions per hand)"
     )
 
 

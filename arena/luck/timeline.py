@@ -29,6 +29,7 @@ from engine.cards import FULL_DECK, Card
 from engine.speed.dataclass_init import fast_init
 
 __all__ = [
+    "HISTORY_KEYS",
     "ChanceStep",
     "DecisionStep",
     "HandTimeline",
@@ -36,6 +37,11 @@ __all__ = [
     "TableState",
     "walk_history",
 ]
+
+
+#: The keys of a history document that :func:`walk_history` reads (the rest - the
+#: format, the button, the actions' summary - it never looks at).
+HISTORY_KEYS = ("seats", "events", "config", "result", "seed", "deck")
 
 
 class LuckError(ValueError):

@@ -336,6 +336,12 @@ def _scale(state: TableState, vector: tuple[float, ...], unit: int) -> float:
     return scale
 
 
+#: The pots of the chips in, the seats live and the dead money, kept from hand to hand
+#: (the same few recur: blinds called, a bet called), at most this many.
+_SHOWDOWN_POTS_KEPT = 4096
+_SHOWDOWN_POTS: dict[tuple[tuple[int, ...], tuple[bool, ...], tuple[int, ...]], list[Pot]] = {}
+
+
 class ValueFunction:
     """The value function over one hand's states (its caches live as long as the hand).
 
@@ -391,22 +397,24 @@ class ValueFunction:
         self._sums: dict[tuple[Card, ...], BoardSums] = {}
         self._ranks: dict[tuple[tuple[Card, ...], tuple[Card, ...]], list[int]] = {}
         self._share_memo: dict[tuple[Any, ...], list[float]] = {}
-        self._pots: dict[tuple[tuple[int, ...], ...], list[Pot]] = {}
 
     # -- pots ---------------------------------------------------------------------------
 
     def pots(self, state: TableState) -> list[Pot]:
-        """The pots the engine would build from ``state`` at a showdown now (kept: the
-        states of an action term and of consecutive terms often share them)."""
+        """The pots the engine would build from ``state`` at a showdown now (kept, from
+        hand to hand: the states of an action term, of consecutive terms and of other
+        hands often share them)."""
         key = (state.committed, state.live, state.dead)
-        pots = self._pots.get(key)
+        pots = _SHOWDOWN_POTS.get(key)
         if pots is None:
+            if len(_SHOWDOWN_POTS) >= _SHOWDOWN_POTS_KEPT:
+                _SHOWDOWN_POTS.clear()
             dead = state.dead if any(state.dead) else None
             pots = build_pots(state.committed, state.live, dead_money=dead)
             if not pots and any(state.committed):  # pragma: no cover - nobody live put in
                 everyone = tuple(p for p, alive in enumerate(state.live) if alive)
                 pots = [Pot(sum(state.committed), everyone)]
-            self._pots[key] = pots
+            _SHOWDOWN_POTS[key] = pots
         return pots
 
     # -- values -------------------------------------------------------------------------

@@ -9,8 +9,11 @@ number, so a hand can be dealt again on its own), *ask* (the decider gives each 
 a bot through its session, or the default when it cannot be asked), *apply* (a session
 applies a bot's action as it accepts it, so the engine validates it once) and *record*
 (the hand's record goes to the store, the tallies move). With ``config.luck`` the record
-step also runs the luck estimator (:mod:`arena.luck`) a value at a time, put off with the
-rest of the record, so a bot's reply never waits for a whole hand's estimate.
+step also has the hand's luck estimated (:mod:`arena.luck`): with work put off (the
+prefetch), in a helper process beside the match (:mod:`arena.match.luck_process`), the
+record stored when its estimate is back; with that switch off, in the match's process a
+value at a time, put off with the rest of the record, so a bot's reply never waits for a
+whole hand's estimate; without the prefetch, in the match's process at the hand's end.
 
 Policy lives in the arena, never in the engine: the format decides about stacks
 (:mod:`arena.match.formats`), the decider about faults and restarts
@@ -29,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from arena import luck
-from arena.match import collector
+from arena.match import collector, luck_process
 from arena.match.config import MatchConfig, MatchError, require_seat_count
 from arena.match.fairness import DeckCommitment
 from arena.match.formats import StackFormat, format_for
@@ -120,6 +123,14 @@ class MatchRunner:
         # results by hand number (filled when the hand's record is made, later).
         self._hands: list[HandSummary] = []
         self._adjusted: dict[int, tuple[float, ...]] = {}
+        # The estimator's process (started at the first hand), unless luck is off, the
+        # switch is, or nothing is put off (without a prefetch each hand is recorded when
+        # it ends, which a replay's check relies on: an estimate from elsewhere lags).
+        self._luck_process = (
+            luck_process.LuckProcess(config.match_id, config.luck_value)
+            if config.luck and luck_process.USE_LUCK_PROCESS and self.work_ahead.is_enabled
+            else None
+        )
 
     @property
     def table(self) -> Table:
@@ -143,7 +154,7 @@ class MatchRunner:
                     self.play_hand()
                     if self.progress is not None:
                         self.progress.update(self.hands_played, self.format.progress_note())
-                self.work_ahead.catch_up()
+                self._catch_up()
             standings = self.standings()
             self.store.end(MatchEndRecord(self.hands_played, tuple(standings)))
             self.decider.finish(standings, self.hands_played)
@@ -151,9 +162,11 @@ class MatchRunner:
         except BaseException:
             # The hands already played still go to the store, for inspection and replay.
             with contextlib.suppress(Exception):
-                self.work_ahead.catch_up()
+                self._catch_up()
             raise
         finally:
+            if self._luck_process is not None:  # it never outlives the match either
+                self._luck_process.close()
             # Whatever happened (our bug, Ctrl-C), no bot process outlives the match.
             self.decider.close()
             self.store.close()
@@ -161,6 +174,14 @@ class MatchRunner:
                 self.progress.close()
         self.store.save_result(result)
         return result
+
+    def _catch_up(self) -> None:
+        """Do everything put off, the estimates still to come back from the estimator's
+        process included (and the records they complete)."""
+        self.work_ahead.catch_up()
+        if self._luck_process is not None:
+            self._luck_process.drain()
+            self.work_ahead.catch_up()
 
     def start(self) -> None:
         """Start the players (``hello``/``ready``) and write the header record.
@@ -291,7 +312,8 @@ class MatchRunner:
         """Send the hand's record to the store, in steps put off one after the other (each
         short enough to end before a bot's reply is likely back): the engine's history
         document, the luck estimate (``config.luck`` only), the history's JSON text, then
-        the store."""
+        the store. With the estimator's process, the estimate's step sends the hand to it
+        and the steps after it run when its estimate is back."""
         seed = hand_seed(self.config.seed, hand.hand_number)
 
         def build_history() -> None:
@@ -312,6 +334,12 @@ class MatchRunner:
             # On the record as written (its dict equals the line read back), so that the
             # estimate of a stored hand gives the stored numbers again; in short steps,
             # so that a bot's reply never waits for a whole hand's estimate.
+            if self._luck_process is not None:
+                self._luck_process.submit(
+                    luck_process.estimate_input(record),
+                    lambda hand_luck: record_luck(record, hand_luck),
+                )
+                return
             data = record.to_dict()
             if not self.work_ahead.is_enabled:  # no one to interleave with: all at once
                 record_luck(record, luck.estimate_hand(data, self.config.luck_value))

@@ -9,10 +9,11 @@ from dataclasses import replace
 
 import pytest
 
-from arena.luck import ESTIMATOR, SHIPPED_VALUE, LuckValue, estimator_name
+from arena.luck import ESTIMATOR, SHIPPED_VALUE, LuckValue, estimate_hand, estimator_name, value
 from arena.luck.timeline import TableState
 from arena.luck.value import BETTING_WEIGHTS, ValueFunction, betting_features, betting_scale
 from engine.cards import parse_cards
+from tests.arena.luck.play import random_record
 
 ACES, KINGS = tuple(parse_cards("As Ah")), tuple(parse_cards("Ks Kh"))
 
@@ -196,3 +197,20 @@ def test_the_value_function_weighs_the_betting_term_by_a_luck_value_as_by_its_we
     by_value = ValueFunction(variant="holdem", unit=2, key=b"t", betting=LuckValue(weights))
     by_mapping = ValueFunction(variant="holdem", unit=2, key=b"t", betting=weights)
     assert by_value.value(state) == by_mapping.value(state)
+
+
+def test_the_pots_kept_from_hand_to_hand_are_bounded_and_change_no_estimate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The showdown pots are kept across hands (the same few recur); the memory is bounded
+    # by emptying it when full, which must not change a single number.
+    records = [random_record(seed, seat_count=3, mixed=True) for seed in range(12)]
+    value._SHOWDOWN_POTS.clear()
+    roomy = [estimate_hand(record) for record in records]
+    monkeypatch.setattr(value, "_SHOWDOWN_POTS_KEPT", 2)
+    value._SHOWDOWN_POTS.clear()
+    cramped = []
+    for record in records:
+        cramped.append(estimate_hand(record))
+        assert len(value._SHOWDOWN_POTS) <= 2
+    assert cramped == roomy
