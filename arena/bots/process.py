@@ -196,10 +196,18 @@ class ProcessTransport:
     def has_output(self) -> bool:
         """True when a line, or the end of output, can be read without waiting.
 
-        Input still waiting for the pipe is written meanwhile, as while waiting for output.
+        Input still waiting for the pipe is written meanwhile, as while waiting for output;
+        output the poll finds is read at once (see below).
         """
         stdout = self._stdout
-        return stdout.has_line or stdout.is_eof or self._serve(self._poller.poll(0))
+        if stdout.has_line or stdout.is_eof:
+            return True
+        if not self._serve(self._poller.poll(0)):
+            return False
+        # Read what the poll found now: the reply the caller is waiting for is then there
+        # for read_line without a second poll (one system call less per decision).
+        stdout.read()
+        return True
 
     def read_line(self, deadline: float) -> bytes | None:
         """The next line before ``deadline`` (a ``clock`` value), else None."""

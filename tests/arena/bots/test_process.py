@@ -8,6 +8,7 @@ test that leaves a child process behind.
 from __future__ import annotations
 
 import json
+import select
 import signal
 import sys
 import time
@@ -69,6 +70,45 @@ def test_has_output_says_whether_a_read_would_wait(
     with pytest.raises(TransportClosedError):
         transport.read_line(soon())
     assert transport.has_output()
+
+
+class _CountingPoller:
+    """A transport's poller that counts its polls (the system calls a decision costs)."""
+
+    def __init__(self, poller: select.poll) -> None:
+        self.poller = poller
+        self.polls = 0
+
+    def poll(self, timeout: float | None = None) -> list[tuple[int, int]]:
+        self.polls += 1
+        return self.poller.poll(timeout)
+
+    def register(self, fd: int, events: int) -> None:
+        self.poller.register(fd, events)
+
+    def unregister(self, fd: int) -> None:
+        self.poller.unregister(fd)
+
+
+def test_has_output_reads_the_reply_it_finds_so_read_line_does_not_poll_again(
+    started: list[ProcessTransport],
+) -> None:
+    # The session works between has_output() calls until one says the reply is there, then
+    # calls read_line: the poll that found the reply also read it, so the decision costs
+    # one poll, not two (the line and its bytes are the same either way).
+    transport = start(
+        started, load_manifest(REPO_ROOT / "sample_bots/python_calling_station/bot.toml")
+    )
+    counting = _CountingPoller(transport._poller)
+    transport._poller = counting  # type: ignore[assignment]
+    transport.send(HELLO)
+    deadline = soon()
+    while not transport.has_output() and time.monotonic() < deadline:
+        time.sleep(0.001)
+    polls_before_reading = counting.polls
+    ready = json.loads(transport.read_line(soon()) or b"null")
+    assert ready["type"] == "ready" and ready["seq"] == 1
+    assert counting.polls == polls_before_reading
 
 
 def test_read_line_returns_none_at_the_deadline_and_close_kills_a_hanging_bot(
