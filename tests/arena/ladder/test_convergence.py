@@ -112,4 +112,14 @@ def test_the_settling_runs_refit_after_the_batch_of_games_asked_for(
     )
     seen = [next(runs)[:2] for _ in range(2)]
     assert seen == [(3, 600), (6, 1200)]
-    assert bench.default_batch(6) == 10 and bench.default_batch(30) == 15
+
+
+
+def test_the_default_batch_models_the_servers_refit_cadence(bench: ModuleType) -> None:
+    # The server's cadence (a fit at most 2% of the time, every 0.5 to 5 s) for the modeled
+    # fit (51 ms at 10 versions, 335 ms at 1,000), one worker at 1 s a game: a fit after
+    # every third game on a small ladder, every fifth (the 5 s cap) on a big one, and more
+    # games between fits with more workers.
+    assert bench.default_batch(6) == 3 and bench.default_batch(30) == 3
+    assert bench.default_batch(1000) == 5
+    assert bench.default_batch(10, workers=4) == 11
