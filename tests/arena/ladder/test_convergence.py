@@ -114,7 +114,6 @@ def test_the_settling_runs_refit_after_the_batch_of_games_asked_for(
     assert seen == [(3, 600), (6, 1200)]
 
 
-
 def test_the_default_batch_models_the_servers_refit_cadence(bench: ModuleType) -> None:
     # The server's cadence (a fit at most 2% of the time, every 0.5 to 5 s) for the modeled
     # fit (51 ms at 10 versions, 335 ms at 1,000), one worker at 1 s a game: a fit after
