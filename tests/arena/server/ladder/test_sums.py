@@ -199,6 +199,10 @@ def test_a_cheap_fit_comes_again_sooner_its_interval_following_its_last_duration
     assert interval == pytest.approx(2.0) and interval < FIT_INTERVAL_S
     assert not refresh_if_due(now + timedelta(seconds=interval - 0.1))
     assert refresh_if_due(now + timedelta(seconds=interval))
+    # An interval given overrides the cadence's.
+    then = now + timedelta(seconds=interval)
+    assert not refresh_if_due(then + timedelta(seconds=interval), interval_s=FIT_INTERVAL_S)
+    assert refresh_if_due(then + timedelta(seconds=FIT_INTERVAL_S), interval_s=FIT_INTERVAL_S)
     # may_be_due reads no duration: it lets through whatever the shortest interval allows.
     times = FitTimes(fitted=now, claimed_until=None)
     assert not may_be_due(times, now + timedelta(seconds=CADENCE.min_interval_s / 2))
