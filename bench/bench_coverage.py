@@ -11,8 +11,9 @@ from 75 to 300 mbb/hand: the model's variance differs by pair, as it does betwee
 bots). Each row is one pairing rule and a number of games:
 
 * **uniform**: every game a uniformly random pair (few games per pair: 45 pairs for 10 bots);
-* **targeted**: the ladder's own matchmaking (placement, floor, uncertainty; refits every
-  10 games), so the games pile onto the neighbours whose order is uncertain;
+* **targeted**: the ladder's own matchmaking (placement, floor, uncertainty;
+  refitted after bench_ladder's batch: the server's cadence), so the games pile onto the
+  neighbours whose order is uncertain;
 * **adversarial**: uniform games, plus one pair (the 1st and the 2nd) playing as many games
   again as all the others together.
 
@@ -43,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_ladder import ladder_runs, strengths  # noqa: E402
+from bench_ladder import default_batch, ladder_runs, strengths  # noqa: E402
 
 from arena.ladder.games import GameResult  # noqa: E402
 from arena.ladder.matchmaking import MatchmakingSettings  # noqa: E402
@@ -172,7 +173,8 @@ def run_targeted(
     matchmaking: MatchmakingSettings = DEFAULT_MATCHMAKING,
 ) -> tuple[float, float]:
     """The ladder's own matchmaking (``matchmaking``'s settings; the others' rules ignore
-    them) for ``games`` games, refitted every 10 as bench_ladder's runs are."""
+    them) for ``games`` games, refitted after every :func:`bench_ladder.default_batch`
+    games as bench_ladder's runs are (the server's refit cadence)."""
     truth = strengths(count)
     if heteroscedastic:
         raise ValueError("the targeted rows use bench_ladder's simulation: one SD for all pairs")
@@ -255,7 +257,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = [r for r in rows if r[1] / pairs in args.per_pair]
     spread = "its own per pair (75-300)" if args.heteroscedastic else f"{GAME_SD:g}"
     print(f"Coverage of the ladder's {CONFIDENCE:.0%} intervals ({count} bots, game SD {spread})")
-    print(f"   (targeted: placement_games {matchmaking.placement_games})")
+    print(
+        f"   (targeted: placement_games {matchmaking.placement_games}, "
+        f"a fit every {default_batch(count)} games)"
+    )
     print(f"   (* outside {TARGET[0]:.2f}-{TARGET[1]:.2f}; [ ] the 95% interval over the seeds)")
     print(
         f"   {'pairing':>12} {'games':>6} {'per pair':>8} {'seeds':>6} "

@@ -12,10 +12,12 @@ many bots plays many games, refitted after every batch; the fit is ``n**3`` work
    200 bots the top gaps are 76, 38 and 26 mbb/hand). A game is one duplicate unit of 100
    deals played both ways (200 hands); its luck-adjusted score is drawn from a normal with
    the true difference as mean and ``--game-sd`` (150 mbb/hand: a duplicate deal's
-   luck-adjusted spread of about 1,500 mbb over 100 deals). Every ``batch`` games (10, or
-   ``n / 2`` for bigger ladders: the workers' games between two fits) the ratings are
-   refitted; the run stops when the fit's top 3 are the true top 3 and the fit is 95% sure
-   of them (the product of the chances that 1st > 2nd, 2nd > 3rd and 3rd > 4th is 0.95 or
+   luck-adjusted spread of about 1,500 mbb over 100 deals). Every ``batch`` games (the games
+   the server's workers finish between two fits, :func:`default_batch`: its refit cadence,
+   :class:`arena.ladder.cadence.FitCadence`, for a fit's modeled duration, with one worker
+   at 1 s a game: 3 games up to 40 bots) the ratings are refitted; the run stops when the
+   fit's top 3 are the true top 3 and the fit is 95% sure of them (the product of the
+   chances that 1st > 2nd, 2nd > 3rd and 3rd > 4th is 0.95 or
    more). A claim of 95% on a wrong top 3 is counted and the run goes on. Two pairings
    are compared on the same seeds: the ladder's matchmaking (placement, floor,
    uncertainty; every bot its own team) and uniformly random pairs. Reported: median hands
@@ -66,6 +68,7 @@ from statistics import NormalDist
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena.ladder.cadence import FitCadence  # noqa: E402
 from arena.ladder.games import GameResult, TableResult  # noqa: E402
 from arena.ladder.matchmaking import (  # noqa: E402
     Entrant,
@@ -144,10 +147,28 @@ def top3_confidence(standings: Standings) -> float:
     return chance
 
 
-def default_batch(count: int) -> int:
-    """The games between two fits the bench models for a ladder of ``count`` bots: 10, or
-    ``count / 2`` for bigger ladders (the workers' games between two fits)."""
-    return max(10, count // 2)
+#: What the bench models of the server between two fits: the server's refit cadence, a
+#: fit's duration (the server's full refit measured at 10 and at 1,000 versions, the slower
+#: run's median: docs/ladder.md "At scale"; in between, on the line through them), one
+#: ladder worker (the server's default) and a game of two C starters at 100 deals (about 1 s:
+#: docs/server.md).
+FIT_S_AT = ((10, 0.051), (1000, 0.335))
+WORKERS = 1
+GAME_S = 1.0
+
+
+def modeled_fit_s(count: int) -> float:
+    """The server's fit of ``count`` versions, in seconds, as :data:`FIT_S_AT` models it."""
+    (low, low_s), (high, high_s) = FIT_S_AT
+    return max(low_s, low_s + (high_s - low_s) * (count - low) / (high - low))
+
+
+def default_batch(count: int, workers: int = WORKERS) -> int:
+    """The games between two fits the bench models for a ladder of ``count`` bots: the
+    games ``workers`` workers finish in the server's interval between two fits
+    (:data:`arena.server.ladder.fitting.CADENCE`'s rule, :class:`FitCadence`, for the fit's
+    modeled duration): for one worker 3 up to 40 bots, then 4, and 5 from 150."""
+    return FitCadence().games_between_fits(modeled_fit_s(count), workers=workers, game_s=GAME_S)
 
 
 #: The oracle's cycle of pairs once every bot below the top 3 has played (places, 0 the
@@ -493,12 +514,13 @@ def bench_settling(
     *,
     batch: int | None = None,
     oracle: bool = False,
+    workers: int = WORKERS,
 ) -> None:
     """Hands to a right top 3 under both stopping rules, the ladder's matchmaking against
     uniformly random pairs, with the ratio's bootstrap interval; with ``oracle`` the
     pairing that knows the true order too (:func:`oracle_pairing`), against the same
-    random pairs. ``batch``: the games between two fits (:func:`default_batch` when
-    None)."""
+    random pairs. ``batch``: the games between two fits (:func:`default_batch` for
+    ``workers`` workers when None)."""
     print("5. Hands to a right top 3, heads-up, both stopping rules (median over the seeds)")
     print("   claimed: the fit's top 3 right and 95% sure; stays right: the fitted top 3 right")
     print(
@@ -513,15 +535,21 @@ def bench_settling(
         )
     print(
         f"   {'bots':>5} {'batch':>5} {'seeds':>5} {'rule':>12} {'pairing':>8} {'hands':>9} "
-        f"{'random':>9} {'ratio [95% bootstrap]':>24} {'wrong claims':>13} {'censored':>9} "
+        f"{'random':>9} {'ratio [95% bootstrap]':>24} {'wrong claims (runs)':>21} {'censored':>9} "
         f"{'time s':>7}"
     )
     rules = SETTLE_RULES if oracle else SETTLE_RULES[:2]
     for count in bot_counts:
         started = time.perf_counter()
         horizon = HORIZON_HANDS_PER_BOT * count
+        games_a_fit = batch or default_batch(count, workers)
         run = functools.partial(
-            _settle_one, count, sd=sd, horizon_hands=horizon, matchmaking=matchmaking, batch=batch
+            _settle_one,
+            count,
+            sd=sd,
+            horizon_hands=horizon,
+            matchmaking=matchmaking,
+            batch=games_a_fit,
         )
         tasks = [(rule, seed) for rule in rules for seed in range(seeds)]
         if jobs > 1:
@@ -545,15 +573,21 @@ def bench_settling(
                     (r.claimed if label == "claimed" else r.stays_right) is None
                     for r in runs[rule] + runs["random"]
                 )
+                # A wrong claim is counted at every refit that makes it: the runs that
+                # made one, beside the count, tell a few stubborn runs from many.
                 wrong = "/".join(
                     str(sum(r.wrong_claims for r in runs[key])) for key in (rule, "random")
+                ) + " ({} runs)".format(
+                    "/".join(
+                        str(sum(r.wrong_claims > 0 for r in runs[key])) for key in (rule, "random")
+                    )
                 )
                 ratio, low, high = ratio_interval(hands[rule], hands["random"])
                 print(
-                    f"   {count:>5} {batch or default_batch(count):>5} {seeds:>5} {label:>12} "
+                    f"   {count:>5} {games_a_fit:>5} {seeds:>5} {label:>12} "
                     f"{rule:>8} {statistics.median(hands[rule]):>9,.0f} "
                     f"{statistics.median(hands['random']):>9,.0f} "
-                    f"{f'{ratio:.2f}x [{low:.2f}-{high:.2f}]':>24} {wrong:>13} {censored:>9} "
+                    f"{f'{ratio:.2f}x [{low:.2f}-{high:.2f}]':>24} {wrong:>21} {censored:>9} "
                     f"{time.perf_counter() - started:>7.1f}",
                     flush=True,
                 )
@@ -753,7 +787,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--batch",
         type=int,
         default=None,
-        help="games between two fits in the settling runs (10, or bots / 2 above 20)",
+        help="games between two fits (the server's cadence for --workers workers)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=WORKERS,
+        help=f"ladder workers the default batch models ({WORKERS}; a game {GAME_S:g} s)",
     )
     parser.add_argument(
         "--oracle",
@@ -775,6 +815,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.batch is not None and args.batch < 1:
         parser.error(f"--batch must be 1 or more, got {args.batch}")
+    if args.workers < 1:
+        parser.error(f"--workers must be 1 or more, got {args.workers}")
     if args.quick:
         args.bots, args.seeds, args.scale_bots, args.decisions = [10], 2, 100, 100
         args.settle_bots, args.settle_seeds, args.version_tests = [10], 2, 20
@@ -817,6 +859,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.jobs,
             batch=args.batch,
             oracle=args.oracle,
+            workers=args.workers,
         )
     return 0
 

@@ -14,6 +14,8 @@ database or a process, and the server's worker calls the same functions.
   flight per team;
 * :mod:`~arena.ladder.pairings`: what matchmaking reads and answers (settings, entrants,
   requests, candidates, the pairing);
+* :mod:`~arena.ladder.cadence`: how often the ratings are fitted again (the interval follows
+  the last fit's cost);
 * :mod:`~arena.ladder.promotion`: the sequential test of a candidate version against its
   team's active one, and the auto-activation rule;
 * :mod:`~arena.ladder.finals`: the freeze at the deadline, the finals' entrants and pairs;

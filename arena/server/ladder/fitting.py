@@ -1,13 +1,17 @@
 """The ratings fitted on the running sums and stored: what every page, the API and
-matchmaking read, refreshed at most every :data:`FIT_INTERVAL_S` seconds by one worker at
-a time, never inside a claim's or a store's transaction.
+matchmaking read, refreshed by one worker at a time, never inside a claim's or a store's
+transaction, as often as the last fit's cost allows (:data:`CADENCE`: the fit at most 2% of
+the time, at least every :data:`FIT_INTERVAL_S` seconds).
 
 Theory of operation. A worker that stored a game calls :func:`refresh_if_due`. The fit's
 one row (:class:`~arena.server.ladder.models.RatingFit`) is taken by a conditional
 ``UPDATE`` (its last fit older than the interval, and no other worker's claim still
-running): whoever takes it fits, everyone else goes back to playing at once. The fit reads
-the pairs' sums (:func:`arena.server.ladder.sums.pair_columns`: a row per pair, whatever
-the games' count, read into arrays) and writes, in one transaction and a few statements
+running; the interval is :data:`CADENCE`'s for the last fit's duration, which the row keeps:
+a small ladder's fit, a few hundredths of a second, comes every few games of a worker, a
+thousand versions' every :data:`FIT_INTERVAL_S`): whoever takes it fits, everyone else
+goes back to playing at once. The fit reads the pairs' sums
+(:func:`arena.server.ladder.sums.pair_columns`: a row per pair, whatever the games' count,
+read into arrays) and writes, in one transaction and a few statements
 (no object per row), the :class:`~arena.server.ladder.models.Rating` rows of the active
 versions (placed among themselves, each with its covariance with the
 :data:`NEIGHBOURS` versions below it: what matchmaking's :meth:`~arena.ladder.ratings.Standings.gap`
@@ -30,6 +34,7 @@ from django.db import connection, transaction
 from django.db.models import Model, Q
 from django.utils import timezone
 
+from arena.ladder.cadence import FitCadence
 from arena.ladder.ratings import Rating as FittedRating
 from arena.ladder.ratings import Standings, fit
 from arena.server.ladder import config
@@ -46,6 +51,7 @@ from arena.server.ladder.sums import FitTimes, count_results, pair_columns
 from arena.server.site.models import LeaderboardRow, ScoreKind
 
 __all__ = [
+    "CADENCE",
     "FIT_INTERVAL_S",
     "HISTORY_INTERVAL_S",
     "NEIGHBOURS",
@@ -54,9 +60,12 @@ __all__ = [
     "refresh_ratings",
 ]
 
-#: The least time between two fits: the ratings a page shows are at most this old (plus
+#: When the ratings are fitted again: the interval follows the last fit's duration
+#: (:class:`arena.ladder.cadence.FitCadence`; ``bench/bench_ladder.py`` models the same rule).
+CADENCE = FitCadence()
+#: The longest time between two fits: the ratings a page shows are at most this old (plus
 #: the time of a game: a fit follows a stored game).
-FIT_INTERVAL_S = 5.0
+FIT_INTERVAL_S = CADENCE.max_interval_s
 #: The least time between two points of the rating history (a point per active version).
 HISTORY_INTERVAL_S = 300.0
 #: The versions below each one whose covariance with it is kept (matchmaking's neighbours
@@ -73,22 +82,27 @@ def _fit_row() -> RatingFit:
     return RatingFit.objects.get(pk=1)
 
 
-def may_be_due(times: FitTimes, now: datetime, interval_s: float = FIT_INTERVAL_S) -> bool:
+def may_be_due(times: FitTimes, now: datetime, interval_s: float = CADENCE.min_interval_s) -> bool:
     """Whether :func:`refresh_if_due` may fit now, by the fit row's ``times`` as read a
-    moment ago (False: it would not: the last fit is recent or another worker fits)."""
+    moment ago (False: it would not: the last fit is recent or another worker fits). The
+    times do not carry the last fit's duration, so the interval is the cadence's shortest:
+    :func:`refresh_if_due` reads the duration and decides."""
     due = times.fitted is None or times.fitted <= now - timedelta(seconds=interval_s)
     return due and (times.claimed_until is None or times.claimed_until < now)
 
 
-def refresh_if_due(now: datetime | None = None, interval_s: float = FIT_INTERVAL_S) -> bool:
-    """Fit and store the ratings when the last fit is older than ``interval_s`` and no other
-    worker is fitting (module docstring); True when this call fitted. Called outside any
-    transaction."""
+def refresh_if_due(now: datetime | None = None, interval_s: float | None = None) -> bool:
+    """Fit and store the ratings when the last fit is older than ``interval_s`` (None:
+    :data:`CADENCE`'s interval for the last fit's duration) and no other worker is fitting
+    (module docstring); True when this call fitted. Called outside any transaction."""
     now = now or timezone.now()
+    if interval_s is None:
+        last_s = RatingFit.objects.filter(pk=1).values_list("seconds", flat=True).first()
+        interval_s = CADENCE.interval_s(last_s or 0.0)
     due = Q(fitted__isnull=True) | Q(fitted__lte=now - timedelta(seconds=interval_s))
     free = Q(claimed_until__isnull=True) | Q(claimed_until__lt=now)
     claim = now + timedelta(seconds=_CLAIM_S)
-    # One statement when the row is there (every time but the first).
+    # The claim: one statement when the row is there (every time but the first).
     if not RatingFit.objects.filter(due & free, pk=1).update(claimed_until=claim):
         if RatingFit.objects.filter(pk=1).exists():
             return False

@@ -52,9 +52,10 @@ def _median_hands(bench: ModuleType, count: int, seeds: int, *, targeted: bool) 
 def test_the_ladder_settles_the_top_3_of_10_bots_in_fewer_hands_than_random_pairs(
     bench: ModuleType,
 ) -> None:
-    # Seeded simulation: the same figures every run (1.9x on these 15 seeds: 30,000
-    # hands against 56,000). docs/ladder.md quotes the figure over 100 seeds with its
-    # bootstrap interval; 15 seeds cannot tell 2x from 1.5x.
+    # Seeded simulation: the same figures every run (2.3x on these 15 seeds, a fit every
+    # 3 games as the server's cadence gives: 21,000 hands against 47,400). docs/ladder.md
+    # quotes the figure over 100 seeds with its bootstrap interval; 15 seeds cannot tell 2x
+    # from 1.5x.
     ladder = _median_hands(bench, 10, 15, targeted=True)
     uniform = _median_hands(bench, 10, 15, targeted=False)
     assert uniform >= 1.5 * ladder, (ladder, uniform)
@@ -64,9 +65,10 @@ def test_the_ladder_with_3_seat_tables_settles_the_top_3_of_10_bots_faster_than_
     bench: ModuleType,
 ) -> None:
     # Seeded simulation (a table's scores: centred strengths plus noise): every run ends
-    # with the true top 3 at 95% confidence, in 1.6x fewer hands than random tables on
-    # these 15 seeds (45,000 against 72,000). A claim at 95% is wrong now and then: two
-    # are allowed, so that a change of the rng's draws does not fail the test.
+    # with the true top 3 at 95% confidence, in 2.6x fewer hands than random tables on
+    # these 15 seeds (26,100 against 66,600, a fit every 3 tables). A claim at 95% is wrong
+    # now and then: two are allowed, so that a change of the rng's draws does not fail the
+    # test.
     ladder = _runs(bench, 10, 15, targeted=True, seats=3)
     uniform = _runs(bench, 10, 15, targeted=False, seats=3)
     assert all(run.hands is not None for run in ladder + uniform)
@@ -112,4 +114,13 @@ def test_the_settling_runs_refit_after_the_batch_of_games_asked_for(
     )
     seen = [next(runs)[:2] for _ in range(2)]
     assert seen == [(3, 600), (6, 1200)]
-    assert bench.default_batch(6) == 10 and bench.default_batch(30) == 15
+
+
+def test_the_default_batch_models_the_servers_refit_cadence(bench: ModuleType) -> None:
+    # The server's cadence (a fit at most 2% of the time, every 0.5 to 5 s) for the modeled
+    # fit (51 ms at 10 versions, 335 ms at 1,000), one worker at 1 s a game: a fit after
+    # every third game on a small ladder, every fifth (the 5 s cap) on a big one, and more
+    # games between fits with more workers.
+    assert bench.default_batch(6) == 3 and bench.default_batch(30) == 3
+    assert bench.default_batch(1000) == 5
+    assert bench.default_batch(10, workers=4) == 11

@@ -25,7 +25,13 @@ from arena.ladder.matchmaking import candidate_pairs
 from arena.ladder.sums import pair_sums as pure_pair_sums
 from arena.server.ladder import config
 from arena.server.ladder import state as ladder_state_module
-from arena.server.ladder.fitting import FIT_INTERVAL_S, refresh_if_due, refresh_ratings
+from arena.server.ladder.fitting import (
+    CADENCE,
+    FIT_INTERVAL_S,
+    may_be_due,
+    refresh_if_due,
+    refresh_ratings,
+)
 from arena.server.ladder.models import (
     Game,
     GameStatus,
@@ -37,7 +43,7 @@ from arena.server.ladder.models import (
     version_label,
 )
 from arena.server.ladder.state import ladder_state
-from arena.server.ladder.sums import count_results, pair_columns, pair_sums
+from arena.server.ladder.sums import FitTimes, count_results, pair_columns, pair_sums
 from arena.server.site.models import BotVersion, LeaderboardRow, Team
 from tests.arena.server.factories import PASSWORD, make_team
 from tests.arena.server.ladder.conftest import accepted, team_with
@@ -167,6 +173,8 @@ def test_a_fit_is_due_only_after_its_interval_and_only_one_worker_takes_it(
     _played(ants, bees, 40.0)
     now = timezone.now()
     assert refresh_if_due(now)
+    # A fit as slow as a thousand versions' (1 s): the cadence's longest interval holds.
+    RatingFit.objects.update(seconds=1.0)
     assert not refresh_if_due(now + timedelta(seconds=FIT_INTERVAL_S / 2))
     later = now + timedelta(seconds=FIT_INTERVAL_S)
     # Another worker is fitting (its claim still runs): this one goes back to playing.
@@ -175,6 +183,30 @@ def test_a_fit_is_due_only_after_its_interval_and_only_one_worker_takes_it(
     RatingFit.objects.update(claimed_until=None)
     assert refresh_if_due(later)
     assert RatingFit.objects.get().fitted == later
+
+
+def test_a_cheap_fit_comes_again_sooner_its_interval_following_its_last_duration(
+    pair: tuple[BotVersion, BotVersion],
+) -> None:
+    # The cadence's rule: the fit at most CADENCE.fit_share of the time, so a fit that
+    # took 0.04 s is due again 2 s later (0.04 / 0.02), not after the longest interval.
+    ants, bees = pair
+    _played(ants, bees, 40.0)
+    now = timezone.now()
+    assert refresh_if_due(now)
+    RatingFit.objects.update(seconds=0.04)
+    interval = CADENCE.interval_s(0.04)
+    assert interval == pytest.approx(2.0) and interval < FIT_INTERVAL_S
+    assert not refresh_if_due(now + timedelta(seconds=interval - 0.1))
+    assert refresh_if_due(now + timedelta(seconds=interval))
+    # An interval given overrides the cadence's.
+    then = now + timedelta(seconds=interval)
+    assert not refresh_if_due(then + timedelta(seconds=interval), interval_s=FIT_INTERVAL_S)
+    assert refresh_if_due(then + timedelta(seconds=FIT_INTERVAL_S), interval_s=FIT_INTERVAL_S)
+    # may_be_due reads no duration: it lets through whatever the shortest interval allows.
+    times = FitTimes(fitted=now, claimed_until=None)
+    assert not may_be_due(times, now + timedelta(seconds=CADENCE.min_interval_s / 2))
+    assert may_be_due(times, now + timedelta(seconds=CADENCE.min_interval_s))
 
 
 def test_matchmaking_reads_the_same_queries_however_many_games_were_played(
