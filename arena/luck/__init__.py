@@ -16,8 +16,9 @@ samples come from a stream derived from the hand itself).
 Modules: ``arena.luck.timeline`` (the history walked into states), ``arena.luck.equity``
 (showdown equities, exact or sampled), ``arena.luck.fast_ranks`` (seven-card ranks by
 summed card keys, behind a switch), ``arena.luck.fast_boards`` (the sampler's shuffle
-and sums read faster, behind a switch), ``arena.luck.value`` (the value function, its
-weights a :class:`LuckValue` frozen before the hands they adjust),
+and sums read faster, behind a switch), ``arena.luck.parameters`` (what fixes the
+value's numbers, its betting weights a :class:`LuckValue` frozen before the hands they
+adjust), ``arena.luck.value`` (the value function),
 ``arena.luck.value_fit`` (fitting those weights on other hands),
 ``arena.luck.estimator`` (the terms and :func:`estimate_hand`).
 """
@@ -32,8 +33,8 @@ from arena.luck.estimator import (
     estimator_name,
     luck_record,
 )
+from arena.luck.parameters import SHIPPED_VALUE, LuckValue
 from arena.luck.timeline import LuckError
-from arena.luck.value import SHIPPED_VALUE, LuckValue
 
 __all__ = [
     "ESTIMATOR",

@@ -216,7 +216,7 @@ def _cancelling_streets(
 def estimate_hand(record: Mapping[str, Any], luck_value: LuckValue | None = None) -> HandLuck:
     """Each seat's luck-adjusted result of one ``hand`` record of ``hands.jsonl``, the
     betting term weighted by ``luck_value`` (None: the shipped weights,
-    :data:`~arena.luck.value.BETTING_WEIGHTS`).
+    :data:`~arena.luck.parameters.BETTING_WEIGHTS`).
 
     Deterministic: the same record gives bit-identical numbers. A record that cannot be
     read raises :class:`~arena.luck.timeline.LuckError` naming the bad value.

@@ -38,8 +38,6 @@ which hand). Five-card draw has no such term.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -57,6 +55,15 @@ from arena.luck.equity import (
     unseen_cards,
 )
 from arena.luck.fast_ranks import BoardSums, fast_hand_ranks
+from arena.luck.parameters import (
+    BETTING_FEATURES,
+    BETTING_WEIGHTS,
+    PARAMETERS,
+    SHIPPED_VALUE,
+    STREETS,
+    LuckValue,
+    weight_vector,
+)
 from arena.luck.timeline import TableState
 from engine.cards import Card
 from engine.evaluator import rank_class
@@ -76,143 +83,10 @@ __all__ = [
     "sample_count",
 ]
 
-#: Everything that fixes the value function's numbers (hashed into the estimator's name).
-PARAMETERS: dict[str, Any] = {
-    "value": "showdown-equity-times-pot-minus-committed",
-    # Board completions sampled per big blind in the pot, with a floor and a ceiling; a
-    # board is enumerated instead when it has no more completions than that (the turn's
-    # 44-odd always, the flop's 990-odd from a pot above 64 big blinds).
-    "samples_per_unit": 8,  # then rounded up to a power of two
-    # The pot that sets a street's sample: the one its betting ended with as played, for
-    # every state valued on that street (the actions a bot might have taken included).
-    "sample_pot": "the street's pot when its betting ended, as played",
-    "samples_min": 32,
-    "samples_max": 1024,
-    "draw_exact_limit": 2000,  # enumerate a draw's replacements up to this many
-    "stream": "shake256 'poker-arena luck v1|' + purpose + hand seed or deck",
-    "sampling": "one shuffle of the unseen cards per board, read through a fixed design",
-    "betting": "(equity - 1/live) * sum of w[board size][feature] * betting_features",
-    "betting_features": {
-        "raised": "min(behind, pot - 2 big blinds)",
-        "to_call": "the most a live seat still has to put in to call",
-        "last_raised": "min(behind, what the last completed round raised beyond 2 big blinds)",
-    },
-    # Fitted by `bench/fit_luck_value.py --tournaments 4` (the starter bots' round robin,
-    # 4 tournaments of 1,000 duplicate deals per pair from seeds no benchmark uses: 24,000
-    # hands), then frozen.
-    "betting_weights": {
-        "0": {"raised": 1.9072, "to_call": 1.2483, "last_raised": 0.0},
-        "3": {"raised": 1.892, "to_call": 1.0996, "last_raised": 0.2469},
-        "4": {"raised": 1.282, "to_call": 1.6325, "last_raised": 4.9804},
-        "5": {"raised": 0.4945, "to_call": 1.711, "last_raised": 2.1076},
-    },
-}
-#: The betting term's weights by board size (0, 3, 4, 5 cards), then by feature name
-#: (:func:`betting_features`).
-BETTING_WEIGHTS: dict[int, dict[str, float]] = {
-    int(size): {name: float(weight) for name, weight in weights.items()}
-    for size, weights in PARAMETERS["betting_weights"].items()
-}
-#: The betting term's features (:func:`betting_features`), in the order
-#: :func:`_feature_values` counts them.
-BETTING_FEATURES: tuple[str, ...] = tuple(PARAMETERS["betting_features"])
-#: The board sizes the betting term has a weight set for (before the flop, flop, turn,
-#: river).
-STREETS: tuple[int, ...] = (0, 3, 4, 5)
 _PER_UNIT: int = PARAMETERS["samples_per_unit"]
 _MIN_SAMPLES: int = PARAMETERS["samples_min"]
 _MAX_SAMPLES: int = PARAMETERS["samples_max"]
 _DRAW_EXACT_LIMIT: int = PARAMETERS["draw_exact_limit"]
-
-
-class LuckValue:
-    """The betting term's weights as one value, carried whole from where they are made (the
-    shipped fit, or the ladder's fit on its own earlier games) to the estimator: a weight
-    per street (:data:`STREETS`) and feature (:data:`BETTING_FEATURES`; a weight not given
-    is 0), with ``digest``, a hash of the weights that tells two values apart (the
-    estimator's name hashes them with everything else:
-    :func:`arena.luck.estimator.estimator_name`). Immutable; equal when their weights are.
-    A bad weight (a street or feature the term does not have, a value that is not a finite
-    number) raises ``ValueError`` naming it.
-
-    >>> value = LuckValue({0: {"raised": 1.5}})
-    >>> value.weights[0], value.weights[5]["to_call"]
-    ({'raised': 1.5, 'to_call': 0.0, 'last_raised': 0.0}, 0.0)
-    >>> LuckValue.from_dict(value.to_dict()) == value
-    True
-    """
-
-    __slots__ = ("digest", "vectors", "weights")
-
-    weights: dict[int, dict[str, float]]
-    vectors: dict[int, tuple[float, ...]]
-    digest: str
-
-    def __init__(self, weights: Mapping[int, Mapping[str, float]]) -> None:
-        if not isinstance(weights, Mapping):
-            raise ValueError(f"betting weights must be a mapping by street, got {weights!r}")
-        unknown = [street for street in weights if street not in STREETS]
-        if unknown:
-            raise ValueError(f"not streets (board sizes): {unknown!r} (they are {STREETS})")
-        vectors = {}
-        for street in STREETS:
-            given = weights.get(street, {})
-            if not isinstance(given, Mapping):
-                raise ValueError(f"street {street}'s weights must be a mapping, got {given!r}")
-            for name, weight in given.items():
-                if (
-                    not isinstance(weight, int | float)
-                    or isinstance(weight, bool)
-                    or not math.isfinite(weight)
-                ):
-                    raise ValueError(
-                        f"street {street}'s {name!r} weight is not a number: {weight!r}"
-                    )
-            vectors[street] = _weight_vector(given)
-        object.__setattr__(self, "vectors", vectors)
-        object.__setattr__(
-            self,
-            "weights",
-            {
-                street: dict(zip(BETTING_FEATURES, vector, strict=True))
-                for street, vector in vectors.items()
-            },
-        )
-        text = json.dumps(self.to_dict(), sort_keys=True)
-        object.__setattr__(self, "digest", hashlib.sha256(text.encode()).hexdigest()[:8])
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"a LuckValue is immutable: cannot set {name}")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, LuckValue) and other.weights == self.weights
-
-    def __hash__(self) -> int:
-        return hash(self.digest)
-
-    def __repr__(self) -> str:
-        return f"LuckValue(#{self.digest})"
-
-    def __reduce__(self) -> tuple[type[LuckValue], tuple[dict[int, dict[str, float]]]]:
-        return LuckValue, (self.weights,)  # (pickled to a match's process)
-
-    def to_dict(self) -> dict[str, dict[str, float]]:
-        """The weights as JSON keeps them (streets as strings), the form of
-        :data:`PARAMETERS`' ``betting_weights``."""
-        return {str(street): dict(weights) for street, weights in self.weights.items()}
-
-    @classmethod
-    def from_dict(cls, data: object) -> LuckValue:
-        """Inverse of :meth:`to_dict`; a street that is not a board size is an error
-        naming it."""
-        if not isinstance(data, Mapping):
-            raise ValueError(f"betting weights must be an object by street, got {data!r}")
-        weights = {}
-        for street, given in data.items():
-            if not isinstance(street, str) or not street.isdigit():
-                raise ValueError(f"not a street (a board size): {street!r}")
-            weights[int(street)] = given
-        return cls(weights)
 
 
 @lru_cache(maxsize=1024)  # asked for every value; a match sees few pots
@@ -291,20 +165,7 @@ def betting_scale(state: TableState, weights: Mapping[str, float], unit: int) ->
     >>> betting_scale(state, {"raised": 1.5, "to_call": 0.1}, 2)  # 1.5 * 16 + 0.1 * 0
     24.0
     """
-    return _scale(state, _weight_vector(weights), unit)
-
-
-def _weight_vector(weights: Mapping[str, float]) -> tuple[float, ...]:
-    """``weights`` in :data:`BETTING_FEATURES` order; a name that is not a feature is an
-    error naming it."""
-    unknown = set(weights) - set(BETTING_FEATURES)
-    if unknown:
-        raise ValueError(f"not betting features: {sorted(unknown)} (they are {BETTING_FEATURES})")
-    return tuple(float(weights.get(name, 0.0)) for name in BETTING_FEATURES)
-
-
-#: The shipped weights (:data:`BETTING_WEIGHTS`, frozen in :data:`PARAMETERS`).
-SHIPPED_VALUE = LuckValue(BETTING_WEIGHTS)
+    return _scale(state, weight_vector(weights), unit)
 
 
 #: :data:`BETTING_WEIGHTS` and its vectors by board size, made once rather than per hand
@@ -318,7 +179,7 @@ def _vectors(
     """Per board size, ``weights`` in :data:`BETTING_FEATURES` order (None: no weights)."""
     if not weights:
         return None
-    return {size: _weight_vector(street) for size, street in weights.items()}
+    return {size: weight_vector(street) for size, street in weights.items()}
 
 
 def _frozen() -> dict[int, tuple[float, ...]] | None:

@@ -1,4 +1,4 @@
-"""Fitting the betting term's weights (a :class:`~arena.luck.value.LuckValue`) on hands
+"""Fitting the betting term's weights (a :class:`~arena.luck.parameters.LuckValue`) on hands
 that are not the ones they will adjust: the shipped fit's corpus of self-play hands
 (``bench/fit_luck_value.py``) and the ladder's fit on its own earlier games
 (:mod:`arena.server.ladder.value_fits`) both fit here, the same way.
