@@ -102,7 +102,13 @@ from arena.server.ladder.state import (
     ladder_view,
 )
 from arena.server.ladder.sums import counted_statements, counted_times
-from arena.server.ladder.value_fits import LATEST_FIT, latest_fit_of, refresh_value_if_due
+from arena.server.ladder.value_fits import (
+    JOB_COUNT,
+    LATEST_FIT,
+    latest_fit_of,
+    refresh_value_if_due,
+    value_fit_may_be_due,
+)
 from arena.server.site.models import BotVersion, FailureKind, Match, MatchSeat, MatchStatus
 from arena.store.outcome import MatchOutcome, SeatOutcome
 
@@ -355,8 +361,8 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
         # The result, the sums and the promotions' question in one round trip; nothing
         # of it kept (rolled back) when the claim was lost meanwhile.
         sums = counted_statements(game) if counting else []
-        written, *counted, running = run_together(
-            [update_statement(held, fields), *sums, any_running()]
+        written, *counted, running, job = run_together(
+            [update_statement(held, fields), *sums, any_running(), JOB_COUNT]
         )
         if not written.row_count:
             transaction.set_rollback(True)
@@ -377,7 +383,9 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
     # count of games done read it back, spares the asking when no fit can be due.
     if times is None or may_be_due(times, timezone.now()):
         refresh_if_due()
-    if game.status == GameStatus.DONE:  # (the fit's cadence counts games done only)
+    # (The value fit's cadence counts games done only.)
+    done_count = times.done_count if times is not None else None
+    if game.status == GameStatus.DONE and value_fit_may_be_due(job, done_count, settings):
         refresh_value_if_due(settings)
     return True
 

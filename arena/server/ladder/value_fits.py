@@ -77,6 +77,21 @@ def latest_fit_of(answer: Answer) -> ValueFit | None:
     return ValueFit(pk=fit_id, weights=json.loads(weights) if isinstance(weights, str) else weights)
 
 
+#: The value fit's job count, read with a store's result in its one round trip: with the
+#: games done that the store counted, it tells whether a fit may be due without asking
+#: again (two statements saved on every store: :func:`value_fit_may_be_due`).
+JOB_COUNT = Statement(f"SELECT tried_at_count FROM {ValueFitJob._meta.db_table} WHERE id = 1")
+
+
+def value_fit_may_be_due(job: Answer, done_count: int | None, settings: LadderSettings) -> bool:
+    """Whether :func:`refresh_value_if_due` may fit now, by the job's count as
+    :data:`JOB_COUNT` read it and the games done (None: not known, so it may); False: it
+    would not (the job's count only grows, so a count read a moment ago cannot make a fit
+    look not due when it is)."""
+    row = job.row
+    return row is None or done_count is None or done_count >= row[0] + settings.value_fit_games
+
+
 def refresh_value_if_due(settings: LadderSettings, now: datetime | None = None) -> ValueFit | None:
     """Fit the weights on the newest games done when due and no other worker is fitting
     (module docstring); the new fit, or None (not due, taken, or too few hands). Called

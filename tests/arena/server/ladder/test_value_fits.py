@@ -19,6 +19,7 @@ from arena.luck import ESTIMATOR, LuckValue, estimate_hand, estimator_name
 from arena.luck.value_fit import fit_value
 from arena.match.config import MatchConfig
 from arena.server.jobs.lease import lease_seconds
+from arena.server.jobs.round_trip import run_together
 from arena.server.ladder import config, value_fits
 from arena.server.ladder.models import Game, GameStatus, RatingFit, ValueFit, ValueFitJob
 from arena.server.ladder.queue import claim_next
@@ -113,6 +114,30 @@ def test_a_fit_is_made_once_enough_games_are_done_on_the_games_finished_before_i
     _games_done(5)
     assert refresh_value_if_due(settings) is not None
     assert ValueFit.objects.count() == 2
+
+
+@override_settings(ARENA_LADDER=FITTING)
+def test_the_store_s_gate_never_says_not_due_when_a_value_fit_is(db: None) -> None:
+    # A store reads the job's count with its result (one round trip) and asks for a fit
+    # only when the gate lets it through: the gate may let through what is not due (the
+    # claim decides), never hold back what is.
+    settings = config.current()
+
+    def gate(done: int | None) -> bool:
+        return value_fits.value_fit_may_be_due(
+            run_together([value_fits.JOB_COUNT])[0], done, settings
+        )
+
+    assert gate(0) and gate(None)  # no job yet: it may be due
+    ValueFitJob.objects.create(pk=1, tried_at_count=3)
+    for done in range(3, 8):
+        _games_done(done)
+        assert gate(done) == (done >= 3 + settings.value_fit_games)
+        if not gate(done):  # held back: the claim itself finds nothing due either
+            assert not ValueFitJob.objects.filter(
+                pk=1, tried_at_count__lte=done - settings.value_fit_games
+            ).exists()
+    assert gate(None)  # the games done not known: it may
 
 
 @override_settings(ARENA_LADDER={**FITTING, "value_fit_min_hands": 1000})
