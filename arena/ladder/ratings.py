@@ -68,7 +68,7 @@ import dataclasses
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from statistics import NormalDist
 from typing import Any
 
@@ -130,15 +130,7 @@ class Rating:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form."""
-        return {
-            "bot": self.bot,
-            "place": self.place,
-            "strength": self.strength,
-            "sd": self.sd,
-            "low": self.low,
-            "high": self.high,
-            "game_count": self.game_count,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)

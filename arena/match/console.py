@@ -59,13 +59,11 @@ def make_console(stream: IO[str], *, terminal: bool | None = None) -> Console:
     """A console writing to ``stream``; ``terminal`` overrides the detection (tests)."""
     if terminal is None:
         terminal = is_terminal(stream)
-    if terminal:
-        return Console(file=stream, force_terminal=True, markup=False, emoji=False, highlight=False)
     return Console(
         file=stream,
-        force_terminal=False,
-        width=UNBOUNDED_WIDTH,
-        color_system=None,
+        force_terminal=terminal,
+        width=None if terminal else UNBOUNDED_WIDTH,
+        color_system="auto" if terminal else None,
         markup=False,
         emoji=False,
         highlight=False,

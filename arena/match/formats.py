@@ -41,15 +41,12 @@ class StackFormat(Protocol):
 
     #: The ``mode`` written in ``results.json``.
     result_mode: ClassVar[str]
+    #: True when stacks carry from hand to hand (a final stack means something).
+    is_carried: ClassVar[bool]
 
     @property
     def table(self) -> Table:
         """The engine's table the hands are dealt at."""
-        ...
-
-    @property
-    def is_carried(self) -> bool:
-        """True when stacks carry from hand to hand (a final stack means something)."""
         ...
 
     def deal(self, *, dealt_ahead: Hand | None = None) -> Hand:
@@ -86,6 +83,8 @@ class ResetStacks:
     """Every hand starts from the starting stack (see the module docstring)."""
 
     result_mode: ClassVar[str] = "hands"
+    #: False: stacks reset.
+    is_carried: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -106,11 +105,6 @@ class ResetStacks:
     def table(self) -> Table:
         """The engine's table."""
         return self._table
-
-    @property
-    def is_carried(self) -> bool:
-        """False: stacks reset."""
-        return False
 
     def deal(self, *, dealt_ahead: Hand | None = None) -> Hand:
         """Reset every stack and deal; rejoining at the same seats keeps the button moving."""
@@ -182,6 +176,8 @@ class CarriedStacks:
     """
 
     result_mode: ClassVar[str] = "carry"
+    #: True: stacks carry.
+    is_carried: ClassVar[bool] = True
     #: Why a match ends that stops before one player is left.
     cut_short_reason: ClassVar[str] = "hand_count"
 
@@ -207,11 +203,6 @@ class CarriedStacks:
     def table(self) -> Table:
         """The freezeout's table."""
         return self._freezeout.table
-
-    @property
-    def is_carried(self) -> bool:
-        """True: stacks carry."""
-        return True
 
     def deal(self, *, dealt_ahead: Hand | None = None) -> Hand:
         """The next hand from the carried stacks (never dealt early)."""

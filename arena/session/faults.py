@@ -191,9 +191,10 @@ class FaultRecorder:
         self.seat_index = seat_index
         self.hand_number: int | None = None
 
-    def record(self, fault: Fault, message: str | None = None) -> None:
-        """Add ``fault``; log ``message`` when given."""
-        self.ledger.record(fault)
+    def record(self, kind: FaultKind, message: str | None = None, /, **fields: Any) -> None:
+        """Add a fault of ``kind`` in the current hand (``fields``: the other keywords of
+        :class:`Fault`); log ``message`` when given."""
+        self.ledger.record(Fault(kind, self.hand_number, **fields))
         if message is not None:
             logger.warning(
                 "%s (seat %d, hand %s): %s",
@@ -226,15 +227,12 @@ class FaultRecorder:
         if tail and "stderr" not in detail:
             detail += f"{STDERR_MARKER}{tail!r}"
         self.record(
-            Fault(
-                FaultKind.CRASH,
-                self.hand_number,
-                code=limit_reason or "crash",
-                detail=detail,
-                exit_code=exit_code,
-                signal=signal,
-            ),
+            FaultKind.CRASH,
             f"crashed: {detail}",
+            code=limit_reason or "crash",
+            detail=detail,
+            exit_code=exit_code,
+            signal=signal,
         )
 
     def startup_failure(
@@ -251,31 +249,25 @@ class FaultRecorder:
         if info is not None and info.stderr_tail.strip() and exit_code is None and signal is None:
             detail += f"{STDERR_MARKER}{info.stderr_tail.strip()[-300:]!r}"
         self.record(
-            Fault(
-                FaultKind.STARTUP_FAILURE,
-                self.hand_number,
-                code=code,
-                detail=detail,
-                latency_ms=latency_ms,
-                exit_code=exit_code,
-                signal=signal,
-            ),
+            FaultKind.STARTUP_FAILURE,
             f"startup failure: {detail}",
+            code=code,
+            detail=detail,
+            latency_ms=latency_ms,
+            exit_code=exit_code,
+            signal=signal,
         )
 
     def dropped_output(self, info: ExitInfo) -> None:
         """Output the transport could not keep (a bot that wrote too much)."""
         self.record(
-            Fault(
-                FaultKind.DROPPED_OUTPUT,
-                self.hand_number,
-                code="output_dropped",
-                detail=(
-                    f"{info.stdout_dropped_bytes} stdout bytes and "
-                    f"{info.stderr_dropped_bytes} stderr bytes not kept"
-                ),
-                dropped_bytes=info.dropped_bytes,
+            FaultKind.DROPPED_OUTPUT,
+            code="output_dropped",
+            detail=(
+                f"{info.stdout_dropped_bytes} stdout bytes and "
+                f"{info.stderr_dropped_bytes} stderr bytes not kept"
             ),
+            dropped_bytes=info.dropped_bytes,
         )
 
     def invalid_reply(
@@ -283,43 +275,34 @@ class FaultRecorder:
     ) -> None:
         """A reply the protocol or the engine rejected (``fault`` says why)."""
         self.record(
-            Fault(
-                FaultKind.INVALID_REPLY,
-                self.hand_number,
-                code=fault.code,
-                detail=fault.message,
-                latency_ms=latency_ms,
-                seq=seq,
-            ),
+            FaultKind.INVALID_REPLY,
             f"invalid reply ({fault}), {attempts_left} attempts left",
+            code=fault.code,
+            detail=fault.message,
+            latency_ms=latency_ms,
+            seq=seq,
         )
 
     def timeout(self, seq: int, latency_ms: float, ran_out: str, action: object) -> None:
         """No reply to request ``seq`` in time (``ran_out`` says which time, on which
         basis: ``arena.session.timing``); ``action`` was applied."""
         self.record(
-            Fault(
-                FaultKind.TIMEOUT,
-                self.hand_number,
-                code=FaultKind.TIMEOUT.value,
-                detail=f"{ran_out}; {action} applied",
-                latency_ms=latency_ms,
-                seq=seq,
-            ),
+            FaultKind.TIMEOUT,
             f"timeout after {latency_ms:.0f} ms, {action} applied",
+            code=FaultKind.TIMEOUT.value,
+            detail=f"{ran_out}; {action} applied",
+            latency_ms=latency_ms,
+            seq=seq,
         )
 
     def hung(self, count: int, limit_ms: int, hung_after: int) -> None:
         """``count`` timeouts in a row: the bot is hung and its tree is killed."""
         self.record(
-            Fault(
-                FaultKind.HUNG,
-                self.hand_number,
-                code=FaultKind.HUNG.value,
-                detail=(
-                    f"{count} decisions in a row without a reply within {limit_ms} ms "
-                    f"(hung after {hung_after}): its process tree was killed"
-                ),
-            ),
+            FaultKind.HUNG,
             f"hung after {count} timeouts in a row; killed, to be restarted before the next hand",
+            code=FaultKind.HUNG.value,
+            detail=(
+                f"{count} decisions in a row without a reply within {limit_ms} ms "
+                f"(hung after {hung_after}): its process tree was killed"
+            ),
         )

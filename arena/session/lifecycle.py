@@ -22,7 +22,7 @@ from typing import Any
 
 from arena.bots.transport import BotStartError, Clock, ExitInfo, Transport, TransportClosedError
 from arena.session.channel import Channel
-from arena.session.faults import Fault, FaultKind, FaultRecorder
+from arena.session.faults import FaultKind, FaultRecorder
 from arena.session.handshake import ReadyInfo, StartupFailure, await_ready
 from arena.session.policy import TimeLimits
 from arena.session.stderr_file import HasStderrLog, SeatStderrLog
@@ -96,12 +96,9 @@ class BotLifecycle:
             return False
         self.restart_count += 1
         self._faults.record(
-            Fault(
-                FaultKind.RESTART,
-                self._faults.hand_number,
-                code="restart",
-                detail=f"restart {self.restart_count} of {self.restart_budget}",
-            ),
+            FaultKind.RESTART,
+            code="restart",
+            detail=f"restart {self.restart_count} of {self.restart_budget}",
         )
         return self._launch() is not None
 
@@ -123,18 +120,15 @@ class BotLifecycle:
         info = self.close(grace_s)
         if data and info is not None and info.is_killed:
             self._faults.record(
-                Fault(
-                    FaultKind.IGNORED_MATCH_END,
-                    self._faults.hand_number,
-                    code=FaultKind.IGNORED_MATCH_END.value,
-                    detail=(
-                        f"still running {round(grace_s * 1000)} ms after match_end; "
-                        "its process tree was killed"
-                    ),
-                    exit_code=info.exit_code,
-                    signal=info.signal,
-                ),
+                FaultKind.IGNORED_MATCH_END,
                 "ignored match_end: killed after the grace",
+                code=FaultKind.IGNORED_MATCH_END.value,
+                detail=(
+                    f"still running {round(grace_s * 1000)} ms after match_end; "
+                    "its process tree was killed"
+                ),
+                exit_code=info.exit_code,
+                signal=info.signal,
             )
         return info
 
@@ -184,10 +178,10 @@ class BotLifecycle:
             transport = self.transport_factory()
         except BotStartError as exc:
             self._faults.record(
-                Fault(
-                    FaultKind.STARTUP_FAILURE, self._faults.hand_number, "cannot_start", str(exc)
-                ),
+                FaultKind.STARTUP_FAILURE,
                 f"cannot start: {exc}",
+                code="cannot_start",
+                detail=str(exc),
             )
             return None
         self.transport = transport

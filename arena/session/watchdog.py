@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from arena.bots.transport import Clock, ExitInfo, Transport
 from arena.session.asking import DecisionAsker, DecisionOutcome, StrategyDraw
@@ -50,6 +50,27 @@ from protocol.request_encoder import EventTextCache
 __all__ = ["BotSession", "DecisionOutcome", "ReadyInfo"]
 
 logger = logging.getLogger("arena.bots")
+
+T = TypeVar("T")
+
+
+class _Shown(Generic[T]):
+    """An attribute of one of the session's parts (``part``: its lifecycle, asker or faults)
+    that the session shows under the same name: the part keeps the value."""
+
+    def __init__(self, part: str) -> None:
+        self._part = part
+        self._name = ""
+
+    def __set_name__(self, owner: type[object], name: str) -> None:
+        self._name = name
+
+    def __get__(self, session: object, owner: type[object] | None = None) -> T:
+        value: T = getattr(getattr(session, self._part), self._name)
+        return value
+
+    def __set__(self, session: object, value: T) -> None:
+        setattr(getattr(session, self._part), self._name, value)
 
 
 class BotSession:
@@ -118,78 +139,37 @@ class BotSession:
 
     # -- state ---------------------------------------------------------------------------
 
-    @property
-    def transport(self) -> Transport | None:
-        """The running bot's transport, if any."""
-        return self._life.transport
-
-    @property
-    def transport_factory(self) -> Callable[[], Transport]:
-        """What starts the bot (again, on restarts)."""
-        return self._life.transport_factory
-
-    @transport_factory.setter
-    def transport_factory(self, factory: Callable[[], Transport]) -> None:
-        self._life.transport_factory = factory
-
-    @property
-    def ready(self) -> ReadyInfo | None:
-        """What the running bot said in its ``ready`` (None while none runs)."""
-        return self._life.ready
-
-    @property
-    def restart_count(self) -> int:
-        """Restarts tried so far."""
-        return self._life.restart_count
-
-    @property
-    def restart_budget(self) -> int:
-        """Restarts allowed in the match."""
-        return self._life.restart_budget
-
-    @property
-    def exit_infos(self) -> list[ExitInfo]:
-        """How each process of this seat ended, in order."""
-        return self._life.exit_infos
-
-    @property
-    def ledger(self) -> FaultLedger:
-        """The seat's faults and reply latencies."""
-        return self._faults.ledger
-
-    @property
-    def stderr_log(self) -> SeatStderrLog | None:
-        """The seat's stderr file, if kept (see :meth:`keep_stderr`)."""
-        return self._life.stderr_log
+    #: The running bot's transport, if any.
+    transport: _Shown[Transport | None] = _Shown("_life")
+    #: What starts the bot (again, on restarts).
+    transport_factory: _Shown[Callable[[], Transport]] = _Shown("_life")
+    #: What the running bot said in its ``ready`` (None while none runs).
+    ready: _Shown[ReadyInfo | None] = _Shown("_life")
+    #: Restarts tried so far.
+    restart_count: _Shown[int] = _Shown("_life")
+    #: Restarts allowed in the match.
+    restart_budget: _Shown[int] = _Shown("_life")
+    #: How each process of this seat ended, in order.
+    exit_infos: _Shown[list[ExitInfo]] = _Shown("_life")
+    #: The seat's faults and reply latencies.
+    ledger: _Shown[FaultLedger] = _Shown("_faults")
+    #: The seat's stderr file, if kept (see :meth:`keep_stderr`).
+    stderr_log: _Shown[SeatStderrLog | None] = _Shown("_life")
 
     def keep_stderr(self, log: SeatStderrLog) -> None:
         """Add the stderr of each of this seat's processes to ``log`` as the process ends."""
         self._life.stderr_log = log
 
-    @property
-    def is_alive(self) -> bool:
-        """True while the bot is running and answering is possible."""
-        return self._life.is_alive
-
-    @property
-    def is_sitting_out(self) -> bool:
-        """True when the bot is down and the restart budget is spent (fold every hand)."""
-        return self._life.is_sitting_out
-
-    @property
-    def timeouts_in_a_row(self) -> int:
-        """Timeouts since the last valid reply of the running bot (the hung rule)."""
-        return self._asker.timeouts_in_a_row
-
-    @property
-    def distribution_count(self) -> int:
-        """Decisions the bot answered with a valid distribution (a mixed strategy)."""
-        return self._asker.distribution_count
-
-    @property
-    def time_bank_left_s(self) -> float:
-        """What is left of the time bank, in seconds."""
-        return self._asker.time_bank_left_s
+    #: True while the bot is running and answering is possible.
+    is_alive: _Shown[bool] = _Shown("_life")
+    #: True when the bot is down and the restart budget is spent (fold every hand).
+    is_sitting_out: _Shown[bool] = _Shown("_life")
+    #: Timeouts since the last valid reply of the running bot (the hung rule).
+    timeouts_in_a_row: _Shown[int] = _Shown("_asker")
+    #: Decisions the bot answered with a valid distribution (a mixed strategy).
+    distribution_count: _Shown[int] = _Shown("_asker")
+    #: What is left of the time bank, in seconds.
+    time_bank_left_s: _Shown[float] = _Shown("_asker")
 
     @property
     def last_seq(self) -> int:

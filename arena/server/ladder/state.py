@@ -86,15 +86,7 @@ _WITH_TEAMS = ("first__team", "second__team")
 
 def active_versions() -> list[BotVersion]:
     """Each team's active version that is accepted and not disabled, by team name."""
-    return list(
-        BotVersion.objects.filter(
-            pk__in=Team.objects.exclude(active_version=None).values("active_version"),
-            status=VersionStatus.ACCEPTED,
-            is_disabled=False,
-        )
-        .select_related("team")
-        .order_by("team__name")
-    )
+    return list(_active_rows().select_related("team"))
 
 
 def with_seats(games: QuerySet[Game]) -> QuerySet[Game]:
