@@ -71,7 +71,7 @@ from arena.server.jobs.lease import LeaseQueue, lease_seconds
 from arena.server.jobs.round_trip import Statement, run_together, update_statement
 from arena.server.jobs.serial import one_at_a_time
 from arena.server.ladder.config import LadderSettings
-from arena.server.ladder.fitting import may_be_due, refresh_if_due
+from arena.server.ladder.fitting import CADENCE, may_be_due, refresh_if_due
 from arena.server.ladder.models import (
     Game,
     GameStatus,
@@ -381,8 +381,10 @@ def store_played(game: Game, worker: str, played: PlayedGame, settings: LadderSe
         advance_promotions(settings, running=running.row is not None, is_frozen=is_frozen_now(now))
     # Outside the store's transaction; at most one worker fits. The fit's row, as the
     # count of games done read it back, spares the asking when no fit can be due.
-    if times is None or may_be_due(times, timezone.now()):
+    if times is None:
         refresh_if_due()
+    elif may_be_due(times, timezone.now()):  # the last fit's duration read with the count
+        refresh_if_due(interval_s=CADENCE.interval_s(times.seconds or 0.0))
     # (The value fit's cadence counts games done only.)
     done_count = times.done_count if times is not None else None
     if game.status == GameStatus.DONE and value_fit_may_be_due(job, done_count, settings):

@@ -133,24 +133,26 @@ def counted_times(game: Game, answers: Sequence[Answer]) -> FitTimes | None:
         RatingFit.objects.bulk_create([RatingFit(pk=1)], ignore_conflicts=True)
         row = run_together([_COUNT_DONE])[0].row
         assert row is not None  # (the row is there now)
-    fitted, claimed_until, done_count = row
-    return FitTimes(_aware(fitted), _aware(claimed_until), done_count)
+    fitted, claimed_until, done_count, seconds = row
+    return FitTimes(_aware(fitted), _aware(claimed_until), done_count, seconds)
 
 
 class FitTimes(NamedTuple):
     """The fit row's last fit and the time its fitter's claim holds until (either None),
-    and the games done counted on it (this game's count included; None: not read)."""
+    the games done counted on it (this game's count included) and the last fit's duration
+    in seconds (either None: not read)."""
 
     fitted: datetime | None
     claimed_until: datetime | None
     done_count: int | None = None
+    seconds: float | None = None
 
 
 #: One more game done on the fit's row, its times given back: they tell the store whether
 #: a fit may be due without asking again.
 _COUNT_DONE = Statement(
     f"UPDATE {RatingFit._meta.db_table} SET done_count = done_count + 1 WHERE id = 1 "
-    "RETURNING fitted, claimed_until, done_count"
+    "RETURNING fitted, claimed_until, done_count, seconds"
 )
 
 
