@@ -77,16 +77,8 @@ class SprtResult:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form; an infinite LLR (deals without spread) is written as a
         string, ``"inf"`` or ``"-inf"``, since JSON has no infinity."""
-        return {
-            "status": self.status,
-            "llr": self.llr if math.isfinite(self.llr) else str(self.llr),
-            "lower_bound": self.lower_bound,
-            "upper_bound": self.upper_bound,
-            "n": self.n,
-            "mbb0": self.mbb0,
-            "mbb1": self.mbb1,
-            "text": self.text,
-        }
+        llr = self.llr if math.isfinite(self.llr) else str(self.llr)
+        return {**asdict(self), "llr": llr, "text": self.text}
 
 
 @dataclass(frozen=True, slots=True)
