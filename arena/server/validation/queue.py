@@ -16,6 +16,7 @@ worker every time cannot block the queue."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime, timedelta
 
 from django.db import transaction
@@ -114,17 +115,14 @@ def record_step(version: BotVersion, worker: str, report: StepReport) -> None:
         stage = STAGES.get(report.step)
         if stage is not None:
             BotVersion.objects.filter(pk=version.pk).update(status=stage)
-        step, _ = ValidationStep.objects.get_or_create(
+        # A new step goes last; a step seen before keeps its place and takes the report.
+        position = ValidationStep.objects.filter(version_id=version.pk).count()
+        ValidationStep.objects.update_or_create(
             version_id=version.pk,
             step=report.step,
-            defaults={
-                "position": ValidationStep.objects.filter(version_id=version.pk).count(),
-                "status": report.status,
-            },
+            defaults=asdict(report),
+            create_defaults={**asdict(report), "position": position},
         )
-        step.status = report.status
-        step.message, step.hint, step.duration_s = report.message, report.hint, report.duration_s
-        step.save()
 
 
 def finish(version: BotVersion, worker: str, verdict: Verdict) -> bool:
@@ -146,15 +144,7 @@ def finish(version: BotVersion, worker: str, verdict: Verdict) -> bool:
             on_accepted(version)
         ValidationStep.objects.filter(version_id=version.pk).delete()
         ValidationStep.objects.bulk_create(
-            ValidationStep(
-                version_id=version.pk,
-                position=index,
-                step=report.step,
-                status=report.status,
-                message=report.message,
-                hint=report.hint,
-                duration_s=report.duration_s,
-            )
+            ValidationStep(version_id=version.pk, position=index, **asdict(report))
             for index, report in enumerate(verdict.steps)
         )
         return True
