@@ -90,7 +90,6 @@ def _outcome(
         sorted(result.players, key=lambda p: p.seat_index), sessions, strict=True
     ):
         ledger = session.ledger
-        stats = ledger.latency_stats()
         examples: dict[str, FaultExample] = {}
         for fault in ledger.faults:
             kind = str(fault.kind)
@@ -110,11 +109,7 @@ def _outcome(
                 fault_counts={str(kind): n for kind, n in ledger.counts().items() if n},
                 fault_examples=tuple(examples.values()),
                 latency=LatencySummary(
-                    count=stats.count,
-                    mean_ms=stats.mean_ms,
-                    p50_ms=stats.p50_ms,
-                    p99_ms=stats.p99_ms,
-                    max_ms=stats.max_ms,
+                    **dataclasses.asdict(ledger.latency_stats()),
                     histogram=ledger.latency_buckets(),
                 ),
                 stderr_path=(
