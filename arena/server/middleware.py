@@ -8,8 +8,6 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-__all__ = ["CONTENT_SECURITY_POLICY", "content_security_policy"]
-
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"

@@ -8,7 +8,5 @@ from django.core.wsgi import get_wsgi_application
 from arena.server.django_start import start_django
 from arena.server.site.shared_answers import SharedAnswers
 
-__all__ = ["application"]
-
 start_django()
 application = SharedAnswers(get_wsgi_application())

@@ -8,8 +8,6 @@ from django.http import HttpRequest
 
 from arena.server.jobs.models import WorkerRecord
 
-__all__ = ["WorkerRecordAdmin"]
-
 
 @admin.register(WorkerRecord)
 class WorkerRecordAdmin(admin.ModelAdmin):  # type: ignore[type-arg]

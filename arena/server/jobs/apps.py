@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
-__all__ = ["JobsConfig"]
-
 
 class JobsConfig(AppConfig):
     """``arena.server.jobs``: the workers' records."""

@@ -13,8 +13,6 @@ from django.db import models
 from django.db.models import F
 from django.utils import timezone
 
-__all__ = ["LOOK_WRITTEN_EVERY_S", "NOTICE_AFTER", "WorkerRecord"]
-
 #: Site failures in a row after which a worker says on stderr that it keeps failing.
 NOTICE_AFTER = 5
 #: An idle worker looks for a job every second; its look (and the queue's depth, a count)

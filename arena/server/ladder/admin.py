@@ -20,14 +20,6 @@ from arena.server.ladder.models import (
 )
 from arena.server.site.admin_access import LabelledFields
 
-__all__ = [
-    "FinalsRunAdmin",
-    "GameAdmin",
-    "PromotionTestAdmin",
-    "RatingFitAdmin",
-    "TableSeatInline",
-]
-
 
 def _one_decimal(value: float | None) -> str:
     return "" if value is None else f"{value:.1f}"

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
-__all__ = ["LadderConfig"]
-
 
 class LadderConfig(AppConfig):
     """``arena.server.ladder``: its models, templates and commands."""

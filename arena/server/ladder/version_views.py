@@ -29,8 +29,6 @@ from arena.server.ladder.views import published_seed, rounded, table_seats
 from arena.server.site.models import BotVersion, Team, VersionStatus
 from arena.server.site.scope import requesting_team, visible
 
-__all__ = ["api_version", "rating_history", "version_page"]
-
 
 def _game_row(game: Game, version: BotVersion, own: OwnFaults | None) -> dict[str, Any]:
     seats = table_seats(game)

@@ -44,19 +44,6 @@ from arena.server.site.models import SiteSettings, Team
 from arena.server.site.scope import requesting_team
 from arena.server.site.statements import Statement, as_datetime
 
-__all__ = [
-    "LadderStamp",
-    "api_ladder",
-    "finals_page",
-    "finals_report",
-    "ladder_page",
-    "ladder_stamp",
-    "published_seed",
-    "read_fit",
-    "rounded",
-    "table_seats",
-]
-
 
 def rounded(value: float | None, digits: int = 1) -> float | None:
     return None if value is None or not math.isfinite(value) else round(value, digits)

@@ -31,17 +31,6 @@ from arena.server.site.password_links import password_link
 from arena.server.site.versions import revalidate
 from arena.settings import SettingsError
 
-__all__ = [
-    "BotVersionAdmin",
-    "MatchAdmin",
-    "PlainGroupAdmin",
-    "SiteSettingsAdmin",
-    "TeamAdmin",
-    "UserWithLinksAdmin",
-    "reload_site_settings",
-    "rerun_infrastructure_failures",
-]
-
 
 class MemberInline(LabelledFields, admin.StackedInline):  # type: ignore[type-arg]
     model = Membership

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
-__all__ = ["SiteConfig"]
-
 
 class SiteConfig(AppConfig):
     """``arena.server.site``: its models, templates and views. The label is the one the

@@ -10,8 +10,6 @@ from arena.server.current import current_competition
 from arena.server.overview import DEFAULT_TITLE, competition_title
 from arena.settings import SettingsError
 
-__all__ = ["competition", "current_title"]
-
 
 def current_title() -> str:
     """The competition's title now (the default title when the file cannot be read: the

@@ -16,25 +16,6 @@ from django.db import models
 
 from arena.server.competition import SiteRules, rules_attribute
 
-__all__ = [
-    "ApiToken",
-    "BotVersion",
-    "FailureKind",
-    "LeaderboardRow",
-    "Match",
-    "MatchSeat",
-    "MatchStatus",
-    "Membership",
-    "RateEvent",
-    "ScoreKind",
-    "SiteSettings",
-    "Team",
-    "TokenScope",
-    "ValidationStep",
-    "VersionStatus",
-    "ViewerDocument",
-]
-
 
 def new_join_code() -> str:
     """A team's code, which a new member types to join it."""

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 
-__all__ = ["ValidationConfig"]
-
 
 class ValidationConfig(AppConfig):
     """``arena.server.validation``: the worker command."""

@@ -39,10 +39,6 @@ from arena.server.site.ratelimit import Limit
 from arena.server.site.scope import identified, requesting_team, visible
 from arena.server.site.tokens import new_token, token_digest, token_prefix
 
-__all__ = ["change_password", "join_team", "limited_address", "log_in", "log_out", "new_team",
-           "password_changed", "password_reset_done", "remove_member", "reset_password",
-           "revoke_token", "rotate_join_code", "sign_up", "tokens"]  # fmt: skip
-
 
 def client_address(request: HttpRequest) -> str:
     """The client's address: the connection's, which behind the trusted proxy

@@ -47,18 +47,6 @@ from arena.server.site.versions import (
 )
 from arena.server.site.views.accounts import limited_address
 
-__all__ = [
-    "activate",
-    "hands",
-    "leaderboard",
-    "limits",
-    "match",
-    "team",
-    "teams",
-    "version",
-    "versions",
-]
-
 #: The refusal of an upload or an activation with a token of scope "read".
 _READ_ONLY = "this token may only read (scope 'read'): make one that may upload on the tokens page"
 #: The values of ``?activate=`` an upload takes, and what each asks.

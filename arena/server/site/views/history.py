@@ -35,9 +35,6 @@ from arena.server.site.history import (
 from arena.server.site.models import BotVersion, Match, MatchSeat, SiteSettings, Team
 from arena.server.site.scope import requesting_team, visible
 
-__all__ = ["api_team_matches", "api_version_matches", "team_matches", "version_hands",
-           "version_matches"]  # fmt: skip
-
 
 def _links(request: HttpRequest, wanted: HistoryFilter, page: Page[MatchSeat]) -> dict[str, Any]:
     """The previous and next pages' URLs, the filter kept (None at either end)."""

@@ -52,9 +52,6 @@ from arena.server.site.viewer_store import audience, is_public, match_stamp, sto
 from arena.server.site.views.accounts import limited_address
 from arena.uploads import pack
 
-__all__ = ["leaderboard", "match_hands", "match_page", "my_team", "protocol", "starter",
-           "team_page", "upload", "version_page"]  # fmt: skip
-
 #: How long anyone's cache may keep the public hand viewer before asking again (its ETag
 #: then answers 304 while the match is unchanged).
 VIEWER_MAX_AGE_S = 300

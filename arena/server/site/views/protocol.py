@@ -22,8 +22,6 @@ from markdown_it.token import Token
 
 from arena.server.site.views.pages import PROTOCOL_FILE
 
-__all__ = ["heading_anchor", "protocol_html", "protocol_page"]
-
 #: Link targets the page keeps: the document's own sections and addresses on the web.
 _KEPT_LINK = re.compile(r"^(#|https?://|mailto:)")
 

@@ -17,8 +17,6 @@ from arena.server.ladder.finals import run_finals
 from arena.server.ladder.play import ladder_rules
 from arena.server.site.models import SiteSettings
 
-__all__ = ["Command"]
-
 
 class Command(BaseCommand):
     """Play and publish the finals."""

@@ -73,8 +73,6 @@ from arena.settings import SettingsError
 from arena.settings.catalog import ExecutorKind
 from arena.tournament.worker import play_match
 
-__all__ = ["Command", "GameClock", "game_progress", "game_spec", "site_paced"]
-
 
 def _files(version: BotVersion) -> VersionFiles:
     return VersionFiles(version_label(version), Path(version.archive.path), version.pk)

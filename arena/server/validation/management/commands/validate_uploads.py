@@ -12,8 +12,6 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from arena.server.validation.worker import validation_worker
 
-__all__ = ["Command"]
-
 
 class Command(BaseCommand):
     """The validation worker."""
