@@ -99,6 +99,14 @@ class Standing:
     net: int
     place: int
 
+    def to_dict(self) -> dict[str, Any]:
+        """The line as ``match_end`` sends it (``chips`` left out when None)."""
+        entry: dict[str, Any] = {"player_id": self.player_id, "name": self.name}
+        if self.chips is not None:
+            entry["chips"] = self.chips
+        entry.update(net=self.net, place=self.place)
+        return entry
+
 
 def hello(
     *,
@@ -259,14 +267,6 @@ def hand_end(
     }
 
 
-def _standing(standing: Standing) -> dict[str, Any]:
-    entry: dict[str, Any] = {"player_id": standing.player_id, "name": standing.name}
-    if standing.chips is not None:
-        entry["chips"] = standing.chips
-    entry.update(net=standing.net, place=standing.place)
-    return entry
-
-
 def match_end(
     standings: Iterable[Standing],
     *,
@@ -283,7 +283,7 @@ def match_end(
     message: dict[str, Any] = {
         "type": "match_end",
         "hands_played": hands_played,
-        "standings": [_standing(s) for s in standings],
+        "standings": [standing.to_dict() for standing in standings],
     }
     if (deck_seed is None) != (deck_salt is None):
         raise ArenaBugError(

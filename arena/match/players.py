@@ -16,7 +16,7 @@ seats are told (``arena replay``'s reads the recorded replies: :mod:`arena.match
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from arena.match.fairness import DeckCommitment
@@ -290,7 +290,7 @@ class LiveBots:
         # A withheld seed (another match still deals from it) is not told at all.
         revealed = None if self._deck is None else self._deck.revealed
         message = messages.match_end(
-            [messages.Standing(**asdict(entry)) for entry in standings],
+            standings,
             hands_played=hands_played,
             deck_seed=None if revealed is None else revealed[0],
             deck_salt=None if revealed is None else revealed[1],

@@ -31,6 +31,7 @@ from typing import Any
 from arena.store.hand_log import HISTORY_FORMAT
 from engine.actions import Action, Discard, RaiseTo
 from engine.tournament import Standing
+from protocol import messages
 
 __all__ = [
     "HISTORY_FORMAT",
@@ -186,15 +187,10 @@ class HandRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class StandingEntry:
-    """A final place as ``match_end`` lists it; ``net`` is the chips won in the match and
-    ``chips`` the final stack, None when stacks reset every hand (there is none)."""
-
-    player_id: str
-    name: str
-    chips: int | None
-    net: int
-    place: int
+class StandingEntry(messages.Standing):
+    """A final place as ``match_end`` lists it (the message's own line, written as sent);
+    ``net`` is the chips won in the match and ``chips`` the final stack, None when stacks
+    reset every hand (there is none)."""
 
     @classmethod
     def of(
@@ -204,14 +200,6 @@ class StandingEntry:
         so the standing's chips are a real final stack)."""
         chips = standing.chips if is_carried else None
         return cls(standing.player_id, name, chips, net, standing.place)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The entry as written (and as the ``match_end`` message sends it)."""
-        entry: dict[str, Any] = {"player_id": self.player_id, "name": self.name}
-        if self.chips is not None:
-            entry["chips"] = self.chips
-        entry.update(net=self.net, place=self.place)
-        return entry
 
 
 @dataclass(frozen=True, slots=True)
