@@ -123,14 +123,12 @@ def shown_name(name: str, *, max_chars: int = 200) -> str:
     >>> shown_name("a\\x1b[31m")
     "'a\\\\x1b[31m'"
     """
-    out = []
-    for character in name[:max_chars]:
-        if unicodedata.category(character) in _HIDDEN_CATEGORIES:
-            out.append(_escape(character))
-        else:
-            out.append(character)
+    shown = "".join(
+        _escape(character) if unicodedata.category(character) in _HIDDEN_CATEGORIES else character
+        for character in name[:max_chars]
+    )
     cut = "..." if len(name) > max_chars else ""
-    return "'" + "".join(out).replace("'", "\\'") + cut + "'"
+    return "'" + shown.replace("'", "\\'") + cut + "'"
 
 
 def _escape(character: str) -> str:
