@@ -118,13 +118,12 @@ def identical_version(team: Team, data: bytes) -> BotVersion | None:
     SHA-256; ``arena submit`` packs a folder the same way every time), or None. Such an
     upload is that version again: it is linked to it, not stored or validated again."""
     digest = hashlib.sha256(data).hexdigest()
-    found: BotVersion | None = (
+    return (
         team.versions.filter(archive_sha256=digest)
         .select_related("team")
         .order_by("-number")
         .first()
     )
-    return found
 
 
 def _refuse_after_the_deadline() -> None:
