@@ -73,10 +73,7 @@ def version_data(version: BotVersion, *, with_steps: bool = True) -> dict[str, A
         "plays_now": plays_now(version),
     }
     if with_steps:
-        data["steps"] = [
-            {"step": step.step, "status": step.status, "message": step.message, "hint": step.hint}
-            for step in version.steps.all()
-        ]
+        data["steps"] = list(version.steps.values("step", "status", "message", "hint"))
     return data
 
 
