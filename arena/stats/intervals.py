@@ -109,7 +109,8 @@ def estimate(values: Sequence[float], confidence: float = 0.95) -> Estimate:
     >>> estimate([5.0]).high
     inf
     """
-    _check_confidence(confidence)
+    if not is_real(confidence) or not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")
     checked = checked_values(values)
     n = len(checked)
     if n == 0:
@@ -130,7 +131,8 @@ def t_quantile(p: float, df: float) -> float:
     """
     if not is_real(p) or not 0.0 < p < 1.0:
         raise ValueError(f"a quantile's probability must be between 0 and 1, got {p!r}")
-    _check_df(df)
+    if not is_real(df) or not 0.0 < df < math.inf:
+        raise ValueError(f"degrees of freedom must be a positive number, got {df!r}")
     if p == 0.5:
         return 0.0
     if p < 0.5:
@@ -214,19 +216,6 @@ def _beta_fraction(x: float, a: float, b: float) -> float:
         if abs(step - 1.0) < _FRACTION_EPSILON:
             return result
     return result  # pragma: no cover - the fraction converges in a few dozen terms
-
-
-# -- checks ---------------------------------------------------------------------------------
-
-
-def _check_confidence(confidence: float) -> None:
-    if not is_real(confidence) or not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")
-
-
-def _check_df(df: float) -> None:
-    if not is_real(df) or not 0.0 < df < math.inf:
-        raise ValueError(f"degrees of freedom must be a positive number, got {df!r}")
 
 
 def _finite_or_none(value: float) -> float | None:
