@@ -32,7 +32,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.match.config import DEFAULT_MATCH_ID
-from arena.match.results import MatchResult, PlayerResult
+from arena.match.results import MatchResult
 from protocol.inert import inert_text
 
 __all__ = [
@@ -71,10 +71,6 @@ def latency_ms(faults: Mapping[str, Any], key: str) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
-def _place_text(player: PlayerResult) -> str:
-    return str(player.place) if player.place is not None else "-"
-
-
 def _ms_text(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
@@ -95,7 +91,7 @@ def results_table(result: MatchResult) -> Table:
     for player in result.ranked():
         name = inert_text(player.name) + (" (sitting out)" if player.is_sitting_out else "")
         row = [
-            _place_text(player),
+            "-" if player.place is None else str(player.place),
             name,
             str(player.seat_index),
             f"{player.chips_won:+d}",

@@ -35,7 +35,7 @@ def fingerprint(config: TournamentConfig) -> str:
 
     def decides(key: str) -> bool:
         table = key.partition(".")[0]
-        if not _decides_results(key) or table == "ring":
+        if key not in REGISTRY or not REGISTRY[key].decides_results or table == "ring":
             return False  # the seats and the challenger are added resolved below
         if table == "sprt":
             return config.sprt.enabled
@@ -57,11 +57,6 @@ def fingerprint(config: TournamentConfig) -> str:
     )
     canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
-
-
-def _decides_results(key: str) -> bool:
-    # The seats of a sit-and-go and the challenger are added to the fingerprint resolved.
-    return key in REGISTRY and REGISTRY[key].decides_results
 
 
 def difference(stored: Mapping[str, Any], config: TournamentConfig) -> str:
