@@ -35,7 +35,6 @@ __all__ = [
     "DEFAULT_HOUSE_BOT",
     "ValidationRules",
     "competition_match",
-    "default_resource_limits",
     "rules_for_site",
 ]
 
@@ -43,11 +42,6 @@ __all__ = [
 DEFAULT_HOUSE_BOT = (
     Path(__file__).resolve().parents[3] / "sample_bots" / "python_calling_station" / "bot.toml"
 )
-
-
-def default_resource_limits() -> dict[str, int]:
-    """Every resource limit at the sandbox's default."""
-    return {key: int(getattr(DEFAULT_RESOURCES, key)) for key in RESOURCE_KEYS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +60,7 @@ class ValidationRules:
     hand_count: int = DEFAULT_VALIDATION_HANDS
     allowed_faults: int = 0
     sandbox: SandboxLevel = SandboxLevel.STRICT
-    resource_limits: Mapping[str, int] = field(default_factory=default_resource_limits)
+    resource_limits: Mapping[str, int] = field(default_factory=DEFAULT_RESOURCES.to_dict)
     expose: tuple[Path, ...] = ()
     archive: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS
     max_build_timeout_s: float = DEFAULT_BUILD_TIMEOUT_S
@@ -107,7 +101,7 @@ def rules_for_site(competition_file: Path | None, site: SiteRules) -> Validation
         rules,
         match=competition_match(competition),
         sandbox=competition.config.sandbox or SandboxLevel.STRICT,
-        resource_limits={**default_resource_limits(), **competition.config.resource_limits},
+        resource_limits={**DEFAULT_RESOURCES.to_dict(), **competition.config.resource_limits},
         expose=competition.config.expose,
     )
 
