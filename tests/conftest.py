@@ -278,6 +278,18 @@ def _running(pids: set[int]) -> list[psutil.Process]:
     return found
 
 
+@pytest.fixture
+def one_pool_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tournaments and ladder games that name no ``concurrency`` play on one worker process,
+    not one per core: each worker of a local pool is a new interpreter that imports the
+    arena, plus a referee zygote that does too (about half a second of CPU together), and
+    a test that plays a few short matches gains nothing from a second one (``make test``
+    already keeps every core busy). For tests whose promise does not depend on the pool's
+    size; the tests that set ``concurrency`` keep theirs. (Named by its path: this file
+    imports no arena module, which coverage would not see being imported.)"""
+    monkeypatch.setattr("arena.tournament.config.default_concurrency", lambda: 1)
+
+
 class _ErrorCollector(logging.Handler):
     def __init__(self) -> None:
         super().__init__(level=logging.ERROR)

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from django.test import override_settings
 
-import arena.tournament.config
 from arena.server.site.models import BotVersion, Team, VersionStatus
 from arena.uploads import pack
 from tests import REPO_ROOT
@@ -28,14 +27,10 @@ SMALL = {"deals": 4, "promotion_min_games": 2, "placement_games": 1}
 
 
 @pytest.fixture(autouse=True)
-def one_pool_worker(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A competition that names no ``concurrency`` plays on one worker process here, not
-    one per core: each worker of a local pool is a new interpreter and a referee zygote
-    (about half a second of CPU to start), and a test plays one game or a few, whose
-    matches then play one after the other. What these tests check does not depend on the
-    pool's size; the tests that set ``concurrency`` keep theirs, and the live sites'
-    ladder workers (``test_kill``, the browser journey) play at one per core."""
-    monkeypatch.setattr(arena.tournament.config, "default_concurrency", lambda: 1)
+def _one_ladder_pool_worker(one_pool_worker: None) -> None:
+    """Every test here plays on one pool worker (tests/conftest.py's
+    :func:`~tests.conftest.one_pool_worker`): a test plays one game or a few. The live
+    sites' ladder workers (``test_kill``, the browser journey) still play one per core."""
 
 
 @pytest.fixture
