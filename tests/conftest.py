@@ -111,6 +111,13 @@ NO_COVER_TESTS: tuple[str, ...] = (
     "tests/protocol/test_framing.py::test_over_long_lines_are_flagged_in_place",
     "tests/arena/match/test_fairness.py::test_no_line_before_match_end_carries_the_seed",
     "tests/arena/match/test_prefetch.py::test_the_luck_estimate_in_short_steps",
+    "tests/arena/store/sqlite/test_connection.py::test_a_writer_killed_at_random_moments",
+    "tests/arena/store/sqlite/test_connection.py::test_a_read_only_reader_reads_complete",
+    "tests/protocol/test_strategy.py::test_fast_distribution_check_agrees_with_the_schema",
+    "tests/engine/test_hand_properties.py::test_view_of_a_seat_never_contains_another_seats",
+    "tests/arena/match/test_collector.py::test_a_match_freezes_its_startup_heap",
+    "tests/arena/export/test_phh_pokerkit.py::test_short_antes_are_layered_like_ours",
+    "tests/arena/test_untrusted_replies.py::test_a_reply_nested_exactly_to_the_limit",
 )
 
 #: The modules whose tests take longest (tens of seconds each on a loaded machine), longest
@@ -276,6 +283,18 @@ def _running(pids: set[int]) -> list[psutil.Process]:
             if proc.status() != psutil.STATUS_ZOMBIE:
                 found.append(proc)
     return found
+
+
+@pytest.fixture
+def one_pool_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tournaments and ladder games that name no ``concurrency`` play on one worker process,
+    not one per core: each worker of a local pool is a new interpreter that imports the
+    arena, plus a referee zygote that does too (about half a second of CPU together), and
+    a test that plays a few short matches gains nothing from a second one (``make test``
+    already keeps every core busy). For tests whose promise does not depend on the pool's
+    size; the tests that set ``concurrency`` keep theirs. (Named by its path: this file
+    imports no arena module, which coverage would not see being imported.)"""
+    monkeypatch.setattr("arena.tournament.config.default_concurrency", lambda: 1)
 
 
 class _ErrorCollector(logging.Handler):

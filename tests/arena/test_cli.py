@@ -312,6 +312,7 @@ def test_check_bot_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert "FAIL  first_decision" in out and "result: FAILED" in out
 
 
+@pytest.mark.usefixtures("one_pool_worker")
 def test_demo_skips_bots_whose_tools_are_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -185,6 +185,7 @@ def test_the_hand_strength_bot_raises_strong_hands_and_folds_bad_prices() -> Non
     # longest steps; the engine's and the tournament's own tests check determinism).
     [1, pytest.param(2, marks=pytest.mark.slow)],
 )
+@pytest.mark.usefixtures("one_pool_worker")  # its twenty matches one after the other
 def test_the_demo_plays_every_starter_bot_and_is_the_same_competition_every_time(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], runs_wanted: int
 ) -> None:

@@ -14,7 +14,9 @@ from arena.commands import tournament as tournament_command
 from arena.tournament.display import LiveDisplay, PlainDisplay
 from tests.arena.tournament.helpers import FOLDER, HAND_STRENGTH, STATION, run_tournament, standings
 
-pytestmark = pytest.mark.allow_error_logs
+# One pool worker where a test names no concurrency (tests/conftest.py): the tests that
+# pass --concurrency 2 play matches side by side.
+pytestmark = [pytest.mark.allow_error_logs, pytest.mark.usefixtures("one_pool_worker")]
 
 
 def test_folder_loses_to_calling_station_with_an_interval_below_zero(tmp_path: Path) -> None:

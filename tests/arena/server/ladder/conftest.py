@@ -26,6 +26,13 @@ BOTS = {
 SMALL = {"deals": 4, "promotion_min_games": 2, "placement_games": 1}
 
 
+@pytest.fixture(autouse=True)
+def _one_ladder_pool_worker(one_pool_worker: None) -> None:
+    """Every test here plays on one pool worker (tests/conftest.py's
+    :func:`~tests.conftest.one_pool_worker`): a test plays one game or a few. The live
+    sites' ladder workers (``test_kill``, the browser journey) still play one per core."""
+
+
 @pytest.fixture
 def small_ladder(db: None) -> Iterator[None]:
     """The ladder's settings for the tests."""

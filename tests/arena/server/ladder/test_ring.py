@@ -55,9 +55,10 @@ def _competition(tmp_path: Path, *, seats: str = "[ring]\nseats = 3\n", extra: s
 
 @pytest.fixture
 def ring(small_ladder: None, tmp_path: Path) -> Iterator[Path]:
-    """The site's competition is a ring of three seats, whose three rotations the worker
-    plays at once (the competition's ``concurrency``, as the finals')."""
-    path = _competition(tmp_path, extra="concurrency = 3\n")
+    """The site's competition is a ring of three seats. It names no ``concurrency``: the
+    worker plays a table's three rotations one after the other on its one pool worker
+    (conftest.py), as it would on a one-core machine; what is stored and rated is the same."""
+    path = _competition(tmp_path)
     with override_settings(ARENA_COMPETITION_FILE=str(path)):
         yield path
 
