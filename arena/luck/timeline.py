@@ -36,12 +36,32 @@ __all__ = [
     "LuckError",
     "TableState",
     "walk_history",
+    "walk_input",
 ]
 
 
 #: The keys of a history document that :func:`walk_history` reads (the rest - the
 #: format, the button, the actions' summary - it never looks at).
 HISTORY_KEYS = ("seats", "events", "config", "result", "seed", "deck")
+#: The keys of a history's ``result`` that the walk reads (the rest - the board, the
+#: shown cards, the awards - it never looks at).
+RESULT_KEYS = ("starting_stacks", "final_stacks")
+
+
+def walk_input(history: Mapping[str, Any]) -> dict[str, Any]:
+    """What :func:`walk_history` reads of a ``history`` document (:data:`HISTORY_KEYS`),
+    no more: the result's stacks (:data:`RESULT_KEYS`), and the deck only when there is
+    no seed (the deck keys the samples only then). Walked, it gives the document's own
+    timeline (a test checks it), from a smaller document: the match sends it to the
+    estimator's process. A value the walk would refuse is kept as it is, to be refused.
+    """
+    read = {key: history[key] for key in HISTORY_KEYS if key in history}
+    if read.get("seed") is not None:
+        read.pop("deck", None)
+    result = read.get("result")
+    if isinstance(result, dict):
+        read["result"] = {key: result[key] for key in RESULT_KEYS if key in result}
+    return read
 
 
 class LuckError(ValueError):

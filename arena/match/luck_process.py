@@ -39,7 +39,7 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.luck import HandLuck, LuckValue, estimate_hand
-from arena.luck.timeline import HISTORY_KEYS
+from arena.luck.timeline import walk_input
 from arena.match import luck_worker
 from arena.match.log import LOGGER_NAME
 from arena.match.records import HandRecord
@@ -83,17 +83,16 @@ _LOG = logging.getLogger(LOGGER_NAME)
 
 def estimate_input(record: HandRecord) -> dict[str, Any]:
     """What the luck estimate reads of ``record``, as the record's dict has it: the
-    history's keys the walk reads (:data:`~arena.luck.timeline.HISTORY_KEYS`), every
+    part of the history the walk reads (:func:`~arena.luck.timeline.walk_input`), every
     decision that carries a reported distribution, and an empty object for each other
     decision (no action term: nothing of it is read; the indexes stay). Its estimate is
     the record's, bit for bit, in a smaller message (a test checks it)."""
-    history = record.history
     return {
         "decisions": [
             decision.to_dict() if decision.distribution is not None else {}
             for decision in record.decisions
         ],
-        "history": {key: history[key] for key in HISTORY_KEYS if key in history},
+        "history": walk_input(record.history),
     }
 
 

@@ -20,7 +20,7 @@ import psutil
 import pytest
 
 from arena.luck import ESTIMATOR, HandLuck, LuckError, LuckValue, estimate_hand
-from arena.luck.timeline import HISTORY_KEYS
+from arena.luck.timeline import walk_input
 from arena.match import luck_process, luck_worker
 from arena.match.config import MatchConfig, MatchError, StackPolicy
 from arena.match.loop import MatchRunner
@@ -270,8 +270,7 @@ def _inputs(tmp_path: Path) -> list[dict[str, Any]]:
     inputs = []
     for record in _hands(tmp_path):
         decisions = [d if "distribution" in d else {} for d in record["decisions"]]
-        history = {key: record["history"][key] for key in HISTORY_KEYS}
-        inputs.append({"decisions": decisions, "history": history})
+        inputs.append({"decisions": decisions, "history": walk_input(record["history"])})
     return inputs
 
 
