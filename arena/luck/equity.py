@@ -40,8 +40,12 @@ __all__ = [
 
 
 def unseen_cards(out: frozenset[Card]) -> tuple[Card, ...]:
-    """The cards nobody has been shown, in deck order (2c, 2d, ... As)."""
-    return tuple([card for card in FULL_DECK if card not in out])
+    """The cards nobody has been shown, in deck order (2c, 2d, ... As: a card's number is
+    its place in the deck)."""
+    return tuple(sorted(_DECK - out))
+
+
+_DECK = frozenset(FULL_DECK)
 
 
 def sample_subsets(

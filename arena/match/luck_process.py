@@ -38,7 +38,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from arena.luck import HandLuck, LuckValue, estimate_hand
+from arena.luck import HandLuck, LuckValue, estimate_hand, fast_ranks
 from arena.luck.timeline import walk_input
 from arena.match import luck_worker
 from arena.match.log import LOGGER_NAME
@@ -169,7 +169,10 @@ class LuckProcess:
         self._from_child, child_writes = os.pipe()
         with contextlib.suppress(OSError):  # else the system's default size (64 kB)
             fcntl.fcntl(self._to_child, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
-        fill_tables()  # filled once here for both (the match ranks its showdowns anyway)
+        # Filled once here for both (the match ranks its showdowns anyway), and the fast
+        # ranker's array made from them, so that the process starts with it.
+        fill_tables()
+        fast_ranks.dense_classes()
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
             stream.flush()
         pid = os.fork()
