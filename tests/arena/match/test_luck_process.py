@@ -66,8 +66,8 @@ def _started(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     pids: list[int] = []
     real_start = LuckProcess._start
 
-    def start(self: LuckProcess) -> None:
-        real_start(self)
+    def start(self: LuckProcess, first: dict[str, Any]) -> None:
+        real_start(self, first)
         assert self.pid is not None
         pids.append(self.pid)
 
@@ -180,7 +180,7 @@ _PARENT = """
 import sys, time
 from arena.match.luck_process import LuckProcess
 estimates = LuckProcess("killed")
-estimates._start()  # what the first hand sent does
+estimates._start({})  # what the first hand sent does
 print(estimates.pid, flush=True)
 time.sleep(60)
 """
