@@ -8,7 +8,7 @@ hand on a completion is adding two sums and one lookup, in :func:`dense_classes`
 evaluator's seven-card table laid out as an array indexed by the rank-key sum (15.6 MB,
 built once per process, in about 25 ms: a dict's lookup of a sum it has never seen
 reads its hash slot, its entry, its key and its value, four places in a few megabytes,
-where the array reads one; about three times as fast on a hand's boards). Flushes - a suit counter
+where the array reads one). Flushes - a suit counter
 past its threshold, about 3% of boards - fall back to ``rank_class``. The answers are the
 evaluator's, bit for bit (``tests/arena/luck/test_fast_ranks.py`` checks it); the value
 function uses this module when :data:`USE_FAST_RANKS` is true.
