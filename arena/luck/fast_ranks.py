@@ -51,8 +51,7 @@ def dense_classes() -> array[int]:
     a process forked after it shares it."""
     global _dense
     if _dense is None:
-        if not _SEVEN:
-            fill_tables()
+        fill_tables()  # at once when they are filled
         table = array("H", [0]) * (max(_SEVEN) + 1)
         for total, rank in _SEVEN.items():
             table[total] = rank

@@ -272,8 +272,12 @@ def test_the_walks_input_is_walked_as_the_whole_history_and_drops_what_it_never_
     )
 
 
-def test_the_walks_input_keeps_a_bad_result_for_the_walk_to_refuse() -> None:
+def test_the_walks_input_keeps_a_bad_result_or_events_for_the_walk_to_refuse() -> None:
     history = {**random_record(6)["history"], "result": "over"}
     assert walk_input(history)["result"] == "over"
     with pytest.raises(LuckError, match="'over'"):
+        walk_history(walk_input(history))
+    history = {**random_record(6)["history"], "events": "none"}
+    assert walk_input(history)["events"] == "none"
+    with pytest.raises(LuckError, match="without seats, events or config"):
         walk_history(walk_input(history))
