@@ -23,7 +23,8 @@ Run: ``.venv/bin/python bench/bench_arena.py --hands 2000 --rounds 3`` (add
 5. What the luck estimator (``arena.luck``, ``MatchConfig.luck``) costs: the same match
    with it off, on (the estimate in its own process, ``arena.match.luck_process``, the
    default) and on in the match's process (that switch off), interleaved (off, on,
-   in-process, off, ...: the machine's drift falls on all three), ``--luck-hands`` hands
+   in-process in the odd rounds, in-process, on, off in the even ones: the machine's drift
+   falls on all three, before and after alike), ``--luck-hands`` hands
    each (default: ``--hands``, at most 500), over ``--luck-rounds`` rounds (default:
    ``--rounds``). Per round the wall time of each and its ratio to luck off (target:
    within 3%), their median and the mean's 95% interval; the arena's CPU, counted as every
@@ -462,17 +463,26 @@ LUCK_VARIANTS = ((False, True), (True, True), (True, False))
 
 def luck_rounds(manifest: BotManifest, config: MatchConfig, rounds: int) -> list[LuckRound]:
     """``rounds`` rounds of the match with the luck estimator off, on in its own process,
-    then on in the match's process."""
+    and on in the match's process: in that order in the odd rounds and the other way
+    round in the even ones (a drift of the machine's speed across a round then falls on
+    luck off before luck on as often as after it). One match with luck on is played
+    first, untimed: what a process makes once (the evaluator's tables, the estimator's
+    tables, the bots' first start) is not in any round."""
+    with tempfile.TemporaryDirectory() as out:
+        warm = replace(config, luck=True, score=None)
+        run_match(warm, open_sessions([manifest, manifest], warm), Path(out))
     pairs = []
-    for _ in range(rounds):
-        times: list[float] = []
+    for number in range(rounds):
+        times: dict[tuple[bool, bool], tuple[float, float]] = {}
         estimator, collector, overlap = _CpuMeter(), _CpuMeter(), _CpuMeter()
         process_cpu = _CpuMeter()
-        gc_s: list[float] = []
-        waits: list[int] = []
+        gc_s: dict[tuple[bool, bool], float] = {}
+        waits: dict[tuple[bool, bool], int] = {}
         records: list[Mapping[str, object]] = []
         default = luck_process.USE_LUCK_PROCESS
-        for luck, in_its_process in LUCK_VARIANTS:
+        order = LUCK_VARIANTS if number % 2 == 0 else LUCK_VARIANTS[::-1]
+        for variant in order:
+            luck, in_its_process = variant
             with tempfile.TemporaryDirectory() as out:
                 on_or_off = replace(config, luck=luck, score=None)
                 collector.total_s = 0.0
@@ -487,33 +497,34 @@ def luck_rounds(manifest: BotManifest, config: MatchConfig, rounds: int) -> list
                     result = run_match(
                         on_or_off, open_sessions([manifest, manifest], on_or_off), Path(out)
                     )
-                times += [time.perf_counter() - started, time.process_time() - cpu]
+                times[variant] = (time.perf_counter() - started, time.process_time() - cpu)
                 luck_process.USE_LUCK_PROCESS = default
-                gc_s.append(collector.total_s)
-                waits.append(resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw - blocked)
+                gc_s[variant] = collector.total_s
+                waits[variant] = resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw - blocked
                 if luck and in_its_process:
                     records = list(read_hand_log(Path(out) / "hands.jsonl").hands)
         cpu = time.process_time()
         for record in records:  # the luck-on match's hands, estimated again
             estimate_hand(record)
         alone = time.process_time() - cpu
+        off, on, inproc = LUCK_VARIANTS
         pairs.append(
             LuckRound(
-                off_s=times[0],
-                on_s=times[2],
-                inproc_s=times[4],
-                off_cpu_s=times[1],
-                on_cpu_s=times[3],
-                inproc_cpu_s=times[5],
+                off_s=times[off][0],
+                on_s=times[on][0],
+                inproc_s=times[inproc][0],
+                off_cpu_s=times[off][1],
+                on_cpu_s=times[on][1],
+                inproc_cpu_s=times[inproc][1],
                 estimator_cpu_s=process_cpu.total_s,
                 alone_cpu_s=alone,
                 in_match_cpu_s=estimator.total_s - overlap.total_s,
-                off_gc_s=gc_s[0],
-                on_gc_s=gc_s[1],
-                inproc_gc_s=gc_s[2],
-                off_waits=waits[0],
-                on_waits=waits[1],
-                inproc_waits=waits[2],
+                off_gc_s=gc_s[off],
+                on_gc_s=gc_s[on],
+                inproc_gc_s=gc_s[inproc],
+                off_waits=waits[off],
+                on_waits=waits[on],
+                inproc_waits=waits[inproc],
                 decisions=result.decision_count,
             )
         )
@@ -674,6 +685,14 @@ def report_luck(
     host_off = median_ms([r.off_cpu_s for r in luck])
     host_on = median_ms([r.on_cpu_s for r in luck])
     process = median_ms([r.estimator_cpu_s for r in luck])
+    # Off the critical path, luck on adds the host's own extra work to the wall time, not
+    # the estimator's CPU; on it, the wall time grows by about the estimator's CPU.
+    added = estimate([(r.on_s - r.off_s) * ms for r in luck])
+    print(
+        f"  wall time added      {median_ms([r.on_s - r.off_s for r in luck]):8.3f} ms per hand"
+        f" with luck on (median; mean {added.mean:.3f} [{added.low:.3f}, {added.high:.3f}]"
+        f" (95%)), against the estimator's {process:.3f} ms of CPU per hand in its process"
+    )
     arena_on = median_ms([r.arena_cpu_s for r in luck])
     host_inproc = median_ms([r.inproc_cpu_s for r in luck])
     print(

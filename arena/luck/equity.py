@@ -25,7 +25,8 @@ from itertools import combinations
 from math import comb
 from operator import add, eq, itemgetter, lt, truediv
 
-from arena.luck import fast_boards
+from arena.luck import fast_boards, fast_ranks
+from engine._eval_tables import fill_tables
 from engine.cards import FULL_DECK, Card
 from engine.evaluator import rank_class
 from engine.seeds import StreamRandom
@@ -34,14 +35,19 @@ __all__ = [
     "BoardSampler",
     "completions",
     "pot_shares",
+    "prepare",
     "sample_subsets",
     "unseen_cards",
 ]
 
 
 def unseen_cards(out: frozenset[Card]) -> tuple[Card, ...]:
-    """The cards nobody has been shown, in deck order (2c, 2d, ... As)."""
-    return tuple([card for card in FULL_DECK if card not in out])
+    """The cards nobody has been shown, in deck order (2c, 2d, ... As: a card's number is
+    its place in the deck)."""
+    return tuple(sorted(_DECK - out))
+
+
+_DECK = frozenset(FULL_DECK)
 
 
 def sample_subsets(
@@ -81,6 +87,20 @@ def _design(pool_size: int, size: int) -> tuple[Callable[[Sequence[Card]], tuple
 
 #: How many completions a sampler can give (the sample rule's ceiling).
 DESIGN_SIZE = 1024
+
+
+def prepare(players: int) -> None:
+    """Make in this process, once, what the first estimate of a hold'em hand dealt to
+    ``players`` reads: the evaluator's tables, the fast ranker's array
+    (:func:`~arena.luck.fast_ranks.dense_classes`) and the designs of the pre-flop and
+    flop samples (2 ms each). A process forked afterwards - a match's estimator's -
+    starts with them instead of making them again for every match."""
+    fill_tables()
+    fast_ranks.dense_classes()
+    unseen = len(FULL_DECK) - 2 * players  # before the flop; the burn cards stay unseen
+    if players >= 2 and unseen - 3 >= 2:
+        _design(unseen, 5)
+        _design(unseen - 3, 2)
 
 
 class BoardSampler:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from itertools import repeat
 from operator import call
 from typing import Any
@@ -39,32 +40,32 @@ _FIRST_BYTES = 80
 _LIMITS = [0] + [256 - 256 % n for n in range(1, 257)]
 
 
+@lru_cache(maxsize=64)
+def _steps(length: int) -> tuple[tuple[int, int, int], ...]:
+    """The steps of a whole shuffle of ``length`` cards: for each position ``k`` but the
+    last, ``(k, n, limit)``: ``n`` cards left to draw from, and the bytes kept below
+    ``limit`` (the last step, one card left, takes a byte and moves nothing: it is left
+    out, and the stream is not read after the shuffle)."""
+    return tuple((k, length - k, _LIMITS[length - k]) for k in range(length - 1))
+
+
 def shuffled(key: bytes, cards: Sequence[Card], *, first_bytes: int = _FIRST_BYTES) -> list[Card]:
     """``cards`` after the whole Fisher-Yates shuffle that
     :func:`arena.luck.equity.sample_subsets` makes with ``StreamRandom(key)`` (each index
     below ``n`` one byte, bytes at or above the largest multiple of ``n`` rejected);
-    ``first_bytes``: how many bytes to read at first (more are read as needed)."""
+    ``first_bytes``: how many bytes to read at first (the shuffle starts again on a
+    digest twice as long, which starts with the shorter one, if they run out)."""
     deck = list(cards)
-    length = len(deck)
-    size = first_bytes
-    data = hashlib.shake_256(key).digest(size)
-    read = 0
-    limits = _LIMITS
-    # The last step (one card left) takes a byte and moves nothing: it is left out, and
-    # the stream is not read after the shuffle.
-    for k in range(length - 1):
-        n = length - k
-        limit = limits[n]
-        while True:
-            if read == size:  # a longer digest starts with the shorter one
-                size *= 2
-                data = hashlib.shake_256(key).digest(size)
-            byte = data[read]
-            read += 1
-            if byte < limit:
-                break
-        j = k + byte % n
-        deck[k], deck[j] = deck[j], deck[k]
+    next_byte = iter(hashlib.shake_256(key).digest(first_bytes)).__next__
+    try:
+        for k, n, limit in _steps(len(deck)):
+            byte = next_byte()
+            while byte >= limit:
+                byte = next_byte()
+            j = k + byte % n
+            deck[k], deck[j] = deck[j], deck[k]
+    except StopIteration:
+        return shuffled(key, cards, first_bytes=2 * first_bytes)
     return deck
 
 

@@ -4,7 +4,11 @@ The plain way (:func:`arena.luck.equity.hand_ranks`) calls ``engine.evaluator.ra
 on every hand and board: seven key lookups each time. Here the evaluator's own card keys
 (``engine._eval_tables``, whose sums name a hand's rank multiset and count its suits) are
 summed once per hole (with the board so far) and once per board completion, so ranking a
-hand on a completion is adding two sums and one dict lookup. Flushes - a suit counter
+hand on a completion is adding two sums and one lookup, in :func:`dense_classes`, the
+evaluator's seven-card table laid out as an array indexed by the rank-key sum (15.6 MB,
+built once per process, in about 25 ms: a dict's lookup of a sum it has never seen
+reads its hash slot, its entry, its key and its value, four places in a few megabytes,
+where the array reads one). Flushes - a suit counter
 past its threshold, about 3% of boards - fall back to ``rank_class``. The answers are the
 evaluator's, bit for bit (``tests/arena/luck/test_fast_ranks.py`` checks it); the value
 function uses this module when :data:`USE_FAST_RANKS` is true.
@@ -12,6 +16,7 @@ function uses this module when :data:`USE_FAST_RANKS` is true.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Sequence
 
 from engine._eval_tables import (
@@ -25,7 +30,7 @@ from engine._eval_tables import (
 from engine.cards import Card
 from engine.evaluator import rank_class
 
-__all__ = ["USE_FAST_RANKS", "BoardSums", "fast_hand_ranks"]
+__all__ = ["USE_FAST_RANKS", "BoardSums", "dense_classes", "fast_hand_ranks"]
 
 #: The switch: false makes the value function rank every hand with ``rank_class`` (read
 #: when a value function is made, so a test can turn it off).
@@ -34,6 +39,24 @@ USE_FAST_RANKS = True
 _SEVEN = NONFLUSH_CLASSES[7]
 #: The suit counters' bits, below the rank-key sum.
 _SUIT_BITS = (1 << RANK_SHIFT) - 1
+#: :data:`_SEVEN` as an array by rank-key sum (:func:`dense_classes`), once made.
+_dense: array[int] | None = None
+
+
+def dense_classes() -> array[int]:
+    """The class of every seven-card non-flush rank multiset, by its rank-key sum
+    (``NONFLUSH_CLASSES[7]`` as an array of 16-bit numbers: a class is at most 7,462;
+    a sum that names no multiset holds 0, and none is ever looked up). Made at the first
+    call in a process (the evaluator's tables filled first if they are not), then kept:
+    a process forked after it shares it."""
+    global _dense
+    if _dense is None:
+        fill_tables()  # at once when they are filled
+        table = array("H", [0]) * (max(_SEVEN) + 1)
+        for total, rank in _SEVEN.items():
+            table[total] = rank
+        _dense = table
+    return _dense
 
 
 def _sums(boards: Sequence[tuple[Card, ...]]) -> list[int]:
@@ -91,8 +114,7 @@ def fast_hand_ranks(
 ) -> list[int]:
     """The class of the two-card ``hole`` with ``board`` and each completion from
     ``start`` on: ``rank_class((*hole, *board, *completion))``, faster."""
-    if not _SEVEN:  # the first hand this process ranks (the evaluator fills them too)
-        fill_tables()
+    seven = dense_classes()
     base = FIRST_CARD_KEYS[hole[0]] + CARD_KEYS[hole[1]]
     if board:
         base += sum([CARD_KEYS[c] for c in board])
@@ -102,7 +124,7 @@ def fast_hand_ranks(
     # Every total's rank sum names a real seven-card rank multiset, flush or not: look all
     # up, then put the flushes right with the evaluator. The parts are added apart
     # (BoardSums.parts), and inline: comprehensions beat map() pipelines at these sizes.
-    seven, flush_bits = _SEVEN, FLUSH_BITS
+    flush_bits = FLUSH_BITS
     base_rank, base_suits = base >> RANK_SHIFT, base & _SUIT_BITS
     ranks = [seven[base_rank + part] for part in rank_parts]
     flushes = [index for index, part in enumerate(suit_parts) if (base_suits + part) & flush_bits]

@@ -36,12 +36,49 @@ __all__ = [
     "LuckError",
     "TableState",
     "walk_history",
+    "walk_input",
 ]
 
 
 #: The keys of a history document that :func:`walk_history` reads (the rest - the
 #: format, the button, the actions' summary - it never looks at).
 HISTORY_KEYS = ("seats", "events", "config", "result", "seed", "deck")
+#: The keys of a history's ``result`` that the walk reads (the rest - the board, the
+#: shown cards, the awards - it never looks at).
+RESULT_KEYS = ("starting_stacks", "final_stacks")
+#: The keys of a history's ``config`` that the walk reads.
+CONFIG_KEYS = ("variant", "big_blind", "ante", "ante_mode")
+#: The events the walk passes over: the showdown's and the hand's end, after every card
+#: and every chip put in (what they say, the result's stacks say too).
+UNREAD_EVENTS = frozenset(
+    {"hand_shown", "hand_mucked", "pot_awarded", "showdown_resolved", "hand_ended"}
+)
+
+
+def walk_input(history: Mapping[str, Any]) -> dict[str, Any]:
+    """What :func:`walk_history` reads of a ``history`` document (:data:`HISTORY_KEYS`),
+    no more: the result's stacks (:data:`RESULT_KEYS`), the config's keys the walk reads
+    (:data:`CONFIG_KEYS`), the events but the showdown's and the end's
+    (:data:`UNREAD_EVENTS`), and the deck only when there is no seed (the deck keys the
+    samples only then). Walked, it gives the document's own timeline (a test checks it),
+    from a smaller document: the match sends it to the estimator's process. A value the
+    walk would refuse is kept as it is, to be refused.
+    """
+    read = {key: history[key] for key in HISTORY_KEYS if key in history}
+    if read.get("seed") is not None:
+        read.pop("deck", None)
+    for key, kept in (("result", RESULT_KEYS), ("config", CONFIG_KEYS)):
+        part = read.get(key)
+        if isinstance(part, dict):
+            read[key] = {name: part[name] for name in kept if name in part}
+    events = read.get("events")
+    if isinstance(events, list):
+        read["events"] = [
+            event
+            for event in events
+            if not (isinstance(event, dict) and event.get("type") in UNREAD_EVENTS)
+        ]
+    return read
 
 
 class LuckError(ValueError):

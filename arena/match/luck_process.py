@@ -39,11 +39,11 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.luck import HandLuck, LuckValue, estimate_hand
-from arena.luck.timeline import HISTORY_KEYS
+from arena.luck.equity import prepare
+from arena.luck.timeline import walk_input
 from arena.match import luck_worker
 from arena.match.log import LOGGER_NAME
 from arena.match.records import HandRecord
-from engine._eval_tables import fill_tables
 
 __all__ = [
     "BATCH_HANDS",
@@ -83,17 +83,16 @@ _LOG = logging.getLogger(LOGGER_NAME)
 
 def estimate_input(record: HandRecord) -> dict[str, Any]:
     """What the luck estimate reads of ``record``, as the record's dict has it: the
-    history's keys the walk reads (:data:`~arena.luck.timeline.HISTORY_KEYS`), every
+    part of the history the walk reads (:func:`~arena.luck.timeline.walk_input`), every
     decision that carries a reported distribution, and an empty object for each other
     decision (no action term: nothing of it is read; the indexes stay). Its estimate is
     the record's, bit for bit, in a smaller message (a test checks it)."""
-    history = record.history
     return {
         "decisions": [
             decision.to_dict() if decision.distribution is not None else {}
             for decision in record.decisions
         ],
-        "history": {key: history[key] for key in HISTORY_KEYS if key in history},
+        "history": walk_input(record.history),
     }
 
 
@@ -140,7 +139,7 @@ class LuckProcess:
             then(estimate_hand(hand, self.luck_value))
             return
         if self._pid is None:
-            self._start()
+            self._start(hand)
         dump = marshal.dumps(hand)
         self._sent.append((dump, then))
         self._held.append(luck_worker.frame(dump))
@@ -165,12 +164,15 @@ class LuckProcess:
 
     # ------------------------------------------------------------------ the pipes
 
-    def _start(self) -> None:
+    def _start(self, first: dict[str, Any]) -> None:
         child_reads, self._to_child = os.pipe()
         self._from_child, child_writes = os.pipe()
         with contextlib.suppress(OSError):  # else the system's default size (64 kB)
             fcntl.fcntl(self._to_child, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
-        fill_tables()  # filled once here for both (the match ranks its showdowns anyway)
+        # Made once here for both (the match ranks its showdowns anyway), so that the
+        # process starts with them: the tables, the samples' designs for the first hand's
+        # players.
+        prepare(_players(first))
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
             stream.flush()
         pid = os.fork()
@@ -277,6 +279,15 @@ def _reap(pid: int) -> float:
         return 0.0
     usage = ended[2]
     return usage.ru_utime + usage.ru_stime
+
+
+def _players(hand: dict[str, Any]) -> int:
+    """How many seats ``hand`` deals in (2 when it does not say: the estimate refuses it)."""
+    history = hand.get("history")
+    seats = history.get("seats") if isinstance(history, dict) else None
+    if not isinstance(seats, list):
+        return 2
+    return sum(1 for seat in seats if isinstance(seat, dict) and not seat.get("is_sitting_out"))
 
 
 def _estimate_here(dump: bytes, luck_value: LuckValue | None) -> HandLuck:

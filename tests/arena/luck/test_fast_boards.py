@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.luck import estimate_hand, fast_boards, fast_ranks
+from arena.luck import equity, estimate_hand, fast_boards, fast_ranks
 from arena.luck.equity import BoardSampler, sample_subsets
 from arena.luck.fast_ranks import BoardSums
 from engine.cards import FULL_DECK
@@ -61,3 +61,17 @@ def test_the_estimate_is_identical_with_the_fast_boards_on_or_off(
     fast = [estimate_hand(record).adjusted for record in records]
     monkeypatch.setattr(fast_boards, "USE_FAST_BOARDS", False)
     assert [estimate_hand(record).adjusted for record in records] == fast
+
+
+def test_prepare_makes_the_sample_designs_of_its_players_hands_and_no_others() -> None:
+    # Three hands out: 46 cards unseen before the flop, 43 on it; one player or more
+    # than the deck deals have no samples to prepare.
+    equity._design.cache_clear()
+    equity.prepare(3)
+    assert equity._design.cache_info().currsize == 2
+    equity.prepare(1)
+    equity.prepare(30)
+    assert equity._design.cache_info().currsize == 2
+    sampler = equity.BoardSampler(b"k", FULL_DECK[6:], 5)
+    sampler.first(32)
+    assert equity._design.cache_info().hits >= 1  # the pre-flop design was ready

@@ -11,6 +11,7 @@ import pytest
 from arena.luck import estimate_hand, fast_ranks
 from arena.luck.equity import hand_ranks
 from arena.luck.fast_ranks import BoardSums, fast_hand_ranks
+from engine._eval_tables import NONFLUSH_CLASSES
 from engine.cards import FULL_DECK
 from tests.arena.luck.play import random_record
 
@@ -28,6 +29,13 @@ def test_fast_ranks_equal_the_evaluators_on_random_boards(board_size: int) -> No
         sums.extend(completions[25:])
         assert fast_hand_ranks(hole, board, sums) == hand_ranks(hole, board, completions)
         assert fast_hand_ranks(hole, board, sums, 30) == hand_ranks(hole, board, completions[30:])
+
+
+def test_the_dense_table_holds_every_seven_card_class_and_is_made_once() -> None:
+    table = fast_ranks.dense_classes()
+    seven = NONFLUSH_CLASSES[7]
+    assert all(table[total] == rank for total, rank in seven.items())
+    assert len(table) == max(seven) + 1 and fast_ranks.dense_classes() is table
 
 
 def test_fast_ranks_find_every_flush() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from arena.luck import LuckError, estimate_hand
-from arena.luck.timeline import ChanceStep, DecisionStep, walk_history, with_action
+from arena.luck.timeline import ChanceStep, DecisionStep, walk_history, walk_input, with_action
 from engine.actions import Call, Check
 from engine.config import AnteMode, BettingStructure, GameConfig, Variant
 from engine.hand import BlindSeats, Hand, SeatSetup
@@ -253,3 +253,31 @@ def test_each_street_knows_what_the_last_betting_round_raised() -> None:
             raised_somewhere += expected > 0
             previous = pot
     assert raised_somewhere
+
+
+def test_the_walks_input_is_walked_as_the_whole_history_and_drops_what_it_never_reads() -> None:
+    # The deck keys the samples only without a seed: dropped with one, kept without.
+    record = random_record(5, seat_count=3, mixed=True)
+    history = {**record["history"], "seed": None}
+    unseeded = walk_input(history)
+    assert unseeded["deck"] == history["deck"]
+    assert set(unseeded["result"]) == {"starting_stacks", "final_stacks"}
+    assert walk_history(unseeded) == walk_history(history)
+    seeded = record["history"]
+    assert seeded["seed"] is not None
+    assert "deck" not in walk_input(seeded)
+    assert walk_history(walk_input(seeded)) == walk_history(seeded)
+    assert estimate_hand({**record, "history": walk_input(seeded)}) == estimate_hand(
+        {**record, "history": seeded}
+    )
+
+
+def test_the_walks_input_keeps_a_bad_result_or_events_for_the_walk_to_refuse() -> None:
+    history = {**random_record(6)["history"], "result": "over"}
+    assert walk_input(history)["result"] == "over"
+    with pytest.raises(LuckError, match="'over'"):
+        walk_history(walk_input(history))
+    history = {**random_record(6)["history"], "events": "none"}
+    assert walk_input(history)["events"] == "none"
+    with pytest.raises(LuckError, match="without seats, events or config"):
+        walk_history(walk_input(history))

@@ -20,7 +20,7 @@ import psutil
 import pytest
 
 from arena.luck import ESTIMATOR, HandLuck, LuckError, LuckValue, estimate_hand
-from arena.luck.timeline import HISTORY_KEYS
+from arena.luck.timeline import walk_input
 from arena.match import luck_process, luck_worker
 from arena.match.config import MatchConfig, MatchError, StackPolicy
 from arena.match.loop import MatchRunner
@@ -66,8 +66,8 @@ def _started(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     pids: list[int] = []
     real_start = LuckProcess._start
 
-    def start(self: LuckProcess) -> None:
-        real_start(self)
+    def start(self: LuckProcess, first: dict[str, Any]) -> None:
+        real_start(self, first)
         assert self.pid is not None
         pids.append(self.pid)
 
@@ -180,7 +180,7 @@ _PARENT = """
 import sys, time
 from arena.match.luck_process import LuckProcess
 estimates = LuckProcess("killed")
-estimates._start()  # what the first hand sent does
+estimates._start({})  # what the first hand sent does
 print(estimates.pid, flush=True)
 time.sleep(60)
 """
@@ -270,8 +270,7 @@ def _inputs(tmp_path: Path) -> list[dict[str, Any]]:
     inputs = []
     for record in _hands(tmp_path):
         decisions = [d if "distribution" in d else {} for d in record["decisions"]]
-        history = {key: record["history"][key] for key in HISTORY_KEYS}
-        inputs.append({"decisions": decisions, "history": history})
+        inputs.append({"decisions": decisions, "history": walk_input(record["history"])})
     return inputs
 
 
