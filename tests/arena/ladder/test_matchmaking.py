@@ -167,6 +167,20 @@ def test_a_lone_placing_version_at_the_start_plays_any_other_version() -> None:
     assert pairing == Pairing("n", "v", GameKind.PLACEMENT, "placement 1 of 5")
 
 
+def test_a_placing_version_the_last_fit_does_not_know_waits_and_the_next_one_plays() -> None:
+    # "new" was activated after the fit (not in its standings): it has no place to be
+    # placed from yet, so the placement game goes to the next version owed one, "v".
+    entrants = (
+        Entrant("new", "team-new"),
+        Entrant("v", "team-v", 1, 3),
+        *(Entrant(bot, f"team-{bot}", 20, 95) for bot in TRUTH),
+    )
+    state = _state(entrants=entrants, standings=_standings(extra=("v",)))
+    pairing = _next(state)
+    assert pairing is not None and pairing.kind is GameKind.PLACEMENT
+    assert pairing.first == "v" and "new" not in pairing.bots
+
+
 def test_a_low_version_with_a_wide_interval_challenges_the_last_focus_place() -> None:
     # a is far and surely above b; z played one game (against c) and sits last, but its
     # interval is wide enough that it may be above a. With only the first place in focus
