@@ -80,7 +80,7 @@ from arena.ladder.matchmaking import (  # noqa: E402
 )
 from arena.ladder.promotion import PromotionTest, corrected_llr_of  # noqa: E402
 from arena.ladder.ratings import Standings, fit  # noqa: E402
-from arena.ladder.sums import pair_sums  # noqa: E402
+from arena.ladder.sums import PairSums, pair_sums  # noqa: E402
 from arena.stats.sprt import Sprt  # noqa: E402
 
 HANDS_PER_GAME = 200
@@ -211,6 +211,10 @@ def ladder_runs(
         matchmaking, team_cap=max(matchmaking.team_cap, batch * seats), table_size=seats
     )
     games: list[GameResult] = []
+    # Each pair's running sums, kept up to date game by game as the server's are (adding
+    # the same games in the same order as pair_sums over the history: the same fit, at a
+    # cost per game rather than per game so far at every refit).
+    sums: dict[tuple[str, str], PairSums] = {}
     played = hands = 0
     counts = dict.fromkeys(names, 0)
     last: dict[str, int | None] = dict.fromkeys(names, None)
@@ -245,15 +249,19 @@ def ladder_runs(
                 last[bot] = played + len(planned) - 1
         for pairing in planned:
             if pairing.others:
-                games.extend(play_table(pairing.bots, truth, sd, rng).pairwise())
+                results = play_table(pairing.bots, truth, sd, rng).pairwise()
                 hands += DEALS * len(pairing.bots)
             else:
-                games.append(play(pairing.first, pairing.second, truth, sd, rng))
+                results = (play(pairing.first, pairing.second, truth, sd, rng),)
                 hands += HANDS_PER_GAME
+            games.extend(results)
+            for result in results:
+                if result.is_rated:
+                    sums[result.pair] = sums.get(result.pair, PairSums(*result.pair)).add(result)
             for bot in pairing.bots:
                 counts[bot] += 1
         played += len(planned)
-        standings = fit(pair_sums(games), names)
+        standings = fit(sums, names)
         yield played, hands, standings, counts, games
 
 

@@ -17,8 +17,14 @@ pending requests. The first tier that has an eligible game wins:
    are placing than placed they play each other, so a game places two.
 4. **Floor**: a version that has not started a game for ``floor_interval`` games (an even
    share of games would be one in ``n / 2``; the floor is ``floor_share`` of that) plays
-   its most useful candidate pair (tier 5's: a neighbour or a challenge), so every active
-   bot keeps playing.
+   on, its opponents spread over the ladder as its placement games' are (the fractions
+   carry on from its game count), so every active bot keeps playing. Spread, not chosen
+   by the fit: tier 5 plays a pair while its order looks in doubt and drops it once a
+   game makes the gap look wide, so the gaps it measures come out too wide (the top
+   rated too high, the bottom too low, and their intervals cover less than they say);
+   the floor's games, chosen without looking at any gap, tie every bot to the whole
+   field and keep the intervals honest with few placement games (docs/ladder.md measures
+   both).
 5. **Uncertainty**: of the candidate pairs, the one where one more game does the most
    for the ranking. The candidates are the pairs of neighbours in the standings and the
    challenges: each version below the neighbour of the last focus place against that
@@ -329,6 +335,8 @@ class _Matchmaker:
             others = [bot for bot in others if self.team[bot] != entrant.team]
             if not others:  # nobody placing or placed of another team: any other version
                 others = [bot for bot in everyone if self.team[bot] != entrant.team]
+            if entrant.bot not in self.state.standings:
+                continue  # not fitted yet (a version activated since the fit)
             opponent = self._placement_opponent(entrant.bot, others, count)
             if opponent is not None:
                 reason = f"placement {count + 1} of {needed}"
@@ -336,8 +344,9 @@ class _Matchmaker:
         return None
 
     def _placement_opponent(self, bot: str, ladder: Sequence[str], count: int) -> str | None:
-        """The opponent at the ``count``-th placement fraction, or the nearest free one."""
-        if not ladder or bot not in self.state.standings:
+        """The opponent at the ``count``-th placement fraction of ``ladder``, or the nearest
+        free one (None when none is)."""
+        if not ladder:
             return None
         fraction = next(itertools.islice(placement_fractions(), count, None))
         target = round(fraction * (len(ladder) - 1))
@@ -358,18 +367,22 @@ class _Matchmaker:
                 continue  # playing now, or still placing (placement comes first)
             waited = self.state.game_number - entrant.last_game_number
             if waited >= interval:
-                overdue.append((-waited, entrant.bot))
+                overdue.append((-waited, entrant.bot, entrant.game_count))
         if not overdue:
             return None
-        for waited, bot in sorted(overdue):
-            for _priority, first, second in sorted(self._pairs_of(bot), reverse=True):
-                if self._free(first, second):
-                    return Pairing(
-                        bot,
-                        second if first == bot else first,
-                        GameKind.FLOOR,
-                        f"floor: {bot} started no game in the last {-waited}",
-                    )
+        # The placed versions in the standings' order: the candidates' (a partial state's
+        # standings carry no order, its candidates do).
+        order = self._candidates().bots
+        for waited, bot, count in sorted(overdue):
+            others = [other for other in order if self.team.get(other) != self.team[bot]]
+            opponent = self._placement_opponent(bot, others, count)
+            if opponent is not None:
+                return Pairing(
+                    bot,
+                    opponent,
+                    GameKind.FLOOR,
+                    f"floor: {bot} started no game in the last {-waited}",
+                )
         return None
 
     def _uncertainty(self) -> Pairing | None:
@@ -406,17 +419,6 @@ class _Matchmaker:
         effective = variance / (1.0 + pending * weight * variance)
         gain = weight * effective / (1.0 + weight * effective)
         return float(candidates.importance[k]) * float(candidates.wrong[k]) * gain
-
-    def _pairs_of(self, bot: str) -> list[tuple[float, str, str]]:
-        """The candidate pairs ``bot`` is in, each with its priority, in the candidates'
-        order (only its own: an overdue version needs no other pair's priority)."""
-        candidates = self._candidates()
-        try:
-            position = candidates.bots.index(bot)
-        except ValueError:
-            return []
-        mine = np.flatnonzero((candidates.first == position) | (candidates.second == position))
-        return [(self._priority(k), *candidates.pair(k)) for k in mine.tolist()]
 
     def _contenders(self) -> list[tuple[float, str, str]]:
         """The free candidates whose priority may be the best, in the candidates' order:

@@ -126,7 +126,7 @@ class GameRequest:
 class MatchmakingSettings:
     """The rule's knobs (module docstring). A bad value raises ``ValueError`` naming it."""
 
-    placement_games: int = 5
+    placement_games: int = 2
     floor_share: float = 0.25
     team_cap: int = 4
     test_games_per_window: int = 10

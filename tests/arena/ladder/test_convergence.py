@@ -52,8 +52,8 @@ def _median_hands(bench: ModuleType, count: int, seeds: int, *, targeted: bool) 
 def test_the_ladder_settles_the_top_3_of_10_bots_in_fewer_hands_than_random_pairs(
     bench: ModuleType,
 ) -> None:
-    # Seeded simulation: the same figures every run (2.3x on these 15 seeds, a fit every
-    # 3 games as the server's cadence gives: 21,000 hands against 47,400). docs/ladder.md
+    # Seeded simulation: the same figures every run (2.4x on these 15 seeds, a fit every
+    # 3 games as the server's cadence gives: 19,800 hands against 47,400). docs/ladder.md
     # quotes the figure over 100 seeds with its bootstrap interval; 15 seeds cannot tell 2x
     # from 1.5x.
     ladder = _median_hands(bench, 10, 15, targeted=True)
@@ -65,8 +65,9 @@ def test_the_ladder_with_3_seat_tables_settles_the_top_3_of_10_bots_faster_than_
     bench: ModuleType,
 ) -> None:
     # Seeded simulation (a table's scores: centred strengths plus noise): every run ends
-    # with the true top 3 at 95% confidence, in 2.6x fewer hands than random tables on
-    # these 15 seeds (26,100 against 66,600, a fit every 3 tables). A claim at 95% is wrong
+    # with the true top 3 at 95% confidence, in 1.7x fewer hands than random tables on
+    # these 15 seeds (38,700 against 66,600, a fit every 3 tables; 2.6x with five placement
+    # games). A claim at 95% is wrong
     # now and then: two are allowed, so that a change of the rng's draws does not fail the
     # test.
     ladder = _runs(bench, 10, 15, targeted=True, seats=3)

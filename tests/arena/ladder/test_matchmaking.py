@@ -167,6 +167,20 @@ def test_a_lone_placing_version_at_the_start_plays_any_other_version() -> None:
     assert pairing == Pairing("n", "v", GameKind.PLACEMENT, "placement 1 of 5")
 
 
+def test_a_placing_version_the_last_fit_does_not_know_waits_and_the_next_one_plays() -> None:
+    # "new" was activated after the fit (not in its standings): it has no place to be
+    # placed from yet, so the placement game goes to the next version owed one, "v".
+    entrants = (
+        Entrant("new", "team-new"),
+        Entrant("v", "team-v", 1, 3),
+        *(Entrant(bot, f"team-{bot}", 20, 95) for bot in TRUTH),
+    )
+    state = _state(entrants=entrants, standings=_standings(extra=("v",)))
+    pairing = _next(state)
+    assert pairing is not None and pairing.kind is GameKind.PLACEMENT
+    assert pairing.first == "v" and "new" not in pairing.bots
+
+
 def test_a_low_version_with_a_wide_interval_challenges_the_last_focus_place() -> None:
     # a is far and surely above b; z played one game (against c) and sits last, but its
     # interval is wide enough that it may be above a. With only the first place in focus
@@ -203,12 +217,41 @@ def test_the_focus_places_weigh_alike_and_the_places_below_them_less() -> None:
     assert picks_top_three == {("p", "q"), ("r", "s")}
 
 
-def test_the_floor_gives_a_game_to_a_version_that_waited_too_long() -> None:
+@pytest.mark.parametrize(
+    ("games", "opponent"),
+    [
+        (6, "e"),  # the 7th fraction, 7/8 of the way down b c d e: a pair in no doubt
+        (7, "b"),  # 1/16: the top
+        (9, "c"),  # 5/16
+        (13, "d"),  # 13/16
+    ],
+)
+def test_the_floor_gives_a_version_that_waited_too_long_an_opponent_spread_over_the_ladder(
+    games: int, opponent: str
+) -> None:
+    # The floor's opponents carry on the placement's fractions from the version's game
+    # count, whatever the gaps say: games chosen by the fit's doubt measure the gaps too
+    # wide (matchmaking's docstring), these tie the version to the whole field.
     entrants = list(_state().entrants)
-    entrants[0] = Entrant("a", "team-a", 20, 0)  # a started nothing for 100 games
+    entrants[0] = Entrant("a", "team-a", games, 0)  # a started nothing for 100 games
     pairing = _next(_state(entrants=tuple(entrants)), MatchmakingSettings(floor_share=0.25))
     assert pairing is not None and pairing.kind is GameKind.FLOOR
-    assert pairing.first == "a" and pairing.second == "b"  # its only neighbour
+    assert pairing.pair == ("a", opponent)
+
+
+def test_the_floor_passes_over_its_own_team_and_teams_at_their_cap() -> None:
+    overdue = Entrant("a", "team-a", 7, 0)  # owed a game against the top, b
+    entrants = (overdue, *(Entrant(bot, f"team-{bot}", 20, 95) for bot in "cde"))
+    mate = _state(entrants=(*entrants, Entrant("b", "team-a", 20, 95)))
+    # b is a's team: 1/16 of the way down c d e is c.
+    assert _next(mate).pair == ("a", "c")  # type: ignore[union-attr]
+    # b and e are playing each other and each team's cap is one game: c is the nearest free.
+    everyone = (overdue, *(Entrant(bot, f"team-{bot}", 20, 95) for bot in "bcde"))
+    capped = _state(in_flight=(Pairing("b", "e", GameKind.UNCERTAINTY),), entrants=everyone)
+    pairing = _next(capped, MatchmakingSettings(team_cap=1))
+    assert pairing is not None and pairing.kind is GameKind.FLOOR and pairing.pair == ("a", "c")
+    alone = _state(entrants=(overdue, Entrant("b", "team-a", 20, 95)))
+    assert _next(alone) is None  # a's only other version is of its own team
 
 
 def test_the_floor_interval_is_a_share_of_an_even_share_of_games() -> None:
