@@ -118,6 +118,8 @@ NO_COVER_TESTS: tuple[str, ...] = (
     "tests/arena/match/test_collector.py::test_a_match_freezes_its_startup_heap",
     "tests/arena/export/test_phh_pokerkit.py::test_short_antes_are_layered_like_ours",
     "tests/arena/test_untrusted_replies.py::test_a_reply_nested_exactly_to_the_limit",
+    "tests/protocol/test_codec.py::test_decoding_and_parsing_any_distribution_line",
+    "tests/engine/test_evaluator.py::test_best_five_alone_has_the_same_class",
 )
 
 #: The modules whose tests take longest (tens of seconds each on a loaded machine), longest
