@@ -170,6 +170,10 @@ def test_six_card_hand_ranks_its_best_five() -> None:
     six = cards("Kc Kd 9h 9s 4c 2d")
     assert rank_class(six) == min(rank_class(five) for five in combinations(six, 5))
     assert evaluate(six).description == "two pair, kings and nines"
+    # Five of the six suited: rank_class takes its flush branch for six cards.
+    flush = cards("Ah Jh 8h 5h 3h Kc")
+    assert rank_class(flush) == min(rank_class(five) for five in combinations(flush, 5))
+    assert evaluate(flush).description == "flush, ace high"
 
 
 def test_best_five_alone_has_the_same_class() -> None:

@@ -103,6 +103,7 @@ def test_raises_to_different_totals_are_different_moves() -> None:
         (_reply(_entry("CALL", "1")), "/distribution/0/probability"),
         (_reply(_entry("CALL", True)), "/distribution/0/probability"),
         (_reply({"action": "CALL"}), "/distribution/0/probability"),
+        ({"type": "action", "seq": 5, "distribution": ["CALL"]}, "/distribution/0"),
         (_reply(_entry("RAISE", 1)), "/distribution/0/amount"),
         (_reply(_entry("RAISE", 1, 4.5)), "/distribution/0/amount"),
         (_reply(), "/distribution"),
