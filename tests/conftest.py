@@ -16,7 +16,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import coverage
@@ -257,23 +257,12 @@ def _children() -> set[int]:
 _PROC_CHILDREN = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
 
 
-@pytest.fixture
-def standing_processes() -> Callable[[], set[int]]:
-    """What a test may leave running: a function giving their process ids once the test
-    has ended. None here; a module whose tests share long-lived helper processes that
-    start others as they work (tests/arena/cluster/test_dask_executor.py: each Dask
-    worker's referee zygote and the spare referee it keeps forked ahead) overrides it to
-    name exactly those, and the check below still holds every other process."""
-    return set
-
-
 @pytest.fixture(autouse=True)
-def no_leftover_processes(standing_processes: Callable[[], set[int]]) -> Iterator[None]:
-    """Fail the test if it leaves a child process behind (and kill what it left), but for
-    the :func:`standing_processes` its module names."""
+def no_leftover_processes() -> Iterator[None]:
+    """Fail the test if it leaves a child process behind (and kill what it left)."""
     before = _children()
     yield
-    running = _running(_children() - before - standing_processes())
+    running = _running(_children() - before)
     # A process already on its way out (a pool's worker told to stop, its command line
     # already gone) is given two seconds to finish; one still there after is a leak. The
     # wait ends as soon as none still runs: a grandchild that has ended stays a zombie

@@ -1,19 +1,18 @@
 """The Dask executor on a local cluster of 2 worker processes (1 thread each).
 
 One cluster serves the whole module (its workers are started before the first test, so
-they are no test's leftovers, and so are their referee zygotes, which stay for the module:
-see :func:`standing_processes`); each test connects its own client to it by the
-scheduler's address, as a host connects to a remote cluster.
+they are no test's leftovers; their referee zygotes are stopped after each test); each test
+connects its own client to it by the scheduler's address, as a host connects to a remote
+cluster.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -46,52 +45,15 @@ def local_cluster() -> Iterator[DaskCluster]:
         cluster.check_bots([FOLDER, STATION], "none")  # starts each worker's zygote too
         yield cluster
     finally:
-        cluster.client.run(close_zygote)
         cluster.close()
 
 
-@pytest.fixture
-def standing_processes(local_cluster: DaskCluster) -> Callable[[], set[int]]:
-    """Each worker's referee zygote and the one spare referee it keeps forked ahead may
-    outlive a test: stopping the zygotes after each test made the next test start them
-    again, each importing the arena (measured: the module's CPU 12.8-13.4 s with that,
-    9.3-10.1 s without). Any other new process, a bot, is still a test's leftover
-    (tests/conftest.py's check), and so is any other referee (:func:`no_referee_left`)."""
-    return lambda: _zygotes_and_referees(local_cluster)[0]
-
-
 @pytest.fixture(autouse=True)
-def no_referee_left(local_cluster: DaskCluster) -> Iterator[None]:
-    """Every referee but the new spare ends with its test, at the latest at its match's
-    deadline (a task cancelled as it started still plays to it; the longest here is 3 s,
-    given 30 on a loaded machine). The suite's check sees only processes started during
-    the test, and the spare a test's first match was handed was forked before it."""
+def fresh_zygotes(local_cluster: DaskCluster) -> Iterator[None]:
+    """After each test, the workers stop their referee zygotes (and the spare referee each
+    keeps ready): the next test starts them again, so none is a test's leftover."""
     yield
-    deadline = time.monotonic() + 30
-    while (left := _zygotes_and_referees(local_cluster)[1]) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert not left, f"referees left running: {sorted(left)}"
-
-
-def _zygotes_and_referees(cluster: DaskCluster) -> tuple[set[int], set[int]]:
-    """The workers' zygotes with the spare referee each keeps (the newest of its referees
-    without bots), and every other referee below them."""
-    standing: set[int] = set()
-    others: set[int] = set()
-    for pid in cluster.client.run(_own_pid).values():
-        for zygote in psutil.Process(pid).children():
-            standing.add(zygote.pid)
-            idle = []
-            for referee in zygote.children():
-                others.add(referee.pid)
-                with contextlib.suppress(psutil.NoSuchProcess):  # it ended just now
-                    if not referee.children():
-                        idle.append(referee)
-            if idle:
-                spare = max(idle, key=lambda referee: referee.create_time()).pid
-                standing.add(spare)
-                others.discard(spare)
-    return standing, others
+    local_cluster.client.run(close_zygote)
 
 
 @pytest.fixture
