@@ -134,7 +134,6 @@ NO_COVER_TESTS: tuple[str, ...] = (
 RUN_FIRST: tuple[str, ...] = (
     "tests/test_bench.py",
     "tests/protocol/test_hiding.py",
-    "tests/arena/cluster/test_dask_executor.py",
     "tests/arena/server/test_run.py",
     "tests/protocol/test_request_encoder.py",
     "tests/engine/test_pokerkit_differential.py",
@@ -142,6 +141,7 @@ RUN_FIRST: tuple[str, ...] = (
     "tests/engine/test_button.py",
     "tests/arena/stats/test_engine_matches.py",
     "tests/engine/test_speed.py",
+    "tests/arena/cluster/test_dask_executor.py",
     "tests/arena/cluster/test_dask_command.py",
     "tests/arena/test_sample_bots.py",
     "tests/engine/test_history.py",
