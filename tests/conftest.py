@@ -127,10 +127,7 @@ NO_COVER_TESTS: tuple[str, ...] = (
 #: contiguous share of the collection and an idle worker takes tests from the end of
 #: another's queue, so a long test left near the end keeps one core busy while the other
 #: waits; run first, the long tests pack beside the short ones (longest first). Whole
-#: modules, so that a module-scoped fixture is made once: a module left in the middle of
-#: the collection may be split by a steal, and each worker then makes the fixture (seen:
-#: test_dask_executor's local cluster, about 9 s of CPU with its workers' zygotes, made
-#: twice in one run). The order only, nothing else.
+#: modules, so that a module-scoped fixture is made once. The order only, nothing else.
 RUN_FIRST: tuple[str, ...] = (
     "tests/test_bench.py",
     "tests/protocol/test_hiding.py",
@@ -141,7 +138,6 @@ RUN_FIRST: tuple[str, ...] = (
     "tests/engine/test_button.py",
     "tests/arena/stats/test_engine_matches.py",
     "tests/engine/test_speed.py",
-    "tests/arena/cluster/test_dask_executor.py",
     "tests/arena/cluster/test_dask_command.py",
     "tests/arena/test_sample_bots.py",
     "tests/engine/test_history.py",
