@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import bench_luck
 
-from arena.luck.value import SHIPPED_VALUE, LuckValue
+from arena.luck.parameters import SHIPPED_VALUE, LuckValue
 from arena.luck.value_fit import COLUMNS, UnitRow, fit_value, unit_row
 
 #: Where the corpus's tournament seeds start (the benchmark's start at 1).

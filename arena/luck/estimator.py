@@ -42,6 +42,7 @@ from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.luck.parameters import PARAMETERS, SHIPPED_VALUE, LuckValue
 from arena.luck.timeline import (
     ChanceStep,
     DecisionStep,
@@ -50,7 +51,7 @@ from arena.luck.timeline import (
     walk_history,
     with_action,
 )
-from arena.luck.value import PARAMETERS, SHIPPED_VALUE, LuckValue, ValueFunction
+from arena.luck.value import ValueFunction
 from engine.speed.dataclass_init import fast_init
 
 __all__ = [

@@ -59,8 +59,6 @@ from arena.luck.parameters import (
     BETTING_FEATURES,
     BETTING_WEIGHTS,
     PARAMETERS,
-    SHIPPED_VALUE,
-    STREETS,
     LuckValue,
     weight_vector,
 )
@@ -71,12 +69,7 @@ from engine.pots import Pot, build_pots
 from engine.seeds import StreamRandom
 
 __all__ = [
-    "BETTING_FEATURES",
-    "BETTING_WEIGHTS",
-    "PARAMETERS",
-    "SHIPPED_VALUE",
-    "STREETS",
-    "LuckValue",
+    "BETTING_WEIGHTS",  # the weights this module reads (bench_luck swaps them here)
     "ValueFunction",
     "betting_features",
     "betting_scale",

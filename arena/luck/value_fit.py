@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from arena.luck.estimator import estimate_hand
-from arena.luck.value import BETTING_FEATURES, STREETS, LuckValue
+from arena.luck.parameters import BETTING_FEATURES, STREETS, LuckValue
 
 __all__ = ["COLUMNS", "UnitRow", "fit_value", "unit_row"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from arena.luck.value import LuckValue
+from arena.luck.parameters import LuckValue
 from arena.session.policy import (
     DEFAULT_HUNG_AFTER_TIMEOUTS,
     DEFAULT_MAX_INVALID_ATTEMPTS,

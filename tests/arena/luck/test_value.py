@@ -10,8 +10,9 @@ from dataclasses import replace
 import pytest
 
 from arena.luck import ESTIMATOR, SHIPPED_VALUE, LuckValue, estimate_hand, estimator_name, value
+from arena.luck.parameters import BETTING_WEIGHTS
 from arena.luck.timeline import TableState
-from arena.luck.value import BETTING_WEIGHTS, ValueFunction, betting_features, betting_scale
+from arena.luck.value import ValueFunction, betting_features, betting_scale
 from engine.cards import parse_cards
 from tests.arena.luck.play import random_record
 

@@ -18,15 +18,9 @@ import pytest
 
 from arena.luck import estimate_hand
 from arena.luck.equity import unseen_cards
+from arena.luck.parameters import BETTING_WEIGHTS, SHIPPED_VALUE, LuckValue
 from arena.luck.timeline import ChanceStep, TableState, walk_history
-from arena.luck.value import (
-    BETTING_WEIGHTS,
-    SHIPPED_VALUE,
-    LuckValue,
-    ValueFunction,
-    betting_features,
-    betting_scale,
-)
+from arena.luck.value import ValueFunction, betting_features, betting_scale
 from arena.luck.value_fit import fit_value, unit_row
 from tests.arena.luck.play import random_record
 
