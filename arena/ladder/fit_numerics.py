@@ -1,6 +1,7 @@
 """The numbers under the ladder's fit (:func:`arena.ladder.ratings.fit`): the inverse of a
-Cholesky factor, worked out by halves, and the variance of one game's score, pooled over
-the pairs and shrunk towards the pool pair by pair. numpy only, no state."""
+Cholesky factor, worked out by halves, the variance of one game's score, pooled over the
+pairs and shrunk towards the pool pair by pair, and the widening of the covariance that
+each pair's residual from the fit asks for. numpy only, no state."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy.typing as npt
 if TYPE_CHECKING:
     from arena.ladder.ratings import FitSettings
 
-__all__ = ["in_order", "inverse_cholesky", "pooled_variance", "shrunk_variance"]
+__all__ = ["checked_scale", "in_order", "inverse_cholesky", "pooled_variance", "shrunk_variance"]
 
 
 def inverse_cholesky(matrix: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -89,3 +90,48 @@ def shrunk_variance(
     shrunk = (prior * pooled + freedom * variances) / np.where(none, 1.0, prior + freedom)
     floored = np.maximum(np.where(shrunk > 0.0, shrunk, pooled), settings.min_game_sd_mbb**2)
     return np.where(none, pooled, floored)
+
+
+def checked_scale(
+    counts: npt.NDArray[np.float64],
+    information: npt.NDArray[np.float64],
+    spreads: npt.NDArray[np.float64],
+    residuals: npt.NDArray[np.float64],
+    leverages: npt.NDArray[np.float64],
+    variances: npt.NDArray[np.float64],
+    pooled: float,
+    settings: FitSettings,
+) -> float:
+    """The factor by which the fit's covariance (built on the pairs' shrunk variances,
+    ``variances``) is widened, or narrowed, once each pair's variance is checked against
+    its residual from the fit.
+
+    A pair's shrunk variance has the pooled prior and its games' spread, but not the other
+    thing the data say of it: how far its mean lies from the strengths fitted on every pair
+    (``residuals``: the mean less the fitted gap). With ``h`` the pair's leverage (the share
+    of its mean the fit reproduces), ``information * residual^2`` has the expectation
+    ``(1 - h)`` times the variance of one game: ``1 - h`` more degrees of freedom, and the
+    only part of a pair's record that its weight was not built on (its games' spread is, so
+    a pair whose games happened to agree weighs much and looks certain). Each pair's checked
+    variance is its shrunk variance's formula with that sum of squares and those degrees
+    added; the factor is the checked variances' ratio to the shrunk ones, averaged over the
+    pairs by leverage (each pair's share of the fit's information). With one game a pair,
+    when every shrunk variance is the pooled one, the residuals are the only sign that a
+    pair's spread differs from the pool's.
+
+    Only heads-up pairs are checked (``information`` equal to ``counts``): the comparisons
+    of one ring table share its noise and add up exactly (``a - b`` and ``b - c`` give
+    ``a - c``), so their residuals are smaller than their variance says."""
+    heads_up = information == counts
+    freedom = np.maximum(counts - 1.0, 0.0)
+    residual_freedom = np.where(heads_up, np.clip(1.0 - leverages, 0.0, 1.0), 0.0)
+    squares = np.where(heads_up, information * residuals * residuals, 0.0)
+    prior = settings.variance_prior_games
+    weight = prior + freedom + residual_freedom
+    checked = prior * pooled + freedom * spreads + squares
+    checked = np.where(weight > 0.0, checked / np.where(weight > 0.0, weight, 1.0), pooled)
+    checked = np.maximum(checked, settings.min_game_sd_mbb**2)
+    total = in_order(leverages)
+    if total <= 0.0:
+        return 1.0
+    return in_order(leverages * checked / variances) / total

@@ -75,7 +75,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from arena.ladder.fit_numerics import inverse_cholesky, pooled_variance, shrunk_variance
+from arena.ladder.fit_numerics import (
+    checked_scale,
+    inverse_cholesky,
+    pooled_variance,
+    shrunk_variance,
+)
 from arena.ladder.sums import PairColumns, PairSums
 from arena.stats.intervals import t_quantile
 
@@ -395,6 +400,26 @@ class _Covariance:
             )
         return self.scale * (self.norms() - self.shift), self.scale * (cross - self.shift)
 
+    def difference_variances(
+        self, first: npt.NDArray[np.int64], second: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.float64]:
+        """``Var(s_first[k] - s_second[k])`` for each ``k`` (distinct rows), of a fit's
+        covariance (a factor or a matrix kept whole)."""
+        if self.dense is not None:
+            dense = self.dense
+            return np.asarray(
+                dense[first, first] + dense[second, second] - 2.0 * dense[first, second],
+                dtype=np.float64,
+            )
+        own, between = self.entries(first, second)
+        return np.asarray(own[first] + own[second] - 2.0 * between, dtype=np.float64)
+
+    def scaled(self, factor: float) -> _Covariance:
+        """This covariance times ``factor`` (a fit's: a matrix kept whole or a factor)."""
+        if self.dense is not None:
+            return dataclasses.replace(self, dense=self.dense * factor)
+        return dataclasses.replace(self, scale=self.scale * factor)
+
     def norms(self) -> npt.NDArray[np.float64]:
         """Each of a factor's columns' squared norm (the fit works them out with it)."""
         assert self.column_norms is not None  # a factor always comes with them
@@ -446,6 +471,7 @@ def fit(
     matrix = np.identity(size) / settings.prior_sd_mbb**2
     target = np.zeros(size)
     games = np.zeros(size, dtype=np.int64)
+    variances = weights = np.zeros(0)
     if len(firsts):
         variances = shrunk_variance(spreads, counts, pooled, settings)
         weights = columns.information[played] / variances
@@ -471,11 +497,11 @@ def fit(
     scale = 1.0
     if freedom:
         scale = (t_quantile(1.0 - (1.0 - settings.confidence) / 2.0, freedom) / z) ** 2
+    covariance: _Covariance
     if size <= DENSE_UP_TO:
         dense = np.asarray(np.linalg.inv(matrix) if size else matrix, dtype=np.float64)
         dense -= shift
         strengths = dense @ target
-        dense *= scale
         covariance = _Covariance(dense=dense)
     else:
         # The matrix is the ridge (positive) plus a Laplacian with positive weights (every
@@ -486,7 +512,15 @@ def fit(
         strengths = factor.T @ (factor @ target) - shift * float(target.sum())
         rows = np.ascontiguousarray(factor.T)
         norms = np.asarray(np.einsum("ij,ij->i", rows, rows), dtype=np.float64)
-        covariance = _Covariance(rows, shift=shift, scale=scale, column_norms=norms)
+        covariance = _Covariance(rows, shift=shift, column_norms=norms)
+    if len(firsts):
+        # Each pair's residual checks its variance (:func:`checked_scale`): the pair's
+        # leverage is its weight times the variance of its gap.
+        gaps = covariance.difference_variances(firsts, seconds)
+        residuals = columns.mean[played] - (strengths[firsts] - strengths[seconds])
+        scale *= checked_scale(counts, columns.information[played], spreads, residuals,
+                               weights * gaps, variances, pooled, settings)  # fmt: skip
+    covariance = covariance.scaled(scale)
     values = [float(value) for value in strengths]
     sds = [math.sqrt(max(value, 0.0)) for value in covariance.diagonal()]
     ranked = sorted(range(size), key=lambda k: (-values[k], names[k]))
