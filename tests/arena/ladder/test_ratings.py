@@ -262,3 +262,48 @@ def test_standings_read_back_from_a_band_are_the_ones_read_back_from_pairs() -> 
     assert [primed.gap(*pair) for pair in pairs] == [paired.gap(*pair) for pair in pairs]
     names = list(paired.order)
     assert banded.covariances_below(names, 3) == paired.covariances_below(names, 3)
+
+
+def _triangle(third: float) -> list[GameResult]:
+    # ann-bob and bob-cat played two games each (a pooled spread to shrink towards), and
+    # ann-cat one game whose score either agrees with the path through bob or does not.
+    games = [GameResult("ann", "bob", m, 0.0, 200) for m in (90.0, 110.0)]
+    games += [GameResult("bob", "cat", m, 0.0, 200) for m in (90.0, 110.0)]
+    return [*games, GameResult("ann", "cat", third, 0.0, 200)]
+
+
+def test_a_pair_far_from_the_fitted_strengths_widens_the_intervals() -> None:
+    # The same games' spread, so the same shrunk variances and weights: only ann-cat's
+    # residual differs. Its score agreeing with the path through bob (+200) leaves no
+    # residual and the intervals a little narrower than the shrunk variances alone say;
+    # one that contradicts it (-200) is a sign the pairs vary more than their games show.
+    agreeing, contradicting = fit(pair_sums(_triangle(200.0))), fit(pair_sums(_triangle(-200.0)))
+    unchecked_sd = agreeing.rating("ann").sd
+    assert contradicting.rating("ann").sd > 1.5 * unchecked_sd
+    assert agreeing.game_sd == contradicting.game_sd  # the pooled spread is the games'
+
+
+def test_the_checked_variance_adds_the_residual_with_one_minus_leverage_degrees() -> None:
+    # One pair, one game (no spread of its own), the prior of 10 games at a pooled 100:
+    # its residual of 10 with leverage 0.5 adds 100 squared units over half a degree, so the
+    # checked variance is (10 * 100 + 100) / 10.5 and the shrunk one 100.
+    one = np.array([1.0])
+    scale = fit_numerics.checked_scale(
+        one, one, np.zeros(1), np.array([10.0]), np.array([0.5]), np.array([100.0]), 100.0,
+        FitSettings(),
+    )  # fmt: skip
+    assert scale == pytest.approx(1100.0 / 10.5 / 100.0)
+
+
+def test_ring_table_comparisons_and_an_empty_fit_are_not_checked() -> None:
+    # A table's pair comparisons add up exactly, so their residuals understate the noise:
+    # a pair with less information than games keeps its shrunk variance (the pooled one,
+    # with no prior and one game), whatever its residual.
+    half, one = np.array([0.5]), np.array([1.0])
+    settings = FitSettings(variance_prior_games=0.0)
+    assert fit_numerics.checked_scale(
+        one, half, np.zeros(1), np.array([500.0]), np.array([0.5]), np.array([100.0]), 100.0,
+        settings,
+    ) == pytest.approx(1.0)  # fmt: skip
+    none = np.zeros(0)
+    assert fit_numerics.checked_scale(none, none, none, none, none, none, 100.0, settings) == 1.0
