@@ -64,46 +64,72 @@ SpreadOf = Callable[[str, str], float]
 
 
 @dataclass(frozen=True, slots=True)
+class Outcome:
+    """One seed's fit against the truth: the shares of the bots' and of the neighbour gaps'
+    intervals that cover it, and each one's z-score (its error over its standard error)."""
+
+    strength: float
+    neighbours: float
+    strength_z: tuple[float, ...]
+    neighbours_z: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Coverage:
-    """One row's result: the seeds' mean share covered and its interval, both counts."""
+    """One row's result: the seeds' mean share covered and its interval, both counts, and
+    the mean and SD of the z-scores over every bot (gap) of every seed: a mean away from 0
+    is an off centre, an SD above the t's (about 1.0-1.05 here) too small a standard error."""
 
     strength: float
     strength_half: float
     neighbours: float
     neighbours_half: float
     seeds: int
+    strength_z: tuple[float, float]
+    neighbours_z: tuple[float, float]
 
     @staticmethod
-    def of(strength: Sequence[float], neighbours: Sequence[float]) -> Coverage:
+    def of(outcomes: Sequence[Outcome]) -> Coverage:
         z = NormalDist().inv_cdf(0.975)
-        seeds = len(strength)
+        seeds = len(outcomes)
 
         def half(values: Sequence[float]) -> float:
             return z * statistics.stdev(values) / math.sqrt(len(values)) if seeds > 1 else 0.0
 
+        def spread(values: Sequence[float]) -> tuple[float, float]:
+            return statistics.fmean(values), statistics.pstdev(values)
+
+        strength = [outcome.strength for outcome in outcomes]
+        neighbours = [outcome.neighbours for outcome in outcomes]
         return Coverage(
             statistics.fmean(strength),
             half(strength),
             statistics.fmean(neighbours),
             half(neighbours),
             seeds,
+            spread([value for outcome in outcomes for value in outcome.strength_z]),
+            spread([value for outcome in outcomes for value in outcome.neighbours_z]),
         )
 
 
-def covered_shares(standings: Standings, truth: dict[str, float]) -> tuple[float, float]:
+def covered_shares(standings: Standings, truth: dict[str, float]) -> Outcome:
     """The shares of the bots' intervals and of the neighbour gaps' intervals that cover
-    the truth (the truth centred on the fitted bots' mean, as the fit's strengths are)."""
+    the truth (the truth centred on the fitted bots' mean, as the fit's strengths are),
+    with each one's z-score."""
     mean = statistics.fmean(truth[bot] for bot in standings.order)
+    strength_z = tuple(
+        (rating.strength - (truth[rating.bot] - mean)) / rating.sd for rating in standings.ratings
+    )
     strength = statistics.fmean(
         float(rating.low <= truth[rating.bot] - mean <= rating.high) for rating in standings.ratings
     )
     z = NormalDist().inv_cdf(0.5 + standings.confidence / 2.0)
-    gaps = []
+    gaps_z = []
     for first, second in itertools.pairwise(standings.order):
         gap, variance = standings.gap(first, second)
-        error = gap - (truth[first] - truth[second])
-        gaps.append(float(abs(error) <= z * math.sqrt(variance)))
-    return strength, statistics.fmean(gaps)
+        gaps_z.append((gap - (truth[first] - truth[second])) / math.sqrt(variance))
+    neighbours = statistics.fmean(float(abs(value) <= z) for value in gaps_z)
+    return Outcome(strength, neighbours, strength_z, tuple(gaps_z))
 
 
 def spreads(names: Sequence[str], rng: random.Random, heteroscedastic: bool) -> SpreadOf:
@@ -142,7 +168,7 @@ def run_uniform(
     seed: int,
     heteroscedastic: bool,
     matchmaking: MatchmakingSettings = DEFAULT_MATCHMAKING,
-) -> tuple[float, float]:
+) -> Outcome:
     truth = strengths(count)
     rng = random.Random(seed)
     spread = spreads(list(truth), rng, heteroscedastic)
@@ -155,7 +181,7 @@ def run_adversarial(
     seed: int,
     heteroscedastic: bool,
     matchmaking: MatchmakingSettings = DEFAULT_MATCHMAKING,
-) -> tuple[float, float]:
+) -> Outcome:
     truth = strengths(count)
     rng = random.Random(seed)
     spread = spreads(list(truth), rng, heteroscedastic)
@@ -171,7 +197,7 @@ def run_targeted(
     seed: int,
     heteroscedastic: bool,
     matchmaking: MatchmakingSettings = DEFAULT_MATCHMAKING,
-) -> tuple[float, float]:
+) -> Outcome:
     """The ladder's own matchmaking (``matchmaking``'s settings; the others' rules ignore
     them) for ``games`` games, refitted after every :func:`bench_ladder.default_batch`
     games as bench_ladder's runs are (the server's refit cadence)."""
@@ -198,12 +224,9 @@ def row(
 ) -> Coverage:
     """The coverage of one pairing rule over ``seeds`` seeds (``matchmaking``: the
     targeted rule's settings)."""
-    strength, neighbours = [], []
-    for seed in range(seeds):
-        a, b = RULES[rule](count, games, seed, heteroscedastic, matchmaking)
-        strength.append(a)
-        neighbours.append(b)
-    return Coverage.of(strength, neighbours)
+    return Coverage.of(
+        [RULES[rule](count, games, seed, heteroscedastic, matchmaking) for seed in range(seeds)]
+    )
 
 
 def _text(value: float, half: float) -> str:
@@ -229,6 +252,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         default=None,
         help="the targeted rows' matchmaking placement_games (its default)",
+    )
+    parser.add_argument(
+        "--z-scores",
+        action="store_true",
+        help="also each row's z-scores (error over standard error): mean and SD",
     )
     parser.add_argument("--quick", action="store_true", help="the test suite's tiny run")
     args = parser.parse_args(argv)
@@ -276,6 +304,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{time.perf_counter() - started:>7.1f}",
             flush=True,
         )
+        if args.z_scores:
+            (bot_mean, bot_sd), (gap_mean, gap_sd) = result.strength_z, result.neighbours_z
+            print(
+                f"   {'':>12} {'':>6} {'z-scores: mean, SD':>15} "
+                f"{bot_mean:>+17.3f}, {bot_sd:.3f} {gap_mean:>+19.3f}, {gap_sd:.3f}",
+                flush=True,
+            )
     return 0
 
 

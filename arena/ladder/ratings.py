@@ -20,8 +20,15 @@ even against opponents it never met (through the ones they both met). Four choic
 * The pooled spread is estimated, so the covariance is widened by ``(t / z)^2``, Student's
   t of its degrees of freedom over the normal quantile at the fit's confidence: the
   intervals and chances read from it with the normal have the t's width.
-  ``bench/bench_coverage.py`` measures the coverage under uniform, targeted and
-  adversarial pairing (docs/ladder.md quotes it).
+* The covariance is checked against the pairs' residuals
+  (:func:`arena.ladder.fit_numerics.checked_scale`): a heads-up pair's distance from the
+  fitted strengths, squared, is one more measure of its variance (``1 - h`` degrees of
+  freedom, ``h`` its leverage) and the only one its weight was not built on. Each pair's
+  variance is worked out again with it, and the covariance scaled by the new variances'
+  ratio to the shrunk ones, averaged by leverage: with a game or two a pair, where every
+  pair has the pooled spread, it is what tells a fit whose pairs differ from one whose
+  pairs agree. ``bench/bench_coverage.py`` measures the coverage under uniform, targeted
+  and adversarial pairing (docs/ladder.md quotes it).
 * A weak normal prior on each strength (mean 0, standard deviation ``prior_sd_mbb``) keeps
   the fit defined when the results do not connect every bot (a new version with no game
   yet: strength 0, a very wide interval). With it the strengths sum to 0 exactly: a
@@ -38,10 +45,11 @@ games, so its cost is the pairs' count plus one dense inverse (numpy; 1,000 bots
 fraction of a second, ``bench/bench_ladder_scale.py``). It solves ``M s = b`` with
 ``M = sum over pairs of w (e_a - e_b)(e_a - e_b)^T + I / prior_sd^2`` and
 ``b = sum of w * mean * (e_a - e_b)``; the strengths' covariance is ``M^-1`` less the
-prior's shift of all of them together (the strengths sum to 0). The interval of a
-strength is ``s +- z * sd`` (normal quantile), and the chance that ``a`` is really above
-``b`` is ``Phi((s_a - s_b) / sqrt(Var(s_a - s_b)))`` with the covariance (the two
-estimates are correlated when they share opponents).
+prior's shift of all of them together (the strengths sum to 0), times the t's and the
+residual check's factors. The interval of a strength is ``s +- z * sd`` (normal quantile),
+and the chance that ``a`` is really above ``b`` is
+``Phi((s_a - s_b) / sqrt(Var(s_a - s_b)))`` with the covariance (the two estimates are
+correlated when they share opponents).
 
 Ring tables. A table of ``n`` bots reaches the fit as its ``n(n-1)/2`` pair comparisons
 (:meth:`arena.ladder.games.TableResult.pairwise`), each carrying ``2 / n`` of a heads-up

@@ -54,3 +54,16 @@ def test_the_quick_run_prints_every_pairing_with_its_interval_and_seeds(
     for rule in ("uniform", "targeted", "adversarial"):
         assert rule in out
     assert out.count("    20  ") >= 6  # the seed count on every row
+
+
+def test_the_z_scores_are_printed_with_each_row_and_follow_the_errors(
+    bench: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The z-scores tell an off centre (their mean) from too small a standard error (their
+    # SD): the fit's are centred and about as spread as Student's t.
+    result = bench.row("uniform", 6, 30, 100)
+    (bot_mean, bot_sd), (gap_mean, gap_sd) = result.strength_z, result.neighbours_z
+    assert abs(bot_mean) < 0.1 and abs(gap_mean) < 0.15, result
+    assert 0.85 < bot_sd < 1.15 and 0.85 < gap_sd < 1.15, result
+    assert bench.main(["--quick", "--pairing", "uniform", "--z-scores"]) == 0
+    assert capsys.readouterr().out.count("z-scores: mean, SD") == 3  # one per uniform row
