@@ -52,8 +52,8 @@ def _median_hands(bench: ModuleType, count: int, seeds: int, *, targeted: bool) 
 def test_the_ladder_settles_the_top_3_of_10_bots_in_fewer_hands_than_random_pairs(
     bench: ModuleType,
 ) -> None:
-    # Seeded simulation: the same figures every run (2.4x on these 15 seeds, a fit every
-    # 3 games as the server's cadence gives: 19,800 hands against 47,400). docs/ladder.md
+    # Seeded simulation: the same figures every run (2.6x on these 15 seeds, a fit every
+    # 3 games as the server's cadence gives: 18,000 hands against 47,400). docs/ladder.md
     # quotes the figure over 100 seeds with its bootstrap interval; 15 seeds cannot tell 2x
     # from 1.5x.
     ladder = _median_hands(bench, 10, 15, targeted=True)
