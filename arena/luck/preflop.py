@@ -23,18 +23,16 @@ import sys
 from array import array
 from bisect import bisect_left
 from functools import lru_cache
-from itertools import combinations
 from pathlib import Path
 
 from arena.luck.parameters import PARAMETERS
-from engine.cards import FULL_DECK, Card
+from engine.cards import Card
 
 __all__ = [
     "BOARDS",
     "TABLE_FILE",
     "cards_of",
     "class_key",
-    "every_class",
     "first_share",
     "load_table",
     "matchup_key",
@@ -76,8 +74,11 @@ def matchup_key(first: tuple[int, int], second: tuple[int, int]) -> int:
 
     >>> c = Card.parse
     >>> matchup_key((c("As"), c("Kh")), (c("Qd"), c("Qs"))) == matchup_key(
-    ...     (c("Kc"), c("Ad")), (c("Qh"), c("Qc")))
+    ...     (c("Kc"), c("Ad")), (c("Qh"), c("Qd")))  # spades -> diamonds -> hearts -> clubs
     True
+    >>> matchup_key((c("As"), c("Kh")), (c("Qd"), c("Qs"))) == matchup_key(
+    ...     (c("Kc"), c("Ad")), (c("Qh"), c("Qc")))  # the queens share no suit with the ace
+    False
     """
     return min(_relabelled(a + b) for a in _orders(first) for b in _orders(second))
 
@@ -90,24 +91,15 @@ def class_key(first: tuple[int, int], second: tuple[int, int]) -> tuple[int, boo
 
 
 def cards_of(key: int) -> tuple[tuple[Card, Card], tuple[Card, Card]]:
-    """A class's representative: the two hands its key packs.
+    """A class's representative: the two hands its key packs (the first may be either
+    hand given to :func:`class_key`: here the other, whose key is smaller).
 
-    >>> cards_of(class_key((Card.parse("As"), Card.parse("Kh")), (Card(0), Card(5)))[0])
-    ((Card('Ac'), Card('Kd')), (Card('2h'), Card('3c')))
+    >>> key, swapped = class_key((Card.parse("As"), Card.parse("Kh")), (Card(0), Card(5)))
+    >>> cards_of(key), swapped
+    (((Card('3c'), Card('2d')), (Card('Ah'), Card('Ks'))), True)
     """
     cards = [Card(key >> shift & 63) for shift in (18, 12, 6, 0)]
     return (cards[0], cards[1]), (cards[2], cards[3])
-
-
-def every_class() -> list[int]:
-    """Every class's key, sorted (from all 812,175 pairs of hands: a few seconds)."""
-    holes = list(combinations(FULL_DECK, 2))
-    keys = set()
-    for index, first in enumerate(holes):
-        for second in holes[index + 1 :]:
-            if first[0] not in second and first[1] not in second:
-                keys.add(class_key(first, second)[0])
-    return sorted(keys)
 
 
 @lru_cache(maxsize=1)
