@@ -25,7 +25,7 @@ from itertools import combinations
 from math import comb
 from operator import add, eq, itemgetter, lt, truediv
 
-from arena.luck import fast_boards, fast_ranks
+from arena.luck import fast_boards, fast_ranks, preflop
 from engine._eval_tables import fill_tables
 from engine.cards import FULL_DECK, Card
 from engine.evaluator import rank_class
@@ -92,14 +92,18 @@ DESIGN_SIZE = 1024
 def prepare(players: int) -> None:
     """Make in this process, once, what the first estimate of a hold'em hand dealt to
     ``players`` reads: the evaluator's tables, the fast ranker's array
-    (:func:`~arena.luck.fast_ranks.dense_classes`) and the designs of the pre-flop and
-    flop samples (2 ms each). A process forked afterwards - a match's estimator's -
-    starts with them instead of making them again for every match."""
+    (:func:`~arena.luck.fast_ranks.dense_classes`), the heads-up pre-flop table
+    (:func:`~arena.luck.preflop.load_table`) and the designs of the flop's samples and,
+    with more than two players, the pre-flop's (2 ms each). A process forked afterwards -
+    a match's estimator's - starts with them instead of making them again for every
+    match."""
     fill_tables()
     fast_ranks.dense_classes()
+    preflop.load_table()
     unseen = len(FULL_DECK) - 2 * players  # before the flop; the burn cards stay unseen
     if players >= 2 and unseen - 3 >= 2:
-        _design(unseen, 5)
+        if players > 2:  # two hands' pre-flop equities are the table's, not sampled
+            _design(unseen, 5)
         _design(unseen - 3, 2)
 
 

@@ -24,7 +24,8 @@ from the distribution), whatever the bots do, so ``adjusted`` has the expectatio
 
 ``v`` sums to zero over the seats, so the adjusted results sum to the raw ones.
 
-Where ``v`` is sampled (pre-flop and flop equities) the sample is unbiased whatever its
+Where ``v`` is sampled (flop equities, and pre-flop ones with more than two hands dealt:
+two hands' are exact, from a table) the sample is unbiased whatever its
 size, and its size is set by the pot the street ended with as played (the same for every
 state of the street, hypothetical actions included), never by the sampled boards: each
 term then averages to zero over the cards, the draws and the sampler's stream together.
@@ -66,7 +67,7 @@ __all__ = [
 ]
 
 NAME = "chance-equity"
-VERSION = 4
+VERSION = 5
 
 
 @functools.lru_cache(maxsize=64)  # a match asks once per hand; a worker sees few values

@@ -35,6 +35,10 @@ PARAMETERS: dict[str, Any] = {
     "sample_pot": "the street's pot when its betting ended, as played",
     "samples_min": 32,
     "samples_max": 1024,
+    # Hold'em before the flop with only two hands dealt: the exact equity over every
+    # board, from the table of arena/luck/preflop_equities.bin, whose SHA-256 begins so.
+    "heads_up_preflop": "exact, every board: arena.luck.preflop's table",
+    "heads_up_preflop_sha256": "cc267ca670897e29",
     "draw_exact_limit": 2000,  # enumerate a draw's replacements up to this many
     "stream": "shake256 'poker-arena luck v1|' + purpose + hand seed or deck",
     "sampling": "one shuffle of the unseen cards per board, read through a fixed design",

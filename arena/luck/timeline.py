@@ -29,6 +29,7 @@ from engine.cards import FULL_DECK, Card
 from engine.speed.dataclass_init import fast_init
 
 __all__ = [
+    "EVENT_KEYS",
     "HISTORY_KEYS",
     "ChanceStep",
     "DecisionStep",
@@ -53,16 +54,33 @@ CONFIG_KEYS = ("variant", "big_blind", "ante", "ante_mode")
 UNREAD_EVENTS = frozenset(
     {"hand_shown", "hand_mucked", "pot_awarded", "showdown_resolved", "hand_ended"}
 )
+#: Per event type the walk reads, the keys it reads of such an event (an action's
+#: phase, total and flags, a street's new cards, a blind's name: never).
+EVENT_KEYS: dict[str, tuple[str, ...]] = {
+    "action_taken": ("type", "seat_index", "amount", "kind"),
+    "betting_round_complete": ("type",),
+    "street_dealt": ("type", "board"),
+    "hand_started": ("type", "seats"),
+    "ante_posted": ("type", "seat_index", "amount"),
+    "blind_posted": ("type", "seat_index", "amount"),
+    "hole_cards_dealt": ("type", "seat_index", "cards"),
+    "uncalled_bet_returned": ("type", "seat_index", "amount"),
+    "stub_reshuffled": ("type",),
+    "cards_drawn": ("type", "seat_index", "discarded", "drawn"),
+    "hand_voided": ("type",),
+}
 
 
 def walk_input(history: Mapping[str, Any]) -> dict[str, Any]:
     """What :func:`walk_history` reads of a ``history`` document (:data:`HISTORY_KEYS`),
     no more: the result's stacks (:data:`RESULT_KEYS`), the config's keys the walk reads
     (:data:`CONFIG_KEYS`), the events but the showdown's and the end's
-    (:data:`UNREAD_EVENTS`), and the deck only when there is no seed (the deck keys the
-    samples only then). Walked, it gives the document's own timeline (a test checks it),
-    from a smaller document: the match sends it to the estimator's process. A value the
-    walk would refuse is kept as it is, to be refused.
+    (:data:`UNREAD_EVENTS`), each with only the keys the walk reads of its type
+    (:data:`EVENT_KEYS`; an event of another type whole), and the deck only when there
+    is no seed (the deck keys the samples only then). Walked, it gives the document's own
+    timeline (a test checks it), from a smaller document: the match sends it to the
+    estimator's process. A value the walk would refuse is kept, to be refused (an error
+    that quotes an event quotes the part kept).
     """
     read = {key: history[key] for key in HISTORY_KEYS if key in history}
     if read.get("seed") is not None:
@@ -73,11 +91,18 @@ def walk_input(history: Mapping[str, Any]) -> dict[str, Any]:
             read[key] = {name: part[name] for name in kept if name in part}
     events = read.get("events")
     if isinstance(events, list):
-        read["events"] = [
-            event
-            for event in events
-            if not (isinstance(event, dict) and event.get("type") in UNREAD_EVENTS)
-        ]
+        walked: list[Any] = []
+        for event in events:
+            if not isinstance(event, dict):
+                walked.append(event)  # for the walk to refuse
+                continue
+            kind = event.get("type")
+            keys = EVENT_KEYS.get(kind) if isinstance(kind, str) else None
+            if keys is not None:
+                walked.append({name: event[name] for name in keys if name in event})
+            elif not isinstance(kind, str) or kind not in UNREAD_EVENTS:
+                walked.append(event)
+        read["events"] = walked
     return read
 
 

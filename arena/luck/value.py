@@ -9,7 +9,9 @@ Chips above what any other live seat matched form a pot only their owner may win
 uncalled bet counts as the bettor's own (it comes back to them).
 
 The equity is exact with one card to come (and for five-card draw, whose showdown is the
-current hands); before the flop and on the flop it is a sample of boards (or every
+current hands), and before the flop when only two hands were dealt (read from the table
+of every heads-up class, :mod:`arena.luck.preflop`, since version 5); before the flop
+with more hands dealt and on the flop it is a sample of boards (or every
 completion, when that is no more) whose size grows with the pot the hand reached on that
 street (:data:`PARAMETERS`, ``street_pots``): sampling effort goes where the chips are. The
 size is the street's, not the state's: every state valued on a street - the actions a bot
@@ -44,7 +46,7 @@ from functools import lru_cache
 from operator import mul
 from typing import Any, Literal
 
-from arena.luck import fast_boards, fast_ranks
+from arena.luck import fast_boards, fast_ranks, preflop
 from arena.luck.equity import (
     BoardSampler,
     completions,
@@ -244,6 +246,8 @@ class ValueFunction:
         # Both fast: the ranker needs a sampled completion's cards only for a flush.
         self.lazy_boards = self.fast and self.fast_boards
         self.exact = exact
+        # Hold'em before the flop with two hands dealt: exact equities from a table.
+        self.heads_up_table = not self.is_draw
         self.street_pots: Mapping[int, int] = street_pots or {}
         # Per board so far: its completions (all of them, or a sampler's growing list) and
         # their key sums; per hole and board: the hole's classes on those completions.
@@ -348,6 +352,10 @@ class ValueFunction:
     def _shares(self, state: TableState, members: Sequence[int], pot_total: int) -> list[float]:
         """The members' shares of a pot (kept: hypothetical actions revisit them, so the
         memo is asked before any rank is read)."""
+        if self.heads_up_table and len(members) == 2 and not state.board and len(state.out) == 4:
+            # Two hands dealt, no card shown: the exact equity, from the table.
+            share = preflop.first_share(state.hands[members[0]], state.hands[members[1]])
+            return [share, 1.0 - share]
         holes = tuple([state.hands[m] for m in members])
         count = self._known_count(state.board, pot_total)
         if count is not None:

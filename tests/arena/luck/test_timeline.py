@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 
 from arena.luck import LuckError, estimate_hand
-from arena.luck.timeline import ChanceStep, DecisionStep, walk_history, walk_input, with_action
+from arena.luck.timeline import (
+    EVENT_KEYS,
+    ChanceStep,
+    DecisionStep,
+    walk_history,
+    walk_input,
+    with_action,
+)
 from engine.actions import Call, Check
 from engine.config import AnteMode, BettingStructure, GameConfig, Variant
 from engine.hand import BlindSeats, Hand, SeatSetup
@@ -281,3 +288,17 @@ def test_the_walks_input_keeps_a_bad_result_or_events_for_the_walk_to_refuse() -
     assert walk_input(history)["events"] == "none"
     with pytest.raises(LuckError, match="without seats, events or config"):
         walk_history(walk_input(history))
+
+
+def test_the_walks_input_keeps_only_the_keys_the_walk_reads_of_each_event() -> None:
+    record = random_record(7, seat_count=3, mixed=True)
+    history = record["history"]
+    extra = [{"type": "something_new", "x": 1}, {"type": ["not", "a", "name"]}, 5]
+    sent = walk_input({**history, "events": history["events"] + extra})
+    for event in sent["events"][: -len(extra)]:
+        assert set(event) <= set(EVENT_KEYS[event["type"]])  # an action's flags: dropped
+    assert len(sent["events"][0]) < len(history["events"][0])  # the hand's start: its seats
+    assert sent["events"][-len(extra) :] == extra  # another type, or no name: kept whole
+    assert walk_history(walk_input(history)) == walk_history(history)
+    with pytest.raises(LuckError, match=r"event \d+ is not an object: 5"):
+        walk_history(sent)

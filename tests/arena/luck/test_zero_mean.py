@@ -155,6 +155,8 @@ def test_the_flop_term_averages_to_zero_over_every_flop() -> None:
     scale = betting_scale(step.before, BETTING_WEIGHTS[3], 2)
     expected = [board_total[0] + edge * scale, board_total[1] - edge * scale]
     assert mean == pytest.approx(expected, abs=1e-9)
+    # What the estimator subtracts, with the pre-flop table's exact equity, is that average.
+    assert exact.street_expectation(step.before, 3) == pytest.approx(expected, abs=1e-9)
 
 
 def test_the_draw_term_averages_to_zero_over_every_replacement() -> None:
@@ -236,15 +238,18 @@ def test_the_action_term_averages_to_zero_under_the_reported_distribution(
 
 
 @pytest.mark.parametrize("weights", WEIGHT_NAMES)
-@pytest.mark.parametrize("variant", ["holdem", "five_card_draw"])
+@pytest.mark.parametrize(
+    ("variant", "seat_count"), [("holdem", 3), ("holdem", 2), ("five_card_draw", 3)]
+)
 def test_the_deal_term_averages_to_zero_over_every_way_to_seat_the_dealt_hands(
-    variant: str, weights: str
+    variant: str, seat_count: int, weights: str
 ) -> None:
     # Every deal is as likely as the same hands given to the seats in another order, so
     # averaging v over the permutations of one deal's hands is averaging over deals: it
     # must give the estimator's expectation (an equal share of each pot it may win).
+    # Heads-up hold'em's values before the flop are the pre-flop table's exact equities.
     for seed in range(3):
-        record = random_record(seed, variant=variant, seat_count=3)
+        record = random_record(seed, variant=variant, seat_count=seat_count)
         timeline = walk_history(record["history"])
         value = ValueFunction(
             variant=timeline.variant,
