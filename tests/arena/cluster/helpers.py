@@ -19,7 +19,7 @@ import pytest
 
 from arena.cluster import task
 from arena.cluster.job import MatchJob
-from arena.cluster.zygote import Zygote, shared_zygote
+from arena.cluster.zygote import ZygoteError
 from arena.match.config import MatchConfig
 from arena.store.outcome import HandSummary, MatchOutcome, SeatOutcome
 from tests import TEST_BOTS
@@ -127,38 +127,45 @@ class WorkerKiller(threading.Thread):
 
 
 class _Gate:
-    """In a Dask worker's process: where its match tasks wait (see :func:`hold_match_tasks`),
-    the referees forked while it stands, and how to put back what it replaced."""
+    """In a Dask worker's process: where its match tasks wait (see :func:`hold_match_tasks`)
+    and the referees they asked for."""
 
     def __init__(self) -> None:
         self.held = threading.Event()
         self.opened = threading.Event()
-        self.forked: list[int] = []
-        self.patches = pytest.MonkeyPatch()
+        self.asked: list[str] = []
+        self.patch = pytest.MonkeyPatch()
+
+
+class _GateZygote:
+    """The zygote a held task is given: it notes each referee asked of it and forks none
+    (a refusal the task reports as a failed match), so the gate starts no process."""
+
+    def __init__(self, gate: _Gate) -> None:
+        self.gate = gate
+
+    def spawn(self, stdin: int, stdout: int, stderr: int) -> int:
+        self.gate.asked.append("a referee")
+        raise ZygoteError("the test's gate forks no referee")
 
 
 _gate: _Gate | None = None
 
 
 def hold_match_tasks() -> None:
-    """Run on each worker (``client.run``): from now on a match task waits, right before it
-    asks whether its match is still wanted and forks a referee, until
-    :func:`open_the_gate`; every referee forked until :func:`remove_the_gate` is counted."""
+    """Run on each worker (``client.run``): from now on a match task waits where it asks
+    for the worker's zygote, right before it asks whether its match is still wanted and
+    forks a referee, until :func:`open_the_gate`; then it is given a zygote that counts
+    the referees asked of it (:func:`remove_the_gate` says how many) and forks none."""
     global _gate
     gate = _gate = _Gate()
-    spawn = Zygote.spawn
 
-    def held_zygote() -> Zygote:
+    def held_zygote() -> _GateZygote:
         gate.held.set()
         gate.opened.wait(timeout=120)
-        return shared_zygote()
+        return _GateZygote(gate)
 
-    def counted_spawn(self: Zygote, stdin: int, stdout: int, stderr: int) -> int:
-        gate.forked.append(spawn(self, stdin, stdout, stderr))
-        return gate.forked[-1]
-
-    gate.patches.setattr(task, "shared_zygote", held_zygote)
-    gate.patches.setattr(Zygote, "spawn", counted_spawn)
+    gate.patch.setattr(task, "shared_zygote", held_zygote)
 
 
 def is_a_match_task_held() -> bool:
@@ -172,16 +179,16 @@ def open_the_gate() -> None:
         _gate.opened.set()
 
 
-def remove_the_gate() -> list[int]:
-    """Run on each worker: put back what the gate replaced; the process ids of the
-    referees forked while it stood."""
+def remove_the_gate() -> list[str]:
+    """Run on each worker: put back the worker's zygote; the referees its match tasks asked
+    for while the gate stood."""
     global _gate
     if _gate is None:
         return []
     gate, _gate = _gate, None
     gate.opened.set()
-    gate.patches.undo()
-    return gate.forked
+    gate.patch.undo()
+    return gate.asked
 
 
 def task_states(dask_worker: Any) -> dict[str, str]:

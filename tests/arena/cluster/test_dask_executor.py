@@ -246,8 +246,8 @@ def test_a_task_started_before_its_worker_read_its_cancel_forks_no_referee(
     # Seen on a loaded machine: a worker busy importing the match's code for its first task
     # read the task and its cancel together, started the task, then marked it cancelled;
     # the task forked a referee that played on to the deadline after the executor was
-    # closed. Here a gate holds the task at that point until its worker has marked it
-    # cancelled: then it must fork nothing and end.
+    # closed. Here a gate holds the task where it asks for the zygote until its worker has
+    # marked it cancelled: then it must not ask for a referee.
     workers = local_cluster.client
     workers.run(hold_match_tasks)
     try:
@@ -257,10 +257,10 @@ def test_a_task_started_before_its_worker_read_its_cancel_forks_no_referee(
         executor.close()
         _wait_until(lambda: _held_task_states(workers) == ["cancelled"], "no cancel came")
         workers.run(open_the_gate)
-        _wait_until(lambda: _held_task_states(workers) == [], "the cancelled match played on")
+        _wait_until(lambda: _held_task_states(workers) == [], "the task never ended")
     finally:
-        forked = workers.run(remove_the_gate)
-    assert list(forked.values()) == [[], []]  # neither worker forked a referee
+        asked = workers.run(remove_the_gate)
+    assert list(asked.values()) == [[], []]  # neither worker's task asked for a referee
 
 
 def _held_task_states(workers: Any) -> list[str]:
