@@ -33,7 +33,7 @@ from arena.session.policy import TimeLimits
 from arena.store.outcome import MatchOutcome
 from arena.tournament.worker import play_match
 from tests import TEST_BOTS
-from tests.arena.cluster.helpers import quick
+from tests.arena.cluster.helpers import quick, stall
 from tests.arena.tournament.helpers import FOLDER, STATION
 
 pytestmark = pytest.mark.allow_error_logs
@@ -127,39 +127,40 @@ def test_a_hung_match_is_a_timeout_fault_and_its_referee_and_bots_are_killed(
     assert not alive
 
 
-def test_a_cancelled_match_has_its_referee_and_bots_killed_at_once_not_at_its_deadline(
-    tmp_path: Path,
+def test_a_cancelled_match_has_its_referee_killed_at_once_not_at_its_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The host cancels the match while it plays (its tournament stopped): the task kills
     # the referee at its next check instead of letting it play on to the 300 s deadline.
-    job = job_for(tmp_path, (HANG, STATION), time_limits=TimeLimits(decision_s=60.0))
+    # (The referee's bots go with it as at a deadline: see the hung match above.)
+    handed = _spy_on_referees(monkeypatch)
     cancelled = threading.Event()
     outcome: list[MatchOutcome] = []
-    runner = threading.Thread(
-        target=lambda: outcome.append(
-            run_in_referee(play_match, job, 300.0, is_wanted=lambda: not cancelled.is_set())
-        )
-    )
+
+    def wanted() -> bool:
+        return not cancelled.is_set()
+
+    def play() -> None:
+        job = job_for(tmp_path)
+        outcome.append(run_in_referee(stall, job, 300.0, ship_files=False, is_wanted=wanted))
+
+    runner = threading.Thread(target=play)
     runner.start()
-    seen: list[psutil.Process] = []
-    while runner.is_alive() and len(seen) < 3:  # the referee and its two bots
-        seen = _playing()
+    while runner.is_alive() and not (tmp_path / "started").exists():  # the referee plays
         time.sleep(0.05)
+    (referee,) = [psutil.Process(pid) for pid in handed]
     cancelled.set()
     runner.join(timeout=60)
-    assert len(seen) >= 3, "the match never started"
     assert not runner.is_alive(), "the cancelled match played on"
     (result,) = outcome
     assert not result.is_counted and result.error is not None
     assert result.error.startswith("cancelled: the host no longer wanted the match on ")
-    _gone, alive = psutil.wait_procs(seen, timeout=10)
+    _gone, alive = psutil.wait_procs([referee], timeout=10)
     assert not alive
 
 
-def test_a_match_cancelled_before_its_referee_is_forked_forks_none(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Dask may start a task its host has already cancelled: it must play nothing.
+def _spy_on_referees(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The process ids of the referees the zygote hands a match from now on."""
     handed: list[int] = []
     spawn = Zygote.spawn
 
@@ -168,6 +169,14 @@ def test_a_match_cancelled_before_its_referee_is_forked_forks_none(
         return handed[-1]
 
     monkeypatch.setattr(Zygote, "spawn", counted)
+    return handed
+
+
+def test_a_match_cancelled_before_its_referee_is_forked_forks_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Dask may start a task its host has already cancelled: it must play nothing.
+    handed = _spy_on_referees(monkeypatch)
     outcome = run_in_referee(play_match, job_for(tmp_path), 60.0, is_wanted=lambda: False)
     assert outcome.error is not None and outcome.error.startswith("cancelled: ")
     assert handed == []  # no referee was handed the match
