@@ -45,6 +45,11 @@ from tests.arena.tournament.helpers import FOLDER, STATION
 pytestmark = pytest.mark.allow_error_logs
 
 HANG = TEST_BOTS / "hang" / "bot.toml"
+#: A match that only its deadline or its cancel ends: a bot that never answers, and a long
+#: decision time limit.
+HUNG: dict[str, Any] = {"manifests": (HANG, STATION), "time_limits": TimeLimits(decision_s=60.0)}
+#: A deadline no test waits for: a match that ends in a test was ended by its cancel.
+FAR_DEADLINE_S = 600.0
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +190,7 @@ def test_a_hung_match_comes_back_as_a_timeout_fault(
 ) -> None:
     executor = cluster.executor(play_match, match_deadline_s=2.0)
     try:
-        job = job_for(tmp_path, manifests=(HANG, STATION), time_limits=TimeLimits(decision_s=60.0))
+        job = job_for(tmp_path, **HUNG)
         outcome = executor.submit(job).result(timeout=120)
     finally:
         executor.close()
@@ -218,11 +223,6 @@ def test_the_executor_plays_as_many_matches_as_threads_and_nothing_once_closed(
         executor.submit(job_for(tmp_path))
     with pytest.raises(ClusterError, match="closed already"):
         cluster.executor(play_match)
-
-
-HUNG: dict[str, Any] = {"manifests": (HANG, STATION), "time_limits": TimeLimits(decision_s=60.0)}
-#: A deadline no test waits for: a match that ends in a test was ended by its cancel.
-FAR_DEADLINE_S = 600.0
 
 
 def test_closing_cancels_the_matches_not_finished_and_kills_those_playing_at_once(
