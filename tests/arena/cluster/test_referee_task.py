@@ -33,7 +33,7 @@ from arena.session.policy import TimeLimits
 from arena.store.outcome import MatchOutcome
 from arena.tournament.worker import play_match
 from tests import TEST_BOTS
-from tests.arena.cluster.helpers import quick, stall
+from tests.arena.cluster.helpers import stall
 from tests.arena.tournament.helpers import FOLDER, STATION
 
 pytestmark = pytest.mark.allow_error_logs
@@ -175,13 +175,22 @@ def _spy_on_referees(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_a_match_cancelled_before_its_referee_is_forked_forks_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Dask may start a task its host has already cancelled: it must play nothing.
-    handed = _spy_on_referees(monkeypatch)
+    # Dask may start a task its host has already cancelled: it must ask for no referee.
+    asked: list[tuple[int, int, int]] = []
+
+    class Noting:
+        """A zygote that notes each request for a referee and forks none."""
+
+        def spawn(self, stdin: int, stdout: int, stderr: int) -> int:
+            asked.append((stdin, stdout, stderr))
+            raise ZygoteError("this zygote forks no referee")
+
+    monkeypatch.setattr(task, "shared_zygote", Noting)
     outcome = run_in_referee(play_match, job_for(tmp_path), 60.0, is_wanted=lambda: False)
     assert outcome.error is not None and outcome.error.startswith("cancelled: ")
-    assert handed == []  # no referee was handed the match
-    assert run_in_referee(quick, job_for(tmp_path / "wanted"), 120.0).is_counted
-    assert len(handed) == 1  # the spy sees the referee a wanted match is handed
+    assert asked == []
+    wanted = run_in_referee(play_match, job_for(tmp_path), 60.0)
+    assert wanted.error == "this zygote forks no referee" and len(asked) == 1  # it is asked
 
 
 def test_a_referee_that_dies_is_a_failed_match_quoting_its_stderr(tmp_path: Path) -> None:
