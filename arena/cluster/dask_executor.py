@@ -1,12 +1,14 @@
 """Tournaments on a Dask cluster: the executor behind ``arena tournament --executor dask``.
 
-:class:`DaskMatchExecutor` makes each job one Dask task, :func:`~arena.cluster.task.run_in_referee`:
-a referee process on a worker plays the match under a deadline. Where every worker shares
-the host's run folder at the same path (checked at the start by a file the host writes
-there) the match writes its files there, else it sends them back with its outcome. The
-executor releases a task's Dask future as soon as it has the outcome (a finished task
-whose future is held would be computed again if its worker died): one outcome per match,
-stored by the host alone. Workers killed mid-match and deadlines: docs/cluster.md.
+:class:`DaskMatchExecutor` makes each job one Dask task, :func:`play_on_worker`: a referee
+process on a worker plays the match under a deadline
+(:func:`~arena.cluster.task.run_in_referee`), and is killed as soon as the worker hears that
+the host cancelled the task (a stopped tournament). Where every worker shares the host's
+run folder at the same path (checked at the start by a file the host writes there) the
+match writes its files there, else it sends them back with its outcome. The executor
+releases a task's Dask future as soon as it has the outcome (a finished task whose future
+is held would be computed again if its worker died): one outcome per match, stored by the
+host alone. Workers killed mid-match, deadlines and cancels: docs/cluster.md.
 
 :class:`DaskCluster` connects to a scheduler (``--scheduler tcp://HOST:8786``) or starts
 worker processes on this machine, and checks before the first match that every worker can
@@ -39,7 +41,7 @@ from arena.cluster.task import match_deadline, run_in_referee
 from arena.store.closing import ClosedOnExit
 from arena.store.outcome import MatchOutcome
 
-__all__ = ["ClusterError", "DaskCluster", "DaskMatchExecutor", "dask_executor"]
+__all__ = ["ClusterError", "DaskCluster", "DaskMatchExecutor", "dask_executor", "play_on_worker"]
 
 #: Seconds to wait for a scheduler to answer.
 CONNECT_TIMEOUT_S = 30.0
@@ -281,13 +283,15 @@ class DaskMatchExecutor(ClosedOnExit):
         # A match whose run folder the workers share writes there; any other sends its
         # files back with its outcome.
         ship_files = job.tournament_dir != self.cluster.shared_folder
+        key = f"match-{job.match_id}-{uuid.uuid4().hex[:12]}"
         task = self.cluster.client.submit(
-            run_in_referee,
+            play_on_worker,
             self._play,
             job,
             deadline,
+            key,
             ship_files=ship_files,
-            key=f"match-{job.match_id}-{uuid.uuid4().hex[:12]}",
+            key=key,
             pure=False,
         )
         result: Future[MatchOutcome] = Future()
@@ -333,6 +337,29 @@ class DaskMatchExecutor(ClosedOnExit):
             self.cluster.client.cancel(list(pending.values()))
         wait_for([result for result in pending if not result.cancelled()])
         self.cluster.close()
+
+
+def play_on_worker(
+    play: Play, job: MatchJob, deadline_s: float, key: str, *, ship_files: bool
+) -> MatchOutcome:
+    """What the Dask task ``key`` runs on its worker: ``job`` played by a referee (see
+    :func:`~arena.cluster.task.run_in_referee`) for as long as the scheduler wants the task.
+
+    Dask lets a running task run on when its host cancels it (the worker only marks it
+    ``cancelled``), and a worker whose event loop was busy (importing the match's code for
+    its first task, on a loaded machine) may start a task whose cancel it has not read
+    yet: without this, the referee of a stopped tournament played on to its deadline.
+    """
+    worker = _distributed().get_worker()
+    is_wanted = partial(_is_wanted, worker, key)
+    return run_in_referee(play, job, deadline_s, ship_files=ship_files, is_wanted=is_wanted)
+
+
+def _is_wanted(worker: Any, key: str) -> bool:
+    """Whether ``worker`` still has the task ``key`` to compute, not ``cancelled`` (its
+    client cancelled or released it, or left)."""
+    task = worker.state.tasks.get(key)
+    return task is not None and task.state != "cancelled"
 
 
 def _collect(job: MatchJob, task: Any, *, ship_files: bool = True) -> MatchOutcome:

@@ -7,7 +7,14 @@ waits for its outcome with a wall-clock deadline (:func:`match_deadline`) and, w
 happened, kills the referee's whole process group and the processes below it. A match past
 its deadline comes back as a failed outcome whose ``ended_reason`` is ``"timeout"`` and
 whose error starts with ``timeout:``; the host stores it as a failed match (not counted)
-and the next run plays it again."""
+and the next run plays it again.
+
+The task also asks, before it forks the referee and every :data:`CANCEL_CHECK_S` while the
+match plays, whether the host still wants the match (``is_wanted``): one the host
+cancelled (its tournament stopped) forks no referee, or has its referee and bots killed at
+once, instead of playing on to its deadline. Dask may start a task that its host has
+already cancelled: a worker busy when both messages arrive starts the task before it reads
+the cancel."""
 
 from __future__ import annotations
 
@@ -39,6 +46,9 @@ DECISIONS_PER_HAND = 4
 UNCAPPED_HANDS = 10_000
 #: How much of the referee's standard error a failure's message quotes.
 STDERR_TAIL_BYTES = 2000
+#: Seconds between two questions of a playing task to its host's side (``is_wanted``): how
+#: late a cancelled match's referee may be killed after its worker hears of the cancel.
+CANCEL_CHECK_S = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,26 +79,36 @@ def match_deadline(job: MatchJob) -> float:
     return DEADLINE_MARGIN_S + starts + decisions + seats * limits.time_bank_s
 
 
+def _always_wanted() -> bool:
+    """The ``is_wanted`` of a match that nobody cancels: it plays to its end or deadline."""
+    return True
+
+
 def run_in_referee(
     play: Callable[[MatchJob], MatchOutcome],
     job: MatchJob,
     deadline_s: float,
     *,
     ship_files: bool = True,
+    is_wanted: Callable[[], bool] = _always_wanted,
 ) -> MatchOutcome:
     """Have a referee play ``job`` with ``play``; its outcome, with the match's files
     packed in when ``ship_files`` (else the match wrote them into the shared run folder).
 
     Never raises for a match's own trouble: a referee past ``deadline_s`` seconds is a
     ``timeout`` outcome, one that dies or answers garbage an ``error`` outcome (with the
-    end of its standard error). The referee's process group and its descendants are
-    killed when this returns, whatever happened.
+    end of its standard error). A match that ``is_wanted`` no longer (asked before the
+    referee is forked, then every :data:`CANCEL_CHECK_S`) is a ``cancelled:`` outcome. The
+    referee's process group and its descendants are killed when this returns, whatever
+    happened.
     """
     started = time.monotonic()
     try:
         zygote = shared_zygote()
     except ZygoteError as exc:
         return failed_outcome(job, str(exc), duration_s=time.monotonic() - started)
+    if not is_wanted():  # cancelled before it started (or while the zygote started)
+        return _cancelled(job, duration_s=time.monotonic() - started)
     stdin_r, stdin_w = os.pipe()
     stdout_r, stdout_w = os.pipe()
     stderr_r, stderr_w = os.pipe()
@@ -110,7 +130,9 @@ def run_in_referee(
         except BaseException:
             os.close(stdin_w)  # _exchange closes it otherwise
             raise
-        data, stderr = _exchange(stdin_w, stdout_r, stderr_r, payload, started + deadline_s)
+        data, stderr = _exchange(
+            stdin_w, stdout_r, stderr_r, payload, started + deadline_s, is_wanted
+        )
     finally:
         os.close(stdout_r)
         os.close(stderr_r)
@@ -118,6 +140,8 @@ def run_in_referee(
         # other is killed with everything below it. (The zygote removes its folder.)
         _kill(pid, referee, with_descendants=not data)
     duration = time.monotonic() - started
+    if data is None and not is_wanted():
+        return _cancelled(job, duration_s=duration)
     if data is None:
         return failed_outcome(
             job,
@@ -138,6 +162,16 @@ def run_in_referee(
     return outcome
 
 
+def _cancelled(job: MatchJob, *, duration_s: float) -> MatchOutcome:
+    """The outcome of a match its host cancelled (nobody stores it: the host let it go)."""
+    return failed_outcome(
+        job,
+        f"cancelled: the host no longer wanted the match on {socket.gethostname()}; "
+        "its referee and bots, if any, were killed",
+        duration_s=duration_s,
+    )
+
+
 def _process(pid: int) -> psutil.Process | None:
     """The referee as psutil sees it (its start time guards against a reused pid)."""
     try:
@@ -147,11 +181,17 @@ def _process(pid: int) -> psutil.Process | None:
 
 
 def _exchange(
-    stdin: int, stdout: int, stderr: int, payload: bytes, deadline: float
+    stdin: int,
+    stdout: int,
+    stderr: int,
+    payload: bytes,
+    deadline: float,
+    is_wanted: Callable[[], bool] = _always_wanted,
 ) -> tuple[bytes | None, bytes]:
     """Send ``payload`` (then close ``stdin``), read ``stdout`` to its end and keep the
     last :data:`STDERR_TAIL_BYTES` of ``stderr``; the output is None when ``deadline``
-    (monotonic) passes first."""
+    (monotonic) passes first, or ``is_wanted`` (asked every :data:`CANCEL_CHECK_S`) says
+    no."""
     chunks: list[bytes] = []
     tail = bytearray()
     pending = memoryview(payload)
@@ -161,10 +201,11 @@ def _exchange(
     try:
         while True:
             left = deadline - time.monotonic()
-            if left <= 0:
+            if left <= 0 or not is_wanted():
                 return None, bytes(tail)
             writers = [stdin] if pending else []
-            readable, writable, _ = select.select(readers, writers, [], left)
+            wait = min(left, CANCEL_CHECK_S)
+            readable, writable, _ = select.select(readers, writers, [], wait)
             if writable:
                 try:
                     pending = pending[os.write(stdin, pending) :]

@@ -1,7 +1,8 @@
 """Shared pieces of the cluster tests: stand-ins for ``play_match`` that a pool's worker
 imports by name (quick outcomes, and workers that die or stall on purpose; each leaves its
 marks in the job's run folder), a slow bot for matches that must be caught in the middle,
-and a thread that kills the Dask worker playing one."""
+a thread that kills the Dask worker playing one, and a gate that holds a Dask worker's
+match tasks just before they fork their referee."""
 
 from __future__ import annotations
 
@@ -11,10 +12,14 @@ import signal
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
+import pytest
 
+from arena.cluster import task
 from arena.cluster.job import MatchJob
+from arena.cluster.zygote import ZygoteError
 from arena.match.config import MatchConfig
 from arena.store.outcome import HandSummary, MatchOutcome, SeatOutcome
 from tests import TEST_BOTS
@@ -119,3 +124,74 @@ class WorkerKiller(threading.Thread):
                     self.killed_worker = worker.pid
                     return True
         return False
+
+
+class _Gate:
+    """In a Dask worker's process: where its match tasks wait (see :func:`hold_match_tasks`)
+    and the referees they asked for."""
+
+    def __init__(self) -> None:
+        self.held = threading.Event()
+        self.opened = threading.Event()
+        self.asked: list[str] = []
+        self.patch = pytest.MonkeyPatch()
+
+
+class _GateZygote:
+    """The zygote a held task is given: it notes each referee asked of it and forks none
+    (a refusal the task reports as a failed match), so the gate starts no process."""
+
+    def __init__(self, gate: _Gate) -> None:
+        self.gate = gate
+
+    def spawn(self, stdin: int, stdout: int, stderr: int) -> int:
+        self.gate.asked.append("a referee")
+        raise ZygoteError("the test's gate forks no referee")
+
+
+_gate: _Gate | None = None
+
+
+def hold_match_tasks() -> None:
+    """Run on each worker (``client.run``): from now on a match task waits where it asks
+    for the worker's zygote, right before it asks whether its match is still wanted and
+    forks a referee, until :func:`open_the_gate`; then it is given a zygote that counts
+    the referees asked of it (:func:`remove_the_gate` says how many) and forks none."""
+    global _gate
+    gate = _gate = _Gate()
+
+    def held_zygote() -> _GateZygote:
+        gate.held.set()
+        gate.opened.wait(timeout=120)
+        return _GateZygote(gate)
+
+    gate.patch.setattr(task, "shared_zygote", held_zygote)
+
+
+def is_a_match_task_held() -> bool:
+    """Run on each worker: whether one of its match tasks waits at the gate."""
+    return _gate is not None and _gate.held.is_set()
+
+
+def open_the_gate() -> None:
+    """Run on each worker: let its held match tasks go on."""
+    if _gate is not None:
+        _gate.opened.set()
+
+
+def remove_the_gate() -> list[str]:
+    """Run on each worker: put back the worker's zygote; the referees its match tasks asked
+    for while the gate stood."""
+    global _gate
+    if _gate is None:
+        return []
+    gate, _gate = _gate, None
+    gate.opened.set()
+    gate.patch.undo()
+    return gate.asked
+
+
+def task_states(dask_worker: Any) -> dict[str, str]:
+    """Run on each worker: the state of every task it has (``cancelled``: one it runs on
+    for a client that no longer wants it)."""
+    return {str(key): state.state for key, state in dask_worker.state.tasks.items()}

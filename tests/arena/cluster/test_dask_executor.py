@@ -12,17 +12,19 @@ import importlib
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import psutil
 import pytest
 
 from arena.cluster import dask_executor as dask_module
+from arena.cluster import task as task_module
 from arena.cluster.checks import sees_file
-from arena.cluster.dask_executor import ClusterError, DaskCluster, dask_executor
+from arena.cluster.dask_executor import ClusterError, DaskCluster, dask_executor, play_on_worker
 from arena.cluster.files import pack_files
 from arena.cluster.job import MatchJob
 from arena.cluster.zygote import close_zygote
@@ -31,11 +33,23 @@ from arena.session.policy import TimeLimits
 from arena.store.outcome import MatchOutcome, SeatOutcome
 from arena.tournament.worker import play_match
 from tests import TEST_BOTS
+from tests.arena.cluster.helpers import (
+    hold_match_tasks,
+    is_a_match_task_held,
+    open_the_gate,
+    remove_the_gate,
+    task_states,
+)
 from tests.arena.tournament.helpers import FOLDER, STATION
 
 pytestmark = pytest.mark.allow_error_logs
 
 HANG = TEST_BOTS / "hang" / "bot.toml"
+#: A match that only its deadline or its cancel ends: a bot that never answers, and a long
+#: decision time limit.
+HUNG: dict[str, Any] = {"manifests": (HANG, STATION), "time_limits": TimeLimits(decision_s=60.0)}
+#: A deadline no test waits for: a match that ends in a test was ended by its cancel.
+FAR_DEADLINE_S = 600.0
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +190,7 @@ def test_a_hung_match_comes_back_as_a_timeout_fault(
 ) -> None:
     executor = cluster.executor(play_match, match_deadline_s=2.0)
     try:
-        job = job_for(tmp_path, manifests=(HANG, STATION), time_limits=TimeLimits(decision_s=60.0))
+        job = job_for(tmp_path, **HUNG)
         outcome = executor.submit(job).result(timeout=120)
     finally:
         executor.close()
@@ -211,19 +225,60 @@ def test_the_executor_plays_as_many_matches_as_threads_and_nothing_once_closed(
         cluster.executor(play_match)
 
 
-def test_closing_cancels_the_matches_not_finished(
+def test_closing_cancels_the_matches_not_finished_and_kills_those_playing_at_once(
     tmp_path: Path, cluster: DaskCluster, local_cluster: DaskCluster
 ) -> None:
-    executor = cluster.executor(play_match, match_deadline_s=3.0)
-    hung: dict[str, Any] = {
-        "manifests": (HANG, STATION),
-        "time_limits": TimeLimits(decision_s=60.0),
-    }
-    jobs = [job_for(tmp_path, f"m-{i}", **hung) for i in range(4)]
+    executor = cluster.executor(play_match, match_deadline_s=FAR_DEADLINE_S)
+    jobs = [job_for(tmp_path, f"m-{i}", **HUNG) for i in range(4)]
     futures = [executor.submit(job) for job in jobs]
+    # Two play (a worker each, with their bots), two wait for a worker.
+    _wait_until(lambda: len(_referees(local_cluster)) >= 6, "the matches never started")
     executor.close()
     assert all(future.cancelled() for future in futures)
-    _wait_for_no_referees(local_cluster)  # the running ones end at their deadline
+    # Killed when their workers hear of the cancel, not at their deadline: Dask lets a
+    # cancelled task run on, the task itself must stop its referee.
+    _wait_for_no_referees(local_cluster)
+
+
+def test_a_task_started_before_its_worker_read_its_cancel_forks_no_referee(
+    tmp_path: Path, cluster: DaskCluster, local_cluster: DaskCluster
+) -> None:
+    # Seen on a loaded machine: a worker busy importing the match's code for its first task
+    # read the task and its cancel together, started the task, then marked it cancelled;
+    # the task forked a referee that played on to the deadline after the executor was
+    # closed. Here a gate holds the task where it asks for the zygote until its worker has
+    # marked it cancelled: then it must not ask for a referee.
+    workers = local_cluster.client
+    workers.run(hold_match_tasks)
+    try:
+        executor = cluster.executor(play_match, match_deadline_s=FAR_DEADLINE_S)
+        executor.submit(job_for(tmp_path, "m-held", **HUNG))
+        _wait_until(lambda: any(workers.run(is_a_match_task_held).values()), "never started")
+        executor.close()
+        _wait_until(lambda: _held_task_states(workers) == ["cancelled"], "no cancel came")
+        workers.run(open_the_gate)
+        _wait_until(lambda: _held_task_states(workers) == [], "the task never ended")
+    finally:
+        asked = workers.run(remove_the_gate)
+    assert list(asked.values()) == [[], []]  # neither worker's task asked for a referee
+
+
+def _held_task_states(workers: Any) -> list[str]:
+    """The states of the match m-held's task on the workers that have it."""
+    return [
+        state
+        for states in workers.run(task_states).values()
+        for key, state in states.items()
+        if key.startswith("match-m-held-")
+    ]
+
+
+def _wait_until(condition: Callable[[], bool], failure: str) -> None:
+    """Wait (up to 60 s) until ``condition`` holds, else fail saying ``failure``."""
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, failure
+        time.sleep(0.05)
 
 
 def test_closing_without_cancelling_waits_for_every_match(
@@ -233,6 +288,23 @@ def test_closing_without_cancelling_waits_for_every_match(
     futures = [executor.submit(job_for(tmp_path, f"m-{i}")) for i in range(3)]
     executor.close(cancel=False)
     assert all(future.done() and future.result().is_counted for future in futures)
+
+
+def test_a_task_plays_only_while_its_worker_still_has_it_to_compute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In this process, with a stand-in for the worker a task runs on (the cluster's workers
+    # run these lines where coverage does not see them).
+    tasks = {"match-k": SimpleNamespace(state="cancelled")}
+    worker = SimpleNamespace(state=SimpleNamespace(tasks=tasks))
+    monkeypatch.setattr(importlib.import_module("distributed"), "get_worker", lambda: worker)
+    monkeypatch.setattr(task_module, "shared_zygote", lambda: None)  # asked for no referee
+    outcome = play_on_worker(play_match, job_for(tmp_path), 60.0, "match-k", ship_files=True)
+    assert outcome.error is not None and outcome.error.startswith("cancelled: ")
+    assert not dask_module._is_wanted(worker, "match-k")
+    tasks["match-k"].state = "executing"
+    assert dask_module._is_wanted(worker, "match-k")
+    assert not dask_module._is_wanted(worker, "match-gone")  # released and forgotten
 
 
 # -- collecting one task -----------------------------------------------------------------------

@@ -33,6 +33,7 @@ from arena.session.policy import TimeLimits
 from arena.store.outcome import MatchOutcome
 from arena.tournament.worker import play_match
 from tests import TEST_BOTS
+from tests.arena.cluster.helpers import stall
 from tests.arena.tournament.helpers import FOLDER, STATION
 
 pytestmark = pytest.mark.allow_error_logs
@@ -124,6 +125,72 @@ def test_a_hung_match_is_a_timeout_fault_and_its_referee_and_bots_are_killed(
     assert "deadline of 8 s" in result.error
     _gone, alive = psutil.wait_procs(seen, timeout=10)
     assert not alive
+
+
+def test_a_cancelled_match_has_its_referee_killed_at_once_not_at_its_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The host cancels the match while it plays (its tournament stopped): the task kills
+    # the referee at its next check instead of letting it play on to the 300 s deadline.
+    # (The referee's bots go with it as at a deadline: see the hung match above.)
+    handed = _spy_on_referees(monkeypatch)
+    cancelled = threading.Event()
+    outcome: list[MatchOutcome] = []
+
+    def wanted() -> bool:
+        return not cancelled.is_set()
+
+    def play() -> None:
+        job = job_for(tmp_path)
+        outcome.append(run_in_referee(stall, job, 300.0, ship_files=False, is_wanted=wanted))
+
+    runner = threading.Thread(target=play)
+    runner.start()
+    while runner.is_alive() and not (tmp_path / "started").exists():  # the referee plays
+        time.sleep(0.05)
+    (referee,) = [psutil.Process(pid) for pid in handed]
+    cancelled.set()
+    runner.join(timeout=60)
+    assert not runner.is_alive(), "the cancelled match played on"
+    (result,) = outcome
+    assert not result.is_counted and result.error is not None
+    assert result.error.startswith("cancelled: the host no longer wanted the match on ")
+    _gone, alive = psutil.wait_procs([referee], timeout=10)
+    assert not alive
+
+
+def _spy_on_referees(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The process ids of the referees the zygote hands a match from now on."""
+    handed: list[int] = []
+    spawn = Zygote.spawn
+
+    def counted(self: Zygote, stdin: int, stdout: int, stderr: int) -> int:
+        handed.append(spawn(self, stdin, stdout, stderr))
+        return handed[-1]
+
+    monkeypatch.setattr(Zygote, "spawn", counted)
+    return handed
+
+
+def test_a_match_cancelled_before_its_referee_is_forked_forks_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Dask may start a task its host has already cancelled: it must ask for no referee.
+    asked: list[tuple[int, int, int]] = []
+
+    class Noting:
+        """A zygote that notes each request for a referee and forks none."""
+
+        def spawn(self, stdin: int, stdout: int, stderr: int) -> int:
+            asked.append((stdin, stdout, stderr))
+            raise ZygoteError("this zygote forks no referee")
+
+    monkeypatch.setattr(task, "shared_zygote", Noting)
+    outcome = run_in_referee(play_match, job_for(tmp_path), 60.0, is_wanted=lambda: False)
+    assert outcome.error is not None and outcome.error.startswith("cancelled: ")
+    assert asked == []
+    wanted = run_in_referee(play_match, job_for(tmp_path), 60.0)
+    assert wanted.error == "this zygote forks no referee" and len(asked) == 1  # it is asked
 
 
 def test_a_referee_that_dies_is_a_failed_match_quoting_its_stderr(tmp_path: Path) -> None:
@@ -274,6 +341,21 @@ def test_exchange_gives_up_at_the_deadline() -> None:
         assert task._exchange(os.dup(stdout_w), stdout_r, stderr_r, b"", gone) == (None, b"")
     finally:
         for fd in (stdin_r, stdout_r, stdout_w, stderr_r):
+            os.close(fd)
+
+
+def test_exchange_gives_up_when_the_match_is_no_longer_wanted() -> None:
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    stderr_r, stderr_w = os.pipe()
+    answers = iter([True, False])  # wanted at the first check, cancelled at the second
+    try:
+        later = time.monotonic() + 60
+        data = task._exchange(stdin_w, stdout_r, stderr_r, b"job", later, lambda: next(answers))
+        assert data == (None, b"")
+        assert os.read(stdin_r, 10) == b"job"  # sent before the cancel was seen
+    finally:
+        for fd in (stdin_r, stdout_r, stdout_w, stderr_r, stderr_w):
             os.close(fd)
 
 
