@@ -46,10 +46,11 @@ from arena.tournament.worker import play_match  # noqa: E402
 BOTS = (
     ROOT / "sample_bots" / "python_calling_station" / "bot.toml",
     ROOT / "tests" / "bots" / "folder" / "bot.toml",
-    # The starter random bot drawing its own actions (its ``--draw 1`` mode), not reporting
-    # its mixed strategy as shipped: a report makes the arena draw and the luck estimator add
-    # an action term, so the benchmark would measure a different match at revisions from
-    # before the bot reported and compare_revisions.py would not compare like with like.
+    # A random bot drawing its own actions, seeded, as the starter random bot drew them at
+    # f5af95d (trivial_bot.py's random mode), not the starter bot as shipped: it reports its
+    # mixed strategy (the arena draws, the luck estimator adds an action term), and even its
+    # --draw mode draws from another distribution, so the benchmark would play other matches
+    # at revisions from before and compare_revisions.py would not compare like with like.
     ROOT / "bench" / "bots" / "trivial" / "random_drawing.toml",
     ROOT / "bench" / "bots" / "trivial" / "checker.toml",
     ROOT / "bench" / "bots" / "trivial" / "min_raiser.toml",
