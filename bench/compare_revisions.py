@@ -330,13 +330,15 @@ def report(benches: Sequence[Bench], samples: dict[tuple[str, str], Samples]) ->
 
 def callgrind_total(folder: Path) -> int:
     """The instructions of every process callgrind counted into ``folder`` (one file
-    each, ``totals: N``)."""
+    each, ``summary: N``: what was counted, from the fork on in a forked child; its
+    ``totals`` line is no count there, it also sums the inclusive costs of the calls
+    that were running at the fork)."""
     total = 0
     files = sorted(folder.glob("callgrind.*"))
     for path in files:
-        found = re.search(r"^totals: (\d+)$", path.read_text(errors="replace"), re.MULTILINE)
+        found = re.search(r"^summary: (\d+)$", path.read_text(errors="replace"), re.MULTILINE)
         if found is None:
-            raise DriverError(f"no totals line in {path.name}: callgrind did not finish it")
+            raise DriverError(f"no summary line in {path.name}: callgrind did not finish it")
         total += int(found.group(1))
     if not files:
         raise DriverError("callgrind wrote no output")

@@ -228,21 +228,23 @@ def wait_for_the_pool(driver_process: psutil.Process) -> list[psutil.Process]:
 
 
 def test_callgrind_total_sums_the_file_of_every_process(tmp_path: Path) -> None:
-    # One file per process: the probe's and each fork's (the luck estimator's).
-    for pid, total in ((101, 5_000), (102, 70), (103, 30)):
-        text = f"events: Ir\nsummary: {total}\nfn=x\n1 {total}\ntotals: {total}\n"
+    # One file per process: the probe's and each fork's (the luck estimator's). A fork's
+    # file has a totals line larger than its count (it sums the inclusive costs of the
+    # calls running at the fork): the summary is what it counted.
+    for pid, count, totals in ((101, 5_000, 5_000), (102, 70, 900), (103, 30, 800)):
+        text = f"events: Ir\nsummary: {count}\nfn=x\n1 {count}\ntotals: {totals}\n"
         (tmp_path / f"callgrind.{pid}").write_text(text, encoding="utf-8")
     assert driver.callgrind_total(tmp_path) == 5_100
 
 
 @pytest.mark.parametrize(
     ("files", "message"),
-    [({}, "callgrind wrote no output"), ({"callgrind.7": "events: Ir\n"}, "no totals line")],
+    [({}, "callgrind wrote no output"), ({"callgrind.7": "events: Ir\n"}, "no summary line")],
 )
-def test_callgrind_output_without_totals_stops_the_driver(
+def test_callgrind_output_without_a_summary_stops_the_driver(
     tmp_path: Path, files: dict[str, str], message: str
 ) -> None:
-    # A process killed before callgrind wrote its totals would be counted as zero.
+    # A process killed before callgrind wrote its summary would be counted as zero.
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     with pytest.raises(driver.DriverError, match=message):
