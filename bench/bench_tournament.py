@@ -2,7 +2,9 @@
 and whether the host's memory stays flat.
 
 Run: ``.venv/bin/python bench/bench_tournament.py`` (``--quick`` for the test suite's
-small run; ``--rounds``, ``--matches``, ``--hands``, ``--memory-matches`` for the sizes).
+small run; ``--rounds``, ``--matches``, ``--hands``, ``--memory-matches`` for the sizes;
+``--luck-process off`` to have the workers estimate luck in the matches' own processes, as
+before the estimator had a process of its own: what that process costs or saves here).
 
 The tournament: a round robin of five trivial bots (python calling station, the folder of
 the tournament tests, python random drawing its own actions, seeded, and the checker and min
@@ -39,6 +41,7 @@ at least 1.8x one worker (with 2 free cores), the store under 5% of the throughp
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import sys
@@ -210,6 +213,12 @@ def main() -> None:
         "--sandbox", choices=("none", "limits"), default="none", help="the bots' layer (none)"
     )
     parser.add_argument(
+        "--luck-process",
+        choices=("on", "off"),
+        default="on",
+        help="off: the luck estimate in each match's process, as before it had its own (on)",
+    )
+    parser.add_argument(
         "--quick", action="store_true", help="a small run: 1 round, 10 matches of 10 hands"
     )
     args = parser.parse_args()
@@ -230,20 +239,25 @@ def main() -> None:
         print(f"  {line}")
     if args.sandbox == "none":
         print("  (no sandbox: the figures are the tournament layer's, not the sandbox's)")
+    if args.luck_process == "off":
+        print("  luck estimated in each match's process (--luck-process off)")
     print(
         f"  cores available {default_concurrency()}, load average (1 min) {os.getloadavg()[0]:.2f}"
     )
 
+    run = functools.partial(
+        play, sandbox=level.value, luck_in_its_process=args.luck_process == "on"
+    )
     with tempfile.TemporaryDirectory(prefix="bench-tournament-") as temp:
         folder = Path(temp)
         # The memory run first: the host's allocator holds no memory freed by earlier runs
         # yet, which would hide a growth of the resident set at first.
-        memory = play(memory_config, folder, workers=2, store="sqlite", sandbox=level.value)
+        memory = run(memory_config, folder, workers=2, store="sqlite")
         rounds = []
         for _ in range(args.rounds):
-            one = play(config, folder, workers=1, store="sqlite", sandbox=level.value)
-            two = play(config, folder, workers=2, store="sqlite", sandbox=level.value)
-            null = play(config, folder, workers=2, store="null", sandbox=level.value)
+            one = run(config, folder, workers=1, store="sqlite")
+            two = run(config, folder, workers=2, store="sqlite")
+            null = run(config, folder, workers=2, store="null")
             rounds.append((one, two, null))
         print(f"  load average after the rounds {os.getloadavg()[0]:.2f}")
         print_throughput(rounds, default_concurrency())

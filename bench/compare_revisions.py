@@ -21,6 +21,16 @@ itself fails, 2 for a bad argument.
 
 ``--selfcheck`` compares HEAD with the working tree on a tiny ``bench_engine.py`` run and
 fails unless figures were read from both trees; the test suite runs it.
+
+``--instructions`` adds, after the rounds, what the load does not move: the instructions
+that callgrind counts (user space) for one unit of work in each tree, the marginal
+between two sizes of the same work (start-up and imports cancel out): per decision of
+bench_arena's in-process loop, per hand of bench_tournament's round robin played
+serially (``bench/instruction_probe.py`` runs both, in each tree with its own code). The
+arena's processes forked during the work are counted (callgrind follows a fork; each
+child's count starts at the fork), the bots' (other programs, started by ``exec``) are
+not. The kernel's work (a fork, its copy-on-write faults) is not an instruction of ours:
+read it beside the wall clock.
 """
 
 from __future__ import annotations
@@ -56,6 +66,11 @@ from revision_trees import (
 
 #: Head is within this share of base, or better, to pass.
 TOLERANCE = 0.05
+#: The work counted by ``--instructions``, run in each tree (see its docstring).
+PROBE_SCRIPT = Path(__file__).resolve().parent / "instruction_probe.py"
+#: Callgrind counting every process of the arena's from its start, each fork from the fork
+#: on (Python calls PyOS_AfterFork_Child first thing in a child).
+CALLGRIND = ("valgrind", "--tool=callgrind", "--zero-before=PyOS_AfterFork_Child")
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +156,24 @@ SELFCHECK_BENCH = Bench(
     ("--hands", "20", "--engines", "poker-arena"),
     ("--hands", "20", "--engines", "poker-arena"),
     ENGINE_FIGURES,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """One work of ``--instructions``: ``instruction_probe.py MODE SIZE`` at two sizes."""
+
+    label: str
+    mode: str
+    unit: str
+    full_sizes: tuple[int, int]
+    quick_sizes: tuple[int, int]
+
+
+PROBES = (
+    Probe("bench_arena.py in-process loop", "loop", "decision", (100, 300), (10, 30)),
+    # Hands per match: 20 matches each; the per-match work (bots' starts) cancels out.
+    Probe("bench_tournament.py serial", "tournament", "hand", (5, 15), (1, 3)),
 )
 
 
@@ -295,6 +328,81 @@ def report(benches: Sequence[Bench], samples: dict[tuple[str, str], Samples]) ->
     return missing
 
 
+def callgrind_total(folder: Path) -> int:
+    """The instructions of every process callgrind counted into ``folder`` (one file
+    each, ``summary: N``: what was counted, from the fork on in a forked child; its
+    ``totals`` line is no count there, it also sums the inclusive costs of the calls
+    that were running at the fork)."""
+    total = 0
+    files = sorted(folder.glob("callgrind.*"))
+    for path in files:
+        found = re.search(r"^summary: (\d+)$", path.read_text(errors="replace"), re.MULTILINE)
+        if found is None:
+            raise DriverError(f"no summary line in {path.name}: callgrind did not finish it")
+        total += int(found.group(1))
+    if not files:
+        raise DriverError("callgrind wrote no output")
+    return total
+
+
+def count_instructions(
+    python: str, tree: Tree, probe: Probe, size: int, timeout: float
+) -> tuple[int, int]:
+    """Run ``probe`` at ``size`` in ``tree`` under callgrind: (instructions, units)."""
+    if shutil.which(CALLGRIND[0]) is None:
+        raise DriverError("--instructions needs valgrind (its callgrind tool), not found")
+    with tempfile.TemporaryDirectory(prefix="compare-callgrind-") as out:
+        command = [
+            *CALLGRIND,
+            f"--callgrind-out-file={out}/callgrind.%p",
+            python,
+            str(PROBE_SCRIPT),
+            probe.mode,
+            str(size),
+        ]
+        try:
+            completed = run_in_tree(command, tree.path, timeout)
+        except subprocess.TimeoutExpired as exc:
+            raise DriverError(f"{probe.label} in {tree.side} timed out") from exc
+        units = re.search(r"^units (\d+)$", completed.stdout, re.MULTILINE)
+        if completed.returncode != 0 or units is None:
+            last = (completed.stderr.strip().splitlines() or ["no output"])[-1]
+            raise DriverError(f"{probe.label} in {tree.side} failed: {last}")
+        return callgrind_total(Path(out)), int(units.group(1))
+
+
+def marginal(small: tuple[int, int], big: tuple[int, int]) -> float:
+    """Instructions per unit between two sizes of one work: (instructions, units) each.
+
+    >>> marginal((1_000, 10), (3_000, 30))
+    100.0
+    """
+    (small_count, small_units), (big_count, big_units) = small, big
+    if big_units <= small_units:
+        raise DriverError(f"the bigger run played {big_units} units, not more than {small_units}")
+    return (big_count - small_count) / (big_units - small_units)
+
+
+def instruction_rows(
+    python: str, trees: tuple[Tree, Tree], *, quick: bool, timeout: float
+) -> list[str]:
+    """Each probe's instructions per unit in both trees: the table's rows."""
+    rows = []
+    for probe in PROBES:
+        per_unit = {}
+        for tree in trees:
+            counts = [
+                count_instructions(python, tree, probe, size, timeout)
+                for size in (probe.quick_sizes if quick else probe.full_sizes)
+            ]
+            per_unit[tree.side] = marginal(counts[0], counts[1])
+            print(f"  {probe.label} in {tree.side}: {counts}", flush=True)
+        name = f"{probe.label} per {probe.unit}"
+        base, head = per_unit["base"], per_unit["head"]
+        rows.append(f"{name:<44} {base / 1000:>12.1f}k {head / 1000:>12.1f}k {head / base:>9.3f}x")
+    return rows
+
+
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line, every bad value one error line naming it."""
 
@@ -341,6 +449,12 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         help="HEAD against the working tree, one tiny bench_engine.py round; fails unless"
         " figures are read from both trees",
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count instructions per decision and per hand with callgrind (needs"
+        " valgrind; the counts do not move with the load)",
+    )
     args = parser.parse_args(argv)
     if args.selfcheck:
         args.base = args.base or "HEAD"
@@ -377,6 +491,13 @@ def compare(args: argparse.Namespace) -> int:
         )
         print(f"load average (1 min) {os.getloadavg()[0]:.2f} after")
         missing = report(benches, samples)
+        if args.instructions:
+            print()
+            print("instructions (callgrind; marginal between two sizes; the bots not counted)")
+            rows = instruction_rows(args.python, trees, quick=quick, timeout=args.timeout)
+            print(f"{'work':<44} {'base':>13} {'head':>13} {'head/base':>9}")
+            for row in rows:
+                print(row)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print(f"removed {folder}")

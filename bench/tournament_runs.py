@@ -30,7 +30,9 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena.cluster.job import MatchJob  # noqa: E402
 from arena.cluster.local import local_executor  # noqa: E402
+from arena.match import luck_process  # noqa: E402
 from arena.store.outcome import MatchOutcome  # noqa: E402
 from arena.store.sqlite import (  # noqa: E402
     PlannedMatch,
@@ -46,10 +48,11 @@ from arena.tournament.worker import play_match  # noqa: E402
 BOTS = (
     ROOT / "sample_bots" / "python_calling_station" / "bot.toml",
     ROOT / "tests" / "bots" / "folder" / "bot.toml",
-    # The starter random bot drawing its own actions (its ``--draw 1`` mode), not reporting
-    # its mixed strategy as shipped: a report makes the arena draw and the luck estimator add
-    # an action term, so the benchmark would measure a different match at revisions from
-    # before the bot reported and compare_revisions.py would not compare like with like.
+    # A random bot drawing its own actions, seeded, as the starter random bot drew them at
+    # f5af95d (trivial_bot.py's random mode), not the starter bot as shipped: it reports its
+    # mixed strategy (the arena draws, the luck estimator adds an action term), and even its
+    # --draw mode draws from another distribution, so the benchmark would play other matches
+    # at revisions from before and compare_revisions.py would not compare like with like.
     ROOT / "bench" / "bots" / "trivial" / "random_drawing.toml",
     ROOT / "bench" / "bots" / "trivial" / "checker.toml",
     ROOT / "bench" / "bots" / "trivial" / "min_raiser.toml",
@@ -275,11 +278,26 @@ class RunFigures:
         return math.fsum(self.record_samples) / self.wall_s
 
 
+def play_match_estimating_here(job: MatchJob) -> MatchOutcome:
+    """:func:`play_match` with the luck estimate made in the match's own process, as before
+    the estimator had one of its own (the switch ``USE_LUCK_PROCESS`` off in the worker
+    that plays it; the same results either way)."""
+    luck_process.USE_LUCK_PROCESS = False
+    return play_match(job)
+
+
 def play(
-    config: TournamentConfig, folder: Path, *, workers: int, store: str, sandbox: str
+    config: TournamentConfig,
+    folder: Path,
+    *,
+    workers: int,
+    store: str,
+    sandbox: str,
+    luck_in_its_process: bool = True,
 ) -> RunFigures:
     """Run ``config`` once in a fresh run folder under ``folder``, with ``workers``
-    workers and the ``store`` ("sqlite" or "null"); the folder is removed afterwards."""
+    workers and the ``store`` ("sqlite" or "null"); the folder is removed afterwards.
+    ``luck_in_its_process`` False: the workers estimate luck in the matches' processes."""
     out_dir = Path(tempfile.mkdtemp(prefix=f"run-{workers}-{store}-", dir=folder))
     timed = TimedResultsDatabase(out_dir / "results.sqlite") if store == "sqlite" else None
     display = BenchDisplay(timed)
@@ -288,7 +306,8 @@ def play(
         cpu_before, busy_before = our_cpu_s(), machine_busy_s()
         started = time.perf_counter()
         # Closing the pool joins its workers (and they their bots): their times are counted.
-        with local_executor(workers, play_match) as executor:
+        play_one = play_match if luck_in_its_process else play_match_estimating_here
+        with local_executor(workers, play_one) as executor:
             runner = TournamentRunner(
                 config, db, executor=executor, sandbox=sandbox, out_dir=out_dir, display=display
             )

@@ -222,3 +222,61 @@ def wait_for_the_pool(driver_process: psutil.Process) -> list[psutil.Process]:
                 continue
         time.sleep(0.1)
     pytest.fail("bench_tournament.py never started its pool")
+
+
+# ------------------------------------------------------------------ --instructions
+
+
+def test_callgrind_total_sums_the_file_of_every_process(tmp_path: Path) -> None:
+    # One file per process: the probe's and each fork's (the luck estimator's). A fork's
+    # file has a totals line larger than its count (it sums the inclusive costs of the
+    # calls running at the fork): the summary is what it counted.
+    for pid, count, totals in ((101, 5_000, 5_000), (102, 70, 900), (103, 30, 800)):
+        text = f"events: Ir\nsummary: {count}\nfn=x\n1 {count}\ntotals: {totals}\n"
+        (tmp_path / f"callgrind.{pid}").write_text(text, encoding="utf-8")
+    assert driver.callgrind_total(tmp_path) == 5_100
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [({}, "callgrind wrote no output"), ({"callgrind.7": "events: Ir\n"}, "no summary line")],
+)
+def test_callgrind_output_without_a_summary_stops_the_driver(
+    tmp_path: Path, files: dict[str, str], message: str
+) -> None:
+    # A process killed before callgrind wrote its summary would be counted as zero.
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    with pytest.raises(driver.DriverError, match=message):
+        driver.callgrind_total(tmp_path)
+
+
+def test_the_marginal_needs_more_units_in_the_bigger_run() -> None:
+    # Start-up and imports cancel out: only the extra units' instructions remain.
+    assert driver.marginal((9_000, 10), (12_000, 40)) == 100.0
+    with pytest.raises(driver.DriverError, match="not more than 10"):
+        driver.marginal((9_000, 10), (12_000, 10))
+
+
+def test_the_probe_refuses_a_bad_mode_or_size() -> None:
+    for args in (["poker", "3"], ["loop", "0"], ["loop"]):
+        completed = subprocess.run(
+            [sys.executable, str(driver.PROBE_SCRIPT), *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert completed.returncode == 2
+        assert "usage: instruction_probe.py {loop,tournament} COUNT" in completed.stdout
+
+
+@pytest.mark.slow  # two runs of the match loop under callgrind (about 40 s)
+def test_instructions_per_decision_are_counted_in_the_tree() -> None:
+    tree = driver.Tree("head", REPO_ROOT)
+    probe = next(probe for probe in driver.PROBES if probe.mode == "loop")
+    small = driver.count_instructions(sys.executable, tree, probe, 2, 600)
+    big = driver.count_instructions(sys.executable, tree, probe, 6, 600)
+    assert big[1] > small[1] > 0  # decisions played
+    # Each decision of the real loop costs tens of thousands of instructions at least.
+    assert driver.marginal(small, big) > 10_000
