@@ -4,7 +4,9 @@ and whether the host's memory stays flat.
 Run: ``.venv/bin/python bench/bench_tournament.py`` (``--quick`` for the test suite's
 small run; ``--rounds``, ``--matches``, ``--hands``, ``--memory-matches`` for the sizes;
 ``--luck-process off`` to have the workers estimate luck in the matches' own processes, as
-before the estimator had a process of its own: what that process costs or saves here).
+before the estimator had a process of its own: what that process costs or saves here; with
+it on, a match of fewer than ``luck_process.MIN_HANDS`` hands estimates in its own process
+all the same).
 
 The tournament: a round robin of five trivial bots (python calling station, the folder of
 the tournament tests, python random drawing its own actions, seeded, and the checker and min

@@ -124,11 +124,15 @@ class MatchRunner:
         self._hands: list[HandSummary] = []
         self._adjusted: dict[int, tuple[float, ...]] = {}
         # The estimator's process (started at the first hand), unless luck is off, the
-        # switch is, or nothing is put off (without a prefetch each hand is recorded when
-        # it ends, which a replay's check relies on: an estimate from elsewhere lags).
+        # switch is, nothing is put off (without a prefetch each hand is recorded when it
+        # ends, which a replay's check relies on: an estimate from elsewhere lags), or the
+        # match is too short to pay for the process's start (luck_process.MIN_HANDS).
         self._luck_process = (
             luck_process.LuckProcess(config.match_id, config.luck_value)
-            if config.luck and luck_process.USE_LUCK_PROCESS and self.work_ahead.is_enabled
+            if config.luck
+            and luck_process.USE_LUCK_PROCESS
+            and self.work_ahead.is_enabled
+            and (config.hand_count is None or config.hand_count >= luck_process.MIN_HANDS)
             else None
         )
 

@@ -48,6 +48,7 @@ from arena.match.records import HandRecord
 __all__ = [
     "BATCH_HANDS",
     "MAX_LAG",
+    "MIN_HANDS",
     "STALL_S",
     "USE_LUCK_PROCESS",
     "LuckProcess",
@@ -58,6 +59,14 @@ __all__ = [
 #: The switch: false makes a match estimate its hands in its own process, between the
 #: bots' replies (read when a match is made, so a test can turn it off).
 USE_LUCK_PROCESS = True
+
+#: The fewest hands a match is to deal for its estimates to be made in the process: its
+#: start and end (the fork, the copy-on-write faults of the match's pages, the wait for its
+#: exit and for the last batch) cost a match about 20 ms of wall time on a 2-core machine
+#: while the process saves about 0.1-0.2 ms a hand, so a shorter match estimates its hands
+#: itself (bench_tournament: matches of 50 hands were faster without it, of 100 with it).
+#: A freezeout (no hand count) is taken for long.
+MIN_HANDS = 100
 
 #: Hands sent and not answered at most; one more and the match waits for the oldest (a
 #: bound on the memory held, never reached while the process keeps up).

@@ -32,6 +32,13 @@ from tests.arena.session.harness import mixer
 ROOT = Path(__file__).resolve().parents[3]
 
 
+@pytest.fixture(autouse=True)
+def _short_matches_use_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This module's matches are a few hands long: the process is made for them all the
+    same (a real match that short estimates its hands itself: MIN_HANDS, tested below)."""
+    monkeypatch.setattr(luck_process, "MIN_HANDS", 1)
+
+
 def _config(**changes: Any) -> MatchConfig:
     options: dict[str, Any] = {"hand_count": 5, "seed": 23, "luck": True}
     return MatchConfig(**{**options, **changes})
@@ -350,3 +357,21 @@ def test_a_process_reaped_by_the_system_is_closed_all_the_same(tmp_path: Path) -
         signal.signal(signal.SIGCHLD, previous)
     assert got == [estimate_hand(hand)]
     assert pid is not None and _is_gone(pid) and estimates.cpu_s == 0.0
+
+
+@pytest.mark.parametrize(("hand_count", "made"), [(4, 0), (5, 1), (None, 1)])
+def test_a_match_shorter_than_min_hands_estimates_its_hands_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hand_count: int | None, made: int
+) -> None:
+    # The process's start and end cost more than it saves in a short match; a freezeout
+    # (no hand count) may be long, so it gets one. The files are the same either way.
+    monkeypatch.setattr(luck_process, "MIN_HANDS", 5)
+    changes: dict[str, Any] = {"hand_count": hand_count}
+    if hand_count is None:
+        changes.update(stack_policy=StackPolicy.FREEZEOUT, starting_stack=20)
+    config = _config(**changes)
+    expected = _in_process(tmp_path, monkeypatch, config)
+    pids = _started(monkeypatch)
+    play(_bots(), config, tmp_path / "process")
+    assert len(pids) == made
+    assert _files(tmp_path / "process") == expected
