@@ -9,6 +9,7 @@ database or a process, and the server's worker calls the same functions.
   ``2 / n`` of a heads-up game), and the results of each pair;
 * :mod:`~arena.ladder.ratings`: the strengths fitted to every pair's results (weighted
   least squares on the margins), their intervals and the chance each bot is above the next;
+  :mod:`~arena.ladder.covariance` keeps their covariance (whole, as a factor, or a band);
 * :mod:`~arena.ladder.matchmaking`: the next game (tests, placement, floor, uncertainty),
   filled to a ring table's size when the ladder plays tables, under a cap of games in
   flight per team;

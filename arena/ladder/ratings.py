@@ -83,6 +83,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from arena.ladder.covariance import StrengthCovariance
 from arena.ladder.fit_numerics import (
     checked_scale,
     inverse_cholesky,
@@ -157,7 +158,7 @@ class Standings:
     _index: Mapping[str, int] = field(repr=False)
     #: Rows in name order (not place order); a band of it when read back from storage
     #: (:meth:`from_stored`: the entries beyond the band are 0).
-    _covariance: _Covariance = field(repr=False)
+    _covariance: StrengthCovariance = field(repr=False)
     _strengths: tuple[float, ...] = field(repr=False)
     #: Memo of :meth:`gap`: matchmaking asks for the same neighbours at every decision.
     _gaps: dict[tuple[str, str], tuple[float, float]] = field(
@@ -220,7 +221,7 @@ class Standings:
         placed = tuple(
             dataclasses.replace(rating, place=place) for place, rating in enumerate(kept, start=1)
         )
-        return cls(placed, game_sd, confidence, index, _Covariance(dense=covariance),
+        return cls(placed, game_sd, confidence, index, StrengthCovariance(dense=covariance),
                    tuple(strengths))  # fmt: skip
 
     @classmethod
@@ -249,7 +250,7 @@ class Standings:
             strengths[position] = rating.strength
         placed = tuple(Rating(r.bot, place, r.strength, r.sd, r.low, r.high, r.game_count)
                        for place, r in enumerate(kept, start=1))  # fmt: skip
-        covariance = _Covariance(variances=variances, band_rows=rows, band_values=band)
+        covariance = StrengthCovariance(variances=variances, band_rows=rows, band_values=band)
         return cls(placed, game_sd, confidence, index, covariance, tuple(strengths))
 
     def __contains__(self, bot: object) -> bool:
@@ -335,124 +336,6 @@ class Standings:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class _Covariance:
-    """The strengths' covariance (rows in name order), as a fit leaves it or as storage
-    keeps it. A fit's is ``scale * (F^T F - shift)`` from the inverse ``F`` of the Cholesky
-    factor of its information, kept as ``columns`` (``F``'s columns as contiguous rows):
-    an entry is one dot product, and the whole matrix (a thousand bots' million entries,
-    a product as costly as the fit) is never formed. A stored one is ``dense``: a band of
-    it, the rest 0 (:meth:`Standings.from_stored`)."""
-
-    columns: npt.NDArray[np.float64] | None = None
-    dense: npt.NDArray[np.float64] | None = None
-    shift: float = 0.0
-    scale: float = 1.0
-    #: A stored band (:meth:`Standings.from_band`): each row's variance, its row of the
-    #: band (-1: none) and the band (``band[r, d - 1]``: stored rows ``r`` and ``r + d``).
-    variances: npt.NDArray[np.float64] | None = None
-    band_rows: npt.NDArray[np.int64] | None = None
-    band_values: npt.NDArray[np.float64] | None = None
-    #: A factor's columns' squared norms (:meth:`norms`).
-    column_norms: npt.NDArray[np.float64] | None = None
-
-    def entry(self, first: int, second: int) -> float:
-        """The covariance of the strengths in rows ``first`` and ``second``."""
-        if self.variances is not None:
-            return self._banded(first, second)
-        if self.columns is None:
-            assert self.dense is not None  # one or the other, by construction
-            return float(self.dense[first, second])
-        product = float(self.columns[first] @ self.columns[second])
-        return self.scale * (product - self.shift)
-
-    def _banded(self, first: int, second: int) -> float:
-        assert self.variances is not None and self.band_rows is not None
-        assert self.band_values is not None
-        if first == second:
-            return float(self.variances[first])
-        low, high = sorted((int(self.band_rows[first]), int(self.band_rows[second])))
-        distance = high - low
-        if low < 0 or distance > self.band_values.shape[1]:
-            return 0.0  # a pair the band does not keep has none
-        return float(self.band_values[low, distance - 1])
-
-    def diagonal(self) -> list[float]:
-        """Every strength's variance, in row order."""
-        if self.variances is not None:
-            return [float(value) for value in self.variances]
-        if self.columns is None:
-            assert self.dense is not None
-            return [float(value) for value in np.diagonal(self.dense)]
-        return [float(value) for value in self.scale * (self.norms() - self.shift)]
-
-    def entries(
-        self, first: npt.NDArray[np.int64], second: npt.NDArray[np.int64]
-    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-        """Every row's variance, and the covariance of rows ``first[k]`` and ``second[k]``
-        (distinct rows) for each ``k``, of a factor or a band (not a matrix kept whole)."""
-        if self.variances is not None:
-            assert self.band_rows is not None and self.band_values is not None
-            one, other = self.band_rows[first], self.band_rows[second]
-            low, distance = np.minimum(one, other), np.abs(one - other)
-            kept = (low >= 0) & (distance <= self.band_values.shape[1])
-            found = np.zeros(len(first))
-            found[kept] = self.band_values[low[kept], distance[kept] - 1]
-            return self.variances, found
-        assert self.columns is not None
-        cross = np.empty(len(first))
-        for start in range(0, len(first), _PAIRS_AT_ONCE):  # a few columns copied at a time
-            chunk = slice(start, start + _PAIRS_AT_ONCE)
-            cross[chunk] = np.einsum(
-                "ij,ij->i", self.columns[first[chunk]], self.columns[second[chunk]]
-            )
-        return self.scale * (self.norms() - self.shift), self.scale * (cross - self.shift)
-
-    def difference_variances(
-        self, first: npt.NDArray[np.int64], second: npt.NDArray[np.int64]
-    ) -> npt.NDArray[np.float64]:
-        """``Var(s_first[k] - s_second[k])`` for each ``k`` (distinct rows), of a fit's
-        covariance (a factor or a matrix kept whole)."""
-        if self.dense is not None:
-            dense = self.dense
-            return np.asarray(
-                dense[first, first] + dense[second, second] - 2.0 * dense[first, second],
-                dtype=np.float64,
-            )
-        own, between = self.entries(first, second)
-        return np.asarray(own[first] + own[second] - 2.0 * between, dtype=np.float64)
-
-    def scaled(self, factor: float) -> _Covariance:
-        """This covariance times ``factor`` (a fit's: a matrix kept whole or a factor)."""
-        if self.dense is not None:
-            return dataclasses.replace(self, dense=self.dense * factor)
-        return dataclasses.replace(self, scale=self.scale * factor)
-
-    def norms(self) -> npt.NDArray[np.float64]:
-        """Each of a factor's columns' squared norm (the fit works them out with it)."""
-        assert self.column_norms is not None  # a factor always comes with them
-        return self.column_norms
-
-    def band(self, positions: Sequence[int], count: int) -> list[list[float]]:
-        """For each row of ``positions``, its covariance with the ``count`` rows after it
-        there (fewer at the end)."""
-        if self.variances is not None:
-            return [[self._banded(row, other) for other in positions[k + 1 : k + 1 + count]]
-                    for k, row in enumerate(positions)]  # fmt: skip
-        if self.columns is None:
-            assert self.dense is not None
-            dense = self.dense
-            return [[float(value) for value in dense[row, positions[k + 1 : k + 1 + count]]]
-                    for k, row in enumerate(positions)]  # fmt: skip
-        columns = self.columns[list(positions)]
-        rows: list[list[float]] = [[] for _ in positions]
-        for distance in range(1, min(count, len(positions) - 1) + 1):
-            products = np.einsum("ij,ij->i", columns[:-distance], columns[distance:])
-            for k, value in enumerate(self.scale * (products - self.shift)):
-                rows[k].append(float(value))
-        return rows
-
-
 def fit(
     sums: Mapping[tuple[str, str], PairSums] | PairColumns,
     bots: Iterable[str] = (),
@@ -505,22 +388,22 @@ def fit(
     scale = 1.0
     if freedom:
         scale = (t_quantile(1.0 - (1.0 - settings.confidence) / 2.0, freedom) / z) ** 2
-    covariance: _Covariance
+    covariance: StrengthCovariance
     if size <= DENSE_UP_TO:
         dense = np.asarray(np.linalg.inv(matrix) if size else matrix, dtype=np.float64)
         dense -= shift
         strengths = dense @ target
-        covariance = _Covariance(dense=dense)
+        covariance = StrengthCovariance(dense=dense)
     else:
         # The matrix is the ridge (positive) plus a Laplacian with positive weights (every
         # pair's variance is floored): symmetric positive definite whatever the results,
         # so its Cholesky factor exists, and the inverse of that factor gives any entry of
-        # the covariance (:class:`_Covariance`) at a third of a full inverse's work.
+        # the covariance (:class:`StrengthCovariance`) at a third of a full inverse's work.
         factor = inverse_cholesky(matrix)
         strengths = factor.T @ (factor @ target) - shift * float(target.sum())
         rows = np.ascontiguousarray(factor.T)
         norms = np.asarray(np.einsum("ij,ij->i", rows, rows), dtype=np.float64)
-        covariance = _Covariance(rows, shift=shift, column_norms=norms)
+        covariance = StrengthCovariance(rows, shift=shift, column_norms=norms)
     if len(firsts):
         # Each pair's residual checks its variance (:func:`checked_scale`): the pair's
         # leverage is its weight times the variance of its gap.
@@ -551,7 +434,3 @@ def fit(
 #: milliseconds at this size); above it the fit keeps the inverse Cholesky factor instead
 #: (a thousand bots' inverse is most of a second of a loaded core, the factor a third of it).
 DENSE_UP_TO = 256
-
-
-#: The pairs whose columns :meth:`Standings.prime_gaps` copies at a time.
-_PAIRS_AT_ONCE = 256
