@@ -4,9 +4,10 @@ Why: a claim or a store is a handful of short statements, and on a loaded machin
 round trip costs more than the statement (the database's process and the worker's each
 wait for a core in turn). On PostgreSQL, psycopg's pipeline mode sends the statements
 together and the server runs them in order, each seeing what the ones before it wrote
-(and a lock one of them takes holds for the next: they start after it is granted). The
-first statement in a transaction sends its ``BEGIN`` along too. Elsewhere (SQLite, in
-process) each statement runs in turn, with the same results.
+(and a lock one of them takes holds for the next: they start after it is granted). A
+transaction's ``BEGIN`` is not in the batch: psycopg sends it alone and waits for it, one
+round trip more (psycopg syncs its pipeline right after a transaction's start).
+Elsewhere (SQLite, in process) each statement runs in turn, with the same results.
 
 Only plain statements go through here, never the ORM: it reads a statement's row count as
 soon as it is sent, which a pipeline gives only once the batch has come back.
