@@ -400,11 +400,11 @@ def hand_parts(record: dict[str, Any], position: int) -> list[tuple[str, TableSt
 def variance_sources(pair: tuple[str, str], deals: int, seeds: int, first_seed: int) -> None:
     """Where the adjusted variance of ``pair``'s duplicate units comes from (in big blinds
     per hand, the first bot's): per betting round, the variance of its correction and of
-    its betting's part of the unit, and each part's covariance with the adjusted unit
-    (the betting parts' covariances add up to the adjusted variance); then the rounds split by whether
-    they began in the same state in both halves of the deal (a value that does not know
-    which bot sits where gives such a state the same value in both, so the luck of what
-    the bots then do differently is left in) or after the halves had differed."""
+    its betting's part of the unit, and each part's covariance with the adjusted unit (the
+    betting parts' covariances add up to the adjusted variance); then the rounds split by
+    whether they began in the same state in both halves of the deal (a value that does not
+    know which bot sits where gives such a state the same value in both, so the luck of
+    what the bots then do differently is left in) or after the halves had differed."""
     first, second = BOTS[pair[0]], BOTS[pair[1]]
     keys = [f"{kind} {name}" for name in ROUND_NAMES.values() for kind in ("cards", "betting")]
     units: list[dict[str, float]] = []
