@@ -404,10 +404,13 @@ def variance_sources(pair: tuple[str, str], deals: int, seeds: int, first_seed: 
     betting parts' covariances add up to the adjusted variance); then the rounds split by
     whether they began in the same state in both halves of the deal (a value that does not
     know which bot sits where gives such a state the same value in both, so the luck of
-    what the bots then do differently is left in) or after the halves had differed."""
+    what the bots then do differently is left in) or after the halves had differed, the
+    latter by how the deal's two pre-flops went (one half ended before the flop, their
+    bets differed, or they were the same)."""
     first, second = BOTS[pair[0]], BOTS[pair[1]]
     keys = [f"{kind} {name}" for name in ROUND_NAMES.values() for kind in ("cards", "betting")]
     units: list[dict[str, float]] = []
+    kinds: list[str] = []  # per deal, how its two halves' pre-flops went
     scale = 1 / 2 / GAME.big_blind
     for seed in range(first_seed, first_seed + seeds):
         for forward, backward in pair_hands(first, second, deals, seed):
@@ -426,6 +429,14 @@ def variance_sources(pair: tuple[str, str], deals: int, seeds: int, first_seed: 
                         unit[f"betting {name}"] += betting * scale
                         unit["same start" if same else "after they differ"] += betting * scale
             unit["adjusted"] = sum(unit[f"betting {name}"] for name in ROUND_NAMES.values())
+            kind = (
+                "one half ended before the flop"
+                if (len(ahead) == 1) != (len(behind) == 1)
+                else "the halves' pre-flop bets differed"
+                if len(ahead) > 1 and ahead[1][1].committed != behind[1][1].committed
+                else "the same pre-flop"
+            )
+            kinds.append(kind)
             units.append(unit)
     adjusted = [unit["adjusted"] for unit in units]
     print(
@@ -438,6 +449,16 @@ def variance_sources(pair: tuple[str, str], deals: int, seeds: int, first_seed: 
         print(
             f"   {key:18} variance {statistics.variance(values):7.2f}, covariance with the"
             f" adjusted unit {statistics.covariance(values, adjusted):7.2f}"
+        )
+    # The rounds after the halves differ, by how their pre-flops went: each kind's part of
+    # that covariance (its deals' terms of the sum; the parts add up to the whole).
+    mean = statistics.fmean(adjusted)
+    for kind in sorted(set(kinds)):
+        chosen = [unit for unit, its in zip(units, kinds, strict=True) if its == kind]
+        part = sum(unit["after they differ"] * (unit["adjusted"] - mean) for unit in chosen)
+        print(
+            f"   after they differ, where {kind}: {len(chosen) / len(units):.0%} of the deals,"
+            f" covariance part {part / (len(units) - 1):.2f}"
         )
 
 
