@@ -575,6 +575,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.deals, args.seeds, args.hands, args.rounds, args.cpu_deals = 10, 2, 10, 1, 5
+        args.sources = 1
     started = time.perf_counter()
     variance_table(args.deals, args.seeds, args.seed, args.jobs)
     if args.sources:
