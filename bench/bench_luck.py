@@ -34,6 +34,11 @@ nothing.
    round robin's figure is the three pairs' variances summed (one bot's standing sums its
    pairs). Each figure is the mean over ``--seeds`` independent tournaments of ``--deals``
    deals per pair, with a 95% interval over the seeds (Student's t).
+   With ``--sources N``, step 1b: where the calling station v hand strength pair's adjusted
+   variance is left, over N seeds of ``--deals`` deals: per betting round, the variance of
+   its cards' correction and of what its betting moved the value by, each one's covariance
+   with the adjusted unit, and the rounds split by whether both halves of the deal began
+   them in the same state (:func:`variance_sources`).
 2. Cost. A real match between two ``python_calling_station`` bots (processes, the real
    loop; their hands all go to showdown, the estimator's most work): wall time per hand
    with luck off and with luck on, and the estimator's own time per hand over the first
@@ -70,6 +75,7 @@ sys.path.insert(0, str(ROOT))
 from arena.bots.manifest import load_manifest  # noqa: E402
 from arena.luck import ESTIMATOR, estimate_hand, fast_boards, fast_ranks  # noqa: E402
 from arena.luck import value as value_module  # noqa: E402
+from arena.luck.timeline import ChanceStep, TableState, walk_history  # noqa: E402
 from arena.match.config import MatchConfig  # noqa: E402
 from arena.match.players import distribution_of  # noqa: E402
 from arena.match.records import action_to_dict  # noqa: E402
@@ -352,6 +358,110 @@ def variance_table(deals: int, seeds: int, first_seed: int, jobs: int = 1) -> No
         )
 
 
+# -- where the variance left comes from -----------------------------------------------------
+
+#: A hand's betting rounds by the board they are played on.
+ROUND_NAMES = {0: "pre-flop", 3: "flop", 4: "turn", 5: "river"}
+
+
+def hand_parts(record: dict[str, Any], position: int) -> list[tuple[str, TableState, float, float]]:
+    """Seat ``position``'s result of one hand, cut where the estimator cuts it: per betting
+    round (the board it is played on), the state its chance event left, the estimator's
+    correction for that event (the value after the cards minus their average) and what the
+    round's betting moved the value by (the average value over the next street's cards,
+    or the result when there is none, minus the value the round began with). The
+    corrections and the rounds add up to the raw result; the rounds alone to the adjusted
+    one (for bots that report no strategy, so get no action term)."""
+    timeline = walk_history(record["history"])
+    value = value_module.ValueFunction(
+        variant=timeline.variant,
+        unit=timeline.unit,
+        key=timeline.key,
+        street_pots=timeline.street_pots,
+    )
+    parts: list[tuple[str, TableState, float, float]] = []
+    start: tuple[str, TableState, float, float] | None = None
+    for step in timeline.steps:
+        if not isinstance(step, ChanceStep):
+            continue
+        after = value.value(step.after)[position]
+        if step.kind == "deal":
+            average = value.dealt_expectation(step.after)[position]
+        else:
+            average = value.street_expectation(step.before, len(step.after.board))[position]
+            assert start is not None
+            parts.append((start[0], start[1], start[2], average - start[3]))
+        start = (ROUND_NAMES[len(step.after.board)], step.after, after - average, after)
+    assert start is not None
+    parts.append((start[0], start[1], start[2], timeline.raw[position] - start[3]))
+    return parts
+
+
+def variance_sources(pair: tuple[str, str], deals: int, seeds: int, first_seed: int) -> None:
+    """Where the adjusted variance of ``pair``'s duplicate units comes from (in big blinds
+    per hand, the first bot's): per betting round, the variance of its correction and of
+    its betting's part of the unit, and each part's covariance with the adjusted unit (the
+    betting parts' covariances add up to the adjusted variance); then the rounds split by
+    whether they began in the same state in both halves of the deal (a value that does not
+    know which bot sits where gives such a state the same value in both, so the luck of
+    what the bots then do differently is left in) or after the halves had differed, the
+    latter by how the deal's two pre-flops went (one half ended before the flop, their
+    bets differed, or they were the same)."""
+    first, second = BOTS[pair[0]], BOTS[pair[1]]
+    keys = [f"{kind} {name}" for name in ROUND_NAMES.values() for kind in ("cards", "betting")]
+    units: list[dict[str, float]] = []
+    kinds: list[str] = []  # per deal, how its two halves' pre-flops went
+    scale = 1 / 2 / GAME.big_blind
+    for seed in range(first_seed, first_seed + seeds):
+        for forward, backward in pair_hands(first, second, deals, seed):
+            ahead, behind = hand_parts(forward, 0), hand_parts(backward, 1)
+            unit = dict.fromkeys([*keys, "same start", "after they differ"], 0.0)
+            for number in range(max(len(ahead), len(behind))):
+                same = (
+                    number < len(ahead)
+                    and number < len(behind)
+                    and ahead[number][1] == behind[number][1]
+                )
+                for parts in (ahead, behind):
+                    if number < len(parts):
+                        name, _, correction, betting = parts[number]
+                        unit[f"cards {name}"] += correction * scale
+                        unit[f"betting {name}"] += betting * scale
+                        unit["same start" if same else "after they differ"] += betting * scale
+            unit["adjusted"] = sum(unit[f"betting {name}"] for name in ROUND_NAMES.values())
+            kind = (
+                "one half ended before the flop"
+                if (len(ahead) == 1) != (len(behind) == 1)
+                else "the halves' pre-flop bets differed"
+                if len(ahead) > 1 and ahead[1][1].committed != behind[1][1].committed
+                else "the same pre-flop"
+            )
+            kinds.append(kind)
+            units.append(unit)
+    adjusted = [unit["adjusted"] for unit in units]
+    print(
+        f"1b. Where {pair[0]} v {pair[1]}'s adjusted variance comes from ({ESTIMATOR}; {seeds}"
+        f" seeds of {deals} deals, {len(units)} duplicate units, big blinds per hand):"
+        f" adjusted variance {statistics.variance(adjusted):.2f}"
+    )
+    for key in [*keys, "same start", "after they differ"]:
+        values = [unit[key] for unit in units]
+        print(
+            f"   {key:18} variance {statistics.variance(values):7.2f}, covariance with the"
+            f" adjusted unit {statistics.covariance(values, adjusted):7.2f}"
+        )
+    # The rounds after the halves differ, by how their pre-flops went: each kind's part of
+    # that covariance (its deals' terms of the sum; the parts add up to the whole).
+    mean = statistics.fmean(adjusted)
+    for kind in sorted(set(kinds)):
+        chosen = [unit for unit, its in zip(units, kinds, strict=True) if its == kind]
+        part = sum(unit["after they differ"] * (unit["adjusted"] - mean) for unit in chosen)
+        print(
+            f"   after they differ, where {kind}: {len(chosen) / len(units):.0%} of the deals,"
+            f" covariance part {part / (len(units) - 1):.2f}"
+        )
+
+
 # -- cost -----------------------------------------------------------------------------------
 
 
@@ -455,12 +565,21 @@ def main() -> None:
     parser.add_argument(
         "--jobs", type=int, default=1, help="seeds of step 1 played at once (the same figures)"
     )
+    parser.add_argument(
+        "--sources",
+        type=int,
+        default=0,
+        help="seeds of step 1b (where the calling station v hand strength variance is left)",
+    )
     parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke run)")
     args = parser.parse_args()
     if args.quick:
         args.deals, args.seeds, args.hands, args.rounds, args.cpu_deals = 10, 2, 10, 1, 5
+        args.sources = 1
     started = time.perf_counter()
     variance_table(args.deals, args.seeds, args.seed, args.jobs)
+    if args.sources:
+        variance_sources(("calling station", "hand strength"), args.deals, args.sources, args.seed)
     cost_rounds(args.hands, args.rounds, args.seed)
     estimator_cpu(args.cpu_deals, args.seed)
     print(f"({time.perf_counter() - started:.0f} s)")
