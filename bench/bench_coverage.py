@@ -1,7 +1,8 @@
 """Do the ladder's 95% intervals cover the true strengths 95% of the time, whatever the pairing?
 
 Run: ``.venv/bin/python bench/bench_coverage.py`` (1,000 seeds per row, a few minutes on an
-idle core); ``--seeds N`` for another count, ``--quick`` for the test suite's tiny run.
+idle core); ``--seeds N`` for another count (docs/ladder.md quotes 10,000: half an hour or
+more, most of it the targeted rows), ``--quick`` for the test suite's tiny run.
 
 Simulated ladders (pure ladder logic, the bench_ladder model): ``--bots`` bots (10) of known
 strength (normal quantiles with an SD of 200 mbb/hand, so they sum to 0 as the fitted ones
