@@ -692,7 +692,6 @@ def version_test_run(
     returns the status ("H1", "H0", or "continue" past ``budget`` games) and the games."""
     rng = random.Random(seed)
     sprt = test.sprt
-    lower, upper = sprt.lower_bound, sprt.upper_bound
     count, mean, squares = 0, 0.0, 0.0
     # A t of 4 degrees of freedom has variance 2: scaled by 1/sqrt(2) to the SD wanted.
     scale = sd / math.sqrt(2.0)
@@ -707,11 +706,10 @@ def version_test_run(
         squares += step * (score - mean)
         if count < test.min_games:
             continue
-        llr = corrected_llr_of(count, mean, squares / (count - 1), sprt)
-        if llr >= upper:
-            return "H1", count
-        if llr <= lower:
-            return "H0", count
+        # The server's verdict: the corrected ratio against the SPRT's own bounds.
+        result = sprt.result(corrected_llr_of(count, mean, squares / (count - 1), sprt), count)
+        if result.status != "continue":
+            return result.status, count
     return "continue", count
 
 
