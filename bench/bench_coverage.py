@@ -1,7 +1,8 @@
 """Do the ladder's 95% intervals cover the true strengths 95% of the time, whatever the pairing?
 
 Run: ``.venv/bin/python bench/bench_coverage.py`` (1,000 seeds per row, a few minutes on an
-idle core); ``--seeds N`` for another count, ``--quick`` for the test suite's tiny run.
+idle core); ``--seeds N`` for another count (docs/ladder.md quotes 10,000: half an hour or
+more, most of it the targeted rows), ``--quick`` for the test suite's tiny run.
 
 Simulated ladders (pure ladder logic, the bench_ladder model): ``--bots`` bots (10) of known
 strength (normal quantiles with an SD of 200 mbb/hand, so they sum to 0 as the fitted ones
@@ -17,13 +18,24 @@ bots). Each row is one pairing rule and a number of games:
 * **adversarial**: uniform games, plus one pair (the 1st and the 2nd) playing as many games
   again as all the others together.
 
-After the games the ratings are fitted once (:func:`arena.ladder.ratings.fit`). Counted:
-**strength**: each bot's interval ``[low, high]`` covers its true strength (the leaderboard's
-interval); **neighbours**: for each pair of neighbours in the fitted order, the interval
-``gap +- 1.96 sd(gap)`` (the one behind "the chance it is above the next") covers their true
-difference. A row's coverage is the mean over seeds of each seed's share covered, with its
-95% interval (``1.96`` standard errors of that mean over the seeds: a seed's bots share its
-games, so the seed is the independent unit).
+After the games the ratings are fitted once (:func:`arena.ladder.ratings.fit`). An interval's
+coverage is defined for a quantity fixed before the data, so the coverage claims are on fixed
+quantities: **strength**, each bot's interval ``[low, high]`` covers its true strength (the
+leaderboard's interval); **true neighbours**, for each pair of neighbours in the TRUE order
+(the closest pairs, fixed in advance), the interval ``gap +- 1.96 sd(gap)`` covers their true
+difference (any two bots' gap has this interval: the covariance's claim). A row's coverage is
+the mean over seeds of each seed's share covered, with its 95% interval (``1.96`` standard
+errors of that mean over the seeds: a seed's bots share its games, so the seed is the
+independent unit); the band ``TARGET`` applies to these two.
+
+Printed beside them, not coverage claims: **fitted neighbours**, the same interval for the
+pairs of neighbours in the FITTED order, a quantity the data chose (two bots come out as
+neighbours more often when their noise drew them together, and then their gap's error is
+larger than its standard error says: the selection costs about a point at two games a pair,
+even with the exact variance); and what the leaderboard shows for those pairs, the **chance
+above the next** (``Phi(gap / sd)``): its mean over the fitted neighbours against the share
+of them whose order is right (the chance is honest in the large when the share right is at
+least the mean chance).
 """
 
 from __future__ import annotations
@@ -65,57 +77,91 @@ SpreadOf = Callable[[str, str], float]
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """One seed's fit against the truth: the shares of the bots' and of the neighbour gaps'
-    intervals that cover it, and each one's z-score (its error over its standard error)."""
+    """One seed's fit against the truth: the shares of the bots' intervals, of the gaps'
+    intervals between neighbours in the true order and between neighbours in the fitted
+    order that cover it, each one's z-scores (its error over its standard error), and over
+    the fitted neighbours the mean chance above the next and the share in the right order."""
 
     strength: float
-    neighbours: float
+    true_neighbours: float
+    fitted_neighbours: float
+    chance: float
+    right: float
     strength_z: tuple[float, ...]
-    neighbours_z: tuple[float, ...]
+    true_neighbours_z: tuple[float, ...]
+    fitted_neighbours_z: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Share:
+    """A mean over the seeds of one per-seed share, with its 95% interval's half-width."""
+
+    mean: float
+    half: float
+
+    @staticmethod
+    def of(values: Sequence[float]) -> Share:
+        z = NormalDist().inv_cdf(0.975)
+        half = z * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+        return Share(statistics.fmean(values), half)
 
 
 @dataclass(frozen=True, slots=True)
 class Coverage:
-    """One row's result: the seeds' mean share covered and its interval, both counts, and
-    the mean and SD of the z-scores over every bot (gap) of every seed: a mean away from 0
-    is an off centre, an SD above the t's (about 1.0-1.05 here) too small a standard error."""
+    """One row's result over ``seeds`` seeds: the mean shares covered (bots, true-order
+    neighbour gaps, fitted-order neighbour gaps) with their intervals, the fitted neighbours'
+    mean chance above the next and share right, and the mean and SD of the z-scores over
+    every bot (gap) of every seed: a mean away from 0 is an off centre, an SD above the t's
+    (about 1.0-1.05 here) too small a standard error."""
 
-    strength: float
-    strength_half: float
-    neighbours: float
-    neighbours_half: float
+    strength: Share
+    true_neighbours: Share
+    fitted_neighbours: Share
+    chance: Share
+    right: Share
     seeds: int
     strength_z: tuple[float, float]
-    neighbours_z: tuple[float, float]
+    true_neighbours_z: tuple[float, float]
+    fitted_neighbours_z: tuple[float, float]
 
     @staticmethod
     def of(outcomes: Sequence[Outcome]) -> Coverage:
-        z = NormalDist().inv_cdf(0.975)
-        seeds = len(outcomes)
+        def share(name: str) -> Share:
+            return Share.of([getattr(outcome, name) for outcome in outcomes])
 
-        def half(values: Sequence[float]) -> float:
-            return z * statistics.stdev(values) / math.sqrt(len(values)) if seeds > 1 else 0.0
-
-        def spread(values: Sequence[float]) -> tuple[float, float]:
+        def spread(name: str) -> tuple[float, float]:
+            values = [value for outcome in outcomes for value in getattr(outcome, name)]
             return statistics.fmean(values), statistics.pstdev(values)
 
-        strength = [outcome.strength for outcome in outcomes]
-        neighbours = [outcome.neighbours for outcome in outcomes]
         return Coverage(
-            statistics.fmean(strength),
-            half(strength),
-            statistics.fmean(neighbours),
-            half(neighbours),
-            seeds,
-            spread([value for outcome in outcomes for value in outcome.strength_z]),
-            spread([value for outcome in outcomes for value in outcome.neighbours_z]),
+            share("strength"),
+            share("true_neighbours"),
+            share("fitted_neighbours"),
+            share("chance"),
+            share("right"),
+            len(outcomes),
+            spread("strength_z"),
+            spread("true_neighbours_z"),
+            spread("fitted_neighbours_z"),
         )
 
 
+def gap_z_scores(
+    standings: Standings, truth: dict[str, float], order: Sequence[str]
+) -> tuple[float, ...]:
+    """Each gap's z-score between neighbours of ``order``: its error over its standard error."""
+    scores = []
+    for first, second in itertools.pairwise(order):
+        gap, variance = standings.gap(first, second)
+        scores.append((gap - (truth[first] - truth[second])) / math.sqrt(variance))
+    return tuple(scores)
+
+
 def covered_shares(standings: Standings, truth: dict[str, float]) -> Outcome:
-    """The shares of the bots' intervals and of the neighbour gaps' intervals that cover
-    the truth (the truth centred on the fitted bots' mean, as the fit's strengths are),
-    with each one's z-score."""
+    """The shares of the bots' intervals and of the neighbour gaps' intervals (neighbours in
+    the true order and in the fitted one, among the fitted bots) that cover the truth (the
+    truth centred on the fitted bots' mean, as the fit's strengths are), with each one's
+    z-score, and the fitted neighbours' chances above the next against the truth."""
     mean = statistics.fmean(truth[bot] for bot in standings.order)
     strength_z = tuple(
         (rating.strength - (truth[rating.bot] - mean)) / rating.sd for rating in standings.ratings
@@ -124,12 +170,20 @@ def covered_shares(standings: Standings, truth: dict[str, float]) -> Outcome:
         float(rating.low <= truth[rating.bot] - mean <= rating.high) for rating in standings.ratings
     )
     z = NormalDist().inv_cdf(0.5 + standings.confidence / 2.0)
-    gaps_z = []
-    for first, second in itertools.pairwise(standings.order):
-        gap, variance = standings.gap(first, second)
-        gaps_z.append((gap - (truth[first] - truth[second])) / math.sqrt(variance))
-    neighbours = statistics.fmean(float(abs(value) <= z) for value in gaps_z)
-    return Outcome(strength, neighbours, strength_z, tuple(gaps_z))
+    true_order = sorted(standings.order, key=lambda bot: -truth[bot])
+    true_z = gap_z_scores(standings, truth, true_order)
+    fitted_z = gap_z_scores(standings, truth, standings.order)
+    fitted_pairs = list(itertools.pairwise(standings.order))
+    return Outcome(
+        strength,
+        statistics.fmean(float(abs(value) <= z) for value in true_z),
+        statistics.fmean(float(abs(value) <= z) for value in fitted_z),
+        statistics.fmean(standings.chance_above(first, second) for first, second in fitted_pairs),
+        statistics.fmean(float(truth[first] > truth[second]) for first, second in fitted_pairs),
+        strength_z,
+        true_z,
+        fitted_z,
+    )
 
 
 def spreads(names: Sequence[str], rng: random.Random, heteroscedastic: bool) -> SpreadOf:
@@ -229,9 +283,10 @@ def row(
     )
 
 
-def _text(value: float, half: float) -> str:
-    mark = "" if TARGET[0] <= value <= TARGET[1] else " *"
-    return f"{value:.3f} [{value - half:.3f}-{value + half:.3f}]{mark}"
+def _text(share: Share, *, claim: bool = True) -> str:
+    """A share with its interval, marked ``*`` when a coverage claim's is outside the band."""
+    mark = " *" if claim and not TARGET[0] <= share.mean <= TARGET[1] else ""
+    return f"{share.mean:.3f} [{share.mean - share.half:.3f}-{share.mean + share.half:.3f}]{mark}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -289,26 +344,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"   (targeted: placement_games {matchmaking.placement_games}, "
         f"a fit every {default_batch(count)} games)"
     )
-    print(f"   (* outside {TARGET[0]:.2f}-{TARGET[1]:.2f}; [ ] the 95% interval over the seeds)")
+    print(
+        f"   (* outside {TARGET[0]:.2f}-{TARGET[1]:.2f}, for the coverage claims: the bots' "
+        "intervals and the gaps of neighbours in the true order; [ ] the 95% interval over "
+        "the seeds)"
+    )
+    print(
+        "   (fitted neighbours: the pairs the fit's order chose, a selected quantity, not a "
+        "coverage claim; chance / right: their mean chance above the next / share in the "
+        "right order)"
+    )
     print(
         f"   {'pairing':>12} {'games':>6} {'per pair':>8} {'seeds':>6} "
-        f"{'strength intervals':>26} {'neighbour gaps':>26} {'time s':>7}"
+        f"{'strength intervals':>26} {'true neighbours':>26} {'fitted neighbours':>26} "
+        f"{'chance / right':>15} {'time s':>7}"
     )
     for rule, games in rows:
         started = time.perf_counter()
         result = row(rule, count, games, seeds, args.heteroscedastic, matchmaking)
         print(
             f"   {rule:>12} {games:>6} {games / pairs:>8.1f} {result.seeds:>6} "
-            f"{_text(result.strength, result.strength_half):>26} "
-            f"{_text(result.neighbours, result.neighbours_half):>26} "
+            f"{_text(result.strength):>26} {_text(result.true_neighbours):>26} "
+            f"{_text(result.fitted_neighbours, claim=False):>26} "
+            f"{f'{result.chance.mean:.3f} / {result.right.mean:.3f}':>15} "
             f"{time.perf_counter() - started:>7.1f}",
             flush=True,
         )
         if args.z_scores:
-            (bot_mean, bot_sd), (gap_mean, gap_sd) = result.strength_z, result.neighbours_z
+            scores = (result.strength_z, result.true_neighbours_z, result.fitted_neighbours_z)
             print(
-                f"   {'':>12} {'':>6} {'z-scores: mean, SD':>15} "
-                f"{bot_mean:>+17.3f}, {bot_sd:.3f} {gap_mean:>+19.3f}, {gap_sd:.3f}",
+                f"   {'z-scores: mean, SD':>35} "
+                + " ".join(f"{f'{mean:+.3f}, {sd:.3f}':>26}" for mean, sd in scores),
                 flush=True,
             )
     return 0

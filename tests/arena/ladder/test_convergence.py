@@ -119,9 +119,10 @@ def test_the_settling_runs_refit_after_the_batch_of_games_asked_for(
 
 def test_the_default_batch_models_the_servers_refit_cadence(bench: ModuleType) -> None:
     # The server's cadence (a fit at most 2% of the time, every 0.5 to 5 s) for the modeled
-    # fit (51 ms at 10 versions, 335 ms at 1,000), one worker at 1 s a game: a fit after
+    # fit (51 ms at 10 versions, 354 ms at 1,000), one worker at 1 s a game: a fit after
     # every third game on a small ladder, every fifth (the 5 s cap) on a big one, and more
     # games between fits with more workers.
     assert bench.default_batch(6) == 3 and bench.default_batch(30) == 3
+    assert bench.default_batch(39) == 3 and bench.default_batch(40) == 4
     assert bench.default_batch(1000) == 5
     assert bench.default_batch(10, workers=4) == 11
