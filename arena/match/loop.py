@@ -315,9 +315,10 @@ class MatchRunner:
     ) -> None:
         """Send the hand's record to the store, in steps put off one after the other (each
         short enough to end before a bot's reply is likely back): the engine's history
-        document, the luck estimate (``config.luck`` only), the history's JSON text, then
+        document, the history's JSON text, the luck estimate (``config.luck`` only), then
         the store. With the estimator's process, the estimate's step sends the hand to it
-        and the steps after it run when its estimate is back."""
+        and the store's step is put off when its estimate is back: the record waits with
+        its text made, nothing of it left to do but the ``luck`` key."""
         seed = hand_seed(self.config.seed, hand.hand_number)
 
         def build_history() -> None:
@@ -329,10 +330,14 @@ class MatchRunner:
                 decisions=tuple(decisions),
                 history=history,
             )
+            self.work_ahead.later(lambda: encode_history(record))
+
+        def encode_history(record: HandRecord) -> None:
+            record = replace(record, history_text=encode_value(record.history))
             if self.config.luck:
                 self.work_ahead.later(lambda: estimate(record))
             else:
-                self.work_ahead.later(lambda: encode_history(record))
+                self.work_ahead.later(lambda: self.store.add_hand(record))
 
         def estimate(record: HandRecord) -> None:
             # On the record as written (its dict equals the line read back), so that the
@@ -369,10 +374,6 @@ class MatchRunner:
                 self.seats[seat["seat_index"]].adjusted_big_blinds_won += adjusted / big_blind
             self._adjusted[record.hand_number] = tuple(by_seat)
             record = replace(record, luck=luck.luck_record(hand_luck))
-            self.work_ahead.later(lambda: encode_history(record))
-
-        def encode_history(record: HandRecord) -> None:
-            record = replace(record, history_text=encode_value(record.history))
             self.work_ahead.later(lambda: self.store.add_hand(record))
 
         big_blind = _big_blind(hand)

@@ -8,6 +8,7 @@ import json
 import logging
 import marshal
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -307,6 +308,28 @@ def test_the_worker_answers_each_hand_in_order_with_the_estimate_or_the_refusal(
     # The very floats: a dump keeps them exactly.
     assert marshal.loads(first) == (ESTIMATOR, expected.raw, expected.adjusted)
     assert marshal.loads(second) == "LuckError: hand record without a history: 1"
+
+
+def test_a_batchs_answers_are_handed_on_at_the_next_hand_not_the_next_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The records wait for their estimates: handed on as soon as they are back, fewer of
+    # them are held (and walked by the collector) than if they waited a whole batch more.
+    monkeypatch.setattr(luck_process, "BATCH_HANDS", 2)
+    hands = _inputs(tmp_path)[:3]
+    got: list[HandLuck] = []
+    estimates = LuckProcess("prompt")
+    try:
+        estimates.submit(hands[0], got.append)
+        estimates.submit(hands[1], got.append)  # a full batch: written
+        # Both answers written by the worker at once (one read, one write): wait for them.
+        assert select.select([estimates._from_child], [], [], 30)[0]
+        estimates.submit(hands[2], got.append)  # held: its batch is not full
+        assert got == [estimate_hand(hand) for hand in hands[:2]]
+        estimates.drain()
+        assert got == [estimate_hand(hand) for hand in hands]
+    finally:
+        estimates.close()
 
 
 def test_after_a_failure_each_hand_is_estimated_at_once_in_the_match(
