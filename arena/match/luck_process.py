@@ -132,6 +132,10 @@ class LuckProcess:
         self._unwritten = b""
         self._held: list[bytes] = []  # hands' frames held here until a batch is full
         self._unread = b""
+        # Read back and not handed on yet, in order: one queue, so that a ``then`` that
+        # sends a hand (the match's next task can) and so reads answers again hands them
+        # on after the ones already read, never before.
+        self._answered: deque[tuple[bytes, Callable[[HandLuck], None], HandLuck | None]] = deque()
 
     @property
     def pid(self) -> int | None:
@@ -206,13 +210,11 @@ class LuckProcess:
         """Write what waits to be written, read the answers back and hand them on; with
         ``wait``, until at least one is back. A failure hands every hand left to the
         estimate here."""
-        answered: list[tuple[bytes, Callable[[HandLuck], None], HandLuck | None]] = []
         failure: Exception | None = None
         try:
             while True:
                 self._write()
-                self._read(answered)
-                if answered or not wait:
+                if self._read() or not wait:
                     break
                 self._wait_for_pipes()
         except (OSError, ValueError, EOFError, LookupError, TypeError, LuckProcessError) as exc:
@@ -220,7 +222,9 @@ class LuckProcess:
         # Handed on outside the try: what ``then`` does (the store, the next task) is not
         # the process's failure. A hand the process refused is estimated here, to meet
         # the same error the match's own estimate would.
-        for data, then, hand_luck in answered:
+        answered = self._answered
+        while answered:
+            data, then, hand_luck = answered.popleft()
             then(hand_luck if hand_luck is not None else _estimate_here(data, self.luck_value))
         if failure is not None:
             self._fail(failure)
@@ -239,15 +243,14 @@ class LuckProcess:
                 return
             self._unwritten = self._unwritten[written:]
 
-    def _read(
-        self, answered: list[tuple[bytes, Callable[[HandLuck], None], HandLuck | None]]
-    ) -> None:
-        """Add the answers back since the last read to ``answered``, each with its hand
-        (None: refused), as each is read (those read before a bad one are kept)."""
+    def _read(self) -> bool:
+        """Queue the answers back since the last read, each with its hand (None:
+        refused), as each is read (those read before a bad one are kept); True when
+        there were any."""
         try:
             chunk = os.read(self._from_child, _CHUNK)
         except BlockingIOError:
-            return
+            return False
         if not chunk:
             raise LuckProcessError("it ended")
         self._unread += chunk
@@ -256,9 +259,10 @@ class LuckProcess:
             # Read before its hand leaves the queue: a hand without an answer stays in it.
             hand_luck = _hand_luck(marshal.loads(dump))
             data, then = self._sent.popleft()  # IndexError: an answer to no hand
-            answered.append((data, then, hand_luck))
+            self._answered.append((data, then, hand_luck))
             used = end
         self._unread = self._unread[used:]
+        return used > 0
 
     def _wait_for_pipes(self) -> None:
         writing = [self._to_child] if self._unwritten else []

@@ -332,6 +332,39 @@ def test_a_batchs_answers_are_handed_on_at_the_next_hand_not_the_next_batch(
         estimates.close()
 
 
+def test_answers_are_handed_on_in_order_when_handing_one_on_sends_a_hand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Handing an estimate on can send a hand (the match runs its next task at once when
+    # too many wait: the next hand's estimate), which reads answers again: those must be
+    # handed on after the ones read before, or the hand history's lines come out of
+    # order. Reads of two answers at a time make the nested read find some.
+    hands = _inputs(tmp_path)[:4]
+    assert all(len(hand["history"]["seats"]) == 2 for hand in hands)  # one answer size
+    expected = [estimate_hand(hand) for hand in hands]
+    answer_size = len(luck_worker.answer(marshal.dumps(hands[0])))
+    monkeypatch.setattr(luck_process, "BATCH_HANDS", 4)
+    monkeypatch.setattr(luck_process, "_CHUNK", 2 * answer_size)
+    got: list[HandLuck] = []
+    estimates = LuckProcess("nested")
+
+    def then(hand_luck: HandLuck) -> None:
+        got.append(hand_luck)
+        if len(got) == 1:
+            estimates.submit(hands[0], got.append)  # reads the next two answers
+
+    try:
+        for hand in hands:
+            estimates.submit(hand, then)  # the fourth fills the batch: written
+        # All four answered in one write (one read of the batch): wait for them.
+        assert select.select([estimates._from_child], [], [], 30)[0]
+        while len(got) < 4:
+            estimates.submit(hands[0], got.append)  # reads two, hands them on
+        assert got[:4] == expected
+    finally:
+        estimates.close()
+
+
 def test_after_a_failure_each_hand_is_estimated_at_once_in_the_match(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
