@@ -10,10 +10,11 @@ a bot through its session, or the default when it cannot be asked), *apply* (a s
 applies a bot's action as it accepts it, so the engine validates it once) and *record*
 (the hand's record goes to the store, the tallies move). With ``config.luck`` the record
 step also has the hand's luck estimated (:mod:`arena.luck`): with work put off (the
-prefetch), in a helper process beside the match (:mod:`arena.match.luck_process`), the
-record stored when its estimate is back; with that switch off, in the match's process a
-value at a time, put off with the rest of the record, so a bot's reply never waits for a
-whole hand's estimate; without the prefetch, in the match's process at the hand's end.
+prefetch), in the match's process a value at a time, put off with the rest of the record,
+so a bot's reply never waits for a whole hand's estimate, or with the switch
+``luck_process.USE_LUCK_PROCESS`` on, in a helper process beside the match
+(:mod:`arena.match.luck_process`), the record stored when its estimate is back; without
+the prefetch, in the match's process at the hand's end.
 
 Policy lives in the arena, never in the engine: the format decides about stacks
 (:mod:`arena.match.formats`), the decider about faults and restarts
@@ -123,10 +124,11 @@ class MatchRunner:
         # results by hand number (filled when the hand's record is made, later).
         self._hands: list[HandSummary] = []
         self._adjusted: dict[int, tuple[float, ...]] = {}
-        # The estimator's process (started at the first hand), unless luck is off, the
-        # switch is, nothing is put off (without a prefetch each hand is recorded when it
-        # ends, which a replay's check relies on: an estimate from elsewhere lags), or the
-        # match is too short to pay for the process's start (luck_process.MIN_HANDS).
+        # The estimator's process (started at the first hand): only with luck on and the
+        # switch on (off by default), unless nothing is put off (without a prefetch each
+        # hand is recorded when it ends, which a replay's check relies on: an estimate
+        # from elsewhere lags) or the match is too short to pay for the process's start
+        # (luck_process.MIN_HANDS).
         self._luck_process = (
             luck_process.LuckProcess(config.match_id, config.luck_value)
             if config.luck

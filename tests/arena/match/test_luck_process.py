@@ -35,8 +35,10 @@ ROOT = Path(__file__).resolve().parents[3]
 
 @pytest.fixture(autouse=True)
 def _short_matches_use_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """This module's matches are a few hands long: the process is made for them all the
-    same (a real match that short estimates its hands itself: MIN_HANDS, tested below)."""
+    """This module's matches use the process (the switch on: off by default) and are a
+    few hands long: the process is made for them all the same (a real match that short
+    estimates its hands itself: MIN_HANDS, tested below)."""
+    monkeypatch.setattr(luck_process, "USE_LUCK_PROCESS", True)
     monkeypatch.setattr(luck_process, "MIN_HANDS", 1)
 
 
