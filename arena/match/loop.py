@@ -351,7 +351,7 @@ class MatchRunner:
                     lambda hand_luck: record_luck(record, hand_luck),
                 )
                 return
-            data = record.to_dict()
+            data = luck_process.record_input(record)
             if not self.work_ahead.is_enabled:  # no one to interleave with: all at once
                 record_luck(record, luck.estimate_hand(data, self.config.luck_value))
                 return

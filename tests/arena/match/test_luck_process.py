@@ -26,6 +26,8 @@ from arena.match import luck_process, luck_worker
 from arena.match.config import MatchConfig, MatchError, StackPolicy
 from arena.match.loop import MatchRunner
 from arena.match.luck_process import LuckProcess
+from arena.match.records import HandRecord
+from arena.store.jsonl import JsonLinesStore
 from engine.config import GameConfig, Variant
 from tests.arena.scripted import calling_station, chooser, crasher, min_raiser, play
 from tests.arena.session.harness import mixer
@@ -289,6 +291,29 @@ def test_what_is_sent_is_estimated_as_the_whole_record_bit_for_bit(tmp_path: Pat
     assert any("distribution" in d for r in records for d in r["decisions"])
     for record, sent in zip(records, _inputs(tmp_path), strict=True):
         assert estimate_hand(sent) == estimate_hand(record)
+
+
+def test_the_match_estimates_on_what_the_estimate_reads_bit_for_bit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In its own process the match estimates on record_input (the decisions without a
+    # reported distribution left empty), not the record's whole dict: the same numbers.
+    records: list[HandRecord] = []
+    store_hand = JsonLinesStore.add_hand
+
+    def add_hand(store: JsonLinesStore, record: HandRecord) -> None:
+        records.append(record)
+        store_hand(store, record)
+
+    monkeypatch.setattr(JsonLinesStore, "add_hand", add_hand)
+    play(_bots(), _config(), tmp_path / "match")
+    decisions = [d for record in records for d in record.decisions]
+    assert any(d.distribution is None for d in decisions)
+    assert any(d.distribution is not None for d in decisions)
+    for record in records:
+        whole = estimate_hand(record.to_dict())
+        assert estimate_hand(luck_process.record_input(record)) == whole
+        assert estimate_hand(luck_process.estimate_input(record)) == whole
 
 
 def test_the_worker_answers_each_hand_in_order_with_the_estimate_or_the_refusal(
