@@ -21,8 +21,9 @@ Run: ``.venv/bin/python bench/bench_arena.py --hands 2000 --rounds 3`` (add
    bots that answer at once: the arena's own CPU per decision.
 4. Time from launching a bot to its ``ready``.
 5. What the luck estimator (``arena.luck``, ``MatchConfig.luck``) costs: the same match
-   with it off, on (the estimate in its own process, ``arena.match.luck_process``, the
-   default) and on in the match's process (that switch off), interleaved (off, on,
+   with it off, on in its own process (``arena.match.luck_process``, the switch
+   ``USE_LUCK_PROCESS`` on) and on in the match's process (the switch off: the default),
+   interleaved (off, on,
    in-process in the odd rounds, in-process, on, off in the even ones: the machine's drift
    falls on all three, before and after alike), ``--luck-hands`` hands
    each (default: ``--hands``, at most 500), over ``--luck-rounds`` rounds (default:
@@ -323,8 +324,8 @@ def play_round(manifest: BotManifest, config: MatchConfig, lines: list[bytes]) -
 @dataclass
 class LuckRound:
     """One round of the luck estimator's cost: the same match with luck off, on (the
-    estimate in its own process, the default) and on in the match's process (the switch
-    ``arena.match.luck_process.USE_LUCK_PROCESS`` off, as before it existed): each one's
+    estimate in its own process) and on in the match's process (the switch
+    ``arena.match.luck_process.USE_LUCK_PROCESS`` off, the default): each one's
     wall time and this process's CPU time (the host's: the bots are other processes),
     the estimator's process's CPU, the same hands estimated again here one after the
     other ("alone"), the estimator's steps where the in-process match runs them, the

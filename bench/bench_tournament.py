@@ -3,10 +3,10 @@ and whether the host's memory stays flat.
 
 Run: ``.venv/bin/python bench/bench_tournament.py`` (``--quick`` for the test suite's
 small run; ``--rounds``, ``--matches``, ``--hands``, ``--memory-matches`` for the sizes;
-``--luck-process off`` to have the workers estimate luck in the matches' own processes, as
-before the estimator had a process of its own: what that process costs or saves here; with
-it on, a match of fewer than ``luck_process.MIN_HANDS`` hands estimates in its own process
-all the same).
+``--luck-process off`` to have the workers estimate luck in the matches' own processes, the
+arena's default, instead of in a helper process beside each match: what that process costs
+or saves here; with it on, a match of fewer than ``luck_process.MIN_HANDS`` hands
+estimates in its own process all the same).
 
 The tournament: a round robin of five trivial bots (python calling station, the folder of
 the tournament tests, python random drawing its own actions, seeded, and the checker and min
@@ -218,7 +218,8 @@ def main() -> None:
         "--luck-process",
         choices=("on", "off"),
         default="on",
-        help="off: the luck estimate in each match's process, as before it had its own (on)",
+        help="off: the luck estimate in each match's process (the arena's default), not a"
+        " helper process beside it (on)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="a small run: 1 round, 10 matches of 10 hands"

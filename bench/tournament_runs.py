@@ -279,10 +279,17 @@ class RunFigures:
 
 
 def play_match_estimating_here(job: MatchJob) -> MatchOutcome:
-    """:func:`play_match` with the luck estimate made in the match's own process, as before
-    the estimator had one of its own (the switch ``USE_LUCK_PROCESS`` off in the worker
-    that plays it; the same results either way)."""
+    """:func:`play_match` with the luck estimate made in the match's own process (the
+    switch ``USE_LUCK_PROCESS`` off in the worker that plays it, the default; the same
+    results either way)."""
     luck_process.USE_LUCK_PROCESS = False
+    return play_match(job)
+
+
+def play_match_in_luck_process(job: MatchJob) -> MatchOutcome:
+    """:func:`play_match` with the luck estimate made in a helper process beside the match
+    (the switch ``USE_LUCK_PROCESS`` on in the worker that plays it)."""
+    luck_process.USE_LUCK_PROCESS = True
     return play_match(job)
 
 
@@ -306,7 +313,7 @@ def play(
         cpu_before, busy_before = our_cpu_s(), machine_busy_s()
         started = time.perf_counter()
         # Closing the pool joins its workers (and they their bots): their times are counted.
-        play_one = play_match if luck_in_its_process else play_match_estimating_here
+        play_one = play_match_in_luck_process if luck_in_its_process else play_match_estimating_here
         with local_executor(workers, play_one) as executor:
             runner = TournamentRunner(
                 config, db, executor=executor, sandbox=sandbox, out_dir=out_dir, display=display

@@ -10,10 +10,11 @@ a bot through its session, or the default when it cannot be asked), *apply* (a s
 applies a bot's action as it accepts it, so the engine validates it once) and *record*
 (the hand's record goes to the store, the tallies move). With ``config.luck`` the record
 step also has the hand's luck estimated (:mod:`arena.luck`): with work put off (the
-prefetch), in a helper process beside the match (:mod:`arena.match.luck_process`), the
-record stored when its estimate is back; with that switch off, in the match's process a
-value at a time, put off with the rest of the record, so a bot's reply never waits for a
-whole hand's estimate; without the prefetch, in the match's process at the hand's end.
+prefetch), in the match's process a value at a time, put off with the rest of the record,
+so a bot's reply never waits for a whole hand's estimate, or with the switch
+``luck_process.USE_LUCK_PROCESS`` on, in a helper process beside the match
+(:mod:`arena.match.luck_process`), the record stored when its estimate is back; without
+the prefetch, in the match's process at the hand's end.
 
 Policy lives in the arena, never in the engine: the format decides about stacks
 (:mod:`arena.match.formats`), the decider about faults and restarts
@@ -123,10 +124,11 @@ class MatchRunner:
         # results by hand number (filled when the hand's record is made, later).
         self._hands: list[HandSummary] = []
         self._adjusted: dict[int, tuple[float, ...]] = {}
-        # The estimator's process (started at the first hand), unless luck is off, the
-        # switch is, nothing is put off (without a prefetch each hand is recorded when it
-        # ends, which a replay's check relies on: an estimate from elsewhere lags), or the
-        # match is too short to pay for the process's start (luck_process.MIN_HANDS).
+        # The estimator's process (started at the first hand): only with luck on and the
+        # switch on (off by default), unless nothing is put off (without a prefetch each
+        # hand is recorded when it ends, which a replay's check relies on: an estimate
+        # from elsewhere lags) or the match is too short to pay for the process's start
+        # (luck_process.MIN_HANDS).
         self._luck_process = (
             luck_process.LuckProcess(config.match_id, config.luck_value)
             if config.luck
@@ -315,9 +317,10 @@ class MatchRunner:
     ) -> None:
         """Send the hand's record to the store, in steps put off one after the other (each
         short enough to end before a bot's reply is likely back): the engine's history
-        document, the luck estimate (``config.luck`` only), the history's JSON text, then
+        document, the history's JSON text, the luck estimate (``config.luck`` only), then
         the store. With the estimator's process, the estimate's step sends the hand to it
-        and the steps after it run when its estimate is back."""
+        and the store's step is put off when its estimate is back: the record waits with
+        its text made, nothing of it left to do but the ``luck`` key."""
         seed = hand_seed(self.config.seed, hand.hand_number)
 
         def build_history() -> None:
@@ -329,10 +332,14 @@ class MatchRunner:
                 decisions=tuple(decisions),
                 history=history,
             )
+            self.work_ahead.later(lambda: encode_history(record))
+
+        def encode_history(record: HandRecord) -> None:
+            record = replace(record, history_text=encode_value(record.history))
             if self.config.luck:
                 self.work_ahead.later(lambda: estimate(record))
             else:
-                self.work_ahead.later(lambda: encode_history(record))
+                self.work_ahead.later(lambda: self.store.add_hand(record))
 
         def estimate(record: HandRecord) -> None:
             # On the record as written (its dict equals the line read back), so that the
@@ -344,7 +351,7 @@ class MatchRunner:
                     lambda hand_luck: record_luck(record, hand_luck),
                 )
                 return
-            data = record.to_dict()
+            data = luck_process.record_input(record)
             if not self.work_ahead.is_enabled:  # no one to interleave with: all at once
                 record_luck(record, luck.estimate_hand(data, self.config.luck_value))
                 return
@@ -369,10 +376,6 @@ class MatchRunner:
                 self.seats[seat["seat_index"]].adjusted_big_blinds_won += adjusted / big_blind
             self._adjusted[record.hand_number] = tuple(by_seat)
             record = replace(record, luck=luck.luck_record(hand_luck))
-            self.work_ahead.later(lambda: encode_history(record))
-
-        def encode_history(record: HandRecord) -> None:
-            record = replace(record, history_text=encode_value(record.history))
             self.work_ahead.later(lambda: self.store.add_hand(record))
 
         big_blind = _big_blind(hand)

@@ -1,17 +1,17 @@
 """The luck estimate beside the match: a helper process on the other core, estimates back in order.
 
 The estimate of a hand (:mod:`arena.luck`) is CPU work that nothing sent to a bot waits
-for, and a match of fast bots leaves little idle time to hide it in, so a match with
-``config.luck`` sends each hand (what the estimate reads of its record:
-:func:`estimate_input`) to a process of its own (:mod:`arena.match.luck_worker`) and
-goes on playing; the answers come
-back in the order the hands were sent and are handed on (:meth:`LuckProcess.submit`'s
-``then``) a few hands later, when the match next sends a hand (never waiting for them)
-or at its end (:meth:`LuckProcess.drain`, waiting). The numbers are the same as the
-match's own estimate (the worker gets the very values the estimate reads, as
-:mod:`marshal` dumps them, and its floats come back the same way), so the hand history
-and the results are the same bytes with the process or without it
-(:data:`USE_LUCK_PROCESS`; a test checks it).
+for. A match estimates its hands itself by default, while the bots think; with the
+switch :data:`USE_LUCK_PROCESS` on, a match with ``config.luck`` sends each hand (what
+the estimate reads of its record: :func:`estimate_input`) to a process of its own
+(:mod:`arena.match.luck_worker`) and goes on playing; the answers come back in the order
+the hands were sent and are handed on (:meth:`LuckProcess.submit`'s ``then``) a few
+hands later, when the match next sends a hand (never waiting for them) or at its end
+(:meth:`LuckProcess.drain`, waiting). The numbers are the same as the match's own
+estimate (the worker gets the very values the estimate reads, as :mod:`marshal` dumps
+them, and its floats come back the same way), so the hand history and the results are
+the same bytes with the process or without it (:data:`USE_LUCK_PROCESS`; a test checks
+it).
 
 The process is forked from the match's at the first hand sent (so it starts with the
 estimator imported and the evaluator's tables filled: no interpreter to start, no
@@ -54,11 +54,17 @@ __all__ = [
     "LuckProcess",
     "LuckProcessError",
     "estimate_input",
+    "record_input",
 ]
 
-#: The switch: false makes a match estimate its hands in its own process, between the
-#: bots' replies (read when a match is made, so a test can turn it off).
-USE_LUCK_PROCESS = True
+#: The switch (read when a match is made): true sends a match's hands to the process,
+#: false (the default) has the match estimate them in its own process, a value at a time
+#: while the bots think. Chosen by measurement (docs/luck.md, "In a match"): the process
+#: never showed a shorter wall time than estimating while the bots think (a quiet 2-core
+#: machine: 1.036x luck off against 1.012x; loaded: 1.214x against 1.195x), and it costs
+#: more instructions in all (the match's message and the answers' handling, besides the
+#: estimate: 7.10 million a hand with its own against 6.89 million, luck off 5.96 million).
+USE_LUCK_PROCESS = False
 
 #: The fewest hands a match is to deal for its estimates to be made in the process: its
 #: start and end (the fork, the copy-on-write faults of the match's pages, the wait for its
@@ -90,19 +96,29 @@ _PIPE_BYTES = 1 << 20
 _LOG = logging.getLogger(LOGGER_NAME)
 
 
-def estimate_input(record: HandRecord) -> dict[str, Any]:
+def record_input(record: HandRecord) -> dict[str, Any]:
     """What the luck estimate reads of ``record``, as the record's dict has it: the
-    part of the history the walk reads (:func:`~arena.luck.timeline.walk_input`), every
-    decision that carries a reported distribution, and an empty object for each other
-    decision (no action term: nothing of it is read; the indexes stay). Its estimate is
-    the record's, bit for bit, in a smaller message (a test checks it)."""
+    history, every decision that carries a reported distribution, and an empty object for
+    each other decision (no action term: nothing of it is read; the indexes stay). Its
+    estimate is the record's, bit for bit, without making the other decisions' dicts (a
+    tenth of the cost of the record's whole dict: the match estimates on it in its own
+    process)."""
     return {
         "decisions": [
             decision.to_dict() if decision.distribution is not None else {}
             for decision in record.decisions
         ],
-        "history": walk_input(record.history),
+        "history": record.history,
     }
+
+
+def estimate_input(record: HandRecord) -> dict[str, Any]:
+    """What the estimator's process is sent of ``record``: :func:`record_input` with only
+    the part of the history the walk reads (:func:`~arena.luck.timeline.walk_input`). Its
+    estimate is the record's, bit for bit, in a smaller message (a test checks it)."""
+    data = record_input(record)
+    data["history"] = walk_input(record.history)
+    return data
 
 
 class LuckProcessError(Exception):
@@ -132,6 +148,10 @@ class LuckProcess:
         self._unwritten = b""
         self._held: list[bytes] = []  # hands' frames held here until a batch is full
         self._unread = b""
+        # Read back and not handed on yet, in order: one queue, so that a ``then`` that
+        # sends a hand (the match's next task can) and so reads answers again hands them
+        # on after the ones already read, never before.
+        self._answered: deque[tuple[bytes, Callable[[HandLuck], None], HandLuck | None]] = deque()
 
     @property
     def pid(self) -> int | None:
@@ -153,10 +173,17 @@ class LuckProcess:
         self._sent.append((dump, then))
         self._held.append(luck_worker.frame(dump))
         if len(self._held) >= BATCH_HANDS or len(self._sent) > MAX_LAG:
+            self._release()
             self._exchange(wait=len(self._sent) > MAX_LAG)
+        elif len(self._sent) > len(self._held):
+            # A batch is out: its answers are read as soon as they are back (a read that
+            # finds none costs a system call), so that its records, held until then, are
+            # stored a batch sooner: fewer of them alive, fewer for the collector to walk.
+            self._exchange(wait=False)
 
     def drain(self) -> None:
         """Hand on every estimate still to come, waiting for the process."""
+        self._release()
         while self._sent:
             self._exchange(wait=True)
 
@@ -199,13 +226,11 @@ class LuckProcess:
         """Write what waits to be written, read the answers back and hand them on; with
         ``wait``, until at least one is back. A failure hands every hand left to the
         estimate here."""
-        answered: list[tuple[bytes, Callable[[HandLuck], None], HandLuck | None]] = []
         failure: Exception | None = None
         try:
             while True:
                 self._write()
-                self._read(answered)
-                if answered or not wait:
+                if self._read() or not wait:
                     break
                 self._wait_for_pipes()
         except (OSError, ValueError, EOFError, LookupError, TypeError, LuckProcessError) as exc:
@@ -213,15 +238,20 @@ class LuckProcess:
         # Handed on outside the try: what ``then`` does (the store, the next task) is not
         # the process's failure. A hand the process refused is estimated here, to meet
         # the same error the match's own estimate would.
-        for data, then, hand_luck in answered:
+        answered = self._answered
+        while answered:
+            data, then, hand_luck = answered.popleft()
             then(hand_luck if hand_luck is not None else _estimate_here(data, self.luck_value))
         if failure is not None:
             self._fail(failure)
 
-    def _write(self) -> None:
+    def _release(self) -> None:
+        """Let the hands held here be written (a batch is full, or the match ends)."""
         if self._held:
             self._unwritten += b"".join(self._held)
             self._held.clear()
+
+    def _write(self) -> None:
         if self._unwritten:
             try:
                 written = os.write(self._to_child, self._unwritten)
@@ -229,15 +259,14 @@ class LuckProcess:
                 return
             self._unwritten = self._unwritten[written:]
 
-    def _read(
-        self, answered: list[tuple[bytes, Callable[[HandLuck], None], HandLuck | None]]
-    ) -> None:
-        """Add the answers back since the last read to ``answered``, each with its hand
-        (None: refused), as each is read (those read before a bad one are kept)."""
+    def _read(self) -> bool:
+        """Queue the answers back since the last read, each with its hand (None:
+        refused), as each is read (those read before a bad one are kept); True when
+        there were any."""
         try:
             chunk = os.read(self._from_child, _CHUNK)
         except BlockingIOError:
-            return
+            return False
         if not chunk:
             raise LuckProcessError("it ended")
         self._unread += chunk
@@ -246,9 +275,10 @@ class LuckProcess:
             # Read before its hand leaves the queue: a hand without an answer stays in it.
             hand_luck = _hand_luck(marshal.loads(dump))
             data, then = self._sent.popleft()  # IndexError: an answer to no hand
-            answered.append((data, then, hand_luck))
+            self._answered.append((data, then, hand_luck))
             used = end
         self._unread = self._unread[used:]
+        return used > 0
 
     def _wait_for_pipes(self) -> None:
         writing = [self._to_child] if self._unwritten else []

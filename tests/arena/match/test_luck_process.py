@@ -8,6 +8,7 @@ import json
 import logging
 import marshal
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -25,6 +26,8 @@ from arena.match import luck_process, luck_worker
 from arena.match.config import MatchConfig, MatchError, StackPolicy
 from arena.match.loop import MatchRunner
 from arena.match.luck_process import LuckProcess
+from arena.match.records import HandRecord
+from arena.store.jsonl import JsonLinesStore
 from engine.config import GameConfig, Variant
 from tests.arena.scripted import calling_station, chooser, crasher, min_raiser, play
 from tests.arena.session.harness import mixer
@@ -34,8 +37,10 @@ ROOT = Path(__file__).resolve().parents[3]
 
 @pytest.fixture(autouse=True)
 def _short_matches_use_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """This module's matches are a few hands long: the process is made for them all the
-    same (a real match that short estimates its hands itself: MIN_HANDS, tested below)."""
+    """This module's matches use the process (the switch on: off by default) and are a
+    few hands long: the process is made for them all the same (a real match that short
+    estimates its hands itself: MIN_HANDS, tested below)."""
+    monkeypatch.setattr(luck_process, "USE_LUCK_PROCESS", True)
     monkeypatch.setattr(luck_process, "MIN_HANDS", 1)
 
 
@@ -288,6 +293,29 @@ def test_what_is_sent_is_estimated_as_the_whole_record_bit_for_bit(tmp_path: Pat
         assert estimate_hand(sent) == estimate_hand(record)
 
 
+def test_the_match_estimates_on_what_the_estimate_reads_bit_for_bit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In its own process the match estimates on record_input (the decisions without a
+    # reported distribution left empty), not the record's whole dict: the same numbers.
+    records: list[HandRecord] = []
+    store_hand = JsonLinesStore.add_hand
+
+    def add_hand(store: JsonLinesStore, record: HandRecord) -> None:
+        records.append(record)
+        store_hand(store, record)
+
+    monkeypatch.setattr(JsonLinesStore, "add_hand", add_hand)
+    play(_bots(), _config(), tmp_path / "match")
+    decisions = [d for record in records for d in record.decisions]
+    assert any(d.distribution is None for d in decisions)
+    assert any(d.distribution is not None for d in decisions)
+    for record in records:
+        whole = estimate_hand(record.to_dict())
+        assert estimate_hand(luck_process.record_input(record)) == whole
+        assert estimate_hand(luck_process.estimate_input(record)) == whole
+
+
 def test_the_worker_answers_each_hand_in_order_with_the_estimate_or_the_refusal(
     tmp_path: Path,
 ) -> None:
@@ -307,6 +335,61 @@ def test_the_worker_answers_each_hand_in_order_with_the_estimate_or_the_refusal(
     # The very floats: a dump keeps them exactly.
     assert marshal.loads(first) == (ESTIMATOR, expected.raw, expected.adjusted)
     assert marshal.loads(second) == "LuckError: hand record without a history: 1"
+
+
+def test_a_batchs_answers_are_handed_on_at_the_next_hand_not_the_next_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The records wait for their estimates: handed on as soon as they are back, fewer of
+    # them are held (and walked by the collector) than if they waited a whole batch more.
+    monkeypatch.setattr(luck_process, "BATCH_HANDS", 2)
+    hands = _inputs(tmp_path)[:3]
+    got: list[HandLuck] = []
+    estimates = LuckProcess("prompt")
+    try:
+        estimates.submit(hands[0], got.append)
+        estimates.submit(hands[1], got.append)  # a full batch: written
+        # Both answers written by the worker at once (one read, one write): wait for them.
+        assert select.select([estimates._from_child], [], [], 30)[0]
+        estimates.submit(hands[2], got.append)  # held: its batch is not full
+        assert got == [estimate_hand(hand) for hand in hands[:2]]
+        estimates.drain()
+        assert got == [estimate_hand(hand) for hand in hands]
+    finally:
+        estimates.close()
+
+
+def test_answers_are_handed_on_in_order_when_handing_one_on_sends_a_hand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Handing an estimate on can send a hand (the match runs its next task at once when
+    # too many wait: the next hand's estimate), which reads answers again: those must be
+    # handed on after the ones read before, or the hand history's lines come out of
+    # order. Reads of two answers at a time make the nested read find some.
+    hands = _inputs(tmp_path)[:4]
+    assert all(len(hand["history"]["seats"]) == 2 for hand in hands)  # one answer size
+    expected = [estimate_hand(hand) for hand in hands]
+    answer_size = len(luck_worker.answer(marshal.dumps(hands[0])))
+    monkeypatch.setattr(luck_process, "BATCH_HANDS", 4)
+    monkeypatch.setattr(luck_process, "_CHUNK", 2 * answer_size)
+    got: list[HandLuck] = []
+    estimates = LuckProcess("nested")
+
+    def then(hand_luck: HandLuck) -> None:
+        got.append(hand_luck)
+        if len(got) == 1:
+            estimates.submit(hands[0], got.append)  # reads the next two answers
+
+    try:
+        for hand in hands:
+            estimates.submit(hand, then)  # the fourth fills the batch: written
+        # All four answered in one write (one read of the batch): wait for them.
+        assert select.select([estimates._from_child], [], [], 30)[0]
+        while len(got) < 4:
+            estimates.submit(hands[0], got.append)  # reads two, hands them on
+        assert got[:4] == expected
+    finally:
+        estimates.close()
 
 
 def test_after_a_failure_each_hand_is_estimated_at_once_in_the_match(
