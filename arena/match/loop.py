@@ -31,6 +31,7 @@ import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from arena import luck
 from arena.match import collector, luck_process
@@ -39,7 +40,7 @@ from arena.match.fairness import DeckCommitment
 from arena.match.formats import StackFormat, format_for
 from arena.match.log import GameLog
 from arena.match.players import Decider, HelloInfo
-from arena.match.prefetch import NoPrefetch, WorkAhead
+from arena.match.prefetch import NoPrefetch, StepByStep, WorkAhead
 from arena.match.progress import Progress
 from arena.match.readiness import BotsNotReadyError, SeatName, absent_bots
 from arena.match.records import (
@@ -356,16 +357,7 @@ class MatchRunner:
                 record_luck(record, luck.estimate_hand(data, self.config.luck_value))
                 return
             steps = luck.estimate_steps(data, self.config.luck_value)
-
-            def advance() -> None:
-                try:
-                    next(steps)
-                except StopIteration as done:
-                    record_luck(record, done.value)
-                else:
-                    self.work_ahead.soon(advance)
-
-            advance()
+            StepByStep(steps, partial(record_luck, record), self.work_ahead)()
 
         def record_luck(record: HandRecord, hand_luck: luck.HandLuck) -> None:
             # The estimate is by the hand's seats (a freezeout deals the bots left only):

@@ -32,16 +32,16 @@ are the same bytes either way (a test checks this for every format and variant).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from enum import Enum
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from arena.match.formats import StackFormat
 from arena.match.players import LiveBots
 from engine.hand import Hand
 from engine.phases import PlayerStatus
 
-__all__ = ["MAX_PENDING_TASKS", "NoPrefetch", "Prefetch", "WorkAhead"]
+__all__ = ["MAX_PENDING_TASKS", "NoPrefetch", "Prefetch", "StepByStep", "WorkAhead"]
 
 #: Tasks put off at most; beyond this they run before any work ahead.
 MAX_PENDING_TASKS = 30
@@ -83,6 +83,42 @@ class WorkAhead(Protocol):
     def catch_up(self) -> None:
         """Do everything put off, now."""
         ...
+
+
+_Value = TypeVar("_Value")
+
+
+class StepByStep(Generic[_Value]):
+    """A long task's steps (a generator's), one per call, each call putting the next off
+    first in line (:meth:`WorkAhead.soon`); the generator's value goes to ``done``.
+
+    An object rather than a closure that puts itself off: such a closure refers to itself
+    through its own cell, a reference cycle, so everything it holds (a hand's whole
+    record, for the luck estimate) would stay alive until the garbage collector's next
+    pass instead of being freed when the task ends, and set that pass off every few
+    hands.
+    """
+
+    __slots__ = ("_done", "_steps", "_work_ahead")
+
+    def __init__(
+        self,
+        steps: Generator[None, None, _Value],
+        done: Callable[[_Value], None],
+        work_ahead: WorkAhead,
+    ) -> None:
+        self._steps = steps
+        self._done = done
+        self._work_ahead = work_ahead
+
+    def __call__(self) -> None:
+        """Run the next step, then put the one after it off, or hand the value on."""
+        try:
+            next(self._steps)
+        except StopIteration as finished:
+            self._done(finished.value)
+        else:
+            self._work_ahead.soon(self)
 
 
 class NoPrefetch:

@@ -9,8 +9,10 @@ own: what a step does, in which order.
 
 from __future__ import annotations
 
+import gc
 import random
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Generator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
@@ -21,7 +23,7 @@ from arena.bots.in_memory import BotOutput, Delayed, FakeClock
 from arena.match.config import MatchConfig, StackPolicy
 from arena.match.formats import ResetStacks, StackFormat
 from arena.match.players import LiveBots
-from arena.match.prefetch import MAX_PENDING_TASKS, NoPrefetch, Prefetch
+from arena.match.prefetch import MAX_PENDING_TASKS, NoPrefetch, Prefetch, StepByStep
 from arena.match.results import MatchResult
 from arena.match.run import run_match
 from engine.config import GameConfig, Variant
@@ -204,6 +206,27 @@ def test_the_luck_estimate_in_short_steps_writes_what_it_writes_at_once(
     assert history.count(b'"luck":{"estimator"') == on.hands_played > 1
     on_result = {k: v for k, v in on.to_dict().items() if k not in TIMINGS}
     assert on_result == {k: v for k, v in off.to_dict().items() if k not in TIMINGS}
+
+
+def test_a_luck_estimate_in_steps_leaves_no_hand_record_to_the_garbage_collector(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A step that put itself off through its own closure was a reference cycle holding
+    # the hand's whole record: every hand's record then waited for a collection (one
+    # every few hands) instead of being freed when its estimate was stored.
+    monkeypatch.setattr("arena.match.fairness.new_salt", lambda: bytes(32))
+    config = replace(_config(StackPolicy.RESET, Variant.HOLDEM), luck=True, score=None)
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        result, _ = _play_recording_writes(config, tmp_path / "on")
+        gc.collect()
+        kept = {type(thing).__name__ for thing in gc.garbage}
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert result.hands_played > 1
+    assert not kept & {"HandRecord", "DecisionRecord", "generator"}
 
 
 # -- Prefetch and NoPrefetch on their own ----------------------------------------------------
@@ -401,3 +424,32 @@ def test_tasks_beyond_the_most_put_off_run_as_they_are_added() -> None:
     assert done == [0, 1]
     work.catch_up()
     assert done == list(range(MAX_PENDING_TASKS + 2))
+
+
+class _Held:
+    """Something a task's steps hold (weakly referable)."""
+
+
+def test_a_task_in_steps_hands_its_value_on_and_is_freed_without_the_collector() -> None:
+    work = _prefetch([], None)
+    done: list[str] = []
+    held = _Held()
+    is_held = weakref.ref(held)
+
+    def steps(holding: _Held) -> Generator[None, None, str]:
+        for number in range(3):
+            done.append(f"step {number}")
+            yield
+        return "value"
+
+    work.later(lambda: done.append("later"))
+    StepByStep(steps(held), done.append, work)()
+    assert done == ["step 0"]  # the rest put off, first in line
+    del held
+    gc.disable()  # freed by reference counts alone: the steps make no cycle
+    try:
+        work.catch_up()
+        assert done == ["step 0", "step 1", "step 2", "value", "later"]
+        assert is_held() is None
+    finally:
+        gc.enable()
