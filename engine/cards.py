@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 __all__ = [
+    "CARD_TEXTS",
     "FULL_DECK",
     "RANKS",
     "SUITS",
@@ -116,6 +117,10 @@ Card._instances = tuple(int.__new__(Card, index) for index in range(52))
 
 #: All 52 cards in index order (2c, 2d, 2h, 2s, 3c, ... As).
 FULL_DECK: tuple[Card, ...] = Card._instances
+
+#: Each card's text (``str(card)``) by its number: ``CARD_TEXTS[card]``, a look-up where a
+#: whole deck or board is written (``str`` is a Python call per card).
+CARD_TEXTS: tuple[str, ...] = tuple(str(card) for card in FULL_DECK)
 
 
 def parse_cards(text: str | Iterable[str]) -> list[Card]:

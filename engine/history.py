@@ -40,7 +40,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.actions import Action, ActionKind, Call, Check, Discard, Fold, RaiseTo
-from engine.cards import FULL_DECK, Card, CardParseError
+from engine.cards import CARD_TEXTS, Card, CardParseError
 from engine.config import ConfigError, GameConfig
 from engine.deck import Deck
 from engine.errors import EngineError, IllegalActionError
@@ -146,14 +146,40 @@ def _seat_to_dict(seat: SeatSetup) -> dict[str, Any]:
     }
 
 
-# A card's text by its number (``str(card)`` for a whole deck is slow), and each config's
-# dict made once (``GameConfig.to_dict`` deep-copies): the arena writes a history per hand.
-_CARD_TEXT = tuple(str(card) for card in FULL_DECK)
-
-
+# Each config's dict made once (``GameConfig.to_dict`` deep-copies): the arena writes a
+# history per hand.
 @lru_cache(maxsize=64)
 def _config_dict(config: GameConfig) -> dict[str, Any]:
     return config.to_dict()
+
+
+# What ``action_to_dict`` writes for the kind of an ``ActionTaken`` (each is its own action,
+# without an amount); any other kind, a bet or raise (all-in or not), is a RAISE to its total.
+_PLAIN_ACTION_NAMES: dict[ActionKind, str] = {
+    kind: str(kind) for kind in (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL)
+}
+_RAISE_NAME = str(ActionKind.RAISE)
+_DISCARD_NAME = str(ActionKind.DISCARD)
+
+
+def _action_dicts(hand: Hand) -> list[dict[str, Any]]:
+    """``[action_to_dict(seat, action) for seat, action in hand_actions(hand)]``, written
+    from the events directly (no action objects in between: this runs for every hand the
+    arena records)."""
+    dicts: list[dict[str, Any]] = []
+    for event in hand.events:
+        if isinstance(event, ActionTaken):
+            name = _PLAIN_ACTION_NAMES.get(event.kind)
+            if name is None:
+                dicts.append(
+                    {"seat_index": event.seat_index, "action": _RAISE_NAME, "amount": event.total}
+                )
+            else:
+                dicts.append({"seat_index": event.seat_index, "action": name})
+        elif isinstance(event, CardsDrawn):
+            cards = [CARD_TEXTS[card] for card in event.discarded]
+            dicts.append({"seat_index": event.seat_index, "action": _DISCARD_NAME, "cards": cards})
+    return dicts
 
 
 def hand_to_history(hand: Hand, *, seed: int | str | None = None) -> dict[str, Any]:
@@ -171,8 +197,8 @@ def hand_to_history(hand: Hand, *, seed: int | str | None = None) -> dict[str, A
         "config": dict(_config_dict(hand.config)),  # a copy: values are plain
         "button_index": hand.button_index,
         "seats": [_seat_to_dict(seat) for seat in hand.seats],
-        "deck": [_CARD_TEXT[card] for card in hand.deck_order],
-        "actions": [action_to_dict(seat, action) for seat, action in hand_actions(hand)],
+        "deck": [CARD_TEXTS[card] for card in hand.deck_order],
+        "actions": _action_dicts(hand),
         # ``to_dict`` already gives JSON values (lists, str keys): the document equals
         # the document read back from its JSON text. The dicts are the hand's cached ones
         # (made once per event, shared with its views).

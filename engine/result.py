@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.cards import Card
+from engine.cards import CARD_TEXTS, Card
 
 __all__ = ["HandResult", "PotAward"]
 
@@ -62,8 +62,10 @@ class HandResult:
         return {
             "hand_number": self.hand_number,
             "ended_reason": self.ended_reason,
-            "board": [str(c) for c in self.board],
-            "shown_cards": {str(s): [str(c) for c in cs] for s, cs in self.shown_cards.items()},
+            "board": [CARD_TEXTS[c] for c in self.board],
+            "shown_cards": {
+                str(s): [CARD_TEXTS[c] for c in cs] for s, cs in self.shown_cards.items()
+            },
             "awards": [award.to_dict() for award in self.awards],
             "starting_stacks": {str(s): v for s, v in self.starting_stacks.items()},
             "final_stacks": {str(s): v for s, v in self.final_stacks.items()},

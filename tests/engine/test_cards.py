@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from engine.cards import FULL_DECK, Card, CardParseError, parse_cards
+from engine.cards import CARD_TEXTS, FULL_DECK, Card, CardParseError, parse_cards
 from engine.deck import Deck, DeckExhaustedError, shuffle_in_place
 
 
@@ -110,3 +110,10 @@ def test_replace_stub_keeps_dealt_cards() -> None:
     deck.replace_stub(parse_cards("2c 3c"))
     assert deck.deal(2) == parse_cards("2c 3c")
     assert deck.order[0] == Card.parse("As")
+
+
+def test_card_texts_are_each_cards_text_by_its_number() -> None:
+    # The look-up the history and the result write cards with must agree with str(card).
+    assert len(CARD_TEXTS) == 52
+    for card in FULL_DECK:
+        assert CARD_TEXTS[card] == str(card) == CARD_TEXTS[int(card)]

@@ -183,6 +183,19 @@ def test_hand_actions_lists_every_decision_with_its_seat() -> None:
     assert hand_actions(hand) == [(0, Call()), (1, Check()), (1, RaiseTo(10)), (0, Fold())]
 
 
+def test_document_actions_are_hand_actions_as_dicts() -> None:
+    # The document writes its actions from the events directly (a speed path); they must
+    # be exactly hand_actions through action_to_dict: every kind (raise, all-in raise,
+    # discard) is met over these hands.
+    names: set[str] = set()
+    for seed in range(300):
+        hand = _random_hand(seed)
+        actions = hand_to_history(hand)["actions"]
+        assert actions == [action_to_dict(seat, action) for seat, action in hand_actions(hand)]
+        names.update(entry["action"] for entry in actions)
+    assert names == {"FOLD", "CHECK", "CALL", "RAISE", "DISCARD"}
+
+
 @pytest.mark.parametrize(
     "action",
     [Fold(), Check(), Call(), RaiseTo(40), Discard(tuple(parse_cards("As 7d"))), Discard(())],
