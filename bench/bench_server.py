@@ -42,9 +42,11 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import itertools
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -181,6 +183,24 @@ def browse(
         client.close()
 
 
+#: Each upload's number (see :func:`distinct_archive`).
+_UPLOAD_NUMBERS = itertools.count(1)
+
+
+def distinct_archive(bot: str, number: int) -> bytes:
+    """``sample_bots/BOT`` packed with one file more, ``bench-upload.txt`` holding
+    ``number``: every upload is a new archive and is validated. (The site links an upload
+    byte for byte identical to one of the team's versions to that version, with its
+    verdict at once: the same starter bot uploaded again would play no validation match,
+    and the bench would measure a tight loop of uploads instead of the load it measured
+    before that rule, which ``bench/compare_revisions.py`` compares with.)"""
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / bot
+        shutil.copytree(ROOT / "sample_bots" / bot, copy)
+        (copy / "bench-upload.txt").write_text(f"{number}\n", encoding="utf-8")
+        return pack(copy)
+
+
 def upload_and_wait(
     site: LiveSite, token: str, bot: str, *, activate: bool, stopped: threading.Event
 ) -> Verdict:
@@ -188,7 +208,7 @@ def upload_and_wait(
     ``activate``); its verdict once the worker gives it (or "stopped" once ``stopped``)."""
     client = Client(site.url, timeout=60.0)
     headers = {"Authorization": f"Bearer {token}"}
-    archive = pack(ROOT / "sample_bots" / bot)
+    archive = distinct_archive(bot, next(_UPLOAD_NUMBERS))
     started = time.monotonic()
     try:
         status, body = client.request(
