@@ -153,35 +153,6 @@ def _config_dict(config: GameConfig) -> dict[str, Any]:
     return config.to_dict()
 
 
-# What ``action_to_dict`` writes for the kind of an ``ActionTaken`` (each is its own action,
-# without an amount); any other kind, a bet or raise (all-in or not), is a RAISE to its total.
-_PLAIN_ACTION_NAMES: dict[ActionKind, str] = {
-    kind: str(kind) for kind in (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL)
-}
-_RAISE_NAME = str(ActionKind.RAISE)
-_DISCARD_NAME = str(ActionKind.DISCARD)
-
-
-def _action_dicts(hand: Hand) -> list[dict[str, Any]]:
-    """``[action_to_dict(seat, action) for seat, action in hand_actions(hand)]``, written
-    from the events directly (no action objects in between: this runs for every hand the
-    arena records)."""
-    dicts: list[dict[str, Any]] = []
-    for event in hand.events:
-        if isinstance(event, ActionTaken):
-            name = _PLAIN_ACTION_NAMES.get(event.kind)
-            if name is None:
-                dicts.append(
-                    {"seat_index": event.seat_index, "action": _RAISE_NAME, "amount": event.total}
-                )
-            else:
-                dicts.append({"seat_index": event.seat_index, "action": name})
-        elif isinstance(event, CardsDrawn):
-            cards = [CARD_TEXTS[card] for card in event.discarded]
-            dicts.append({"seat_index": event.seat_index, "action": _DISCARD_NAME, "cards": cards})
-    return dicts
-
-
 def hand_to_history(hand: Hand, *, seed: int | str | None = None) -> dict[str, Any]:
     """The JSON-ready history document of ``hand`` (finished or not).
 
@@ -198,7 +169,7 @@ def hand_to_history(hand: Hand, *, seed: int | str | None = None) -> dict[str, A
         "button_index": hand.button_index,
         "seats": [_seat_to_dict(seat) for seat in hand.seats],
         "deck": [CARD_TEXTS[card] for card in hand.deck_order],
-        "actions": _action_dicts(hand),
+        "actions": [action_to_dict(seat, action) for seat, action in hand_actions(hand)],
         # ``to_dict`` already gives JSON values (lists, str keys): the document equals
         # the document read back from its JSON text. The dicts are the hand's cached ones
         # (made once per event, shared with its views).

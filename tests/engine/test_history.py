@@ -184,9 +184,8 @@ def test_hand_actions_lists_every_decision_with_its_seat() -> None:
 
 
 def test_document_actions_are_hand_actions_as_dicts() -> None:
-    # The document writes its actions from the events directly (a speed path); they must
-    # be exactly hand_actions through action_to_dict: every kind (raise, all-in raise,
-    # discard) is met over these hands.
+    # The document's actions are exactly hand_actions through action_to_dict: every kind
+    # (raise, all-in raise, discard) is met over these hands.
     names: set[str] = set()
     for seed in range(300):
         hand = _random_hand(seed)
