@@ -73,7 +73,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.bots.manifest import load_manifest  # noqa: E402
-from arena.luck import ESTIMATOR, estimate_hand, fast_boards, fast_ranks  # noqa: E402
+from arena.luck import ESTIMATOR, HandLuck, estimate_hand, fast_boards, fast_ranks  # noqa: E402
+from arena.luck.leans import BettingLeans  # noqa: E402
 from arena.luck import value as value_module  # noqa: E402
 from arena.luck.timeline import ChanceStep, TableState, walk_history  # noqa: E402
 from arena.match.config import MatchConfig  # noqa: E402
@@ -197,7 +198,8 @@ def pair_hands(
     first: BotModel, second: BotModel, deals: int, seed: int
 ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Per deal, its two hand records: ``first`` in seat 0, then swapped. The pair plays
-    ``deals`` deals in blocks of 100, each block one seed played by two matches."""
+    ``deals`` deals in blocks of 100, each block one seed played by two matches; each
+    record carries the leans its match had (:func:`with_leans`)."""
     deal_records: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for block in range(math.ceil(deals / BLOCK_DEALS)):
         block_seed = derive_seed(seed, f"{first.name}-vs-{second.name}-b{block + 1}")
@@ -206,11 +208,26 @@ def pair_hands(
         for arrangement, bots in enumerate(((first, second), (second, first))):
             match = 2 * (seed * 10_000 + block) + arrangement
             rngs = [random.Random(bot.seed(match) if bot.seed else 0) for bot in bots]
-            per_match.append(
-                [play_hand(block_seed, number, bots, rngs) for number in range(1, size + 1)]
-            )
+            records = [play_hand(block_seed, number, bots, rngs) for number in range(1, size + 1)]
+            per_match.append(with_leans(records))
         deal_records += zip(*per_match, strict=True)
     return deal_records
+
+
+def with_leans(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One match's records, each with the players' leans the match had at that hand
+    (:class:`~arena.luck.leans.BettingLeans` of its earlier hands) under ``leans``, as the
+    arena's match estimates them."""
+    leans = BettingLeans()
+    for record in records:
+        record["leans"] = leans.leans(record["history"])
+        leans.observe(record["history"])
+    return records
+
+
+def estimate(record: dict[str, Any]) -> HandLuck:
+    """The estimate of a record of :func:`pair_hands` with its match's leans."""
+    return estimate_hand(record, None, record.get("leans"))
 
 
 def pair_records(first: BotModel, second: BotModel, deals: int, seed: int) -> list[dict[str, Any]]:
@@ -252,7 +269,7 @@ def pair_units(first: BotModel, second: BotModel, deals: int, seed: int) -> dict
     out: dict[str, list[float]] = {"raw": [], "adjusted": [], "version 3": [], "chips": []}
     big = GAME.big_blind
     for forward, backward in pair_hands(first, second, deals, seed):
-        ahead, behind = estimate_hand(forward), estimate_hand(backward)
+        ahead, behind = estimate(forward), estimate(backward)
         out["raw"].append((ahead.raw[0] + behind.raw[1]) / 2 / big)
         out["adjusted"].append((ahead.adjusted[0] + behind.adjusted[1]) / 2 / big)
         for kind, context in (
@@ -260,7 +277,7 @@ def pair_units(first: BotModel, second: BotModel, deals: int, seed: int) -> dict
             ("chips", chips_only()),
         ):
             with context:
-                other = estimate_hand(forward).adjusted[0] + estimate_hand(backward).adjusted[1]
+                other = estimate(forward).adjusted[0] + estimate(backward).adjusted[1]
             out[kind].append(other / 2 / big)
     return out
 
@@ -378,6 +395,7 @@ def hand_parts(record: dict[str, Any], position: int) -> list[tuple[str, TableSt
         unit=timeline.unit,
         key=timeline.key,
         street_pots=timeline.street_pots,
+        leans=[record["leans"].get(seat["player_id"], 0.0) for seat in record["history"]["seats"]],
     )
     parts: list[tuple[str, TableState, float, float]] = []
     start: tuple[str, TableState, float, float] | None = None
@@ -486,7 +504,7 @@ def cost_rounds(hands: int, rounds: int, seed: int) -> None:
             on.append(_match_s(config, Path(out)))
         started = time.perf_counter()
         for record in records:
-            estimate_hand(record)
+            estimate(record)
         alone.append(time.perf_counter() - started)
         print(
             f"   round {number + 1}: match {1e3 * off[-1] / hands:.2f} ms/hand with luck off, "
@@ -544,7 +562,7 @@ def estimator_cpu(deals: int, seed: int) -> None:
                 with context():
                     started = time.process_time()
                     for record in records:
-                        estimate_hand(record)
+                        estimate(record)
                     best[index] = min(best[index], time.process_time() - started)
         on, version_3, chips, plain = (1e3 * figure / len(records) for figure in best)
         print(

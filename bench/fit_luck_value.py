@@ -67,7 +67,10 @@ def pair_rows(pair: tuple[str, str], deals: int, seed: int) -> tuple[list[UnitRo
     first, second = bench_luck.BOTS[pair[0]], bench_luck.BOTS[pair[1]]
     hands = bench_luck.pair_hands(first, second, deals, seed)
     started = time.process_time()
-    rows = [unit_row(((forward, 0), (backward, 1)), scale) for forward, backward in hands]
+    rows = [
+        unit_row(((forward, 0, forward["leans"]), (backward, 1, backward["leans"])), scale)
+        for forward, backward in hands
+    ]
     return rows, time.process_time() - started
 
 

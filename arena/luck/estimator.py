@@ -67,7 +67,7 @@ __all__ = [
 ]
 
 NAME = "chance-equity"
-VERSION = 5
+VERSION = 6
 
 
 @functools.lru_cache(maxsize=64)  # a match asks once per hand; a worker sees few values
@@ -176,6 +176,15 @@ def _action_term(
     return term
 
 
+def _position_leans(
+    history: Mapping[str, Any], leans: Mapping[str, float] | None
+) -> list[float] | None:
+    """``leans`` by position (the history's seats, which the walk has read)."""
+    if not leans:
+        return None
+    return [float(leans.get(seat.get("player_id"), 0.0)) for seat in history["seats"]]
+
+
 def _decisions(record: Mapping[str, Any]) -> Sequence[Any]:
     decisions = record.get("decisions", [])
     if not isinstance(decisions, list):
@@ -215,15 +224,21 @@ def _cancelling_streets(
     return no_value, no_expectation
 
 
-def estimate_hand(record: Mapping[str, Any], luck_value: LuckValue | None = None) -> HandLuck:
+def estimate_hand(
+    record: Mapping[str, Any],
+    luck_value: LuckValue | None = None,
+    leans: Mapping[str, float] | None = None,
+) -> HandLuck:
     """Each seat's luck-adjusted result of one ``hand`` record of ``hands.jsonl``, the
     betting term weighted by ``luck_value`` (None: the shipped weights,
-    :data:`~arena.luck.parameters.BETTING_WEIGHTS`).
+    :data:`~arena.luck.parameters.BETTING_WEIGHTS`), the made-hand term by the players'
+    ``leans`` (by player id, :class:`~arena.luck.leans.BettingLeans` of their earlier
+    hands; a player not in it, or None, leans 0).
 
     Deterministic: the same record gives bit-identical numbers. A record that cannot be
     read raises :class:`~arena.luck.timeline.LuckError` naming the bad value.
     """
-    steps = estimate_steps(record, luck_value)
+    steps = estimate_steps(record, luck_value, leans)
     while True:
         try:
             next(steps)
@@ -233,14 +248,16 @@ def estimate_hand(record: Mapping[str, Any], luck_value: LuckValue | None = None
 
 
 def estimate_steps(
-    record: Mapping[str, Any], luck_value: LuckValue | None = None
+    record: Mapping[str, Any],
+    luck_value: LuckValue | None = None,
+    leans: Mapping[str, float] | None = None,
 ) -> Generator[None, None, HandLuck]:
     """:func:`estimate_hand` in short steps: the generator yields after every value it
     computes (a few tens of microseconds each, a sample of 1,024 boards a few hundred)
     and returns the :class:`HandLuck`, so a match can do the work between a bot's
     replies instead of keeping a reply waiting for the whole hand's estimate. The same
-    numbers, the same errors (raised by the step that meets them). ``luck_value``: as
-    :func:`estimate_hand`'s.
+    numbers, the same errors (raised by the step that meets them). ``luck_value`` and
+    ``leans``: as :func:`estimate_hand`'s.
     """
     name = estimator_name(luck_value)
     if not isinstance(record, Mapping):
@@ -262,6 +279,7 @@ def estimate_steps(
         key=timeline.key,
         betting="frozen" if luck_value is None else luck_value,
         street_pots=timeline.street_pots,
+        leans=_position_leans(history, leans),
     )
     correction = [0.0] * len(raw)
     no_value, no_expectation = _cancelling_streets(value, timeline.steps)
@@ -291,11 +309,16 @@ def estimate_steps(
             _add(correction, value.value(step.after))
             _add(correction, value.dealt_expectation(step.after), -1.0)
         elif step.kind == "street":
+            size = len(step.after.board)
             if number not in no_value:
                 _add(correction, value.value(step.after))
                 yield
+            elif value.made is not None:  # the rest cancels the next street's expectation
+                _add(correction, value.made_value(step.after))
             if number not in no_expectation:
-                _add(correction, value.street_expectation(step.before, len(step.after.board)), -1.0)
+                _add(correction, value.street_expectation(step.before, size), -1.0)
+            elif value.made is not None:
+                _add(correction, value.made_expectation(step.before, size), -1.0)
         elif not step.is_reshuffled:  # a draw from the stub the dealer was dealing from
             assert step.position is not None
             _add(correction, value.value(step.after))

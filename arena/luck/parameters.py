@@ -19,6 +19,7 @@ __all__ = [
     "PARAMETERS",
     "SHIPPED_VALUE",
     "STREETS",
+    "VALUE_TERMS",
     "LuckValue",
     "weight_vector",
 ]
@@ -51,11 +52,18 @@ PARAMETERS: dict[str, Any] = {
     # Fitted by `bench/fit_luck_value.py --tournaments 4` (the starter bots' round robin,
     # 4 tournaments of 1,000 duplicate deals per pair from seeds no benchmark uses: 24,000
     # hands), then frozen.
+    # The made-hand term (version 6): a player that bets its made hands more than its
+    # other hands will likely bet this one too (arena.luck.made_hands).
+    "made_hand": "lean * w[board size]['made_hand'] * min(pot, behind) when the seat's own"
+    " cards make two pair or better above the board's category, shared out by the live seats",
+    "made_hand_flops": 64,  # flops sampled for the chance of a made hand on the flop
+    "lean": "max(0, share of made-hand streets the player bet or raised on - share of the"
+    " other streets), from its earlier hands of the match, once it had 2 of each",
     "betting_weights": {
         "0": {"raised": 1.9072, "to_call": 1.2483, "last_raised": 0.0},
-        "3": {"raised": 1.892, "to_call": 1.0996, "last_raised": 0.2469},
-        "4": {"raised": 1.282, "to_call": 1.6325, "last_raised": 4.9804},
-        "5": {"raised": 0.4945, "to_call": 1.711, "last_raised": 2.1076},
+        "3": {"raised": 1.892, "to_call": 1.0996, "last_raised": 0.2469, "made_hand": 7.5},
+        "4": {"raised": 1.282, "to_call": 1.6325, "last_raised": 4.9804, "made_hand": 1.7},
+        "5": {"raised": 0.4945, "to_call": 1.711, "last_raised": 2.1076, "made_hand": 0.5},
     },
 }
 #: The betting term's weights by board size (0, 3, 4, 5 cards), then by feature name
@@ -67,6 +75,9 @@ BETTING_WEIGHTS: dict[int, dict[str, float]] = {
 #: The betting term's features (:func:`betting_features`), in the order
 #: :func:`_feature_values` counts them.
 BETTING_FEATURES: tuple[str, ...] = tuple(PARAMETERS["betting_features"])
+#: Every weight a street has: the betting features', then the made-hand term's
+#: (:mod:`arena.luck.made_hands`).
+VALUE_TERMS: tuple[str, ...] = (*BETTING_FEATURES, "made_hand")
 #: The board sizes the betting term has a weight set for (before the flop, flop, turn,
 #: river).
 STREETS: tuple[int, ...] = (0, 3, 4, 5)
@@ -89,10 +100,11 @@ class LuckValue:
     True
     """
 
-    __slots__ = ("digest", "vectors", "weights")
+    __slots__ = ("digest", "made", "vectors", "weights")
 
     weights: dict[int, dict[str, float]]
     vectors: dict[int, tuple[float, ...]]
+    made: dict[int, float]
     digest: str
 
     def __init__(self, weights: Mapping[int, Mapping[str, float]]) -> None:
@@ -101,7 +113,7 @@ class LuckValue:
         unknown = [street for street in weights if street not in STREETS]
         if unknown:
             raise ValueError(f"not streets (board sizes): {unknown!r} (they are {STREETS})")
-        vectors = {}
+        vectors, made = {}, {}
         for street in STREETS:
             given = weights.get(street, {})
             if not isinstance(given, Mapping):
@@ -116,12 +128,17 @@ class LuckValue:
                         f"street {street}'s {name!r} weight is not a number: {weight!r}"
                     )
             vectors[street] = weight_vector(given)
+            made[street] = float(given.get("made_hand", 0.0))
         object.__setattr__(self, "vectors", vectors)
+        object.__setattr__(self, "made", made)
         object.__setattr__(
             self,
             "weights",
             {
-                street: dict(zip(BETTING_FEATURES, vector, strict=True))
+                street: {
+                    **dict(zip(BETTING_FEATURES, vector, strict=True)),
+                    "made_hand": made[street],
+                }
                 for street, vector in vectors.items()
             },
         )
@@ -163,11 +180,12 @@ class LuckValue:
 
 
 def weight_vector(weights: Mapping[str, float]) -> tuple[float, ...]:
-    """``weights`` in :data:`BETTING_FEATURES` order; a name that is not a feature is an
+    """The betting features' weights of ``weights`` in :data:`BETTING_FEATURES` order (its
+    made-hand weight is not one of them); a name that is not in :data:`VALUE_TERMS` is an
     error naming it."""
-    unknown = set(weights) - set(BETTING_FEATURES)
+    unknown = set(weights) - set(VALUE_TERMS)
     if unknown:
-        raise ValueError(f"not betting features: {sorted(unknown)} (they are {BETTING_FEATURES})")
+        raise ValueError(f"not value weights: {sorted(unknown)} (they are {VALUE_TERMS})")
     return tuple(float(weights.get(name, 0.0)) for name in BETTING_FEATURES)
 
 

@@ -57,6 +57,7 @@ from arena.luck.equity import (
     unseen_cards,
 )
 from arena.luck.fast_ranks import BoardSums, fast_hand_ranks
+from arena.luck.made_hands import MadeHandTerm
 from arena.luck.parameters import (
     BETTING_FEATURES,
     BETTING_WEIGHTS,
@@ -184,6 +185,22 @@ def _frozen() -> dict[int, tuple[float, ...]] | None:
     return _frozen_vectors[1]
 
 
+def _made_weights(
+    betting: LuckValue | Mapping[int, Mapping[str, float]] | str | None,
+) -> dict[int, float] | None:
+    """The made-hand term's weights by board size of a ``betting`` argument (None: none
+    is set)."""
+    if isinstance(betting, LuckValue):
+        weights = betting.made
+    elif betting is None:
+        return None
+    else:
+        source = BETTING_WEIGHTS if betting == "frozen" else betting
+        assert not isinstance(source, str)
+        weights = {size: float(street.get("made_hand", 0.0)) for size, street in source.items()}
+    return weights if any(weights.values()) else None
+
+
 def _scale(state: TableState, vector: tuple[float, ...], unit: int) -> float:
     if not any(vector):
         return 0.0
@@ -211,7 +228,10 @@ class ValueFunction:
     ``street_pots``: per board size, the pot the hand's betting on that street ended with
     (:attr:`~arena.luck.timeline.HandTimeline.street_pots`), which sets the street's
     sample size for every state on it; a board size not in it is sampled by the state's
-    own pot.
+    own pot;
+    ``leans``: each position's lean (:mod:`arena.luck.leans`), the made-hand term's
+    weight per seat (:mod:`arena.luck.made_hands`, weighted by ``betting``'s
+    ``made_hand`` weights); None or no lean above 0: no such term.
     """
 
     def __init__(
@@ -227,6 +247,7 @@ class ValueFunction:
         | Literal["frozen"]
         | None = "frozen",
         street_pots: Mapping[int, int] | None = None,
+        leans: Sequence[float] | None = None,
     ) -> None:
         self.is_draw = variant == "five_card_draw"
         # Per board size, the weights in BETTING_FEATURES order.
@@ -239,6 +260,13 @@ class ValueFunction:
             if betting == "frozen"
             else _vectors(betting)
         )
+        made_weights = _made_weights(betting)
+        made = (
+            None
+            if self.is_draw or not leans or not made_weights
+            else MadeHandTerm(leans, made_weights, key, exact=exact)
+        )
+        self.made = made if made is not None and made.active else None
         self.unit = unit
         self.key = key
         self.fast = fast_ranks.USE_FAST_RANKS if fast is None else fast
@@ -283,6 +311,8 @@ class ValueFunction:
         values = self.chips_value(state)
         if self.betting is not None:
             self._add_betting(values, state, self.betting[len(state.board)])
+        if self.made is not None:
+            self.made.add(values, state)
         return values
 
     def street_expectation(self, before: TableState, board_size: int) -> list[float]:
@@ -293,10 +323,27 @@ class ValueFunction:
         values = self.chips_value(before)
         if self.betting is not None:
             self._add_betting(values, before, self.betting[board_size])
+        if self.made is not None:
+            self.made.add_expected(values, before, board_size)
+        return values
+
+    def made_value(self, state: TableState) -> list[float]:
+        """The made-hand term alone of ``value(state)`` (zeros when there is none)."""
+        values = [0.0] * len(state.committed)
+        if self.made is not None:
+            self.made.add(values, state)
+        return values
+
+    def made_expectation(self, before: TableState, board_size: int) -> list[float]:
+        """The made-hand term alone of ``street_expectation(before, board_size)``."""
+        values = [0.0] * len(before.committed)
+        if self.made is not None:
+            self.made.add_expected(values, before, board_size)
         return values
 
     def carries_over(self, after: TableState, before: TableState, board_size: int) -> bool:
-        """Whether ``value(after)`` is exactly ``street_expectation(before, board_size)``:
+        """Whether ``value(after)`` is exactly ``street_expectation(before, board_size)``
+        but for their made-hand terms (:meth:`made_value`, which a street's cards move):
         the same pots, hands, live seats, board and cards out (nobody put a chip in or
         folded between them), and a betting part that is zero or weighted the same. Then the two
         cancel in the estimate and neither needs computing (a check-down's streets)."""

@@ -27,13 +27,14 @@ from typing import Any
 import numpy as np
 
 from arena.luck.estimator import estimate_hand
-from arena.luck.parameters import BETTING_FEATURES, STREETS, LuckValue
+from arena.luck.parameters import STREETS, VALUE_TERMS, LuckValue
 
 __all__ = ["COLUMNS", "UnitRow", "fit_value", "unit_row"]
 
-#: The weights fitted, in the order of :attr:`UnitRow.columns`: one per street and feature.
+#: The weights fitted, in the order of :attr:`UnitRow.columns`: one per street and feature
+#: (the made-hand term's from the flop on: before it no hand is made).
 COLUMNS: tuple[tuple[int, str], ...] = tuple(
-    (street, name) for street in STREETS for name in BETTING_FEATURES
+    (street, name) for street in STREETS for name in VALUE_TERMS if street or name != "made_hand"
 )
 #: The value without a betting term, and each column's value with its weight alone 1.
 _NO_BETTING = LuckValue({})
@@ -53,7 +54,7 @@ class UnitRow:
     def adjusted(self, value: LuckValue) -> float:
         """The unit's adjusted result with ``value``'s weights (linear: no estimate).
 
-        >>> row = UnitRow(raw=3.0, base=2.0, columns=(1.0,) + (0.0,) * 11)
+        >>> row = UnitRow(raw=3.0, base=2.0, columns=(1.0,) + (0.0,) * 14)
         >>> row.adjusted(LuckValue({0: {"raised": 0.5}}))
         1.5
         """
@@ -61,21 +62,24 @@ class UnitRow:
         return self.base - math.fsum(w * d for w, d in zip(weights, self.columns, strict=True))
 
 
-def unit_row(halves: Sequence[tuple[Mapping[str, Any], int]], scale: float = 1.0) -> UnitRow:
+def unit_row(
+    halves: Sequence[tuple[Mapping[str, Any], int, Mapping[str, float] | None]],
+    scale: float = 1.0,
+) -> UnitRow:
     """The :class:`UnitRow` of a duplicate unit: ``halves`` are its hand records (as
     ``hands.jsonl`` stores them) with the position, in each record's history, of the seat
-    whose result it is; each number is summed over them, times ``scale``. A record the
-    estimator cannot read raises :class:`~arena.luck.LuckError`."""
+    whose result it is, and the players' leans in that hand (:mod:`arena.luck.leans`, as
+    the match had them; None: none); each number is summed over them, times ``scale``. A
+    record the estimator cannot read raises :class:`~arena.luck.LuckError`."""
     raw = base = 0.0
     columns = [0.0] * len(COLUMNS)
-    for record, position in halves:
+    for record, position, leans in halves:
         without = estimate_hand(record, _NO_BETTING)
         raw += without.raw[position]
         base += without.adjusted[position]
         for index, value in enumerate(_ONE_WEIGHT):
-            columns[index] += (
-                without.adjusted[position] - estimate_hand(record, value).adjusted[position]
-            )
+            with_one = estimate_hand(record, value, leans)
+            columns[index] += without.adjusted[position] - with_one.adjusted[position]
     return UnitRow(raw * scale, base * scale, tuple(d * scale for d in columns))
 
 
@@ -87,7 +91,7 @@ def fit_value(
     (default: 1 each). A weight no unit moves (a feature that is always 0 there) is 0.
     No group with two units or more is an error (nothing to fit).
 
-    >>> rows = [UnitRow(raw=0.0, base=2.0 * d, columns=(d,) + (0.0,) * 11) for d in (1.0, -1.0)]
+    >>> rows = [UnitRow(raw=0.0, base=2.0 * d, columns=(d,) + (0.0,) * 14) for d in (1.0, -1.0)]
     >>> fit_value([rows]).weights[0]["raised"]
     2.0
     """
