@@ -23,13 +23,15 @@ nothing.
      matches of a block (its dice repeat in the two halves of a duplicate pair);
    * ``random --draw`` is that bot unseeded: fresh dice in every match.
 
+   Each hand is estimated with the players' leans its match had at that hand, counted on
+   the match's earlier hands (:func:`with_leans`), as the arena's match does.
+
    A duplicate unit is a deal's mean over its two matches (``arena.stats.units``), in big
    blinds for the first bot of the pair. Per pair: the variance of raw units and of
    adjusted units, and so how many times fewer hands adjusted results need for the same
-   interval width (``var_raw / var_adjusted``), beside the same with version 3's betting
-   term and with the chips-only value (the estimator without a betting term, as version
-   1), on the same hands; and the
-   paired null test, z of the mean of adjusted - raw over every deal of every seed (it
+   interval width (``var_raw / var_adjusted``), beside the same with version 5's value
+   (no made-hand term, so no leans) and with the chips-only value (the estimator without
+   a betting term, as version 1), on the same hands; and the paired null test, z of the mean of adjusted - raw over every deal of every seed (it
    has mean zero, and is computed on the same hands, so it is a sensitive bias test). The
    round robin's figure is the three pairs' variances summed (one bot's standing sums its
    pairs). Each figure is the mean over ``--seeds`` independent tournaments of ``--deals``
@@ -235,13 +237,13 @@ def pair_records(first: BotModel, second: BotModel, deals: int, seed: int) -> li
     return [record for both in pair_hands(first, second, deals, seed) for record in both]
 
 
-#: Version 3's betting term (``chance-equity/3#b40b86f4``): one feature, what was raised,
-#: with a weight per street; the rest of the estimator is the same.
-VERSION_3_WEIGHTS: dict[int, dict[str, float]] = {
-    0: {"raised": 0.0},
-    3: {"raised": 3.1092},
-    4: {"raised": 2.3354},
-    5: {"raised": 1.0991},
+#: Version 5's betting term (``chance-equity/5#79cee89c``): the three betting features'
+#: weights it froze and no made-hand term (so no lean counts); the rest is the same.
+VERSION_5_WEIGHTS: dict[int, dict[str, float]] = {
+    0: {"raised": 1.9072, "to_call": 1.2483, "last_raised": 0.0},
+    3: {"raised": 1.892, "to_call": 1.0996, "last_raised": 0.2469},
+    4: {"raised": 1.282, "to_call": 1.6325, "last_raised": 4.9804},
+    5: {"raised": 0.4945, "to_call": 1.711, "last_raised": 2.1076},
 }
 
 
@@ -264,16 +266,16 @@ def chips_only() -> contextlib.AbstractContextManager[None]:
 
 def pair_units(first: BotModel, second: BotModel, deals: int, seed: int) -> dict[str, list[float]]:
     """Per deal, ``first``'s duplicate unit in big blinds (the mean over the deal's two
-    matches): raw, adjusted, adjusted with version 3's betting term and with the
-    chips-only value."""
-    out: dict[str, list[float]] = {"raw": [], "adjusted": [], "version 3": [], "chips": []}
+    matches): raw, adjusted, adjusted with version 5's value (no made-hand term) and with
+    the chips-only value."""
+    out: dict[str, list[float]] = {"raw": [], "adjusted": [], "version 5": [], "chips": []}
     big = GAME.big_blind
     for forward, backward in pair_hands(first, second, deals, seed):
         ahead, behind = estimate(forward), estimate(backward)
         out["raw"].append((ahead.raw[0] + behind.raw[1]) / 2 / big)
         out["adjusted"].append((ahead.adjusted[0] + behind.adjusted[1]) / 2 / big)
         for kind, context in (
-            ("version 3", betting_weights(VERSION_3_WEIGHTS)),
+            ("version 5", betting_weights(VERSION_5_WEIGHTS)),
             ("chips", chips_only()),
         ):
             with context:
@@ -318,12 +320,12 @@ def variance_table(deals: int, seeds: int, first_seed: int, jobs: int = 1) -> No
     processes (the figures are the same for any number)."""
     pairs = _pairs()
     print(
-        f"1. Variance reduction ({ESTIMATOR}; 'version 3': the same with version 3's betting"
-        " term; 'chips only': without a betting term, as version 1):"
+        f"1. Variance reduction ({ESTIMATOR}; 'version 5': the same with version 5's value,"
+        " without the made-hand term; 'chips only': without a betting term, as version 1):"
         f" {deals} duplicate deals per pair, {seeds} seeds; times fewer hands than duplicate"
         " alone, mean +- 95% interval over the seeds"
     )
-    kinds = ("raw", "adjusted", "version 3", "chips")
+    kinds = ("raw", "adjusted", "version 5", "chips")
     variances: dict[tuple[str, str], list[dict[str, float]]] = {pair: [] for pair in pairs}
     units: dict[tuple[str, str], dict[str, list[float]]] = {
         pair: {kind: [] for kind in kinds} for pair in pairs
@@ -342,7 +344,7 @@ def variance_table(deals: int, seeds: int, first_seed: int, jobs: int = 1) -> No
                 units[pair][kind] += these[kind]
     print(
         f"{'pair':34} {'raw bb':>7} {'adj bb':>7} {'null z':>7} {'var raw':>8} {'var adj':>8}"
-        f" {'fewer hands':>15} {'version 3':>15} {'chips only':>15}"
+        f" {'fewer hands':>15} {'version 5':>15} {'chips only':>15}"
     )
     for pair in pairs:
         raw, adjusted = units[pair]["raw"], units[pair]["adjusted"]
@@ -536,8 +538,8 @@ def plain_paths() -> Iterator[None]:
 
 def estimator_cpu(deals: int, seed: int) -> None:
     """The estimator's CPU per hand on the shipped round robin's hands, by pair (and two
-    calling stations, a bench_arena match's hands): as it runs, with version 3's betting
-    term, without a betting term, and with its fast paths off (the same numbers): a
+    calling stations, a bench_arena match's hands): as it runs, with version 5's value (no
+    made-hand term), without a betting term, and with its fast paths off (the same numbers): a
     reporting bot's decisions each need the value after every action of its
     distribution, an all-in among them. The four are interleaved, best of 3 each."""
     if deals < 1:
@@ -552,7 +554,7 @@ def estimator_cpu(deals: int, seed: int) -> None:
         records = pair_records(BOTS[first], BOTS[second], deals, seed)
         contexts: tuple[Callable[[], contextlib.AbstractContextManager[Any]], ...] = (
             contextlib.nullcontext,
-            lambda: betting_weights(VERSION_3_WEIGHTS),
+            lambda: betting_weights(VERSION_5_WEIGHTS),
             chips_only,
             plain_paths,
         )
@@ -564,10 +566,10 @@ def estimator_cpu(deals: int, seed: int) -> None:
                     for record in records:
                         estimate(record)
                     best[index] = min(best[index], time.process_time() - started)
-        on, version_3, chips, plain = (1e3 * figure / len(records) for figure in best)
+        on, version_5, chips, plain = (1e3 * figure / len(records) for figure in best)
         print(
-            f"   {first + ' v ' + second:34} {on:.2f} ms/hand ({version_3:.2f} with version"
-            f" 3's betting term, {chips:.2f} without one; {plain:.2f} with the fast paths"
+            f"   {first + ' v ' + second:34} {on:.2f} ms/hand ({version_5:.2f} with version"
+            f" 5's value, {chips:.2f} without a betting term; {plain:.2f} with the fast paths"
             f" off: {plain / on:.2f}x)"
         )
 

@@ -49,9 +49,6 @@ PARAMETERS: dict[str, Any] = {
         "to_call": "the most a live seat still has to put in to call",
         "last_raised": "min(behind, what the last completed round raised beyond 2 big blinds)",
     },
-    # Fitted by `bench/fit_luck_value.py --tournaments 4` (the starter bots' round robin,
-    # 4 tournaments of 1,000 duplicate deals per pair from seeds no benchmark uses: 24,000
-    # hands), then frozen.
     # The made-hand term (version 6): a player that bets its made hands more than its
     # other hands will likely bet this one too (arena.luck.made_hands).
     "made_hand": "lean * w[board size]['made_hand'] * min(pot, behind) when the seat's own"
@@ -59,11 +56,15 @@ PARAMETERS: dict[str, Any] = {
     "made_hand_flops": 64,  # flops sampled for the chance of a made hand on the flop
     "lean": "max(0, share of made-hand streets the player bet or raised on - share of the"
     " other streets), from its earlier hands of the match, once it had 2 of each",
+    # Fitted by `bench/fit_luck_value.py --tournaments 4` (the starter bots' round robin,
+    # 4 tournaments of 1,000 duplicate deals per pair from seeds no benchmark uses: 24,000
+    # hands), each match's hands with the leans
+    # the match had, then frozen.
     "betting_weights": {
-        "0": {"raised": 1.9072, "to_call": 1.2483, "last_raised": 0.0},
-        "3": {"raised": 1.892, "to_call": 1.0996, "last_raised": 0.2469, "made_hand": 7.5},
-        "4": {"raised": 1.282, "to_call": 1.6325, "last_raised": 4.9804, "made_hand": 1.7},
-        "5": {"raised": 0.4945, "to_call": 1.711, "last_raised": 2.1076, "made_hand": 0.5},
+        "0": {"raised": 1.2358, "to_call": 1.3629, "last_raised": 0.0, "made_hand": 0.0},
+        "3": {"raised": -4.0391, "to_call": 1.1296, "last_raised": 5.2562, "made_hand": 6.1423},
+        "4": {"raised": 0.4766, "to_call": 1.61, "last_raised": 5.012, "made_hand": 1.7233},
+        "5": {"raised": 0.2291, "to_call": 1.7104, "last_raised": 2.4438, "made_hand": 0.8069},
     },
 }
 #: The betting term's weights by board size (0, 3, 4, 5 cards), then by feature name
@@ -95,7 +96,7 @@ class LuckValue:
 
     >>> value = LuckValue({0: {"raised": 1.5}})
     >>> value.weights[0], value.weights[5]["to_call"]
-    ({'raised': 1.5, 'to_call': 0.0, 'last_raised': 0.0}, 0.0)
+    ({'raised': 1.5, 'to_call': 0.0, 'last_raised': 0.0, 'made_hand': 0.0}, 0.0)
     >>> LuckValue.from_dict(value.to_dict()) == value
     True
     """

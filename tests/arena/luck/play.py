@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from arena.luck.made_hands import is_made
 from engine.actions import Action, Call, Check, Discard, Fold, RaiseTo
 from engine.config import GameConfig, Variant
 from engine.hand import Hand, SeatSetup
@@ -33,6 +34,12 @@ def _choices(hand: Hand, rng: random.Random) -> list[tuple[Action, dict[str, Any
     return options
 
 
+def _made(hand: Hand, seat: int) -> bool:
+    view = hand.view(seat)
+    board = tuple(view.board)
+    return len(board) >= 3 and is_made(tuple(view.hole_cards), board)
+
+
 def random_record(
     seed: int,
     *,
@@ -46,7 +53,10 @@ def random_record(
 ) -> dict[str, Any]:
     """One hand of random legal play as a hand record (see the module docstring).
 
-    ``policy`` ``"call"`` makes every seat a calling station (check or call, never fold).
+    ``policy`` ``"call"`` makes every seat a calling station (check or call, never fold);
+    ``"made"`` makes seat 0 raise (the least it may) exactly where its cards make a made
+    hand (:func:`arena.luck.made_hands.is_made`) from the flop on, and check or call
+    elsewhere, and every other seat a calling station.
     ``dice`` changes the players' random choices but not the deal (the other arrangement
     of a duplicate deal)."""
     rng = random.Random(seed)
@@ -68,7 +78,11 @@ def random_record(
             decisions.append({"seat_index": seat, "by": "bot", "action": {"action": "DISCARD"}})
             continue
         options = _choices(hand, rng)
-        if policy == "call":
+        if policy == "made" and seat == 0 and _made(hand, seat) and legal.can_raise:
+            hand.act(RaiseTo(legal.min_raise_to))
+            decisions.append({"seat_index": seat, "by": "bot", "action": {"action": "RAISE"}})
+            continue
+        if policy in ("call", "made"):
             options = [o for o in options if o[1]["action"] in ("CHECK", "CALL")]
         decision: dict[str, Any] = {"seat_index": seat, "by": "bot"}
         if mixed and len(options) > 1:

@@ -99,8 +99,10 @@ def test_a_bad_record_fails_at_the_first_step() -> None:
         next(estimate_steps({"decisions": []}))
 
 
-def _steps_and_result(record: dict[str, object]) -> tuple[int, HandLuck]:
-    steps = estimate_steps(record)
+def _steps_and_result(
+    record: dict[str, object], leans: dict[str, float] | None = None
+) -> tuple[int, HandLuck]:
+    steps = estimate_steps(record, None, leans)
     count = 0
     while True:
         try:
@@ -110,19 +112,21 @@ def _steps_and_result(record: dict[str, object]) -> tuple[int, HandLuck]:
         count += 1
 
 
+@pytest.mark.parametrize("leans", [None, {"p0": 1.0, "p1": 0.5}])
 @pytest.mark.parametrize("policy", ["call", "random"])
 def test_streets_whose_values_cancel_are_left_out_with_the_same_result(
-    policy: str, monkeypatch: pytest.MonkeyPatch
+    policy: str, leans: dict[str, float] | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A street's value after its cards is the next street's expectation when nothing
     # happened between them (a check-down): the estimate leaves both out. Computed term
-    # by term instead (the shortcut turned off) the result is the same up to rounding.
+    # by term instead (the shortcut turned off) the result is the same up to rounding; with
+    # leans too (the made-hand term, which a street's cards move, is then still computed).
     records = [
         random_record(seed, seat_count=2, policy=policy, stacks=(200,)) for seed in range(12)
     ]
-    fast = [_steps_and_result(record) for record in records]
+    fast = [_steps_and_result(record, leans) for record in records]
     monkeypatch.setattr(ValueFunction, "carries_over", lambda *args: False)
-    slow = [_steps_and_result(record) for record in records]
+    slow = [_steps_and_result(record, leans) for record in records]
     for (fast_steps, fast_luck), (slow_steps, slow_luck) in zip(fast, slow, strict=True):
         assert fast_luck.adjusted == pytest.approx(slow_luck.adjusted, abs=1e-9)
         assert fast_steps <= slow_steps

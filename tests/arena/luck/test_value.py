@@ -157,8 +157,10 @@ def test_a_streets_value_carries_over_only_when_nothing_changed_and_the_betting_
 
 def test_a_luck_value_holds_every_weight_and_is_named_by_its_weights() -> None:
     value = LuckValue({3: {"to_call": 1.25}})
-    assert value.weights[3] == {"raised": 0.0, "to_call": 1.25, "last_raised": 0.0}
-    assert value.weights[0] == {"raised": 0.0, "to_call": 0.0, "last_raised": 0.0}
+    assert value.weights[3] == {"raised": 0.0, "to_call": 1.25, "last_raised": 0.0, "made_hand": 0.0}
+    assert value.weights[0] == {"raised": 0.0, "to_call": 0.0, "last_raised": 0.0, "made_hand": 0.0}
+    assert value.made == {0: 0.0, 3: 0.0, 4: 0.0, 5: 0.0}
+    assert LuckValue({4: {"made_hand": 2.5}}).made[4] == 2.5
     # Equal weights are one value (one hash, one estimator name), whoever wrote them.
     same = LuckValue({3: {"to_call": 1.25, "raised": 0}, 5: {}})
     assert same == value and hash(same) == hash(value) and same.digest == value.digest
@@ -173,9 +175,9 @@ def test_a_luck_value_holds_every_weight_and_is_named_by_its_weights() -> None:
 def test_the_shipped_value_keeps_the_shipped_estimator_name_and_another_value_has_its_own() -> None:
     assert SHIPPED_VALUE.weights == BETTING_WEIGHTS
     assert estimator_name(SHIPPED_VALUE) == estimator_name() == ESTIMATOR
-    assert ESTIMATOR == "chance-equity/5#79cee89c"  # the published name did not move
+    assert ESTIMATOR == "chance-equity/6#6aeaeab9"  # the published name did not move
     other = estimator_name(LuckValue({}))
-    assert other.startswith("chance-equity/5#") and other != ESTIMATOR
+    assert other.startswith("chance-equity/6#") and other != ESTIMATOR
 
 
 @pytest.mark.parametrize(
@@ -186,7 +188,8 @@ def test_the_shipped_value_keeps_the_shipped_estimator_name_and_another_value_ha
         ({0: [1.0]}, "street 0's weights must be a mapping"),
         ({4: {"raised": float("nan")}}, "street 4's 'raised' weight is not a number: nan"),
         ({4: {"raised": True}}, "street 4's 'raised' weight is not a number: True"),
-        ({4: {"pot": 1.0}}, "not betting features: .'pot'."),
+        ({4: {"pot": 1.0}}, "not value weights: .'pot'."),
+        ({4: {"made_hand": "x"}}, "street 4's 'made_hand' weight is not a number: 'x'"),
     ],
 )
 def test_bad_betting_weights_are_named(weights: object, message: str) -> None:

@@ -6,7 +6,9 @@ exact (one or two board cards to come, five-card-draw showdowns).
 The value function is checked with its frozen betting term, without it (the chips already
 in only), and with large made-up weights on every feature that differ by street: with
 those the average over a street's cards is not the value just before it, so a test that
-passes with them checks the average the estimator computes, not the fair-game shortcut."""
+passes with them checks the average the estimator computes, not the fair-game shortcut.
+Every seat but one leans (:data:`LEANS`), so the made-hand term, which is no fair game over
+the cards at all, is in every proof but the chips-only one."""
 
 from __future__ import annotations
 
@@ -28,17 +30,23 @@ from tests.arena.luck.play import random_record
 #: docstring).
 MADE_UP = {
     0: {"raised": 2.5, "to_call": -1.5, "last_raised": 0.0},
-    3: {"raised": -1.0, "to_call": 2.0, "last_raised": 1.2},
-    4: {"raised": 0.7, "to_call": 0.5, "last_raised": -2.0},
-    5: {"raised": 1.5, "to_call": -0.8, "last_raised": 3.0},
+    3: {"raised": -1.0, "to_call": 2.0, "last_raised": 1.2, "made_hand": 3.0},
+    4: {"raised": 0.7, "to_call": 0.5, "last_raised": -2.0, "made_hand": -2.0},
+    5: {"raised": 1.5, "to_call": -0.8, "last_raised": 3.0, "made_hand": 4.0},
 }
+#: Each position's lean (the made-hand term's weight per seat): seat 2 leans not at all.
+LEANS = (1.0, 0.4, 0.0, 0.7)
+#: The same by player id, as the estimator takes them.
+LEANS_BY_ID = {f"p{position}": lean for position, lean in enumerate(LEANS)}
 
 
 @functools.cache
 def _fitted() -> LuckValue:
     """Weights fitted by the ladder's and the bench's fit (:mod:`arena.luck.value_fit`) on
     random heads-up hands (each its own unit, one group): not the shipped ones."""
-    rows = [unit_row([(random_record(seed, stacks=(100, 100)), 0)]) for seed in range(24)]
+    rows = [
+        unit_row([(random_record(seed, stacks=(100, 100)), 0, LEANS_BY_ID)]) for seed in range(24)
+    ]
     return fit_value([rows])
 
 
@@ -77,6 +85,7 @@ def _street_steps(
                 exact=True,
                 betting=_weights(weights),
                 street_pots=timeline.street_pots,
+                leans=LEANS[:seat_count],
             )
             for step in timeline.steps:
                 if (
@@ -107,6 +116,7 @@ def test_the_board_terms_average_to_zero_over_every_card_that_could_have_come(
 ) -> None:
     # E over the street's cards of v(after) is the street expectation the estimator
     # subtracts, so its term v(after) - expectation has mean zero.
+    made_terms = 0
     for value, step in _street_steps("holdem", seat_count, board_size, weights):
         expected = value.street_expectation(step.before, board_size)
         pool = unseen_cards(step.before.out)
@@ -121,6 +131,11 @@ def test_the_board_terms_average_to_zero_over_every_card_that_could_have_come(
             assert value.value(step.after) != pytest.approx(expected)  # the cards mattered
         if weights == "none":  # the chips already in are a fair game over the cards
             assert expected == value.value(step.before)
+        else:
+            assert value.made is not None
+            made_terms += any(value.made_expectation(step.before, board_size))
+    # The made-hand term is in the proof (one card may not make a made hand: not always).
+    assert made_terms or weights == "none"
 
 
 def test_with_betting_weights_that_change_by_street_the_shortcut_would_be_biased() -> None:
@@ -222,12 +237,15 @@ def test_the_action_term_averages_to_zero_under_the_reported_distribution(
                     ],
                 },
                 luck_value,
+                LEANS_BY_ID,
             )
             weighted = [0.0] * len(baseline.adjusted)
             for entry in distribution:
                 decisions = [dict(d) for d in record["decisions"]]
                 decisions[index]["action"] = entry["action"]
-                adjusted = estimate_hand({**record, "decisions": decisions}, luck_value).adjusted
+                adjusted = estimate_hand(
+                    {**record, "decisions": decisions}, luck_value, LEANS_BY_ID
+                ).adjusted
                 for position, a in enumerate(adjusted):
                     weighted[position] += entry["probability"] * a
             assert weighted == pytest.approx(list(baseline.adjusted), abs=1e-9)
@@ -256,6 +274,7 @@ def test_the_deal_term_averages_to_zero_over_every_way_to_seat_the_dealt_hands(
             unit=timeline.unit,
             key=timeline.key,
             betting=_weights(weights),
+            leans=LEANS[:seat_count],
         )
         step = next(s for s in timeline.steps if isinstance(s, ChanceStep) and s.kind == "deal")
         after = step.after
