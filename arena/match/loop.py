@@ -9,7 +9,9 @@ number, so a hand can be dealt again on its own), *ask* (the decider gives each 
 a bot through its session, or the default when it cannot be asked), *apply* (a session
 applies a bot's action as it accepts it, so the engine validates it once) and *record*
 (the hand's record goes to the store, the tallies move). With ``config.luck`` the record
-step also has the hand's luck estimated (:mod:`arena.luck`): with work put off (the
+step also has the hand's luck estimated (:mod:`arena.luck`), with the players' leans
+counted on the match's hands before it (:class:`~arena.luck.leans.BettingLeans`, taken
+in the order the hands were played whatever is put off): with work put off (the
 prefetch), in the match's process a value at a time, put off with the rest of the record,
 so a bot's reply never waits for a whole hand's estimate, or with the switch
 ``luck_process.USE_LUCK_PROCESS`` on, in a helper process beside the match
@@ -34,6 +36,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from arena import luck
+from arena.luck.leans import BettingLeans
 from arena.match import collector, luck_process
 from arena.match.config import MatchConfig, MatchError, require_seat_count
 from arena.match.fairness import DeckCommitment
@@ -125,6 +128,10 @@ class MatchRunner:
         # results by hand number (filled when the hand's record is made, later).
         self._hands: list[HandSummary] = []
         self._adjusted: dict[int, tuple[float, ...]] = {}
+        # The players' betting leans over the hands estimated so far (luck on only): each
+        # hand is estimated with the leans of the hands before it, which keeps every
+        # correction zero-mean (arena.luck.leans).
+        self._leans = BettingLeans()
         # The estimator's process (started at the first hand): only with luck on and the
         # switch on (off by default), unless nothing is put off (without a prefetch each
         # hand is recorded when it ends, which a replay's check relies on: an estimate
@@ -345,18 +352,23 @@ class MatchRunner:
         def estimate(record: HandRecord) -> None:
             # On the record as written (its dict equals the line read back), so that the
             # estimate of a stored hand gives the stored numbers again; in short steps,
-            # so that a bot's reply never waits for a whole hand's estimate.
+            # so that a bot's reply never waits for a whole hand's estimate. The leans
+            # are taken before the hand is counted: those of the hands before it (the
+            # hands come here in the order played, prefetch or not), as a replay takes
+            # them again.
+            leans = self._leans.leans(record.history)
+            self._leans.observe(record.history)
             if self._luck_process is not None:
                 self._luck_process.submit(
-                    luck_process.estimate_input(record),
+                    luck_process.estimate_input(record, leans),
                     lambda hand_luck: record_luck(record, hand_luck),
                 )
                 return
             data = luck_process.record_input(record)
             if not self.work_ahead.is_enabled:  # no one to interleave with: all at once
-                record_luck(record, luck.estimate_hand(data, self.config.luck_value))
+                record_luck(record, luck.estimate_hand(data, self.config.luck_value, leans))
                 return
-            steps = luck.estimate_steps(data, self.config.luck_value)
+            steps = luck.estimate_steps(data, self.config.luck_value, leans)
             StepByStep(steps, partial(record_luck, record), self.work_ahead)()
 
         def record_luck(record: HandRecord, hand_luck: luck.HandLuck) -> None:

@@ -35,10 +35,10 @@ import signal
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from arena.luck import HandLuck, LuckValue, estimate_hand
+from arena.luck import HandLuck, LuckValue
 from arena.luck.equity import prepare
 from arena.luck.timeline import walk_input
 from arena.match import luck_worker
@@ -112,12 +112,18 @@ def record_input(record: HandRecord) -> dict[str, Any]:
     }
 
 
-def estimate_input(record: HandRecord) -> dict[str, Any]:
+def estimate_input(record: HandRecord, leans: Mapping[str, float] | None = None) -> dict[str, Any]:
     """What the estimator's process is sent of ``record``: :func:`record_input` with only
-    the part of the history the walk reads (:func:`~arena.luck.timeline.walk_input`). Its
-    estimate is the record's, bit for bit, in a smaller message (a test checks it)."""
+    the part of the history the walk reads (:func:`~arena.luck.timeline.walk_input`), and
+    the players' ``leans`` the match estimates the hand with (those of its earlier hands)
+    under ``leans`` when there are any: the process keeps no leans of its own, so that it
+    needs no hand but the one it estimates. Its estimate
+    (:func:`~arena.match.luck_worker.estimate`) is the record's with those leans, bit for
+    bit, in a smaller message (a test checks it)."""
     data = record_input(record)
     data["history"] = walk_input(record.history)
+    if leans:
+        data["leans"] = dict(leans)
     return data
 
 
@@ -159,13 +165,13 @@ class LuckProcess:
         return self._pid
 
     def submit(self, hand: dict[str, Any], then: Callable[[HandLuck], None]) -> None:
-        """Send one hand (what the estimate reads of its record: :func:`estimate_input`);
-        its estimate goes to ``then`` later, in the order sent. Hands whose estimates are
-        back meanwhile are handed on when a batch is sent (:data:`BATCH_HANDS`); the
-        match waits only when :data:`MAX_LAG` hands are unanswered. After a failure, the
-        hand is estimated here, now."""
+        """Send one hand (what the estimate reads of its record, with the leans to estimate
+        it with: :func:`estimate_input`); its estimate goes to ``then`` later, in the order
+        sent. Hands whose estimates are back meanwhile are handed on when a batch is sent
+        (:data:`BATCH_HANDS`); the match waits only when :data:`MAX_LAG` hands are
+        unanswered. After a failure, the hand is estimated here, now."""
         if self.failure is not None:
-            then(estimate_hand(hand, self.luck_value))
+            then(luck_worker.estimate(hand, self.luck_value))
             return
         if self._pid is None:
             self._start(hand)
@@ -331,7 +337,7 @@ def _players(hand: dict[str, Any]) -> int:
 
 def _estimate_here(dump: bytes, luck_value: LuckValue | None) -> HandLuck:
     """The estimate, made in this process, of a hand sent as ``dump``."""
-    return estimate_hand(marshal.loads(dump), luck_value)
+    return luck_worker.estimate(marshal.loads(dump), luck_value)
 
 
 def _hand_luck(answer: Any) -> HandLuck | None:

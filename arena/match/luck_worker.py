@@ -5,7 +5,8 @@ it starts with the estimator imported and the evaluator's tables filled, at no C
 of its own. Both ways a message is a frame: its length (4 bytes, little-endian), then a
 :mod:`marshal` dump (no text to parse: the very Python values, floats included, as
 they were). Each hand is what the estimate reads of a hand record
-(:func:`arena.match.luck_process.estimate_input`); each answer is the tuple
+(:func:`arena.match.luck_process.estimate_input`: the players' leans travel with it,
+the match counts them, :func:`estimate`); each answer is the tuple
 ``(estimator, raw, adjusted)``, or a string naming the error when the estimator refused
 the hand (the match then estimates that hand itself, so that it meets the same error).
 
@@ -22,11 +23,11 @@ import marshal
 import os
 import signal
 from collections.abc import Iterator
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from arena.luck import LuckValue, estimate_hand
+from arena.luck import HandLuck, LuckValue, estimate_hand
 
-__all__ = ["answer", "frame", "frames", "run_child", "serve"]
+__all__ = ["answer", "estimate", "frame", "frames", "run_child", "serve"]
 
 #: Bytes read at a time (many hands at once when the match is ahead).
 _CHUNK = 1 << 16
@@ -58,6 +59,21 @@ def frames(buffer: bytes) -> Iterator[tuple[bytes, int]]:
         start = end
 
 
+def estimate(hand: Any, luck_value: LuckValue | None = None) -> HandLuck:
+    """The estimate of one hand as the match sends it
+    (:func:`arena.match.luck_process.estimate_input`), with the leans it carries under
+    ``leans`` (none: every player leans 0) and ``luck_value``'s betting weights (None: the
+    shipped ones). What is not a hand meets the estimator's own error.
+
+    >>> estimate({"history": 1})
+    Traceback (most recent call last):
+    ...
+    arena.luck.timeline.LuckError: hand record without a history: 1
+    """
+    leans = hand.get("leans") if isinstance(hand, dict) else None
+    return estimate_hand(hand, luck_value, leans)
+
+
 def answer(dump: bytes, luck_value: LuckValue | None = None) -> bytes:
     """The answer frame to one hand's dump, estimated with ``luck_value`` (None: the
     shipped betting weights).
@@ -67,7 +83,7 @@ def answer(dump: bytes, luck_value: LuckValue | None = None) -> bytes:
     """
     reply: str | tuple[str, tuple[int, ...], tuple[float, ...]]
     try:
-        luck = estimate_hand(marshal.loads(dump), luck_value)
+        luck = estimate(marshal.loads(dump), luck_value)
     except Exception as exc:  # any refusal is reported: the match decides what it means
         reply = f"{type(exc).__name__}: {exc}"
     else:

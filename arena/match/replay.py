@@ -19,22 +19,25 @@ again; only what the bots said is taken from the file. For every decision:
 Each replayed hand record (decisions and the engine's history document: deck, events,
 result) must equal the recorded one exactly, else the hand is reported as a mismatch with
 the first difference. A hand recorded with its luck estimate (``luck``) has it computed
-again from the recorded hand (:func:`arena.luck.estimate_hand`): the estimator's name and
-every seat's adjusted result must be the same bit for bit, else the mismatch names the
-seat. A mismatch never stops the replay: the hand is played to its end
-with default actions, so with stacks reset every hand the following hands are checked as
-usual (with carried stacks a difference naturally carries over).
+again from the recorded hand (:func:`arena.luck.estimate_hand`), with the players' leans
+counted on the recorded hands before it in order, as the match counted them
+(:class:`arena.luck.leans.BettingLeans`): the estimator's name and every seat's adjusted
+result must be the same bit for bit, else the mismatch names the seat. A mismatch never
+stops the replay: the hand is played to its end with default actions, so with stacks reset
+every hand the following hands are checked as usual (with carried stacks a difference
+naturally carries over).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.luck import LuckError, LuckValue, estimate_hand, luck_record
+from arena.luck.leans import BettingLeans
 from arena.match.config import DEFAULT_MATCH_ID, MatchConfig
 from arena.match.loop import MatchRunner
 from arena.match.players import Decision, HelloInfo, distribution_of
@@ -296,7 +299,9 @@ class RecordedDecider:
 
 class ReplayCheck:
     """The :class:`~arena.match.store.ResultStore` of a replay: it compares each replayed
-    record with the recorded one instead of keeping it."""
+    record with the recorded one instead of keeping it. The hands come in the order
+    played: the players' leans are counted on the recorded hands as they come, as the
+    match counted them."""
 
     history_path: Path | None = None
 
@@ -306,6 +311,7 @@ class ReplayCheck:
         self._footer = log.footer
         self._luck_value = luck_value
         self._decider = decider
+        self._leans = BettingLeans()
         self.checks: list[HandCheck] = []
         self.problems: list[str] = []
 
@@ -319,15 +325,32 @@ class ReplayCheck:
         # loop estimated it again.
         replayed = _without_luck(_plain(record.to_dict()))
         recorded = self._decider.recorded_hand()
+        leans = self._count_leans(recorded)
         if self._decider.divergence:
             self.checks.append(HandCheck(record.hand_number, False, self._decider.divergence))
         elif replayed != _without_luck(recorded):
             reason = _first_difference(_without_luck(recorded), replayed)
             self.checks.append(HandCheck(record.hand_number, False, reason))
-        elif "luck" in recorded and (reason := luck_difference(recorded, self._luck_value)):
+        elif "luck" in recorded and (reason := luck_difference(recorded, self._luck_value, leans)):
             self.checks.append(HandCheck(record.hand_number, False, reason))
         else:
             self.checks.append(HandCheck(record.hand_number, True))
+
+    def _count_leans(self, recorded: dict[str, Any]) -> dict[str, float]:
+        """The players' leans before the recorded hand, then the hand counted for the
+        next ones. The match counted the hand it recorded, so the recorded history is
+        counted, whether or not the replay dealt the same hand; a hand that is not in the
+        history, or cannot be counted (its own estimate fails then too), counts nothing.
+        """
+        history = recorded.get("history")
+        if not isinstance(history, dict):
+            return {}
+        try:
+            leans = self._leans.leans(history)
+            self._leans.observe(history)
+        except LuckError:
+            return {}
+        return leans
 
     def end(self, record: MatchEndRecord) -> None:
         """Compare the replayed standings with the recorded ones."""
@@ -355,13 +378,18 @@ class ReplayCheck:
         """Nothing to close."""
 
 
-def luck_difference(recorded: dict[str, Any], luck_value: LuckValue | None = None) -> str:
+def luck_difference(
+    recorded: dict[str, Any],
+    luck_value: LuckValue | None = None,
+    leans: Mapping[str, float] | None = None,
+) -> str:
     """How the hand's stored luck estimate differs from the one computed again from the
-    hand with ``luck_value``'s weights (the match's; None: the shipped ones) (``""``:
+    hand with ``luck_value``'s weights (the match's; None: the shipped ones) and the
+    players' ``leans`` (those of the match's hands before it; None: no leans) (``""``:
     identical, bit for bit): the estimator, or the first seat that differs."""
     stored = recorded.get("luck")
     try:
-        again = luck_record(estimate_hand(recorded, luck_value))
+        again = luck_record(estimate_hand(recorded, luck_value, leans))
     except LuckError as exc:
         return f"the luck estimate cannot be computed again: {exc}"
     if not isinstance(stored, dict) or stored.get("estimator") != again["estimator"]:

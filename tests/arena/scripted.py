@@ -10,13 +10,17 @@ import json
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from arena.bots.in_memory import BotExit, BotOutput, Delayed, FakeClock, InMemoryTransport
+from arena.luck.leans import BettingLeans
+from arena.luck.made_hands import is_made
 from arena.match.config import MatchConfig
 from arena.match.results import MatchResult
 from arena.match.run import run_match
 from arena.session.watchdog import BotSession
+from engine.cards import Card
+from protocol.cards import card_from_wire
 from protocol.request_encoder import EventTextCache
 from tests import REPO_ROOT
 
@@ -62,6 +66,30 @@ def min_raiser(message: dict[str, Any]) -> BotOutput:
             "amount": message["min_raise_to"],
         }
     return calling_station(message)
+
+
+def made_hand_raiser(message: dict[str, Any]) -> BotOutput:
+    """Raises the minimum when its cards make a made hand on the board (two pair or better
+    above the board's own: :func:`arena.luck.made_hands.is_made`), else checks or calls:
+    a bot whose lean (:class:`arena.luck.leans.BettingLeans`) becomes more than 0."""
+    if message["type"] == "hello":
+        return ready(message, "made-hand raiser")
+    if message["type"] == "act" and "RAISE" in message["legal_actions"]:
+        board = _cards(message["community_cards"])
+        if len(board) >= 3 and is_made(_cards(message["hole_cards"]), board):
+            return {
+                "type": "action",
+                "seq": message["seq"],
+                "action": "RAISE",
+                "amount": message["min_raise_to"],
+            }
+    return calling_station(message)
+
+
+def _cards(wire: list[Any]) -> tuple[Card, ...]:
+    cards = tuple(card_from_wire(card) for card in wire)
+    assert all(card is not None for card in cards), wire
+    return cast(tuple[Card, ...], cards)
 
 
 def shover(message: dict[str, Any]) -> BotOutput:
@@ -208,6 +236,17 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 def hand_records(out_dir: Path) -> list[dict[str, Any]]:
     """The ``hand`` records of the hand history in ``out_dir``."""
     return [r for r in read_records(out_dir / "hands.jsonl") if r["type"] == "hand"]
+
+
+def match_leans(hands: Sequence[dict[str, Any]]) -> list[dict[str, float]]:
+    """The players' leans a match estimates each of ``hands`` with (its hand records, in
+    the order played): those of the hands before it (:class:`arena.luck.leans.BettingLeans`)."""
+    leans = BettingLeans()
+    found = []
+    for hand in hands:
+        found.append(leans.leans(hand["history"]))
+        leans.observe(hand["history"])
+    return found
 
 
 def assert_chips_conserved(result: MatchResult) -> None:

@@ -34,6 +34,8 @@ from tests.arena.scripted import (
     folder,
     garbage,
     hand_records,
+    made_hand_raiser,
+    match_leans,
     min_raiser,
     never_ready,
     play,
@@ -367,11 +369,12 @@ def test_each_hand_record_carries_the_estimate_of_the_record_as_stored(tmp_path:
     result = play([chooser(3), min_raiser, calling_station], _config(), tmp_path)
     records = hand_records(tmp_path)
     assert len(records) == 6
-    for record in records:
+    for record, leans in zip(records, match_leans(records), strict=True):
         stored = record["luck"]
         assert stored["estimator"] == luck.ESTIMATOR == result.estimator
-        # Recomputed from the line read back: the very same floats, not close ones.
-        assert luck.luck_record(luck.estimate_hand(record)) == stored
+        # Recomputed from the line read back (with the leans of the hands before it): the
+        # very same floats, not close ones.
+        assert luck.luck_record(luck.estimate_hand(record, None, leans)) == stored
         assert list(record) == ["type", "hand_number", "hand_id", "sitting_out", "decisions",
                                 "luck", "history"]  # fmt: skip
 
@@ -417,9 +420,20 @@ def test_with_luck_off_nothing_is_computed_and_the_files_are_as_before(
     assert all("adjusted_big_blinds_won" not in entry for entry in written["players"])
 
 
-def test_the_estimate_is_the_same_with_the_prefetch_on_or_off(tmp_path: Path) -> None:
-    play([chooser(5), min_raiser], _config(prefetch=True), tmp_path / "on")
-    play([chooser(5), min_raiser], _config(prefetch=False), tmp_path / "off")
+@pytest.mark.parametrize(
+    ("bots", "hand_count"),
+    [
+        (lambda: [chooser(5), min_raiser], 6),
+        # Enough hands for the made-hand raiser's lean to count: the leans are the same
+        # whether the estimates are put off or not.
+        (lambda: [made_hand_raiser, calling_station], 20),
+    ],
+)
+def test_the_estimate_is_the_same_with_the_prefetch_on_or_off(
+    tmp_path: Path, bots: Any, hand_count: int
+) -> None:
+    play(bots(), _config(prefetch=True, hand_count=hand_count), tmp_path / "on")
+    play(bots(), _config(prefetch=False, hand_count=hand_count), tmp_path / "off")
     assert (tmp_path / "on" / "hands.jsonl").read_bytes() == (
         tmp_path / "off" / "hands.jsonl"
     ).read_bytes()
@@ -451,16 +465,19 @@ def test_a_reported_distribution_is_in_the_record_the_estimate_reads(tmp_path: P
         d for r in records for d in r["decisions"] if d["by"] == "bot" and d["seat_index"] == 0
     ]
     assert mixed and all(decision["distribution"] for decision in mixed)
-    for record in records:
+    all_leans = match_leans(records)
+    for record, leans in zip(records, all_leans, strict=True):
         # The action term reads the distribution: the stored estimate is that of the record
         # with it, and differs from the record's estimate without it where the bot mixed.
-        assert luck.luck_record(luck.estimate_hand(record)) == record["luck"]
+        assert luck.luck_record(luck.estimate_hand(record, None, leans)) == record["luck"]
     assert any(
-        luck.estimate_hand(record).adjusted
+        luck.estimate_hand(record, None, leans).adjusted
         != luck.estimate_hand(
-            {**record, "decisions": [_without_distribution(d) for d in record["decisions"]]}
+            {**record, "decisions": [_without_distribution(d) for d in record["decisions"]]},
+            None,
+            leans,
         ).adjusted
-        for record in records
+        for record, leans in zip(records, all_leans, strict=True)
     )
 
 

@@ -29,7 +29,14 @@ from arena.match.luck_process import LuckProcess
 from arena.match.records import HandRecord
 from arena.store.jsonl import JsonLinesStore
 from engine.config import GameConfig, Variant
-from tests.arena.scripted import calling_station, chooser, crasher, min_raiser, play
+from tests.arena.scripted import (
+    calling_station,
+    chooser,
+    crasher,
+    made_hand_raiser,
+    min_raiser,
+    play,
+)
 from tests.arena.session.harness import mixer
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -101,6 +108,9 @@ def _is_gone(pid: int) -> bool:
         # A bot that reports its mixed strategy (the action term).
         (_config(), _bots),
         (_config(), lambda: [mixer(), calling_station]),
+        # A bot whose lean counts (it raises its made hands): the leans the match counts
+        # travel with each hand.
+        (_config(hand_count=20), lambda: [made_hand_raiser, calling_station]),
         # Betting weights other than the shipped ones (a ladder's value fit): the process
         # estimates with the match's weights, not its own module's.
         (_config(luck_value=LuckValue({0: {"raised": 0.5}, 3: {"to_call": 1.0}})), _bots),

@@ -34,6 +34,7 @@ from tests.arena.scripted import (
     crasher,
     folder,
     garbage,
+    match_leans,
     min_raiser,
     play,
     read_records,
@@ -479,8 +480,9 @@ def test_a_recorded_action_other_than_the_draw_is_a_mismatch(tmp_path: Path) -> 
 
 def _with_luck(path: Path) -> list[Record]:
     records = read_records(path)
-    for hand in _hands(records):
-        hand["luck"] = luck_record(estimate_hand(hand))
+    hands = _hands(records)
+    for hand, leans in zip(hands, match_leans(hands), strict=True):
+        hand["luck"] = luck_record(estimate_hand(hand, None, leans))
     _write_records(path, records)
     return records
 
@@ -538,7 +540,10 @@ def test_a_match_run_with_fitted_betting_weights_estimates_and_replays_with_them
     assert {hand["luck"]["estimator"] for hand in hands} == {estimator_name(fitted)}
     assert estimator_name(fitted) != ESTIMATOR
     stored = [tuple(hand["luck"]["adjusted"]) for hand in hands]
-    assert stored == [estimate_hand(hand, fitted).adjusted for hand in hands]
+    assert stored == [
+        estimate_hand(hand, fitted, leans).adjusted
+        for hand, leans in zip(hands, match_leans(hands), strict=True)
+    ]
     assert stored != [estimate_hand(hand).adjusted for hand in hands]
     report = replay_file(path)
     assert report.is_ok, report.format()
@@ -559,7 +564,7 @@ def test_a_luck_estimate_that_cannot_be_computed_again_is_a_mismatch_not_a_crash
     path = _mixed_history(tmp_path, hand_count=1)
     _with_luck(path)
 
-    def broken(record: Any, luck_value: Any = None) -> Any:
+    def broken(record: Any, luck_value: Any = None, leans: Any = None) -> Any:
         raise LuckError("bad distribution entry 7")
 
     monkeypatch.setattr(replay, "estimate_hand", broken)
