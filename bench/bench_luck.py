@@ -31,8 +31,9 @@ nothing.
    adjusted units, and so how many times fewer hands adjusted results need for the same
    interval width (``var_raw / var_adjusted``), beside the same with version 5's value
    (no made-hand term, so no leans) and with the chips-only value (the estimator without
-   a betting term, as version 1), on the same hands; and the paired null test, z of the mean of adjusted - raw over every deal of every seed (it
-   has mean zero, and is computed on the same hands, so it is a sensitive bias test). The
+   a betting term, as version 1), on the same hands; and the paired null test, z of the
+   mean of adjusted - raw over every deal of every seed (it has mean zero, and is
+   computed on the same hands, so it is a sensitive bias test). The
    round robin's figure is the three pairs' variances summed (one bot's standing sums its
    pairs). Each figure is the mean over ``--seeds`` independent tournaments of ``--deals``
    deals per pair, with a 95% interval over the seeds (Student's t).
@@ -76,8 +77,8 @@ sys.path.insert(0, str(ROOT))
 
 from arena.bots.manifest import load_manifest  # noqa: E402
 from arena.luck import ESTIMATOR, HandLuck, estimate_hand, fast_boards, fast_ranks  # noqa: E402
-from arena.luck.leans import BettingLeans  # noqa: E402
 from arena.luck import value as value_module  # noqa: E402
+from arena.luck.leans import BettingLeans  # noqa: E402
 from arena.luck.timeline import ChanceStep, TableState, walk_history  # noqa: E402
 from arena.match.config import MatchConfig  # noqa: E402
 from arena.match.players import distribution_of  # noqa: E402

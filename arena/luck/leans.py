@@ -22,7 +22,7 @@ from typing import Any
 
 from arena.luck.made_hands import is_made
 from arena.luck.timeline import LuckError
-from engine.cards import Card, CardParseError
+from engine.cards import FULL_DECK, Card
 
 __all__ = ["MIN_STREETS", "BettingLeans"]
 
@@ -30,6 +30,8 @@ __all__ = ["MIN_STREETS", "BettingLeans"]
 MIN_STREETS = 2
 #: The actions that put chips in beyond a call (an all-in may be a call: it counts too).
 _AGGRESSIVE = frozenset({"RAISE", "ALL_IN"})
+#: Every card by its text as a history writes it (a look-up: this runs for every hand).
+_CARDS = {str(card): card for card in FULL_DECK}
 
 
 class BettingLeans:
@@ -73,7 +75,7 @@ class BettingLeans:
             return
         try:
             streets = _streets(history)
-        except (KeyError, TypeError, ValueError, CardParseError) as error:
+        except (KeyError, TypeError, ValueError) as error:
             raise LuckError(f"cannot count a hand's streets: {error!r}") from error
         for player, made, bet in streets:
             counts = self._counts.setdefault(player, [0, 0, 0, 0])
@@ -99,10 +101,10 @@ def _streets(history: Mapping[str, Any]) -> list[tuple[str, bool, bool]]:
     for event in history["events"]:
         kind = event["type"]
         if kind == "hole_cards_dealt":
-            holes[event["seat_index"]] = tuple(Card.parse(text) for text in event["cards"])
+            holes[event["seat_index"]] = tuple([_CARDS[text] for text in event["cards"]])
         elif kind == "street_dealt":
             close()
-            board = tuple(Card.parse(text) for text in event["board"])
+            board = tuple([_CARDS[text] for text in event["board"]])
         elif kind == "action_taken" and len(board) >= 3:
             seat = event["seat_index"]
             acted[seat] = acted.get(seat, False) or event["kind"] in _AGGRESSIVE

@@ -157,7 +157,12 @@ def test_a_streets_value_carries_over_only_when_nothing_changed_and_the_betting_
 
 def test_a_luck_value_holds_every_weight_and_is_named_by_its_weights() -> None:
     value = LuckValue({3: {"to_call": 1.25}})
-    assert value.weights[3] == {"raised": 0.0, "to_call": 1.25, "last_raised": 0.0, "made_hand": 0.0}
+    assert value.weights[3] == {
+        "raised": 0.0,
+        "to_call": 1.25,
+        "last_raised": 0.0,
+        "made_hand": 0.0,
+    }
     assert value.weights[0] == {"raised": 0.0, "to_call": 0.0, "last_raised": 0.0, "made_hand": 0.0}
     assert value.made == {0: 0.0, 3: 0.0, 4: 0.0, 5: 0.0}
     assert LuckValue({4: {"made_hand": 2.5}}).made[4] == 2.5

@@ -61,7 +61,12 @@ def test_a_weight_no_unit_moves_is_fitted_as_zero() -> None:
     # Before the flop nothing was completed yet: its last_raised is always 0.
     rows = [UnitRow(0.0, 2.0 * d, (d,) + (0.0,) * (len(COLUMNS) - 1)) for d in (1.0, -1.0, 3.0)]
     fitted = fit_value([rows])
-    assert fitted.weights[0] == {"raised": 2.0, "to_call": 0.0, "last_raised": 0.0, "made_hand": 0.0}
+    assert fitted.weights[0] == {
+        "raised": 2.0,
+        "to_call": 0.0,
+        "last_raised": 0.0,
+        "made_hand": 0.0,
+    }
     assert "-0.0" not in str(fitted.to_dict())  # the same weights, the same hash
 
 
@@ -70,8 +75,16 @@ def test_a_weight_no_unit_moves_is_fitted_as_zero() -> None:
     [
         ([[UnitRow(0.0, 1.0, (0.0,) * len(COLUMNS))]], None, "no group has two units or more"),
         ([], None, "no group has two units or more"),
-        ([[UnitRow(0.0, 1.0, (0.0,) * len(COLUMNS))] * 2], [1.0, 1.0], "2 group weights for 1 groups"),
-        ([[UnitRow(0.0, 1.0, (0.0,) * len(COLUMNS))] * 2], [-1.0], "a group's weight must be at least 0"),
+        (
+            [[UnitRow(0.0, 1.0, (0.0,) * len(COLUMNS))] * 2],
+            [1.0, 1.0],
+            "2 group weights for 1 groups",
+        ),
+        (
+            [[UnitRow(0.0, 1.0, (0.0,) * len(COLUMNS))] * 2],
+            [-1.0],
+            "a group's weight must be at least 0",
+        ),
     ],
 )
 def test_a_fit_with_nothing_to_fit_or_bad_group_weights_names_it(

@@ -131,6 +131,7 @@ def test_the_luck_value_is_recorded_only_when_not_the_shipped_weights_and_round_
         "raised": 0.0,
         "to_call": 0.25,
         "last_raised": 0.0,
+        "made_hand": 0.0,
     }
     assert MatchConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config
     assert "luck_value" not in MatchConfig(luck=True).to_dict()
@@ -141,7 +142,7 @@ def test_the_luck_value_is_recorded_only_when_not_the_shipped_weights_and_round_
     [
         ({"9": {"raised": 1.0}}, r"luck_value: not streets \(board sizes\): \[9\]"),
         ({"x": {}}, "luck_value: not a street .a board size.: 'x'"),
-        ({"0": {"pot": 1.0}}, "luck_value: not betting features: .'pot'."),
+        ({"0": {"pot": 1.0}}, "luck_value: not value weights: .'pot'."),
         ({"0": {"raised": "big"}}, "luck_value: street 0's 'raised' weight is not a number: 'big'"),
         ([1], r"luck_value: betting weights must be an object by street, got \[1\]"),
     ],
