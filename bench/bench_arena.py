@@ -39,7 +39,9 @@ Run: ``.venv/bin/python bench/bench_arena.py --hands 2000 --rounds 3`` (add
    ``gc.callbacks``); and how often the host found nothing left to do and waited for a
    bot (its voluntary context switches per hand): the time there is to hide work in. The
    load average is printed before and after.
-   ``--luck-only`` runs this step alone.
+   ``--luck-only`` runs this step alone; ``--luck-opponent`` names another starter bot
+   for its seat 1 (``python_hand_strength``: a player that leans, so the estimate has its
+   made-hand term to compute).
 
 Read the ratio with the machine's load in mind (the load average is printed). On an idle
 machine the raw round trip is mostly two wake-ups from idle (about 80 us on a small VM);
@@ -62,7 +64,7 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -75,6 +77,7 @@ from arena.bots.manifest import BotManifest, load_manifest  # noqa: E402
 from arena.bots.startup import measure_startup  # noqa: E402
 from arena.bots.transport import ExitInfo  # noqa: E402
 from arena.luck import ESTIMATOR, HandLuck, LuckValue, estimate_hand  # noqa: E402
+from arena.luck.leans import BettingLeans  # noqa: E402
 from arena.match import luck_process  # noqa: E402
 from arena.match.config import MatchConfig  # noqa: E402
 from arena.match.run import open_sessions, run_match  # noqa: E402
@@ -415,13 +418,14 @@ def _estimator_cpu(meter: _CpuMeter) -> Iterator[None]:
     """Add the CPU of every step of the luck estimator the match runs to ``meter``
     while the block runs (the loop calls ``arena.luck.estimate_steps`` through the
     package, so wrapping it there times each step where the match runs it)."""
-    steps: Callable[[Mapping[str, object], LuckValue | None], Generator[None, None, HandLuck]]
     steps = arena.luck.estimate_steps
 
     def timed(
-        record: Mapping[str, object], luck_value: LuckValue | None = None
+        record: Mapping[str, object],
+        luck_value: LuckValue | None = None,
+        leans: Mapping[str, float] | None = None,
     ) -> Generator[None, None, HandLuck]:
-        inner = steps(record, luck_value)
+        inner = steps(record, luck_value, leans)
         while True:
             meter.start()
             try:
@@ -462,16 +466,20 @@ def _estimator_process_cpu(meter: _CpuMeter) -> Iterator[None]:
 LUCK_VARIANTS = ((False, True), (True, True), (True, False))
 
 
-def luck_rounds(manifest: BotManifest, config: MatchConfig, rounds: int) -> list[LuckRound]:
+def luck_rounds(
+    manifest: BotManifest, config: MatchConfig, rounds: int, opponent: BotManifest | None = None
+) -> list[LuckRound]:
     """``rounds`` rounds of the match with the luck estimator off, on in its own process,
     and on in the match's process: in that order in the odd rounds and the other way
     round in the even ones (a drift of the machine's speed across a round then falls on
     luck off before luck on as often as after it). One match with luck on is played
     first, untimed: what a process makes once (the evaluator's tables, the estimator's
-    tables, the bots' first start) is not in any round."""
+    tables, the bots' first start) is not in any round. ``opponent`` sits in seat 1
+    (default: ``manifest`` again)."""
+    bots = [manifest, opponent or manifest]
     with tempfile.TemporaryDirectory() as out:
         warm = replace(config, luck=True, score=None)
-        run_match(warm, open_sessions([manifest, manifest], warm), Path(out))
+        run_match(warm, open_sessions(bots, warm), Path(out))
     pairs = []
     for number in range(rounds):
         times: dict[tuple[bool, bool], tuple[float, float]] = {}
@@ -495,9 +503,7 @@ def luck_rounds(manifest: BotManifest, config: MatchConfig, rounds: int) -> list
                     _estimator_cpu(estimator),
                     _estimator_process_cpu(process_cpu),
                 ):
-                    result = run_match(
-                        on_or_off, open_sessions([manifest, manifest], on_or_off), Path(out)
-                    )
+                    result = run_match(on_or_off, open_sessions(bots, on_or_off), Path(out))
                 times[variant] = (time.perf_counter() - started, time.process_time() - cpu)
                 luck_process.USE_LUCK_PROCESS = default
                 gc_s[variant] = collector.total_s
@@ -505,8 +511,11 @@ def luck_rounds(manifest: BotManifest, config: MatchConfig, rounds: int) -> list
                 if luck and in_its_process:
                     records = list(read_hand_log(Path(out) / "hands.jsonl").hands)
         cpu = time.process_time()
-        for record in records:  # the luck-on match's hands, estimated again
-            estimate_hand(record)
+        leans = BettingLeans()
+        for record in records:  # the luck-on match's hands, estimated again as it did
+            taken = leans.leans(record["history"])  # type: ignore[arg-type]
+            leans.observe(record["history"])  # type: ignore[arg-type]
+            estimate_hand(record, None, taken)
         alone = time.process_time() - cpu
         off, on, inproc = LUCK_VARIANTS
         pairs.append(
@@ -559,6 +568,11 @@ def main() -> None:
     parser.add_argument(
         "--luck-only", action="store_true", help="run step 5 (the luck estimator's cost) alone"
     )
+    parser.add_argument(
+        "--luck-opponent",
+        default="python_calling_station",
+        help="step 5's seat 1: a folder of sample_bots/ (default python_calling_station)",
+    )
     args = parser.parse_args()
 
     manifest = load_manifest(BOT)
@@ -568,8 +582,12 @@ def main() -> None:
     if not args.luck_only:
         report_match(manifest, config, args)
     load_before = os.getloadavg()
-    luck = luck_rounds(manifest, replace(config, hand_count=luck_hands), luck_rounds_count)
-    report_luck(luck, luck_hands, load_before, os.getloadavg())
+    opponent = load_manifest(ROOT / "sample_bots" / args.luck_opponent / "bot.toml")
+    luck = luck_rounds(
+        manifest, replace(config, hand_count=luck_hands), luck_rounds_count, opponent
+    )
+    bots = f" ({manifest.name} v {opponent.name})"
+    report_luck(luck, luck_hands, load_before, os.getloadavg(), bots)
 
 
 def report_match(manifest: BotManifest, config: MatchConfig, args: argparse.Namespace) -> None:
@@ -642,11 +660,12 @@ def report_luck(
     luck_hands: int,
     load_before: tuple[float, float, float],
     load_after: tuple[float, float, float],
+    bots: str = "",
 ) -> None:
-    """Step 5's figures."""
+    """Step 5's figures (``bots``: who played, as printed)."""
     print(
-        f"luck estimator ({ESTIMATOR}), the same match off, on (in its own process) and on"
-        f" in the match's process (the switch off), {luck_hands} hands, {len(luck)}"
+        f"luck estimator ({ESTIMATOR}), the same match{bots} off, on (in its own process) and"
+        f" on in the match's process (the switch off), {luck_hands} hands, {len(luck)}"
         " interleaved rounds"
     )
     print(
