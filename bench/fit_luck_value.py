@@ -21,8 +21,10 @@ seatings) of a pair's first bot, in big blinds, with each weight's control varia
 ``D_k``; the weights minimise the units' variance within each pair and tournament (their
 means are the bots' skill, not luck), summed over the pairs with each pair's variance
 taken relative to its raw variance (so that a pair with small swings counts as much as
-one with large ones) and the hand-strength pair's ``--strength-weight`` times more (the
-pair where the betting to come is most of the luck left).
+one with large ones) and the calling station v hand strength pair's ``--strength-weight``
+times more (default 1: alike; version 5's fit counted it twice, where the betting to come
+was most of the luck left; version 6's made-hand term takes much of that out, and counted
+twice it left the hand-strength v random pair below version 5 on the corpus).
 """
 
 from __future__ import annotations
@@ -125,7 +127,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=1000, help="duplicate deals per pair")
     parser.add_argument("--tournaments", type=int, default=4, help="corpus tournaments")
-    parser.add_argument("--strength-weight", type=float, default=2.0, help="see the docstring")
+    parser.add_argument("--strength-weight", type=float, default=1.0, help="see the docstring")
     parser.add_argument("--jobs", type=int, default=1, help="tournaments read at once")
     parser.add_argument(
         "--holdout", type=int, default=0, help="tournaments to compare the fit out of sample on"

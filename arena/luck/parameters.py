@@ -58,13 +58,13 @@ PARAMETERS: dict[str, Any] = {
     " other streets), from its earlier hands of the match, once it had 2 of each",
     # Fitted by `bench/fit_luck_value.py --tournaments 4` (the starter bots' round robin,
     # 4 tournaments of 1,000 duplicate deals per pair from seeds no benchmark uses: 24,000
-    # hands), each match's hands with the leans
-    # the match had, then frozen.
+    # hands), each match's hands with the leans the match had, every pair's variance
+    # weighed alike (--strength-weight 1), then frozen.
     "betting_weights": {
-        "0": {"raised": 1.2358, "to_call": 1.3629, "last_raised": 0.0, "made_hand": 0.0},
-        "3": {"raised": -4.0391, "to_call": 1.1296, "last_raised": 5.2562, "made_hand": 6.1423},
-        "4": {"raised": 0.4766, "to_call": 1.61, "last_raised": 5.012, "made_hand": 1.7233},
-        "5": {"raised": 0.2291, "to_call": 1.7104, "last_raised": 2.4438, "made_hand": 0.8069},
+        "0": {"raised": 1.4751, "to_call": 1.3598, "last_raised": 0.0, "made_hand": 0.0},
+        "3": {"raised": -2.1741, "to_call": 1.1094, "last_raised": 3.2057, "made_hand": 4.3069},
+        "4": {"raised": 0.6032, "to_call": 1.5787, "last_raised": 3.4557, "made_hand": 1.5066},
+        "5": {"raised": 0.2265, "to_call": 1.7114, "last_raised": 2.2189, "made_hand": 0.7989},
     },
 }
 #: The betting term's weights by board size (0, 3, 4, 5 cards), then by feature name
