@@ -22,26 +22,29 @@ A *made hand* is two pair or better whose category is above the board's own (the
 uses the seat's cards: a pair on the board and a pair in the hand, not two pair on the
 board). Unlike the equity, whether a hand is made is not a fair game over the cards, so a
 street's average of the term is computed over the new cards: every turn or river card
-(exact), and for the flop :data:`FLOPS` flops sampled from a stream of the hand's own
-(every one a uniformly random flop of the dealer's remaining deck, so the sample's average
-is an unbiased estimate of the chance whatever the size; ``exact`` enumerates every flop,
-for the tests).
+(exact), and for the flop :data:`FLOPS` flops sampled from a stream of the hand's own,
+as the equities' boards are (:class:`~arena.luck.equity.BoardSampler`, under a name of
+its own): every one a uniformly random flop of the dealer's remaining deck, so the
+sample's average is an unbiased estimate of the chance whatever the size; ``exact``
+enumerates every flop, for the tests.
 
 Pure: no I/O, no clock, no global random.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-from arena.luck.equity import completions, sample_subsets, unseen_cards
+from arena.luck import fast_boards
+from arena.luck.equity import BoardSampler, completions, unseen_cards
 from arena.luck.parameters import PARAMETERS
 from arena.luck.timeline import TableState
+from engine._eval_tables import CATEGORY_WORST_CLASSES
 from engine.cards import Card
-from engine.evaluator import HandCategory, category_of, rank_class
-from engine.seeds import StreamRandom
+from engine.evaluator import HandCategory, rank_class
 
 __all__ = ["FLOPS", "MadeHandTerm", "is_made"]
 
@@ -61,6 +64,16 @@ _GROUPS = {
 }
 
 
+#: The worst class of two pair: a class at most this is two pair or better.
+_TWO_PAIR_WORST = CATEGORY_WORST_CLASSES[HandCategory.STRAIGHT_FLUSH - HandCategory.TWO_PAIR]
+
+
+def _category(class_number: int) -> int:
+    """:func:`engine.evaluator.category_of` as a plain number (no enum: it runs for
+    every card a street could bring)."""
+    return 9 - bisect_left(CATEGORY_WORST_CLASSES, class_number)
+
+
 @lru_cache(maxsize=65536)  # the same boards recur across seats and a street's states
 def board_category(board: tuple[Card, ...]) -> HandCategory:
     """The category of the board's own cards (3 to 5; fewer than five make no straight
@@ -71,9 +84,15 @@ def board_category(board: tuple[Card, ...]) -> HandCategory:
     'TWO_PAIR'
     """
     if len(board) == 5:
-        return category_of(rank_class(board))
+        return HandCategory(_category(rank_class(board)))
     groups = tuple(sorted(Counter(card // 4 for card in board).values(), reverse=True))
     return _GROUPS[groups]
+
+
+def _made(hole: tuple[Card, ...], board: tuple[Card, ...]) -> bool:
+    """:func:`is_made` uncached."""
+    class_number = rank_class((*hole, *board))
+    return class_number <= _TWO_PAIR_WORST and _category(class_number) > board_category(board)
 
 
 @lru_cache(maxsize=65536)
@@ -87,8 +106,7 @@ def is_made(hole: tuple[Card, ...], board: tuple[Card, ...]) -> bool:
     >>> is_made(tuple(parse_cards("Ks Qd")), tuple(parse_cards("Ah Ad 7c 7s")))
     False
     """
-    made = category_of(rank_class((*hole, *board)))
-    return made >= HandCategory.TWO_PAIR and made > board_category(board)
+    return _made(hole, board)
 
 
 def _behind(state: TableState) -> int:
@@ -160,17 +178,43 @@ class MadeHandTerm:
         ``board_size`` cards: over every card still to come from the dealer's remaining
         deck (the cards nobody was shown), or a sample of flops."""
         missing = board_size - len(before.board)
+        board = before.board
+        if missing == 1:
+            return _one_card_chance(hole, board, unseen_cards(before.out))
         if missing == 3 and not self.exact:
             extras = self._flops.get(before.out)
             if extras is None:
-                stream = StreamRandom(b"poker-arena luck v1|made|" + self.key)
-                pool = list(unseen_cards(before.out))
-                extras = self._flops[before.out] = sample_subsets(stream, pool, 3, FLOPS)
+                # A sampler of its own (not the equities' boards): the pool's one shuffle
+                # read through the sampler's fixed design, each flop a uniform one.
+                key = self.key + b"|made|" + bytes(board)
+                sampler = BoardSampler(
+                    key, unseen_cards(before.out), 3, fast=fast_boards.USE_FAST_BOARDS
+                )
+                extras = self._flops[before.out] = sampler.first(FLOPS)
         else:
             extras = completions(unseen_cards(before.out), missing)
-        board = before.board
-        made = sum(is_made(hole, (*board, *extra)) for extra in extras)
+        made = sum(_made(hole, (*board, *extra)) for extra in extras)
         return made / len(extras)
+
+
+def _one_card_chance(
+    hole: tuple[Card, ...], board: tuple[Card, ...], cards: Sequence[Card]
+) -> float:
+    """The share of ``cards`` that make ``hole`` a made hand when added to ``board``. A
+    card whose suit cannot make a flush (fewer than four of it in the hand and on the
+    board) gives what any card of its rank gives: each such rank is tested once."""
+    suits = Counter(card & 3 for card in (*hole, *board))
+    flushing = {suit for suit, count in suits.items() if count >= 4}
+    by_key: dict[tuple[int, int], bool] = {}
+    made = 0
+    for card in cards:
+        suit = card & 3
+        key = (card >> 2, suit if suit in flushing else -1)
+        found = by_key.get(key)
+        if found is None:
+            found = by_key[key] = _made(hole, (*board, card))
+        made += found
+    return made / len(cards)
 
 
 def _share(values: list[float], live: Sequence[int], position: int, amount: float) -> None:

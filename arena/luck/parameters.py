@@ -53,7 +53,10 @@ PARAMETERS: dict[str, Any] = {
     # other hands will likely bet this one too (arena.luck.made_hands).
     "made_hand": "lean * w[board size]['made_hand'] * min(pot, behind) when the seat's own"
     " cards make two pair or better above the board's category, shared out by the live seats",
-    "made_hand_flops": 64,  # flops sampled for the chance of a made hand on the flop
+    # Flops sampled for the chance of a made hand on the flop, by a board sampler keyed
+    # 'made|' + the board (the equities' samplers are keyed by the board alone).
+    "made_hand_flops": 64,
+    "made_hand_sampler": "BoardSampler(key + '|made|' + board, unseen, 3).first(64)",
     "lean": "max(0, share of made-hand streets the player bet or raised on - share of the"
     " other streets), from its earlier hands of the match, once it had 2 of each",
     # Fitted by `bench/fit_luck_value.py --tournaments 4` (the starter bots' round robin,

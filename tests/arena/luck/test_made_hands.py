@@ -5,17 +5,19 @@ the new cards (every one, or an unbiased sample of flops)."""
 from __future__ import annotations
 
 import itertools
+import random
 import statistics
+from collections import Counter
 from dataclasses import replace
 
 import pytest
 
 from arena.luck import estimate_hand
 from arena.luck.equity import unseen_cards
-from arena.luck.made_hands import FLOPS, MadeHandTerm, board_category, is_made
+from arena.luck.made_hands import FLOPS, MadeHandTerm, _one_card_chance, board_category, is_made
 from arena.luck.timeline import TableState
 from arena.luck.value import ValueFunction
-from engine.cards import parse_cards
+from engine.cards import Card, parse_cards
 from tests.arena.luck.play import random_record
 
 
@@ -148,3 +150,18 @@ def test_leans_move_the_estimate_and_keep_it_zero_sum() -> None:
 def test_a_value_function_for_draw_poker_has_no_made_hand_term() -> None:
     value = ValueFunction(variant="five_card_draw", unit=2, key=b"k", leans=(1.0, 1.0))
     assert value.made is None
+
+
+def test_a_one_card_street_tests_each_rank_once_with_the_same_chance() -> None:
+    # Cards of one rank whose suit can make no flush give the same answer: the chance over
+    # the turn or river is counted rank by rank, and must be the plain count over cards.
+    rng = random.Random(4)
+    flushes = 0
+    for _ in range(300):
+        cards = rng.sample(range(52), 2 + rng.choice((3, 4)))
+        hole, board = tuple(Card(c) for c in cards[:2]), tuple(Card(c) for c in cards[2:])
+        pool = [Card(c) for c in range(52) if c not in cards]
+        plain = sum(is_made(hole, (*board, card)) for card in pool) / len(pool)
+        assert _one_card_chance(hole, board, pool) == plain
+        flushes += max(Counter(c & 3 for c in cards).values()) >= 4
+    assert flushes  # some states could make a flush: their suits were told apart
