@@ -202,18 +202,21 @@ def _one_card_chance(
 ) -> float:
     """The share of ``cards`` that make ``hole`` a made hand when added to ``board``. A
     card whose suit cannot make a flush (fewer than four of it in the hand and on the
-    board) gives what any card of its rank gives: each such rank is tested once."""
-    suits = Counter(card & 3 for card in (*hole, *board))
-    flushing = {suit for suit, count in suits.items() if count >= 4}
-    by_key: dict[tuple[int, int], bool] = {}
+    board) gives what any card of its rank gives: each such rank is tested once, with one
+    of its cards, and counts for all of them."""
+    suits = [0, 0, 0, 0]
+    for card in (*hole, *board):
+        suits[card & 3] += 1
+    by_rank: dict[int, list[Card]] = {}
     made = 0
     for card in cards:
-        suit = card & 3
-        key = (card >> 2, suit if suit in flushing else -1)
-        found = by_key.get(key)
-        if found is None:
-            found = by_key[key] = _made(hole, (*board, card))
-        made += found
+        if suits[card & 3] >= 4:  # this card's suit may make a flush: tested alone
+            made += _made(hole, (*board, card))
+        else:
+            by_rank.setdefault(card >> 2, []).append(card)
+    for same in by_rank.values():
+        if _made(hole, (*board, same[0])):
+            made += len(same)
     return made / len(cards)
 
 
