@@ -6,6 +6,7 @@ played with its weights, and a game played again keeps the fit it was made with.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -15,36 +16,69 @@ from django.core.management import call_command
 from django.test import Client, override_settings
 from django.utils import timezone
 
+from arena.bots.in_memory import BotOutput
 from arena.luck import ESTIMATOR, LuckValue, estimate_hand, estimator_name
-from arena.luck.value_fit import fit_value
+from arena.luck.leans import BettingLeans
+from arena.luck.made_hands import is_made
+from arena.luck.value_fit import COLUMNS, UnitRow, fit_value, unit_row
 from arena.match.config import MatchConfig
 from arena.server.jobs.lease import lease_seconds
 from arena.server.jobs.round_trip import run_together
 from arena.server.ladder import config, value_fits
 from arena.server.ladder.models import Game, GameStatus, RatingFit, ValueFit, ValueFitJob
 from arena.server.ladder.queue import claim_next
-from arena.server.ladder.value_fits import game_units, refresh_value_if_due, value_of
+from arena.server.ladder.value_fits import game_units, match_leans, refresh_value_if_due, value_of
 from arena.server.site.models import Match, MatchStatus
 from arena.store.hand_log import iter_hands
-from tests.arena.scripted import min_raiser, play
+from engine.cards import Card
+from protocol.cards import card_from_wire
+from tests.arena.scripted import Bot, calling_station, min_raiser, passive, play, ready
 from tests.arena.server.factories import make_token
 from tests.arena.server.ladder.conftest import SMALL, team_with
 from tests.arena.session.harness import mixer
 
 #: Two games' hands are enough to fit on (the tests' games are 4 deals: 8 hands each).
 FITTING = {**SMALL, "value_fit_games": 2, "value_fit_min_hands": 16}
+#: The made-hand weights' places in a unit row's columns (flop, turn, river).
+MADE_HAND = [index for index, (_, name) in enumerate(COLUMNS) if name == "made_hand"]
 
 
-def _done_game(tmp_path: Path, number: int, deals: int = 6) -> Game:
-    """A heads-up game done, its two matches played (luck on) by a bot that reports mixed
-    strategies and a raiser, their hand logs where the site keeps a match's."""
+def _cards(wire: Sequence[Any]) -> tuple[Card, ...]:
+    """The cards of an ``act`` message's list in the protocol's wire form."""
+    cards = [card_from_wire(card) for card in wire]
+    return tuple(card for card in cards if card is not None)
+
+
+def hitter(message: dict[str, Any]) -> BotOutput:
+    """Raises the minimum on a street where its cards make two pair or better above the
+    board's category (a made hand, as the leans count it), else checks or calls: a bot
+    whose lean grows towards 1."""
+    if message["type"] == "hello":
+        return ready(message, "hitter")
+    if message["type"] == "act" and "RAISE" in message["legal_actions"]:
+        board = _cards(message["community_cards"])
+        if len(board) >= 3 and is_made(_cards(message["hole_cards"]), board):
+            return {"type": "action", "seq": message["seq"], "action": "RAISE",
+                    "amount": message["min_raise_to"]}  # fmt: skip
+    if message["type"] == "act":
+        return passive(message)
+    return calling_station(message)
+
+
+def _done_game(
+    tmp_path: Path, number: int, deals: int = 6, bots: tuple[Bot, Bot] | None = None
+) -> Game:
+    """A heads-up game done, its two matches played (luck on) by ``bots`` (default: a bot
+    that reports mixed strategies and a raiser), the first in seat 0 then in seat 1, their
+    hand logs where the site keeps a match's."""
     first = team_with(f"first{number}", "station")[1]
     second = team_with(f"second{number}", "folder")[1]
+    one, two = bots or (mixer(), min_raiser)
     matches = []
-    for name, bots in (("seat", [mixer(), min_raiser]), ("swap", [min_raiser, mixer()])):
+    for name, seated in (("seat", [one, two]), ("swap", [two, one])):
         folder = tmp_path / f"game-{number}-{name}"
         config = MatchConfig(hand_count=deals, seed=number, luck=True)
-        play(bots, config, folder)
+        play(seated, config, folder)
         matches.append(Match.objects.create(
             source="ladder", external_id=f"game-{number}-{name}", status=MatchStatus.FINISHED,
             hands_file=str(folder / "hands.jsonl"),
@@ -86,6 +120,58 @@ def test_a_game_s_units_are_its_first_version_s_results_over_each_deal_s_two_sea
         (estimate_hand(a).raw[0] + estimate_hand(b).raw[1]) / 2
         for a, b in zip(ahead, behind, strict=True)
     ]
+
+
+def _made_hand_columns(rows: Sequence[UnitRow]) -> list[float]:
+    """The rows' made-hand columns, all of them in one list."""
+    return [row.columns[index] for row in rows for index in MADE_HAND]
+
+
+def test_a_game_s_units_carry_the_leans_each_match_had_from_its_own_earlier_hands(
+    db: None, tmp_path: Path
+) -> None:
+    # The hitter bets its made hands and the station never bets: once the hitter has had
+    # two streets of each kind in a match, it leans, and the made-hand term moves its units.
+    game = _done_game(tmp_path, 3, deals=8, bots=(hitter, calling_station))
+    walked = []
+    for path, hitter_seat in zip(_files(game), (0, 1), strict=True):
+        records = list(iter_hands(path))
+        leans = [lean for _, lean in match_leans(records)]
+        for number, lean in enumerate(leans):
+            # The match's hands before this one, counted afresh: not the hand itself, not
+            # the other match's hands.
+            earlier = BettingLeans()
+            for record in records[:number]:
+                earlier.observe(record["history"])
+            assert lean == earlier.leans(records[number]["history"])
+        hitter_id = next(seat["player_id"] for seat in records[0]["history"]["seats"]
+                         if seat["seat_index"] == hitter_seat)  # fmt: skip
+        assert leans[0] == {} and {hitter_id} == set().union(*leans)
+        walked.append([(record, value_fits._position(record, hitter_seat), lean)
+                       for record, lean in zip(records, leans, strict=True)])  # fmt: skip
+    rows = game_units(*_files(game))
+    pairs = list(zip(*walked, strict=True))
+    assert rows == [unit_row(pair, 0.5) for pair in pairs]
+    assert any(_made_hand_columns(rows))
+    # Without the leans the made-hand term is 0 for every seat: nothing to fit.
+    no_leans = [unit_row([(record, at, None) for record, at, _ in pair], 0.5) for pair in pairs]
+    assert not any(_made_hand_columns(no_leans))
+    assert [row.raw for row in no_leans] == [row.raw for row in rows]
+
+
+@override_settings(ARENA_LADDER=FITTING)
+def test_a_fit_on_games_of_a_bot_that_bets_its_made_hands_weighs_the_made_hand_term(
+    db: None, tmp_path: Path
+) -> None:
+    for number in (3, 4):
+        _done_game(tmp_path, number, deals=8, bots=(hitter, calling_station))
+    _games_done(2)
+    fit = refresh_value_if_due(config.current())
+    assert fit is not None and fit.hand_count == 32
+    value = value_of(fit)
+    assert value is not None and set(value.made) == {0, 3, 4, 5}
+    assert value.made[0] == 0.0 and any(value.made[street] for street in (3, 4, 5))
+    assert fit.weights["3"]["made_hand"] == value.made[3]  # stored with the other weights
 
 
 @override_settings(ARENA_LADDER=FITTING)
