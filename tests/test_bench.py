@@ -4,6 +4,8 @@ read by people, next to the peers measured in the same run.)"""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import signal
 import subprocess
@@ -56,16 +58,31 @@ SLOW_SMALL_RUNS = {
     ],
 )
 def test_benchmark_runs_with_small_sizes(script: str) -> None:
-    completed = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "bench" / script), *SMALL_RUNS[script]],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=REPO_ROOT,
-        check=False,
-    )
+    completed = _run_bench([sys.executable, str(REPO_ROOT / "bench" / script), *SMALL_RUNS[script]])
     assert completed.returncode == 0, completed.stderr[-2000:]
     assert completed.stdout.strip(), f"{script} printed nothing"
+
+
+def _run_bench(args: list[str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run a bench in a session of its own; past ``timeout`` stop the whole session, as
+    ``timeout`` would (SIGTERM, which the benches clean up on, then SIGKILL): a bench's
+    live site and workers must not outlive a bench killed alone (they once did)."""
+    bench = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        out, err = bench.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(bench.pid, signal.SIGTERM)  # the session this test started, by id
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            bench.communicate(timeout=15)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(bench.pid, signal.SIGKILL)  # whatever of it is left
+        bench.communicate()
+        pytest.fail(f"{args[1]} did not end within {timeout:.0f} s")
+    return subprocess.CompletedProcess(args, bench.returncode, out, err)
 
 
 def test_every_benchmark_has_a_small_run() -> None:
