@@ -165,3 +165,19 @@ def test_sigterm_stops_the_server_benchmark_and_its_live_site() -> None:
         if bench.poll() is None:
             bench.kill()
             bench.wait()
+
+
+def test_a_bench_past_its_time_is_stopped_with_what_it_started(tmp_path: Path) -> None:
+    # A stand-in bench that starts a child (as a bench starts a live site) and hangs.
+    marker = tmp_path / "child.pid"
+    script = (
+        "import pathlib, subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+        f"pathlib.Path({str(marker)!r}).write_text(str(child.pid))\n"
+        "time.sleep(120)\n"
+    )
+    with pytest.raises(pytest.fail.Exception, match="did not end within 2 s"):
+        _run_bench([sys.executable, "-c", script], timeout=2)
+    child = int(marker.read_text())
+    with contextlib.suppress(psutil.NoSuchProcess):
+        assert psutil.Process(child).status() == psutil.STATUS_ZOMBIE  # ended, not reaped
