@@ -16,9 +16,12 @@ from arena.bots.in_memory import BotExit, BotOutput, Delayed, FakeClock, InMemor
 from arena.luck.leans import BettingLeans
 from arena.luck.made_hands import is_made
 from arena.match.config import MatchConfig
+from arena.match.luck_process import LuckProcess
+from arena.match.records import HandRecord
 from arena.match.results import MatchResult
 from arena.match.run import run_match
 from arena.session.watchdog import BotSession
+from arena.store.jsonl import JsonLinesStore
 from engine.cards import Card
 from protocol.cards import card_from_wire
 from protocol.request_encoder import EventTextCache
@@ -54,35 +57,38 @@ def calling_station(message: dict[str, Any]) -> BotOutput:
     return None
 
 
+def _raise_min(message: dict[str, Any]) -> BotOutput:
+    return {
+        "type": "action",
+        "seq": message["seq"],
+        "action": "RAISE",
+        "amount": message["min_raise_to"],
+    }
+
+
 def min_raiser(message: dict[str, Any]) -> BotOutput:
     """Raises the minimum whenever it may, else checks or calls."""
     if message["type"] == "hello":
         return ready(message, "raiser")
     if message["type"] == "act" and "RAISE" in message["legal_actions"]:
-        return {
-            "type": "action",
-            "seq": message["seq"],
-            "action": "RAISE",
-            "amount": message["min_raise_to"],
-        }
+        return _raise_min(message)
     return calling_station(message)
 
 
 def made_hand_raiser(message: dict[str, Any]) -> BotOutput:
-    """Raises the minimum when its cards make a made hand on the board (two pair or better
-    above the board's own: :func:`arena.luck.made_hands.is_made`), else checks or calls:
-    a bot whose lean (:class:`arena.luck.leans.BettingLeans`) becomes more than 0."""
+    """Raises the minimum on about half the streets where its cards make a made hand on
+    the board (two pair or better above the board's own:
+    :func:`arena.luck.made_hands.is_made`; those whose board's card numbers add up to an
+    even number), else checks or calls: a bot whose lean
+    (:class:`arena.luck.leans.BettingLeans`) becomes more than 0 and moves with every
+    made street it has (so that a hand counted in its own lean shows)."""
     if message["type"] == "hello":
         return ready(message, "made-hand raiser")
     if message["type"] == "act" and "RAISE" in message["legal_actions"]:
         board = _cards(message["community_cards"])
-        if len(board) >= 3 and is_made(_cards(message["hole_cards"]), board):
-            return {
-                "type": "action",
-                "seq": message["seq"],
-                "action": "RAISE",
-                "amount": message["min_raise_to"],
-            }
+        made = len(board) >= 3 and is_made(_cards(message["hole_cards"]), board)
+        if made and sum(board) % 2 == 0:
+            return _raise_min(message)
     return calling_station(message)
 
 
@@ -252,3 +258,32 @@ def match_leans(hands: Sequence[dict[str, Any]]) -> list[dict[str, float]]:
 def assert_chips_conserved(result: MatchResult) -> None:
     """No chip was made or lost over the match."""
     assert sum(player.chips_won for player in result.players) == 0
+
+
+def capture_hand_records(monkeypatch: Any) -> list[HandRecord]:
+    """The list every match's store will append each hand record it is given to (as the
+    record object, before it is written), from now until ``monkeypatch`` undoes it."""
+    records: list[HandRecord] = []
+    store_hand = JsonLinesStore.add_hand
+
+    def add_hand(store: JsonLinesStore, record: HandRecord) -> None:
+        records.append(record)
+        store_hand(store, record)
+
+    monkeypatch.setattr(JsonLinesStore, "add_hand", add_hand)
+    return records
+
+
+def started_luck_processes(monkeypatch: Any) -> list[int]:
+    """The ids of the estimator's processes the matches start from now on (until
+    ``monkeypatch`` undoes it)."""
+    pids: list[int] = []
+    real_start = LuckProcess._start
+
+    def start(self: LuckProcess, first: dict[str, Any]) -> None:
+        real_start(self, first)
+        assert self.pid is not None
+        pids.append(self.pid)
+
+    monkeypatch.setattr(LuckProcess, "_start", start)
+    return pids

@@ -26,16 +26,16 @@ from arena.match import luck_process, luck_worker
 from arena.match.config import MatchConfig, MatchError, StackPolicy
 from arena.match.loop import MatchRunner
 from arena.match.luck_process import LuckProcess
-from arena.match.records import HandRecord
-from arena.store.jsonl import JsonLinesStore
 from engine.config import GameConfig, Variant
 from tests.arena.scripted import (
     calling_station,
+    capture_hand_records,
     chooser,
     crasher,
     made_hand_raiser,
     min_raiser,
     play,
+    started_luck_processes,
 )
 from tests.arena.session.harness import mixer
 
@@ -82,16 +82,7 @@ def _in_process(
 
 def _started(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The ids of the estimator's processes the matches start from now on."""
-    pids: list[int] = []
-    real_start = LuckProcess._start
-
-    def start(self: LuckProcess, first: dict[str, Any]) -> None:
-        real_start(self, first)
-        assert self.pid is not None
-        pids.append(self.pid)
-
-    monkeypatch.setattr(LuckProcess, "_start", start)
-    return pids
+    return started_luck_processes(monkeypatch)
 
 
 def _is_gone(pid: int) -> bool:
@@ -308,14 +299,7 @@ def test_the_match_estimates_on_what_the_estimate_reads_bit_for_bit(
 ) -> None:
     # In its own process the match estimates on record_input (the decisions without a
     # reported distribution left empty), not the record's whole dict: the same numbers.
-    records: list[HandRecord] = []
-    store_hand = JsonLinesStore.add_hand
-
-    def add_hand(store: JsonLinesStore, record: HandRecord) -> None:
-        records.append(record)
-        store_hand(store, record)
-
-    monkeypatch.setattr(JsonLinesStore, "add_hand", add_hand)
+    records = capture_hand_records(monkeypatch)
     play(_bots(), _config(), tmp_path / "match")
     decisions = [d for record in records for d in record.decisions]
     assert any(d.distribution is None for d in decisions)

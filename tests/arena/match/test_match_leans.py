@@ -14,15 +14,15 @@ from arena.luck.leans import BettingLeans
 from arena.match import luck_process, luck_worker
 from arena.match.config import MatchConfig
 from arena.match.luck_process import LuckProcess
-from arena.match.records import HandRecord
 from arena.match.replay import luck_difference, replay_file
-from arena.store.jsonl import JsonLinesStore
 from tests.arena.scripted import (
     calling_station,
+    capture_hand_records,
     hand_records,
     made_hand_raiser,
     match_leans,
     play,
+    started_luck_processes,
 )
 
 #: Hands enough for the made-hand raiser to have had made streets and other streets
@@ -41,15 +41,7 @@ def _play(out: Path, *, use_process: bool, monkeypatch: pytest.MonkeyPatch) -> l
     with monkeypatch.context() as patch:
         patch.setattr(luck_process, "USE_LUCK_PROCESS", use_process)
         patch.setattr(luck_process, "MIN_HANDS", 1)
-        pids: list[int] = []
-        real_start = LuckProcess._start
-
-        def start(self: LuckProcess, first: dict[str, Any]) -> None:
-            real_start(self, first)
-            assert self.pid is not None
-            pids.append(self.pid)
-
-        patch.setattr(LuckProcess, "_start", start)
+        pids = started_luck_processes(patch)
         play([made_hand_raiser, calling_station], _config(), out)
     assert len(pids) == (1 if use_process else 0)
     return hand_records(out)
@@ -83,16 +75,17 @@ def test_each_hand_is_estimated_with_the_leans_of_the_hands_before_it(
 ) -> None:
     records = hand_records(leaning_match)
     leans = BettingLeans()
-    with_itself = []
     for record in records:
         before = leans.leans(record["history"])
         assert record["luck"] == luck_record(estimate_hand(record, None, before))
         leans.observe(record["history"])
-        # Counting the hand in its own leans would be another estimate (and a biased one).
-        after = leans.leans(record["history"])
-        if after != before:
-            with_itself.append(luck_record(estimate_hand(record, None, after)) != record["luck"])
-    assert with_itself and any(with_itself)
+    # Leans counted on hands after a hand (here: every hand of the match) would give other
+    # estimates (and biased ones): the ones stored are those of the hands before.
+    final = leans.leans(records[-1]["history"])
+    assert final
+    assert any(
+        luck_record(estimate_hand(record, None, final)) != record["luck"] for record in records
+    )
 
 
 def test_the_hand_history_is_the_same_bytes_with_the_estimators_process_or_without_it(
@@ -136,14 +129,7 @@ def test_a_replay_counts_the_leans_again_and_finds_the_luck_identical(
 def test_what_is_sent_to_the_process_carries_the_leans_and_is_estimated_with_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    records: list[HandRecord] = []
-    store_hand = JsonLinesStore.add_hand
-
-    def add_hand(store: JsonLinesStore, record: HandRecord) -> None:
-        records.append(record)
-        store_hand(store, record)
-
-    monkeypatch.setattr(JsonLinesStore, "add_hand", add_hand)
+    records = capture_hand_records(monkeypatch)
     play([made_hand_raiser, calling_station], _config(), tmp_path)
     all_leans = match_leans([record.to_dict() for record in records])
     assert any(all_leans)

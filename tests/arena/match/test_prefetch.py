@@ -226,7 +226,7 @@ def test_a_luck_estimate_in_steps_leaves_no_hand_record_to_the_garbage_collector
         gc.set_debug(0)
         gc.garbage.clear()
     assert result.hands_played > 1
-    assert not kept & {"HandRecord", "DecisionRecord", "generator"}
+    assert not kept & {"HandRecord", "DecisionRecord", "generator"}, sorted(kept)
 
 
 # -- Prefetch and NoPrefetch on their own ----------------------------------------------------
