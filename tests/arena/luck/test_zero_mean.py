@@ -174,6 +174,24 @@ def test_the_flop_term_averages_to_zero_over_every_flop() -> None:
     assert exact.street_expectation(step.before, 3) == pytest.approx(expected, abs=1e-9)
 
 
+def test_the_made_hand_terms_flop_average_is_over_every_flop() -> None:
+    # The made-hand term is no fair game over the cards: the flop's average must be its
+    # average over every flop the dealer could deal (exact mode enumerates them; the
+    # estimator's 64 sampled flops are an unbiased estimate of it, test_made_hands).
+    checked = 0
+    for value, step in _street_steps("holdem", 2, 3, "made-up"):
+        assert value.made is not None
+        flops = list(itertools.combinations(unseen_cards(step.before.out), 3))
+        total = [0.0, 0.0]
+        for flop in flops:
+            for position, v in enumerate(value.made_value(_dealt(step.before, flop))):
+                total[position] += v / len(flops)
+        expected = value.made_expectation(step.before, 3)
+        assert total == pytest.approx(expected, abs=1e-9)
+        checked += any(expected)
+    assert checked
+
+
 def test_the_draw_term_averages_to_zero_over_every_replacement() -> None:
     checked = 0
     for seed in range(60):
