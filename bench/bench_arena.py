@@ -77,7 +77,7 @@ from arena.bots.manifest import BotManifest, load_manifest  # noqa: E402
 from arena.bots.startup import measure_startup  # noqa: E402
 from arena.bots.transport import ExitInfo  # noqa: E402
 from arena.luck import ESTIMATOR, HandLuck, LuckValue, estimate_hand  # noqa: E402
-from arena.luck.leans import BettingLeans  # noqa: E402
+from arena.luck.leans import match_leans  # noqa: E402
 from arena.match import luck_process  # noqa: E402
 from arena.match.config import MatchConfig  # noqa: E402
 from arena.match.run import open_sessions, run_match  # noqa: E402
@@ -511,11 +511,8 @@ def luck_rounds(
                 if luck and in_its_process:
                     records = list(read_hand_log(Path(out) / "hands.jsonl").hands)
         cpu = time.process_time()
-        leans = BettingLeans()
-        for record in records:  # the luck-on match's hands, estimated again as it did
-            taken = leans.leans(record["history"])  # type: ignore[arg-type]
-            leans.observe(record["history"])  # type: ignore[arg-type]
-            estimate_hand(record, None, taken)
+        for record, leans in match_leans(records):  # estimated again as the match did
+            estimate_hand(record, None, leans)
         alone = time.process_time() - cpu
         off, on, inproc = LUCK_VARIANTS
         pairs.append(

@@ -78,7 +78,7 @@ sys.path.insert(0, str(ROOT))
 from arena.bots.manifest import load_manifest  # noqa: E402
 from arena.luck import ESTIMATOR, HandLuck, estimate_hand, fast_boards, fast_ranks  # noqa: E402
 from arena.luck import value as value_module  # noqa: E402
-from arena.luck.leans import BettingLeans  # noqa: E402
+from arena.luck.leans import match_leans  # noqa: E402
 from arena.luck.timeline import ChanceStep, TableState, walk_history  # noqa: E402
 from arena.match.config import MatchConfig  # noqa: E402
 from arena.match.players import distribution_of  # noqa: E402
@@ -221,10 +221,8 @@ def with_leans(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One match's records, each with the players' leans the match had at that hand
     (:class:`~arena.luck.leans.BettingLeans` of its earlier hands) under ``leans``, as the
     arena's match estimates them."""
-    leans = BettingLeans()
-    for record in records:
-        record["leans"] = leans.leans(record["history"])
-        leans.observe(record["history"])
+    for record, (_, leans) in zip(records, match_leans(records), strict=True):
+        record["leans"] = leans
     return records
 
 

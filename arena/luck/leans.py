@@ -17,21 +17,19 @@ given, so the same hands give the same leans. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from arena.luck.made_hands import is_made
-from arena.luck.timeline import LuckError
-from engine.cards import FULL_DECK, Card
+from arena.luck.timeline import LuckError, event_cards
+from engine.cards import Card
 
-__all__ = ["MIN_STREETS", "BettingLeans"]
+__all__ = ["MIN_STREETS", "BettingLeans", "match_leans"]
 
 #: Streets of each kind (made, not made) a player has had before its lean counts.
 MIN_STREETS = 2
 #: The actions that put chips in beyond a call (an all-in may be a call: it counts too).
 _AGGRESSIVE = frozenset({"RAISE", "ALL_IN"})
-#: Every card by its text as a history writes it (a look-up: this runs for every hand).
-_CARDS = {str(card): card for card in FULL_DECK}
 
 
 class BettingLeans:
@@ -66,6 +64,14 @@ class BettingLeans:
                 found[str(player)] = lean
         return found
 
+    def take(self, history: Mapping[str, Any]) -> dict[str, float]:
+        """The leans the hand of ``history`` is estimated with (:meth:`leans`: those of
+        the hands counted so far), then the hand counted (:meth:`observe`) for the ones
+        after it: in this order, so that no hand's own cards weigh its estimate."""
+        leans = self.leans(history)
+        self.observe(history)
+        return leans
+
     def observe(self, history: Mapping[str, Any]) -> None:
         """Count the streets of one finished hand (a hand history as ``hands.jsonl``
         stores it). Five-card draw has no streets: nothing is counted. A history that
@@ -98,15 +104,28 @@ def _streets(history: Mapping[str, Any]) -> list[tuple[str, bool, bool]]:
             found.append((players[seat], is_made(holes[seat], board), bet))
         acted.clear()
 
-    for event in history["events"]:
+    for number, event in enumerate(history["events"]):
         kind = event["type"]
         if kind == "hole_cards_dealt":
-            holes[event["seat_index"]] = tuple([_CARDS[text] for text in event["cards"]])
+            holes[event["seat_index"]] = event_cards(event["cards"], number)
         elif kind == "street_dealt":
             close()
-            board = tuple([_CARDS[text] for text in event["board"]])
+            board = event_cards(event["board"], number)
         elif kind == "action_taken" and len(board) >= 3:
             seat = event["seat_index"]
             acted[seat] = acted.get(seat, False) or event["kind"] in _AGGRESSIVE
     close()
     return found
+
+
+def match_leans(
+    records: Iterable[Mapping[str, Any]],
+) -> Iterator[tuple[Mapping[str, Any], dict[str, float]]]:
+    """Each of one match's hand records (as ``hands.jsonl`` stores them), in the order
+    given (the order played), with the players' leans the match estimated it with: those
+    of the match's hands before it (:meth:`BettingLeans.take`; another match's hands,
+    the other seating's included, never count). A history that cannot be counted raises
+    :class:`~arena.luck.timeline.LuckError`."""
+    leans = BettingLeans()
+    for record in records:
+        yield record, leans.take(record["history"])

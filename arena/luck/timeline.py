@@ -36,6 +36,7 @@ __all__ = [
     "HandTimeline",
     "LuckError",
     "TableState",
+    "event_cards",
     "walk_history",
     "walk_input",
 ]
@@ -192,8 +193,9 @@ fast_init(HandTimeline)
 _CARD_BY_TEXT = {str(card): card for card in FULL_DECK}
 
 
-def _cards(raw: Any, number: int) -> tuple[Card, ...]:
-    """The cards named in event ``number`` (an error naming them if they are not cards)."""
+def event_cards(raw: Any, number: int) -> tuple[Card, ...]:
+    """The cards a history's event ``number`` names (their texts, ``raw``), by a look-up
+    per card (an error naming them if they are not cards)."""
     try:
         return tuple([_CARD_BY_TEXT[text] for text in raw])
     except (KeyError, TypeError) as exc:
@@ -363,7 +365,7 @@ def walk_history(
         elif kind == "street_dealt":
             street_pots[len(walker.board)] = sum(walker.committed)
             before = walker.snapshot()
-            walker.board = _cards(event.get("board"), number)
+            walker.board = event_cards(event.get("board"), number)
             walker.deal(walker.board)
             steps.append(ChanceStep("street", before, walker.snapshot()))
         elif kind == "hand_started":
@@ -381,7 +383,7 @@ def walk_history(
             if dealing is None:
                 dealing = walker.snapshot()
             position = walker.position(event)
-            cards = _cards(event.get("cards"), number)
+            cards = event_cards(event.get("cards"), number)
             walker.hands[position] = cards
             walker.deal(cards)
             following = events[number + 1] if number + 1 < len(events) else None
@@ -396,8 +398,8 @@ def walk_history(
             position = walker.position(event)
             decision_index += 1
             before = walker.snapshot()
-            discarded = _cards(event.get("discarded"), number)
-            drawn = _cards(event.get("drawn"), number)
+            discarded = event_cards(event.get("discarded"), number)
+            drawn = event_cards(event.get("drawn"), number)
             walker.hands[position] = (
                 tuple(card for card in walker.hands[position] if card not in discarded) + drawn
             )

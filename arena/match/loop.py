@@ -356,8 +356,7 @@ class MatchRunner:
             # are taken before the hand is counted: those of the hands before it (the
             # hands come here in the order played, prefetch or not), as a replay takes
             # them again.
-            leans = self._leans.leans(record.history)
-            self._leans.observe(record.history)
+            leans = self._leans.take(record.history)
             if self._luck_process is not None:
                 self._luck_process.submit(
                     luck_process.estimate_input(record, leans),

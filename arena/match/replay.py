@@ -346,11 +346,9 @@ class ReplayCheck:
         if not isinstance(history, dict):
             return {}
         try:
-            leans = self._leans.leans(history)
-            self._leans.observe(history)
+            return self._leans.take(history)
         except LuckError:
             return {}
-        return leans
 
     def end(self, record: MatchEndRecord) -> None:
         """Compare the replayed standings with the recorded ones."""

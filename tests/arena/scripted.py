@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from arena.bots.in_memory import BotExit, BotOutput, Delayed, FakeClock, InMemoryTransport
-from arena.luck.leans import BettingLeans
+from arena.luck import leans as luck_leans
 from arena.luck.made_hands import is_made
 from arena.match.config import MatchConfig
 from arena.match.luck_process import LuckProcess
@@ -247,12 +247,7 @@ def hand_records(out_dir: Path) -> list[dict[str, Any]]:
 def match_leans(hands: Sequence[dict[str, Any]]) -> list[dict[str, float]]:
     """The players' leans a match estimates each of ``hands`` with (its hand records, in
     the order played): those of the hands before it (:class:`arena.luck.leans.BettingLeans`)."""
-    leans = BettingLeans()
-    found = []
-    for hand in hands:
-        found.append(leans.leans(hand["history"]))
-        leans.observe(hand["history"])
-    return found
+    return [leans for _, leans in luck_leans.match_leans(hands)]
 
 
 def assert_chips_conserved(result: MatchResult) -> None:

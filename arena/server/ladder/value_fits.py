@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,7 @@ from django.db.models import IntegerField, Q, Subquery
 from django.utils import timezone
 
 from arena.luck import LuckError, LuckValue, estimator_name
-from arena.luck.leans import BettingLeans
+from arena.luck.leans import match_leans
 from arena.luck.value_fit import UnitRow, fit_value, unit_row
 from arena.server.jobs.round_trip import Answer, Statement
 from arena.server.ladder.config import LadderSettings
@@ -51,7 +51,6 @@ __all__ = [
     "fit_summary",
     "game_units",
     "latest_fit_of",
-    "match_leans",
     "refresh_value_if_due",
     "value_of",
 ]
@@ -184,8 +183,8 @@ def game_units(seat_file: Path, swap_file: Path) -> list[UnitRow]:
     """A heads-up game's duplicate units of its first version (seat 0 in the first match,
     seat 1 in the swap), in chips per hand, by deal (a deal only one match reached is left
     out, as the game's own units leave it), each hand with the players' leans its match
-    had at it (:func:`match_leans`: every hand of each match counts in them, a deal the
-    other match never reached too)."""
+    had at it (:func:`~arena.luck.leans.match_leans`: every hand of each match counts in
+    them, a deal the other match never reached too)."""
     swapped = {
         record["hand_number"]: (record, leans)
         for record, leans in match_leans(iter_hands(swap_file))
@@ -198,22 +197,6 @@ def game_units(seat_file: Path, swap_file: Path) -> list[UnitRow]:
             halves = ((record, _position(record, 0), leans), (twin, _position(twin, 1), twin_leans))
             rows.append(unit_row(halves, 0.5))
     return rows
-
-
-def match_leans(
-    records: Iterable[Mapping[str, Any]],
-) -> Iterator[tuple[Mapping[str, Any], dict[str, float]]]:
-    """Each of one match's hand records, in the order given (the order played), with the
-    players' leans the match had when it estimated that hand: a fresh
-    :class:`~arena.luck.leans.BettingLeans` read before the hand is counted, as the match
-    does, so a lean comes from the match's earlier hands only (another match's hands, the
-    other seating's included, never count). A history that cannot be counted raises
-    :class:`~arena.luck.LuckError`."""
-    leans = BettingLeans()
-    for record in records:
-        history = record["history"]
-        yield record, leans.leans(history)
-        leans.observe(history)
 
 
 def _position(record: Mapping[str, Any], seat_index: int) -> int:

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from arena.bots.in_memory import BotOutput
 from arena.luck import ESTIMATOR, LuckValue, estimate_hand, estimator_name
-from arena.luck.leans import BettingLeans
+from arena.luck.leans import BettingLeans, match_leans
 from arena.luck.made_hands import is_made
 from arena.luck.value_fit import COLUMNS, UnitRow, fit_value, unit_row
 from arena.match.config import MatchConfig
@@ -27,7 +27,7 @@ from arena.server.jobs.round_trip import run_together
 from arena.server.ladder import config, value_fits
 from arena.server.ladder.models import Game, GameStatus, RatingFit, ValueFit, ValueFitJob
 from arena.server.ladder.queue import claim_next
-from arena.server.ladder.value_fits import game_units, match_leans, refresh_value_if_due, value_of
+from arena.server.ladder.value_fits import game_units, refresh_value_if_due, value_of
 from arena.server.site.models import Match, MatchStatus
 from arena.store.hand_log import iter_hands
 from engine.cards import Card
